@@ -1,0 +1,61 @@
+# entityapi: the two commands a newcomer needs are `make run` and `make test`.
+SHELL := /bin/bash
+GO ?= go
+APPS := backoffice
+ADDR ?= 127.0.0.1:8080
+
+.PHONY: run build generate verify lint test test-short fuzz bench readme-check clean
+
+## run: start the service on embedded SQLite with demo data
+run:
+	$(GO) run . serve --demo
+
+## build: build the binary into bin/entityapi
+build:
+	$(GO) build -o bin/entityapi .
+
+## generate: rebuild the bundled documents and the generated server packages from openapi/
+generate:
+	@for app in $(APPS); do \
+	  rm -rf gen/$$app && mkdir -p gen/$$app && \
+	  $(GO) run ./scripts/bundle -root openapi/$$app/root.yaml \
+	    -public openapi/bundled/$$app.yaml -codegen openapi/bundled/$$app.codegen.yaml && \
+	  $(GO) tool oapi-codegen -config openapi/$$app/oapi-codegen.yaml openapi/bundled/$$app.codegen.yaml && \
+	  $(GO) run ./scripts/genreply -spec openapi/bundled/$$app.codegen.yaml -package $$app \
+	    -out gen/$$app/reply.gen.go || exit 1; \
+	done
+
+## verify: fail when generated files are stale or go.mod is untidy
+verify: generate
+	$(GO) mod tidy
+	@git diff --exit-code -- gen openapi go.mod go.sum || \
+	  { echo "generated files or go.mod are stale: run 'make generate' and 'go mod tidy', then commit"; exit 1; }
+	@test -z "$$(git status --porcelain -- gen openapi)" || \
+	  { echo "untracked generated files:"; git status --porcelain -- gen openapi; exit 1; }
+
+## lint: gofmt, go vet, import rules, Spectral and Redocly on the public documents
+lint:
+	@out=$$(gofmt -l $$(git ls-files '*.go' | grep -v '^gen/')); \
+	  test -z "$$out" || { echo "gofmt needed:"; echo "$$out"; exit 1; }
+	$(GO) vet ./...
+	$(GO) run ./scripts/importcheck
+	bash scripts/lint-openapi.sh $(foreach app,$(APPS),openapi/bundled/$(app).yaml)
+
+## test: every test, on SQLite and (when TEST_DATABASE_URL is set) PostgreSQL
+test:
+	$(GO) test -count=1 ./...
+
+## fuzz: run the request-document fuzz test for a while (FUZZTIME=30s)
+fuzz:
+	$(GO) test ./server -run '^$$' -fuzz FuzzRequestDocument -fuzztime $${FUZZTIME:-30s}
+
+## bench: Go benchmarks of the API (set TEST_DATABASE_URL for PostgreSQL figures)
+bench:
+	$(GO) test ./server -run '^$$' -bench . -benchmem -count=1
+
+## readme-check: run every README example against a fresh `make run`
+readme-check:
+	bash scripts/readme-check.sh
+
+clean:
+	rm -rf bin data

@@ -1,0 +1,274 @@
+// Command importcheck enforces the layering of this module's packages, so that
+// the parts we generate, the storage layer and the HTTP layer stay separable:
+//
+//   - storage/... is the persistence layer. It must not know about the HTTP
+//     side, so it never depends on gen/..., server/... or
+//     github.com/gin-gonic/gin. Storage can then be tested, reused and
+//     replaced without dragging in a web framework.
+//   - gen/... holds code generated from the OpenAPI documents. Apart from the
+//     JSON:API document types in server/jsonapi, which the generator is told
+//     to use, it depends on no package of this module (gen/sdk/..., client
+//     SDKs, is not checked). Regenerating can then never create an import
+//     cycle, and the handlers import the generated code, not the reverse.
+//   - server/jsonapi is the JSON:API document model shared by the generated
+//     code and the handlers. It depends on the standard library only, so that
+//     both can use it and it can be lifted into an SDK as is.
+//   - server/... never depends on the main package at the module root; the
+//     main package wires everything together and sits on top.
+//
+// A rule is about dependencies, not direct imports: storage/x importing a
+// third-party package that imports gin breaks the first rule just as much as
+// importing gin directly. Test-only imports are not checked.
+//
+// Run it from the repository root (any directory in the module works):
+//
+//	go run ./scripts/importcheck
+//
+// It runs `go list -deps -json ./...` once, prints one line per violation with
+// a shortest import chain, and exits 1 if there is any; otherwise it prints
+// "import rules: ok (N packages checked)", N being the module's own packages.
+// If `go list` fails (for example on a package that is being written), it
+// prints go list's error output and exits 1. Packages that do not exist yet
+// are simply not checked.
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// modulePath is the path of the module whose layering is checked.
+const modulePath = "github.com/entityapi/entityapi"
+
+// Package is the part of a `go list -json` record that the rules need.
+type Package struct {
+	ImportPath string
+	Standard   bool     // part of the standard library
+	Imports    []string // direct imports, after vendoring resolution
+	Module     *struct{ Path string }
+}
+
+// Rule forbids the packages for which Subject is true to depend, directly or
+// not, on any package for which Forbidden is true.
+type Rule struct {
+	Name      string
+	Subject   func(pkg string) bool
+	Forbidden func(dep string, standard bool) bool
+}
+
+// Violation is one forbidden dependency of one package.
+type Violation struct {
+	Rule  string
+	Pkg   string   // the package breaking the rule
+	Dep   string   // the forbidden package it reaches
+	Chain []string // Pkg, ..., Dep: a shortest import chain
+}
+
+// within reports whether pkg is root or a package below it.
+func within(pkg, root string) bool {
+	return pkg == root || strings.HasPrefix(pkg, root+"/")
+}
+
+// Rules returns the layering rules for the module at path mod.
+func Rules(mod string) []Rule {
+	var (
+		storage = mod + "/storage"
+		gen     = mod + "/gen"
+		genSDK  = mod + "/gen/sdk"
+		server  = mod + "/server"
+		jsonapi = mod + "/server/jsonapi"
+		gin     = "github.com/gin-gonic/gin"
+	)
+	return []Rule{
+		{
+			Name:    "storage/... must not depend on gen/..., server/... or gin",
+			Subject: func(p string) bool { return within(p, storage) },
+			Forbidden: func(d string, _ bool) bool {
+				return within(d, gen) || within(d, server) || within(d, gin)
+			},
+		},
+		{
+			Name:    "gen/... may depend on no package of this module but server/jsonapi",
+			Subject: func(p string) bool { return within(p, gen) && !within(p, genSDK) },
+			Forbidden: func(d string, _ bool) bool {
+				return within(d, mod) && d != jsonapi
+			},
+		},
+		{
+			Name:      "server/jsonapi must depend on the standard library only",
+			Subject:   func(p string) bool { return p == jsonapi },
+			Forbidden: func(_ string, standard bool) bool { return !standard },
+		},
+		{
+			Name:      "server/... must not depend on the main package",
+			Subject:   func(p string) bool { return within(p, server) },
+			Forbidden: func(d string, _ bool) bool { return d == mod },
+		},
+	}
+}
+
+// Check applies rules to every package of module mod found in pkgs, which must
+// hold the whole dependency graph (as `go list -deps` gives it). It returns the
+// violations, sorted, and how many packages of the module it checked.
+//
+// For each package it walks the import graph breadth-first and reports every
+// forbidden package it meets with a shortest chain to it. It does not walk on
+// through a forbidden package, so a package importing gin is reported once for
+// gin, not once more for each of gin's own dependencies.
+func Check(mod string, pkgs []Package, rules []Rule) ([]Violation, int) {
+	graph := make(map[string]*Package, len(pkgs))
+	var own []string
+	for i := range pkgs {
+		p := &pkgs[i]
+		graph[p.ImportPath] = p
+		if p.Module != nil && p.Module.Path == mod && !p.Standard {
+			own = append(own, p.ImportPath)
+		}
+	}
+	sort.Strings(own)
+	standard := func(path string) bool {
+		if path == "C" { // the cgo pseudo-package
+			return true
+		}
+		p, ok := graph[path]
+		return ok && p.Standard
+	}
+
+	var out []Violation
+	for _, pkg := range own {
+		for _, r := range rules {
+			if !r.Subject(pkg) {
+				continue
+			}
+			parent := map[string]string{pkg: ""}
+			queue := []string{pkg}
+			for len(queue) > 0 {
+				cur := queue[0]
+				queue = queue[1:]
+				if cur != pkg && r.Forbidden(cur, standard(cur)) {
+					out = append(out, Violation{Rule: r.Name, Pkg: pkg, Dep: cur, Chain: chain(parent, cur)})
+					continue
+				}
+				p, ok := graph[cur]
+				if !ok {
+					continue
+				}
+				imports := append([]string(nil), p.Imports...)
+				sort.Strings(imports)
+				for _, imp := range imports {
+					if _, seen := parent[imp]; !seen {
+						parent[imp] = cur
+						queue = append(queue, imp)
+					}
+				}
+			}
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].Pkg != out[j].Pkg {
+			return out[i].Pkg < out[j].Pkg
+		}
+		return out[i].Dep < out[j].Dep
+	})
+	return out, len(own)
+}
+
+// chain follows parent links back from dep to the start of the walk.
+func chain(parent map[string]string, dep string) []string {
+	var c []string
+	for p := dep; p != ""; p = parent[p] {
+		c = append(c, p)
+	}
+	for i, j := 0, len(c)-1; i < j; i, j = i+1, j-1 {
+		c[i], c[j] = c[j], c[i]
+	}
+	return c
+}
+
+// short writes the module's own packages relative to the module root.
+func short(mod, pkg string) string {
+	if rel, ok := strings.CutPrefix(pkg, mod+"/"); ok {
+		return rel
+	}
+	return pkg
+}
+
+// Format renders a violation as one line.
+func (v Violation) Format(mod string) string {
+	steps := make([]string, len(v.Chain))
+	for i, p := range v.Chain {
+		steps[i] = short(mod, p)
+	}
+	return fmt.Sprintf("%s reaches %s via %s (rule: %s)",
+		short(mod, v.Pkg), short(mod, v.Dep), strings.Join(steps, " -> "), v.Rule)
+}
+
+// decode reads the stream of JSON objects that `go list -json` writes.
+func decode(r io.Reader) ([]Package, error) {
+	var pkgs []Package
+	dec := json.NewDecoder(r)
+	for {
+		var p Package
+		err := dec.Decode(&p)
+		if errors.Is(err, io.EOF) {
+			return pkgs, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("decoding go list output: %w", err)
+		}
+		pkgs = append(pkgs, p)
+	}
+}
+
+// moduleRoot returns the directory of the main module's go.mod.
+func moduleRoot() (string, error) {
+	out, err := exec.Command("go", "env", "GOMOD").Output()
+	if err != nil {
+		return "", fmt.Errorf("go env GOMOD: %w", err)
+	}
+	gomod := strings.TrimSpace(string(out))
+	if gomod == "" || gomod == os.DevNull {
+		return "", errors.New("not inside a Go module; run from the repository root")
+	}
+	return filepath.Dir(gomod), nil
+}
+
+func main() {
+	root, err := moduleRoot()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "importcheck:", err)
+		os.Exit(1)
+	}
+	cmd := exec.Command("go", "list", "-deps",
+		"-json=ImportPath,Standard,Imports,Module", "./...")
+	cmd.Dir = root
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		os.Stderr.Write(stderr.Bytes())
+		fmt.Fprintf(os.Stderr, "importcheck: go list -deps ./... failed: %v\n", err)
+		os.Exit(1)
+	}
+	pkgs, err := decode(&stdout)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "importcheck:", err)
+		os.Exit(1)
+	}
+	violations, checked := Check(modulePath, pkgs, Rules(modulePath))
+	for _, v := range violations {
+		fmt.Println(v.Format(modulePath))
+	}
+	if len(violations) > 0 {
+		fmt.Printf("import rules: %d violation(s) (%d packages checked)\n", len(violations), checked)
+		os.Exit(1)
+	}
+	fmt.Printf("import rules: ok (%d packages checked)\n", checked)
+}

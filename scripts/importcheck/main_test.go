@@ -1,0 +1,277 @@
+package main
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+)
+
+const m = modulePath
+
+// graph builds a fake `go list -deps` result. Each edge is "from -> to"; a
+// path starting with "~" is the module's own package (relative to the module
+// root, "~" alone being the root package); a path without a dot in its first
+// element is standard library, anything else is a third-party package.
+func graph(edges ...string) []Package {
+	pkgs := map[string]*Package{}
+	var order []string
+	node := func(name string) string {
+		path := name
+		if name == "~" {
+			path = m
+		} else if rel, ok := strings.CutPrefix(name, "~"); ok {
+			path = m + "/" + rel
+		}
+		if _, ok := pkgs[path]; !ok {
+			p := &Package{ImportPath: path}
+			first, _, _ := strings.Cut(path, "/")
+			switch {
+			case strings.HasPrefix(name, "~"):
+				p.Module = &struct{ Path string }{m}
+			case !strings.Contains(first, "."):
+				p.Standard = true
+			default:
+				p.Module = &struct{ Path string }{"third/party"}
+			}
+			pkgs[path] = p
+			order = append(order, path)
+		}
+		return path
+	}
+	for _, e := range edges {
+		from, to, ok := strings.Cut(e, " -> ")
+		f := node(strings.TrimSpace(from))
+		if ok {
+			t := node(strings.TrimSpace(to))
+			pkgs[f].Imports = append(pkgs[f].Imports, t)
+		}
+	}
+	out := make([]Package, 0, len(order))
+	for _, path := range order {
+		out = append(out, *pkgs[path])
+	}
+	return out
+}
+
+func TestCheck(t *testing.T) {
+	tests := []struct {
+		name    string
+		graph   []Package
+		checked int
+		want    []string // Violation.Format lines without the rule, ordered by full import paths
+	}{
+		{
+			name:    "empty module",
+			graph:   nil,
+			checked: 0,
+		},
+		{
+			name: "clean layering",
+			graph: graph(
+				"~ -> ~server/api",
+				"~ -> ~storage/sql",
+				"~server/api -> ~server/jsonapi",
+				"~server/api -> ~gen/backoffice",
+				"~server/api -> ~storage/sql",
+				"~server/api -> github.com/gin-gonic/gin",
+				"github.com/gin-gonic/gin -> net/http",
+				"~server/jsonapi -> encoding/json",
+				"~server/jsonapi -> C",
+				"~gen/backoffice -> ~server/jsonapi",
+				"~gen/backoffice -> github.com/oapi-codegen/runtime",
+				"~storage/sql -> ~storage/isodata",
+				"~storage/sql -> github.com/uptrace/bun",
+				"~storage/isodata -> embed",
+			),
+			checked: 6,
+		},
+		{
+			name: "storage imports gin directly",
+			graph: graph(
+				"~storage/x -> github.com/gin-gonic/gin",
+				"github.com/gin-gonic/gin -> github.com/gin-gonic/gin/binding",
+				"github.com/gin-gonic/gin -> net/http",
+			),
+			checked: 1,
+			want: []string{
+				"storage/x reaches github.com/gin-gonic/gin via storage/x -> github.com/gin-gonic/gin",
+			},
+		},
+		{
+			name: "storage reaches a gin subpackage through a third-party package and another storage package",
+			graph: graph(
+				"~storage -> ~storage/y",
+				"~storage/y -> example.com/helper",
+				"example.com/helper -> github.com/gin-gonic/gin/binding",
+			),
+			checked: 2,
+			want: []string{
+				"storage reaches github.com/gin-gonic/gin/binding via storage -> storage/y -> example.com/helper -> github.com/gin-gonic/gin/binding",
+				"storage/y reaches github.com/gin-gonic/gin/binding via storage/y -> example.com/helper -> github.com/gin-gonic/gin/binding",
+			},
+		},
+		{
+			name: "storage must not reach gen or server, even server/jsonapi",
+			graph: graph(
+				"~storage/x -> ~gen/backoffice",
+				"~storage/x -> ~server/jsonapi",
+				"~gen/backoffice -> ~server/jsonapi",
+			),
+			checked: 3,
+			want: []string{
+				"storage/x reaches gen/backoffice via storage/x -> gen/backoffice",
+				"storage/x reaches server/jsonapi via storage/x -> server/jsonapi",
+			},
+		},
+		{
+			name: "a shortest chain is shown and the forbidden package is reported once",
+			graph: graph(
+				"~storage/x -> ~storage/a",
+				"~storage/x -> ~storage/b",
+				"~storage/a -> ~storage/c",
+				"~storage/c -> ~server/api",
+				"~storage/b -> ~server/api",
+				"~server/api -> github.com/gin-gonic/gin",
+			),
+			checked: 5,
+			want: []string{
+				"storage/a reaches server/api via storage/a -> storage/c -> server/api",
+				"storage/b reaches server/api via storage/b -> server/api",
+				"storage/c reaches server/api via storage/c -> server/api",
+				"storage/x reaches server/api via storage/x -> storage/b -> server/api",
+			},
+		},
+		{
+			name: "gen may use server/jsonapi but nothing else of the module",
+			graph: graph(
+				"~gen/backoffice -> ~server/jsonapi",
+				"~gen/backoffice -> ~storage/isodata",
+				"~gen/backoffice -> ~gen/common",
+				"~gen/common -> ~",
+				"~gen/backoffice -> github.com/gin-gonic/gin",
+			),
+			checked: 5,
+			want: []string{
+				"gen/backoffice reaches gen/common via gen/backoffice -> gen/common",
+				"gen/backoffice reaches storage/isodata via gen/backoffice -> storage/isodata",
+				"gen/common reaches github.com/entityapi/entityapi via gen/common -> github.com/entityapi/entityapi",
+			},
+		},
+		{
+			name: "gen reaches the module through server/jsonapi",
+			graph: graph(
+				"~gen/backoffice -> ~server/jsonapi",
+				"~server/jsonapi -> ~server/util",
+			),
+			checked: 3,
+			want: []string{
+				"gen/backoffice reaches server/util via gen/backoffice -> server/jsonapi -> server/util",
+				"server/jsonapi reaches server/util via server/jsonapi -> server/util",
+			},
+		},
+		{
+			name: "gen/sdk is not checked",
+			graph: graph(
+				"~gen/sdk/go -> ~storage/isodata",
+				"~gen/sdk -> ~server/api",
+				"~gen/sdkextra -> ~server/api",
+			),
+			checked: 5,
+			want: []string{
+				"gen/sdkextra reaches server/api via gen/sdkextra -> server/api",
+			},
+		},
+		{
+			name: "server/jsonapi depends on the standard library only",
+			graph: graph(
+				"~server/jsonapi -> encoding/json",
+				"~server/jsonapi -> github.com/google/uuid",
+				"github.com/google/uuid -> example.com/deeper",
+				"~server/jsonapi -> ~server/jsonapi/internal",
+			),
+			checked: 2,
+			want: []string{
+				"server/jsonapi reaches server/jsonapi/internal via server/jsonapi -> server/jsonapi/internal",
+				"server/jsonapi reaches github.com/google/uuid via server/jsonapi -> github.com/google/uuid",
+			},
+		},
+		{
+			name: "server never depends on the main package",
+			graph: graph(
+				"~server/api -> ~server/mw",
+				"~server/mw -> ~",
+				"~ -> ~server/api",
+				"~serverless -> ~",
+				"~cmd/tool -> ~",
+			),
+			checked: 5,
+			want: []string{
+				"server/api reaches github.com/entityapi/entityapi via server/api -> server/mw -> github.com/entityapi/entityapi",
+				"server/mw reaches github.com/entityapi/entityapi via server/mw -> github.com/entityapi/entityapi",
+			},
+		},
+		{
+			name: "server may depend on other server packages, storage and gen",
+			graph: graph(
+				"~server -> ~server/api",
+				"~server/api -> ~gen/backoffice",
+				"~server/api -> ~storage/sql",
+				"~gen/backoffice -> ~server/jsonapi",
+			),
+			checked: 5,
+		},
+		{
+			name: "storage of another module with the same prefix is not ours",
+			graph: graph(
+				"~storagex -> github.com/gin-gonic/gin",
+				"~storage/ok -> github.com/gin-gonic/gin-contrib",
+			),
+			checked: 2,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, checked := Check(m, tt.graph, Rules(m))
+			if checked != tt.checked {
+				t.Errorf("checked = %d, want %d", checked, tt.checked)
+			}
+			var lines []string
+			for _, v := range got {
+				line, _, _ := strings.Cut(v.Format(m), " (rule: ")
+				lines = append(lines, line)
+			}
+			if !reflect.DeepEqual(lines, tt.want) {
+				t.Errorf("violations:\n%s\nwant:\n%s", strings.Join(lines, "\n"), strings.Join(tt.want, "\n"))
+			}
+		})
+	}
+}
+
+func TestRuleNamesInOutput(t *testing.T) {
+	got, _ := Check(m, graph("~storage/x -> github.com/gin-gonic/gin"), Rules(m))
+	if len(got) != 1 {
+		t.Fatalf("got %d violations, want 1", len(got))
+	}
+	want := "storage/x reaches github.com/gin-gonic/gin via storage/x -> github.com/gin-gonic/gin" +
+		" (rule: storage/... must not depend on gen/..., server/... or gin)"
+	if line := got[0].Format(m); line != want {
+		t.Errorf("Format = %q, want %q", line, want)
+	}
+}
+
+func TestDecode(t *testing.T) {
+	in := `{"ImportPath":"fmt","Standard":true,"Imports":["errors"]}
+{"ImportPath":"github.com/entityapi/entityapi/server/jsonapi","Imports":["fmt"],"Module":{"Path":"github.com/entityapi/entityapi","Main":true}}
+`
+	pkgs, err := decode(strings.NewReader(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pkgs) != 2 || !pkgs[0].Standard || pkgs[1].Module == nil || pkgs[1].Module.Path != m ||
+		!reflect.DeepEqual(pkgs[1].Imports, []string{"fmt"}) {
+		t.Fatalf("decode = %+v", pkgs)
+	}
+	if _, err := decode(strings.NewReader(`{"ImportPath":`)); err == nil {
+		t.Error("decode of a truncated stream: no error")
+	}
+}

@@ -1,0 +1,116 @@
+package server_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/getkin/kin-openapi/openapi3filter"
+	"github.com/getkin/kin-openapi/routers"
+	"github.com/getkin/kin-openapi/routers/gorillamux"
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/entityapi/entityapi/openapi"
+)
+
+// contract validates every response the tests receive: against the public
+// OpenAPI document when the route is documented (status included), and against the
+// JSON:API project's schema when the body is JSON:API. It counts what it checked.
+type contract struct {
+	router  routers.Router
+	jsonapi *jsonschema.Schema
+	mu      sync.Mutex
+	checked int
+	covered map[string]int // "operationId status media type" -> responses
+}
+
+var contractOnce = sync.OnceValues(func() (*contract, error) {
+	loader := openapi3.NewLoader()
+	doc, err := loader.LoadFromData(openapi.Backoffice)
+	if err != nil {
+		return nil, err
+	}
+	router, err := gorillamux.NewRouter(doc)
+	if err != nil {
+		return nil, err
+	}
+	c := jsonschema.NewCompiler()
+	c.DefaultDraft(jsonschema.Draft7)
+	raw, err := os.ReadFile("testdata/jsonapi/schema.json")
+	if err != nil {
+		return nil, err
+	}
+	var schemaDoc map[string]any
+	if err := json.Unmarshal(raw, &schemaDoc); err != nil {
+		return nil, err
+	}
+	// The file names draft 2020-12 but is written in draft-07 (definitions).
+	schemaDoc["$schema"] = "http://json-schema.org/draft-07/schema#"
+	if err := c.AddResource("jsonapi.json", schemaDoc); err != nil {
+		return nil, err
+	}
+	sch, err := c.Compile("jsonapi.json")
+	if err != nil {
+		return nil, err
+	}
+	return &contract{router: router, jsonapi: sch, covered: map[string]int{}}, nil
+})
+
+// check validates one response; it fails the test on any violation.
+func (k *contract) check(t testing.TB, req *http.Request, reqBody []byte, res *http.Response, body []byte) {
+	t.Helper()
+	mediaType := strings.TrimSpace(strings.Split(res.Header.Get("Content-Type"), ";")[0])
+	if mediaType == "application/vnd.api+json" && len(body) > 0 {
+		v, err := jsonschema.UnmarshalJSON(bytes.NewReader(body))
+		if err != nil {
+			t.Fatalf("response is not JSON: %v\n%s", err, body)
+		}
+		if err := k.jsonapi.Validate(v); err != nil {
+			t.Fatalf("response breaks the JSON:API schema: %v\n%s", err, body)
+		}
+	}
+	route, params, err := k.router.FindRoute(req)
+	if err != nil {
+		return // not a documented operation: its own tests assert it
+	}
+	r := req.Clone(context.Background())
+	r.Body = io.NopCloser(bytes.NewReader(reqBody))
+	in := &openapi3filter.ResponseValidationInput{
+		RequestValidationInput: &openapi3filter.RequestValidationInput{Request: r, PathParams: params, Route: route,
+			Options: &openapi3filter.Options{AuthenticationFunc: openapi3filter.NoopAuthenticationFunc}},
+		Status: res.StatusCode, Header: res.Header,
+		Options: &openapi3filter.Options{IncludeResponseStatus: true, MultiError: true},
+	}
+	in.SetBodyBytes(body)
+	if err := openapi3filter.ValidateResponse(context.Background(), in); err != nil {
+		t.Fatalf("%s %s: response %d breaks the document: %v\n%s", req.Method, req.URL, res.StatusCode, err, body)
+	}
+	k.mu.Lock()
+	k.checked++
+	k.covered[fmt.Sprintf("%s %d %s", route.Operation.OperationID, res.StatusCode, mediaType)]++
+	k.mu.Unlock()
+}
+
+// report prints how many responses were validated and which combinations they covered.
+func (k *contract) report() {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	keys := make([]string, 0, len(k.covered))
+	for key := range k.covered {
+		keys = append(keys, key)
+	}
+	sort.Strings(keys)
+	fmt.Printf("contract: %d responses validated against the public document, %d operation x status x media type combinations:\n", k.checked, len(keys))
+	for _, key := range keys {
+		fmt.Printf("  %-60s %d\n", key, k.covered[key])
+	}
+}

@@ -1,0 +1,113 @@
+package server
+
+import (
+	"context"
+	"net/http"
+	"strings"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/entityapi/entityapi/server/jsonapi"
+	"github.com/entityapi/entityapi/server/problem"
+	"github.com/entityapi/entityapi/server/resource"
+	"github.com/entityapi/entityapi/storage"
+)
+
+// defaultOrganization is the organization every request acts in until
+// authentication assigns callers their own (the first migration creates it).
+const defaultOrganization = 1
+
+// engine is the one generic JSON:API engine: every generated handler method of an
+// application delegates to it, and it reads what it needs from the route the
+// request matched and the resource metadata of the document.
+type engine struct {
+	store  *storage.Store
+	reg    *resource.Registry
+	routes *routeTable
+	tables map[string]*storage.Table // resource type -> table
+	cfg    *Config
+}
+
+// call is the per-request state the engine works with.
+type call struct {
+	c        *gin.Context
+	rt       *route
+	f        format
+	org      int64
+	hateoas  bool
+	xinclude map[string]bool
+	base     string // absolute base of the application's addresses
+	routes   *routeTable
+}
+
+func (e *engine) begin(ctx context.Context) (*call, error) {
+	c, ok := ctx.(*gin.Context)
+	if !ok {
+		return nil, errNoGinContext
+	}
+	rt := e.routes.lookup(c.Request.Method, c.FullPath())
+	if rt == nil {
+		return nil, errNoRoute
+	}
+	cl := &call{c: c, rt: rt, f: formatOf(c), org: defaultOrganization, routes: e.routes, xinclude: map[string]bool{}}
+	for _, v := range c.Request.Header.Values("X-Include") {
+		for _, key := range strings.Split(v, ";") {
+			if key = strings.TrimSpace(key); key != "" {
+				cl.xinclude[key] = true
+			}
+		}
+	}
+	cl.hateoas = cl.f == jsonapiFormat && !cl.xinclude["noHateoas"]
+	cl.base = e.publicBase(c.Request) + e.routes.base
+	return cl, nil
+}
+
+// publicBase is --public-url, or the scheme and host the request came to.
+func (e *engine) publicBase(r *http.Request) string {
+	if e.cfg.PublicURL != "" {
+		return strings.TrimSuffix(e.cfg.PublicURL, "/")
+	}
+	scheme := "http"
+	if r.TLS != nil {
+		scheme = "https"
+	}
+	return scheme + "://" + r.Host
+}
+
+func (e *engine) table(res *resource.Resource) *storage.Table {
+	return e.tables[res.Type]
+}
+
+// key converts an identifier from an address or a body to a storage key.
+func key(res *resource.Resource, id string) (any, error) {
+	if !res.IntID {
+		return id, nil
+	}
+	n, ok := parseID(id)
+	if !ok {
+		return nil, problem.NotFound()
+	}
+	return n, nil
+}
+
+func parseID(s string) (int64, bool) {
+	if s == "" || len(s) > 18 {
+		return 0, false
+	}
+	var n int64
+	for _, r := range s {
+		if r < '0' || r > '9' {
+			return 0, false
+		}
+		n = n*10 + int64(r-'0')
+	}
+	return n, true
+}
+
+// reply encodes a response document or plain body.
+func (cl *call) reply(status int, doc *jsonapi.TopLevel, plain []byte) *jsonapi.Reply {
+	if cl.f == plainFormat {
+		return &jsonapi.Reply{Status: status, ContentType: jsonapi.PlainMediaType, Body: plain}
+	}
+	return &jsonapi.Reply{Status: status, ContentType: jsonapi.MediaType, Body: doc.AppendJSON(make([]byte, 0, 1024))}
+}

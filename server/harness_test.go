@@ -1,0 +1,157 @@
+package server_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/entityapi/entityapi/server"
+	"github.com/entityapi/entityapi/storage"
+	"github.com/entityapi/entityapi/storage/storagetest"
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if k, err := contractOnce(); err == nil {
+		k.report()
+	}
+	os.Exit(code)
+}
+
+// api is a running server over real HTTP, for one database.
+type api struct {
+	t     *testing.T
+	base  string
+	store *storage.Store
+}
+
+func newAPI(t *testing.T, store *storage.Store) *api {
+	t.Helper()
+	srv, err := server.New(server.Config{BackofficeBase: "/admin", MaxBody: 64 << 10,
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}, store)
+	if err != nil {
+		t.Fatalf("server.New: %v", err)
+	}
+	hs := httptest.NewServer(srv)
+	t.Cleanup(hs.Close)
+	return &api{t: t, base: hs.URL, store: store}
+}
+
+// eachAPI runs fn against a server on every test database.
+func eachAPI(t *testing.T, fn func(t *testing.T, a *api)) {
+	for _, dialect := range storagetest.Dialects() {
+		t.Run(dialect, func(t *testing.T) {
+			fn(t, newAPI(t, storagetest.Open(t, dialect)))
+		})
+	}
+}
+
+// Common header sets.
+var (
+	jsonAPI = map[string]string{"Accept": "application/vnd.api+json", "Content-Type": "application/vnd.api+json"}
+	plain   = map[string]string{"Accept": "application/json", "Content-Type": "application/json"}
+)
+
+// result is one response, decoded.
+type result struct {
+	status int
+	header http.Header
+	body   []byte
+	doc    map[string]any
+	list   []any
+}
+
+// do sends a request, validates the response against the contract and decodes it.
+func (a *api) do(method, path string, headers map[string]string, body string) *result {
+	a.t.Helper()
+	var reader io.Reader
+	if body != "" {
+		reader = strings.NewReader(body)
+	}
+	req, err := http.NewRequest(method, a.base+path, reader)
+	if err != nil {
+		a.t.Fatal(err)
+	}
+	for k, v := range headers {
+		if body == "" && k == "Content-Type" {
+			continue
+		}
+		req.Header.Set(k, v)
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		a.t.Fatal(err)
+	}
+	defer res.Body.Close()
+	raw, err := io.ReadAll(res.Body)
+	if err != nil {
+		a.t.Fatal(err)
+	}
+	k, err := contractOnce()
+	if err != nil {
+		a.t.Fatalf("loading the contract: %v", err)
+	}
+	k.check(a.t, req, []byte(body), res, raw)
+	r := &result{status: res.StatusCode, header: res.Header, body: raw}
+	if len(bytes.TrimSpace(raw)) > 0 && method != http.MethodHead && strings.Contains(res.Header.Get("Content-Type"), "json") {
+		var v any
+		if err := json.Unmarshal(raw, &v); err != nil {
+			a.t.Fatalf("%s %s: body is not JSON: %v\n%s", method, path, err, raw)
+		}
+		switch x := v.(type) {
+		case map[string]any:
+			r.doc = x
+		case []any:
+			r.list = x
+		}
+	}
+	return r
+}
+
+// get reads a value by a slash-separated path of keys and indexes.
+func get(v any, path string) any {
+	for _, part := range strings.Split(strings.Trim(path, "/"), "/") {
+		if part == "" {
+			continue
+		}
+		switch x := v.(type) {
+		case map[string]any:
+			v = x[part]
+		case []any:
+			i := 0
+			for _, c := range part {
+				i = i*10 + int(c-'0')
+			}
+			if i >= len(x) {
+				return nil
+			}
+			v = x[i]
+		default:
+			return nil
+		}
+	}
+	return v
+}
+
+// want fails unless the response has the status; it shows the body otherwise.
+func (r *result) want(t *testing.T, status int) *result {
+	t.Helper()
+	if r.status != status {
+		t.Fatalf("status %d, want %d\n%s", r.status, status, r.body)
+	}
+	return r
+}
+
+// value reads from the decoded body (object or list).
+func (r *result) value(path string) any {
+	if r.doc != nil {
+		return get(r.doc, path)
+	}
+	return get(r.list, path)
+}

@@ -1,0 +1,14 @@
+// Package jsonapi holds the wire shapes of entityapi: JSON:API request documents as
+// clients send them, response documents as the engine writes them, both error
+// formats, and the Reply every handler returns.
+//
+// It is the one package the generated code under gen/ may import (the OpenAPI
+// documents name Document and Object in x-go-type hints), so it depends on the
+// standard library only and knows nothing about resources, storage or HTTP routing.
+package jsonapi
+
+// MediaType is the JSON:API media type; PlainMediaType is the plain format's.
+const (
+	MediaType      = "application/vnd.api+json"
+	PlainMediaType = "application/json"
+)

@@ -1,0 +1,131 @@
+package jsonapi
+
+import (
+	"encoding/json"
+	"math"
+	"strconv"
+	"unicode/utf8"
+)
+
+// AppendObject appends members as a JSON object, in order.
+func AppendObject(b []byte, members []Member) []byte {
+	b = append(b, '{')
+	for i, m := range members {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = AppendString(b, m.Name)
+		b = append(b, ':')
+		b = AppendValue(b, m.Value)
+	}
+	return append(b, '}')
+}
+
+// AppendObjects appends a JSON array of objects: the plain format's list body.
+func AppendObjects(b []byte, objects [][]Member) []byte {
+	b = append(b, '[')
+	for i, o := range objects {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = AppendObject(b, o)
+	}
+	return append(b, ']')
+}
+
+// AppendValue appends one value. The engine hands over strings, integers, floats,
+// booleans, nil, raw JSON, lists and member lists; anything else goes through
+// encoding/json.
+func AppendValue(b []byte, v any) []byte {
+	switch x := v.(type) {
+	case nil:
+		return append(b, "null"...)
+	case string:
+		return AppendString(b, x)
+	case int64:
+		return strconv.AppendInt(b, x, 10)
+	case int:
+		return strconv.AppendInt(b, int64(x), 10)
+	case bool:
+		return strconv.AppendBool(b, x)
+	case float64:
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return append(b, "null"...)
+		}
+		return strconv.AppendFloat(b, x, 'g', -1, 64)
+	case json.RawMessage:
+		if len(x) == 0 {
+			return append(b, "null"...)
+		}
+		return append(b, x...)
+	case []Member:
+		return AppendObject(b, x)
+	case []any:
+		b = append(b, '[')
+		for i, e := range x {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = AppendValue(b, e)
+		}
+		return append(b, ']')
+	default:
+		raw, err := json.Marshal(x)
+		if err != nil {
+			return append(b, "null"...)
+		}
+		return append(b, raw...)
+	}
+}
+
+const hex = "0123456789abcdef"
+
+// AppendString appends s as a JSON string. Invalid UTF-8 becomes U+FFFD, as
+// encoding/json does, so the output is always valid JSON.
+func AppendString(b []byte, s string) []byte {
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xf])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}

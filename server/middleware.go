@@ -1,0 +1,104 @@
+package server
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"net/http"
+	"regexp"
+	"runtime/debug"
+	"strings"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/entityapi/entityapi/server/problem"
+)
+
+// Keys of values kept on the Gin context.
+const (
+	negotiationKey = "entityapi.negotiation"
+	requestIDKey   = "entityapi.requestID"
+)
+
+var saneRequestID = regexp.MustCompile(`^[A-Za-z0-9._:\-]{1,128}$`)
+
+// requestID takes a sane X-Request-ID from the client or makes one, and echoes it.
+func requestID(c *gin.Context) {
+	id := c.GetHeader("X-Request-ID")
+	if !saneRequestID.MatchString(id) {
+		var b [12]byte
+		_, _ = rand.Read(b[:])
+		id = hex.EncodeToString(b[:])
+	}
+	c.Set(requestIDKey, id)
+	c.Header("X-Request-ID", id)
+	c.Next()
+}
+
+// recover turns a panic into a 500 error document that reveals nothing.
+func (s *Server) recover(c *gin.Context) {
+	defer func() {
+		if v := recover(); v != nil {
+			if v == http.ErrAbortHandler {
+				panic(v)
+			}
+			s.log.Error("panic", "request_id", c.GetString(requestIDKey), "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+			writeProblems(c, problem.List{problem.InternalError()})
+			c.Abort()
+		}
+	}()
+	c.Next()
+}
+
+// formatOf is the negotiated format of a request, negotiating now if no
+// middleware did yet (unknown routes).
+func formatOf(c *gin.Context) format {
+	return negotiationOf(c).format
+}
+
+func negotiationOf(c *gin.Context) negotiation {
+	if v, ok := c.Get(negotiationKey); ok {
+		return v.(negotiation)
+	}
+	n := negotiate(c.Request)
+	c.Set(negotiationKey, n)
+	return n
+}
+
+// negotiate rejects unacceptable media types and keeps the format for later;
+// relationship endpoints speak JSON:API only (DESIGN.md §3).
+func (a *application) negotiate(c *gin.Context) {
+	n := negotiationOf(c)
+	if n.problem != nil {
+		a.abort(c, n.problem)
+		return
+	}
+	if rt := a.routes.lookup(c.Request.Method, c.FullPath()); rt != nil && rt.kind == relationshipRoute && n.format == plainFormat {
+		if c.Request.Method == http.MethodGet {
+			a.abort(c, problem.NotAcceptable("Relationship endpoints answer in JSON:API only (application/vnd.api+json)."))
+		} else {
+			a.abort(c, problem.UnsupportedMediaType("Relationship endpoints accept JSON:API only (application/vnd.api+json)."))
+		}
+		return
+	}
+	c.Next()
+}
+
+// unmatched answers requests no route took: OPTIONS gets the allowed methods, a
+// known path with another method 405, anything else 404; each with a reason.
+func (s *Server) unmatched(c *gin.Context, apps []*application) {
+	for _, a := range apps {
+		methods := a.routes.allowed(c.Request.URL.Path)
+		if methods == nil {
+			continue
+		}
+		c.Header("Allow", strings.Join(methods, ", "))
+		if c.Request.Method == http.MethodOptions {
+			c.Status(http.StatusOK)
+			return
+		}
+		writeProblems(c, problem.List{problem.NotAllowed(c.Request.Method)})
+		return
+	}
+	writeProblems(c, problem.List{problem.UnknownPath("No resource exists at this address.")})
+}

@@ -1,0 +1,112 @@
+package problem
+
+import "fmt"
+
+// Constructors for the problems the API reports, with Oro's titles
+// (oro-behaviour §6.4, DESIGN.md §3).
+
+// Constraint is a 400 about a value in the body.
+func Constraint(title, detail, pointer string) *Problem {
+	return &Problem{Kind: Invalid, Title: title, Detail: detail, Pointer: pointer}
+}
+
+// NotBlank reports a required value that is missing or empty.
+func NotBlank(pointer string) *Problem {
+	return Constraint("not blank constraint", "This value should not be blank.", pointer)
+}
+
+// ExtraFields reports members the resource does not have.
+func ExtraFields(pointer string, names ...string) *Problem {
+	return Constraint("extra fields constraint", fmt.Sprintf("This form should not contain extra fields: %s.", quoteJoin(names)), pointer)
+}
+
+// RequestData reports a malformed document structure.
+func RequestData(detail, pointer string) *Problem {
+	return Constraint("request data constraint", detail, pointer)
+}
+
+// MissingRelated reports a relationship to a record that does not exist.
+func MissingRelated(pointer string) *Problem {
+	return Constraint("form constraint", "The entity does not exist.", pointer)
+}
+
+// Unique reports a value that another record already has.
+func Unique(pointer string) *Problem {
+	return Constraint("unique entity constraint", "This value is already used.", pointer)
+}
+
+// Filter reports a problem with a query parameter.
+func Filter(parameter, detail string) *Problem {
+	return &Problem{Kind: Invalid, Title: "filter constraint", Detail: detail, Parameter: parameter}
+}
+
+// Sort reports a sort problem.
+func Sort(detail string) *Problem {
+	return &Problem{Kind: Invalid, Title: "sort constraint", Detail: detail, Parameter: "sort"}
+}
+
+// BadIdentifier reports a malformed identifier in the address.
+func BadIdentifier(detail string) *Problem {
+	return &Problem{Kind: Invalid, Title: "entity identifier constraint", Detail: detail}
+}
+
+// HeaderValue reports an invalid request header value.
+func HeaderValue(header, detail string) *Problem {
+	return &Problem{Kind: Invalid, Title: "invalid header value exception", Detail: detail, Header: header}
+}
+
+// MalformedJSON reports a body that is not JSON.
+func MalformedJSON(detail string) *Problem {
+	return &Problem{Kind: Invalid, Title: "bad request http exception", Detail: detail}
+}
+
+// NotFound reports a record that does not exist (in the caller's organization).
+func NotFound() *Problem {
+	return &Problem{Kind: NotFoundKind, Title: "not found http exception", Detail: "An entity with the requested identifier does not exist."}
+}
+
+// UnknownPath reports an address that names no resource.
+func UnknownPath(detail string) *Problem {
+	return &Problem{Kind: NotFoundKind, Title: "not found http exception", Detail: detail}
+}
+
+// Conflict reports a body that contradicts the address or existing data.
+func Conflict(detail, pointer string) *Problem {
+	return &Problem{Kind: ConflictKind, Title: "conflict constraint", Detail: detail, Pointer: pointer}
+}
+
+// NotAllowed reports a method the address does not support.
+func NotAllowed(method string) *Problem {
+	return &Problem{Kind: MethodNotAllowed, Title: "method not allowed http exception", Detail: fmt.Sprintf("The %s method is not allowed for this resource.", method)}
+}
+
+// NotAcceptable reports an Accept header the API cannot satisfy.
+func NotAcceptable(detail string) *Problem {
+	return &Problem{Kind: NotAcceptableKind, Title: "not acceptable http exception", Detail: detail, Header: "Accept"}
+}
+
+// UnsupportedMediaType reports a body in a media type the API does not read.
+func UnsupportedMediaType(detail string) *Problem {
+	return &Problem{Kind: UnsupportedMedia, Title: "unsupported media type http exception", Detail: detail, Header: "Content-Type"}
+}
+
+// BodyTooLarge reports a body over the configured limit.
+func BodyTooLarge(limit int64) *Problem {
+	return &Problem{Kind: TooLarge, Title: "request entity too large http exception", Detail: fmt.Sprintf("The request body is larger than %d bytes.", limit)}
+}
+
+// InternalError is what a client sees of any unexpected failure.
+func InternalError() *Problem {
+	return &Problem{Kind: Internal, Title: "runtime exception", Detail: "An unexpected error occurred."}
+}
+
+func quoteJoin(names []string) string {
+	s := ""
+	for i, n := range names {
+		if i > 0 {
+			s += ", "
+		}
+		s += fmt.Sprintf("%q", n)
+	}
+	return s
+}

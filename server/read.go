@@ -1,0 +1,149 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strconv"
+
+	"github.com/entityapi/entityapi/server/jsonapi"
+	"github.com/entityapi/entityapi/server/problem"
+	"github.com/entityapi/entityapi/server/resource"
+	"github.com/entityapi/entityapi/storage"
+)
+
+// Get answers GET /api/{type}/{id}.
+func (e *engine) Get(ctx context.Context) (*jsonapi.Reply, error) {
+	cl, err := e.begin(ctx)
+	if err != nil {
+		return nil, err
+	}
+	res := cl.rt.res
+	p, err := e.parseShape(cl.c.Request.URL.Query(), res, cl.f)
+	if err != nil {
+		return nil, err
+	}
+	row, err := e.load(ctx, cl, res, cl.c.Param("id"))
+	if err != nil {
+		return nil, err
+	}
+	return e.single(ctx, cl, res, row, p, http.StatusOK)
+}
+
+// load reads one record of the caller's organization by identifier.
+func (e *engine) load(ctx context.Context, cl *call, res *resource.Resource, id string) (storage.Row, error) {
+	k, err := key(res, id)
+	if err != nil {
+		return nil, err
+	}
+	row, err := e.store.Get(ctx, e.table(res), cl.org, k)
+	if errors.Is(err, storage.ErrNotFound) {
+		return nil, problem.NotFound()
+	}
+	return row, err
+}
+
+// single renders one record (or none: null data) as a document.
+func (e *engine) single(ctx context.Context, cl *call, res *resource.Resource, row storage.Row, p *listParams, status int) (*jsonapi.Reply, error) {
+	var rows []storage.Row
+	if row != nil {
+		rows = []storage.Row{row}
+	}
+	links, err := e.loadLinkage(ctx, cl, res, rows, p.fields[res.Type])
+	if err != nil {
+		return nil, err
+	}
+	if cl.f == plainFormat {
+		if row == nil {
+			return cl.reply(status, nil, []byte("null")), nil
+		}
+		return cl.reply(status, nil, jsonapi.AppendObject(nil, e.plainObject(res, row, links))), nil
+	}
+	doc := &jsonapi.TopLevel{Data: jsonapi.One{}}
+	if row != nil {
+		doc.Data = jsonapi.One{Resource: e.resourceObject(cl, res, row, p.fields[res.Type], links)}
+	}
+	if doc.Included, err = e.included(ctx, cl, res, rows, p); err != nil {
+		return nil, err
+	}
+	if cl.hateoas {
+		doc.Links = &jsonapi.Links{Self: cl.link(res.Type, "")}
+		if cl.rt.kind == subresourceRoute {
+			doc.Links = &jsonapi.Links{Self: cl.c.Request.URL.Path}
+			doc.Links.Self = e.publicBase(cl.c.Request) + cl.c.Request.URL.Path
+		}
+	}
+	return cl.reply(status, doc, nil), nil
+}
+
+// List answers GET /api/{type}.
+func (e *engine) List(ctx context.Context) (*jsonapi.Reply, error) {
+	cl, err := e.begin(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return e.list(ctx, cl, cl.rt.res, nil, cl.link(cl.rt.res.Type, ""))
+}
+
+// list serves a list of res, optionally narrowed by an extra condition (the
+// records related to a subresource's owner).
+func (e *engine) list(ctx context.Context, cl *call, res *resource.Resource, extra *storage.Cond, self string) (*jsonapi.Reply, error) {
+	p, err := e.parseList(cl.c.Request.URL.Query(), res, cl.f)
+	if err != nil {
+		return nil, err
+	}
+	q := storage.Query{Table: e.table(res), Org: cl.org, Where: p.where, OrderBy: p.order}
+	if extra != nil {
+		q.Where = append(q.Where, *extra)
+	}
+	total := -1
+	if cl.xinclude["totalCount"] {
+		if total, err = e.store.Count(ctx, q); err != nil {
+			return nil, err
+		}
+	}
+	limit := p.size
+	if p.size < 0 {
+		limit = maxUnpaged
+	} else {
+		q.Offset = (p.number - 1) * p.size
+	}
+	q.Limit = limit + 1
+	rows, err := e.store.Find(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	hasMore := len(rows) > limit
+	if hasMore && p.size < 0 {
+		return nil, problem.Filter("page[size]", "More than 10000 records match; use paging.")
+	}
+	if hasMore {
+		rows = rows[:limit]
+	}
+	if total >= 0 {
+		cl.c.Header("X-Include-Total-Count", strconv.Itoa(total))
+	}
+	links, err := e.loadLinkage(ctx, cl, res, rows, p.fields[res.Type])
+	if err != nil {
+		return nil, err
+	}
+	if cl.f == plainFormat {
+		objs := make([][]jsonapi.Member, len(rows))
+		for i, row := range rows {
+			objs[i] = e.plainObject(res, row, links)
+		}
+		return cl.reply(http.StatusOK, nil, jsonapi.AppendObjects(make([]byte, 0, 256*len(rows)+2), objs)), nil
+	}
+	data := make(jsonapi.Many, len(rows))
+	for i, row := range rows {
+		data[i] = e.resourceObject(cl, res, row, p.fields[res.Type], links)
+	}
+	doc := &jsonapi.TopLevel{Data: data}
+	if doc.Included, err = e.included(ctx, cl, res, rows, p); err != nil {
+		return nil, err
+	}
+	if cl.hateoas {
+		doc.Links = cl.pageLinks(self, p, hasMore, total)
+	}
+	return cl.reply(http.StatusOK, doc, nil), nil
+}

@@ -1,0 +1,112 @@
+package server
+
+import (
+	"context"
+	"net/http"
+	"strconv"
+
+	"github.com/entityapi/entityapi/server/jsonapi"
+	"github.com/entityapi/entityapi/storage"
+)
+
+// Related answers GET /api/{type}/{id}/{relationship}: the related record, or a
+// list of related records with the target's paging, sorting and filters.
+func (e *engine) Related(ctx context.Context) (*jsonapi.Reply, error) {
+	cl, err := e.begin(ctx)
+	if err != nil {
+		return nil, err
+	}
+	res, rel := cl.rt.res, cl.rt.rel
+	owner, err := e.load(ctx, cl, res, cl.c.Param("id"))
+	if err != nil {
+		return nil, err
+	}
+	target, _ := e.reg.Get(rel.Target)
+	self := e.publicBase(cl.c.Request) + cl.c.Request.URL.Path
+	if rel.ToMany {
+		back, _ := target.Relationship(rel.Inverse)
+		cond := storage.Cond{Column: back.Column, Op: storage.Eq, Values: []any{owner[res.IDColumn]}}
+		return e.list(ctx, cl, target, &cond, self)
+	}
+	p, err := e.parseShape(cl.c.Request.URL.Query(), target, cl.f)
+	if err != nil {
+		return nil, err
+	}
+	_, rows, err := e.related(ctx, cl, res, []storage.Row{owner}, rel)
+	if err != nil {
+		return nil, err
+	}
+	var row storage.Row
+	if len(rows) > 0 {
+		row = rows[0]
+	}
+	return e.single(ctx, cl, target, row, p, http.StatusOK)
+}
+
+// Relationship answers GET /api/{type}/{id}/relationships/{relationship} with
+// resource identifiers (paged for to-many).
+func (e *engine) Relationship(ctx context.Context) (*jsonapi.Reply, error) {
+	cl, err := e.begin(ctx)
+	if err != nil {
+		return nil, err
+	}
+	res, rel := cl.rt.res, cl.rt.rel
+	owner, err := e.load(ctx, cl, res, cl.c.Param("id"))
+	if err != nil {
+		return nil, err
+	}
+	id := keyString(owner[res.IDColumn])
+	self := cl.link(res.Type, id) + "/relationships/" + rel.Name
+	links := &jsonapi.Links{Self: self}
+	_, links.Related = cl.relationshipLinks(res.Type, id, rel.Name)
+	if !rel.ToMany {
+		doc := &jsonapi.TopLevel{Data: jsonapi.ToOne{}}
+		if v := owner[rel.Column]; v != nil {
+			doc.Data = jsonapi.ToOne{Identifier: &jsonapi.Identifier{Type: rel.Target, ID: keyString(v)}}
+		}
+		if cl.hateoas {
+			doc.Links = links
+		}
+		return cl.reply(http.StatusOK, doc, nil), nil
+	}
+	target, _ := e.reg.Get(rel.Target)
+	back, _ := target.Relationship(rel.Inverse)
+	p, err := e.parseList(cl.c.Request.URL.Query(), target, cl.f)
+	if err != nil {
+		return nil, err
+	}
+	q := storage.Query{Table: e.table(target), Org: cl.org,
+		Where: []storage.Cond{{Column: back.Column, Op: storage.Eq, Values: []any{owner[res.IDColumn]}}}}
+	if cl.xinclude["totalCount"] {
+		total, err := e.store.Count(ctx, q)
+		if err != nil {
+			return nil, err
+		}
+		cl.c.Header("X-Include-Total-Count", strconv.Itoa(total))
+	}
+	limit := p.size
+	if limit < 0 {
+		limit = maxUnpaged
+	} else {
+		q.Offset = (p.number - 1) * p.size
+	}
+	q.Limit = limit + 1
+	rows, err := e.store.Find(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	hasMore := len(rows) > limit
+	if hasMore {
+		rows = rows[:limit]
+	}
+	data := make(jsonapi.ToMany, len(rows))
+	for i, row := range rows {
+		data[i] = jsonapi.Identifier{Type: target.Type, ID: keyString(row[target.IDColumn])}
+	}
+	doc := &jsonapi.TopLevel{Data: data}
+	if cl.hateoas {
+		doc.Links = cl.pageLinks(self, p, hasMore, -1)
+		doc.Links.Related = links.Related
+	}
+	return cl.reply(http.StatusOK, doc, nil), nil
+}

@@ -1,0 +1,168 @@
+package server
+
+import (
+	"net/http"
+	"net/url"
+	"strconv"
+	"time"
+
+	"github.com/entityapi/entityapi/server/jsonapi"
+	"github.com/entityapi/entityapi/server/resource"
+	"github.com/entityapi/entityapi/storage"
+)
+
+// Wire formats of values (DESIGN.md §3).
+const (
+	timeLayout = "2006-01-02T15:04:05Z"
+	dateLayout = "2006-01-02"
+)
+
+// linkage holds to-many relationship identifiers loaded for a set of records:
+// relationship name -> owner key -> related keys.
+type linkage map[string]map[string][]any
+
+// keyString is a storage key as a JSON:API identifier.
+func keyString(v any) string {
+	switch k := v.(type) {
+	case int64:
+		return strconv.FormatInt(k, 10)
+	case string:
+		return k
+	case nil:
+		return ""
+	}
+	return ""
+}
+
+// wireValue converts a storage value of an attribute to its JSON value.
+func wireValue(t resource.FieldType, v any) any {
+	switch x := v.(type) {
+	case time.Time:
+		if t == resource.Date {
+			return x.UTC().Format(dateLayout)
+		}
+		return x.UTC().Format(timeLayout)
+	}
+	return v
+}
+
+// wanted tells whether a field is in the sparse fieldset (nil: every field).
+func wanted(fields map[string]bool, name string) bool {
+	return fields == nil || fields[name]
+}
+
+// resourceObject renders one record as a JSON:API resource object.
+func (e *engine) resourceObject(cl *call, res *resource.Resource, row storage.Row, fields map[string]bool, links linkage) *jsonapi.ResourceObject {
+	id := keyString(row[res.IDColumn])
+	obj := &jsonapi.ResourceObject{Type: res.Type, ID: id}
+	if cl.hateoas {
+		obj.Self = cl.link(res.Type, id)
+	}
+	obj.Attributes = make([]jsonapi.Member, 0, len(res.Attributes))
+	for _, a := range res.Attributes {
+		if wanted(fields, a.Name) {
+			obj.Attributes = append(obj.Attributes, jsonapi.Member{Name: a.Name, Value: wireValue(a.Type, row[a.Column])})
+		}
+	}
+	for _, rel := range res.Relationships {
+		if !wanted(fields, rel.Name) {
+			continue
+		}
+		ro := jsonapi.RelationshipObject{Name: rel.Name, ToMany: rel.ToMany}
+		if rel.ToMany {
+			for _, k := range links[rel.Name][id] {
+				ro.Data = append(ro.Data, jsonapi.Identifier{Type: rel.Target, ID: keyString(k)})
+			}
+			if ro.Data == nil {
+				ro.Data = []jsonapi.Identifier{}
+			}
+		} else if v := row[rel.Column]; v != nil {
+			ro.Data = []jsonapi.Identifier{{Type: rel.Target, ID: keyString(v)}}
+		}
+		if cl.hateoas {
+			ro.Self, ro.Related = cl.relationshipLinks(res.Type, id, rel.Name)
+		}
+		obj.Relationships = append(obj.Relationships, ro)
+	}
+	return obj
+}
+
+// plainObject renders one record in the plain format: native identifiers,
+// relationships inline.
+func (e *engine) plainObject(res *resource.Resource, row storage.Row, links linkage) []jsonapi.Member {
+	out := make([]jsonapi.Member, 0, 1+len(res.Attributes)+len(res.Relationships))
+	out = append(out, jsonapi.Member{Name: "id", Value: row[res.IDColumn]})
+	for _, a := range res.Attributes {
+		out = append(out, jsonapi.Member{Name: a.Name, Value: wireValue(a.Type, row[a.Column])})
+	}
+	id := keyString(row[res.IDColumn])
+	for _, rel := range res.Relationships {
+		if rel.ToMany {
+			keys := links[rel.Name][id]
+			list := make([]any, len(keys))
+			copy(list, keys)
+			out = append(out, jsonapi.Member{Name: rel.Name, Value: list})
+			continue
+		}
+		out = append(out, jsonapi.Member{Name: rel.Name, Value: row[rel.Column]})
+	}
+	return out
+}
+
+// link is the absolute address of a resource, or of a collection when id is "".
+func (cl *call) link(typ, id string) string {
+	u := cl.base + "/api/" + typ
+	if id != "" {
+		u += "/" + url.PathEscape(id)
+	}
+	return u
+}
+
+// relationshipLinks gives the relationship and subresource addresses of a
+// relationship, each only when that endpoint exists.
+func (cl *call) relationshipLinks(typ, id, rel string) (self, related string) {
+	prefix := cl.routes.base + "/api/" + typ + "/:id/"
+	if cl.routes.has(http.MethodGet, prefix+"relationships/"+rel) {
+		self = cl.link(typ, id) + "/relationships/" + rel
+	}
+	if cl.routes.has(http.MethodGet, prefix+rel) {
+		related = cl.link(typ, id) + "/" + rel
+	}
+	return self, related
+}
+
+// pageLinks builds self, first, prev, next and (when the total is known) last for
+// a list (oro-behaviour §13): query parameters sorted and encoded, page[number]
+// left out for page 1.
+func (cl *call) pageLinks(self string, p *listParams, hasMore bool, total int) *jsonapi.Links {
+	l := &jsonapi.Links{Self: self}
+	if p.size < 0 {
+		return l
+	}
+	q := cl.c.Request.URL.Query()
+	at := func(n int) string {
+		q.Del("page[number]")
+		if n > 1 {
+			q.Set("page[number]", strconv.Itoa(n))
+		}
+		if enc := q.Encode(); enc != "" {
+			return self + "?" + enc
+		}
+		return self
+	}
+	if p.number > 1 {
+		l.First = at(1)
+		l.Prev = at(p.number - 1)
+	}
+	if hasMore {
+		l.Next = at(p.number + 1)
+	}
+	if total >= 0 {
+		last := (total + p.size - 1) / p.size
+		if last < 1 {
+			last = 1
+		}
+		l.Last = at(last)
+	}
+	return l
+}

@@ -1,0 +1,127 @@
+package resource
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/getkin/kin-openapi/openapi3"
+)
+
+// Registry holds every resource of one application document.
+type Registry struct {
+	byType map[string]*Resource
+}
+
+// Get returns the resource of the given type.
+func (g *Registry) Get(typ string) (*Resource, bool) {
+	r, ok := g.byType[typ]
+	return r, ok
+}
+
+// Types lists the resource types, sorted.
+func (g *Registry) Types() []string {
+	out := make([]string, 0, len(g.byType))
+	for t := range g.byType {
+		out = append(out, t)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// meta is the x-entityapi extension of a resource object schema.
+type meta struct {
+	Table string `json:"table"`
+	ID    struct {
+		Column string   `json:"column"`
+		Kind   string   `json:"kind"`
+		Filter []string `json:"filter"`
+	} `json:"id"`
+	Scope  string     `json:"scope"`
+	Title  []string   `json:"title"`
+	Upsert [][]string `json:"upsert"`
+	Batch  bool       `json:"batch"`
+}
+
+// Load reads every component schema carrying x-entityapi.
+func Load(doc *openapi3.T) (*Registry, error) {
+	g := &Registry{byType: map[string]*Resource{}}
+	for name, ref := range doc.Components.Schemas {
+		s := ref.Value
+		if _, ok := s.Extensions["x-entityapi"]; !ok {
+			continue
+		}
+		r, err := load(s)
+		if err != nil {
+			return nil, fmt.Errorf("resource schema %s: %w", name, err)
+		}
+		if _, dup := g.byType[r.Type]; dup {
+			return nil, fmt.Errorf("resource type %q is described twice", r.Type)
+		}
+		g.byType[r.Type] = r
+	}
+	for _, r := range g.byType {
+		for _, rel := range r.Relationships {
+			target, ok := g.byType[rel.Target]
+			if !ok {
+				return nil, fmt.Errorf("%s.%s: unknown target type %q", r.Type, rel.Name, rel.Target)
+			}
+			if rel.ToMany {
+				back, ok := target.rels[rel.Inverse]
+				if !ok || back.ToMany {
+					return nil, fmt.Errorf("%s.%s: x-inverse %q is not a to-one relationship of %s", r.Type, rel.Name, rel.Inverse, rel.Target)
+				}
+			}
+		}
+	}
+	return g, nil
+}
+
+func load(s *openapi3.Schema) (*Resource, error) {
+	var m meta
+	if err := decodeExt(s.Extensions["x-entityapi"], &m); err != nil {
+		return nil, fmt.Errorf("x-entityapi: %w", err)
+	}
+	typ, err := typeName(s)
+	if err != nil {
+		return nil, err
+	}
+	r := &Resource{
+		Type: typ, Table: m.Table, Scoped: m.Scope == "organization",
+		IDColumn: m.ID.Column, IntID: m.ID.Kind == "integer", IDOps: m.ID.Filter,
+		Title: m.Title, Upsert: m.Upsert, Batch: m.Batch,
+		attrs: map[string]*Attribute{}, rels: map[string]*Relationship{},
+	}
+	if r.Table == "" || r.IDColumn == "" {
+		return nil, fmt.Errorf("x-entityapi needs table and id.column")
+	}
+	if len(r.IDOps) == 0 {
+		if r.IntID {
+			r.IDOps = []string{"eq", "neq", "lt", "lte", "gt", "gte"}
+		} else {
+			r.IDOps = []string{"eq", "neq"}
+		}
+	}
+	if attrs := prop(s, "attributes"); attrs != nil {
+		for name, p := range attrs.Properties {
+			a, err := attribute(name, p.Value)
+			if err != nil {
+				return nil, fmt.Errorf("attribute %s: %w", name, err)
+			}
+			r.Attributes = append(r.Attributes, a)
+			r.attrs[name] = a
+		}
+	}
+	sort.Slice(r.Attributes, func(i, j int) bool { return r.Attributes[i].Name < r.Attributes[j].Name })
+	if rels := prop(s, "relationships"); rels != nil {
+		for name, p := range rels.Properties {
+			rel, err := relationship(name, p.Value)
+			if err != nil {
+				return nil, fmt.Errorf("relationship %s: %w", name, err)
+			}
+			r.Relationships = append(r.Relationships, rel)
+			r.rels[name] = rel
+		}
+	}
+	sort.Slice(r.Relationships, func(i, j int) bool { return r.Relationships[i].Name < r.Relationships[j].Name })
+	return r, nil
+}

@@ -1,0 +1,109 @@
+// Package resource reads what the generic engine needs to know about each resource
+// from the OpenAPI document itself: the resource object schema gives the
+// attributes, their types and the relationships; its x- extensions give the table,
+// the columns, the filterable and sortable fields, the title, upsert criteria and
+// batch support. The document stays the single source of truth.
+package resource
+
+import "strings"
+
+// FieldType is the JSON type of an attribute, refined by its format.
+type FieldType int
+
+// The attribute types the engine converts between JSON and storage values.
+const (
+	String FieldType = iota
+	Integer
+	Number
+	Boolean
+	DateTime
+	Date
+	JSON // objects and arrays, stored as JSON
+)
+
+// Resource describes one resource type of an application.
+type Resource struct {
+	Type     string
+	Table    string
+	Scoped   bool     // records belong to an organization
+	IDColumn string   // the column behind the resource identifier
+	IntID    bool     // the identifier is a database-generated integer
+	IDOps    []string // filter operators on id
+	Title    []string // attributes whose values make the record's title
+	Upsert   [][]string
+	Batch    bool
+
+	Attributes    []*Attribute // sorted by name
+	Relationships []*Relationship
+	attrs         map[string]*Attribute
+	rels          map[string]*Relationship
+}
+
+// Attribute is one attribute of a resource.
+type Attribute struct {
+	Name     string
+	Column   string
+	Type     FieldType
+	Nullable bool
+	ReadOnly bool
+	Filter   []string // operators; empty: not filterable
+	List     bool     // a comma in a filter value separates values (non-string types always)
+	Sort     bool
+}
+
+// Relationship is one relationship of a resource.
+type Relationship struct {
+	Name    string
+	Target  string // the related resource type
+	ToMany  bool
+	Column  string // to-one: the column holding the related identifier
+	Inverse string // to-many: the target's to-one relationship pointing back
+	Filter  []string
+	Sort    bool
+}
+
+// Attribute returns the attribute with the given name.
+func (r *Resource) Attribute(name string) (*Attribute, bool) {
+	a, ok := r.attrs[name]
+	return a, ok
+}
+
+// Relationship returns the relationship with the given name.
+func (r *Resource) Relationship(name string) (*Relationship, bool) {
+	rel, ok := r.rels[name]
+	return rel, ok
+}
+
+// Operators on each type when a field is filterable without naming operators
+// (oro-behaviour §2.2): ordered types compare, the others test (in)equality.
+var (
+	orderedOps = []string{"eq", "neq", "lt", "lte", "gt", "gte", "exists", "neq_or_null"}
+	equalOps   = []string{"eq", "neq", "exists", "neq_or_null"}
+)
+
+// DefaultOps returns the operators a field of this type gets by default.
+func DefaultOps(t FieldType) []string {
+	switch t {
+	case Integer, Number, DateTime, Date:
+		return orderedOps
+	case JSON:
+		return nil
+	default:
+		return equalOps
+	}
+}
+
+// Column names follow the attribute names in snake case unless x-column says otherwise.
+func snake(name string) string {
+	var b strings.Builder
+	for i, r := range name {
+		if r >= 'A' && r <= 'Z' {
+			if i > 0 {
+				b.WriteByte('_')
+			}
+			r += 'a' - 'A'
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}

@@ -1,0 +1,77 @@
+package server
+
+import (
+	"encoding/json"
+	"strconv"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/entityapi/entityapi/server/jsonapi"
+	"github.com/entityapi/entityapi/server/problem"
+)
+
+// abort answers with the problems of err and stops the handler chain.
+func (a *application) abort(c *gin.Context, err error) {
+	a.writeError(c, err)
+	c.Abort()
+}
+
+// writeError is the one place an error becomes a response: problems are answered
+// as they are, anything else is logged with the request id and answered as a 500.
+func (a *application) writeError(c *gin.Context, err error) {
+	list, ok := problem.From(err)
+	if !ok {
+		a.log.Error("request failed", "request_id", c.GetString(requestIDKey), "method", c.Request.Method,
+			"route", c.FullPath(), "error", err.Error())
+		list = problem.List{problem.InternalError()}
+	}
+	writeProblems(c, list)
+}
+
+// requestError handles a body or parameter the generated code could not bind;
+// the validator normally rejects such requests first.
+func (a *application) requestError(c *gin.Context, err error) {
+	writeProblems(c, problem.List{problem.MalformedJSON("Invalid json message received.")})
+}
+
+// writeProblems writes an error document in the negotiated format (DESIGN.md §3):
+// JSON:API errors with the status as a string and the request id in meta, or the
+// plain format's bare array.
+func writeProblems(c *gin.Context, list problem.List) {
+	status := list.Status()
+	n := negotiationOf(c)
+	jsonAPI := n.format == jsonapiFormat || (n.problem != nil && n.errorsJSONAPI)
+	var body []byte
+	if jsonAPI {
+		doc := jsonapi.ErrorDocument{Errors: make([]jsonapi.Error, len(list))}
+		for i, p := range list {
+			e := jsonapi.Error{Status: strconv.Itoa(p.Kind.Status()), Title: p.Title, Detail: p.Detail}
+			if p.Pointer != "" || p.Parameter != "" || p.Header != "" {
+				e.Source = &jsonapi.ErrorSource{Pointer: p.Pointer, Parameter: p.Parameter, Header: p.Header}
+			}
+			doc.Errors[i] = e
+		}
+		if id := c.GetString(requestIDKey); id != "" {
+			doc.Meta = &jsonapi.ErrorsMeta{RequestID: id}
+		}
+		body, _ = json.Marshal(doc)
+		c.Data(status, jsonapi.MediaType, body)
+		return
+	}
+	plain := make([]jsonapi.PlainError, len(list))
+	for i, p := range list {
+		src := p.Pointer
+		if len(src) > 1 && src[0] == '/' {
+			src = src[1:]
+		}
+		if p.Parameter != "" {
+			src = p.Parameter
+		}
+		if p.Header != "" {
+			src = p.Header
+		}
+		plain[i] = jsonapi.PlainError{Title: p.Title, Detail: p.Detail, Source: src}
+	}
+	body, _ = json.Marshal(plain)
+	c.Data(status, jsonapi.PlainMediaType, body)
+}

@@ -1,0 +1,163 @@
+// Package server is entityapi's HTTP side: Gin, media type negotiation, request
+// validation against the public OpenAPI documents, the error documents, and the one
+// generic JSON:API engine the generated handlers delegate to.
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/gin-gonic/gin"
+
+	"github.com/entityapi/entityapi/gen/backoffice"
+	"github.com/entityapi/entityapi/openapi"
+	"github.com/entityapi/entityapi/server/resource"
+	"github.com/entityapi/entityapi/storage"
+)
+
+// Config holds what the HTTP side needs to know.
+type Config struct {
+	PublicURL      string // absolute base of links; empty: from each request
+	BackofficeBase string // path prefix of the back-office application, such as /admin
+	MaxBody        int64  // largest request body accepted, in bytes
+	Logger         *slog.Logger
+}
+
+// Server is the HTTP handler of every application.
+type Server struct {
+	gin   *gin.Engine
+	store *storage.Store
+	log   *slog.Logger
+}
+
+var (
+	errNoGinContext = errors.New("server: handler called without a Gin context")
+	errNoRoute      = errors.New("server: no documented route for this request")
+)
+
+// New builds exactly what production runs; tests use it too.
+func New(cfg Config, store *storage.Store) (*Server, error) {
+	if cfg.MaxBody <= 0 {
+		cfg.MaxBody = 10 << 20
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	cfg.BackofficeBase = strings.TrimSuffix(cfg.BackofficeBase, "/")
+	gin.SetMode(gin.ReleaseMode)
+	g := gin.New()
+	g.HandleMethodNotAllowed = true
+	g.ContextWithFallback = true
+	g.RemoveExtraSlash = false
+	s := &Server{gin: g, store: store, log: cfg.Logger}
+	g.Use(s.recover, requestID)
+
+	bo, err := newApplication(&cfg, store, openapi.Backoffice, cfg.BackofficeBase)
+	if err != nil {
+		return nil, fmt.Errorf("back office: %w", err)
+	}
+	group := g.Group("")
+	group.Use(bo.negotiate, bo.validate)
+	handler := backoffice.NewStrictHandlerWithOptions(&backofficeHandlers{bo.engine}, nil, backoffice.StrictGinServerOptions{
+		RequestErrorHandlerFunc:  bo.requestError,
+		HandlerErrorFunc:         bo.writeError,
+		ResponseErrorHandlerFunc: bo.writeError,
+	})
+	backoffice.RegisterHandlersWithOptions(group, handler, backoffice.GinServerOptions{
+		BaseURL:      cfg.BackofficeBase,
+		ErrorHandler: func(c *gin.Context, err error, _ int) { bo.requestError(c, err) },
+	})
+	bo.serveDocument(g)
+	apps := []*application{bo}
+	g.NoRoute(func(c *gin.Context) { s.unmatched(c, apps) })
+	g.NoMethod(func(c *gin.Context) { s.unmatched(c, apps) })
+	g.GET("/healthz", s.healthz)
+	g.GET("/readyz", s.readyz)
+	return s, nil
+}
+
+// ServeHTTP answers HEAD like GET without a body (DESIGN.md §0).
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method == http.MethodHead {
+		r = r.Clone(r.Context())
+		r.Method = http.MethodGet
+		w = &headWriter{ResponseWriter: w}
+	}
+	s.gin.ServeHTTP(w, r)
+}
+
+// headWriter drops the body of a GET answered for a HEAD request.
+type headWriter struct{ http.ResponseWriter }
+
+func (h *headWriter) Write(b []byte) (int, error) { return len(b), nil }
+
+// application is one API application (back office, storefront): its document,
+// resources, routes and engine.
+type application struct {
+	cfg     *Config
+	doc     *openapi3.T
+	raw     []byte
+	reg     *resource.Registry
+	routes  *routeTable
+	engine  *engine
+	log     *slog.Logger
+	docJSON []byte
+}
+
+func newApplication(cfg *Config, store *storage.Store, raw []byte, base string) (*application, error) {
+	loader := openapi3.NewLoader()
+	doc, err := loader.LoadFromData(raw)
+	if err != nil {
+		return nil, fmt.Errorf("load document: %w", err)
+	}
+	if err := doc.Validate(context.Background()); err != nil {
+		return nil, fmt.Errorf("document: %w", err)
+	}
+	reg, err := resource.Load(doc)
+	if err != nil {
+		return nil, err
+	}
+	routes, err := newRouteTable(doc, reg, base)
+	if err != nil {
+		return nil, err
+	}
+	tables := map[string]*storage.Table{}
+	for _, typ := range reg.Types() {
+		res, _ := reg.Get(typ)
+		t, ok := store.Table(res.Table)
+		if !ok {
+			return nil, fmt.Errorf("resource %s: no table %q in storage", typ, res.Table)
+		}
+		if err := checkColumns(res, t); err != nil {
+			return nil, err
+		}
+		tables[typ] = t
+	}
+	app := &application{cfg: cfg, doc: doc, raw: raw, reg: reg, routes: routes, log: cfg.Logger,
+		engine: &engine{store: store, reg: reg, routes: routes, tables: tables, cfg: cfg}}
+	return app, nil
+}
+
+// checkColumns makes a document naming a column storage does not have fail at start.
+func checkColumns(res *resource.Resource, t *storage.Table) error {
+	has := func(col string) bool { _, ok := t.Columns[col]; return ok || col == t.Key }
+	if !has(res.IDColumn) {
+		return fmt.Errorf("resource %s: no column %q in table %s", res.Type, res.IDColumn, t.Name)
+	}
+	for _, a := range res.Attributes {
+		if !has(a.Column) {
+			return fmt.Errorf("resource %s: attribute %s: no column %q in table %s", res.Type, a.Name, a.Column, t.Name)
+		}
+	}
+	for _, rel := range res.Relationships {
+		if !rel.ToMany && !has(rel.Column) {
+			return fmt.Errorf("resource %s: relationship %s: no column %q in table %s", res.Type, rel.Name, rel.Column, t.Name)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,95 @@
+package server
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"unicode/utf8"
+
+	"github.com/getkin/kin-openapi/openapi3filter"
+	"github.com/gin-gonic/gin"
+
+	"github.com/entityapi/entityapi/server/problem"
+)
+
+// validatorOptions: every problem is reported, not just the first; defaults are
+// not written into the request (the engine applies its own).
+var validatorOptions = &openapi3filter.Options{
+	MultiError:          true,
+	SkipSettingDefaults: true,
+	AuthenticationFunc:  openapi3filter.NoopAuthenticationFunc,
+}
+
+// validate checks a request against its operation in the public document before
+// the generated handler sees it: body size and encoding, type and id against the
+// address (409, before the schema), then kin-openapi's parameter and body checks.
+func (a *application) validate(c *gin.Context) {
+	rt := a.routes.lookup(c.Request.Method, c.FullPath())
+	if rt == nil {
+		c.Next()
+		return
+	}
+	var body []byte
+	if rt.kin.Operation.RequestBody != nil && c.Request.Body != nil {
+		var err error
+		body, err = io.ReadAll(http.MaxBytesReader(c.Writer, c.Request.Body, a.cfg.MaxBody))
+		var tooLarge *http.MaxBytesError
+		switch {
+		case errors.As(err, &tooLarge):
+			a.abort(c, problem.BodyTooLarge(a.cfg.MaxBody))
+			return
+		case err != nil:
+			a.abort(c, problem.MalformedJSON("The request body could not be read."))
+			return
+		case !utf8.Valid(body):
+			a.abort(c, problem.MalformedJSON("Invalid json message received. The body is not valid UTF-8."))
+			return
+		}
+		if p := checkAddress(rt, c.Param("id"), body, formatOf(c) == jsonapiFormat); p != nil {
+			a.abort(c, p)
+			return
+		}
+		c.Request.Body = io.NopCloser(bytes.NewReader(body))
+	}
+	params := make(map[string]string, len(c.Params))
+	for _, p := range c.Params {
+		params[p.Key] = p.Value
+	}
+	err := openapi3filter.ValidateRequest(c.Request.Context(), &openapi3filter.RequestValidationInput{
+		Request: c.Request, PathParams: params, Route: rt.kin, Options: validatorOptions,
+	})
+	if err != nil {
+		a.abort(c, translate(err, rt, formatOf(c)))
+		return
+	}
+	if body != nil {
+		c.Request.Body = io.NopCloser(bytes.NewReader(body))
+	}
+	c.Next()
+}
+
+// checkAddress answers 409 when a JSON:API body's type or id contradicts the
+// address (oro-behaviour §15); it runs before schema validation, as Oro does.
+func checkAddress(rt *route, id string, body []byte, isJSONAPI bool) *problem.Problem {
+	if !isJSONAPI || (rt.kind != collectionRoute && rt.kind != itemRoute) {
+		return nil
+	}
+	var doc struct {
+		Data struct {
+			Type *string `json:"type"`
+			ID   *string `json:"id"`
+		} `json:"data"`
+	}
+	if json.Unmarshal(body, &doc) != nil {
+		return nil // the schema check reports it
+	}
+	if t := doc.Data.Type; t != nil && *t != rt.res.Type {
+		return problem.Conflict("The 'type' property of the primary data object should match the requested resource.", "/data/type")
+	}
+	if rt.kind == itemRoute && doc.Data.ID != nil && *doc.Data.ID != id {
+		return problem.Conflict("The 'id' property of the primary data object should match 'id' parameter of the query string.", "/data/id")
+	}
+	return nil
+}

@@ -1,0 +1,120 @@
+// Package storage keeps entityapi's records in SQLite (the embedded default) or
+// PostgreSQL through Bun. It offers generic, table-described queries so that one
+// engine above it can serve every resource: tables are declared once as Bun models
+// (models.go) and created by migrations; column names come only from those
+// declarations, and values reach SQL only as Bun arguments.
+//
+// storage knows nothing of HTTP, JSON:API or the generated code.
+package storage
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// Kind is the type of a column's values as the generic queries see them.
+type Kind int
+
+// The kinds of column values. Values travel as: KindString string, KindInt int64,
+// KindFloat float64, KindBool bool, KindTime time.Time (UTC, whole seconds),
+// KindDate time.Time (midnight UTC), KindJSON json.RawMessage; NULL is nil.
+const (
+	KindString Kind = iota
+	KindInt
+	KindFloat
+	KindBool
+	KindTime
+	KindDate
+	KindJSON
+)
+
+// Table describes one table for the generic queries.
+type Table struct {
+	Name    string
+	Key     string          // primary key column (unique per organization when Scoped)
+	AutoKey bool            // the database generates Key (an integer)
+	Scoped  bool            // rows belong to an organization (column organization_id)
+	Columns map[string]Kind // every column except organization_id
+	Order   []string        // the columns in declaration order
+}
+
+// Row is one record: column name to value (see Kind for the Go types).
+type Row map[string]any
+
+// Op is a comparison in a condition.
+type Op int
+
+// The comparisons. Eq and Neq take any number of values (IN / NOT IN); Range takes
+// two (both ends included); Exists takes none (IS NOT NULL), NotExists none (IS NULL);
+// NeqOrNull is Neq that also matches NULL; Contains, StartsWith and EndsWith take
+// one string (LIKE, with %, _ and \ in the value escaped) and have Not... forms.
+const (
+	Eq Op = iota
+	Neq
+	Lt
+	Lte
+	Gt
+	Gte
+	Range
+	NotRange
+	Exists
+	NotExists
+	NeqOrNull
+	Contains
+	NotContains
+	StartsWith
+	NotStartsWith
+	EndsWith
+	NotEndsWith
+)
+
+// Cond is one condition on a column of the queried table. All conditions of a
+// query must hold (AND).
+type Cond struct {
+	Column string
+	Op     Op
+	Values []any
+}
+
+// Order sorts by one column.
+type Order struct {
+	Column string
+	Desc   bool
+}
+
+// Query selects rows of one table within one organization (Org is ignored for
+// tables that are not Scoped).
+type Query struct {
+	Table   *Table
+	Org     int64
+	Where   []Cond
+	OrderBy []Order
+	Limit   int // 0: no limit
+	Offset  int
+}
+
+// ErrNotFound reports that no row has the given key (in the organization).
+var ErrNotFound = errors.New("storage: not found")
+
+// ErrTooMany reports a delete that would remove more rows than allowed.
+var ErrTooMany = errors.New("storage: too many rows")
+
+// UniqueError reports a write that would duplicate a unique value.
+type UniqueError struct {
+	Table   string
+	Columns []string // the unique columns, organization_id left out
+}
+
+func (e *UniqueError) Error() string {
+	return fmt.Sprintf("storage: duplicate value of %s.%s", e.Table, strings.Join(e.Columns, ","))
+}
+
+// ForeignKeyError reports a write that refers to a row that does not exist.
+type ForeignKeyError struct {
+	Table string
+}
+
+func (e *ForeignKeyError) Error() string {
+	return fmt.Sprintf("storage: %s refers to a missing row", e.Table)
+}

@@ -1,0 +1,154 @@
+package storage_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/entityapi/entityapi/storage"
+	"github.com/entityapi/entityapi/storage/storagetest"
+)
+
+// table returns a table the test needs, failing when it is not declared.
+func table(t *testing.T, s *storage.Store, name string) *storage.Table {
+	t.Helper()
+	tbl, ok := s.Table(name)
+	if !ok {
+		t.Fatalf("Table(%q) not found", name)
+	}
+	return tbl
+}
+
+func TestMigrateLoadsReferenceData(t *testing.T) {
+	storagetest.Each(t, func(t *testing.T, s *storage.Store) {
+		ctx := context.Background()
+		for _, tc := range []struct {
+			table string
+			min   int
+		}{
+			{"organizations", 1},
+			{"countries", 249},
+			{"regions", 3000},
+			{"accounts", 0},
+			{"weightunits", 0},
+			{"taxjurisdictions", 0},
+		} {
+			n, err := s.Count(ctx, storage.Query{Table: table(t, s, tc.table), Org: 1})
+			if err != nil {
+				t.Fatalf("Count(%s): %v", tc.table, err)
+			}
+			if n < tc.min {
+				t.Errorf("Count(%s) = %d, want at least %d", tc.table, n, tc.min)
+			}
+		}
+		de, err := s.Get(ctx, table(t, s, "countries"), 0, "DE")
+		if err != nil {
+			t.Fatalf("Get(countries, DE): %v", err)
+		}
+		if de["iso3"] != "DEU" || de["name_de"] != "Deutschland" {
+			t.Errorf("DE = %v", de)
+		}
+	})
+}
+
+func TestMigrateIsIdempotent(t *testing.T) {
+	storagetest.Each(t, func(t *testing.T, s *storage.Store) {
+		ctx := context.Background()
+		if err := s.Migrate(ctx); err != nil {
+			t.Fatalf("second Migrate: %v", err)
+		}
+		n, err := s.Pending(ctx)
+		if err != nil || n != 0 {
+			t.Fatalf("Pending() = %d, %v; want 0, nil", n, err)
+		}
+		regions, err := s.Count(ctx, storage.Query{Table: table(t, s, "regions")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Migrate(ctx); err != nil {
+			t.Fatalf("third Migrate: %v", err)
+		}
+		again, err := s.Count(ctx, storage.Query{Table: table(t, s, "regions")})
+		if err != nil || again != regions {
+			t.Errorf("regions after another Migrate = %d, %v; want %d", again, err, regions)
+		}
+	})
+}
+
+func TestPendingOnFreshDatabase(t *testing.T) {
+	ctx := context.Background()
+	s, err := storage.Open(ctx, "sqlite:"+t.TempDir()+"/fresh.db")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	n, err := s.Pending(ctx)
+	if err != nil || n < 1 {
+		t.Fatalf("Pending() = %d, %v; want at least 1", n, err)
+	}
+	if err := s.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := s.Pending(ctx); err != nil || n != 0 {
+		t.Fatalf("Pending() after Migrate = %d, %v; want 0", n, err)
+	}
+}
+
+func TestDefaultOrganization(t *testing.T) {
+	storagetest.Each(t, func(t *testing.T, s *storage.Store) {
+		ctx := context.Background()
+		main, err := s.Organization(ctx, 1)
+		if err != nil {
+			t.Fatalf("Organization(1): %v", err)
+		}
+		if main.Name != "Main" || !main.Enabled || main.CreatedAt.IsZero() || main.CreatedAt.Location().String() != "UTC" {
+			t.Errorf("organization 1 = %+v", main)
+		}
+		if main.CreatedAt.Nanosecond() != 0 {
+			t.Errorf("created_at %v has a fraction of a second", main.CreatedAt)
+		}
+		// The sequence goes on after the migration's row.
+		id := newOrganization(t, s, "Second")
+		if id != 2 {
+			t.Errorf("next organization id = %d, want 2", id)
+		}
+		if _, err := s.Organization(ctx, 99); err != storage.ErrNotFound {
+			t.Errorf("Organization(99) error = %v, want ErrNotFound", err)
+		}
+	})
+}
+
+// newOrganization inserts an organization through its Bun model, as the
+// organization admin code will, and returns its id.
+func newOrganization(t *testing.T, s *storage.Store, name string) int64 {
+	t.Helper()
+	o := &storage.Organization{Name: name, Enabled: true}
+	if _, err := s.DB().NewInsert().Model(o).Returning("id").Exec(context.Background()); err != nil {
+		t.Fatalf("insert organization %s: %v", name, err)
+	}
+	return o.ID
+}
+
+func TestOpenRejectsUnknownURL(t *testing.T) {
+	for _, url := range []string{"mysql://u:secret@tcp(h:3306)/db", "", "sqlite:", "file:x.db"} {
+		_, err := storage.Open(context.Background(), url)
+		if err == nil {
+			t.Errorf("Open(%q) succeeded", url)
+			continue
+		}
+		if strings.Contains(err.Error(), "secret") {
+			t.Errorf("Open(%q) error shows the password: %v", url, err)
+		}
+	}
+}
+
+func TestDialect(t *testing.T) {
+	storagetest.Each(t, func(t *testing.T, s *storage.Store) {
+		if got := s.Dialect(); !strings.HasSuffix(t.Name(), "/"+got) {
+			t.Errorf("Dialect() = %q in subtest %s", got, t.Name())
+		}
+		if err := s.Ping(context.Background()); err != nil {
+			t.Error(err)
+		}
+	})
+}

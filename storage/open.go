@@ -1,0 +1,210 @@
+package storage
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/jackc/pgx/v5/stdlib"
+	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect/pgdialect"
+	"github.com/uptrace/bun/dialect/sqlitedialect"
+
+	// modernc is pure Go, so the binary and CI build with CGO_ENABLED=0.
+	_ "modernc.org/sqlite"
+)
+
+// engine names the database behind a Store; its value is what Dialect reports.
+type engine string
+
+const (
+	engineSQLite   engine = "sqlite"
+	enginePostgres engine = "postgres"
+)
+
+// sqlitePragmas are applied to every SQLite connection. WAL lets readers run
+// beside a writer; busy_timeout covers writers of other processes (this
+// process serializes its own, see Store.writeSlot); _txlock=immediate takes
+// the write lock at BEGIN so a transaction never fails half-way on an upgrade;
+// case_sensitive_like makes LIKE compare as on PostgreSQL.
+const sqlitePragmas = "_pragma=foreign_keys(1)&_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)" +
+	"&_pragma=synchronous(NORMAL)&_pragma=case_sensitive_like(1)&_txlock=immediate"
+
+// sqliteReadConns bounds the SQLite pool. One *sql.DB serves reads and the
+// single writer: a writer waits for the write slot before it takes a
+// connection, so at most one connection is ever held by a write and the others
+// stay free for readers, which WAL never blocks. A separate read-only pool
+// would buy little more at this size.
+const sqliteReadConns = 4
+
+// Store is entityapi's database. Its embedded Conn runs the generic queries
+// outside any transaction; Tx runs them in one.
+type Store struct {
+	*Conn
+
+	db     *bun.DB
+	pool   *pgxpool.Pool // PostgreSQL only
+	engine engine
+
+	// writeSlot serializes write transactions of this process on SQLite
+	// (nil on PostgreSQL). SQLite allows one writer per file; waiting here,
+	// honouring the context, beats failing with SQLITE_BUSY after busy_timeout.
+	writeSlot chan struct{}
+
+	tables map[string]*Table
+}
+
+// Open connects to the database named by url: "sqlite:PATH" (the parent
+// directory is created), "sqlite::memory:" (a private in-memory database on a
+// single connection), or "postgres://..." / "postgresql://...". It checks that
+// the database answers but does not migrate it (see Migrate).
+func Open(ctx context.Context, url string) (*Store, error) {
+	var (
+		s   *Store
+		err error
+	)
+	switch {
+	case strings.HasPrefix(url, "sqlite:"):
+		s, err = openSQLite(strings.TrimPrefix(url, "sqlite:"))
+	case strings.HasPrefix(url, "postgres://"), strings.HasPrefix(url, "postgresql://"):
+		s, err = openPostgres(ctx, url)
+	default:
+		return nil, fmt.Errorf("storage: unsupported database URL %q (want sqlite:PATH or postgres://...)", redact(url))
+	}
+	if err != nil {
+		return nil, err
+	}
+	s.Conn = &Conn{s: s, idb: s.db}
+	if s.tables, err = buildTables(s.db); err != nil {
+		s.Close()
+		return nil, err
+	}
+	if err := s.Ping(ctx); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("storage: open %s: %w", redact(url), err)
+	}
+	return s, nil
+}
+
+// openSQLite opens a SQLite file (or ":memory:") with modernc's driver.
+func openSQLite(path string) (*Store, error) {
+	if path == "" {
+		return nil, fmt.Errorf("storage: database URL \"sqlite:\" has no path (want sqlite:PATH)")
+	}
+	memory := path == ":memory:"
+	if !memory {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return nil, fmt.Errorf("storage: create directory for %s: %w", path, err)
+		}
+	}
+	// SQLite reads the name as a URI (the driver passes SQLITE_OPEN_URI), so
+	// characters that end or escape the path are percent-encoded.
+	escaped := strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23").Replace(path)
+	sqldb, err := sql.Open("sqlite", "file:"+escaped+"?"+sqlitePragmas)
+	if err != nil {
+		return nil, fmt.Errorf("storage: open sqlite %s: %w", path, err)
+	}
+	if memory {
+		// Each connection to ":memory:" is a database of its own, and closing
+		// the last one loses it: keep exactly one, forever.
+		sqldb.SetMaxOpenConns(1)
+		sqldb.SetMaxIdleConns(1)
+		sqldb.SetConnMaxLifetime(0)
+		sqldb.SetConnMaxIdleTime(0)
+	} else {
+		sqldb.SetMaxOpenConns(sqliteReadConns)
+		sqldb.SetMaxIdleConns(sqliteReadConns)
+	}
+	return &Store{
+		db:        bun.NewDB(sqldb, sqliteDialect{sqlitedialect.New()}),
+		engine:    engineSQLite,
+		writeSlot: make(chan struct{}, 1),
+	}, nil
+}
+
+// openPostgres opens a pgx pool and lets Bun use it through database/sql, so
+// the same pool can later be handed to other pgx users (River).
+func openPostgres(ctx context.Context, url string) (*Store, error) {
+	pool, err := pgxpool.New(ctx, url)
+	if err != nil {
+		return nil, fmt.Errorf("storage: open %s: %w", redact(url), err)
+	}
+	return &Store{
+		db:     bun.NewDB(stdlib.OpenDBFromPool(pool), pgdialect.New()),
+		pool:   pool,
+		engine: enginePostgres,
+	}, nil
+}
+
+// Close releases the database connections.
+func (s *Store) Close() error {
+	err := s.db.Close()
+	if s.pool != nil {
+		s.pool.Close()
+	}
+	if err != nil {
+		return fmt.Errorf("storage: close: %w", err)
+	}
+	return nil
+}
+
+// Dialect reports the database in use: "sqlite" or "postgres".
+func (s *Store) Dialect() string { return string(s.engine) }
+
+// Ping checks that the database answers (for /readyz).
+func (s *Store) Ping(ctx context.Context) error {
+	if err := s.db.PingContext(ctx); err != nil {
+		return fmt.Errorf("storage: ping %s: %w", s.engine, err)
+	}
+	return nil
+}
+
+// DB is the Bun handle, for model queries inside storage and for tests. The
+// generic queries should be preferred: they keep the write order on SQLite.
+func (s *Store) DB() *bun.DB { return s.db }
+
+// PgxPool is the PostgreSQL connection pool, to be shared with other pgx users
+// such as the job queue; nil on SQLite.
+func (s *Store) PgxPool() *pgxpool.Pool { return s.pool }
+
+// sqlite reports whether the store runs on SQLite, where SQL differs a little.
+func (s *Store) sqlite() bool { return s.engine == engineSQLite }
+
+// sqliteTimeLayout is the single text form of times on SQLite: UTC, space
+// separated, no zone, as SQLite's own CURRENT_TIMESTAMP writes it. One fixed
+// width form makes text comparison chronological; fractions (never written by
+// the generic queries) still sort correctly after the whole second.
+const sqliteTimeLayout = "2006-01-02 15:04:05.999999999"
+
+// sqliteDialect is Bun's SQLite dialect writing times in sqliteTimeLayout.
+// Bun formats every argument into the SQL text through the dialect, so model
+// writes, generic writes and conditions all use the same form; Bun's default
+// ("...+00:00") would not compare correctly with CURRENT_TIMESTAMP values.
+type sqliteDialect struct {
+	*sqlitedialect.Dialect
+}
+
+// AppendTime writes tm as a quoted UTC string in sqliteTimeLayout.
+func (sqliteDialect) AppendTime(b []byte, tm time.Time) []byte {
+	b = append(b, '\'')
+	b = tm.UTC().AppendFormat(b, sqliteTimeLayout)
+	return append(b, '\'')
+}
+
+// redact hides a password in a database URL before it reaches a message.
+func redact(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.User == nil {
+		if i := strings.Index(raw, "://"); i >= 0 && strings.Contains(raw[i:], "@") {
+			return raw[:i] + "://..."
+		}
+		return raw
+	}
+	return u.Redacted()
+}

@@ -1,0 +1,146 @@
+package storage
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+
+	"github.com/uptrace/bun"
+)
+
+// Find returns the rows of q.Table that match q, in q.OrderBy order (then by
+// key), paged by q.Limit and q.Offset. Every column except organization_id is
+// read, with values normalized to their Kind's Go type.
+func (c *Conn) Find(ctx context.Context, q Query) ([]Row, error) {
+	var st sqlText
+	if q.Table == nil {
+		return nil, fmt.Errorf("storage: find: query without a table")
+	}
+	t := q.Table
+	st.add("SELECT ")
+	st.idents(t.Order)
+	st.add(" FROM ?", bun.Ident(t.Name))
+	if err := c.s.where(&st, q); err != nil {
+		return nil, err
+	}
+	if err := c.s.orderBy(&st, q); err != nil {
+		return nil, err
+	}
+	switch {
+	case q.Limit > 0:
+		st.add(" LIMIT ?", q.Limit)
+	case q.Offset > 0 && c.s.sqlite():
+		st.add(" LIMIT -1") // SQLite accepts OFFSET only after LIMIT
+	}
+	if q.Offset > 0 {
+		st.add(" OFFSET ?", q.Offset)
+	}
+	rows, err := c.idb.QueryContext(ctx, st.String(), st.args...)
+	if err != nil {
+		return nil, c.s.mapError("find", t.Name, err)
+	}
+	out, err := scanRows(rows, t, t.Order)
+	if err != nil {
+		return nil, c.s.mapError("find", t.Name, err)
+	}
+	return out, nil
+}
+
+// Count returns how many rows match q's conditions (OrderBy, Limit and Offset
+// are ignored).
+func (c *Conn) Count(ctx context.Context, q Query) (int, error) {
+	if q.Table == nil {
+		return 0, fmt.Errorf("storage: count: query without a table")
+	}
+	var st sqlText
+	st.add("SELECT count(*) FROM ?", bun.Ident(q.Table.Name))
+	if err := c.s.where(&st, q); err != nil {
+		return 0, err
+	}
+	var n int
+	if err := c.idb.QueryRowContext(ctx, st.String(), st.args...).Scan(&n); err != nil {
+		return 0, c.s.mapError("count", q.Table.Name, err)
+	}
+	return n, nil
+}
+
+// Get returns the row with the given key in the organization, or ErrNotFound.
+func (c *Conn) Get(ctx context.Context, t *Table, org int64, key any) (Row, error) {
+	rows, err := c.Find(ctx, Query{
+		Table: t, Org: org, Limit: 1,
+		Where: []Cond{{Column: t.Key, Op: Eq, Values: []any{key}}},
+	})
+	if err != nil {
+		return nil, err
+	}
+	if len(rows) == 0 {
+		return nil, ErrNotFound
+	}
+	return rows[0], nil
+}
+
+// Linkage returns (key, column value) pairs of the rows of t whose column
+// holds one of values, ordered by column value then key. It loads the
+// identifiers of a to-many relationship for a whole page of parents in one
+// query: t is the related table and column its reference to the parent.
+func (c *Conn) Linkage(ctx context.Context, t *Table, org int64, column string, values []any) ([][2]any, error) {
+	if len(values) == 0 {
+		return nil, nil
+	}
+	q := Query{
+		Table: t, Org: org,
+		Where:   []Cond{{Column: column, Op: Eq, Values: values}},
+		OrderBy: []Order{{Column: column}},
+	}
+	var st sqlText
+	st.add("SELECT ?, ? FROM ?", bun.Ident(t.Key), bun.Ident(column), bun.Ident(t.Name))
+	if err := c.s.where(&st, q); err != nil {
+		return nil, err
+	}
+	if err := c.s.orderBy(&st, q); err != nil {
+		return nil, err
+	}
+	rows, err := c.idb.QueryContext(ctx, st.String(), st.args...)
+	if err != nil {
+		return nil, c.s.mapError("linkage", t.Name, err)
+	}
+	found, err := scanRows(rows, t, []string{t.Key, column})
+	if err != nil {
+		return nil, c.s.mapError("linkage", t.Name, err)
+	}
+	out := make([][2]any, len(found))
+	for i, r := range found {
+		out[i] = [2]any{r[t.Key], r[column]}
+	}
+	return out, nil
+}
+
+// scanRows reads every row into a Row of the given columns, normalizing each
+// value by its column's kind, and closes rows.
+func scanRows(rows *sql.Rows, t *Table, cols []string) ([]Row, error) {
+	defer rows.Close()
+	raw := make([]any, len(cols))
+	dest := make([]any, len(cols))
+	for i := range raw {
+		dest[i] = &raw[i]
+	}
+	var out []Row
+	for rows.Next() {
+		if err := rows.Scan(dest...); err != nil {
+			return nil, err
+		}
+		r := make(Row, len(cols))
+		for i, col := range cols {
+			v, err := fromSQL(t.Columns[col], raw[i])
+			if err != nil {
+				return nil, fmt.Errorf("column %s: %w", col, err)
+			}
+			r[col] = v
+		}
+		out = append(out, r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return out, nil
+}

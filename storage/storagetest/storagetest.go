@@ -1,0 +1,251 @@
+// Package storagetest gives tests migrated databases: always SQLite, and
+// PostgreSQL when TEST_DATABASE_URL names a server. Every test that touches
+// storage goes through it, so every such test runs on both databases.
+//
+// TEST_DATABASE_URL is an admin URL (postgres://user@host:port/db?...): each
+// store gets a fresh database created on that server and dropped afterwards,
+// so test binaries can run in parallel. A set but unreachable server fails the
+// test; it is never skipped. With CI=true the variable is required.
+package storagetest
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/entityapi/entityapi/storage"
+)
+
+// EnvURL is the environment variable naming the PostgreSQL server.
+const EnvURL = "TEST_DATABASE_URL"
+
+// setupTimeout bounds creating, migrating or dropping one test database.
+const setupTimeout = 2 * time.Minute
+
+// Dialects lists the databases tests run on: "sqlite", then "postgres" when
+// TEST_DATABASE_URL is set.
+func Dialects() []string {
+	if os.Getenv(EnvURL) == "" {
+		return []string{"sqlite"}
+	}
+	return []string{"sqlite", "postgres"}
+}
+
+// Each runs fn as the subtests "sqlite" and (with TEST_DATABASE_URL)
+// "postgres", each on a fresh migrated store closed and removed afterwards.
+func Each(t *testing.T, fn func(t *testing.T, s *storage.Store)) {
+	t.Helper()
+	requireServerInCI(t)
+	for _, d := range Dialects() {
+		t.Run(d, func(t *testing.T) {
+			fn(t, Open(t, d))
+		})
+	}
+}
+
+// Open returns a fresh migrated store of one dialect ("sqlite" or
+// "postgres"), closed and removed when the test ends. Benchmarks use it with
+// Dialects.
+func Open(t testing.TB, dialect string) *storage.Store {
+	t.Helper()
+	requireServerInCI(t)
+	dir := ""
+	if dialect == "sqlite" {
+		dir = t.TempDir()
+	}
+	s, drop, err := create(dialect, dir)
+	if err != nil {
+		t.Fatalf("storagetest: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := drop(); err != nil {
+			t.Errorf("storagetest: %v", err)
+		}
+	})
+	return s
+}
+
+// requireServerInCI fails when CI runs without PostgreSQL: there, a test
+// that silently ran on SQLite only would hide PostgreSQL failures.
+func requireServerInCI(t testing.TB) {
+	t.Helper()
+	if os.Getenv("CI") == "true" && os.Getenv(EnvURL) == "" {
+		t.Fatalf("CI must set %s", EnvURL)
+	}
+}
+
+// create opens and migrates a new store and returns the function that closes
+// and removes it. dir holds the SQLite file.
+func create(dialect, dir string) (*storage.Store, func() error, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), setupTimeout)
+	defer cancel()
+	switch dialect {
+	case "sqlite":
+		s, err := openMigrated(ctx, "sqlite:"+filepath.Join(dir, "test.db"))
+		if err != nil {
+			return nil, nil, err
+		}
+		return s, s.Close, nil
+	case "postgres":
+		return createPostgres(ctx)
+	}
+	return nil, nil, fmt.Errorf("unknown dialect %q (want sqlite or postgres)", dialect)
+}
+
+// createPostgres creates a database entityapi_test_<random hex> on the
+// server of TEST_DATABASE_URL, and opens and migrates it.
+func createPostgres(ctx context.Context) (*storage.Store, func() error, error) {
+	admin := os.Getenv(EnvURL)
+	if admin == "" {
+		return nil, nil, fmt.Errorf("postgres requested but %s is not set", EnvURL)
+	}
+	u, err := url.Parse(admin)
+	if err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") {
+		return nil, nil, fmt.Errorf("%s must be a postgres:// URL", EnvURL)
+	}
+	name := "entityapi_test_" + randomHex()
+	if err := adminExec(ctx, admin, "CREATE DATABASE "+name); err != nil {
+		return nil, nil, err
+	}
+	drop := func() error {
+		ctx, cancel := context.WithTimeout(context.Background(), setupTimeout)
+		defer cancel()
+		return adminExec(ctx, admin, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)")
+	}
+	u.Path = "/" + name
+	s, err := openMigrated(ctx, u.String())
+	if err != nil {
+		_ = drop()
+		return nil, nil, err
+	}
+	return s, func() error {
+		cerr := s.Close()
+		if err := drop(); err != nil {
+			return err
+		}
+		return cerr
+	}, nil
+}
+
+// adminExec runs one statement on the admin connection of TEST_DATABASE_URL.
+func adminExec(ctx context.Context, admin, stmt string) error {
+	cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	conn, err := pgx.Connect(cctx, admin)
+	if err != nil {
+		return fmt.Errorf("%s (%s) is unreachable: %w", EnvURL, redacted(admin), err)
+	}
+	defer conn.Close(context.Background())
+	if _, err := conn.Exec(ctx, stmt); err != nil {
+		return fmt.Errorf("%s on %s: %w", stmt, redacted(admin), err)
+	}
+	return nil
+}
+
+// openMigrated opens url and applies the migrations.
+func openMigrated(ctx context.Context, url string) (*storage.Store, error) {
+	s, err := storage.Open(ctx, url)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.Migrate(ctx); err != nil {
+		s.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+func randomHex() string {
+	b := make([]byte, 8)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+func redacted(raw string) string {
+	if u, err := url.Parse(raw); err == nil {
+		return u.Redacted()
+	}
+	return "(unparsable URL)"
+}
+
+// shared holds the stores of Shared, one per dialect, for one test binary.
+var shared struct {
+	sync.Mutex
+	main   bool // Main is running the tests
+	stores map[string]*sharedStore
+}
+
+type sharedStore struct {
+	once  sync.Once
+	store *storage.Store
+	drop  func() error
+	dir   string
+	err   error
+}
+
+// Shared returns one migrated store per dialect for the whole test binary, so
+// that tests which can live beside each other (each making its own
+// organization, say) do not pay a migration each. The package must call Main
+// from TestMain, which removes the stores at the end.
+func Shared(t testing.TB, dialect string) *storage.Store {
+	t.Helper()
+	requireServerInCI(t)
+	shared.Lock()
+	if !shared.main {
+		shared.Unlock()
+		t.Fatalf("storagetest.Shared needs func TestMain(m *testing.M) { storagetest.Main(m) }")
+	}
+	if shared.stores == nil {
+		shared.stores = map[string]*sharedStore{}
+	}
+	ss := shared.stores[dialect]
+	if ss == nil {
+		ss = &sharedStore{}
+		shared.stores[dialect] = ss
+	}
+	shared.Unlock()
+	ss.once.Do(func() {
+		if dialect == "sqlite" {
+			if ss.dir, ss.err = os.MkdirTemp("", "storagetest-"); ss.err != nil {
+				return
+			}
+		}
+		ss.store, ss.drop, ss.err = create(dialect, ss.dir)
+	})
+	if ss.err != nil {
+		t.Fatalf("storagetest: shared %s store: %v", dialect, ss.err)
+	}
+	return ss.store
+}
+
+// Main runs the package's tests and then removes the stores made by Shared.
+// Call it from TestMain.
+func Main(m *testing.M) {
+	shared.Lock()
+	shared.main = true
+	shared.Unlock()
+	code := m.Run()
+	shared.Lock()
+	for d, ss := range shared.stores {
+		if ss.drop != nil {
+			if err := ss.drop(); err != nil {
+				fmt.Fprintf(os.Stderr, "storagetest: remove shared %s store: %v\n", d, err)
+				code = 1
+			}
+		}
+		if ss.dir != "" {
+			_ = os.RemoveAll(ss.dir)
+		}
+	}
+	shared.Unlock()
+	os.Exit(code)
+}

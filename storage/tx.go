@@ -1,0 +1,91 @@
+package storage
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/uptrace/bun"
+)
+
+// Conn runs the generic queries either directly on the database (the Conn
+// embedded in Store) or inside one transaction (the Conn handed to a Tx
+// function). The same methods serve both, so engine code takes a *Conn and
+// the caller decides whether a transaction surrounds it.
+type Conn struct {
+	s   *Store
+	idb bun.IDB
+	tx  *bun.Tx // nil outside a transaction
+}
+
+// Tx runs fn in one transaction: committed when fn returns nil, rolled back
+// when it returns an error (returned unchanged) or panics.
+//
+// On the Store's Conn it begins a transaction; on SQLite it first waits, as
+// long as ctx allows, for this process's single write slot, so write
+// transactions queue instead of failing with SQLITE_BUSY. Inside fn use only
+// the given Conn: calling the Store's write methods or Store.Tx there would
+// wait for the slot fn itself holds (until ctx ends).
+//
+// On a Conn that is already in a transaction, Tx runs fn in a savepoint: an
+// error rolls back fn's writes only and the outer transaction goes on. This is
+// how one failing item (a unique clash, say) can be skipped on PostgreSQL,
+// where any failed statement otherwise aborts the whole transaction.
+func (c *Conn) Tx(ctx context.Context, fn func(c *Conn) error) error {
+	if c.tx != nil {
+		return c.tx.RunInTx(ctx, nil, func(_ context.Context, sp bun.Tx) error {
+			return fn(&Conn{s: c.s, idb: sp, tx: &sp})
+		})
+	}
+	release, err := c.s.acquireWrite(ctx)
+	if err != nil {
+		return err
+	}
+	defer release()
+
+	tx, err := c.s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("storage: begin transaction: %w", err)
+	}
+	done := false
+	defer func() {
+		if !done {
+			_ = tx.Rollback()
+		}
+	}()
+	if err := fn(&Conn{s: c.s, idb: tx, tx: &tx}); err != nil {
+		return err
+	}
+	done = true
+	if err := tx.Commit(); err != nil {
+		return c.s.mapError("commit", "", err)
+	}
+	return nil
+}
+
+// InTx reports whether c runs inside a transaction.
+func (c *Conn) InTx() bool { return c.tx != nil }
+
+// atomic runs fn so that all its statements commit together: directly when c
+// is already in a transaction (no savepoint: the caller owns the outcome),
+// else in a new one. Every write goes through it, which also gives single
+// statements the SQLite write slot.
+func (c *Conn) atomic(ctx context.Context, fn func(c *Conn) error) error {
+	if c.tx != nil {
+		return fn(c)
+	}
+	return c.Tx(ctx, fn)
+}
+
+// acquireWrite takes the SQLite write slot (a no-op on PostgreSQL, which
+// handles concurrent writers itself) and returns its release.
+func (s *Store) acquireWrite(ctx context.Context) (release func(), err error) {
+	if s.writeSlot == nil {
+		return func() {}, nil
+	}
+	select {
+	case s.writeSlot <- struct{}{}:
+		return func() { <-s.writeSlot }, nil
+	case <-ctx.Done():
+		return nil, fmt.Errorf("storage: waiting for the SQLite writer: %w", ctx.Err())
+	}
+}
