@@ -22,7 +22,6 @@ func derefObject(o *jsonapi.Object) jsonapi.Object {
 	return *o
 }
 
-
 // CreateAccount serves createAccount.
 func (h *backofficeHandlers) CreateAccount(ctx context.Context, r bo.CreateAccountRequestObject) (bo.CreateAccountResponseObject, error) {
 	return bo.Reply(h.e.Create(ctx, r.ApplicationVndAPIPlusJSONBody, derefObject(r.JSONBody)))
