@@ -132,6 +132,11 @@ func schemaProblems(se *openapi3.SchemaError, f format) []*problem.Problem {
 		pointer = ""
 	}
 	field := se.SchemaField
+	if unsupportedProperty.MatchString(se.Reason) {
+		field = "additionalProperties"
+	} else if missingProperty.MatchString(se.Reason) {
+		field = "required"
+	}
 	switch field {
 	case "required":
 		if m := missingProperty.FindStringSubmatch(se.Reason); m != nil {

@@ -50,6 +50,7 @@ func checkStamp(t *testing.T, v any, after time.Time) time.Time {
 }
 
 func TestAccountRoundTrip(t *testing.T) {
+	t.Parallel()
 	storagetest.Each(t, func(t *testing.T, s *storage.Store) {
 		ctx := context.Background()
 		accounts := table(t, s, "accounts")
@@ -122,6 +123,7 @@ func TestAccountRoundTrip(t *testing.T) {
 }
 
 func TestWeightUnitRoundTrip(t *testing.T) {
+	t.Parallel()
 	storagetest.Each(t, func(t *testing.T, s *storage.Store) {
 		ctx := context.Background()
 		units := table(t, s, "weightunits")
@@ -175,6 +177,7 @@ func TestWeightUnitRoundTrip(t *testing.T) {
 }
 
 func TestTaxJurisdictionRoundTrip(t *testing.T) {
+	t.Parallel()
 	storagetest.Each(t, func(t *testing.T, s *storage.Store) {
 		ctx := context.Background()
 		tj := table(t, s, "taxjurisdictions")
@@ -219,6 +222,7 @@ func TestTaxJurisdictionRoundTrip(t *testing.T) {
 }
 
 func TestUniqueExternalID(t *testing.T) {
+	t.Parallel()
 	storagetest.Each(t, func(t *testing.T, s *storage.Store) {
 		ctx := context.Background()
 		accounts := table(t, s, "accounts")

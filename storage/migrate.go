@@ -66,8 +66,8 @@ func (s *Store) Migrate(ctx context.Context) (err error) {
 		return err
 	}
 	m := s.migrator(ms)
-	if err := m.Init(ctx); err != nil {
-		return fmt.Errorf("storage: migrate: create the bookkeeping tables: %w", err)
+	if err := initMigrator(ctx, m); err != nil {
+		return err
 	}
 	if err := s.lockMigrations(ctx, m); err != nil {
 		return err
@@ -136,6 +136,24 @@ func (s *Store) migrator(ms *migrate.Migrations) *migrate.Migrator {
 			return nil
 		}),
 	)
+}
+
+// initMigrator creates bun/migrate's tables if needed. Processes starting
+// together on a fresh PostgreSQL database can collide on CREATE TABLE IF NOT
+// EXISTS (a duplicate catalog entry), so a failure is retried a few times.
+func initMigrator(ctx context.Context, m *migrate.Migrator) error {
+	var err error
+	for range 3 {
+		if err = m.Init(ctx); err == nil {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("storage: migrate: create the bookkeeping tables: %w", ctx.Err())
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+	return fmt.Errorf("storage: migrate: create the bookkeeping tables: %w", err)
 }
 
 // lockMigrations takes bun/migrate's lock (a row in bun_migration_locks),

@@ -20,6 +20,7 @@ func table(t *testing.T, s *storage.Store, name string) *storage.Table {
 }
 
 func TestMigrateLoadsReferenceData(t *testing.T) {
+	t.Parallel()
 	storagetest.Each(t, func(t *testing.T, s *storage.Store) {
 		ctx := context.Background()
 		for _, tc := range []struct {
@@ -52,6 +53,7 @@ func TestMigrateLoadsReferenceData(t *testing.T) {
 }
 
 func TestMigrateIsIdempotent(t *testing.T) {
+	t.Parallel()
 	storagetest.Each(t, func(t *testing.T, s *storage.Store) {
 		ctx := context.Background()
 		if err := s.Migrate(ctx); err != nil {
@@ -76,6 +78,7 @@ func TestMigrateIsIdempotent(t *testing.T) {
 }
 
 func TestPendingOnFreshDatabase(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s, err := storage.Open(ctx, "sqlite:"+t.TempDir()+"/fresh.db")
 	if err != nil {
@@ -95,6 +98,7 @@ func TestPendingOnFreshDatabase(t *testing.T) {
 }
 
 func TestDefaultOrganization(t *testing.T) {
+	t.Parallel()
 	storagetest.Each(t, func(t *testing.T, s *storage.Store) {
 		ctx := context.Background()
 		main, err := s.Organization(ctx, 1)
@@ -106,6 +110,10 @@ func TestDefaultOrganization(t *testing.T) {
 		}
 		if main.CreatedAt.Nanosecond() != 0 {
 			t.Errorf("created_at %v has a fraction of a second", main.CreatedAt)
+		}
+		row, err := s.Get(ctx, table(t, s, "organizations"), 0, int64(1))
+		if err != nil || row["enabled"] != true || row["name"] != "Main" || row["description"] != nil {
+			t.Errorf("Get(organizations, 1) = %v, %v", row, err)
 		}
 		// The sequence goes on after the migration's row.
 		id := newOrganization(t, s, "Second")
@@ -130,6 +138,7 @@ func newOrganization(t *testing.T, s *storage.Store, name string) int64 {
 }
 
 func TestOpenRejectsUnknownURL(t *testing.T) {
+	t.Parallel()
 	for _, url := range []string{"mysql://u:secret@tcp(h:3306)/db", "", "sqlite:", "file:x.db"} {
 		_, err := storage.Open(context.Background(), url)
 		if err == nil {
@@ -143,6 +152,7 @@ func TestOpenRejectsUnknownURL(t *testing.T) {
 }
 
 func TestDialect(t *testing.T) {
+	t.Parallel()
 	storagetest.Each(t, func(t *testing.T, s *storage.Store) {
 		if got := s.Dialect(); !strings.HasSuffix(t.Name(), "/"+got) {
 			t.Errorf("Dialect() = %q in subtest %s", got, t.Name())
@@ -151,4 +161,59 @@ func TestDialect(t *testing.T) {
 			t.Error(err)
 		}
 	})
+}
+
+// TestConcurrentMigrate starts several stores (as several processes would) on
+// one fresh database: they take turns, and the data is loaded once.
+func TestConcurrentMigrate(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	url := "sqlite:" + t.TempDir() + "/shared.db"
+	const n = 3
+	stores := make([]*storage.Store, n)
+	for i := range stores {
+		s, err := storage.Open(ctx, url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		stores[i] = s
+	}
+	errs := make(chan error, n)
+	for _, s := range stores {
+		go func() { errs <- s.Migrate(ctx) }()
+	}
+	for range n {
+		if err := <-errs; err != nil {
+			t.Errorf("Migrate: %v", err)
+		}
+	}
+	countries, err := stores[0].Count(ctx, storage.Query{Table: table(t, stores[0], "countries")})
+	if err != nil || countries < 249 || countries > 300 {
+		t.Errorf("countries = %d, %v", countries, err)
+	}
+}
+
+func TestMemoryDatabase(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s, err := storage.Open(ctx, "sqlite::memory:")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	accounts := table(t, s, "accounts")
+	err = s.Tx(ctx, func(c *storage.Conn) error {
+		_, err := c.InsertMany(ctx, accounts, 1, []storage.Row{{"name": "a"}, {"name": "b"}})
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, err := s.Count(ctx, storage.Query{Table: accounts, Org: 1}); err != nil || n != 2 {
+		t.Errorf("Count = %d, %v; want 2", n, err)
+	}
 }

@@ -1,0 +1,107 @@
+package storage_test
+
+import (
+	"context"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/entityapi/entityapi/storage"
+	"github.com/entityapi/entityapi/storage/storagetest"
+)
+
+func TestMain(m *testing.M) { storagetest.Main(m) }
+
+func TestTablesFromModels(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		key     string
+		autoKey bool
+		scoped  bool
+		order   []string
+		kinds   map[string]storage.Kind
+	}{
+		{"organizations", "id", true, false,
+			[]string{"id", "name", "description", "enabled", "created_at", "updated_at"},
+			map[string]storage.Kind{"id": storage.KindInt, "enabled": storage.KindBool, "created_at": storage.KindTime}},
+		{"countries", "code", false, false,
+			[]string{"code", "iso3", "name_en", "name_de", "name_fr", "name_es"},
+			map[string]storage.Kind{"code": storage.KindString}},
+		{"regions", "code", false, false,
+			[]string{"code", "country_code", "sub_code", "name_en", "name_de", "name_fr", "name_es"}, nil},
+		{"weightunits", "code", false, true,
+			[]string{"code", "conversion_rates", "created_at", "updated_at"},
+			map[string]storage.Kind{"conversion_rates": storage.KindJSON}},
+		{"taxjurisdictions", "id", true, true,
+			[]string{"id", "code", "description", "region_text", "zip_codes", "country_code", "region_code", "created_at", "updated_at"},
+			map[string]storage.Kind{"zip_codes": storage.KindJSON, "region_code": storage.KindString}},
+		{"accounts", "id", true, true,
+			[]string{"id", "name", "external_id", "created_at", "updated_at"},
+			map[string]storage.Kind{"external_id": storage.KindString, "updated_at": storage.KindTime}},
+	}
+	s := storagetest.Shared(t, "sqlite")
+	for _, tc := range tests {
+		tbl := table(t, s, tc.name)
+		if tbl.Key != tc.key || tbl.AutoKey != tc.autoKey || tbl.Scoped != tc.scoped || !reflect.DeepEqual(tbl.Order, tc.order) {
+			t.Errorf("%s = %+v", tc.name, tbl)
+		}
+		if len(tbl.Columns) != len(tbl.Order) {
+			t.Errorf("%s: %d columns, %d in Order", tc.name, len(tbl.Columns), len(tbl.Order))
+		}
+		for col, k := range tc.kinds {
+			if tbl.Columns[col] != k {
+				t.Errorf("%s.%s is kind %d, want %d", tc.name, col, tbl.Columns[col], k)
+			}
+		}
+	}
+	if _, ok := s.Table("nope"); ok {
+		t.Error(`Table("nope") found`)
+	}
+}
+
+// TestSharedStore checks that Shared hands out one migrated store per dialect.
+func TestSharedStore(t *testing.T) {
+	t.Parallel()
+	for _, d := range storagetest.Dialects() {
+		a, b := storagetest.Shared(t, d), storagetest.Shared(t, d)
+		if a != b {
+			t.Errorf("%s: Shared returned two stores", d)
+		}
+		if a.Dialect() != d {
+			t.Errorf("Shared(%s).Dialect() = %s", d, a.Dialect())
+		}
+		if n, err := a.Pending(context.Background()); err != nil || n != 0 {
+			t.Errorf("%s: Pending = %d, %v", d, n, err)
+		}
+	}
+}
+
+// TestSQLiteTimeText checks the one text form of times in SQLite, whoever
+// writes them: the generic queries, a Bun model and SQLite's own default.
+func TestSQLiteTimeText(t *testing.T) {
+	t.Parallel()
+	s := storagetest.Open(t, "sqlite")
+	ctx := context.Background()
+	at := time.Date(2024, 5, 6, 7, 8, 9, 0, time.FixedZone("X", -5*3600))
+	if _, err := s.Insert(ctx, table(t, s, "accounts"), 1, storage.Row{"name": "generic", "created_at": at}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.DB().NewInsert().Model(&storage.Account{OrganizationID: 1, Name: "model", CreatedAt: at}).Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var texts []string
+	if err := s.DB().NewRaw("SELECT CAST(created_at AS TEXT) FROM accounts ORDER BY id").Scan(ctx, &texts); err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"2024-05-06 12:08:09", "2024-05-06 12:08:09"}; !reflect.DeepEqual(texts, want) {
+		t.Errorf("stored %q, want %q", texts, want)
+	}
+	var main string
+	if err := s.DB().NewRaw("SELECT CAST(created_at AS TEXT) FROM organizations WHERE id = 1").Scan(ctx, &main); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := time.Parse("2006-01-02 15:04:05", main); err != nil {
+		t.Errorf("default created_at %q is not in the common form: %v", main, err)
+	}
+}
