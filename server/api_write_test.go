@@ -64,7 +64,7 @@ func TestWriteResources(t *testing.T) {
 				"relationships":{"country":{"data":{"type":"countries","id":"US"}},"region":{"data":{"type":"regions","id":"US-NY"}}}}}`,
 				status: 201, checks: []check{{path: "data/relationships/country/data/id", want: "US"}, {path: "data/attributes/zipCodes/0/from", want: "10001"}}},
 			{name: "tax jurisdiction with missing country", method: http.MethodPost, path: "/admin/api/taxjurisdictions",
-				body: `{"data":{"type":"taxjurisdictions","attributes":{"code":"XX"},"relationships":{"country":{"data":{"type":"countries","id":"QQ"}}}}}`,
+				body:   `{"data":{"type":"taxjurisdictions","attributes":{"code":"XX"},"relationships":{"country":{"data":{"type":"countries","id":"QQ"}}}}}`,
 				status: 400, checks: []check{{path: "errors/0/title", want: "form constraint"},
 					{path: "errors/0/source/pointer", want: "/data/relationships/country/data"}}},
 			{name: "tax jurisdictions include", path: "/admin/api/taxjurisdictions?include=country,region&filter[code]=NYC", status: 200, checks: []check{
