@@ -109,6 +109,13 @@ func TestConditions(t *testing.T) {
 	storagetest.Each(t, func(t *testing.T, s *storage.Store) {
 		ids := fixtures(t, s)
 		accounts := table(t, s, "accounts")
+		gamma, err := s.Get(context.Background(), accounts, 1, ids["gamma"])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := gamma["created_at"].(time.Time); got != at(2) {
+			t.Errorf("created_at reads back as %v, want %v", got, at(2))
+		}
 		for _, tc := range tests {
 			got := names(t, s, storage.Query{Table: accounts, Org: 1, Where: []storage.Cond{tc.cond(ids)}})
 			if !reflect.DeepEqual(got, tc.want) {

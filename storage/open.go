@@ -62,8 +62,9 @@ type Store struct {
 
 // Open connects to the database named by url: "sqlite:PATH" (the parent
 // directory is created), "sqlite::memory:" (a private in-memory database on a
-// single connection), or "postgres://..." / "postgresql://...". It checks that
-// the database answers but does not migrate it (see Migrate).
+// single connection: a read outside a running transaction waits for it), or
+// "postgres://..." / "postgresql://...". It checks that the database answers
+// but does not migrate it (see Migrate).
 func Open(ctx context.Context, url string) (*Store, error) {
 	var (
 		s   *Store
@@ -85,7 +86,7 @@ func Open(ctx context.Context, url string) (*Store, error) {
 		s.Close()
 		return nil, err
 	}
-	if err := s.Ping(ctx); err != nil {
+	if err := s.db.PingContext(ctx); err != nil {
 		s.Close()
 		return nil, fmt.Errorf("storage: open %s: %w", redact(url), err)
 	}
