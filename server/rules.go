@@ -1,0 +1,68 @@
+package server
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+
+	"github.com/entityapi/entityapi/server/problem"
+	"github.com/entityapi/entityapi/storage"
+)
+
+// rule checks and normalizes the values of one resource beyond what its schema can
+// say; it runs after the schema check, on the column values about to be written.
+type rule func(row storage.Row, in *input) []*problem.Problem
+
+// rules are the business rules of each resource type (oro-behaviour §14).
+var rules = map[string]rule{
+	"taxjurisdictions": zipCodesRule,
+}
+
+// zipCode is one element of a tax jurisdiction's zipCodes.
+type zipCode struct {
+	From *string `json:"from"`
+	To   *string `json:"to"`
+}
+
+// zipCodesRule (oro-behaviour §14.9): a range needs numeric codes whose start is
+// not after its end; {"to": "90280"} alone means the single code 90280; every
+// element names at least one code. Elements are stored as {"from", "to"}.
+func zipCodesRule(row storage.Row, in *input) []*problem.Problem {
+	raw, ok := row["zip_codes"].(json.RawMessage)
+	if !ok {
+		return nil
+	}
+	var codes []zipCode
+	if err := json.Unmarshal(raw, &codes); err != nil {
+		return []*problem.Problem{problem.Constraint("type constraint", "This value should be a list of postal codes.", in.pointer(attributesMember, "zipCodes"))}
+	}
+	var errs []*problem.Problem
+	at := func(i int, field string) string {
+		return in.pointer(attributesMember, "zipCodes") + fmt.Sprintf("/%d/%s", i, field)
+	}
+	for i := range codes {
+		c := &codes[i]
+		switch {
+		case c.From == nil && c.To == nil:
+			errs = append(errs, problem.NotBlank(at(i, "from")))
+		case c.From == nil:
+			c.From, c.To = c.To, nil
+		case c.To != nil && *c.To == *c.From:
+			c.To = nil
+		case c.To != nil:
+			from, errFrom := strconv.ParseUint(*c.From, 10, 64)
+			to, errTo := strconv.ParseUint(*c.To, 10, 64)
+			if errFrom != nil || errTo != nil {
+				errs = append(errs, problem.Constraint("zip code fields constraint", "Ranges are supported only for numeric postal codes.", at(i, "from")))
+			} else if from > to {
+				errs = append(errs, problem.Constraint("zip code fields constraint", "The start of a range should not be after its end.", at(i, "from")))
+			}
+		}
+	}
+	if len(errs) > 0 {
+		return errs
+	}
+	normalized, _ := json.Marshal(codes)
+	row["zip_codes"] = json.RawMessage(normalized)
+	return nil
+}
