@@ -81,6 +81,9 @@ func run(ctx context.Context, args []string) error {
 		return errors.New("usage: entityapi serve|migrate [flags] (entityapi serve -h lists the flags)")
 	}
 	cmd, args := args[0], args[1:]
+	if cmd != "serve" && cmd != "migrate" {
+		return fmt.Errorf("unknown command %q (want serve or migrate)", cmd)
+	}
 	cfg, err := parse(cmd, args)
 	if err != nil {
 		return err
@@ -98,10 +101,9 @@ func run(ctx context.Context, args []string) error {
 	case "migrate":
 		log.Info("migrations applied", "database", store.Dialect())
 		return nil
-	case "serve":
+	default:
 		return serve(ctx, cfg, store, log)
 	}
-	return fmt.Errorf("unknown command %q (want serve or migrate)", cmd)
 }
 
 func serve(ctx context.Context, cfg *config, store *storage.Store, log *slog.Logger) error {

@@ -111,7 +111,7 @@ func load(s *openapi3.Schema) (*Resource, error) {
 			r.attrs[name] = a
 		}
 	}
-	sort.Slice(r.Attributes, func(i, j int) bool { return r.Attributes[i].Name < r.Attributes[j].Name })
+	sort.Slice(r.Attributes, func(i, j int) bool { return attributeBefore(r.Attributes[i].Name, r.Attributes[j].Name) })
 	if rels := prop(s, "relationships"); rels != nil {
 		for name, p := range rels.Properties {
 			rel, err := relationship(name, p.Value)
@@ -124,4 +124,14 @@ func load(s *openapi3.Schema) (*Resource, error) {
 	}
 	sort.Slice(r.Relationships, func(i, j int) bool { return r.Relationships[i].Name < r.Relationships[j].Name })
 	return r, nil
+}
+
+// attributeBefore orders attributes by name, with the timestamps every writable
+// resource has last, so each record reads its own fields first.
+func attributeBefore(a, b string) bool {
+	stamp := func(n string) bool { return n == "createdAt" || n == "updatedAt" }
+	if stamp(a) != stamp(b) {
+		return stamp(b)
+	}
+	return a < b
 }

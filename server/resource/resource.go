@@ -33,7 +33,7 @@ type Resource struct {
 	Upsert   [][]string
 	Batch    bool
 
-	Attributes    []*Attribute // sorted by name
+	Attributes    []*Attribute // by name, createdAt and updatedAt last
 	Relationships []*Relationship
 	attrs         map[string]*Attribute
 	rels          map[string]*Relationship
