@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"strconv"
 
@@ -96,32 +97,9 @@ func (e *engine) list(ctx context.Context, cl *call, res *resource.Resource, ext
 	if extra != nil {
 		q.Where = append(q.Where, *extra)
 	}
-	total := -1
-	if cl.xinclude["totalCount"] {
-		if total, err = e.store.Count(ctx, q); err != nil {
-			return nil, err
-		}
-	}
-	limit := p.size
-	if p.size < 0 {
-		limit = maxUnpaged
-	} else {
-		q.Offset = (p.number - 1) * p.size
-	}
-	q.Limit = limit + 1
-	rows, err := e.store.Find(ctx, q)
+	rows, hasMore, total, err := e.page(ctx, cl, q, p)
 	if err != nil {
 		return nil, err
-	}
-	hasMore := len(rows) > limit
-	if hasMore && p.size < 0 {
-		return nil, problem.Filter("page[size]", "More than 10000 records match; use paging.")
-	}
-	if hasMore {
-		rows = rows[:limit]
-	}
-	if total >= 0 {
-		cl.c.Header("X-Include-Total-Count", strconv.Itoa(total))
 	}
 	links, err := e.loadLinkage(ctx, cl, res, rows, p.fields[res.Type])
 	if err != nil {
@@ -132,7 +110,7 @@ func (e *engine) list(ctx context.Context, cl *call, res *resource.Resource, ext
 		for i, row := range rows {
 			objs[i] = e.plainObject(res, row, links)
 		}
-		return cl.reply(http.StatusOK, nil, jsonapi.AppendObjects(make([]byte, 0, 256*len(rows)+2), objs)), nil
+		return withTotal(cl.reply(http.StatusOK, nil, jsonapi.AppendObjects(make([]byte, 0, 256*len(rows)+2), objs)), total), nil
 	}
 	data := make(jsonapi.Many, len(rows))
 	for i, row := range rows {
@@ -145,5 +123,46 @@ func (e *engine) list(ctx context.Context, cl *call, res *resource.Resource, ext
 	if cl.hateoas {
 		doc.Links = cl.pageLinks(self, p, hasMore, total)
 	}
-	return cl.reply(http.StatusOK, doc, nil), nil
+	return withTotal(cl.reply(http.StatusOK, doc, nil), total), nil
+}
+
+// page reads one page of q: the rows, whether more follow, and the number of all
+// matches when X-Include asks for it (-1 otherwise). Fetching one row more than
+// the page tells whether a next page exists without counting.
+func (e *engine) page(ctx context.Context, cl *call, q storage.Query, p *listParams) (rows []storage.Row, hasMore bool, total int, err error) {
+	total = -1
+	if cl.xinclude["totalCount"] {
+		if total, err = e.store.Count(ctx, q); err != nil {
+			return nil, false, 0, err
+		}
+	}
+	limit := p.size
+	if p.size < 0 {
+		limit = maxUnpaged
+	} else {
+		q.Offset = (p.number - 1) * p.size
+	}
+	q.Limit = limit + 1
+	if rows, err = e.store.Find(ctx, q); err != nil {
+		return nil, false, 0, err
+	}
+	hasMore = len(rows) > limit
+	if hasMore && p.size < 0 {
+		return nil, false, 0, problem.Filter("page[size]", fmt.Sprintf("More than %d records match; use paging.", maxUnpaged))
+	}
+	if hasMore {
+		rows = rows[:limit]
+	}
+	return rows, hasMore, total, nil
+}
+
+// withTotal adds X-Include-Total-Count to a successful reply when it was asked for.
+func withTotal(r *jsonapi.Reply, total int) *jsonapi.Reply {
+	if total >= 0 {
+		if r.Header == nil {
+			r.Header = http.Header{}
+		}
+		r.Header.Set("X-Include-Total-Count", strconv.Itoa(total))
+	}
+	return r
 }

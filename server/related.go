@@ -3,7 +3,6 @@ package server
 import (
 	"context"
 	"net/http"
-	"strconv"
 
 	"github.com/entityapi/entityapi/server/jsonapi"
 	"github.com/entityapi/entityapi/storage"
@@ -77,27 +76,9 @@ func (e *engine) Relationship(ctx context.Context) (*jsonapi.Reply, error) {
 	}
 	q := storage.Query{Table: e.table(target), Org: cl.org,
 		Where: []storage.Cond{{Column: back.Column, Op: storage.Eq, Values: []any{owner[res.IDColumn]}}}}
-	if cl.xinclude["totalCount"] {
-		total, err := e.store.Count(ctx, q)
-		if err != nil {
-			return nil, err
-		}
-		cl.c.Header("X-Include-Total-Count", strconv.Itoa(total))
-	}
-	limit := p.size
-	if limit < 0 {
-		limit = maxUnpaged
-	} else {
-		q.Offset = (p.number - 1) * p.size
-	}
-	q.Limit = limit + 1
-	rows, err := e.store.Find(ctx, q)
+	rows, hasMore, total, err := e.page(ctx, cl, q, p)
 	if err != nil {
 		return nil, err
-	}
-	hasMore := len(rows) > limit
-	if hasMore {
-		rows = rows[:limit]
 	}
 	data := make(jsonapi.ToMany, len(rows))
 	for i, row := range rows {
@@ -105,8 +86,8 @@ func (e *engine) Relationship(ctx context.Context) (*jsonapi.Reply, error) {
 	}
 	doc := &jsonapi.TopLevel{Data: data}
 	if cl.hateoas {
-		doc.Links = cl.pageLinks(self, p, hasMore, -1)
+		doc.Links = cl.pageLinks(self, p, hasMore, total)
 		doc.Links.Related = links.Related
 	}
-	return cl.reply(http.StatusOK, doc, nil), nil
+	return withTotal(cl.reply(http.StatusOK, doc, nil), total), nil
 }
