@@ -181,4 +181,3 @@ func storageValue(t resource.FieldType, raw json.RawMessage) (any, error) {
 	}
 	return json.RawMessage(buf.Bytes()), nil
 }
-

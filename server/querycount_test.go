@@ -1,0 +1,167 @@
+package server_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/uptrace/bun"
+
+	"github.com/entityapi/entityapi/storage/storagetest"
+)
+
+// queryCounter is a Bun query hook counting the queries that complete while
+// it is on, and keeping their SQL for failure messages.
+type queryCounter struct {
+	mu      sync.Mutex
+	on      bool
+	queries []string
+}
+
+var _ bun.QueryHook = (*queryCounter)(nil)
+
+func (q *queryCounter) BeforeQuery(ctx context.Context, _ *bun.QueryEvent) context.Context {
+	return ctx
+}
+
+func (q *queryCounter) AfterQuery(_ context.Context, ev *bun.QueryEvent) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.on {
+		q.queries = append(q.queries, ev.Query)
+	}
+}
+
+// during counts the queries fn sends; it returns their SQL.
+func (q *queryCounter) during(fn func()) []string {
+	q.mu.Lock()
+	q.on, q.queries = true, nil
+	q.mu.Unlock()
+	defer func() {
+		q.mu.Lock()
+		q.on = false
+		q.mu.Unlock()
+	}()
+	fn()
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return append([]string(nil), q.queries...)
+}
+
+// TestQueriesPerRequest proves DESIGN.md §5's bound: a list costs at most 1
+// query for the primary records, 1 per to-many relationship whose linkage it
+// shows, 1 per include path segment and 1 for totalCount, whatever the page size.
+// It asserts the exact count the engine spends. Linkage shown by included
+// records counts too: the engine loads it in one query per to-many
+// relationship per include path segment, so it stays constant in the page size.
+func TestQueriesPerRequest(t *testing.T) {
+	totalCount := map[string]string{"Accept": "application/vnd.api+json", "X-Include": "totalCount"}
+	cases := []struct {
+		name    string
+		path    string
+		headers map[string]string // jsonAPI when nil
+		want    int
+		records int // length of data (or of the plain array); -1: one object
+		why     string
+		same    string // cases with the same key differ only in page size: their counts must be equal
+		shows   string // a body path that must hold a value (the data a query loaded)
+	}{
+		{name: "countries page 5", path: "/admin/api/countries?page[size]=5", want: 2, records: 5,
+			why: "rows + regions linkage", same: "countries"},
+		{name: "countries page 200", path: "/admin/api/countries?page[size]=200", want: 2, records: 200,
+			why: "rows + regions linkage", same: "countries"},
+		{name: "countries page 200 with totalCount", path: "/admin/api/countries?page[size]=200", headers: totalCount, want: 3, records: 200,
+			why: "count + rows + regions linkage", same: "countries+total"},
+		{name: "countries page 5 with totalCount", path: "/admin/api/countries?page[size]=5", headers: totalCount, want: 3, records: 5,
+			why: "count + rows + regions linkage", same: "countries+total"},
+		{name: "countries plain page 100", path: "/admin/api/countries?page[size]=100", headers: plain, want: 2, records: 100,
+			why: "rows + regions linkage (the plain format always shows it)"},
+		{name: "countries without the to-many relationship", path: "/admin/api/countries?fields[countries]=name", want: 1, records: 10,
+			why: "rows only: no linkage when regions is not shown"},
+		{name: "countries including regions", path: "/admin/api/countries?page[size]=20&include=regions", want: 3, records: 20,
+			why: "rows + regions linkage + regions segment"},
+		// Regions have no to-many relationship, but the included countries
+		// show their regions linkage, which costs one query (constant in the
+		// page size). Leaving regions out of the countries' fields saves it.
+		{name: "regions page 10 with country", path: "/admin/api/regions?page[size]=10&include=country", want: 3, records: 10,
+			why: "rows + country segment + regions linkage of the included countries", same: "regions.country",
+			shows: "included/0/relationships/regions/data/0/id"},
+		{name: "regions page 100 with country", path: "/admin/api/regions?page[size]=100&include=country", want: 3, records: 100,
+			why: "rows + country segment + regions linkage of the included countries", same: "regions.country",
+			shows: "included/0/relationships/regions/data/0/id"},
+		{name: "regions page 100 with country, countries without regions",
+			path: "/admin/api/regions?page[size]=100&include=country&fields[countries]=name", want: 2, records: 100,
+			why: "rows + country segment"},
+		{name: "regions page 10 with country.regions", path: "/admin/api/regions?include=country.regions&page[size]=10", want: 4, records: 10,
+			why: "rows + country segment + regions linkage of the included countries + regions segment", same: "regions.country.regions"},
+		{name: "regions page 50 with country.regions", path: "/admin/api/regions?include=country.regions&page[size]=50", want: 4, records: 50,
+			why: "rows + country segment + regions linkage of the included countries + regions segment", same: "regions.country.regions"},
+		{name: "regions page 100 with country.regions", path: "/admin/api/regions?include=country.regions&page[size]=100", want: 4, records: 100,
+			why: "rows + country segment + regions linkage of the included countries + regions segment", same: "regions.country.regions"},
+		{name: "one country", path: "/admin/api/countries/US", want: 2, records: -1,
+			why: "row + regions linkage"},
+	}
+	for _, dialect := range storagetest.Dialects() {
+		t.Run(dialect, func(t *testing.T) {
+			store := storagetest.Open(t, dialect)
+			counter := &queryCounter{}
+			store.DB().AddQueryHook(counter)
+			a := newAPI(t, store)
+			counts := map[string][]int{}
+			for _, tc := range cases {
+				t.Run(tc.name, func(t *testing.T) {
+					sub := *a // a.do fails the test it holds: this one
+					sub.t = t
+					h := tc.headers
+					if h == nil {
+						h = jsonAPI
+					}
+					var r *result
+					queries := counter.during(func() { r = sub.do("GET", tc.path, h, "").want(t, 200) })
+					t.Logf("queries: %d (%s)", len(queries), tc.why)
+					if tc.same != "" {
+						counts[tc.same] = append(counts[tc.same], len(queries))
+					}
+					if len(queries) != tc.want {
+						t.Errorf("%s: %d queries, want %d (%s):\n%s", tc.path, len(queries), tc.want, tc.why, listQueries(queries))
+					}
+					if tc.shows != "" && r.value(tc.shows) == nil {
+						t.Errorf("%s: nothing at %s\n%.300s", tc.path, tc.shows, r.body)
+					}
+					switch {
+					case tc.records < 0:
+						if r.doc == nil || get(r.doc, "data/id") == nil {
+							t.Errorf("want one record\n%.300s", r.body)
+						}
+					case r.list != nil:
+						if len(r.list) != tc.records {
+							t.Errorf("%d records, want %d", len(r.list), tc.records)
+						}
+					default:
+						if data, _ := get(r.doc, "data").([]any); len(data) != tc.records {
+							t.Errorf("%d records, want %d", len(data), tc.records)
+						}
+					}
+				})
+			}
+			for key, n := range counts {
+				for _, c := range n[1:] {
+					if c != n[0] {
+						t.Errorf("%s: the query count changes with the page size: %v", key, n)
+						break
+					}
+				}
+			}
+		})
+	}
+}
+
+func listQueries(queries []string) string {
+	var sb strings.Builder
+	for i, q := range queries {
+		fmt.Fprintf(&sb, "  %d. %.300s\n", i+1, q)
+	}
+	return sb.String()
+}
