@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"strings"
 
@@ -24,7 +25,8 @@ type engine struct {
 	store  *storage.Store
 	reg    *resource.Registry
 	routes *routeTable
-	tables map[string]*storage.Table // resource type -> table
+	tables map[string]*storage.Table     // resource type -> table
+	joins  map[string]*storage.JoinTable // join table name -> join table
 	cfg    *Config
 }
 
@@ -35,6 +37,7 @@ type call struct {
 	f        format
 	org      int64
 	hateoas  bool
+	title    bool // meta=title: each resource carries its title
 	xinclude map[string]bool
 	base     string // absolute base of the application's addresses
 	routes   *routeTable
@@ -58,6 +61,11 @@ func (e *engine) begin(ctx context.Context) (*call, error) {
 		}
 	}
 	cl.hateoas = cl.f == jsonapiFormat && !cl.xinclude["noHateoas"]
+	if meta, ok := c.Request.URL.Query()["meta"]; ok {
+		if err := cl.parseMeta(meta[len(meta)-1]); err != nil {
+			return nil, err
+		}
+	}
 	cl.base = e.publicBase(c.Request) + e.routes.base
 	return cl, nil
 }
@@ -110,4 +118,18 @@ func (cl *call) reply(status int, doc *jsonapi.TopLevel, plain []byte) *jsonapi.
 		return &jsonapi.Reply{Status: status, ContentType: jsonapi.PlainMediaType, Body: plain}
 	}
 	return &jsonapi.Reply{Status: status, ContentType: jsonapi.MediaType, Body: doc.AppendJSON(make([]byte, 0, 1024))}
+}
+
+// parseMeta reads meta=title (oro-behaviour §5.3); title is the one meta property.
+func (cl *call) parseMeta(value string) error {
+	if cl.f == plainFormat {
+		return problem.Filter("meta", "The filter is not supported by the plain format; use JSON:API.")
+	}
+	for _, name := range strings.Split(value, ",") {
+		if name != "title" {
+			return problem.Filter("meta", fmt.Sprintf("The %q is not known meta property. Known properties: title.", name))
+		}
+		cl.title = true
+	}
+	return nil
 }

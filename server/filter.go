@@ -18,6 +18,7 @@ var filterKey = regexp.MustCompile(`^filter\[([A-Za-z0-9_.\-]+)\](?:\[([a-z_]+)\
 // filterField is what a filter name resolves to.
 type filterField struct {
 	column string
+	via    *storage.Via // to-many relationships: the related records are tested
 	typ    resource.FieldType
 	ops    []string
 	list   bool
@@ -28,13 +29,29 @@ func (e *engine) resolveFilter(res *resource.Resource, name string) (filterField
 		return filterField{column: res.IDColumn, typ: idType(res), ops: res.IDOps, list: true}, true
 	}
 	if a, ok := res.Attribute(name); ok && len(a.Filter) > 0 {
-		return filterField{column: a.Column, typ: a.Type, ops: a.Filter, list: a.List || a.Type != resource.String}, true
+		return filterField{column: a.Column, typ: a.Type, ops: a.Filter, list: true}, true
 	}
-	if rel, ok := res.Relationship(name); ok && !rel.ToMany && len(rel.Filter) > 0 {
-		target, _ := e.reg.Get(rel.Target)
-		return filterField{column: rel.Column, typ: idType(target), ops: rel.Filter, list: true}, true
+	rel, ok := res.Relationship(name)
+	if !ok || len(rel.Filter) == 0 {
+		return filterField{}, false
 	}
-	return filterField{}, false
+	target, _ := e.reg.Get(rel.Target)
+	f := filterField{column: rel.Column, typ: idType(target), ops: rel.Filter, list: true}
+	switch {
+	case rel.Through != nil:
+		f.via = &storage.Via{Table: rel.Through.Table, Column: rel.Through.Column, Target: rel.Through.Target}
+	case rel.ToMany:
+		back, _ := target.Relationship(rel.Inverse)
+		f.via = &storage.Via{Table: e.table(target).Name, Column: back.Column, Target: target.IDColumn}
+	}
+	return f, true
+}
+
+// viaOps are the operators on to-many relationships (oro-behaviour §2.2): eq has
+// any of the values, neq none of them, contains all of them.
+var viaOps = map[string]storage.Op{
+	"eq": storage.Eq, "neq": storage.Neq, "neq_or_null": storage.NeqOrNull,
+	"contains": storage.Contains, "not_contains": storage.NotContains,
 }
 
 func idType(res *resource.Resource) resource.FieldType {
@@ -62,16 +79,31 @@ func (e *engine) parseFilter(res *resource.Resource, key, raw string) (storage.C
 	if !slices.Contains(field.ops, op) {
 		return storage.Cond{}, problem.Filter(key, fmt.Sprintf("The operator %q is not supported.", op))
 	}
-	cond := storage.Cond{Column: field.column}
-	if op == "exists" {
+	cond := storage.Cond{Column: field.column, Via: field.via}
+	if field.via != nil {
+		cond.Column = ""
+	}
+	if op == "exists" || op == "empty" {
 		b, ok := parseBool(raw)
 		if !ok {
 			return cond, problem.Filter(key, fmt.Sprintf("Expected boolean value. Given %q.", raw))
 		}
-		cond.Op = storage.NotExists
-		if b {
-			cond.Op = storage.Exists
+		cond.Op = map[[2]bool]storage.Op{
+			{true, true}: storage.Exists, {true, false}: storage.NotExists,
+			{false, true}: storage.Empty, {false, false}: storage.NotEmpty,
+		}[[2]bool{op == "exists", b}]
+		return cond, nil
+	}
+	if field.via != nil {
+		var values []any
+		for _, part := range strings.Split(raw, ",") {
+			v, err := parseFilterValue(field.typ, part)
+			if err != nil {
+				return cond, problem.Filter(key, fmt.Sprintf("Expected an array of %ss. Given %q.", typeWord(field.typ), raw))
+			}
+			values = append(values, v.start)
 		}
+		cond.Op, cond.Values = viaOps[op], values
 		return cond, nil
 	}
 	if raw == "" {

@@ -20,13 +20,7 @@ func (e *engine) loadLinkage(ctx context.Context, cl *call, res *resource.Resour
 		if !rel.ToMany || (cl.f == jsonapiFormat && !wanted(fields, rel.Name)) {
 			continue
 		}
-		target, _ := e.reg.Get(rel.Target)
-		back, _ := target.Relationship(rel.Inverse)
-		keys := make([]any, len(rows))
-		for i, row := range rows {
-			keys[i] = row[res.IDColumn]
-		}
-		pairs, err := e.store.Linkage(ctx, e.table(target), cl.org, back.Column, keys)
+		pairs, err := e.pairs(ctx, cl, res, rel, ownerKeys(res, rows))
 		if err != nil {
 			return nil, err
 		}
@@ -43,31 +37,67 @@ func (e *engine) loadLinkage(ctx context.Context, cl *call, res *resource.Resour
 	return out, nil
 }
 
+// pairs returns (related key, owner key) for every member of a to-many
+// relationship of the given owners, in one query.
+func (e *engine) pairs(ctx context.Context, cl *call, res *resource.Resource, rel *resource.Relationship, keys []any) ([][2]any, error) {
+	if th := rel.Through; th != nil {
+		return e.store.Pairs(ctx, e.joins[th.Table], th.Column, keys)
+	}
+	target, _ := e.reg.Get(rel.Target)
+	back, _ := target.Relationship(rel.Inverse)
+	return e.store.Linkage(ctx, e.table(target), cl.org, back.Column, keys)
+}
+
+func ownerKeys(res *resource.Resource, rows []storage.Row) []any {
+	keys := make([]any, len(rows))
+	for i, row := range rows {
+		keys[i] = row[res.IDColumn]
+	}
+	return keys
+}
+
+// memberOf is the condition selecting the records of a to-many relationship's
+// target that belong to any of the owners.
+func (e *engine) memberOf(rel *resource.Relationship, owners []any) storage.Cond {
+	if th := rel.Through; th != nil {
+		return storage.Cond{Via: &storage.Via{Table: th.Table, Column: th.Target, Target: th.Column}, Op: storage.Eq, Values: owners}
+	}
+	target, _ := e.reg.Get(rel.Target)
+	back, _ := target.Relationship(rel.Inverse)
+	return storage.Cond{Column: back.Column, Op: storage.Eq, Values: owners}
+}
+
+// toOneKey is the identifier a to-one relationship of a record points at.
+func toOneKey(cl *call, rel *resource.Relationship, row storage.Row) any {
+	if rel.Organization {
+		return cl.org
+	}
+	return row[rel.Column]
+}
+
 // related finds the records a relationship of rows points at, in one query.
 func (e *engine) related(ctx context.Context, cl *call, res *resource.Resource, rows []storage.Row, rel *resource.Relationship) (*resource.Resource, []storage.Row, error) {
 	target, _ := e.reg.Get(rel.Target)
+	if len(rows) == 0 {
+		return target, nil, nil
+	}
 	var cond storage.Cond
-	seen := map[any]bool{}
-	var values []any
 	if rel.ToMany {
-		back, _ := target.Relationship(rel.Inverse)
-		cond.Column = back.Column
-		for _, row := range rows {
-			values = append(values, row[res.IDColumn])
-		}
+		cond = e.memberOf(rel, ownerKeys(res, rows))
 	} else {
-		cond.Column = target.IDColumn
+		seen := map[any]bool{}
+		var values []any
 		for _, row := range rows {
-			if v := row[rel.Column]; v != nil && !seen[v] {
+			if v := toOneKey(cl, rel, row); v != nil && !seen[v] {
 				seen[v] = true
 				values = append(values, v)
 			}
 		}
+		if len(values) == 0 {
+			return target, nil, nil
+		}
+		cond = storage.Cond{Column: target.IDColumn, Op: storage.Eq, Values: values}
 	}
-	if len(values) == 0 {
-		return target, nil, nil
-	}
-	cond.Op, cond.Values = storage.Eq, values
 	found, err := e.store.Find(ctx, storage.Query{Table: e.table(target), Org: cl.org, Where: []storage.Cond{cond}})
 	return target, found, err
 }

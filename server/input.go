@@ -4,7 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
+	"sort"
+	"strconv"
 	"time"
 
 	"github.com/entityapi/entityapi/server/jsonapi"
@@ -40,6 +41,8 @@ func (in *input) pointer(member, name string) string {
 	switch {
 	case member == idMember:
 		return "/data/id"
+	case member == "":
+		return "/data"
 	case name == "":
 		return "/data/" + member
 	case member == relationshipMember:
@@ -60,10 +63,7 @@ func readInput(res *resource.Resource, doc *jsonapi.Document, plain jsonapi.Obje
 	for name, raw := range plain {
 		switch _, isRel := res.Relationship(name); {
 		case name == "id":
-			var s string
-			if json.Unmarshal(raw, &s) != nil {
-				s = string(bytes.TrimSpace(raw))
-			}
+			s := plainID(raw)
 			in.id = &s
 		case isRel:
 			in.rels[name] = plainLinkage(res, name, raw)
@@ -74,21 +74,47 @@ func readInput(res *resource.Resource, doc *jsonapi.Document, plain jsonapi.Obje
 	return in, nil
 }
 
-// plainLinkage turns an inline related identifier into a relationship.
+// plainLinkage turns inline related identifiers (one, null, or a list) into a
+// relationship.
 func plainLinkage(res *resource.Resource, name string, raw json.RawMessage) jsonapi.Relationship {
 	rel, _ := res.Relationship(name)
 	if jsonapi.IsNull(raw) {
 		return jsonapi.Relationship{Data: json.RawMessage("null")}
 	}
-	id := string(bytes.Trim(bytes.TrimSpace(raw), `"`))
-	b, _ := json.Marshal(jsonapi.Identifier{Type: rel.Target, ID: id})
+	var many []json.RawMessage
+	if json.Unmarshal(raw, &many) == nil {
+		ids := make([]jsonapi.Identifier, len(many))
+		for i, m := range many {
+			ids[i] = jsonapi.Identifier{Type: rel.Target, ID: plainID(m)}
+		}
+		b, _ := json.Marshal(ids)
+		return jsonapi.Relationship{Data: b}
+	}
+	b, _ := json.Marshal(jsonapi.Identifier{Type: rel.Target, ID: plainID(raw)})
 	return jsonapi.Relationship{Data: b}
 }
 
+// plainID reads an identifier written as a JSON string or number.
+func plainID(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	return string(bytes.TrimSpace(raw))
+}
+
+// change is what a body asks to write: column values, and the complete new
+// member lists of join-table relationships.
+type change struct {
+	row   storage.Row
+	links map[*resource.Relationship][]any
+}
+
 // values converts the body's fields into column values and checks that every
-// related record exists in the caller's organization.
-func (e *engine) values(ctx context.Context, cl *call, res *resource.Resource, in *input) (storage.Row, error) {
-	row := storage.Row{}
+// related record exists in the caller's organization. current is the record
+// being updated (nil on create), for rules that look at the whole record.
+func (e *engine) values(ctx context.Context, cl *call, res *resource.Resource, in *input, current storage.Row) (*change, error) {
+	ch := &change{row: storage.Row{}, links: map[*resource.Relationship][]any{}}
 	var errs problem.List
 	for name, raw := range in.attrs {
 		a, ok := res.Attribute(name)
@@ -101,11 +127,11 @@ func (e *engine) values(ctx context.Context, cl *call, res *resource.Resource, i
 			errs = append(errs, problem.Constraint("type constraint", "This value is not valid.", in.pointer(attributesMember, name)))
 			continue
 		}
-		row[a.Column] = v
+		ch.row[a.Column] = v
 	}
 	for name, r := range in.rels {
 		rel, ok := res.Relationship(name)
-		if !ok || rel.ToMany {
+		if !ok || (!rel.Writable() && !rel.Organization) {
 			errs = append(errs, problem.ExtraFields(in.pointer(relationshipMember, ""), name))
 			continue
 		}
@@ -114,31 +140,70 @@ func (e *engine) values(ctx context.Context, cl *call, res *resource.Resource, i
 			errs = append(errs, problem.RequestData("The relationship data is not valid.", in.pointer(relationshipMember, name)))
 			continue
 		}
-		if len(ids) == 0 {
-			row[rel.Column] = nil
-			continue
-		}
-		target, _ := e.reg.Get(rel.Target)
-		k, err := key(target, ids[0].ID)
-		if err == nil {
-			_, err = e.store.Get(ctx, e.table(target), cl.org, k)
-		}
+		keys, missing, err := e.existing(ctx, cl, rel, ids)
 		if err != nil {
-			if _, isProblem := problem.From(err); isProblem || errors.Is(err, storage.ErrNotFound) {
-				errs = append(errs, problem.MissingRelated(in.pointer(relationshipMember, name)))
-				continue
-			}
 			return nil, err
 		}
-		row[rel.Column] = k
+		for _, i := range missing {
+			p := in.pointer(relationshipMember, name)
+			if rel.ToMany {
+				p += "/" + strconv.Itoa(i)
+			}
+			errs = append(errs, problem.MissingRelated(p))
+		}
+		switch {
+		case len(missing) > 0:
+		case rel.Organization:
+			if len(keys) != 1 || keys[0] != any(cl.org) {
+				errs = append(errs, problem.Constraint("form constraint", "The organization of a record is the caller's own.", in.pointer(relationshipMember, name)))
+			}
+		case rel.ToMany:
+			ch.links[rel] = keys
+		case len(keys) == 0:
+			ch.row[rel.Column] = nil
+		default:
+			ch.row[rel.Column] = keys[0]
+		}
 	}
 	if rule := rules[res.Type]; rule != nil && len(errs) == 0 {
-		errs = append(errs, rule(row, in)...)
+		errs = append(errs, rule(ch.row, current, in)...)
 	}
 	if len(errs) > 0 {
 		return nil, errs
 	}
-	return row, nil
+	return ch, nil
+}
+
+// existing converts identifiers to keys and finds, in one query, which of them
+// name no record visible to the caller: their positions are returned.
+func (e *engine) existing(ctx context.Context, cl *call, rel *resource.Relationship, ids []jsonapi.Identifier) (keys []any, missing []int, err error) {
+	target, _ := e.reg.Get(rel.Target)
+	wanted := map[string][]int{}
+	for i, id := range ids {
+		k, err := key(target, id.ID)
+		if err != nil || (target.Self && k != any(cl.org)) {
+			missing = append(missing, i)
+			continue
+		}
+		keys = append(keys, k)
+		wanted[keyString(k)] = append(wanted[keyString(k)], i)
+	}
+	if len(keys) == 0 {
+		return keys, missing, nil
+	}
+	found, err := e.store.Find(ctx, storage.Query{Table: e.table(target), Org: cl.org,
+		Where: []storage.Cond{{Column: target.IDColumn, Op: storage.Eq, Values: keys}}})
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, row := range found {
+		delete(wanted, keyString(row[target.IDColumn]))
+	}
+	for _, positions := range wanted {
+		missing = append(missing, positions...)
+	}
+	sort.Ints(missing)
+	return keys, missing, nil
 }
 
 // storageValue decodes one attribute value for storage.

@@ -63,7 +63,8 @@ func (e *engine) parseShape(q url.Values, res *resource.Resource, f format) (*li
 		}
 		set := map[string]bool{}
 		for _, name := range strings.Split(value, ",") {
-			_, isAttr := target.Attribute(name)
+			a, isAttr := target.Attribute(name)
+			isAttr = isAttr && !a.WriteOnly
 			_, isRel := target.Relationship(name)
 			if name == "" {
 				errs = append(errs, problem.Filter(key, fmt.Sprintf("Expected an array of not empty strings. Given %q.", value)))

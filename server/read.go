@@ -37,6 +37,9 @@ func (e *engine) load(ctx context.Context, cl *call, res *resource.Resource, id 
 	if err != nil {
 		return nil, err
 	}
+	if res.Self && k != any(cl.org) {
+		return nil, problem.NotFound()
+	}
 	row, err := e.store.Get(ctx, e.table(res), cl.org, k)
 	if errors.Is(err, storage.ErrNotFound) {
 		return nil, problem.NotFound()
@@ -58,7 +61,7 @@ func (e *engine) single(ctx context.Context, cl *call, res *resource.Resource, r
 		if row == nil {
 			return cl.reply(status, nil, []byte("null")), nil
 		}
-		return cl.reply(status, nil, jsonapi.AppendObject(nil, e.plainObject(res, row, links))), nil
+		return cl.reply(status, nil, jsonapi.AppendObject(nil, e.plainObject(cl, res, row, links))), nil
 	}
 	doc := &jsonapi.TopLevel{Data: jsonapi.One{}}
 	if row != nil {
@@ -94,6 +97,9 @@ func (e *engine) list(ctx context.Context, cl *call, res *resource.Resource, ext
 		return nil, err
 	}
 	q := storage.Query{Table: e.table(res), Org: cl.org, Where: p.where, OrderBy: p.order}
+	if res.Self {
+		q.Where = append(q.Where, storage.Cond{Column: res.IDColumn, Op: storage.Eq, Values: []any{cl.org}})
+	}
 	if extra != nil {
 		q.Where = append(q.Where, *extra)
 	}
@@ -108,7 +114,7 @@ func (e *engine) list(ctx context.Context, cl *call, res *resource.Resource, ext
 	if cl.f == plainFormat {
 		objs := make([][]jsonapi.Member, len(rows))
 		for i, row := range rows {
-			objs[i] = e.plainObject(res, row, links)
+			objs[i] = e.plainObject(cl, res, row, links)
 		}
 		return withTotal(cl.reply(http.StatusOK, nil, jsonapi.AppendObjects(make([]byte, 0, 256*len(rows)+2), objs)), total), nil
 	}

@@ -23,8 +23,7 @@ func (e *engine) Related(ctx context.Context) (*jsonapi.Reply, error) {
 	target, _ := e.reg.Get(rel.Target)
 	self := e.publicBase(cl.c.Request) + cl.c.Request.URL.Path
 	if rel.ToMany {
-		back, _ := target.Relationship(rel.Inverse)
-		cond := storage.Cond{Column: back.Column, Op: storage.Eq, Values: []any{owner[res.IDColumn]}}
+		cond := e.memberOf(rel, []any{owner[res.IDColumn]})
 		return e.list(ctx, cl, target, &cond, self)
 	}
 	p, err := e.parseShape(cl.c.Request.URL.Query(), target, cl.f)
@@ -60,7 +59,7 @@ func (e *engine) Relationship(ctx context.Context) (*jsonapi.Reply, error) {
 	_, links.Related = cl.relationshipLinks(res.Type, id, rel.Name)
 	if !rel.ToMany {
 		doc := &jsonapi.TopLevel{Data: jsonapi.ToOne{}}
-		if v := owner[rel.Column]; v != nil {
+		if v := toOneKey(cl, rel, owner); v != nil {
 			doc.Data = jsonapi.ToOne{Identifier: &jsonapi.Identifier{Type: rel.Target, ID: keyString(v)}}
 		}
 		if cl.hateoas {
@@ -69,13 +68,11 @@ func (e *engine) Relationship(ctx context.Context) (*jsonapi.Reply, error) {
 		return cl.reply(http.StatusOK, doc, nil), nil
 	}
 	target, _ := e.reg.Get(rel.Target)
-	back, _ := target.Relationship(rel.Inverse)
 	p, err := e.parseList(cl.c.Request.URL.Query(), target, cl.f)
 	if err != nil {
 		return nil, err
 	}
-	q := storage.Query{Table: e.table(target), Org: cl.org,
-		Where: []storage.Cond{{Column: back.Column, Op: storage.Eq, Values: []any{owner[res.IDColumn]}}}}
+	q := storage.Query{Table: e.table(target), Org: cl.org, Where: []storage.Cond{e.memberOf(rel, []any{owner[res.IDColumn]})}}
 	rows, hasMore, total, err := e.page(ctx, cl, q, p)
 	if err != nil {
 		return nil, err

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/entityapi/entityapi/server/jsonapi"
@@ -58,6 +59,9 @@ func (e *engine) resourceObject(cl *call, res *resource.Resource, row storage.Ro
 	if cl.hateoas {
 		obj.Self = cl.link(res.Type, id)
 	}
+	if cl.title {
+		obj.Meta = []jsonapi.Member{{Name: "title", Value: title(res, row)}}
+	}
 	obj.Attributes = make([]jsonapi.Member, 0, len(res.Attributes))
 	for _, a := range res.Attributes {
 		if wanted(fields, a.Name) {
@@ -76,7 +80,7 @@ func (e *engine) resourceObject(cl *call, res *resource.Resource, row storage.Ro
 			if ro.Data == nil {
 				ro.Data = []jsonapi.Identifier{}
 			}
-		} else if v := row[rel.Column]; v != nil {
+		} else if v := toOneKey(cl, rel, row); v != nil {
 			ro.Data = []jsonapi.Identifier{{Type: rel.Target, ID: keyString(v)}}
 		}
 		if cl.hateoas {
@@ -89,7 +93,7 @@ func (e *engine) resourceObject(cl *call, res *resource.Resource, row storage.Ro
 
 // plainObject renders one record in the plain format: native identifiers,
 // relationships inline.
-func (e *engine) plainObject(res *resource.Resource, row storage.Row, links linkage) []jsonapi.Member {
+func (e *engine) plainObject(cl *call, res *resource.Resource, row storage.Row, links linkage) []jsonapi.Member {
 	out := make([]jsonapi.Member, 0, 1+len(res.Attributes)+len(res.Relationships))
 	out = append(out, jsonapi.Member{Name: "id", Value: row[res.IDColumn]})
 	for _, a := range res.Attributes {
@@ -104,7 +108,7 @@ func (e *engine) plainObject(res *resource.Resource, row storage.Row, links link
 			out = append(out, jsonapi.Member{Name: rel.Name, Value: list})
 			continue
 		}
-		out = append(out, jsonapi.Member{Name: rel.Name, Value: row[rel.Column]})
+		out = append(out, jsonapi.Member{Name: rel.Name, Value: toOneKey(cl, rel, row)})
 	}
 	return out
 }
@@ -165,4 +169,20 @@ func (cl *call) pageLinks(self string, p *listParams, hasMore bool, total int) *
 		l.Last = at(last)
 	}
 	return l
+}
+
+// title is a record's text rendering (DESIGN.md §4): the values of its title
+// fields joined by spaces.
+func title(res *resource.Resource, row storage.Row) string {
+	var parts []string
+	for _, name := range res.Title {
+		col := res.IDColumn
+		if a, ok := res.Attribute(name); ok {
+			col = a.Column
+		}
+		if v := keyString(row[col]); v != "" {
+			parts = append(parts, v)
+		}
+	}
+	return strings.Join(parts, " ")
 }

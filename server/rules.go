@@ -4,6 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"strings"
+
+	"golang.org/x/crypto/bcrypt"
 
 	"github.com/entityapi/entityapi/server/problem"
 	"github.com/entityapi/entityapi/storage"
@@ -11,11 +14,58 @@ import (
 
 // rule checks and normalizes the values of one resource beyond what its schema can
 // say; it runs after the schema check, on the column values about to be written.
-type rule func(row storage.Row, in *input) []*problem.Problem
+type rule func(row, current storage.Row, in *input) []*problem.Problem
 
 // rules are the business rules of each resource type (oro-behaviour §14).
 var rules = map[string]rule{
 	"taxjurisdictions": zipCodesRule,
+	"contacts":         contactInformationRule,
+	"users":            passwordRule,
+}
+
+// contactInformationRule (oro-behaviour §14.5): a contact keeps at least one of
+// first name, last name, emails or phones, whatever an update leaves of it.
+func contactInformationRule(row, current storage.Row, in *input) []*problem.Problem {
+	for _, col := range []string{"first_name", "last_name", "emails", "phones"} {
+		v, changed := row[col]
+		if !changed {
+			v = current[col]
+		}
+		if !blank(v) {
+			return nil
+		}
+	}
+	return []*problem.Problem{problem.Constraint("has contact information constraint",
+		"At least one of the fields First name, Last name, Emails or Phones must be defined.", in.pointer("", ""))}
+}
+
+// blank tells whether a stored value says nothing: null, an empty or blank
+// string, an empty JSON list or object.
+func blank(v any) bool {
+	switch x := v.(type) {
+	case nil:
+		return true
+	case string:
+		return strings.TrimSpace(x) == ""
+	case json.RawMessage:
+		t := strings.TrimSpace(string(x))
+		return t == "" || t == "null" || t == "[]" || t == "{}"
+	}
+	return false
+}
+
+// passwordRule stores a user's password only as a bcrypt hash.
+func passwordRule(row, _ storage.Row, in *input) []*problem.Problem {
+	plain, ok := row["password_hash"].(string)
+	if !ok {
+		return nil
+	}
+	hash, err := bcrypt.GenerateFromPassword([]byte(plain), bcrypt.DefaultCost)
+	if err != nil {
+		return []*problem.Problem{problem.Constraint("length constraint", "This value is too long. It should have 72 bytes or less.", in.pointer(attributesMember, "password"))}
+	}
+	row["password_hash"] = string(hash)
+	return nil
 }
 
 // zipCode is one element of a tax jurisdiction's zipCodes.
@@ -27,7 +77,7 @@ type zipCode struct {
 // zipCodesRule (oro-behaviour §14.9): a range needs numeric codes whose start is
 // not after its end; {"to": "90280"} alone means the single code 90280; every
 // element names at least one code. Elements are stored as {"from", "to"}.
-func zipCodesRule(row storage.Row, in *input) []*problem.Problem {
+func zipCodesRule(row, _ storage.Row, in *input) []*problem.Problem {
 	raw, ok := row["zip_codes"].(json.RawMessage)
 	if !ok {
 		return nil

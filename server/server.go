@@ -127,6 +127,7 @@ func newApplication(cfg *Config, store *storage.Store, raw []byte, base string) 
 		return nil, err
 	}
 	tables := map[string]*storage.Table{}
+	joins := map[string]*storage.JoinTable{}
 	for _, typ := range reg.Types() {
 		res, _ := reg.Get(typ)
 		t, ok := store.Table(res.Table)
@@ -137,9 +138,18 @@ func newApplication(cfg *Config, store *storage.Store, raw []byte, base string) 
 			return nil, err
 		}
 		tables[typ] = t
+		for _, rel := range res.Relationships {
+			if th := rel.Through; th != nil {
+				j, ok := store.JoinTable(th.Table)
+				if !ok || !((j.Left == th.Column && j.Right == th.Target) || (j.Right == th.Column && j.Left == th.Target)) {
+					return nil, fmt.Errorf("resource %s: relationship %s: no join table %s(%s, %s) in storage", typ, rel.Name, th.Table, th.Column, th.Target)
+				}
+				joins[th.Table] = j
+			}
+		}
 	}
 	app := &application{cfg: cfg, doc: doc, raw: raw, reg: reg, routes: routes, log: cfg.Logger,
-		engine: &engine{store: store, reg: reg, routes: routes, tables: tables, cfg: cfg}}
+		engine: &engine{store: store, reg: reg, routes: routes, tables: tables, joins: joins, cfg: cfg}}
 	return app, nil
 }
 
@@ -149,13 +159,13 @@ func checkColumns(res *resource.Resource, t *storage.Table) error {
 	if !has(res.IDColumn) {
 		return fmt.Errorf("resource %s: no column %q in table %s", res.Type, res.IDColumn, t.Name)
 	}
-	for _, a := range res.Attributes {
+	for _, a := range append(res.Attributes, res.WriteOnly...) {
 		if !has(a.Column) {
 			return fmt.Errorf("resource %s: attribute %s: no column %q in table %s", res.Type, a.Name, a.Column, t.Name)
 		}
 	}
 	for _, rel := range res.Relationships {
-		if !rel.ToMany && !has(rel.Column) {
+		if !rel.ToMany && !rel.Organization && !has(rel.Column) {
 			return fmt.Errorf("resource %s: relationship %s: no column %q in table %s", res.Type, rel.Name, rel.Column, t.Name)
 		}
 	}

@@ -53,7 +53,7 @@ func (e *engine) Create(ctx context.Context, doc *jsonapi.Document, plain jsonap
 	if err != nil {
 		return nil, err
 	}
-	row, err := e.values(ctx, cl, res, in)
+	ch, err := e.values(ctx, cl, res, in, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -61,9 +61,15 @@ func (e *engine) Create(ctx context.Context, doc *jsonapi.Document, plain jsonap
 		if in.id == nil || *in.id == "" {
 			return nil, problem.Constraint("entity identifier constraint", "The identifier is mandatory.", in.pointer(idMember, "id"))
 		}
-		row[res.IDColumn] = *in.id
+		ch.row[res.IDColumn] = *in.id
 	}
-	k, err := e.store.Insert(ctx, e.table(res), cl.org, row)
+	var k any
+	err = e.store.Tx(ctx, func(c *storage.Conn) error {
+		if k, err = c.Insert(ctx, e.table(res), cl.org, ch.row); err != nil {
+			return err
+		}
+		return e.setLinks(ctx, c, k, ch)
+	})
 	if err != nil {
 		return nil, writeProblem(res, in, err)
 	}
@@ -71,8 +77,7 @@ func (e *engine) Create(ctx context.Context, doc *jsonapi.Document, plain jsonap
 	if err != nil {
 		return nil, err
 	}
-	p := &listParams{}
-	reply, err := e.single(ctx, cl, res, created, p, http.StatusCreated)
+	reply, err := e.single(ctx, cl, res, created, &listParams{}, http.StatusCreated)
 	if err != nil {
 		return nil, err
 	}
@@ -80,7 +85,8 @@ func (e *engine) Create(ctx context.Context, doc *jsonapi.Document, plain jsonap
 	return reply, nil
 }
 
-// Update answers PATCH /api/{type}/{id}: only the fields sent change.
+// Update answers PATCH /api/{type}/{id}: only the fields sent change; a to-many
+// relationship sent is replaced as a whole.
 func (e *engine) Update(ctx context.Context, doc *jsonapi.Document, plain jsonapi.Object) (*jsonapi.Reply, error) {
 	cl, err := e.begin(ctx)
 	if err != nil {
@@ -95,15 +101,21 @@ func (e *engine) Update(ctx context.Context, doc *jsonapi.Document, plain jsonap
 	if err != nil {
 		return nil, err
 	}
-	row, err := e.values(ctx, cl, res, in)
+	ch, err := e.values(ctx, cl, res, in, current)
 	if err != nil {
 		return nil, err
 	}
 	k := current[res.IDColumn]
-	if err := e.store.Update(ctx, e.table(res), cl.org, k, row); err != nil {
-		if errors.Is(err, storage.ErrNotFound) {
-			return nil, problem.NotFound()
+	err = e.store.Tx(ctx, func(c *storage.Conn) error {
+		if err := c.Update(ctx, e.table(res), cl.org, k, ch.row); err != nil {
+			return err
 		}
+		return e.setLinks(ctx, c, k, ch)
+	})
+	if errors.Is(err, storage.ErrNotFound) {
+		return nil, problem.NotFound()
+	}
+	if err != nil {
 		return nil, writeProblem(res, in, err)
 	}
 	updated, err := e.store.Get(ctx, e.table(res), cl.org, k)
@@ -111,6 +123,37 @@ func (e *engine) Update(ctx context.Context, doc *jsonapi.Document, plain jsonap
 		return nil, err
 	}
 	return e.single(ctx, cl, res, updated, &listParams{}, http.StatusOK)
+}
+
+// setLinks replaces the members of the join-table relationships a body named.
+func (e *engine) setLinks(ctx context.Context, c *storage.Conn, owner any, ch *change) error {
+	for rel, keys := range ch.links {
+		if err := e.replaceLinks(ctx, c, rel, owner, keys); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (e *engine) replaceLinks(ctx context.Context, c *storage.Conn, rel *resource.Relationship, owner any, keys []any) error {
+	j := e.joins[rel.Through.Table]
+	if err := c.UnlinkAll(ctx, j, rel.Through.Column, owner); err != nil {
+		return err
+	}
+	return c.Link(ctx, j, joinPairs(j, rel, owner, keys))
+}
+
+// joinPairs orders (owner, member) pairs as the join table's (left, right).
+func joinPairs(j *storage.JoinTable, rel *resource.Relationship, owner any, keys []any) [][2]any {
+	pairs := make([][2]any, len(keys))
+	for i, k := range keys {
+		if j.Left == rel.Through.Column {
+			pairs[i] = [2]any{owner, k}
+		} else {
+			pairs[i] = [2]any{k, owner}
+		}
+	}
+	return pairs
 }
 
 // Delete answers DELETE /api/{type}/{id}.

@@ -49,6 +49,13 @@ type Op int
 // two (both ends included); Exists takes none (IS NOT NULL), NotExists none (IS NULL);
 // NeqOrNull is Neq that also matches NULL; Contains, StartsWith and EndsWith take
 // one string (LIKE, with %, _ and \ in the value escaped) and have Not... forms.
+// Empty takes none and matches NULL or the empty value (the empty string, [] or
+// {} for JSON; other kinds have only NULL); NotEmpty matches the rest.
+//
+// With Cond.Via the values are keys of related rows and the operators mean:
+// Eq has any of them, Neq and NeqOrNull has none of them (rows without related
+// rows included), Contains has all of them, NotContains not all of them,
+// Exists (and NotEmpty) has a related row, NotExists (and Empty) has none.
 const (
 	Eq Op = iota
 	Neq
@@ -67,14 +74,41 @@ const (
 	NotStartsWith
 	EndsWith
 	NotEndsWith
+	Empty
+	NotEmpty
 )
 
 // Cond is one condition on a column of the queried table. All conditions of a
-// query must hold (AND).
+// query must hold (AND). Column may be organization_id on a Scoped table
+// (filtering by the organization relationship).
 type Cond struct {
 	Column string
 	Op     Op
 	Values []any
+	Via    *Via // nil: Column is tested; else related rows are (Column is then "" or the key)
+}
+
+// Via makes a condition test related rows instead of a column: the queried row's key
+// is looked up in Table.Column, and the related key is Table.Target.
+//
+// Table is a table or a join table. For a join table (account_contacts seen
+// from accounts) Column is the side of the queried row and Target the other;
+// for an inverse foreign key (the users of a business unit) Table is the
+// referring table, Column its foreign key and Target its key. Column may be
+// organization_id when Table is Scoped (the users of an organization). The
+// related rows are not limited to the query's organization: links never
+// cross organizations.
+type Via struct {
+	Table, Column, Target string
+}
+
+// JoinTable links rows of two tables (many-to-many); its rows carry no organization:
+// callers check that both ends are visible before linking.
+type JoinTable struct {
+	Name        string
+	Left, Right string // the two key columns, in declaration order
+	LeftKind    Kind
+	RightKind   Kind
 }
 
 // Order sorts by one column.

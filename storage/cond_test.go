@@ -144,8 +144,14 @@ func TestConditionErrors(t *testing.T) {
 	t.Parallel()
 	storagetest.Each(t, func(t *testing.T, s *storage.Store) {
 		accounts := table(t, s, "accounts")
+		// organization_id is a condition column of scoped tables only.
+		if _, err := s.Find(context.Background(), storage.Query{Table: table(t, s, "countries"),
+			Where: []storage.Cond{{Column: "organization_id", Op: storage.Eq, Values: []any{int64(1)}}}}); err == nil {
+			t.Error("organization_id accepted on countries")
+		}
 		for _, c := range []storage.Cond{
-			{Column: "organization_id", Op: storage.Eq, Values: []any{int64(1)}},
+			{Column: "organization_id", Op: storage.Eq, Values: []any{"1"}},
+			{Column: "name", Op: storage.Empty, Values: []any{"x"}},
 			{Column: "name; DROP TABLE accounts", Op: storage.Eq, Values: []any{"x"}},
 			{Column: "name", Op: storage.Lt, Values: []any{"a", "b"}},
 			{Column: "name", Op: storage.Range, Values: []any{"a"}},
@@ -159,9 +165,11 @@ func TestConditionErrors(t *testing.T) {
 				t.Errorf("condition %+v accepted", c)
 			}
 		}
-		if _, err := s.Find(context.Background(), storage.Query{Table: accounts, Org: 1,
-			OrderBy: []storage.Order{{Column: "nope"}}}); err == nil {
-			t.Error("ordering by an unknown column accepted")
+		for _, col := range []string{"nope", "organization_id"} {
+			if _, err := s.Find(context.Background(), storage.Query{Table: accounts, Org: 1,
+				OrderBy: []storage.Order{{Column: col}}}); err == nil {
+				t.Errorf("ordering by %s accepted", col)
+			}
 		}
 	})
 }

@@ -22,6 +22,17 @@ var models = []any{
 	(*WeightUnit)(nil),
 	(*TaxJurisdiction)(nil),
 	(*Account)(nil),
+	(*UserRole)(nil),
+	(*BusinessUnit)(nil),
+	(*User)(nil),
+	(*Contact)(nil),
+}
+
+// joinModels lists the join tables (see JoinTable): two key columns, the
+// Left one first, and nothing else.
+var joinModels = []any{
+	(*UserUserRole)(nil),
+	(*AccountContact)(nil),
 }
 
 // Organization owns every scoped record. Migration 0001 creates "Main" as id 1.
@@ -89,15 +100,120 @@ type TaxJurisdiction struct {
 }
 
 // Account is a customer account; external_id is unique per organization.
+// Migration 0002 added the owner (a user), the default contact and the
+// referring account.
 type Account struct {
 	bun.BaseModel `bun:"table:accounts"`
+
+	ID               int64     `bun:"id,pk,autoincrement"`
+	OrganizationID   int64     `bun:"organization_id,notnull"`
+	Name             string    `bun:"name,notnull"`
+	ExternalID       *string   `bun:"external_id"`
+	OwnerID          *int64    `bun:"owner_id"`
+	DefaultContactID *int64    `bun:"default_contact_id"`
+	ReferredByID     *int64    `bun:"referred_by_id"`
+	CreatedAt        time.Time `bun:"created_at,nullzero,notnull,default:current_timestamp"`
+	UpdatedAt        time.Time `bun:"updated_at,nullzero,notnull,default:current_timestamp"`
+}
+
+// UserRole is a role of the global, read-only catalogue that migration 0002
+// fills: ROLE_ADMINISTRATOR, ROLE_MANAGER and ROLE_USER.
+type UserRole struct {
+	bun.BaseModel `bun:"table:userroles"`
+
+	Code  string `bun:"code,pk"`
+	Label string `bun:"label,notnull"`
+}
+
+// BusinessUnit is a unit of an organization; owner_id is its parent unit.
+type BusinessUnit struct {
+	bun.BaseModel `bun:"table:businessunits"`
 
 	ID             int64     `bun:"id,pk,autoincrement"`
 	OrganizationID int64     `bun:"organization_id,notnull"`
 	Name           string    `bun:"name,notnull"`
-	ExternalID     *string   `bun:"external_id"`
+	Phone          *string   `bun:"phone"`
+	Website        *string   `bun:"website"`
+	Email          *string   `bun:"email"`
+	Fax            *string   `bun:"fax"`
+	OwnerID        *int64    `bun:"owner_id"`
 	CreatedAt      time.Time `bun:"created_at,nullzero,notnull,default:current_timestamp"`
 	UpdatedAt      time.Time `bun:"updated_at,nullzero,notnull,default:current_timestamp"`
+}
+
+// User is a back-office user. username and email are unique across all
+// organizations, external_id per organization; owner_id is the user's
+// business unit. password_hash is never to be shown.
+type User struct {
+	bun.BaseModel `bun:"table:users"`
+
+	ID             int64           `bun:"id,pk,autoincrement"`
+	OrganizationID int64           `bun:"organization_id,notnull"`
+	Username       string          `bun:"username,notnull"`
+	Email          string          `bun:"email,notnull"`
+	FirstName      string          `bun:"first_name,notnull"`
+	LastName       string          `bun:"last_name,notnull"`
+	NamePrefix     *string         `bun:"name_prefix"`
+	MiddleName     *string         `bun:"middle_name"`
+	NameSuffix     *string         `bun:"name_suffix"`
+	Phone          *string         `bun:"phone"`
+	Title          *string         `bun:"title"`
+	GoogleID       *string         `bun:"google_id"`
+	Birthday       *time.Time      `bun:"birthday,type:date"`
+	Enabled        bool            `bun:"enabled,notnull"`
+	Emails         json.RawMessage `bun:"emails"`
+	ExternalID     *string         `bun:"external_id"`
+	LastLogin      *time.Time      `bun:"last_login"`
+	LoginCount     int64           `bun:"login_count,notnull"`
+	PasswordHash   *string         `bun:"password_hash"`
+	OwnerID        *int64          `bun:"owner_id"`
+	CreatedAt      time.Time       `bun:"created_at,nullzero,notnull,default:current_timestamp"`
+	UpdatedAt      time.Time       `bun:"updated_at,nullzero,notnull,default:current_timestamp"`
+}
+
+// UserUserRole gives a user a role (join table: user_id, role_code).
+type UserUserRole struct {
+	bun.BaseModel `bun:"table:user_userroles"`
+
+	UserID   int64  `bun:"user_id,pk"`
+	RoleCode string `bun:"role_code,pk"`
+}
+
+// Contact is a person, usually of one or more accounts. owner_id and
+// assigned_to_id are users, reports_to_id another contact.
+type Contact struct {
+	bun.BaseModel `bun:"table:contacts"`
+
+	ID             int64           `bun:"id,pk,autoincrement"`
+	OrganizationID int64           `bun:"organization_id,notnull"`
+	NamePrefix     *string         `bun:"name_prefix"`
+	FirstName      *string         `bun:"first_name"`
+	MiddleName     *string         `bun:"middle_name"`
+	LastName       *string         `bun:"last_name"`
+	NameSuffix     *string         `bun:"name_suffix"`
+	Gender         *string         `bun:"gender"`
+	Birthday       *time.Time      `bun:"birthday,type:date"`
+	Description    *string         `bun:"description"`
+	JobTitle       *string         `bun:"job_title"`
+	Emails         json.RawMessage `bun:"emails"`
+	Phones         json.RawMessage `bun:"phones"`
+	PrimaryEmail   *string         `bun:"primary_email"`
+	PrimaryPhone   *string         `bun:"primary_phone"`
+	ExternalID     *string         `bun:"external_id"`
+	OwnerID        *int64          `bun:"owner_id"`
+	AssignedToID   *int64          `bun:"assigned_to_id"`
+	ReportsToID    *int64          `bun:"reports_to_id"`
+	CreatedAt      time.Time       `bun:"created_at,nullzero,notnull,default:current_timestamp"`
+	UpdatedAt      time.Time       `bun:"updated_at,nullzero,notnull,default:current_timestamp"`
+}
+
+// AccountContact links an account and a contact (join table: account_id,
+// contact_id).
+type AccountContact struct {
+	bun.BaseModel `bun:"table:account_contacts"`
+
+	AccountID int64 `bun:"account_id,pk"`
+	ContactID int64 `bun:"contact_id,pk"`
 }
 
 // Organization loads one organization, for callers that need its fields as Go

@@ -58,6 +58,7 @@ type Store struct {
 	writeSlot chan struct{}
 
 	tables map[string]*Table
+	joins  map[string]*JoinTable
 }
 
 // Open connects to the database named by url: "sqlite:PATH" (the parent
@@ -83,6 +84,10 @@ func Open(ctx context.Context, url string) (*Store, error) {
 	}
 	s.Conn = &Conn{s: s, idb: s.db}
 	if s.tables, err = buildTables(s.db); err != nil {
+		s.Close()
+		return nil, err
+	}
+	if s.joins, err = buildJoinTables(s.db, s.tables); err != nil {
 		s.Close()
 		return nil, err
 	}

@@ -82,24 +82,24 @@ func (c *Conn) Get(ctx context.Context, t *Table, org int64, key any) (Row, erro
 // Linkage returns (key, column value) pairs of the rows of t whose column
 // holds one of values, ordered by column value then key. It loads the
 // identifiers of a to-many relationship for a whole page of parents in one
-// query: t is the related table and column its reference to the parent.
+// query: t is the related table and column its reference to the parent
+// (organization_id on a Scoped table, for an organization's records).
 func (c *Conn) Linkage(ctx context.Context, t *Table, org int64, column string, values []any) ([][2]any, error) {
 	if len(values) == 0 {
 		return nil, nil
 	}
 	q := Query{
 		Table: t, Org: org,
-		Where:   []Cond{{Column: column, Op: Eq, Values: values}},
-		OrderBy: []Order{{Column: column}},
+		Where: []Cond{{Column: column, Op: Eq, Values: values}},
 	}
 	var st sqlText
 	st.add("SELECT ?, ? FROM ?", bun.Ident(t.Key), bun.Ident(column), bun.Ident(t.Name))
 	if err := c.s.where(&st, q); err != nil {
 		return nil, err
 	}
-	if err := c.s.orderBy(&st, q); err != nil {
-		return nil, err
-	}
+	// Not orderBy: organization_id is no sort column, and the values
+	// matched are never NULL.
+	st.add(" ORDER BY ?, ?", bun.Ident(column), bun.Ident(t.Key))
 	rows, err := c.idb.QueryContext(ctx, st.String(), st.args...)
 	if err != nil {
 		return nil, c.s.mapError("linkage", t.Name, err)
@@ -131,7 +131,8 @@ func scanRows(rows *sql.Rows, t *Table, cols []string) ([]Row, error) {
 		}
 		r := make(Row, len(cols))
 		for i, col := range cols {
-			v, err := fromSQL(t.Columns[col], raw[i])
+			k, _ := t.filterKind(col)
+			v, err := fromSQL(k, raw[i])
 			if err != nil {
 				return nil, fmt.Errorf("column %s: %w", col, err)
 			}

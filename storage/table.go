@@ -32,6 +32,71 @@ func (s *Store) Table(name string) (*Table, bool) {
 	return t, ok
 }
 
+// JoinTable returns the description of a join table declared in models.go
+// (joinModels), or false. The result is shared: callers must not modify it.
+func (s *Store) JoinTable(name string) (*JoinTable, bool) {
+	j, ok := s.joins[name]
+	return j, ok
+}
+
+// buildJoinTables derives every JoinTable from its Bun model, at Open.
+func buildJoinTables(db *bun.DB, tables map[string]*Table) (map[string]*JoinTable, error) {
+	joins := make(map[string]*JoinTable, len(joinModels))
+	for _, m := range joinModels {
+		st := db.Table(reflect.TypeOf(m).Elem())
+		fields := slices.Clone(st.Fields)
+		slices.SortStableFunc(fields, func(a, b *schema.Field) int { return slices.Compare(a.Index, b.Index) })
+		if len(fields) != 2 || !fields[0].IsPK || !fields[1].IsPK {
+			return nil, fmt.Errorf("storage: join model %s: want exactly two key columns", st.TypeName)
+		}
+		if _, clash := tables[st.Name]; clash {
+			return nil, fmt.Errorf("storage: join model %s: table %s is also a model", st.TypeName, st.Name)
+		}
+		j := &JoinTable{Name: st.Name, Left: fields[0].Name, Right: fields[1].Name}
+		var err error
+		if j.LeftKind, err = fieldKind(fields[0]); err != nil {
+			return nil, fmt.Errorf("storage: join model %s: %w", st.TypeName, err)
+		}
+		if j.RightKind, err = fieldKind(fields[1]); err != nil {
+			return nil, fmt.Errorf("storage: join model %s: %w", st.TypeName, err)
+		}
+		if j.Left == orgColumn || j.Right == orgColumn {
+			return nil, fmt.Errorf("storage: join model %s: join tables carry no %s", st.TypeName, orgColumn)
+		}
+		joins[j.Name] = j
+	}
+	return joins, nil
+}
+
+// kind returns the Kind of one of the join table's two columns.
+func (j *JoinTable) kind(col string) (Kind, bool) {
+	switch col {
+	case j.Left:
+		return j.LeftKind, true
+	case j.Right:
+		return j.RightKind, true
+	}
+	return 0, false
+}
+
+// other returns the join table's column that is not col.
+func (j *JoinTable) other(col string) string {
+	if col == j.Left {
+		return j.Right
+	}
+	return j.Left
+}
+
+// filterKind returns the Kind of a column conditions may test: a declared
+// column, or organization_id on a Scoped table.
+func (t *Table) filterKind(col string) (Kind, bool) {
+	if col == orgColumn && t.Scoped {
+		return KindInt, true
+	}
+	k, ok := t.Columns[col]
+	return k, ok
+}
+
 // buildTables derives every Table from the Bun models once, at Open, so that
 // column names reach SQL only from these declarations.
 func buildTables(db *bun.DB) (map[string]*Table, error) {

@@ -37,8 +37,23 @@ func TestTablesFromModels(t *testing.T) {
 			[]string{"id", "code", "description", "region_text", "zip_codes", "country_code", "region_code", "created_at", "updated_at"},
 			map[string]storage.Kind{"zip_codes": storage.KindJSON, "region_code": storage.KindString}},
 		{"accounts", "id", true, true,
-			[]string{"id", "name", "external_id", "created_at", "updated_at"},
-			map[string]storage.Kind{"external_id": storage.KindString, "updated_at": storage.KindTime}},
+			[]string{"id", "name", "external_id", "owner_id", "default_contact_id", "referred_by_id", "created_at", "updated_at"},
+			map[string]storage.Kind{"external_id": storage.KindString, "updated_at": storage.KindTime, "referred_by_id": storage.KindInt}},
+		{"userroles", "code", false, false, []string{"code", "label"}, nil},
+		{"businessunits", "id", true, true,
+			[]string{"id", "name", "phone", "website", "email", "fax", "owner_id", "created_at", "updated_at"},
+			map[string]storage.Kind{"owner_id": storage.KindInt}},
+		{"users", "id", true, true,
+			[]string{"id", "username", "email", "first_name", "last_name", "name_prefix", "middle_name", "name_suffix",
+				"phone", "title", "google_id", "birthday", "enabled", "emails", "external_id", "last_login", "login_count",
+				"password_hash", "owner_id", "created_at", "updated_at"},
+			map[string]storage.Kind{"birthday": storage.KindDate, "enabled": storage.KindBool, "emails": storage.KindJSON,
+				"last_login": storage.KindTime, "login_count": storage.KindInt}},
+		{"contacts", "id", true, true,
+			[]string{"id", "name_prefix", "first_name", "middle_name", "last_name", "name_suffix", "gender", "birthday",
+				"description", "job_title", "emails", "phones", "primary_email", "primary_phone", "external_id",
+				"owner_id", "assigned_to_id", "reports_to_id", "created_at", "updated_at"},
+			map[string]storage.Kind{"birthday": storage.KindDate, "phones": storage.KindJSON, "reports_to_id": storage.KindInt}},
 	}
 	s := storagetest.Shared(t, "sqlite")
 	for _, tc := range tests {
@@ -57,6 +72,21 @@ func TestTablesFromModels(t *testing.T) {
 	}
 	if _, ok := s.Table("nope"); ok {
 		t.Error(`Table("nope") found`)
+	}
+	for _, want := range []storage.JoinTable{
+		{Name: "account_contacts", Left: "account_id", Right: "contact_id", LeftKind: storage.KindInt, RightKind: storage.KindInt},
+		{Name: "user_userroles", Left: "user_id", Right: "role_code", LeftKind: storage.KindInt, RightKind: storage.KindString},
+	} {
+		j, ok := s.JoinTable(want.Name)
+		if !ok || *j != want {
+			t.Errorf("JoinTable(%s) = %+v, %v; want %+v", want.Name, j, ok, want)
+		}
+		if _, ok := s.Table(want.Name); ok {
+			t.Errorf("Table(%s) found: join tables are no Table", want.Name)
+		}
+	}
+	if _, ok := s.JoinTable("accounts"); ok {
+		t.Error(`JoinTable("accounts") found`)
 	}
 }
 

@@ -54,7 +54,10 @@ func (s *Store) where(st *sqlText, q Query) error {
 	}
 	for _, c := range q.Where {
 		st.add(sep)
-		if err := cond(st, q.Table, c); err != nil {
+		if err := s.cond(st, q.Table, c); err != nil {
+			if c.Via != nil {
+				return fmt.Errorf("storage: %s: condition via %s(%s, %s): %w", q.Table.Name, c.Via.Table, c.Via.Column, c.Via.Target, err)
+			}
 			return fmt.Errorf("storage: %s: condition on %q: %w", q.Table.Name, c.Column, err)
 		}
 		sep = " AND "
@@ -64,13 +67,22 @@ func (s *Store) where(st *sqlText, q Query) error {
 
 // cond appends one condition. Values are converted to the column's kind first
 // (see toSQL), which also puts times in SQLite's canonical text form.
-func cond(st *sqlText, t *Table, c Cond) error {
-	k, ok := t.Columns[c.Column]
+func (s *Store) cond(st *sqlText, t *Table, c Cond) error {
+	if c.Via != nil {
+		return s.viaCond(st, t, c)
+	}
+	k, ok := t.filterKind(c.Column)
 	if !ok {
 		return fmt.Errorf("no such column")
 	}
 	col := bun.Ident(c.Column)
 	switch c.Op {
+	case Empty, NotEmpty:
+		if len(c.Values) != 0 {
+			return fmt.Errorf("operator takes no values, got %d", len(c.Values))
+		}
+		s.emptyCond(st, col, k, c.Op == Empty)
+		return nil
 	case Eq, Neq:
 		return inList(st, col, k, c.Values, c.Op == Neq)
 	case NeqOrNull:
@@ -137,6 +149,147 @@ func cond(st *sqlText, t *Table, c Cond) error {
 		return nil
 	}
 	return fmt.Errorf("unknown operator %d", c.Op)
+}
+
+// emptyCond appends the test for NULL or the empty value of kind k (the empty
+// string; [] and {} for JSON), or with empty false for neither. JSON is
+// compared as jsonb on PostgreSQL and in json()'s minified text on SQLite,
+// so spacing does not matter.
+func (s *Store) emptyCond(st *sqlText, col bun.Ident, k Kind, empty bool) {
+	switch {
+	case k == KindString && empty:
+		st.add("(? IS NULL OR ? = ?)", col, col, "")
+	case k == KindString:
+		st.add("(? IS NOT NULL AND ? <> ?)", col, col, "")
+	case k == KindJSON && s.sqlite() && empty:
+		st.add("(? IS NULL OR json(?) IN ('[]', '{}'))", col, col)
+	case k == KindJSON && s.sqlite():
+		st.add("(? IS NOT NULL AND json(?) NOT IN ('[]', '{}'))", col, col)
+	case k == KindJSON && empty:
+		st.add("(? IS NULL OR ? IN ('[]'::jsonb, '{}'::jsonb))", col, col)
+	case k == KindJSON:
+		st.add("(? IS NOT NULL AND ? NOT IN ('[]'::jsonb, '{}'::jsonb))", col, col)
+	case empty:
+		st.add("? IS NULL", col)
+	default:
+		st.add("? IS NOT NULL", col)
+	}
+}
+
+// viaAlias names the related table inside the subqueries of Via conditions,
+// so that a table related to itself (accounts.referred_by_id) still tells the
+// outer row from the related one.
+const viaAlias = "via"
+
+// viaCond appends a condition on related rows (see Via and the operators).
+// Rows are related when Via.Table's Column holds the queried row's key;
+// their Target values are the related keys.
+func (s *Store) viaCond(st *sqlText, t *Table, c Cond) error {
+	v := c.Via
+	if c.Column != "" && c.Column != t.Key {
+		return fmt.Errorf("a condition via related rows tests the key, not %q", c.Column)
+	}
+	colKind, targetKind, err := s.viaKinds(v)
+	if err != nil {
+		return err
+	}
+	if colKind != t.Columns[t.Key] {
+		return fmt.Errorf("%s.%s is %s, the key %s.%s %s", v.Table, v.Column, kindName(colKind), t.Name, t.Key, kindName(t.Columns[t.Key]))
+	}
+	key := []any{bun.Ident(t.Name), bun.Ident(t.Key)}
+	alias := bun.Ident(viaAlias)
+	related := []any{bun.Ident(v.Table), alias, alias, bun.Ident(v.Column)}
+	related = append(related, key...)
+	not := ""
+	switch c.Op {
+	case Exists, NotExists, Empty, NotEmpty:
+		if len(c.Values) != 0 {
+			return fmt.Errorf("operator takes no values, got %d", len(c.Values))
+		}
+		if c.Op == NotExists || c.Op == Empty {
+			not = "NOT "
+		}
+		st.add(not+"EXISTS (SELECT 1 FROM ? AS ? WHERE ?.? = ?.?)", related...)
+		return nil
+	case Eq, Neq, NeqOrNull:
+		vals, err := viaValues(targetKind, c.Values)
+		if err != nil {
+			return err
+		}
+		switch {
+		case len(vals) == 0 && c.Op == Eq:
+			st.add("1 = 0")
+			return nil
+		case len(vals) == 0:
+			st.add("1 = 1")
+			return nil
+		case c.Op != Eq:
+			not = "NOT "
+		}
+		st.add(not+"EXISTS (SELECT 1 FROM ? AS ? WHERE ?.? = ?.? AND ?.? IN (?))",
+			append(related, alias, bun.Ident(v.Target), bun.List(vals))...)
+		return nil
+	case Contains, NotContains:
+		vals, err := viaValues(targetKind, c.Values)
+		if err != nil {
+			return err
+		}
+		if len(vals) == 0 {
+			return fmt.Errorf("operator takes at least one value")
+		}
+		if c.Op == NotContains {
+			not = "NOT "
+		}
+		col, target := bun.Ident(v.Column), bun.Ident(v.Target)
+		st.add("?.? "+not+"IN (SELECT ? FROM ? WHERE ? IS NOT NULL AND ? IN (?) GROUP BY ? HAVING count(DISTINCT ?) = ?)",
+			append(key, col, bun.Ident(v.Table), col, target, bun.List(vals), col, target, len(vals))...)
+		return nil
+	}
+	return fmt.Errorf("operator %d does not apply to related rows", c.Op)
+}
+
+// viaKinds checks that a Via names a join table or table and two of its
+// columns, and returns their kinds.
+func (s *Store) viaKinds(v *Via) (col, target Kind, err error) {
+	var okCol, okTarget bool
+	if j, ok := s.joins[v.Table]; ok {
+		col, okCol = j.kind(v.Column)
+		target, okTarget = j.kind(v.Target)
+	} else if t, ok := s.tables[v.Table]; ok {
+		col, okCol = t.filterKind(v.Column)
+		target, okTarget = t.Columns[v.Target]
+	} else {
+		return 0, 0, fmt.Errorf("no table %q", v.Table)
+	}
+	switch {
+	case !okCol:
+		return 0, 0, fmt.Errorf("no column %q in %s", v.Column, v.Table)
+	case !okTarget:
+		return 0, 0, fmt.Errorf("no column %q in %s", v.Target, v.Table)
+	case v.Column == v.Target:
+		return 0, 0, fmt.Errorf("column and target are both %q", v.Column)
+	case target == KindJSON:
+		return 0, 0, fmt.Errorf("target %s is JSON", v.Target)
+	}
+	return col, target, nil
+}
+
+// viaValues converts related keys, dropping repeats (Contains counts them);
+// NULL is no key.
+func viaValues(k Kind, values []any) ([]any, error) {
+	vals, err := condValues(k, values)
+	if err != nil {
+		return nil, err
+	}
+	seen := make(map[any]bool, len(vals))
+	out := vals[:0]
+	for _, v := range vals {
+		if !seen[v] {
+			seen[v] = true
+			out = append(out, v)
+		}
+	}
+	return out, nil
 }
 
 var comparisons = map[Op]string{Lt: "<", Lte: "<=", Gt: ">", Gte: ">="}

@@ -39,7 +39,8 @@ type meta struct {
 	Scope  string     `json:"scope"`
 	Title  []string   `json:"title"`
 	Upsert [][]string `json:"upsert"`
-	Batch  bool       `json:"batch"`
+	Batch     bool              `json:"batch"`
+	WriteOnly map[string]string `json:"writeOnly"` // attribute -> column
 }
 
 // Load reads every component schema carrying x-entityapi.
@@ -65,7 +66,7 @@ func Load(doc *openapi3.T) (*Registry, error) {
 			if !ok {
 				return nil, fmt.Errorf("%s.%s: unknown target type %q", r.Type, rel.Name, rel.Target)
 			}
-			if rel.ToMany {
+			if rel.ToMany && rel.Through == nil {
 				back, ok := target.rels[rel.Inverse]
 				if !ok || back.ToMany {
 					return nil, fmt.Errorf("%s.%s: x-inverse %q is not a to-one relationship of %s", r.Type, rel.Name, rel.Inverse, rel.Target)
@@ -86,7 +87,7 @@ func load(s *openapi3.Schema) (*Resource, error) {
 		return nil, err
 	}
 	r := &Resource{
-		Type: typ, Table: m.Table, Scoped: m.Scope == "organization",
+		Type: typ, Table: m.Table, Scoped: m.Scope == "organization", Self: m.Scope == "self",
 		IDColumn: m.ID.Column, IntID: m.ID.Kind == "integer", IDOps: m.ID.Filter,
 		Title: m.Title, Upsert: m.Upsert, Batch: m.Batch,
 		attrs: map[string]*Attribute{}, rels: map[string]*Relationship{},
@@ -110,6 +111,11 @@ func load(s *openapi3.Schema) (*Resource, error) {
 			r.Attributes = append(r.Attributes, a)
 			r.attrs[name] = a
 		}
+	}
+	for name, column := range m.WriteOnly {
+		a := &Attribute{Name: name, Column: column, Type: String, WriteOnly: true}
+		r.WriteOnly = append(r.WriteOnly, a)
+		r.attrs[name] = a
 	}
 	sort.Slice(r.Attributes, func(i, j int) bool { return attributeBefore(r.Attributes[i].Name, r.Attributes[j].Name) })
 	if rels := prop(s, "relationships"); rels != nil {

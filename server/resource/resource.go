@@ -26,6 +26,7 @@ type Resource struct {
 	Type     string
 	Table    string
 	Scoped   bool     // records belong to an organization
+	Self     bool     // the resource is the organization itself: callers see only their own
 	IDColumn string   // the column behind the resource identifier
 	IntID    bool     // the identifier is a database-generated integer
 	IDOps    []string // filter operators on id
@@ -34,6 +35,7 @@ type Resource struct {
 	Batch    bool
 
 	Attributes    []*Attribute // by name, createdAt and updatedAt last
+	WriteOnly     []*Attribute // accepted in bodies, never answered (passwords)
 	Relationships []*Relationship
 	attrs         map[string]*Attribute
 	rels          map[string]*Relationship
@@ -45,21 +47,41 @@ type Attribute struct {
 	Column   string
 	Type     FieldType
 	Nullable bool
-	ReadOnly bool
-	Filter   []string // operators; empty: not filterable
+	ReadOnly  bool
+	WriteOnly bool
+	Filter    []string // operators; empty: not filterable
 	List     bool     // a comma in a filter value separates values (non-string types always)
 	Sort     bool
 }
 
-// Relationship is one relationship of a resource.
+// Relationship is one relationship of a resource. A to-one relationship is a
+// column of the resource (or, for Organization, the caller's organization); a
+// to-many one is either the inverse of the target's to-one relationship or a join
+// table (Through).
 type Relationship struct {
-	Name    string
-	Target  string // the related resource type
-	ToMany  bool
-	Column  string // to-one: the column holding the related identifier
-	Inverse string // to-many: the target's to-one relationship pointing back
-	Filter  []string
-	Sort    bool
+	Name         string
+	Target       string // the related resource type
+	ToMany       bool
+	Column       string   // to-one: the column holding the related identifier
+	Inverse      string   // to-many: the target's to-one relationship pointing back
+	Through      *Through // to-many: the join table
+	Organization bool     // the records' organization: always the caller's
+	Filter       []string
+	Sort         bool
+}
+
+// Through names a join table: Column refers to the owning resource, Target to
+// the related one.
+type Through struct {
+	Table  string `json:"table"`
+	Column string `json:"column"`
+	Target string `json:"target"`
+}
+
+// Writable tells whether clients may change the relationship: to-one columns and
+// join tables; inverse lists and the organization follow from other records.
+func (rel *Relationship) Writable() bool {
+	return !rel.Organization && (!rel.ToMany || rel.Through != nil)
 }
 
 // Attribute returns the attribute with the given name.
@@ -79,6 +101,9 @@ func (r *Resource) Relationship(name string) (*Relationship, bool) {
 var (
 	orderedOps = []string{"eq", "neq", "lt", "lte", "gt", "gte", "exists", "neq_or_null"}
 	equalOps   = []string{"eq", "neq", "exists", "neq_or_null"}
+	stringOps  = []string{"eq", "neq", "exists", "neq_or_null", "contains", "not_contains",
+		"starts_with", "not_starts_with", "ends_with", "not_ends_with", "empty"}
+	toManyOps = []string{"eq", "neq", "exists", "neq_or_null", "contains", "not_contains"}
 )
 
 // DefaultOps returns the operators a field of this type gets by default.
@@ -88,6 +113,8 @@ func DefaultOps(t FieldType) []string {
 		return orderedOps
 	case JSON:
 		return nil
+	case String:
+		return stringOps
 	default:
 		return equalOps
 	}

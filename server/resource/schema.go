@@ -62,6 +62,15 @@ func relationship(name string, s *openapi3.Schema) (*Relationship, error) {
 		if err := decodeExt(src["x-inverse"], &rel.Inverse); err != nil {
 			return nil, err
 		}
+		if err := decodeExt(src["x-organization"], &rel.Organization); err != nil {
+			return nil, err
+		}
+		if t, ok := src["x-through"]; ok {
+			rel.Through = &Through{}
+			if err := decodeExt(t, rel.Through); err != nil {
+				return nil, err
+			}
+		}
 	}
 	data := prop(flatten(s), "data")
 	if data == nil {
@@ -77,9 +86,15 @@ func relationship(name string, s *openapi3.Schema) (*Relationship, error) {
 	}
 	rel.Target = typ
 	if rel.ToMany {
-		if rel.Inverse == "" {
-			return nil, fmt.Errorf("a to-many relationship needs x-inverse")
+		if (rel.Inverse == "") == (rel.Through == nil) {
+			return nil, fmt.Errorf("a to-many relationship needs x-inverse or x-through")
 		}
+		rel.Filter = toManyOps
+		return rel, nil
+	}
+	if rel.Organization {
+		rel.Column = "organization_id"
+		rel.Filter = []string{"eq", "neq"}
 		return rel, nil
 	}
 	if rel.Column == "" {
