@@ -36,9 +36,9 @@ type meta struct {
 		Kind   string   `json:"kind"`
 		Filter []string `json:"filter"`
 	} `json:"id"`
-	Scope  string     `json:"scope"`
-	Title  []string   `json:"title"`
-	Upsert [][]string `json:"upsert"`
+	Scope     string            `json:"scope"`
+	Title     []string          `json:"title"`
+	Upsert    [][]string        `json:"upsert"`
 	Batch     bool              `json:"batch"`
 	WriteOnly map[string]string `json:"writeOnly"` // attribute -> column
 }

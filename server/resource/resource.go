@@ -43,15 +43,15 @@ type Resource struct {
 
 // Attribute is one attribute of a resource.
 type Attribute struct {
-	Name     string
-	Column   string
-	Type     FieldType
-	Nullable bool
+	Name      string
+	Column    string
+	Type      FieldType
+	Nullable  bool
 	ReadOnly  bool
 	WriteOnly bool
 	Filter    []string // operators; empty: not filterable
-	List     bool     // a comma in a filter value separates values (non-string types always)
-	Sort     bool
+	List      bool     // a comma in a filter value separates values (non-string types always)
+	Sort      bool
 }
 
 // Relationship is one relationship of a resource. A to-one relationship is a
