@@ -14,13 +14,39 @@ type Response struct{ *jsonapi.Reply }
 // Reply wraps the engine's answer for a strict handler method.
 func Reply(r *jsonapi.Reply, err error) (Response, error) { return Response{r}, err }
 
+// VisitAddAccountContactsRelationshipResponse writes the reply.
+func (r Response) VisitAddAccountContactsRelationshipResponse(w http.ResponseWriter) error {
+	return r.Reply.Write(w)
+}
+
+// VisitAddContactAccountsRelationshipResponse writes the reply.
+func (r Response) VisitAddContactAccountsRelationshipResponse(w http.ResponseWriter) error {
+	return r.Reply.Write(w)
+}
+
+// VisitAddUserUserRolesRelationshipResponse writes the reply.
+func (r Response) VisitAddUserUserRolesRelationshipResponse(w http.ResponseWriter) error {
+	return r.Reply.Write(w)
+}
+
 // VisitCreateAccountResponse writes the reply.
 func (r Response) VisitCreateAccountResponse(w http.ResponseWriter) error { return r.Reply.Write(w) }
+
+// VisitCreateBusinessUnitResponse writes the reply.
+func (r Response) VisitCreateBusinessUnitResponse(w http.ResponseWriter) error {
+	return r.Reply.Write(w)
+}
+
+// VisitCreateContactResponse writes the reply.
+func (r Response) VisitCreateContactResponse(w http.ResponseWriter) error { return r.Reply.Write(w) }
 
 // VisitCreateTaxJurisdictionResponse writes the reply.
 func (r Response) VisitCreateTaxJurisdictionResponse(w http.ResponseWriter) error {
 	return r.Reply.Write(w)
 }
+
+// VisitCreateUserResponse writes the reply.
+func (r Response) VisitCreateUserResponse(w http.ResponseWriter) error { return r.Reply.Write(w) }
 
 // VisitCreateWeightUnitResponse writes the reply.
 func (r Response) VisitCreateWeightUnitResponse(w http.ResponseWriter) error { return r.Reply.Write(w) }
@@ -28,8 +54,34 @@ func (r Response) VisitCreateWeightUnitResponse(w http.ResponseWriter) error { r
 // VisitDeleteAccountResponse writes the reply.
 func (r Response) VisitDeleteAccountResponse(w http.ResponseWriter) error { return r.Reply.Write(w) }
 
+// VisitDeleteAccountContactsRelationshipResponse writes the reply.
+func (r Response) VisitDeleteAccountContactsRelationshipResponse(w http.ResponseWriter) error {
+	return r.Reply.Write(w)
+}
+
 // VisitDeleteAccountsResponse writes the reply.
 func (r Response) VisitDeleteAccountsResponse(w http.ResponseWriter) error { return r.Reply.Write(w) }
+
+// VisitDeleteBusinessUnitResponse writes the reply.
+func (r Response) VisitDeleteBusinessUnitResponse(w http.ResponseWriter) error {
+	return r.Reply.Write(w)
+}
+
+// VisitDeleteBusinessUnitsResponse writes the reply.
+func (r Response) VisitDeleteBusinessUnitsResponse(w http.ResponseWriter) error {
+	return r.Reply.Write(w)
+}
+
+// VisitDeleteContactResponse writes the reply.
+func (r Response) VisitDeleteContactResponse(w http.ResponseWriter) error { return r.Reply.Write(w) }
+
+// VisitDeleteContactAccountsRelationshipResponse writes the reply.
+func (r Response) VisitDeleteContactAccountsRelationshipResponse(w http.ResponseWriter) error {
+	return r.Reply.Write(w)
+}
+
+// VisitDeleteContactsResponse writes the reply.
+func (r Response) VisitDeleteContactsResponse(w http.ResponseWriter) error { return r.Reply.Write(w) }
 
 // VisitDeleteTaxJurisdictionResponse writes the reply.
 func (r Response) VisitDeleteTaxJurisdictionResponse(w http.ResponseWriter) error {
@@ -40,6 +92,17 @@ func (r Response) VisitDeleteTaxJurisdictionResponse(w http.ResponseWriter) erro
 func (r Response) VisitDeleteTaxJurisdictionsResponse(w http.ResponseWriter) error {
 	return r.Reply.Write(w)
 }
+
+// VisitDeleteUserResponse writes the reply.
+func (r Response) VisitDeleteUserResponse(w http.ResponseWriter) error { return r.Reply.Write(w) }
+
+// VisitDeleteUserUserRolesRelationshipResponse writes the reply.
+func (r Response) VisitDeleteUserUserRolesRelationshipResponse(w http.ResponseWriter) error {
+	return r.Reply.Write(w)
+}
+
+// VisitDeleteUsersResponse writes the reply.
+func (r Response) VisitDeleteUsersResponse(w http.ResponseWriter) error { return r.Reply.Write(w) }
 
 // VisitDeleteWeightUnitResponse writes the reply.
 func (r Response) VisitDeleteWeightUnitResponse(w http.ResponseWriter) error { return r.Reply.Write(w) }
@@ -52,11 +115,141 @@ func (r Response) VisitDeleteWeightUnitsResponse(w http.ResponseWriter) error {
 // VisitGetAccountResponse writes the reply.
 func (r Response) VisitGetAccountResponse(w http.ResponseWriter) error { return r.Reply.Write(w) }
 
+// VisitGetAccountContactsRelationshipResponse writes the reply.
+func (r Response) VisitGetAccountContactsRelationshipResponse(w http.ResponseWriter) error {
+	return r.Reply.Write(w)
+}
+
+// VisitGetAccountDefaultContactResponse writes the reply.
+func (r Response) VisitGetAccountDefaultContactResponse(w http.ResponseWriter) error {
+	return r.Reply.Write(w)
+}
+
+// VisitGetAccountDefaultContactRelationshipResponse writes the reply.
+func (r Response) VisitGetAccountDefaultContactRelationshipResponse(w http.ResponseWriter) error {
+	return r.Reply.Write(w)
+}
+
+// VisitGetAccountOrganizationResponse writes the reply.
+func (r Response) VisitGetAccountOrganizationResponse(w http.ResponseWriter) error {
+	return r.Reply.Write(w)
+}
+
+// VisitGetAccountOrganizationRelationshipResponse writes the reply.
+func (r Response) VisitGetAccountOrganizationRelationshipResponse(w http.ResponseWriter) error {
+	return r.Reply.Write(w)
+}
+
+// VisitGetAccountOwnerResponse writes the reply.
+func (r Response) VisitGetAccountOwnerResponse(w http.ResponseWriter) error { return r.Reply.Write(w) }
+
+// VisitGetAccountOwnerRelationshipResponse writes the reply.
+func (r Response) VisitGetAccountOwnerRelationshipResponse(w http.ResponseWriter) error {
+	return r.Reply.Write(w)
+}
+
+// VisitGetAccountReferredByResponse writes the reply.
+func (r Response) VisitGetAccountReferredByResponse(w http.ResponseWriter) error {
+	return r.Reply.Write(w)
+}
+
+// VisitGetAccountReferredByRelationshipResponse writes the reply.
+func (r Response) VisitGetAccountReferredByRelationshipResponse(w http.ResponseWriter) error {
+	return r.Reply.Write(w)
+}
+
+// VisitGetBusinessUnitResponse writes the reply.
+func (r Response) VisitGetBusinessUnitResponse(w http.ResponseWriter) error { return r.Reply.Write(w) }
+
+// VisitGetBusinessUnitOrganizationResponse writes the reply.
+func (r Response) VisitGetBusinessUnitOrganizationResponse(w http.ResponseWriter) error {
+	return r.Reply.Write(w)
+}
+
+// VisitGetBusinessUnitOrganizationRelationshipResponse writes the reply.
+func (r Response) VisitGetBusinessUnitOrganizationRelationshipResponse(w http.ResponseWriter) error {
+	return r.Reply.Write(w)
+}
+
+// VisitGetBusinessUnitOwnerResponse writes the reply.
+func (r Response) VisitGetBusinessUnitOwnerResponse(w http.ResponseWriter) error {
+	return r.Reply.Write(w)
+}
+
+// VisitGetBusinessUnitOwnerRelationshipResponse writes the reply.
+func (r Response) VisitGetBusinessUnitOwnerRelationshipResponse(w http.ResponseWriter) error {
+	return r.Reply.Write(w)
+}
+
+// VisitGetBusinessUnitUsersRelationshipResponse writes the reply.
+func (r Response) VisitGetBusinessUnitUsersRelationshipResponse(w http.ResponseWriter) error {
+	return r.Reply.Write(w)
+}
+
+// VisitGetContactResponse writes the reply.
+func (r Response) VisitGetContactResponse(w http.ResponseWriter) error { return r.Reply.Write(w) }
+
+// VisitGetContactAccountsRelationshipResponse writes the reply.
+func (r Response) VisitGetContactAccountsRelationshipResponse(w http.ResponseWriter) error {
+	return r.Reply.Write(w)
+}
+
+// VisitGetContactAssignedToResponse writes the reply.
+func (r Response) VisitGetContactAssignedToResponse(w http.ResponseWriter) error {
+	return r.Reply.Write(w)
+}
+
+// VisitGetContactAssignedToRelationshipResponse writes the reply.
+func (r Response) VisitGetContactAssignedToRelationshipResponse(w http.ResponseWriter) error {
+	return r.Reply.Write(w)
+}
+
+// VisitGetContactOrganizationResponse writes the reply.
+func (r Response) VisitGetContactOrganizationResponse(w http.ResponseWriter) error {
+	return r.Reply.Write(w)
+}
+
+// VisitGetContactOrganizationRelationshipResponse writes the reply.
+func (r Response) VisitGetContactOrganizationRelationshipResponse(w http.ResponseWriter) error {
+	return r.Reply.Write(w)
+}
+
+// VisitGetContactOwnerResponse writes the reply.
+func (r Response) VisitGetContactOwnerResponse(w http.ResponseWriter) error { return r.Reply.Write(w) }
+
+// VisitGetContactOwnerRelationshipResponse writes the reply.
+func (r Response) VisitGetContactOwnerRelationshipResponse(w http.ResponseWriter) error {
+	return r.Reply.Write(w)
+}
+
+// VisitGetContactReportsToResponse writes the reply.
+func (r Response) VisitGetContactReportsToResponse(w http.ResponseWriter) error {
+	return r.Reply.Write(w)
+}
+
+// VisitGetContactReportsToRelationshipResponse writes the reply.
+func (r Response) VisitGetContactReportsToRelationshipResponse(w http.ResponseWriter) error {
+	return r.Reply.Write(w)
+}
+
 // VisitGetCountryResponse writes the reply.
 func (r Response) VisitGetCountryResponse(w http.ResponseWriter) error { return r.Reply.Write(w) }
 
 // VisitGetCountryRegionsRelationshipResponse writes the reply.
 func (r Response) VisitGetCountryRegionsRelationshipResponse(w http.ResponseWriter) error {
+	return r.Reply.Write(w)
+}
+
+// VisitGetOrganizationResponse writes the reply.
+func (r Response) VisitGetOrganizationResponse(w http.ResponseWriter) error { return r.Reply.Write(w) }
+
+// VisitGetOrganizationBusinessUnitsRelationshipResponse writes the reply.
+func (r Response) VisitGetOrganizationBusinessUnitsRelationshipResponse(w http.ResponseWriter) error {
+	return r.Reply.Write(w)
+}
+
+// VisitGetOrganizationUsersRelationshipResponse writes the reply.
+func (r Response) VisitGetOrganizationUsersRelationshipResponse(w http.ResponseWriter) error {
 	return r.Reply.Write(w)
 }
 
@@ -96,17 +289,84 @@ func (r Response) VisitGetTaxJurisdictionRegionRelationshipResponse(w http.Respo
 	return r.Reply.Write(w)
 }
 
+// VisitGetUserResponse writes the reply.
+func (r Response) VisitGetUserResponse(w http.ResponseWriter) error { return r.Reply.Write(w) }
+
+// VisitGetUserOrganizationResponse writes the reply.
+func (r Response) VisitGetUserOrganizationResponse(w http.ResponseWriter) error {
+	return r.Reply.Write(w)
+}
+
+// VisitGetUserOrganizationRelationshipResponse writes the reply.
+func (r Response) VisitGetUserOrganizationRelationshipResponse(w http.ResponseWriter) error {
+	return r.Reply.Write(w)
+}
+
+// VisitGetUserOwnerResponse writes the reply.
+func (r Response) VisitGetUserOwnerResponse(w http.ResponseWriter) error { return r.Reply.Write(w) }
+
+// VisitGetUserOwnerRelationshipResponse writes the reply.
+func (r Response) VisitGetUserOwnerRelationshipResponse(w http.ResponseWriter) error {
+	return r.Reply.Write(w)
+}
+
+// VisitGetUserRoleResponse writes the reply.
+func (r Response) VisitGetUserRoleResponse(w http.ResponseWriter) error { return r.Reply.Write(w) }
+
+// VisitGetUserUserRolesRelationshipResponse writes the reply.
+func (r Response) VisitGetUserUserRolesRelationshipResponse(w http.ResponseWriter) error {
+	return r.Reply.Write(w)
+}
+
 // VisitGetWeightUnitResponse writes the reply.
 func (r Response) VisitGetWeightUnitResponse(w http.ResponseWriter) error { return r.Reply.Write(w) }
 
+// VisitListAccountContactsResponse writes the reply.
+func (r Response) VisitListAccountContactsResponse(w http.ResponseWriter) error {
+	return r.Reply.Write(w)
+}
+
 // VisitListAccountsResponse writes the reply.
 func (r Response) VisitListAccountsResponse(w http.ResponseWriter) error { return r.Reply.Write(w) }
+
+// VisitListBusinessUnitUsersResponse writes the reply.
+func (r Response) VisitListBusinessUnitUsersResponse(w http.ResponseWriter) error {
+	return r.Reply.Write(w)
+}
+
+// VisitListBusinessUnitsResponse writes the reply.
+func (r Response) VisitListBusinessUnitsResponse(w http.ResponseWriter) error {
+	return r.Reply.Write(w)
+}
+
+// VisitListContactAccountsResponse writes the reply.
+func (r Response) VisitListContactAccountsResponse(w http.ResponseWriter) error {
+	return r.Reply.Write(w)
+}
+
+// VisitListContactsResponse writes the reply.
+func (r Response) VisitListContactsResponse(w http.ResponseWriter) error { return r.Reply.Write(w) }
 
 // VisitListCountriesResponse writes the reply.
 func (r Response) VisitListCountriesResponse(w http.ResponseWriter) error { return r.Reply.Write(w) }
 
 // VisitListCountryRegionsResponse writes the reply.
 func (r Response) VisitListCountryRegionsResponse(w http.ResponseWriter) error {
+	return r.Reply.Write(w)
+}
+
+// VisitListOrganizationBusinessUnitsResponse writes the reply.
+func (r Response) VisitListOrganizationBusinessUnitsResponse(w http.ResponseWriter) error {
+	return r.Reply.Write(w)
+}
+
+// VisitListOrganizationUsersResponse writes the reply.
+func (r Response) VisitListOrganizationUsersResponse(w http.ResponseWriter) error {
+	return r.Reply.Write(w)
+}
+
+// VisitListOrganizationsResponse writes the reply.
+func (r Response) VisitListOrganizationsResponse(w http.ResponseWriter) error {
 	return r.Reply.Write(w)
 }
 
@@ -118,14 +378,106 @@ func (r Response) VisitListTaxJurisdictionsResponse(w http.ResponseWriter) error
 	return r.Reply.Write(w)
 }
 
+// VisitListUserRolesResponse writes the reply.
+func (r Response) VisitListUserRolesResponse(w http.ResponseWriter) error { return r.Reply.Write(w) }
+
+// VisitListUserUserRolesResponse writes the reply.
+func (r Response) VisitListUserUserRolesResponse(w http.ResponseWriter) error {
+	return r.Reply.Write(w)
+}
+
+// VisitListUsersResponse writes the reply.
+func (r Response) VisitListUsersResponse(w http.ResponseWriter) error { return r.Reply.Write(w) }
+
 // VisitListWeightUnitsResponse writes the reply.
 func (r Response) VisitListWeightUnitsResponse(w http.ResponseWriter) error { return r.Reply.Write(w) }
 
 // VisitUpdateAccountResponse writes the reply.
 func (r Response) VisitUpdateAccountResponse(w http.ResponseWriter) error { return r.Reply.Write(w) }
 
+// VisitUpdateAccountContactsRelationshipResponse writes the reply.
+func (r Response) VisitUpdateAccountContactsRelationshipResponse(w http.ResponseWriter) error {
+	return r.Reply.Write(w)
+}
+
+// VisitUpdateAccountDefaultContactRelationshipResponse writes the reply.
+func (r Response) VisitUpdateAccountDefaultContactRelationshipResponse(w http.ResponseWriter) error {
+	return r.Reply.Write(w)
+}
+
+// VisitUpdateAccountOwnerRelationshipResponse writes the reply.
+func (r Response) VisitUpdateAccountOwnerRelationshipResponse(w http.ResponseWriter) error {
+	return r.Reply.Write(w)
+}
+
+// VisitUpdateAccountReferredByRelationshipResponse writes the reply.
+func (r Response) VisitUpdateAccountReferredByRelationshipResponse(w http.ResponseWriter) error {
+	return r.Reply.Write(w)
+}
+
+// VisitUpdateBusinessUnitResponse writes the reply.
+func (r Response) VisitUpdateBusinessUnitResponse(w http.ResponseWriter) error {
+	return r.Reply.Write(w)
+}
+
+// VisitUpdateBusinessUnitOwnerRelationshipResponse writes the reply.
+func (r Response) VisitUpdateBusinessUnitOwnerRelationshipResponse(w http.ResponseWriter) error {
+	return r.Reply.Write(w)
+}
+
+// VisitUpdateContactResponse writes the reply.
+func (r Response) VisitUpdateContactResponse(w http.ResponseWriter) error { return r.Reply.Write(w) }
+
+// VisitUpdateContactAccountsRelationshipResponse writes the reply.
+func (r Response) VisitUpdateContactAccountsRelationshipResponse(w http.ResponseWriter) error {
+	return r.Reply.Write(w)
+}
+
+// VisitUpdateContactAssignedToRelationshipResponse writes the reply.
+func (r Response) VisitUpdateContactAssignedToRelationshipResponse(w http.ResponseWriter) error {
+	return r.Reply.Write(w)
+}
+
+// VisitUpdateContactOwnerRelationshipResponse writes the reply.
+func (r Response) VisitUpdateContactOwnerRelationshipResponse(w http.ResponseWriter) error {
+	return r.Reply.Write(w)
+}
+
+// VisitUpdateContactReportsToRelationshipResponse writes the reply.
+func (r Response) VisitUpdateContactReportsToRelationshipResponse(w http.ResponseWriter) error {
+	return r.Reply.Write(w)
+}
+
+// VisitUpdateOrganizationResponse writes the reply.
+func (r Response) VisitUpdateOrganizationResponse(w http.ResponseWriter) error {
+	return r.Reply.Write(w)
+}
+
 // VisitUpdateTaxJurisdictionResponse writes the reply.
 func (r Response) VisitUpdateTaxJurisdictionResponse(w http.ResponseWriter) error {
+	return r.Reply.Write(w)
+}
+
+// VisitUpdateTaxJurisdictionCountryRelationshipResponse writes the reply.
+func (r Response) VisitUpdateTaxJurisdictionCountryRelationshipResponse(w http.ResponseWriter) error {
+	return r.Reply.Write(w)
+}
+
+// VisitUpdateTaxJurisdictionRegionRelationshipResponse writes the reply.
+func (r Response) VisitUpdateTaxJurisdictionRegionRelationshipResponse(w http.ResponseWriter) error {
+	return r.Reply.Write(w)
+}
+
+// VisitUpdateUserResponse writes the reply.
+func (r Response) VisitUpdateUserResponse(w http.ResponseWriter) error { return r.Reply.Write(w) }
+
+// VisitUpdateUserOwnerRelationshipResponse writes the reply.
+func (r Response) VisitUpdateUserOwnerRelationshipResponse(w http.ResponseWriter) error {
+	return r.Reply.Write(w)
+}
+
+// VisitUpdateUserUserRolesRelationshipResponse writes the reply.
+func (r Response) VisitUpdateUserUserRolesRelationshipResponse(w http.ResponseWriter) error {
 	return r.Reply.Write(w)
 }
 
