@@ -27,6 +27,7 @@ type engine struct {
 	routes *routeTable
 	tables map[string]*storage.Table     // resource type -> table
 	joins  map[string]*storage.JoinTable // join table name -> join table
+	items  *itemSchemas
 	cfg    *Config
 }
 

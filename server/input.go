@@ -19,7 +19,9 @@ type input struct {
 	id    *string
 	attrs map[string]json.RawMessage
 	rels  map[string]jsonapi.Relationship
+	meta  map[string]json.RawMessage
 	plain bool
+	base  string // where the resource object is in the body: /data, /included/2
 }
 
 // Members of a resource object a pointer can lead to.
@@ -40,15 +42,20 @@ func (in *input) pointer(member, name string) string {
 	}
 	switch {
 	case member == idMember:
-		return "/data/id"
+		return in.base + "/id"
 	case member == "":
-		return "/data"
+		return in.base
 	case name == "":
-		return "/data/" + member
+		return in.base + "/" + member
 	case member == relationshipMember:
-		return "/data/relationships/" + escapePointer(name) + "/data"
+		return in.base + "/relationships/" + escapePointer(name) + "/data"
 	}
-	return "/data/" + member + "/" + escapePointer(name)
+	return in.base + "/" + member + "/" + escapePointer(name)
+}
+
+// resourceInput wraps a resource object found at base in a JSON:API body.
+func resourceInput(r *jsonapi.Resource, base string) *input {
+	return &input{id: r.ID, attrs: r.Attributes, rels: r.Relationships, meta: r.Meta, base: base}
 }
 
 func readInput(res *resource.Resource, doc *jsonapi.Document, plain jsonapi.Object) (*input, error) {
@@ -57,7 +64,7 @@ func readInput(res *resource.Resource, doc *jsonapi.Document, plain jsonapi.Obje
 		if err != nil {
 			return nil, problem.RequestData("The primary data object should exist.", "/data")
 		}
-		return &input{id: r.ID, attrs: r.Attributes, rels: r.Relationships}, nil
+		return resourceInput(r, "/data"), nil
 	}
 	in := &input{attrs: map[string]json.RawMessage{}, rels: map[string]jsonapi.Relationship{}, plain: true}
 	for name, raw := range plain {
@@ -103,18 +110,24 @@ func plainID(raw json.RawMessage) string {
 	return string(bytes.TrimSpace(raw))
 }
 
-// change is what a body asks to write: column values, and the complete new
-// member lists of join-table relationships.
+// change is what a body asks to write: column values, the complete new member
+// lists of join-table relationships, and references to records the same request
+// creates, which get their keys only once those are inserted.
 type change struct {
-	row   storage.Row
-	links map[*resource.Relationship][]any
+	row     storage.Row
+	links   map[*resource.Relationship][]any
+	newOne  map[*resource.Relationship]*item
+	newMany map[*resource.Relationship][]*item
+	refs    []string // request records this one refers to (see itemSet.ref)
 }
 
 // values converts the body's fields into column values and checks that every
-// related record exists in the caller's organization. current is the record
-// being updated (nil on create), for rules that look at the whole record.
-func (e *engine) values(ctx context.Context, cl *call, res *resource.Resource, in *input, current storage.Row) (*change, error) {
-	ch := &change{row: storage.Row{}, links: map[*resource.Relationship][]any{}}
+// related record exists in the caller's organization, or is created by the same
+// request (set). current is the record being updated (nil on create), for rules
+// that look at the whole record.
+func (e *engine) values(ctx context.Context, cl *call, res *resource.Resource, in *input, current storage.Row, set *itemSet) (*change, error) {
+	ch := &change{row: storage.Row{}, links: map[*resource.Relationship][]any{},
+		newOne: map[*resource.Relationship]*item{}, newMany: map[*resource.Relationship][]*item{}}
 	var errs problem.List
 	for name, raw := range in.attrs {
 		a, ok := res.Attribute(name)
@@ -140,14 +153,29 @@ func (e *engine) values(ctx context.Context, cl *call, res *resource.Resource, i
 			errs = append(errs, problem.RequestData("The relationship data is not valid.", in.pointer(relationshipMember, name)))
 			continue
 		}
-		keys, missing, err := e.existing(ctx, cl, rel, ids)
+		var stored []jsonapi.Identifier
+		var storedAt []int // positions of stored in ids, for pointers
+		var created []*item
+		for i, id := range ids {
+			ref := set.ref(id.Type, id.ID)
+			if set.has(ref) {
+				ch.refs = append(ch.refs, ref)
+			}
+			if it := set.created[ref]; it != nil {
+				created = append(created, it)
+			} else {
+				stored = append(stored, id)
+				storedAt = append(storedAt, i)
+			}
+		}
+		keys, missing, err := e.existing(ctx, cl, rel, stored)
 		if err != nil {
 			return nil, err
 		}
 		for _, i := range missing {
 			p := in.pointer(relationshipMember, name)
 			if rel.ToMany {
-				p += "/" + strconv.Itoa(i)
+				p += "/" + strconv.Itoa(storedAt[i])
 			}
 			errs = append(errs, problem.MissingRelated(p))
 		}
@@ -159,6 +187,11 @@ func (e *engine) values(ctx context.Context, cl *call, res *resource.Resource, i
 			}
 		case rel.ToMany:
 			ch.links[rel] = keys
+			if len(created) > 0 {
+				ch.newMany[rel] = created
+			}
+		case len(created) > 0:
+			ch.newOne[rel] = created[0]
 		case len(keys) == 0:
 			ch.row[rel.Column] = nil
 		default:

@@ -48,7 +48,7 @@ func (e *engine) load(ctx context.Context, cl *call, res *resource.Resource, id 
 }
 
 // single renders one record (or none: null data) as a document.
-func (e *engine) single(ctx context.Context, cl *call, res *resource.Resource, row storage.Row, p *listParams, status int) (*jsonapi.Reply, error) {
+func (e *engine) single(ctx context.Context, cl *call, res *resource.Resource, row storage.Row, p *listParams, status int, extra ...*jsonapi.ResourceObject) (*jsonapi.Reply, error) {
 	var rows []storage.Row
 	if row != nil {
 		rows = []storage.Row{row}
@@ -70,6 +70,7 @@ func (e *engine) single(ctx context.Context, cl *call, res *resource.Resource, r
 	if doc.Included, err = e.included(ctx, cl, res, rows, p); err != nil {
 		return nil, err
 	}
+	doc.Included = append(doc.Included, extra...)
 	if cl.hateoas {
 		doc.Links = &jsonapi.Links{Self: cl.link(res.Type, "")}
 		if cl.rt.kind == subresourceRoute {

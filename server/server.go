@@ -149,7 +149,7 @@ func newApplication(cfg *Config, store *storage.Store, raw []byte, base string) 
 		}
 	}
 	app := &application{cfg: cfg, doc: doc, raw: raw, reg: reg, routes: routes, log: cfg.Logger,
-		engine: &engine{store: store, reg: reg, routes: routes, tables: tables, joins: joins, cfg: cfg}}
+		engine: &engine{store: store, reg: reg, routes: routes, tables: tables, joins: joins, items: newItemSchemas(routes), cfg: cfg}}
 	return app, nil
 }
 

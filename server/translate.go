@@ -107,30 +107,33 @@ func bodyProblems(re *openapi3filter.RequestError, f format) []*problem.Problem 
 			out = append(out, problem.MalformedJSON("Invalid json message received. "+reason(e)))
 			continue
 		}
-		out = append(out, schemaProblems(se, f)...)
+		out = append(out, schemaProblems(se, f, "", "/data")...)
 	}
 	return out
 }
 
 // schemaProblems maps one schema violation; allOf/oneOf wrappers are looked
-// through so the innermost, most precise violations are reported.
-func schemaProblems(se *openapi3.SchemaError, f format) []*problem.Problem {
+// through so the innermost, most precise violations are reported. root prefixes
+// the violation's pointer (the place of a validated item in the body); object is
+// where the resource object is, so its attributes can be told from structure.
+func schemaProblems(se *openapi3.SchemaError, f format, root, object string) []*problem.Problem {
 	if se.Origin != nil {
 		var inner []*problem.Problem
 		for _, e := range flattenErrors(se.Origin) {
 			var ise *openapi3.SchemaError
 			if errors.As(e, &ise) {
-				inner = append(inner, schemaProblems(ise, f)...)
+				inner = append(inner, schemaProblems(ise, f, root, object)...)
 			}
 		}
 		if len(inner) > 0 {
 			return inner
 		}
 	}
-	pointer := "/" + strings.Join(se.JSONPointer(), "/")
+	pointer := root + "/" + strings.Join(se.JSONPointer(), "/")
 	if pointer == "/" {
 		pointer = ""
 	}
+	pointer = strings.TrimSuffix(pointer, "/")
 	field := se.SchemaField
 	if unsupportedProperty.MatchString(se.Reason) {
 		field = "additionalProperties"
@@ -144,7 +147,7 @@ func schemaProblems(se *openapi3.SchemaError, f format) []*problem.Problem {
 				pointer += "/" + escapePointer(m[1])
 			}
 		}
-		if inFields(pointer, f) {
+		if inFields(pointer, f, object) {
 			return []*problem.Problem{problem.NotBlank(pointer)}
 		}
 		return []*problem.Problem{problem.RequestData(fmt.Sprintf("The '%s' property is required.", lastSegment(pointer)), pointer)}
@@ -156,12 +159,12 @@ func schemaProblems(se *openapi3.SchemaError, f format) []*problem.Problem {
 		if strings.HasSuffix(pointer, "/"+name) {
 			pointer = strings.TrimSuffix(pointer, "/"+escapePointer(name))
 		}
-		if pointer == "/data/attributes" || pointer == "/data/relationships" || (f == plainFormat && pointer == "") {
+		if pointer == object+"/attributes" || pointer == object+"/relationships" || (f == plainFormat && pointer == "") {
 			return []*problem.Problem{problem.ExtraFields(pointer, name)}
 		}
 		return []*problem.Problem{problem.RequestData(fmt.Sprintf("The '%s' property is not allowed here.", name), pointer)}
 	}
-	if !inFields(pointer, f) {
+	if !inFields(pointer, f, object) {
 		return []*problem.Problem{problem.RequestData(constraintDetail(se), pointer)}
 	}
 	return []*problem.Problem{problem.Constraint(constraintTitle(se), constraintDetail(se), pointer)}
@@ -169,11 +172,11 @@ func schemaProblems(se *openapi3.SchemaError, f format) []*problem.Problem {
 
 // inFields tells whether a pointer addresses a field value rather than the
 // document's structure.
-func inFields(pointer string, f format) bool {
+func inFields(pointer string, f format, object string) bool {
 	if f == plainFormat {
 		return pointer != ""
 	}
-	return strings.HasPrefix(pointer, "/data/attributes/") || strings.HasPrefix(pointer, "/data/relationships/")
+	return strings.HasPrefix(pointer, object+"/attributes/") || strings.HasPrefix(pointer, object+"/relationships/")
 }
 
 func constraintTitle(se *openapi3.SchemaError) string {

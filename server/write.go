@@ -42,97 +42,72 @@ func writeProblem(res *resource.Resource, in *input, err error) error {
 	return err
 }
 
-// Create answers POST /api/{type}.
+// Create answers POST /api/{type}: the record, and the related records of the
+// body's included array, in one transaction.
 func (e *engine) Create(ctx context.Context, doc *jsonapi.Document, plain jsonapi.Object) (*jsonapi.Reply, error) {
-	cl, err := e.begin(ctx)
-	if err != nil {
-		return nil, err
-	}
-	res := cl.rt.res
-	in, err := readInput(res, doc, plain)
-	if err != nil {
-		return nil, err
-	}
-	ch, err := e.values(ctx, cl, res, in, nil)
-	if err != nil {
-		return nil, err
-	}
-	if !res.IntID {
-		if in.id == nil || *in.id == "" {
-			return nil, problem.Constraint("entity identifier constraint", "The identifier is mandatory.", in.pointer(idMember, "id"))
-		}
-		ch.row[res.IDColumn] = *in.id
-	}
-	var k any
-	err = e.store.Tx(ctx, func(c *storage.Conn) error {
-		if k, err = c.Insert(ctx, e.table(res), cl.org, ch.row); err != nil {
-			return err
-		}
-		return e.setLinks(ctx, c, k, ch)
-	})
-	if err != nil {
-		return nil, writeProblem(res, in, err)
-	}
-	created, err := e.store.Get(ctx, e.table(res), cl.org, k)
-	if err != nil {
-		return nil, err
-	}
-	reply, err := e.single(ctx, cl, res, created, &listParams{}, http.StatusCreated)
-	if err != nil {
-		return nil, err
-	}
-	reply.Header = http.Header{"Location": {cl.link(res.Type, keyString(k))}}
-	return reply, nil
+	return e.save(ctx, doc, plain, false)
 }
 
 // Update answers PATCH /api/{type}/{id}: only the fields sent change; a to-many
 // relationship sent is replaced as a whole.
 func (e *engine) Update(ctx context.Context, doc *jsonapi.Document, plain jsonapi.Object) (*jsonapi.Reply, error) {
+	return e.save(ctx, doc, plain, true)
+}
+
+func (e *engine) save(ctx context.Context, doc *jsonapi.Document, plain jsonapi.Object, update bool) (*jsonapi.Reply, error) {
 	cl, err := e.begin(ctx)
 	if err != nil {
 		return nil, err
 	}
 	res := cl.rt.res
-	current, err := e.load(ctx, cl, res, cl.c.Param("id"))
-	if err != nil {
-		return nil, err
-	}
 	in, err := readInput(res, doc, plain)
 	if err != nil {
 		return nil, err
 	}
-	ch, err := e.values(ctx, cl, res, in, current)
+	primary := &item{res: res, in: in, update: update}
+	if update {
+		if primary.current, err = e.load(ctx, cl, res, cl.c.Param("id")); err != nil {
+			return nil, err
+		}
+		primary.key = primary.current[res.IDColumn]
+	} else if !res.IntID {
+		if in.id == nil || *in.id == "" {
+			return nil, problem.Constraint("entity identifier constraint", "The identifier is mandatory.", in.pointer(idMember, "id"))
+		}
+	}
+	set, err := e.newItemSet(ctx, cl, primary, doc)
 	if err != nil {
 		return nil, err
 	}
-	k := current[res.IDColumn]
-	err = e.store.Tx(ctx, func(c *storage.Conn) error {
-		if err := c.Update(ctx, e.table(res), cl.org, k, ch.row); err != nil {
-			return err
-		}
-		return e.setLinks(ctx, c, k, ch)
-	})
-	if errors.Is(err, storage.ErrNotFound) {
-		return nil, problem.NotFound()
+	if err := e.prepare(ctx, cl, set); err != nil {
+		return nil, err
 	}
-	if err != nil {
-		return nil, writeProblem(res, in, err)
+	if !update && !res.IntID {
+		primary.ch.row[res.IDColumn] = *in.id
 	}
-	updated, err := e.store.Get(ctx, e.table(res), cl.org, k)
+	if err := e.write(ctx, cl, set); err != nil {
+		return nil, err
+	}
+	row, err := e.store.Get(ctx, e.table(res), cl.org, primary.key)
 	if err != nil {
 		return nil, err
 	}
-	return e.single(ctx, cl, res, updated, &listParams{}, http.StatusOK)
-}
-
-// setLinks replaces the members of the join-table relationships a body named.
-func (e *engine) setLinks(ctx context.Context, c *storage.Conn, owner any, ch *change) error {
-	for rel, keys := range ch.links {
-		if err := e.replaceLinks(ctx, c, rel, owner, keys); err != nil {
-			return err
-		}
+	extra, err := e.includedObjects(ctx, cl, set)
+	if err != nil {
+		return nil, err
 	}
-	return nil
+	status := http.StatusOK
+	if !update {
+		status = http.StatusCreated
+	}
+	reply, err := e.single(ctx, cl, res, row, &listParams{}, status, extra...)
+	if err != nil {
+		return nil, err
+	}
+	if !update {
+		reply.Header = http.Header{"Location": {cl.link(res.Type, keyString(primary.key))}}
+	}
+	return reply, nil
 }
 
 func (e *engine) replaceLinks(ctx context.Context, c *storage.Conn, rel *resource.Relationship, owner any, keys []any) error {

@@ -1801,6 +1801,29 @@ type ErrorDocument struct {
 	} `json:"meta,omitempty"`
 }
 
+// IncludedRequestResource A related record sent with the primary one in the same request: created when its id is a new temporary id, changed when `meta.update` is true (its id is then the record's real id). Primary data refers to it by `type` and `id`; each one must be linked with the primary record, directly or through another included record. Its attributes and relationships follow the rules of its own resource.
+type IncludedRequestResource struct {
+	// Attributes The record's fields, as in a create or update of its own resource.
+	Attributes *map[string]interface{} `json:"attributes,omitempty"`
+
+	// Id A temporary id of the client's choice for a new record, or the real id with `meta.update`.
+	//
+	// Example: new-contact-1
+	Id   string `json:"id"`
+	Meta *struct {
+		// Update true changes the existing record with this id instead of creating one.
+		Update *bool `json:"update,omitempty"`
+	} `json:"meta,omitempty"`
+
+	// Relationships The record's relationships, as in a create or update of its own resource.
+	Relationships *map[string]interface{} `json:"relationships,omitempty"`
+
+	// Type The record's resource type.
+	//
+	// Example: contacts
+	Type string `json:"type"`
+}
+
 // IncludedResource A resource in `included` of organizations, business units, users, contacts and accounts: one of these or a user role.
 type IncludedResource struct {
 	union json.RawMessage

@@ -1,0 +1,82 @@
+package server
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+
+	"github.com/getkin/kin-openapi/openapi3"
+
+	"github.com/entityapi/entityapi/server/jsonapi"
+	"github.com/entityapi/entityapi/server/problem"
+)
+
+// itemSchemas holds, per resource type, the schema of the resource object a
+// create and an update accept: the one item validator that checks records sent
+// inside another request (included records now, batch items later) exactly as a
+// request of their own would be checked.
+type itemSchemas struct {
+	create, update map[string]*openapi3.Schema
+}
+
+func newItemSchemas(routes *routeTable) *itemSchemas {
+	s := &itemSchemas{create: map[string]*openapi3.Schema{}, update: map[string]*openapi3.Schema{}}
+	for _, rt := range routes.byKey {
+		body := rt.kin.Operation.RequestBody
+		if body == nil || body.Value == nil {
+			continue
+		}
+		mt := body.Value.Content.Get(jsonapi.MediaType)
+		if mt == nil || mt.Schema == nil || mt.Schema.Value == nil {
+			continue
+		}
+		data := mt.Schema.Value.Properties["data"]
+		if data == nil || data.Value == nil {
+			continue
+		}
+		switch {
+		case rt.kind == collectionRoute && rt.method == http.MethodPost:
+			s.create[rt.res.Type] = data.Value
+		case rt.kind == itemRoute && rt.method == http.MethodPatch:
+			s.update[rt.res.Type] = data.Value
+		}
+	}
+	return s
+}
+
+// checkItem validates one resource object found at base in the body against
+// the create or update schema of its type. The client's id and the meta member
+// of an included record are the request's business, not the resource's.
+func (e *engine) checkItem(raw json.RawMessage, typ string, update bool, base string) []*problem.Problem {
+	schemas, action := e.items.create, "create"
+	if update {
+		schemas, action = e.items.update, "update"
+	}
+	schema := schemas[typ]
+	if schema == nil {
+		return []*problem.Problem{problem.RequestData(fmt.Sprintf("The %q action is not allowed for %s.", action, typ), base)}
+	}
+	var value map[string]any
+	if err := json.Unmarshal(raw, &value); err != nil {
+		return []*problem.Problem{problem.RequestData("The item should be an object.", base)}
+	}
+	delete(value, "meta")
+	if !update {
+		delete(value, "id")
+	}
+	err := schema.VisitJSON(value, openapi3.MultiErrors())
+	if err == nil {
+		return nil
+	}
+	var out []*problem.Problem
+	for _, e := range flattenErrors(err) {
+		var se *openapi3.SchemaError
+		if errors.As(e, &se) {
+			out = append(out, schemaProblems(se, jsonapiFormat, base, base)...)
+		} else {
+			out = append(out, problem.RequestData("The item is not valid.", base))
+		}
+	}
+	return out
+}

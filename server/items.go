@@ -1,0 +1,246 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+
+	"github.com/entityapi/entityapi/server/jsonapi"
+	"github.com/entityapi/entityapi/server/problem"
+	"github.com/entityapi/entityapi/server/resource"
+	"github.com/entityapi/entityapi/storage"
+)
+
+// item is one record a request writes: the primary data, or a record of the
+// root included array (oro-behaviour §15).
+type item struct {
+	res      *resource.Resource
+	in       *input
+	update   bool
+	clientID string // the id the client gave an included record, echoed as meta.includeId
+	key      any    // known for updates; set once a new record is inserted
+	current  storage.Row
+	ch       *change
+}
+
+// itemSet is every record of one request. Records it creates are known by the
+// client's type and id, so the others can refer to them before they exist.
+type itemSet struct {
+	items   []*item // the primary first, then the included records in order
+	known   map[string]*item
+	created map[string]*item
+}
+
+func (s *itemSet) ref(typ, id string) string { return typ + "\x00" + id }
+
+func (s *itemSet) has(ref string) bool { return s != nil && s.known[ref] != nil }
+
+// newItemSet reads the included records of a JSON:API body: each needs a type the
+// application can write, an id, and no twin.
+func (e *engine) newItemSet(ctx context.Context, cl *call, primary *item, doc *jsonapi.Document) (*itemSet, error) {
+	set := &itemSet{items: []*item{primary}, known: map[string]*item{}, created: map[string]*item{}}
+	if primary.in.id != nil && *primary.in.id != "" {
+		set.known[set.ref(primary.res.Type, *primary.in.id)] = primary
+	}
+	if doc == nil || jsonapi.IsNull(doc.Included) {
+		return set, nil
+	}
+	var included []json.RawMessage
+	if err := json.Unmarshal(doc.Included, &included); err != nil {
+		return nil, problem.RequestData("The 'included' property should be an array of resource objects.", "/included")
+	}
+	var errs problem.List
+	for i, raw := range included {
+		base := "/included/" + strconv.Itoa(i)
+		var r jsonapi.Resource
+		if err := json.Unmarshal(raw, &r); err != nil || r.ID == nil {
+			errs = append(errs, problem.RequestData("The included item should be a resource object with a type and an id.", base))
+			continue
+		}
+		res, ok := e.reg.Get(r.Type)
+		if !ok {
+			errs = append(errs, problem.RequestData(fmt.Sprintf("Unknown entity type: %s.", r.Type), base+"/type"))
+			continue
+		}
+		it := &item{res: res, in: resourceInput(&r, base), clientID: *r.ID}
+		var update bool
+		if raw, ok := r.Meta["update"]; ok && json.Unmarshal(raw, &update) != nil {
+			errs = append(errs, problem.Constraint("value constraint", "This value should be a boolean.", base+"/meta/update"))
+			continue
+		}
+		it.update = update
+		ref := set.ref(r.Type, *r.ID)
+		if prev, dup := set.known[ref]; dup {
+			errs = append(errs, problem.RequestData(fmt.Sprintf("The item duplicates the item with the index %d.", indexOf(set.items, prev)-1), base))
+			continue
+		}
+		if p := e.checkItem(raw, r.Type, it.update, base); p != nil {
+			errs = append(errs, p...)
+			continue
+		}
+		set.known[ref] = it
+		if !it.update {
+			set.created[ref] = it
+		}
+		set.items = append(set.items, it)
+	}
+	if len(errs) > 0 {
+		return nil, errs
+	}
+	return set, nil
+}
+
+func indexOf(items []*item, it *item) int {
+	for i, x := range items {
+		if x == it {
+			return i
+		}
+	}
+	return -1
+}
+
+// prepare converts every record of the set, loading the records it updates, and
+// checks that each included record is linked with the primary one.
+func (e *engine) prepare(ctx context.Context, cl *call, set *itemSet) error {
+	var errs problem.List
+	for _, it := range set.items[1:] {
+		if !it.update {
+			continue
+		}
+		row, err := e.load(ctx, cl, it.res, it.clientID)
+		if err != nil {
+			if _, ok := problem.From(err); ok {
+				errs = append(errs, problem.MissingRelated(it.in.pointer(idMember, "")))
+				continue
+			}
+			return err
+		}
+		it.current, it.key = row, row[it.res.IDColumn]
+	}
+	if len(errs) > 0 {
+		return errs
+	}
+	for _, it := range set.items {
+		ch, err := e.values(ctx, cl, it.res, it.in, it.current, set)
+		if list, ok := problem.From(err); ok {
+			errs = append(errs, list...)
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		it.ch = ch
+	}
+	if len(errs) > 0 {
+		return errs
+	}
+	return set.linked()
+}
+
+// linked checks that every included record is connected with the primary one
+// through the relationships of the request, in either direction.
+func (s *itemSet) linked() error {
+	adjacent := map[*item][]*item{}
+	for _, it := range s.items {
+		for _, ref := range it.ch.refs {
+			other := s.known[ref]
+			adjacent[it] = append(adjacent[it], other)
+			adjacent[other] = append(adjacent[other], it)
+		}
+	}
+	reached := map[*item]bool{s.items[0]: true}
+	queue := []*item{s.items[0]}
+	for len(queue) > 0 {
+		it := queue[0]
+		queue = queue[1:]
+		for _, next := range adjacent[it] {
+			if !reached[next] {
+				reached[next] = true
+				queue = append(queue, next)
+			}
+		}
+	}
+	var errs problem.List
+	for _, it := range s.items[1:] {
+		if !reached[it] {
+			errs = append(errs, problem.RequestData("The entity should have a relationship with the primary entity and this should be explicitly specified in the request.", it.in.base))
+		}
+	}
+	if len(errs) > 0 {
+		return errs
+	}
+	return nil
+}
+
+// write stores every record of the set in one transaction: first each record's
+// own values, then the references between records the request creates.
+func (e *engine) write(ctx context.Context, cl *call, set *itemSet) error {
+	var failed *item
+	err := e.store.Tx(ctx, func(c *storage.Conn) error {
+		for _, it := range set.items {
+			failed = it
+			t := e.table(it.res)
+			if it.update {
+				if err := c.Update(ctx, t, cl.org, it.key, it.ch.row); err != nil {
+					return err
+				}
+				continue
+			}
+			k, err := c.Insert(ctx, t, cl.org, it.ch.row)
+			if err != nil {
+				return err
+			}
+			it.key = k
+		}
+		for _, it := range set.items {
+			failed = it
+			late := storage.Row{}
+			for rel, target := range it.ch.newOne {
+				late[rel.Column] = target.key
+			}
+			if len(late) > 0 {
+				if err := c.Update(ctx, e.table(it.res), cl.org, it.key, late); err != nil {
+					return err
+				}
+			}
+			for rel, keys := range it.ch.links {
+				for _, target := range it.ch.newMany[rel] {
+					keys = append(keys, target.key)
+				}
+				if err := e.replaceLinks(ctx, c, rel, it.key, keys); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+	if errors.Is(err, storage.ErrNotFound) {
+		return problem.NotFound()
+	}
+	if err != nil && failed != nil {
+		return writeProblem(failed.res, failed.in, err)
+	}
+	return err
+}
+
+// includedObjects renders the records of the request other than the primary one,
+// each with the client's id in meta.includeId.
+func (e *engine) includedObjects(ctx context.Context, cl *call, set *itemSet) ([]*jsonapi.ResourceObject, error) {
+	var out []*jsonapi.ResourceObject
+	for _, it := range set.items[1:] {
+		row, err := e.store.Get(ctx, e.table(it.res), cl.org, it.key)
+		if err != nil {
+			return nil, err
+		}
+		links, err := e.loadLinkage(ctx, cl, it.res, []storage.Row{row}, nil)
+		if err != nil {
+			return nil, err
+		}
+		obj := e.resourceObject(cl, it.res, row, nil, links)
+		obj.Meta = append(obj.Meta, jsonapi.Member{Name: "includeId", Value: it.clientID})
+		out = append(out, obj)
+	}
+	return out, nil
+}
