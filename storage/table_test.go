@@ -45,15 +45,20 @@ func TestTablesFromModels(t *testing.T) {
 			map[string]storage.Kind{"owner_id": storage.KindInt}},
 		{"users", "id", true, true,
 			[]string{"id", "username", "email", "first_name", "last_name", "name_prefix", "middle_name", "name_suffix",
-				"phone", "title", "google_id", "birthday", "enabled", "emails", "external_id", "last_login", "login_count",
+				"phone", "title", "google_id", "birthday", "enabled", "demo", "emails", "external_id", "last_login", "login_count",
 				"password_hash", "owner_id", "created_at", "updated_at"},
-			map[string]storage.Kind{"birthday": storage.KindDate, "enabled": storage.KindBool, "emails": storage.KindJSON,
-				"last_login": storage.KindTime, "login_count": storage.KindInt}},
+			map[string]storage.Kind{"birthday": storage.KindDate, "enabled": storage.KindBool, "demo": storage.KindBool,
+				"emails": storage.KindJSON, "last_login": storage.KindTime, "login_count": storage.KindInt}},
 		{"contacts", "id", true, true,
 			[]string{"id", "name_prefix", "first_name", "middle_name", "last_name", "name_suffix", "gender", "birthday",
 				"description", "job_title", "emails", "phones", "primary_email", "primary_phone", "external_id",
 				"owner_id", "assigned_to_id", "reports_to_id", "created_at", "updated_at"},
 			map[string]storage.Kind{"birthday": storage.KindDate, "phones": storage.KindJSON, "reports_to_id": storage.KindInt}},
+		{"clients", "id", false, true,
+			[]string{"id", "secret_hash", "app", "name", "user_id", "enabled", "demo", "created_at", "updated_at"},
+			map[string]storage.Kind{"id": storage.KindString, "user_id": storage.KindInt, "demo": storage.KindBool}},
+		{"signing_keys", "kid", false, false, []string{"kid", "private_pem", "created_at"},
+			map[string]storage.Kind{"private_pem": storage.KindString, "created_at": storage.KindTime}},
 	}
 	s := storagetest.Shared(t, "sqlite")
 	for _, tc := range tests {

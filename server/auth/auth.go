@@ -1,0 +1,180 @@
+// Package auth is entityapi's OAuth 2.0 side (DESIGN.md §8, oro-behaviour
+// §11): the token endpoint that trades client (and user) credentials for an
+// RS256 JWT, the public key set, and the check of a bearer token that every
+// API request goes through.
+//
+// Signing keys live in the database so that every process signs and
+// verifies with the same set; each Service re-reads them periodically, so a
+// key added by RotateKey (`entityapi keys rotate`) signs everywhere within
+// ReloadEvery, while older keys keep verifying until their last token has
+// expired. An outside identity provider's back-office tokens may be accepted
+// beside our own; the token's iss chooses the key set.
+//
+// The package imports storage and Gin but nothing of server, so server can
+// mount its handlers and call Authenticate without an import cycle.
+package auth
+
+import (
+	"context"
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	"github.com/MicahParks/keyfunc/v3"
+	"golang.org/x/time/rate"
+
+	"github.com/entityapi/entityapi/storage"
+)
+
+// The defaults of Config's zero values (DESIGN.md §10, issue 4).
+const (
+	DefaultTokenTTL        = 3600 * time.Second
+	DefaultIssuer          = "entityapi"
+	DefaultReloadEvery     = time.Minute
+	DefaultMaxFailures     = 10
+	DefaultFailureWindow   = 60 * time.Second
+	DefaultEnabledCacheTTL = 30 * time.Second
+	DefaultUserClaim       = "email"
+)
+
+// leeway is the clock difference allowed between a token's issuer and us.
+const leeway = 30 * time.Second
+
+// Config holds the settings of a Service; zero values take the defaults.
+type Config struct {
+	TokenTTL        time.Duration    // lifetime of the tokens we issue (--token-ttl)
+	Issuer          string           // iss of our tokens: --public-url, or "entityapi" when empty
+	SigningKeyFile  string           // PEM RSA private key that replaces the database keys (--signing-key-file)
+	ReloadEvery     time.Duration    // how often the key set is re-read from the database
+	Demo            bool             // demo clients and users are accepted only then (--demo)
+	External        *External        // nil: no outside identity provider
+	MaxFailures     int              // failed client authentications before 429; negative: no limit
+	FailureWindow   time.Duration    // the window MaxFailures counts in
+	EnabledCacheTTL time.Duration    // how long a client's or user's state may be served from memory
+	Now             func() time.Time // the clock; tests move it
+}
+
+// Principal is who a valid token speaks for. A back-office principal is a
+// user (UserID, that user's Org and Roles) acting through ClientID; a
+// storefront principal is the client itself (UserID 0, no Roles).
+type Principal struct {
+	App      string // storage.AppBackoffice or storage.AppStorefront
+	ClientID string
+	UserID   int64
+	Org      int64
+	Roles    []string // sorted role codes (storage.UserRoles)
+}
+
+// Error is a refused token. Reason is a short sentence that is safe to show
+// the client (it never contains the token or a secret), e.g. "The access
+// token is expired.".
+type Error struct {
+	Reason string
+}
+
+func (e *Error) Error() string { return "auth: " + e.Reason }
+
+// refuse builds an *Error.
+func refuse(reason string) error { return &Error{Reason: reason} }
+
+// Service issues and checks tokens. It is safe for concurrent use.
+type Service struct {
+	cfg      Config
+	store    *storage.Store
+	keys     atomic.Pointer[keyRing]
+	reloads  *rate.Limiter // reloads forced by an unknown kid
+	external keyfunc.Keyfunc
+	cache    *principalCache
+	limiter  *failureLimiter
+}
+
+// New builds a Service: it loads the signing keys (generating and storing a
+// first one when the database has none) and, unless SigningKeyFile is set,
+// re-reads them every ReloadEvery in a goroutine that ends with ctx. With
+// External it also starts keyfunc's refresh of the provider's key set,
+// bound to ctx as well.
+func New(ctx context.Context, cfg Config, store *storage.Store) (*Service, error) {
+	cfg = withDefaults(cfg)
+	if cfg.External != nil {
+		if err := validateExternal(cfg.External, cfg.Issuer); err != nil {
+			return nil, err
+		}
+	}
+	s := &Service{
+		cfg:     cfg,
+		store:   store,
+		reloads: rate.NewLimiter(rate.Every(5*time.Second), 1),
+		cache:   newPrincipalCache(cfg.EnabledCacheTTL),
+		limiter: newFailureLimiter(cfg.MaxFailures, cfg.FailureWindow),
+	}
+	if err := s.loadKeys(ctx); err != nil {
+		return nil, err
+	}
+	if cfg.External != nil {
+		k, err := newExternalKeyfunc(ctx, cfg.External)
+		if err != nil {
+			return nil, err
+		}
+		s.external = k
+	}
+	if cfg.SigningKeyFile == "" {
+		go s.reloadLoop(ctx)
+	}
+	return s, nil
+}
+
+// withDefaults fills in Config's zero values.
+func withDefaults(cfg Config) Config {
+	if cfg.TokenTTL <= 0 {
+		cfg.TokenTTL = DefaultTokenTTL
+	}
+	if cfg.Issuer == "" {
+		cfg.Issuer = DefaultIssuer
+	}
+	if cfg.ReloadEvery <= 0 {
+		cfg.ReloadEvery = DefaultReloadEvery
+	}
+	if cfg.MaxFailures == 0 {
+		cfg.MaxFailures = DefaultMaxFailures
+	}
+	if cfg.FailureWindow <= 0 {
+		cfg.FailureWindow = DefaultFailureWindow
+	}
+	if cfg.EnabledCacheTTL <= 0 {
+		cfg.EnabledCacheTTL = DefaultEnabledCacheTTL
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.External != nil {
+		ext := *cfg.External
+		if ext.UserClaim == "" {
+			ext.UserClaim = DefaultUserClaim
+		}
+		cfg.External = &ext
+	}
+	return cfg
+}
+
+// now is the Service's clock.
+func (s *Service) now() time.Time { return s.cfg.Now() }
+
+// reloadLoop re-reads the key set every ReloadEvery until ctx ends. A failed
+// reload keeps the current set; the next tick tries again.
+func (s *Service) reloadLoop(ctx context.Context) {
+	t := time.NewTicker(s.cfg.ReloadEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			_ = s.Reload(ctx)
+		}
+	}
+}
+
+// wrap gives a failure to check credentials (not a refusal) its context.
+func wrap(what string, err error) error {
+	return fmt.Errorf("auth: %s: %w", what, err)
+}

@@ -1,0 +1,123 @@
+package storage
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/uptrace/bun"
+
+	"github.com/entityapi/entityapi/storage/secret"
+)
+
+// This file holds the typed queries of authentication: OAuth clients and the
+// keys that sign access tokens.
+
+// errClientApp reports a client whose App and UserID do not pair up.
+var errClientApp = errors.New("storage: a back-office client needs a user, a storefront client has none")
+
+// CreateClient inserts cl. An empty ID gets a random one (secret.NewClientID).
+// A back-office client's organization is its user's: OrganizationID may be
+// left 0 and is filled in, and a different one is refused. cl is stored as
+// given otherwise, Enabled and Demo included. SecretHash must be a
+// storage/secret hash. A taken id is a *UniqueError; a missing user or
+// organization a *ForeignKeyError.
+func (c *Conn) CreateClient(ctx context.Context, cl *Client) error {
+	switch {
+	case cl.App == AppBackoffice && cl.UserID == nil, cl.App == AppStorefront && cl.UserID != nil:
+		return errClientApp
+	case cl.App != AppBackoffice && cl.App != AppStorefront:
+		return fmt.Errorf("storage: client application %q (want %s or %s)", cl.App, AppBackoffice, AppStorefront)
+	case cl.SecretHash == "":
+		return errors.New("storage: a client needs a secret hash")
+	}
+	if cl.ID == "" {
+		cl.ID = secret.NewClientID()
+	}
+	ts := now()
+	if cl.CreatedAt.IsZero() {
+		cl.CreatedAt = ts
+	}
+	if cl.UpdatedAt.IsZero() {
+		cl.UpdatedAt = ts
+	}
+	return c.atomic(ctx, func(c *Conn) error {
+		if cl.UserID != nil {
+			u, err := c.UserByID(ctx, *cl.UserID)
+			if errors.Is(err, ErrNotFound) {
+				return &ForeignKeyError{Table: "clients"}
+			}
+			if err != nil {
+				return err
+			}
+			if cl.OrganizationID == 0 {
+				cl.OrganizationID = u.OrganizationID
+			}
+			if cl.OrganizationID != u.OrganizationID {
+				return fmt.Errorf("storage: client of organization %d acting as a user of organization %d", cl.OrganizationID, u.OrganizationID)
+			}
+		}
+		_, err := c.idb.NewInsert().Model(cl).Exec(ctx)
+		return c.s.mapError("insert", "clients", err)
+	})
+}
+
+// ClientByID loads a client; ErrNotFound when there is none.
+func (c *Conn) ClientByID(ctx context.Context, id string) (*Client, error) {
+	cl := new(Client)
+	if err := c.one(ctx, cl, "clients", "? = ?", bun.Ident("id"), id); err != nil {
+		return nil, err
+	}
+	cl.CreatedAt, cl.UpdatedAt = cl.CreatedAt.UTC(), cl.UpdatedAt.UTC()
+	return cl, nil
+}
+
+// SetClientEnabled enables or disables a client (`entityapi client
+// disable`); ErrNotFound when there is none. Servers notice within their
+// cache time (DESIGN.md §8: at most 30 s).
+func (c *Conn) SetClientEnabled(ctx context.Context, id string, enabled bool) error {
+	return c.atomic(ctx, func(c *Conn) error {
+		res, err := c.idb.NewUpdate().Table("clients").
+			Set("? = ?", bun.Ident("enabled"), enabled).
+			Set("? = ?", bun.Ident(updatedColumn), now()).
+			Where("? = ?", bun.Ident("id"), id).Exec(ctx)
+		if err != nil {
+			return c.s.mapError("update", "clients", err)
+		}
+		if n, err := res.RowsAffected(); err != nil || n == 0 {
+			return errors.Join(ErrNotFound, err)
+		}
+		return nil
+	})
+}
+
+// AddSigningKey stores a signing key; an empty CreatedAt becomes now. A
+// taken kid is a *UniqueError.
+func (c *Conn) AddSigningKey(ctx context.Context, k *SigningKey) error {
+	if k.KID == "" || k.PrivatePEM == "" {
+		return errors.New("storage: a signing key needs a kid and a private key")
+	}
+	if k.CreatedAt.IsZero() {
+		k.CreatedAt = now()
+	}
+	return c.atomic(ctx, func(c *Conn) error {
+		_, err := c.idb.NewInsert().Model(k).Exec(ctx)
+		return c.s.mapError("insert", "signing_keys", err)
+	})
+}
+
+// SigningKeys returns every signing key, newest first: by created_at, then
+// by kid (both descending), so that keys made within one second still have
+// one order when their kids sort by time.
+func (c *Conn) SigningKeys(ctx context.Context) ([]SigningKey, error) {
+	keys := []SigningKey{}
+	err := c.idb.NewSelect().Model(&keys).
+		OrderExpr("? DESC, ? DESC", bun.Ident("created_at"), bun.Ident("kid")).Scan(ctx)
+	if err != nil {
+		return nil, c.s.mapError("select", "signing_keys", err)
+	}
+	for i := range keys {
+		keys[i].CreatedAt = keys[i].CreatedAt.UTC()
+	}
+	return keys, nil
+}

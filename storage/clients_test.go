@@ -1,0 +1,172 @@
+package storage_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/entityapi/entityapi/storage"
+	"github.com/entityapi/entityapi/storage/storagetest"
+)
+
+func TestCreateClient(t *testing.T) {
+	t.Parallel()
+	storagetest.Each(t, func(t *testing.T, s *storage.Store) {
+		ctx := context.Background()
+		other, err := s.CreateOrganization(ctx, "Other")
+		if err != nil {
+			t.Fatal(err)
+		}
+		alice := newUser(t, s, 1, "alice", "alice@example.com")
+		otto := newUser(t, s, other.ID, "otto", "otto@example.com")
+		missing := int64(99999)
+		tests := []struct {
+			name    string
+			client  storage.Client
+			wantOrg int64 // 0: CreateClient fails
+			wantErr func(error) bool
+		}{
+			{name: "back office takes its user's organization",
+				client: storage.Client{ID: "bo", App: storage.AppBackoffice, UserID: &otto.ID}, wantOrg: other.ID},
+			{name: "back office in its user's organization",
+				client: storage.Client{ID: "bo2", App: storage.AppBackoffice, UserID: &alice.ID, OrganizationID: 1}, wantOrg: 1},
+			{name: "storefront", client: storage.Client{ID: "sf", App: storage.AppStorefront, OrganizationID: other.ID}, wantOrg: other.ID},
+			{name: "generated id", client: storage.Client{App: storage.AppStorefront, OrganizationID: 1}, wantOrg: 1},
+			{name: "taken id", client: storage.Client{ID: "sf", App: storage.AppStorefront, OrganizationID: 1}, wantErr: isUnique("id")},
+			{name: "missing user", client: storage.Client{ID: "x1", App: storage.AppBackoffice, UserID: &missing}, wantErr: isForeignKey},
+			{name: "missing organization", client: storage.Client{ID: "x2", App: storage.AppStorefront, OrganizationID: 999}, wantErr: isForeignKey},
+			{name: "back office without user", client: storage.Client{ID: "x3", App: storage.AppBackoffice, OrganizationID: 1}},
+			{name: "storefront with user", client: storage.Client{ID: "x4", App: storage.AppStorefront, UserID: &alice.ID}},
+			{name: "unknown application", client: storage.Client{ID: "x5", App: "frontend", OrganizationID: 1}},
+			{name: "user of another organization",
+				client: storage.Client{ID: "x6", App: storage.AppBackoffice, UserID: &alice.ID, OrganizationID: other.ID}},
+		}
+		for _, tc := range tests {
+			t.Run(tc.name, func(t *testing.T) {
+				cl := tc.client
+				cl.SecretHash, cl.Name, cl.Enabled = "$2a$10$hash", tc.name, true
+				err := s.CreateClient(ctx, &cl)
+				if tc.wantOrg == 0 {
+					if err == nil || (tc.wantErr != nil && !tc.wantErr(err)) {
+						t.Fatalf("CreateClient error = %v", err)
+					}
+					if tc.client.ID != "sf" {
+						if _, err := s.ClientByID(ctx, tc.client.ID); !errors.Is(err, storage.ErrNotFound) {
+							t.Errorf("a refused client was stored (%v)", err)
+						}
+					}
+					return
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				got, err := s.ClientByID(ctx, cl.ID)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got.OrganizationID != tc.wantOrg || got.App != cl.App || got.SecretHash != cl.SecretHash ||
+					!got.Enabled || got.Demo || got.Name != tc.name || (got.UserID == nil) != (cl.UserID == nil) {
+					t.Errorf("ClientByID = %+v", got)
+				}
+				if len(cl.ID) != 32 && tc.client.ID == "" {
+					t.Errorf("generated id %q is not 16 bytes of hex", cl.ID)
+				}
+			})
+		}
+		if _, err := s.ClientByID(ctx, "nope"); !errors.Is(err, storage.ErrNotFound) {
+			t.Errorf("ClientByID(missing) error = %v", err)
+		}
+		users := table(t, s, "users")
+		if err := s.Delete(ctx, users, other.ID, otto.ID); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.ClientByID(ctx, "bo"); !errors.Is(err, storage.ErrNotFound) {
+			t.Errorf("the client of a deleted user is still there (%v)", err)
+		}
+	})
+}
+
+func TestSetClientEnabled(t *testing.T) {
+	t.Parallel()
+	storagetest.Each(t, func(t *testing.T, s *storage.Store) {
+		ctx := context.Background()
+		if err := s.CreateClient(ctx, &storage.Client{ID: "sf", App: storage.AppStorefront, OrganizationID: 1,
+			SecretHash: "$2a$10$hash", Name: "sf", Enabled: true}); err != nil {
+			t.Fatal(err)
+		}
+		for _, tc := range []struct {
+			id      string
+			enabled bool
+			wantErr error
+		}{
+			{"sf", false, nil},
+			{"sf", false, nil},
+			{"sf", true, nil},
+			{"nope", false, storage.ErrNotFound},
+		} {
+			err := s.SetClientEnabled(ctx, tc.id, tc.enabled)
+			if !errors.Is(err, tc.wantErr) || (tc.wantErr == nil && err != nil) {
+				t.Fatalf("SetClientEnabled(%s, %v) = %v, want %v", tc.id, tc.enabled, err, tc.wantErr)
+			}
+			if tc.wantErr != nil {
+				continue
+			}
+			if got, err := s.ClientByID(ctx, tc.id); err != nil || got.Enabled != tc.enabled {
+				t.Errorf("after SetClientEnabled(%v): %+v, %v", tc.enabled, got, err)
+			}
+		}
+	})
+}
+
+func TestSigningKeys(t *testing.T) {
+	t.Parallel()
+	storagetest.Each(t, func(t *testing.T, s *storage.Store) {
+		ctx := context.Background()
+		if keys, err := s.SigningKeys(ctx); err != nil || len(keys) != 0 {
+			t.Fatalf("SigningKeys() on a new database = %v, %v", keys, err)
+		}
+		t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+		for _, k := range []storage.SigningKey{
+			{KID: "a", PrivatePEM: "pem-a", CreatedAt: t0},
+			{KID: "c", PrivatePEM: "pem-c", CreatedAt: t0.Add(time.Hour)},
+			{KID: "b", PrivatePEM: "pem-b", CreatedAt: t0.Add(time.Hour)},
+			{KID: "now", PrivatePEM: "pem-now"},
+		} {
+			if err := s.AddSigningKey(ctx, &k); err != nil {
+				t.Fatalf("AddSigningKey(%s): %v", k.KID, err)
+			}
+		}
+		keys, err := s.SigningKeys(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var kids []string
+		for _, k := range keys {
+			kids = append(kids, k.KID)
+			if k.PrivatePEM != "pem-"+k.KID || k.CreatedAt.Location() != time.UTC {
+				t.Errorf("key %+v", k)
+			}
+		}
+		if got := strings.Join(kids, " "); got != "now c b a" {
+			t.Errorf("SigningKeys() order = %s, want newest first, then kid descending", got)
+		}
+		if !keys[3].CreatedAt.Equal(t0) {
+			t.Errorf("created_at of a = %v, want %v", keys[3].CreatedAt, t0)
+		}
+		for _, tc := range []struct {
+			name string
+			key  storage.SigningKey
+			want func(error) bool
+		}{
+			{"taken kid", storage.SigningKey{KID: "a", PrivatePEM: "x"}, isUnique("kid")},
+			{"no kid", storage.SigningKey{PrivatePEM: "x"}, func(err error) bool { return err != nil }},
+			{"no key", storage.SigningKey{KID: "z"}, func(err error) bool { return err != nil }},
+		} {
+			if err := s.AddSigningKey(ctx, &tc.key); !tc.want(err) {
+				t.Errorf("%s: AddSigningKey error = %v", tc.name, err)
+			}
+		}
+	})
+}
