@@ -14,8 +14,6 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
-	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -31,60 +29,39 @@ func main() {
 	}
 }
 
-// config is every setting, from flags and ENTITYAPI_* variables (flags win).
-type config struct {
-	addr, dataDir, databaseURL, publicURL, backofficeBase string
-	demo                                                  bool
-	maxBody                                               int64
-	shutdownTimeout                                       time.Duration
+// commands are the subcommands; two-word ones administer the database.
+var commands = map[string]bool{
+	"serve": true, "migrate": true, "org create": true, "user create": true,
+	"client create": true, "client disable": true, "keys rotate": true,
 }
 
-func parse(cmd string, args []string) (*config, error) {
-	fs := flag.NewFlagSet(cmd, flag.ContinueOnError)
-	c := &config{}
-	fs.StringVar(&c.addr, "addr", env("ADDR", "127.0.0.1:8080"), "listen address (ENTITYAPI_ADDR)")
-	fs.StringVar(&c.dataDir, "data-dir", env("DATA_DIR", "./data"), "directory of the embedded database (ENTITYAPI_DATA_DIR)")
-	fs.StringVar(&c.databaseURL, "database-url", env("DATABASE_URL", ""), "sqlite:PATH or postgres://... (ENTITYAPI_DATABASE_URL; default sqlite:<data-dir>/entityapi.db)")
-	fs.StringVar(&c.publicURL, "public-url", env("PUBLIC_URL", ""), "absolute base of links, such as https://api.example.com (ENTITYAPI_PUBLIC_URL; default: from each request)")
-	fs.StringVar(&c.backofficeBase, "backoffice-base", env("BACKOFFICE_BASE", "/admin"), "path prefix of the back-office application (ENTITYAPI_BACKOFFICE_BASE)")
-	fs.BoolVar(&c.demo, "demo", envBool("DEMO"), "load demo records (ENTITYAPI_DEMO)")
-	maxBody := fs.String("max-body", env("MAX_BODY", "10485760"), "largest request body in bytes (ENTITYAPI_MAX_BODY)")
-	fs.DurationVar(&c.shutdownTimeout, "shutdown-timeout", 15*time.Second, "how long to finish requests on SIGTERM")
-	if err := fs.Parse(args); err != nil {
-		return nil, err
-	}
-	n, err := strconv.ParseInt(*maxBody, 10, 64)
-	if err != nil || n <= 0 {
-		return nil, fmt.Errorf("--max-body %q: want a positive number of bytes", *maxBody)
-	}
-	c.maxBody = n
-	if c.databaseURL == "" {
-		c.databaseURL = "sqlite:" + filepath.Join(c.dataDir, "entityapi.db")
-	}
-	return c, nil
-}
-
-func env(name, def string) string {
-	if v, ok := os.LookupEnv("ENTITYAPI_" + name); ok {
-		return v
-	}
-	return def
-}
-
-func envBool(name string) bool {
-	b, _ := strconv.ParseBool(env(name, "false"))
-	return b
-}
+const usage = `usage: entityapi COMMAND [flags]
+  serve                      run the HTTP service (migrates first)
+  migrate                    apply database migrations and exit
+  org create NAME            add an organization
+  user create --org NAME --username U --email E --first-name F --last-name L --role ROLE [--password P]
+  client create --app backoffice --user USERNAME [--json] | --app storefront --org NAME
+  client disable ID
+  keys rotate                add a signing key; older keys verify until their tokens expire
+(entityapi COMMAND -h lists the flags)`
 
 func run(ctx context.Context, args []string) error {
 	if len(args) == 0 {
-		return errors.New("usage: entityapi serve|migrate [flags] (entityapi serve -h lists the flags)")
+		return errors.New(usage)
 	}
-	cmd, args := args[0], args[1:]
+	cmd, rest := args[0], args[1:]
+	if !commands[cmd] && len(rest) > 0 {
+		cmd, rest = cmd+" "+rest[0], rest[1:]
+	}
+	if !commands[cmd] {
+		return fmt.Errorf("unknown command %q\n%s", strings.Join(args, " "), usage)
+	}
+	fs := flag.NewFlagSet("entityapi "+cmd, flag.ContinueOnError)
+	var af adminFlags
 	if cmd != "serve" && cmd != "migrate" {
-		return fmt.Errorf("unknown command %q (want serve or migrate)", cmd)
+		af.register(fs)
 	}
-	cfg, err := parse(cmd, args)
+	cfg, err := parse(fs, rest)
 	if err != nil {
 		return err
 	}
@@ -101,9 +78,10 @@ func run(ctx context.Context, args []string) error {
 	case "migrate":
 		log.Info("migrations applied", "database", store.Dialect())
 		return nil
-	default:
+	case "serve":
 		return serve(ctx, cfg, store, log)
 	}
+	return admin(ctx, store, cmd, &af, cfg.args, os.Stdout)
 }
 
 func serve(ctx context.Context, cfg *config, store *storage.Store, log *slog.Logger) error {
@@ -113,11 +91,12 @@ func serve(ctx context.Context, cfg *config, store *storage.Store, log *slog.Log
 		}
 	}
 	h, err := server.New(server.Config{
-		PublicURL: cfg.publicURL, BackofficeBase: cfg.backofficeBase, MaxBody: cfg.maxBody, Logger: log,
+		PublicURL: cfg.publicURL, BackofficeBase: cfg.backofficeBase, MaxBody: cfg.maxBody, Logger: log, Auth: cfg.auth,
 	}, store)
 	if err != nil {
 		return err
 	}
+	defer h.Close()
 	srv := &http.Server{Addr: cfg.addr, Handler: h, ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout: 60 * time.Second, WriteTimeout: 60 * time.Second, IdleTimeout: 120 * time.Second,
 		MaxHeaderBytes: 1 << 20}
@@ -132,8 +111,19 @@ func serve(ctx context.Context, cfg *config, store *storage.Store, log *slog.Log
 	base = strings.TrimSuffix(base, "/")
 	log.Info("entityapi listening", "addr", cfg.addr, "database", store.Dialect(), "demo", cfg.demo,
 		"backoffice", base+cfg.backofficeBase+"/api", "openapi", base+cfg.backofficeBase+"/api/openapi.yaml")
-	fmt.Fprintf(os.Stderr, "\n  back-office API: %s%s/api/countries\n  OpenAPI:         %s%s/api/openapi.yaml\n\n",
+	fmt.Fprintf(os.Stderr, "\n  back-office API: %s%s/api/countries\n  OpenAPI:         %s%s/api/openapi.yaml\n",
 		base, cfg.backofficeBase, base, cfg.backofficeBase)
+	if cfg.demo {
+		fmt.Fprintf(os.Stderr, `
+  demo clients (secret = id + "-secret"): demo-backoffice (admin), demo-manager, demo-viewer,
+  demo-other (organization Other), demo-storefront
+  get a token:
+    curl -s -H 'Content-Type: application/json' \\
+      -d '{"grant_type":"client_credentials","client_id":"demo-backoffice","client_secret":"demo-backoffice-secret"}' \\
+      %s%s/oauth2-token
+`, base, cfg.backofficeBase)
+	}
+	fmt.Fprintln(os.Stderr)
 	select {
 	case err := <-errc:
 		return err

@@ -55,12 +55,18 @@ func operationProblems(path string, item *openapi3.PathItem, op *openapi3.Operat
 	if op.Responses.Default() != nil {
 		out = append(out, "has a default response")
 	}
+	public := op.Security != nil && len(*op.Security) == 0
 	want := []string{"400", "401", "403", "406", "429", "500"}
+	if public {
+		want = []string{"400", "429", "500"} // the token endpoint: OAuth's own errors
+	}
 	if strings.Contains(path, "{") {
 		want = append(want, "404")
 	}
-	if op.RequestBody != nil {
+	if op.RequestBody != nil && !public {
 		want = append(want, "409", "413", "415")
+	}
+	if op.RequestBody != nil {
 		for mt, c := range op.RequestBody.Value.Content {
 			if c.Example == nil && len(c.Examples) == 0 {
 				out = append(out, "request body "+mt+" has no example")

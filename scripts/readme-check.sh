@@ -22,6 +22,13 @@ done
 curl -fsS "http://$ENTITYAPI_ADDR/readyz" >/dev/null || { cat "$tmp/server.log"; echo "readme-check: server not ready"; exit 1; }
 
 export BASE="http://$ENTITYAPI_ADDR/admin/api"
+# Blocks marked "sh env" set what the examples use ($TOKEN); they run first.
+awk '/^```sh env$/{on=1; next} /^```$/{on=0; next} on{print}' README.md >"$tmp/env.sh"
+set -a
+# shellcheck disable=SC1091
+. "$tmp/env.sh"
+set +a
+[ -n "${TOKEN:-}" ] || { echo "readme-check: the env block set no TOKEN"; exit 1; }
 awk '/^```sh example$/{on=1; n++; next} /^```$/{if(on){on=0; print "#--end--"}; next} on{print}' README.md >"$tmp/examples.sh"
 count=$(grep -c -- '#--end--' "$tmp/examples.sh" || true)
 [ "$count" -gt 0 ] || { echo "readme-check: no examples found"; exit 1; }

@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"encoding/json"
 	"io"
 	"log/slog"
 	"net/http"
@@ -8,8 +9,10 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/entityapi/entityapi/server"
+	"github.com/entityapi/entityapi/storage"
 	"github.com/entityapi/entityapi/storage/storagetest"
 )
 
@@ -18,7 +21,9 @@ import (
 // fresh migrated store. Most call the handler directly with a recorder, so the
 // figure is the service's and not the loopback stack's; the *HTTP variants go
 // through a real server and a keep-alive client to give the loopback figure.
-// BenchmarkBareHandler is the ceiling: a handler writing the GetOne bytes.
+// BenchmarkBareHandler is the ceiling: a handler writing the GetOne bytes
+// (BenchmarkBareHandlerList and BenchmarkBareHandlerContacts likewise for
+// BenchmarkGetList and BenchmarkContactsInclude).
 // Run them with: go test ./server -run '^$' -bench . -benchmem
 
 const (
@@ -26,6 +31,15 @@ const (
 	benchOne    = "/admin/api/countries/US"
 	benchList   = "/admin/api/countries?page[size]=10"
 	jsonAPIType = "application/vnd.api+json"
+
+	// On seedCRM's data (benchUsers, benchAccounts, benchContacts): a page of
+	// contacts with their accounts (through the join table) and owners, and
+	// a filtered list sorted on two fields.
+	benchContactsInclude = "/admin/api/contacts?include=accounts,owner&page[size]=50"
+	benchFiltered        = "/admin/api/contacts?filter[lastName][starts_with]=L&sort=-createdAt,lastName&page[size]=20"
+	benchUsers           = 10
+	benchAccounts        = 50
+	benchContacts        = 200
 )
 
 // eachDialect runs fn as one sub-benchmark per test database.
@@ -39,12 +53,101 @@ func eachDialect(b *testing.B, fn func(b *testing.B, dialect string)) {
 // as newAPI does, without the listener.
 func benchServer(b *testing.B, dialect string) http.Handler {
 	b.Helper()
+	return benchServerOn(b, storagetest.Open(b, dialect))
+}
+
+func benchServerOn(b *testing.B, store *storage.Store) http.Handler {
+	b.Helper()
 	srv, err := server.New(server.Config{BackofficeBase: "/admin", MaxBody: 64 << 10,
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}, storagetest.Open(b, dialect))
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}, store)
 	if err != nil {
 		b.Fatalf("server.New: %v", err)
 	}
-	return srv
+	b.Cleanup(srv.Close)
+	createPrincipals(b, store)
+	return withToken(srv, tokenFor(b, srv, "admin"))
+}
+
+// tokenFor asks the handler's token endpoint for a principal's access token.
+func tokenFor(tb testing.TB, h http.Handler, name string) string {
+	tb.Helper()
+	p := principalNamed(tb, name)
+	body := `{"grant_type":"client_credentials","client_id":"` + p.client + `","client_secret":"` + p.client + `-secret"}`
+	r := httptest.NewRequest(http.MethodPost, "/admin/oauth2-token", strings.NewReader(body))
+	r.Header.Set("Content-Type", "application/json")
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, r)
+	var tok struct {
+		AccessToken string `json:"access_token"`
+	}
+	if err := json.Unmarshal(w.Body.Bytes(), &tok); err != nil || w.Code != http.StatusOK {
+		tb.Fatalf("token for %s: %d %s", name, w.Code, w.Body)
+	}
+	return tok.AccessToken
+}
+
+// withToken sends every request with a bearer token, as a client would.
+func withToken(h http.Handler, token string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") == "" {
+			r.Header.Set("Authorization", "Bearer "+token)
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+// benchSeededServer is benchServer over seedCRM's records.
+func benchSeededServer(b *testing.B, dialect string) http.Handler {
+	b.Helper()
+	store := storagetest.Open(b, dialect)
+	seedCRM(b, store, benchUsers, benchAccounts, benchContacts)
+	return benchServerOn(b, store)
+}
+
+// benchLastNames start with L half of the time, for benchFiltered.
+var benchLastNames = []string{"Lee", "Miller", "Lopez", "Smith", "Lewis", "Nguyen", "Larsen", "Kim", "Lambert", "Brown"}
+
+// seedCRM adds users (each with a role and the one business unit), accounts
+// and contacts owned by them in turn, and puts each contact in one to three
+// accounts. Creation times repeat every 50 records, so sorting on them has
+// ties for the next sort field to break.
+func seedCRM(tb testing.TB, s *storage.Store, users, accounts, contacts int) {
+	tb.Helper()
+	bu := seedRows(tb, s, "businessunits", storage.Row{"name": "Sales"})
+	rows := make([]storage.Row, users)
+	for i := range rows {
+		n := strconv.Itoa(i + 1)
+		rows[i] = storage.Row{"username": "crm" + n, "email": "crm" + n + "@example.com", "first_name": "Crm",
+			"last_name": "User" + n, "enabled": true, "owner_id": num(bu[0])}
+	}
+	u := seedRows(tb, s, "users", rows...)
+	roles := make([][2]string, len(u))
+	for i, id := range u {
+		roles[i] = [2]string{id, "ROLE_USER"}
+	}
+	seedLinks(tb, s, "user_userroles", roles...)
+	base := time.Date(2026, 1, 1, 9, 0, 0, 0, time.UTC)
+	rows = make([]storage.Row, accounts)
+	for i := range rows {
+		rows[i] = storage.Row{"name": "Account " + strconv.Itoa(i+1), "owner_id": num(u[i%len(u)]),
+			"created_at": base.AddDate(0, 0, i%50)}
+	}
+	acc := seedRows(tb, s, "accounts", rows...)
+	rows = make([]storage.Row, contacts)
+	for i := range rows {
+		n := strconv.Itoa(i + 1)
+		rows[i] = storage.Row{"first_name": "First" + n, "last_name": benchLastNames[i%len(benchLastNames)] + " " + n,
+			"primary_email": "contact" + n + "@example.com", "job_title": "Buyer", "owner_id": num(u[i%len(u)]),
+			"created_at": base.AddDate(0, 0, i%50)}
+	}
+	c := seedRows(tb, s, "contacts", rows...)
+	var links [][2]string
+	for i, id := range c {
+		for k := 0; k <= i%3; k++ {
+			links = append(links, [2]string{acc[(i+k*7)%len(acc)], id})
+		}
+	}
+	seedLinks(tb, s, "account_contacts", links...)
 }
 
 // benchRequest builds a request as the server would hand it to the handler;
@@ -104,7 +207,13 @@ func BenchmarkGetListPlain(b *testing.B) {
 // with, captured once: the fastest any handler could send that response.
 func bareHandler(b *testing.B, dialect, target string) http.Handler {
 	b.Helper()
-	w := serve(b, benchServer(b, dialect), target, jsonAPIType)
+	return bareHandlerOf(b, benchServer(b, dialect), target)
+}
+
+// bareHandlerOf is bareHandler for the answer of a given service.
+func bareHandlerOf(b *testing.B, h http.Handler, target string) http.Handler {
+	b.Helper()
+	w := serve(b, h, target, jsonAPIType)
 	body := w.Body.Bytes()
 	contentType := w.Header().Get("Content-Type")
 	if contentType != jsonAPIType || len(body) == 0 {
@@ -129,6 +238,29 @@ func BenchmarkBareHandler(b *testing.B) {
 func BenchmarkBareHandlerList(b *testing.B) {
 	eachDialect(b, func(b *testing.B, dialect string) {
 		benchGet(b, bareHandler(b, dialect, benchList), benchList, jsonAPIType)
+	})
+}
+
+// BenchmarkContactsInclude is a page of 50 contacts with their accounts and
+// owners included, on seedCRM's records.
+func BenchmarkContactsInclude(b *testing.B) {
+	eachDialect(b, func(b *testing.B, dialect string) {
+		benchGet(b, benchSeededServer(b, dialect), benchContactsInclude, jsonAPIType)
+	})
+}
+
+// BenchmarkBareHandlerContacts is the ceiling for BenchmarkContactsInclude.
+func BenchmarkBareHandlerContacts(b *testing.B) {
+	eachDialect(b, func(b *testing.B, dialect string) {
+		benchGet(b, bareHandlerOf(b, benchSeededServer(b, dialect), benchContactsInclude), benchContactsInclude, jsonAPIType)
+	})
+}
+
+// BenchmarkFilteredSortedList is a page of 20 contacts filtered with
+// starts_with and sorted on two fields, on seedCRM's records.
+func BenchmarkFilteredSortedList(b *testing.B) {
+	eachDialect(b, func(b *testing.B, dialect string) {
+		benchGet(b, benchSeededServer(b, dialect), benchFiltered, jsonAPIType)
 	})
 }
 

@@ -14,10 +14,6 @@ import (
 	"github.com/entityapi/entityapi/storage"
 )
 
-// defaultOrganization is the organization every request acts in until
-// authentication assigns callers their own (the first migration creates it).
-const defaultOrganization = 1
-
 // engine is the one generic JSON:API engine: every generated handler method of an
 // application delegates to it, and it reads what it needs from the route the
 // request matched and the resource metadata of the document.
@@ -36,7 +32,8 @@ type call struct {
 	c        *gin.Context
 	rt       *route
 	f        format
-	org      int64
+	org      int64    // the caller's organization
+	roles    []string // the caller's roles
 	hateoas  bool
 	title    bool // meta=title: each resource carries its title
 	xinclude map[string]bool
@@ -53,7 +50,11 @@ func (e *engine) begin(ctx context.Context) (*call, error) {
 	if rt == nil {
 		return nil, errNoRoute
 	}
-	cl := &call{c: c, rt: rt, f: formatOf(c), org: defaultOrganization, routes: e.routes, xinclude: map[string]bool{}}
+	p := principalOf(c)
+	if p == nil {
+		return nil, errNoPrincipal
+	}
+	cl := &call{c: c, rt: rt, f: formatOf(c), org: p.Org, roles: p.Roles, routes: e.routes, xinclude: map[string]bool{}}
 	for _, v := range c.Request.Header.Values("X-Include") {
 		for _, key := range strings.Split(v, ";") {
 			if key = strings.TrimSpace(key); key != "" {

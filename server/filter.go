@@ -99,6 +99,9 @@ func (e *engine) parseFilter(res *resource.Resource, key, raw string) (storage.C
 		for _, part := range strings.Split(raw, ",") {
 			v, err := parseFilterValue(field.typ, part)
 			if err != nil {
+				if !strings.Contains(raw, ",") {
+					return cond, problem.Filter(key, fmt.Sprintf("Expected %s value. Given %q.", typeWord(field.typ), raw))
+				}
 				return cond, problem.Filter(key, fmt.Sprintf("Expected an array of %ss. Given %q.", typeWord(field.typ), raw))
 			}
 			values = append(values, v.start)
@@ -192,7 +195,7 @@ func (v filterValue) last() any {
 	return v.start
 }
 
-var datePattern = regexp.MustCompile(`^(\d{4})(?:-(\d{2})(?:-(\d{2})(?:T(\d{2})(?::(\d{2})(?::(\d{2}))?)?(Z|[+-]\d{2}:\d{2})?)?)?)?$`)
+var datePattern = regexp.MustCompile(`^(\d{4})(?:-(\d{2})(?:-(\d{2})(?:T(\d{2})(?::(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?)?(Z|[+-]\d{2}(?::?\d{2})?)?)?)?)?$`)
 
 func parseFilterValue(t resource.FieldType, s string) (filterValue, error) {
 	switch t {
@@ -229,6 +232,11 @@ func parsePeriod(s string) (filterValue, error) {
 	}
 	loc := time.UTC
 	if z := m[7]; z != "" && z != "Z" {
+		if len(z) == 3 {
+			z += ":00"
+		} else if len(z) == 5 {
+			z = z[:3] + ":" + z[3:]
+		}
 		t, err := time.Parse("-07:00", z)
 		if err != nil {
 			return filterValue{}, err

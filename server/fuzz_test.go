@@ -31,6 +31,9 @@ func FuzzRequestDocument(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
+	f.Cleanup(srv.Close)
+	createPrincipals(f, store)
+	h := withToken(srv, tokenFor(f, srv, "admin"))
 	f.Fuzz(func(t *testing.T, body string, jsonAPI bool) {
 		for _, target := range []struct{ method, path string }{{http.MethodPost, "/admin/api/accounts"}, {http.MethodPatch, "/admin/api/accounts/1"}} {
 			r := httptest.NewRequest(target.method, target.path, strings.NewReader(body))
@@ -40,7 +43,7 @@ func FuzzRequestDocument(f *testing.F) {
 				r.Header.Set("Content-Type", "application/json")
 			}
 			w := httptest.NewRecorder()
-			srv.ServeHTTP(w, r)
+			h.ServeHTTP(w, r)
 			if w.Code >= 500 {
 				t.Fatalf("%s %s with %q: status %d: %s", target.method, target.path, body, w.Code, w.Body)
 			}

@@ -24,11 +24,14 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// api is a running server over real HTTP, for one database.
+// api is a running server over real HTTP, for one database, and the caller
+// whose token its requests carry.
 type api struct {
-	t     *testing.T
-	base  string
-	store *storage.Store
+	t      *testing.T
+	base   string
+	store  *storage.Store
+	as     string            // the principal of testPrincipals whose token is sent
+	tokens map[string]string // principal -> access token, fetched once
 }
 
 func newAPI(t *testing.T, store *storage.Store) *api {
@@ -38,9 +41,41 @@ func newAPI(t *testing.T, store *storage.Store) *api {
 	if err != nil {
 		t.Fatalf("server.New: %v", err)
 	}
+	t.Cleanup(srv.Close)
 	hs := httptest.NewServer(srv)
 	t.Cleanup(hs.Close)
-	return &api{t: t, base: hs.URL, store: store}
+	createPrincipals(t, store)
+	return &api{t: t, base: hs.URL, store: store, as: "admin", tokens: map[string]string{}}
+}
+
+// caller returns the same server seen by another principal of testPrincipals.
+func (a *api) caller(name string) *api {
+	b := *a
+	b.as = name
+	return &b
+}
+
+// token fetches (once) an access token of a principal through the token endpoint.
+func (a *api) token(name string) string {
+	a.t.Helper()
+	if tok, ok := a.tokens[name]; ok {
+		return tok
+	}
+	p := principalNamed(a.t, name)
+	body := `{"grant_type":"client_credentials","client_id":"` + p.client + `","client_secret":"` + p.client + `-secret"}`
+	res, err := http.Post(a.base+"/admin/oauth2-token", "application/json", strings.NewReader(body))
+	if err != nil {
+		a.t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var tok struct {
+		AccessToken string `json:"access_token"`
+	}
+	if err := json.NewDecoder(res.Body).Decode(&tok); err != nil || res.StatusCode != 200 {
+		a.t.Fatalf("token for %s: status %d, %v", name, res.StatusCode, err)
+	}
+	a.tokens[name] = tok.AccessToken
+	return tok.AccessToken
 }
 
 // eachAPI runs fn against a server on every test database.
@@ -78,8 +113,11 @@ func (a *api) do(method, path string, headers map[string]string, body string) *r
 	if err != nil {
 		a.t.Fatal(err)
 	}
+	if _, given := headers["Authorization"]; !given {
+		req.Header.Set("Authorization", "Bearer "+a.token(a.as))
+	}
 	for k, v := range headers {
-		if body == "" && k == "Content-Type" {
+		if (body == "" && k == "Content-Type") || v == "" {
 			continue
 		}
 		req.Header.Set(k, v)

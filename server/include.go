@@ -119,6 +119,9 @@ func (e *engine) included(ctx context.Context, cl *call, res *resource.Resource,
 	}
 	var out []*jsonapi.ResourceObject
 	for _, chain := range p.include {
+		if !wanted(p.fields[res.Type], chain[0].Name) {
+			continue // oro-behaviour §5.1: the relation is left out, and so is what it includes
+		}
 		cur := level{res, rows}
 		var path []string
 		for _, rel := range chain {

@@ -71,6 +71,16 @@ func (e *engine) newItemSet(ctx context.Context, cl *call, primary *item, doc *j
 			continue
 		}
 		it.update = update
+		act := createAction
+		if update {
+			act = editAction
+		}
+		if !allowed(cl.roles, r.Type, act) {
+			d := denied()
+			d.Pointer = base
+			errs = append(errs, d)
+			continue
+		}
 		ref := set.ref(r.Type, *r.ID)
 		if prev, dup := set.known[ref]; dup {
 			errs = append(errs, problem.RequestData(fmt.Sprintf("The item duplicates the item with the index %d.", indexOf(set.items, prev)-1), base))

@@ -9,6 +9,7 @@ import (
 
 	"github.com/uptrace/bun"
 
+	"github.com/entityapi/entityapi/storage"
 	"github.com/entityapi/entityapi/storage/storagetest"
 )
 
@@ -58,16 +59,7 @@ func (q *queryCounter) during(fn func()) []string {
 // relationship per include path segment, so it stays constant in the page size.
 func TestQueriesPerRequest(t *testing.T) {
 	totalCount := map[string]string{"Accept": "application/vnd.api+json", "X-Include": "totalCount"}
-	cases := []struct {
-		name    string
-		path    string
-		headers map[string]string // jsonAPI when nil
-		want    int
-		records int // length of data (or of the plain array); -1: one object
-		why     string
-		same    string // cases with the same key differ only in page size: their counts must be equal
-		shows   string // a body path that must hold a value (the data a query loaded)
-	}{
+	runQueryCases(t, nil, []queryCase{
 		{name: "countries page 5", path: "/admin/api/countries?page[size]=5", want: 2, records: 5,
 			why: "rows + regions linkage", same: "countries"},
 		{name: "countries page 200", path: "/admin/api/countries?page[size]=200", want: 2, records: 200,
@@ -102,13 +94,35 @@ func TestQueriesPerRequest(t *testing.T) {
 			why: "rows + country segment + regions linkage of the included countries + regions segment", same: "regions.country.regions"},
 		{name: "one country", path: "/admin/api/countries/US", want: 2, records: -1,
 			why: "row + regions linkage"},
-	}
+	})
+}
+
+// queryCase is one GET whose queries are counted.
+type queryCase struct {
+	name    string
+	path    string
+	headers map[string]string // jsonAPI when nil
+	want    int
+	records int // length of data (or of the plain array); -1: one object
+	why     string
+	same    string // cases with the same key differ only in page size: their counts must be equal
+	shows   string // a body path that must hold a value (the data a query loaded)
+}
+
+// runQueryCases counts the queries of each case on every test database, after
+// seed (when not nil) has filled the store.
+func runQueryCases(t *testing.T, seed func(t *testing.T, s *storage.Store), cases []queryCase) {
 	for _, dialect := range storagetest.Dialects() {
 		t.Run(dialect, func(t *testing.T) {
 			store := storagetest.Open(t, dialect)
+			if seed != nil {
+				seed(t, store)
+			}
 			counter := &queryCounter{}
 			store.DB().AddQueryHook(counter)
 			a := newAPI(t, store)
+			// Authentication costs queries only until the caller is cached: warm it up.
+			a.do("GET", "/admin/api/organizations", jsonAPI, "").want(t, 200)
 			counts := map[string][]int{}
 			for _, tc := range cases {
 				t.Run(tc.name, func(t *testing.T) {
@@ -156,6 +170,38 @@ func TestQueriesPerRequest(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestQueriesPerRequestWithRelations holds the bound on records related
+// through a join table and foreign keys, included two levels deep: 6 users
+// (each with a role and a business unit), 60 accounts and 60 contacts owned by
+// them, each contact in one to three accounts (seedCRM), so that every
+// relationship the include paths follow holds data on every page. For
+// contacts?include=accounts,owner the bound of DESIGN.md §5 is 1 (rows) + 3
+// to-many relationships whose linkage is shown (contacts.accounts, and of the
+// included records accounts.contacts and users.userRoles) + 2 include path
+// segments = 6, and the engine spends exactly that; likewise for
+// accounts?include=contacts.owner.
+func TestQueriesPerRequestWithRelations(t *testing.T) {
+	runQueryCases(t, func(t *testing.T, s *storage.Store) { seedCRM(t, s, 6, 60, 60) }, []queryCase{
+		{name: "contacts page 10 with accounts and owner", path: "/admin/api/contacts?include=accounts,owner&page[size]=10", want: 6, records: 10,
+			why:  "rows + accounts linkage + accounts segment + contacts linkage of the included accounts + owner segment + userRoles linkage of the included users",
+			same: "contacts.accounts,owner", shows: "included/0/relationships/contacts/data/0/id"},
+		{name: "contacts page 50 with accounts and owner", path: "/admin/api/contacts?include=accounts,owner&page[size]=50", want: 6, records: 50,
+			why:  "rows + accounts linkage + accounts segment + contacts linkage of the included accounts + owner segment + userRoles linkage of the included users",
+			same: "contacts.accounts,owner", shows: "data/49/relationships/accounts/data/0/id"},
+		{name: "accounts page 10 with contacts.owner", path: "/admin/api/accounts?include=contacts.owner&page[size]=10", want: 6, records: 10,
+			why:  "rows + contacts linkage + contacts segment + accounts linkage of the included contacts + contacts.owner segment + userRoles linkage of the included users",
+			same: "accounts.contacts.owner", shows: "data/9/relationships/contacts/data/0/id"},
+		{name: "accounts page 50 with contacts.owner", path: "/admin/api/accounts?include=contacts.owner&page[size]=50", want: 6, records: 50,
+			why:  "rows + contacts linkage + contacts segment + accounts linkage of the included contacts + contacts.owner segment + userRoles linkage of the included users",
+			same: "accounts.contacts.owner", shows: "data/49/relationships/contacts/data/0/id"},
+		{name: "accounts page 50 with contacts.owner and totalCount", path: "/admin/api/accounts?include=contacts.owner&page[size]=50",
+			headers: map[string]string{"Accept": "application/vnd.api+json", "X-Include": "totalCount"}, want: 7, records: 50,
+			why: "count + the six above"},
+		{name: "contacts page 50 without linkage", path: "/admin/api/contacts?include=owner&page[size]=50&fields[contacts]=lastName,owner&fields[users]=username",
+			want: 2, records: 50, why: "rows + owner segment: no to-many linkage shown"},
+	})
 }
 
 func listQueries(queries []string) string {

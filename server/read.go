@@ -19,6 +19,7 @@ func (e *engine) Get(ctx context.Context) (*jsonapi.Reply, error) {
 	if err != nil {
 		return nil, err
 	}
+	ctx = cl.c.Request.Context()
 	res := cl.rt.res
 	p, err := e.parseShape(cl.c.Request.URL.Query(), res, cl.f)
 	if err != nil {
@@ -87,6 +88,7 @@ func (e *engine) List(ctx context.Context) (*jsonapi.Reply, error) {
 	if err != nil {
 		return nil, err
 	}
+	ctx = cl.c.Request.Context()
 	return e.list(ctx, cl, cl.rt.res, nil, cl.link(cl.rt.res.Type, ""))
 }
 

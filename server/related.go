@@ -15,6 +15,7 @@ func (e *engine) Related(ctx context.Context) (*jsonapi.Reply, error) {
 	if err != nil {
 		return nil, err
 	}
+	ctx = cl.c.Request.Context()
 	res, rel := cl.rt.res, cl.rt.rel
 	owner, err := e.load(ctx, cl, res, cl.c.Param("id"))
 	if err != nil {
@@ -48,6 +49,7 @@ func (e *engine) Relationship(ctx context.Context) (*jsonapi.Reply, error) {
 	if err != nil {
 		return nil, err
 	}
+	ctx = cl.c.Request.Context()
 	res, rel := cl.rt.res, cl.rt.rel
 	owner, err := e.load(ctx, cl, res, cl.c.Param("id"))
 	if err != nil {

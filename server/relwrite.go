@@ -40,6 +40,7 @@ func (e *engine) changeRelationship(ctx context.Context, doc *jsonapi.Document, 
 	if err != nil {
 		return nil, err
 	}
+	ctx = cl.c.Request.Context()
 	res, rel := cl.rt.res, cl.rt.rel
 	owner, err := e.load(ctx, cl, res, cl.c.Param("id"))
 	if err != nil {

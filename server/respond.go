@@ -2,6 +2,7 @@ package server
 
 import (
 	"encoding/json"
+	"regexp"
 	"strconv"
 
 	"github.com/gin-gonic/gin"
@@ -29,10 +30,18 @@ func (a *application) writeError(c *gin.Context, err error) {
 }
 
 // requestError handles a body or parameter the generated code could not bind;
-// the validator normally rejects such requests first.
+// the validator rejects most such requests first. What is left is a query
+// parameter given more than once.
 func (a *application) requestError(c *gin.Context, err error) {
+	if m := badParameter.FindStringSubmatch(err.Error()); m != nil {
+		writeProblems(c, problem.List{problem.Filter(m[1], "The parameter should be given once, with one value.")})
+		return
+	}
 	writeProblems(c, problem.List{problem.MalformedJSON("Invalid json message received.")})
 }
+
+// badParameter finds the parameter in the generated code's binding errors.
+var badParameter = regexp.MustCompile(`^Invalid format for parameter (\S+):`)
 
 // writeProblems writes an error document in the negotiated format (DESIGN.md §3):
 // JSON:API errors with the status as a string and the request id in meta, or the

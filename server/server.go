@@ -16,6 +16,7 @@ import (
 
 	"github.com/entityapi/entityapi/gen/backoffice"
 	"github.com/entityapi/entityapi/openapi"
+	"github.com/entityapi/entityapi/server/auth"
 	"github.com/entityapi/entityapi/server/resource"
 	"github.com/entityapi/entityapi/storage"
 )
@@ -26,6 +27,7 @@ type Config struct {
 	BackofficeBase string // path prefix of the back-office application, such as /admin
 	MaxBody        int64  // largest request body accepted, in bytes
 	Logger         *slog.Logger
+	Auth           auth.Config // tokens: lifetime, keys, demo principals, outside provider
 }
 
 // Server is the HTTP handler of every application.
@@ -33,11 +35,13 @@ type Server struct {
 	gin   *gin.Engine
 	store *storage.Store
 	log   *slog.Logger
+	stop  context.CancelFunc // ends the key reloads of the token service
 }
 
 var (
 	errNoGinContext = errors.New("server: handler called without a Gin context")
 	errNoRoute      = errors.New("server: no documented route for this request")
+	errNoPrincipal  = errors.New("server: a documented route was reached without authentication")
 )
 
 // New builds exactly what production runs; tests use it too.
@@ -54,15 +58,28 @@ func New(cfg Config, store *storage.Store) (*Server, error) {
 	g.HandleMethodNotAllowed = true
 	g.ContextWithFallback = true
 	g.RemoveExtraSlash = false
-	s := &Server{gin: g, store: store, log: cfg.Logger}
+	// No proxy is trusted unless configured: X-Forwarded-For must not let a client
+	// choose the address the token endpoint's failure limit counts.
+	if err := g.SetTrustedProxies(nil); err != nil {
+		return nil, err
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	tokens, err := auth.New(ctx, cfg.Auth, store)
+	if err != nil {
+		stop()
+		return nil, fmt.Errorf("tokens: %w", err)
+	}
+	s := &Server{gin: g, store: store, log: cfg.Logger, stop: stop}
 	g.Use(s.recover, requestID)
 
 	bo, err := newApplication(&cfg, store, openapi.Backoffice, cfg.BackofficeBase)
 	if err != nil {
+		stop()
 		return nil, fmt.Errorf("back office: %w", err)
 	}
+	bo.auth, bo.audience = tokens, "backoffice"
 	group := g.Group("")
-	group.Use(bo.negotiate, bo.validate)
+	group.Use(bo.negotiate, bo.authenticate, bo.validate)
 	handler := backoffice.NewStrictHandlerWithOptions(&backofficeHandlers{bo.engine}, nil, backoffice.StrictGinServerOptions{
 		RequestErrorHandlerFunc:  bo.requestError,
 		HandlerErrorFunc:         bo.writeError,
@@ -73,6 +90,11 @@ func New(cfg Config, store *storage.Store) (*Server, error) {
 		ErrorHandler: func(c *gin.Context, err error, _ int) { bo.requestError(c, err) },
 	})
 	bo.serveDocument(g)
+	g.POST(cfg.BackofficeBase+"/oauth2-token", tokens.TokenHandler)
+	if cfg.BackofficeBase != "" {
+		g.POST("/oauth2-token", tokens.TokenHandler) // back-office clients are accepted there too (DESIGN.md §3)
+	}
+	g.GET("/.well-known/jwks.json", tokens.JWKSHandler)
 	apps := []*application{bo}
 	g.NoRoute(func(c *gin.Context) { s.unmatched(c, apps) })
 	g.NoMethod(func(c *gin.Context) { s.unmatched(c, apps) })
@@ -80,6 +102,9 @@ func New(cfg Config, store *storage.Store) (*Server, error) {
 	g.GET("/readyz", s.readyz)
 	return s, nil
 }
+
+// Close stops the background work of the server (key reloads).
+func (s *Server) Close() { s.stop() }
 
 // ServeHTTP answers HEAD like GET without a body (DESIGN.md §0).
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -99,14 +124,16 @@ func (h *headWriter) Write(b []byte) (int, error) { return len(b), nil }
 // application is one API application (back office, storefront): its document,
 // resources, routes and engine.
 type application struct {
-	cfg     *Config
-	doc     *openapi3.T
-	raw     []byte
-	reg     *resource.Registry
-	routes  *routeTable
-	engine  *engine
-	log     *slog.Logger
-	docJSON []byte
+	cfg      *Config
+	doc      *openapi3.T
+	raw      []byte
+	reg      *resource.Registry
+	routes   *routeTable
+	engine   *engine
+	log      *slog.Logger
+	docJSON  []byte
+	auth     *auth.Service
+	audience string // the token audience of this application
 }
 
 func newApplication(cfg *Config, store *storage.Store, raw []byte, base string) (*application, error) {

@@ -69,7 +69,27 @@ func parameterProblem(re *openapi3filter.RequestError, rt *route) *problem.Probl
 	if name == "sort" {
 		return problem.Sort(detail)
 	}
-	return problem.Filter(name, detail)
+	return problem.Filter(name, queryDetail(re.Err, detail))
+}
+
+// queryDetail words a query parameter's violation as Oro does (oro-behaviour §4).
+func queryDetail(err error, fallback string) string {
+	var pe *openapi3filter.ParseError
+	if errors.As(err, &pe) {
+		return fmt.Sprintf("Expected integer value. Given %q.", fmt.Sprint(pe.Value))
+	}
+	var se *openapi3.SchemaError
+	if errors.As(err, &se) {
+		switch {
+		case se.SchemaField == "minimum" && se.Schema.Min != nil:
+			return fmt.Sprintf("The value should be greater than or equals to %v.", *se.Schema.Min)
+		case se.SchemaField == "maximum" && se.Schema.Max != nil:
+			return fmt.Sprintf("The value should be less than or equals to %v.", *se.Schema.Max)
+		case se.SchemaField == "type":
+			return fmt.Sprintf("Expected integer value. Given %q.", fmt.Sprint(se.Value))
+		}
+	}
+	return fallback
 }
 
 // reason is the short explanation of a validation error, without schema dumps.

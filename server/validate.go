@@ -3,10 +3,7 @@ package server
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"io"
-	"net/http"
-	"unicode/utf8"
 
 	"github.com/getkin/kin-openapi/openapi3filter"
 	"github.com/gin-gonic/gin"
@@ -34,17 +31,8 @@ func (a *application) validate(c *gin.Context) {
 	var body []byte
 	if rt.kin.Operation.RequestBody != nil && c.Request.Body != nil {
 		var err error
-		body, err = io.ReadAll(http.MaxBytesReader(c.Writer, c.Request.Body, a.cfg.MaxBody))
-		var tooLarge *http.MaxBytesError
-		switch {
-		case errors.As(err, &tooLarge):
-			a.abort(c, problem.BodyTooLarge(a.cfg.MaxBody))
-			return
-		case err != nil:
-			a.abort(c, problem.MalformedJSON("The request body could not be read."))
-			return
-		case !utf8.Valid(body):
-			a.abort(c, problem.MalformedJSON("Invalid json message received. The body is not valid UTF-8."))
+		if body, err = a.readBody(c); err != nil {
+			a.abort(c, err)
 			return
 		}
 		if p := checkAddress(rt, c.Param("id"), body, formatOf(c) == jsonapiFormat); p != nil {

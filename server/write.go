@@ -59,6 +59,7 @@ func (e *engine) save(ctx context.Context, doc *jsonapi.Document, plain jsonapi.
 	if err != nil {
 		return nil, err
 	}
+	ctx = cl.c.Request.Context()
 	res := cl.rt.res
 	in, err := readInput(res, doc, plain)
 	if err != nil {
@@ -137,6 +138,7 @@ func (e *engine) Delete(ctx context.Context) (*jsonapi.Reply, error) {
 	if err != nil {
 		return nil, err
 	}
+	ctx = cl.c.Request.Context()
 	k, err := key(cl.rt.res, cl.c.Param("id"))
 	if err != nil {
 		return nil, err
@@ -157,6 +159,7 @@ func (e *engine) DeleteList(ctx context.Context) (*jsonapi.Reply, error) {
 	if err != nil {
 		return nil, err
 	}
+	ctx = cl.c.Request.Context()
 	res := cl.rt.res
 	p, err := e.parseList(cl.c.Request.URL.Query(), res, cl.f)
 	if err != nil {

@@ -3019,6 +3019,12 @@ type CountryFields = string
 // CountryFilterId defines model for CountryFilterId.
 type CountryFilterId = string
 
+// CountryFilterIso3Code defines model for CountryFilterIso3Code.
+type CountryFilterIso3Code = string
+
+// CountryFilterRegions defines model for CountryFilterRegions.
+type CountryFilterRegions = string
+
 // CountryId defines model for CountryId.
 type CountryId = string
 
@@ -3072,6 +3078,9 @@ type PageSize = int
 
 // RegionFields defines model for RegionFields.
 type RegionFields = string
+
+// RegionFilterCode defines model for RegionFilterCode.
+type RegionFilterCode = string
 
 // RegionFilterCountry defines model for RegionFilterCountry.
 type RegionFilterCountry = string
@@ -3261,7 +3270,7 @@ type DeleteAccountsParams struct {
 	// FilterId Accounts by identifier: a list (`1,2,3`), a range (`5..9`) or an operator (`filter[id][gte]=5`; also `neq`, `lt`, `lte`, `gt`).
 	FilterId *AccountFilterId `form:"filter[id],omitempty" json:"filter[id],omitempty"`
 
-	// FilterName Accounts by name: exactly this value (a comma is part of it), or as an operator says (`filter[name][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`.
+	// FilterName Accounts by name: one of the comma-separated values, or as an operator says (`filter[name][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`.
 	FilterName *AccountFilterName `form:"filter[name],omitempty" json:"filter[name],omitempty"`
 
 	// FilterExternalId Accounts by external identifier: several separated by commas, or as an operator says (`filter[externalId][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`.
@@ -3297,7 +3306,7 @@ type ListAccountsParams struct {
 	// FilterId Accounts by identifier: a list (`1,2,3`), a range (`5..9`) or an operator (`filter[id][gte]=5`; also `neq`, `lt`, `lte`, `gt`).
 	FilterId *AccountFilterId `form:"filter[id],omitempty" json:"filter[id],omitempty"`
 
-	// FilterName Accounts by name: exactly this value (a comma is part of it), or as an operator says (`filter[name][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`.
+	// FilterName Accounts by name: one of the comma-separated values, or as an operator says (`filter[name][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`.
 	FilterName *AccountFilterName `form:"filter[name],omitempty" json:"filter[name],omitempty"`
 
 	// FilterExternalId Accounts by external identifier: several separated by commas, or as an operator says (`filter[externalId][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`.
@@ -3396,7 +3405,7 @@ type ListAccountContactsParams struct {
 	// FilterId Contacts by identifier: a list (`1,2,3`), a range (`5..9`) or an operator (`filter[id][gte]=5`; also `neq`, `lt`, `lte`, `gt`).
 	FilterId *ContactFilterId `form:"filter[id],omitempty" json:"filter[id],omitempty"`
 
-	// FilterLastName Contacts by last name: exactly this value (a comma is part of it), or as an operator says (`filter[lastName][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`.
+	// FilterLastName Contacts by last name: one of the comma-separated values, or as an operator says (`filter[lastName][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`.
 	FilterLastName *ContactFilterLastName `form:"filter[lastName],omitempty" json:"filter[lastName],omitempty"`
 
 	// FilterPrimaryEmail Contacts by primary email address: several separated by commas, or as an operator says (`filter[primaryEmail][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`.
@@ -3624,7 +3633,7 @@ type DeleteBusinessUnitsParams struct {
 	// FilterId Business units by identifier: a list (`1,2,3`), a range (`5..9`) or an operator (`filter[id][gte]=5`; also `neq`, `lt`, `lte`, `gt`).
 	FilterId *BusinessUnitFilterId `form:"filter[id],omitempty" json:"filter[id],omitempty"`
 
-	// FilterName Business units by name: exactly this value (a comma is part of it), or as an operator says (`filter[name][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`.
+	// FilterName Business units by name: one of the comma-separated values, or as an operator says (`filter[name][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`.
 	FilterName *BusinessUnitFilterName `form:"filter[name],omitempty" json:"filter[name],omitempty"`
 
 	// FilterOrganization Business units by organization identifier. Every record is in the caller's organization, so only its identifier matches. Operators: `eq` (the default), `neq`.
@@ -3651,7 +3660,7 @@ type ListBusinessUnitsParams struct {
 	// FilterId Business units by identifier: a list (`1,2,3`), a range (`5..9`) or an operator (`filter[id][gte]=5`; also `neq`, `lt`, `lte`, `gt`).
 	FilterId *BusinessUnitFilterId `form:"filter[id],omitempty" json:"filter[id],omitempty"`
 
-	// FilterName Business units by name: exactly this value (a comma is part of it), or as an operator says (`filter[name][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`.
+	// FilterName Business units by name: one of the comma-separated values, or as an operator says (`filter[name][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`.
 	FilterName *BusinessUnitFilterName `form:"filter[name],omitempty" json:"filter[name],omitempty"`
 
 	// FilterOrganization Business units by organization identifier. Every record is in the caller's organization, so only its identifier matches. Operators: `eq` (the default), `neq`.
@@ -3825,13 +3834,13 @@ type ListBusinessUnitUsersParams struct {
 	// FilterId Users by identifier: a list (`1,2,3`), a range (`5..9`) or an operator (`filter[id][gte]=5`; also `neq`, `lt`, `lte`, `gt`).
 	FilterId *UserFilterId `form:"filter[id],omitempty" json:"filter[id],omitempty"`
 
-	// FilterUsername Users by username: exactly this value (a comma is part of it), or as an operator says (`filter[username][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`.
+	// FilterUsername Users by username: one of the comma-separated values, or as an operator says (`filter[username][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`.
 	FilterUsername *UserFilterUsername `form:"filter[username],omitempty" json:"filter[username],omitempty"`
 
-	// FilterEmail Users by email address: exactly this value (a comma is part of it), or as an operator says (`filter[email][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`.
+	// FilterEmail Users by email address: one of the comma-separated values, or as an operator says (`filter[email][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`.
 	FilterEmail *UserFilterEmail `form:"filter[email],omitempty" json:"filter[email],omitempty"`
 
-	// FilterLastName Users by last name: exactly this value (a comma is part of it), or as an operator says (`filter[lastName][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`.
+	// FilterLastName Users by last name: one of the comma-separated values, or as an operator says (`filter[lastName][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`.
 	FilterLastName *UserFilterLastName `form:"filter[lastName],omitempty" json:"filter[lastName],omitempty"`
 
 	// FilterEnabled Users that are enabled (`true`) or not (`false`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`.
@@ -3897,7 +3906,7 @@ type DeleteContactsParams struct {
 	// FilterId Contacts by identifier: a list (`1,2,3`), a range (`5..9`) or an operator (`filter[id][gte]=5`; also `neq`, `lt`, `lte`, `gt`).
 	FilterId *ContactFilterId `form:"filter[id],omitempty" json:"filter[id],omitempty"`
 
-	// FilterLastName Contacts by last name: exactly this value (a comma is part of it), or as an operator says (`filter[lastName][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`.
+	// FilterLastName Contacts by last name: one of the comma-separated values, or as an operator says (`filter[lastName][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`.
 	FilterLastName *ContactFilterLastName `form:"filter[lastName],omitempty" json:"filter[lastName],omitempty"`
 
 	// FilterPrimaryEmail Contacts by primary email address: several separated by commas, or as an operator says (`filter[primaryEmail][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`.
@@ -3936,7 +3945,7 @@ type ListContactsParams struct {
 	// FilterId Contacts by identifier: a list (`1,2,3`), a range (`5..9`) or an operator (`filter[id][gte]=5`; also `neq`, `lt`, `lte`, `gt`).
 	FilterId *ContactFilterId `form:"filter[id],omitempty" json:"filter[id],omitempty"`
 
-	// FilterLastName Contacts by last name: exactly this value (a comma is part of it), or as an operator says (`filter[lastName][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`.
+	// FilterLastName Contacts by last name: one of the comma-separated values, or as an operator says (`filter[lastName][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`.
 	FilterLastName *ContactFilterLastName `form:"filter[lastName],omitempty" json:"filter[lastName],omitempty"`
 
 	// FilterPrimaryEmail Contacts by primary email address: several separated by commas, or as an operator says (`filter[primaryEmail][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`.
@@ -4038,7 +4047,7 @@ type ListContactAccountsParams struct {
 	// FilterId Accounts by identifier: a list (`1,2,3`), a range (`5..9`) or an operator (`filter[id][gte]=5`; also `neq`, `lt`, `lte`, `gt`).
 	FilterId *AccountFilterId `form:"filter[id],omitempty" json:"filter[id],omitempty"`
 
-	// FilterName Accounts by name: exactly this value (a comma is part of it), or as an operator says (`filter[name][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`.
+	// FilterName Accounts by name: one of the comma-separated values, or as an operator says (`filter[name][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`.
 	FilterName *AccountFilterName `form:"filter[name],omitempty" json:"filter[name],omitempty"`
 
 	// FilterExternalId Accounts by external identifier: several separated by commas, or as an operator says (`filter[externalId][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`.
@@ -4263,6 +4272,12 @@ type ListCountriesParams struct {
 	// FilterId Countries by code; several codes separated by commas (`US,DE`). Operators: `filter[id][neq]=US`.
 	FilterId *CountryFilterId `form:"filter[id],omitempty" json:"filter[id],omitempty"`
 
+	// FilterIso3Code Countries by ISO 3166-1 alpha-3 code; several separated by commas. Operator `neq`.
+	FilterIso3Code *CountryFilterIso3Code `form:"filter[iso3Code],omitempty" json:"filter[iso3Code],omitempty"`
+
+	// FilterRegions Countries having any of the given regions (`US-NY,DE-BY`); `[neq]` none of them, `[contains]` all of them, `[exists]=true|false` any region at all.
+	FilterRegions *CountryFilterRegions `form:"filter[regions],omitempty" json:"filter[regions],omitempty"`
+
 	// PageNumber The page to return, starting at 1.
 	PageNumber *PageNumber `form:"page[number],omitempty" json:"page[number],omitempty"`
 
@@ -4311,6 +4326,9 @@ type ListCountryRegionsParams struct {
 	// FilterId Regions by code; several codes separated by commas (`US-NY,DE-BY`). Operators: `filter[id][neq]=US-NY`.
 	FilterId *RegionFilterId `form:"filter[id],omitempty" json:"filter[id],omitempty"`
 
+	// FilterCode Regions by the part of the code after the dash (`NY`); several separated by commas. Operator `neq`.
+	FilterCode *RegionFilterCode `form:"filter[code],omitempty" json:"filter[code],omitempty"`
+
 	// PageNumber The page to return, starting at 1.
 	PageNumber *PageNumber `form:"page[number],omitempty" json:"page[number],omitempty"`
 
@@ -4353,7 +4371,7 @@ type ListOrganizationsParams struct {
 	// FilterId Organizations by identifier: a list (`1,2,3`), a range (`5..9`) or an operator (`filter[id][gte]=5`; also `neq`, `lt`, `lte`, `gt`).
 	FilterId *OrganizationFilterId `form:"filter[id],omitempty" json:"filter[id],omitempty"`
 
-	// FilterName Organizations by name: exactly this value (a comma is part of it), or as an operator says (`filter[name][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`.
+	// FilterName Organizations by name: one of the comma-separated values, or as an operator says (`filter[name][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`.
 	FilterName *OrganizationFilterName `form:"filter[name],omitempty" json:"filter[name],omitempty"`
 
 	// FilterEnabled Organizations that are enabled (`true`) or not (`false`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`.
@@ -4443,7 +4461,7 @@ type ListOrganizationBusinessUnitsParams struct {
 	// FilterId Business units by identifier: a list (`1,2,3`), a range (`5..9`) or an operator (`filter[id][gte]=5`; also `neq`, `lt`, `lte`, `gt`).
 	FilterId *BusinessUnitFilterId `form:"filter[id],omitempty" json:"filter[id],omitempty"`
 
-	// FilterName Business units by name: exactly this value (a comma is part of it), or as an operator says (`filter[name][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`.
+	// FilterName Business units by name: one of the comma-separated values, or as an operator says (`filter[name][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`.
 	FilterName *BusinessUnitFilterName `form:"filter[name],omitempty" json:"filter[name],omitempty"`
 
 	// FilterOrganization Business units by organization identifier. Every record is in the caller's organization, so only its identifier matches. Operators: `eq` (the default), `neq`.
@@ -4527,13 +4545,13 @@ type ListOrganizationUsersParams struct {
 	// FilterId Users by identifier: a list (`1,2,3`), a range (`5..9`) or an operator (`filter[id][gte]=5`; also `neq`, `lt`, `lte`, `gt`).
 	FilterId *UserFilterId `form:"filter[id],omitempty" json:"filter[id],omitempty"`
 
-	// FilterUsername Users by username: exactly this value (a comma is part of it), or as an operator says (`filter[username][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`.
+	// FilterUsername Users by username: one of the comma-separated values, or as an operator says (`filter[username][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`.
 	FilterUsername *UserFilterUsername `form:"filter[username],omitempty" json:"filter[username],omitempty"`
 
-	// FilterEmail Users by email address: exactly this value (a comma is part of it), or as an operator says (`filter[email][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`.
+	// FilterEmail Users by email address: one of the comma-separated values, or as an operator says (`filter[email][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`.
 	FilterEmail *UserFilterEmail `form:"filter[email],omitempty" json:"filter[email],omitempty"`
 
-	// FilterLastName Users by last name: exactly this value (a comma is part of it), or as an operator says (`filter[lastName][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`.
+	// FilterLastName Users by last name: one of the comma-separated values, or as an operator says (`filter[lastName][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`.
 	FilterLastName *UserFilterLastName `form:"filter[lastName],omitempty" json:"filter[lastName],omitempty"`
 
 	// FilterEnabled Users that are enabled (`true`) or not (`false`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`.
@@ -4601,6 +4619,9 @@ type ListRegionsParams struct {
 
 	// FilterCountry Regions of the given countries, codes separated by commas (`US,DE`). Operators: `neq`, `exists`, `neq_or_null`.
 	FilterCountry *RegionFilterCountry `form:"filter[country],omitempty" json:"filter[country],omitempty"`
+
+	// FilterCode Regions by the part of the code after the dash (`NY`); several separated by commas. Operator `neq`.
+	FilterCode *RegionFilterCode `form:"filter[code],omitempty" json:"filter[code],omitempty"`
 
 	// PageNumber The page to return, starting at 1.
 	PageNumber *PageNumber `form:"page[number],omitempty" json:"page[number],omitempty"`
@@ -4851,13 +4872,13 @@ type DeleteUsersParams struct {
 	// FilterId Users by identifier: a list (`1,2,3`), a range (`5..9`) or an operator (`filter[id][gte]=5`; also `neq`, `lt`, `lte`, `gt`).
 	FilterId *UserFilterId `form:"filter[id],omitempty" json:"filter[id],omitempty"`
 
-	// FilterUsername Users by username: exactly this value (a comma is part of it), or as an operator says (`filter[username][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`.
+	// FilterUsername Users by username: one of the comma-separated values, or as an operator says (`filter[username][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`.
 	FilterUsername *UserFilterUsername `form:"filter[username],omitempty" json:"filter[username],omitempty"`
 
-	// FilterEmail Users by email address: exactly this value (a comma is part of it), or as an operator says (`filter[email][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`.
+	// FilterEmail Users by email address: one of the comma-separated values, or as an operator says (`filter[email][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`.
 	FilterEmail *UserFilterEmail `form:"filter[email],omitempty" json:"filter[email],omitempty"`
 
-	// FilterLastName Users by last name: exactly this value (a comma is part of it), or as an operator says (`filter[lastName][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`.
+	// FilterLastName Users by last name: one of the comma-separated values, or as an operator says (`filter[lastName][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`.
 	FilterLastName *UserFilterLastName `form:"filter[lastName],omitempty" json:"filter[lastName],omitempty"`
 
 	// FilterEnabled Users that are enabled (`true`) or not (`false`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`.
@@ -4890,13 +4911,13 @@ type ListUsersParams struct {
 	// FilterId Users by identifier: a list (`1,2,3`), a range (`5..9`) or an operator (`filter[id][gte]=5`; also `neq`, `lt`, `lte`, `gt`).
 	FilterId *UserFilterId `form:"filter[id],omitempty" json:"filter[id],omitempty"`
 
-	// FilterUsername Users by username: exactly this value (a comma is part of it), or as an operator says (`filter[username][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`.
+	// FilterUsername Users by username: one of the comma-separated values, or as an operator says (`filter[username][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`.
 	FilterUsername *UserFilterUsername `form:"filter[username],omitempty" json:"filter[username],omitempty"`
 
-	// FilterEmail Users by email address: exactly this value (a comma is part of it), or as an operator says (`filter[email][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`.
+	// FilterEmail Users by email address: one of the comma-separated values, or as an operator says (`filter[email][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`.
 	FilterEmail *UserFilterEmail `form:"filter[email],omitempty" json:"filter[email],omitempty"`
 
-	// FilterLastName Users by last name: exactly this value (a comma is part of it), or as an operator says (`filter[lastName][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`.
+	// FilterLastName Users by last name: one of the comma-separated values, or as an operator says (`filter[lastName][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`.
 	FilterLastName *UserFilterLastName `form:"filter[lastName],omitempty" json:"filter[lastName],omitempty"`
 
 	// FilterEnabled Users that are enabled (`true`) or not (`false`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`.
@@ -10156,6 +10177,22 @@ func (siw *ServerInterfaceWrapper) ListCountries(c *gin.Context) {
 		return
 	}
 
+	// ------------- Optional query parameter "filter[iso3Code]" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[iso3Code]", c.Request.URL.Query(), &params.FilterIso3Code, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[iso3Code]: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "filter[regions]" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[regions]", c.Request.URL.Query(), &params.FilterRegions, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[regions]: %w", err), http.StatusBadRequest)
+		return
+	}
+
 	// ------------- Optional query parameter "page[number]" -------------
 
 	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[number]", c.Request.URL.Query(), &params.PageNumber, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
@@ -10347,6 +10384,14 @@ func (siw *ServerInterfaceWrapper) ListCountryRegions(c *gin.Context) {
 	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[id]", c.Request.URL.Query(), &params.FilterId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[id]: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "filter[code]" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[code]", c.Request.URL.Query(), &params.FilterCode, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[code]: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -11394,6 +11439,14 @@ func (siw *ServerInterfaceWrapper) ListRegions(c *gin.Context) {
 	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[country]", c.Request.URL.Query(), &params.FilterCountry, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[country]: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "filter[code]" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[code]", c.Request.URL.Query(), &params.FilterCode, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[code]: %w", err), http.StatusBadRequest)
 		return
 	}
 

@@ -1,0 +1,119 @@
+package server
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/entityapi/entityapi/server/auth"
+	"github.com/entityapi/entityapi/server/problem"
+)
+
+// Keys of request state kept on the Gin context.
+const (
+	principalKey = "entityapi.principal"
+	bodyKey      = "entityapi.body"
+)
+
+// principalOf is the authenticated caller of a request.
+func principalOf(c *gin.Context) *auth.Principal {
+	if v, ok := c.Get(principalKey); ok {
+		return v.(*auth.Principal)
+	}
+	return nil
+}
+
+// authenticate requires a valid token of this application: from the
+// Authorization header, or (RFC 6750) a root access_token member of a JSON:API
+// body of a single-resource request; never from the query string. It also checks
+// the caller's roles against the route (403).
+func (a *application) authenticate(c *gin.Context) {
+	rt := a.routes.lookup(c.Request.Method, c.FullPath())
+	if rt == nil {
+		c.Next()
+		return
+	}
+	token, err := a.bearer(c, rt)
+	if err != nil {
+		a.abort(c, err)
+		return
+	}
+	if token == "" {
+		a.unauthenticated(c, "The access token is missing.")
+		return
+	}
+	p, err := a.auth.Authenticate(c.Request.Context(), token, a.audience)
+	var ae *auth.Error
+	if errors.As(err, &ae) {
+		a.unauthenticated(c, ae.Reason)
+		return
+	}
+	if err != nil {
+		a.abort(c, err)
+		return
+	}
+	c.Set(principalKey, p)
+	if !allowed(p.Roles, rt.res.Type, routeAction(rt)) {
+		a.abort(c, denied())
+		return
+	}
+	c.Next()
+}
+
+func (a *application) unauthenticated(c *gin.Context, reason string) {
+	c.Header("WWW-Authenticate", `Bearer realm="entityapi"`)
+	a.abort(c, &problem.Problem{Kind: problem.Unauthenticated, Title: "authentication exception", Detail: reason})
+}
+
+// bearer finds the token of a request.
+func (a *application) bearer(c *gin.Context, rt *route) (string, error) {
+	if h := c.GetHeader("Authorization"); h != "" {
+		scheme, token, _ := strings.Cut(h, " ")
+		if !strings.EqualFold(scheme, "Bearer") {
+			return "", nil
+		}
+		return strings.TrimSpace(token), nil
+	}
+	if rt.kin.Operation.RequestBody == nil || formatOf(c) != jsonapiFormat || rt.kind == collectionRoute && rt.method == http.MethodPatch {
+		return "", nil
+	}
+	body, err := a.readBody(c)
+	if err != nil {
+		return "", err
+	}
+	var doc struct {
+		AccessToken string `json:"access_token"`
+	}
+	_ = json.Unmarshal(body, &doc)
+	return doc.AccessToken, nil
+}
+
+// readBody reads the request body once, within --max-body and as UTF-8, and keeps
+// it for the validator and the generated handler.
+func (a *application) readBody(c *gin.Context) ([]byte, error) {
+	if v, ok := c.Get(bodyKey); ok {
+		return v.([]byte), nil
+	}
+	if c.Request.Body == nil {
+		return nil, nil
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(c.Writer, c.Request.Body, a.cfg.MaxBody))
+	var tooLarge *http.MaxBytesError
+	switch {
+	case errors.As(err, &tooLarge):
+		return nil, problem.BodyTooLarge(a.cfg.MaxBody)
+	case err != nil:
+		return nil, problem.MalformedJSON("The request body could not be read.")
+	case !utf8.Valid(body):
+		return nil, problem.MalformedJSON("Invalid json message received. The body is not valid UTF-8.")
+	}
+	c.Set(bodyKey, body)
+	c.Request.Body = io.NopCloser(bytes.NewReader(body))
+	return body, nil
+}
