@@ -193,3 +193,11 @@ func (r *result) value(path string) any {
 	}
 	return get(r.list, path)
 }
+
+// jsonField reads one string member of a JSON object.
+func jsonField(raw []byte, name string) string {
+	var m map[string]any
+	_ = json.Unmarshal(raw, &m)
+	s, _ := m[name].(string)
+	return s
+}
