@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"strconv"
 	"testing"
+	"time"
 
 	"github.com/entityapi/entityapi/storage"
 )
@@ -80,6 +82,12 @@ func TestFiltersOnTimesAndRanges(t *testing.T) {
 				{path: "data/0/id", want: "2"}, {path: "data/1", absent: true}}},
 			{name: "created this year", path: "/admin/api/accounts?filter[createdAt]=2000..2999&sort=-id", status: 200, checks: []check{
 				{path: "data/0/id", want: "3"}}},
+			{name: "created in any of several years", path: "/admin/api/accounts?filter[createdAt]=1999," + thisYear() + "&sort=-id", status: 200, checks: []check{
+				{path: "data/0/id", want: "3"}, {path: "data/2/id", want: "1"}}},
+			{name: "created in none of several years", path: "/admin/api/accounts?filter[createdAt][neq]=1999," + thisYear(), status: 200, checks: []check{
+				{path: "data/0", absent: true}}},
+			{name: "neq_or_null of a period", path: "/admin/api/accounts?filter[createdAt][neq_or_null]=1999", status: 200, checks: []check{
+				{path: "data/2/id", want: "3"}}},
 			{name: "created before 2000", path: "/admin/api/accounts?filter[createdAt][lt]=2000-01", status: 200, checks: []check{
 				{path: "data/0", absent: true}}},
 			{name: "external id exists false", path: "/admin/api/accounts?filter[externalId][exists]=false", status: 200, checks: []check{
@@ -158,3 +166,5 @@ func TestDeleteByFilterIsCapped(t *testing.T) {
 		})
 	})
 }
+
+func thisYear() string { return strconv.Itoa(time.Now().UTC().Year()) }

@@ -148,10 +148,10 @@ func (e *engine) parseFilter(res *resource.Resource, key, raw string) (storage.C
 // the whole period it names.
 func buildCond(cond storage.Cond, op string, values []filterValue) storage.Cond {
 	one := values[0]
-	if one.period && len(values) == 1 && (op == "eq" || op == "neq") {
-		cond.Op, cond.Values = storage.Range, []any{one.start, one.last()}
-		if op == "neq" {
-			cond.Op = storage.NotRange
+	if one.period && (op == "eq" || op == "neq" || op == "neq_or_null") {
+		cond.Op = map[string]storage.Op{"eq": storage.Range, "neq": storage.NotRange, "neq_or_null": storage.NotRangeOrNull}[op]
+		for _, v := range values {
+			cond.Values = append(cond.Values, v.start, v.last())
 		}
 		return cond
 	}

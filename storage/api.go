@@ -51,6 +51,8 @@ type Op int
 // one string (LIKE, with %, _ and \ in the value escaped) and have Not... forms.
 // Empty takes none and matches NULL or the empty value (the empty string, [] or
 // {} for JSON; other kinds have only NULL); NotEmpty matches the rest.
+// Range, NotRange and NotRangeOrNull take pairs of ends: Range matches a value in
+// any of the ranges, NotRange one in none of them, NotRangeOrNull also NULL.
 //
 // With Cond.Via the values are keys of related rows and the operators mean:
 // Eq has any of them, Neq and NeqOrNull has none of them (rows without related
@@ -76,6 +78,7 @@ const (
 	NotEndsWith
 	Empty
 	NotEmpty
+	NotRangeOrNull
 )
 
 // Cond is one condition on a column of the queried table. All conditions of a

@@ -115,15 +115,29 @@ func (s *Store) cond(st *sqlText, t *Table, c Cond) error {
 		return nil
 	}
 	switch c.Op {
-	case Range, NotRange:
-		if len(vals) != 2 {
-			return fmt.Errorf("range takes two values, got %d", len(vals))
+	case Range, NotRange, NotRangeOrNull:
+		// Values are pairs of ends, both included: any of the ranges matches (a
+		// filter listing several dates names several periods).
+		if len(vals) == 0 || len(vals)%2 != 0 {
+			return fmt.Errorf("ranges take pairs of values, got %d", len(vals))
 		}
-		not := ""
-		if c.Op == NotRange {
-			not = "NOT "
+		if c.Op != Range {
+			st.add("(NOT ")
 		}
-		st.add(not+"(? BETWEEN ? AND ?)", col, vals[0], vals[1])
+		st.add("(")
+		for i := 0; i < len(vals); i += 2 {
+			if i > 0 {
+				st.add(" OR ")
+			}
+			st.add("? BETWEEN ? AND ?", col, vals[i], vals[i+1])
+		}
+		st.add(")")
+		if c.Op == NotRangeOrNull {
+			st.add(" OR ? IS NULL", col)
+		}
+		if c.Op != Range {
+			st.add(")")
+		}
 		return nil
 	case Contains, NotContains, StartsWith, NotStartsWith, EndsWith, NotEndsWith:
 		if k != KindString {
