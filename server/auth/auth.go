@@ -86,6 +86,7 @@ type Service struct {
 	external keyfunc.Keyfunc
 	cache    *principalCache
 	limiter  *failureLimiter
+	verified verifiedTokens
 }
 
 // New builds a Service: it loads the signing keys (generating and storing a
