@@ -49,9 +49,9 @@ test:
 fuzz:
 	$(GO) test ./server -run '^$$' -fuzz FuzzRequestDocument -fuzztime $${FUZZTIME:-30s}
 
-## bench: Go benchmarks of the API (set TEST_DATABASE_URL for PostgreSQL figures)
+## bench: Go benchmarks of the API and their ratio to a bare handler (set TEST_DATABASE_URL for PostgreSQL)
 bench:
-	$(GO) test ./server -run '^$$' -bench . -benchmem -count=1
+	set -o pipefail; $(GO) test ./server -run '^$$' -bench . -benchmem -count=$${COUNT:-3} | $(GO) run ./scripts/benchratio
 
 ## readme-check: run every README example against a fresh `make run`
 readme-check:
