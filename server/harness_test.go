@@ -201,3 +201,21 @@ func jsonField(raw []byte, name string) string {
 	s, _ := m[name].(string)
 	return s
 }
+
+// raw sends a JSON:API request from any goroutine (no test helpers, no contract
+// check) and returns the status: for concurrency tests.
+func (a *api) raw(method, path, body string) int {
+	req, err := http.NewRequest(method, a.base+path, strings.NewReader(body))
+	if err != nil {
+		return 0
+	}
+	req.Header.Set("Content-Type", "application/vnd.api+json")
+	req.Header.Set("Authorization", "Bearer "+a.tokens[a.as])
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return 0
+	}
+	_, _ = io.Copy(io.Discard, res.Body)
+	res.Body.Close()
+	return res.StatusCode
+}

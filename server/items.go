@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"strconv"
 
 	"github.com/entityapi/entityapi/server/jsonapi"
@@ -19,8 +20,9 @@ type item struct {
 	res      *resource.Resource
 	in       *input
 	update   bool
-	clientID string // the id the client gave an included record, echoed as meta.includeId
-	key      any    // known for updates; set once a new record is inserted
+	upsert   *upsert // how the record finds the one it updates, if it may be created instead
+	clientID string  // the id the client gave an included record, echoed as meta.includeId
+	key      any     // known for updates; set once a new record is inserted
 	current  storage.Row
 	ch       *change
 }
@@ -65,12 +67,12 @@ func (e *engine) newItemSet(ctx context.Context, cl *call, primary *item, doc *j
 			continue
 		}
 		it := &item{res: res, in: resourceInput(&r, base), clientID: *r.ID}
-		var update bool
-		if raw, ok := r.Meta["update"]; ok && json.Unmarshal(raw, &update) != nil {
-			errs = append(errs, problem.Constraint("value constraint", "This value should be a boolean.", base+"/meta/update"))
+		update, up, err := readMeta(res, it.in, false, http.MethodPost)
+		if err != nil {
+			errs = append(errs, err.(*problem.Problem))
 			continue
 		}
-		it.update = update
+		it.update, it.upsert = update, up
 		act := createAction
 		if update {
 			act = editAction
@@ -92,7 +94,7 @@ func (e *engine) newItemSet(ctx context.Context, cl *call, primary *item, doc *j
 		}
 		set.known[ref] = it
 		if !it.update {
-			set.created[ref] = it
+			set.created[ref] = it // upserted records too: their key is known only once matched or inserted
 		}
 		set.items = append(set.items, it)
 	}
@@ -142,6 +144,15 @@ func (e *engine) prepare(ctx context.Context, cl *call, set *itemSet) error {
 			return err
 		}
 		it.ch = ch
+		if it.upsert != nil {
+			if err := e.match(ctx, e.store.Conn, cl, it); err != nil {
+				if list, ok := problem.From(err); ok {
+					errs = append(errs, list...)
+					continue
+				}
+				return err
+			}
+		}
 	}
 	if len(errs) > 0 {
 		return errs
@@ -190,6 +201,14 @@ func (e *engine) write(ctx context.Context, cl *call, set *itemSet) error {
 	var failed *item
 	err := e.store.Tx(ctx, func(c *storage.Conn) error {
 		for _, it := range set.items {
+			if it.upsert != nil {
+				failed = it
+				if err := e.match(ctx, c, cl, it); err != nil {
+					return err
+				}
+			}
+		}
+		for _, it := range set.items {
 			failed = it
 			t := e.table(it.res)
 			if it.update {
@@ -228,6 +247,9 @@ func (e *engine) write(ctx context.Context, cl *call, set *itemSet) error {
 	})
 	if errors.Is(err, storage.ErrNotFound) {
 		return problem.NotFound()
+	}
+	if _, isProblem := problem.From(err); isProblem {
+		return err
 	}
 	if err != nil && failed != nil {
 		return writeProblem(failed.res, failed.in, err)

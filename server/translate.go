@@ -154,6 +154,9 @@ func schemaProblems(se *openapi3.SchemaError, f format, root, object string) []*
 		pointer = ""
 	}
 	pointer = strings.TrimSuffix(pointer, "/")
+	if strings.Contains(pointer, "/meta/") {
+		return []*problem.Problem{problem.Constraint("value constraint", "This value should be a boolean or an array of strings.", pointer)}
+	}
 	field := se.SchemaField
 	if unsupportedProperty.MatchString(se.Reason) {
 		field = "additionalProperties"

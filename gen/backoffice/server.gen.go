@@ -1809,11 +1809,10 @@ type IncludedRequestResource struct {
 	// Id A temporary id of the client's choice for a new record, or the real id with `meta.update`.
 	//
 	// Example: new-contact-1
-	Id   string `json:"id"`
-	Meta *struct {
-		// Update true changes the existing record with this id instead of creating one.
-		Update *bool `json:"update,omitempty"`
-	} `json:"meta,omitempty"`
+	Id string `json:"id"`
+
+	// Meta Options of a request's resource object. `upsert` creates the record when none matches and updates it when one does: `true` or `["id"]` match by identifier (only where the resource allows it), `["field"]` by one of the fields the resource lists as upsert criteria; several matches are a 409. `update: true` marks an included (or batch) record as an existing one to change. At most one of them. JSON:API only.
+	Meta *RequestMeta `json:"meta,omitempty"`
 
 	// Relationships The record's relationships, as in a create or update of its own resource.
 	Relationships *map[string]interface{} `json:"relationships,omitempty"`
@@ -2071,6 +2070,30 @@ type RelationshipLinks struct {
 
 	// Self Address of the relationship endpoint.
 	Self *string `json:"self,omitempty"`
+}
+
+// RequestMeta Options of a request's resource object. `upsert` creates the record when none matches and updates it when one does: `true` or `["id"]` match by identifier (only where the resource allows it), `["field"]` by one of the fields the resource lists as upsert criteria; several matches are a 409. `update: true` marks an included (or batch) record as an existing one to change. At most one of them. JSON:API only.
+type RequestMeta struct {
+	// Update true changes the existing record with this id (included and batch records).
+	Update *bool `json:"update,omitempty"`
+
+	// Upsert `true`, `["id"]`, or a one-element list naming an upsert criterion.
+	//
+	// Example: ["externalId"]
+	Upsert *RequestMeta_Upsert `json:"upsert,omitempty"`
+}
+
+// RequestMetaUpsert0 defines model for RequestMeta.Upsert.0.
+type RequestMetaUpsert0 = bool
+
+// RequestMetaUpsert1 defines model for RequestMeta.Upsert.1.
+type RequestMetaUpsert1 = []string
+
+// RequestMeta_Upsert `true`, `["id"]`, or a one-element list naming an upsert criterion.
+//
+// Example: ["externalId"]
+type RequestMeta_Upsert struct {
+	union json.RawMessage
 }
 
 // ResourceLinks Links of one resource object. Removed by `X-Include: noHateoas`.
@@ -5532,6 +5555,68 @@ func (t IncludedResource) MarshalJSON() ([]byte, error) {
 }
 
 func (t *IncludedResource) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsRequestMetaUpsert0 returns the union data inside the RequestMeta_Upsert as a RequestMetaUpsert0
+func (t RequestMeta_Upsert) AsRequestMetaUpsert0() (RequestMetaUpsert0, error) {
+	var body RequestMetaUpsert0
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromRequestMetaUpsert0 overwrites any union data inside the RequestMeta_Upsert as the provided RequestMetaUpsert0
+func (t *RequestMeta_Upsert) FromRequestMetaUpsert0(v RequestMetaUpsert0) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeRequestMetaUpsert0 performs a merge with any union data inside the RequestMeta_Upsert, using the provided RequestMetaUpsert0
+func (t *RequestMeta_Upsert) MergeRequestMetaUpsert0(v RequestMetaUpsert0) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsRequestMetaUpsert1 returns the union data inside the RequestMeta_Upsert as a RequestMetaUpsert1
+func (t RequestMeta_Upsert) AsRequestMetaUpsert1() (RequestMetaUpsert1, error) {
+	var body RequestMetaUpsert1
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromRequestMetaUpsert1 overwrites any union data inside the RequestMeta_Upsert as the provided RequestMetaUpsert1
+func (t *RequestMeta_Upsert) FromRequestMetaUpsert1(v RequestMetaUpsert1) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeRequestMetaUpsert1 performs a merge with any union data inside the RequestMeta_Upsert, using the provided RequestMetaUpsert1
+func (t *RequestMeta_Upsert) MergeRequestMetaUpsert1(v RequestMetaUpsert1) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t RequestMeta_Upsert) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *RequestMeta_Upsert) UnmarshalJSON(b []byte) error {
 	err := t.union.UnmarshalJSON(b)
 	return err
 }
@@ -14845,6 +14930,50 @@ type CreateAccountRequestObject struct {
 
 type CreateAccountResponseObject interface {
 	VisitCreateAccountResponse(w http.ResponseWriter) error
+}
+
+type CreateAccount200ResponseHeaders struct {
+	XRequestID *string
+}
+
+type CreateAccount200JSONResponse struct {
+	Body    AccountPlain
+	Headers CreateAccount200ResponseHeaders
+}
+
+func (response CreateAccount200JSONResponse) VisitCreateAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateAccount200ApplicationVndAPIPlusJSONResponse struct {
+	Body    AccountDocument
+	Headers CreateAccount200ResponseHeaders
+}
+
+func (response CreateAccount200ApplicationVndAPIPlusJSONResponse) VisitCreateAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/vnd.api+json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
 }
 
 type CreateAccount201ResponseHeaders struct {
@@ -26474,6 +26603,50 @@ type CreateContactRequestObject struct {
 
 type CreateContactResponseObject interface {
 	VisitCreateContactResponse(w http.ResponseWriter) error
+}
+
+type CreateContact200ResponseHeaders struct {
+	XRequestID *string
+}
+
+type CreateContact200JSONResponse struct {
+	Body    ContactPlain
+	Headers CreateContact200ResponseHeaders
+}
+
+func (response CreateContact200JSONResponse) VisitCreateContactResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateContact200ApplicationVndAPIPlusJSONResponse struct {
+	Body    ContactDocument
+	Headers CreateContact200ResponseHeaders
+}
+
+func (response CreateContact200ApplicationVndAPIPlusJSONResponse) VisitCreateContactResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/vnd.api+json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
 }
 
 type CreateContact201ResponseHeaders struct {
@@ -38616,6 +38789,50 @@ type CreateTaxJurisdictionResponseObject interface {
 	VisitCreateTaxJurisdictionResponse(w http.ResponseWriter) error
 }
 
+type CreateTaxJurisdiction200ResponseHeaders struct {
+	XRequestID *string
+}
+
+type CreateTaxJurisdiction200JSONResponse struct {
+	Body    TaxJurisdictionPlain
+	Headers CreateTaxJurisdiction200ResponseHeaders
+}
+
+func (response CreateTaxJurisdiction200JSONResponse) VisitCreateTaxJurisdictionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateTaxJurisdiction200ApplicationVndAPIPlusJSONResponse struct {
+	Body    TaxJurisdictionDocument
+	Headers CreateTaxJurisdiction200ResponseHeaders
+}
+
+func (response CreateTaxJurisdiction200ApplicationVndAPIPlusJSONResponse) VisitCreateTaxJurisdictionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/vnd.api+json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateTaxJurisdiction201ResponseHeaders struct {
 	Location   *string
 	XRequestID *string
@@ -43204,6 +43421,50 @@ type CreateUserRequestObject struct {
 
 type CreateUserResponseObject interface {
 	VisitCreateUserResponse(w http.ResponseWriter) error
+}
+
+type CreateUser200ResponseHeaders struct {
+	XRequestID *string
+}
+
+type CreateUser200JSONResponse struct {
+	Body    UserPlain
+	Headers CreateUser200ResponseHeaders
+}
+
+func (response CreateUser200JSONResponse) VisitCreateUserResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateUser200ApplicationVndAPIPlusJSONResponse struct {
+	Body    UserDocument
+	Headers CreateUser200ResponseHeaders
+}
+
+func (response CreateUser200ApplicationVndAPIPlusJSONResponse) VisitCreateUserResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/vnd.api+json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
 }
 
 type CreateUser201ResponseHeaders struct {
@@ -48603,6 +48864,50 @@ type CreateWeightUnitResponseObject interface {
 	VisitCreateWeightUnitResponse(w http.ResponseWriter) error
 }
 
+type CreateWeightUnit200ResponseHeaders struct {
+	XRequestID *string
+}
+
+type CreateWeightUnit200JSONResponse struct {
+	Body    WeightUnitPlain
+	Headers CreateWeightUnit200ResponseHeaders
+}
+
+func (response CreateWeightUnit200JSONResponse) VisitCreateWeightUnitResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateWeightUnit200ApplicationVndAPIPlusJSONResponse struct {
+	Body    WeightUnitDocument
+	Headers CreateWeightUnit200ResponseHeaders
+}
+
+func (response CreateWeightUnit200ApplicationVndAPIPlusJSONResponse) VisitCreateWeightUnitResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/vnd.api+json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateWeightUnit201ResponseHeaders struct {
 	Location   *string
 	XRequestID *string
@@ -49641,6 +49946,57 @@ func (response UpdateWeightUnit200ApplicationVndAPIPlusJSONResponse) VisitUpdate
 		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
 	}
 	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateWeightUnit201ResponseHeaders struct {
+	Location   *string
+	XRequestID *string
+}
+
+type UpdateWeightUnit201JSONResponse struct {
+	Body    WeightUnitPlain
+	Headers UpdateWeightUnit201ResponseHeaders
+}
+
+func (response UpdateWeightUnit201JSONResponse) VisitUpdateWeightUnitResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Location != nil {
+		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
+	}
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateWeightUnit201ApplicationVndAPIPlusJSONResponse struct {
+	Body    WeightUnitDocument
+	Headers UpdateWeightUnit201ResponseHeaders
+}
+
+func (response UpdateWeightUnit201ApplicationVndAPIPlusJSONResponse) VisitUpdateWeightUnitResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/vnd.api+json")
+	if response.Headers.Location != nil {
+		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
+	}
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(201)
 	_, err := buf.WriteTo(w)
 	return err
 }

@@ -1,0 +1,26 @@
+package storage
+
+import (
+	"context"
+	"errors"
+)
+
+// errLockOutsideTx reports a LockKey call outside a transaction, where the lock
+// would protect nothing.
+var errLockOutsideTx = errors.New("storage: LockKey needs a transaction")
+
+// LockKey serializes the transactions that name the same key until they end:
+// an upsert on a criterion no unique index protects takes it before looking for
+// a match, so two upserts of one new value create one record (DESIGN.md §6). On
+// PostgreSQL it is a transaction-scoped advisory lock; on SQLite the write
+// transaction already holds the database's only write lock.
+func (c *Conn) LockKey(ctx context.Context, key string) error {
+	if !c.InTx() {
+		return errLockOutsideTx
+	}
+	if c.s.sqlite() {
+		return nil
+	}
+	_, err := c.idb.ExecContext(ctx, "SELECT pg_advisory_xact_lock(hashtextextended(?, 0))", key)
+	return c.s.mapError("lock", "", err)
+}
