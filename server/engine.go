@@ -119,7 +119,7 @@ func (cl *call) reply(status int, doc *jsonapi.TopLevel, plain []byte) *jsonapi.
 	if cl.f == plainFormat {
 		return &jsonapi.Reply{Status: status, ContentType: jsonapi.PlainMediaType, Body: plain}
 	}
-	return &jsonapi.Reply{Status: status, ContentType: jsonapi.MediaType, Body: doc.AppendJSON(make([]byte, 0, 1024))}
+	return (&jsonapi.Reply{Status: status, ContentType: jsonapi.MediaType, Body: doc.AppendJSON(jsonapi.Buffer())}).Pooled()
 }
 
 // parseMeta reads meta=title (oro-behaviour §5.3); title is the one meta property.

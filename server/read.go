@@ -119,7 +119,7 @@ func (e *engine) list(ctx context.Context, cl *call, res *resource.Resource, ext
 		for i, row := range rows {
 			objs[i] = e.plainObject(cl, res, row, links)
 		}
-		return withTotal(cl.reply(http.StatusOK, nil, jsonapi.AppendObjects(make([]byte, 0, 256*len(rows)+2), objs)), total), nil
+		return withTotal(cl.reply(http.StatusOK, nil, jsonapi.AppendObjects(jsonapi.Buffer(), objs)).Pooled(), total), nil
 	}
 	data := make(jsonapi.Many, len(rows))
 	for i, row := range rows {

@@ -1,7 +1,6 @@
 package server
 
 import (
-	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
@@ -125,12 +124,16 @@ func (cl *call) link(typ, id string) string {
 // relationshipLinks gives the relationship and subresource addresses of a
 // relationship, each only when that endpoint exists.
 func (cl *call) relationshipLinks(typ, id, rel string) (self, related string) {
-	prefix := cl.routes.base + "/api/" + typ + "/:id/"
-	if cl.routes.has(http.MethodGet, prefix+"relationships/"+rel) {
-		self = cl.link(typ, id) + "/relationships/" + rel
+	e := cl.routes.links[typ][rel]
+	if !e[0] && !e[1] {
+		return "", ""
 	}
-	if cl.routes.has(http.MethodGet, prefix+rel) {
-		related = cl.link(typ, id) + "/" + rel
+	base := cl.link(typ, id)
+	if e[0] {
+		self = base + "/relationships/" + rel
+	}
+	if e[1] {
+		related = base + "/" + rel
 	}
 	return self, related
 }

@@ -43,6 +43,7 @@ type routeTable struct {
 	byKey map[string]*route // method + " " + Gin path
 	paths []pathEntry
 	base  string // the application's base path, such as /admin
+	links relationshipEndpoints
 }
 
 // methodOrder is the order of methods in Allow headers (oro-behaviour §8).
@@ -86,6 +87,7 @@ func newRouteTable(doc *openapi3.T, reg *resource.Registry, base string) (*route
 		t.paths = append(t.paths, entry)
 	}
 	sort.Slice(t.paths, func(i, j int) bool { return len(t.paths[i].segments) < len(t.paths[j].segments) })
+	t.links = t.relationshipEndpoints()
 	return t, nil
 }
 
@@ -161,8 +163,32 @@ func (t *routeTable) allowed(path string) []string {
 	return nil
 }
 
-// link builds the address of a resource, relationship or subresource.
+// has tells whether a documented operation exists.
 func (t *routeTable) has(method, ginPath string) bool {
 	_, ok := t.byKey[method+" "+ginPath]
 	return ok
+}
+
+// relationshipEndpoints tells, per resource type and relationship, whether its
+// relationship endpoint and its subresource exist (links lead only there).
+type relationshipEndpoints map[string]map[string][2]bool
+
+func (t *routeTable) relationshipEndpoints() relationshipEndpoints {
+	out := relationshipEndpoints{}
+	for _, rt := range t.byKey {
+		if rt.method != http.MethodGet || rt.rel == nil {
+			continue
+		}
+		if out[rt.res.Type] == nil {
+			out[rt.res.Type] = map[string][2]bool{}
+		}
+		e := out[rt.res.Type][rt.rel.Name]
+		if rt.kind == relationshipRoute {
+			e[0] = true
+		} else {
+			e[1] = true
+		}
+		out[rt.res.Type][rt.rel.Name] = e
+	}
+	return out
 }

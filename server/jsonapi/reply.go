@@ -1,6 +1,9 @@
 package jsonapi
 
-import "net/http"
+import (
+	"net/http"
+	"sync"
+)
 
 // Reply is a complete HTTP answer: every generated operation accepts it as its
 // response object, so the one engine can serve every operation.
@@ -9,6 +12,24 @@ type Reply struct {
 	ContentType string
 	Header      http.Header
 	Body        []byte
+	pooled      bool // Body came from Buffer and goes back once written
+}
+
+// buffers recycles response buffers: a large list answer would otherwise grow
+// a fresh buffer from small to large on every request.
+var buffers = sync.Pool{New: func() any { b := make([]byte, 0, 16<<10); return &b }}
+
+// maxPooled keeps unusually large buffers from staying in memory.
+const maxPooled = 4 << 20
+
+// Buffer returns an empty buffer for a response body; a Reply made with
+// Pooled hands it back once written.
+func Buffer() []byte { return (*buffers.Get().(*[]byte))[:0] }
+
+// Pooled marks the reply's body as a Buffer to recycle after Write.
+func (r *Reply) Pooled() *Reply {
+	r.pooled = true
+	return r
 }
 
 // Write sends the reply. Headers already set on w (request id, CORS) are kept.
@@ -21,9 +42,14 @@ func (r *Reply) Write(w http.ResponseWriter) error {
 		h.Set("Content-Type", r.ContentType)
 	}
 	w.WriteHeader(r.Status)
-	if len(r.Body) == 0 {
-		return nil
+	var err error
+	if len(r.Body) > 0 {
+		_, err = w.Write(r.Body)
 	}
-	_, err := w.Write(r.Body)
+	if r.pooled && cap(r.Body) <= maxPooled {
+		b := r.Body[:0]
+		r.Body, r.pooled = nil, false
+		buffers.Put(&b)
+	}
 	return err
 }
