@@ -181,6 +181,13 @@ func TestUndocumentedRoutes(t *testing.T) {
 		if len(r.body) != 0 || r.header.Get("Content-Type") != "application/vnd.api+json" {
 			t.Errorf("HEAD: %q %q", r.header.Get("Content-Type"), r.body)
 		}
+		for _, path := range []string{"/oauth2-token", "/admin/oauth2-token"} {
+			r = a.do(http.MethodOptions, path, map[string]string{"Authorization": ""}, "").want(t, 200)
+			if got := r.header.Get("Allow"); got != "OPTIONS, POST" {
+				t.Errorf("OPTIONS %s: Allow = %q", path, got)
+			}
+			r = a.do(http.MethodGet, path, map[string]string{"Authorization": ""}, "").want(t, 405)
+		}
 		a.do(http.MethodGet, "/healthz", nil, "").want(t, 200)
 		a.do(http.MethodGet, "/readyz", nil, "").want(t, 200)
 		r = a.do(http.MethodGet, "/admin/api/openapi.json", nil, "").want(t, 200)

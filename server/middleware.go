@@ -89,6 +89,9 @@ func (a *application) negotiate(c *gin.Context) {
 func (s *Server) unmatched(c *gin.Context, apps []*application) {
 	for _, a := range apps {
 		methods := a.routes.allowed(c.Request.URL.Path)
+		if methods == nil && c.Request.URL.Path == "/oauth2-token" {
+			methods = []string{http.MethodOptions, http.MethodPost} // the shared token endpoint (DESIGN.md §3)
+		}
 		if methods == nil {
 			continue
 		}
