@@ -250,3 +250,36 @@ func TestNoSecretInTheLogs(t *testing.T) {
 		})
 	}
 }
+
+// TestRolesOnEveryWriteOperation holds every write operation of the public
+// document to the roles table of DESIGN.md §8: a user writes nothing; a
+// manager creates and edits business units, accounts, contacts, weight units
+// and tax jurisdictions, and deletes nothing.
+func TestRolesOnEveryWriteOperation(t *testing.T) {
+	managed := map[string]bool{"businessunits": true, "accounts": true, "contacts": true, "weightunits": true, "taxjurisdictions": true}
+	eachAPI(t, func(t *testing.T, a *api) {
+		viewer, manager := a.caller("viewer"), a.caller("manager")
+		for _, op := range documentedOperations(t) {
+			if op.public || op.method == http.MethodGet {
+				continue
+			}
+			typ := strings.Split(strings.TrimPrefix(op.path, "/admin/api/"), "/")[0]
+			t.Run(op.id, func(t *testing.T) {
+				body := ""
+				if op.body {
+					body = `{"data":{}}`
+				}
+				r := viewer.do(op.method, op.path, jsonAPI, body).want(t, http.StatusForbidden)
+				if get(r.doc, "errors/0/title") != "access denied exception" {
+					t.Errorf("viewer: %s", r.body)
+				}
+				r = manager.do(op.method, op.path, jsonAPI, body)
+				relationship := strings.Contains(op.path, "/relationships/")
+				mayWrite := managed[typ] && (op.method != http.MethodDelete || relationship) // removing members is an edit
+				if mayWrite == (r.status == http.StatusForbidden) {
+					t.Errorf("manager: %s %s answered %d (may write: %v)\n%s", op.method, op.path, r.status, mayWrite, r.body)
+				}
+			})
+		}
+	})
+}
