@@ -1,0 +1,268 @@
+package batch
+
+import (
+	"bytes"
+	"encoding/json"
+	"unicode/utf8"
+
+	"github.com/entityapi/entityapi/server/jsonapi"
+)
+
+// The functions below walk JSON that the decoder has already checked, to find
+// the few members an item is split by without decoding the item through
+// reflection. They never fail on valid JSON; on anything else they stop early
+// rather than panic. Keys match exactly (not case-insensitively), and when a
+// key occurs twice the last one wins, as encoding/json decodes it into a map.
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && isSpace(b[i]) {
+		i++
+	}
+	return i
+}
+
+// skipString returns the offset after the string starting at b[i] == '"'.
+func skipString(b []byte, i int) int {
+	i++
+	for i < len(b) {
+		j := bytes.IndexByte(b[i:], '"')
+		if j < 0 {
+			return len(b)
+		}
+		i += j
+		bs := 0 // backslashes right before the quote
+		for k := i - 1; k >= 0 && b[k] == '\\'; k-- {
+			bs++
+		}
+		i++
+		if bs%2 == 0 {
+			return i
+		}
+	}
+	return len(b)
+}
+
+// skipValue returns the offset after the value starting at b[i].
+func skipValue(b []byte, i int) int {
+	if i >= len(b) {
+		return len(b)
+	}
+	switch b[i] {
+	case '"':
+		return skipString(b, i)
+	case '{', '[':
+		depth := 0
+		for i < len(b) {
+			switch b[i] {
+			case '"':
+				i = skipString(b, i)
+				continue
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return i + 1
+				}
+			}
+			i++
+		}
+		return len(b)
+	default:
+		for i < len(b) && b[i] != ',' && b[i] != '}' && b[i] != ']' && !isSpace(b[i]) {
+			i++
+		}
+		return i
+	}
+}
+
+// isObject tells whether b holds a JSON object.
+func isObject(b []byte) bool {
+	i := skipSpace(b, 0)
+	return i < len(b) && b[i] == '{'
+}
+
+// members calls fn with every member of the object b: the key as written
+// (quoted) and the value's bytes.
+func members(b []byte, fn func(key, val []byte)) {
+	i := skipSpace(b, 0)
+	if i >= len(b) || b[i] != '{' {
+		return
+	}
+	i++
+	for {
+		i = skipSpace(b, i)
+		if i < len(b) && b[i] == ',' {
+			i = skipSpace(b, i+1)
+		}
+		if i >= len(b) || b[i] != '"' {
+			return
+		}
+		ks := i
+		i = skipString(b, i)
+		key := b[ks:i]
+		i = skipSpace(b, i)
+		if i >= len(b) || b[i] != ':' {
+			return
+		}
+		i = skipSpace(b, i+1)
+		vs := i
+		i = skipValue(b, i)
+		if i <= vs {
+			return
+		}
+		fn(key, b[vs:i])
+	}
+}
+
+// elements calls fn with every element of the array b.
+func elements(b []byte, fn func(val []byte)) {
+	i := skipSpace(b, 0)
+	if i >= len(b) || b[i] != '[' {
+		return
+	}
+	i++
+	for {
+		i = skipSpace(b, i)
+		if i < len(b) && b[i] == ',' {
+			i = skipSpace(b, i+1)
+		}
+		if i >= len(b) || b[i] == ']' {
+			return
+		}
+		vs := i
+		i = skipValue(b, i)
+		if i <= vs {
+			return
+		}
+		fn(b[vs:i])
+	}
+}
+
+// unquote decodes a JSON string exactly as encoding/json does (escapes, and
+// invalid UTF-8 replaced); ok is false for anything but a string.
+func unquote(b []byte) (string, bool) {
+	if len(b) < 2 || b[0] != '"' || b[len(b)-1] != '"' {
+		return "", false
+	}
+	inner := b[1 : len(b)-1]
+	if bytes.IndexByte(inner, '\\') < 0 && utf8.Valid(inner) {
+		return string(inner), true
+	}
+	var s string
+	if json.Unmarshal(b, &s) != nil {
+		return "", false
+	}
+	return s, true
+}
+
+// keyIs tells whether the quoted key names name.
+func keyIs(key []byte, name string) bool {
+	if len(key) == len(name)+2 && string(key[1:len(key)-1]) == name {
+		return true
+	}
+	if bytes.IndexByte(key, '\\') < 0 {
+		return false
+	}
+	s, ok := unquote(key)
+	return ok && s == name
+}
+
+// itemFields are the members of an item the splitter reads.
+type itemFields struct {
+	typ, id, relationships []byte // nil when absent
+}
+
+func readItem(b []byte) itemFields {
+	var f itemFields
+	members(b, func(key, val []byte) {
+		switch {
+		case keyIs(key, "type"):
+			f.typ = val
+		case keyIs(key, "id"):
+			f.id = val
+		case keyIs(key, "relationships"):
+			f.relationships = val
+		}
+	})
+	return f
+}
+
+// str reads a member that should be a string: present is false for an absent
+// or null member, isString false for any other JSON type.
+func str(raw []byte) (v string, present, isString bool) {
+	if jsonapi.IsNull(raw) {
+		return "", false, false
+	}
+	v, ok := unquote(raw)
+	return v, true, ok
+}
+
+// refs lists the keys (type+id) an item's relationships name, each once.
+// Malformed relationships name nothing: they are the item validator's
+// business.
+func refs(relationships []byte) []string {
+	if !isObject(relationships) {
+		return nil
+	}
+	// Last wins for a relationship named twice.
+	type rel struct {
+		name string
+		data []byte
+	}
+	var rels []rel
+	members(relationships, func(key, val []byte) {
+		name, _ := unquote(key)
+		var data []byte
+		members(val, func(k, v []byte) {
+			if keyIs(k, "data") {
+				data = v
+			}
+		})
+		for i := range rels {
+			if rels[i].name == name {
+				rels[i].data = data
+				return
+			}
+		}
+		rels = append(rels, rel{name, data})
+	})
+	var out []string
+	addID := func(b []byte) {
+		var t, id []byte
+		members(b, func(k, v []byte) {
+			switch {
+			case keyIs(k, "type"):
+				t = v
+			case keyIs(k, "id"):
+				id = v
+			}
+		})
+		ts, okT := unquote(t)
+		is, okI := unquote(id)
+		if !okT || !okI || ts == "" || is == "" {
+			return
+		}
+		k := key(ts, is)
+		for _, o := range out {
+			if o == k {
+				return
+			}
+		}
+		out = append(out, k)
+	}
+	for _, r := range rels {
+		if len(r.data) == 0 {
+			continue
+		}
+		switch r.data[0] {
+		case '{':
+			addID(r.data)
+		case '[':
+			elements(r.data, addID)
+		}
+	}
+	return out
+}
