@@ -11,16 +11,12 @@ import (
 // Related answers GET /api/{type}/{id}/{relationship}: the related record, or a
 // list of related records with the target's paging, sorting and filters.
 func (e *engine) Related(ctx context.Context) (*jsonapi.Reply, error) {
-	cl, err := e.begin(ctx)
+	cl, owner, err := e.beginOwned(ctx)
 	if err != nil {
 		return nil, err
 	}
 	ctx = cl.c.Request.Context()
 	res, rel := cl.rt.res, cl.rt.rel
-	owner, err := e.load(ctx, cl, res, cl.c.Param("id"))
-	if err != nil {
-		return nil, err
-	}
 	target, _ := e.reg.Get(rel.Target)
 	self := e.publicBase(cl.c.Request) + cl.c.Request.URL.Path
 	if rel.ToMany {
@@ -45,16 +41,12 @@ func (e *engine) Related(ctx context.Context) (*jsonapi.Reply, error) {
 // Relationship answers GET /api/{type}/{id}/relationships/{relationship} with
 // resource identifiers (paged for to-many).
 func (e *engine) Relationship(ctx context.Context) (*jsonapi.Reply, error) {
-	cl, err := e.begin(ctx)
+	cl, owner, err := e.beginOwned(ctx)
 	if err != nil {
 		return nil, err
 	}
 	ctx = cl.c.Request.Context()
 	res, rel := cl.rt.res, cl.rt.rel
-	owner, err := e.load(ctx, cl, res, cl.c.Param("id"))
-	if err != nil {
-		return nil, err
-	}
 	id := keyString(owner[res.IDColumn])
 	self := cl.link(res.Type, id) + "/relationships/" + rel.Name
 	links := &jsonapi.Links{Self: self}
@@ -89,4 +81,18 @@ func (e *engine) Relationship(ctx context.Context) (*jsonapi.Reply, error) {
 		doc.Links.Related = links.Related
 	}
 	return withTotal(cl.reply(http.StatusOK, doc, nil), total), nil
+}
+
+// beginOwned starts a request on a relationship or subresource: the caller, and
+// the record whose relationship it is (404 when the caller cannot see it).
+func (e *engine) beginOwned(ctx context.Context) (*call, storage.Row, error) {
+	cl, err := e.begin(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	owner, err := e.load(cl.c.Request.Context(), cl, cl.rt.res, cl.c.Param("id"))
+	if err != nil {
+		return nil, nil, err
+	}
+	return cl, owner, nil
 }

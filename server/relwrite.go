@@ -36,16 +36,12 @@ func (e *engine) RemoveFromRelationship(ctx context.Context, doc *jsonapi.Docume
 }
 
 func (e *engine) changeRelationship(ctx context.Context, doc *jsonapi.Document, how relationshipChange) (*jsonapi.Reply, error) {
-	cl, err := e.begin(ctx)
+	cl, owner, err := e.beginOwned(ctx)
 	if err != nil {
 		return nil, err
 	}
 	ctx = cl.c.Request.Context()
 	res, rel := cl.rt.res, cl.rt.rel
-	owner, err := e.load(ctx, cl, res, cl.c.Param("id"))
-	if err != nil {
-		return nil, err
-	}
 	if doc == nil {
 		return nil, problem.RequestData("The request data should not be empty.", "")
 	}
