@@ -2,12 +2,18 @@ package storage
 
 import (
 	"context"
+	"database/sql"
 	"embed"
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+	"github.com/riverqueue/river/riverdriver/riversqlite"
+	"github.com/riverqueue/river/rivermigrate"
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/migrate"
 
@@ -81,6 +87,28 @@ func (s *Store) Migrate(ctx context.Context) (err error) {
 	}()
 	if _, err := m.Migrate(ctx); err != nil {
 		return fmt.Errorf("storage: migrate: %w", err)
+	}
+	return s.migrateQueue(ctx)
+}
+
+// migrateQueue creates or upgrades the job queue's tables (River's own
+// migrations), under the same lock as ours.
+func (s *Store) migrateQueue(ctx context.Context) error {
+	cfg := &rivermigrate.Config{Logger: quietLogger(slog.Default())}
+	var err error
+	if s.sqlite() {
+		var m *rivermigrate.Migrator[*sql.Tx]
+		if m, err = rivermigrate.New(riversqlite.New(s.db.DB), cfg); err == nil {
+			_, err = m.Migrate(ctx, rivermigrate.DirectionUp, nil)
+		}
+	} else {
+		var m *rivermigrate.Migrator[pgx.Tx]
+		if m, err = rivermigrate.New(riverpgxv5.New(s.pool), cfg); err == nil {
+			_, err = m.Migrate(ctx, rivermigrate.DirectionUp, nil)
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("storage: migrate the job queue: %w", err)
 	}
 	return nil
 }

@@ -43,6 +43,9 @@ const sqlitePragmas = "_pragma=foreign_keys(1)&_pragma=journal_mode(WAL)&_pragma
 // would buy little more at this size.
 const sqliteReadConns = 4
 
+// minPoolConns is the PostgreSQL pool size unless the URL sets one.
+const minPoolConns = 20
+
 // Store is entityapi's database. Its embedded Conn runs the generic queries
 // outside any transaction; Tx runs them in one.
 type Store struct {
@@ -137,7 +140,17 @@ func openSQLite(path string) (*Store, error) {
 // openPostgres opens a pgx pool and lets Bun use it through database/sql, so
 // the same pool can later be handed to other pgx users (River).
 func openPostgres(ctx context.Context, url string) (*Store, error) {
-	pool, err := pgxpool.New(ctx, url)
+	cfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		return nil, fmt.Errorf("storage: open %s: %w", redact(url), err)
+	}
+	// pgx's default (the larger of 4 and the CPUs) is too small once batch
+	// workers, the job queue's own queries and API requests share the pool; a
+	// pool_max_conns in the URL still decides.
+	if !strings.Contains(url, "pool_max_conns") && cfg.MaxConns < minPoolConns {
+		cfg.MaxConns = minPoolConns
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("storage: open %s: %w", redact(url), err)
 	}

@@ -394,3 +394,135 @@ func (op *AsyncOperation) utc() *AsyncOperation {
 	}
 	return op
 }
+
+// Chunk loads one chunk of an operation, done or not; ErrNotFound when there
+// is none.
+func (c *Conn) Chunk(ctx context.Context, opID int64, number int) (*AsyncOperationChunk, error) {
+	ch := new(AsyncOperationChunk)
+	err := c.idb.NewSelect().Model(ch).Where("operation_id = ? AND number = ?", opID, number).Limit(1).Scan(ctx)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, ErrNotFound
+	}
+	if err != nil {
+		return nil, c.s.mapError("select", chunkTable, err)
+	}
+	return ch, nil
+}
+
+// PendingChunkNumbers returns the numbers of an operation's chunks that are
+// not done, in order (none: empty).
+func (c *Conn) PendingChunkNumbers(ctx context.Context, opID int64) ([]int, error) {
+	numbers := []int{}
+	err := c.idb.NewSelect().Table(chunkTable).Column("number").
+		Where("operation_id = ? AND done = ?", opID, false).
+		OrderExpr("number ASC").Scan(ctx, &numbers)
+	if err != nil {
+		return nil, c.s.mapError("select", chunkTable, err)
+	}
+	return numbers, nil
+}
+
+// DeleteOperation deletes an operation in any state with its chunks and
+// errors: an upload that failed or was abandoned, or a synchronous batch
+// answered in time. ErrNotFound when it is missing.
+func (c *Conn) DeleteOperation(ctx context.Context, id int64) error {
+	return c.atomic(ctx, func(c *Conn) error {
+		for _, table := range []string{errTable, chunkTable} {
+			if _, err := c.idb.NewDelete().Table(table).Where("operation_id = ?", id).Exec(ctx); err != nil {
+				return c.s.mapError("delete", table, err)
+			}
+		}
+		res, err := c.idb.NewDelete().Table(opTable).Where("id = ?", id).Exec(ctx)
+		if err != nil {
+			return c.s.mapError("delete", opTable, err)
+		}
+		return affected(res, 1)
+	})
+}
+
+// StalledOperations returns the new and running operations unchanged since
+// before, oldest first: their chunks were never enqueued or their process
+// died (see Queue.maintain).
+func (c *Conn) StalledOperations(ctx context.Context, before time.Time) ([]AsyncOperation, error) {
+	ops := []AsyncOperation{}
+	err := c.idb.NewSelect().Model(&ops).
+		Where("status IN (?, ?) AND updated_at < ?", OperationNew, OperationRunning, before.UTC()).
+		OrderExpr("id ASC").Limit(1000).Scan(ctx)
+	if err != nil {
+		return nil, c.s.mapError("select", opTable, err)
+	}
+	return ops, nil
+}
+
+// TouchOperation sets an operation's updated_at to now, so that a stalled
+// operation whose chunks were just re-enqueued is not re-enqueued again at
+// once. ErrNotFound when it is missing.
+func (c *Conn) TouchOperation(ctx context.Context, id int64) error {
+	return c.atomic(ctx, func(c *Conn) error {
+		res, err := c.idb.NewUpdate().Table(opTable).Set("updated_at = ?", now()).Where("id = ?", id).Exec(ctx)
+		return updated(c.s, opTable, res, err)
+	})
+}
+
+// OpenSyncOperation makes a synchronous batch that outlived its wait visible
+// (DESIGN.md §7): op (OrganizationID, OwnerID, EntityType) is inserted as a
+// running operation of one chunk that has no staged items, since the
+// request's own goroutine still holds them. Its end is recorded by
+// EndSyncOperation, in the transaction of its writes.
+func (c *Conn) OpenSyncOperation(ctx context.Context, op *AsyncOperation) error {
+	if op.OrganizationID == 0 || op.EntityType == "" {
+		return errors.New("storage: an operation needs an organization and an entity type")
+	}
+	ts := now()
+	*op = AsyncOperation{OrganizationID: op.OrganizationID, OwnerID: op.OwnerID, EntityType: op.EntityType,
+		Status: OperationRunning, ChunkCount: 1, CreatedAt: ts, UpdatedAt: ts, StartedAt: &ts}
+	return c.atomic(ctx, func(c *Conn) error {
+		_, err := c.idb.NewInsert().Model(op).Exec(ctx)
+		return c.s.mapError("insert", opTable, err)
+	})
+}
+
+// EndSyncOperation records the end of an operation opened by
+// OpenSyncOperation: success with counts, or failed with counts and errs
+// (chunk 1, numbered in order). ErrFinished when it has already ended (it
+// was cancelled: the caller then rolls its writes back).
+func (c *Conn) EndSyncOperation(ctx context.Context, id int64, success bool, counts ChunkCounts, errs []AsyncOperationError) error {
+	status := OperationFailed
+	if success {
+		status = OperationSuccess
+	}
+	return c.atomic(ctx, func(c *Conn) error {
+		ts := now()
+		res, err := c.idb.NewUpdate().Table(opTable).
+			Set("status = ?", status).
+			Set("read_count = ?", counts.Read).
+			Set("write_count = ?", counts.Write).
+			Set("error_count = ?", counts.Errors).
+			Set("create_count = ?", counts.Created).
+			Set("update_count = ?", counts.Updated).
+			Set("aggregate_ms = ?", counts.Millis).
+			Set("chunks_done = 1").
+			Set("finished_at = ?", ts).
+			Set("updated_at = ?", ts).
+			Where("id = ? AND status = ?", id, OperationRunning).Exec(ctx)
+		if err := updated(c.s, opTable, res, err); err != nil {
+			if errors.Is(err, ErrNotFound) {
+				if _, serr := c.operationStatus(ctx, id); serr != nil {
+					return serr
+				}
+				return ErrFinished
+			}
+			return err
+		}
+		if len(errs) == 0 {
+			return nil
+		}
+		rows := make([]AsyncOperationError, len(errs))
+		for i, e := range errs {
+			e.OperationID, e.Chunk, e.N = id, 1, i+1
+			rows[i] = e
+		}
+		_, err = c.idb.NewInsert().Model(&rows).Exec(ctx)
+		return c.s.mapError("insert", errTable, err)
+	})
+}

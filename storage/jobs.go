@@ -1,0 +1,350 @@
+package storage
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+	"github.com/riverqueue/river/riverdriver/riversqlite"
+	"github.com/riverqueue/river/rivertype"
+)
+
+// This file wires the job queue of batch operations (DESIGN.md §2, §9): River
+// on both databases, its tables in the application's database. A chunk job
+// names one staged chunk; whoever builds the queue hands it the function that
+// processes a chunk (the server's), so storage knows nothing of HTTP. On
+// PostgreSQL every process with workers takes chunks; on SQLite one process
+// owns the file.
+
+// ChunkJob asks for one staged chunk of an operation to be processed. The
+// organization travels with it because every operation query is scoped.
+type ChunkJob struct {
+	Operation int64 `json:"operation"`
+	Org       int64 `json:"org"`
+	Chunk     int   `json:"chunk"`
+}
+
+// Kind names chunk jobs in River's tables.
+func (ChunkJob) Kind() string { return "batch_chunk" }
+
+// InsertOpts makes a chunk job unique by its arguments, so that re-enqueueing
+// a chunk (after a lost enqueue) never runs it twice at once.
+func (ChunkJob) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{MaxAttempts: chunkAttempts, UniqueOpts: river.UniqueOpts{ByArgs: true}}
+}
+
+// maintenanceJob is the periodic housekeeping of operations (see Queue.maintain).
+type maintenanceJob struct{}
+
+func (maintenanceJob) Kind() string { return "batch_maintenance" }
+
+// chunkAttempts is how often a chunk is tried before its operation fails. A
+// chunk's writes and its outcome commit together, so a retry after a crash or
+// an error never doubles a record.
+const chunkAttempts = 5
+
+// ChunkProcessor processes one chunk: its writes, counts and errors in one
+// transaction (Conn.FinishChunk). An error is retried; after the last attempt
+// the operation fails.
+type ChunkProcessor func(ctx context.Context, job ChunkJob) error
+
+// QueueConfig tunes the job queue. Zero values take the defaults.
+type QueueConfig struct {
+	Workers     int           // chunks processed at once by this process; 0 with NoWorkers: none
+	NoWorkers   bool          // insert jobs only (an API-only process)
+	RescueAfter time.Duration // a chunk left running by a dead process is retried after this (60 s)
+	Lifetime    time.Duration // finished operations are deleted after this (30 days)
+	Interrupted time.Duration // a published operation without progress for this long is re-enqueued (2 × RescueAfter)
+	Maintenance time.Duration // how often the housekeeping runs (1 min)
+	PollEvery   time.Duration // how often workers look for jobs where no notification arrives (SQLite: 200 ms)
+	Logger      *slog.Logger
+}
+
+// Queue is the batch job queue of one process.
+type Queue struct {
+	store  *Store
+	cfg    QueueConfig
+	client jobClient
+	own    *sql.DB // SQLite: the queue's own connection, closed with it
+
+	mu      sync.Mutex
+	process ChunkProcessor
+}
+
+// jobClient is what Queue uses of a River client, whatever its driver.
+type jobClient interface {
+	Start(ctx context.Context) error
+	Stop(ctx context.Context) error
+	InsertMany(ctx context.Context, params []river.InsertManyParams) ([]*rivertype.JobInsertResult, error)
+}
+
+// NewQueue builds the queue on the store's database; Start runs its workers.
+// The River tables are created by Migrate.
+func (s *Store) NewQueue(cfg QueueConfig) (*Queue, error) {
+	if cfg.Workers <= 0 {
+		cfg.Workers = 1
+	}
+	if cfg.RescueAfter <= 0 {
+		cfg.RescueAfter = time.Minute
+	}
+	if cfg.Lifetime <= 0 {
+		cfg.Lifetime = 30 * 24 * time.Hour
+	}
+	if cfg.Interrupted <= 0 {
+		cfg.Interrupted = 2 * cfg.RescueAfter
+	}
+	if cfg.Maintenance <= 0 {
+		cfg.Maintenance = time.Minute
+	}
+	if cfg.PollEvery <= 0 {
+		cfg.PollEvery = 200 * time.Millisecond
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	q := &Queue{store: s, cfg: cfg}
+	rc := &river.Config{
+		Logger:               quietLogger(cfg.Logger),
+		RescueStuckJobsAfter: cfg.RescueAfter,
+		FetchPollInterval:    cfg.PollEvery,
+		MaxAttempts:          chunkAttempts,
+		JobTimeout:           -1, // a chunk ends when its transaction does; the rescuer handles the dead
+	}
+	if !cfg.NoWorkers {
+		workers := river.NewWorkers()
+		if err := river.AddWorkerSafely(workers, &chunkWorker{q: q}); err != nil {
+			return nil, err
+		}
+		if err := river.AddWorkerSafely(workers, &maintenanceWorker{q: q}); err != nil {
+			return nil, err
+		}
+		rc.Workers = workers
+		rc.Queues = map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: cfg.Workers}}
+		rc.PeriodicJobs = []*river.PeriodicJob{river.NewPeriodicJob(river.PeriodicInterval(cfg.Maintenance),
+			func() (river.JobArgs, *river.InsertOpts) { return maintenanceJob{}, nil },
+			&river.PeriodicJobOpts{RunOnStart: true})}
+	}
+	var err error
+	switch s.engine {
+	case enginePostgres:
+		q.client, err = river.NewClient(riverpgxv5.New(s.pool), rc)
+	default:
+		db, own, derr := s.queueDB()
+		if derr != nil {
+			return nil, derr
+		}
+		if own {
+			q.own = db
+		}
+		q.client, err = river.NewClient(riversqlite.New(db), rc)
+	}
+	if err != nil {
+		q.closeOwn()
+		return nil, fmt.Errorf("storage: job queue: %w", err)
+	}
+	return q, nil
+}
+
+// Handle sets the function that processes chunks; it must be set before Start.
+func (q *Queue) Handle(fn ChunkProcessor) {
+	q.mu.Lock()
+	q.process = fn
+	q.mu.Unlock()
+}
+
+// Start runs the workers (and, on the elected leader, the housekeeping) until
+// Stop. A queue with NoWorkers only inserts and needs no Start.
+func (q *Queue) Start(ctx context.Context) error {
+	if q.cfg.NoWorkers {
+		return nil
+	}
+	if err := q.client.Start(ctx); err != nil {
+		return fmt.Errorf("storage: start job queue: %w", err)
+	}
+	return nil
+}
+
+// Stop waits for running chunks to finish (as long as ctx allows) and
+// releases the queue's connection.
+func (q *Queue) Stop(ctx context.Context) error {
+	var err error
+	if !q.cfg.NoWorkers {
+		err = q.client.Stop(ctx)
+		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+			err = nil // the rescuer retries what was cut off
+		}
+	}
+	q.closeOwn()
+	return err
+}
+
+// Enqueue adds chunk jobs. A job for a chunk that already has one waiting or
+// running is skipped (ChunkJob.InsertOpts).
+func (q *Queue) Enqueue(ctx context.Context, jobs []ChunkJob) error {
+	params := make([]river.InsertManyParams, len(jobs))
+	for i, j := range jobs {
+		params[i] = river.InsertManyParams{Args: j}
+	}
+	for start := 0; start < len(params); start += 1000 {
+		end := min(start+1000, len(params))
+		if _, err := q.client.InsertMany(ctx, params[start:end]); err != nil {
+			return fmt.Errorf("storage: enqueue chunks: %w", err)
+		}
+	}
+	return nil
+}
+
+// Maintain runs the housekeeping once (the periodic job's body; tests call it).
+func (q *Queue) Maintain(ctx context.Context) error { return q.maintain(ctx) }
+
+// maintain deletes finished operations past their lifetime and abandoned
+// uploads, re-enqueues the chunks of operations that stopped moving (a crash
+// between publishing and enqueueing), and fails operations that can no longer
+// finish (a synchronous batch whose process died).
+func (q *Queue) maintain(ctx context.Context) error {
+	s := q.store
+	now := time.Now()
+	if _, err := s.DeleteOperationsFinishedBefore(ctx, now.Add(-q.cfg.Lifetime)); err != nil {
+		return err
+	}
+	stale, err := s.StaleStaging(ctx, now.Add(-staleUpload))
+	if err != nil {
+		return err
+	}
+	for _, id := range stale {
+		if err := s.DeleteOperation(ctx, id); err != nil && !errors.Is(err, ErrNotFound) {
+			return err
+		}
+	}
+	stalled, err := s.StalledOperations(ctx, now.Add(-q.cfg.Interrupted))
+	if err != nil {
+		return err
+	}
+	for _, op := range stalled {
+		numbers, err := s.PendingChunkNumbers(ctx, op.ID)
+		if err != nil {
+			return err
+		}
+		if len(numbers) == 0 {
+			// Nothing staged is left to run, yet the operation never ended:
+			// its work died with a process (a synchronous batch).
+			err := s.FailOperation(ctx, op.ID, AsyncOperationError{Status: 500, Title: "runtime exception",
+				Detail: textPtr("The operation was interrupted; nothing of it was written.")})
+			if err != nil && !errors.Is(err, ErrFinished) {
+				return err
+			}
+			continue
+		}
+		jobs := make([]ChunkJob, len(numbers))
+		for i, n := range numbers {
+			jobs[i] = ChunkJob{Operation: op.ID, Org: op.OrganizationID, Chunk: n}
+		}
+		if err := q.Enqueue(ctx, jobs); err != nil {
+			return err
+		}
+		if err := s.TouchOperation(ctx, op.ID); err != nil && !errors.Is(err, ErrNotFound) {
+			return err
+		}
+	}
+	return nil
+}
+
+// staleUpload is how long a staging operation may go without a new chunk
+// before it counts as abandoned (its client or its process went away).
+const staleUpload = time.Hour
+
+type chunkWorker struct {
+	river.WorkerDefaults[ChunkJob]
+	q *Queue
+}
+
+// Work processes a chunk; after the last attempt it fails the operation, as
+// Oro does when a chunk job fails (oro-behaviour §10.3).
+func (w *chunkWorker) Work(ctx context.Context, job *river.Job[ChunkJob]) error {
+	w.q.mu.Lock()
+	fn := w.q.process
+	w.q.mu.Unlock()
+	if fn == nil {
+		return errors.New("storage: no chunk processor is set")
+	}
+	err := fn(ctx, job.Args)
+	if err == nil || job.Attempt < job.MaxAttempts {
+		return err
+	}
+	w.q.cfg.Logger.Error("batch chunk failed", "operation", job.Args.Operation, "chunk", job.Args.Chunk, "error", err)
+	ferr := w.q.store.FailOperation(ctx, job.Args.Operation, AsyncOperationError{Status: 500, Title: "runtime exception",
+		Detail: textPtr(fmt.Sprintf("The chunk %d could not be processed.", job.Args.Chunk))})
+	if ferr != nil && !errors.Is(ferr, ErrFinished) && !errors.Is(ferr, ErrNotFound) {
+		return ferr
+	}
+	return nil
+}
+
+type maintenanceWorker struct {
+	river.WorkerDefaults[maintenanceJob]
+	q *Queue
+}
+
+func (w *maintenanceWorker) Work(ctx context.Context, _ *river.Job[maintenanceJob]) error {
+	return w.q.maintain(ctx)
+}
+
+// queueDB opens the SQLite file once more for River, on one connection as its
+// SQLite driver asks; the busy timeout lets it and the application's writer
+// take turns. An in-memory database exists on the store's connection only, so
+// the queue shares it.
+func (s *Store) queueDB() (db *sql.DB, own bool, err error) {
+	var file string
+	if err := s.db.QueryRow("SELECT file FROM pragma_database_list WHERE name = 'main'").Scan(&file); err != nil {
+		return nil, false, fmt.Errorf("storage: job queue: %w", err)
+	}
+	if file == "" {
+		return s.db.DB, false, nil
+	}
+	escaped := strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23").Replace(file)
+	db, err = sql.Open("sqlite", "file:"+escaped+"?"+sqlitePragmas)
+	if err != nil {
+		return nil, false, fmt.Errorf("storage: job queue: %w", err)
+	}
+	db.SetMaxOpenConns(1)
+	return db, true, nil
+}
+
+func (q *Queue) closeOwn() {
+	if q.own != nil {
+		_ = q.own.Close()
+		q.own = nil
+	}
+}
+
+// quietLogger passes River's warnings and errors on and drops its routine
+// information messages, which would drown the request log.
+func quietLogger(l *slog.Logger) *slog.Logger {
+	return slog.New(levelFilter{l.Handler(), slog.LevelWarn})
+}
+
+type levelFilter struct {
+	slog.Handler
+	min slog.Level
+}
+
+func (f levelFilter) Enabled(ctx context.Context, l slog.Level) bool {
+	return l >= f.min && f.Handler.Enabled(ctx, l)
+}
+
+func (f levelFilter) WithAttrs(a []slog.Attr) slog.Handler {
+	return levelFilter{f.Handler.WithAttrs(a), f.min}
+}
+
+func (f levelFilter) WithGroup(name string) slog.Handler {
+	return levelFilter{f.Handler.WithGroup(name), f.min}
+}
+
+func textPtr(s string) *string { return &s }
