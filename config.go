@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"time"
 
 	"github.com/entityapi/entityapi/server/auth"
+	"github.com/entityapi/entityapi/storage"
 )
 
 // config is every setting of `entityapi serve`, from flags and ENTITYAPI_*
@@ -16,8 +18,9 @@ import (
 type config struct {
 	addr, dataDir, databaseURL, publicURL, backofficeBase string
 	demo                                                  bool
-	maxBody                                               int64
-	shutdownTimeout                                       time.Duration
+	maxBody, maxBatchBody                                 int64
+	shutdownTimeout, syncBatchTimeout                     time.Duration
+	jobs                                                  storage.QueueConfig
 	auth                                                  auth.Config
 	args                                                  []string // what is left after the flags
 }
@@ -58,6 +61,12 @@ func parse(fs *flag.FlagSet, args []string) (*config, error) {
 	fs.StringVar(&ext.AudienceStorefront, "jwt-audience-storefront", env("JWT_AUDIENCE_STOREFRONT", ""), "aud of the outside provider's storefront tokens (ENTITYAPI_JWT_AUDIENCE_STOREFRONT)")
 	fs.StringVar(&ext.UserClaim, "jwt-user-claim", env("JWT_USER_CLAIM", "email"), "claim of an outside token naming our user by username or email (ENTITYAPI_JWT_USER_CLAIM)")
 	fs.DurationVar(&c.shutdownTimeout, "shutdown-timeout", 15*time.Second, "how long to finish requests on SIGTERM")
+	maxBatchBody := fs.String("max-batch-body", env("MAX_BATCH_BODY", "1073741824"), "largest batch request body in bytes (ENTITYAPI_MAX_BATCH_BODY)")
+	workers := fs.String("workers", env("WORKERS", strconv.Itoa(runtime.NumCPU())), "batch chunks this process works on at once (ENTITYAPI_WORKERS)")
+	fs.BoolVar(&c.jobs.NoWorkers, "no-workers", envBool("NO_WORKERS"), "process no batch chunks here: an API-only process (ENTITYAPI_NO_WORKERS)")
+	syncTimeout := fs.String("sync-batch-timeout", env("SYNC_BATCH_TIMEOUT", "25s"), "how long an X-Mode: sync batch is waited for before it is answered 202 (ENTITYAPI_SYNC_BATCH_TIMEOUT)")
+	rescue := fs.String("job-rescue-after", env("JOB_RESCUE_AFTER", "60s"), "a batch chunk left running by a dead process is retried after this (ENTITYAPI_JOB_RESCUE_AFTER)")
+	lifetime := fs.String("operation-lifetime", env("OPERATION_LIFETIME", "720h"), "finished batch operations and their errors are deleted after this (ENTITYAPI_OPERATION_LIFETIME)")
 	positional, err := parseInterspersed(fs, args)
 	if err != nil {
 		return nil, err
@@ -68,6 +77,23 @@ func parse(fs *flag.FlagSet, args []string) (*config, error) {
 		return nil, fmt.Errorf("--max-body %q: want a positive number of bytes", *maxBody)
 	}
 	c.maxBody = n
+	if c.maxBatchBody, err = strconv.ParseInt(*maxBatchBody, 10, 64); err != nil || c.maxBatchBody <= 0 {
+		return nil, fmt.Errorf("--max-batch-body %q: want a positive number of bytes", *maxBatchBody)
+	}
+	if c.jobs.Workers, err = strconv.Atoi(*workers); err != nil || c.jobs.Workers <= 0 {
+		return nil, fmt.Errorf("--workers %q: want a positive number (or --no-workers)", *workers)
+	}
+	for _, d := range []struct {
+		name, value string
+		into        *time.Duration
+	}{{"sync-batch-timeout", *syncTimeout, &c.syncBatchTimeout}, {"job-rescue-after", *rescue, &c.jobs.RescueAfter},
+		{"operation-lifetime", *lifetime, &c.jobs.Lifetime}} {
+		v, err := time.ParseDuration(d.value)
+		if err != nil || v <= 0 {
+			return nil, fmt.Errorf("--%s %q: want a positive duration such as 30s or 24h", d.name, d.value)
+		}
+		*d.into = v
+	}
 	ttl, err := strconv.Atoi(*tokenTTL)
 	if err != nil || ttl <= 0 {
 		return nil, fmt.Errorf("--token-ttl %q: want a positive number of seconds", *tokenTTL)

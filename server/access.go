@@ -56,6 +56,8 @@ func routeAction(rt *route) action {
 	switch {
 	case rt.method == http.MethodGet || rt.method == http.MethodHead:
 		return viewAction
+	case rt.kind == operationRoute:
+		return batchAction // a cancel: who may batch; the handler checks the owner
 	case rt.kind == relationshipRoute:
 		return editAction
 	case rt.method == http.MethodPost:

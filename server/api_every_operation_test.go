@@ -24,6 +24,8 @@ func TestEveryReadAndRelationshipOperation(t *testing.T) {
 			"defaultContact":{"data":{"type":"contacts","id":"`+ids["contacts"]+`"}}}}}`)
 		ids["taxjurisdictions"] = a.created(t, "/admin/api/taxjurisdictions", `{"data":{"type":"taxjurisdictions","attributes":{"code":"EVERY"},
 			"relationships":{"country":{"data":{"type":"countries","id":"US"}},"region":{"data":{"type":"regions","id":"US-NY"}}}}}`)
+		batch := a.do(http.MethodPatch, "/admin/api/accounts", jsonAPI, `{"data":[{"type":"accounts","attributes":{"name":"Every batch"}}]}`).want(t, 202)
+		ids["asyncoperations"], _ = get(batch.doc, "data/id").(string)
 		for _, op := range documentedOperations(t) {
 			segs := strings.Split(strings.TrimPrefix(op.path, "/admin/api/"), "/")
 			if op.public || len(segs) < 2 {

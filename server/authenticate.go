@@ -80,7 +80,7 @@ func (a *application) bearer(c *gin.Context, rt *route) (string, error) {
 		}
 		return strings.TrimSpace(token), nil
 	}
-	if rt.kin.Operation.RequestBody == nil || formatOf(c) != jsonapiFormat || rt.kind == collectionRoute && rt.method == http.MethodPatch {
+	if rt.kin.Operation.RequestBody == nil || formatOf(c) != jsonapiFormat || rt.isBatch() {
 		return "", nil
 	}
 	body, err := a.readBody(c)

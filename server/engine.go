@@ -33,6 +33,7 @@ type call struct {
 	rt       *route
 	f        format
 	org      int64    // the caller's organization
+	user     int64    // the caller's user (back office), 0 for a storefront client
 	roles    []string // the caller's roles
 	hateoas  bool
 	title    bool // meta=title: each resource carries its title
@@ -54,7 +55,7 @@ func (e *engine) begin(ctx context.Context) (*call, error) {
 	if p == nil {
 		return nil, errNoPrincipal
 	}
-	cl := &call{c: c, rt: rt, f: formatOf(c), org: p.Org, roles: p.Roles, routes: e.routes, xinclude: map[string]bool{}}
+	cl := &call{c: c, rt: rt, f: formatOf(c), org: p.Org, user: p.UserID, roles: p.Roles, routes: e.routes, xinclude: map[string]bool{}}
 	for _, v := range c.Request.Header.Values("X-Include") {
 		for _, key := range strings.Split(v, ";") {
 			if key = strings.TrimSpace(key); key != "" {

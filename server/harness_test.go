@@ -10,6 +10,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/entityapi/entityapi/server"
 	"github.com/entityapi/entityapi/storage"
@@ -34,10 +35,18 @@ type api struct {
 	tokens map[string]string // principal -> access token, fetched once
 }
 
-func newAPI(t *testing.T, store *storage.Store) *api {
+func newAPI(t *testing.T, store *storage.Store) *api { return newAPIWith(t, store, nil) }
+
+// newAPIWith is newAPI with a configuration changed by adjust (when not nil).
+func newAPIWith(t *testing.T, store *storage.Store, adjust func(*server.Config)) *api {
 	t.Helper()
-	srv, err := server.New(server.Config{BackofficeBase: "/admin", MaxBody: 64 << 10,
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}, store)
+	cfg := server.Config{BackofficeBase: "/admin", MaxBody: 64 << 10,
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Jobs:   storage.QueueConfig{Workers: 2, PollEvery: 100 * time.Millisecond, RescueAfter: 5 * time.Second}}
+	if adjust != nil {
+		adjust(&cfg)
+	}
+	srv, err := server.New(cfg, store)
 	if err != nil {
 		t.Fatalf("server.New: %v", err)
 	}

@@ -200,50 +200,9 @@ func (s *itemSet) linked() error {
 func (e *engine) write(ctx context.Context, cl *call, set *itemSet) error {
 	var failed *item
 	err := e.store.Tx(ctx, func(c *storage.Conn) error {
-		for _, it := range set.items {
-			if it.upsert != nil {
-				failed = it
-				if err := e.match(ctx, c, cl, it); err != nil {
-					return err
-				}
-			}
-		}
-		for _, it := range set.items {
-			failed = it
-			t := e.table(it.res)
-			if it.update {
-				if err := c.Update(ctx, t, cl.org, it.key, it.ch.row); err != nil {
-					return err
-				}
-				continue
-			}
-			k, err := c.Insert(ctx, t, cl.org, it.ch.row)
-			if err != nil {
-				return err
-			}
-			it.key = k
-		}
-		for _, it := range set.items {
-			failed = it
-			late := storage.Row{}
-			for rel, target := range it.ch.newOne {
-				late[rel.Column] = target.key
-			}
-			if len(late) > 0 {
-				if err := c.Update(ctx, e.table(it.res), cl.org, it.key, late); err != nil {
-					return err
-				}
-			}
-			for rel, keys := range it.ch.links {
-				for _, target := range it.ch.newMany[rel] {
-					keys = append(keys, target.key)
-				}
-				if err := e.replaceLinks(ctx, c, rel, it.key, keys); err != nil {
-					return err
-				}
-			}
-		}
-		return nil
+		var err error
+		failed, err = e.writeRecords(ctx, c, cl, set.items, false)
+		return err
 	})
 	if errors.Is(err, storage.ErrNotFound) {
 		return problem.NotFound()
@@ -255,6 +214,82 @@ func (e *engine) write(ctx context.Context, cl *call, set *itemSet) error {
 		return writeProblem(failed.res, failed.in, err)
 	}
 	return err
+}
+
+// writeRecords writes items in c's transaction: upserts find their records,
+// every record gets its own values, then the references between records the
+// request creates are filled in. With bulk, plain creates (no upsert, no
+// reference to another new record) of one type share multi-row INSERTs. On an
+// error it returns the item being written (the first of a multi-row INSERT).
+func (e *engine) writeRecords(ctx context.Context, c *storage.Conn, cl *call, items []*item, bulk bool) (failed *item, err error) {
+	for _, it := range items {
+		if it.upsert != nil {
+			if err := e.match(ctx, c, cl, it); err != nil {
+				return it, err
+			}
+		}
+	}
+	var single []*item
+	groups := map[*resource.Resource][]*item{}
+	var order []*resource.Resource
+	for _, it := range items {
+		if bulk && !it.update && it.upsert == nil && len(it.ch.newOne) == 0 && len(it.ch.newMany) == 0 {
+			if groups[it.res] == nil {
+				order = append(order, it.res)
+			}
+			groups[it.res] = append(groups[it.res], it)
+			continue
+		}
+		single = append(single, it)
+	}
+	for _, res := range order {
+		group := groups[res]
+		rows := make([]storage.Row, len(group))
+		for i, it := range group {
+			rows[i] = it.ch.row
+		}
+		keys, err := c.InsertMany(ctx, e.table(res), cl.org, rows)
+		if err != nil {
+			return group[0], err
+		}
+		for i, it := range group {
+			it.key = keys[i]
+		}
+	}
+	for _, it := range single {
+		t := e.table(it.res)
+		if it.update {
+			if err := c.Update(ctx, t, cl.org, it.key, it.ch.row); err != nil {
+				return it, err
+			}
+			continue
+		}
+		k, err := c.Insert(ctx, t, cl.org, it.ch.row)
+		if err != nil {
+			return it, err
+		}
+		it.key = k
+	}
+	for _, it := range items {
+		late := storage.Row{}
+		for rel, target := range it.ch.newOne {
+			late[rel.Column] = target.key
+		}
+		if len(late) > 0 {
+			if err := c.Update(ctx, e.table(it.res), cl.org, it.key, late); err != nil {
+				return it, err
+			}
+		}
+		for rel, keys := range it.ch.links {
+			for _, target := range it.ch.newMany[rel] {
+				keys = append(keys, target.key)
+			}
+			if err := e.replaceLinks(ctx, c, rel, it.key, keys); err != nil {
+				return it, err
+			}
+		}
+	}
+	return nil, nil
 }
 
 // includedObjects renders the records of the request other than the primary one,

@@ -136,7 +136,18 @@ func (e *engine) parseList(q url.Values, res *resource.Resource, f format) (*lis
 		}
 		p.order = order
 	}
-	p.number, p.size = 1, defaultPageSize
+	var pageErrs problem.List
+	p.number, p.size, pageErrs = parsePage(q)
+	errs = append(errs, pageErrs...)
+	if len(errs) > 0 {
+		return nil, errs
+	}
+	return p, nil
+}
+
+// parsePage reads page[number] and page[size] (DESIGN.md §5).
+func parsePage(q url.Values) (number, size int, errs problem.List) {
+	number, size = 1, defaultPageSize
 	if v, ok := q["page[number]"]; ok {
 		n, err := strconv.Atoi(v[0])
 		switch {
@@ -145,7 +156,7 @@ func (e *engine) parseList(q url.Values, res *resource.Resource, f format) (*lis
 		case n < 1:
 			errs = append(errs, problem.Filter("page[number]", "The value should be greater than or equals to 1."))
 		default:
-			p.number = n
+			number = n
 		}
 	}
 	if v, ok := q["page[size]"]; ok {
@@ -158,13 +169,10 @@ func (e *engine) parseList(q url.Values, res *resource.Resource, f format) (*lis
 		case n > maxPageSize:
 			errs = append(errs, problem.Filter("page[size]", fmt.Sprintf("The value should be less than or equals to %d.", maxPageSize)))
 		default:
-			p.size = n
+			size = n
 		}
 	}
-	if len(errs) > 0 {
-		return nil, errs
-	}
-	return p, nil
+	return number, size, errs
 }
 
 func parseSort(res *resource.Resource, value string) ([]storage.Order, error) {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/uptrace/bun"
 
+	"github.com/entityapi/entityapi/server"
 	"github.com/entityapi/entityapi/storage"
 	"github.com/entityapi/entityapi/storage/storagetest"
 )
@@ -120,7 +121,8 @@ func runQueryCases(t *testing.T, seed func(t *testing.T, s *storage.Store), case
 			}
 			counter := &queryCounter{}
 			store.DB().AddQueryHook(counter)
-			a := newAPI(t, store)
+			// No batch workers: their housekeeping would be counted too.
+			a := newAPIWith(t, store, func(c *server.Config) { c.Jobs.NoWorkers = true })
 			// Authentication costs queries only until the caller is cached: warm it up.
 			a.do("GET", "/admin/api/organizations", jsonAPI, "").want(t, 200)
 			counts := map[string][]int{}

@@ -16,11 +16,22 @@ import (
 type routeKind int
 
 const (
-	collectionRoute   routeKind = iota // /api/{type}
-	itemRoute                          // /api/{type}/{id}
-	subresourceRoute                   // /api/{type}/{id}/{relationship}
-	relationshipRoute                  // /api/{type}/{id}/relationships/{relationship}
+	collectionRoute      routeKind = iota // /api/{type}
+	itemRoute                             // /api/{type}/{id}
+	subresourceRoute                      // /api/{type}/{id}/{relationship}
+	relationshipRoute                     // /api/{type}/{id}/relationships/{relationship}
+	operationRoute                        // /api/asyncoperations/{id}
+	operationErrorsRoute                  // /api/asyncoperations/{id}/errors
 )
+
+// operationsType is the resource type of batch operations; they are not
+// records of the generic engine but of the batch code (operations.go).
+const operationsType = "asyncoperations"
+
+// operationsResource stands for asyncoperations where routes need a resource:
+// its identifiers are integers and every caller with a role may try to read
+// it (the owner check is the handler's).
+var operationsResource = &resource.Resource{Type: operationsType, IntID: true}
 
 // route is one documented operation as the engine and the validator see it.
 type route struct {
@@ -96,6 +107,9 @@ func newRoute(doc *openapi3.T, reg *resource.Registry, base, path string, item *
 	if len(segs) < 2 || segs[0] != "api" {
 		return nil, nil
 	}
+	if segs[1] == operationsType {
+		return newOperationRoute(doc, base, path, item, method, op, segs)
+	}
 	res, ok := reg.Get(segs[1])
 	if !ok {
 		return nil, nil
@@ -121,6 +135,24 @@ func newRoute(doc *openapi3.T, reg *resource.Registry, base, path string, item *
 	}
 	return rt, nil
 }
+
+func newOperationRoute(doc *openapi3.T, base, path string, item *openapi3.PathItem, method string, op *openapi3.Operation, segs []string) (*route, error) {
+	rt := &route{method: method, ginPath: base + ginTemplate(path), res: operationsResource,
+		kin: &routers.Route{Spec: doc, Server: doc.Servers[0], Path: path, PathItem: item, Method: method, Operation: op}}
+	switch {
+	case len(segs) == 3:
+		rt.kind = operationRoute
+	case len(segs) == 4 && segs[3] == "errors":
+		rt.kind = operationErrorsRoute
+	default:
+		return nil, fmt.Errorf("%s %s: unknown asyncoperations path", method, path)
+	}
+	return rt, nil
+}
+
+// isBatch tells whether a route is the batch operation of its type (PATCH on
+// the collection), which streams its body past the validator.
+func (rt *route) isBatch() bool { return rt.kind == collectionRoute && rt.method == http.MethodPatch }
 
 // ginTemplate turns /api/x/{id} into Gin's /api/x/:id.
 func ginTemplate(path string) string {

@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/gin-gonic/gin"
@@ -26,8 +27,18 @@ type Config struct {
 	PublicURL      string // absolute base of links; empty: from each request
 	BackofficeBase string // path prefix of the back-office application, such as /admin
 	MaxBody        int64  // largest request body accepted, in bytes
-	Logger         *slog.Logger
-	Auth           auth.Config // tokens: lifetime, keys, demo principals, outside provider
+	// MaxBatchBody is the largest batch request body (1 GiB by default).
+	MaxBatchBody int64
+	// SyncBatchTimeout is how long a synchronous batch is waited for before
+	// it is answered as an asynchronous operation (25 s by default).
+	SyncBatchTimeout time.Duration
+	// BatchUploadTimeout bounds reading a batch body and answering it (1 h by
+	// default), in place of the HTTP server's own read and write timeouts.
+	BatchUploadTimeout time.Duration
+	// Jobs configures the batch job queue: workers, rescue, lifetime.
+	Jobs   storage.QueueConfig
+	Logger *slog.Logger
+	Auth   auth.Config // tokens: lifetime, keys, demo principals, outside provider
 }
 
 // Server is the HTTP handler of every application.
@@ -36,6 +47,7 @@ type Server struct {
 	store *storage.Store
 	log   *slog.Logger
 	stop  context.CancelFunc // ends the key reloads of the token service
+	queue *storage.Queue     // batch chunks: workers and housekeeping
 }
 
 var (
@@ -51,6 +63,18 @@ func New(cfg Config, store *storage.Store) (*Server, error) {
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
+	}
+	if cfg.MaxBatchBody <= 0 {
+		cfg.MaxBatchBody = 1 << 30
+	}
+	if cfg.SyncBatchTimeout <= 0 {
+		cfg.SyncBatchTimeout = 25 * time.Second
+	}
+	if cfg.BatchUploadTimeout <= 0 {
+		cfg.BatchUploadTimeout = time.Hour
+	}
+	if cfg.Jobs.Logger == nil {
+		cfg.Jobs.Logger = cfg.Logger
 	}
 	cfg.BackofficeBase = strings.TrimSuffix(cfg.BackofficeBase, "/")
 	gin.SetMode(gin.ReleaseMode)
@@ -78,6 +102,13 @@ func New(cfg Config, store *storage.Store) (*Server, error) {
 		return nil, fmt.Errorf("back office: %w", err)
 	}
 	bo.auth, bo.audience = tokens, "backoffice"
+	queue, err := store.NewQueue(cfg.Jobs)
+	if err != nil {
+		stop()
+		return nil, err
+	}
+	queue.Handle(bo.processChunk)
+	bo.queue, s.queue = queue, queue
 	group := g.Group("")
 	group.Use(bo.negotiate, bo.authenticate, bo.validate)
 	handler := backoffice.NewStrictHandlerWithOptions(&backofficeHandlers{bo.engine}, nil, backoffice.StrictGinServerOptions{
@@ -89,6 +120,11 @@ func New(cfg Config, store *storage.Store) (*Server, error) {
 		BaseURL:      cfg.BackofficeBase,
 		ErrorHandler: func(c *gin.Context, err error, _ int) { bo.requestError(c, err) },
 	})
+	for _, rt := range bo.routes.byKey {
+		if rt.isBatch() {
+			group.PATCH(rt.ginPath, bo.batchRequest) // streams: not a generated handler (DESIGN.md §2)
+		}
+	}
 	bo.serveDocument(g)
 	g.POST(cfg.BackofficeBase+"/oauth2-token", tokens.TokenHandler)
 	if cfg.BackofficeBase != "" {
@@ -100,11 +136,27 @@ func New(cfg Config, store *storage.Store) (*Server, error) {
 	g.NoMethod(func(c *gin.Context) { s.unmatched(c, apps) })
 	g.GET("/healthz", s.healthz)
 	g.GET("/readyz", s.readyz)
+	if err := queue.Start(context.Background()); err != nil {
+		stop()
+		_ = queue.Stop(context.Background())
+		return nil, err
+	}
 	return s, nil
 }
 
 // Close stops the background work of the server (key reloads).
-func (s *Server) Close() { s.stop() }
+func (s *Server) Close() {
+	s.stop()
+	ctx, cancel := context.WithTimeout(context.Background(), queueStopWait)
+	defer cancel()
+	if err := s.queue.Stop(ctx); err != nil {
+		s.log.Warn("stop the job queue", "error", err)
+	}
+}
+
+// queueStopWait bounds how long Close waits for running chunks; a chunk cut
+// off is rolled back and retried by another process or the next start.
+const queueStopWait = 10 * time.Second
 
 // ServeHTTP answers HEAD like GET without a body (DESIGN.md §0).
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -133,7 +185,8 @@ type application struct {
 	log      *slog.Logger
 	docJSON  []byte
 	auth     *auth.Service
-	audience string // the token audience of this application
+	audience string         // the token audience of this application
+	queue    *storage.Queue // where batch chunks go
 }
 
 func newApplication(cfg *Config, store *storage.Store, raw []byte, base string) (*application, error) {

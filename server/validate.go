@@ -24,8 +24,8 @@ var validatorOptions = &openapi3filter.Options{
 // address (409, before the schema), then kin-openapi's parameter and body checks.
 func (a *application) validate(c *gin.Context) {
 	rt := a.routes.lookup(c.Request.Method, c.FullPath())
-	if rt == nil {
-		c.Next()
+	if rt == nil || rt.isBatch() {
+		c.Next() // a batch streams: its handler checks the body as it reads it
 		return
 	}
 	var body []byte
@@ -61,7 +61,7 @@ func (a *application) validate(c *gin.Context) {
 // checkAddress answers 409 when a JSON:API body's type or id contradicts the
 // address (oro-behaviour §15); it runs before schema validation, as Oro does.
 func checkAddress(rt *route, id string, body []byte, isJSONAPI bool) *problem.Problem {
-	if !isJSONAPI || (rt.kind != collectionRoute && rt.kind != itemRoute) {
+	if !isJSONAPI || (rt.kind != collectionRoute && rt.kind != itemRoute && rt.kind != operationRoute) {
 		return nil
 	}
 	var doc struct {
@@ -76,7 +76,7 @@ func checkAddress(rt *route, id string, body []byte, isJSONAPI bool) *problem.Pr
 	if t := doc.Data.Type; t != nil && *t != rt.res.Type {
 		return problem.Conflict("The 'type' property of the primary data object should match the requested resource.", "/data/type")
 	}
-	if rt.kind == itemRoute && doc.Data.ID != nil && *doc.Data.ID != id {
+	if rt.kind != collectionRoute && doc.Data.ID != nil && *doc.Data.ID != id {
 		return problem.Conflict("The 'id' property of the primary data object should match 'id' parameter of the query string.", "/data/id")
 	}
 	return nil

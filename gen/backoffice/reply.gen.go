@@ -158,6 +158,11 @@ func (r Response) VisitGetAccountReferredByRelationshipResponse(w http.ResponseW
 	return r.Reply.Write(w)
 }
 
+// VisitGetAsyncOperationResponse writes the reply.
+func (r Response) VisitGetAsyncOperationResponse(w http.ResponseWriter) error {
+	return r.Reply.Write(w)
+}
+
 // VisitGetBusinessUnitResponse writes the reply.
 func (r Response) VisitGetBusinessUnitResponse(w http.ResponseWriter) error { return r.Reply.Write(w) }
 
@@ -329,6 +334,11 @@ func (r Response) VisitListAccountContactsResponse(w http.ResponseWriter) error 
 // VisitListAccountsResponse writes the reply.
 func (r Response) VisitListAccountsResponse(w http.ResponseWriter) error { return r.Reply.Write(w) }
 
+// VisitListAsyncOperationErrorsResponse writes the reply.
+func (r Response) VisitListAsyncOperationErrorsResponse(w http.ResponseWriter) error {
+	return r.Reply.Write(w)
+}
+
 // VisitListBusinessUnitUsersResponse writes the reply.
 func (r Response) VisitListBusinessUnitUsersResponse(w http.ResponseWriter) error {
 	return r.Reply.Write(w)
@@ -412,6 +422,11 @@ func (r Response) VisitUpdateAccountOwnerRelationshipResponse(w http.ResponseWri
 
 // VisitUpdateAccountReferredByRelationshipResponse writes the reply.
 func (r Response) VisitUpdateAccountReferredByRelationshipResponse(w http.ResponseWriter) error {
+	return r.Reply.Write(w)
+}
+
+// VisitUpdateAsyncOperationResponse writes the reply.
+func (r Response) VisitUpdateAsyncOperationResponse(w http.ResponseWriter) error {
 	return r.Reply.Write(w)
 }
 

@@ -124,6 +124,63 @@ func (e AccountReferredByIdentifierRequestType) Valid() bool {
 	}
 }
 
+// Defines values for AsyncOperationType.
+const (
+	Asyncoperations AsyncOperationType = "asyncoperations"
+)
+
+// Valid indicates whether the value is a known member of the AsyncOperationType enum.
+func (e AsyncOperationType) Valid() bool {
+	switch e {
+	case Asyncoperations:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for AsyncOperationErrorType.
+const (
+	Asyncoperationerrors AsyncOperationErrorType = "asyncoperationerrors"
+)
+
+// Valid indicates whether the value is a known member of the AsyncOperationErrorType enum.
+func (e AsyncOperationErrorType) Valid() bool {
+	switch e {
+	case Asyncoperationerrors:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for AsyncOperationStatus.
+const (
+	Cancelled AsyncOperationStatus = "cancelled"
+	Failed    AsyncOperationStatus = "failed"
+	New       AsyncOperationStatus = "new"
+	Running   AsyncOperationStatus = "running"
+	Success   AsyncOperationStatus = "success"
+)
+
+// Valid indicates whether the value is a known member of the AsyncOperationStatus enum.
+func (e AsyncOperationStatus) Valid() bool {
+	switch e {
+	case Cancelled:
+		return true
+	case Failed:
+		return true
+	case New:
+		return true
+	case Running:
+		return true
+	case Success:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for BusinessUnitType.
 const (
 	BusinessUnitTypeBusinessunits BusinessUnitType = "businessunits"
@@ -918,6 +975,234 @@ type AccountWritableRelationships struct {
 
 	// ReferredBy Sets the account that referred this one, or removes it with null.
 	ReferredBy *AccountReferredByToOneRequest `json:"referredBy,omitempty"`
+}
+
+// AsyncOperation An asynchronous operation, created by a batch request to process it in the background.
+type AsyncOperation struct {
+	// Attributes The fields of an asynchronous operation.
+	Attributes struct {
+		// CreatedAt When the batch request was accepted (UTC).
+		CreatedAt *time.Time `json:"createdAt,omitempty"`
+
+		// ElapsedTime The seconds the operation has been running; 0 while `new`.
+		//
+		// Example: 4
+		ElapsedTime *int `json:"elapsedTime,omitempty"`
+
+		// EntityType The resource type of the batch, such as `accounts`.
+		//
+		// Example: accounts
+		EntityType *string `json:"entityType,omitempty"`
+
+		// Progress The percentage of the work done, 0 to 100 with two decimals: null while `new`, 100 on `success`.
+		//
+		// Example: 62.5
+		Progress *AsyncOperationProgress `json:"progress,omitempty"`
+
+		// Status The state of the operation. `new` (accepted, waiting for a worker), `running`, then `success`, `failed` or `cancelled`.
+		//
+		// Example: running
+		Status *AsyncOperationStatus `json:"status,omitempty"`
+
+		// Summary The totals of the operation, set once it ends `success` (null before, and when it ends `failed` or `cancelled`). It may hold further properties.
+		Summary *AsyncOperationSummary `json:"summary,omitempty"`
+
+		// UpdatedAt When the operation last changed (UTC).
+		UpdatedAt *time.Time `json:"updatedAt,omitempty"`
+	} `json:"attributes"`
+
+	// Id Example: 31
+	Id string `json:"id"`
+
+	// Links Links of one resource object. Removed by `X-Include: noHateoas`.
+	Links *ResourceLinks `json:"links,omitempty"`
+
+	// Relationships Who sent the batch and where. These relationships have no endpoints, so they carry no links.
+	Relationships *struct {
+		// Organization The organization the operation belongs to; always the caller's.
+		Organization *struct {
+			// Data Identifies one organization.
+			Data *OrganizationIdentifier `json:"data,omitempty"`
+		} `json:"organization,omitempty"`
+
+		// Owner The user who sent the batch request, or null.
+		Owner *struct {
+			Data *UserIdentifier `json:"data,omitempty"`
+		} `json:"owner,omitempty"`
+	} `json:"relationships,omitempty"`
+	Type AsyncOperationType `json:"type"`
+}
+
+// AsyncOperationType defines model for AsyncOperation.Type.
+type AsyncOperationType string
+
+// AsyncOperationCancelDocument The body that cancels an asynchronous operation.
+type AsyncOperationCancelDocument = jsonapi.Document
+
+// AsyncOperationCancelPlain The plain body that cancels an asynchronous operation.
+type AsyncOperationCancelPlain = jsonapi.Object
+
+// AsyncOperationDocument A document holding one asynchronous operation.
+type AsyncOperationDocument = jsonapi.Document
+
+// AsyncOperationError One problem found while processing a batch request.
+type AsyncOperationError struct {
+	// Attributes The fields of an error of an asynchronous operation.
+	Attributes struct {
+		// Detail What went wrong with this item.
+		//
+		// Example: This value should not be blank.
+		Detail *string `json:"detail,omitempty"`
+
+		// Source Where the problem is in the batch request: a JSON Pointer, zero-based into the original request, or a property path when no pointer applies; null for errors of a whole chunk or request.
+		Source *AsyncOperationErrorSource `json:"source,omitempty"`
+
+		// Status The HTTP status code of this problem, as a number.
+		//
+		// Example: 400
+		Status *int `json:"status,omitempty"`
+
+		// Title The kind of problem, such as `not blank constraint`.
+		//
+		// Example: not blank constraint
+		Title *string `json:"title,omitempty"`
+	} `json:"attributes"`
+
+	// Id `<operation>-<chunk>-<n>`: the operation's id, the chunk (0 for the whole request, then 1, 2, ...) and the error's number within the chunk (from 1).
+	//
+	// Example: 31-1-1
+	Id   string                  `json:"id"`
+	Type AsyncOperationErrorType `json:"type"`
+}
+
+// AsyncOperationErrorType defines model for AsyncOperationError.Type.
+type AsyncOperationErrorType string
+
+// AsyncOperationErrorCollectionDocument A document holding a page of the errors of an asynchronous operation.
+type AsyncOperationErrorCollectionDocument = jsonapi.Document
+
+// AsyncOperationErrorPlain An error of an asynchronous operation in the plain format.
+type AsyncOperationErrorPlain struct {
+	// Detail Example: This value should not be blank.
+	Detail *string `json:"detail,omitempty"`
+
+	// Id `<operation>-<chunk>-<n>`, as in JSON:API.
+	//
+	// Example: 31-1-1
+	Id string `json:"id"`
+
+	// Source Where the problem is in the batch request: a JSON Pointer, zero-based into the original request, or a property path when no pointer applies; null for errors of a whole chunk or request.
+	Source *AsyncOperationErrorSource `json:"source,omitempty"`
+
+	// Status The HTTP status code of this problem, as a number.
+	//
+	// Example: 400
+	Status *int `json:"status,omitempty"`
+
+	// Title Example: not blank constraint
+	Title *string `json:"title,omitempty"`
+}
+
+// AsyncOperationErrorPlainList A page of the errors of an asynchronous operation in the plain format.
+type AsyncOperationErrorPlainList = []AsyncOperationErrorPlain
+
+// AsyncOperationErrorSource Where the problem is in the batch request: a JSON Pointer, zero-based into the original request, or a property path when no pointer applies; null for errors of a whole chunk or request.
+type AsyncOperationErrorSource struct {
+	// Pointer A JSON Pointer into the original batch request.
+	//
+	// Example: /data/5/attributes/name
+	Pointer *string `json:"pointer,omitempty"`
+
+	// PropertyPath The path of the property at fault, when no pointer can be given.
+	//
+	// Example: name
+	PropertyPath *string `json:"propertyPath,omitempty"`
+}
+
+// AsyncOperationPlain An asynchronous operation in the plain format.
+type AsyncOperationPlain struct {
+	CreatedAt *time.Time `json:"createdAt,omitempty"`
+
+	// ElapsedTime The seconds the operation has been running; 0 while `new`.
+	//
+	// Example: 4
+	ElapsedTime *int `json:"elapsedTime,omitempty"`
+
+	// EntityType The resource type of the batch, such as `accounts`.
+	//
+	// Example: accounts
+	EntityType *string `json:"entityType,omitempty"`
+
+	// Id Example: 31
+	Id int64 `json:"id"`
+
+	// Organization The identifier of the organization.
+	//
+	// Example: 1
+	Organization *int64 `json:"organization,omitempty"`
+
+	// Owner The identifier of the user who sent the batch, or null.
+	//
+	// Example: 5
+	Owner *int64 `json:"owner,omitempty"`
+
+	// Progress The percentage of the work done, 0 to 100 with two decimals: null while `new`, 100 on `success`.
+	//
+	// Example: 62.5
+	Progress *AsyncOperationProgress `json:"progress,omitempty"`
+
+	// Status The state of the operation. `new` (accepted, waiting for a worker), `running`, then `success`, `failed` or `cancelled`.
+	//
+	// Example: running
+	Status *AsyncOperationStatus `json:"status,omitempty"`
+
+	// Summary The totals of the operation, set once it ends `success` (null before, and when it ends `failed` or `cancelled`). It may hold further properties.
+	Summary   *AsyncOperationSummary `json:"summary,omitempty"`
+	UpdatedAt *time.Time             `json:"updatedAt,omitempty"`
+}
+
+// AsyncOperationProgress The percentage of the work done, 0 to 100 with two decimals: null while `new`, 100 on `success`.
+//
+// Example: 62.5
+type AsyncOperationProgress = float32
+
+// AsyncOperationStatus The state of the operation. `new` (accepted, waiting for a worker), `running`, then `success`, `failed` or `cancelled`.
+//
+// Example: running
+type AsyncOperationStatus string
+
+// AsyncOperationSummary The totals of the operation, set once it ends `success` (null before, and when it ends `failed` or `cancelled`). It may hold further properties.
+type AsyncOperationSummary struct {
+	// AggregateTime The processing time in milliseconds, summed over every chunk.
+	//
+	// Example: 3120
+	AggregateTime *int `json:"aggregateTime,omitempty"`
+
+	// CreateCount The records created.
+	//
+	// Example: 200
+	CreateCount *int `json:"createCount,omitempty"`
+
+	// ErrorCount The errors recorded (listed at `/errors`).
+	//
+	// Example: 1
+	ErrorCount *int `json:"errorCount,omitempty"`
+
+	// ReadCount The items read from the request.
+	//
+	// Example: 250
+	ReadCount *int `json:"readCount,omitempty"`
+
+	// UpdateCount The records updated.
+	//
+	// Example: 49
+	UpdateCount *int `json:"updateCount,omitempty"`
+
+	// WriteCount The items written.
+	//
+	// Example: 249
+	WriteCount           *int                   `json:"writeCount,omitempty"`
+	AdditionalProperties map[string]interface{} `json:"-"`
 }
 
 // BusinessUnit A business unit of the organization.
@@ -2104,6 +2389,11 @@ type ResourceLinks struct {
 
 // ResourceMeta Extra information about one resource object.
 type ResourceMeta struct {
+	// DataId The id the client sent for this batch item, if any.
+	//
+	// Example: 17
+	DataId *string `json:"dataId,omitempty"`
+
 	// IncludeId The temporary id a client gave an included record.
 	//
 	// Example: contact-1
@@ -2958,6 +3248,9 @@ type AccountInclude = string
 // AccountSort defines model for AccountSort.
 type AccountSort = string
 
+// AsyncOperationId defines model for AsyncOperationId.
+type AsyncOperationId = string
+
 // BusinessUnitFields defines model for BusinessUnitFields.
 type BusinessUnitFields = string
 
@@ -3647,6 +3940,24 @@ type GetAccountOwnerRelationshipParams struct {
 
 // GetAccountReferredByRelationshipParams defines parameters for GetAccountReferredByRelationship.
 type GetAccountReferredByRelationshipParams struct {
+	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
+	XInclude *XInclude `json:"X-Include,omitempty"`
+}
+
+// GetAsyncOperationParams defines parameters for GetAsyncOperation.
+type GetAsyncOperationParams struct {
+	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
+	XInclude *XInclude `json:"X-Include,omitempty"`
+}
+
+// ListAsyncOperationErrorsParams defines parameters for ListAsyncOperationErrors.
+type ListAsyncOperationErrorsParams struct {
+	// PageNumber The page to return, starting at 1.
+	PageNumber *PageNumber `form:"page[number],omitempty" json:"page[number],omitempty"`
+
+	// PageSize Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400.
+	PageSize *PageSize `form:"page[size],omitempty" json:"page[size],omitempty"`
+
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
 }
@@ -5226,6 +5537,12 @@ type UpdateAccountOwnerRelationshipApplicationVndAPIPlusJSONRequestBody = Accoun
 // UpdateAccountReferredByRelationshipApplicationVndAPIPlusJSONRequestBody defines body for UpdateAccountReferredByRelationship for application/vnd.api+json ContentType.
 type UpdateAccountReferredByRelationshipApplicationVndAPIPlusJSONRequestBody = AccountReferredByRelationshipRequest
 
+// UpdateAsyncOperationJSONRequestBody defines body for UpdateAsyncOperation for application/json ContentType.
+type UpdateAsyncOperationJSONRequestBody = AsyncOperationCancelPlain
+
+// UpdateAsyncOperationApplicationVndAPIPlusJSONRequestBody defines body for UpdateAsyncOperation for application/vnd.api+json ContentType.
+type UpdateAsyncOperationApplicationVndAPIPlusJSONRequestBody = AsyncOperationCancelDocument
+
 // CreateBusinessUnitJSONRequestBody defines body for CreateBusinessUnit for application/json ContentType.
 type CreateBusinessUnitJSONRequestBody = BusinessUnitCreatePlain
 
@@ -5330,6 +5647,149 @@ type UpdateWeightUnitJSONRequestBody = WeightUnitUpdatePlain
 
 // UpdateWeightUnitApplicationVndAPIPlusJSONRequestBody defines body for UpdateWeightUnit for application/vnd.api+json ContentType.
 type UpdateWeightUnitApplicationVndAPIPlusJSONRequestBody = WeightUnitUpdateDocument
+
+// Getter for additional properties for AsyncOperationSummary. Returns the specified
+// element and whether it was found
+func (a AsyncOperationSummary) Get(fieldName string) (value interface{}, found bool) {
+	if a.AdditionalProperties != nil {
+		value, found = a.AdditionalProperties[fieldName]
+	}
+	return
+}
+
+// Setter for additional properties for AsyncOperationSummary
+func (a *AsyncOperationSummary) Set(fieldName string, value interface{}) {
+	if a.AdditionalProperties == nil {
+		a.AdditionalProperties = make(map[string]interface{})
+	}
+	a.AdditionalProperties[fieldName] = value
+}
+
+// Override default JSON handling for AsyncOperationSummary to handle AdditionalProperties
+func (a *AsyncOperationSummary) UnmarshalJSON(b []byte) error {
+	object := make(map[string]json.RawMessage)
+	err := json.Unmarshal(b, &object)
+	if err != nil {
+		return err
+	}
+
+	if raw, found := object["aggregateTime"]; found {
+		err = json.Unmarshal(raw, &a.AggregateTime)
+		if err != nil {
+			return fmt.Errorf("error reading 'aggregateTime': %w", err)
+		}
+		delete(object, "aggregateTime")
+	}
+
+	if raw, found := object["createCount"]; found {
+		err = json.Unmarshal(raw, &a.CreateCount)
+		if err != nil {
+			return fmt.Errorf("error reading 'createCount': %w", err)
+		}
+		delete(object, "createCount")
+	}
+
+	if raw, found := object["errorCount"]; found {
+		err = json.Unmarshal(raw, &a.ErrorCount)
+		if err != nil {
+			return fmt.Errorf("error reading 'errorCount': %w", err)
+		}
+		delete(object, "errorCount")
+	}
+
+	if raw, found := object["readCount"]; found {
+		err = json.Unmarshal(raw, &a.ReadCount)
+		if err != nil {
+			return fmt.Errorf("error reading 'readCount': %w", err)
+		}
+		delete(object, "readCount")
+	}
+
+	if raw, found := object["updateCount"]; found {
+		err = json.Unmarshal(raw, &a.UpdateCount)
+		if err != nil {
+			return fmt.Errorf("error reading 'updateCount': %w", err)
+		}
+		delete(object, "updateCount")
+	}
+
+	if raw, found := object["writeCount"]; found {
+		err = json.Unmarshal(raw, &a.WriteCount)
+		if err != nil {
+			return fmt.Errorf("error reading 'writeCount': %w", err)
+		}
+		delete(object, "writeCount")
+	}
+
+	if len(object) != 0 {
+		a.AdditionalProperties = make(map[string]interface{})
+		for fieldName, fieldBuf := range object {
+			var fieldVal interface{}
+			err := json.Unmarshal(fieldBuf, &fieldVal)
+			if err != nil {
+				return fmt.Errorf("error unmarshaling field %s: %w", fieldName, err)
+			}
+			a.AdditionalProperties[fieldName] = fieldVal
+		}
+	}
+	return nil
+}
+
+// Override default JSON handling for AsyncOperationSummary to handle AdditionalProperties
+func (a AsyncOperationSummary) MarshalJSON() ([]byte, error) {
+	var err error
+	object := make(map[string]json.RawMessage)
+
+	if a.AggregateTime != nil {
+		object["aggregateTime"], err = json.Marshal(a.AggregateTime)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'aggregateTime': %w", err)
+		}
+	}
+
+	if a.CreateCount != nil {
+		object["createCount"], err = json.Marshal(a.CreateCount)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'createCount': %w", err)
+		}
+	}
+
+	if a.ErrorCount != nil {
+		object["errorCount"], err = json.Marshal(a.ErrorCount)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'errorCount': %w", err)
+		}
+	}
+
+	if a.ReadCount != nil {
+		object["readCount"], err = json.Marshal(a.ReadCount)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'readCount': %w", err)
+		}
+	}
+
+	if a.UpdateCount != nil {
+		object["updateCount"], err = json.Marshal(a.UpdateCount)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'updateCount': %w", err)
+		}
+	}
+
+	if a.WriteCount != nil {
+		object["writeCount"], err = json.Marshal(a.WriteCount)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'writeCount': %w", err)
+		}
+	}
+
+	for fieldName, field := range a.AdditionalProperties {
+		object[fieldName], err = json.Marshal(field)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling '%s': %w", fieldName, err)
+		}
+	}
+	return json.Marshal(object)
+}
 
 // AsCountry returns the union data inside the CountryOrRegion as a Country
 func (t CountryOrRegion) AsCountry() (Country, error) {
@@ -5689,6 +6149,15 @@ type ServerInterface interface {
 	// UpdateAccountReferredByRelationship Set the referring account of an account
 	// (PATCH /api/accounts/{id}/relationships/referredBy)
 	UpdateAccountReferredByRelationship(c *gin.Context, id AccountId)
+	// GetAsyncOperation Get an asynchronous operation
+	// (GET /api/asyncoperations/{id})
+	GetAsyncOperation(c *gin.Context, id AsyncOperationId, params GetAsyncOperationParams)
+	// UpdateAsyncOperation Cancel an asynchronous operation
+	// (PATCH /api/asyncoperations/{id})
+	UpdateAsyncOperation(c *gin.Context, id AsyncOperationId)
+	// ListAsyncOperationErrors List the errors of an asynchronous operation
+	// (GET /api/asyncoperations/{id}/errors)
+	ListAsyncOperationErrors(c *gin.Context, id AsyncOperationId, params ListAsyncOperationErrorsParams)
 	// DeleteBusinessUnits Delete the business units matching a filter
 	// (DELETE /api/businessunits)
 	DeleteBusinessUnits(c *gin.Context, params DeleteBusinessUnitsParams)
@@ -7548,6 +8017,145 @@ func (siw *ServerInterfaceWrapper) UpdateAccountReferredByRelationship(c *gin.Co
 	}
 
 	siw.Handler.UpdateAccountReferredByRelationship(c, id)
+}
+
+// GetAsyncOperation operation middleware
+func (siw *ServerInterfaceWrapper) GetAsyncOperation(c *gin.Context) {
+
+	var err error
+	_ = err
+
+	// ------------- Path parameter "id" -------------
+	var id AsyncOperationId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", c.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: true})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter id: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetAsyncOperationParams
+
+	headers := c.Request.Header
+
+	// ------------- Optional header parameter "X-Include" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("X-Include")]; found {
+		var XInclude XInclude
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for X-Include, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "X-Include", valueList[0], &XInclude, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter X-Include: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.XInclude = &XInclude
+
+	}
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		middleware(c)
+		if c.IsAborted() {
+			return
+		}
+	}
+
+	siw.Handler.GetAsyncOperation(c, id, params)
+}
+
+// UpdateAsyncOperation operation middleware
+func (siw *ServerInterfaceWrapper) UpdateAsyncOperation(c *gin.Context) {
+
+	var err error
+	_ = err
+
+	// ------------- Path parameter "id" -------------
+	var id AsyncOperationId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", c.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: true})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter id: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		middleware(c)
+		if c.IsAborted() {
+			return
+		}
+	}
+
+	siw.Handler.UpdateAsyncOperation(c, id)
+}
+
+// ListAsyncOperationErrors operation middleware
+func (siw *ServerInterfaceWrapper) ListAsyncOperationErrors(c *gin.Context) {
+
+	var err error
+	_ = err
+
+	// ------------- Path parameter "id" -------------
+	var id AsyncOperationId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", c.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: true})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter id: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListAsyncOperationErrorsParams
+
+	// ------------- Optional query parameter "page[number]" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[number]", c.Request.URL.Query(), &params.PageNumber, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[number]: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "page[size]" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[size]", c.Request.URL.Query(), &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[size]: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	headers := c.Request.Header
+
+	// ------------- Optional header parameter "X-Include" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("X-Include")]; found {
+		var XInclude XInclude
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for X-Include, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "X-Include", valueList[0], &XInclude, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter X-Include: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.XInclude = &XInclude
+
+	}
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		middleware(c)
+		if c.IsAborted() {
+			return
+		}
+	}
+
+	siw.Handler.ListAsyncOperationErrors(c, id, params)
 }
 
 // DeleteBusinessUnits operation middleware
@@ -14139,6 +14747,9 @@ func RegisterHandlersWithOptions(router gin.IRouter, si ServerInterface, options
 	router.PATCH(options.BaseURL+"/api/accounts/:id/relationships/owner", wrapper.UpdateAccountOwnerRelationship)
 	router.GET(options.BaseURL+"/api/accounts/:id/relationships/referredBy", wrapper.GetAccountReferredByRelationship)
 	router.PATCH(options.BaseURL+"/api/accounts/:id/relationships/referredBy", wrapper.UpdateAccountReferredByRelationship)
+	router.GET(options.BaseURL+"/api/asyncoperations/:id", wrapper.GetAsyncOperation)
+	router.PATCH(options.BaseURL+"/api/asyncoperations/:id", wrapper.UpdateAsyncOperation)
+	router.GET(options.BaseURL+"/api/asyncoperations/:id/errors", wrapper.ListAsyncOperationErrors)
 	router.DELETE(options.BaseURL+"/api/businessunits", wrapper.DeleteBusinessUnits)
 	router.GET(options.BaseURL+"/api/businessunits", wrapper.ListBusinessUnits)
 	router.POST(options.BaseURL+"/api/businessunits", wrapper.CreateBusinessUnit)
@@ -21817,6 +22428,1083 @@ type UpdateAccountReferredByRelationship500ApplicationVndAPIPlusJSONResponse str
 }
 
 func (response UpdateAccountReferredByRelationship500ApplicationVndAPIPlusJSONResponse) VisitUpdateAccountReferredByRelationshipResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/vnd.api+json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetAsyncOperationRequestObject struct {
+	Id     AsyncOperationId `json:"id"`
+	Params GetAsyncOperationParams
+}
+
+type GetAsyncOperationResponseObject interface {
+	VisitGetAsyncOperationResponse(w http.ResponseWriter) error
+}
+
+type GetAsyncOperation200ResponseHeaders struct {
+	XRequestID *string
+}
+
+type GetAsyncOperation200JSONResponse struct {
+	Body    AsyncOperationPlain
+	Headers GetAsyncOperation200ResponseHeaders
+}
+
+func (response GetAsyncOperation200JSONResponse) VisitGetAsyncOperationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetAsyncOperation200ApplicationVndAPIPlusJSONResponse struct {
+	Body    AsyncOperationDocument
+	Headers GetAsyncOperation200ResponseHeaders
+}
+
+func (response GetAsyncOperation200ApplicationVndAPIPlusJSONResponse) VisitGetAsyncOperationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/vnd.api+json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetAsyncOperation400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetAsyncOperation400JSONResponse) VisitGetAsyncOperationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetAsyncOperation400ApplicationVndAPIPlusJSONResponse struct {
+	BadRequestApplicationVndAPIPlusJSONResponse
+}
+
+func (response GetAsyncOperation400ApplicationVndAPIPlusJSONResponse) VisitGetAsyncOperationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/vnd.api+json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetAsyncOperation401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetAsyncOperation401JSONResponse) VisitGetAsyncOperationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetAsyncOperation401ApplicationVndAPIPlusJSONResponse struct {
+	UnauthorizedApplicationVndAPIPlusJSONResponse
+}
+
+func (response GetAsyncOperation401ApplicationVndAPIPlusJSONResponse) VisitGetAsyncOperationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/vnd.api+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetAsyncOperation403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetAsyncOperation403JSONResponse) VisitGetAsyncOperationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetAsyncOperation403ApplicationVndAPIPlusJSONResponse struct {
+	ForbiddenApplicationVndAPIPlusJSONResponse
+}
+
+func (response GetAsyncOperation403ApplicationVndAPIPlusJSONResponse) VisitGetAsyncOperationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/vnd.api+json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetAsyncOperation404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetAsyncOperation404JSONResponse) VisitGetAsyncOperationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetAsyncOperation404ApplicationVndAPIPlusJSONResponse struct {
+	NotFoundApplicationVndAPIPlusJSONResponse
+}
+
+func (response GetAsyncOperation404ApplicationVndAPIPlusJSONResponse) VisitGetAsyncOperationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/vnd.api+json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetAsyncOperation406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response GetAsyncOperation406JSONResponse) VisitGetAsyncOperationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetAsyncOperation406ApplicationVndAPIPlusJSONResponse struct {
+	NotAcceptableApplicationVndAPIPlusJSONResponse
+}
+
+func (response GetAsyncOperation406ApplicationVndAPIPlusJSONResponse) VisitGetAsyncOperationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/vnd.api+json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetAsyncOperation429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetAsyncOperation429JSONResponse) VisitGetAsyncOperationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetAsyncOperation429ApplicationVndAPIPlusJSONResponse struct {
+	TooManyRequestsApplicationVndAPIPlusJSONResponse
+}
+
+func (response GetAsyncOperation429ApplicationVndAPIPlusJSONResponse) VisitGetAsyncOperationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/vnd.api+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetAsyncOperation500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response GetAsyncOperation500JSONResponse) VisitGetAsyncOperationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetAsyncOperation500ApplicationVndAPIPlusJSONResponse struct {
+	InternalErrorApplicationVndAPIPlusJSONResponse
+}
+
+func (response GetAsyncOperation500ApplicationVndAPIPlusJSONResponse) VisitGetAsyncOperationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/vnd.api+json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateAsyncOperationRequestObject struct {
+	Id                            AsyncOperationId `json:"id"`
+	JSONBody                      *UpdateAsyncOperationJSONRequestBody
+	ApplicationVndAPIPlusJSONBody *UpdateAsyncOperationApplicationVndAPIPlusJSONRequestBody
+}
+
+type UpdateAsyncOperationResponseObject interface {
+	VisitUpdateAsyncOperationResponse(w http.ResponseWriter) error
+}
+
+type UpdateAsyncOperation200ResponseHeaders struct {
+	XRequestID *string
+}
+
+type UpdateAsyncOperation200JSONResponse struct {
+	Body    AsyncOperationPlain
+	Headers UpdateAsyncOperation200ResponseHeaders
+}
+
+func (response UpdateAsyncOperation200JSONResponse) VisitUpdateAsyncOperationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateAsyncOperation200ApplicationVndAPIPlusJSONResponse struct {
+	Body    AsyncOperationDocument
+	Headers UpdateAsyncOperation200ResponseHeaders
+}
+
+func (response UpdateAsyncOperation200ApplicationVndAPIPlusJSONResponse) VisitUpdateAsyncOperationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/vnd.api+json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateAsyncOperation400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response UpdateAsyncOperation400JSONResponse) VisitUpdateAsyncOperationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateAsyncOperation400ApplicationVndAPIPlusJSONResponse struct {
+	BadRequestApplicationVndAPIPlusJSONResponse
+}
+
+func (response UpdateAsyncOperation400ApplicationVndAPIPlusJSONResponse) VisitUpdateAsyncOperationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/vnd.api+json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateAsyncOperation401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response UpdateAsyncOperation401JSONResponse) VisitUpdateAsyncOperationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateAsyncOperation401ApplicationVndAPIPlusJSONResponse struct {
+	UnauthorizedApplicationVndAPIPlusJSONResponse
+}
+
+func (response UpdateAsyncOperation401ApplicationVndAPIPlusJSONResponse) VisitUpdateAsyncOperationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/vnd.api+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateAsyncOperation403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response UpdateAsyncOperation403JSONResponse) VisitUpdateAsyncOperationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateAsyncOperation403ApplicationVndAPIPlusJSONResponse struct {
+	ForbiddenApplicationVndAPIPlusJSONResponse
+}
+
+func (response UpdateAsyncOperation403ApplicationVndAPIPlusJSONResponse) VisitUpdateAsyncOperationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/vnd.api+json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateAsyncOperation404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response UpdateAsyncOperation404JSONResponse) VisitUpdateAsyncOperationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateAsyncOperation404ApplicationVndAPIPlusJSONResponse struct {
+	NotFoundApplicationVndAPIPlusJSONResponse
+}
+
+func (response UpdateAsyncOperation404ApplicationVndAPIPlusJSONResponse) VisitUpdateAsyncOperationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/vnd.api+json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateAsyncOperation406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response UpdateAsyncOperation406JSONResponse) VisitUpdateAsyncOperationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateAsyncOperation406ApplicationVndAPIPlusJSONResponse struct {
+	NotAcceptableApplicationVndAPIPlusJSONResponse
+}
+
+func (response UpdateAsyncOperation406ApplicationVndAPIPlusJSONResponse) VisitUpdateAsyncOperationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/vnd.api+json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateAsyncOperation409ResponseHeaders struct {
+	XRequestID *string
+}
+
+type UpdateAsyncOperation409JSONResponse struct {
+	Body    PlainErrorList
+	Headers UpdateAsyncOperation409ResponseHeaders
+}
+
+func (response UpdateAsyncOperation409JSONResponse) VisitUpdateAsyncOperationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateAsyncOperation409ApplicationVndAPIPlusJSONResponse struct {
+	Body    ErrorDocument
+	Headers UpdateAsyncOperation409ResponseHeaders
+}
+
+func (response UpdateAsyncOperation409ApplicationVndAPIPlusJSONResponse) VisitUpdateAsyncOperationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/vnd.api+json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateAsyncOperation413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response UpdateAsyncOperation413JSONResponse) VisitUpdateAsyncOperationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateAsyncOperation413ApplicationVndAPIPlusJSONResponse struct {
+	PayloadTooLargeApplicationVndAPIPlusJSONResponse
+}
+
+func (response UpdateAsyncOperation413ApplicationVndAPIPlusJSONResponse) VisitUpdateAsyncOperationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/vnd.api+json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateAsyncOperation415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response UpdateAsyncOperation415JSONResponse) VisitUpdateAsyncOperationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateAsyncOperation415ApplicationVndAPIPlusJSONResponse struct {
+	UnsupportedMediaTypeApplicationVndAPIPlusJSONResponse
+}
+
+func (response UpdateAsyncOperation415ApplicationVndAPIPlusJSONResponse) VisitUpdateAsyncOperationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/vnd.api+json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateAsyncOperation429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response UpdateAsyncOperation429JSONResponse) VisitUpdateAsyncOperationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateAsyncOperation429ApplicationVndAPIPlusJSONResponse struct {
+	TooManyRequestsApplicationVndAPIPlusJSONResponse
+}
+
+func (response UpdateAsyncOperation429ApplicationVndAPIPlusJSONResponse) VisitUpdateAsyncOperationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/vnd.api+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateAsyncOperation500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response UpdateAsyncOperation500JSONResponse) VisitUpdateAsyncOperationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateAsyncOperation500ApplicationVndAPIPlusJSONResponse struct {
+	InternalErrorApplicationVndAPIPlusJSONResponse
+}
+
+func (response UpdateAsyncOperation500ApplicationVndAPIPlusJSONResponse) VisitUpdateAsyncOperationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/vnd.api+json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAsyncOperationErrorsRequestObject struct {
+	Id     AsyncOperationId `json:"id"`
+	Params ListAsyncOperationErrorsParams
+}
+
+type ListAsyncOperationErrorsResponseObject interface {
+	VisitListAsyncOperationErrorsResponse(w http.ResponseWriter) error
+}
+
+type ListAsyncOperationErrors200ResponseHeaders struct {
+	XIncludeTotalCount *int
+	XRequestID         *string
+}
+
+type ListAsyncOperationErrors200JSONResponse struct {
+	Body    AsyncOperationErrorPlainList
+	Headers ListAsyncOperationErrors200ResponseHeaders
+}
+
+func (response ListAsyncOperationErrors200JSONResponse) VisitListAsyncOperationErrorsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XIncludeTotalCount != nil {
+		w.Header().Set("X-Include-Total-Count", fmt.Sprint(*response.Headers.XIncludeTotalCount))
+	}
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAsyncOperationErrors200ApplicationVndAPIPlusJSONResponse struct {
+	Body    AsyncOperationErrorCollectionDocument
+	Headers ListAsyncOperationErrors200ResponseHeaders
+}
+
+func (response ListAsyncOperationErrors200ApplicationVndAPIPlusJSONResponse) VisitListAsyncOperationErrorsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/vnd.api+json")
+	if response.Headers.XIncludeTotalCount != nil {
+		w.Header().Set("X-Include-Total-Count", fmt.Sprint(*response.Headers.XIncludeTotalCount))
+	}
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAsyncOperationErrors400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListAsyncOperationErrors400JSONResponse) VisitListAsyncOperationErrorsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAsyncOperationErrors400ApplicationVndAPIPlusJSONResponse struct {
+	BadRequestApplicationVndAPIPlusJSONResponse
+}
+
+func (response ListAsyncOperationErrors400ApplicationVndAPIPlusJSONResponse) VisitListAsyncOperationErrorsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/vnd.api+json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAsyncOperationErrors401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListAsyncOperationErrors401JSONResponse) VisitListAsyncOperationErrorsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAsyncOperationErrors401ApplicationVndAPIPlusJSONResponse struct {
+	UnauthorizedApplicationVndAPIPlusJSONResponse
+}
+
+func (response ListAsyncOperationErrors401ApplicationVndAPIPlusJSONResponse) VisitListAsyncOperationErrorsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/vnd.api+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAsyncOperationErrors403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListAsyncOperationErrors403JSONResponse) VisitListAsyncOperationErrorsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAsyncOperationErrors403ApplicationVndAPIPlusJSONResponse struct {
+	ForbiddenApplicationVndAPIPlusJSONResponse
+}
+
+func (response ListAsyncOperationErrors403ApplicationVndAPIPlusJSONResponse) VisitListAsyncOperationErrorsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/vnd.api+json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAsyncOperationErrors404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListAsyncOperationErrors404JSONResponse) VisitListAsyncOperationErrorsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAsyncOperationErrors404ApplicationVndAPIPlusJSONResponse struct {
+	NotFoundApplicationVndAPIPlusJSONResponse
+}
+
+func (response ListAsyncOperationErrors404ApplicationVndAPIPlusJSONResponse) VisitListAsyncOperationErrorsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/vnd.api+json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAsyncOperationErrors406JSONResponse struct{ NotAcceptableJSONResponse }
+
+func (response ListAsyncOperationErrors406JSONResponse) VisitListAsyncOperationErrorsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAsyncOperationErrors406ApplicationVndAPIPlusJSONResponse struct {
+	NotAcceptableApplicationVndAPIPlusJSONResponse
+}
+
+func (response ListAsyncOperationErrors406ApplicationVndAPIPlusJSONResponse) VisitListAsyncOperationErrorsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/vnd.api+json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(406)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAsyncOperationErrors429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response ListAsyncOperationErrors429JSONResponse) VisitListAsyncOperationErrorsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAsyncOperationErrors429ApplicationVndAPIPlusJSONResponse struct {
+	TooManyRequestsApplicationVndAPIPlusJSONResponse
+}
+
+func (response ListAsyncOperationErrors429ApplicationVndAPIPlusJSONResponse) VisitListAsyncOperationErrorsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/vnd.api+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAsyncOperationErrors500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response ListAsyncOperationErrors500JSONResponse) VisitListAsyncOperationErrorsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAsyncOperationErrors500ApplicationVndAPIPlusJSONResponse struct {
+	InternalErrorApplicationVndAPIPlusJSONResponse
+}
+
+func (response ListAsyncOperationErrors500ApplicationVndAPIPlusJSONResponse) VisitListAsyncOperationErrorsResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -50443,6 +52131,15 @@ type StrictServerInterface interface {
 	// UpdateAccountReferredByRelationship Set the referring account of an account
 	// (PATCH /api/accounts/{id}/relationships/referredBy)
 	UpdateAccountReferredByRelationship(ctx context.Context, request UpdateAccountReferredByRelationshipRequestObject) (UpdateAccountReferredByRelationshipResponseObject, error)
+	// GetAsyncOperation Get an asynchronous operation
+	// (GET /api/asyncoperations/{id})
+	GetAsyncOperation(ctx context.Context, request GetAsyncOperationRequestObject) (GetAsyncOperationResponseObject, error)
+	// UpdateAsyncOperation Cancel an asynchronous operation
+	// (PATCH /api/asyncoperations/{id})
+	UpdateAsyncOperation(ctx context.Context, request UpdateAsyncOperationRequestObject) (UpdateAsyncOperationResponseObject, error)
+	// ListAsyncOperationErrors List the errors of an asynchronous operation
+	// (GET /api/asyncoperations/{id}/errors)
+	ListAsyncOperationErrors(ctx context.Context, request ListAsyncOperationErrorsRequestObject) (ListAsyncOperationErrorsResponseObject, error)
 	// DeleteBusinessUnits Delete the business units matching a filter
 	// (DELETE /api/businessunits)
 	DeleteBusinessUnits(ctx context.Context, request DeleteBusinessUnitsRequestObject) (DeleteBusinessUnitsResponseObject, error)
@@ -51527,6 +53224,128 @@ func (sh *strictHandler) UpdateAccountReferredByRelationship(ctx *gin.Context, i
 		sh.options.HandlerErrorFunc(ctx, err)
 	} else if validResponse, ok := response.(UpdateAccountReferredByRelationshipResponseObject); ok {
 		if err := validResponse.VisitUpdateAccountReferredByRelationshipResponse(ctx.Writer); err != nil {
+			sh.options.ResponseErrorHandlerFunc(ctx, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(ctx, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
+// GetAsyncOperation operation middleware
+func (sh *strictHandler) GetAsyncOperation(ctx *gin.Context, id AsyncOperationId, params GetAsyncOperationParams) {
+	var request GetAsyncOperationRequestObject
+
+	request.Id = id
+	request.Params = params
+
+	handler := func(ctx *gin.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetAsyncOperation(ctx, request.(GetAsyncOperationRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetAsyncOperation")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		sh.options.HandlerErrorFunc(ctx, err)
+	} else if validResponse, ok := response.(GetAsyncOperationResponseObject); ok {
+		if err := validResponse.VisitGetAsyncOperationResponse(ctx.Writer); err != nil {
+			sh.options.ResponseErrorHandlerFunc(ctx, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(ctx, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
+// UpdateAsyncOperation operation middleware
+func (sh *strictHandler) UpdateAsyncOperation(ctx *gin.Context, id AsyncOperationId) {
+	var request UpdateAsyncOperationRequestObject
+
+	request.Id = id
+	if strings.HasPrefix(ctx.GetHeader("Content-Type"), "application/json") {
+
+		var body UpdateAsyncOperationJSONRequestBody
+		var err error
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		if vb, ok := ctx.Request.Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = ctx.ShouldBindJSON(&body)
+		} else if binding.Validator != nil {
+			// ShouldBindJSON runs the struct validator after decoding; keep that.
+			err = binding.Validator.ValidateStruct(&body)
+		}
+		if err != nil {
+			sh.options.RequestErrorHandlerFunc(ctx, err)
+			return
+		}
+		request.JSONBody = &body
+
+	}
+	if strings.HasPrefix(ctx.GetHeader("Content-Type"), "application/vnd.api+json") {
+
+		var body UpdateAsyncOperationApplicationVndAPIPlusJSONRequestBody
+		var err error
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		if vb, ok := ctx.Request.Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = ctx.ShouldBindJSON(&body)
+		} else if binding.Validator != nil {
+			// ShouldBindJSON runs the struct validator after decoding; keep that.
+			err = binding.Validator.ValidateStruct(&body)
+		}
+		if err != nil {
+			sh.options.RequestErrorHandlerFunc(ctx, err)
+			return
+		}
+		request.ApplicationVndAPIPlusJSONBody = &body
+
+	}
+
+	handler := func(ctx *gin.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.UpdateAsyncOperation(ctx, request.(UpdateAsyncOperationRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "UpdateAsyncOperation")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		sh.options.HandlerErrorFunc(ctx, err)
+	} else if validResponse, ok := response.(UpdateAsyncOperationResponseObject); ok {
+		if err := validResponse.VisitUpdateAsyncOperationResponse(ctx.Writer); err != nil {
+			sh.options.ResponseErrorHandlerFunc(ctx, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(ctx, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
+// ListAsyncOperationErrors operation middleware
+func (sh *strictHandler) ListAsyncOperationErrors(ctx *gin.Context, id AsyncOperationId, params ListAsyncOperationErrorsParams) {
+	var request ListAsyncOperationErrorsRequestObject
+
+	request.Id = id
+	request.Params = params
+
+	handler := func(ctx *gin.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListAsyncOperationErrors(ctx, request.(ListAsyncOperationErrorsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListAsyncOperationErrors")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		sh.options.HandlerErrorFunc(ctx, err)
+	} else if validResponse, ok := response.(ListAsyncOperationErrorsResponseObject); ok {
+		if err := validResponse.VisitListAsyncOperationErrorsResponse(ctx.Writer); err != nil {
 			sh.options.ResponseErrorHandlerFunc(ctx, err)
 		}
 	} else if response != nil {

@@ -36,10 +36,14 @@ type meta struct {
 		Kind   string   `json:"kind"`
 		Filter []string `json:"filter"`
 	} `json:"id"`
-	Scope     string            `json:"scope"`
-	Title     []string          `json:"title"`
-	Upsert    [][]string        `json:"upsert"`
-	Batch     bool              `json:"batch"`
+	Scope  string     `json:"scope"`
+	Title  []string   `json:"title"`
+	Upsert [][]string `json:"upsert"`
+	Batch  bool       `json:"batch"`
+	Chunk  struct {
+		Size     int `json:"size"`
+		Included int `json:"included"`
+	} `json:"chunk"` // batch chunk sizes, when not the defaults (100 / 50)
 	WriteOnly map[string]string `json:"writeOnly"` // attribute -> column
 }
 
@@ -90,6 +94,7 @@ func load(s *openapi3.Schema) (*Resource, error) {
 		Type: typ, Table: m.Table, Scoped: m.Scope == "organization", Self: m.Scope == "self",
 		IDColumn: m.ID.Column, IntID: m.ID.Kind == "integer", IDOps: m.ID.Filter,
 		Title: m.Title, Upsert: m.Upsert, Batch: m.Batch,
+		ChunkSize: m.Chunk.Size, IncludedChunkSize: m.Chunk.Included,
 		attrs: map[string]*Attribute{}, rels: map[string]*Relationship{},
 	}
 	if r.Table == "" || r.IDColumn == "" {

@@ -33,6 +33,8 @@ type Resource struct {
 	Title    []string // attributes whose values make the record's title
 	Upsert   [][]string
 	Batch    bool
+	// Batch chunk sizes from x-entityapi chunk (0: the defaults).
+	ChunkSize, IncludedChunkSize int
 
 	Attributes    []*Attribute // by name, createdAt and updatedAt last
 	WriteOnly     []*Attribute // accepted in bodies, never answered (passwords)

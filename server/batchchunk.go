@@ -1,0 +1,463 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"sort"
+	"time"
+
+	"github.com/entityapi/entityapi/server/jsonapi"
+	"github.com/entityapi/entityapi/server/problem"
+	"github.com/entityapi/entityapi/server/resource"
+	"github.com/entityapi/entityapi/storage"
+)
+
+// This file processes one chunk of a batch (DESIGN.md §7): every item is
+// checked by the validator of a single request; items with problems, and the
+// items linked with them, are skipped and their problems recorded; the others
+// are written in one transaction, with multi-row INSERTs for plain creates,
+// together with the chunk's outcome (record), so a chunk re-run after a crash
+// has no double effect.
+
+// chunkItem is one item of a chunk, with where it came from in the request.
+type chunkItem struct {
+	*item
+	included bool
+	index    int // zero-based position in its array of the original request
+	problems problem.List
+	failed   bool // skipped: its own problems, or those of an item linked with it
+}
+
+// chunkOutcome is what a chunk did.
+type chunkOutcome struct {
+	counts   storage.ChunkCounts
+	problems []*problem.Problem // in the order of DESIGN.md §7: data before included, by index, then position
+	data     []*chunkItem       // the primary items, in request order
+	included []*chunkItem
+}
+
+// errorRows turns the outcome's problems into rows of async_operation_errors.
+func (o *chunkOutcome) errorRows() []storage.AsyncOperationError {
+	rows := make([]storage.AsyncOperationError, len(o.problems))
+	for i, p := range o.problems {
+		rows[i] = storage.AsyncOperationError{Status: p.Kind.Status(), Title: p.Title}
+		if p.Detail != "" {
+			d := p.Detail
+			rows[i].Detail = &d
+		}
+		if p.Pointer != "" {
+			ptr := p.Pointer
+			rows[i].Pointer = &ptr
+		}
+	}
+	return rows
+}
+
+// errAlreadyDone rolls back the writes of a chunk whose outcome another run
+// has already recorded.
+var errAlreadyDone = errors.New("server: the chunk was already processed")
+
+// runChunk processes the items of one chunk of a batch on type typ for cl.
+// record stores the outcome in the transaction of the writes; it is not
+// called when atomic is set and an item has a problem (then nothing is
+// written and the problems are returned as the outcome's).
+func (e *engine) runChunk(ctx context.Context, cl *call, typ string, data, included []storage.ChunkItem, atomic bool,
+	record func(c *storage.Conn, out *chunkOutcome) error) (*chunkOutcome, error) {
+	started := time.Now()
+	res, ok := e.reg.Get(typ)
+	if !ok {
+		return nil, fmt.Errorf("server: batch of unknown type %q", typ)
+	}
+	out := &chunkOutcome{}
+	set := &itemSet{known: map[string]*item{}, created: map[string]*item{}}
+	var all []*chunkItem
+	for _, raw := range data {
+		ci := e.readBatchItem(cl, res, raw, false)
+		out.data = append(out.data, ci)
+		all = append(all, ci)
+	}
+	for _, raw := range included {
+		ci := e.readBatchItem(cl, nil, raw, true)
+		out.included = append(out.included, ci)
+		all = append(all, ci)
+	}
+	adjacent := links(all)
+	for _, ci := range all {
+		if ci.failed || ci.in.id == nil || *ci.in.id == "" {
+			continue
+		}
+		ref := set.ref(ci.res.Type, *ci.in.id)
+		set.known[ref] = ci.item
+		if !ci.update {
+			set.created[ref] = ci.item
+		}
+	}
+	if err := e.loadCurrent(ctx, cl, all); err != nil {
+		return nil, err
+	}
+	skipLinked(all, adjacent)
+	for _, ci := range all {
+		if ci.failed {
+			continue
+		}
+		ch, err := e.values(ctx, cl, ci.res, ci.in, ci.current, set)
+		if list, ok := problem.From(err); ok {
+			ci.fail(list...)
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		ci.ch = ch
+	}
+	skipLinked(all, adjacent)
+	out.counts.Read = len(data)
+	if atomic && anyFailed(all) {
+		out.collect(all)
+		out.counts.Millis = time.Since(started).Milliseconds()
+		return out, nil
+	}
+	err := e.store.Tx(ctx, func(c *storage.Conn) error {
+		if err := e.writeChunk(ctx, c, cl, all, adjacent, atomic); err != nil {
+			return err
+		}
+		if atomic && anyFailed(all) {
+			return errAtomicFailed
+		}
+		out.count(all)
+		out.collect(all)
+		out.counts.Millis = time.Since(started).Milliseconds()
+		return record(c, out)
+	})
+	if errors.Is(err, errAtomicFailed) {
+		out.counts = storage.ChunkCounts{Read: len(data)}
+		out.collect(all)
+		out.counts.Millis = time.Since(started).Milliseconds()
+		return out, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+var errAtomicFailed = errors.New("server: an item of an atomic batch failed")
+
+// readBatchItem reads one staged item: its resource object, meta options,
+// permission and schema. res is the batch's type for primary items, nil for
+// included ones (their type is their own).
+func (e *engine) readBatchItem(cl *call, res *resource.Resource, raw storage.ChunkItem, included bool) *chunkItem {
+	base := "/data/"
+	if included {
+		base = "/included/"
+	}
+	base += fmt.Sprint(raw.Index)
+	ci := &chunkItem{item: &item{in: &input{base: base}}, included: included, index: raw.Index}
+	var r jsonapi.Resource
+	if err := json.Unmarshal(raw.Raw, &r); err != nil {
+		ci.fail(problem.RequestData("The item should be a resource object.", base))
+		return ci
+	}
+	if res == nil {
+		var ok bool
+		if res, ok = e.reg.Get(r.Type); !ok {
+			ci.fail(problem.RequestData(fmt.Sprintf("Unknown entity type: %s.", r.Type), base+"/type"))
+			return ci
+		}
+	}
+	ci.res, ci.in = res, resourceInput(&r, base)
+	if r.ID != nil {
+		ci.clientID = *r.ID
+	}
+	update, up, err := readMeta(res, ci.in, false, http.MethodPost)
+	if err != nil {
+		ci.fail(err.(*problem.Problem))
+		return ci
+	}
+	ci.update, ci.upsert = update, up
+	if update && ci.clientID == "" {
+		ci.fail(problem.RequestData("The identifier of an item to update is required.", base+"/id"))
+		return ci
+	}
+	act := createAction
+	if update || up != nil {
+		act = editAction
+	}
+	if !allowed(cl.roles, res.Type, act) || (up != nil && !allowed(cl.roles, res.Type, createAction)) {
+		d := denied()
+		d.Pointer = base
+		ci.fail(d)
+		return ci
+	}
+	if p := e.checkItem(raw.Raw, res.Type, update, base); p != nil {
+		ci.fail(p...)
+	}
+	return ci
+}
+
+func (ci *chunkItem) fail(ps ...*problem.Problem) {
+	ci.failed = true
+	for _, p := range ps {
+		if p.Pointer == "" {
+			p.Pointer = ci.in.base
+		}
+		ci.problems = append(ci.problems, p)
+	}
+}
+
+// loadCurrent loads the records the update items change, one query per
+// type; an update of a record that does not exist is the item's 404.
+func (e *engine) loadCurrent(ctx context.Context, cl *call, all []*chunkItem) error {
+	wanted := map[*resource.Resource][]*chunkItem{}
+	for _, ci := range all {
+		if !ci.failed && ci.update {
+			wanted[ci.res] = append(wanted[ci.res], ci)
+		}
+	}
+	for res, items := range wanted {
+		keys := make([]any, 0, len(items))
+		for _, ci := range items {
+			k, err := key(res, ci.clientID)
+			if err != nil {
+				ci.fail(notFoundAt(ci.in.base + "/id"))
+				continue
+			}
+			ci.key = k
+			keys = append(keys, k)
+		}
+		rows, err := e.store.Find(ctx, storage.Query{Table: e.table(res), Org: cl.org,
+			Where: []storage.Cond{{Column: res.IDColumn, Op: storage.Eq, Values: keys}}})
+		if err != nil {
+			return err
+		}
+		found := make(map[string]storage.Row, len(rows))
+		for _, row := range rows {
+			found[keyString(row[res.IDColumn])] = row
+		}
+		for _, ci := range items {
+			if ci.failed {
+				continue
+			}
+			row, ok := found[keyString(ci.key)]
+			if !ok {
+				ci.fail(notFoundAt(ci.in.base + "/id"))
+				continue
+			}
+			ci.current = row
+		}
+	}
+	return nil
+}
+
+func notFoundAt(pointer string) *problem.Problem {
+	p := problem.NotFound()
+	p.Pointer = pointer
+	return p
+}
+
+// links maps each item to the items of the chunk it is linked with, in
+// either direction, from the relationships as sent (so links to items that
+// failed before conversion count too).
+func links(all []*chunkItem) map[*chunkItem][]*chunkItem {
+	byRef := map[string]*chunkItem{}
+	for _, ci := range all {
+		if ci.res != nil && ci.clientID != "" {
+			byRef[ci.res.Type+"\x00"+ci.clientID] = ci
+		}
+	}
+	adjacent := map[*chunkItem][]*chunkItem{}
+	for _, ci := range all {
+		if ci.res == nil {
+			continue
+		}
+		for _, r := range ci.in.rels {
+			ids, _, err := r.Linkage()
+			if err != nil {
+				continue
+			}
+			for _, id := range ids {
+				if other := byRef[id.Type+"\x00"+id.ID]; other != nil && other != ci {
+					adjacent[ci] = append(adjacent[ci], other)
+					adjacent[other] = append(adjacent[other], ci)
+				}
+			}
+		}
+	}
+	return adjacent
+}
+
+// skipLinked marks every item linked, directly or not, with a failed item: a
+// primary item is written with its included items or not at all.
+func skipLinked(all []*chunkItem, adjacent map[*chunkItem][]*chunkItem) {
+	var queue []*chunkItem
+	for _, ci := range all {
+		if ci.failed {
+			queue = append(queue, ci)
+		}
+	}
+	for len(queue) > 0 {
+		ci := queue[0]
+		queue = queue[1:]
+		for _, next := range adjacent[ci] {
+			if !next.failed {
+				next.failed = true
+				queue = append(queue, next)
+			}
+		}
+	}
+}
+
+// components splits the live items into groups linked with each other, in
+// request order of their first item.
+func components(live []*chunkItem, adjacent map[*chunkItem][]*chunkItem) [][]*chunkItem {
+	seen := map[*chunkItem]bool{}
+	var out [][]*chunkItem
+	for _, ci := range live {
+		if seen[ci] {
+			continue
+		}
+		seen[ci] = true
+		comp := []*chunkItem{ci}
+		for i := 0; i < len(comp); i++ {
+			for _, next := range adjacent[comp[i]] {
+				if !seen[next] && !next.failed {
+					seen[next] = true
+					comp = append(comp, next)
+				}
+			}
+		}
+		out = append(out, comp)
+	}
+	return out
+}
+
+// writeChunk writes the live items in c's transaction. It first writes them
+// all at once (multi-row INSERTs) in a savepoint; when a write fails (a
+// unique clash between items, say), it writes each linked group in a
+// savepoint of its own, so that only the groups that fail are skipped, each
+// with the problem of its failing item. With atomic, the first failure
+// marks its item and stops.
+func (e *engine) writeChunk(ctx context.Context, c *storage.Conn, cl *call, all []*chunkItem, adjacent map[*chunkItem][]*chunkItem, atomic bool) error {
+	var live []*chunkItem
+	for _, ci := range all {
+		if !ci.failed {
+			live = append(live, ci)
+		}
+	}
+	if len(live) == 0 {
+		return nil
+	}
+	var failed *item
+	err := c.Tx(ctx, func(sp *storage.Conn) error {
+		var err error
+		failed, err = e.writeRecords(ctx, sp, cl, plainItems(live), true)
+		return err
+	})
+	if err == nil {
+		return nil
+	}
+	if atomic {
+		// Find the item to blame: a multi-row INSERT names none.
+		err = c.Tx(ctx, func(sp *storage.Conn) error {
+			var err error
+			failed, err = e.writeRecords(ctx, sp, cl, plainItems(live), false)
+			return err
+		})
+		if err == nil {
+			return errors.New("server: a batch write failed once and then succeeded")
+		}
+		return e.blame(failed, err, live)
+	}
+	for _, comp := range components(live, adjacent) {
+		err := c.Tx(ctx, func(sp *storage.Conn) error {
+			var err error
+			failed, err = e.writeRecords(ctx, sp, cl, plainItems(comp), false)
+			return err
+		})
+		if err == nil {
+			continue
+		}
+		if err := e.blame(failed, err, comp); err != nil {
+			return err
+		}
+		for _, ci := range comp {
+			ci.failed = true
+		}
+	}
+	return nil
+}
+
+// blame records a write error as the problem of the item that caused it; an
+// error no item explains (the database went away) is returned.
+func (e *engine) blame(failed *item, err error, among []*chunkItem) error {
+	if failed == nil {
+		return err
+	}
+	var p error
+	if errors.Is(err, storage.ErrNotFound) {
+		p = notFoundAt(failed.in.base + "/id")
+	} else {
+		p = writeProblem(failed.res, failed.in, err)
+	}
+	list, ok := problem.From(p)
+	if !ok {
+		return err
+	}
+	for _, ci := range among {
+		if ci.item == failed {
+			ci.fail(list...)
+		}
+	}
+	return nil
+}
+
+func plainItems(cs []*chunkItem) []*item {
+	out := make([]*item, len(cs))
+	for i, ci := range cs {
+		out[i] = ci.item
+	}
+	return out
+}
+
+func anyFailed(all []*chunkItem) bool {
+	for _, ci := range all {
+		if ci.failed {
+			return true
+		}
+	}
+	return false
+}
+
+// count fills the counts of the primary items written.
+func (o *chunkOutcome) count(all []*chunkItem) {
+	for _, ci := range o.data {
+		if ci.failed {
+			continue
+		}
+		o.counts.Write++
+		if ci.update {
+			o.counts.Updated++
+		} else {
+			o.counts.Created++
+		}
+	}
+}
+
+// collect gathers the problems in DESIGN.md §7 order.
+func (o *chunkOutcome) collect(all []*chunkItem) {
+	sorted := append([]*chunkItem(nil), all...)
+	sort.SliceStable(sorted, func(i, j int) bool {
+		if sorted[i].included != sorted[j].included {
+			return !sorted[i].included
+		}
+		return sorted[i].index < sorted[j].index
+	})
+	o.problems = o.problems[:0]
+	for _, ci := range sorted {
+		o.problems = append(o.problems, ci.problems...)
+	}
+	o.counts.Errors = len(o.problems)
+}

@@ -1,0 +1,414 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/entityapi/entityapi/server/batch"
+	"github.com/entityapi/entityapi/server/jsonapi"
+	"github.com/entityapi/entityapi/server/problem"
+	"github.com/entityapi/entityapi/storage"
+)
+
+// This file serves the batch request, PATCH /api/{type} (DESIGN.md §7). It is
+// a hand-written Gin handler: the body streams through server/batch, which
+// cuts it into chunks staged under an invisible operation; once the body has
+// been read whole and found sound, the operation is published and its chunks
+// enqueued. With X-Mode: sync, the one chunk is processed at once in one
+// transaction.
+
+// batchRequest answers PATCH /api/{type}.
+func (a *application) batchRequest(c *gin.Context) {
+	e := a.engine
+	cl, err := e.begin(c)
+	if err != nil {
+		a.writeError(c, err)
+		return
+	}
+	if cl.f == plainFormat {
+		c.Header("Allow", strings.Join(a.plainMethods(c.Request.URL.Path), ", "))
+		p := problem.NotAllowed(http.MethodPatch)
+		p.Detail = "The batch operation is available in the JSON:API format only (application/vnd.api+json)."
+		a.writeError(c, p)
+		return
+	}
+	mode := strings.TrimSpace(c.GetHeader("X-Mode"))
+	if mode != "" && mode != "async" && mode != "sync" {
+		a.writeError(c, problem.HeaderValue("X-Mode", `The accepted values for the "X-Mode" are "sync" or "async".`))
+		return
+	}
+	res := cl.rt.res
+	if !allowed(cl.roles, res.Type, createAction) || !allowed(cl.roles, res.Type, editAction) {
+		a.writeError(c, denied())
+		return
+	}
+	// A large upload outlasts the server-wide read and write timeouts, which
+	// are sized for single requests: this request gets its own deadline.
+	deadline := time.Now().Add(a.cfg.BatchUploadTimeout)
+	if mode == "sync" {
+		deadline = time.Now().Add(a.cfg.SyncBatchTimeout + time.Minute)
+	}
+	rc := http.NewResponseController(c.Writer)
+	_ = rc.SetReadDeadline(deadline) // not every writer supports deadlines (tests' recorders): then the server's apply
+	_ = rc.SetWriteDeadline(deadline)
+	body := http.MaxBytesReader(c.Writer, c.Request.Body, a.cfg.MaxBatchBody)
+	lim := batch.Limits{ChunkSize: res.ChunkSize, IncludedChunkSize: res.IncludedChunkSize}
+	if mode == "sync" {
+		a.batchSync(c, cl, body)
+		return
+	}
+	a.batchAsync(c, cl, body, lim)
+}
+
+// plainMethods are the methods of an address in the plain format: all but the
+// batch PATCH.
+func (a *application) plainMethods(path string) []string {
+	var out []string
+	for _, m := range a.routes.allowed(path) {
+		if m != http.MethodPatch {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// batchAsync stages the request's chunks and answers 202 with the operation.
+func (a *application) batchAsync(c *gin.Context, cl *call, body io.Reader, lim batch.Limits) {
+	ctx := c.Request.Context()
+	store := a.engine.store
+	op := &storage.AsyncOperation{OrganizationID: cl.org, EntityType: cl.rt.res.Type}
+	if cl.user != 0 {
+		op.OwnerID = &cl.user
+	}
+	if err := store.CreateOperation(ctx, op); err != nil {
+		a.writeError(c, err)
+		return
+	}
+	chunks := 0
+	_, err := batch.Split(body, cl.rt.res.Type, lim, func(ch batch.Chunk) error {
+		chunks++
+		return store.StageChunk(ctx, &storage.AsyncOperationChunk{OperationID: op.ID, Number: ch.Number,
+			Items: stagedItems(ch.Data), Included: stagedItems(ch.Included)})
+	})
+	if err == nil {
+		err = store.PublishOperation(ctx, op.ID, chunks)
+	}
+	if err != nil {
+		// Nothing of a refused request stays; the housekeeping deletes what
+		// this cannot (the database went away, say).
+		if derr := store.DeleteOperation(context.WithoutCancel(ctx), op.ID); derr != nil {
+			a.log.Warn("batch: discard a refused upload", "operation", op.ID, "error", derr)
+		}
+		a.writeError(c, a.splitError(err))
+		return
+	}
+	jobs := make([]storage.ChunkJob, chunks)
+	for i := range jobs {
+		jobs[i] = storage.ChunkJob{Operation: op.ID, Org: cl.org, Chunk: i + 1}
+	}
+	if err := a.queue.Enqueue(ctx, jobs); err != nil {
+		// The operation is published: the housekeeping enqueues its chunks
+		// when it sees that they do not move.
+		a.log.Error("batch: enqueue", "operation", op.ID, "error", err)
+	}
+	if op, err = store.Operation(ctx, cl.org, op.ID); err != nil {
+		a.writeError(c, err)
+		return
+	}
+	a.acceptedOperation(c, cl, op)
+}
+
+// acceptedOperation answers 202 with the operation and its address.
+func (a *application) acceptedOperation(c *gin.Context, cl *call, op *storage.AsyncOperation) {
+	c.Header("Content-Location", cl.link(operationsType, strconv.FormatInt(op.ID, 10)))
+	reply := a.engine.operationReply(cl, http.StatusAccepted, op)
+	if err := reply.Write(c.Writer); err != nil {
+		a.log.Debug("batch: write the answer", "error", err)
+	}
+}
+
+// splitError maps what a split returns: problems of the body are a 400, a body
+// over the limit a 413; anything else is the server's.
+func (a *application) splitError(err error) error {
+	var tooLarge *http.MaxBytesError
+	if errors.As(err, &tooLarge) {
+		return problem.BodyTooLarge(a.cfg.MaxBatchBody)
+	}
+	return err
+}
+
+// stagedItems encodes items as the JSON array of storage.ChunkItem, copying
+// each item's bytes as sent (nil for none).
+func stagedItems(items []batch.Item) []byte {
+	if len(items) == 0 {
+		return nil
+	}
+	size := 2
+	for _, it := range items {
+		size += len(it.Raw) + 24
+	}
+	b := make([]byte, 0, size)
+	b = append(b, '[')
+	for i, it := range items {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"index":`...)
+		b = strconv.AppendInt(b, int64(it.Index), 10)
+		b = append(b, `,"raw":`...)
+		b = append(b, it.Raw...)
+		b = append(b, '}')
+	}
+	return append(b, ']')
+}
+
+// syncRun is a synchronous batch running beside the request that waits for
+// it. mu orders its end against the request's timeout: whichever comes
+// second sees what the first did.
+type syncRun struct {
+	mu       sync.Mutex
+	finished bool  // the chunk's transaction has ended
+	opened   int64 // the request timed out and made this operation visible
+}
+
+type syncResult struct {
+	out *chunkOutcome
+	err error
+}
+
+// batchSync processes a request of at most one chunk in one transaction and
+// answers with the records (200) or the problems; past the timeout it answers
+// 202 with an operation that records the end (DESIGN.md §7).
+func (a *application) batchSync(c *gin.Context, cl *call, body io.Reader) {
+	ctx := c.Request.Context()
+	var chunk *batch.Chunk
+	_, err := batch.Split(body, cl.rt.res.Type, batch.SyncLimits, func(ch batch.Chunk) error {
+		chunk = &ch
+		return nil
+	})
+	if err != nil {
+		a.writeError(c, a.splitError(err))
+		return
+	}
+	data, included := chunkItems(chunk.Data), chunkItems(chunk.Included)
+	run := &syncRun{}
+	done := make(chan syncResult, 1)
+	work := context.WithoutCancel(ctx) // the request may go away; the transaction still ends cleanly
+	go func() {
+		locked := false
+		out, err := a.engine.runChunk(work, cl, cl.rt.res.Type, data, included, true, func(c *storage.Conn, out *chunkOutcome) error {
+			run.mu.Lock()
+			locked = true
+			if run.opened != 0 {
+				return c.EndSyncOperation(work, run.opened, true, out.counts, nil)
+			}
+			return nil
+		})
+		if !locked {
+			run.mu.Lock()
+		}
+		run.finished = true
+		if run.opened != 0 {
+			a.endOpened(work, run.opened, out, err)
+		}
+		run.mu.Unlock()
+		done <- syncResult{out, err}
+	}()
+	timer := time.NewTimer(a.cfg.SyncBatchTimeout)
+	defer timer.Stop()
+	select {
+	case r := <-done:
+		a.syncAnswer(c, cl, r)
+		return
+	case <-timer.C:
+	}
+	op := &storage.AsyncOperation{OrganizationID: cl.org, EntityType: cl.rt.res.Type}
+	if cl.user != 0 {
+		op.OwnerID = &cl.user
+	}
+	if err := a.engine.store.OpenSyncOperation(work, op); err != nil {
+		a.syncAnswer(c, cl, <-done) // no operation to show: wait for the end instead
+		return
+	}
+	run.mu.Lock()
+	if run.finished {
+		run.mu.Unlock()
+		if err := a.engine.store.DeleteOperation(work, op.ID); err != nil {
+			a.log.Warn("batch: delete a synchronous operation", "operation", op.ID, "error", err)
+		}
+		a.syncAnswer(c, cl, <-done)
+		return
+	}
+	run.opened = op.ID
+	run.mu.Unlock()
+	if shown, err := a.engine.store.Operation(ctx, cl.org, op.ID); err == nil {
+		op = shown
+	}
+	a.acceptedOperation(c, cl, op)
+}
+
+// endOpened records the end of a synchronous batch that outlived its wait
+// when its transaction did not record it: its items had problems (nothing
+// was written) or it failed.
+func (a *application) endOpened(ctx context.Context, id int64, out *chunkOutcome, err error) {
+	var rerr error
+	switch {
+	case err == nil && len(out.problems) > 0:
+		counts := out.counts
+		counts.Write, counts.Created, counts.Updated = 0, 0, 0
+		rerr = a.engine.store.EndSyncOperation(ctx, id, false, counts, out.errorRows())
+	case err != nil && !errors.Is(err, storage.ErrFinished):
+		rerr = a.engine.store.FailOperation(ctx, id, storage.AsyncOperationError{Status: 500, Title: "runtime exception",
+			Detail: textPtr("The operation failed; nothing of it was written.")})
+	}
+	if rerr != nil && !errors.Is(rerr, storage.ErrFinished) {
+		a.log.Error("batch: record the end of a synchronous operation", "operation", id, "error", rerr)
+	}
+}
+
+// syncAnswer answers a synchronous batch that ended in time.
+func (a *application) syncAnswer(c *gin.Context, cl *call, r syncResult) {
+	if r.err != nil {
+		a.writeError(c, r.err)
+		return
+	}
+	if len(r.out.problems) > 0 {
+		a.writeError(c, problem.List(r.out.problems))
+		return
+	}
+	reply, err := a.engine.syncReply(c.Request.Context(), cl, r.out)
+	if err != nil {
+		a.writeError(c, err)
+		return
+	}
+	if err := reply.Write(c.Writer); err != nil {
+		a.log.Debug("batch: write the answer", "error", err)
+	}
+}
+
+// syncReply renders the written records in request order: primary records
+// with the client's id in meta.dataId, the included ones with meta.includeId.
+func (e *engine) syncReply(ctx context.Context, cl *call, out *chunkOutcome) (*jsonapi.Reply, error) {
+	render := func(ci *chunkItem, metaName string) (*jsonapi.ResourceObject, error) {
+		row, err := e.store.Get(ctx, e.table(ci.res), cl.org, ci.key)
+		if err != nil {
+			return nil, err
+		}
+		links, err := e.loadLinkage(ctx, cl, ci.res, []storage.Row{row}, nil)
+		if err != nil {
+			return nil, err
+		}
+		obj := e.resourceObject(cl, ci.res, row, nil, links)
+		if ci.clientID != "" {
+			obj.Meta = append(obj.Meta, jsonapi.Member{Name: metaName, Value: ci.clientID})
+		}
+		return obj, nil
+	}
+	data := make(jsonapi.Many, 0, len(out.data))
+	for _, ci := range out.data {
+		obj, err := render(ci, "dataId")
+		if err != nil {
+			return nil, err
+		}
+		data = append(data, obj)
+	}
+	doc := &jsonapi.TopLevel{Data: data}
+	for _, ci := range out.included {
+		obj, err := render(ci, "includeId")
+		if err != nil {
+			return nil, err
+		}
+		doc.Included = append(doc.Included, obj)
+	}
+	return cl.reply(http.StatusOK, doc, nil), nil
+}
+
+// chunkItems turns the items of a split into the staged form a chunk run reads.
+func chunkItems(items []batch.Item) []storage.ChunkItem {
+	out := make([]storage.ChunkItem, len(items))
+	for i, it := range items {
+		out[i] = storage.ChunkItem{Index: it.Index, Raw: it.Raw}
+	}
+	return out
+}
+
+// processChunk is the job queue's work: one staged chunk of a published
+// operation, as its owner, with the chunk's outcome recorded in the
+// transaction of its writes.
+func (a *application) processChunk(ctx context.Context, job storage.ChunkJob) error {
+	store := a.engine.store
+	op, err := store.Operation(ctx, job.Org, job.Operation)
+	if errors.Is(err, storage.ErrNotFound) {
+		return nil // deleted: nothing is left to do
+	}
+	if err != nil {
+		return err
+	}
+	switch op.Status {
+	case storage.OperationSuccess, storage.OperationFailed, storage.OperationCancelled:
+		return nil
+	}
+	if err := store.StartOperation(ctx, op.ID); err != nil {
+		if errors.Is(err, storage.ErrFinished) || errors.Is(err, storage.ErrNotFound) {
+			return nil
+		}
+		return err
+	}
+	ch, err := store.Chunk(ctx, op.ID, job.Chunk)
+	if errors.Is(err, storage.ErrNotFound) {
+		return nil
+	}
+	if err != nil || ch.Done {
+		return err
+	}
+	data, err := decodeStaged(ch.Items)
+	if err != nil {
+		return err
+	}
+	included, err := decodeStaged(ch.Included)
+	if err != nil {
+		return err
+	}
+	cl := &call{f: jsonapiFormat, org: op.OrganizationID, routes: a.routes, xinclude: map[string]bool{}}
+	if op.OwnerID != nil {
+		cl.user = *op.OwnerID
+		if cl.roles, err = store.UserRoles(ctx, *op.OwnerID); err != nil {
+			return err
+		}
+	}
+	_, err = a.engine.runChunk(ctx, cl, op.EntityType, data, included, false, func(c *storage.Conn, out *chunkOutcome) error {
+		done, err := c.FinishChunk(ctx, op.ID, job.Chunk, out.counts, out.errorRows())
+		if err == nil && !done {
+			return errAlreadyDone
+		}
+		return err
+	})
+	if errors.Is(err, errAlreadyDone) {
+		return nil
+	}
+	return err
+}
+
+// decodeStaged reads the items of a staged chunk (nil: none).
+func decodeStaged(raw []byte) ([]storage.ChunkItem, error) {
+	if len(raw) == 0 {
+		return nil, nil
+	}
+	var items []storage.ChunkItem
+	if err := json.Unmarshal(raw, &items); err != nil {
+		return nil, fmt.Errorf("server: a staged chunk is not readable: %w", err)
+	}
+	return items, nil
+}
+
+func textPtr(s string) *string { return &s }

@@ -1,0 +1,26 @@
+package server
+
+import (
+	"context"
+
+	bo "github.com/entityapi/entityapi/gen/backoffice"
+)
+
+// The asyncoperations operations of the back office: hand-written beside the
+// generated one-liners because they are served by operations.go, not by the
+// generic record engine.
+
+// GetAsyncOperation serves getAsyncOperation.
+func (h *backofficeHandlers) GetAsyncOperation(ctx context.Context, _ bo.GetAsyncOperationRequestObject) (bo.GetAsyncOperationResponseObject, error) {
+	return bo.Reply(h.e.GetOperation(ctx))
+}
+
+// UpdateAsyncOperation serves updateAsyncOperation (a cancel).
+func (h *backofficeHandlers) UpdateAsyncOperation(ctx context.Context, _ bo.UpdateAsyncOperationRequestObject) (bo.UpdateAsyncOperationResponseObject, error) {
+	return bo.Reply(h.e.CancelOperation(ctx))
+}
+
+// ListAsyncOperationErrors serves listAsyncOperationErrors.
+func (h *backofficeHandlers) ListAsyncOperationErrors(ctx context.Context, _ bo.ListAsyncOperationErrorsRequestObject) (bo.ListAsyncOperationErrorsResponseObject, error) {
+	return bo.Reply(h.e.OperationErrors(ctx))
+}
