@@ -9,7 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/entityapi/entityapi/server"
 	"github.com/entityapi/entityapi/storage"
+	"github.com/entityapi/entityapi/storage/storagetest"
 )
 
 // batchAccounts builds a batch body of n accounts; blank lists the indexes
@@ -301,4 +303,61 @@ func TestOperationErrorsPaging(t *testing.T) {
 		a.do(http.MethodGet, base+"?sort=id", jsonAPI, "").want(t, 400)
 		a.caller("manager").do(http.MethodGet, base, jsonAPI, "").want(t, 403)
 	})
+}
+
+// TestBatchSyncTimeout: a synchronous batch that outlives its wait is
+// answered 202 and stays atomic: it ends success with every record, or failed
+// with nothing written and its errors listed.
+func TestBatchSyncTimeout(t *testing.T) {
+	for _, dialect := range storagetest.Dialects() {
+		t.Run(dialect, func(t *testing.T) {
+			a := newAPIWith(t, storagetest.Open(t, dialect), func(c *server.Config) {
+				c.SyncBatchTimeout = time.Nanosecond
+				c.MaxBatchBody = 32 << 10
+			})
+			// Each item names its organization, a query per item, so the run
+			// outlives the moment the request gives up waiting; should it
+			// still end first, the answer is the in-time one, which is
+			// checked too, and the request is sent again.
+			slow := func(prefix string, blank ...int) string {
+				return strings.ReplaceAll(batchAccounts(100, prefix, blank...), `}}`,
+					`},"relationships":{"organization":{"data":{"type":"organizations","id":"1"}}}}`)
+			}
+			late := func(prefix string, inTime int, blank ...int) string {
+				for attempt := 0; attempt < 5; attempt++ {
+					r := a.do(http.MethodPatch, "/admin/api/accounts", syncMode, slow(fmt.Sprintf("%s %d", prefix, attempt), blank...))
+					if r.status == inTime {
+						continue
+					}
+					r.want(t, 202)
+					if r.header.Get("Content-Location") == "" {
+						t.Error("no Content-Location")
+					}
+					id, _ := get(r.doc, "data/id").(string)
+					return id
+				}
+				t.Fatalf("%s: every request ended before the timeout", prefix)
+				return ""
+			}
+			id := late("Late", 200)
+			checkValues(t, a.awaitOperation(t, id), map[string]any{
+				"data/attributes/status": "success", "data/attributes/summary/writeCount": 100.0, "data/attributes/summary/readCount": 100.0})
+
+			id = late("Late bad", 400, 7, 30)
+			checkValues(t, a.awaitOperation(t, id), map[string]any{"data/attributes/status": "failed", "data/attributes/summary": nil})
+			errs := a.do(http.MethodGet, "/admin/api/asyncoperations/"+id+"/errors", jsonAPI, "").want(t, 200)
+			checkValues(t, errs, map[string]any{"data/0/id": id + "-1-1", "data/0/attributes/source/pointer": "/data/7/attributes/name",
+				"data/1/attributes/source/pointer": "/data/30/attributes/name"})
+			list := a.do(http.MethodGet, "/admin/api/accounts?filter[name][starts_with]=Late%20bad", jsonAPI, "").want(t, 200)
+			if n := len(list.value("data").([]any)); n != 0 {
+				t.Errorf("a failed atomic batch wrote %d records", n)
+			}
+
+			big := a.do(http.MethodPatch, "/admin/api/accounts", jsonAPI, batchAccounts(1000, "Too big")).want(t, 413)
+			checkValues(t, big, map[string]any{"errors/0/title": "request entity too large http exception"})
+			if n := a.operationCount(t); n != 2 {
+				t.Errorf("%d operations, want the 2 synchronous ones", n)
+			}
+		})
+	}
 }

@@ -63,6 +63,7 @@ type QueueConfig struct {
 	Lifetime    time.Duration // finished operations are deleted after this (30 days)
 	Interrupted time.Duration // a published operation without progress for this long is re-enqueued (2 × RescueAfter)
 	Maintenance time.Duration // how often the housekeeping runs (1 min)
+	StaleUpload time.Duration // an upload without a new chunk for this long is abandoned and deleted (1 h)
 	PollEvery   time.Duration // how often workers look for jobs where no notification arrives (SQLite: 200 ms)
 	Logger      *slog.Logger
 }
@@ -102,6 +103,9 @@ func (s *Store) NewQueue(cfg QueueConfig) (*Queue, error) {
 	}
 	if cfg.Maintenance <= 0 {
 		cfg.Maintenance = time.Minute
+	}
+	if cfg.StaleUpload <= 0 {
+		cfg.StaleUpload = time.Hour
 	}
 	if cfg.PollEvery <= 0 {
 		cfg.PollEvery = 200 * time.Millisecond
@@ -188,9 +192,15 @@ func (q *Queue) Stop(ctx context.Context) error {
 // Enqueue adds chunk jobs. A job for a chunk that already has one waiting or
 // running is skipped (ChunkJob.InsertOpts).
 func (q *Queue) Enqueue(ctx context.Context, jobs []ChunkJob) error {
-	params := make([]river.InsertManyParams, len(jobs))
-	for i, j := range jobs {
-		params[i] = river.InsertManyParams{Args: j}
+	// One multi-row insert may not name a unique job twice (PostgreSQL's
+	// ON CONFLICT refuses to touch a row twice), so twins are dropped here.
+	params := make([]river.InsertManyParams, 0, len(jobs))
+	seen := make(map[ChunkJob]bool, len(jobs))
+	for _, j := range jobs {
+		if !seen[j] {
+			seen[j] = true
+			params = append(params, river.InsertManyParams{Args: j})
+		}
 	}
 	for start := 0; start < len(params); start += 1000 {
 		end := min(start+1000, len(params))
@@ -214,7 +224,7 @@ func (q *Queue) maintain(ctx context.Context) error {
 	if _, err := s.DeleteOperationsFinishedBefore(ctx, now.Add(-q.cfg.Lifetime)); err != nil {
 		return err
 	}
-	stale, err := s.StaleStaging(ctx, now.Add(-staleUpload))
+	stale, err := s.StaleStaging(ctx, now.Add(-q.cfg.StaleUpload))
 	if err != nil {
 		return err
 	}
@@ -255,10 +265,6 @@ func (q *Queue) maintain(ctx context.Context) error {
 	}
 	return nil
 }
-
-// staleUpload is how long a staging operation may go without a new chunk
-// before it counts as abandoned (its client or its process went away).
-const staleUpload = time.Hour
 
 type chunkWorker struct {
 	river.WorkerDefaults[ChunkJob]

@@ -1,0 +1,183 @@
+package storage_test
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/entityapi/entityapi/storage"
+	"github.com/entityapi/entityapi/storage/storagetest"
+)
+
+// TestQueueRunsEveryChunkOnce enqueues every chunk twice (as a recovery
+// would) and checks that each is processed exactly once.
+func TestQueueRunsEveryChunkOnce(t *testing.T) {
+	storagetest.Each(t, func(t *testing.T, s *storage.Store) {
+		ctx := context.Background()
+		op := stageOperation(t, s, 1, nil, 5, true)
+		var mu sync.Mutex
+		seen := map[int]int{}
+		q, err := s.NewQueue(storage.QueueConfig{Workers: 2, PollEvery: 100 * time.Millisecond})
+		if err != nil {
+			t.Fatal(err)
+		}
+		q.Handle(func(ctx context.Context, job storage.ChunkJob) error {
+			mu.Lock()
+			seen[job.Chunk]++
+			mu.Unlock()
+			_, err := s.FinishChunk(ctx, job.Operation, job.Chunk, storage.ChunkCounts{Read: 1, Write: 1, Created: 1}, nil)
+			return err
+		})
+		jobs := []storage.ChunkJob{}
+		for k := 1; k <= 5; k++ {
+			jobs = append(jobs, storage.ChunkJob{Operation: op.ID, Org: 1, Chunk: k})
+		}
+		if err := q.Enqueue(ctx, append(jobs, jobs...)); err != nil {
+			t.Fatal(err)
+		}
+		if err := q.Enqueue(ctx, jobs); err != nil { // again, as the recovery does
+			t.Fatal(err)
+		}
+		if err := q.Start(ctx); err != nil {
+			t.Fatal(err)
+		}
+		defer func() { _ = q.Stop(ctx) }()
+		got := awaitStatus(t, s, op.ID, storage.OperationSuccess)
+		if got.WriteCount != 5 || got.ChunksDone != 5 {
+			t.Errorf("operation = %+v", got)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		for k := 1; k <= 5; k++ {
+			if seen[k] != 1 {
+				t.Errorf("chunk %d ran %d times", k, seen[k])
+			}
+		}
+	})
+}
+
+// awaitStatus polls an operation of organization 1 until it has status.
+func awaitStatus(t *testing.T, s *storage.Store, id int64, status string) *storage.AsyncOperation {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		op := operation(t, s, 1, id)
+		if op.Status == status {
+			return op
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("operation %d is %s, want %s", id, op.Status, status)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestQueueMaintenance covers the housekeeping: a published operation whose
+// chunks were never enqueued is enqueued, an abandoned upload is deleted, a
+// synchronous operation whose process died fails, and finished operations
+// past their lifetime are deleted.
+func TestQueueMaintenance(t *testing.T) {
+	storagetest.Each(t, func(t *testing.T, s *storage.Store) {
+		ctx := context.Background()
+		lost := stageOperation(t, s, 1, nil, 2, true)
+		abandoned := stageOperation(t, s, 1, nil, 1, false)
+		orphan := &storage.AsyncOperation{OrganizationID: 1, EntityType: "accounts"}
+		if err := s.OpenSyncOperation(ctx, orphan); err != nil {
+			t.Fatal(err)
+		}
+		old := stageOperation(t, s, 1, nil, 1, true)
+		if _, err := s.FinishChunk(ctx, old.ID, 1, storage.ChunkCounts{Read: 1}, nil); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(1100 * time.Millisecond) // timestamps have whole seconds on PostgreSQL
+		processed := make(chan storage.ChunkJob, 4)
+		q, err := s.NewQueue(storage.QueueConfig{Workers: 1, PollEvery: 100 * time.Millisecond,
+			Interrupted: time.Millisecond, StaleUpload: time.Millisecond, Lifetime: time.Millisecond, Maintenance: time.Hour})
+		if err != nil {
+			t.Fatal(err)
+		}
+		q.Handle(func(ctx context.Context, job storage.ChunkJob) error {
+			processed <- job
+			_, err := s.FinishChunk(ctx, job.Operation, job.Chunk, storage.ChunkCounts{Read: 1, Write: 1}, nil)
+			return err
+		})
+		if err := q.Maintain(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.Operation(ctx, 1, old.ID); !errors.Is(err, storage.ErrNotFound) {
+			t.Errorf("a finished operation past its lifetime: %v, want ErrNotFound", err)
+		}
+		if _, err := s.Chunk(ctx, abandoned.ID, 1); !errors.Is(err, storage.ErrNotFound) {
+			t.Errorf("an abandoned upload kept its chunk: %v", err)
+		}
+		failed := operation(t, s, 1, orphan.ID)
+		if failed.Status != storage.OperationFailed {
+			t.Errorf("an orphaned synchronous operation is %s, want failed", failed.Status)
+		}
+		if errs, _ := s.OperationErrors(ctx, orphan.ID, 0, 0); len(errs) != 1 || errs[0].Chunk != 0 || errs[0].Status != 500 {
+			t.Errorf("orphan errors = %+v", errs)
+		}
+		if err := q.Start(ctx); err != nil {
+			t.Fatal(err)
+		}
+		defer func() { _ = q.Stop(ctx) }()
+		done := awaitStatus(t, s, lost.ID, storage.OperationSuccess)
+		if done.WriteCount != 2 {
+			t.Errorf("the recovered operation wrote %d", done.WriteCount)
+		}
+	})
+}
+
+// TestSyncOperationEnd covers the end of a synchronous batch that outlived
+// its wait: success with counts, failed with its errors, and ErrFinished once
+// cancelled.
+func TestSyncOperationEnd(t *testing.T) {
+	storagetest.Each(t, func(t *testing.T, s *storage.Store) {
+		ctx := context.Background()
+		open := func() *storage.AsyncOperation {
+			op := &storage.AsyncOperation{OrganizationID: 1, EntityType: "accounts"}
+			if err := s.OpenSyncOperation(ctx, op); err != nil {
+				t.Fatal(err)
+			}
+			if op.Status != storage.OperationRunning || op.ChunkCount != 1 {
+				t.Fatalf("OpenSyncOperation = %+v", op)
+			}
+			return op
+		}
+		ok := open()
+		if err := s.EndSyncOperation(ctx, ok.ID, true, storage.ChunkCounts{Read: 3, Write: 3, Created: 3}, nil); err != nil {
+			t.Fatal(err)
+		}
+		if got := operation(t, s, 1, ok.ID); got.Status != storage.OperationSuccess || got.WriteCount != 3 || got.FinishedAt == nil {
+			t.Errorf("success: %+v", got)
+		}
+		bad := open()
+		if err := s.EndSyncOperation(ctx, bad.ID, false, storage.ChunkCounts{Read: 3, Errors: 2}, itemErrors("", 2)); err != nil {
+			t.Fatal(err)
+		}
+		if got := operation(t, s, 1, bad.ID); got.Status != storage.OperationFailed || got.WriteCount != 0 || got.ErrorCount != 2 {
+			t.Errorf("failed: %+v", got)
+		}
+		if errs, _ := s.OperationErrors(ctx, bad.ID, 0, 0); len(errs) != 2 || errs[1].Chunk != 1 || errs[1].N != 2 {
+			t.Errorf("errors = %+v", errs)
+		}
+		cancelled := open()
+		if err := s.CancelOperation(ctx, 1, cancelled.ID); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.EndSyncOperation(ctx, cancelled.ID, true, storage.ChunkCounts{Read: 1}, nil); !errors.Is(err, storage.ErrFinished) {
+			t.Errorf("ending a cancelled operation: %v, want ErrFinished", err)
+		}
+		if err := s.DeleteOperation(ctx, cancelled.ID); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.DeleteOperation(ctx, cancelled.ID); !errors.Is(err, storage.ErrNotFound) {
+			t.Errorf("deleting twice: %v", err)
+		}
+		if n, err := s.PendingChunkNumbers(ctx, ok.ID); err != nil || len(n) != 0 {
+			t.Errorf("PendingChunkNumbers = %v, %v", n, err)
+		}
+	})
+}
