@@ -361,3 +361,41 @@ func TestBatchSyncTimeout(t *testing.T) {
 		})
 	}
 }
+
+// TestBatchQueriesPerChunk: a chunk costs the same number of queries whatever
+// its number of items, relationships included (they are looked up once per
+// related type, and the synchronous answer reads the records back per type).
+func TestBatchQueriesPerChunk(t *testing.T) {
+	for _, dialect := range storagetest.Dialects() {
+		t.Run(dialect, func(t *testing.T) {
+			store := storagetest.Open(t, dialect)
+			counter := &queryCounter{}
+			store.DB().AddQueryHook(counter)
+			a := newAPIWith(t, store, func(c *server.Config) { c.Jobs.NoWorkers = true })
+			account := a.created(t, "/admin/api/accounts", `{"data":{"type":"accounts","attributes":{"name":"Parent"}}}`)
+			users := a.do(http.MethodGet, "/admin/api/users?page[size]=1", jsonAPI, "").want(t, 200)
+			user, _ := get(users.doc, "data/0/id").(string)
+			body := func(n int) string {
+				items := make([]string, n)
+				for i := range items {
+					items[i] = fmt.Sprintf(`{"type":"contacts","attributes":{"lastName":"Q%d"},"relationships":{"owner":{"data":{"type":"users","id":%q}},"accounts":{"data":[{"type":"accounts","id":%q}]}}}`, i, user, account)
+				}
+				return `{"data":[` + strings.Join(items, ",") + `]}`
+			}
+			counts := map[int]int{}
+			for _, n := range []int{5, 50} {
+				queries := counter.during(func() {
+					r := a.do(http.MethodPatch, "/admin/api/contacts", syncMode, body(n)).want(t, 200)
+					if got := len(r.value("data").([]any)); got != n {
+						t.Fatalf("%d records answered, want %d", got, n)
+					}
+				})
+				counts[n] = len(queries)
+			}
+			t.Logf("queries of a synchronous batch: %v", counts)
+			if counts[5] != counts[50] {
+				t.Errorf("5 items cost %d queries, 50 items %d: a chunk's queries grow with its items", counts[5], counts[50])
+			}
+		})
+	}
+}

@@ -95,10 +95,14 @@ func (e *engine) runChunk(ctx context.Context, cl *call, typ string, data, inclu
 			set.created[ref] = ci.item
 		}
 	}
-	if err := e.loadCurrent(ctx, cl, all); err != nil {
+	err := e.loadCurrent(ctx, cl, all)
+	if err != nil {
 		return nil, err
 	}
 	skipLinked(all, adjacent)
+	if set.present, err = e.prefetch(ctx, cl, all, set); err != nil {
+		return nil, err
+	}
 	for _, ci := range all {
 		if ci.failed {
 			continue
@@ -120,7 +124,7 @@ func (e *engine) runChunk(ctx context.Context, cl *call, typ string, data, inclu
 		out.counts.Millis = time.Since(started).Milliseconds()
 		return out, nil
 	}
-	err := e.store.Tx(ctx, func(c *storage.Conn) error {
+	err = e.store.Tx(ctx, func(c *storage.Conn) error {
 		if err := e.writeChunk(ctx, c, cl, all, adjacent, atomic); err != nil {
 			return err
 		}
@@ -206,6 +210,64 @@ func (ci *chunkItem) fail(ps ...*problem.Problem) {
 		}
 		ci.problems = append(ci.problems, p)
 	}
+}
+
+// prefetch looks up, with one query per related type, every stored record
+// the live items of a chunk name in their relationships, so that checking
+// them costs no query per item.
+func (e *engine) prefetch(ctx context.Context, cl *call, all []*chunkItem, set *itemSet) (presence, error) {
+	wanted := map[*resource.Resource]map[string]any{}
+	for _, ci := range all {
+		if ci.failed {
+			continue
+		}
+		for name, r := range ci.in.rels {
+			rel, ok := ci.res.Relationship(name)
+			if !ok {
+				continue
+			}
+			ids, _, err := r.Linkage()
+			if err != nil {
+				continue
+			}
+			target, ok := e.reg.Get(rel.Target)
+			if !ok {
+				continue
+			}
+			for _, id := range ids {
+				if set.has(set.ref(id.Type, id.ID)) {
+					continue
+				}
+				k, err := key(target, id.ID)
+				if err != nil {
+					continue
+				}
+				if wanted[target] == nil {
+					wanted[target] = map[string]any{}
+				}
+				wanted[target][keyString(k)] = k
+			}
+		}
+	}
+	out := presence{}
+	for target, byString := range wanted {
+		keys := make([]any, 0, len(byString))
+		found := make(map[string]bool, len(byString))
+		for ks, k := range byString {
+			keys = append(keys, k)
+			found[ks] = false
+		}
+		rows, err := e.store.Find(ctx, storage.Query{Table: e.table(target), Org: cl.org,
+			Where: []storage.Cond{{Column: target.IDColumn, Op: storage.Eq, Values: keys}}})
+		if err != nil {
+			return nil, err
+		}
+		for _, row := range rows {
+			found[keyString(row[target.IDColumn])] = true
+		}
+		out[target.Type] = found
+	}
+	return out, nil
 }
 
 // loadCurrent loads the records the update items change, one query per

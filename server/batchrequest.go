@@ -17,6 +17,7 @@ import (
 	"github.com/entityapi/entityapi/server/batch"
 	"github.com/entityapi/entityapi/server/jsonapi"
 	"github.com/entityapi/entityapi/server/problem"
+	"github.com/entityapi/entityapi/server/resource"
 	"github.com/entityapi/entityapi/storage"
 )
 
@@ -298,37 +299,54 @@ func (a *application) syncAnswer(c *gin.Context, cl *call, r syncResult) {
 
 // syncReply renders the written records in request order: primary records
 // with the client's id in meta.dataId, the included ones with meta.includeId.
+// Records are read back with one query per type (and its linkage), whatever
+// their number.
 func (e *engine) syncReply(ctx context.Context, cl *call, out *chunkOutcome) (*jsonapi.Reply, error) {
-	render := func(ci *chunkItem, metaName string) (*jsonapi.ResourceObject, error) {
-		row, err := e.store.Get(ctx, e.table(ci.res), cl.org, ci.key)
-		if err != nil {
-			return nil, err
-		}
-		links, err := e.loadLinkage(ctx, cl, ci.res, []storage.Row{row}, nil)
-		if err != nil {
-			return nil, err
-		}
-		obj := e.resourceObject(cl, ci.res, row, nil, links)
-		if ci.clientID != "" {
-			obj.Meta = append(obj.Meta, jsonapi.Member{Name: metaName, Value: ci.clientID})
-		}
-		return obj, nil
+	byType := map[*resource.Resource][]*chunkItem{}
+	for _, ci := range append(append([]*chunkItem(nil), out.data...), out.included...) {
+		byType[ci.res] = append(byType[ci.res], ci)
 	}
-	data := make(jsonapi.Many, 0, len(out.data))
-	for _, ci := range out.data {
-		obj, err := render(ci, "dataId")
+	objects := map[*chunkItem]*jsonapi.ResourceObject{}
+	for res, items := range byType {
+		keys := make([]any, len(items))
+		for i, ci := range items {
+			keys[i] = ci.key
+		}
+		rows, err := e.store.Find(ctx, storage.Query{Table: e.table(res), Org: cl.org,
+			Where: []storage.Cond{{Column: res.IDColumn, Op: storage.Eq, Values: keys}}})
 		if err != nil {
 			return nil, err
 		}
-		data = append(data, obj)
+		links, err := e.loadLinkage(ctx, cl, res, rows, nil)
+		if err != nil {
+			return nil, err
+		}
+		byKey := make(map[string]storage.Row, len(rows))
+		for _, row := range rows {
+			byKey[keyString(row[res.IDColumn])] = row
+		}
+		for _, ci := range items {
+			row, ok := byKey[keyString(ci.key)]
+			if !ok {
+				return nil, fmt.Errorf("server: batch record %s %v vanished before the answer", res.Type, ci.key)
+			}
+			objects[ci] = e.resourceObject(cl, res, row, nil, links)
+		}
+	}
+	withMeta := func(ci *chunkItem, name string) *jsonapi.ResourceObject {
+		obj := objects[ci]
+		if ci.clientID != "" {
+			obj.Meta = append(obj.Meta, jsonapi.Member{Name: name, Value: ci.clientID})
+		}
+		return obj
+	}
+	data := make(jsonapi.Many, len(out.data))
+	for i, ci := range out.data {
+		data[i] = withMeta(ci, "dataId")
 	}
 	doc := &jsonapi.TopLevel{Data: data}
 	for _, ci := range out.included {
-		obj, err := render(ci, "includeId")
-		if err != nil {
-			return nil, err
-		}
-		doc.Included = append(doc.Included, obj)
+		doc.Included = append(doc.Included, withMeta(ci, "includeId"))
 	}
 	return cl.reply(http.StatusOK, doc, nil), nil
 }

@@ -168,7 +168,7 @@ func (e *engine) values(ctx context.Context, cl *call, res *resource.Resource, i
 				storedAt = append(storedAt, i)
 			}
 		}
-		keys, missing, err := e.existing(ctx, cl, rel, stored)
+		keys, missing, err := e.existingIn(ctx, cl, rel, stored, set.presence())
 		if err != nil {
 			return nil, err
 		}
@@ -210,6 +210,16 @@ func (e *engine) values(ctx context.Context, cl *call, res *resource.Resource, i
 // existing converts identifiers to keys and finds, in one query, which of them
 // name no record visible to the caller: their positions are returned.
 func (e *engine) existing(ctx context.Context, cl *call, rel *resource.Relationship, ids []jsonapi.Identifier) (keys []any, missing []int, err error) {
+	return e.existingIn(ctx, cl, rel, ids, nil)
+}
+
+// presence records, per resource type and key (keyString), whether a record
+// exists for the caller: what a batch chunk looked up for all its items at
+// once (see engine.prefetch), so that each item costs no query of its own.
+type presence map[string]map[string]bool
+
+// existingIn is existing answered from known when it holds every key.
+func (e *engine) existingIn(ctx context.Context, cl *call, rel *resource.Relationship, ids []jsonapi.Identifier, known presence) (keys []any, missing []int, err error) {
 	target, _ := e.reg.Get(rel.Target)
 	wanted := map[string][]int{}
 	for i, id := range ids {
@@ -223,6 +233,24 @@ func (e *engine) existing(ctx context.Context, cl *call, rel *resource.Relations
 	}
 	if len(keys) == 0 {
 		return keys, missing, nil
+	}
+	if cached := known[target.Type]; cached != nil {
+		covered := true
+		for _, k := range keys {
+			if _, ok := cached[keyString(k)]; !ok {
+				covered = false
+				break
+			}
+		}
+		if covered {
+			for ks, positions := range wanted {
+				if !cached[ks] {
+					missing = append(missing, positions...)
+				}
+			}
+			sort.Ints(missing)
+			return keys, missing, nil
+		}
 	}
 	found, err := e.store.Find(ctx, storage.Query{Table: e.table(target), Org: cl.org,
 		Where: []storage.Cond{{Column: target.IDColumn, Op: storage.Eq, Values: keys}}})

@@ -33,6 +33,14 @@ type itemSet struct {
 	items   []*item // the primary first, then the included records in order
 	known   map[string]*item
 	created map[string]*item
+	present presence // related records looked up in advance (batch chunks), or nil
+}
+
+func (s *itemSet) presence() presence {
+	if s == nil {
+		return nil
+	}
+	return s.present
 }
 
 func (s *itemSet) ref(typ, id string) string { return typ + "\x00" + id }
@@ -270,6 +278,11 @@ func (e *engine) writeRecords(ctx context.Context, c *storage.Conn, cl *call, it
 		}
 		it.key = k
 	}
+	// Join-table members: an updated record loses its old members first; the
+	// new pairs of every record then go in with one INSERT per relationship.
+	pairs := map[*resource.Relationship][][2]any{}
+	var rels []*resource.Relationship
+	first := map[*resource.Relationship]*item{}
 	for _, it := range items {
 		late := storage.Row{}
 		for rel, target := range it.ch.newOne {
@@ -281,12 +294,25 @@ func (e *engine) writeRecords(ctx context.Context, c *storage.Conn, cl *call, it
 			}
 		}
 		for rel, keys := range it.ch.links {
+			j := e.joins[rel.Through.Table]
+			if it.update {
+				if err := c.UnlinkAll(ctx, j, rel.Through.Column, it.key); err != nil {
+					return it, err
+				}
+			}
 			for _, target := range it.ch.newMany[rel] {
 				keys = append(keys, target.key)
 			}
-			if err := e.replaceLinks(ctx, c, rel, it.key, keys); err != nil {
-				return it, err
+			if first[rel] == nil {
+				first[rel] = it
+				rels = append(rels, rel)
 			}
+			pairs[rel] = append(pairs[rel], joinPairs(j, rel, it.key, keys)...)
+		}
+	}
+	for _, rel := range rels {
+		if err := c.Link(ctx, e.joins[rel.Through.Table], pairs[rel]); err != nil {
+			return first[rel], err
 		}
 	}
 	return nil, nil
