@@ -1,0 +1,421 @@
+// Command batchload measures what DESIGN.md §11 asks of a large batch: it
+// builds entityapi, starts `entityapi serve --demo` on a free loopback port,
+// streams an asynchronous batch of N generated accounts to it (the body is
+// generated while it is sent, never held in memory), polls the operation to
+// success, and prints the rate and the server process's peak RSS (VmHWM of
+// /proc/<pid>/status; goal: under 256 MiB for 1,000,000 records).
+//
+// Usage:
+//
+//	go run ./scripts/batchload -records 1000000                  # SQLite in a temporary directory
+//	go run ./scripts/batchload -postgres-admin postgres://...    # a throwaway database on that server, dropped after
+//	go run ./scripts/batchload -database-url postgres://...      # an existing database, left as it is
+//
+// Linux only (it reads /proc).
+package main
+
+import (
+	"bufio"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+const (
+	goalMiB    = 256
+	clientID   = "demo-backoffice"
+	secret     = "demo-backoffice-secret"
+	jsonAPI    = "application/vnd.api+json"
+	pollEvery  = 250 * time.Millisecond
+	readyAfter = 3 * time.Minute // migrations and demo data on a fresh database
+)
+
+func main() {
+	records := flag.Int("records", 1_000_000, "accounts in the batch")
+	databaseURL := flag.String("database-url", "", "database of the server (default: SQLite in a temporary directory)")
+	pgAdmin := flag.String("postgres-admin", "", "admin URL of a PostgreSQL server: run on a throwaway database created there and dropped after")
+	workers := flag.Int("workers", 0, "--workers of the server (0: its default, the number of CPUs)")
+	timeout := flag.Duration("timeout", 2*time.Hour, "give up after this long")
+	flag.Parse()
+	if *records <= 0 || (*databaseURL != "" && *pgAdmin != "") {
+		fmt.Fprintln(os.Stderr, "batchload: -records must be positive; give -database-url or -postgres-admin, not both")
+		os.Exit(2)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	ctx, cancel := context.WithTimeout(ctx, *timeout)
+	defer cancel()
+	if err := run(ctx, *records, *databaseURL, *pgAdmin, *workers); err != nil {
+		fmt.Fprintln(os.Stderr, "batchload:", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, records int, databaseURL, pgAdmin string, workers int) (err error) {
+	tmp, err := os.MkdirTemp("", "batchload-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	database := "sqlite"
+	if pgAdmin != "" {
+		name := "entityapi_batchload_" + randomHex()
+		if databaseURL, err = createDatabase(ctx, pgAdmin, name); err != nil {
+			return err
+		}
+		defer func() {
+			if derr := adminExec(context.Background(), pgAdmin, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)"); derr != nil && err == nil {
+				err = derr
+			}
+		}()
+	}
+	if databaseURL != "" {
+		database = strings.SplitN(databaseURL, ":", 2)[0]
+	}
+
+	bin := filepath.Join(tmp, "entityapi")
+	build := exec.CommandContext(ctx, goCommand(), "build", "-o", bin, "github.com/entityapi/entityapi")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		return fmt.Errorf("go build: %w", err)
+	}
+	addr, err := freeAddr()
+	if err != nil {
+		return err
+	}
+	args := []string{"serve", "--demo", "--data-dir", filepath.Join(tmp, "data"), "--addr", addr, "--token-ttl", "86400"}
+	if databaseURL != "" {
+		args = append(args, "--database-url", databaseURL)
+	}
+	if workers > 0 {
+		args = append(args, "--workers", strconv.Itoa(workers))
+	}
+	logPath := filepath.Join(tmp, "server.log")
+	logFile, err := os.Create(logPath)
+	if err != nil {
+		return err
+	}
+	defer logFile.Close()
+	srv := exec.Command(bin, args...)
+	srv.Stdout, srv.Stderr = logFile, logFile
+	if err := srv.Start(); err != nil {
+		return err
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- srv.Wait() }()
+	defer func() {
+		_ = srv.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-exited:
+		case <-time.After(20 * time.Second):
+			_ = srv.Process.Kill()
+			<-exited
+		}
+		if err != nil {
+			showLog(logPath)
+		}
+	}()
+
+	base := "http://" + addr
+	fmt.Fprintf(os.Stderr, "batchload: %d accounts to %s (%s, pid %d)\n", records, base, database, srv.Process.Pid)
+	if err := awaitReady(ctx, base, exited); err != nil {
+		return err
+	}
+	token, err := fetchToken(ctx, base)
+	if err != nil {
+		return err
+	}
+	var peakRSS atomic.Int64 // largest VmRSS sampled, in kB (VmHWM is read at the end)
+	sampleCtx, stopSampling := context.WithCancel(ctx)
+	defer stopSampling()
+	go sampleRSS(sampleCtx, srv.Process.Pid, &peakRSS)
+
+	start := time.Now()
+	id, err := sendBatch(ctx, base, token, records)
+	if err != nil {
+		return err
+	}
+	accepted := time.Since(start)
+	fmt.Fprintf(os.Stderr, "batchload: operation %s accepted after %.1f s; processing\n", id, accepted.Seconds())
+	if err := awaitOperation(ctx, base, token, id, records, start); err != nil {
+		return err
+	}
+	elapsed := time.Since(start)
+	hwm, err := procStatus(srv.Process.Pid, "VmHWM")
+	if err != nil {
+		return err
+	}
+	stopSampling()
+	peakMiB := float64(max(hwm, peakRSS.Load())) / 1024
+	verdict := "met"
+	if peakMiB >= goalMiB {
+		verdict = "missed"
+	}
+	fmt.Printf("\nbatchload %-8s records %d  seconds %.1f  records/s %.0f  upload (to 202) %.1f s  peak RSS %.1f MiB  goal %d MiB %s\n",
+		database, records, elapsed.Seconds(), float64(records)/elapsed.Seconds(), accepted.Seconds(), peakMiB, goalMiB, verdict)
+	return nil
+}
+
+func goCommand() string {
+	if g := os.Getenv("GO"); g != "" {
+		return g
+	}
+	return "go"
+}
+
+// freeAddr finds a free loopback port.
+func freeAddr() (string, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	defer l.Close()
+	return l.Addr().String(), nil
+}
+
+// awaitReady waits for /readyz to answer 200.
+func awaitReady(ctx context.Context, base string, exited <-chan error) error {
+	deadline := time.Now().Add(readyAfter)
+	for {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, base+"/readyz", nil)
+		if res, err := http.DefaultClient.Do(req); err == nil {
+			_, _ = io.Copy(io.Discard, res.Body)
+			res.Body.Close()
+			if res.StatusCode == http.StatusOK {
+				return nil
+			}
+		}
+		select {
+		case err := <-exited:
+			return fmt.Errorf("the server exited: %v", err)
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("the server was not ready after %s", readyAfter)
+		}
+	}
+}
+
+func fetchToken(ctx context.Context, base string) (string, error) {
+	body := `{"grant_type":"client_credentials","client_id":"` + clientID + `","client_secret":"` + secret + `"}`
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, base+"/admin/oauth2-token", strings.NewReader(body))
+	if err != nil {
+		return "", err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	var tok struct {
+		AccessToken string `json:"access_token"`
+	}
+	if err := doJSON(req, http.StatusOK, &tok); err != nil {
+		return "", fmt.Errorf("token: %w", err)
+	}
+	return tok.AccessToken, nil
+}
+
+// sendBatch streams a batch of n accounts, generated while it is sent, and
+// returns the id of the operation of the answer 202.
+func sendBatch(ctx context.Context, base, token string, n int) (string, error) {
+	pr, pw := io.Pipe()
+	go func() { pw.CloseWithError(writeBatch(pw, n)) }()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPatch, base+"/admin/api/accounts", pr)
+	if err != nil {
+		return "", err
+	}
+	req.Header.Set("Content-Type", jsonAPI)
+	req.Header.Set("Accept", jsonAPI)
+	req.Header.Set("Authorization", "Bearer "+token)
+	var op operation
+	if err := doJSON(req, http.StatusAccepted, &op); err != nil {
+		return "", fmt.Errorf("batch: %w", err)
+	}
+	return op.Data.ID, nil
+}
+
+// writeBatch writes {"data":[...]} with n accounts named "Load <i>".
+func writeBatch(w io.Writer, n int) error {
+	bw := bufio.NewWriterSize(w, 64<<10)
+	_, _ = bw.WriteString(`{"data":[`)
+	var num []byte
+	for i := range n {
+		if i > 0 {
+			_ = bw.WriteByte(',')
+		}
+		_, _ = bw.WriteString(`{"type":"accounts","attributes":{"name":"Load `)
+		num = strconv.AppendInt(num[:0], int64(i), 10)
+		_, _ = bw.Write(num)
+		if _, err := bw.WriteString(`"}}`); err != nil {
+			return err
+		}
+	}
+	_, _ = bw.WriteString(`]}`)
+	return bw.Flush()
+}
+
+type operation struct {
+	Data struct {
+		ID         string `json:"id"`
+		Attributes struct {
+			Status   string   `json:"status"`
+			Progress *float64 `json:"progress"`
+			Summary  *struct {
+				ReadCount  int `json:"readCount"`
+				WriteCount int `json:"writeCount"`
+				ErrorCount int `json:"errorCount"`
+			} `json:"summary"`
+		} `json:"attributes"`
+	} `json:"data"`
+}
+
+// awaitOperation polls the operation until it ends; it fails unless it ends
+// success with every record read and written.
+func awaitOperation(ctx context.Context, base, token, id string, n int, start time.Time) error {
+	lastShown := time.Now()
+	for {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/admin/api/asyncoperations/"+id, nil)
+		if err != nil {
+			return err
+		}
+		req.Header.Set("Accept", jsonAPI)
+		req.Header.Set("Authorization", "Bearer "+token)
+		var op operation
+		if err := doJSON(req, http.StatusOK, &op); err != nil {
+			return fmt.Errorf("operation %s: %w", id, err)
+		}
+		a := op.Data.Attributes
+		switch a.Status {
+		case "success":
+			if s := a.Summary; s == nil || s.ReadCount != n || s.WriteCount != n || s.ErrorCount != 0 {
+				return fmt.Errorf("operation %s ended success with summary %+v, want %d read and written", id, s, n)
+			}
+			return nil
+		case "failed", "cancelled":
+			return fmt.Errorf("operation %s ended %s", id, a.Status)
+		}
+		if time.Since(lastShown) >= 10*time.Second {
+			lastShown = time.Now()
+			p := "-"
+			if a.Progress != nil {
+				p = strconv.FormatFloat(*a.Progress, 'f', 2, 64) + "%"
+			}
+			fmt.Fprintf(os.Stderr, "batchload: %4.0f s  %s  %s\n", time.Since(start).Seconds(), a.Status, p)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(pollEvery):
+		}
+	}
+}
+
+// doJSON sends req and decodes the answer into v; it fails unless the status is want.
+func doJSON(req *http.Request, want int, v any) error {
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return err
+	}
+	defer res.Body.Close()
+	raw, err := io.ReadAll(res.Body)
+	if err != nil {
+		return err
+	}
+	if res.StatusCode != want {
+		return fmt.Errorf("%s %s: status %d (want %d): %.1000s", req.Method, req.URL.Path, res.StatusCode, want, raw)
+	}
+	return json.Unmarshal(raw, v)
+}
+
+// sampleRSS records the largest VmRSS of the process until ctx ends.
+func sampleRSS(ctx context.Context, pid int, peak *atomic.Int64) {
+	t := time.NewTicker(100 * time.Millisecond)
+	defer t.Stop()
+	for {
+		if kb, err := procStatus(pid, "VmRSS"); err == nil && kb > peak.Load() {
+			peak.Store(kb)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// procStatus reads a "Name: N kB" field of /proc/<pid>/status, in kB.
+func procStatus(pid int, field string) (int64, error) {
+	raw, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
+	if err != nil {
+		return 0, err
+	}
+	for l := range strings.SplitSeq(string(raw), "\n") {
+		if rest, ok := strings.CutPrefix(l, field+":"); ok {
+			return strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
+		}
+	}
+	return 0, fmt.Errorf("no %s in /proc/%d/status", field, pid)
+}
+
+// createDatabase creates a database on the server of admin and returns its URL.
+func createDatabase(ctx context.Context, admin, name string) (string, error) {
+	u, err := url.Parse(admin)
+	if err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") {
+		return "", errors.New("-postgres-admin must be a postgres:// URL")
+	}
+	if err := adminExec(ctx, admin, "CREATE DATABASE "+name); err != nil {
+		return "", err
+	}
+	u.Path = "/" + name
+	return u.String(), nil
+}
+
+func adminExec(ctx context.Context, admin, stmt string) error {
+	cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	conn, err := pgx.Connect(cctx, admin)
+	if err != nil {
+		return fmt.Errorf("postgres admin connection: %w", err)
+	}
+	defer conn.Close(context.Background())
+	if _, err := conn.Exec(cctx, stmt); err != nil {
+		return fmt.Errorf("%s: %w", stmt, err)
+	}
+	return nil
+}
+
+func randomHex() string {
+	b := make([]byte, 6)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// showLog prints the end of the server's log after a failure.
+func showLog(path string) {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return
+	}
+	if len(raw) > 4000 {
+		raw = raw[len(raw)-4000:]
+	}
+	fmt.Fprintf(os.Stderr, "--- end of the server log ---\n%s\n", raw)
+}
