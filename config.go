@@ -7,8 +7,10 @@ import (
 	"path/filepath"
 	"runtime"
 	"strconv"
+	"strings"
 	"time"
 
+	"github.com/entityapi/entityapi/server"
 	"github.com/entityapi/entityapi/server/auth"
 	"github.com/entityapi/entityapi/storage"
 )
@@ -17,6 +19,8 @@ import (
 // variables (flags win).
 type config struct {
 	addr, dataDir, databaseURL, publicURL, backofficeBase string
+	storefrontBase, defaultCurrency                       string
+	guestResources, currencies                            []string
 	demo                                                  bool
 	maxBody, maxBatchBody                                 int64
 	shutdownTimeout, syncBatchTimeout                     time.Duration
@@ -50,6 +54,10 @@ func parse(fs *flag.FlagSet, args []string) (*config, error) {
 	fs.StringVar(&c.databaseURL, "database-url", env("DATABASE_URL", ""), "sqlite:PATH or postgres://... (ENTITYAPI_DATABASE_URL; default sqlite:<data-dir>/entityapi.db)")
 	fs.StringVar(&c.publicURL, "public-url", env("PUBLIC_URL", ""), "absolute base of links and the tokens' issuer, such as https://api.example.com (ENTITYAPI_PUBLIC_URL; default: from each request)")
 	fs.StringVar(&c.backofficeBase, "backoffice-base", env("BACKOFFICE_BASE", "/admin"), "path prefix of the back-office application (ENTITYAPI_BACKOFFICE_BASE)")
+	fs.StringVar(&c.storefrontBase, "storefront-base", env("STOREFRONT_BASE", ""), "path prefix of the storefront application (ENTITYAPI_STOREFRONT_BASE; default: none, so /api/...)")
+	guests := fs.String("guest-resources", env("GUEST_RESOURCES", strings.Join(server.DefaultGuestResources, ",")), "storefront resources readable without a token, comma-separated; empty: none (ENTITYAPI_GUEST_RESOURCES)")
+	currencies := fs.String("currencies", env("CURRENCIES", strings.Join(server.DefaultCurrencies, ",")), "enabled storefront currencies (ISO 4217), comma-separated (ENTITYAPI_CURRENCIES)")
+	fs.StringVar(&c.defaultCurrency, "default-currency", env("DEFAULT_CURRENCY", "USD"), "the currency without an X-Currency header; one of --currencies (ENTITYAPI_DEFAULT_CURRENCY)")
 	fs.BoolVar(&c.demo, "demo", envBool("DEMO"), "load demo records and accept the demo clients and users (ENTITYAPI_DEMO)")
 	maxBody := fs.String("max-body", env("MAX_BODY", "10485760"), "largest request body in bytes (ENTITYAPI_MAX_BODY)")
 	tokenTTL := fs.String("token-ttl", env("TOKEN_TTL", "3600"), "access token lifetime in seconds (ENTITYAPI_TOKEN_TTL)")
@@ -77,6 +85,13 @@ func parse(fs *flag.FlagSet, args []string) (*config, error) {
 		return nil, fmt.Errorf("--max-body %q: want a positive number of bytes", *maxBody)
 	}
 	c.maxBody = n
+	c.guestResources = splitList(*guests)
+	if c.currencies = splitList(*currencies); len(c.currencies) == 0 {
+		return nil, fmt.Errorf("--currencies %q: name at least one ISO 4217 code", *currencies)
+	}
+	if c.storefrontBase == c.backofficeBase {
+		return nil, fmt.Errorf("--storefront-base and --backoffice-base are both %q: the applications need distinct paths", c.backofficeBase)
+	}
 	if c.maxBatchBody, err = strconv.ParseInt(*maxBatchBody, 10, 64); err != nil || c.maxBatchBody <= 0 {
 		return nil, fmt.Errorf("--max-batch-body %q: want a positive number of bytes", *maxBatchBody)
 	}
@@ -108,6 +123,17 @@ func parse(fs *flag.FlagSet, args []string) (*config, error) {
 		c.databaseURL = "sqlite:" + filepath.Join(c.dataDir, "entityapi.db")
 	}
 	return c, nil
+}
+
+// splitList reads a comma-separated setting, ignoring blanks.
+func splitList(s string) []string {
+	out := []string{}
+	for _, v := range strings.Split(s, ",") {
+		if v = strings.TrimSpace(v); v != "" {
+			out = append(out, v)
+		}
+	}
+	return out
 }
 
 func env(name, def string) string {

@@ -93,6 +93,8 @@ func serve(ctx context.Context, cfg *config, store *storage.Store, log *slog.Log
 	h, err := server.New(server.Config{
 		PublicURL: cfg.publicURL, BackofficeBase: cfg.backofficeBase, MaxBody: cfg.maxBody, Logger: log, Auth: cfg.auth,
 		MaxBatchBody: cfg.maxBatchBody, SyncBatchTimeout: cfg.syncBatchTimeout, Jobs: cfg.jobs,
+		StorefrontBase: cfg.storefrontBase, GuestResources: cfg.guestResources,
+		Currencies: cfg.currencies, DefaultCurrency: cfg.defaultCurrency,
 	}, store)
 	if err != nil {
 		return err

@@ -14,7 +14,7 @@ import (
 // described operations, parameters and responses, an example per media type, the
 // common error responses, no default responses and no code-generation hints.
 func TestPublicDocuments(t *testing.T) {
-	for name, raw := range map[string][]byte{"backoffice": Backoffice} {
+	for name, raw := range map[string][]byte{"backoffice": Backoffice, "storefront": Storefront} {
 		t.Run(name, func(t *testing.T) {
 			if strings.Contains(string(raw), "x-go-") {
 				t.Error("the public document carries x-go-* hints")

@@ -9,3 +9,8 @@ import _ "embed"
 //
 //go:embed bundled/backoffice.yaml
 var Backoffice []byte
+
+// Storefront is the public document of the storefront application.
+//
+//go:embed bundled/storefront.yaml
+var Storefront []byte

@@ -26,7 +26,7 @@ import (
 // OpenAPI document when the route is documented (status included), and against the
 // JSON:API project's schema when the body is JSON:API. It counts what it checked.
 type contract struct {
-	router  routers.Router
+	routers []routers.Router // one per application document: the back office, the storefront
 	jsonapi *jsonschema.Schema
 	mu      sync.Mutex
 	checked int
@@ -34,14 +34,17 @@ type contract struct {
 }
 
 var contractOnce = sync.OnceValues(func() (*contract, error) {
-	loader := openapi3.NewLoader()
-	doc, err := loader.LoadFromData(openapi.Backoffice)
-	if err != nil {
-		return nil, err
-	}
-	router, err := gorillamux.NewRouter(doc)
-	if err != nil {
-		return nil, err
+	var rs []routers.Router
+	for _, raw := range [][]byte{openapi.Backoffice, openapi.Storefront} {
+		doc, err := openapi3.NewLoader().LoadFromData(raw)
+		if err != nil {
+			return nil, err
+		}
+		router, err := gorillamux.NewRouter(doc)
+		if err != nil {
+			return nil, err
+		}
+		rs = append(rs, router)
 	}
 	c := jsonschema.NewCompiler()
 	c.DefaultDraft(jsonschema.Draft7)
@@ -62,7 +65,7 @@ var contractOnce = sync.OnceValues(func() (*contract, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &contract{router: router, jsonapi: sch, covered: map[string]int{}}, nil
+	return &contract{routers: rs, jsonapi: sch, covered: map[string]int{}}, nil
 })
 
 // check validates one response; it fails the test on any violation.
@@ -78,7 +81,16 @@ func (k *contract) check(t testing.TB, req *http.Request, reqBody []byte, res *h
 			t.Fatalf("response breaks the JSON:API schema: %v\n%s", err, body)
 		}
 	}
-	route, params, err := k.router.FindRoute(req)
+	var (
+		route  *routers.Route
+		params map[string]string
+		err    error
+	)
+	for _, router := range k.routers {
+		if route, params, err = router.FindRoute(req); err == nil {
+			break
+		}
+	}
 	if err != nil {
 		return // not a documented operation: its own tests assert it
 	}
@@ -96,7 +108,11 @@ func (k *contract) check(t testing.TB, req *http.Request, reqBody []byte, res *h
 	}
 	k.mu.Lock()
 	k.checked++
-	k.covered[fmt.Sprintf("%s %d %s", route.Operation.OperationID, res.StatusCode, mediaType)]++
+	app := "backoffice"
+	if !strings.HasPrefix(route.Spec.Servers[0].URL, "/admin") {
+		app = "storefront"
+	}
+	k.covered[fmt.Sprintf("%s:%s %d %s", app, route.Operation.OperationID, res.StatusCode, mediaType)]++
 	k.mu.Unlock()
 }
 

@@ -25,6 +25,9 @@ type engine struct {
 	joins  map[string]*storage.JoinTable // join table name -> join table
 	items  *itemSchemas
 	cfg    *Config
+	// only limits a resource type to the records with these keys, such as
+	// the enabled currencies; other records do not exist for the API.
+	only map[string][]any
 }
 
 // call is the per-request state the engine works with.
@@ -34,6 +37,7 @@ type call struct {
 	f        format
 	org      int64    // the caller's organization
 	user     int64    // the caller's user (back office), 0 for a storefront client
+	lang     string   // the language of localized values (storefront X-Localization-ID); "": the default
 	roles    []string // the caller's roles
 	hateoas  bool
 	title    bool // meta=title: each resource carries its title
@@ -64,6 +68,7 @@ func (e *engine) begin(ctx context.Context) (*call, error) {
 		}
 	}
 	cl.hateoas = cl.f == jsonapiFormat && !cl.xinclude["noHateoas"]
+	cl.lang = c.GetString(langKey)
 	if meta, ok := c.Request.URL.Query()["meta"]; ok {
 		if err := cl.parseMeta(meta[len(meta)-1]); err != nil {
 			return nil, err

@@ -24,12 +24,12 @@ type filterField struct {
 	list   bool
 }
 
-func (e *engine) resolveFilter(res *resource.Resource, name string) (filterField, bool) {
+func (e *engine) resolveFilter(res *resource.Resource, name, lang string) (filterField, bool) {
 	if name == "id" {
 		return filterField{column: res.IDColumn, typ: idType(res), ops: res.IDOps, list: true}, true
 	}
 	if a, ok := res.Attribute(name); ok && len(a.Filter) > 0 {
-		return filterField{column: a.Column, typ: a.Type, ops: a.Filter, list: true}, true
+		return filterField{column: a.ColumnIn(lang), typ: a.Type, ops: a.Filter, list: true}, true
 	}
 	rel, ok := res.Relationship(name)
 	if !ok || len(rel.Filter) == 0 {
@@ -63,12 +63,12 @@ func idType(res *resource.Resource) resource.FieldType {
 
 // parseFilter turns filter[field] or filter[field][op] into one condition
 // (oro-behaviour §2): commas separate values, a..b is a range.
-func (e *engine) parseFilter(res *resource.Resource, key, raw string) (storage.Cond, error) {
+func (e *engine) parseFilter(res *resource.Resource, key, raw, lang string) (storage.Cond, error) {
 	m := filterKey.FindStringSubmatch(key)
 	if m == nil {
 		return storage.Cond{}, problem.Filter(key, "The filter is not supported.")
 	}
-	field, ok := e.resolveFilter(res, m[1])
+	field, ok := e.resolveFilter(res, m[1], lang)
 	if !ok {
 		return storage.Cond{}, problem.Filter(key, "The filter is not supported.")
 	}

@@ -72,7 +72,11 @@ func (a *api) token(name string) string {
 	}
 	p := principalNamed(a.t, name)
 	body := `{"grant_type":"client_credentials","client_id":"` + p.client + `","client_secret":"` + p.client + `-secret"}`
-	res, err := http.Post(a.base+"/admin/oauth2-token", "application/json", strings.NewReader(body))
+	endpoint := "/admin/oauth2-token"
+	if p.storefront() {
+		endpoint = "/oauth2-token"
+	}
+	res, err := http.Post(a.base+endpoint, "application/json", strings.NewReader(body))
 	if err != nil {
 		a.t.Fatal(err)
 	}

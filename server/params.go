@@ -106,7 +106,7 @@ func (e *engine) parseInclude(res *resource.Resource, value string) ([][]*resour
 }
 
 // parseList reads filters, sort and page on top of the shape.
-func (e *engine) parseList(q url.Values, res *resource.Resource, f format) (*listParams, error) {
+func (e *engine) parseList(q url.Values, res *resource.Resource, f format, lang string) (*listParams, error) {
 	p, err := e.parseShape(q, res, f)
 	if err != nil {
 		return nil, err
@@ -121,7 +121,7 @@ func (e *engine) parseList(q url.Values, res *resource.Resource, f format) (*lis
 		if !strings.HasPrefix(key, "filter[") && !strings.HasPrefix(key, "filter") {
 			continue
 		}
-		cond, err := e.parseFilter(res, key, q.Get(key))
+		cond, err := e.parseFilter(res, key, q.Get(key), lang)
 		if err != nil {
 			errs = append(errs, err.(*problem.Problem))
 			continue
@@ -130,7 +130,7 @@ func (e *engine) parseList(q url.Values, res *resource.Resource, f format) (*lis
 		p.filtered = true
 	}
 	if s := q.Get("sort"); s != "" {
-		order, err := parseSort(res, s)
+		order, err := parseSort(res, s, lang)
 		if err != nil {
 			errs = append(errs, err.(*problem.Problem))
 		}
@@ -175,12 +175,12 @@ func parsePage(q url.Values) (number, size int, errs problem.List) {
 	return number, size, errs
 }
 
-func parseSort(res *resource.Resource, value string) ([]storage.Order, error) {
+func parseSort(res *resource.Resource, value, lang string) ([]storage.Order, error) {
 	var out []storage.Order
 	for _, f := range strings.Split(value, ",") {
 		desc := strings.HasPrefix(f, "-")
 		name := strings.TrimPrefix(f, "-")
-		col, ok := sortColumn(res, name)
+		col, ok := sortColumn(res, name, lang)
 		if !ok {
 			return nil, problem.Sort(fmt.Sprintf("Sorting by %q field is not supported.", name))
 		}
@@ -189,12 +189,12 @@ func parseSort(res *resource.Resource, value string) ([]storage.Order, error) {
 	return out, nil
 }
 
-func sortColumn(res *resource.Resource, name string) (string, bool) {
+func sortColumn(res *resource.Resource, name, lang string) (string, bool) {
 	if name == "id" {
 		return res.IDColumn, true
 	}
 	if a, ok := res.Attribute(name); ok && a.Sort {
-		return a.Column, true
+		return a.ColumnIn(lang), true
 	}
 	if rel, ok := res.Relationship(name); ok && rel.Sort {
 		return rel.Column, true

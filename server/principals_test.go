@@ -9,8 +9,9 @@ import (
 	"github.com/entityapi/entityapi/storage/secret"
 )
 
-// testPrincipal is a user and the back-office client acting as it. The client's
-// secret is its id followed by "-secret".
+// testPrincipal is a user and the back-office client acting as it, or (no
+// role) a storefront client of the organization. The client's secret is its
+// id followed by "-secret".
 type testPrincipal struct {
 	name, client, role, org string
 }
@@ -22,7 +23,11 @@ var testPrincipals = []testPrincipal{
 	{"manager", "test-manager", "ROLE_MANAGER", "Main"},
 	{"viewer", "test-viewer", "ROLE_USER", "Main"},
 	{"elsewhere-admin", "test-elsewhere", "ROLE_ADMINISTRATOR", "Elsewhere"},
+	{"storefront", "test-storefront", "", "Main"},
 }
+
+// storefront tells whether the principal is a storefront client.
+func (p testPrincipal) storefront() bool { return p.role == "" }
 
 func principalNamed(t testing.TB, name string) testPrincipal {
 	for _, p := range testPrincipals {
@@ -59,6 +64,14 @@ func createPrincipals(t testing.TB, s *storage.Store) {
 	}
 	orgs["Elsewhere"] = other.ID
 	for _, p := range testPrincipals {
+		if p.storefront() {
+			c := &storage.Client{ID: p.client, OrganizationID: orgs[p.org], SecretHash: secretHashes()[p.client],
+				App: storage.AppStorefront, Name: p.client, Enabled: true}
+			if err := s.CreateClient(ctx, c); err != nil {
+				t.Fatalf("client %s: %v", p.client, err)
+			}
+			continue
+		}
 		u := &storage.User{OrganizationID: orgs[p.org], Username: p.name, Email: p.name + "@test.example",
 			FirstName: "Test", LastName: p.name, Enabled: true}
 		if err := s.CreateUser(ctx, u, []string{p.role}); err != nil {

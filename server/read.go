@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 
 	"github.com/entityapi/entityapi/server/jsonapi"
@@ -39,6 +40,9 @@ func (e *engine) load(ctx context.Context, cl *call, res *resource.Resource, id 
 		return nil, err
 	}
 	if res.Self && k != any(cl.org) {
+		return nil, problem.NotFound()
+	}
+	if only, ok := e.only[res.Type]; ok && !slices.Contains(only, k) {
 		return nil, problem.NotFound()
 	}
 	row, err := e.store.Get(ctx, e.table(res), cl.org, k)
@@ -95,7 +99,7 @@ func (e *engine) List(ctx context.Context) (*jsonapi.Reply, error) {
 // list serves a list of res, optionally narrowed by an extra condition (the
 // records related to a subresource's owner).
 func (e *engine) list(ctx context.Context, cl *call, res *resource.Resource, extra *storage.Cond, self string) (*jsonapi.Reply, error) {
-	p, err := e.parseList(cl.c.Request.URL.Query(), res, cl.f)
+	p, err := e.parseList(cl.c.Request.URL.Query(), res, cl.f, cl.lang)
 	if err != nil {
 		return nil, err
 	}
@@ -105,6 +109,9 @@ func (e *engine) list(ctx context.Context, cl *call, res *resource.Resource, ext
 	}
 	if extra != nil {
 		q.Where = append(q.Where, *extra)
+	}
+	if only, ok := e.only[res.Type]; ok {
+		q.Where = append(q.Where, storage.Cond{Column: res.IDColumn, Op: storage.Eq, Values: only})
 	}
 	rows, hasMore, total, err := e.page(ctx, cl, q, p)
 	if err != nil {

@@ -62,7 +62,7 @@ func (e *engine) Relationship(ctx context.Context) (*jsonapi.Reply, error) {
 		return cl.reply(http.StatusOK, doc, nil), nil
 	}
 	target, _ := e.reg.Get(rel.Target)
-	p, err := e.parseList(cl.c.Request.URL.Query(), target, cl.f)
+	p, err := e.parseList(cl.c.Request.URL.Query(), target, cl.f, cl.lang)
 	if err != nil {
 		return nil, err
 	}

@@ -59,12 +59,12 @@ func (e *engine) resourceObject(cl *call, res *resource.Resource, row storage.Ro
 		obj.Self = cl.link(res.Type, id)
 	}
 	if cl.title {
-		obj.Meta = []jsonapi.Member{{Name: "title", Value: title(res, row)}}
+		obj.Meta = []jsonapi.Member{{Name: "title", Value: title(res, row, cl.lang)}}
 	}
 	obj.Attributes = make([]jsonapi.Member, 0, len(res.Attributes))
 	for _, a := range res.Attributes {
 		if wanted(fields, a.Name) {
-			obj.Attributes = append(obj.Attributes, jsonapi.Member{Name: a.Name, Value: wireValue(a.Type, row[a.Column])})
+			obj.Attributes = append(obj.Attributes, jsonapi.Member{Name: a.Name, Value: wireValue(a.Type, row[a.ColumnIn(cl.lang)])})
 		}
 	}
 	for _, rel := range res.Relationships {
@@ -96,7 +96,7 @@ func (e *engine) plainObject(cl *call, res *resource.Resource, row storage.Row, 
 	out := make([]jsonapi.Member, 0, 1+len(res.Attributes)+len(res.Relationships))
 	out = append(out, jsonapi.Member{Name: "id", Value: row[res.IDColumn]})
 	for _, a := range res.Attributes {
-		out = append(out, jsonapi.Member{Name: a.Name, Value: wireValue(a.Type, row[a.Column])})
+		out = append(out, jsonapi.Member{Name: a.Name, Value: wireValue(a.Type, row[a.ColumnIn(cl.lang)])})
 	}
 	id := keyString(row[res.IDColumn])
 	for _, rel := range res.Relationships {
@@ -176,12 +176,12 @@ func (cl *call) pageLinks(self string, p *listParams, hasMore bool, total int) *
 
 // title is a record's text rendering (DESIGN.md §4): the values of its title
 // fields joined by spaces.
-func title(res *resource.Resource, row storage.Row) string {
+func title(res *resource.Resource, row storage.Row, lang string) string {
 	var parts []string
 	for _, name := range res.Title {
 		col := res.IDColumn
 		if a, ok := res.Attribute(name); ok {
-			col = a.Column
+			col = a.ColumnIn(lang)
 		}
 		if v := keyString(row[col]); v != "" {
 			parts = append(parts, v)

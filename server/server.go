@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -16,6 +17,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/entityapi/entityapi/gen/backoffice"
+	"github.com/entityapi/entityapi/gen/storefront"
 	"github.com/entityapi/entityapi/openapi"
 	"github.com/entityapi/entityapi/server/auth"
 	"github.com/entityapi/entityapi/server/resource"
@@ -26,7 +28,15 @@ import (
 type Config struct {
 	PublicURL      string // absolute base of links; empty: from each request
 	BackofficeBase string // path prefix of the back-office application, such as /admin
-	MaxBody        int64  // largest request body accepted, in bytes
+	StorefrontBase string // path prefix of the storefront application ("" by default)
+	// GuestResources are the storefront types readable without a token
+	// (nil: DefaultGuestResources).
+	GuestResources []string
+	// Currencies are the enabled X-Currency codes (nil: DefaultCurrencies);
+	// DefaultCurrency applies without the header ("": the first).
+	Currencies      []string
+	DefaultCurrency string
+	MaxBody         int64 // largest request body accepted, in bytes
 	// MaxBatchBody is the largest batch request body (1 GiB by default).
 	MaxBatchBody int64
 	// SyncBatchTimeout is how long a synchronous batch is waited for before
@@ -77,6 +87,10 @@ func New(cfg Config, store *storage.Store) (*Server, error) {
 		cfg.Jobs.Logger = cfg.Logger
 	}
 	cfg.BackofficeBase = strings.TrimSuffix(cfg.BackofficeBase, "/")
+	cfg.StorefrontBase = strings.TrimSuffix(cfg.StorefrontBase, "/")
+	if cfg.BackofficeBase == cfg.StorefrontBase {
+		return nil, fmt.Errorf("the back office and the storefront need distinct base paths (both are %q)", cfg.BackofficeBase)
+	}
 	gin.SetMode(gin.ReleaseMode)
 	g := gin.New()
 	g.HandleMethodNotAllowed = true
@@ -94,6 +108,7 @@ func New(cfg Config, store *storage.Store) (*Server, error) {
 		return nil, fmt.Errorf("tokens: %w", err)
 	}
 	s := &Server{gin: g, store: store, log: cfg.Logger, stop: stop}
+	var tokenPaths []string
 	g.Use(s.recover, requestID)
 
 	bo, err := newApplication(&cfg, store, openapi.Backoffice, cfg.BackofficeBase)
@@ -101,7 +116,7 @@ func New(cfg Config, store *storage.Store) (*Server, error) {
 		stop()
 		return nil, fmt.Errorf("back office: %w", err)
 	}
-	bo.auth, bo.audience = tokens, "backoffice"
+	bo.auth, bo.audience, bo.roles = tokens, "backoffice", true
 	queue, err := store.NewQueue(cfg.Jobs)
 	if err != nil {
 		stop()
@@ -126,12 +141,53 @@ func New(cfg Config, store *storage.Store) (*Server, error) {
 		}
 	}
 	bo.serveDocument(g)
-	g.POST(cfg.BackofficeBase+"/oauth2-token", tokens.TokenHandler)
-	if cfg.BackofficeBase != "" {
-		g.POST("/oauth2-token", tokens.TokenHandler) // back-office clients are accepted there too (DESIGN.md §3)
+
+	sf, err := newApplication(&cfg, store, openapi.Storefront, cfg.StorefrontBase)
+	if err != nil {
+		stop()
+		return nil, fmt.Errorf("storefront: %w", err)
+	}
+	sf.auth, sf.audience = tokens, "storefront"
+	if sf.locales, err = loadStorefrontLocales(ctx, store, &cfg); err != nil {
+		stop()
+		return nil, err
+	}
+	sf.engine.only = map[string][]any{"currencies": toAny(sf.locales.currencies)}
+	guests := cfg.GuestResources
+	if guests == nil {
+		guests = DefaultGuestResources
+	}
+	sf.guests = map[string]bool{}
+	for _, typ := range guests {
+		if _, ok := sf.reg.Get(typ); !ok {
+			stop()
+			return nil, fmt.Errorf("storefront: guest resource %q is not a storefront resource", typ)
+		}
+		sf.guests[typ] = true
+	}
+	sfGroup := g.Group("")
+	sfGroup.Use(sf.negotiate, sf.authenticate, sf.localeHeaders, sf.validate)
+	sfHandler := storefront.NewStrictHandlerWithOptions(&storefrontHandlers{sf.engine}, nil, storefront.StrictGinServerOptions{
+		RequestErrorHandlerFunc:  sf.requestError,
+		HandlerErrorFunc:         sf.writeError,
+		ResponseErrorHandlerFunc: sf.writeError,
+	})
+	storefront.RegisterHandlersWithOptions(sfGroup, sfHandler, storefront.GinServerOptions{
+		BaseURL:      cfg.StorefrontBase,
+		ErrorHandler: func(c *gin.Context, err error, _ int) { sf.requestError(c, err) },
+	})
+	sf.serveDocument(g)
+
+	// Each application's token endpoint, and /oauth2-token, which accepts
+	// either application's clients (DESIGN.md §3).
+	for _, path := range []string{cfg.BackofficeBase + "/oauth2-token", cfg.StorefrontBase + "/oauth2-token", "/oauth2-token"} {
+		if !slices.Contains(tokenPaths, path) {
+			tokenPaths = append(tokenPaths, path)
+			g.POST(path, tokens.TokenHandler)
+		}
 	}
 	g.GET("/.well-known/jwks.json", tokens.JWKSHandler)
-	apps := []*application{bo}
+	apps := []*application{bo, sf}
 	g.NoRoute(func(c *gin.Context) { s.unmatched(c, apps) })
 	g.NoMethod(func(c *gin.Context) { s.unmatched(c, apps) })
 	g.GET("/healthz", s.healthz)
@@ -142,6 +198,14 @@ func New(cfg Config, store *storage.Store) (*Server, error) {
 		return nil, err
 	}
 	return s, nil
+}
+
+func toAny[T any](list []T) []any {
+	out := make([]any, len(list))
+	for i, v := range list {
+		out[i] = v
+	}
+	return out
 }
 
 // Close stops the background work of the server (key reloads).
@@ -185,8 +249,11 @@ type application struct {
 	log      *slog.Logger
 	docJSON  []byte
 	auth     *auth.Service
-	audience string         // the token audience of this application
-	queue    *storage.Queue // where batch chunks go
+	audience string             // the token audience of this application
+	queue    *storage.Queue     // where batch chunks go
+	roles    bool               // callers' roles decide what they may do (the back office; storefront clients only read)
+	guests   map[string]bool    // storefront: resource types readable without a token
+	locales  *storefrontLocales // storefront: what X-Localization-ID and X-Currency may name
 }
 
 func newApplication(cfg *Config, store *storage.Store, raw []byte, base string) (*application, error) {
@@ -242,6 +309,11 @@ func checkColumns(res *resource.Resource, t *storage.Table) error {
 	for _, a := range append(res.Attributes, res.WriteOnly...) {
 		if !has(a.Column) {
 			return fmt.Errorf("resource %s: attribute %s: no column %q in table %s", res.Type, a.Name, a.Column, t.Name)
+		}
+		for lang, col := range a.Localized {
+			if !has(col) {
+				return fmt.Errorf("resource %s: attribute %s in %s: no column %q in table %s", res.Type, a.Name, lang, col, t.Name)
+			}
 		}
 	}
 	for _, rel := range res.Relationships {

@@ -167,7 +167,7 @@ func (e *engine) DeleteList(ctx context.Context) (*jsonapi.Reply, error) {
 	}
 	ctx = cl.c.Request.Context()
 	res := cl.rt.res
-	p, err := e.parseList(cl.c.Request.URL.Query(), res, cl.f)
+	p, err := e.parseList(cl.c.Request.URL.Query(), res, cl.f, cl.lang)
 	if err != nil {
 		return nil, err
 	}

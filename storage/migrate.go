@@ -54,6 +54,7 @@ var (
 // (the number). They run after the migration's SQL, in its transaction.
 var goSteps = map[string]func(ctx context.Context, db *bun.DB, conn bun.IConn) error{
 	"0001": loadISOData,
+	"0005": loadCurrencies,
 }
 
 // migrationLockWait bounds how long Migrate waits for another process's
@@ -256,6 +257,22 @@ func loadISOData(ctx context.Context, db *bun.DB, conn bun.IConn) error {
 	}
 	if err := insertModels(ctx, db, conn, regions); err != nil {
 		return fmt.Errorf("load regions: %w", err)
+	}
+	return nil
+}
+
+// loadCurrencies fills the currencies table from the embedded ISO 4217 list.
+func loadCurrencies(ctx context.Context, db *bun.DB, conn bun.IConn) error {
+	cs, err := isodata.Currencies()
+	if err != nil {
+		return err
+	}
+	rows := make([]Currency, len(cs))
+	for i, c := range cs {
+		rows[i] = Currency{Code: c.Code, Name: c.Name, Symbol: c.Symbol}
+	}
+	if err := insertModels(ctx, db, conn, rows); err != nil {
+		return fmt.Errorf("load currencies: %w", err)
 	}
 	return nil
 }

@@ -33,6 +33,8 @@ func TestMigrateLoadsReferenceData(t *testing.T) {
 			{"accounts", 0},
 			{"weightunits", 0},
 			{"taxjurisdictions", 0},
+			{"localizations", 4},
+			{"currencies", 150},
 		} {
 			n, err := s.Count(ctx, storage.Query{Table: table(t, s, tc.table), Org: 1})
 			if err != nil {
@@ -48,6 +50,14 @@ func TestMigrateLoadsReferenceData(t *testing.T) {
 		}
 		if de["iso3"] != "DEU" || de["name_de"] != "Deutschland" {
 			t.Errorf("DE = %v", de)
+		}
+		eur, err := s.Get(ctx, table(t, s, "currencies"), 0, "EUR")
+		if err != nil || eur["name"] != "Euro" || eur["symbol"] != "€" {
+			t.Errorf("EUR = %v, %v", eur, err)
+		}
+		loc, err := s.Get(ctx, table(t, s, "localizations"), 0, int64(2))
+		if err != nil || loc["language_code"] != "de" || loc["formatting_code"] != "de_DE" {
+			t.Errorf("localization 2 = %v, %v", loc, err)
 		}
 	})
 }

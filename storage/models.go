@@ -29,6 +29,28 @@ var models = []any{
 	(*Client)(nil),
 	(*SigningKey)(nil),
 	(*AsyncOperation)(nil),
+	(*Localization)(nil),
+	(*Currency)(nil),
+}
+
+// Localization is one language the storefront answers in (migration 0005
+// fixes the four of DESIGN.md §10).
+type Localization struct {
+	bun.BaseModel `bun:"table:localizations"`
+
+	ID             int64  `bun:"id,pk"`
+	Title          string `bun:"title,notnull"`
+	LanguageCode   string `bun:"language_code,notnull"`
+	FormattingCode string `bun:"formatting_code,notnull"`
+}
+
+// Currency is an ISO 4217 currency, loaded by migration 0005.
+type Currency struct {
+	bun.BaseModel `bun:"table:currencies"`
+
+	Code   string `bun:"code,pk"`
+	Name   string `bun:"name,notnull"`
+	Symbol string `bun:"symbol,notnull"`
 }
 
 // The chunks and errors of asynchronous operations (AsyncOperationChunk,

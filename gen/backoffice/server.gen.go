@@ -1952,7 +1952,7 @@ type Country struct {
 		// Example: USA
 		Iso3Code *string `json:"iso3Code,omitempty"`
 
-		// Name The English short name.
+		// Name The short name in the request's localization (storefront `X-Localization-ID`), English otherwise.
 		//
 		// Example: United States
 		Name *string `json:"name,omitempty"`
@@ -2266,7 +2266,7 @@ type Region struct {
 		// Example: NY
 		Code *string `json:"code,omitempty"`
 
-		// Name The English name.
+		// Name The name in the request's localization (storefront `X-Localization-ID`), English otherwise.
 		//
 		// Example: New York
 		Name *string `json:"name,omitempty"`

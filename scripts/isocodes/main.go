@@ -12,8 +12,8 @@
 //	go run ./scripts/isocodes -src /usr/share/iso-codes/json -locales /usr/share/locale -out storage/isodata
 //
 // Output is deterministic (rows sorted by code) so regenerating with the same
-// iso-codes version produces no diff. Only the standard library is used, so
-// the gettext .mo parser is written out below (see parseMO).
+// iso-codes version produces no diff. The gettext .mo parser is written out
+// below (see parseMO); golang.org/x/text gives the currency symbols.
 package main
 
 import (
@@ -28,6 +28,10 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"golang.org/x/text/currency"
+	"golang.org/x/text/language"
+	"golang.org/x/text/message"
 )
 
 // languages are the translation columns, in output order after "en".
@@ -95,11 +99,31 @@ func main() {
 		regionRows = append(regionRows, row)
 	}
 
+	var c4217 struct {
+		Currencies []struct {
+			Alpha3 string `json:"alpha_3"`
+			Name   string `json:"name"`
+		} `json:"4217"`
+	}
+	must(readJSON(filepath.Join(*src, "iso_4217.json"), &c4217))
+	sort.Slice(c4217.Currencies, func(i, j int) bool { return c4217.Currencies[i].Alpha3 < c4217.Currencies[j].Alpha3 })
+	currencyRows := [][]string{{"code", "name", "symbol"}}
+	english := message.NewPrinter(language.English)
+	for _, c := range c4217.Currencies {
+		// iso-codes has no symbols: CLDR's English symbol (x/text), else the code.
+		symbol := c.Alpha3
+		if u, err := currency.ParseISO(c.Alpha3); err == nil {
+			symbol = english.Sprint(currency.Symbol(u))
+		}
+		currencyRows = append(currencyRows, []string{c.Alpha3, c.Name, symbol})
+	}
+
+	must(writeTSV(filepath.Join(*out, "currencies.tsv"), currencyRows))
 	must(writeTSV(filepath.Join(*out, "countries.tsv"), countryRows))
 	must(writeTSV(filepath.Join(*out, "regions.tsv"), regionRows))
 	must(os.WriteFile(filepath.Join(*out, "LICENSE-iso-codes.txt"), []byte(licenceNote(*version)), 0o644))
-	log.Printf("wrote %d countries and %d regions to %s (iso-codes %s)",
-		len(countryRows)-1, len(regionRows)-1, *out, *version)
+	log.Printf("wrote %d countries, %d regions and %d currencies to %s (iso-codes %s)",
+		len(countryRows)-1, len(regionRows)-1, len(currencyRows)-1, *out, *version)
 }
 
 // translate returns the catalog translation of the first key that has one,
@@ -170,12 +194,13 @@ func packageVersion() string {
 }
 
 func licenceNote(version string) string {
-	return `countries.tsv and regions.tsv are derived from the iso-codes package
+	return `countries.tsv, regions.tsv and currencies.tsv are derived from the iso-codes package
 (Debian package version ` + version + `), upstream:
 https://salsa.debian.org/iso-codes-team/iso-codes
 
-Sources: iso_3166-1.json, iso_3166-2.json and the de/fr/es gettext
-translations iso_3166-1.mo and iso_3166-2.mo.
+Sources: iso_3166-1.json, iso_3166-2.json, iso_4217.json and the de/fr/es
+gettext translations iso_3166-1.mo and iso_3166-2.mo. The currency symbols
+come from the Unicode CLDR data of golang.org/x/text (Unicode licence).
 
 iso-codes is licensed under the GNU Lesser General Public License,
 version 2.1 or (at your option) any later version (LGPL-2.1-or-later).

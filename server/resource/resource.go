@@ -54,6 +54,18 @@ type Attribute struct {
 	Filter    []string // operators; empty: not filterable
 	List      bool     // a comma in a filter value separates values (non-string types always)
 	Sort      bool
+	// Localized maps a language code to the column holding the value in that
+	// language (x-localized); Column is the default language's.
+	Localized map[string]string
+}
+
+// ColumnIn is the attribute's column for a language ("" or an unknown one:
+// the default column).
+func (a *Attribute) ColumnIn(lang string) string {
+	if c, ok := a.Localized[lang]; ok {
+		return c
+	}
+	return a.Column
 }
 
 // Relationship is one relationship of a resource. A to-one relationship is a

@@ -40,6 +40,9 @@ func attribute(name string, s *openapi3.Schema) (*Attribute, error) {
 	if name == "createdAt" || name == "updatedAt" {
 		a.Filter, a.Sort = DefaultOps(DateTime), true
 	}
+	if err := decodeExt(s.Extensions["x-localized"], &a.Localized); err != nil {
+		return nil, err
+	}
 	if err := decodeExt(s.Extensions["x-list"], &a.List); err != nil {
 		return nil, err
 	}

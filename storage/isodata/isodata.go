@@ -1,5 +1,6 @@
 // Package isodata provides ISO 3166-1 countries and ISO 3166-2 subdivisions
-// (regions) with English, German, French and Spanish names.
+// (regions) with English, German, French and Spanish names, and ISO 4217
+// currencies.
 //
 // The data comes from Debian's iso-codes package (LGPL-2.1-or-later, see
 // LICENSE-iso-codes.txt) and is embedded in the binary so that database
@@ -14,7 +15,7 @@ import (
 	"strings"
 )
 
-//go:embed countries.tsv regions.tsv
+//go:embed countries.tsv regions.tsv currencies.tsv
 var files embed.FS
 
 // languages lists the name columns in file order; it is the single source of
@@ -72,6 +73,26 @@ func Regions() ([]Region, error) {
 			return nil, fmt.Errorf("isodata: regions.tsv line %d: code %q does not match %q-%q", i+2, r[0], r[1], r[2])
 		}
 		out = append(out, Region{Code: r[0], Country: r[1], SubCode: r[2], Names: names(r[3:])})
+	}
+	return out, nil
+}
+
+// Currency is an ISO 4217 currency with its English name and symbol.
+type Currency struct {
+	Code   string // e.g. "EUR"
+	Name   string // e.g. "Euro"
+	Symbol string // e.g. "€" (the code where CLDR knows no symbol)
+}
+
+// Currencies parses the embedded currency list. Rows are sorted by Code.
+func Currencies() ([]Currency, error) {
+	rows, err := parseTSV("currencies.tsv", []string{"code", "name", "symbol"})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Currency, 0, len(rows))
+	for _, r := range rows {
+		out = append(out, Currency{Code: r[0], Name: r[1], Symbol: r[2]})
 	}
 	return out, nil
 }
