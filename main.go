@@ -116,6 +116,8 @@ func serve(ctx context.Context, cfg *config, store *storage.Store, log *slog.Log
 		"backoffice", base+cfg.backofficeBase+"/api", "openapi", base+cfg.backofficeBase+"/api/openapi.yaml")
 	fmt.Fprintf(os.Stderr, "\n  back-office API: %s%s/api/countries\n  OpenAPI:         %s%s/api/openapi.yaml\n",
 		base, cfg.backofficeBase, base, cfg.backofficeBase)
+	fmt.Fprintf(os.Stderr, "  storefront API:  %s%s/api/countries (guests welcome)\n  OpenAPI:         %s%s/api/openapi.yaml\n",
+		base, cfg.storefrontBase, base, cfg.storefrontBase)
 	if cfg.demo {
 		fmt.Fprintf(os.Stderr, `
   demo clients (secret = id + "-secret"): demo-backoffice (admin), demo-manager, demo-viewer,
