@@ -119,7 +119,11 @@ func (s *Store) NewQueue(cfg QueueConfig) (*Queue, error) {
 		RescueStuckJobsAfter: cfg.RescueAfter,
 		FetchPollInterval:    cfg.PollEvery,
 		MaxAttempts:          chunkAttempts,
-		JobTimeout:           -1, // a chunk ends when its transaction does; the rescuer handles the dead
+		// River's rescuer only retries a job left running by a dead process once
+		// the job's timeout has passed (a negative timeout: never), so a chunk
+		// gets RescueAfter, far above what 100 records take; one that runs
+		// longer is cancelled (its transaction rolls back) and tried again.
+		JobTimeout: cfg.RescueAfter,
 	}
 	if !cfg.NoWorkers {
 		workers := river.NewWorkers()
