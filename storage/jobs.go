@@ -289,7 +289,9 @@ func (w *chunkWorker) Work(ctx context.Context, job *river.Job[ChunkJob]) error 
 		return err
 	}
 	w.q.cfg.Logger.Error("batch chunk failed", "operation", job.Args.Operation, "chunk", job.Args.Chunk, "error", err)
-	ferr := w.q.store.FailOperation(ctx, job.Args.Operation, AsyncOperationError{Status: 500, Title: "runtime exception",
+	// The job's own context may have ended (its timeout): the failure is
+	// still recorded.
+	ferr := w.q.store.FailOperation(context.WithoutCancel(ctx), job.Args.Operation, AsyncOperationError{Status: 500, Title: "runtime exception",
 		Detail: textPtr(fmt.Sprintf("The chunk %d could not be processed.", job.Args.Chunk))})
 	if ferr != nil && !errors.Is(ferr, ErrFinished) && !errors.Is(ferr, ErrNotFound) {
 		return ferr

@@ -202,15 +202,8 @@ func (c *Conn) FinishChunk(ctx context.Context, opID int64, number int, counts C
 		if err != nil {
 			return err
 		}
-		if len(errs) > 0 {
-			rows := make([]AsyncOperationError, len(errs))
-			for i, e := range errs {
-				e.OperationID, e.Chunk, e.N = opID, number, i+1
-				rows[i] = e
-			}
-			if _, err := c.idb.NewInsert().Model(&rows).Exec(ctx); err != nil {
-				return c.s.mapError("insert", errTable, err)
-			}
+		if err := c.insertErrors(ctx, opID, number, errs); err != nil {
+			return err
 		}
 		ts := now()
 		// Every right-hand side reads the row as it was before the update.
@@ -514,15 +507,21 @@ func (c *Conn) EndSyncOperation(ctx context.Context, id int64, success bool, cou
 			}
 			return err
 		}
-		if len(errs) == 0 {
-			return nil
-		}
-		rows := make([]AsyncOperationError, len(errs))
-		for i, e := range errs {
-			e.OperationID, e.Chunk, e.N = id, 1, i+1
-			rows[i] = e
-		}
-		_, err = c.idb.NewInsert().Model(&rows).Exec(ctx)
-		return c.s.mapError("insert", errTable, err)
+		return c.insertErrors(ctx, id, 1, errs)
 	})
+}
+
+// insertErrors stores errs as the errors of one chunk of an operation,
+// numbered 1, 2, ... in order (their OperationID, Chunk and N are set here).
+func (c *Conn) insertErrors(ctx context.Context, opID int64, chunk int, errs []AsyncOperationError) error {
+	if len(errs) == 0 {
+		return nil
+	}
+	rows := make([]AsyncOperationError, len(errs))
+	for i, e := range errs {
+		e.OperationID, e.Chunk, e.N = opID, chunk, i+1
+		rows[i] = e
+	}
+	_, err := c.idb.NewInsert().Model(&rows).Exec(ctx)
+	return c.s.mapError("insert", errTable, err)
 }
