@@ -376,11 +376,13 @@ func (a *application) processChunk(ctx context.Context, job storage.ChunkJob) er
 	case storage.OperationSuccess, storage.OperationFailed, storage.OperationCancelled:
 		return nil
 	}
-	if err := store.StartOperation(ctx, op.ID); err != nil {
-		if errors.Is(err, storage.ErrFinished) || errors.Is(err, storage.ErrNotFound) {
-			return nil
+	if op.Status == storage.OperationNew { // the first chunk: a write of its own, not one per chunk
+		if err := store.StartOperation(ctx, op.ID); err != nil {
+			if errors.Is(err, storage.ErrFinished) || errors.Is(err, storage.ErrNotFound) {
+				return nil
+			}
+			return err
 		}
-		return err
 	}
 	ch, err := store.Chunk(ctx, op.ID, job.Chunk)
 	if errors.Is(err, storage.ErrNotFound) {
