@@ -4,7 +4,7 @@ GO ?= go
 APPS := backoffice storefront
 ADDR ?= 127.0.0.1:8080
 
-.PHONY: run build generate verify lint test test-short fuzz bench readme-check clean
+.PHONY: run build generate verify release-docs lint test test-short fuzz bench readme-check clean
 
 ## run: start the service on embedded SQLite with demo data
 run:
@@ -31,13 +31,19 @@ generate:
 	    -out gen/$$app/reply.gen.go -exclude "$$exclude" || exit 1; \
 	done
 
-## verify: fail when generated files are stale or go.mod is untidy
+## verify: fail when generated files are stale, go.mod is untidy, or a public document breaks
+## its last released version in openapi/released/ (scripts/breaking, oasdiff)
 verify: generate
 	$(GO) mod tidy
+	$(GO) run ./scripts/breaking -released openapi/released -bundled openapi/bundled $(APPS)
 	@git diff --exit-code -- gen openapi go.mod go.sum || \
 	  { echo "generated files or go.mod are stale: run 'make generate' and 'go mod tidy', then commit"; exit 1; }
 	@test -z "$$(git status --porcelain -- gen openapi)" || \
 	  { echo "untracked generated files:"; git status --porcelain -- gen openapi; exit 1; }
+
+## release-docs: make the bundled public documents the last released versions (after a new major)
+release-docs: generate
+	cp $(foreach app,$(APPS),openapi/bundled/$(app).yaml) openapi/released/
 
 ## lint: gofmt, go vet, import rules, Spectral and Redocly on the public documents
 lint:
@@ -49,7 +55,8 @@ lint:
 
 ## test: every test, on SQLite and (when TEST_DATABASE_URL is set) PostgreSQL
 test:
-	$(GO) test -count=1 ./...
+	@summary=$$(mktemp); trap 'rm -f $$summary' EXIT; \
+	  CONTRACT_SUMMARY=$$summary $(GO) test -count=1 ./... && { cat $$summary; true; }
 
 ## fuzz: run the request-document fuzz test for a while (FUZZTIME=30s)
 fuzz:
