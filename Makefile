@@ -4,7 +4,7 @@ GO ?= go
 APPS := backoffice storefront
 ADDR ?= 127.0.0.1:8080
 
-.PHONY: run build generate verify release-docs lint test test-short fuzz bench readme-check clean
+.PHONY: run build generate verify release-docs lint test test-short fuzz bench readme-check docs-assets clean
 
 ## run: start the service on embedded SQLite with demo data
 run:
@@ -74,6 +74,17 @@ bench:
 ## readme-check: run every README example against a fresh `make run`
 readme-check:
 	bash scripts/readme-check.sh
+
+# The Swagger UI files of the docs pages, unmodified, from the swagger-ui-dist package pinned in
+# scripts/package.json (server/docs/swagger-ui/README.md).
+SWAGGER_UI_FILES := swagger-ui.css swagger-ui-bundle.js swagger-ui-bundle.js.LICENSE.txt \
+  favicon-16x16.png favicon-32x32.png LICENSE NOTICE
+
+## docs-assets: copy the pinned Swagger UI files of the docs pages into server/docs/swagger-ui/
+docs-assets:
+	test -d scripts/node_modules/swagger-ui-dist || (cd scripts && npm ci)
+	cp $(addprefix scripts/node_modules/swagger-ui-dist/,$(SWAGGER_UI_FILES)) server/docs/swagger-ui/
+	node -p 'require("./scripts/node_modules/swagger-ui-dist/package.json").version' >server/docs/swagger-ui/VERSION
 
 clean:
 	rm -rf bin data

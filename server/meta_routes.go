@@ -8,7 +8,8 @@ import (
 )
 
 // serveDocument publishes the application's public document as YAML and JSON, with
-// servers[0] naming the configured base so "try it" tools reach this server.
+// servers[0] naming the configured base so "try it" tools reach this server, and
+// its docs page (<base>/api/doc, docs.go).
 func (a *application) serveDocument(g *gin.Engine) {
 	base := a.routes.base
 	doc := *a.doc
@@ -33,6 +34,7 @@ func (a *application) serveDocument(g *gin.Engine) {
 	}
 	g.GET(base+"/api/openapi.json", func(c *gin.Context) { c.Data(http.StatusOK, "application/json", asJSON) })
 	g.GET(base+"/api/openapi.yaml", func(c *gin.Context) { c.Data(http.StatusOK, "application/yaml", asYAML) })
+	a.serveDocs(g)
 }
 
 // healthz says the process is alive.
