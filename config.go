@@ -1,11 +1,12 @@
 package main
 
 import (
-	"flag"
 	"fmt"
-	"os"
+	"net"
+	"net/url"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -15,114 +16,149 @@ import (
 	"github.com/entityapi/entityapi/storage"
 )
 
-// config is every setting of `entityapi serve`, from flags and ENTITYAPI_*
-// variables (flags win).
+// config is every setting of entityapi, read by parse from the settings table
+// below: flags, ENTITYAPI_* variables and defaults.
 type config struct {
-	addr, dataDir, databaseURL, publicURL, backofficeBase string
-	storefrontBase, defaultCurrency                       string
-	guestResources, currencies                            []string
-	demo                                                  bool
-	maxBody, maxBatchBody                                 int64
-	shutdownTimeout, syncBatchTimeout                     time.Duration
-	jobs                                                  storage.QueueConfig
-	auth                                                  auth.Config
-	args                                                  []string // what is left after the flags
+	addr, dataDir, databaseURL, publicURL           string
+	backofficeBase, storefrontBase, defaultCurrency string
+	guestResources, currencies                      []string
+	demo                                            bool
+	maxBody, maxBatchBody                           int64
+	maxHeaderBytes                                  int
+	readHeaderTimeout, requestTimeout, idleTimeout  time.Duration
+	shutdownTimeout, syncBatchTimeout, batchUpload  time.Duration
+	jobs                                            storage.QueueConfig
+	auth                                            auth.Config
+	external                                        auth.External
+	args                                            []string // what is left after the flags
 }
 
-// parseInterspersed lets flags follow positional arguments too
-// (`entityapi org create Acme --data-dir ./data`), which the flag package alone
-// stops at.
-func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
-	var positional []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return nil, err
-		}
-		if fs.NArg() == 0 {
-			return positional, nil
-		}
-		positional = append(positional, fs.Arg(0))
-		args = fs.Args()[1:]
-	}
+// settings are every setting, in the order help and the README list them.
+var settings = []*setting{
+	{name: "addr", def: "127.0.0.1:8080", usage: "listen address (HOST:PORT)", serve: true,
+		set: func(c *config, v string) error { return hostPort(v, &c.addr) }},
+	{name: "data-dir", def: "./data", usage: "directory of the embedded database",
+		set: func(c *config, v string) error { return nonEmpty(v, &c.dataDir) }},
+	{name: "database-url", show: "`sqlite:<data-dir>/entityapi.db`", usage: "sqlite:PATH or postgres://USER@HOST:PORT/DATABASE",
+		set: func(c *config, v string) error { c.databaseURL = v; return nil }},
+	{name: "public-url", show: "from each request", usage: "absolute base of links and the tokens' issuer, such as https://api.example.com", serve: true,
+		set: func(c *config, v string) error { return absoluteURL(v, &c.publicURL) }},
+	{name: "backoffice-base", def: "/admin", usage: "path prefix of the back-office application", serve: true,
+		set: func(c *config, v string) error { return basePath(v, &c.backofficeBase) }},
+	{name: "storefront-base", show: "none: the storefront is at `/api/...`", usage: "path prefix of the storefront application", serve: true,
+		set: func(c *config, v string) error { return basePath(v, &c.storefrontBase) }},
+	{name: "guest-resources", def: strings.Join(server.DefaultGuestResources, ","), list: true, serve: true,
+		usage: "storefront resources readable without a token (empty: none)",
+		set:   func(c *config, v string) error { c.guestResources = splitList(v); return nil }},
+	{name: "currencies", def: strings.Join(server.DefaultCurrencies, ","), list: true, serve: true,
+		usage: "the enabled storefront currencies (ISO 4217) of X-Currency",
+		set: func(c *config, v string) error {
+			if c.currencies = splitList(v); len(c.currencies) == 0 {
+				return fmt.Errorf("name at least one ISO 4217 code")
+			}
+			return nil
+		}},
+	{name: "default-currency", def: "USD", usage: "the currency without an X-Currency header; one of --currencies", serve: true,
+		set: func(c *config, v string) error { return nonEmpty(v, &c.defaultCurrency) }},
+	{name: "demo", def: "false", show: "off (`make run` turns it on)", boolean: true, serve: true,
+		usage: "load demo records and accept the demo clients and users",
+		set:   func(c *config, v string) error { return boolean(v, &c.demo) }},
+	{name: "max-body", def: "10485760", usage: "largest request body in bytes (413 above)", serve: true,
+		set: func(c *config, v string) error { return byteCount(v, &c.maxBody) }},
+	{name: "max-batch-body", def: "1073741824", usage: "largest batch request body in bytes (413 above)", serve: true,
+		set: func(c *config, v string) error { return byteCount(v, &c.maxBatchBody) }},
+	{name: "max-header-bytes", def: "1048576", usage: "largest request line and headers in bytes (431 above)", serve: true,
+		set: func(c *config, v string) error {
+			var n int64
+			err := byteCount(v, &n)
+			c.maxHeaderBytes = int(n)
+			return err
+		}},
+	{name: "read-header-timeout", def: "10s", usage: "time to read a request's headers", serve: true,
+		set: func(c *config, v string) error { return duration(v, &c.readHeaderTimeout) }},
+	{name: "request-timeout", def: "30s", usage: "time to read a request and write its answer (batch requests have --batch-upload-timeout)", serve: true,
+		set: func(c *config, v string) error { return duration(v, &c.requestTimeout) }},
+	{name: "idle-timeout", def: "120s", usage: "how long an idle keep-alive connection stays open", serve: true,
+		set: func(c *config, v string) error { return duration(v, &c.idleTimeout) }},
+	{name: "batch-upload-timeout", def: "1h", usage: "time to read a batch request's body and answer it, sync batches included", serve: true,
+		set: func(c *config, v string) error { return duration(v, &c.batchUpload) }},
+	{name: "shutdown-timeout", def: "15s", usage: "on SIGTERM or SIGINT, how long requests in flight may finish", serve: true,
+		set: func(c *config, v string) error { return duration(v, &c.shutdownTimeout) }},
+	{name: "workers", show: "the number of CPUs", usage: "batch chunks this process works on at once", serve: true,
+		set: func(c *config, v string) error {
+			if v == "" {
+				c.jobs.Workers = runtime.NumCPU()
+				return nil
+			}
+			n, err := strconv.Atoi(v)
+			if err != nil || n <= 0 {
+				return fmt.Errorf("want a positive number (or --no-workers)")
+			}
+			c.jobs.Workers = n
+			return nil
+		}},
+	{name: "no-workers", def: "false", show: "off", boolean: true, serve: true,
+		usage: "process no batch chunks here: an API-only process",
+		set:   func(c *config, v string) error { return boolean(v, &c.jobs.NoWorkers) }},
+	{name: "sync-batch-timeout", def: "25s", usage: "how long an X-Mode: sync batch is waited for before it is answered 202", serve: true,
+		set: func(c *config, v string) error { return duration(v, &c.syncBatchTimeout) }},
+	{name: "job-rescue-after", def: "60s", usage: "a batch chunk left running by a dead process is retried after this", serve: true,
+		set: func(c *config, v string) error { return duration(v, &c.jobs.RescueAfter) }},
+	{name: "operation-lifetime", def: "720h", usage: "finished batch operations and their errors are deleted after this", serve: true,
+		set: func(c *config, v string) error { return duration(v, &c.jobs.Lifetime) }},
+	{name: "token-ttl", def: "3600", usage: "access token lifetime in seconds", serve: true,
+		set: func(c *config, v string) error {
+			n, err := strconv.Atoi(v)
+			if err != nil || n <= 0 {
+				return fmt.Errorf("want a positive number of seconds")
+			}
+			c.auth.TokenTTL = time.Duration(n) * time.Second
+			return nil
+		}},
+	{name: "signing-key-file", show: "none: keys live in the database", usage: "PEM RSA private key that signs tokens instead of the database keys", serve: true,
+		set: func(c *config, v string) error { c.auth.SigningKeyFile = v; return nil }},
+	{name: "jwks-url", usage: "JWKS of an outside identity provider whose back-office tokens are accepted", serve: true,
+		set: func(c *config, v string) error { return absoluteURL(v, &c.external.JWKSURL) }},
+	{name: "jwt-issuer", usage: "iss of the outside provider's tokens", serve: true,
+		set: func(c *config, v string) error { c.external.Issuer = v; return nil }},
+	{name: "jwt-audience-backoffice", usage: "aud of the outside provider's back-office tokens", serve: true,
+		set: func(c *config, v string) error { c.external.AudienceBackoffice = v; return nil }},
+	{name: "jwt-audience-storefront", usage: "aud of the outside provider's storefront tokens", serve: true,
+		set: func(c *config, v string) error { c.external.AudienceStorefront = v; return nil }},
+	{name: "jwt-user-claim", def: "email", usage: "claim of an outside token naming our user by username or email", serve: true,
+		set: func(c *config, v string) error { return nonEmpty(v, &c.external.UserClaim) }},
 }
 
-// parse reads the settings shared by every command; fs may add its own first.
-func parse(fs *flag.FlagSet, args []string) (*config, error) {
-	c := &config{}
-	fs.StringVar(&c.addr, "addr", env("ADDR", "127.0.0.1:8080"), "listen address (ENTITYAPI_ADDR)")
-	fs.StringVar(&c.dataDir, "data-dir", env("DATA_DIR", "./data"), "directory of the embedded database (ENTITYAPI_DATA_DIR)")
-	fs.StringVar(&c.databaseURL, "database-url", env("DATABASE_URL", ""), "sqlite:PATH or postgres://... (ENTITYAPI_DATABASE_URL; default sqlite:<data-dir>/entityapi.db)")
-	fs.StringVar(&c.publicURL, "public-url", env("PUBLIC_URL", ""), "absolute base of links and the tokens' issuer, such as https://api.example.com (ENTITYAPI_PUBLIC_URL; default: from each request)")
-	fs.StringVar(&c.backofficeBase, "backoffice-base", env("BACKOFFICE_BASE", "/admin"), "path prefix of the back-office application (ENTITYAPI_BACKOFFICE_BASE)")
-	fs.StringVar(&c.storefrontBase, "storefront-base", env("STOREFRONT_BASE", ""), "path prefix of the storefront application (ENTITYAPI_STOREFRONT_BASE; default: none, so /api/...)")
-	guests := fs.String("guest-resources", env("GUEST_RESOURCES", strings.Join(server.DefaultGuestResources, ",")), "storefront resources readable without a token, comma-separated; empty: none (ENTITYAPI_GUEST_RESOURCES)")
-	currencies := fs.String("currencies", env("CURRENCIES", strings.Join(server.DefaultCurrencies, ",")), "enabled storefront currencies (ISO 4217), comma-separated (ENTITYAPI_CURRENCIES)")
-	fs.StringVar(&c.defaultCurrency, "default-currency", env("DEFAULT_CURRENCY", "USD"), "the currency without an X-Currency header; one of --currencies (ENTITYAPI_DEFAULT_CURRENCY)")
-	fs.BoolVar(&c.demo, "demo", envBool("DEMO"), "load demo records and accept the demo clients and users (ENTITYAPI_DEMO)")
-	maxBody := fs.String("max-body", env("MAX_BODY", "10485760"), "largest request body in bytes (ENTITYAPI_MAX_BODY)")
-	tokenTTL := fs.String("token-ttl", env("TOKEN_TTL", "3600"), "access token lifetime in seconds (ENTITYAPI_TOKEN_TTL)")
-	fs.StringVar(&c.auth.SigningKeyFile, "signing-key-file", env("SIGNING_KEY_FILE", ""), "PEM RSA private key that signs tokens instead of the database keys (ENTITYAPI_SIGNING_KEY_FILE)")
-	ext := auth.External{}
-	fs.StringVar(&ext.JWKSURL, "jwks-url", env("JWKS_URL", ""), "JWKS of an outside identity provider whose back-office tokens are accepted (ENTITYAPI_JWKS_URL)")
-	fs.StringVar(&ext.Issuer, "jwt-issuer", env("JWT_ISSUER", ""), "iss of the outside provider's tokens (ENTITYAPI_JWT_ISSUER)")
-	fs.StringVar(&ext.AudienceBackoffice, "jwt-audience-backoffice", env("JWT_AUDIENCE_BACKOFFICE", ""), "aud of the outside provider's back-office tokens (ENTITYAPI_JWT_AUDIENCE_BACKOFFICE)")
-	fs.StringVar(&ext.AudienceStorefront, "jwt-audience-storefront", env("JWT_AUDIENCE_STOREFRONT", ""), "aud of the outside provider's storefront tokens (ENTITYAPI_JWT_AUDIENCE_STOREFRONT)")
-	fs.StringVar(&ext.UserClaim, "jwt-user-claim", env("JWT_USER_CLAIM", "email"), "claim of an outside token naming our user by username or email (ENTITYAPI_JWT_USER_CLAIM)")
-	fs.DurationVar(&c.shutdownTimeout, "shutdown-timeout", 15*time.Second, "how long to finish requests on SIGTERM")
-	maxBatchBody := fs.String("max-batch-body", env("MAX_BATCH_BODY", "1073741824"), "largest batch request body in bytes (ENTITYAPI_MAX_BATCH_BODY)")
-	workers := fs.String("workers", env("WORKERS", strconv.Itoa(runtime.NumCPU())), "batch chunks this process works on at once (ENTITYAPI_WORKERS)")
-	fs.BoolVar(&c.jobs.NoWorkers, "no-workers", envBool("NO_WORKERS"), "process no batch chunks here: an API-only process (ENTITYAPI_NO_WORKERS)")
-	syncTimeout := fs.String("sync-batch-timeout", env("SYNC_BATCH_TIMEOUT", "25s"), "how long an X-Mode: sync batch is waited for before it is answered 202 (ENTITYAPI_SYNC_BATCH_TIMEOUT)")
-	rescue := fs.String("job-rescue-after", env("JOB_RESCUE_AFTER", "60s"), "a batch chunk left running by a dead process is retried after this (ENTITYAPI_JOB_RESCUE_AFTER)")
-	lifetime := fs.String("operation-lifetime", env("OPERATION_LIFETIME", "720h"), "finished batch operations and their errors are deleted after this (ENTITYAPI_OPERATION_LIFETIME)")
-	positional, err := parseInterspersed(fs, args)
-	if err != nil {
-		return nil, err
-	}
-	c.args = positional
-	n, err := strconv.ParseInt(*maxBody, 10, 64)
-	if err != nil || n <= 0 {
-		return nil, fmt.Errorf("--max-body %q: want a positive number of bytes", *maxBody)
-	}
-	c.maxBody = n
-	c.guestResources = splitList(*guests)
-	if c.currencies = splitList(*currencies); len(c.currencies) == 0 {
-		return nil, fmt.Errorf("--currencies %q: name at least one ISO 4217 code", *currencies)
-	}
-	if c.storefrontBase == c.backofficeBase {
-		return nil, fmt.Errorf("--storefront-base and --backoffice-base are both %q: the applications need distinct paths", c.backofficeBase)
-	}
-	if c.maxBatchBody, err = strconv.ParseInt(*maxBatchBody, 10, 64); err != nil || c.maxBatchBody <= 0 {
-		return nil, fmt.Errorf("--max-batch-body %q: want a positive number of bytes", *maxBatchBody)
-	}
-	if c.jobs.Workers, err = strconv.Atoi(*workers); err != nil || c.jobs.Workers <= 0 {
-		return nil, fmt.Errorf("--workers %q: want a positive number (or --no-workers)", *workers)
-	}
-	for _, d := range []struct {
-		name, value string
-		into        *time.Duration
-	}{{"sync-batch-timeout", *syncTimeout, &c.syncBatchTimeout}, {"job-rescue-after", *rescue, &c.jobs.RescueAfter},
-		{"operation-lifetime", *lifetime, &c.jobs.Lifetime}} {
-		v, err := time.ParseDuration(d.value)
-		if err != nil || v <= 0 {
-			return nil, fmt.Errorf("--%s %q: want a positive duration such as 30s or 24h", d.name, d.value)
-		}
-		*d.into = v
-	}
-	ttl, err := strconv.Atoi(*tokenTTL)
-	if err != nil || ttl <= 0 {
-		return nil, fmt.Errorf("--token-ttl %q: want a positive number of seconds", *tokenTTL)
-	}
-	c.auth.TokenTTL = time.Duration(ttl) * time.Second
-	c.auth.Issuer = c.publicURL
-	c.auth.Demo = c.demo
-	if ext.JWKSURL != "" {
-		c.auth.External = &ext
-	}
+// finish checks what involves several settings, and what must be true before
+// anything starts (the database URL parses, the key file reads), so a mistake
+// stops the process at once with one line.
+func (c *config) finish(cmd string) error {
 	if c.databaseURL == "" {
 		c.databaseURL = "sqlite:" + filepath.Join(c.dataDir, "entityapi.db")
 	}
-	return c, nil
+	if err := storage.CheckURL(c.databaseURL); err != nil {
+		return fmt.Errorf("--database-url %w", err)
+	}
+	if cmd != "serve" {
+		return nil
+	}
+	if c.storefrontBase == c.backofficeBase {
+		return fmt.Errorf("--storefront-base and --backoffice-base are both %q: the applications need distinct paths", c.backofficeBase)
+	}
+	if !slices.Contains(c.currencies, c.defaultCurrency) {
+		return fmt.Errorf("--default-currency %q is not one of --currencies %s", c.defaultCurrency, strings.Join(c.currencies, ","))
+	}
+	if c.auth.SigningKeyFile != "" {
+		if err := auth.CheckKeyFile(c.auth.SigningKeyFile); err != nil {
+			return fmt.Errorf("--signing-key-file: %w", err)
+		}
+	}
+	c.auth.Issuer = c.publicURL
+	c.auth.Demo = c.demo
+	if c.external.JWKSURL != "" {
+		c.auth.External = &c.external
+	}
+	return nil
 }
 
 // splitList reads a comma-separated setting, ignoring blanks.
@@ -136,14 +172,69 @@ func splitList(s string) []string {
 	return out
 }
 
-func env(name, def string) string {
-	if v, ok := os.LookupEnv("ENTITYAPI_" + name); ok {
-		return v
+func nonEmpty(v string, into *string) error {
+	if strings.TrimSpace(v) == "" {
+		return fmt.Errorf("may not be empty")
 	}
-	return def
+	*into = v
+	return nil
 }
 
-func envBool(name string) bool {
-	b, _ := strconv.ParseBool(env(name, "false"))
-	return b
+func boolean(v string, into *bool) error {
+	b, err := strconv.ParseBool(v)
+	if err != nil {
+		return fmt.Errorf("want true or false")
+	}
+	*into = b
+	return nil
+}
+
+func byteCount(v string, into *int64) error {
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n <= 0 {
+		return fmt.Errorf("want a positive number of bytes")
+	}
+	*into = n
+	return nil
+}
+
+func duration(v string, into *time.Duration) error {
+	d, err := time.ParseDuration(v)
+	if err != nil || d <= 0 {
+		return fmt.Errorf("want a positive duration such as 30s or 24h")
+	}
+	*into = d
+	return nil
+}
+
+func hostPort(v string, into *string) error {
+	if _, port, err := net.SplitHostPort(v); err != nil {
+		return fmt.Errorf("want HOST:PORT, such as 127.0.0.1:8080 or :8080")
+	} else if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
+		return fmt.Errorf("the port must be a number from 0 to 65535")
+	}
+	*into = v
+	return nil
+}
+
+// absoluteURL accepts "" (not set) or an absolute http(s) URL.
+func absoluteURL(v string, into *string) error {
+	if v != "" {
+		u, err := url.Parse(v)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
+			return fmt.Errorf("want an absolute http:// or https:// URL without a query")
+		}
+	}
+	*into = v
+	return nil
+}
+
+// basePath accepts "" or a path that starts with a slash; a trailing slash goes.
+func basePath(v string, into *string) error {
+	v = strings.TrimSuffix(v, "/")
+	if v != "" && (!strings.HasPrefix(v, "/") || strings.ContainsAny(v, "?#:* ")) {
+		return fmt.Errorf("want a path such as /admin, or nothing")
+	}
+	*into = v
+	return nil
 }

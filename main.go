@@ -16,7 +16,6 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
-	"time"
 
 	"github.com/entityapi/entityapi/server"
 	"github.com/entityapi/entityapi/storage"
@@ -61,7 +60,10 @@ func run(ctx context.Context, args []string) error {
 	if cmd != "serve" && cmd != "migrate" {
 		af.register(fs)
 	}
-	cfg, err := parse(fs, rest)
+	cfg, err := parse(fs, cmd, rest, osLookup, os.Stdout)
+	if errors.Is(err, flag.ErrHelp) {
+		return nil
+	}
 	if err != nil {
 		return err
 	}
@@ -92,17 +94,15 @@ func serve(ctx context.Context, cfg *config, store *storage.Store, log *slog.Log
 	}
 	h, err := server.New(server.Config{
 		PublicURL: cfg.publicURL, BackofficeBase: cfg.backofficeBase, MaxBody: cfg.maxBody, Logger: log, Auth: cfg.auth,
-		MaxBatchBody: cfg.maxBatchBody, SyncBatchTimeout: cfg.syncBatchTimeout, Jobs: cfg.jobs,
-		StorefrontBase: cfg.storefrontBase, GuestResources: cfg.guestResources,
+		MaxBatchBody: cfg.maxBatchBody, SyncBatchTimeout: cfg.syncBatchTimeout, BatchUploadTimeout: cfg.batchUpload,
+		Jobs: cfg.jobs, StorefrontBase: cfg.storefrontBase, GuestResources: cfg.guestResources,
 		Currencies: cfg.currencies, DefaultCurrency: cfg.defaultCurrency,
 	}, store)
 	if err != nil {
 		return err
 	}
 	defer h.Close()
-	srv := &http.Server{Addr: cfg.addr, Handler: h, ReadHeaderTimeout: 10 * time.Second,
-		ReadTimeout: 60 * time.Second, WriteTimeout: 60 * time.Second, IdleTimeout: 120 * time.Second,
-		MaxHeaderBytes: 1 << 20}
+	srv := newHTTPServer(cfg, h)
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	errc := make(chan error, 1)
@@ -134,8 +134,28 @@ func serve(ctx context.Context, cfg *config, store *storage.Store, log *slog.Log
 		return err
 	case <-ctx.Done():
 	}
-	log.Info("shutting down")
+	log.Info("shutting down", "timeout", cfg.shutdownTimeout.String())
 	shutdown, cancel := context.WithTimeout(context.Background(), cfg.shutdownTimeout)
 	defer cancel()
-	return srv.Shutdown(shutdown)
+	if err := srv.Shutdown(shutdown); err != nil {
+		// Requests still running past the timeout are cut off: the batch chunks
+		// they started are rescued by another process (--job-rescue-after).
+		log.Warn("shutdown timeout reached: closing the connections left", "error", err)
+		return srv.Close()
+	}
+	return nil
+}
+
+// newHTTPServer applies the server-wide limits of the settings. Batch uploads
+// and sync batches set their own deadlines per request (--batch-upload-timeout).
+func newHTTPServer(cfg *config, h http.Handler) *http.Server {
+	return &http.Server{
+		Addr:              cfg.addr,
+		Handler:           h,
+		ReadHeaderTimeout: cfg.readHeaderTimeout,
+		ReadTimeout:       cfg.requestTimeout,
+		WriteTimeout:      cfg.requestTimeout,
+		IdleTimeout:       cfg.idleTimeout,
+		MaxHeaderBytes:    cfg.maxHeaderBytes,
+	}
 }

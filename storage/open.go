@@ -3,6 +3,7 @@ package storage
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"net/url"
 	"os"
@@ -62,6 +63,30 @@ type Store struct {
 
 	tables map[string]*Table
 	joins  map[string]*JoinTable
+}
+
+// CheckURL tells, without connecting, whether url names a database Open can
+// open: "sqlite:PATH" with a path, or a postgres:// URL pgx can parse. The
+// error says what is wrong and never repeats a password.
+func CheckURL(url string) error {
+	switch {
+	case strings.HasPrefix(url, "sqlite:"):
+		if strings.TrimPrefix(url, "sqlite:") == "" {
+			return fmt.Errorf("%q: sqlite: needs a file path (sqlite:PATH) or :memory:", url)
+		}
+		return nil
+	case strings.HasPrefix(url, "postgres://"), strings.HasPrefix(url, "postgresql://"):
+		if _, err := pgxpool.ParseConfig(url); err != nil {
+			// pgx's own message repeats the URL; its cause alone, when there is
+			// one, is the part worth reading.
+			if cause := errors.Unwrap(err); cause != nil {
+				err = cause
+			}
+			return fmt.Errorf("%s: %w", redact(url), err)
+		}
+		return nil
+	}
+	return fmt.Errorf("%q: want sqlite:PATH or postgres://USER@HOST:PORT/DATABASE", redact(url))
 }
 
 // Open connects to the database named by url: "sqlite:PATH" (the parent

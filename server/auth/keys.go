@@ -182,6 +182,19 @@ func (s *Service) JWKSHandler(c *gin.Context) {
 }
 
 // readKeyFile reads the PEM RSA private key of --signing-key-file.
+// CheckKeyFile tells whether path holds a signing key the service can use, so
+// that a bad --signing-key-file stops the process at start with one line.
+func CheckKeyFile(path string) error {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	if _, err := parsePrivateKey(raw); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return nil
+}
+
 func readKeyFile(path string) (*rsa.PrivateKey, error) {
 	raw, err := os.ReadFile(path)
 	if err != nil {
