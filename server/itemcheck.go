@@ -46,8 +46,10 @@ func newItemSchemas(routes *routeTable) *itemSchemas {
 }
 
 // checkItem validates one resource object found at base in the body against
-// the create or update schema of its type. The client's id and the meta member
-// of an included record are the request's business, not the resource's.
+// the create or update schema of its type. The meta member of an item, and the
+// client's temporary id of a new record whose id the server generates, are the
+// request's business, not the resource's; where the client chooses the id
+// (weightunits), the create schema declares it and it is checked like the rest.
 func (e *engine) checkItem(raw json.RawMessage, typ string, update bool, base string) []*problem.Problem {
 	schemas, action := e.items.create, "create"
 	if update {
@@ -62,7 +64,7 @@ func (e *engine) checkItem(raw json.RawMessage, typ string, update bool, base st
 		return []*problem.Problem{problem.RequestData("The item should be an object.", base)}
 	}
 	delete(value, "meta")
-	if !update {
+	if _, declared := schema.Properties["id"]; !update && !declared {
 		delete(value, "id")
 	}
 	err := schema.VisitJSON(value, openapi3.MultiErrors())
