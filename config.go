@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -27,6 +28,8 @@ type config struct {
 	jobs                                                  storage.QueueConfig
 	auth                                                  auth.Config
 	args                                                  []string // what is left after the flags
+	logFormat, metricsAddr                                string   // issue 9: logs and metrics
+	logLevel                                              slog.Level
 }
 
 // parseInterspersed lets flags follow positional arguments too
@@ -75,6 +78,9 @@ func parse(fs *flag.FlagSet, args []string) (*config, error) {
 	syncTimeout := fs.String("sync-batch-timeout", env("SYNC_BATCH_TIMEOUT", "25s"), "how long an X-Mode: sync batch is waited for before it is answered 202 (ENTITYAPI_SYNC_BATCH_TIMEOUT)")
 	rescue := fs.String("job-rescue-after", env("JOB_RESCUE_AFTER", "60s"), "a batch chunk left running by a dead process is retried after this (ENTITYAPI_JOB_RESCUE_AFTER)")
 	lifetime := fs.String("operation-lifetime", env("OPERATION_LIFETIME", "720h"), "finished batch operations and their errors are deleted after this (ENTITYAPI_OPERATION_LIFETIME)")
+	fs.StringVar(&c.logFormat, "log-format", env("LOG_FORMAT", "json"), "json, or text for a terminal (ENTITYAPI_LOG_FORMAT)")
+	logLevel := fs.String("log-level", env("LOG_LEVEL", "info"), "debug, info, warn or error (ENTITYAPI_LOG_LEVEL)")
+	fs.StringVar(&c.metricsAddr, "metrics-addr", env("METRICS_ADDR", ""), "serve /metrics on this address only, such as 127.0.0.1:9090 (ENTITYAPI_METRICS_ADDR; default: on --addr)")
 	positional, err := parseInterspersed(fs, args)
 	if err != nil {
 		return nil, err
@@ -85,6 +91,15 @@ func parse(fs *flag.FlagSet, args []string) (*config, error) {
 		return nil, fmt.Errorf("--max-body %q: want a positive number of bytes", *maxBody)
 	}
 	c.maxBody = n
+	if c.logFormat != "json" && c.logFormat != "text" {
+		return nil, fmt.Errorf("--log-format %q: want json or text", c.logFormat)
+	}
+	if err := c.logLevel.UnmarshalText([]byte(*logLevel)); err != nil {
+		return nil, fmt.Errorf("--log-level %q: want debug, info, warn or error", *logLevel)
+	}
+	if c.metricsAddr != "" && c.metricsAddr == c.addr {
+		return nil, fmt.Errorf("--metrics-addr %q is --addr too: leave it empty to serve /metrics there", c.metricsAddr)
+	}
 	c.guestResources = splitList(*guests)
 	if c.currencies = splitList(*currencies); len(c.currencies) == 0 {
 		return nil, fmt.Errorf("--currencies %q: name at least one ISO 4217 code", *currencies)
