@@ -49,7 +49,7 @@ func (s *Server) observe(c *gin.Context) {
 		slog.Float64("duration_ms", float64(elapsed.Microseconds())/1000),
 		slog.Int("bytes", max(c.Writer.Size(), 0)),
 		slog.String("request_id", c.GetString(requestIDKey)))
-	if p := principalOf(c); p != nil {
+	if p := principalOf(c); p != nil && p.ClientID != "" { // storefront guests have an empty principal
 		attrs = append(attrs, slog.String("client_id", p.ClientID))
 		if p.UserID != 0 {
 			attrs = append(attrs, slog.Int64("user_id", p.UserID))
