@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"log/slog"
 	"net"
 	"net/url"
 	"path/filepath"
@@ -27,6 +28,8 @@ type config struct {
 	maxHeaderBytes                                  int
 	readHeaderTimeout, requestTimeout, idleTimeout  time.Duration
 	shutdownTimeout, syncBatchTimeout, batchUpload  time.Duration
+	logFormat, metricsAddr                          string
+	logLevel                                        slog.Level
 	jobs                                            storage.QueueConfig
 	auth                                            auth.Config
 	external                                        auth.External
@@ -117,6 +120,28 @@ var settings = []*setting{
 		}},
 	{name: "signing-key-file", show: "none: keys live in the database", usage: "PEM RSA private key that signs tokens instead of the database keys", serve: true,
 		set: func(c *config, v string) error { c.auth.SigningKeyFile = v; return nil }},
+	{name: "log-format", def: "json", usage: "json lines for a log collector, or text for a terminal",
+		set: func(c *config, v string) error {
+			if v != "json" && v != "text" {
+				return fmt.Errorf("want json or text")
+			}
+			c.logFormat = v
+			return nil
+		}},
+	{name: "log-level", def: "info", usage: "the least level written: debug, info, warn or error",
+		set: func(c *config, v string) error {
+			if err := c.logLevel.UnmarshalText([]byte(v)); err != nil {
+				return fmt.Errorf("want debug, info, warn or error")
+			}
+			return nil
+		}},
+	{name: "metrics-addr", show: "none: `/metrics` is served on `--addr`", usage: "serve /metrics on this address alone (HOST:PORT)", serve: true,
+		set: func(c *config, v string) error {
+			if v == "" {
+				return nil
+			}
+			return hostPort(v, &c.metricsAddr)
+		}},
 	{name: "jwks-url", usage: "JWKS of an outside identity provider whose back-office tokens are accepted", serve: true,
 		set: func(c *config, v string) error { return absoluteURL(v, &c.external.JWKSURL) }},
 	{name: "jwt-issuer", usage: "iss of the outside provider's tokens", serve: true,
@@ -144,6 +169,9 @@ func (c *config) finish(cmd string) error {
 	}
 	if c.storefrontBase == c.backofficeBase {
 		return fmt.Errorf("--storefront-base and --backoffice-base are both %q: the applications need distinct paths", c.backofficeBase)
+	}
+	if c.metricsAddr != "" && c.metricsAddr == c.addr {
+		return fmt.Errorf("--metrics-addr %q is --addr too: leave it empty to serve /metrics there", c.metricsAddr)
 	}
 	if !slices.Contains(c.currencies, c.defaultCurrency) {
 		return fmt.Errorf("--default-currency %q is not one of --currencies %s", c.defaultCurrency, strings.Join(c.currencies, ","))

@@ -67,7 +67,7 @@ func run(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	log := slog.New(slog.NewJSONHandler(os.Stderr, nil))
+	log := newLogger(os.Stderr, cfg.logFormat, cfg.logLevel)
 	store, err := storage.Open(ctx, cfg.databaseURL)
 	if err != nil {
 		return err
@@ -97,6 +97,7 @@ func serve(ctx context.Context, cfg *config, store *storage.Store, log *slog.Log
 		MaxBatchBody: cfg.maxBatchBody, SyncBatchTimeout: cfg.syncBatchTimeout, BatchUploadTimeout: cfg.batchUpload,
 		Jobs: cfg.jobs, StorefrontBase: cfg.storefrontBase, GuestResources: cfg.guestResources,
 		Currencies: cfg.currencies, DefaultCurrency: cfg.defaultCurrency,
+		SeparateMetrics: cfg.metricsAddr != "",
 	}, store)
 	if err != nil {
 		return err
@@ -105,8 +106,14 @@ func serve(ctx context.Context, cfg *config, store *storage.Store, log *slog.Log
 	srv := newHTTPServer(cfg, h)
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	errc := make(chan error, 1)
+	errc := make(chan error, 2)
 	go func() { errc <- srv.ListenAndServe() }()
+	if cfg.metricsAddr != "" {
+		msrv := metricsServer(cfg.metricsAddr, h.MetricsHandler())
+		defer msrv.Close()
+		go func() { errc <- fmt.Errorf("metrics: %w", msrv.ListenAndServe()) }()
+		log.Info("metrics listening", "addr", cfg.metricsAddr)
+	}
 	base := cfg.publicURL
 	if base == "" {
 		base = "http://" + cfg.addr

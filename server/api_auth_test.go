@@ -1,13 +1,10 @@
 package server_test
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
-	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"regexp"
 	"sort"
 	"strings"
@@ -16,10 +13,8 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 
 	"github.com/entityapi/entityapi/openapi"
-	"github.com/entityapi/entityapi/server"
 	"github.com/entityapi/entityapi/storage"
 	"github.com/entityapi/entityapi/storage/secret"
-	"github.com/entityapi/entityapi/storage/storagetest"
 )
 
 // documentedOperation is one operation of the public document, with an address
@@ -214,41 +209,6 @@ func TestStorefrontTokensAreRefused(t *testing.T) {
 			t.Errorf("401 without a reason: %s", r.body)
 		}
 	})
-}
-
-// TestNoSecretInTheLogs sends credentials and tokens and reads everything the
-// server logged.
-func TestNoSecretInTheLogs(t *testing.T) {
-	for _, dialect := range storagetest.Dialects() {
-		t.Run(dialect, func(t *testing.T) {
-			var logs bytes.Buffer
-			store := storagetest.Open(t, dialect)
-			srv, err := server.New(server.Config{BackofficeBase: "/admin", Logger: slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))}, store)
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(srv.Close)
-			createPrincipals(t, store)
-			tok := tokenFor(t, srv, "admin")
-			for _, body := range []string{
-				`{"grant_type":"client_credentials","client_id":"test-admin","client_secret":"wrong-secret-value"}`,
-				`{"grant_type":"password","client_id":"test-admin","client_secret":"test-admin-secret","username":"admin","password":"a-password-value"}`,
-			} {
-				r := httptest.NewRequest(http.MethodPost, "/admin/oauth2-token", strings.NewReader(body))
-				r.Header.Set("Content-Type", "application/json")
-				srv.ServeHTTP(httptest.NewRecorder(), r)
-			}
-			r := httptest.NewRequest(http.MethodPost, "/admin/api/accounts", strings.NewReader(`{"data":{"type":"accounts","attributes":{"name":"secret-body-value"}}}`))
-			r.Header.Set("Content-Type", "application/vnd.api+json")
-			r.Header.Set("Authorization", "Bearer "+tok)
-			srv.ServeHTTP(httptest.NewRecorder(), r)
-			for _, s := range []string{"test-admin-secret", "wrong-secret-value", "a-password-value", tok, "secret-body-value"} {
-				if strings.Contains(logs.String(), s) {
-					t.Errorf("the logs contain %q", s)
-				}
-			}
-		})
-	}
 }
 
 // TestRolesOnEveryWriteOperation holds every write operation of the public

@@ -49,12 +49,14 @@ func (a *application) authenticate(c *gin.Context) {
 			c.Next()
 			return
 		}
+		a.metrics.authFailure("missing_token")
 		a.unauthenticated(c, "The access token is missing.")
 		return
 	}
 	p, err := a.auth.Authenticate(c.Request.Context(), token, a.audience)
 	var ae *auth.Error
 	if errors.As(err, &ae) {
+		a.metrics.authFailure(ae.Code())
 		a.unauthenticated(c, ae.Reason)
 		return
 	}

@@ -219,6 +219,9 @@ func (a *application) batchSync(c *gin.Context, cl *call, body io.Reader) {
 			run.mu.Lock()
 		}
 		run.finished = true
+		if err == nil {
+			a.metrics.chunkDone(cl.rt.res.Type, "sync", out.counts)
+		}
 		if run.opened != 0 {
 			a.endOpened(work, run.opened, out, err)
 		}
@@ -406,7 +409,7 @@ func (a *application) processChunk(ctx context.Context, job storage.ChunkJob) er
 			return err
 		}
 	}
-	_, err = a.engine.runChunk(ctx, cl, op.EntityType, data, included, false, func(c *storage.Conn, out *chunkOutcome) error {
+	out, err := a.engine.runChunk(ctx, cl, op.EntityType, data, included, false, func(c *storage.Conn, out *chunkOutcome) error {
 		done, err := c.FinishChunk(ctx, op.ID, job.Chunk, out.counts, out.errorRows())
 		if err == nil && !done {
 			return errAlreadyDone
@@ -415,6 +418,9 @@ func (a *application) processChunk(ctx context.Context, job storage.ChunkJob) er
 	})
 	if errors.Is(err, errAlreadyDone) {
 		return nil
+	}
+	if err == nil {
+		a.metrics.chunkDone(op.EntityType, "async", out.counts)
 	}
 	return err
 }

@@ -81,6 +81,7 @@ func (k *contract) check(t testing.TB, req *http.Request, reqBody []byte, res *h
 			t.Fatalf("response breaks the JSON:API schema: %v\n%s", err, body)
 		}
 	}
+	checkRequestID(t, res, mediaType, body)
 	var (
 		route  *routers.Route
 		params map[string]string
@@ -190,4 +191,20 @@ func contractOperations() ([]string, error) {
 	}
 	sort.Strings(ops)
 	return ops, nil
+}
+
+// checkRequestID holds every response the suite receives to DESIGN.md §3: an
+// X-Request-ID header, and a JSON:API error document carrying the same id as
+// meta.requestId, so that a client can quote either to support.
+func checkRequestID(t testing.TB, res *http.Response, mediaType string, body []byte) {
+	t.Helper()
+	id := res.Header.Get("X-Request-ID")
+	if id == "" {
+		t.Fatalf("%s %s: response %d without X-Request-ID", res.Request.Method, res.Request.URL, res.StatusCode)
+	}
+	if mediaType == "application/vnd.api+json" && res.StatusCode >= 400 && res.Request.Method != http.MethodHead {
+		if got := jsonMeta(body); got != id {
+			t.Fatalf("%s %s: error document with meta.requestId %q, want the X-Request-ID %q\n%s", res.Request.Method, res.Request.URL, got, id, body)
+		}
+	}
 }

@@ -49,6 +49,9 @@ type Config struct {
 	Jobs   storage.QueueConfig
 	Logger *slog.Logger
 	Auth   auth.Config // tokens: lifetime, keys, demo principals, outside provider
+	// SeparateMetrics leaves GET /metrics out of this handler (404 here): the
+	// binary serves MetricsHandler on --metrics-addr instead.
+	SeparateMetrics bool
 }
 
 // Server is the HTTP handler of every application.
@@ -58,6 +61,10 @@ type Server struct {
 	log   *slog.Logger
 	stop  context.CancelFunc // ends the key reloads of the token service
 	queue *storage.Queue     // batch chunks: workers and housekeeping
+	// metrics are this server's own (its own registry), apps names the
+	// application of a route for their labels and the request log.
+	metrics *metrics
+	apps    appPrefixes
 }
 
 var (
@@ -101,22 +108,27 @@ func New(cfg Config, store *storage.Store) (*Server, error) {
 	if err := g.SetTrustedProxies(nil); err != nil {
 		return nil, err
 	}
+	m := newMetrics(store, cfg.Logger)
+	cfg.Auth.Events = auth.Events{
+		TokenIssued:        func(app, grant string) { m.tokens.WithLabelValues(app, grant).Inc() },
+		CredentialsRefused: func(reason string) { m.authFailures.WithLabelValues("token_endpoint", reason).Inc() },
+	}
 	ctx, stop := context.WithCancel(context.Background())
 	tokens, err := auth.New(ctx, cfg.Auth, store)
 	if err != nil {
 		stop()
 		return nil, fmt.Errorf("tokens: %w", err)
 	}
-	s := &Server{gin: g, store: store, log: cfg.Logger, stop: stop}
+	s := &Server{gin: g, store: store, log: cfg.Logger, stop: stop, metrics: m, apps: newAppPrefixes(&cfg)}
 	var tokenPaths []string
-	g.Use(s.recover, requestID)
+	g.Use(s.observe, s.recover, requestID)
 
 	bo, err := newApplication(&cfg, store, openapi.Backoffice, cfg.BackofficeBase)
 	if err != nil {
 		stop()
 		return nil, fmt.Errorf("back office: %w", err)
 	}
-	bo.auth, bo.audience, bo.roles = tokens, "backoffice", true
+	bo.auth, bo.audience, bo.roles, bo.metrics = tokens, "backoffice", true, m
 	queue, err := store.NewQueue(cfg.Jobs)
 	if err != nil {
 		stop()
@@ -147,7 +159,7 @@ func New(cfg Config, store *storage.Store) (*Server, error) {
 		stop()
 		return nil, fmt.Errorf("storefront: %w", err)
 	}
-	sf.auth, sf.audience = tokens, "storefront"
+	sf.auth, sf.audience, sf.metrics = tokens, "storefront", m
 	if sf.locales, err = loadStorefrontLocales(ctx, store, &cfg); err != nil {
 		stop()
 		return nil, err
@@ -192,6 +204,9 @@ func New(cfg Config, store *storage.Store) (*Server, error) {
 	g.NoMethod(func(c *gin.Context) { s.unmatched(c, apps) })
 	g.GET("/healthz", s.healthz)
 	g.GET("/readyz", s.readyz)
+	if !cfg.SeparateMetrics {
+		g.GET("/metrics", gin.WrapH(m.handler()))
+	}
 	if err := queue.Start(context.Background()); err != nil {
 		stop()
 		_ = queue.Stop(context.Background())
@@ -206,6 +221,15 @@ func toAny[T any](list []T) []any {
 		out[i] = v
 	}
 	return out
+}
+
+// MetricsHandler answers GET /metrics in the Prometheus text format, for a
+// listener of its own (Config.SeparateMetrics, --metrics-addr). It needs no
+// token: operators protect it by the address it listens on.
+func (s *Server) MetricsHandler() http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", s.metrics.handler())
+	return mux
 }
 
 // Close stops the background work of the server (key reloads).
@@ -254,6 +278,7 @@ type application struct {
 	roles    bool               // callers' roles decide what they may do (the back office; storefront clients only read)
 	guests   map[string]bool    // storefront: resource types readable without a token
 	locales  *storefrontLocales // storefront: what X-Localization-ID and X-Currency may name
+	metrics  *metrics
 }
 
 func newApplication(cfg *Config, store *storage.Store, raw []byte, base string) (*application, error) {

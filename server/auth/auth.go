@@ -52,6 +52,20 @@ type Config struct {
 	FailureWindow   time.Duration    // the window MaxFailures counts in
 	EnabledCacheTTL time.Duration    // how long a client's or user's state may be served from memory
 	Now             func() time.Time // the clock; tests move it
+	Events          Events           // told of token issues and refusals, for metrics
+}
+
+// Events are functions the token endpoint calls as things happen, so that the
+// server can count them without this package knowing of metrics. Nil fields
+// are skipped. They never receive a secret or a token.
+type Events struct {
+	// TokenIssued is called for every token issued: the client's application
+	// (storage.AppBackoffice or storage.AppStorefront) and the grant type.
+	TokenIssued func(app, grant string)
+	// CredentialsRefused is called when the token endpoint refuses
+	// credentials: reason is the OAuth error code (invalid_client,
+	// invalid_grant, too_many_requests).
+	CredentialsRefused func(reason string)
 }
 
 // Principal is who a valid token speaks for. A back-office principal is a

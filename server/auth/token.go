@@ -37,6 +37,8 @@ type tokenAnswer struct {
 	TokenType   string `json:"token_type"`
 	ExpiresIn   int64  `json:"expires_in"`
 	AccessToken string `json:"access_token"`
+
+	app, grant string // for Events.TokenIssued
 }
 
 // dummyHash is checked against when a client or user does not exist, so that
@@ -62,11 +64,21 @@ var dummyHash = sync.OnceValue(func() string {
 func (s *Service) TokenHandler(c *gin.Context) {
 	answer, oerr := s.token(c)
 	if oerr != nil {
+		if refused[oerr.code] && s.cfg.Events.CredentialsRefused != nil {
+			s.cfg.Events.CredentialsRefused(oerr.code)
+		}
 		oerr.write(c)
 		return
 	}
+	if s.cfg.Events.TokenIssued != nil {
+		s.cfg.Events.TokenIssued(answer.app, answer.grant)
+	}
 	writeJSON(c, http.StatusOK, answer)
 }
+
+// refused are the token endpoint's errors that refuse credentials (the
+// others reject a malformed request or report our own failure).
+var refused = map[string]bool{"invalid_client": true, "invalid_grant": true, "too_many_requests": true}
 
 // token runs one token request.
 func (s *Service) token(c *gin.Context) (*tokenAnswer, *oauthError) {
@@ -112,7 +124,8 @@ func (s *Service) token(c *gin.Context) (*tokenAnswer, *oauthError) {
 	if err != nil {
 		return nil, serverError()
 	}
-	return &tokenAnswer{TokenType: "Bearer", ExpiresIn: int64(s.cfg.TokenTTL / time.Second), AccessToken: token}, nil
+	return &tokenAnswer{TokenType: "Bearer", ExpiresIn: int64(s.cfg.TokenTTL / time.Second), AccessToken: token,
+		app: client.App, grant: req.grantType}, nil
 }
 
 // authenticateClient returns the client when the credentials are right and

@@ -33,6 +33,26 @@ const (
 	reasonStorefront  = "Access tokens of the external identity provider are accepted by the back office only."
 )
 
+// reasonCodes name each reason in a few words for metrics labels, which must
+// come from a small fixed set.
+var reasonCodes = map[string]string{
+	reasonMalformed: "malformed", reasonSignature: "bad_signature", reasonUnknownKey: "unknown_key",
+	reasonExpired: "expired", reasonNotYet: "not_yet_valid", reasonMissing: "missing_claim",
+	reasonAudience: "wrong_audience", reasonIssuer: "unknown_issuer", reasonInvalid: "invalid",
+	reasonNoClient: "unknown_client", reasonClientOff: "client_disabled", reasonNoUser: "unknown_user",
+	reasonUserOff: "user_disabled", reasonDemo: "demo_refused", reasonNoUserClaim: "no_user_claim",
+	reasonStorefront: "external_storefront",
+}
+
+// Code names the refusal in a few words (such as "expired"), from a fixed
+// set: what metrics count failures by.
+func (e *Error) Code() string {
+	if c, ok := reasonCodes[e.Reason]; ok {
+		return c
+	}
+	return "invalid"
+}
+
 // errUnknownKID reports a token without a kid or with one not in our set.
 var errUnknownKID = errors.New("auth: unknown kid")
 

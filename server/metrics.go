@@ -1,0 +1,92 @@
+package server
+
+import (
+	"log/slog"
+	"net/http"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/entityapi/entityapi/storage"
+)
+
+// This file holds the Prometheus metrics of a Server (issue 9). Each Server
+// owns its registry, never the global default one, so that tests running many
+// servers in one process do not collide and every figure belongs to one
+// server. Labels come from small fixed sets: route templates (never raw
+// paths), applications, methods, statuses, entity types, reasons.
+
+// Label values for requests outside any route and outside any application.
+const (
+	unmatchedRoute = "unmatched"
+	noApplication  = "none"
+)
+
+// metrics are the figures a Server counts as things happen; the figures read
+// from the database (pool, operations, queue) come from a dbCollector at
+// scrape time.
+type metrics struct {
+	registry     *prometheus.Registry
+	requests     *prometheus.CounterVec
+	duration     *prometheus.HistogramVec
+	chunks       *prometheus.CounterVec
+	items        *prometheus.CounterVec
+	tokens       *prometheus.CounterVec
+	authFailures *prometheus.CounterVec
+}
+
+func newMetrics(store *storage.Store, log *slog.Logger) *metrics {
+	m := &metrics{
+		registry: prometheus.NewRegistry(),
+		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "entityapi_http_requests_total",
+			Help: "HTTP requests answered, by application, method, route template and status.",
+		}, []string{"app", "method", "route", "status"}),
+		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "entityapi_http_request_duration_seconds",
+			Help:    "Time from the request reaching the router to the end of the answer, by application, method, route template and status.",
+			Buckets: []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30},
+		}, []string{"app", "method", "route", "status"}),
+		chunks: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "entityapi_batch_chunks_processed_total",
+			Help: "Batch chunks whose outcome was committed, by entity type and mode (async: by a worker; sync: X-Mode: sync).",
+		}, []string{"type", "mode"}),
+		items: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "entityapi_batch_items_total",
+			Help: "Primary batch items processed, by entity type and result (written or failed).",
+		}, []string{"type", "result"}),
+		tokens: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "entityapi_tokens_issued_total",
+			Help: "Access tokens issued by the token endpoint, by the client's application and the grant type.",
+		}, []string{"app", "grant"}),
+		authFailures: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "entityapi_auth_failures_total",
+			Help: "Refused authentications: bearer tokens of API requests (source bearer) and credentials at the token endpoint (source token_endpoint), by reason.",
+		}, []string{"source", "reason"}),
+	}
+	m.registry.MustRegister(m.requests, m.duration, m.chunks, m.items, m.tokens, m.authFailures,
+		newDBCollector(store, log),
+		collectors.NewGoCollector(),
+		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	return m
+}
+
+// handler answers GET /metrics in the Prometheus text format. It needs no
+// token: operators protect it by address (--metrics-addr).
+func (m *metrics) handler() http.Handler {
+	return promhttp.HandlerFor(m.registry, promhttp.HandlerOpts{})
+}
+
+// chunkDone counts a chunk whose outcome was committed.
+func (m *metrics) chunkDone(typ, mode string, counts storage.ChunkCounts) {
+	m.chunks.WithLabelValues(typ, mode).Inc()
+	m.items.WithLabelValues(typ, "written").Add(float64(counts.Write))
+	m.items.WithLabelValues(typ, "failed").Add(float64(max(counts.Read-counts.Write, 0)))
+}
+
+// authFailure counts a refused bearer token (reason: auth.Error.Code, or
+// missing_token).
+func (m *metrics) authFailure(reason string) {
+	m.authFailures.WithLabelValues("bearer", reason).Inc()
+}
