@@ -4,7 +4,7 @@ GO ?= go
 APPS := backoffice storefront
 ADDR ?= 127.0.0.1:8080
 
-.PHONY: run build generate verify release-docs lint test test-short fuzz bench readme-check docs-assets clean
+.PHONY: run build generate sdk verify release-docs lint test test-short fuzz bench readme-check docs-assets clean
 
 ## run: start the service on embedded SQLite with demo data
 run:
@@ -20,6 +20,7 @@ GEN_EXCLUDE_backoffice := createToken,batchAccounts,batchBusinessUnits,batchCont
 GEN_EXCLUDE_storefront := createToken
 
 ## generate: rebuild the bundled documents and the generated server packages from openapi/
+## (it wipes gen/backoffice and gen/storefront only, never the SDKs in gen/sdk/)
 generate:
 	@for pair in $(foreach app,$(APPS),$(app)=$(GEN_EXCLUDE_$(app))); do \
 	  app=$${pair%%=*} exclude=$${pair#*=} && \
@@ -31,13 +32,29 @@ generate:
 	    -out gen/$$app/reply.gen.go -exclude "$$exclude" || exit 1; \
 	done
 
-## verify: fail when generated files are stale, go.mod is untidy, or a public document breaks
-## its last released version in openapi/released/ (scripts/breaking, oasdiff)
+# The TypeScript SDK generator, pinned in scripts/package.json.
+OPENAPI_TS := scripts/node_modules/.bin/openapi-typescript
+
+## sdk: regenerate the committed client SDKs under gen/sdk/ from the public documents in
+## openapi/bundled/: Go (oapi-codegen, openapi/sdk/<app>.oapi-codegen.yaml) and TypeScript
+## types for openapi-fetch (openapi-typescript); `make generate` never touches gen/sdk/
+sdk:
+	test -x $(OPENAPI_TS) || (cd scripts && npm ci --no-audit --no-fund)
+	rm -rf gen/sdk && mkdir -p gen/sdk/ts
+	@for app in $(APPS); do \
+	  mkdir -p gen/sdk/go/$$app && \
+	  $(GO) tool oapi-codegen -config openapi/sdk/$$app.oapi-codegen.yaml openapi/bundled/$$app.yaml && \
+	  $(OPENAPI_TS) openapi/bundled/$$app.yaml -o gen/sdk/ts/$$app.ts || exit 1; \
+	done
+
+## verify: fail when generated files (server packages, SDKs) are stale, go.mod is untidy, or a
+## public document breaks its last released version in openapi/released/ (scripts/breaking, oasdiff)
 verify: generate
+	$(MAKE) --no-print-directory sdk
 	$(GO) mod tidy
 	$(GO) run ./scripts/breaking -released openapi/released -bundled openapi/bundled $(APPS)
 	@git diff --exit-code -- gen openapi go.mod go.sum || \
-	  { echo "generated files or go.mod are stale: run 'make generate' and 'go mod tidy', then commit"; exit 1; }
+	  { echo "generated files or go.mod are stale: run 'make generate', 'make sdk' and 'go mod tidy', then commit"; exit 1; }
 	@test -z "$$(git status --porcelain -- gen openapi)" || \
 	  { echo "untracked generated files:"; git status --porcelain -- gen openapi; exit 1; }
 

@@ -7,9 +7,12 @@
 //     replaced without dragging in a web framework.
 //   - gen/... holds code generated from the OpenAPI documents. Apart from the
 //     JSON:API document types in server/jsonapi, which the generator is told
-//     to use, it depends on no package of this module (gen/sdk/..., client
-//     SDKs, is not checked). Regenerating can then never create an import
-//     cycle, and the handlers import the generated code, not the reverse.
+//     to use, it depends on no package of this module. Regenerating can then
+//     never create an import cycle, and the handlers import the generated
+//     code, not the reverse.
+//   - gen/sdk/... holds the client SDKs generated from the public documents.
+//     They depend on no package of this module at all, not even
+//     server/jsonapi, so that a partner can copy them out as they are.
 //   - server/jsonapi is the JSON:API document model shared by the generated
 //     code and the handlers. It depends on the standard library only, so that
 //     both can use it and it can be lifted into an SDK as is.
@@ -101,6 +104,11 @@ func Rules(mod string) []Rule {
 			Forbidden: func(d string, _ bool) bool {
 				return within(d, mod) && d != jsonapi
 			},
+		},
+		{
+			Name:      "gen/sdk/... may depend on no package of this module",
+			Subject:   func(p string) bool { return within(p, genSDK) },
+			Forbidden: func(d string, _ bool) bool { return within(d, mod) && !within(d, genSDK) },
 		},
 		{
 			Name:      "server/jsonapi must depend on the standard library only",

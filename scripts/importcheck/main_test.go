@@ -170,14 +170,18 @@ func TestCheck(t *testing.T) {
 			},
 		},
 		{
-			name: "gen/sdk is not checked",
+			name: "gen/sdk depends on no package of this module, not even server/jsonapi",
 			graph: graph(
 				"~gen/sdk/go -> ~storage/isodata",
-				"~gen/sdk -> ~server/api",
+				"~gen/sdk/go/backoffice -> ~server/jsonapi",
+				"~gen/sdk/go/storefront -> ~gen/sdk/go/shared",
+				"~gen/sdk/go/storefront -> github.com/oapi-codegen/runtime",
 				"~gen/sdkextra -> ~server/api",
 			),
-			checked: 5,
+			checked: 8,
 			want: []string{
+				"gen/sdk/go reaches storage/isodata via gen/sdk/go -> storage/isodata",
+				"gen/sdk/go/backoffice reaches server/jsonapi via gen/sdk/go/backoffice -> server/jsonapi",
 				"gen/sdkextra reaches server/api via gen/sdkextra -> server/api",
 			},
 		},
