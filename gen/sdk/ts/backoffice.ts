@@ -4761,7 +4761,10 @@ export interface components {
                  *           "status": "400",
                  *           "title": "not blank constraint"
                  *         }
-                 *       ]
+                 *       ],
+                 *       "meta": {
+                 *         "requestId": "01JD5ZQ9X6M4K2G8N3T7V1W0YA"
+                 *       }
                  *     }
                  */
                 "application/vnd.api+json": components["schemas"]["ErrorDocument"];
@@ -4794,7 +4797,10 @@ export interface components {
                  *           "status": "409",
                  *           "title": "conflict constraint"
                  *         }
-                 *       ]
+                 *       ],
+                 *       "meta": {
+                 *         "requestId": "01JD5ZQ9X6M4K2G8N3T7V1W0YA"
+                 *       }
                  *     }
                  */
                 "application/vnd.api+json": components["schemas"]["ErrorDocument"];
@@ -4824,7 +4830,10 @@ export interface components {
                  *           "status": "403",
                  *           "title": "access denied exception"
                  *         }
-                 *       ]
+                 *       ],
+                 *       "meta": {
+                 *         "requestId": "01JD5ZQ9X6M4K2G8N3T7V1W0YA"
+                 *       }
                  *     }
                  */
                 "application/vnd.api+json": components["schemas"]["ErrorDocument"];
@@ -4854,7 +4863,10 @@ export interface components {
                  *           "status": "500",
                  *           "title": "runtime exception"
                  *         }
-                 *       ]
+                 *       ],
+                 *       "meta": {
+                 *         "requestId": "01JD5ZQ9X6M4K2G8N3T7V1W0YA"
+                 *       }
                  *     }
                  */
                 "application/vnd.api+json": components["schemas"]["ErrorDocument"];
@@ -4885,7 +4897,10 @@ export interface components {
                  *           "status": "405",
                  *           "title": "method not allowed http exception"
                  *         }
-                 *       ]
+                 *       ],
+                 *       "meta": {
+                 *         "requestId": "01JD5ZQ9X6M4K2G8N3T7V1W0YA"
+                 *       }
                  *     }
                  */
                 "application/vnd.api+json": components["schemas"]["ErrorDocument"];
@@ -4927,7 +4942,10 @@ export interface components {
                  *           "status": "406",
                  *           "title": "not acceptable http exception"
                  *         }
-                 *       ]
+                 *       ],
+                 *       "meta": {
+                 *         "requestId": "01JD5ZQ9X6M4K2G8N3T7V1W0YA"
+                 *       }
                  *     }
                  */
                 "application/vnd.api+json": components["schemas"]["ErrorDocument"];
@@ -4957,7 +4975,10 @@ export interface components {
                  *           "status": "404",
                  *           "title": "not found http exception"
                  *         }
-                 *       ]
+                 *       ],
+                 *       "meta": {
+                 *         "requestId": "01JD5ZQ9X6M4K2G8N3T7V1W0YA"
+                 *       }
                  *     }
                  */
                 "application/vnd.api+json": components["schemas"]["ErrorDocument"];
@@ -4987,7 +5008,10 @@ export interface components {
                  *           "status": "413",
                  *           "title": "request entity too large http exception"
                  *         }
-                 *       ]
+                 *       ],
+                 *       "meta": {
+                 *         "requestId": "01JD5ZQ9X6M4K2G8N3T7V1W0YA"
+                 *       }
                  *     }
                  */
                 "application/vnd.api+json": components["schemas"]["ErrorDocument"];
@@ -5022,7 +5046,10 @@ export interface components {
                  *           "status": "429",
                  *           "title": "too many requests http exception"
                  *         }
-                 *       ]
+                 *       ],
+                 *       "meta": {
+                 *         "requestId": "01JD5ZQ9X6M4K2G8N3T7V1W0YA"
+                 *       }
                  *     }
                  */
                 "application/vnd.api+json": components["schemas"]["ErrorDocument"];
@@ -5057,7 +5084,10 @@ export interface components {
                  *           "status": "401",
                  *           "title": "authentication exception"
                  *         }
-                 *       ]
+                 *       ],
+                 *       "meta": {
+                 *         "requestId": "01JD5ZQ9X6M4K2G8N3T7V1W0YA"
+                 *       }
                  *     }
                  */
                 "application/vnd.api+json": components["schemas"]["ErrorDocument"];
@@ -5091,7 +5121,10 @@ export interface components {
                  *           "status": "415",
                  *           "title": "unsupported media type http exception"
                  *         }
-                 *       ]
+                 *       ],
+                 *       "meta": {
+                 *         "requestId": "01JD5ZQ9X6M4K2G8N3T7V1W0YA"
+                 *       }
                  *     }
                  */
                 "application/vnd.api+json": components["schemas"]["ErrorDocument"];
@@ -5652,7 +5685,7 @@ export interface components {
          */
         XIncludeTotalCount: number;
         /**
-         * @description The id of this request, for support and logs.
+         * @description The id of this request, for support and logs: the request's own `X-Request-ID` when it is 1 to 128 letters, digits, `.`, `_`, `:` or `-`, otherwise one the server makes. Sent on every response; JSON:API error documents repeat it as `meta.requestId`.
          * @example 01JD5ZQ9X6M4K2G8N3T7V1W0YA
          */
         XRequestID: string;
@@ -8422,7 +8455,10 @@ export interface operations {
                      *           "status": "409",
                      *           "title": "conflict constraint"
                      *         }
-                     *       ]
+                     *       ],
+                     *       "meta": {
+                     *         "requestId": "01JD5ZQ9X6M4K2G8N3T7V1W0YA"
+                     *       }
                      *     }
                      */
                     "application/vnd.api+json": components["schemas"]["ErrorDocument"];

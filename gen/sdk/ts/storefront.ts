@@ -869,7 +869,10 @@ export interface components {
                  *           "status": "400",
                  *           "title": "not blank constraint"
                  *         }
-                 *       ]
+                 *       ],
+                 *       "meta": {
+                 *         "requestId": "01JD5ZQ9X6M4K2G8N3T7V1W0YA"
+                 *       }
                  *     }
                  */
                 "application/vnd.api+json": components["schemas"]["ErrorDocument"];
@@ -899,7 +902,10 @@ export interface components {
                  *           "status": "403",
                  *           "title": "access denied exception"
                  *         }
-                 *       ]
+                 *       ],
+                 *       "meta": {
+                 *         "requestId": "01JD5ZQ9X6M4K2G8N3T7V1W0YA"
+                 *       }
                  *     }
                  */
                 "application/vnd.api+json": components["schemas"]["ErrorDocument"];
@@ -929,7 +935,10 @@ export interface components {
                  *           "status": "500",
                  *           "title": "runtime exception"
                  *         }
-                 *       ]
+                 *       ],
+                 *       "meta": {
+                 *         "requestId": "01JD5ZQ9X6M4K2G8N3T7V1W0YA"
+                 *       }
                  *     }
                  */
                 "application/vnd.api+json": components["schemas"]["ErrorDocument"];
@@ -963,7 +972,10 @@ export interface components {
                  *           "status": "406",
                  *           "title": "not acceptable http exception"
                  *         }
-                 *       ]
+                 *       ],
+                 *       "meta": {
+                 *         "requestId": "01JD5ZQ9X6M4K2G8N3T7V1W0YA"
+                 *       }
                  *     }
                  */
                 "application/vnd.api+json": components["schemas"]["ErrorDocument"];
@@ -993,7 +1005,10 @@ export interface components {
                  *           "status": "404",
                  *           "title": "not found http exception"
                  *         }
-                 *       ]
+                 *       ],
+                 *       "meta": {
+                 *         "requestId": "01JD5ZQ9X6M4K2G8N3T7V1W0YA"
+                 *       }
                  *     }
                  */
                 "application/vnd.api+json": components["schemas"]["ErrorDocument"];
@@ -1028,7 +1043,10 @@ export interface components {
                  *           "status": "429",
                  *           "title": "too many requests http exception"
                  *         }
-                 *       ]
+                 *       ],
+                 *       "meta": {
+                 *         "requestId": "01JD5ZQ9X6M4K2G8N3T7V1W0YA"
+                 *       }
                  *     }
                  */
                 "application/vnd.api+json": components["schemas"]["ErrorDocument"];
@@ -1063,7 +1081,10 @@ export interface components {
                  *           "status": "401",
                  *           "title": "authentication exception"
                  *         }
-                 *       ]
+                 *       ],
+                 *       "meta": {
+                 *         "requestId": "01JD5ZQ9X6M4K2G8N3T7V1W0YA"
+                 *       }
                  *     }
                  */
                 "application/vnd.api+json": components["schemas"]["ErrorDocument"];
@@ -1269,7 +1290,7 @@ export interface components {
          */
         XIncludeTotalCount: number;
         /**
-         * @description The id of this request, for support and logs.
+         * @description The id of this request, for support and logs: the request's own `X-Request-ID` when it is 1 to 128 letters, digits, `.`, `_`, `:` or `-`, otherwise one the server makes. Sent on every response; JSON:API error documents repeat it as `meta.requestId`.
          * @example 01JD5ZQ9X6M4K2G8N3T7V1W0YA
          */
         XRequestID: string;
