@@ -49,6 +49,8 @@ type Config struct {
 	Jobs   storage.QueueConfig
 	Logger *slog.Logger
 	Auth   auth.Config // tokens: lifetime, keys, demo principals, outside provider
+	// CORS names the origins whose scripts may call the APIs (none: no CORS).
+	CORS CORSConfig
 }
 
 // Server is the HTTP handler of every application.
@@ -101,6 +103,10 @@ func New(cfg Config, store *storage.Store) (*Server, error) {
 	if err := g.SetTrustedProxies(nil); err != nil {
 		return nil, err
 	}
+	corsPolicy, err := newCORS(cfg.CORS, cfg.BackofficeBase, cfg.StorefrontBase)
+	if err != nil {
+		return nil, err
+	}
 	ctx, stop := context.WithCancel(context.Background())
 	tokens, err := auth.New(ctx, cfg.Auth, store)
 	if err != nil {
@@ -110,6 +116,9 @@ func New(cfg Config, store *storage.Store) (*Server, error) {
 	s := &Server{gin: g, store: store, log: cfg.Logger, stop: stop}
 	var tokenPaths []string
 	g.Use(s.recover, requestID)
+	if corsPolicy != nil {
+		g.Use(corsPolicy.handle) // before any route, so that every answer of a covered address has it
+	}
 
 	bo, err := newApplication(&cfg, store, openapi.Backoffice, cfg.BackofficeBase)
 	if err != nil {
