@@ -51,6 +51,8 @@ type Config struct {
 	Auth   auth.Config // tokens: lifetime, keys, demo principals, outside provider
 	// CORS names the origins whose scripts may call the APIs (none: no CORS).
 	CORS CORSConfig
+	// RateLimit is each client's request rate (zero: no limit).
+	RateLimit RateLimitConfig
 }
 
 // Server is the HTTP handler of every application.
@@ -107,6 +109,7 @@ func New(cfg Config, store *storage.Store) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	limits := newLimiter(cfg.RateLimit, maxRateBuckets)
 	ctx, stop := context.WithCancel(context.Background())
 	tokens, err := auth.New(ctx, cfg.Auth, store)
 	if err != nil {
@@ -125,7 +128,7 @@ func New(cfg Config, store *storage.Store) (*Server, error) {
 		stop()
 		return nil, fmt.Errorf("back office: %w", err)
 	}
-	bo.auth, bo.audience, bo.roles = tokens, "backoffice", true
+	bo.auth, bo.audience, bo.roles, bo.limiter = tokens, "backoffice", true, limits
 	queue, err := store.NewQueue(cfg.Jobs)
 	if err != nil {
 		stop()
@@ -134,7 +137,7 @@ func New(cfg Config, store *storage.Store) (*Server, error) {
 	queue.Handle(bo.processChunk)
 	bo.queue, s.queue = queue, queue
 	group := g.Group("")
-	group.Use(bo.negotiate, bo.authenticate, bo.validate)
+	group.Use(bo.negotiate, bo.authenticate, bo.rateLimit, bo.validate)
 	handler := backoffice.NewStrictHandlerWithOptions(&backofficeHandlers{bo.engine}, nil, backoffice.StrictGinServerOptions{
 		RequestErrorHandlerFunc:  bo.requestError,
 		HandlerErrorFunc:         bo.writeError,
@@ -156,7 +159,7 @@ func New(cfg Config, store *storage.Store) (*Server, error) {
 		stop()
 		return nil, fmt.Errorf("storefront: %w", err)
 	}
-	sf.auth, sf.audience = tokens, "storefront"
+	sf.auth, sf.audience, sf.limiter = tokens, "storefront", limits
 	if sf.locales, err = loadStorefrontLocales(ctx, store, &cfg); err != nil {
 		stop()
 		return nil, err
@@ -175,7 +178,7 @@ func New(cfg Config, store *storage.Store) (*Server, error) {
 		sf.guests[typ] = true
 	}
 	sfGroup := g.Group("")
-	sfGroup.Use(sf.negotiate, sf.authenticate, sf.localeHeaders, sf.validate)
+	sfGroup.Use(sf.negotiate, sf.authenticate, sf.rateLimit, sf.localeHeaders, sf.validate)
 	sfHandler := storefront.NewStrictHandlerWithOptions(&storefrontHandlers{sf.engine}, nil, storefront.StrictGinServerOptions{
 		RequestErrorHandlerFunc:  sf.requestError,
 		HandlerErrorFunc:         sf.writeError,
@@ -263,6 +266,7 @@ type application struct {
 	roles    bool               // callers' roles decide what they may do (the back office; storefront clients only read)
 	guests   map[string]bool    // storefront: resource types readable without a token
 	locales  *storefrontLocales // storefront: what X-Localization-ID and X-Currency may name
+	limiter  *limiter           // per-client request rate, shared by both applications; nil: none
 }
 
 func newApplication(cfg *Config, store *storage.Store, raw []byte, base string) (*application, error) {
