@@ -26,6 +26,8 @@ type config struct {
 	shutdownTimeout, syncBatchTimeout                     time.Duration
 	jobs                                                  storage.QueueConfig
 	auth                                                  auth.Config
+	cors                                                  server.CORSConfig
+	rateLimit                                             server.RateLimitConfig
 	args                                                  []string // what is left after the flags
 }
 
@@ -75,8 +77,12 @@ func parse(fs *flag.FlagSet, args []string) (*config, error) {
 	syncTimeout := fs.String("sync-batch-timeout", env("SYNC_BATCH_TIMEOUT", "25s"), "how long an X-Mode: sync batch is waited for before it is answered 202 (ENTITYAPI_SYNC_BATCH_TIMEOUT)")
 	rescue := fs.String("job-rescue-after", env("JOB_RESCUE_AFTER", "60s"), "a batch chunk left running by a dead process is retried after this (ENTITYAPI_JOB_RESCUE_AFTER)")
 	lifetime := fs.String("operation-lifetime", env("OPERATION_LIFETIME", "720h"), "finished batch operations and their errors are deleted after this (ENTITYAPI_OPERATION_LIFETIME)")
+	edge := addEdgeFlags(fs)
 	positional, err := parseInterspersed(fs, args)
 	if err != nil {
+		return nil, err
+	}
+	if err := edge.apply(c); err != nil {
 		return nil, err
 	}
 	c.args = positional

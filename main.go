@@ -95,6 +95,7 @@ func serve(ctx context.Context, cfg *config, store *storage.Store, log *slog.Log
 		MaxBatchBody: cfg.maxBatchBody, SyncBatchTimeout: cfg.syncBatchTimeout, Jobs: cfg.jobs,
 		StorefrontBase: cfg.storefrontBase, GuestResources: cfg.guestResources,
 		Currencies: cfg.currencies, DefaultCurrency: cfg.defaultCurrency,
+		CORS: cfg.cors, RateLimit: cfg.rateLimit,
 	}, store)
 	if err != nil {
 		return err
