@@ -33,6 +33,9 @@ func TestLimiter(t *testing.T) {
 		{name: "default burst is twice the rate", cfg: RateLimitConfig{PerSecond: 1.5}, max: 10, steps: []step{
 			{"a", 0, true, 0}, {"a", 0, true, 0}, {"a", 0, true, 0}, {"a", 0, false, time.Second * 2 / 3},
 		}, size: 1},
+		{name: "an absurd rate still allows", cfg: RateLimitConfig{PerSecond: 1e300}, max: 10, steps: []step{
+			{"a", 0, true, 0}, {"a", 0, true, 0},
+		}, size: 1},
 		{name: "a refused request takes no token", cfg: RateLimitConfig{PerSecond: 1, Burst: 1}, max: 10, steps: []step{
 			{"a", 0, true, 0}, {"a", 0, false, time.Second}, {"a", 0, false, time.Second}, {"a", time.Second, true, 0},
 		}, size: 1},

@@ -36,10 +36,10 @@ const maxBucketIdle = 24 * time.Hour
 
 // limiter is one token bucket per client, least recently used first out.
 type limiter struct {
-	limit rate.Limit
-	burst int
-	idle  time.Duration // a bucket untouched this long is full again: forgetting it changes nothing
-	max   int
+	limit    rate.Limit
+	burst    int
+	idle     time.Duration // a bucket untouched this long is full again: forgetting it changes nothing
+	capacity int           // most buckets kept
 
 	mu    sync.Mutex
 	order *list.List // of *bucket, most recently used at the front
@@ -52,27 +52,21 @@ type bucket struct {
 	last time.Time
 }
 
-// newLimiter returns nil when the configuration sets no limit.
-func newLimiter(cfg RateLimitConfig, max int) *limiter {
+// newLimiter keeps at most capacity buckets; it returns nil when the
+// configuration sets no limit.
+func newLimiter(cfg RateLimitConfig, capacity int) *limiter {
 	if cfg.PerSecond <= 0 {
 		return nil
 	}
 	if cfg.Burst <= 0 {
-		cfg.Burst = max1(int(math.Ceil(2 * cfg.PerSecond)))
+		cfg.Burst = int(min(max(math.Ceil(2*cfg.PerSecond), 1), 1<<30)) // no overflow at absurd rates
 	}
 	idle := maxBucketIdle
 	if secs := float64(cfg.Burst) / cfg.PerSecond; secs < idle.Seconds() {
 		idle = time.Duration(secs * float64(time.Second))
 	}
-	return &limiter{limit: rate.Limit(cfg.PerSecond), burst: cfg.Burst, idle: idle, max: max,
+	return &limiter{limit: rate.Limit(cfg.PerSecond), burst: cfg.Burst, idle: idle, capacity: capacity,
 		order: list.New(), byKey: map[string]*list.Element{}}
-}
-
-func max1(n int) int {
-	if n < 1 {
-		return 1
-	}
-	return n
 }
 
 // allow takes a token of key's bucket at now; when there is none, it tells
@@ -85,7 +79,7 @@ func (l *limiter) allow(key string, now time.Time) (bool, time.Duration) {
 	if ok {
 		l.order.MoveToFront(e)
 	} else {
-		if l.order.Len() >= l.max {
+		if l.order.Len() >= l.capacity {
 			l.remove(l.order.Back())
 		}
 		e = l.order.PushFront(&bucket{key: key, lim: rate.NewLimiter(l.limit, l.burst)})
