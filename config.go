@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"log/slog"
+	"math"
 	"net"
 	"net/url"
 	"path/filepath"
@@ -30,6 +31,8 @@ type config struct {
 	shutdownTimeout, syncBatchTimeout, batchUpload  time.Duration
 	logFormat, metricsAddr                          string
 	logLevel                                        slog.Level
+	cors                                            server.CORSConfig
+	rateLimit                                       server.RateLimitConfig
 	jobs                                            storage.QueueConfig
 	auth                                            auth.Config
 	external                                        auth.External
@@ -142,6 +145,50 @@ var settings = []*setting{
 			}
 			return hostPort(v, &c.metricsAddr)
 		}},
+	{name: "cors-origin", list: true, show: "none: no CORS headers",
+		usage: "an origin whose scripts may call the APIs, such as https://shop.example.com, or * for any; repeatable", serve: true,
+		set: func(c *config, v string) error {
+			c.cors.Origins = splitList(v)
+			for _, o := range c.cors.Origins {
+				if _, err := server.NormalizeOrigin(o); err != nil {
+					return fmt.Errorf("%q: want scheme://host[:port] such as https://shop.example.com, or *", o)
+				}
+			}
+			return nil
+		}},
+	{name: "cors-max-age", def: "600", usage: "seconds a browser may cache a CORS preflight answer", serve: true,
+		set: func(c *config, v string) error {
+			n, err := strconv.Atoi(v)
+			if err != nil || n <= 0 {
+				return fmt.Errorf("want a positive number of seconds")
+			}
+			c.cors.MaxAge = time.Duration(n) * time.Second
+			return nil
+		}},
+	{name: "rate-limit", show: "none: no limit", usage: "requests per second each client may send to the APIs, counted per process, such as 10 or 0.5 (0: no limit)", serve: true,
+		set: func(c *config, v string) error {
+			if v == "" {
+				return nil
+			}
+			r, err := strconv.ParseFloat(v, 64)
+			if err != nil || r < 0 || math.IsInf(r, 0) || math.IsNaN(r) {
+				return fmt.Errorf("want requests per second, such as 10 or 0.5 (0: no limit)")
+			}
+			c.rateLimit.PerSecond = r
+			return nil
+		}},
+	{name: "rate-burst", show: "twice --rate-limit, at least 1", usage: "requests a client may send at once after a quiet spell", serve: true,
+		set: func(c *config, v string) error {
+			if v == "" {
+				return nil
+			}
+			b, err := strconv.Atoi(v)
+			if err != nil || b <= 0 {
+				return fmt.Errorf("want a positive number of requests")
+			}
+			c.rateLimit.Burst = b
+			return nil
+		}},
 	{name: "jwks-url", usage: "JWKS of an outside identity provider whose back-office tokens are accepted", serve: true,
 		set: func(c *config, v string) error { return absoluteURL(v, &c.external.JWKSURL) }},
 	{name: "jwt-issuer", usage: "iss of the outside provider's tokens", serve: true,
@@ -172,6 +219,9 @@ func (c *config) finish(cmd string) error {
 	}
 	if c.metricsAddr != "" && c.metricsAddr == c.addr {
 		return fmt.Errorf("--metrics-addr %q is --addr too: leave it empty to serve /metrics there", c.metricsAddr)
+	}
+	if c.rateLimit.Burst > 0 && c.rateLimit.PerSecond == 0 {
+		return fmt.Errorf("--rate-burst %d: only with --rate-limit", c.rateLimit.Burst)
 	}
 	if !slices.Contains(c.currencies, c.defaultCurrency) {
 		return fmt.Errorf("--default-currency %q is not one of --currencies %s", c.defaultCurrency, strings.Join(c.currencies, ","))

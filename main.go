@@ -98,6 +98,7 @@ func serve(ctx context.Context, cfg *config, store *storage.Store, log *slog.Log
 		Jobs: cfg.jobs, StorefrontBase: cfg.storefrontBase, GuestResources: cfg.guestResources,
 		Currencies: cfg.currencies, DefaultCurrency: cfg.defaultCurrency,
 		SeparateMetrics: cfg.metricsAddr != "",
+		CORS: cfg.cors, RateLimit: cfg.rateLimit,
 	}, store)
 	if err != nil {
 		return err

@@ -84,8 +84,9 @@ func (a *application) negotiate(c *gin.Context) {
 	c.Next()
 }
 
-// unmatched answers requests no route took: OPTIONS gets the allowed methods, a
-// known path with another method 405, anything else 404; each with a reason.
+// unmatched answers requests no route took: OPTIONS gets the allowed methods (a
+// CORS preflight of an allowed origin 204, cors.go), a known path with another
+// method 405, anything else 404; each with a reason.
 func (s *Server) unmatched(c *gin.Context, apps []*application) {
 	for _, a := range apps {
 		methods := a.routes.allowed(c.Request.URL.Path)
@@ -97,7 +98,9 @@ func (s *Server) unmatched(c *gin.Context, apps []*application) {
 		}
 		c.Header("Allow", strings.Join(methods, ", "))
 		if c.Request.Method == http.MethodOptions {
-			c.Status(http.StatusOK)
+			if !preflight(c, methods) {
+				c.Status(http.StatusOK)
+			}
 			return
 		}
 		writeProblems(c, problem.List{problem.NotAllowed(c.Request.Method)})

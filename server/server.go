@@ -52,6 +52,10 @@ type Config struct {
 	// SeparateMetrics leaves GET /metrics out of this handler (404 here): the
 	// binary serves MetricsHandler on --metrics-addr instead.
 	SeparateMetrics bool
+	// CORS names the origins whose scripts may call the APIs (none: no CORS).
+	CORS CORSConfig
+	// RateLimit is each client's request rate (zero: no limit).
+	RateLimit RateLimitConfig
 }
 
 // Server is the HTTP handler of every application.
@@ -113,6 +117,11 @@ func New(cfg Config, store *storage.Store) (*Server, error) {
 		TokenIssued:        func(app, grant string) { m.tokens.WithLabelValues(app, grant).Inc() },
 		CredentialsRefused: func(reason string) { m.authFailures.WithLabelValues("token_endpoint", reason).Inc() },
 	}
+	corsPolicy, err := newCORS(cfg.CORS, cfg.BackofficeBase, cfg.StorefrontBase)
+	if err != nil {
+		return nil, err
+	}
+	limits := newLimiter(cfg.RateLimit, maxRateBuckets)
 	ctx, stop := context.WithCancel(context.Background())
 	tokens, err := auth.New(ctx, cfg.Auth, store)
 	if err != nil {
@@ -122,6 +131,9 @@ func New(cfg Config, store *storage.Store) (*Server, error) {
 	s := &Server{gin: g, store: store, log: cfg.Logger, stop: stop, metrics: m, apps: newAppPrefixes(&cfg)}
 	var tokenPaths []string
 	g.Use(s.observe, s.recover, requestID)
+	if corsPolicy != nil {
+		g.Use(corsPolicy.handle) // before any route, so that every answer of a covered address has it
+	}
 
 	bo, err := newApplication(&cfg, store, openapi.Backoffice, cfg.BackofficeBase)
 	if err != nil {
@@ -129,6 +141,7 @@ func New(cfg Config, store *storage.Store) (*Server, error) {
 		return nil, fmt.Errorf("back office: %w", err)
 	}
 	bo.auth, bo.audience, bo.roles, bo.metrics = tokens, "backoffice", true, m
+	bo.auth, bo.audience, bo.roles, bo.limiter = tokens, "backoffice", true, limits
 	queue, err := store.NewQueue(cfg.Jobs)
 	if err != nil {
 		stop()
@@ -137,7 +150,7 @@ func New(cfg Config, store *storage.Store) (*Server, error) {
 	queue.Handle(bo.processChunk)
 	bo.queue, s.queue = queue, queue
 	group := g.Group("")
-	group.Use(bo.negotiate, bo.authenticate, bo.validate)
+	group.Use(bo.negotiate, bo.authenticate, bo.rateLimit, bo.validate)
 	handler := backoffice.NewStrictHandlerWithOptions(&backofficeHandlers{bo.engine}, nil, backoffice.StrictGinServerOptions{
 		RequestErrorHandlerFunc:  bo.requestError,
 		HandlerErrorFunc:         bo.writeError,
@@ -160,6 +173,7 @@ func New(cfg Config, store *storage.Store) (*Server, error) {
 		return nil, fmt.Errorf("storefront: %w", err)
 	}
 	sf.auth, sf.audience, sf.metrics = tokens, "storefront", m
+	sf.auth, sf.audience, sf.limiter = tokens, "storefront", limits
 	if sf.locales, err = loadStorefrontLocales(ctx, store, &cfg); err != nil {
 		stop()
 		return nil, err
@@ -178,7 +192,7 @@ func New(cfg Config, store *storage.Store) (*Server, error) {
 		sf.guests[typ] = true
 	}
 	sfGroup := g.Group("")
-	sfGroup.Use(sf.negotiate, sf.authenticate, sf.localeHeaders, sf.validate)
+	sfGroup.Use(sf.negotiate, sf.authenticate, sf.rateLimit, sf.localeHeaders, sf.validate)
 	sfHandler := storefront.NewStrictHandlerWithOptions(&storefrontHandlers{sf.engine}, nil, storefront.StrictGinServerOptions{
 		RequestErrorHandlerFunc:  sf.requestError,
 		HandlerErrorFunc:         sf.writeError,
@@ -279,6 +293,7 @@ type application struct {
 	guests   map[string]bool    // storefront: resource types readable without a token
 	locales  *storefrontLocales // storefront: what X-Localization-ID and X-Currency may name
 	metrics  *metrics
+	limiter  *limiter           // per-client request rate, shared by both applications; nil: none
 }
 
 func newApplication(cfg *Config, store *storage.Store, raw []byte, base string) (*application, error) {

@@ -110,3 +110,14 @@ func quoteJoin(names []string) string {
 	}
 	return s
 }
+
+// RateLimited reports a client over its request rate; the response's
+// Retry-After carries the same number of seconds.
+func RateLimited(seconds int64) *Problem {
+	unit := "seconds"
+	if seconds == 1 {
+		unit = "second"
+	}
+	return &Problem{Kind: TooManyRequests, Title: "too many requests http exception",
+		Detail: fmt.Sprintf("Too many requests. Retry in %d %s.", seconds, unit)}
+}

@@ -1,0 +1,83 @@
+package server
+
+import (
+	"strconv"
+	"testing"
+	"time"
+)
+
+// TestLimiter drives the buckets with a made-up clock, so that it counts
+// requests and never measures time.
+func TestLimiter(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	type step struct {
+		key  string
+		at   time.Duration // after t0
+		ok   bool
+		wait time.Duration // when refused
+	}
+	cases := []struct {
+		name  string
+		cfg   RateLimitConfig
+		max   int
+		steps []step
+		size  int // buckets kept at the end
+	}{
+		{name: "burst then refused until a token is back", cfg: RateLimitConfig{PerSecond: 1, Burst: 2}, max: 10, steps: []step{
+			{"a", 0, true, 0}, {"a", 0, true, 0}, {"a", 0, false, time.Second},
+			{"a", 500 * time.Millisecond, false, 500 * time.Millisecond}, {"a", time.Second, true, 0},
+		}, size: 1},
+		{name: "clients apart", cfg: RateLimitConfig{PerSecond: 0.001, Burst: 1}, max: 10, steps: []step{
+			{"a", 0, true, 0}, {"a", 0, false, 1000 * time.Second}, {"b", 0, true, 0},
+		}, size: 2},
+		{name: "default burst is twice the rate", cfg: RateLimitConfig{PerSecond: 1.5}, max: 10, steps: []step{
+			{"a", 0, true, 0}, {"a", 0, true, 0}, {"a", 0, true, 0}, {"a", 0, false, time.Second * 2 / 3},
+		}, size: 1},
+		{name: "an absurd rate still allows", cfg: RateLimitConfig{PerSecond: 1e300}, max: 10, steps: []step{
+			{"a", 0, true, 0}, {"a", 0, true, 0},
+		}, size: 1},
+		{name: "a refused request takes no token", cfg: RateLimitConfig{PerSecond: 1, Burst: 1}, max: 10, steps: []step{
+			{"a", 0, true, 0}, {"a", 0, false, time.Second}, {"a", 0, false, time.Second}, {"a", time.Second, true, 0},
+		}, size: 1},
+		{name: "a full bucket is forgotten", cfg: RateLimitConfig{PerSecond: 1, Burst: 2}, max: 10, steps: []step{
+			{"a", 0, true, 0}, {"b", time.Second, true, 0}, {"c", 2 * time.Second, true, 0},
+		}, size: 2},
+		{name: "bounded: the least recently seen goes first", cfg: RateLimitConfig{PerSecond: 0.001, Burst: 1}, max: 2, steps: []step{
+			{"a", 0, true, 0}, {"b", 0, true, 0}, {"a", 0, false, 1000 * time.Second}, {"c", 0, true, 0},
+			{"a", 0, false, 1000 * time.Second}, {"b", 0, true, 0},
+		}, size: 2},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			l := newLimiter(tc.cfg, tc.max)
+			for i, s := range tc.steps {
+				ok, wait := l.allow(s.key, t0.Add(s.at))
+				if ok != s.ok || wait != s.wait {
+					t.Fatalf("step %d (%s at %v): allowed %v, wait %v; want %v, %v", i, s.key, s.at, ok, wait, s.ok, s.wait)
+				}
+			}
+			if got := l.size(); got != tc.size {
+				t.Errorf("%d buckets kept, want %d", got, tc.size)
+			}
+		})
+	}
+}
+
+// TestLimiterMemory: a flood of distinct clients keeps at most max buckets.
+func TestLimiterMemory(t *testing.T) {
+	l := newLimiter(RateLimitConfig{PerSecond: 1}, 100)
+	now := time.Now()
+	for i := range 10_000 {
+		l.allow("client "+strconv.Itoa(i), now)
+	}
+	if got := l.size(); got != 100 {
+		t.Errorf("%d buckets, want 100", got)
+	}
+}
+
+// TestLimiterOff: no rate, no limiter.
+func TestLimiterOff(t *testing.T) {
+	if l := newLimiter(RateLimitConfig{}, 10); l != nil {
+		t.Errorf("limiter %+v without a rate", l)
+	}
+}
