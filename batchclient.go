@@ -57,6 +57,9 @@ func (c *apiClient) authenticate(ctx context.Context) error {
 		return fmt.Errorf("token: %w", err)
 	}
 	if jerr := json.Unmarshal(raw, &tok); jerr != nil || res.StatusCode != http.StatusOK || tok.AccessToken == "" {
+		if tok.Error == "invalid_client" {
+			return fmt.Errorf("token: %s from %s: %s: %s (check --client-id and --client-secret)", res.Status, req.URL, tok.Error, tok.ErrorDescription)
+		}
 		if tok.Error != "" {
 			return fmt.Errorf("token: %s from %s: %s: %s", res.Status, req.URL, tok.Error, tok.ErrorDescription)
 		}

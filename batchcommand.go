@@ -47,6 +47,18 @@ type exitError struct {
 func (e *exitError) Error() string { return e.err.Error() }
 func (e *exitError) Unwrap() error { return e.err }
 
+// exitCode is the process's exit code for what run returned.
+func exitCode(err error) int {
+	var ee *exitError
+	switch {
+	case err == nil:
+		return exitOK
+	case errors.As(err, &ee):
+		return ee.code
+	}
+	return exitRefused
+}
+
 // batchEnv is what `entityapi batch` takes from the process; tests give their
 // own writers, environment and terminal decision.
 type batchEnv struct {

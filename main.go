@@ -26,11 +26,7 @@ import (
 func main() {
 	if err := run(context.Background(), os.Args[1:]); err != nil {
 		fmt.Fprintln(os.Stderr, "entityapi:", err)
-		code := 1
-		if ee := (*exitError)(nil); errors.As(err, &ee) {
-			code = ee.code
-		}
-		os.Exit(code)
+		os.Exit(exitCode(err))
 	}
 }
 
