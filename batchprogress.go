@@ -36,13 +36,7 @@ func (v *progressView) update(op *operation) {
 	now := v.now()
 	elapsed := now.Sub(v.start).Truncate(time.Second)
 	if v.tty {
-		line := fmt.Sprintf("%s %8s  %-9s %s", bar(op.Progress, barWidth), op.percent(), op.Status, elapsed)
-		pad := ""
-		if n := v.width - len(line); n > 0 {
-			pad = strings.Repeat(" ", n)
-		}
-		fmt.Fprintf(v.w, "\r%s%s", line, pad)
-		v.width = len(line)
+		v.redraw(fmt.Sprintf("%s %8s  %-9s %s", bar(op.Progress, barWidth), op.percent(), op.Status, elapsed))
 		return
 	}
 	text := op.Status + ", progress " + op.percent()
@@ -52,6 +46,16 @@ func (v *progressView) update(op *operation) {
 	}
 	fmt.Fprintf(v.w, "operation %s: %s (%s)\n", op.ID, text, elapsed)
 	v.lastAt, v.lastStatus, v.lastText = now, op.Status, text
+}
+
+// redraw replaces the bar's line with line.
+func (v *progressView) redraw(line string) {
+	pad := ""
+	if n := v.width - len(line); n > 0 {
+		pad = strings.Repeat(" ", n)
+	}
+	fmt.Fprintf(v.w, "\r%s%s", line, pad)
+	v.width = len(line)
 }
 
 // finish ends the bar's line so that what follows starts on its own.

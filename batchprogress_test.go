@@ -104,3 +104,62 @@ func TestBatchClientProgressOutput(t *testing.T) {
 		})
 	}
 }
+
+// TestBatchClientUploadProgress shows an upload in both forms.
+func TestBatchClientUploadProgress(t *testing.T) {
+	type step struct {
+		at      time.Duration
+		n, size int64
+	}
+	for _, tt := range []struct {
+		name  string
+		tty   bool
+		steps []step
+		want  string
+	}{
+		{"plain, known size", false, []step{{0, 512 << 10, 2 << 20}, {time.Second, 1 << 20, 2 << 20}, {2 * time.Second, 3 << 19, 2 << 20}},
+			"uploaded 512.0 KiB of 2.0 MiB\nuploaded 1.5 MiB of 2.0 MiB\n"},
+		{"plain, standard input", false, []step{{0, 3 << 10, -1}, {3 * time.Second, 3 << 10, -1}},
+			"uploaded 3.0 KiB\n"},
+		{"terminal, known size", true, []step{{0, 1 << 20, 2 << 20}},
+			"\r[###############...............]   50.00%  uploaded 1.0 MiB of 2.0 MiB\n"},
+		{"terminal, standard input", true, []step{{0, 3 << 10, -1}},
+			"\r[..............................]        -  uploaded 3.0 KiB\n"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var out bytes.Buffer
+			start := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
+			now := start
+			v := newProgressView(&out, tt.tty, 2*time.Second)
+			v.now, v.start = func() time.Time { return now }, start
+			for _, s := range tt.steps {
+				now = start.Add(s.at)
+				v.uploaded(s.n, s.size)
+			}
+			v.finish()
+			if out.String() != tt.want {
+				t.Errorf("output %q, want %q", out.String(), tt.want)
+			}
+		})
+	}
+}
+
+// TestBatchClientWatchUpload checks that the watcher reports what the
+// transport has read so far, and that stop returns once it has ended.
+func TestBatchClientWatchUpload(t *testing.T) {
+	var out bytes.Buffer
+	body := &countingReader{r: strings.NewReader(strings.Repeat("x", 4000))}
+	v := newProgressView(&out, true, time.Second)
+	stop := watchUpload(v, body, 4000, 5*time.Millisecond)
+	if _, err := body.Read(make([]byte, 1000)); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(50 * time.Millisecond)
+	stop()
+	if got := out.String(); !strings.Contains(got, "25.00%  uploaded 1000 bytes of 3.9 KiB") {
+		t.Errorf("output %q, want the upload at 25%%", got)
+	}
+	if body.n.Load() != 1000 {
+		t.Errorf("counted %d bytes, want 1000", body.n.Load())
+	}
+}

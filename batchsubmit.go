@@ -35,7 +35,12 @@ func submitBatch(ctx context.Context, c *apiClient, f *batchFlags, env batchEnv)
 		return err
 	}
 	began := time.Now()
-	res, err := c.submit(ctx, f.typ, body, size, f.sync)
+	view := newProgressView(env.stderr, env.tty, env.lineEvery)
+	counted := &countingReader{r: body}
+	stop := watchUpload(view, counted, size, env.poll)
+	res, err := c.submit(ctx, f.typ, counted, size, f.sync)
+	stop()
+	view.finish()
 	if err != nil {
 		return err
 	}
@@ -54,18 +59,17 @@ func submitBatch(ctx context.Context, c *apiClient, f *batchFlags, env batchEnv)
 		fmt.Fprintf(env.stderr, "the synchronous batch outlived the server's timeout: it goes on as operation %s (still all or nothing)\n", op.ID)
 	} else {
 		fmt.Fprintf(env.stderr, "operation %s accepted after %s (%s uploaded); following it\n", op.ID,
-			time.Since(began).Round(time.Millisecond), sizeText(size))
+			time.Since(began).Round(time.Millisecond), sizeText(counted.n.Load()))
 	}
-	op, err = follow(ctx, c, op, env)
+	op, err = follow(ctx, c, op, view, env)
 	if err != nil {
 		return err
 	}
 	return report(ctx, c, op, time.Since(began), f.maxErrors, env.stdout)
 }
 
-// follow polls op until it ends, showing its progress.
-func follow(ctx context.Context, c *apiClient, op *operation, env batchEnv) (*operation, error) {
-	view := newProgressView(env.stderr, env.tty, env.lineEvery)
+// follow polls op until it ends, showing its progress on view.
+func follow(ctx context.Context, c *apiClient, op *operation, view *progressView, env batchEnv) (*operation, error) {
 	defer view.finish()
 	failures := 0
 	for {
@@ -122,10 +126,10 @@ func report(ctx context.Context, c *apiClient, op *operation, elapsed time.Durat
 // sizeText renders a byte count for people.
 func sizeText(n int64) string {
 	switch {
-	case n < 0:
-		return "streamed"
-	case n < 1<<20:
+	case n < 1<<10:
 		return fmt.Sprintf("%d bytes", n)
+	case n < 1<<20:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
 	}
 	return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
 }
