@@ -71,7 +71,9 @@ func submitBatch(ctx context.Context, c *apiClient, f *batchFlags, env batchEnv)
 // follow polls op until it ends, showing its progress on view.
 func follow(ctx context.Context, c *apiClient, op *operation, view *progressView, env batchEnv) (*operation, error) {
 	defer view.finish()
-	failures := 0
+	// A small batch ends within a fraction of a second: the first reads come
+	// sooner, then every env.poll.
+	failures, wait := 0, env.poll/8
 	for {
 		view.update(op)
 		if op.ended() {
@@ -81,7 +83,8 @@ func follow(ctx context.Context, c *apiClient, op *operation, view *progressView
 		case <-ctx.Done():
 			view.finish()
 			return nil, fmt.Errorf("stopped following operation %s, which goes on on the server: entityapi batch status %s", op.ID, op.ID)
-		case <-time.After(env.poll):
+		case <-time.After(wait):
+			wait = min(2*wait, env.poll)
 		}
 		next, err := c.operation(ctx, op.ID)
 		if err != nil {
