@@ -67,12 +67,12 @@ type batchEnv struct {
 	tty            bool // stderr is a terminal: draw the progress bar there
 	getenv         func(string) string
 	hc             *http.Client
-	poll           time.Duration // between two reads of an operation
+	poll           time.Duration // the longest wait between two reads of an operation
 	lineEvery      time.Duration // at most one plain progress line per this
 }
 
-// processBatchEnv is the environment of the real command; Ctrl-C and SIGTERM
-// stop the polling (never the operation on the server).
+// runBatch runs `entityapi batch` in the process's environment. Ctrl-C and
+// SIGTERM stop the upload or the polling, never an operation on the server.
 func runBatch(ctx context.Context, args []string) error {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()

@@ -6,6 +6,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"regexp"
 	"strings"
 	"testing"
@@ -64,6 +65,13 @@ func TestBatchClientStatusAndErrors(t *testing.T) {
 				if !strings.Contains(line, pointer) || !strings.HasPrefix(strings.TrimSpace(line), id+"-1-") {
 					t.Errorf("error %d: %q, want operation %s's error at %q", i, line, id, pointer)
 				}
+			}
+
+			// A batch can outlive its token: a 401 while following it
+			// fetches a new one.
+			expired := &apiClient{base: b.url, clientID: b.clientID, secret: b.secret, hc: &http.Client{}, token: "expired"}
+			if op, err := expired.operation(context.Background(), id); err != nil || op.Status != "success" {
+				t.Errorf("reading the operation with an expired token: %+v, %v; want it read with a new token", op, err)
 			}
 
 			for _, tt := range []struct {
