@@ -73,7 +73,6 @@ func (c *apiClient) authenticate(ctx context.Context) error {
 // submitted is the server's answer to a batch request: an operation to follow
 // (202) or the records written by a synchronous batch (200, raw).
 type submitted struct {
-	status    int
 	operation *operation
 	raw       []byte
 }
@@ -104,13 +103,13 @@ func (c *apiClient) submit(ctx context.Context, typ string, body io.Reader, size
 	}
 	switch res.StatusCode {
 	case http.StatusOK:
-		return &submitted{status: res.StatusCode, raw: raw}, nil
+		return &submitted{raw: raw}, nil
 	case http.StatusAccepted:
 		op, err := decodeOperation(raw)
 		if err != nil {
 			return nil, fmt.Errorf("batch: %s with %w", res.Status, err)
 		}
-		return &submitted{status: res.StatusCode, operation: op, raw: raw}, nil
+		return &submitted{operation: op, raw: raw}, nil
 	}
 	what := "batch refused"
 	if sync {
