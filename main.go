@@ -3,6 +3,7 @@
 //
 //	entityapi serve [flags]    run the HTTP service (migrates first)
 //	entityapi migrate [flags]  apply database migrations and exit
+//	entityapi batch ...        send a batch to a running server and follow it
 package main
 
 import (
@@ -24,7 +25,7 @@ import (
 func main() {
 	if err := run(context.Background(), os.Args[1:]); err != nil {
 		fmt.Fprintln(os.Stderr, "entityapi:", err)
-		os.Exit(1)
+		os.Exit(exitCode(err))
 	}
 }
 
@@ -42,6 +43,8 @@ const usage = `usage: entityapi COMMAND [flags]
   client create --app backoffice --user USERNAME [--json] | --app storefront --org NAME
   client disable ID
   keys rotate                add a signing key; older keys verify until their tokens expire
+  batch submit --type TYPE --file FILE [--sync]   send a batch to a running server, follow it
+  batch status ID | batch errors ID               an operation, its errors (entityapi batch lists the flags)
 (entityapi COMMAND -h lists the flags)`
 
 func run(ctx context.Context, args []string) error {
@@ -49,6 +52,9 @@ func run(ctx context.Context, args []string) error {
 		return errors.New(usage)
 	}
 	cmd, rest := args[0], args[1:]
+	if cmd == "batch" { // a client of a running server: no database
+		return runBatch(ctx, rest)
+	}
 	if !commands[cmd] && len(rest) > 0 {
 		cmd, rest = cmd+" "+rest[0], rest[1:]
 	}

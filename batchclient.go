@@ -1,0 +1,245 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// This file is the HTTP side of `entityapi batch`: a small client of the
+// back-office application that gets a token, sends a batch body as a stream,
+// and reads operations and their errors. It speaks to the server only through
+// its public API, so it works against any entityapi deployment.
+
+// jsonAPIType is the media type of batch requests and of the documents read.
+const jsonAPIType = "application/vnd.api+json"
+
+// readTimeout bounds every request but the batch itself, whose upload and
+// (with X-Mode: sync) processing may take as long as the server allows.
+const readTimeout = 30 * time.Second
+
+// apiClient is one API client (client_credentials) of the back-office
+// application at base, such as http://127.0.0.1:8080/admin.
+type apiClient struct {
+	base, clientID, secret string
+	hc                     *http.Client
+	token                  string
+}
+
+// authenticate fetches an access token from <base>/oauth2-token.
+func (c *apiClient) authenticate(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, readTimeout)
+	defer cancel()
+	form := url.Values{"grant_type": {"client_credentials"}, "client_id": {c.clientID}, "client_secret": {c.secret}}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.base+"/oauth2-token", strings.NewReader(form.Encode()))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	res, err := c.hc.Do(req)
+	if err != nil {
+		return fmt.Errorf("token: %w", err)
+	}
+	defer res.Body.Close()
+	var tok struct {
+		AccessToken      string `json:"access_token"`
+		Error            string `json:"error"`
+		ErrorDescription string `json:"error_description"`
+	}
+	raw, err := io.ReadAll(io.LimitReader(res.Body, 1<<20))
+	if err != nil {
+		return fmt.Errorf("token: %w", err)
+	}
+	if jerr := json.Unmarshal(raw, &tok); jerr != nil || res.StatusCode != http.StatusOK || tok.AccessToken == "" {
+		if tok.Error == "invalid_client" {
+			return fmt.Errorf("token: %s from %s: %s: %s (check --client-id and --client-secret)", res.Status, req.URL, tok.Error, tok.ErrorDescription)
+		}
+		if tok.Error != "" {
+			return fmt.Errorf("token: %s from %s: %s: %s", res.Status, req.URL, tok.Error, tok.ErrorDescription)
+		}
+		return fmt.Errorf("token: %s from %s (is --url the back-office application, such as http://127.0.0.1:8080/admin?): %.200s",
+			res.Status, req.URL, raw)
+	}
+	c.token = tok.AccessToken
+	return nil
+}
+
+// submitted is the server's answer to a batch request: an operation to follow
+// (202) or the records written by a synchronous batch (200, raw).
+type submitted struct {
+	operation *operation
+	raw       []byte
+}
+
+// submit sends body, of size bytes (-1: unknown, sent chunked), as a batch of
+// typ. The body is streamed as it is read: a file of any size is never held
+// in memory.
+func (c *apiClient) submit(ctx context.Context, typ string, body io.Reader, size int64, sync bool) (*submitted, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPatch, c.base+"/api/"+url.PathEscape(typ), body)
+	if err != nil {
+		return nil, err
+	}
+	req.ContentLength = size
+	req.Header.Set("Content-Type", jsonAPIType)
+	req.Header.Set("Accept", jsonAPIType)
+	req.Header.Set("Authorization", "Bearer "+c.token)
+	if sync {
+		req.Header.Set("X-Mode", "sync")
+	}
+	res, err := c.hc.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("batch: %w", err)
+	}
+	defer res.Body.Close()
+	raw, err := io.ReadAll(res.Body)
+	if err != nil {
+		return nil, fmt.Errorf("batch: reading the answer: %w", err)
+	}
+	switch res.StatusCode {
+	case http.StatusOK:
+		return &submitted{raw: raw}, nil
+	case http.StatusAccepted:
+		op, err := decodeOperation(raw)
+		if err != nil {
+			return nil, fmt.Errorf("batch: %s with %w", res.Status, err)
+		}
+		return &submitted{operation: op, raw: raw}, nil
+	}
+	what := "batch refused"
+	if sync {
+		what = "synchronous batch refused, nothing written"
+	}
+	return nil, newServerError(what, res, raw)
+}
+
+// operation reads the operation id.
+func (c *apiClient) operation(ctx context.Context, id string) (*operation, error) {
+	raw, err := c.get(ctx, c.base+"/api/asyncoperations/"+url.PathEscape(id))
+	if err != nil {
+		return nil, err
+	}
+	return decodeOperation(raw)
+}
+
+// errorsPage reads one page of the errors of an operation: from the first
+// page of pageSize errors when next is empty, else from the server's next
+// link. It returns the next link ("" on the last page).
+func (c *apiClient) errorsPage(ctx context.Context, id string, pageSize int, next string) ([]opError, string, error) {
+	if next == "" {
+		next = c.base + "/api/asyncoperations/" + url.PathEscape(id) + "/errors?page%5Bsize%5D=" + strconv.Itoa(pageSize)
+	}
+	raw, err := c.get(ctx, next)
+	if err != nil {
+		return nil, "", err
+	}
+	var doc struct {
+		Data  []opError `json:"data"`
+		Links struct {
+			Next string `json:"next"`
+		} `json:"links"`
+	}
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		return nil, "", fmt.Errorf("errors of operation %s: unexpected answer: %w", id, err)
+	}
+	return doc.Data, doc.Links.Next, nil
+}
+
+// get reads a JSON:API document. A 401 gets one new token and one more try:
+// a long batch can outlive the token it was sent with.
+func (c *apiClient) get(ctx context.Context, target string) ([]byte, error) {
+	for attempt := 0; ; attempt++ {
+		raw, res, err := c.getOnce(ctx, target)
+		if err != nil {
+			return nil, err
+		}
+		if res.StatusCode == http.StatusOK {
+			return raw, nil
+		}
+		if res.StatusCode == http.StatusUnauthorized && attempt == 0 {
+			if err := c.authenticate(ctx); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		return nil, newServerError("GET "+target, res, raw)
+	}
+}
+
+func (c *apiClient) getOnce(ctx context.Context, target string) ([]byte, *http.Response, error) {
+	ctx, cancel := context.WithTimeout(ctx, readTimeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, target, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	req.Header.Set("Accept", jsonAPIType)
+	req.Header.Set("Authorization", "Bearer "+c.token)
+	res, err := c.hc.Do(req)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer res.Body.Close()
+	raw, err := io.ReadAll(res.Body)
+	if err != nil {
+		return nil, nil, fmt.Errorf("GET %s: %w", target, err)
+	}
+	return raw, res, nil
+}
+
+// serverError is an answer other than the one expected, with the JSON:API
+// errors it carried, so that they can be printed one per line.
+type serverError struct {
+	what   string
+	status string
+	errors []docError
+	raw    []byte
+}
+
+// docError is one error of a JSON:API error document.
+type docError struct {
+	Status string `json:"status"`
+	Title  string `json:"title"`
+	Detail string `json:"detail"`
+	Source *struct {
+		Pointer   string `json:"pointer"`
+		Parameter string `json:"parameter"`
+	} `json:"source"`
+}
+
+func newServerError(what string, res *http.Response, raw []byte) *serverError {
+	e := &serverError{what: what, status: res.Status, raw: raw}
+	var doc struct {
+		Errors []docError `json:"errors"`
+	}
+	if json.Unmarshal(raw, &doc) == nil {
+		e.errors = doc.Errors
+	}
+	return e
+}
+
+func (e *serverError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: %s", e.what, e.status)
+	if len(e.errors) == 0 {
+		if s := strings.TrimSpace(string(e.raw)); s != "" {
+			fmt.Fprintf(&b, ": %.500s", s)
+		}
+		return b.String()
+	}
+	for _, d := range e.errors {
+		where := ""
+		if d.Source != nil && d.Source.Pointer != "" {
+			where = d.Source.Pointer + ": "
+		} else if d.Source != nil && d.Source.Parameter != "" {
+			where = d.Source.Parameter + ": "
+		}
+		fmt.Fprintf(&b, "\n  %s%s: %s", where, d.Title, d.Detail)
+	}
+	return b.String()
+}

@@ -1,0 +1,235 @@
+package main
+
+// `entityapi batch` against a real server (server.New on an httptest.Server)
+// on every test database: the client is run through its entry function,
+// batchCommand, with the writers, environment and terminal decision a test
+// gives it, and judged by its exit code and what it printed.
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/entityapi/entityapi/server"
+	"github.com/entityapi/entityapi/storage"
+	"github.com/entityapi/entityapi/storage/storagetest"
+)
+
+// testMaxBatchBody is the server's batch body limit in these tests, small
+// enough for a 413 to be cheap.
+const testMaxBatchBody = 256 << 10
+
+// batchBundle is a running server and an API client's credentials.
+type batchBundle struct {
+	url, clientID, secret string // url: the back-office application
+	dir                   string // for the batch files
+	// lastLength is the Content-Length of the last PATCH the server got
+	// (-1: chunked), to check that a file goes out with its size, as a stream.
+	lastLength atomic.Int64
+}
+
+// setupBatch starts a server on a fresh database of dialect and makes a user
+// and its back-office client the way `entityapi user create` and
+// `entityapi client create --json` do.
+func setupBatch(t *testing.T, dialect string) *batchBundle {
+	t.Helper()
+	store := storagetest.Open(t, dialect)
+	srv, err := server.New(server.Config{BackofficeBase: "/admin", MaxBody: 64 << 10, MaxBatchBody: testMaxBatchBody,
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Jobs:   storage.QueueConfig{Workers: 2, PollEvery: 50 * time.Millisecond, RescueAfter: 5 * time.Second}}, store)
+	if err != nil {
+		t.Fatalf("server.New: %v", err)
+	}
+	t.Cleanup(srv.Close)
+	b := &batchBundle{dir: t.TempDir()}
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPatch {
+			b.lastLength.Store(r.ContentLength)
+		}
+		srv.ServeHTTP(w, r)
+	}))
+	t.Cleanup(hs.Close)
+	ctx := context.Background()
+	user := &adminFlags{org: "Main", username: "importer", email: "importer@test.example", firstName: "Imp",
+		lastName: "Orter", role: "ROLE_MANAGER"}
+	if err := admin(ctx, store, "user create", user, nil, io.Discard); err != nil {
+		t.Fatalf("user create: %v", err)
+	}
+	var out bytes.Buffer
+	if err := admin(ctx, store, "client create", &adminFlags{app: "backoffice", user: "importer", asJSON: true}, nil, &out); err != nil {
+		t.Fatalf("client create: %v", err)
+	}
+	var cred struct {
+		ClientID     string `json:"client_id"`
+		ClientSecret string `json:"client_secret"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &cred); err != nil || cred.ClientSecret == "" {
+		t.Fatalf("client create printed %q (%v)", out.String(), err)
+	}
+	b.url, b.clientID, b.secret = hs.URL+"/admin", cred.ClientID, cred.ClientSecret
+	return b
+}
+
+// outcome is what one run of the client did.
+type outcome struct {
+	code           int
+	stdout, stderr string
+}
+
+// run runs `entityapi batch args...` with tty as the terminal decision and
+// env as the environment ($URL, $ID and $SECRET stand for the bundle's).
+func (b *batchBundle) run(t *testing.T, tty bool, env map[string]string, stdin string, args ...string) outcome {
+	t.Helper()
+	expand := strings.NewReplacer("$URL", b.url, "$ID", b.clientID, "$SECRET", b.secret, "$DIR", b.dir)
+	for i, a := range args {
+		args[i] = expand.Replace(a)
+	}
+	var stdout, stderr bytes.Buffer
+	err := batchCommand(context.Background(), args, batchEnv{stdout: &stdout, stderr: &stderr,
+		stdin: strings.NewReader(stdin), tty: tty, hc: &http.Client{},
+		getenv:    func(k string) string { return expand.Replace(env[k]) },
+		poll:      20 * time.Millisecond,
+		lineEvery: 0})
+	if err != nil {
+		fmt.Fprintf(&stderr, "entityapi: %v\n", err) // as main prints it
+	}
+	return outcome{code: exitCode(err), stdout: stdout.String(), stderr: stderr.String()}
+}
+
+// file writes a batch file into the bundle's directory.
+func (b *batchBundle) file(t *testing.T, name, body string) {
+	t.Helper()
+	if err := os.WriteFile(filepath.Join(b.dir, name), []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// accounts is a batch body of n accounts named prefix-i; the names at blank
+// are empty, which the server refuses item by item.
+func accounts(n int, prefix string, blank ...int) string {
+	var b strings.Builder
+	b.WriteString(`{"data":[`)
+	for i := range n {
+		name := fmt.Sprintf("%s-%d", prefix, i)
+		for _, k := range blank {
+			if k == i {
+				name = ""
+			}
+		}
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `{"type":"accounts","id":"a%d","attributes":{"name":%q}}`, i, name)
+	}
+	b.WriteString("]}")
+	return b.String()
+}
+
+// creds are the connection flags of the bundle.
+var creds = []string{"--url", "$URL", "--client-id", "$ID", "--client-secret", "$SECRET"}
+
+func TestBatchClientSubmit(t *testing.T) {
+	files := map[string]string{
+		"ok.json": accounts(150, "ok"), "oneblank.json": accounts(3, "blank", 1), "sync.json": accounts(2, "sync"),
+		"syncbad.json": accounts(3, "syncbad", 1), "empty.json": `{"data":[]}`, "env.json": accounts(2, "env"),
+		"huge.json": accounts(6000, strings.Repeat("x", 40)),
+	}
+	submit := func(file string, more ...string) []string {
+		return append([]string{"submit", "--type", "accounts", "--file", "$DIR/" + file}, more...)
+	}
+	tests := []struct {
+		name      string
+		args      []string // the connection flags are added after the subcommand unless noCreds
+		env       map[string]string
+		noCreds   bool
+		stdin     string
+		length    int64 // the batch's Content-Length (-1: chunked); 0: not checked
+		code      int
+		stdout    []string // each must appear
+		stderr    []string
+		notStdout []string
+	}{
+		{name: "async success", args: submit("ok.json"), length: int64(len(files["ok.json"])), code: exitOK,
+			stdout:    []string{"success after", "150 read, 150 written (150 created, 0 updated), item errors: 0"},
+			notStdout: []string{"errors (the first"}},
+		{name: "async item error", args: submit("oneblank.json"), code: exitItemErrors,
+			stdout: []string{"3 read, 2 written", "item errors: 1", "/data/1/attributes/name  not blank constraint: This value should not be blank."},
+			stderr: []string{"item errors: 1 (the other items are written)"}},
+		{name: "sync success", args: submit("sync.json", "--sync"), code: exitOK,
+			stdout: []string{`"dataId": "a0"`, `"dataId": "a1"`, `"name": "sync-1"`}, stderr: []string{"synchronous batch written"}},
+		{name: "sync failure", args: submit("syncbad.json", "--sync"), code: exitRefused,
+			stderr: []string{"synchronous batch refused, nothing written: 400 Bad Request", "/data/1/attributes/name: not blank constraint"}},
+		{name: "structural problem", args: submit("empty.json"), code: exitRefused,
+			stderr: []string{"batch refused: 400 Bad Request", "/data: request data constraint"}},
+		{name: "body too large", args: submit("huge.json"), code: exitRefused, stderr: []string{"413"}},
+		{name: "stdin", args: []string{"submit", "--type", "accounts", "--file", "-"}, stdin: accounts(2, "stdin"),
+			length: -1, code: exitOK, stdout: []string{"2 read, 2 written"}},
+		{name: "bad credentials", args: append(submit("ok.json"), "--client-secret", "wrong"), code: exitRefused,
+			stderr: []string{"token: 401 Unauthorized", "invalid_client"}},
+		{name: "credentials from the environment", args: submit("env.json"), noCreds: true, code: exitOK,
+			env:    map[string]string{"ENTITYAPI_URL": "$URL", "ENTITYAPI_CLIENT_ID": "$ID", "ENTITYAPI_CLIENT_SECRET": "$SECRET"},
+			stdout: []string{"2 read, 2 written"}},
+		{name: "flags win over the environment", args: submit("env.json"), code: exitOK,
+			env:    map[string]string{"ENTITYAPI_URL": "http://127.0.0.1:1/admin", "ENTITYAPI_CLIENT_SECRET": "wrong"},
+			stdout: []string{"2 read, 2 written"}},
+		{name: "no credentials", args: submit("ok.json"), noCreds: true, code: exitRefused, stderr: []string{"no credentials"}},
+		{name: "missing file", args: submit("nothing.json"), code: exitRefused, stderr: []string{"no such file"}},
+		{name: "no type", args: []string{"submit", "--file", "$DIR/ok.json"}, code: exitRefused, stderr: []string{"usage: entityapi batch submit"}},
+		{name: "unreachable server", args: submit("ok.json", "--url", "http://127.0.0.1:1/admin"), code: exitRefused,
+			stderr: []string{"token: Post", "connection refused"}},
+	}
+	for _, dialect := range storagetest.Dialects() {
+		t.Run(dialect, func(t *testing.T) {
+			b := setupBatch(t, dialect)
+			for name, body := range files {
+				b.file(t, name, body)
+			}
+			for _, tt := range tests {
+				t.Run(tt.name, func(t *testing.T) {
+					args := append([]string(nil), tt.args...)
+					if !tt.noCreds {
+						args = append(append(args[:1:1], creds...), args[1:]...)
+					}
+					got := b.run(t, false, tt.env, tt.stdin, args...)
+					if got.code != tt.code {
+						t.Errorf("exit code %d, want %d", got.code, tt.code)
+					}
+					if l := b.lastLength.Load(); tt.length != 0 && l != tt.length {
+						t.Errorf("the batch went with Content-Length %d, want %d", l, tt.length)
+					}
+					expectOutput(t, "stdout", got.stdout, tt.stdout, tt.notStdout)
+					expectOutput(t, "stderr", got.stderr, tt.stderr, nil)
+					if t.Failed() {
+						t.Logf("stdout:\n%s\nstderr:\n%s", got.stdout, got.stderr)
+					}
+				})
+			}
+		})
+	}
+}
+
+// expectOutput checks that out holds every string of want and none of not.
+func expectOutput(t *testing.T, what, out string, want, not []string) {
+	t.Helper()
+	for _, w := range want {
+		if !strings.Contains(out, w) {
+			t.Errorf("%s lacks %q", what, w)
+		}
+	}
+	for _, n := range not {
+		if strings.Contains(out, n) {
+			t.Errorf("%s holds %q", what, n)
+		}
+	}
+}

@@ -1,0 +1,184 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/mattn/go-isatty"
+)
+
+// `entityapi batch ...` is a client of a running server: it never opens the
+// database, so it runs anywhere the server's URL can be reached.
+
+// Exit codes of `entityapi batch` (README, "Batch client"), so that scripts
+// can tell a refused request from items that failed from a failed operation.
+const (
+	exitOK              = 0
+	exitRefused         = 1 // usage, transport error or an error document: nothing was processed
+	exitItemErrors      = 2 // the operation ended success but some items failed
+	exitOperationFailed = 3 // the operation ended failed or cancelled
+)
+
+const batchUsage = `usage: entityapi batch COMMAND [flags]
+  submit --type TYPE --file FILE|- [--sync] [--max-errors N]   send a batch and follow it
+  status ID                                                  print an operation
+  errors ID [--page-size N]                                  print all errors of an operation
+flags of every command: --url (ENTITYAPI_URL, default http://127.0.0.1:8080/admin: the
+back-office application), --client-id (ENTITYAPI_CLIENT_ID), --client-secret (ENTITYAPI_CLIENT_SECRET)
+exit codes: 0 done, 1 usage, transport error or request refused, 2 some items failed,
+3 the operation failed or was cancelled`
+
+// exitError carries an exit code other than 1 up to main.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+// exitCode is the process's exit code for what run returned.
+func exitCode(err error) int {
+	var ee *exitError
+	switch {
+	case err == nil:
+		return exitOK
+	case errors.As(err, &ee):
+		return ee.code
+	}
+	return exitRefused
+}
+
+// batchEnv is what `entityapi batch` takes from the process; tests give their
+// own writers, environment and terminal decision.
+type batchEnv struct {
+	stdout, stderr io.Writer
+	stdin          io.Reader
+	tty            bool // stderr is a terminal: draw the progress bar there
+	getenv         func(string) string
+	hc             *http.Client
+	poll           time.Duration // the longest wait between two reads of an operation
+	lineEvery      time.Duration // at most one plain progress line per this
+}
+
+// runBatch runs `entityapi batch` in the process's environment. Ctrl-C and
+// SIGTERM stop the upload or the polling, never an operation on the server.
+func runBatch(ctx context.Context, args []string) error {
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return batchCommand(ctx, args, batchEnv{stdout: os.Stdout, stderr: os.Stderr, stdin: os.Stdin,
+		tty: isatty.IsTerminal(os.Stderr.Fd()), getenv: os.Getenv, hc: &http.Client{},
+		poll: 500 * time.Millisecond, lineEvery: 2 * time.Second})
+}
+
+// batchFlags are the flags of the batch commands.
+type batchFlags struct {
+	url, clientID, secret, typ, file string
+	sync                             bool
+	maxErrors, pageSize              int
+}
+
+// batchCommand runs `entityapi batch SUBCOMMAND args...`.
+func batchCommand(ctx context.Context, args []string, env batchEnv) error {
+	if len(args) == 0 || (args[0] != "submit" && args[0] != "status" && args[0] != "errors") {
+		return errors.New(batchUsage)
+	}
+	sub := args[0]
+	var f batchFlags
+	fs := flag.NewFlagSet("entityapi batch "+sub, flag.ContinueOnError)
+	fs.SetOutput(env.stderr)
+	fs.StringVar(&f.url, "url", or(env.getenv("ENTITYAPI_URL"), "http://127.0.0.1:8080/admin"), "the back-office application base: <url>/oauth2-token, <url>/api/<type> (ENTITYAPI_URL)")
+	fs.StringVar(&f.clientID, "client-id", env.getenv("ENTITYAPI_CLIENT_ID"), "back-office API client id (ENTITYAPI_CLIENT_ID)")
+	fs.StringVar(&f.secret, "client-secret", env.getenv("ENTITYAPI_CLIENT_SECRET"), "its secret (ENTITYAPI_CLIENT_SECRET)")
+	switch sub {
+	case "submit":
+		fs.StringVar(&f.typ, "type", "", "resource type of the batch, such as accounts")
+		fs.StringVar(&f.file, "file", "", "the JSON:API batch document; - reads standard input")
+		fs.BoolVar(&f.sync, "sync", false, "one transaction, answered at once (X-Mode: sync; at most 100 primary items)")
+		fs.IntVar(&f.maxErrors, "max-errors", 10, "errors printed at the end (all of them: entityapi batch errors ID)")
+	case "errors":
+		fs.IntVar(&f.pageSize, "page-size", 100, "errors read per request (1 to 1000)")
+	}
+	positional, err := parseInterspersed(fs, args[1:])
+	if err != nil {
+		return err
+	}
+	c, err := newAPIClient(&f, env.hc)
+	if err != nil {
+		return err
+	}
+	if sub == "submit" {
+		if len(positional) > 0 || f.typ == "" || f.file == "" || f.maxErrors < 0 {
+			return fmt.Errorf("usage: entityapi batch submit --type TYPE --file FILE|- [--sync] [--max-errors N]")
+		}
+		return submitBatch(ctx, c, &f, env)
+	}
+	if len(positional) != 1 || (sub == "errors" && (f.pageSize < 1 || f.pageSize > 1000)) {
+		return fmt.Errorf("usage: entityapi batch %s ID", sub)
+	}
+	if err := c.authenticate(ctx); err != nil {
+		return err
+	}
+	if sub == "status" {
+		op, err := c.operation(ctx, positional[0])
+		if err != nil {
+			return err
+		}
+		printOperation(env.stdout, op)
+		return nil
+	}
+	_, err = printErrors(ctx, c, positional[0], f.pageSize, -1, env.stdout)
+	return err
+}
+
+// newAPIClient checks the connection flags.
+func newAPIClient(f *batchFlags, hc *http.Client) (*apiClient, error) {
+	u, err := url.Parse(f.url)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("--url %q: want the back-office application's address, such as http://127.0.0.1:8080/admin", f.url)
+	}
+	if f.clientID == "" || f.secret == "" {
+		return nil, errors.New("no credentials: give --client-id and --client-secret (or ENTITYAPI_CLIENT_ID and ENTITYAPI_CLIENT_SECRET)")
+	}
+	return &apiClient{base: strings.TrimSuffix(f.url, "/"), clientID: f.clientID, secret: f.secret, hc: hc}, nil
+}
+
+// printErrors prints the errors of operation id, up to limit (-1: all),
+// following the server's next links, and returns how many it printed.
+func printErrors(ctx context.Context, c *apiClient, id string, pageSize, limit int, w io.Writer) (int, error) {
+	printed, next := 0, ""
+	for {
+		page, more, err := c.errorsPage(ctx, id, pageSize, next)
+		if err != nil {
+			return printed, err
+		}
+		for _, e := range page {
+			if limit >= 0 && printed >= limit {
+				return printed, nil
+			}
+			printError(w, e)
+			printed++
+		}
+		if more == "" || len(page) == 0 {
+			return printed, nil
+		}
+		next = more
+	}
+}
+
+func or(v, def string) string {
+	if v != "" {
+		return v
+	}
+	return def
+}
