@@ -97,9 +97,11 @@ func batchCommand(ctx context.Context, args []string, env batchEnv) error {
 	var f batchFlags
 	fs := flag.NewFlagSet("entityapi batch "+sub, flag.ContinueOnError)
 	fs.SetOutput(env.stderr)
-	fs.StringVar(&f.url, "url", or(env.getenv("ENTITYAPI_URL"), "http://127.0.0.1:8080/admin"), "the back-office application base: <url>/oauth2-token, <url>/api/<type> (ENTITYAPI_URL)")
-	fs.StringVar(&f.clientID, "client-id", env.getenv("ENTITYAPI_CLIENT_ID"), "back-office API client id (ENTITYAPI_CLIENT_ID)")
-	fs.StringVar(&f.secret, "client-secret", env.getenv("ENTITYAPI_CLIENT_SECRET"), "its secret (ENTITYAPI_CLIENT_SECRET)")
+	// The variables are read after the flags, not made the flags' defaults:
+	// -h prints the defaults, and a secret must never be printed.
+	fs.StringVar(&f.url, "url", "", "the back-office application base: <url>/oauth2-token, <url>/api/<type> (ENTITYAPI_URL; default http://127.0.0.1:8080/admin)")
+	fs.StringVar(&f.clientID, "client-id", "", "back-office API client id (ENTITYAPI_CLIENT_ID)")
+	fs.StringVar(&f.secret, "client-secret", "", "its secret (ENTITYAPI_CLIENT_SECRET)")
 	switch sub {
 	case "submit":
 		fs.StringVar(&f.typ, "type", "", "resource type of the batch, such as accounts")
@@ -110,9 +112,15 @@ func batchCommand(ctx context.Context, args []string, env batchEnv) error {
 		fs.IntVar(&f.pageSize, "page-size", 100, "errors read per request (1 to 1000)")
 	}
 	positional, err := parseInterspersed(fs, args[1:])
+	if errors.Is(err, flag.ErrHelp) {
+		return nil // the flag package has printed the flags
+	}
 	if err != nil {
 		return err
 	}
+	f.url = or(f.url, or(env.getenv("ENTITYAPI_URL"), "http://127.0.0.1:8080/admin"))
+	f.clientID = or(f.clientID, env.getenv("ENTITYAPI_CLIENT_ID"))
+	f.secret = or(f.secret, env.getenv("ENTITYAPI_CLIENT_SECRET"))
 	c, err := newAPIClient(&f, env.hc)
 	if err != nil {
 		return err

@@ -4,6 +4,7 @@ package main
 // and the promise that no batch command opens the database.
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"net/http"
@@ -108,5 +109,23 @@ func TestBatchClientOpensNoDatabase(t *testing.T) {
 	}
 	if exitCode(err) != exitRefused {
 		t.Errorf("exit code %d, want %d", exitCode(err), exitRefused)
+	}
+}
+
+// TestBatchClientHelpHidesSecret: -h lists the flags without printing the
+// credentials the environment holds (they were once the flags' defaults).
+func TestBatchClientHelpHidesSecret(t *testing.T) {
+	for _, sub := range []string{"submit", "status", "errors"} {
+		var stdout, stderr bytes.Buffer
+		env := map[string]string{"ENTITYAPI_CLIENT_SECRET": "s3cret-from-env", "ENTITYAPI_CLIENT_ID": "id-from-env"}
+		err := batchCommand(context.Background(), []string{sub, "-h"}, batchEnv{stdout: &stdout, stderr: &stderr,
+			getenv: func(k string) string { return env[k] }, hc: &http.Client{}})
+		if err != nil {
+			t.Errorf("batch %s -h: %v", sub, err)
+		}
+		out := stdout.String() + stderr.String()
+		if !strings.Contains(out, "-client-secret") || strings.Contains(out, "s3cret-from-env") || strings.Contains(out, "id-from-env") {
+			t.Errorf("batch %s -h printed:\n%s", sub, out)
+		}
 	}
 }
