@@ -103,8 +103,7 @@ func serve(ctx context.Context, cfg *config, store *storage.Store, log *slog.Log
 		MaxBatchBody: cfg.maxBatchBody, SyncBatchTimeout: cfg.syncBatchTimeout, BatchUploadTimeout: cfg.batchUpload,
 		Jobs: cfg.jobs, StorefrontBase: cfg.storefrontBase, GuestResources: cfg.guestResources,
 		Currencies: cfg.currencies, DefaultCurrency: cfg.defaultCurrency,
-		SeparateMetrics: cfg.metricsAddr != "",
-		CORS: cfg.cors, RateLimit: cfg.rateLimit,
+		CORS: cfg.cors, RateLimit: cfg.rateLimit, SeparateMetrics: cfg.metricsAddr != "",
 	}, store)
 	if err != nil {
 		return err
