@@ -206,6 +206,11 @@ func (a *application) batchSync(c *gin.Context, cl *call, body io.Reader) {
 	done := make(chan syncResult, 1)
 	work := context.WithoutCancel(ctx) // the request may go away; the transaction still ends cleanly
 	go func() {
+		if a.syncHold != nil {
+			if hold := a.syncHold.Load(); hold != nil {
+				<-*hold
+			}
+		}
 		locked := false
 		out, err := a.engine.runChunk(work, cl, cl.rt.res.Type, data, included, true, func(c *storage.Conn, out *chunkOutcome) error {
 			run.mu.Lock()

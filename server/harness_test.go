@@ -33,6 +33,7 @@ type api struct {
 	store  *storage.Store
 	as     string            // the principal of testPrincipals whose token is sent
 	tokens map[string]string // principal -> access token, fetched once
+	srv    *server.Server
 }
 
 func newAPI(t *testing.T, store *storage.Store) *api { return newAPIWith(t, store, nil) }
@@ -54,7 +55,7 @@ func newAPIWith(t *testing.T, store *storage.Store, adjust func(*server.Config))
 	hs := httptest.NewServer(srv)
 	t.Cleanup(hs.Close)
 	createPrincipals(t, store)
-	return &api{t: t, base: hs.URL, store: store, as: "admin", tokens: map[string]string{}}
+	return &api{t: t, base: hs.URL, store: store, as: "admin", tokens: map[string]string{}, srv: srv}
 }
 
 // caller returns the same server seen by another principal of testPrincipals.

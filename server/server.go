@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/getkin/kin-openapi/openapi3"
@@ -69,6 +70,9 @@ type Server struct {
 	// application of a route for their labels and the request log.
 	metrics *metrics
 	apps    appPrefixes
+	// syncHold, set only by tests (export_test.go), makes synchronous batches
+	// wait before their chunk runs, so a test can order the run after the timeout.
+	syncHold atomic.Pointer[chan struct{}]
 }
 
 var (
@@ -140,8 +144,8 @@ func New(cfg Config, store *storage.Store) (*Server, error) {
 		stop()
 		return nil, fmt.Errorf("back office: %w", err)
 	}
-	bo.auth, bo.audience, bo.roles, bo.metrics = tokens, "backoffice", true, m
-	bo.auth, bo.audience, bo.roles, bo.limiter = tokens, "backoffice", true, limits
+	bo.auth, bo.audience, bo.roles, bo.metrics, bo.limiter = tokens, "backoffice", true, m, limits
+	bo.syncHold = &s.syncHold
 	queue, err := store.NewQueue(cfg.Jobs)
 	if err != nil {
 		stop()
@@ -172,8 +176,7 @@ func New(cfg Config, store *storage.Store) (*Server, error) {
 		stop()
 		return nil, fmt.Errorf("storefront: %w", err)
 	}
-	sf.auth, sf.audience, sf.metrics = tokens, "storefront", m
-	sf.auth, sf.audience, sf.limiter = tokens, "storefront", limits
+	sf.auth, sf.audience, sf.metrics, sf.limiter = tokens, "storefront", m, limits
 	if sf.locales, err = loadStorefrontLocales(ctx, store, &cfg); err != nil {
 		stop()
 		return nil, err
@@ -294,6 +297,7 @@ type application struct {
 	locales  *storefrontLocales // storefront: what X-Localization-ID and X-Currency may name
 	metrics  *metrics
 	limiter  *limiter // per-client request rate, shared by both applications; nil: none
+	syncHold *atomic.Pointer[chan struct{}] // see Server.syncHold
 }
 
 func newApplication(cfg *Config, store *storage.Store, raw []byte, base string) (*application, error) {
