@@ -296,7 +296,7 @@ type application struct {
 	guests   map[string]bool    // storefront: resource types readable without a token
 	locales  *storefrontLocales // storefront: what X-Localization-ID and X-Currency may name
 	metrics  *metrics
-	limiter  *limiter // per-client request rate, shared by both applications; nil: none
+	limiter  *limiter                       // per-client request rate, shared by both applications; nil: none
 	syncHold *atomic.Pointer[chan struct{}] // see Server.syncHold
 }
 
