@@ -1,9 +1,16 @@
 package server
 
 import (
+	"net/http"
+	"net/http/httptest"
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/entityapi/entityapi/server/auth"
+	"github.com/entityapi/entityapi/storage"
 )
 
 // TestLimiter drives the buckets with a made-up clock, so that it counts
@@ -79,5 +86,38 @@ func TestLimiterMemory(t *testing.T) {
 func TestLimiterOff(t *testing.T) {
 	if l := newLimiter(RateLimitConfig{}, 10); l != nil {
 		t.Errorf("limiter %+v without a rate", l)
+	}
+}
+
+// TestClientKey: a token's client has one bucket wherever it calls from; a
+// guest has its address's (its /64 for IPv6). Guests once shared one bucket:
+// their principal is empty, not missing.
+func TestClientKey(t *testing.T) {
+	key := func(remote string, p *auth.Principal) string {
+		c, _ := gin.CreateTestContext(httptest.NewRecorder())
+		c.Request = httptest.NewRequest(http.MethodGet, "/api/countries", nil)
+		c.Request.RemoteAddr = remote
+		if p != nil {
+			c.Set(principalKey, p)
+		}
+		return clientKey(c)
+	}
+	guest := &auth.Principal{App: storage.AppStorefront}
+	client := &auth.Principal{App: storage.AppStorefront, ClientID: "shop"}
+	for _, tc := range []struct {
+		name string
+		got  string
+		want string
+	}{
+		{"client", key("192.0.2.1:1000", client), "client shop"},
+		{"client elsewhere", key("192.0.2.9:1000", client), "client shop"},
+		{"guest", key("192.0.2.1:1000", guest), "address 192.0.2.1"},
+		{"other guest", key("192.0.2.2:1000", guest), "address 192.0.2.2"},
+		{"no principal", key("192.0.2.3:1000", nil), "address 192.0.2.3"},
+		{"IPv6 guest by /64", key("[2001:db8::1:2]:1000", guest), "address 2001:db8::"},
+	} {
+		if tc.got != tc.want {
+			t.Errorf("%s: key %q, want %q", tc.name, tc.got, tc.want)
+		}
 	}
 }

@@ -136,7 +136,7 @@ func (a *application) rateLimit(c *gin.Context) {
 // clientKey names the bucket of a request. Guests of one IPv6 /64 share one,
 // since a single host commonly holds a whole /64.
 func clientKey(c *gin.Context) string {
-	if p := principalOf(c); p != nil {
+	if p := principalOf(c); p != nil && p.ClientID != "" { // a storefront guest's principal is empty
 		return "client " + p.ClientID
 	}
 	ip, err := netip.ParseAddr(c.ClientIP())
