@@ -3,6 +3,7 @@ package server_test
 import (
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"runtime"
@@ -35,7 +36,8 @@ func TestBatchUploadMemory(t *testing.T) {
 			// No workers: the upload alone is measured (chunks are bounded by
 			// their size and measured by the benchmarks).
 			a := newAPIWith(t, store, func(c *server.Config) { c.Jobs.NoWorkers = true })
-			srv, err := server.New(server.Config{BackofficeBase: "/admin", Jobs: storage.QueueConfig{NoWorkers: true}}, store)
+			srv, err := server.New(server.Config{BackofficeBase: "/admin", Jobs: storage.QueueConfig{NoWorkers: true},
+				Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}, store)
 			if err != nil {
 				t.Fatal(err)
 			}

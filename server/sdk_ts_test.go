@@ -67,12 +67,13 @@ func TestSDKTypeScript(t *testing.T) {
 func TestSDKContractProxy(t *testing.T) {
 	fake := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/vnd.api+json")
+		w.Header().Set("X-Request-ID", "fake") // every answer must carry one (contract_test.go)
 		if r.URL.Path == "/admin/api/countries/DE" {
 			_, _ = w.Write([]byte(`{"data":{"type":"countries"}}`)) // no id
 			return
 		}
 		w.WriteHeader(http.StatusNotFound)
-		_, _ = w.Write([]byte(`{"errors":[{"status":"404","title":"not found http exception"}]}`))
+		_, _ = w.Write([]byte(`{"errors":[{"status":"404","title":"not found http exception"}],"meta":{"requestId":"fake"}}`))
 	}))
 	defer fake.Close()
 	shared, err := contractOnce()
