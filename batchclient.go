@@ -150,25 +150,49 @@ func (c *apiClient) errorsPage(ctx context.Context, id string, pageSize int, nex
 	return doc.Data, doc.Links.Next, nil
 }
 
+// maxRateLimited is how many 429 answers in a row one read waits out.
+const maxRateLimited = 20
+
 // get reads a JSON:API document. A 401 gets one new token and one more try:
-// a long batch can outlive the token it was sent with.
+// a long batch can outlive the token it was sent with. A 429 (a server with
+// --rate-limit: polling counts) is waited out as its Retry-After says.
 func (c *apiClient) get(ctx context.Context, target string) ([]byte, error) {
-	for attempt := 0; ; attempt++ {
+	renewed, limited := false, 0
+	for {
 		raw, res, err := c.getOnce(ctx, target)
 		if err != nil {
 			return nil, err
 		}
-		if res.StatusCode == http.StatusOK {
+		switch {
+		case res.StatusCode == http.StatusOK:
 			return raw, nil
-		}
-		if res.StatusCode == http.StatusUnauthorized && attempt == 0 {
+		case res.StatusCode == http.StatusUnauthorized && !renewed:
+			renewed = true
 			if err := c.authenticate(ctx); err != nil {
 				return nil, err
+			}
+			continue
+		case res.StatusCode == http.StatusTooManyRequests && limited < maxRateLimited:
+			limited++
+			select {
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			case <-time.After(retryAfter(res.Header.Get("Retry-After"))):
 			}
 			continue
 		}
 		return nil, newServerError("GET "+target, res, raw)
 	}
+}
+
+// retryAfter reads a Retry-After in seconds: at least 1 s, and at most a
+// minute, so that a strange answer cannot stall the command for long.
+func retryAfter(header string) time.Duration {
+	secs, err := strconv.Atoi(strings.TrimSpace(header))
+	if err != nil || secs < 1 {
+		secs = 1
+	}
+	return time.Duration(min(secs, 60)) * time.Second
 }
 
 func (c *apiClient) getOnce(ctx context.Context, target string) ([]byte, *http.Response, error) {

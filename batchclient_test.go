@@ -37,17 +37,23 @@ type batchBundle struct {
 	// lastLength is the Content-Length of the last PATCH the server got
 	// (-1: chunked), to check that a file goes out with its size, as a stream.
 	lastLength atomic.Int64
+	limited    atomic.Int64 // 429 answers sent
 }
 
 // setupBatch starts a server on a fresh database of dialect and makes a user
 // and its back-office client the way `entityapi user create` and
 // `entityapi client create --json` do.
-func setupBatch(t *testing.T, dialect string) *batchBundle {
+// adjust, when given, changes the server's configuration.
+func setupBatch(t *testing.T, dialect string, adjust ...func(*server.Config)) *batchBundle {
 	t.Helper()
 	store := storagetest.Open(t, dialect)
-	srv, err := server.New(server.Config{BackofficeBase: "/admin", MaxBody: 64 << 10, MaxBatchBody: testMaxBatchBody,
+	cfg := server.Config{BackofficeBase: "/admin", MaxBody: 64 << 10, MaxBatchBody: testMaxBatchBody,
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
-		Jobs:   storage.QueueConfig{Workers: 2, PollEvery: 50 * time.Millisecond, RescueAfter: 5 * time.Second}}, store)
+		Jobs:   storage.QueueConfig{Workers: 2, PollEvery: 50 * time.Millisecond, RescueAfter: 5 * time.Second}}
+	for _, f := range adjust {
+		f(&cfg)
+	}
+	srv, err := server.New(cfg, store)
 	if err != nil {
 		t.Fatalf("server.New: %v", err)
 	}
@@ -57,7 +63,7 @@ func setupBatch(t *testing.T, dialect string) *batchBundle {
 		if r.Method == http.MethodPatch {
 			b.lastLength.Store(r.ContentLength)
 		}
-		srv.ServeHTTP(w, r)
+		srv.ServeHTTP(statusSpy{w, &b.limited}, r)
 	}))
 	t.Cleanup(hs.Close)
 	ctx := context.Background()
@@ -80,6 +86,22 @@ func setupBatch(t *testing.T, dialect string) *batchBundle {
 	b.url, b.clientID, b.secret = hs.URL+"/admin", cred.ClientID, cred.ClientSecret
 	return b
 }
+
+// statusSpy counts the 429 answers it writes.
+type statusSpy struct {
+	http.ResponseWriter
+	limited *atomic.Int64
+}
+
+func (s statusSpy) WriteHeader(status int) {
+	if status == http.StatusTooManyRequests {
+		s.limited.Add(1)
+	}
+	s.ResponseWriter.WriteHeader(status)
+}
+
+// Unwrap lets http.ResponseController reach the connection (batch deadlines).
+func (s statusSpy) Unwrap() http.ResponseWriter { return s.ResponseWriter }
 
 // outcome is what one run of the client did.
 type outcome struct {
@@ -231,5 +253,25 @@ func expectOutput(t *testing.T, what, out string, want, not []string) {
 		if strings.Contains(out, n) {
 			t.Errorf("%s holds %q", what, n)
 		}
+	}
+}
+
+// TestBatchClientRateLimited: against a server with --rate-limit, the client's
+// polls get 429 and wait out Retry-After instead of failing the command.
+func TestBatchClientRateLimited(t *testing.T) {
+	for _, dialect := range storagetest.Dialects() {
+		t.Run(dialect, func(t *testing.T) {
+			// One request every 2 s and no burst: the submit takes the token, so
+			// the first poll, 20 ms later, is refused.
+			b := setupBatch(t, dialect, func(c *server.Config) { c.RateLimit = server.RateLimitConfig{PerSecond: 0.5, Burst: 1} })
+			b.file(t, "three.json", accounts(3, "Limited"))
+			out := b.run(t, false, nil, "", append([]string{"submit", "--type", "accounts", "--file", "$DIR/three.json"}, creds...)...)
+			if out.code != exitOK {
+				t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", out.code, exitOK, out.stdout, out.stderr)
+			}
+			if n := b.limited.Load(); n == 0 {
+				t.Errorf("the server refused no request: the test did not reach the rate limit")
+			}
+		})
 	}
 }
