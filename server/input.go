@@ -112,7 +112,9 @@ func plainID(raw json.RawMessage) string {
 
 // change is what a body asks to write: column values, the complete new member
 // lists of join-table relationships, and references to records the same request
-// creates, which get their keys only once those are inserted.
+// creates, which get their keys only once those are inserted. The maps of
+// relationships are nil until one is set: most records (every plain create of
+// a batch) have none, and a map each would cost three allocations per record.
 type change struct {
 	row     storage.Row
 	links   map[*resource.Relationship][]any
@@ -121,13 +123,35 @@ type change struct {
 	refs    []string // request records this one refers to (see itemSet.ref)
 }
 
+// setMany sets the new member list of a join-table relationship (keys of
+// stored records) and the members the same request creates.
+func (ch *change) setMany(rel *resource.Relationship, keys []any, created []*item) {
+	if ch.links == nil {
+		ch.links = map[*resource.Relationship][]any{}
+	}
+	ch.links[rel] = keys
+	if len(created) > 0 {
+		if ch.newMany == nil {
+			ch.newMany = map[*resource.Relationship][]*item{}
+		}
+		ch.newMany[rel] = created
+	}
+}
+
+// setNewOne sets a to-one relationship to a record the same request creates.
+func (ch *change) setNewOne(rel *resource.Relationship, target *item) {
+	if ch.newOne == nil {
+		ch.newOne = map[*resource.Relationship]*item{}
+	}
+	ch.newOne[rel] = target
+}
+
 // values converts the body's fields into column values and checks that every
 // related record exists in the caller's organization, or is created by the same
 // request (set). current is the record being updated (nil on create), for rules
 // that look at the whole record.
 func (e *engine) values(ctx context.Context, cl *call, res *resource.Resource, in *input, current storage.Row, set *itemSet) (*change, error) {
-	ch := &change{row: storage.Row{}, links: map[*resource.Relationship][]any{},
-		newOne: map[*resource.Relationship]*item{}, newMany: map[*resource.Relationship][]*item{}}
+	ch := &change{row: storage.Row{}}
 	var errs problem.List
 	for name, raw := range in.attrs {
 		a, ok := res.Attribute(name)
@@ -186,12 +210,9 @@ func (e *engine) values(ctx context.Context, cl *call, res *resource.Resource, i
 				errs = append(errs, problem.Constraint("form constraint", "The organization of a record is the caller's own.", in.pointer(relationshipMember, name)))
 			}
 		case rel.ToMany:
-			ch.links[rel] = keys
-			if len(created) > 0 {
-				ch.newMany[rel] = created
-			}
+			ch.setMany(rel, keys, created)
 		case len(created) > 0:
-			ch.newOne[rel] = created[0]
+			ch.setNewOne(rel, created[0])
 		case len(keys) == 0:
 			ch.row[rel.Column] = nil
 		default:
