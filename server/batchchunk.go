@@ -118,7 +118,7 @@ func (e *engine) runChunk(ctx context.Context, cl *call, typ string, data, inclu
 		ci.ch = ch
 		// A new record whose identifier the client chooses (weightunits) is
 		// stored under it, as a single create does (write.go).
-		if !ci.update && ci.upsert == nil && !ci.res.IntID {
+		if ci.keepsClientID() {
 			if ci.clientID == "" {
 				ci.fail(problem.Constraint("entity identifier constraint", "The identifier is mandatory.", ci.in.base+"/id"))
 				continue

@@ -27,6 +27,12 @@ type item struct {
 	ch       *change
 }
 
+// keepsClientID tells whether the record is created under the identifier the
+// client chose (weightunits: the code), not one the database generates.
+func (it *item) keepsClientID() bool {
+	return !it.update && it.upsert == nil && !it.res.IntID
+}
+
 // itemSet is every record of one request. Records it creates are known by the
 // client's type and id, so the others can refer to them before they exist.
 type itemSet struct {

@@ -89,7 +89,7 @@ func (e *engine) save(ctx context.Context, doc *jsonapi.Document, plain jsonapi.
 	if err := e.prepare(ctx, cl, set); err != nil {
 		return nil, err
 	}
-	if !primary.update && !res.IntID && primary.upsert == nil {
+	if primary.keepsClientID() {
 		primary.ch.row[res.IDColumn] = *in.id
 	}
 	if err := e.write(ctx, cl, set); err != nil {
