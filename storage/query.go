@@ -12,29 +12,11 @@ import (
 // key), paged by q.Limit and q.Offset. Every column except organization_id is
 // read, with values normalized to their Kind's Go type.
 func (c *Conn) Find(ctx context.Context, q Query) ([]Row, error) {
-	var st sqlText
-	if q.Table == nil {
-		return nil, fmt.Errorf("storage: find: query without a table")
+	st, err := c.s.findStatement(q)
+	if err != nil {
+		return nil, err
 	}
 	t := q.Table
-	st.add("SELECT ")
-	st.idents(t.Order)
-	st.add(" FROM ?", bun.Ident(t.Name))
-	if err := c.s.where(&st, q); err != nil {
-		return nil, err
-	}
-	if err := c.s.orderBy(&st, q); err != nil {
-		return nil, err
-	}
-	switch {
-	case q.Limit > 0:
-		st.add(" LIMIT ?", q.Limit)
-	case q.Offset > 0 && c.s.sqlite():
-		st.add(" LIMIT -1") // SQLite accepts OFFSET only after LIMIT
-	}
-	if q.Offset > 0 {
-		st.add(" OFFSET ?", q.Offset)
-	}
 	rows, err := c.idb.QueryContext(ctx, st.String(), st.args...)
 	if err != nil {
 		return nil, c.s.mapError("find", t.Name, err)
@@ -44,6 +26,34 @@ func (c *Conn) Find(ctx context.Context, q Query) ([]Row, error) {
 		return nil, c.s.mapError("find", t.Name, err)
 	}
 	return out, nil
+}
+
+// findStatement is Find's SELECT.
+func (s *Store) findStatement(q Query) (*sqlText, error) {
+	var st sqlText
+	if q.Table == nil {
+		return nil, fmt.Errorf("storage: find: query without a table")
+	}
+	t := q.Table
+	st.add("SELECT ")
+	st.idents(t.Order)
+	st.add(" FROM ?", bun.Ident(t.Name))
+	if err := s.where(&st, q); err != nil {
+		return nil, err
+	}
+	if err := s.orderBy(&st, q); err != nil {
+		return nil, err
+	}
+	switch {
+	case q.Limit > 0:
+		st.add(" LIMIT ?", q.Limit)
+	case q.Offset > 0 && s.sqlite():
+		st.add(" LIMIT -1") // SQLite accepts OFFSET only after LIMIT
+	}
+	if q.Offset > 0 {
+		st.add(" OFFSET ?", q.Offset)
+	}
+	return &st, nil
 }
 
 // Count returns how many rows match q's conditions (OrderBy, Limit and Offset

@@ -240,7 +240,20 @@ func (s *Store) viaCond(st *sqlText, t *Table, c Cond) error {
 		case c.Op != Eq:
 			not = "NOT "
 		}
-		st.add(not+"EXISTS (SELECT 1 FROM ? AS ? WHERE ?.? = ?.? AND ?.? IN (?))",
+		if c.Op == Eq || s.sqlite() {
+			// SQLite runs a correlated EXISTS again for every row of t, and
+			// its IN list with it (minutes for thousands of keys over
+			// thousands of rows: issue 15); this subquery runs once. IS NOT
+			// NULL keeps NOT IN from meeting a NULL.
+			col, target := bun.Ident(v.Column), bun.Ident(v.Target)
+			st.add("?.? "+not+"IN (SELECT ? FROM ? WHERE ? IS NOT NULL AND ? IN (?))",
+				append(key, col, bun.Ident(v.Table), col, target, bun.List(vals))...)
+			return nil
+		}
+		// PostgreSQL turns NOT EXISTS into an anti-join; NOT IN would probe
+		// the subquery's rows one outer row at a time once they outgrow
+		// work_mem.
+		st.add("NOT EXISTS (SELECT 1 FROM ? AS ? WHERE ?.? = ?.? AND ?.? IN (?))",
 			append(related, alias, bun.Ident(v.Target), bun.List(vals))...)
 		return nil
 	case Contains, NotContains:

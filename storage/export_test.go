@@ -1,0 +1,51 @@
+package storage
+
+import (
+	"context"
+	"strings"
+)
+
+// ExplainFind returns the plan the database chooses for Find(q), one line per
+// row of EXPLAIN QUERY PLAN (SQLite) or EXPLAIN (PostgreSQL), so that tests
+// can hold query shapes to plans that scale.
+func (s *Store) ExplainFind(ctx context.Context, q Query) (string, error) {
+	st, err := s.findStatement(q)
+	if err != nil {
+		return "", err
+	}
+	explain := "EXPLAIN "
+	if s.sqlite() {
+		explain = "EXPLAIN QUERY PLAN "
+	}
+	rows, err := s.db.QueryContext(ctx, explain+st.String(), st.args...)
+	if err != nil {
+		return "", err
+	}
+	defer rows.Close()
+	cols, err := rows.Columns()
+	if err != nil {
+		return "", err
+	}
+	var lines []string
+	for rows.Next() {
+		vals := make([]any, len(cols))
+		dest := make([]any, len(cols))
+		for i := range vals {
+			dest[i] = &vals[i]
+		}
+		if err := rows.Scan(dest...); err != nil {
+			return "", err
+		}
+		// SQLite's last column is the plan step; PostgreSQL has only one.
+		lines = append(lines, toText(vals[len(vals)-1]))
+	}
+	return strings.Join(lines, "\n"), rows.Err()
+}
+
+func toText(v any) string {
+	if b, ok := v.([]byte); ok {
+		return string(b)
+	}
+	s, _ := v.(string)
+	return s
+}
