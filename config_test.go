@@ -184,14 +184,16 @@ func TestREADMESettings(t *testing.T) {
 	}
 }
 
-// TestHTTPServerLimits: the settings reach the HTTP server.
+// TestHTTPServerLimits: the settings reach the HTTP server. Writes may run
+// answerGrace past --request-timeout, so that a request stopped at its
+// deadline still gets its error document.
 func TestHTTPServerLimits(t *testing.T) {
 	c, err := parseWith("serve", []string{"--read-header-timeout", "2s", "--request-timeout", "7s", "--idle-timeout", "9s", "--max-header-bytes", "4096"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	srv := newHTTPServer(c, nil)
-	if srv.ReadHeaderTimeout != 2*time.Second || srv.ReadTimeout != 7*time.Second || srv.WriteTimeout != 7*time.Second ||
+	if srv.ReadHeaderTimeout != 2*time.Second || srv.ReadTimeout != 7*time.Second || srv.WriteTimeout != 7*time.Second+answerGrace ||
 		srv.IdleTimeout != 9*time.Second || srv.MaxHeaderBytes != 4096 || srv.Addr != "127.0.0.1:8080" {
 		t.Errorf("server %+v", srv)
 	}

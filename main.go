@@ -17,6 +17,7 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/entityapi/entityapi/server"
 	"github.com/entityapi/entityapi/storage"
@@ -101,7 +102,8 @@ func serve(ctx context.Context, cfg *config, store *storage.Store, log *slog.Log
 	h, err := server.New(server.Config{
 		PublicURL: cfg.publicURL, BackofficeBase: cfg.backofficeBase, MaxBody: cfg.maxBody, Logger: log, Auth: cfg.auth,
 		MaxBatchBody: cfg.maxBatchBody, SyncBatchTimeout: cfg.syncBatchTimeout, BatchUploadTimeout: cfg.batchUpload,
-		Jobs: cfg.jobs, StorefrontBase: cfg.storefrontBase, GuestResources: cfg.guestResources,
+		RequestTimeout: cfg.requestTimeout,
+		Jobs:           cfg.jobs, StorefrontBase: cfg.storefrontBase, GuestResources: cfg.guestResources,
 		Currencies: cfg.currencies, DefaultCurrency: cfg.defaultCurrency,
 		CORS: cfg.cors, RateLimit: cfg.rateLimit, SeparateMetrics: cfg.metricsAddr != "",
 	}, store)
@@ -159,6 +161,12 @@ func serve(ctx context.Context, cfg *config, store *storage.Store, log *slog.Log
 	return nil
 }
 
+// answerGrace is how long past --request-timeout the server may still write:
+// the handler stops the request's queries at the timeout (server.Config's
+// RequestTimeout) and needs a moment to send its error document, which a
+// write deadline at the same instant would cut off.
+const answerGrace = 5 * time.Second
+
 // newHTTPServer applies the server-wide limits of the settings. Batch uploads
 // and sync batches set their own deadlines per request (--batch-upload-timeout).
 func newHTTPServer(cfg *config, h http.Handler) *http.Server {
@@ -167,7 +175,7 @@ func newHTTPServer(cfg *config, h http.Handler) *http.Server {
 		Handler:           h,
 		ReadHeaderTimeout: cfg.readHeaderTimeout,
 		ReadTimeout:       cfg.requestTimeout,
-		WriteTimeout:      cfg.requestTimeout,
+		WriteTimeout:      cfg.requestTimeout + answerGrace,
 		IdleTimeout:       cfg.idleTimeout,
 		MaxHeaderBytes:    cfg.maxHeaderBytes,
 	}

@@ -18,9 +18,15 @@ func (a *application) abort(c *gin.Context, err error) {
 }
 
 // writeError is the one place an error becomes a response: problems are answered
-// as they are, anything else is logged with the request id and answered as a 500.
+// as they are, a failure after the request's deadline as a timeout, anything
+// else is logged with the request id and answered as a 500.
 func (a *application) writeError(c *gin.Context, err error) {
 	list, ok := problem.From(err)
+	if p, late := a.timedOut(c); !ok && late {
+		a.log.Warn("request timed out", "request_id", c.GetString(requestIDKey), "method", c.Request.Method,
+			"route", c.FullPath(), "timeout", a.cfg.RequestTimeout.String(), "error", err.Error())
+		list, ok = problem.List{p}, true
+	}
 	if !ok {
 		a.log.Error("request failed", "request_id", c.GetString(requestIDKey), "method", c.Request.Method,
 			"route", c.FullPath(), "error", err.Error())

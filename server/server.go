@@ -46,6 +46,10 @@ type Config struct {
 	// BatchUploadTimeout bounds reading a batch body and answering it (1 h by
 	// default), in place of the HTTP server's own read and write timeouts.
 	BatchUploadTimeout time.Duration
+	// RequestTimeout is every other API request's deadline (--request-timeout;
+	// zero: none): its queries are cancelled when it passes and the answer is
+	// a timeout error document.
+	RequestTimeout time.Duration
 	// Jobs configures the batch job queue: workers, rescue, lifetime.
 	Jobs   storage.QueueConfig
 	Logger *slog.Logger
@@ -154,7 +158,7 @@ func New(cfg Config, store *storage.Store) (*Server, error) {
 	queue.Handle(bo.processChunk)
 	bo.queue, s.queue = queue, queue
 	group := g.Group("")
-	group.Use(bo.negotiate, bo.authenticate, bo.rateLimit, bo.validate)
+	group.Use(bo.deadline, bo.negotiate, bo.authenticate, bo.rateLimit, bo.validate)
 	handler := backoffice.NewStrictHandlerWithOptions(&backofficeHandlers{bo.engine}, nil, backoffice.StrictGinServerOptions{
 		RequestErrorHandlerFunc:  bo.requestError,
 		HandlerErrorFunc:         bo.writeError,
@@ -195,7 +199,7 @@ func New(cfg Config, store *storage.Store) (*Server, error) {
 		sf.guests[typ] = true
 	}
 	sfGroup := g.Group("")
-	sfGroup.Use(sf.negotiate, sf.authenticate, sf.rateLimit, sf.localeHeaders, sf.validate)
+	sfGroup.Use(sf.deadline, sf.negotiate, sf.authenticate, sf.rateLimit, sf.localeHeaders, sf.validate)
 	sfHandler := storefront.NewStrictHandlerWithOptions(&storefrontHandlers{sf.engine}, nil, storefront.StrictGinServerOptions{
 		RequestErrorHandlerFunc:  sf.requestError,
 		HandlerErrorFunc:         sf.writeError,

@@ -1,6 +1,9 @@
 package problem
 
-import "fmt"
+import (
+	"fmt"
+	"time"
+)
 
 // Constructors for the problems the API reports, with Oro's titles
 // (oro-behaviour §6.4, DESIGN.md §3).
@@ -98,6 +101,14 @@ func BodyTooLarge(limit int64) *Problem {
 // InternalError is what a client sees of any unexpected failure.
 func InternalError() *Problem {
 	return &Problem{Kind: Internal, Title: "runtime exception", Detail: "An unexpected error occurred."}
+}
+
+// Timeout is the answer to a request stopped at the server's request timeout
+// (its queries are cancelled). It is a 500, as every failure of the server's
+// own, so the documents need no other status; the title says what happened.
+func Timeout(limit time.Duration) *Problem {
+	return &Problem{Kind: Internal, Title: "request timeout",
+		Detail: fmt.Sprintf("The request took longer than the server's limit of %s and was stopped.", limit)}
 }
 
 func quoteJoin(names []string) string {

@@ -1,0 +1,137 @@
+package server_test
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/uptrace/bun"
+
+	"github.com/entityapi/entityapi/server"
+	"github.com/entityapi/entityapi/storage"
+	"github.com/entityapi/entityapi/storage/storagetest"
+)
+
+// heldTable is the table TestRequestDeadlineCancelsQueries replaces with a
+// view that holds every statement reading it.
+const heldTable = "weightunits"
+
+// holdReads renames heldTable and puts a view of the same name in its place
+// whose every read first runs a deliberately slow statement: on SQLite a
+// recursive CTE counting to 10^9 (minutes), on PostgreSQL pg_sleep(120). Only
+// a cancelled statement ends sooner.
+func holdReads(t *testing.T, s *storage.Store) {
+	t.Helper()
+	hold := `(WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n WHERE x < 1000000000) SELECT max(x) AS m FROM n)`
+	if s.Dialect() == "postgres" {
+		hold = `(SELECT pg_sleep(120), 1 AS m)`
+	}
+	for _, stmt := range []string{
+		"ALTER TABLE " + heldTable + " RENAME TO " + heldTable + "_held",
+		"CREATE VIEW " + heldTable + " AS SELECT w.* FROM " + heldTable + "_held AS w, " + hold + " AS hold",
+	} {
+		if _, err := s.DB().ExecContext(context.Background(), stmt); err != nil {
+			t.Fatalf("%s: %v", stmt, err)
+		}
+	}
+}
+
+// heldErrors is a Bun query hook keeping the outcome of the statements that
+// read heldTable.
+type heldErrors struct {
+	mu   sync.Mutex
+	errs []error
+}
+
+func (h *heldErrors) BeforeQuery(ctx context.Context, _ *bun.QueryEvent) context.Context { return ctx }
+
+func (h *heldErrors) AfterQuery(_ context.Context, ev *bun.QueryEvent) {
+	if strings.Contains(ev.Query, `"`+heldTable+`"`) {
+		h.mu.Lock()
+		h.errs = append(h.errs, ev.Err)
+		h.mu.Unlock()
+	}
+}
+
+func (h *heldErrors) reset() {
+	h.mu.Lock()
+	h.errs = nil
+	h.mu.Unlock()
+}
+
+func (h *heldErrors) list() []error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return append([]error(nil), h.errs...)
+}
+
+// TestRequestDeadlineCancelsQueries holds a request's query past the request
+// timeout and expects the statement cancelled and a timeout error document,
+// not a 200 minutes later (issue 15: the log showed a 200 after 223 s with a
+// 30 s --request-timeout, which only bounded the HTTP write).
+func TestRequestDeadlineCancelsQueries(t *testing.T) {
+	const timeout = 2 * time.Second
+	for _, dialect := range storagetest.Dialects() {
+		t.Run(dialect, func(t *testing.T) {
+			store := storagetest.Open(t, dialect)
+			hook := &heldErrors{}
+			store.DB().AddQueryHook(hook)
+			a := newAPIWith(t, store, func(c *server.Config) {
+				c.RequestTimeout = timeout
+				c.Jobs.NoWorkers = true
+			})
+			seedRows(t, store, heldTable, storage.Row{"code": "held"}) // a row to read: an empty table holds nothing
+			path := "/admin/api/" + heldTable
+			a.do("GET", path, jsonAPI, "").want(t, 200) // the token and the caller are cached from here on
+			holdReads(t, store)
+			hook.reset()
+
+			start := time.Now()
+			r := a.do("GET", path, jsonAPI, "")
+			took := time.Since(start)
+			r.want(t, 500)
+			if got := r.value("errors/0/title"); got != "request timeout" {
+				t.Errorf("title %v, want %q\n%s", got, "request timeout", r.body)
+			}
+			if took > time.Minute {
+				t.Errorf("answered after %v: the held statement ran to its end", took)
+			}
+			errs := hook.list()
+			if len(errs) == 0 {
+				t.Fatalf("no statement read %s", heldTable)
+			}
+			for _, err := range errs {
+				if err == nil {
+					t.Errorf("a statement reading %s ended without an error: it was not cancelled", heldTable)
+				} else {
+					t.Logf("the held statement ended with: %v", err)
+				}
+			}
+			if dialect == "postgres" {
+				waitNoActiveQuery(t, store, heldTable)
+			}
+		})
+	}
+}
+
+// waitNoActiveQuery fails unless, within a few seconds, PostgreSQL runs no
+// statement naming table in this database any more (a cancel request is
+// asynchronous).
+func waitNoActiveQuery(t *testing.T, s *storage.Store, table string) {
+	t.Helper()
+	const q = `SELECT count(*) FROM pg_stat_activity
+		WHERE datname = current_database() AND pid <> pg_backend_pid() AND state = 'active' AND query LIKE ?`
+	var n int
+	for range 50 {
+		if err := s.DB().NewRaw(q, `%"`+table+`"%`).Scan(context.Background(), &n); err != nil {
+			t.Fatal(err)
+		}
+		if n == 0 {
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Errorf("%d statements reading %s still run on PostgreSQL", n, table)
+}
