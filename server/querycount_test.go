@@ -3,6 +3,7 @@ package server_test
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -201,9 +202,28 @@ func TestQueriesPerRequestWithRelations(t *testing.T) {
 		{name: "accounts page 50 with contacts.owner and totalCount", path: "/admin/api/accounts?include=contacts.owner&page[size]=50",
 			headers: map[string]string{"Accept": "application/vnd.api+json", "X-Include": "totalCount"}, want: 7, records: 50,
 			why: "count + the six above"},
+		// Issue 15 item 9's shapes (times: BenchmarkBigRead): every record at
+		// once, an include path three segments deep, and a filter on a to-many
+		// relationship naming many records, still one query per step.
+		{name: "every contact with accounts", path: "/admin/api/contacts?page[size]=-1&include=accounts", want: 4, records: 60,
+			why: "rows + accounts linkage + accounts segment + contacts linkage of the included accounts"},
+		{name: "every contact with accounts.contacts.accounts", path: "/admin/api/contacts?page[size]=-1&include=accounts.contacts.accounts", want: 8, records: 60,
+			why: "rows + accounts linkage + for each of the 3 segments: the segment + the linkage of its records (contacts of accounts, accounts of contacts)"},
+		{name: "accounts filtered by 60 contacts", path: "/admin/api/accounts?page[size]=-1&filter[contacts]=" + crmContactIDs(60), want: 2, records: 60,
+			why: "rows (the filter is a subquery of the same statement) + contacts linkage"},
 		{name: "contacts page 50 without linkage", path: "/admin/api/contacts?include=owner&page[size]=50&fields[contacts]=lastName,owner&fields[users]=username",
 			want: 2, records: 50, why: "rows + owner segment: no to-many linkage shown"},
 	})
+}
+
+// crmContactIDs lists the identifiers 1 to n, which seedCRM's contacts take
+// in a fresh store, for a filter value.
+func crmContactIDs(n int) string {
+	ids := make([]string, n)
+	for i := range ids {
+		ids[i] = strconv.Itoa(i + 1)
+	}
+	return strings.Join(ids, ",")
 }
 
 func listQueries(queries []string) string {
