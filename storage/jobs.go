@@ -226,13 +226,16 @@ func (q *Queue) Enqueue(ctx context.Context, jobs []ChunkJob) error {
 func (q *Queue) Maintain(ctx context.Context) error { return q.maintain(ctx) }
 
 // maintain deletes finished operations past their lifetime and abandoned
-// uploads, re-enqueues the chunks of operations that stopped moving (a crash
+// uploads, refreshes SQLite's planner statistics (Optimize), re-enqueues the chunks of operations that stopped moving (a crash
 // between publishing and enqueueing), and fails operations that can no longer
 // finish (a synchronous batch whose process died).
 func (q *Queue) maintain(ctx context.Context) error {
 	s := q.store
 	now := time.Now()
 	if _, err := s.DeleteOperationsFinishedBefore(ctx, now.Add(-q.cfg.Lifetime)); err != nil {
+		return err
+	}
+	if err := s.Optimize(ctx); err != nil {
 		return err
 	}
 	stale, err := s.StaleStaging(ctx, now.Add(-q.cfg.StaleUpload))

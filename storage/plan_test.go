@@ -76,3 +76,52 @@ func perRow(plan, column string) bool {
 	}
 	return false
 }
+
+// TestOptimizeKeepsPlansOnKeys: with planner statistics (Optimize, run by the
+// housekeeping) SQLite reads the related records of a page by their keys;
+// without them it took organization_id for a selective index and scanned and
+// sorted the whole organization for each include path segment (issue 15). On
+// PostgreSQL Optimize does nothing (autovacuum keeps its statistics).
+func TestOptimizeKeepsPlansOnKeys(t *testing.T) {
+	t.Parallel()
+	storagetest.Each(t, func(t *testing.T, s *storage.Store) {
+		ctx := context.Background()
+		accounts, contacts := table(t, s, "accounts"), table(t, s, "contacts")
+		rows := make([]storage.Row, 4000)
+		for i := range rows {
+			rows[i] = storage.Row{"name": "a"}
+		}
+		acc, err := s.InsertMany(ctx, accounts, 1, rows)
+		if err != nil {
+			t.Fatal(err)
+		}
+		con, err := s.InsertMany(ctx, contacts, 1, make([]storage.Row, 1000))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var pairs [][2]any
+		for i, c := range con {
+			for k := range 4 {
+				pairs = append(pairs, [2]any{acc[i+k*len(con)], c})
+			}
+		}
+		if err := s.Link(ctx, joinTable(t, s, "account_contacts"), pairs); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Optimize(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if s.Dialect() != "sqlite" {
+			return
+		}
+		contactsOf := &storage.Via{Table: "account_contacts", Column: "account_id", Target: "contact_id"}
+		q := storage.Query{Table: accounts, Org: 1, Where: []storage.Cond{{Via: contactsOf, Op: storage.Eq, Values: con[:500]}}}
+		plan, err := s.ExplainFind(ctx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(plan, "SEARCH accounts USING INTEGER PRIMARY KEY") {
+			t.Errorf("the related accounts are not read by their keys:\n%s", plan)
+		}
+	})
+}
