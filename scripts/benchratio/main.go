@@ -3,7 +3,9 @@
 // writes the same bytes, and their ratio: the comparison DESIGN.md §11 asks for
 // (goal: a third of the bare handler's rate or better). For the batch
 // benchmarks it prints their records/s beside the raw INSERT's and their ratio
-// (goal: half of the raw rate or better).
+// (goal: half of the raw rate or better). For BenchmarkBigRead it prints each
+// request's time on SQLite beside PostgreSQL's (issue 15's goal: SQLite under
+// a second and at most five times PostgreSQL).
 //
 // Usage: go test ./server -run '^$' -bench . | go run ./scripts/benchratio
 package main
@@ -41,9 +43,11 @@ var metric = regexp.MustCompile(`([\d.]+(?:[eE][+-]?\d+)?)\s+(\S+)`)
 
 func main() {
 	runs := map[string]map[string][]float64{} // unit -> "name/dialect" -> runs
+	big := bigReads{}
 	sc := bufio.NewScanner(os.Stdin)
 	for sc.Scan() {
 		fmt.Println(sc.Text())
+		big.add(sc.Text())
 		m := line.FindStringSubmatch(sc.Text())
 		if m == nil {
 			continue
@@ -81,6 +85,7 @@ func main() {
 		fmt.Printf("%-28s %12.0f %14.0f %8.3f\n", key, rate, bareRate, rate/bareRate)
 	}
 	printRecords(runs["records/s"])
+	big.print()
 }
 
 // printRecords prints the batch benchmarks' records/s beside their raw
