@@ -136,3 +136,24 @@ func waitNoActiveQuery(t *testing.T, s *storage.Store, table string) {
 	}
 	t.Errorf("%d statements reading %s still run on PostgreSQL", n, table)
 }
+
+// TestRequestDeadlineSparesBatches: batch uploads keep their own deadline
+// (--batch-upload-timeout), so a request timeout too short for any query
+// stops a list and leaves a synchronous batch alone.
+func TestRequestDeadlineSparesBatches(t *testing.T) {
+	for _, dialect := range storagetest.Dialects() {
+		t.Run(dialect, func(t *testing.T) {
+			a := newAPIWith(t, storagetest.Open(t, dialect), func(c *server.Config) {
+				c.RequestTimeout = time.Nanosecond
+			})
+			r := a.do("PATCH", "/admin/api/accounts", syncMode, batchAccounts(2, "Spared")).want(t, 200)
+			if got := r.value("data/1/attributes/name"); got != "Spared 1" {
+				t.Errorf("batch: name %v, want %q\n%s", got, "Spared 1", r.body)
+			}
+			r = a.do("GET", "/admin/api/accounts", jsonAPI, "").want(t, 500)
+			if got := r.value("errors/0/title"); got != "request timeout" {
+				t.Errorf("list: title %v, want %q\n%s", got, "request timeout", r.body)
+			}
+		})
+	}
+}
