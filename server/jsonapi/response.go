@@ -1,5 +1,7 @@
 package jsonapi
 
+import "slices"
+
 // Member is one named value of an object whose member order matters to readers
 // (attributes in schema order, plain fields, meta).
 type Member struct {
@@ -64,13 +66,24 @@ func (o One) appendPrimary(b []byte) []byte {
 	return o.Resource.AppendJSON(b)
 }
 
+// maxReserve bounds the room Many reserves ahead of its objects.
+const maxReserve = 64 << 20
+
 func (m Many) appendPrimary(b []byte) []byte {
 	b = append(b, '[')
 	for i, r := range m {
 		if i > 0 {
 			b = append(b, ',')
 		}
+		start := len(b)
 		b = r.AppendJSON(b)
+		if i == 0 && len(m) > 1 {
+			// Room for the rest at the first object's size, in one step:
+			// doubling a buffer up to tens of megabytes (every contact with
+			// its accounts is 31 MB) copies it over and over (issue 15).
+			// Capped, for a first object much larger than the others.
+			b = slices.Grow(b, min((len(b)-start+1)*(len(m)-1), maxReserve))
+		}
 	}
 	return append(b, ']')
 }
