@@ -71,7 +71,7 @@ func TestBatchPasswordsNeverStaged(t *testing.T) {
 			errs := a.do(http.MethodGet, "/admin/api/asyncoperations/"+id+"/errors", jsonAPI, "").want(t, 200)
 			checkValues(t, errs, map[string]any{
 				"data/0/attributes/source/pointer": "/data/2/attributes/password", "data/0/attributes/title": "length constraint",
-				"data/0/attributes/detail": "This value is too short. It should have 8 characters or more.",
+				"data/0/attributes/detail":         "This value is too short. It should have 8 characters or more.",
 				"data/1/attributes/source/pointer": "/data/3/attributes/password", "data/1/attributes/title": "length constraint",
 				"data/1/attributes/detail": "This value is too long. It should have 72 bytes or less.",
 			})
