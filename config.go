@@ -36,6 +36,7 @@ type config struct {
 	jobs                                            storage.QueueConfig
 	auth                                            auth.Config
 	external                                        auth.External
+	kek                                             kekSettings
 	args                                            []string // what is left after the flags
 }
 
@@ -123,6 +124,15 @@ var settings = []*setting{
 		}},
 	{name: "signing-key-file", show: "none: keys live in the database", usage: "PEM RSA private key that signs tokens instead of the database keys", serve: true,
 		set: func(c *config, v string) error { c.auth.SigningKeyFile = v; return nil }},
+	{name: "key-encryption-key-file", show: "none: signing keys stored as plain PEM",
+		usage: "file holding the key-encryption key that seals the signing keys in the database: 32 bytes in base64 (`openssl rand -base64 32`)",
+		set:   func(c *config, v string) error { c.kek.file = v; return nil }},
+	{name: "key-encryption-key", show: "none", usage: "the key-encryption key itself, 32 bytes in base64; give it as the variable, a flag shows in `ps`",
+		set: func(c *config, v string) error { c.kek.text = v; return nil }},
+	{name: "key-encryption-key-previous-file", show: "none", usage: "file holding the key-encryption key being replaced: what it sealed is sealed again with the current one",
+		set: func(c *config, v string) error { c.kek.previousFile = v; return nil }},
+	{name: "key-encryption-key-previous", show: "none", usage: "the key-encryption key being replaced, 32 bytes in base64 (as the variable)",
+		set: func(c *config, v string) error { c.kek.previousText = v; return nil }},
 	{name: "log-format", def: "json", usage: "json lines for a log collector, or text for a terminal",
 		set: func(c *config, v string) error {
 			if v != "json" && v != "text" {
@@ -211,6 +221,11 @@ func (c *config) finish(cmd string) error {
 	if err := storage.CheckURL(c.databaseURL); err != nil {
 		return fmt.Errorf("--database-url %w", err)
 	}
+	kek, err := c.kek.build()
+	if err != nil {
+		return err
+	}
+	c.auth.KeyEncryption = kek
 	if cmd != "serve" {
 		return nil
 	}

@@ -32,7 +32,7 @@ func main() {
 // commands are the subcommands; two-word ones administer the database.
 var commands = map[string]bool{
 	"serve": true, "migrate": true, "org create": true, "user create": true,
-	"client create": true, "client disable": true, "keys rotate": true,
+	"client create": true, "client disable": true, "keys rotate": true, "keys rewrap": true,
 }
 
 const usage = `usage: entityapi COMMAND [flags]
@@ -43,6 +43,7 @@ const usage = `usage: entityapi COMMAND [flags]
   client create --app backoffice --user USERNAME [--json] | --app storefront --org NAME
   client disable ID
   keys rotate                add a signing key; older keys verify until their tokens expire
+  keys rewrap                seal the signing keys with the key-encryption key (plain ones, or sealed with the previous one)
   batch submit --type TYPE --file FILE [--sync]   send a batch to a running server, follow it
   batch status ID | batch errors ID               an operation, its errors (entityapi batch lists the flags)
 (entityapi COMMAND -h lists the flags)`
@@ -89,6 +90,7 @@ func run(ctx context.Context, args []string) error {
 	case "serve":
 		return serve(ctx, cfg, store, log)
 	}
+	af.kek = cfg.auth.KeyEncryption
 	return admin(ctx, store, cmd, &af, cfg.args, os.Stdout)
 }
 
@@ -98,6 +100,7 @@ func serve(ctx context.Context, cfg *config, store *storage.Store, log *slog.Log
 			return fmt.Errorf("demo data: %w", err)
 		}
 	}
+	warnUnsealedKeys(cfg, log)
 	h, err := server.New(server.Config{
 		PublicURL: cfg.publicURL, BackofficeBase: cfg.backofficeBase, MaxBody: cfg.maxBody, Logger: log, Auth: cfg.auth,
 		MaxBatchBody: cfg.maxBatchBody, SyncBatchTimeout: cfg.syncBatchTimeout, BatchUploadTimeout: cfg.batchUpload,

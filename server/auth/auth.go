@@ -53,6 +53,9 @@ type Config struct {
 	EnabledCacheTTL time.Duration    // how long a client's or user's state may be served from memory
 	Now             func() time.Time // the clock; tests move it
 	Events          Events           // told of token issues and refusals, for metrics
+	// KeyEncryption seals the signing keys in the database (kek.go); nil:
+	// they are stored as plain PEM.
+	KeyEncryption *KeyEncryption
 }
 
 // Events are functions the token endpoint calls as things happen, so that the

@@ -87,7 +87,7 @@ func TestKeyRotation(t *testing.T) {
 		other := setup(t, s, auth.Config{Demo: true, ReloadEvery: time.Hour}) // another process
 		before := b.token(t, "demo-backoffice", "demo-backoffice-secret")
 		oldKID, _ := decode(t, before)
-		kid, err := auth.RotateKey(ctx, s)
+		kid, err := auth.RotateKey(ctx, s, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -143,7 +143,7 @@ func TestKeysReloadInTheBackground(t *testing.T) {
 	t.Parallel()
 	storagetest.Each(t, func(t *testing.T, s *storage.Store) {
 		b := setup(t, s, auth.Config{Demo: true, ReloadEvery: 20 * time.Millisecond})
-		kid, err := auth.RotateKey(context.Background(), s)
+		kid, err := auth.RotateKey(context.Background(), s, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
