@@ -114,3 +114,19 @@ func passwordGrant(t *testing.T, a *api, username, password string) int {
 	_, _ = io.Copy(io.Discard, res.Body)
 	return res.StatusCode
 }
+
+// TestBatchPasswordsSync: a synchronous batch checks and hashes its passwords
+// as the asynchronous one does: a refused password is the request's error
+// with its pointer and nothing is written; a written user logs in.
+func TestBatchPasswordsSync(t *testing.T) {
+	eachAPI(t, func(t *testing.T, a *api) {
+		refused := a.do(http.MethodPatch, "/admin/api/users", syncMode, `{"data":[`+
+			batchUser("sync-one", `"sync-secret-password"`)+","+batchUser("sync-short", `"Sh0rt!"`)+`]}`).want(t, 400)
+		checkValues(t, refused, map[string]any{"errors/0/source/pointer": "/data/1/attributes/password",
+			"errors/0/title": "length constraint"})
+		a.do(http.MethodPatch, "/admin/api/users", syncMode, `{"data":[`+batchUser("sync-one", `"sync-secret-password"`)+`]}`).want(t, 200)
+		if status := passwordGrant(t, a, "sync-one", "sync-secret-password"); status != 200 {
+			t.Errorf("password grant of sync-one: %d, want 200", status)
+		}
+	})
+}
