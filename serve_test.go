@@ -155,3 +155,34 @@ func TestServeBusyPort(t *testing.T) {
 		})
 	}
 }
+
+// TestServeShutdownLogsNoError stops serve the way SIGTERM does (its context
+// ends) as soon as it answers, within the first seconds when River's leader
+// starts its maintenance (a stop then logged `ERROR ... context canceled`):
+// the shutdown is clean and logs no error.
+func TestServeShutdownLogsNoError(t *testing.T) {
+	addr := freeAddr(t)
+	stderr, stop := startServe(t, "--addr", addr)
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		res, err := http.Get("http://" + addr + "/readyz")
+		if err == nil {
+			res.Body.Close()
+			if res.StatusCode == http.StatusOK {
+				break
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("not ready within 60 s:\n%s", stderr.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	time.Sleep(time.Second)
+	if err := stop(); err != nil {
+		t.Errorf("serve returned %v after its context ended", err)
+	}
+	log := stderr.String()
+	if strings.Contains(log, "level=ERROR") || !strings.Contains(log, "shutting down") {
+		t.Errorf("the shutdown logged an error, or did not happen:\n%s", log)
+	}
+}
