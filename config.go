@@ -133,6 +133,15 @@ var settings = []*setting{
 		set: func(c *config, v string) error { c.kek.previousFile = v; return nil }},
 	{name: "key-encryption-key-previous", show: "none", usage: "the key-encryption key being replaced, 32 bytes in base64 (as the variable)",
 		set: func(c *config, v string) error { c.kek.previousText = v; return nil }},
+	{name: "token-failures-per-address", def: strconv.Itoa(auth.DefaultMaxFailures), serve: true,
+		usage: "wrong secrets of one client, or passwords of one user, from one address within --token-failure-window before the token endpoint answers 429 for it there (0: no limit)",
+		set:   func(c *config, v string) error { return failureLimit(v, &c.auth.MaxFailures) }},
+	{name: "token-failures-total", def: strconv.Itoa(auth.DefaultMaxGlobalFailures), serve: true,
+		usage: "the same from all addresses together, before the token endpoint answers 429 for that client or user everywhere (0: no limit)",
+		set:   func(c *config, v string) error { return failureLimit(v, &c.auth.MaxGlobalFailures) }},
+	{name: "token-failure-window", def: "60s", serve: true,
+		usage: "the window the token failure limits count in, from the first failure",
+		set:   func(c *config, v string) error { return duration(v, &c.auth.FailureWindow) }},
 	{name: "log-format", def: "json", usage: "json lines for a log collector, or text for a terminal",
 		set: func(c *config, v string) error {
 			if v != "json" && v != "text" {
@@ -286,6 +295,20 @@ func byteCount(v string, into *int64) error {
 	n, err := strconv.ParseInt(v, 10, 64)
 	if err != nil || n <= 0 {
 		return fmt.Errorf("want a positive number of bytes")
+	}
+	*into = n
+	return nil
+}
+
+// failureLimit reads a limit of the token endpoint's failure counts: a
+// number, 0 for none (auth.Config's negative).
+func failureLimit(v string, into *int) error {
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 0 {
+		return fmt.Errorf("want a number of failures (0: no limit)")
+	}
+	if n == 0 {
+		n = -1
 	}
 	*into = n
 	return nil
