@@ -88,19 +88,28 @@ func firstTitle(r *result) any {
 }
 
 // TestTokenBodyIsOneDocument: the token endpoint decodes its JSON body whole
-// too; a tail is invalid_request, and no token is issued.
+// too, after the same guard as every other body: a tail, invalid UTF-8 (which
+// encoding/json would turn into U+FFFD and look up) and deep nesting are
+// invalid_request, and no token is issued.
 func TestTokenBodyIsOneDocument(t *testing.T) {
 	eachAPI(t, func(t *testing.T, a *api) {
 		p := principalNamed(t, "admin")
 		body := `{"grant_type":"client_credentials","client_id":"` + p.client + `","client_secret":"` + p.client + `-secret"}`
 		h := map[string]string{"Authorization": "", "Content-Type": "application/json", "Accept": "application/json"}
 		a.do(http.MethodPost, "/admin/oauth2-token", h, body+" ").want(t, 200)
-		r := a.do(http.MethodPost, "/admin/oauth2-token", h, body+` {"grant_type":"password"}`).want(t, 400)
-		if got := r.value("error"); got != "invalid_request" {
-			t.Errorf("error %v, want invalid_request", got)
-		}
-		if r.value("access_token") != nil {
-			t.Error("a token was issued")
+		deep := strings.Repeat(`{"a":`, 9990) + "1" + strings.Repeat("}", 9990)
+		for name, refused := range map[string]string{
+			"trailing document": body + ` {"grant_type":"password"}`,
+			"invalid UTF-8":     strings.Replace(body, `-secret"`, "-secret\xff\"", 1),
+			"deep nesting":      `{"grant_type":"client_credentials","scope":` + deep + `}`,
+		} {
+			r := a.do(http.MethodPost, "/admin/oauth2-token", h, refused).want(t, 400)
+			if got := r.value("error"); got != "invalid_request" {
+				t.Errorf("%s: error %v, want invalid_request", name, got)
+			}
+			if r.value("access_token") != nil {
+				t.Errorf("%s: a token was issued", name)
+			}
 		}
 	})
 }
