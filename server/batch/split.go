@@ -53,8 +53,10 @@ type Limits struct {
 	MaxItemBytes int64
 }
 
-// DefaultMaxItemBytes is the default of Limits.MaxItemBytes: ten times the
-// largest item a resource of this service can validly hold.
+// DefaultMaxItemBytes is the default of Limits.MaxItemBytes (1 MiB): far more
+// than an item of attributes needs (the documents limit strings to 255
+// characters or so); only a to-many linkage of some 20,000 identifiers comes
+// near it, and needs the setting raised.
 const DefaultMaxItemBytes = 1 << 20
 
 // DefaultLimits are the limits of an asynchronous batch (oro-behaviour §10.3).
