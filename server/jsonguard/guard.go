@@ -66,39 +66,46 @@ func (g *Guard) Check(p []byte) (int, error) {
 	if g.err != nil {
 		return 0, g.err
 	}
-	for i, b := range p {
-		if g.need > 0 {
+	start := g.off
+	i := 0
+	for i < len(p) {
+		b := p[i]
+		switch {
+		case g.need > 0:
 			if b < g.lo || b > g.hi {
 				return i, g.fail(g.seqStart, ReasonUTF8)
 			}
 			g.need--
 			g.lo, g.hi = 0x80, 0xBF
-			g.off++
-			continue
-		}
-		if b >= 0x80 {
+		case b >= 0x80:
 			if !g.lead(b) {
-				return i, g.fail(g.off, ReasonUTF8)
+				return i, g.fail(start+int64(i), ReasonUTF8)
 			}
-			g.seqStart = g.off
-			g.off++
-			continue
-		}
-		switch {
+			g.seqStart = start + int64(i)
 		case g.inString:
-			switch {
-			case g.escaped:
+			if g.escaped {
 				g.escaped = false
-			case b == '\\':
-				g.escaped = true
-			case b == '"':
-				g.inString = false
+				break
 			}
+			if plainInString[b] { // the common case: skip the run at once
+				for i++; i < len(p) && plainInString[p[i]]; i++ {
+				}
+				continue
+			}
+			if b == '\\' {
+				g.escaped = true
+			} else {
+				g.inString = false // b is the closing quote
+			}
+		case plainOutside[b]:
+			for i++; i < len(p) && plainOutside[p[i]]; i++ {
+			}
+			continue
 		case b == '"':
 			g.inString = true
 		case b == '{' || b == '[':
 			if g.depth >= MaxDepth {
-				return i, g.fail(g.off, ReasonDepth)
+				return i, g.fail(start+int64(i), ReasonDepth)
 			}
 			g.depth++
 		case b == '}' || b == ']':
@@ -106,10 +113,29 @@ func (g *Guard) Check(p []byte) (int, error) {
 				g.depth--
 			}
 		}
-		g.off++
+		i++
 	}
+	g.off = start + int64(len(p))
 	return len(p), nil
 }
+
+// plainOutside marks the bytes that change nothing outside a string: ASCII
+// but the quote and the brackets.
+var plainOutside = func() (t [256]bool) {
+	for b := 0; b < 0x80; b++ {
+		t[b] = b != '"' && b != '{' && b != '[' && b != '}' && b != ']'
+	}
+	return t
+}()
+
+// plainInString marks the bytes that change nothing inside a string: ASCII
+// but the quote and the backslash.
+var plainInString = func() (t [256]bool) {
+	for b := 0; b < 0x80; b++ {
+		t[b] = b != '"' && b != '\\'
+	}
+	return t
+}()
 
 // lead starts a multi-byte UTF-8 sequence at b (RFC 3629: no overlong forms,
 // no surrogates, nothing above U+10FFFF); it is false for a byte that cannot
@@ -150,6 +176,7 @@ func (g *Guard) End() error {
 }
 
 func (g *Guard) fail(off int64, reason string) *Error {
+	g.off = off
 	g.err = &Error{Offset: off, Reason: reason}
 	return g.err
 }

@@ -137,3 +137,16 @@ func TestGuardStopsEarly(t *testing.T) {
 		t.Errorf("a valid stream was refused: %v", err)
 	}
 }
+
+// BenchmarkGuard measures the guard's throughput on batch-like JSON with some
+// multi-byte text (go test ./server/jsonguard -bench Guard).
+func BenchmarkGuard(b *testing.B) {
+	body := []byte(`{"data":[` + strings.Repeat(`{"type":"accounts","attributes":{"name":"Zoë Müller \"Ltd\"","externalId":"A-123456"},"relationships":{"owner":{"data":{"type":"users","id":"1"}}}},`, 1000) + `{}]}`)
+	b.SetBytes(int64(len(body)))
+	for b.Loop() {
+		var g jsonguard.Guard
+		if _, err := g.Check(body); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
