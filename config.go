@@ -25,7 +25,7 @@ type config struct {
 	backofficeBase, storefrontBase, defaultCurrency string
 	guestResources, currencies                      []string
 	demo                                            bool
-	maxBody, maxBatchBody                           int64
+	maxBody, maxBatchBody, maxBatchItem             int64
 	maxHeaderBytes                                  int
 	readHeaderTimeout, requestTimeout, idleTimeout  time.Duration
 	shutdownTimeout, syncBatchTimeout, batchUpload  time.Duration
@@ -74,6 +74,8 @@ var settings = []*setting{
 		set: func(c *config, v string) error { return byteCount(v, &c.maxBody) }},
 	{name: "max-batch-body", def: "1073741824", usage: "largest batch request body in bytes (413 above)", serve: true,
 		set: func(c *config, v string) error { return byteCount(v, &c.maxBatchBody) }},
+	{name: "max-batch-item", def: "1048576", usage: "largest item of a batch request in bytes (413 above, refused while it streams in)", serve: true,
+		set: func(c *config, v string) error { return byteCount(v, &c.maxBatchItem) }},
 	{name: "max-header-bytes", def: "1048576", usage: "largest request line and headers in bytes (431 above)", serve: true,
 		set: func(c *config, v string) error {
 			var n int64

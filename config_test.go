@@ -38,6 +38,7 @@ func TestSettingsDefaults(t *testing.T) {
 		{"currencies", c.currencies, []string{"USD", "EUR", "GBP"}},
 		{"max-body", c.maxBody, int64(10 << 20)},
 		{"max-batch-body", c.maxBatchBody, int64(1 << 30)},
+		{"max-batch-item", c.maxBatchItem, int64(1 << 20)},
 		{"max-header-bytes", c.maxHeaderBytes, 1 << 20},
 		{"read-header-timeout", c.readHeaderTimeout, 10 * time.Second},
 		{"request-timeout", c.requestTimeout, 30 * time.Second},

@@ -63,7 +63,7 @@ func (a *application) batchRequest(c *gin.Context) {
 	_ = rc.SetReadDeadline(deadline) // not every writer supports deadlines (tests' recorders): then the server's apply
 	_ = rc.SetWriteDeadline(deadline)
 	body := http.MaxBytesReader(c.Writer, c.Request.Body, a.cfg.MaxBatchBody)
-	lim := batch.Limits{ChunkSize: res.ChunkSize, IncludedChunkSize: res.IncludedChunkSize}
+	lim := batch.Limits{ChunkSize: res.ChunkSize, IncludedChunkSize: res.IncludedChunkSize, MaxItemBytes: a.cfg.MaxBatchItem}
 	if mode == "sync" {
 		a.batchSync(c, cl, body)
 		return
@@ -202,7 +202,9 @@ type syncResult struct {
 func (a *application) batchSync(c *gin.Context, cl *call, body io.Reader) {
 	ctx := c.Request.Context()
 	var chunk *batch.Chunk
-	_, err := batch.Split(body, cl.rt.res.Type, batch.SyncLimits, func(ch batch.Chunk) error {
+	lim := batch.SyncLimits
+	lim.MaxItemBytes = a.cfg.MaxBatchItem
+	_, err := batch.Split(body, cl.rt.res.Type, lim, func(ch batch.Chunk) error {
 		chunk = &ch
 		return nil
 	})

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/gin-gonic/gin"
+
+	"github.com/entityapi/entityapi/server/jsonguard"
 )
 
 // maxTokenBody bounds a token request body: a handful of short parameters.
@@ -154,8 +156,12 @@ func bodyParams(c *gin.Context) (map[string]string, *oauthError) {
 	params := map[string]string{}
 	switch mediaType {
 	case "application/json":
+		// The guard first: encoding/json would walk 10,000 levels (and take
+		// invalid UTF-8) before saying no.
+		var g jsonguard.Guard
+		_, gerr := g.Check(body)
 		var doc map[string]any
-		if err := json.Unmarshal(body, &doc); err != nil || doc == nil {
+		if gerr != nil || g.End() != nil || json.Unmarshal(body, &doc) != nil || doc == nil {
 			return nil, invalidRequest("The request body is not a JSON object.")
 		}
 		for _, p := range tokenParams {

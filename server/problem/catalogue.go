@@ -95,6 +95,19 @@ func BodyTooLarge(limit int64) *Problem {
 	return &Problem{Kind: TooLarge, Title: "request entity too large http exception", Detail: fmt.Sprintf("The request body is larger than %d bytes.", limit)}
 }
 
+// ValueTooLarge reports a part of a streamed body over its own limit (a batch
+// item over --max-batch-item): the request is refused for its size, as a body
+// over --max-body is. pointer names the item; "" for another value or a run
+// of white space between the items.
+func ValueTooLarge(limit int64, pointer string) *Problem {
+	if pointer == "" {
+		return &Problem{Kind: TooLarge, Title: "request entity too large http exception",
+			Detail: fmt.Sprintf("A value or run of white space in the request body is larger than %d bytes.", limit)}
+	}
+	return &Problem{Kind: TooLarge, Title: "request entity too large http exception", Pointer: pointer,
+		Detail: fmt.Sprintf("The item is larger than %d bytes.", limit)}
+}
+
 // InternalError is what a client sees of any unexpected failure.
 func InternalError() *Problem {
 	return &Problem{Kind: Internal, Title: "runtime exception", Detail: "An unexpected error occurred."}
