@@ -1,0 +1,105 @@
+package server_test
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+)
+
+// refusedQuery is a request whose query string is refused: the title of the first
+// error and the parameter it names ("" for none).
+type refusedQuery struct {
+	name, method, path, title, param string
+	jsonAPIOnly                      bool // relationship routes answer JSON:API only
+}
+
+// runRefusedQueries sends each case in both formats and checks the first error.
+func runRefusedQueries(t *testing.T, a *api, cases []refusedQuery, headers map[string]string) {
+	t.Helper()
+	for _, tc := range cases {
+		for _, f := range []struct {
+			name    string
+			headers map[string]string
+			at      string // where the first error is in the body
+		}{{"jsonapi", jsonAPI, "errors/0/"}, {"plain", plain, "0/"}} {
+			if tc.jsonAPIOnly && f.name == "plain" {
+				continue
+			}
+			t.Run(tc.name+"/"+f.name, func(t *testing.T) {
+				sub := *a
+				sub.t = t
+				h := map[string]string{}
+				for k, v := range f.headers {
+					h[k] = v
+				}
+				for k, v := range headers {
+					h[k] = v
+				}
+				method := tc.method
+				if method == "" {
+					method = http.MethodGet
+				}
+				r := sub.do(method, tc.path, h, "").want(t, http.StatusBadRequest)
+				source := f.at + "source/parameter"
+				if f.name == "plain" {
+					source = f.at + "source"
+				}
+				checks := []check{{path: f.at + "title", want: tc.title}, {path: source, want: tc.param}}
+				if tc.param == "" {
+					checks[1] = check{path: source, absent: true}
+				}
+				for _, c := range checks {
+					c.verify(t, r)
+				}
+			})
+		}
+	}
+}
+
+// TestQueryStringReadWhole covers issue 15 items 4 and 5: a query string the
+// server cannot read whole (a raw ';', a malformed escape, bytes that are not
+// UTF-8, a NUL) is a 400 naming the parameter, on every kind of route of both
+// applications, never a request served without that parameter or a 500.
+func TestQueryStringReadWhole(t *testing.T) {
+	eachAPI(t, func(t *testing.T, a *api) {
+		acc := a.created(t, "/admin/api/accounts", `{"data":{"type":"accounts","attributes":{"name":"Semi;colon"}}}`)
+		runRefusedQueries(t, a, []refusedQuery{
+			{name: "raw semicolon in sort", path: "/admin/api/countries?sort=name;DROP%20TABLE%20x", title: "sort constraint", param: "sort"},
+			{name: "raw semicolon in page size", path: "/admin/api/countries?page[size]=0;x", title: "filter constraint", param: "page[size]"},
+			{name: "raw semicolon in a filter", path: "/admin/api/accounts?filter[id]=" + acc + ";x", title: "filter constraint", param: "filter[id]"},
+			{name: "raw semicolon in a parameter name", path: "/admin/api/countries?a;b=1", title: "bad request http exception"},
+			{name: "malformed escape in a value", path: "/admin/api/accounts?filter[name]=%zz", title: "filter constraint", param: "filter[name]"},
+			{name: "malformed escape in a name", path: "/admin/api/countries?%zz=1", title: "bad request http exception"},
+			{name: "truncated escape", path: "/admin/api/countries?page[number]=1%2", title: "filter constraint", param: "page[number]"},
+			{name: "not UTF-8", path: "/admin/api/countries?filter[id]=%ff", title: "filter constraint", param: "filter[id]"},
+			{name: "NUL in a string id filter", path: "/admin/api/countries?filter[id]=%00", title: "filter constraint", param: "filter[id]"},
+			{name: "NUL in regions", path: "/admin/api/regions?filter[id]=US-%00", title: "filter constraint", param: "filter[id]"},
+			{name: "NUL in weight units", path: "/admin/api/weightunits?filter[id]=kg,%00", title: "filter constraint", param: "filter[id]"},
+			{name: "NUL in an attribute filter", path: "/admin/api/accounts?filter[name]=%00", title: "filter constraint", param: "filter[name]"},
+			{name: "NUL with an operator", path: "/admin/api/accounts?filter[name][contains]=a%00", title: "filter constraint", param: "filter[name][contains]"},
+			{name: "NUL in a relationship filter", path: "/admin/api/regions?filter[country]=%00", title: "filter constraint", param: "filter[country]"},
+			{name: "NUL in sort", path: "/admin/api/accounts?sort=%00", title: "sort constraint", param: "sort"},
+			{name: "NUL in a subresource filter", path: "/admin/api/accounts/" + acc + "/contacts?filter[lastName]=%00", title: "filter constraint", param: "filter[lastName]"},
+			{name: "relationship route", path: "/admin/api/accounts/" + acc + "/relationships/contacts?page[number]=1;x", title: "filter constraint", param: "page[number]", jsonAPIOnly: true},
+			{name: "operation errors", path: "/admin/api/asyncoperations/1/errors?page[size]=5;x", title: "filter constraint", param: "page[size]"},
+			{name: "delete by filter", method: http.MethodDelete, path: "/admin/api/accounts?filter[id]=" + acc + ";x", title: "filter constraint", param: "filter[id]"},
+			{name: "batch", method: http.MethodPatch, path: "/admin/api/accounts?x=%zz", title: "filter constraint", param: "x", jsonAPIOnly: true},
+		}, nil)
+		runRefusedQueries(t, a, []refusedQuery{
+			{name: "storefront guest NUL", path: "/api/countries?filter[id]=%00", title: "filter constraint", param: "filter[id]"},
+			{name: "storefront guest semicolon", path: "/api/regions?sort=name;x", title: "sort constraint", param: "sort"},
+		}, map[string]string{"Authorization": ""})
+		sf := a.caller("storefront")
+		runRefusedQueries(t, sf, []refusedQuery{
+			{name: "storefront client NUL", path: "/api/weightunits?filter[id]=%00", title: "filter constraint", param: "filter[id]"},
+		}, nil)
+
+		r := a.do(http.MethodGet, "/admin/api/accounts?filter[name]=Semi%3Bcolon", jsonAPI, "").want(t, http.StatusOK)
+		if got := r.value("data/0/id"); got != acc {
+			t.Errorf("an encoded ';' is part of the value: data/0/id = %v, want %s", got, acc)
+		}
+		if r := a.do(http.MethodGet, "/admin/api/accounts/"+acc, jsonAPI, "").want(t, http.StatusOK); !strings.Contains(string(r.body), "Semi;colon") {
+			t.Errorf("the refused delete removed the account: %s", r.body)
+		}
+	})
+}
