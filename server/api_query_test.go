@@ -103,3 +103,31 @@ func TestQueryStringReadWhole(t *testing.T) {
 		}
 	})
 }
+
+// TestFilterValueLength covers issue 15 item 6: one filter value is at most
+// 1,000 characters on both databases (SQLite refused a 60,000-character
+// contains pattern with a 500); many short values stay allowed.
+func TestFilterValueLength(t *testing.T) {
+	eachAPI(t, func(t *testing.T, a *api) {
+		long := strings.Repeat("a", 1000)
+		acc := a.created(t, "/admin/api/accounts", `{"data":{"type":"accounts","attributes":{"name":"`+long[:255]+`"}}}`)
+		tooLong := "This value is too long. It should have 1000 characters or less."
+		many := strings.TrimSuffix(strings.Repeat("x,", 2000), ",")
+		runListCases(t, a, []listCase{
+			{name: "contains 60,000 characters", path: "/admin/api/accounts?filter[name][contains]=" + strings.Repeat("a", 60000),
+				status: 400, param: "filter[name][contains]", detail: tooLong},
+			{name: "contains 1,000 characters", path: "/admin/api/accounts?filter[name][contains]=" + long},
+			{name: "contains 1,001 characters with commas", path: "/admin/api/accounts?filter[name][not_contains]=" + long[:500] + "," + long[:500],
+				status: 400, param: "filter[name][not_contains]", detail: tooLong},
+			{name: "starts with 255 characters", path: "/admin/api/accounts?filter[name][starts_with]=" + long[:255], want: []string{acc}},
+			{name: "one of several values too long", path: "/admin/api/accounts?filter[name]=a," + long + "a",
+				status: 400, param: "filter[name]", detail: tooLong},
+			{name: "2,000 short values", path: "/admin/api/accounts?filter[name]=" + many},
+			{name: "a to-many relationship value too long", path: "/admin/api/accounts?filter[contacts]=" + strings.Repeat("1", 1001),
+				status: 400, param: "filter[contacts]", detail: tooLong},
+			{name: "a long value counted in characters", path: "/admin/api/accounts?filter[name][ends_with]=" + strings.Repeat("%C3%A9", 1000)},
+		})
+		runRefusedQueries(t, a, []refusedQuery{{name: "contains 60,000 characters, both formats",
+			path: "/admin/api/accounts?filter[name][contains]=" + strings.Repeat("a", 60000), title: "filter constraint", param: "filter[name][contains]"}}, nil)
+	})
+}
