@@ -131,3 +131,48 @@ func TestFilterValueLength(t *testing.T) {
 			path: "/admin/api/accounts?filter[name][contains]=" + strings.Repeat("a", 60000), title: "filter constraint", param: "filter[name][contains]"}}, nil)
 	})
 }
+
+// TestNULInBodies covers the body side of issue 15 item 5: a string holding
+// NUL (\u0000) anywhere a body reaches SQL (attributes, relationship ids, upsert
+// criteria, included records, batch items) was a 500 on both databases (Bun
+// refuses to write it; PostgreSQL text cannot hold it). It is a 400 pointing at
+// the value, in either format, and nothing is written.
+func TestNULInBodies(t *testing.T) {
+	eachAPI(t, func(t *testing.T, a *api) {
+		acc := a.created(t, "/admin/api/accounts", `{"data":{"type":"accounts","attributes":{"name":"Clean"}}}`)
+		runCases(t, a, []apiCase{
+			{name: "attribute", method: http.MethodPost, path: "/admin/api/accounts",
+				body: `{"data":{"type":"accounts","attributes":{"name":"a\u0000b"}}}`, status: 400, checks: []check{
+					{path: "errors/0/title", want: "value constraint"}, {path: "errors/0/source/pointer", want: "/data/attributes/name"}}},
+			{name: "attribute, plain format", method: http.MethodPost, path: "/admin/api/accounts", headers: plain,
+				body: `{"name":"a\u0000b"}`, status: 400, checks: []check{
+					{path: "0/title", want: "value constraint"}, {path: "0/source", want: "name"}}},
+			{name: "update", method: http.MethodPatch, path: "/admin/api/accounts/" + acc,
+				body: `{"data":{"type":"accounts","id":"` + acc + `","attributes":{"name":"\u0000"}}}`, status: 400, checks: []check{
+					{path: "errors/0/source/pointer", want: "/data/attributes/name"}}},
+			{name: "upsert criterion", method: http.MethodPost, path: "/admin/api/accounts",
+				body: `{"data":{"type":"accounts","meta":{"upsert":["name"]},"attributes":{"name":"a\u0000b"}}}`, status: 400, checks: []check{
+					{path: "errors/0/source/pointer", want: "/data/attributes/name"}}},
+			{name: "relationship id", method: http.MethodPost, path: "/admin/api/taxjurisdictions",
+				body:   `{"data":{"type":"taxjurisdictions","attributes":{"code":"Z1"},"relationships":{"country":{"data":{"type":"countries","id":"Z\u0000"}}}}}`,
+				status: 400, checks: []check{{path: "errors/0/source/pointer", want: "/data/relationships/country/data/id"}}},
+			{name: "relationship endpoint", method: http.MethodPost, path: "/admin/api/accounts/" + acc + "/relationships/contacts",
+				body: `{"data":[{"type":"contacts","id":"1\u0000"}]}`, status: 400},
+			{name: "included record", method: http.MethodPost, path: "/admin/api/accounts",
+				body: `{"data":{"type":"accounts","attributes":{"name":"Inc"},"relationships":{"contacts":{"data":[{"type":"contacts","id":"x"}]}}},
+				"included":[{"type":"contacts","id":"x","attributes":{"lastName":"L\u0000"}}]}`, status: 400, checks: []check{
+					{path: "errors/0/source/pointer", want: "/included/0/attributes/lastName"}}},
+			{name: "batch item", method: http.MethodPatch, path: "/admin/api/accounts", headers: syncMode,
+				body:   `{"data":[{"type":"accounts","attributes":{"name":"Fine"}},{"type":"accounts","attributes":{"name":"x\u0000"}}]}`,
+				status: 400, checks: []check{{path: "errors/0/title", want: "value constraint"}, {path: "errors/0/source/pointer", want: "/data/1/attributes/name"}}},
+			{name: "batch relationship id", method: http.MethodPatch, path: "/admin/api/taxjurisdictions", headers: syncMode,
+				body:   `{"data":[{"type":"taxjurisdictions","attributes":{"code":"Z2"},"relationships":{"country":{"data":{"type":"countries","id":"\u0000"}}}}]}`,
+				status: 400, checks: []check{{path: "errors/0/source/pointer", want: "/data/0/relationships/country/data/id"}}},
+			{name: "an escaped backslash before u0000 is no NUL", method: http.MethodPost, path: "/admin/api/accounts",
+				body: `{"data":{"type":"accounts","attributes":{"name":"back\\u0000slash"}}}`, status: 201},
+			{name: "nothing else was written", path: "/admin/api/accounts?filter[name]=Inc,Fine", status: 200,
+				headers: map[string]string{"Accept": "application/vnd.api+json", "X-Include": "totalCount"},
+				checks:  []check{{path: "header:X-Include-Total-Count", want: "0"}}},
+		})
+	})
+}
