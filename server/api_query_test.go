@@ -92,6 +92,16 @@ func TestQueryStringReadWhole(t *testing.T) {
 		sf := a.caller("storefront")
 		runRefusedQueries(t, sf, []refusedQuery{
 			{name: "storefront client NUL", path: "/api/weightunits?filter[id]=%00", title: "filter constraint", param: "filter[id]"},
+			{name: "storefront NUL in a path id", path: "/api/currencies/%00", title: "entity identifier constraint"},
+		}, nil)
+		// A NUL in an identifier of the address never reaches SQL either: every
+		// path id has a pattern in the documents.
+		runRefusedQueries(t, a, []refusedQuery{
+			{name: "NUL in a country id", path: "/admin/api/countries/%00", title: "entity identifier constraint"},
+			{name: "NUL in a weight unit id", path: "/admin/api/weightunits/kg%00", title: "entity identifier constraint"},
+			{name: "NUL in a user role id", path: "/admin/api/userroles/ROLE%00", title: "entity identifier constraint"},
+			{name: "NUL in a subresource owner id", path: "/admin/api/regions/US-%00/country", title: "entity identifier constraint"},
+			{name: "NUL in an operation id", path: "/admin/api/asyncoperations/1%00/errors", title: "entity identifier constraint"},
 		}, nil)
 
 		r := a.do(http.MethodGet, "/admin/api/accounts?filter[name]=Semi%3Bcolon", jsonAPI, "").want(t, http.StatusOK)
