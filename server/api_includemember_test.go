@@ -55,7 +55,8 @@ func TestIncludedMemberWhenAsked(t *testing.T) {
 
 // TestRelationshipRouteParameters: a relationship endpoint answers identifiers
 // only, so include, fields, sort and filter (and page on a to-one) are refused
-// by name instead of being ignored (issue 15 items 4 and 15).
+// by name instead of being ignored (issue 15 items 4 and 15); so are they on a
+// create or an update.
 func TestRelationshipRouteParameters(t *testing.T) {
 	eachAPI(t, func(t *testing.T, a *api) {
 		acc := a.created(t, "/admin/api/accounts", `{"data":{"type":"accounts","attributes":{"name":"Linked"}}}`)
@@ -70,6 +71,18 @@ func TestRelationshipRouteParameters(t *testing.T) {
 			{name: "include on a to-one", path: base + "owner?include=owner", status: 400, param: "include"},
 			{name: "page on a to-many", path: base + "contacts?page[size]=1"},
 			{name: "bad page on a to-many", path: base + "contacts?page[size]=0", status: 400, param: "page[size]"},
+		})
+		// A create or an update answers the record as written; the document
+		// gives them no include or fields, which were ignored before.
+		runCases(t, a, []apiCase{
+			{name: "include on a create", method: http.MethodPost, path: "/admin/api/accounts?include=contacts",
+				body: `{"data":{"type":"accounts","attributes":{"name":"Asked"}}}`, status: 400, checks: []check{
+					{path: "errors/0/title", want: "filter constraint"}, {path: "errors/0/source/parameter", want: "include"}}},
+			{name: "fields on an update", method: http.MethodPatch, path: "/admin/api/accounts/" + acc + "?fields[accounts]=name",
+				body: `{"data":{"type":"accounts","id":"` + acc + `","attributes":{"name":"Renamed"}}}`, status: 400, checks: []check{
+					{path: "errors/0/source/parameter", want: "fields[accounts]"}}},
+			{name: "nothing was written", path: "/admin/api/accounts/" + acc, status: 200, checks: []check{
+				{path: "data/attributes/name", want: "Linked"}}},
 		})
 	})
 }
