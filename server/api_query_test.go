@@ -184,5 +184,19 @@ func TestNULInBodies(t *testing.T) {
 				headers: map[string]string{"Accept": "application/vnd.api+json", "X-Include": "totalCount"},
 				checks:  []check{{path: "header:X-Include-Total-Count", want: "0"}}},
 		})
+		// Asynchronously, the item fails with its pointer and the other is written.
+		r := a.do(http.MethodPatch, "/admin/api/accounts", jsonAPI,
+			`{"data":[{"type":"accounts","attributes":{"name":"Async fine"}},{"type":"accounts","attributes":{"name":"Async \u0000"}}]}`).want(t, 202)
+		id, _ := get(r.doc, "data/id").(string)
+		if op := a.awaitOperation(t, id); get(op.doc, "data/attributes/status") != "success" {
+			t.Fatalf("operation: %s", op.body)
+		}
+		errs := a.do(http.MethodGet, "/admin/api/asyncoperations/"+id+"/errors", jsonAPI, "").want(t, 200)
+		for _, c := range []check{{path: "data/0/attributes/title", want: "value constraint"},
+			{path: "data/0/attributes/source/pointer", want: "/data/1/attributes/name"}, {path: "data/1", absent: true}} {
+			c.verify(t, errs)
+		}
+		written := a.do(http.MethodGet, "/admin/api/accounts?filter[name]=Async%20fine", map[string]string{"Accept": "application/vnd.api+json", "X-Include": "totalCount"}, "")
+		check{path: "header:X-Include-Total-Count", want: "1"}.verify(t, written.want(t, 200))
 	})
 }
