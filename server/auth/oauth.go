@@ -137,6 +137,14 @@ func readTokenRequest(c *gin.Context) (*tokenRequest, *oauthError) {
 			}
 		}
 	}
+	// No stored client or user has a NUL in its name, and Bun refuses to
+	// write one into SQL (a 500 before): name the parameter instead.
+	for _, f := range [][2]string{{"grant_type", req.grantType}, {"client_id", req.clientID}, {"client_secret", req.clientSecret},
+		{"username", req.username}, {"password", req.password}} {
+		if strings.IndexByte(f[1], 0) >= 0 {
+			return nil, missing(f[0])
+		}
+	}
 	return req, nil
 }
 

@@ -60,6 +60,12 @@ func MalformedJSON(detail string) *Problem {
 	return &Problem{Kind: Invalid, Title: "bad request http exception", Detail: detail}
 }
 
+// BadQuery reports a query string that cannot be read where no parameter can
+// be named (a malformed parameter name).
+func BadQuery(detail string) *Problem {
+	return &Problem{Kind: Invalid, Title: "bad request http exception", Detail: detail}
+}
+
 // NotFound reports a record that does not exist (in the caller's organization).
 func NotFound() *Problem {
 	return &Problem{Kind: NotFoundKind, Title: "not found http exception", Detail: "An entity with the requested identifier does not exist."}
