@@ -7,11 +7,11 @@ import (
 	"io"
 	"net/http"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/gin-gonic/gin"
 
 	"github.com/entityapi/entityapi/server/auth"
+	"github.com/entityapi/entityapi/server/jsonguard"
 	"github.com/entityapi/entityapi/server/problem"
 )
 
@@ -100,8 +100,13 @@ func (a *application) bearer(c *gin.Context, rt *route) (string, error) {
 	return doc.AccessToken, nil
 }
 
-// readBody reads the request body once, within --max-body and as UTF-8, and keeps
-// it for the validator and the generated handler.
+// readBody reads the request body once, within --max-body, and keeps it for
+// the validator and the generated handler. It lets through exactly one JSON
+// document: valid UTF-8, nested at most jsonguard.MaxDepth deep (checked while
+// reading, before any decoder walks it) and followed by nothing but white space.
+// The decoders after it (kin-openapi's, the generated handlers') read the first
+// document of a stream and ignore what follows, so this is where a second
+// document or trailing bytes are refused.
 func (a *application) readBody(c *gin.Context) ([]byte, error) {
 	if v, ok := c.Get(bodyKey); ok {
 		return v.([]byte), nil
@@ -109,15 +114,19 @@ func (a *application) readBody(c *gin.Context) ([]byte, error) {
 	if c.Request.Body == nil {
 		return nil, nil
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(c.Writer, c.Request.Body, a.cfg.MaxBody))
+	body, err := io.ReadAll(jsonguard.NewReader(http.MaxBytesReader(c.Writer, c.Request.Body, a.cfg.MaxBody)))
 	var tooLarge *http.MaxBytesError
+	var refused *jsonguard.Error
 	switch {
 	case errors.As(err, &tooLarge):
 		return nil, problem.BodyTooLarge(a.cfg.MaxBody)
+	case errors.As(err, &refused):
+		return nil, malformedAt(body, refused.Offset, refused.Reason)
 	case err != nil:
 		return nil, problem.MalformedJSON("The request body could not be read.")
-	case !utf8.Valid(body):
-		return nil, problem.MalformedJSON("Invalid json message received. The body is not valid UTF-8.")
+	}
+	if p := oneDocument(body); p != nil {
+		return nil, p
 	}
 	c.Set(bodyKey, body)
 	c.Request.Body = io.NopCloser(bytes.NewReader(body))

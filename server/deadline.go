@@ -2,19 +2,17 @@ package server
 
 import (
 	"context"
-	"errors"
 
 	"github.com/gin-gonic/gin"
-
-	"github.com/entityapi/entityapi/server/problem"
 )
 
 // deadline gives a request's context the request timeout (--request-timeout),
 // so that every query the request sends is cancelled when the time is up:
 // modernc's SQLite interrupts the running statement, pgx cancels it on the
-// server. Without it the HTTP server's write timeout only dropped the answer
-// while the queries ran on for minutes (issue 15). Batch uploads have their
-// own, longer deadlines (batchRequest) and are left alone.
+// server; writeError answers the failure 503 (problem.TimedOut). Without it
+// the HTTP server's write timeout only dropped the answer while the queries
+// ran on for minutes (issue 15). Batch uploads have their own, longer
+// deadlines (batchRequest) and are left alone.
 func (a *application) deadline(c *gin.Context) {
 	if a.cfg.RequestTimeout <= 0 {
 		c.Next()
@@ -28,15 +26,4 @@ func (a *application) deadline(c *gin.Context) {
 	defer cancel()
 	c.Request = c.Request.WithContext(ctx)
 	c.Next()
-}
-
-// timedOut tells whether a request failed because its deadline passed, and
-// then gives the problem it is answered with: whatever the driver made of the
-// cancelled statement (SQLite's "interrupted", pgx's context error), the
-// cause is the deadline.
-func (a *application) timedOut(c *gin.Context) (*problem.Problem, bool) {
-	if !errors.Is(c.Request.Context().Err(), context.DeadlineExceeded) {
-		return nil, false
-	}
-	return problem.Timeout(a.cfg.RequestTimeout), true
 }

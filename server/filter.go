@@ -7,11 +7,27 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/entityapi/entityapi/server/problem"
 	"github.com/entityapi/entityapi/server/resource"
 	"github.com/entityapi/entityapi/storage"
 )
+
+// maxFilterValue bounds one value of a filter (each comma-separated part where
+// commas separate values), in characters, the same on both databases: no field
+// holds more than 255, and SQLite refuses a LIKE pattern beyond 50,000 bytes
+// ("LIKE or GLOB pattern too complex") where PostgreSQL would answer. The
+// documents and the README state it.
+const maxFilterValue = 1000
+
+// checkLength refuses a filter value longer than maxFilterValue.
+func checkLength(key, value string) *problem.Problem {
+	if utf8.RuneCountInString(value) > maxFilterValue {
+		return problem.Filter(key, fmt.Sprintf("This value is too long. It should have %d characters or less.", maxFilterValue))
+	}
+	return nil
+}
 
 var filterKey = regexp.MustCompile(`^filter\[([A-Za-z0-9_.\-]+)\](?:\[([a-z_]+)\])?$`)
 
@@ -97,6 +113,9 @@ func (e *engine) parseFilter(res *resource.Resource, key, raw, lang string) (sto
 	if field.via != nil {
 		var values []any
 		for _, part := range strings.Split(raw, ",") {
+			if p := checkLength(key, part); p != nil {
+				return cond, p
+			}
 			v, err := parseFilterValue(field.typ, part)
 			if err != nil {
 				if !strings.Contains(raw, ",") {
@@ -131,6 +150,9 @@ func (e *engine) parseFilter(res *resource.Resource, key, raw, lang string) (sto
 	}
 	var values []filterValue
 	for _, part := range parts {
+		if p := checkLength(key, part); p != nil {
+			return cond, p
+		}
 		v, err := parseFilterValue(field.typ, part)
 		if err != nil {
 			word := typeWord(field.typ)

@@ -69,6 +69,9 @@ func (e *engine) checkItem(raw json.RawMessage, typ string, update bool, base st
 	}
 	err := schema.VisitJSON(value, openapi3.MultiErrors())
 	if err == nil {
+		if p := nulProblem(value, base); p != nil {
+			return []*problem.Problem{p} // as a request of its own (refuseNUL)
+		}
 		return nil
 	}
 	var out []*problem.Problem

@@ -69,14 +69,7 @@ func (e *engine) OperationErrors(ctx context.Context) (*jsonapi.Reply, error) {
 	}
 	ctx = cl.c.Request.Context()
 	q := cl.c.Request.URL.Query()
-	var errs problem.List
-	for _, name := range []string{"sort", "include", "fields", "filter"} {
-		for key := range q {
-			if key == name || len(key) > len(name) && key[:len(name)+1] == name+"[" {
-				errs = append(errs, problem.Filter(key, "The parameter is not supported by this resource."))
-			}
-		}
-	}
+	errs := unsupported(q)
 	number, size, pageErrs := parsePage(q)
 	errs = append(errs, pageErrs...)
 	if len(errs) > 0 {

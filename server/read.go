@@ -68,7 +68,7 @@ func (e *engine) single(ctx context.Context, cl *call, res *resource.Resource, r
 		}
 		return cl.reply(status, nil, jsonapi.AppendObject(nil, e.plainObject(cl, res, row, links))), nil
 	}
-	doc := &jsonapi.TopLevel{Data: jsonapi.One{}}
+	doc := &jsonapi.TopLevel{Data: jsonapi.One{}, IncludeAsked: len(p.include) > 0}
 	if row != nil {
 		doc.Data = jsonapi.One{Resource: e.resourceObject(cl, res, row, p.fields[res.Type], links)}
 	}
@@ -132,7 +132,7 @@ func (e *engine) list(ctx context.Context, cl *call, res *resource.Resource, ext
 	for i, row := range rows {
 		data[i] = e.resourceObject(cl, res, row, p.fields[res.Type], links)
 	}
-	doc := &jsonapi.TopLevel{Data: data}
+	doc := &jsonapi.TopLevel{Data: data, IncludeAsked: len(p.include) > 0}
 	if doc.Included, err = e.included(ctx, cl, res, rows, p); err != nil {
 		return nil, err
 	}

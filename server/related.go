@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"github.com/entityapi/entityapi/server/jsonapi"
+	"github.com/entityapi/entityapi/server/problem"
 	"github.com/entityapi/entityapi/storage"
 )
 
@@ -39,7 +40,9 @@ func (e *engine) Related(ctx context.Context) (*jsonapi.Reply, error) {
 }
 
 // Relationship answers GET /api/{type}/{id}/relationships/{relationship} with
-// resource identifiers (paged for to-many).
+// resource identifiers (paged for to-many). It takes no include, fields, sort or
+// filter (nor page on a to-one): a 400 names them, as the document declares
+// none, rather than answering as if they were absent.
 func (e *engine) Relationship(ctx context.Context) (*jsonapi.Reply, error) {
 	cl, owner, err := e.beginOwned(ctx)
 	if err != nil {
@@ -51,6 +54,19 @@ func (e *engine) Relationship(ctx context.Context) (*jsonapi.Reply, error) {
 	self := cl.link(res.Type, id) + "/relationships/" + rel.Name
 	links := &jsonapi.Links{Self: self}
 	_, links.Related = cl.relationshipLinks(res.Type, id, rel.Name)
+	q := cl.c.Request.URL.Query()
+	p := &listParams{}
+	var errs problem.List
+	if rel.ToMany {
+		var pageErrs problem.List
+		p.number, p.size, pageErrs = parsePage(q)
+		errs = append(unsupported(q), pageErrs...)
+	} else {
+		errs = unsupported(q, "page")
+	}
+	if len(errs) > 0 {
+		return nil, errs
+	}
 	if !rel.ToMany {
 		doc := &jsonapi.TopLevel{Data: jsonapi.ToOne{}}
 		if v := toOneKey(cl, rel, owner); v != nil {
@@ -62,12 +78,8 @@ func (e *engine) Relationship(ctx context.Context) (*jsonapi.Reply, error) {
 		return cl.reply(http.StatusOK, doc, nil), nil
 	}
 	target, _ := e.reg.Get(rel.Target)
-	p, err := e.parseList(cl.c.Request.URL.Query(), target, cl.f, cl.lang)
-	if err != nil {
-		return nil, err
-	}
-	q := storage.Query{Table: e.table(target), Org: cl.org, Where: []storage.Cond{e.memberOf(rel, []any{owner[res.IDColumn]})}}
-	rows, hasMore, total, err := e.page(ctx, cl, q, p)
+	related := storage.Query{Table: e.table(target), Org: cl.org, Where: []storage.Cond{e.memberOf(rel, []any{owner[res.IDColumn]})}}
+	rows, hasMore, total, err := e.page(ctx, cl, related, p)
 	if err != nil {
 		return nil, err
 	}

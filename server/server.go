@@ -21,6 +21,7 @@ import (
 	"github.com/entityapi/entityapi/gen/storefront"
 	"github.com/entityapi/entityapi/openapi"
 	"github.com/entityapi/entityapi/server/auth"
+	"github.com/entityapi/entityapi/server/batch"
 	"github.com/entityapi/entityapi/server/resource"
 	"github.com/entityapi/entityapi/storage"
 )
@@ -40,6 +41,9 @@ type Config struct {
 	MaxBody         int64 // largest request body accepted, in bytes
 	// MaxBatchBody is the largest batch request body (1 GiB by default).
 	MaxBatchBody int64
+	// MaxBatchItem is the largest item of a batch request (1 MiB by
+	// default); the splitter refuses a larger one without holding it.
+	MaxBatchItem int64
 	// SyncBatchTimeout is how long a synchronous batch is waited for before
 	// it is answered as an asynchronous operation (25 s by default).
 	SyncBatchTimeout time.Duration
@@ -48,7 +52,7 @@ type Config struct {
 	BatchUploadTimeout time.Duration
 	// RequestTimeout is every other API request's deadline (--request-timeout;
 	// zero: none): its queries are cancelled when it passes and the answer is
-	// a timeout error document.
+	// a 503 error document.
 	RequestTimeout time.Duration
 	// Jobs configures the batch job queue: workers, rescue, lifetime.
 	Jobs   storage.QueueConfig
@@ -95,6 +99,9 @@ func New(cfg Config, store *storage.Store) (*Server, error) {
 	}
 	if cfg.MaxBatchBody <= 0 {
 		cfg.MaxBatchBody = 1 << 30
+	}
+	if cfg.MaxBatchItem <= 0 {
+		cfg.MaxBatchItem = batch.DefaultMaxItemBytes
 	}
 	if cfg.SyncBatchTimeout <= 0 {
 		cfg.SyncBatchTimeout = 25 * time.Second

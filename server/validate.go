@@ -20,9 +20,14 @@ var validatorOptions = &openapi3filter.Options{
 }
 
 // validate checks a request against its operation in the public document before
-// the generated handler sees it: body size and encoding, type and id against the
-// address (409, before the schema), then kin-openapi's parameter and body checks.
+// the generated handler sees it: the query string read whole, body size and
+// encoding, type and id against the address (409, before the schema), then
+// kin-openapi's parameter and body checks, and no NUL in a string of the body.
 func (a *application) validate(c *gin.Context) {
+	if p := readQuery(c.Request.URL.RawQuery); p != nil {
+		a.abort(c, p) // before anything reads the query, a batch included
+		return
+	}
 	rt := a.routes.lookup(c.Request.Method, c.FullPath())
 	if rt == nil || rt.isBatch() {
 		c.Next() // a batch streams: its handler checks the body as it reads it
@@ -50,6 +55,10 @@ func (a *application) validate(c *gin.Context) {
 	})
 	if err != nil {
 		a.abort(c, translate(err, rt, formatOf(c)))
+		return
+	}
+	if p := refuseNUL(body); p != nil {
+		a.abort(c, p)
 		return
 	}
 	if body != nil {

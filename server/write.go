@@ -61,6 +61,9 @@ func (e *engine) save(ctx context.Context, doc *jsonapi.Document, plain jsonapi.
 	}
 	ctx = cl.c.Request.Context()
 	res := cl.rt.res
+	if errs := unsupported(cl.c.Request.URL.Query(), "page"); len(errs) > 0 {
+		return nil, errs // the answer is the record as written: include and the rest would be ignored
+	}
 	in, err := readInput(res, doc, plain)
 	if err != nil {
 		return nil, err

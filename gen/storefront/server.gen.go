@@ -705,13 +705,13 @@ type UnauthorizedApplicationVndAPIPlusJSON = ErrorDocument
 
 // ListCountriesParams defines parameters for ListCountries.
 type ListCountriesParams struct {
-	// FilterId Countries by code; several codes separated by commas (`US,DE`). Operators: `filter[id][neq]=US`.
+	// FilterId Countries by code; several codes separated by commas (`US,DE`). Operators: `filter[id][neq]=US`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterId *CountryFilterId `form:"filter[id],omitempty" json:"filter[id],omitempty"`
 
-	// FilterIso3Code Countries by ISO 3166-1 alpha-3 code; several separated by commas. Operator `neq`.
+	// FilterIso3Code Countries by ISO 3166-1 alpha-3 code; several separated by commas. Operator `neq`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterIso3Code *CountryFilterIso3Code `form:"filter[iso3Code],omitempty" json:"filter[iso3Code],omitempty"`
 
-	// FilterRegions Countries having any of the given regions (`US-NY,DE-BY`); `[neq]` none of them, `[contains]` all of them, `[exists]=true|false` any region at all.
+	// FilterRegions Countries having any of the given regions (`US-NY,DE-BY`); `[neq]` none of them, `[contains]` all of them, `[exists]=true|false` any region at all. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterRegions *CountryFilterRegions `form:"filter[regions],omitempty" json:"filter[regions],omitempty"`
 
 	// PageNumber The page to return, starting at 1.
@@ -771,10 +771,10 @@ type GetCountryParams struct {
 
 // ListCountryRegionsParams defines parameters for ListCountryRegions.
 type ListCountryRegionsParams struct {
-	// FilterId Regions by code; several codes separated by commas (`US-NY,DE-BY`). Operators: `filter[id][neq]=US-NY`.
+	// FilterId Regions by code; several codes separated by commas (`US-NY,DE-BY`). Operators: `filter[id][neq]=US-NY`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterId *RegionFilterId `form:"filter[id],omitempty" json:"filter[id],omitempty"`
 
-	// FilterCode Regions by the part of the code after the dash (`NY`); several separated by commas. Operator `neq`.
+	// FilterCode Regions by the part of the code after the dash (`NY`); several separated by commas. Operator `neq`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterCode *RegionFilterCode `form:"filter[code],omitempty" json:"filter[code],omitempty"`
 
 	// PageNumber The page to return, starting at 1.
@@ -828,7 +828,7 @@ type GetCountryRegionsRelationshipParams struct {
 
 // ListCurrenciesParams defines parameters for ListCurrencies.
 type ListCurrenciesParams struct {
-	// FilterId Currencies by ISO 4217 code; several codes separated by commas (`EUR,GBP`). Operators: `filter[id][neq]=USD`.
+	// FilterId Currencies by ISO 4217 code; several codes separated by commas (`EUR,GBP`). Operators: `filter[id][neq]=USD`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterId *CurrencyFilterId `form:"filter[id],omitempty" json:"filter[id],omitempty"`
 
 	// PageNumber The page to return, starting at 1.
@@ -876,16 +876,16 @@ type GetCurrencyParams struct {
 
 // ListLocalizationsParams defines parameters for ListLocalizations.
 type ListLocalizationsParams struct {
-	// FilterId Localizations by identifier: a list (`1,2`), a range (`2..4`) or an operator (`filter[id][gte]=2`; also `neq`, `lt`, `lte`, `gt`).
+	// FilterId Localizations by identifier: a list (`1,2`), a range (`2..4`) or an operator (`filter[id][gte]=2`; also `neq`, `lt`, `lte`, `gt`). Each value has at most 1,000 characters; a longer one is a 400.
 	FilterId *LocalizationFilterId `form:"filter[id],omitempty" json:"filter[id],omitempty"`
 
-	// FilterTitle Localizations by title; several separated by commas. Operator `neq`.
+	// FilterTitle Localizations by title; several separated by commas. Operator `neq`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterTitle *LocalizationFilterTitle `form:"filter[title],omitempty" json:"filter[title],omitempty"`
 
-	// FilterLanguageCode Localizations by language code (`de`); several separated by commas. Operator `neq`.
+	// FilterLanguageCode Localizations by language code (`de`); several separated by commas. Operator `neq`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterLanguageCode *LocalizationFilterLanguageCode `form:"filter[languageCode],omitempty" json:"filter[languageCode],omitempty"`
 
-	// FilterFormattingCode Localizations by formatting code (`de_DE`); several separated by commas. Operator `neq`.
+	// FilterFormattingCode Localizations by formatting code (`de_DE`); several separated by commas. Operator `neq`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterFormattingCode *LocalizationFilterFormattingCode `form:"filter[formattingCode],omitempty" json:"filter[formattingCode],omitempty"`
 
 	// PageNumber The page to return, starting at 1.
@@ -933,13 +933,13 @@ type GetLocalizationParams struct {
 
 // ListRegionsParams defines parameters for ListRegions.
 type ListRegionsParams struct {
-	// FilterId Regions by code; several codes separated by commas (`US-NY,DE-BY`). Operators: `filter[id][neq]=US-NY`.
+	// FilterId Regions by code; several codes separated by commas (`US-NY,DE-BY`). Operators: `filter[id][neq]=US-NY`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterId *RegionFilterId `form:"filter[id],omitempty" json:"filter[id],omitempty"`
 
-	// FilterCountry Regions of the given countries, codes separated by commas (`US,DE`). Operators: `neq`, `exists`, `neq_or_null`.
+	// FilterCountry Regions of the given countries, codes separated by commas (`US,DE`). Operators: `neq`, `exists`, `neq_or_null`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterCountry *RegionFilterCountry `form:"filter[country],omitempty" json:"filter[country],omitempty"`
 
-	// FilterCode Regions by the part of the code after the dash (`NY`); several separated by commas. Operator `neq`.
+	// FilterCode Regions by the part of the code after the dash (`NY`); several separated by commas. Operator `neq`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterCode *RegionFilterCode `form:"filter[code],omitempty" json:"filter[code],omitempty"`
 
 	// PageNumber The page to return, starting at 1.
@@ -1035,13 +1035,13 @@ type GetRegionCountryRelationshipParams struct {
 
 // ListWeightUnitsParams defines parameters for ListWeightUnits.
 type ListWeightUnitsParams struct {
-	// FilterId Weight units by code; several codes separated by commas (`kg,lbs`). Operators: `filter[id][neq]=kg`.
+	// FilterId Weight units by code; several codes separated by commas (`kg,lbs`). Operators: `filter[id][neq]=kg`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterId *WeightUnitFilterId `form:"filter[id],omitempty" json:"filter[id],omitempty"`
 
-	// FilterCreatedAt Weight units by creation time (`2026-11-01`, `2026-11-01T09:30:00Z`), a range (`2026-01-01..2026-06-30`) or an operator (`filter[createdAt][gte]=2026-11-01`).
+	// FilterCreatedAt Weight units by creation time (`2026-11-01`, `2026-11-01T09:30:00Z`), a range (`2026-01-01..2026-06-30`) or an operator (`filter[createdAt][gte]=2026-11-01`). Each value has at most 1,000 characters; a longer one is a 400.
 	FilterCreatedAt *WeightUnitFilterCreatedAt `form:"filter[createdAt],omitempty" json:"filter[createdAt],omitempty"`
 
-	// FilterUpdatedAt Weight units by time of last change, as for `filter[createdAt]`.
+	// FilterUpdatedAt Weight units by time of last change, as for `filter[createdAt]`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterUpdatedAt *WeightUnitFilterUpdatedAt `form:"filter[updatedAt],omitempty" json:"filter[updatedAt],omitempty"`
 
 	// PageNumber The page to return, starting at 1.

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/entityapi/entityapi/server/jsonguard"
 	"github.com/entityapi/entityapi/server/problem"
 )
 
@@ -37,14 +38,26 @@ type Chunk struct {
 }
 
 // Limits are the sizes a split keeps to. A zero or negative ChunkSize,
-// IncludedChunkSize or MaxFactor means the default (100, 50, 10).
+// IncludedChunkSize, MaxFactor or MaxItemBytes means the default (100, 50, 10,
+// DefaultMaxItemBytes).
 type Limits struct {
 	ChunkSize         int // primary items per chunk (DESIGN: 100)
 	IncludedChunkSize int // included items per chunk (50)
 	MaxFactor         int // a chunk closed under reference may exceed the nominal sizes up to this factor (10); beyond: 400
 	MaxItems          int // 0: unlimited; otherwise more primary items is a 400 (the sync mode uses 100 / MaxIncluded 50)
 	MaxIncluded       int
+	// MaxItemBytes bounds what the decoder holds at once: one item, or any
+	// other single value or run of white space of the body. A body with a
+	// larger one is refused (413) as soon as that many bytes of it are read,
+	// never held whole.
+	MaxItemBytes int64
 }
+
+// DefaultMaxItemBytes is the default of Limits.MaxItemBytes (1 MiB): far more
+// than an item of attributes needs (the documents limit strings to 255
+// characters or so); only a to-many linkage of some 20,000 identifiers comes
+// near it, and needs the setting raised.
+const DefaultMaxItemBytes = 1 << 20
 
 // DefaultLimits are the limits of an asynchronous batch (oro-behaviour §10.3).
 var DefaultLimits = Limits{ChunkSize: 100, IncludedChunkSize: 50, MaxFactor: 10}
@@ -62,6 +75,9 @@ func (l Limits) normal() Limits {
 	}
 	if l.MaxFactor <= 0 {
 		l.MaxFactor = DefaultLimits.MaxFactor
+	}
+	if l.MaxItemBytes <= 0 {
+		l.MaxItemBytes = DefaultMaxItemBytes
 	}
 	return l
 }
@@ -99,7 +115,9 @@ const (
 //
 // Errors: a problem.List holds every structural problem found (at most
 // MaxProblems; reading stops there, at a malformed spot, or at an exceeded
-// MaxItems / MaxIncluded). An error of emit is returned as is and stops the
+// MaxItems / MaxIncluded / MaxItemBytes). The body is read through a
+// jsonguard.Guard: invalid UTF-8 and nesting deeper than jsonguard.MaxDepth are
+// malformed JSON, found as the bytes arrive. An error of emit is returned as is and stops the
 // split. An error of r itself (other than io.EOF, for example
 // *http.MaxBytesError) is returned as is too: it is not a problem of the JSON.
 // Once a problem has been found, emit is not called any more.
@@ -116,7 +134,7 @@ const (
 // items are not links: a data item cannot depend on another data item of the
 // same request.
 //
-// Memory: the decoder holds one item at a time. What the splitter holds
+// Memory: the decoder holds one item at a time, of at most MaxItemBytes. What the splitter holds
 // depends on where "included" stands in the body:
 //   - "included" absent, or before "data": plain data items (those that turn out
 //     to be linked with no included item) are emitted as soon as ChunkSize of
@@ -138,16 +156,18 @@ const (
 // relationships and no included items streams them in bounded memory by
 // putting an empty "included": [] before "data".
 func Split(r io.Reader, typ string, lim Limits, emit func(Chunk) error) (Stats, error) {
-	pr := newPosReader(r)
+	lim = lim.normal()
+	pr := newPosReader(r, lim.MaxItemBytes)
 	s := &splitter{
 		typ:        typ,
-		lim:        lim.normal(),
+		lim:        lim,
 		emit:       emit,
 		pr:         pr,
 		dec:        json.NewDecoder(pr),
 		incIndex:   map[string]int{},
 		incTargets: map[string]struct{}{},
 	}
+	pr.dec = s.dec
 	err := s.run()
 	st := Stats{Data: s.nData, Included: s.nInc, Chunks: s.chunks}
 	if err != nil {
@@ -182,7 +202,8 @@ type splitter struct {
 	dec  *json.Decoder
 
 	problems problem.List
-	stop     bool // stop reading: too many problems, malformed JSON or an item limit
+	stop     bool   // stop reading: too many problems, malformed JSON or an item limit
+	reading  string // the pointer of the item being decoded, "" between items
 
 	dataSeen, incSeen bool // the member has been met
 	incDone           bool // the included array has been read: every data item read now knows its links
@@ -283,7 +304,14 @@ func (s *splitter) malformed(err error) error {
 		return s.pr.err
 	}
 	var se *json.SyntaxError
+	var refused *jsonguard.Error
 	switch {
+	case errors.As(err, &refused):
+		return s.malformedAt(refused.Offset, refused.Reason)
+	case errors.Is(err, errValueTooLarge):
+		s.problems = append(s.problems, problem.ValueTooLarge(s.lim.MaxItemBytes, s.reading))
+		s.stop = true
+		return nil
 	case errors.As(err, &se):
 		off := s.dec.InputOffset()
 		if se.Offset != off {
@@ -370,9 +398,12 @@ func (s *splitter) readArray(pointer, notArray string, limit int, limitDetail st
 			return false, nil
 		}
 		var raw json.RawMessage
-		if err := s.dec.Decode(&raw); err != nil {
+		s.reading = pointer + "/" + strconv.Itoa(n)
+		err := s.dec.Decode(&raw)
+		if err != nil {
 			return false, s.malformed(err)
 		}
+		s.reading = ""
 		n++
 		if err := each(n-1, raw); err != nil {
 			return false, err

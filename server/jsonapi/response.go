@@ -56,7 +56,11 @@ type ToMany []Identifier
 type TopLevel struct {
 	Data     Primary
 	Included []*ResourceObject
-	Links    *Links
+	// IncludeAsked writes "included" even when it is empty: JSON:API 1.1
+	// requires the member whenever the request named include, also when
+	// fields left the path out or nothing is related.
+	IncludeAsked bool
+	Links        *Links
 }
 
 func (o One) appendPrimary(b []byte) []byte {
@@ -110,7 +114,7 @@ func (t ToMany) appendPrimary(b []byte) []byte {
 func (d *TopLevel) AppendJSON(b []byte) []byte {
 	b = append(b, `{"data":`...)
 	b = d.Data.appendPrimary(b)
-	if len(d.Included) > 0 {
+	if len(d.Included) > 0 || d.IncludeAsked {
 		b = append(b, `,"included":`...)
 		b = Many(d.Included).appendPrimary(b)
 	}

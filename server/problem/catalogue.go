@@ -1,9 +1,6 @@
 package problem
 
-import (
-	"fmt"
-	"time"
-)
+import "fmt"
 
 // Constructors for the problems the API reports, with Oro's titles
 // (oro-behaviour §6.4, DESIGN.md §3).
@@ -63,6 +60,12 @@ func MalformedJSON(detail string) *Problem {
 	return &Problem{Kind: Invalid, Title: "bad request http exception", Detail: detail}
 }
 
+// BadQuery reports a query string that cannot be read where no parameter can
+// be named (a malformed parameter name).
+func BadQuery(detail string) *Problem {
+	return &Problem{Kind: Invalid, Title: "bad request http exception", Detail: detail}
+}
+
 // NotFound reports a record that does not exist (in the caller's organization).
 func NotFound() *Problem {
 	return &Problem{Kind: NotFoundKind, Title: "not found http exception", Detail: "An entity with the requested identifier does not exist."}
@@ -98,17 +101,29 @@ func BodyTooLarge(limit int64) *Problem {
 	return &Problem{Kind: TooLarge, Title: "request entity too large http exception", Detail: fmt.Sprintf("The request body is larger than %d bytes.", limit)}
 }
 
+// ValueTooLarge reports a part of a streamed body over its own limit (a batch
+// item over --max-batch-item): the request is refused for its size, as a body
+// over --max-body is. pointer names the item; "" for another value or a run
+// of white space between the items.
+func ValueTooLarge(limit int64, pointer string) *Problem {
+	if pointer == "" {
+		return &Problem{Kind: TooLarge, Title: "request entity too large http exception",
+			Detail: fmt.Sprintf("A value or run of white space in the request body is larger than %d bytes.", limit)}
+	}
+	return &Problem{Kind: TooLarge, Title: "request entity too large http exception", Pointer: pointer,
+		Detail: fmt.Sprintf("The item is larger than %d bytes.", limit)}
+}
+
 // InternalError is what a client sees of any unexpected failure.
 func InternalError() *Problem {
 	return &Problem{Kind: Internal, Title: "runtime exception", Detail: "An unexpected error occurred."}
 }
 
-// Timeout is the answer to a request stopped at the server's request timeout
-// (its queries are cancelled). It is a 500, as every failure of the server's
-// own, so the documents need no other status; the title says what happened.
-func Timeout(limit time.Duration) *Problem {
-	return &Problem{Kind: Internal, Title: "request timeout",
-		Detail: fmt.Sprintf("The request took longer than the server's limit of %s and was stopped.", limit)}
+// TimedOut is the answer to a request the server could not finish within its
+// own deadline (--request-timeout): a 503, the server's condition, not a bug.
+func TimedOut() *Problem {
+	return &Problem{Kind: Unavailable, Title: "service unavailable http exception",
+		Detail: "The request took longer than the server allows. Try again later, or ask for less (a smaller page, fewer includes)."}
 }
 
 func quoteJoin(names []string) string {

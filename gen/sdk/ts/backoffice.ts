@@ -1903,7 +1903,7 @@ export interface paths {
         put?: never;
         /**
          * Get an access token
-         * @description Exchanges client credentials (grant `client_credentials`) or, for back-office clients, client credentials plus a user's username and password (grant `password`) for an RS256-signed JWT. Send a JSON or form-encoded body; the client id and secret may also travel as HTTP Basic credentials. After 10 failed client authentications for one client id, or from one address, within 60 seconds, further attempts get 429 until the window ends (counted per server process).
+         * @description Exchanges client credentials (grant `client_credentials`) or, for back-office clients, client credentials plus a user's username and password (grant `password`) for an RS256-signed JWT. Send a JSON or form-encoded body; the client id and secret may also travel as HTTP Basic credentials. Wrong client secrets and wrong passwords are counted per client and per user: by default 10 failures from one address within 60 seconds refuse that client or user from that address with 429 until the window ends, and 100 from all addresses together refuse it everywhere; other clients and users are not affected. The right secret or password forgets its failures from that address.
          *
          *     Tokens of the back office and of the storefront are not interchangeable: the token of a back-office client (acting as its user) is accepted only by the back-office API (`/admin/api`), the token of a storefront client (client credentials only, acting as the client in its organization) only by the storefront API (`/api`); anywhere else it is a 401. Both token addresses (`/admin/oauth2-token` and `/oauth2-token`) serve either kind of client.
          */
@@ -5138,52 +5138,52 @@ export interface components {
          */
         AccountFields: string;
         /**
-         * @description Accounts with any of the given contact identifiers, separated by commas. Operators: `neq` (none of them), `exists` (`true`: at least one, `false`: none), `neq_or_null` (none of them, or none at all), `contains` (all of them), `not_contains` (not all of them).
+         * @description Accounts with any of the given contact identifiers, separated by commas. Operators: `neq` (none of them), `exists` (`true`: at least one, `false`: none), `neq_or_null` (none of them, or none at all), `contains` (all of them), `not_contains` (not all of them). Each value has at most 1,000 characters; a longer one is a 400.
          * @example 12
          */
         AccountFilterContacts: string;
         /**
-         * @description Accounts by creation time (`2026-11-01`, `2026-11-01T09:30:00Z`), a range (`2026-01-01..2026-06-30`) or an operator (`filter[createdAt][gte]=2026-11-01`).
+         * @description Accounts by creation time (`2026-11-01`, `2026-11-01T09:30:00Z`), a range (`2026-01-01..2026-06-30`) or an operator (`filter[createdAt][gte]=2026-11-01`). Each value has at most 1,000 characters; a longer one is a 400.
          * @example 2026-11-01..2026-11-30
          */
         AccountFilterCreatedAt: string;
         /**
-         * @description Accounts whose default contact is one of the given contacts, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[defaultContact][exists]=false` finds those without one), `neq_or_null`.
+         * @description Accounts whose default contact is one of the given contacts, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[defaultContact][exists]=false` finds those without one), `neq_or_null`. Each value has at most 1,000 characters; a longer one is a 400.
          * @example 12
          */
         AccountFilterDefaultContact: string;
         /**
-         * @description Accounts by external identifier: several separated by commas, or as an operator says (`filter[externalId][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`.
+         * @description Accounts by external identifier: several separated by commas, or as an operator says (`filter[externalId][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. Each value has at most 1,000 characters; a longer one is a 400.
          * @example ACME-001,ACME-002
          */
         AccountFilterExternalId: string;
         /**
-         * @description Accounts by identifier: a list (`1,2,3`), a range (`5..9`) or an operator (`filter[id][gte]=5`; also `neq`, `lt`, `lte`, `gt`).
+         * @description Accounts by identifier: a list (`1,2,3`), a range (`5..9`) or an operator (`filter[id][gte]=5`; also `neq`, `lt`, `lte`, `gt`). Each value has at most 1,000 characters; a longer one is a 400.
          * @example 1,2,3
          */
         AccountFilterId: string;
         /**
-         * @description Accounts by name: one of the comma-separated values, or as an operator says (`filter[name][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`.
+         * @description Accounts by name: one of the comma-separated values, or as an operator says (`filter[name][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. Each value has at most 1,000 characters; a longer one is a 400.
          * @example Acme Corporation
          */
         AccountFilterName: string;
         /**
-         * @description Accounts by organization identifier. Every record is in the caller's organization, so only its identifier matches. Operators: `eq` (the default), `neq`.
+         * @description Accounts by organization identifier. Every record is in the caller's organization, so only its identifier matches. Operators: `eq` (the default), `neq`. Each value has at most 1,000 characters; a longer one is a 400.
          * @example 1
          */
         AccountFilterOrganization: string;
         /**
-         * @description Accounts owned by the given users, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[owner][exists]=false` finds those without one), `neq_or_null`.
+         * @description Accounts owned by the given users, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[owner][exists]=false` finds those without one), `neq_or_null`. Each value has at most 1,000 characters; a longer one is a 400.
          * @example 5
          */
         AccountFilterOwner: string;
         /**
-         * @description Accounts referred by the given accounts, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[referredBy][exists]=false` finds those without one), `neq_or_null`.
+         * @description Accounts referred by the given accounts, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[referredBy][exists]=false` finds those without one), `neq_or_null`. Each value has at most 1,000 characters; a longer one is a 400.
          * @example 17
          */
         AccountFilterReferredBy: string;
         /**
-         * @description Accounts by time of last change, as for `filter[createdAt]`.
+         * @description Accounts by time of last change, as for `filter[createdAt]`. Each value has at most 1,000 characters; a longer one is a 400.
          * @example 2026-11-01..2026-11-30
          */
         AccountFilterUpdatedAt: string;
@@ -5213,37 +5213,37 @@ export interface components {
          */
         BusinessUnitFields: string;
         /**
-         * @description Business units by creation time (`2026-11-01`, `2026-11-01T09:30:00Z`), a range (`2026-01-01..2026-06-30`) or an operator (`filter[createdAt][gte]=2026-11-01`).
+         * @description Business units by creation time (`2026-11-01`, `2026-11-01T09:30:00Z`), a range (`2026-01-01..2026-06-30`) or an operator (`filter[createdAt][gte]=2026-11-01`). Each value has at most 1,000 characters; a longer one is a 400.
          * @example 2026-11-01..2026-11-30
          */
         BusinessUnitFilterCreatedAt: string;
         /**
-         * @description Business units by identifier: a list (`1,2,3`), a range (`5..9`) or an operator (`filter[id][gte]=5`; also `neq`, `lt`, `lte`, `gt`).
+         * @description Business units by identifier: a list (`1,2,3`), a range (`5..9`) or an operator (`filter[id][gte]=5`; also `neq`, `lt`, `lte`, `gt`). Each value has at most 1,000 characters; a longer one is a 400.
          * @example 1,2,3
          */
         BusinessUnitFilterId: string;
         /**
-         * @description Business units by name: one of the comma-separated values, or as an operator says (`filter[name][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`.
+         * @description Business units by name: one of the comma-separated values, or as an operator says (`filter[name][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. Each value has at most 1,000 characters; a longer one is a 400.
          * @example Sales
          */
         BusinessUnitFilterName: string;
         /**
-         * @description Business units by organization identifier. Every record is in the caller's organization, so only its identifier matches. Operators: `eq` (the default), `neq`.
+         * @description Business units by organization identifier. Every record is in the caller's organization, so only its identifier matches. Operators: `eq` (the default), `neq`. Each value has at most 1,000 characters; a longer one is a 400.
          * @example 1
          */
         BusinessUnitFilterOrganization: string;
         /**
-         * @description Business units whose parent is one of the given units, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[owner][exists]=false` finds those without one), `neq_or_null`.
+         * @description Business units whose parent is one of the given units, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[owner][exists]=false` finds those without one), `neq_or_null`. Each value has at most 1,000 characters; a longer one is a 400.
          * @example 1
          */
         BusinessUnitFilterOwner: string;
         /**
-         * @description Business units by time of last change, as for `filter[createdAt]`.
+         * @description Business units by time of last change, as for `filter[createdAt]`. Each value has at most 1,000 characters; a longer one is a 400.
          * @example 2026-11-01..2026-11-30
          */
         BusinessUnitFilterUpdatedAt: string;
         /**
-         * @description Business units with any of the given user identifiers, separated by commas. Operators: `neq` (none of them), `exists` (`true`: at least one, `false`: none), `neq_or_null` (none of them, or none at all), `contains` (all of them), `not_contains` (not all of them).
+         * @description Business units with any of the given user identifiers, separated by commas. Operators: `neq` (none of them), `exists` (`true`: at least one, `false`: none), `neq_or_null` (none of them, or none at all), `contains` (all of them), `not_contains` (not all of them). Each value has at most 1,000 characters; a longer one is a 400.
          * @example 5,6
          */
         BusinessUnitFilterUsers: string;
@@ -5268,57 +5268,57 @@ export interface components {
          */
         ContactFields: string;
         /**
-         * @description Contacts of any of the given account identifiers, separated by commas. Operators: `neq` (none of them), `exists` (`true`: at least one, `false`: none), `neq_or_null` (none of them, or none at all), `contains` (all of them), `not_contains` (not all of them).
+         * @description Contacts of any of the given account identifiers, separated by commas. Operators: `neq` (none of them), `exists` (`true`: at least one, `false`: none), `neq_or_null` (none of them, or none at all), `contains` (all of them), `not_contains` (not all of them). Each value has at most 1,000 characters; a longer one is a 400.
          * @example 42
          */
         ContactFilterAccounts: string;
         /**
-         * @description Contacts assigned to the given users, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[assignedTo][exists]=false` finds those without one), `neq_or_null`.
+         * @description Contacts assigned to the given users, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[assignedTo][exists]=false` finds those without one), `neq_or_null`. Each value has at most 1,000 characters; a longer one is a 400.
          * @example 5
          */
         ContactFilterAssignedTo: string;
         /**
-         * @description Contacts by creation time (`2026-11-01`, `2026-11-01T09:30:00Z`), a range (`2026-01-01..2026-06-30`) or an operator (`filter[createdAt][gte]=2026-11-01`).
+         * @description Contacts by creation time (`2026-11-01`, `2026-11-01T09:30:00Z`), a range (`2026-01-01..2026-06-30`) or an operator (`filter[createdAt][gte]=2026-11-01`). Each value has at most 1,000 characters; a longer one is a 400.
          * @example 2026-11-01..2026-11-30
          */
         ContactFilterCreatedAt: string;
         /**
-         * @description Contacts by external identifier: several separated by commas, or as an operator says (`filter[externalId][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`.
+         * @description Contacts by external identifier: several separated by commas, or as an operator says (`filter[externalId][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. Each value has at most 1,000 characters; a longer one is a 400.
          * @example CRM-0012,CRM-0013
          */
         ContactFilterExternalId: string;
         /**
-         * @description Contacts by identifier: a list (`1,2,3`), a range (`5..9`) or an operator (`filter[id][gte]=5`; also `neq`, `lt`, `lte`, `gt`).
+         * @description Contacts by identifier: a list (`1,2,3`), a range (`5..9`) or an operator (`filter[id][gte]=5`; also `neq`, `lt`, `lte`, `gt`). Each value has at most 1,000 characters; a longer one is a 400.
          * @example 1,2,3
          */
         ContactFilterId: string;
         /**
-         * @description Contacts by last name: one of the comma-separated values, or as an operator says (`filter[lastName][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`.
+         * @description Contacts by last name: one of the comma-separated values, or as an operator says (`filter[lastName][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. Each value has at most 1,000 characters; a longer one is a 400.
          * @example Smith
          */
         ContactFilterLastName: string;
         /**
-         * @description Contacts by organization identifier. Every record is in the caller's organization, so only its identifier matches. Operators: `eq` (the default), `neq`.
+         * @description Contacts by organization identifier. Every record is in the caller's organization, so only its identifier matches. Operators: `eq` (the default), `neq`. Each value has at most 1,000 characters; a longer one is a 400.
          * @example 1
          */
         ContactFilterOrganization: string;
         /**
-         * @description Contacts owned by the given users, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[owner][exists]=false` finds those without one), `neq_or_null`.
+         * @description Contacts owned by the given users, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[owner][exists]=false` finds those without one), `neq_or_null`. Each value has at most 1,000 characters; a longer one is a 400.
          * @example 5
          */
         ContactFilterOwner: string;
         /**
-         * @description Contacts by primary email address: several separated by commas, or as an operator says (`filter[primaryEmail][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`.
+         * @description Contacts by primary email address: several separated by commas, or as an operator says (`filter[primaryEmail][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. Each value has at most 1,000 characters; a longer one is a 400.
          * @example jane.smith@acme.example
          */
         ContactFilterPrimaryEmail: string;
         /**
-         * @description Contacts reporting to the given contacts, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[reportsTo][exists]=false` finds those without one), `neq_or_null`.
+         * @description Contacts reporting to the given contacts, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[reportsTo][exists]=false` finds those without one), `neq_or_null`. Each value has at most 1,000 characters; a longer one is a 400.
          * @example 11
          */
         ContactFilterReportsTo: string;
         /**
-         * @description Contacts by time of last change, as for `filter[createdAt]`.
+         * @description Contacts by time of last change, as for `filter[createdAt]`. Each value has at most 1,000 characters; a longer one is a 400.
          * @example 2026-11-01..2026-11-30
          */
         ContactFilterUpdatedAt: string;
@@ -5343,17 +5343,17 @@ export interface components {
          */
         CountryFields: string;
         /**
-         * @description Countries by code; several codes separated by commas (`US,DE`). Operators: `filter[id][neq]=US`.
+         * @description Countries by code; several codes separated by commas (`US,DE`). Operators: `filter[id][neq]=US`. Each value has at most 1,000 characters; a longer one is a 400.
          * @example US,DE
          */
         CountryFilterId: string;
         /**
-         * @description Countries by ISO 3166-1 alpha-3 code; several separated by commas. Operator `neq`.
+         * @description Countries by ISO 3166-1 alpha-3 code; several separated by commas. Operator `neq`. Each value has at most 1,000 characters; a longer one is a 400.
          * @example USA,DEU
          */
         CountryFilterIso3Code: string;
         /**
-         * @description Countries having any of the given regions (`US-NY,DE-BY`); `[neq]` none of them, `[contains]` all of them, `[exists]=true|false` any region at all.
+         * @description Countries having any of the given regions (`US-NY,DE-BY`); `[neq]` none of them, `[contains]` all of them, `[exists]=true|false` any region at all. Each value has at most 1,000 characters; a longer one is a 400.
          * @example US-NY
          */
         CountryFilterRegions: string;
@@ -5383,37 +5383,37 @@ export interface components {
          */
         OrganizationFields: string;
         /**
-         * @description Organizations with any of the given business unit identifiers, separated by commas. Operators: `neq` (none of them), `exists` (`true`: at least one, `false`: none), `neq_or_null` (none of them, or none at all), `contains` (all of them), `not_contains` (not all of them).
+         * @description Organizations with any of the given business unit identifiers, separated by commas. Operators: `neq` (none of them), `exists` (`true`: at least one, `false`: none), `neq_or_null` (none of them, or none at all), `contains` (all of them), `not_contains` (not all of them). Each value has at most 1,000 characters; a longer one is a 400.
          * @example 1,3
          */
         OrganizationFilterBusinessUnits: string;
         /**
-         * @description Organizations by creation time (`2026-11-01`, `2026-11-01T09:30:00Z`), a range (`2026-01-01..2026-06-30`) or an operator (`filter[createdAt][gte]=2026-11-01`).
+         * @description Organizations by creation time (`2026-11-01`, `2026-11-01T09:30:00Z`), a range (`2026-01-01..2026-06-30`) or an operator (`filter[createdAt][gte]=2026-11-01`). Each value has at most 1,000 characters; a longer one is a 400.
          * @example 2026-11-01..2026-11-30
          */
         OrganizationFilterCreatedAt: string;
         /**
-         * @description Organizations that are enabled (`true`) or not (`false`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`.
+         * @description Organizations that are enabled (`true`) or not (`false`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`. Each value has at most 1,000 characters; a longer one is a 400.
          * @example true
          */
         OrganizationFilterEnabled: string;
         /**
-         * @description Organizations by identifier: a list (`1,2,3`), a range (`5..9`) or an operator (`filter[id][gte]=5`; also `neq`, `lt`, `lte`, `gt`).
+         * @description Organizations by identifier: a list (`1,2,3`), a range (`5..9`) or an operator (`filter[id][gte]=5`; also `neq`, `lt`, `lte`, `gt`). Each value has at most 1,000 characters; a longer one is a 400.
          * @example 1,2,3
          */
         OrganizationFilterId: string;
         /**
-         * @description Organizations by name: one of the comma-separated values, or as an operator says (`filter[name][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`.
+         * @description Organizations by name: one of the comma-separated values, or as an operator says (`filter[name][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. Each value has at most 1,000 characters; a longer one is a 400.
          * @example Main
          */
         OrganizationFilterName: string;
         /**
-         * @description Organizations by time of last change, as for `filter[createdAt]`.
+         * @description Organizations by time of last change, as for `filter[createdAt]`. Each value has at most 1,000 characters; a longer one is a 400.
          * @example 2026-11-01..2026-11-30
          */
         OrganizationFilterUpdatedAt: string;
         /**
-         * @description Organizations with any of the given user identifiers, separated by commas. Operators: `neq` (none of them), `exists` (`true`: at least one, `false`: none), `neq_or_null` (none of them, or none at all), `contains` (all of them), `not_contains` (not all of them).
+         * @description Organizations with any of the given user identifiers, separated by commas. Operators: `neq` (none of them), `exists` (`true`: at least one, `false`: none), `neq_or_null` (none of them, or none at all), `contains` (all of them), `not_contains` (not all of them). Each value has at most 1,000 characters; a longer one is a 400.
          * @example 5
          */
         OrganizationFilterUsers: string;
@@ -5442,17 +5442,17 @@ export interface components {
          */
         RegionFields: string;
         /**
-         * @description Regions by the part of the code after the dash (`NY`); several separated by commas. Operator `neq`.
+         * @description Regions by the part of the code after the dash (`NY`); several separated by commas. Operator `neq`. Each value has at most 1,000 characters; a longer one is a 400.
          * @example NY,BY
          */
         RegionFilterCode: string;
         /**
-         * @description Regions of the given countries, codes separated by commas (`US,DE`). Operators: `neq`, `exists`, `neq_or_null`.
+         * @description Regions of the given countries, codes separated by commas (`US,DE`). Operators: `neq`, `exists`, `neq_or_null`. Each value has at most 1,000 characters; a longer one is a 400.
          * @example US
          */
         RegionFilterCountry: string;
         /**
-         * @description Regions by code; several codes separated by commas (`US-NY,DE-BY`). Operators: `filter[id][neq]=US-NY`.
+         * @description Regions by code; several codes separated by commas (`US-NY,DE-BY`). Operators: `filter[id][neq]=US-NY`. Each value has at most 1,000 characters; a longer one is a 400.
          * @example US-NY,DE-BY
          */
         RegionFilterId: string;
@@ -5477,32 +5477,32 @@ export interface components {
          */
         TaxJurisdictionFields: string;
         /**
-         * @description Tax jurisdictions by code: several separated by commas, or as an operator says (`filter[code][starts_with]=US-`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`.
+         * @description Tax jurisdictions by code: several separated by commas, or as an operator says (`filter[code][starts_with]=US-`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. Each value has at most 1,000 characters; a longer one is a 400.
          * @example US-CA-LA,GB-LONDON
          */
         TaxJurisdictionFilterCode: string;
         /**
-         * @description Tax jurisdictions in the given countries, ISO 3166-1 alpha-2 codes separated by commas (`US,DE`). Operators `neq`, `exists`, `neq_or_null`.
+         * @description Tax jurisdictions in the given countries, ISO 3166-1 alpha-2 codes separated by commas (`US,DE`). Operators `neq`, `exists`, `neq_or_null`. Each value has at most 1,000 characters; a longer one is a 400.
          * @example US
          */
         TaxJurisdictionFilterCountry: string;
         /**
-         * @description Tax jurisdictions by creation time (`2026-11-01`, `2026-11-01T09:30:00Z`), a range (`2026-01-01..2026-06-30`) or an operator (`filter[createdAt][gte]=2026-11-01`).
+         * @description Tax jurisdictions by creation time (`2026-11-01`, `2026-11-01T09:30:00Z`), a range (`2026-01-01..2026-06-30`) or an operator (`filter[createdAt][gte]=2026-11-01`). Each value has at most 1,000 characters; a longer one is a 400.
          * @example 2026-11-01..2026-11-30
          */
         TaxJurisdictionFilterCreatedAt: string;
         /**
-         * @description Tax jurisdictions by identifier: a list (`1,2,3`), a range (`5..9`) or an operator (`filter[id][gte]=5`; also `neq`, `lt`, `lte`, `gt`).
+         * @description Tax jurisdictions by identifier: a list (`1,2,3`), a range (`5..9`) or an operator (`filter[id][gte]=5`; also `neq`, `lt`, `lte`, `gt`). Each value has at most 1,000 characters; a longer one is a 400.
          * @example 1,2,3
          */
         TaxJurisdictionFilterId: string;
         /**
-         * @description Tax jurisdictions in the given regions, ISO 3166-2 codes separated by commas (`US-CA,US-NY`). Operators `neq`, `exists` (`filter[region][exists]=false` finds those without a region), `neq_or_null`.
+         * @description Tax jurisdictions in the given regions, ISO 3166-2 codes separated by commas (`US-CA,US-NY`). Operators `neq`, `exists` (`filter[region][exists]=false` finds those without a region), `neq_or_null`. Each value has at most 1,000 characters; a longer one is a 400.
          * @example US-CA,US-NY
          */
         TaxJurisdictionFilterRegion: string;
         /**
-         * @description Tax jurisdictions by time of last change, as for `filter[createdAt]`.
+         * @description Tax jurisdictions by time of last change, as for `filter[createdAt]`. Each value has at most 1,000 characters; a longer one is a 400.
          * @example 2026-11-01..2026-11-30
          */
         TaxJurisdictionFilterUpdatedAt: string;
@@ -5527,57 +5527,57 @@ export interface components {
          */
         UserFields: string;
         /**
-         * @description Users by creation time (`2026-11-01`, `2026-11-01T09:30:00Z`), a range (`2026-01-01..2026-06-30`) or an operator (`filter[createdAt][gte]=2026-11-01`).
+         * @description Users by creation time (`2026-11-01`, `2026-11-01T09:30:00Z`), a range (`2026-01-01..2026-06-30`) or an operator (`filter[createdAt][gte]=2026-11-01`). Each value has at most 1,000 characters; a longer one is a 400.
          * @example 2026-11-01..2026-11-30
          */
         UserFilterCreatedAt: string;
         /**
-         * @description Users by email address: one of the comma-separated values, or as an operator says (`filter[email][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`.
+         * @description Users by email address: one of the comma-separated values, or as an operator says (`filter[email][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. Each value has at most 1,000 characters; a longer one is a 400.
          * @example john.doe@example.com
          */
         UserFilterEmail: string;
         /**
-         * @description Users that are enabled (`true`) or not (`false`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`.
+         * @description Users that are enabled (`true`) or not (`false`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`. Each value has at most 1,000 characters; a longer one is a 400.
          * @example true
          */
         UserFilterEnabled: string;
         /**
-         * @description Users by external identifier: several separated by commas, or as an operator says (`filter[externalId][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`.
+         * @description Users by external identifier: several separated by commas, or as an operator says (`filter[externalId][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. Each value has at most 1,000 characters; a longer one is a 400.
          * @example EMP-0005,EMP-0006
          */
         UserFilterExternalId: string;
         /**
-         * @description Users by identifier: a list (`1,2,3`), a range (`5..9`) or an operator (`filter[id][gte]=5`; also `neq`, `lt`, `lte`, `gt`).
+         * @description Users by identifier: a list (`1,2,3`), a range (`5..9`) or an operator (`filter[id][gte]=5`; also `neq`, `lt`, `lte`, `gt`). Each value has at most 1,000 characters; a longer one is a 400.
          * @example 1,2,3
          */
         UserFilterId: string;
         /**
-         * @description Users by last name: one of the comma-separated values, or as an operator says (`filter[lastName][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`.
+         * @description Users by last name: one of the comma-separated values, or as an operator says (`filter[lastName][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. Each value has at most 1,000 characters; a longer one is a 400.
          * @example Doe
          */
         UserFilterLastName: string;
         /**
-         * @description Users by organization identifier. Every record is in the caller's organization, so only its identifier matches. Operators: `eq` (the default), `neq`.
+         * @description Users by organization identifier. Every record is in the caller's organization, so only its identifier matches. Operators: `eq` (the default), `neq`. Each value has at most 1,000 characters; a longer one is a 400.
          * @example 1
          */
         UserFilterOrganization: string;
         /**
-         * @description Users of the given business units, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[owner][exists]=false` finds those without one), `neq_or_null`.
+         * @description Users of the given business units, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[owner][exists]=false` finds those without one), `neq_or_null`. Each value has at most 1,000 characters; a longer one is a 400.
          * @example 3
          */
         UserFilterOwner: string;
         /**
-         * @description Users by time of last change, as for `filter[createdAt]`.
+         * @description Users by time of last change, as for `filter[createdAt]`. Each value has at most 1,000 characters; a longer one is a 400.
          * @example 2026-11-01..2026-11-30
          */
         UserFilterUpdatedAt: string;
         /**
-         * @description Users having any of the given role codes, separated by commas. Operators: `neq` (none of them), `exists` (`true`: at least one, `false`: none), `neq_or_null` (none of them, or none at all), `contains` (all of them), `not_contains` (not all of them).
+         * @description Users having any of the given role codes, separated by commas. Operators: `neq` (none of them), `exists` (`true`: at least one, `false`: none), `neq_or_null` (none of them, or none at all), `contains` (all of them), `not_contains` (not all of them). Each value has at most 1,000 characters; a longer one is a 400.
          * @example ROLE_MANAGER,ROLE_USER
          */
         UserFilterUserRoles: string;
         /**
-         * @description Users by username: one of the comma-separated values, or as an operator says (`filter[username][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`.
+         * @description Users by username: one of the comma-separated values, or as an operator says (`filter[username][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. Each value has at most 1,000 characters; a longer one is a 400.
          * @example jdoe
          */
         UserFilterUsername: string;
@@ -5597,7 +5597,7 @@ export interface components {
          */
         UserRoleFields: string;
         /**
-         * @description User roles by code; several codes separated by commas (`ROLE_MANAGER,ROLE_USER`). Operators: `filter[id][neq]=ROLE_USER`.
+         * @description User roles by code; several codes separated by commas (`ROLE_MANAGER,ROLE_USER`). Operators: `filter[id][neq]=ROLE_USER`. Each value has at most 1,000 characters; a longer one is a 400.
          * @example ROLE_MANAGER,ROLE_USER
          */
         UserRoleFilterId: string;
@@ -5622,17 +5622,17 @@ export interface components {
          */
         WeightUnitFields: string;
         /**
-         * @description Weight units by creation time (`2026-11-01`, `2026-11-01T09:30:00Z`), a range (`2026-01-01..2026-06-30`) or an operator (`filter[createdAt][gte]=2026-11-01`).
+         * @description Weight units by creation time (`2026-11-01`, `2026-11-01T09:30:00Z`), a range (`2026-01-01..2026-06-30`) or an operator (`filter[createdAt][gte]=2026-11-01`). Each value has at most 1,000 characters; a longer one is a 400.
          * @example 2026-11-01..2026-11-30
          */
         WeightUnitFilterCreatedAt: string;
         /**
-         * @description Weight units by code; several codes separated by commas (`kg,lbs`). Operators: `filter[id][neq]=kg`.
+         * @description Weight units by code; several codes separated by commas (`kg,lbs`). Operators: `filter[id][neq]=kg`. Each value has at most 1,000 characters; a longer one is a 400.
          * @example kg,lbs
          */
         WeightUnitFilterId: string;
         /**
-         * @description Weight units by time of last change, as for `filter[createdAt]`.
+         * @description Weight units by time of last change, as for `filter[createdAt]`. Each value has at most 1,000 characters; a longer one is a 400.
          * @example 2026-11-01..2026-11-30
          */
         WeightUnitFilterUpdatedAt: string;
@@ -5698,52 +5698,52 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Accounts by identifier: a list (`1,2,3`), a range (`5..9`) or an operator (`filter[id][gte]=5`; also `neq`, `lt`, `lte`, `gt`).
+                 * @description Accounts by identifier: a list (`1,2,3`), a range (`5..9`) or an operator (`filter[id][gte]=5`; also `neq`, `lt`, `lte`, `gt`). Each value has at most 1,000 characters; a longer one is a 400.
                  * @example 1,2,3
                  */
                 "filter[id]"?: components["parameters"]["AccountFilterId"];
                 /**
-                 * @description Accounts by name: one of the comma-separated values, or as an operator says (`filter[name][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`.
+                 * @description Accounts by name: one of the comma-separated values, or as an operator says (`filter[name][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. Each value has at most 1,000 characters; a longer one is a 400.
                  * @example Acme Corporation
                  */
                 "filter[name]"?: components["parameters"]["AccountFilterName"];
                 /**
-                 * @description Accounts by external identifier: several separated by commas, or as an operator says (`filter[externalId][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`.
+                 * @description Accounts by external identifier: several separated by commas, or as an operator says (`filter[externalId][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. Each value has at most 1,000 characters; a longer one is a 400.
                  * @example ACME-001,ACME-002
                  */
                 "filter[externalId]"?: components["parameters"]["AccountFilterExternalId"];
                 /**
-                 * @description Accounts with any of the given contact identifiers, separated by commas. Operators: `neq` (none of them), `exists` (`true`: at least one, `false`: none), `neq_or_null` (none of them, or none at all), `contains` (all of them), `not_contains` (not all of them).
+                 * @description Accounts with any of the given contact identifiers, separated by commas. Operators: `neq` (none of them), `exists` (`true`: at least one, `false`: none), `neq_or_null` (none of them, or none at all), `contains` (all of them), `not_contains` (not all of them). Each value has at most 1,000 characters; a longer one is a 400.
                  * @example 12
                  */
                 "filter[contacts]"?: components["parameters"]["AccountFilterContacts"];
                 /**
-                 * @description Accounts whose default contact is one of the given contacts, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[defaultContact][exists]=false` finds those without one), `neq_or_null`.
+                 * @description Accounts whose default contact is one of the given contacts, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[defaultContact][exists]=false` finds those without one), `neq_or_null`. Each value has at most 1,000 characters; a longer one is a 400.
                  * @example 12
                  */
                 "filter[defaultContact]"?: components["parameters"]["AccountFilterDefaultContact"];
                 /**
-                 * @description Accounts by organization identifier. Every record is in the caller's organization, so only its identifier matches. Operators: `eq` (the default), `neq`.
+                 * @description Accounts by organization identifier. Every record is in the caller's organization, so only its identifier matches. Operators: `eq` (the default), `neq`. Each value has at most 1,000 characters; a longer one is a 400.
                  * @example 1
                  */
                 "filter[organization]"?: components["parameters"]["AccountFilterOrganization"];
                 /**
-                 * @description Accounts owned by the given users, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[owner][exists]=false` finds those without one), `neq_or_null`.
+                 * @description Accounts owned by the given users, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[owner][exists]=false` finds those without one), `neq_or_null`. Each value has at most 1,000 characters; a longer one is a 400.
                  * @example 5
                  */
                 "filter[owner]"?: components["parameters"]["AccountFilterOwner"];
                 /**
-                 * @description Accounts referred by the given accounts, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[referredBy][exists]=false` finds those without one), `neq_or_null`.
+                 * @description Accounts referred by the given accounts, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[referredBy][exists]=false` finds those without one), `neq_or_null`. Each value has at most 1,000 characters; a longer one is a 400.
                  * @example 17
                  */
                 "filter[referredBy]"?: components["parameters"]["AccountFilterReferredBy"];
                 /**
-                 * @description Accounts by creation time (`2026-11-01`, `2026-11-01T09:30:00Z`), a range (`2026-01-01..2026-06-30`) or an operator (`filter[createdAt][gte]=2026-11-01`).
+                 * @description Accounts by creation time (`2026-11-01`, `2026-11-01T09:30:00Z`), a range (`2026-01-01..2026-06-30`) or an operator (`filter[createdAt][gte]=2026-11-01`). Each value has at most 1,000 characters; a longer one is a 400.
                  * @example 2026-11-01..2026-11-30
                  */
                 "filter[createdAt]"?: components["parameters"]["AccountFilterCreatedAt"];
                 /**
-                 * @description Accounts by time of last change, as for `filter[createdAt]`.
+                 * @description Accounts by time of last change, as for `filter[createdAt]`. Each value has at most 1,000 characters; a longer one is a 400.
                  * @example 2026-11-01..2026-11-30
                  */
                 "filter[updatedAt]"?: components["parameters"]["AccountFilterUpdatedAt"];
@@ -6128,52 +6128,52 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Accounts by identifier: a list (`1,2,3`), a range (`5..9`) or an operator (`filter[id][gte]=5`; also `neq`, `lt`, `lte`, `gt`).
+                 * @description Accounts by identifier: a list (`1,2,3`), a range (`5..9`) or an operator (`filter[id][gte]=5`; also `neq`, `lt`, `lte`, `gt`). Each value has at most 1,000 characters; a longer one is a 400.
                  * @example 1,2,3
                  */
                 "filter[id]"?: components["parameters"]["AccountFilterId"];
                 /**
-                 * @description Accounts by name: one of the comma-separated values, or as an operator says (`filter[name][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`.
+                 * @description Accounts by name: one of the comma-separated values, or as an operator says (`filter[name][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. Each value has at most 1,000 characters; a longer one is a 400.
                  * @example Acme Corporation
                  */
                 "filter[name]"?: components["parameters"]["AccountFilterName"];
                 /**
-                 * @description Accounts by external identifier: several separated by commas, or as an operator says (`filter[externalId][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`.
+                 * @description Accounts by external identifier: several separated by commas, or as an operator says (`filter[externalId][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. Each value has at most 1,000 characters; a longer one is a 400.
                  * @example ACME-001,ACME-002
                  */
                 "filter[externalId]"?: components["parameters"]["AccountFilterExternalId"];
                 /**
-                 * @description Accounts with any of the given contact identifiers, separated by commas. Operators: `neq` (none of them), `exists` (`true`: at least one, `false`: none), `neq_or_null` (none of them, or none at all), `contains` (all of them), `not_contains` (not all of them).
+                 * @description Accounts with any of the given contact identifiers, separated by commas. Operators: `neq` (none of them), `exists` (`true`: at least one, `false`: none), `neq_or_null` (none of them, or none at all), `contains` (all of them), `not_contains` (not all of them). Each value has at most 1,000 characters; a longer one is a 400.
                  * @example 12
                  */
                 "filter[contacts]"?: components["parameters"]["AccountFilterContacts"];
                 /**
-                 * @description Accounts whose default contact is one of the given contacts, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[defaultContact][exists]=false` finds those without one), `neq_or_null`.
+                 * @description Accounts whose default contact is one of the given contacts, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[defaultContact][exists]=false` finds those without one), `neq_or_null`. Each value has at most 1,000 characters; a longer one is a 400.
                  * @example 12
                  */
                 "filter[defaultContact]"?: components["parameters"]["AccountFilterDefaultContact"];
                 /**
-                 * @description Accounts by organization identifier. Every record is in the caller's organization, so only its identifier matches. Operators: `eq` (the default), `neq`.
+                 * @description Accounts by organization identifier. Every record is in the caller's organization, so only its identifier matches. Operators: `eq` (the default), `neq`. Each value has at most 1,000 characters; a longer one is a 400.
                  * @example 1
                  */
                 "filter[organization]"?: components["parameters"]["AccountFilterOrganization"];
                 /**
-                 * @description Accounts owned by the given users, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[owner][exists]=false` finds those without one), `neq_or_null`.
+                 * @description Accounts owned by the given users, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[owner][exists]=false` finds those without one), `neq_or_null`. Each value has at most 1,000 characters; a longer one is a 400.
                  * @example 5
                  */
                 "filter[owner]"?: components["parameters"]["AccountFilterOwner"];
                 /**
-                 * @description Accounts referred by the given accounts, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[referredBy][exists]=false` finds those without one), `neq_or_null`.
+                 * @description Accounts referred by the given accounts, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[referredBy][exists]=false` finds those without one), `neq_or_null`. Each value has at most 1,000 characters; a longer one is a 400.
                  * @example 17
                  */
                 "filter[referredBy]"?: components["parameters"]["AccountFilterReferredBy"];
                 /**
-                 * @description Accounts by creation time (`2026-11-01`, `2026-11-01T09:30:00Z`), a range (`2026-01-01..2026-06-30`) or an operator (`filter[createdAt][gte]=2026-11-01`).
+                 * @description Accounts by creation time (`2026-11-01`, `2026-11-01T09:30:00Z`), a range (`2026-01-01..2026-06-30`) or an operator (`filter[createdAt][gte]=2026-11-01`). Each value has at most 1,000 characters; a longer one is a 400.
                  * @example 2026-11-01..2026-11-30
                  */
                 "filter[createdAt]"?: components["parameters"]["AccountFilterCreatedAt"];
                 /**
-                 * @description Accounts by time of last change, as for `filter[createdAt]`.
+                 * @description Accounts by time of last change, as for `filter[createdAt]`. Each value has at most 1,000 characters; a longer one is a 400.
                  * @example 2026-11-01..2026-11-30
                  */
                 "filter[updatedAt]"?: components["parameters"]["AccountFilterUpdatedAt"];
@@ -6842,57 +6842,57 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Contacts by identifier: a list (`1,2,3`), a range (`5..9`) or an operator (`filter[id][gte]=5`; also `neq`, `lt`, `lte`, `gt`).
+                 * @description Contacts by identifier: a list (`1,2,3`), a range (`5..9`) or an operator (`filter[id][gte]=5`; also `neq`, `lt`, `lte`, `gt`). Each value has at most 1,000 characters; a longer one is a 400.
                  * @example 1,2,3
                  */
                 "filter[id]"?: components["parameters"]["ContactFilterId"];
                 /**
-                 * @description Contacts by last name: one of the comma-separated values, or as an operator says (`filter[lastName][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`.
+                 * @description Contacts by last name: one of the comma-separated values, or as an operator says (`filter[lastName][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. Each value has at most 1,000 characters; a longer one is a 400.
                  * @example Smith
                  */
                 "filter[lastName]"?: components["parameters"]["ContactFilterLastName"];
                 /**
-                 * @description Contacts by primary email address: several separated by commas, or as an operator says (`filter[primaryEmail][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`.
+                 * @description Contacts by primary email address: several separated by commas, or as an operator says (`filter[primaryEmail][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. Each value has at most 1,000 characters; a longer one is a 400.
                  * @example jane.smith@acme.example
                  */
                 "filter[primaryEmail]"?: components["parameters"]["ContactFilterPrimaryEmail"];
                 /**
-                 * @description Contacts by external identifier: several separated by commas, or as an operator says (`filter[externalId][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`.
+                 * @description Contacts by external identifier: several separated by commas, or as an operator says (`filter[externalId][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. Each value has at most 1,000 characters; a longer one is a 400.
                  * @example CRM-0012,CRM-0013
                  */
                 "filter[externalId]"?: components["parameters"]["ContactFilterExternalId"];
                 /**
-                 * @description Contacts of any of the given account identifiers, separated by commas. Operators: `neq` (none of them), `exists` (`true`: at least one, `false`: none), `neq_or_null` (none of them, or none at all), `contains` (all of them), `not_contains` (not all of them).
+                 * @description Contacts of any of the given account identifiers, separated by commas. Operators: `neq` (none of them), `exists` (`true`: at least one, `false`: none), `neq_or_null` (none of them, or none at all), `contains` (all of them), `not_contains` (not all of them). Each value has at most 1,000 characters; a longer one is a 400.
                  * @example 42
                  */
                 "filter[accounts]"?: components["parameters"]["ContactFilterAccounts"];
                 /**
-                 * @description Contacts assigned to the given users, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[assignedTo][exists]=false` finds those without one), `neq_or_null`.
+                 * @description Contacts assigned to the given users, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[assignedTo][exists]=false` finds those without one), `neq_or_null`. Each value has at most 1,000 characters; a longer one is a 400.
                  * @example 5
                  */
                 "filter[assignedTo]"?: components["parameters"]["ContactFilterAssignedTo"];
                 /**
-                 * @description Contacts by organization identifier. Every record is in the caller's organization, so only its identifier matches. Operators: `eq` (the default), `neq`.
+                 * @description Contacts by organization identifier. Every record is in the caller's organization, so only its identifier matches. Operators: `eq` (the default), `neq`. Each value has at most 1,000 characters; a longer one is a 400.
                  * @example 1
                  */
                 "filter[organization]"?: components["parameters"]["ContactFilterOrganization"];
                 /**
-                 * @description Contacts owned by the given users, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[owner][exists]=false` finds those without one), `neq_or_null`.
+                 * @description Contacts owned by the given users, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[owner][exists]=false` finds those without one), `neq_or_null`. Each value has at most 1,000 characters; a longer one is a 400.
                  * @example 5
                  */
                 "filter[owner]"?: components["parameters"]["ContactFilterOwner"];
                 /**
-                 * @description Contacts reporting to the given contacts, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[reportsTo][exists]=false` finds those without one), `neq_or_null`.
+                 * @description Contacts reporting to the given contacts, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[reportsTo][exists]=false` finds those without one), `neq_or_null`. Each value has at most 1,000 characters; a longer one is a 400.
                  * @example 11
                  */
                 "filter[reportsTo]"?: components["parameters"]["ContactFilterReportsTo"];
                 /**
-                 * @description Contacts by creation time (`2026-11-01`, `2026-11-01T09:30:00Z`), a range (`2026-01-01..2026-06-30`) or an operator (`filter[createdAt][gte]=2026-11-01`).
+                 * @description Contacts by creation time (`2026-11-01`, `2026-11-01T09:30:00Z`), a range (`2026-01-01..2026-06-30`) or an operator (`filter[createdAt][gte]=2026-11-01`). Each value has at most 1,000 characters; a longer one is a 400.
                  * @example 2026-11-01..2026-11-30
                  */
                 "filter[createdAt]"?: components["parameters"]["ContactFilterCreatedAt"];
                 /**
-                 * @description Contacts by time of last change, as for `filter[createdAt]`.
+                 * @description Contacts by time of last change, as for `filter[createdAt]`. Each value has at most 1,000 characters; a longer one is a 400.
                  * @example 2026-11-01..2026-11-30
                  */
                 "filter[updatedAt]"?: components["parameters"]["ContactFilterUpdatedAt"];
@@ -8555,37 +8555,37 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Business units by identifier: a list (`1,2,3`), a range (`5..9`) or an operator (`filter[id][gte]=5`; also `neq`, `lt`, `lte`, `gt`).
+                 * @description Business units by identifier: a list (`1,2,3`), a range (`5..9`) or an operator (`filter[id][gte]=5`; also `neq`, `lt`, `lte`, `gt`). Each value has at most 1,000 characters; a longer one is a 400.
                  * @example 1,2,3
                  */
                 "filter[id]"?: components["parameters"]["BusinessUnitFilterId"];
                 /**
-                 * @description Business units by name: one of the comma-separated values, or as an operator says (`filter[name][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`.
+                 * @description Business units by name: one of the comma-separated values, or as an operator says (`filter[name][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. Each value has at most 1,000 characters; a longer one is a 400.
                  * @example Sales
                  */
                 "filter[name]"?: components["parameters"]["BusinessUnitFilterName"];
                 /**
-                 * @description Business units by organization identifier. Every record is in the caller's organization, so only its identifier matches. Operators: `eq` (the default), `neq`.
+                 * @description Business units by organization identifier. Every record is in the caller's organization, so only its identifier matches. Operators: `eq` (the default), `neq`. Each value has at most 1,000 characters; a longer one is a 400.
                  * @example 1
                  */
                 "filter[organization]"?: components["parameters"]["BusinessUnitFilterOrganization"];
                 /**
-                 * @description Business units whose parent is one of the given units, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[owner][exists]=false` finds those without one), `neq_or_null`.
+                 * @description Business units whose parent is one of the given units, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[owner][exists]=false` finds those without one), `neq_or_null`. Each value has at most 1,000 characters; a longer one is a 400.
                  * @example 1
                  */
                 "filter[owner]"?: components["parameters"]["BusinessUnitFilterOwner"];
                 /**
-                 * @description Business units with any of the given user identifiers, separated by commas. Operators: `neq` (none of them), `exists` (`true`: at least one, `false`: none), `neq_or_null` (none of them, or none at all), `contains` (all of them), `not_contains` (not all of them).
+                 * @description Business units with any of the given user identifiers, separated by commas. Operators: `neq` (none of them), `exists` (`true`: at least one, `false`: none), `neq_or_null` (none of them, or none at all), `contains` (all of them), `not_contains` (not all of them). Each value has at most 1,000 characters; a longer one is a 400.
                  * @example 5,6
                  */
                 "filter[users]"?: components["parameters"]["BusinessUnitFilterUsers"];
                 /**
-                 * @description Business units by creation time (`2026-11-01`, `2026-11-01T09:30:00Z`), a range (`2026-01-01..2026-06-30`) or an operator (`filter[createdAt][gte]=2026-11-01`).
+                 * @description Business units by creation time (`2026-11-01`, `2026-11-01T09:30:00Z`), a range (`2026-01-01..2026-06-30`) or an operator (`filter[createdAt][gte]=2026-11-01`). Each value has at most 1,000 characters; a longer one is a 400.
                  * @example 2026-11-01..2026-11-30
                  */
                 "filter[createdAt]"?: components["parameters"]["BusinessUnitFilterCreatedAt"];
                 /**
-                 * @description Business units by time of last change, as for `filter[createdAt]`.
+                 * @description Business units by time of last change, as for `filter[createdAt]`. Each value has at most 1,000 characters; a longer one is a 400.
                  * @example 2026-11-01..2026-11-30
                  */
                 "filter[updatedAt]"?: components["parameters"]["BusinessUnitFilterUpdatedAt"];
@@ -8858,37 +8858,37 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Business units by identifier: a list (`1,2,3`), a range (`5..9`) or an operator (`filter[id][gte]=5`; also `neq`, `lt`, `lte`, `gt`).
+                 * @description Business units by identifier: a list (`1,2,3`), a range (`5..9`) or an operator (`filter[id][gte]=5`; also `neq`, `lt`, `lte`, `gt`). Each value has at most 1,000 characters; a longer one is a 400.
                  * @example 1,2,3
                  */
                 "filter[id]"?: components["parameters"]["BusinessUnitFilterId"];
                 /**
-                 * @description Business units by name: one of the comma-separated values, or as an operator says (`filter[name][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`.
+                 * @description Business units by name: one of the comma-separated values, or as an operator says (`filter[name][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. Each value has at most 1,000 characters; a longer one is a 400.
                  * @example Sales
                  */
                 "filter[name]"?: components["parameters"]["BusinessUnitFilterName"];
                 /**
-                 * @description Business units by organization identifier. Every record is in the caller's organization, so only its identifier matches. Operators: `eq` (the default), `neq`.
+                 * @description Business units by organization identifier. Every record is in the caller's organization, so only its identifier matches. Operators: `eq` (the default), `neq`. Each value has at most 1,000 characters; a longer one is a 400.
                  * @example 1
                  */
                 "filter[organization]"?: components["parameters"]["BusinessUnitFilterOrganization"];
                 /**
-                 * @description Business units whose parent is one of the given units, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[owner][exists]=false` finds those without one), `neq_or_null`.
+                 * @description Business units whose parent is one of the given units, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[owner][exists]=false` finds those without one), `neq_or_null`. Each value has at most 1,000 characters; a longer one is a 400.
                  * @example 1
                  */
                 "filter[owner]"?: components["parameters"]["BusinessUnitFilterOwner"];
                 /**
-                 * @description Business units with any of the given user identifiers, separated by commas. Operators: `neq` (none of them), `exists` (`true`: at least one, `false`: none), `neq_or_null` (none of them, or none at all), `contains` (all of them), `not_contains` (not all of them).
+                 * @description Business units with any of the given user identifiers, separated by commas. Operators: `neq` (none of them), `exists` (`true`: at least one, `false`: none), `neq_or_null` (none of them, or none at all), `contains` (all of them), `not_contains` (not all of them). Each value has at most 1,000 characters; a longer one is a 400.
                  * @example 5,6
                  */
                 "filter[users]"?: components["parameters"]["BusinessUnitFilterUsers"];
                 /**
-                 * @description Business units by creation time (`2026-11-01`, `2026-11-01T09:30:00Z`), a range (`2026-01-01..2026-06-30`) or an operator (`filter[createdAt][gte]=2026-11-01`).
+                 * @description Business units by creation time (`2026-11-01`, `2026-11-01T09:30:00Z`), a range (`2026-01-01..2026-06-30`) or an operator (`filter[createdAt][gte]=2026-11-01`). Each value has at most 1,000 characters; a longer one is a 400.
                  * @example 2026-11-01..2026-11-30
                  */
                 "filter[createdAt]"?: components["parameters"]["BusinessUnitFilterCreatedAt"];
                 /**
-                 * @description Business units by time of last change, as for `filter[createdAt]`.
+                 * @description Business units by time of last change, as for `filter[createdAt]`. Each value has at most 1,000 characters; a longer one is a 400.
                  * @example 2026-11-01..2026-11-30
                  */
                 "filter[updatedAt]"?: components["parameters"]["BusinessUnitFilterUpdatedAt"];
@@ -9919,57 +9919,57 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Users by identifier: a list (`1,2,3`), a range (`5..9`) or an operator (`filter[id][gte]=5`; also `neq`, `lt`, `lte`, `gt`).
+                 * @description Users by identifier: a list (`1,2,3`), a range (`5..9`) or an operator (`filter[id][gte]=5`; also `neq`, `lt`, `lte`, `gt`). Each value has at most 1,000 characters; a longer one is a 400.
                  * @example 1,2,3
                  */
                 "filter[id]"?: components["parameters"]["UserFilterId"];
                 /**
-                 * @description Users by username: one of the comma-separated values, or as an operator says (`filter[username][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`.
+                 * @description Users by username: one of the comma-separated values, or as an operator says (`filter[username][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. Each value has at most 1,000 characters; a longer one is a 400.
                  * @example jdoe
                  */
                 "filter[username]"?: components["parameters"]["UserFilterUsername"];
                 /**
-                 * @description Users by email address: one of the comma-separated values, or as an operator says (`filter[email][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`.
+                 * @description Users by email address: one of the comma-separated values, or as an operator says (`filter[email][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. Each value has at most 1,000 characters; a longer one is a 400.
                  * @example john.doe@example.com
                  */
                 "filter[email]"?: components["parameters"]["UserFilterEmail"];
                 /**
-                 * @description Users by last name: one of the comma-separated values, or as an operator says (`filter[lastName][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`.
+                 * @description Users by last name: one of the comma-separated values, or as an operator says (`filter[lastName][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. Each value has at most 1,000 characters; a longer one is a 400.
                  * @example Doe
                  */
                 "filter[lastName]"?: components["parameters"]["UserFilterLastName"];
                 /**
-                 * @description Users that are enabled (`true`) or not (`false`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`.
+                 * @description Users that are enabled (`true`) or not (`false`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`. Each value has at most 1,000 characters; a longer one is a 400.
                  * @example true
                  */
                 "filter[enabled]"?: components["parameters"]["UserFilterEnabled"];
                 /**
-                 * @description Users by external identifier: several separated by commas, or as an operator says (`filter[externalId][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`.
+                 * @description Users by external identifier: several separated by commas, or as an operator says (`filter[externalId][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. Each value has at most 1,000 characters; a longer one is a 400.
                  * @example EMP-0005,EMP-0006
                  */
                 "filter[externalId]"?: components["parameters"]["UserFilterExternalId"];
                 /**
-                 * @description Users by organization identifier. Every record is in the caller's organization, so only its identifier matches. Operators: `eq` (the default), `neq`.
+                 * @description Users by organization identifier. Every record is in the caller's organization, so only its identifier matches. Operators: `eq` (the default), `neq`. Each value has at most 1,000 characters; a longer one is a 400.
                  * @example 1
                  */
                 "filter[organization]"?: components["parameters"]["UserFilterOrganization"];
                 /**
-                 * @description Users of the given business units, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[owner][exists]=false` finds those without one), `neq_or_null`.
+                 * @description Users of the given business units, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[owner][exists]=false` finds those without one), `neq_or_null`. Each value has at most 1,000 characters; a longer one is a 400.
                  * @example 3
                  */
                 "filter[owner]"?: components["parameters"]["UserFilterOwner"];
                 /**
-                 * @description Users having any of the given role codes, separated by commas. Operators: `neq` (none of them), `exists` (`true`: at least one, `false`: none), `neq_or_null` (none of them, or none at all), `contains` (all of them), `not_contains` (not all of them).
+                 * @description Users having any of the given role codes, separated by commas. Operators: `neq` (none of them), `exists` (`true`: at least one, `false`: none), `neq_or_null` (none of them, or none at all), `contains` (all of them), `not_contains` (not all of them). Each value has at most 1,000 characters; a longer one is a 400.
                  * @example ROLE_MANAGER,ROLE_USER
                  */
                 "filter[userRoles]"?: components["parameters"]["UserFilterUserRoles"];
                 /**
-                 * @description Users by creation time (`2026-11-01`, `2026-11-01T09:30:00Z`), a range (`2026-01-01..2026-06-30`) or an operator (`filter[createdAt][gte]=2026-11-01`).
+                 * @description Users by creation time (`2026-11-01`, `2026-11-01T09:30:00Z`), a range (`2026-01-01..2026-06-30`) or an operator (`filter[createdAt][gte]=2026-11-01`). Each value has at most 1,000 characters; a longer one is a 400.
                  * @example 2026-11-01..2026-11-30
                  */
                 "filter[createdAt]"?: components["parameters"]["UserFilterCreatedAt"];
                 /**
-                 * @description Users by time of last change, as for `filter[createdAt]`.
+                 * @description Users by time of last change, as for `filter[createdAt]`. Each value has at most 1,000 characters; a longer one is a 400.
                  * @example 2026-11-01..2026-11-30
                  */
                 "filter[updatedAt]"?: components["parameters"]["UserFilterUpdatedAt"];
@@ -10156,57 +10156,57 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Contacts by identifier: a list (`1,2,3`), a range (`5..9`) or an operator (`filter[id][gte]=5`; also `neq`, `lt`, `lte`, `gt`).
+                 * @description Contacts by identifier: a list (`1,2,3`), a range (`5..9`) or an operator (`filter[id][gte]=5`; also `neq`, `lt`, `lte`, `gt`). Each value has at most 1,000 characters; a longer one is a 400.
                  * @example 1,2,3
                  */
                 "filter[id]"?: components["parameters"]["ContactFilterId"];
                 /**
-                 * @description Contacts by last name: one of the comma-separated values, or as an operator says (`filter[lastName][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`.
+                 * @description Contacts by last name: one of the comma-separated values, or as an operator says (`filter[lastName][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. Each value has at most 1,000 characters; a longer one is a 400.
                  * @example Smith
                  */
                 "filter[lastName]"?: components["parameters"]["ContactFilterLastName"];
                 /**
-                 * @description Contacts by primary email address: several separated by commas, or as an operator says (`filter[primaryEmail][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`.
+                 * @description Contacts by primary email address: several separated by commas, or as an operator says (`filter[primaryEmail][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. Each value has at most 1,000 characters; a longer one is a 400.
                  * @example jane.smith@acme.example
                  */
                 "filter[primaryEmail]"?: components["parameters"]["ContactFilterPrimaryEmail"];
                 /**
-                 * @description Contacts by external identifier: several separated by commas, or as an operator says (`filter[externalId][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`.
+                 * @description Contacts by external identifier: several separated by commas, or as an operator says (`filter[externalId][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. Each value has at most 1,000 characters; a longer one is a 400.
                  * @example CRM-0012,CRM-0013
                  */
                 "filter[externalId]"?: components["parameters"]["ContactFilterExternalId"];
                 /**
-                 * @description Contacts of any of the given account identifiers, separated by commas. Operators: `neq` (none of them), `exists` (`true`: at least one, `false`: none), `neq_or_null` (none of them, or none at all), `contains` (all of them), `not_contains` (not all of them).
+                 * @description Contacts of any of the given account identifiers, separated by commas. Operators: `neq` (none of them), `exists` (`true`: at least one, `false`: none), `neq_or_null` (none of them, or none at all), `contains` (all of them), `not_contains` (not all of them). Each value has at most 1,000 characters; a longer one is a 400.
                  * @example 42
                  */
                 "filter[accounts]"?: components["parameters"]["ContactFilterAccounts"];
                 /**
-                 * @description Contacts assigned to the given users, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[assignedTo][exists]=false` finds those without one), `neq_or_null`.
+                 * @description Contacts assigned to the given users, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[assignedTo][exists]=false` finds those without one), `neq_or_null`. Each value has at most 1,000 characters; a longer one is a 400.
                  * @example 5
                  */
                 "filter[assignedTo]"?: components["parameters"]["ContactFilterAssignedTo"];
                 /**
-                 * @description Contacts by organization identifier. Every record is in the caller's organization, so only its identifier matches. Operators: `eq` (the default), `neq`.
+                 * @description Contacts by organization identifier. Every record is in the caller's organization, so only its identifier matches. Operators: `eq` (the default), `neq`. Each value has at most 1,000 characters; a longer one is a 400.
                  * @example 1
                  */
                 "filter[organization]"?: components["parameters"]["ContactFilterOrganization"];
                 /**
-                 * @description Contacts owned by the given users, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[owner][exists]=false` finds those without one), `neq_or_null`.
+                 * @description Contacts owned by the given users, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[owner][exists]=false` finds those without one), `neq_or_null`. Each value has at most 1,000 characters; a longer one is a 400.
                  * @example 5
                  */
                 "filter[owner]"?: components["parameters"]["ContactFilterOwner"];
                 /**
-                 * @description Contacts reporting to the given contacts, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[reportsTo][exists]=false` finds those without one), `neq_or_null`.
+                 * @description Contacts reporting to the given contacts, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[reportsTo][exists]=false` finds those without one), `neq_or_null`. Each value has at most 1,000 characters; a longer one is a 400.
                  * @example 11
                  */
                 "filter[reportsTo]"?: components["parameters"]["ContactFilterReportsTo"];
                 /**
-                 * @description Contacts by creation time (`2026-11-01`, `2026-11-01T09:30:00Z`), a range (`2026-01-01..2026-06-30`) or an operator (`filter[createdAt][gte]=2026-11-01`).
+                 * @description Contacts by creation time (`2026-11-01`, `2026-11-01T09:30:00Z`), a range (`2026-01-01..2026-06-30`) or an operator (`filter[createdAt][gte]=2026-11-01`). Each value has at most 1,000 characters; a longer one is a 400.
                  * @example 2026-11-01..2026-11-30
                  */
                 "filter[createdAt]"?: components["parameters"]["ContactFilterCreatedAt"];
                 /**
-                 * @description Contacts by time of last change, as for `filter[createdAt]`.
+                 * @description Contacts by time of last change, as for `filter[createdAt]`. Each value has at most 1,000 characters; a longer one is a 400.
                  * @example 2026-11-01..2026-11-30
                  */
                 "filter[updatedAt]"?: components["parameters"]["ContactFilterUpdatedAt"];
@@ -10747,57 +10747,57 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Contacts by identifier: a list (`1,2,3`), a range (`5..9`) or an operator (`filter[id][gte]=5`; also `neq`, `lt`, `lte`, `gt`).
+                 * @description Contacts by identifier: a list (`1,2,3`), a range (`5..9`) or an operator (`filter[id][gte]=5`; also `neq`, `lt`, `lte`, `gt`). Each value has at most 1,000 characters; a longer one is a 400.
                  * @example 1,2,3
                  */
                 "filter[id]"?: components["parameters"]["ContactFilterId"];
                 /**
-                 * @description Contacts by last name: one of the comma-separated values, or as an operator says (`filter[lastName][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`.
+                 * @description Contacts by last name: one of the comma-separated values, or as an operator says (`filter[lastName][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. Each value has at most 1,000 characters; a longer one is a 400.
                  * @example Smith
                  */
                 "filter[lastName]"?: components["parameters"]["ContactFilterLastName"];
                 /**
-                 * @description Contacts by primary email address: several separated by commas, or as an operator says (`filter[primaryEmail][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`.
+                 * @description Contacts by primary email address: several separated by commas, or as an operator says (`filter[primaryEmail][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. Each value has at most 1,000 characters; a longer one is a 400.
                  * @example jane.smith@acme.example
                  */
                 "filter[primaryEmail]"?: components["parameters"]["ContactFilterPrimaryEmail"];
                 /**
-                 * @description Contacts by external identifier: several separated by commas, or as an operator says (`filter[externalId][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`.
+                 * @description Contacts by external identifier: several separated by commas, or as an operator says (`filter[externalId][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. Each value has at most 1,000 characters; a longer one is a 400.
                  * @example CRM-0012,CRM-0013
                  */
                 "filter[externalId]"?: components["parameters"]["ContactFilterExternalId"];
                 /**
-                 * @description Contacts of any of the given account identifiers, separated by commas. Operators: `neq` (none of them), `exists` (`true`: at least one, `false`: none), `neq_or_null` (none of them, or none at all), `contains` (all of them), `not_contains` (not all of them).
+                 * @description Contacts of any of the given account identifiers, separated by commas. Operators: `neq` (none of them), `exists` (`true`: at least one, `false`: none), `neq_or_null` (none of them, or none at all), `contains` (all of them), `not_contains` (not all of them). Each value has at most 1,000 characters; a longer one is a 400.
                  * @example 42
                  */
                 "filter[accounts]"?: components["parameters"]["ContactFilterAccounts"];
                 /**
-                 * @description Contacts assigned to the given users, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[assignedTo][exists]=false` finds those without one), `neq_or_null`.
+                 * @description Contacts assigned to the given users, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[assignedTo][exists]=false` finds those without one), `neq_or_null`. Each value has at most 1,000 characters; a longer one is a 400.
                  * @example 5
                  */
                 "filter[assignedTo]"?: components["parameters"]["ContactFilterAssignedTo"];
                 /**
-                 * @description Contacts by organization identifier. Every record is in the caller's organization, so only its identifier matches. Operators: `eq` (the default), `neq`.
+                 * @description Contacts by organization identifier. Every record is in the caller's organization, so only its identifier matches. Operators: `eq` (the default), `neq`. Each value has at most 1,000 characters; a longer one is a 400.
                  * @example 1
                  */
                 "filter[organization]"?: components["parameters"]["ContactFilterOrganization"];
                 /**
-                 * @description Contacts owned by the given users, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[owner][exists]=false` finds those without one), `neq_or_null`.
+                 * @description Contacts owned by the given users, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[owner][exists]=false` finds those without one), `neq_or_null`. Each value has at most 1,000 characters; a longer one is a 400.
                  * @example 5
                  */
                 "filter[owner]"?: components["parameters"]["ContactFilterOwner"];
                 /**
-                 * @description Contacts reporting to the given contacts, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[reportsTo][exists]=false` finds those without one), `neq_or_null`.
+                 * @description Contacts reporting to the given contacts, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[reportsTo][exists]=false` finds those without one), `neq_or_null`. Each value has at most 1,000 characters; a longer one is a 400.
                  * @example 11
                  */
                 "filter[reportsTo]"?: components["parameters"]["ContactFilterReportsTo"];
                 /**
-                 * @description Contacts by creation time (`2026-11-01`, `2026-11-01T09:30:00Z`), a range (`2026-01-01..2026-06-30`) or an operator (`filter[createdAt][gte]=2026-11-01`).
+                 * @description Contacts by creation time (`2026-11-01`, `2026-11-01T09:30:00Z`), a range (`2026-01-01..2026-06-30`) or an operator (`filter[createdAt][gte]=2026-11-01`). Each value has at most 1,000 characters; a longer one is a 400.
                  * @example 2026-11-01..2026-11-30
                  */
                 "filter[createdAt]"?: components["parameters"]["ContactFilterCreatedAt"];
                 /**
-                 * @description Contacts by time of last change, as for `filter[createdAt]`.
+                 * @description Contacts by time of last change, as for `filter[createdAt]`. Each value has at most 1,000 characters; a longer one is a 400.
                  * @example 2026-11-01..2026-11-30
                  */
                 "filter[updatedAt]"?: components["parameters"]["ContactFilterUpdatedAt"];
@@ -11579,52 +11579,52 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Accounts by identifier: a list (`1,2,3`), a range (`5..9`) or an operator (`filter[id][gte]=5`; also `neq`, `lt`, `lte`, `gt`).
+                 * @description Accounts by identifier: a list (`1,2,3`), a range (`5..9`) or an operator (`filter[id][gte]=5`; also `neq`, `lt`, `lte`, `gt`). Each value has at most 1,000 characters; a longer one is a 400.
                  * @example 1,2,3
                  */
                 "filter[id]"?: components["parameters"]["AccountFilterId"];
                 /**
-                 * @description Accounts by name: one of the comma-separated values, or as an operator says (`filter[name][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`.
+                 * @description Accounts by name: one of the comma-separated values, or as an operator says (`filter[name][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. Each value has at most 1,000 characters; a longer one is a 400.
                  * @example Acme Corporation
                  */
                 "filter[name]"?: components["parameters"]["AccountFilterName"];
                 /**
-                 * @description Accounts by external identifier: several separated by commas, or as an operator says (`filter[externalId][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`.
+                 * @description Accounts by external identifier: several separated by commas, or as an operator says (`filter[externalId][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. Each value has at most 1,000 characters; a longer one is a 400.
                  * @example ACME-001,ACME-002
                  */
                 "filter[externalId]"?: components["parameters"]["AccountFilterExternalId"];
                 /**
-                 * @description Accounts with any of the given contact identifiers, separated by commas. Operators: `neq` (none of them), `exists` (`true`: at least one, `false`: none), `neq_or_null` (none of them, or none at all), `contains` (all of them), `not_contains` (not all of them).
+                 * @description Accounts with any of the given contact identifiers, separated by commas. Operators: `neq` (none of them), `exists` (`true`: at least one, `false`: none), `neq_or_null` (none of them, or none at all), `contains` (all of them), `not_contains` (not all of them). Each value has at most 1,000 characters; a longer one is a 400.
                  * @example 12
                  */
                 "filter[contacts]"?: components["parameters"]["AccountFilterContacts"];
                 /**
-                 * @description Accounts whose default contact is one of the given contacts, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[defaultContact][exists]=false` finds those without one), `neq_or_null`.
+                 * @description Accounts whose default contact is one of the given contacts, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[defaultContact][exists]=false` finds those without one), `neq_or_null`. Each value has at most 1,000 characters; a longer one is a 400.
                  * @example 12
                  */
                 "filter[defaultContact]"?: components["parameters"]["AccountFilterDefaultContact"];
                 /**
-                 * @description Accounts by organization identifier. Every record is in the caller's organization, so only its identifier matches. Operators: `eq` (the default), `neq`.
+                 * @description Accounts by organization identifier. Every record is in the caller's organization, so only its identifier matches. Operators: `eq` (the default), `neq`. Each value has at most 1,000 characters; a longer one is a 400.
                  * @example 1
                  */
                 "filter[organization]"?: components["parameters"]["AccountFilterOrganization"];
                 /**
-                 * @description Accounts owned by the given users, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[owner][exists]=false` finds those without one), `neq_or_null`.
+                 * @description Accounts owned by the given users, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[owner][exists]=false` finds those without one), `neq_or_null`. Each value has at most 1,000 characters; a longer one is a 400.
                  * @example 5
                  */
                 "filter[owner]"?: components["parameters"]["AccountFilterOwner"];
                 /**
-                 * @description Accounts referred by the given accounts, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[referredBy][exists]=false` finds those without one), `neq_or_null`.
+                 * @description Accounts referred by the given accounts, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[referredBy][exists]=false` finds those without one), `neq_or_null`. Each value has at most 1,000 characters; a longer one is a 400.
                  * @example 17
                  */
                 "filter[referredBy]"?: components["parameters"]["AccountFilterReferredBy"];
                 /**
-                 * @description Accounts by creation time (`2026-11-01`, `2026-11-01T09:30:00Z`), a range (`2026-01-01..2026-06-30`) or an operator (`filter[createdAt][gte]=2026-11-01`).
+                 * @description Accounts by creation time (`2026-11-01`, `2026-11-01T09:30:00Z`), a range (`2026-01-01..2026-06-30`) or an operator (`filter[createdAt][gte]=2026-11-01`). Each value has at most 1,000 characters; a longer one is a 400.
                  * @example 2026-11-01..2026-11-30
                  */
                 "filter[createdAt]"?: components["parameters"]["AccountFilterCreatedAt"];
                 /**
-                 * @description Accounts by time of last change, as for `filter[createdAt]`.
+                 * @description Accounts by time of last change, as for `filter[createdAt]`. Each value has at most 1,000 characters; a longer one is a 400.
                  * @example 2026-11-01..2026-11-30
                  */
                 "filter[updatedAt]"?: components["parameters"]["AccountFilterUpdatedAt"];
@@ -12946,17 +12946,17 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Countries by code; several codes separated by commas (`US,DE`). Operators: `filter[id][neq]=US`.
+                 * @description Countries by code; several codes separated by commas (`US,DE`). Operators: `filter[id][neq]=US`. Each value has at most 1,000 characters; a longer one is a 400.
                  * @example US,DE
                  */
                 "filter[id]"?: components["parameters"]["CountryFilterId"];
                 /**
-                 * @description Countries by ISO 3166-1 alpha-3 code; several separated by commas. Operator `neq`.
+                 * @description Countries by ISO 3166-1 alpha-3 code; several separated by commas. Operator `neq`. Each value has at most 1,000 characters; a longer one is a 400.
                  * @example USA,DEU
                  */
                 "filter[iso3Code]"?: components["parameters"]["CountryFilterIso3Code"];
                 /**
-                 * @description Countries having any of the given regions (`US-NY,DE-BY`); `[neq]` none of them, `[contains]` all of them, `[exists]=true|false` any region at all.
+                 * @description Countries having any of the given regions (`US-NY,DE-BY`); `[neq]` none of them, `[contains]` all of them, `[exists]=true|false` any region at all. Each value has at most 1,000 characters; a longer one is a 400.
                  * @example US-NY
                  */
                 "filter[regions]"?: components["parameters"]["CountryFilterRegions"];
@@ -13156,12 +13156,12 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Regions by code; several codes separated by commas (`US-NY,DE-BY`). Operators: `filter[id][neq]=US-NY`.
+                 * @description Regions by code; several codes separated by commas (`US-NY,DE-BY`). Operators: `filter[id][neq]=US-NY`. Each value has at most 1,000 characters; a longer one is a 400.
                  * @example US-NY,DE-BY
                  */
                 "filter[id]"?: components["parameters"]["RegionFilterId"];
                 /**
-                 * @description Regions by the part of the code after the dash (`NY`); several separated by commas. Operator `neq`.
+                 * @description Regions by the part of the code after the dash (`NY`); several separated by commas. Operator `neq`. Each value has at most 1,000 characters; a longer one is a 400.
                  * @example NY,BY
                  */
                 "filter[code]"?: components["parameters"]["RegionFilterCode"];
@@ -13326,37 +13326,37 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Organizations by identifier: a list (`1,2,3`), a range (`5..9`) or an operator (`filter[id][gte]=5`; also `neq`, `lt`, `lte`, `gt`).
+                 * @description Organizations by identifier: a list (`1,2,3`), a range (`5..9`) or an operator (`filter[id][gte]=5`; also `neq`, `lt`, `lte`, `gt`). Each value has at most 1,000 characters; a longer one is a 400.
                  * @example 1,2,3
                  */
                 "filter[id]"?: components["parameters"]["OrganizationFilterId"];
                 /**
-                 * @description Organizations by name: one of the comma-separated values, or as an operator says (`filter[name][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`.
+                 * @description Organizations by name: one of the comma-separated values, or as an operator says (`filter[name][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. Each value has at most 1,000 characters; a longer one is a 400.
                  * @example Main
                  */
                 "filter[name]"?: components["parameters"]["OrganizationFilterName"];
                 /**
-                 * @description Organizations that are enabled (`true`) or not (`false`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`.
+                 * @description Organizations that are enabled (`true`) or not (`false`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`. Each value has at most 1,000 characters; a longer one is a 400.
                  * @example true
                  */
                 "filter[enabled]"?: components["parameters"]["OrganizationFilterEnabled"];
                 /**
-                 * @description Organizations with any of the given business unit identifiers, separated by commas. Operators: `neq` (none of them), `exists` (`true`: at least one, `false`: none), `neq_or_null` (none of them, or none at all), `contains` (all of them), `not_contains` (not all of them).
+                 * @description Organizations with any of the given business unit identifiers, separated by commas. Operators: `neq` (none of them), `exists` (`true`: at least one, `false`: none), `neq_or_null` (none of them, or none at all), `contains` (all of them), `not_contains` (not all of them). Each value has at most 1,000 characters; a longer one is a 400.
                  * @example 1,3
                  */
                 "filter[businessUnits]"?: components["parameters"]["OrganizationFilterBusinessUnits"];
                 /**
-                 * @description Organizations with any of the given user identifiers, separated by commas. Operators: `neq` (none of them), `exists` (`true`: at least one, `false`: none), `neq_or_null` (none of them, or none at all), `contains` (all of them), `not_contains` (not all of them).
+                 * @description Organizations with any of the given user identifiers, separated by commas. Operators: `neq` (none of them), `exists` (`true`: at least one, `false`: none), `neq_or_null` (none of them, or none at all), `contains` (all of them), `not_contains` (not all of them). Each value has at most 1,000 characters; a longer one is a 400.
                  * @example 5
                  */
                 "filter[users]"?: components["parameters"]["OrganizationFilterUsers"];
                 /**
-                 * @description Organizations by creation time (`2026-11-01`, `2026-11-01T09:30:00Z`), a range (`2026-01-01..2026-06-30`) or an operator (`filter[createdAt][gte]=2026-11-01`).
+                 * @description Organizations by creation time (`2026-11-01`, `2026-11-01T09:30:00Z`), a range (`2026-01-01..2026-06-30`) or an operator (`filter[createdAt][gte]=2026-11-01`). Each value has at most 1,000 characters; a longer one is a 400.
                  * @example 2026-11-01..2026-11-30
                  */
                 "filter[createdAt]"?: components["parameters"]["OrganizationFilterCreatedAt"];
                 /**
-                 * @description Organizations by time of last change, as for `filter[createdAt]`.
+                 * @description Organizations by time of last change, as for `filter[createdAt]`. Each value has at most 1,000 characters; a longer one is a 400.
                  * @example 2026-11-01..2026-11-30
                  */
                 "filter[updatedAt]"?: components["parameters"]["OrganizationFilterUpdatedAt"];
@@ -13768,37 +13768,37 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Business units by identifier: a list (`1,2,3`), a range (`5..9`) or an operator (`filter[id][gte]=5`; also `neq`, `lt`, `lte`, `gt`).
+                 * @description Business units by identifier: a list (`1,2,3`), a range (`5..9`) or an operator (`filter[id][gte]=5`; also `neq`, `lt`, `lte`, `gt`). Each value has at most 1,000 characters; a longer one is a 400.
                  * @example 1,2,3
                  */
                 "filter[id]"?: components["parameters"]["BusinessUnitFilterId"];
                 /**
-                 * @description Business units by name: one of the comma-separated values, or as an operator says (`filter[name][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`.
+                 * @description Business units by name: one of the comma-separated values, or as an operator says (`filter[name][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. Each value has at most 1,000 characters; a longer one is a 400.
                  * @example Sales
                  */
                 "filter[name]"?: components["parameters"]["BusinessUnitFilterName"];
                 /**
-                 * @description Business units by organization identifier. Every record is in the caller's organization, so only its identifier matches. Operators: `eq` (the default), `neq`.
+                 * @description Business units by organization identifier. Every record is in the caller's organization, so only its identifier matches. Operators: `eq` (the default), `neq`. Each value has at most 1,000 characters; a longer one is a 400.
                  * @example 1
                  */
                 "filter[organization]"?: components["parameters"]["BusinessUnitFilterOrganization"];
                 /**
-                 * @description Business units whose parent is one of the given units, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[owner][exists]=false` finds those without one), `neq_or_null`.
+                 * @description Business units whose parent is one of the given units, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[owner][exists]=false` finds those without one), `neq_or_null`. Each value has at most 1,000 characters; a longer one is a 400.
                  * @example 1
                  */
                 "filter[owner]"?: components["parameters"]["BusinessUnitFilterOwner"];
                 /**
-                 * @description Business units with any of the given user identifiers, separated by commas. Operators: `neq` (none of them), `exists` (`true`: at least one, `false`: none), `neq_or_null` (none of them, or none at all), `contains` (all of them), `not_contains` (not all of them).
+                 * @description Business units with any of the given user identifiers, separated by commas. Operators: `neq` (none of them), `exists` (`true`: at least one, `false`: none), `neq_or_null` (none of them, or none at all), `contains` (all of them), `not_contains` (not all of them). Each value has at most 1,000 characters; a longer one is a 400.
                  * @example 5,6
                  */
                 "filter[users]"?: components["parameters"]["BusinessUnitFilterUsers"];
                 /**
-                 * @description Business units by creation time (`2026-11-01`, `2026-11-01T09:30:00Z`), a range (`2026-01-01..2026-06-30`) or an operator (`filter[createdAt][gte]=2026-11-01`).
+                 * @description Business units by creation time (`2026-11-01`, `2026-11-01T09:30:00Z`), a range (`2026-01-01..2026-06-30`) or an operator (`filter[createdAt][gte]=2026-11-01`). Each value has at most 1,000 characters; a longer one is a 400.
                  * @example 2026-11-01..2026-11-30
                  */
                 "filter[createdAt]"?: components["parameters"]["BusinessUnitFilterCreatedAt"];
                 /**
-                 * @description Business units by time of last change, as for `filter[createdAt]`.
+                 * @description Business units by time of last change, as for `filter[createdAt]`. Each value has at most 1,000 characters; a longer one is a 400.
                  * @example 2026-11-01..2026-11-30
                  */
                 "filter[updatedAt]"?: components["parameters"]["BusinessUnitFilterUpdatedAt"];
@@ -14075,57 +14075,57 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Users by identifier: a list (`1,2,3`), a range (`5..9`) or an operator (`filter[id][gte]=5`; also `neq`, `lt`, `lte`, `gt`).
+                 * @description Users by identifier: a list (`1,2,3`), a range (`5..9`) or an operator (`filter[id][gte]=5`; also `neq`, `lt`, `lte`, `gt`). Each value has at most 1,000 characters; a longer one is a 400.
                  * @example 1,2,3
                  */
                 "filter[id]"?: components["parameters"]["UserFilterId"];
                 /**
-                 * @description Users by username: one of the comma-separated values, or as an operator says (`filter[username][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`.
+                 * @description Users by username: one of the comma-separated values, or as an operator says (`filter[username][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. Each value has at most 1,000 characters; a longer one is a 400.
                  * @example jdoe
                  */
                 "filter[username]"?: components["parameters"]["UserFilterUsername"];
                 /**
-                 * @description Users by email address: one of the comma-separated values, or as an operator says (`filter[email][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`.
+                 * @description Users by email address: one of the comma-separated values, or as an operator says (`filter[email][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. Each value has at most 1,000 characters; a longer one is a 400.
                  * @example john.doe@example.com
                  */
                 "filter[email]"?: components["parameters"]["UserFilterEmail"];
                 /**
-                 * @description Users by last name: one of the comma-separated values, or as an operator says (`filter[lastName][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`.
+                 * @description Users by last name: one of the comma-separated values, or as an operator says (`filter[lastName][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. Each value has at most 1,000 characters; a longer one is a 400.
                  * @example Doe
                  */
                 "filter[lastName]"?: components["parameters"]["UserFilterLastName"];
                 /**
-                 * @description Users that are enabled (`true`) or not (`false`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`.
+                 * @description Users that are enabled (`true`) or not (`false`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`. Each value has at most 1,000 characters; a longer one is a 400.
                  * @example true
                  */
                 "filter[enabled]"?: components["parameters"]["UserFilterEnabled"];
                 /**
-                 * @description Users by external identifier: several separated by commas, or as an operator says (`filter[externalId][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`.
+                 * @description Users by external identifier: several separated by commas, or as an operator says (`filter[externalId][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. Each value has at most 1,000 characters; a longer one is a 400.
                  * @example EMP-0005,EMP-0006
                  */
                 "filter[externalId]"?: components["parameters"]["UserFilterExternalId"];
                 /**
-                 * @description Users by organization identifier. Every record is in the caller's organization, so only its identifier matches. Operators: `eq` (the default), `neq`.
+                 * @description Users by organization identifier. Every record is in the caller's organization, so only its identifier matches. Operators: `eq` (the default), `neq`. Each value has at most 1,000 characters; a longer one is a 400.
                  * @example 1
                  */
                 "filter[organization]"?: components["parameters"]["UserFilterOrganization"];
                 /**
-                 * @description Users of the given business units, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[owner][exists]=false` finds those without one), `neq_or_null`.
+                 * @description Users of the given business units, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[owner][exists]=false` finds those without one), `neq_or_null`. Each value has at most 1,000 characters; a longer one is a 400.
                  * @example 3
                  */
                 "filter[owner]"?: components["parameters"]["UserFilterOwner"];
                 /**
-                 * @description Users having any of the given role codes, separated by commas. Operators: `neq` (none of them), `exists` (`true`: at least one, `false`: none), `neq_or_null` (none of them, or none at all), `contains` (all of them), `not_contains` (not all of them).
+                 * @description Users having any of the given role codes, separated by commas. Operators: `neq` (none of them), `exists` (`true`: at least one, `false`: none), `neq_or_null` (none of them, or none at all), `contains` (all of them), `not_contains` (not all of them). Each value has at most 1,000 characters; a longer one is a 400.
                  * @example ROLE_MANAGER,ROLE_USER
                  */
                 "filter[userRoles]"?: components["parameters"]["UserFilterUserRoles"];
                 /**
-                 * @description Users by creation time (`2026-11-01`, `2026-11-01T09:30:00Z`), a range (`2026-01-01..2026-06-30`) or an operator (`filter[createdAt][gte]=2026-11-01`).
+                 * @description Users by creation time (`2026-11-01`, `2026-11-01T09:30:00Z`), a range (`2026-01-01..2026-06-30`) or an operator (`filter[createdAt][gte]=2026-11-01`). Each value has at most 1,000 characters; a longer one is a 400.
                  * @example 2026-11-01..2026-11-30
                  */
                 "filter[createdAt]"?: components["parameters"]["UserFilterCreatedAt"];
                 /**
-                 * @description Users by time of last change, as for `filter[createdAt]`.
+                 * @description Users by time of last change, as for `filter[createdAt]`. Each value has at most 1,000 characters; a longer one is a 400.
                  * @example 2026-11-01..2026-11-30
                  */
                 "filter[updatedAt]"?: components["parameters"]["UserFilterUpdatedAt"];
@@ -14312,17 +14312,17 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Regions by code; several codes separated by commas (`US-NY,DE-BY`). Operators: `filter[id][neq]=US-NY`.
+                 * @description Regions by code; several codes separated by commas (`US-NY,DE-BY`). Operators: `filter[id][neq]=US-NY`. Each value has at most 1,000 characters; a longer one is a 400.
                  * @example US-NY,DE-BY
                  */
                 "filter[id]"?: components["parameters"]["RegionFilterId"];
                 /**
-                 * @description Regions of the given countries, codes separated by commas (`US,DE`). Operators: `neq`, `exists`, `neq_or_null`.
+                 * @description Regions of the given countries, codes separated by commas (`US,DE`). Operators: `neq`, `exists`, `neq_or_null`. Each value has at most 1,000 characters; a longer one is a 400.
                  * @example US
                  */
                 "filter[country]"?: components["parameters"]["RegionFilterCountry"];
                 /**
-                 * @description Regions by the part of the code after the dash (`NY`); several separated by commas. Operator `neq`.
+                 * @description Regions by the part of the code after the dash (`NY`); several separated by commas. Operator `neq`. Each value has at most 1,000 characters; a longer one is a 400.
                  * @example NY,BY
                  */
                 "filter[code]"?: components["parameters"]["RegionFilterCode"];
@@ -14646,32 +14646,32 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Tax jurisdictions by identifier: a list (`1,2,3`), a range (`5..9`) or an operator (`filter[id][gte]=5`; also `neq`, `lt`, `lte`, `gt`).
+                 * @description Tax jurisdictions by identifier: a list (`1,2,3`), a range (`5..9`) or an operator (`filter[id][gte]=5`; also `neq`, `lt`, `lte`, `gt`). Each value has at most 1,000 characters; a longer one is a 400.
                  * @example 1,2,3
                  */
                 "filter[id]"?: components["parameters"]["TaxJurisdictionFilterId"];
                 /**
-                 * @description Tax jurisdictions by code: several separated by commas, or as an operator says (`filter[code][starts_with]=US-`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`.
+                 * @description Tax jurisdictions by code: several separated by commas, or as an operator says (`filter[code][starts_with]=US-`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. Each value has at most 1,000 characters; a longer one is a 400.
                  * @example US-CA-LA,GB-LONDON
                  */
                 "filter[code]"?: components["parameters"]["TaxJurisdictionFilterCode"];
                 /**
-                 * @description Tax jurisdictions in the given countries, ISO 3166-1 alpha-2 codes separated by commas (`US,DE`). Operators `neq`, `exists`, `neq_or_null`.
+                 * @description Tax jurisdictions in the given countries, ISO 3166-1 alpha-2 codes separated by commas (`US,DE`). Operators `neq`, `exists`, `neq_or_null`. Each value has at most 1,000 characters; a longer one is a 400.
                  * @example US
                  */
                 "filter[country]"?: components["parameters"]["TaxJurisdictionFilterCountry"];
                 /**
-                 * @description Tax jurisdictions in the given regions, ISO 3166-2 codes separated by commas (`US-CA,US-NY`). Operators `neq`, `exists` (`filter[region][exists]=false` finds those without a region), `neq_or_null`.
+                 * @description Tax jurisdictions in the given regions, ISO 3166-2 codes separated by commas (`US-CA,US-NY`). Operators `neq`, `exists` (`filter[region][exists]=false` finds those without a region), `neq_or_null`. Each value has at most 1,000 characters; a longer one is a 400.
                  * @example US-CA,US-NY
                  */
                 "filter[region]"?: components["parameters"]["TaxJurisdictionFilterRegion"];
                 /**
-                 * @description Tax jurisdictions by creation time (`2026-11-01`, `2026-11-01T09:30:00Z`), a range (`2026-01-01..2026-06-30`) or an operator (`filter[createdAt][gte]=2026-11-01`).
+                 * @description Tax jurisdictions by creation time (`2026-11-01`, `2026-11-01T09:30:00Z`), a range (`2026-01-01..2026-06-30`) or an operator (`filter[createdAt][gte]=2026-11-01`). Each value has at most 1,000 characters; a longer one is a 400.
                  * @example 2026-11-01..2026-11-30
                  */
                 "filter[createdAt]"?: components["parameters"]["TaxJurisdictionFilterCreatedAt"];
                 /**
-                 * @description Tax jurisdictions by time of last change, as for `filter[createdAt]`.
+                 * @description Tax jurisdictions by time of last change, as for `filter[createdAt]`. Each value has at most 1,000 characters; a longer one is a 400.
                  * @example 2026-11-01..2026-11-30
                  */
                 "filter[updatedAt]"?: components["parameters"]["TaxJurisdictionFilterUpdatedAt"];
@@ -15034,32 +15034,32 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Tax jurisdictions by identifier: a list (`1,2,3`), a range (`5..9`) or an operator (`filter[id][gte]=5`; also `neq`, `lt`, `lte`, `gt`).
+                 * @description Tax jurisdictions by identifier: a list (`1,2,3`), a range (`5..9`) or an operator (`filter[id][gte]=5`; also `neq`, `lt`, `lte`, `gt`). Each value has at most 1,000 characters; a longer one is a 400.
                  * @example 1,2,3
                  */
                 "filter[id]"?: components["parameters"]["TaxJurisdictionFilterId"];
                 /**
-                 * @description Tax jurisdictions by code: several separated by commas, or as an operator says (`filter[code][starts_with]=US-`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`.
+                 * @description Tax jurisdictions by code: several separated by commas, or as an operator says (`filter[code][starts_with]=US-`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. Each value has at most 1,000 characters; a longer one is a 400.
                  * @example US-CA-LA,GB-LONDON
                  */
                 "filter[code]"?: components["parameters"]["TaxJurisdictionFilterCode"];
                 /**
-                 * @description Tax jurisdictions in the given countries, ISO 3166-1 alpha-2 codes separated by commas (`US,DE`). Operators `neq`, `exists`, `neq_or_null`.
+                 * @description Tax jurisdictions in the given countries, ISO 3166-1 alpha-2 codes separated by commas (`US,DE`). Operators `neq`, `exists`, `neq_or_null`. Each value has at most 1,000 characters; a longer one is a 400.
                  * @example US
                  */
                 "filter[country]"?: components["parameters"]["TaxJurisdictionFilterCountry"];
                 /**
-                 * @description Tax jurisdictions in the given regions, ISO 3166-2 codes separated by commas (`US-CA,US-NY`). Operators `neq`, `exists` (`filter[region][exists]=false` finds those without a region), `neq_or_null`.
+                 * @description Tax jurisdictions in the given regions, ISO 3166-2 codes separated by commas (`US-CA,US-NY`). Operators `neq`, `exists` (`filter[region][exists]=false` finds those without a region), `neq_or_null`. Each value has at most 1,000 characters; a longer one is a 400.
                  * @example US-CA,US-NY
                  */
                 "filter[region]"?: components["parameters"]["TaxJurisdictionFilterRegion"];
                 /**
-                 * @description Tax jurisdictions by creation time (`2026-11-01`, `2026-11-01T09:30:00Z`), a range (`2026-01-01..2026-06-30`) or an operator (`filter[createdAt][gte]=2026-11-01`).
+                 * @description Tax jurisdictions by creation time (`2026-11-01`, `2026-11-01T09:30:00Z`), a range (`2026-01-01..2026-06-30`) or an operator (`filter[createdAt][gte]=2026-11-01`). Each value has at most 1,000 characters; a longer one is a 400.
                  * @example 2026-11-01..2026-11-30
                  */
                 "filter[createdAt]"?: components["parameters"]["TaxJurisdictionFilterCreatedAt"];
                 /**
-                 * @description Tax jurisdictions by time of last change, as for `filter[createdAt]`.
+                 * @description Tax jurisdictions by time of last change, as for `filter[createdAt]`. Each value has at most 1,000 characters; a longer one is a 400.
                  * @example 2026-11-01..2026-11-30
                  */
                 "filter[updatedAt]"?: components["parameters"]["TaxJurisdictionFilterUpdatedAt"];
@@ -15966,7 +15966,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description User roles by code; several codes separated by commas (`ROLE_MANAGER,ROLE_USER`). Operators: `filter[id][neq]=ROLE_USER`.
+                 * @description User roles by code; several codes separated by commas (`ROLE_MANAGER,ROLE_USER`). Operators: `filter[id][neq]=ROLE_USER`. Each value has at most 1,000 characters; a longer one is a 400.
                  * @example ROLE_MANAGER,ROLE_USER
                  */
                 "filter[id]"?: components["parameters"]["UserRoleFilterId"];
@@ -16116,57 +16116,57 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Users by identifier: a list (`1,2,3`), a range (`5..9`) or an operator (`filter[id][gte]=5`; also `neq`, `lt`, `lte`, `gt`).
+                 * @description Users by identifier: a list (`1,2,3`), a range (`5..9`) or an operator (`filter[id][gte]=5`; also `neq`, `lt`, `lte`, `gt`). Each value has at most 1,000 characters; a longer one is a 400.
                  * @example 1,2,3
                  */
                 "filter[id]"?: components["parameters"]["UserFilterId"];
                 /**
-                 * @description Users by username: one of the comma-separated values, or as an operator says (`filter[username][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`.
+                 * @description Users by username: one of the comma-separated values, or as an operator says (`filter[username][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. Each value has at most 1,000 characters; a longer one is a 400.
                  * @example jdoe
                  */
                 "filter[username]"?: components["parameters"]["UserFilterUsername"];
                 /**
-                 * @description Users by email address: one of the comma-separated values, or as an operator says (`filter[email][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`.
+                 * @description Users by email address: one of the comma-separated values, or as an operator says (`filter[email][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. Each value has at most 1,000 characters; a longer one is a 400.
                  * @example john.doe@example.com
                  */
                 "filter[email]"?: components["parameters"]["UserFilterEmail"];
                 /**
-                 * @description Users by last name: one of the comma-separated values, or as an operator says (`filter[lastName][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`.
+                 * @description Users by last name: one of the comma-separated values, or as an operator says (`filter[lastName][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. Each value has at most 1,000 characters; a longer one is a 400.
                  * @example Doe
                  */
                 "filter[lastName]"?: components["parameters"]["UserFilterLastName"];
                 /**
-                 * @description Users that are enabled (`true`) or not (`false`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`.
+                 * @description Users that are enabled (`true`) or not (`false`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`. Each value has at most 1,000 characters; a longer one is a 400.
                  * @example true
                  */
                 "filter[enabled]"?: components["parameters"]["UserFilterEnabled"];
                 /**
-                 * @description Users by external identifier: several separated by commas, or as an operator says (`filter[externalId][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`.
+                 * @description Users by external identifier: several separated by commas, or as an operator says (`filter[externalId][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. Each value has at most 1,000 characters; a longer one is a 400.
                  * @example EMP-0005,EMP-0006
                  */
                 "filter[externalId]"?: components["parameters"]["UserFilterExternalId"];
                 /**
-                 * @description Users by organization identifier. Every record is in the caller's organization, so only its identifier matches. Operators: `eq` (the default), `neq`.
+                 * @description Users by organization identifier. Every record is in the caller's organization, so only its identifier matches. Operators: `eq` (the default), `neq`. Each value has at most 1,000 characters; a longer one is a 400.
                  * @example 1
                  */
                 "filter[organization]"?: components["parameters"]["UserFilterOrganization"];
                 /**
-                 * @description Users of the given business units, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[owner][exists]=false` finds those without one), `neq_or_null`.
+                 * @description Users of the given business units, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[owner][exists]=false` finds those without one), `neq_or_null`. Each value has at most 1,000 characters; a longer one is a 400.
                  * @example 3
                  */
                 "filter[owner]"?: components["parameters"]["UserFilterOwner"];
                 /**
-                 * @description Users having any of the given role codes, separated by commas. Operators: `neq` (none of them), `exists` (`true`: at least one, `false`: none), `neq_or_null` (none of them, or none at all), `contains` (all of them), `not_contains` (not all of them).
+                 * @description Users having any of the given role codes, separated by commas. Operators: `neq` (none of them), `exists` (`true`: at least one, `false`: none), `neq_or_null` (none of them, or none at all), `contains` (all of them), `not_contains` (not all of them). Each value has at most 1,000 characters; a longer one is a 400.
                  * @example ROLE_MANAGER,ROLE_USER
                  */
                 "filter[userRoles]"?: components["parameters"]["UserFilterUserRoles"];
                 /**
-                 * @description Users by creation time (`2026-11-01`, `2026-11-01T09:30:00Z`), a range (`2026-01-01..2026-06-30`) or an operator (`filter[createdAt][gte]=2026-11-01`).
+                 * @description Users by creation time (`2026-11-01`, `2026-11-01T09:30:00Z`), a range (`2026-01-01..2026-06-30`) or an operator (`filter[createdAt][gte]=2026-11-01`). Each value has at most 1,000 characters; a longer one is a 400.
                  * @example 2026-11-01..2026-11-30
                  */
                 "filter[createdAt]"?: components["parameters"]["UserFilterCreatedAt"];
                 /**
-                 * @description Users by time of last change, as for `filter[createdAt]`.
+                 * @description Users by time of last change, as for `filter[createdAt]`. Each value has at most 1,000 characters; a longer one is a 400.
                  * @example 2026-11-01..2026-11-30
                  */
                 "filter[updatedAt]"?: components["parameters"]["UserFilterUpdatedAt"];
@@ -16629,57 +16629,57 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Users by identifier: a list (`1,2,3`), a range (`5..9`) or an operator (`filter[id][gte]=5`; also `neq`, `lt`, `lte`, `gt`).
+                 * @description Users by identifier: a list (`1,2,3`), a range (`5..9`) or an operator (`filter[id][gte]=5`; also `neq`, `lt`, `lte`, `gt`). Each value has at most 1,000 characters; a longer one is a 400.
                  * @example 1,2,3
                  */
                 "filter[id]"?: components["parameters"]["UserFilterId"];
                 /**
-                 * @description Users by username: one of the comma-separated values, or as an operator says (`filter[username][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`.
+                 * @description Users by username: one of the comma-separated values, or as an operator says (`filter[username][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. Each value has at most 1,000 characters; a longer one is a 400.
                  * @example jdoe
                  */
                 "filter[username]"?: components["parameters"]["UserFilterUsername"];
                 /**
-                 * @description Users by email address: one of the comma-separated values, or as an operator says (`filter[email][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`.
+                 * @description Users by email address: one of the comma-separated values, or as an operator says (`filter[email][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. Each value has at most 1,000 characters; a longer one is a 400.
                  * @example john.doe@example.com
                  */
                 "filter[email]"?: components["parameters"]["UserFilterEmail"];
                 /**
-                 * @description Users by last name: one of the comma-separated values, or as an operator says (`filter[lastName][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`.
+                 * @description Users by last name: one of the comma-separated values, or as an operator says (`filter[lastName][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. Each value has at most 1,000 characters; a longer one is a 400.
                  * @example Doe
                  */
                 "filter[lastName]"?: components["parameters"]["UserFilterLastName"];
                 /**
-                 * @description Users that are enabled (`true`) or not (`false`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`.
+                 * @description Users that are enabled (`true`) or not (`false`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`. Each value has at most 1,000 characters; a longer one is a 400.
                  * @example true
                  */
                 "filter[enabled]"?: components["parameters"]["UserFilterEnabled"];
                 /**
-                 * @description Users by external identifier: several separated by commas, or as an operator says (`filter[externalId][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`.
+                 * @description Users by external identifier: several separated by commas, or as an operator says (`filter[externalId][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. Each value has at most 1,000 characters; a longer one is a 400.
                  * @example EMP-0005,EMP-0006
                  */
                 "filter[externalId]"?: components["parameters"]["UserFilterExternalId"];
                 /**
-                 * @description Users by organization identifier. Every record is in the caller's organization, so only its identifier matches. Operators: `eq` (the default), `neq`.
+                 * @description Users by organization identifier. Every record is in the caller's organization, so only its identifier matches. Operators: `eq` (the default), `neq`. Each value has at most 1,000 characters; a longer one is a 400.
                  * @example 1
                  */
                 "filter[organization]"?: components["parameters"]["UserFilterOrganization"];
                 /**
-                 * @description Users of the given business units, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[owner][exists]=false` finds those without one), `neq_or_null`.
+                 * @description Users of the given business units, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[owner][exists]=false` finds those without one), `neq_or_null`. Each value has at most 1,000 characters; a longer one is a 400.
                  * @example 3
                  */
                 "filter[owner]"?: components["parameters"]["UserFilterOwner"];
                 /**
-                 * @description Users having any of the given role codes, separated by commas. Operators: `neq` (none of them), `exists` (`true`: at least one, `false`: none), `neq_or_null` (none of them, or none at all), `contains` (all of them), `not_contains` (not all of them).
+                 * @description Users having any of the given role codes, separated by commas. Operators: `neq` (none of them), `exists` (`true`: at least one, `false`: none), `neq_or_null` (none of them, or none at all), `contains` (all of them), `not_contains` (not all of them). Each value has at most 1,000 characters; a longer one is a 400.
                  * @example ROLE_MANAGER,ROLE_USER
                  */
                 "filter[userRoles]"?: components["parameters"]["UserFilterUserRoles"];
                 /**
-                 * @description Users by creation time (`2026-11-01`, `2026-11-01T09:30:00Z`), a range (`2026-01-01..2026-06-30`) or an operator (`filter[createdAt][gte]=2026-11-01`).
+                 * @description Users by creation time (`2026-11-01`, `2026-11-01T09:30:00Z`), a range (`2026-01-01..2026-06-30`) or an operator (`filter[createdAt][gte]=2026-11-01`). Each value has at most 1,000 characters; a longer one is a 400.
                  * @example 2026-11-01..2026-11-30
                  */
                 "filter[createdAt]"?: components["parameters"]["UserFilterCreatedAt"];
                 /**
-                 * @description Users by time of last change, as for `filter[createdAt]`.
+                 * @description Users by time of last change, as for `filter[createdAt]`. Each value has at most 1,000 characters; a longer one is a 400.
                  * @example 2026-11-01..2026-11-30
                  */
                 "filter[updatedAt]"?: components["parameters"]["UserFilterUpdatedAt"];
@@ -17962,7 +17962,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description User roles by code; several codes separated by commas (`ROLE_MANAGER,ROLE_USER`). Operators: `filter[id][neq]=ROLE_USER`.
+                 * @description User roles by code; several codes separated by commas (`ROLE_MANAGER,ROLE_USER`). Operators: `filter[id][neq]=ROLE_USER`. Each value has at most 1,000 characters; a longer one is a 400.
                  * @example ROLE_MANAGER,ROLE_USER
                  */
                 "filter[id]"?: components["parameters"]["UserRoleFilterId"];
@@ -18050,17 +18050,17 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Weight units by code; several codes separated by commas (`kg,lbs`). Operators: `filter[id][neq]=kg`.
+                 * @description Weight units by code; several codes separated by commas (`kg,lbs`). Operators: `filter[id][neq]=kg`. Each value has at most 1,000 characters; a longer one is a 400.
                  * @example kg,lbs
                  */
                 "filter[id]"?: components["parameters"]["WeightUnitFilterId"];
                 /**
-                 * @description Weight units by creation time (`2026-11-01`, `2026-11-01T09:30:00Z`), a range (`2026-01-01..2026-06-30`) or an operator (`filter[createdAt][gte]=2026-11-01`).
+                 * @description Weight units by creation time (`2026-11-01`, `2026-11-01T09:30:00Z`), a range (`2026-01-01..2026-06-30`) or an operator (`filter[createdAt][gte]=2026-11-01`). Each value has at most 1,000 characters; a longer one is a 400.
                  * @example 2026-11-01..2026-11-30
                  */
                 "filter[createdAt]"?: components["parameters"]["WeightUnitFilterCreatedAt"];
                 /**
-                 * @description Weight units by time of last change, as for `filter[createdAt]`.
+                 * @description Weight units by time of last change, as for `filter[createdAt]`. Each value has at most 1,000 characters; a longer one is a 400.
                  * @example 2026-11-01..2026-11-30
                  */
                 "filter[updatedAt]"?: components["parameters"]["WeightUnitFilterUpdatedAt"];
@@ -18295,17 +18295,17 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Weight units by code; several codes separated by commas (`kg,lbs`). Operators: `filter[id][neq]=kg`.
+                 * @description Weight units by code; several codes separated by commas (`kg,lbs`). Operators: `filter[id][neq]=kg`. Each value has at most 1,000 characters; a longer one is a 400.
                  * @example kg,lbs
                  */
                 "filter[id]"?: components["parameters"]["WeightUnitFilterId"];
                 /**
-                 * @description Weight units by creation time (`2026-11-01`, `2026-11-01T09:30:00Z`), a range (`2026-01-01..2026-06-30`) or an operator (`filter[createdAt][gte]=2026-11-01`).
+                 * @description Weight units by creation time (`2026-11-01`, `2026-11-01T09:30:00Z`), a range (`2026-01-01..2026-06-30`) or an operator (`filter[createdAt][gte]=2026-11-01`). Each value has at most 1,000 characters; a longer one is a 400.
                  * @example 2026-11-01..2026-11-30
                  */
                 "filter[createdAt]"?: components["parameters"]["WeightUnitFilterCreatedAt"];
                 /**
-                 * @description Weight units by time of last change, as for `filter[createdAt]`.
+                 * @description Weight units by time of last change, as for `filter[createdAt]`. Each value has at most 1,000 characters; a longer one is a 400.
                  * @example 2026-11-01..2026-11-30
                  */
                 "filter[updatedAt]"?: components["parameters"]["WeightUnitFilterUpdatedAt"];
@@ -18804,7 +18804,7 @@ export interface operations {
                     "application/json": components["schemas"]["OAuthError"];
                 };
             };
-            /** @description Too many failed client authentications; retry after `Retry-After` seconds. */
+            /** @description Too many failed client secrets or passwords for this client or user; retry after `Retry-After` seconds. */
             429: {
                 headers: {
                     /**

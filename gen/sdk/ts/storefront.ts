@@ -349,7 +349,7 @@ export interface paths {
         put?: never;
         /**
          * Get an access token
-         * @description Exchanges client credentials (grant `client_credentials`) or, for back-office clients, client credentials plus a user's username and password (grant `password`) for an RS256-signed JWT. Send a JSON or form-encoded body; the client id and secret may also travel as HTTP Basic credentials. After 10 failed client authentications for one client id, or from one address, within 60 seconds, further attempts get 429 until the window ends (counted per server process).
+         * @description Exchanges client credentials (grant `client_credentials`) or, for back-office clients, client credentials plus a user's username and password (grant `password`) for an RS256-signed JWT. Send a JSON or form-encoded body; the client id and secret may also travel as HTTP Basic credentials. Wrong client secrets and wrong passwords are counted per client and per user: by default 10 failures from one address within 60 seconds refuse that client or user from that address with 429 until the window ends, and 100 from all addresses together refuse it everywhere; other clients and users are not affected. The right secret or password forgets its failures from that address.
          *
          *     Tokens of the back office and of the storefront are not interchangeable: the token of a back-office client (acting as its user) is accepted only by the back-office API (`/admin/api`), the token of a storefront client (client credentials only, acting as the client in its organization) only by the storefront API (`/api`); anywhere else it is a 401. Both token addresses (`/admin/oauth2-token` and `/oauth2-token`) serve either kind of client.
          */
@@ -1098,17 +1098,17 @@ export interface components {
          */
         CountryFields: string;
         /**
-         * @description Countries by code; several codes separated by commas (`US,DE`). Operators: `filter[id][neq]=US`.
+         * @description Countries by code; several codes separated by commas (`US,DE`). Operators: `filter[id][neq]=US`. Each value has at most 1,000 characters; a longer one is a 400.
          * @example US,DE
          */
         CountryFilterId: string;
         /**
-         * @description Countries by ISO 3166-1 alpha-3 code; several separated by commas. Operator `neq`.
+         * @description Countries by ISO 3166-1 alpha-3 code; several separated by commas. Operator `neq`. Each value has at most 1,000 characters; a longer one is a 400.
          * @example USA,DEU
          */
         CountryFilterIso3Code: string;
         /**
-         * @description Countries having any of the given regions (`US-NY,DE-BY`); `[neq]` none of them, `[contains]` all of them, `[exists]=true|false` any region at all.
+         * @description Countries having any of the given regions (`US-NY,DE-BY`); `[neq]` none of them, `[contains]` all of them, `[exists]=true|false` any region at all. Each value has at most 1,000 characters; a longer one is a 400.
          * @example US-NY
          */
         CountryFilterRegions: string;
@@ -1133,7 +1133,7 @@ export interface components {
          */
         CurrencyFields: string;
         /**
-         * @description Currencies by ISO 4217 code; several codes separated by commas (`EUR,GBP`). Operators: `filter[id][neq]=USD`.
+         * @description Currencies by ISO 4217 code; several codes separated by commas (`EUR,GBP`). Operators: `filter[id][neq]=USD`. Each value has at most 1,000 characters; a longer one is a 400.
          * @example EUR,GBP
          */
         CurrencyFilterId: string;
@@ -1153,22 +1153,22 @@ export interface components {
          */
         LocalizationFields: string;
         /**
-         * @description Localizations by formatting code (`de_DE`); several separated by commas. Operator `neq`.
+         * @description Localizations by formatting code (`de_DE`); several separated by commas. Operator `neq`. Each value has at most 1,000 characters; a longer one is a 400.
          * @example de_DE
          */
         LocalizationFilterFormattingCode: string;
         /**
-         * @description Localizations by identifier: a list (`1,2`), a range (`2..4`) or an operator (`filter[id][gte]=2`; also `neq`, `lt`, `lte`, `gt`).
+         * @description Localizations by identifier: a list (`1,2`), a range (`2..4`) or an operator (`filter[id][gte]=2`; also `neq`, `lt`, `lte`, `gt`). Each value has at most 1,000 characters; a longer one is a 400.
          * @example 1,2
          */
         LocalizationFilterId: string;
         /**
-         * @description Localizations by language code (`de`); several separated by commas. Operator `neq`.
+         * @description Localizations by language code (`de`); several separated by commas. Operator `neq`. Each value has at most 1,000 characters; a longer one is a 400.
          * @example de,fr
          */
         LocalizationFilterLanguageCode: string;
         /**
-         * @description Localizations by title; several separated by commas. Operator `neq`.
+         * @description Localizations by title; several separated by commas. Operator `neq`. Each value has at most 1,000 characters; a longer one is a 400.
          * @example German (Germany)
          */
         LocalizationFilterTitle: string;
@@ -1197,17 +1197,17 @@ export interface components {
          */
         RegionFields: string;
         /**
-         * @description Regions by the part of the code after the dash (`NY`); several separated by commas. Operator `neq`.
+         * @description Regions by the part of the code after the dash (`NY`); several separated by commas. Operator `neq`. Each value has at most 1,000 characters; a longer one is a 400.
          * @example NY,BY
          */
         RegionFilterCode: string;
         /**
-         * @description Regions of the given countries, codes separated by commas (`US,DE`). Operators: `neq`, `exists`, `neq_or_null`.
+         * @description Regions of the given countries, codes separated by commas (`US,DE`). Operators: `neq`, `exists`, `neq_or_null`. Each value has at most 1,000 characters; a longer one is a 400.
          * @example US
          */
         RegionFilterCountry: string;
         /**
-         * @description Regions by code; several codes separated by commas (`US-NY,DE-BY`). Operators: `filter[id][neq]=US-NY`.
+         * @description Regions by code; several codes separated by commas (`US-NY,DE-BY`). Operators: `filter[id][neq]=US-NY`. Each value has at most 1,000 characters; a longer one is a 400.
          * @example US-NY,DE-BY
          */
         RegionFilterId: string;
@@ -1232,17 +1232,17 @@ export interface components {
          */
         WeightUnitFields: string;
         /**
-         * @description Weight units by creation time (`2026-11-01`, `2026-11-01T09:30:00Z`), a range (`2026-01-01..2026-06-30`) or an operator (`filter[createdAt][gte]=2026-11-01`).
+         * @description Weight units by creation time (`2026-11-01`, `2026-11-01T09:30:00Z`), a range (`2026-01-01..2026-06-30`) or an operator (`filter[createdAt][gte]=2026-11-01`). Each value has at most 1,000 characters; a longer one is a 400.
          * @example 2026-11-01..2026-11-30
          */
         WeightUnitFilterCreatedAt: string;
         /**
-         * @description Weight units by code; several codes separated by commas (`kg,lbs`). Operators: `filter[id][neq]=kg`.
+         * @description Weight units by code; several codes separated by commas (`kg,lbs`). Operators: `filter[id][neq]=kg`. Each value has at most 1,000 characters; a longer one is a 400.
          * @example kg,lbs
          */
         WeightUnitFilterId: string;
         /**
-         * @description Weight units by time of last change, as for `filter[createdAt]`.
+         * @description Weight units by time of last change, as for `filter[createdAt]`. Each value has at most 1,000 characters; a longer one is a 400.
          * @example 2026-11-01..2026-11-30
          */
         WeightUnitFilterUpdatedAt: string;
@@ -1303,17 +1303,17 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Countries by code; several codes separated by commas (`US,DE`). Operators: `filter[id][neq]=US`.
+                 * @description Countries by code; several codes separated by commas (`US,DE`). Operators: `filter[id][neq]=US`. Each value has at most 1,000 characters; a longer one is a 400.
                  * @example US,DE
                  */
                 "filter[id]"?: components["parameters"]["CountryFilterId"];
                 /**
-                 * @description Countries by ISO 3166-1 alpha-3 code; several separated by commas. Operator `neq`.
+                 * @description Countries by ISO 3166-1 alpha-3 code; several separated by commas. Operator `neq`. Each value has at most 1,000 characters; a longer one is a 400.
                  * @example USA,DEU
                  */
                 "filter[iso3Code]"?: components["parameters"]["CountryFilterIso3Code"];
                 /**
-                 * @description Countries having any of the given regions (`US-NY,DE-BY`); `[neq]` none of them, `[contains]` all of them, `[exists]=true|false` any region at all.
+                 * @description Countries having any of the given regions (`US-NY,DE-BY`); `[neq]` none of them, `[contains]` all of them, `[exists]=true|false` any region at all. Each value has at most 1,000 characters; a longer one is a 400.
                  * @example US-NY
                  */
                 "filter[regions]"?: components["parameters"]["CountryFilterRegions"];
@@ -1469,12 +1469,12 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Regions by code; several codes separated by commas (`US-NY,DE-BY`). Operators: `filter[id][neq]=US-NY`.
+                 * @description Regions by code; several codes separated by commas (`US-NY,DE-BY`). Operators: `filter[id][neq]=US-NY`. Each value has at most 1,000 characters; a longer one is a 400.
                  * @example US-NY,DE-BY
                  */
                 "filter[id]"?: components["parameters"]["RegionFilterId"];
                 /**
-                 * @description Regions by the part of the code after the dash (`NY`); several separated by commas. Operator `neq`.
+                 * @description Regions by the part of the code after the dash (`NY`); several separated by commas. Operator `neq`. Each value has at most 1,000 characters; a longer one is a 400.
                  * @example NY,BY
                  */
                 "filter[code]"?: components["parameters"]["RegionFilterCode"];
@@ -1631,7 +1631,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Currencies by ISO 4217 code; several codes separated by commas (`EUR,GBP`). Operators: `filter[id][neq]=USD`.
+                 * @description Currencies by ISO 4217 code; several codes separated by commas (`EUR,GBP`). Operators: `filter[id][neq]=USD`. Each value has at most 1,000 characters; a longer one is a 400.
                  * @example EUR,GBP
                  */
                 "filter[id]"?: components["parameters"]["CurrencyFilterId"];
@@ -1835,22 +1835,22 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Localizations by identifier: a list (`1,2`), a range (`2..4`) or an operator (`filter[id][gte]=2`; also `neq`, `lt`, `lte`, `gt`).
+                 * @description Localizations by identifier: a list (`1,2`), a range (`2..4`) or an operator (`filter[id][gte]=2`; also `neq`, `lt`, `lte`, `gt`). Each value has at most 1,000 characters; a longer one is a 400.
                  * @example 1,2
                  */
                 "filter[id]"?: components["parameters"]["LocalizationFilterId"];
                 /**
-                 * @description Localizations by title; several separated by commas. Operator `neq`.
+                 * @description Localizations by title; several separated by commas. Operator `neq`. Each value has at most 1,000 characters; a longer one is a 400.
                  * @example German (Germany)
                  */
                 "filter[title]"?: components["parameters"]["LocalizationFilterTitle"];
                 /**
-                 * @description Localizations by language code (`de`); several separated by commas. Operator `neq`.
+                 * @description Localizations by language code (`de`); several separated by commas. Operator `neq`. Each value has at most 1,000 characters; a longer one is a 400.
                  * @example de,fr
                  */
                 "filter[languageCode]"?: components["parameters"]["LocalizationFilterLanguageCode"];
                 /**
-                 * @description Localizations by formatting code (`de_DE`); several separated by commas. Operator `neq`.
+                 * @description Localizations by formatting code (`de_DE`); several separated by commas. Operator `neq`. Each value has at most 1,000 characters; a longer one is a 400.
                  * @example de_DE
                  */
                 "filter[formattingCode]"?: components["parameters"]["LocalizationFilterFormattingCode"];
@@ -2047,17 +2047,17 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Regions by code; several codes separated by commas (`US-NY,DE-BY`). Operators: `filter[id][neq]=US-NY`.
+                 * @description Regions by code; several codes separated by commas (`US-NY,DE-BY`). Operators: `filter[id][neq]=US-NY`. Each value has at most 1,000 characters; a longer one is a 400.
                  * @example US-NY,DE-BY
                  */
                 "filter[id]"?: components["parameters"]["RegionFilterId"];
                 /**
-                 * @description Regions of the given countries, codes separated by commas (`US,DE`). Operators: `neq`, `exists`, `neq_or_null`.
+                 * @description Regions of the given countries, codes separated by commas (`US,DE`). Operators: `neq`, `exists`, `neq_or_null`. Each value has at most 1,000 characters; a longer one is a 400.
                  * @example US
                  */
                 "filter[country]"?: components["parameters"]["RegionFilterCountry"];
                 /**
-                 * @description Regions by the part of the code after the dash (`NY`); several separated by commas. Operator `neq`.
+                 * @description Regions by the part of the code after the dash (`NY`); several separated by commas. Operator `neq`. Each value has at most 1,000 characters; a longer one is a 400.
                  * @example NY,BY
                  */
                 "filter[code]"?: components["parameters"]["RegionFilterCode"];
@@ -2347,17 +2347,17 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Weight units by code; several codes separated by commas (`kg,lbs`). Operators: `filter[id][neq]=kg`.
+                 * @description Weight units by code; several codes separated by commas (`kg,lbs`). Operators: `filter[id][neq]=kg`. Each value has at most 1,000 characters; a longer one is a 400.
                  * @example kg,lbs
                  */
                 "filter[id]"?: components["parameters"]["WeightUnitFilterId"];
                 /**
-                 * @description Weight units by creation time (`2026-11-01`, `2026-11-01T09:30:00Z`), a range (`2026-01-01..2026-06-30`) or an operator (`filter[createdAt][gte]=2026-11-01`).
+                 * @description Weight units by creation time (`2026-11-01`, `2026-11-01T09:30:00Z`), a range (`2026-01-01..2026-06-30`) or an operator (`filter[createdAt][gte]=2026-11-01`). Each value has at most 1,000 characters; a longer one is a 400.
                  * @example 2026-11-01..2026-11-30
                  */
                 "filter[createdAt]"?: components["parameters"]["WeightUnitFilterCreatedAt"];
                 /**
-                 * @description Weight units by time of last change, as for `filter[createdAt]`.
+                 * @description Weight units by time of last change, as for `filter[createdAt]`. Each value has at most 1,000 characters; a longer one is a 400.
                  * @example 2026-11-01..2026-11-30
                  */
                 "filter[updatedAt]"?: components["parameters"]["WeightUnitFilterUpdatedAt"];
@@ -2646,7 +2646,7 @@ export interface operations {
                     "application/json": components["schemas"]["OAuthError"];
                 };
             };
-            /** @description Too many failed client authentications; retry after `Retry-After` seconds. */
+            /** @description Too many failed client secrets or passwords for this client or user; retry after `Retry-After` seconds. */
             429: {
                 headers: {
                     /**

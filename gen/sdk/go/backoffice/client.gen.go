@@ -5218,34 +5218,34 @@ type UnsupportedMediaTypeApplicationVndAPIPlusJSON = ErrorDocument
 
 // DeleteAccountsParams defines parameters for DeleteAccounts.
 type DeleteAccountsParams struct {
-	// FilterId Accounts by identifier: a list (`1,2,3`), a range (`5..9`) or an operator (`filter[id][gte]=5`; also `neq`, `lt`, `lte`, `gt`).
+	// FilterId Accounts by identifier: a list (`1,2,3`), a range (`5..9`) or an operator (`filter[id][gte]=5`; also `neq`, `lt`, `lte`, `gt`). Each value has at most 1,000 characters; a longer one is a 400.
 	FilterId *AccountFilterId `form:"filter[id],omitempty" json:"filter[id],omitempty"`
 
-	// FilterName Accounts by name: one of the comma-separated values, or as an operator says (`filter[name][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`.
+	// FilterName Accounts by name: one of the comma-separated values, or as an operator says (`filter[name][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterName *AccountFilterName `form:"filter[name],omitempty" json:"filter[name],omitempty"`
 
-	// FilterExternalId Accounts by external identifier: several separated by commas, or as an operator says (`filter[externalId][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`.
+	// FilterExternalId Accounts by external identifier: several separated by commas, or as an operator says (`filter[externalId][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterExternalId *AccountFilterExternalId `form:"filter[externalId],omitempty" json:"filter[externalId],omitempty"`
 
-	// FilterContacts Accounts with any of the given contact identifiers, separated by commas. Operators: `neq` (none of them), `exists` (`true`: at least one, `false`: none), `neq_or_null` (none of them, or none at all), `contains` (all of them), `not_contains` (not all of them).
+	// FilterContacts Accounts with any of the given contact identifiers, separated by commas. Operators: `neq` (none of them), `exists` (`true`: at least one, `false`: none), `neq_or_null` (none of them, or none at all), `contains` (all of them), `not_contains` (not all of them). Each value has at most 1,000 characters; a longer one is a 400.
 	FilterContacts *AccountFilterContacts `form:"filter[contacts],omitempty" json:"filter[contacts],omitempty"`
 
-	// FilterDefaultContact Accounts whose default contact is one of the given contacts, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[defaultContact][exists]=false` finds those without one), `neq_or_null`.
+	// FilterDefaultContact Accounts whose default contact is one of the given contacts, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[defaultContact][exists]=false` finds those without one), `neq_or_null`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterDefaultContact *AccountFilterDefaultContact `form:"filter[defaultContact],omitempty" json:"filter[defaultContact],omitempty"`
 
-	// FilterOrganization Accounts by organization identifier. Every record is in the caller's organization, so only its identifier matches. Operators: `eq` (the default), `neq`.
+	// FilterOrganization Accounts by organization identifier. Every record is in the caller's organization, so only its identifier matches. Operators: `eq` (the default), `neq`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterOrganization *AccountFilterOrganization `form:"filter[organization],omitempty" json:"filter[organization],omitempty"`
 
-	// FilterOwner Accounts owned by the given users, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[owner][exists]=false` finds those without one), `neq_or_null`.
+	// FilterOwner Accounts owned by the given users, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[owner][exists]=false` finds those without one), `neq_or_null`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterOwner *AccountFilterOwner `form:"filter[owner],omitempty" json:"filter[owner],omitempty"`
 
-	// FilterReferredBy Accounts referred by the given accounts, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[referredBy][exists]=false` finds those without one), `neq_or_null`.
+	// FilterReferredBy Accounts referred by the given accounts, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[referredBy][exists]=false` finds those without one), `neq_or_null`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterReferredBy *AccountFilterReferredBy `form:"filter[referredBy],omitempty" json:"filter[referredBy],omitempty"`
 
-	// FilterCreatedAt Accounts by creation time (`2026-11-01`, `2026-11-01T09:30:00Z`), a range (`2026-01-01..2026-06-30`) or an operator (`filter[createdAt][gte]=2026-11-01`).
+	// FilterCreatedAt Accounts by creation time (`2026-11-01`, `2026-11-01T09:30:00Z`), a range (`2026-01-01..2026-06-30`) or an operator (`filter[createdAt][gte]=2026-11-01`). Each value has at most 1,000 characters; a longer one is a 400.
 	FilterCreatedAt *AccountFilterCreatedAt `form:"filter[createdAt],omitempty" json:"filter[createdAt],omitempty"`
 
-	// FilterUpdatedAt Accounts by time of last change, as for `filter[createdAt]`.
+	// FilterUpdatedAt Accounts by time of last change, as for `filter[createdAt]`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterUpdatedAt *AccountFilterUpdatedAt `form:"filter[updatedAt],omitempty" json:"filter[updatedAt],omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
@@ -5254,34 +5254,34 @@ type DeleteAccountsParams struct {
 
 // ListAccountsParams defines parameters for ListAccounts.
 type ListAccountsParams struct {
-	// FilterId Accounts by identifier: a list (`1,2,3`), a range (`5..9`) or an operator (`filter[id][gte]=5`; also `neq`, `lt`, `lte`, `gt`).
+	// FilterId Accounts by identifier: a list (`1,2,3`), a range (`5..9`) or an operator (`filter[id][gte]=5`; also `neq`, `lt`, `lte`, `gt`). Each value has at most 1,000 characters; a longer one is a 400.
 	FilterId *AccountFilterId `form:"filter[id],omitempty" json:"filter[id],omitempty"`
 
-	// FilterName Accounts by name: one of the comma-separated values, or as an operator says (`filter[name][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`.
+	// FilterName Accounts by name: one of the comma-separated values, or as an operator says (`filter[name][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterName *AccountFilterName `form:"filter[name],omitempty" json:"filter[name],omitempty"`
 
-	// FilterExternalId Accounts by external identifier: several separated by commas, or as an operator says (`filter[externalId][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`.
+	// FilterExternalId Accounts by external identifier: several separated by commas, or as an operator says (`filter[externalId][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterExternalId *AccountFilterExternalId `form:"filter[externalId],omitempty" json:"filter[externalId],omitempty"`
 
-	// FilterContacts Accounts with any of the given contact identifiers, separated by commas. Operators: `neq` (none of them), `exists` (`true`: at least one, `false`: none), `neq_or_null` (none of them, or none at all), `contains` (all of them), `not_contains` (not all of them).
+	// FilterContacts Accounts with any of the given contact identifiers, separated by commas. Operators: `neq` (none of them), `exists` (`true`: at least one, `false`: none), `neq_or_null` (none of them, or none at all), `contains` (all of them), `not_contains` (not all of them). Each value has at most 1,000 characters; a longer one is a 400.
 	FilterContacts *AccountFilterContacts `form:"filter[contacts],omitempty" json:"filter[contacts],omitempty"`
 
-	// FilterDefaultContact Accounts whose default contact is one of the given contacts, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[defaultContact][exists]=false` finds those without one), `neq_or_null`.
+	// FilterDefaultContact Accounts whose default contact is one of the given contacts, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[defaultContact][exists]=false` finds those without one), `neq_or_null`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterDefaultContact *AccountFilterDefaultContact `form:"filter[defaultContact],omitempty" json:"filter[defaultContact],omitempty"`
 
-	// FilterOrganization Accounts by organization identifier. Every record is in the caller's organization, so only its identifier matches. Operators: `eq` (the default), `neq`.
+	// FilterOrganization Accounts by organization identifier. Every record is in the caller's organization, so only its identifier matches. Operators: `eq` (the default), `neq`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterOrganization *AccountFilterOrganization `form:"filter[organization],omitempty" json:"filter[organization],omitempty"`
 
-	// FilterOwner Accounts owned by the given users, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[owner][exists]=false` finds those without one), `neq_or_null`.
+	// FilterOwner Accounts owned by the given users, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[owner][exists]=false` finds those without one), `neq_or_null`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterOwner *AccountFilterOwner `form:"filter[owner],omitempty" json:"filter[owner],omitempty"`
 
-	// FilterReferredBy Accounts referred by the given accounts, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[referredBy][exists]=false` finds those without one), `neq_or_null`.
+	// FilterReferredBy Accounts referred by the given accounts, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[referredBy][exists]=false` finds those without one), `neq_or_null`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterReferredBy *AccountFilterReferredBy `form:"filter[referredBy],omitempty" json:"filter[referredBy],omitempty"`
 
-	// FilterCreatedAt Accounts by creation time (`2026-11-01`, `2026-11-01T09:30:00Z`), a range (`2026-01-01..2026-06-30`) or an operator (`filter[createdAt][gte]=2026-11-01`).
+	// FilterCreatedAt Accounts by creation time (`2026-11-01`, `2026-11-01T09:30:00Z`), a range (`2026-01-01..2026-06-30`) or an operator (`filter[createdAt][gte]=2026-11-01`). Each value has at most 1,000 characters; a longer one is a 400.
 	FilterCreatedAt *AccountFilterCreatedAt `form:"filter[createdAt],omitempty" json:"filter[createdAt],omitempty"`
 
-	// FilterUpdatedAt Accounts by time of last change, as for `filter[createdAt]`.
+	// FilterUpdatedAt Accounts by time of last change, as for `filter[createdAt]`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterUpdatedAt *AccountFilterUpdatedAt `form:"filter[updatedAt],omitempty" json:"filter[updatedAt],omitempty"`
 
 	// PageNumber The page to return, starting at 1.
@@ -5362,37 +5362,37 @@ type GetAccountParams struct {
 
 // ListAccountContactsParams defines parameters for ListAccountContacts.
 type ListAccountContactsParams struct {
-	// FilterId Contacts by identifier: a list (`1,2,3`), a range (`5..9`) or an operator (`filter[id][gte]=5`; also `neq`, `lt`, `lte`, `gt`).
+	// FilterId Contacts by identifier: a list (`1,2,3`), a range (`5..9`) or an operator (`filter[id][gte]=5`; also `neq`, `lt`, `lte`, `gt`). Each value has at most 1,000 characters; a longer one is a 400.
 	FilterId *ContactFilterId `form:"filter[id],omitempty" json:"filter[id],omitempty"`
 
-	// FilterLastName Contacts by last name: one of the comma-separated values, or as an operator says (`filter[lastName][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`.
+	// FilterLastName Contacts by last name: one of the comma-separated values, or as an operator says (`filter[lastName][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterLastName *ContactFilterLastName `form:"filter[lastName],omitempty" json:"filter[lastName],omitempty"`
 
-	// FilterPrimaryEmail Contacts by primary email address: several separated by commas, or as an operator says (`filter[primaryEmail][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`.
+	// FilterPrimaryEmail Contacts by primary email address: several separated by commas, or as an operator says (`filter[primaryEmail][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterPrimaryEmail *ContactFilterPrimaryEmail `form:"filter[primaryEmail],omitempty" json:"filter[primaryEmail],omitempty"`
 
-	// FilterExternalId Contacts by external identifier: several separated by commas, or as an operator says (`filter[externalId][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`.
+	// FilterExternalId Contacts by external identifier: several separated by commas, or as an operator says (`filter[externalId][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterExternalId *ContactFilterExternalId `form:"filter[externalId],omitempty" json:"filter[externalId],omitempty"`
 
-	// FilterAccounts Contacts of any of the given account identifiers, separated by commas. Operators: `neq` (none of them), `exists` (`true`: at least one, `false`: none), `neq_or_null` (none of them, or none at all), `contains` (all of them), `not_contains` (not all of them).
+	// FilterAccounts Contacts of any of the given account identifiers, separated by commas. Operators: `neq` (none of them), `exists` (`true`: at least one, `false`: none), `neq_or_null` (none of them, or none at all), `contains` (all of them), `not_contains` (not all of them). Each value has at most 1,000 characters; a longer one is a 400.
 	FilterAccounts *ContactFilterAccounts `form:"filter[accounts],omitempty" json:"filter[accounts],omitempty"`
 
-	// FilterAssignedTo Contacts assigned to the given users, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[assignedTo][exists]=false` finds those without one), `neq_or_null`.
+	// FilterAssignedTo Contacts assigned to the given users, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[assignedTo][exists]=false` finds those without one), `neq_or_null`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterAssignedTo *ContactFilterAssignedTo `form:"filter[assignedTo],omitempty" json:"filter[assignedTo],omitempty"`
 
-	// FilterOrganization Contacts by organization identifier. Every record is in the caller's organization, so only its identifier matches. Operators: `eq` (the default), `neq`.
+	// FilterOrganization Contacts by organization identifier. Every record is in the caller's organization, so only its identifier matches. Operators: `eq` (the default), `neq`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterOrganization *ContactFilterOrganization `form:"filter[organization],omitempty" json:"filter[organization],omitempty"`
 
-	// FilterOwner Contacts owned by the given users, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[owner][exists]=false` finds those without one), `neq_or_null`.
+	// FilterOwner Contacts owned by the given users, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[owner][exists]=false` finds those without one), `neq_or_null`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterOwner *ContactFilterOwner `form:"filter[owner],omitempty" json:"filter[owner],omitempty"`
 
-	// FilterReportsTo Contacts reporting to the given contacts, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[reportsTo][exists]=false` finds those without one), `neq_or_null`.
+	// FilterReportsTo Contacts reporting to the given contacts, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[reportsTo][exists]=false` finds those without one), `neq_or_null`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterReportsTo *ContactFilterReportsTo `form:"filter[reportsTo],omitempty" json:"filter[reportsTo],omitempty"`
 
-	// FilterCreatedAt Contacts by creation time (`2026-11-01`, `2026-11-01T09:30:00Z`), a range (`2026-01-01..2026-06-30`) or an operator (`filter[createdAt][gte]=2026-11-01`).
+	// FilterCreatedAt Contacts by creation time (`2026-11-01`, `2026-11-01T09:30:00Z`), a range (`2026-01-01..2026-06-30`) or an operator (`filter[createdAt][gte]=2026-11-01`). Each value has at most 1,000 characters; a longer one is a 400.
 	FilterCreatedAt *ContactFilterCreatedAt `form:"filter[createdAt],omitempty" json:"filter[createdAt],omitempty"`
 
-	// FilterUpdatedAt Contacts by time of last change, as for `filter[createdAt]`.
+	// FilterUpdatedAt Contacts by time of last change, as for `filter[createdAt]`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterUpdatedAt *ContactFilterUpdatedAt `form:"filter[updatedAt],omitempty" json:"filter[updatedAt],omitempty"`
 
 	// PageNumber The page to return, starting at 1.
@@ -5608,25 +5608,25 @@ type ListAsyncOperationErrorsParams struct {
 
 // DeleteBusinessUnitsParams defines parameters for DeleteBusinessUnits.
 type DeleteBusinessUnitsParams struct {
-	// FilterId Business units by identifier: a list (`1,2,3`), a range (`5..9`) or an operator (`filter[id][gte]=5`; also `neq`, `lt`, `lte`, `gt`).
+	// FilterId Business units by identifier: a list (`1,2,3`), a range (`5..9`) or an operator (`filter[id][gte]=5`; also `neq`, `lt`, `lte`, `gt`). Each value has at most 1,000 characters; a longer one is a 400.
 	FilterId *BusinessUnitFilterId `form:"filter[id],omitempty" json:"filter[id],omitempty"`
 
-	// FilterName Business units by name: one of the comma-separated values, or as an operator says (`filter[name][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`.
+	// FilterName Business units by name: one of the comma-separated values, or as an operator says (`filter[name][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterName *BusinessUnitFilterName `form:"filter[name],omitempty" json:"filter[name],omitempty"`
 
-	// FilterOrganization Business units by organization identifier. Every record is in the caller's organization, so only its identifier matches. Operators: `eq` (the default), `neq`.
+	// FilterOrganization Business units by organization identifier. Every record is in the caller's organization, so only its identifier matches. Operators: `eq` (the default), `neq`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterOrganization *BusinessUnitFilterOrganization `form:"filter[organization],omitempty" json:"filter[organization],omitempty"`
 
-	// FilterOwner Business units whose parent is one of the given units, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[owner][exists]=false` finds those without one), `neq_or_null`.
+	// FilterOwner Business units whose parent is one of the given units, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[owner][exists]=false` finds those without one), `neq_or_null`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterOwner *BusinessUnitFilterOwner `form:"filter[owner],omitempty" json:"filter[owner],omitempty"`
 
-	// FilterUsers Business units with any of the given user identifiers, separated by commas. Operators: `neq` (none of them), `exists` (`true`: at least one, `false`: none), `neq_or_null` (none of them, or none at all), `contains` (all of them), `not_contains` (not all of them).
+	// FilterUsers Business units with any of the given user identifiers, separated by commas. Operators: `neq` (none of them), `exists` (`true`: at least one, `false`: none), `neq_or_null` (none of them, or none at all), `contains` (all of them), `not_contains` (not all of them). Each value has at most 1,000 characters; a longer one is a 400.
 	FilterUsers *BusinessUnitFilterUsers `form:"filter[users],omitempty" json:"filter[users],omitempty"`
 
-	// FilterCreatedAt Business units by creation time (`2026-11-01`, `2026-11-01T09:30:00Z`), a range (`2026-01-01..2026-06-30`) or an operator (`filter[createdAt][gte]=2026-11-01`).
+	// FilterCreatedAt Business units by creation time (`2026-11-01`, `2026-11-01T09:30:00Z`), a range (`2026-01-01..2026-06-30`) or an operator (`filter[createdAt][gte]=2026-11-01`). Each value has at most 1,000 characters; a longer one is a 400.
 	FilterCreatedAt *BusinessUnitFilterCreatedAt `form:"filter[createdAt],omitempty" json:"filter[createdAt],omitempty"`
 
-	// FilterUpdatedAt Business units by time of last change, as for `filter[createdAt]`.
+	// FilterUpdatedAt Business units by time of last change, as for `filter[createdAt]`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterUpdatedAt *BusinessUnitFilterUpdatedAt `form:"filter[updatedAt],omitempty" json:"filter[updatedAt],omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
@@ -5635,25 +5635,25 @@ type DeleteBusinessUnitsParams struct {
 
 // ListBusinessUnitsParams defines parameters for ListBusinessUnits.
 type ListBusinessUnitsParams struct {
-	// FilterId Business units by identifier: a list (`1,2,3`), a range (`5..9`) or an operator (`filter[id][gte]=5`; also `neq`, `lt`, `lte`, `gt`).
+	// FilterId Business units by identifier: a list (`1,2,3`), a range (`5..9`) or an operator (`filter[id][gte]=5`; also `neq`, `lt`, `lte`, `gt`). Each value has at most 1,000 characters; a longer one is a 400.
 	FilterId *BusinessUnitFilterId `form:"filter[id],omitempty" json:"filter[id],omitempty"`
 
-	// FilterName Business units by name: one of the comma-separated values, or as an operator says (`filter[name][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`.
+	// FilterName Business units by name: one of the comma-separated values, or as an operator says (`filter[name][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterName *BusinessUnitFilterName `form:"filter[name],omitempty" json:"filter[name],omitempty"`
 
-	// FilterOrganization Business units by organization identifier. Every record is in the caller's organization, so only its identifier matches. Operators: `eq` (the default), `neq`.
+	// FilterOrganization Business units by organization identifier. Every record is in the caller's organization, so only its identifier matches. Operators: `eq` (the default), `neq`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterOrganization *BusinessUnitFilterOrganization `form:"filter[organization],omitempty" json:"filter[organization],omitempty"`
 
-	// FilterOwner Business units whose parent is one of the given units, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[owner][exists]=false` finds those without one), `neq_or_null`.
+	// FilterOwner Business units whose parent is one of the given units, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[owner][exists]=false` finds those without one), `neq_or_null`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterOwner *BusinessUnitFilterOwner `form:"filter[owner],omitempty" json:"filter[owner],omitempty"`
 
-	// FilterUsers Business units with any of the given user identifiers, separated by commas. Operators: `neq` (none of them), `exists` (`true`: at least one, `false`: none), `neq_or_null` (none of them, or none at all), `contains` (all of them), `not_contains` (not all of them).
+	// FilterUsers Business units with any of the given user identifiers, separated by commas. Operators: `neq` (none of them), `exists` (`true`: at least one, `false`: none), `neq_or_null` (none of them, or none at all), `contains` (all of them), `not_contains` (not all of them). Each value has at most 1,000 characters; a longer one is a 400.
 	FilterUsers *BusinessUnitFilterUsers `form:"filter[users],omitempty" json:"filter[users],omitempty"`
 
-	// FilterCreatedAt Business units by creation time (`2026-11-01`, `2026-11-01T09:30:00Z`), a range (`2026-01-01..2026-06-30`) or an operator (`filter[createdAt][gte]=2026-11-01`).
+	// FilterCreatedAt Business units by creation time (`2026-11-01`, `2026-11-01T09:30:00Z`), a range (`2026-01-01..2026-06-30`) or an operator (`filter[createdAt][gte]=2026-11-01`). Each value has at most 1,000 characters; a longer one is a 400.
 	FilterCreatedAt *BusinessUnitFilterCreatedAt `form:"filter[createdAt],omitempty" json:"filter[createdAt],omitempty"`
 
-	// FilterUpdatedAt Business units by time of last change, as for `filter[createdAt]`.
+	// FilterUpdatedAt Business units by time of last change, as for `filter[createdAt]`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterUpdatedAt *BusinessUnitFilterUpdatedAt `form:"filter[updatedAt],omitempty" json:"filter[updatedAt],omitempty"`
 
 	// PageNumber The page to return, starting at 1.
@@ -5818,37 +5818,37 @@ type GetBusinessUnitUsersRelationshipParams struct {
 
 // ListBusinessUnitUsersParams defines parameters for ListBusinessUnitUsers.
 type ListBusinessUnitUsersParams struct {
-	// FilterId Users by identifier: a list (`1,2,3`), a range (`5..9`) or an operator (`filter[id][gte]=5`; also `neq`, `lt`, `lte`, `gt`).
+	// FilterId Users by identifier: a list (`1,2,3`), a range (`5..9`) or an operator (`filter[id][gte]=5`; also `neq`, `lt`, `lte`, `gt`). Each value has at most 1,000 characters; a longer one is a 400.
 	FilterId *UserFilterId `form:"filter[id],omitempty" json:"filter[id],omitempty"`
 
-	// FilterUsername Users by username: one of the comma-separated values, or as an operator says (`filter[username][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`.
+	// FilterUsername Users by username: one of the comma-separated values, or as an operator says (`filter[username][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterUsername *UserFilterUsername `form:"filter[username],omitempty" json:"filter[username],omitempty"`
 
-	// FilterEmail Users by email address: one of the comma-separated values, or as an operator says (`filter[email][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`.
+	// FilterEmail Users by email address: one of the comma-separated values, or as an operator says (`filter[email][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterEmail *UserFilterEmail `form:"filter[email],omitempty" json:"filter[email],omitempty"`
 
-	// FilterLastName Users by last name: one of the comma-separated values, or as an operator says (`filter[lastName][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`.
+	// FilterLastName Users by last name: one of the comma-separated values, or as an operator says (`filter[lastName][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterLastName *UserFilterLastName `form:"filter[lastName],omitempty" json:"filter[lastName],omitempty"`
 
-	// FilterEnabled Users that are enabled (`true`) or not (`false`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`.
+	// FilterEnabled Users that are enabled (`true`) or not (`false`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterEnabled *UserFilterEnabled `form:"filter[enabled],omitempty" json:"filter[enabled],omitempty"`
 
-	// FilterExternalId Users by external identifier: several separated by commas, or as an operator says (`filter[externalId][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`.
+	// FilterExternalId Users by external identifier: several separated by commas, or as an operator says (`filter[externalId][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterExternalId *UserFilterExternalId `form:"filter[externalId],omitempty" json:"filter[externalId],omitempty"`
 
-	// FilterOrganization Users by organization identifier. Every record is in the caller's organization, so only its identifier matches. Operators: `eq` (the default), `neq`.
+	// FilterOrganization Users by organization identifier. Every record is in the caller's organization, so only its identifier matches. Operators: `eq` (the default), `neq`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterOrganization *UserFilterOrganization `form:"filter[organization],omitempty" json:"filter[organization],omitempty"`
 
-	// FilterOwner Users of the given business units, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[owner][exists]=false` finds those without one), `neq_or_null`.
+	// FilterOwner Users of the given business units, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[owner][exists]=false` finds those without one), `neq_or_null`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterOwner *UserFilterOwner `form:"filter[owner],omitempty" json:"filter[owner],omitempty"`
 
-	// FilterUserRoles Users having any of the given role codes, separated by commas. Operators: `neq` (none of them), `exists` (`true`: at least one, `false`: none), `neq_or_null` (none of them, or none at all), `contains` (all of them), `not_contains` (not all of them).
+	// FilterUserRoles Users having any of the given role codes, separated by commas. Operators: `neq` (none of them), `exists` (`true`: at least one, `false`: none), `neq_or_null` (none of them, or none at all), `contains` (all of them), `not_contains` (not all of them). Each value has at most 1,000 characters; a longer one is a 400.
 	FilterUserRoles *UserFilterUserRoles `form:"filter[userRoles],omitempty" json:"filter[userRoles],omitempty"`
 
-	// FilterCreatedAt Users by creation time (`2026-11-01`, `2026-11-01T09:30:00Z`), a range (`2026-01-01..2026-06-30`) or an operator (`filter[createdAt][gte]=2026-11-01`).
+	// FilterCreatedAt Users by creation time (`2026-11-01`, `2026-11-01T09:30:00Z`), a range (`2026-01-01..2026-06-30`) or an operator (`filter[createdAt][gte]=2026-11-01`). Each value has at most 1,000 characters; a longer one is a 400.
 	FilterCreatedAt *UserFilterCreatedAt `form:"filter[createdAt],omitempty" json:"filter[createdAt],omitempty"`
 
-	// FilterUpdatedAt Users by time of last change, as for `filter[createdAt]`.
+	// FilterUpdatedAt Users by time of last change, as for `filter[createdAt]`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterUpdatedAt *UserFilterUpdatedAt `form:"filter[updatedAt],omitempty" json:"filter[updatedAt],omitempty"`
 
 	// PageNumber The page to return, starting at 1.
@@ -5890,37 +5890,37 @@ type ListBusinessUnitUsersParams struct {
 
 // DeleteContactsParams defines parameters for DeleteContacts.
 type DeleteContactsParams struct {
-	// FilterId Contacts by identifier: a list (`1,2,3`), a range (`5..9`) or an operator (`filter[id][gte]=5`; also `neq`, `lt`, `lte`, `gt`).
+	// FilterId Contacts by identifier: a list (`1,2,3`), a range (`5..9`) or an operator (`filter[id][gte]=5`; also `neq`, `lt`, `lte`, `gt`). Each value has at most 1,000 characters; a longer one is a 400.
 	FilterId *ContactFilterId `form:"filter[id],omitempty" json:"filter[id],omitempty"`
 
-	// FilterLastName Contacts by last name: one of the comma-separated values, or as an operator says (`filter[lastName][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`.
+	// FilterLastName Contacts by last name: one of the comma-separated values, or as an operator says (`filter[lastName][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterLastName *ContactFilterLastName `form:"filter[lastName],omitempty" json:"filter[lastName],omitempty"`
 
-	// FilterPrimaryEmail Contacts by primary email address: several separated by commas, or as an operator says (`filter[primaryEmail][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`.
+	// FilterPrimaryEmail Contacts by primary email address: several separated by commas, or as an operator says (`filter[primaryEmail][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterPrimaryEmail *ContactFilterPrimaryEmail `form:"filter[primaryEmail],omitempty" json:"filter[primaryEmail],omitempty"`
 
-	// FilterExternalId Contacts by external identifier: several separated by commas, or as an operator says (`filter[externalId][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`.
+	// FilterExternalId Contacts by external identifier: several separated by commas, or as an operator says (`filter[externalId][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterExternalId *ContactFilterExternalId `form:"filter[externalId],omitempty" json:"filter[externalId],omitempty"`
 
-	// FilterAccounts Contacts of any of the given account identifiers, separated by commas. Operators: `neq` (none of them), `exists` (`true`: at least one, `false`: none), `neq_or_null` (none of them, or none at all), `contains` (all of them), `not_contains` (not all of them).
+	// FilterAccounts Contacts of any of the given account identifiers, separated by commas. Operators: `neq` (none of them), `exists` (`true`: at least one, `false`: none), `neq_or_null` (none of them, or none at all), `contains` (all of them), `not_contains` (not all of them). Each value has at most 1,000 characters; a longer one is a 400.
 	FilterAccounts *ContactFilterAccounts `form:"filter[accounts],omitempty" json:"filter[accounts],omitempty"`
 
-	// FilterAssignedTo Contacts assigned to the given users, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[assignedTo][exists]=false` finds those without one), `neq_or_null`.
+	// FilterAssignedTo Contacts assigned to the given users, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[assignedTo][exists]=false` finds those without one), `neq_or_null`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterAssignedTo *ContactFilterAssignedTo `form:"filter[assignedTo],omitempty" json:"filter[assignedTo],omitempty"`
 
-	// FilterOrganization Contacts by organization identifier. Every record is in the caller's organization, so only its identifier matches. Operators: `eq` (the default), `neq`.
+	// FilterOrganization Contacts by organization identifier. Every record is in the caller's organization, so only its identifier matches. Operators: `eq` (the default), `neq`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterOrganization *ContactFilterOrganization `form:"filter[organization],omitempty" json:"filter[organization],omitempty"`
 
-	// FilterOwner Contacts owned by the given users, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[owner][exists]=false` finds those without one), `neq_or_null`.
+	// FilterOwner Contacts owned by the given users, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[owner][exists]=false` finds those without one), `neq_or_null`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterOwner *ContactFilterOwner `form:"filter[owner],omitempty" json:"filter[owner],omitempty"`
 
-	// FilterReportsTo Contacts reporting to the given contacts, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[reportsTo][exists]=false` finds those without one), `neq_or_null`.
+	// FilterReportsTo Contacts reporting to the given contacts, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[reportsTo][exists]=false` finds those without one), `neq_or_null`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterReportsTo *ContactFilterReportsTo `form:"filter[reportsTo],omitempty" json:"filter[reportsTo],omitempty"`
 
-	// FilterCreatedAt Contacts by creation time (`2026-11-01`, `2026-11-01T09:30:00Z`), a range (`2026-01-01..2026-06-30`) or an operator (`filter[createdAt][gte]=2026-11-01`).
+	// FilterCreatedAt Contacts by creation time (`2026-11-01`, `2026-11-01T09:30:00Z`), a range (`2026-01-01..2026-06-30`) or an operator (`filter[createdAt][gte]=2026-11-01`). Each value has at most 1,000 characters; a longer one is a 400.
 	FilterCreatedAt *ContactFilterCreatedAt `form:"filter[createdAt],omitempty" json:"filter[createdAt],omitempty"`
 
-	// FilterUpdatedAt Contacts by time of last change, as for `filter[createdAt]`.
+	// FilterUpdatedAt Contacts by time of last change, as for `filter[createdAt]`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterUpdatedAt *ContactFilterUpdatedAt `form:"filter[updatedAt],omitempty" json:"filter[updatedAt],omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
@@ -5929,37 +5929,37 @@ type DeleteContactsParams struct {
 
 // ListContactsParams defines parameters for ListContacts.
 type ListContactsParams struct {
-	// FilterId Contacts by identifier: a list (`1,2,3`), a range (`5..9`) or an operator (`filter[id][gte]=5`; also `neq`, `lt`, `lte`, `gt`).
+	// FilterId Contacts by identifier: a list (`1,2,3`), a range (`5..9`) or an operator (`filter[id][gte]=5`; also `neq`, `lt`, `lte`, `gt`). Each value has at most 1,000 characters; a longer one is a 400.
 	FilterId *ContactFilterId `form:"filter[id],omitempty" json:"filter[id],omitempty"`
 
-	// FilterLastName Contacts by last name: one of the comma-separated values, or as an operator says (`filter[lastName][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`.
+	// FilterLastName Contacts by last name: one of the comma-separated values, or as an operator says (`filter[lastName][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterLastName *ContactFilterLastName `form:"filter[lastName],omitempty" json:"filter[lastName],omitempty"`
 
-	// FilterPrimaryEmail Contacts by primary email address: several separated by commas, or as an operator says (`filter[primaryEmail][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`.
+	// FilterPrimaryEmail Contacts by primary email address: several separated by commas, or as an operator says (`filter[primaryEmail][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterPrimaryEmail *ContactFilterPrimaryEmail `form:"filter[primaryEmail],omitempty" json:"filter[primaryEmail],omitempty"`
 
-	// FilterExternalId Contacts by external identifier: several separated by commas, or as an operator says (`filter[externalId][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`.
+	// FilterExternalId Contacts by external identifier: several separated by commas, or as an operator says (`filter[externalId][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterExternalId *ContactFilterExternalId `form:"filter[externalId],omitempty" json:"filter[externalId],omitempty"`
 
-	// FilterAccounts Contacts of any of the given account identifiers, separated by commas. Operators: `neq` (none of them), `exists` (`true`: at least one, `false`: none), `neq_or_null` (none of them, or none at all), `contains` (all of them), `not_contains` (not all of them).
+	// FilterAccounts Contacts of any of the given account identifiers, separated by commas. Operators: `neq` (none of them), `exists` (`true`: at least one, `false`: none), `neq_or_null` (none of them, or none at all), `contains` (all of them), `not_contains` (not all of them). Each value has at most 1,000 characters; a longer one is a 400.
 	FilterAccounts *ContactFilterAccounts `form:"filter[accounts],omitempty" json:"filter[accounts],omitempty"`
 
-	// FilterAssignedTo Contacts assigned to the given users, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[assignedTo][exists]=false` finds those without one), `neq_or_null`.
+	// FilterAssignedTo Contacts assigned to the given users, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[assignedTo][exists]=false` finds those without one), `neq_or_null`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterAssignedTo *ContactFilterAssignedTo `form:"filter[assignedTo],omitempty" json:"filter[assignedTo],omitempty"`
 
-	// FilterOrganization Contacts by organization identifier. Every record is in the caller's organization, so only its identifier matches. Operators: `eq` (the default), `neq`.
+	// FilterOrganization Contacts by organization identifier. Every record is in the caller's organization, so only its identifier matches. Operators: `eq` (the default), `neq`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterOrganization *ContactFilterOrganization `form:"filter[organization],omitempty" json:"filter[organization],omitempty"`
 
-	// FilterOwner Contacts owned by the given users, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[owner][exists]=false` finds those without one), `neq_or_null`.
+	// FilterOwner Contacts owned by the given users, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[owner][exists]=false` finds those without one), `neq_or_null`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterOwner *ContactFilterOwner `form:"filter[owner],omitempty" json:"filter[owner],omitempty"`
 
-	// FilterReportsTo Contacts reporting to the given contacts, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[reportsTo][exists]=false` finds those without one), `neq_or_null`.
+	// FilterReportsTo Contacts reporting to the given contacts, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[reportsTo][exists]=false` finds those without one), `neq_or_null`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterReportsTo *ContactFilterReportsTo `form:"filter[reportsTo],omitempty" json:"filter[reportsTo],omitempty"`
 
-	// FilterCreatedAt Contacts by creation time (`2026-11-01`, `2026-11-01T09:30:00Z`), a range (`2026-01-01..2026-06-30`) or an operator (`filter[createdAt][gte]=2026-11-01`).
+	// FilterCreatedAt Contacts by creation time (`2026-11-01`, `2026-11-01T09:30:00Z`), a range (`2026-01-01..2026-06-30`) or an operator (`filter[createdAt][gte]=2026-11-01`). Each value has at most 1,000 characters; a longer one is a 400.
 	FilterCreatedAt *ContactFilterCreatedAt `form:"filter[createdAt],omitempty" json:"filter[createdAt],omitempty"`
 
-	// FilterUpdatedAt Contacts by time of last change, as for `filter[createdAt]`.
+	// FilterUpdatedAt Contacts by time of last change, as for `filter[createdAt]`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterUpdatedAt *ContactFilterUpdatedAt `form:"filter[updatedAt],omitempty" json:"filter[updatedAt],omitempty"`
 
 	// PageNumber The page to return, starting at 1.
@@ -6040,34 +6040,34 @@ type GetContactParams struct {
 
 // ListContactAccountsParams defines parameters for ListContactAccounts.
 type ListContactAccountsParams struct {
-	// FilterId Accounts by identifier: a list (`1,2,3`), a range (`5..9`) or an operator (`filter[id][gte]=5`; also `neq`, `lt`, `lte`, `gt`).
+	// FilterId Accounts by identifier: a list (`1,2,3`), a range (`5..9`) or an operator (`filter[id][gte]=5`; also `neq`, `lt`, `lte`, `gt`). Each value has at most 1,000 characters; a longer one is a 400.
 	FilterId *AccountFilterId `form:"filter[id],omitempty" json:"filter[id],omitempty"`
 
-	// FilterName Accounts by name: one of the comma-separated values, or as an operator says (`filter[name][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`.
+	// FilterName Accounts by name: one of the comma-separated values, or as an operator says (`filter[name][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterName *AccountFilterName `form:"filter[name],omitempty" json:"filter[name],omitempty"`
 
-	// FilterExternalId Accounts by external identifier: several separated by commas, or as an operator says (`filter[externalId][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`.
+	// FilterExternalId Accounts by external identifier: several separated by commas, or as an operator says (`filter[externalId][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterExternalId *AccountFilterExternalId `form:"filter[externalId],omitempty" json:"filter[externalId],omitempty"`
 
-	// FilterContacts Accounts with any of the given contact identifiers, separated by commas. Operators: `neq` (none of them), `exists` (`true`: at least one, `false`: none), `neq_or_null` (none of them, or none at all), `contains` (all of them), `not_contains` (not all of them).
+	// FilterContacts Accounts with any of the given contact identifiers, separated by commas. Operators: `neq` (none of them), `exists` (`true`: at least one, `false`: none), `neq_or_null` (none of them, or none at all), `contains` (all of them), `not_contains` (not all of them). Each value has at most 1,000 characters; a longer one is a 400.
 	FilterContacts *AccountFilterContacts `form:"filter[contacts],omitempty" json:"filter[contacts],omitempty"`
 
-	// FilterDefaultContact Accounts whose default contact is one of the given contacts, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[defaultContact][exists]=false` finds those without one), `neq_or_null`.
+	// FilterDefaultContact Accounts whose default contact is one of the given contacts, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[defaultContact][exists]=false` finds those without one), `neq_or_null`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterDefaultContact *AccountFilterDefaultContact `form:"filter[defaultContact],omitempty" json:"filter[defaultContact],omitempty"`
 
-	// FilterOrganization Accounts by organization identifier. Every record is in the caller's organization, so only its identifier matches. Operators: `eq` (the default), `neq`.
+	// FilterOrganization Accounts by organization identifier. Every record is in the caller's organization, so only its identifier matches. Operators: `eq` (the default), `neq`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterOrganization *AccountFilterOrganization `form:"filter[organization],omitempty" json:"filter[organization],omitempty"`
 
-	// FilterOwner Accounts owned by the given users, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[owner][exists]=false` finds those without one), `neq_or_null`.
+	// FilterOwner Accounts owned by the given users, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[owner][exists]=false` finds those without one), `neq_or_null`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterOwner *AccountFilterOwner `form:"filter[owner],omitempty" json:"filter[owner],omitempty"`
 
-	// FilterReferredBy Accounts referred by the given accounts, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[referredBy][exists]=false` finds those without one), `neq_or_null`.
+	// FilterReferredBy Accounts referred by the given accounts, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[referredBy][exists]=false` finds those without one), `neq_or_null`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterReferredBy *AccountFilterReferredBy `form:"filter[referredBy],omitempty" json:"filter[referredBy],omitempty"`
 
-	// FilterCreatedAt Accounts by creation time (`2026-11-01`, `2026-11-01T09:30:00Z`), a range (`2026-01-01..2026-06-30`) or an operator (`filter[createdAt][gte]=2026-11-01`).
+	// FilterCreatedAt Accounts by creation time (`2026-11-01`, `2026-11-01T09:30:00Z`), a range (`2026-01-01..2026-06-30`) or an operator (`filter[createdAt][gte]=2026-11-01`). Each value has at most 1,000 characters; a longer one is a 400.
 	FilterCreatedAt *AccountFilterCreatedAt `form:"filter[createdAt],omitempty" json:"filter[createdAt],omitempty"`
 
-	// FilterUpdatedAt Accounts by time of last change, as for `filter[createdAt]`.
+	// FilterUpdatedAt Accounts by time of last change, as for `filter[createdAt]`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterUpdatedAt *AccountFilterUpdatedAt `form:"filter[updatedAt],omitempty" json:"filter[updatedAt],omitempty"`
 
 	// PageNumber The page to return, starting at 1.
@@ -6265,13 +6265,13 @@ type GetContactReportsToParams struct {
 
 // ListCountriesParams defines parameters for ListCountries.
 type ListCountriesParams struct {
-	// FilterId Countries by code; several codes separated by commas (`US,DE`). Operators: `filter[id][neq]=US`.
+	// FilterId Countries by code; several codes separated by commas (`US,DE`). Operators: `filter[id][neq]=US`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterId *CountryFilterId `form:"filter[id],omitempty" json:"filter[id],omitempty"`
 
-	// FilterIso3Code Countries by ISO 3166-1 alpha-3 code; several separated by commas. Operator `neq`.
+	// FilterIso3Code Countries by ISO 3166-1 alpha-3 code; several separated by commas. Operator `neq`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterIso3Code *CountryFilterIso3Code `form:"filter[iso3Code],omitempty" json:"filter[iso3Code],omitempty"`
 
-	// FilterRegions Countries having any of the given regions (`US-NY,DE-BY`); `[neq]` none of them, `[contains]` all of them, `[exists]=true|false` any region at all.
+	// FilterRegions Countries having any of the given regions (`US-NY,DE-BY`); `[neq]` none of them, `[contains]` all of them, `[exists]=true|false` any region at all. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterRegions *CountryFilterRegions `form:"filter[regions],omitempty" json:"filter[regions],omitempty"`
 
 	// PageNumber The page to return, starting at 1.
@@ -6319,10 +6319,10 @@ type GetCountryParams struct {
 
 // ListCountryRegionsParams defines parameters for ListCountryRegions.
 type ListCountryRegionsParams struct {
-	// FilterId Regions by code; several codes separated by commas (`US-NY,DE-BY`). Operators: `filter[id][neq]=US-NY`.
+	// FilterId Regions by code; several codes separated by commas (`US-NY,DE-BY`). Operators: `filter[id][neq]=US-NY`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterId *RegionFilterId `form:"filter[id],omitempty" json:"filter[id],omitempty"`
 
-	// FilterCode Regions by the part of the code after the dash (`NY`); several separated by commas. Operator `neq`.
+	// FilterCode Regions by the part of the code after the dash (`NY`); several separated by commas. Operator `neq`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterCode *RegionFilterCode `form:"filter[code],omitempty" json:"filter[code],omitempty"`
 
 	// PageNumber The page to return, starting at 1.
@@ -6364,25 +6364,25 @@ type GetCountryRegionsRelationshipParams struct {
 
 // ListOrganizationsParams defines parameters for ListOrganizations.
 type ListOrganizationsParams struct {
-	// FilterId Organizations by identifier: a list (`1,2,3`), a range (`5..9`) or an operator (`filter[id][gte]=5`; also `neq`, `lt`, `lte`, `gt`).
+	// FilterId Organizations by identifier: a list (`1,2,3`), a range (`5..9`) or an operator (`filter[id][gte]=5`; also `neq`, `lt`, `lte`, `gt`). Each value has at most 1,000 characters; a longer one is a 400.
 	FilterId *OrganizationFilterId `form:"filter[id],omitempty" json:"filter[id],omitempty"`
 
-	// FilterName Organizations by name: one of the comma-separated values, or as an operator says (`filter[name][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`.
+	// FilterName Organizations by name: one of the comma-separated values, or as an operator says (`filter[name][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterName *OrganizationFilterName `form:"filter[name],omitempty" json:"filter[name],omitempty"`
 
-	// FilterEnabled Organizations that are enabled (`true`) or not (`false`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`.
+	// FilterEnabled Organizations that are enabled (`true`) or not (`false`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterEnabled *OrganizationFilterEnabled `form:"filter[enabled],omitempty" json:"filter[enabled],omitempty"`
 
-	// FilterBusinessUnits Organizations with any of the given business unit identifiers, separated by commas. Operators: `neq` (none of them), `exists` (`true`: at least one, `false`: none), `neq_or_null` (none of them, or none at all), `contains` (all of them), `not_contains` (not all of them).
+	// FilterBusinessUnits Organizations with any of the given business unit identifiers, separated by commas. Operators: `neq` (none of them), `exists` (`true`: at least one, `false`: none), `neq_or_null` (none of them, or none at all), `contains` (all of them), `not_contains` (not all of them). Each value has at most 1,000 characters; a longer one is a 400.
 	FilterBusinessUnits *OrganizationFilterBusinessUnits `form:"filter[businessUnits],omitempty" json:"filter[businessUnits],omitempty"`
 
-	// FilterUsers Organizations with any of the given user identifiers, separated by commas. Operators: `neq` (none of them), `exists` (`true`: at least one, `false`: none), `neq_or_null` (none of them, or none at all), `contains` (all of them), `not_contains` (not all of them).
+	// FilterUsers Organizations with any of the given user identifiers, separated by commas. Operators: `neq` (none of them), `exists` (`true`: at least one, `false`: none), `neq_or_null` (none of them, or none at all), `contains` (all of them), `not_contains` (not all of them). Each value has at most 1,000 characters; a longer one is a 400.
 	FilterUsers *OrganizationFilterUsers `form:"filter[users],omitempty" json:"filter[users],omitempty"`
 
-	// FilterCreatedAt Organizations by creation time (`2026-11-01`, `2026-11-01T09:30:00Z`), a range (`2026-01-01..2026-06-30`) or an operator (`filter[createdAt][gte]=2026-11-01`).
+	// FilterCreatedAt Organizations by creation time (`2026-11-01`, `2026-11-01T09:30:00Z`), a range (`2026-01-01..2026-06-30`) or an operator (`filter[createdAt][gte]=2026-11-01`). Each value has at most 1,000 characters; a longer one is a 400.
 	FilterCreatedAt *OrganizationFilterCreatedAt `form:"filter[createdAt],omitempty" json:"filter[createdAt],omitempty"`
 
-	// FilterUpdatedAt Organizations by time of last change, as for `filter[createdAt]`.
+	// FilterUpdatedAt Organizations by time of last change, as for `filter[createdAt]`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterUpdatedAt *OrganizationFilterUpdatedAt `form:"filter[updatedAt],omitempty" json:"filter[updatedAt],omitempty"`
 
 	// PageNumber The page to return, starting at 1.
@@ -6454,25 +6454,25 @@ type GetOrganizationParams struct {
 
 // ListOrganizationBusinessUnitsParams defines parameters for ListOrganizationBusinessUnits.
 type ListOrganizationBusinessUnitsParams struct {
-	// FilterId Business units by identifier: a list (`1,2,3`), a range (`5..9`) or an operator (`filter[id][gte]=5`; also `neq`, `lt`, `lte`, `gt`).
+	// FilterId Business units by identifier: a list (`1,2,3`), a range (`5..9`) or an operator (`filter[id][gte]=5`; also `neq`, `lt`, `lte`, `gt`). Each value has at most 1,000 characters; a longer one is a 400.
 	FilterId *BusinessUnitFilterId `form:"filter[id],omitempty" json:"filter[id],omitempty"`
 
-	// FilterName Business units by name: one of the comma-separated values, or as an operator says (`filter[name][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`.
+	// FilterName Business units by name: one of the comma-separated values, or as an operator says (`filter[name][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterName *BusinessUnitFilterName `form:"filter[name],omitempty" json:"filter[name],omitempty"`
 
-	// FilterOrganization Business units by organization identifier. Every record is in the caller's organization, so only its identifier matches. Operators: `eq` (the default), `neq`.
+	// FilterOrganization Business units by organization identifier. Every record is in the caller's organization, so only its identifier matches. Operators: `eq` (the default), `neq`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterOrganization *BusinessUnitFilterOrganization `form:"filter[organization],omitempty" json:"filter[organization],omitempty"`
 
-	// FilterOwner Business units whose parent is one of the given units, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[owner][exists]=false` finds those without one), `neq_or_null`.
+	// FilterOwner Business units whose parent is one of the given units, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[owner][exists]=false` finds those without one), `neq_or_null`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterOwner *BusinessUnitFilterOwner `form:"filter[owner],omitempty" json:"filter[owner],omitempty"`
 
-	// FilterUsers Business units with any of the given user identifiers, separated by commas. Operators: `neq` (none of them), `exists` (`true`: at least one, `false`: none), `neq_or_null` (none of them, or none at all), `contains` (all of them), `not_contains` (not all of them).
+	// FilterUsers Business units with any of the given user identifiers, separated by commas. Operators: `neq` (none of them), `exists` (`true`: at least one, `false`: none), `neq_or_null` (none of them, or none at all), `contains` (all of them), `not_contains` (not all of them). Each value has at most 1,000 characters; a longer one is a 400.
 	FilterUsers *BusinessUnitFilterUsers `form:"filter[users],omitempty" json:"filter[users],omitempty"`
 
-	// FilterCreatedAt Business units by creation time (`2026-11-01`, `2026-11-01T09:30:00Z`), a range (`2026-01-01..2026-06-30`) or an operator (`filter[createdAt][gte]=2026-11-01`).
+	// FilterCreatedAt Business units by creation time (`2026-11-01`, `2026-11-01T09:30:00Z`), a range (`2026-01-01..2026-06-30`) or an operator (`filter[createdAt][gte]=2026-11-01`). Each value has at most 1,000 characters; a longer one is a 400.
 	FilterCreatedAt *BusinessUnitFilterCreatedAt `form:"filter[createdAt],omitempty" json:"filter[createdAt],omitempty"`
 
-	// FilterUpdatedAt Business units by time of last change, as for `filter[createdAt]`.
+	// FilterUpdatedAt Business units by time of last change, as for `filter[createdAt]`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterUpdatedAt *BusinessUnitFilterUpdatedAt `form:"filter[updatedAt],omitempty" json:"filter[updatedAt],omitempty"`
 
 	// PageNumber The page to return, starting at 1.
@@ -6538,37 +6538,37 @@ type GetOrganizationUsersRelationshipParams struct {
 
 // ListOrganizationUsersParams defines parameters for ListOrganizationUsers.
 type ListOrganizationUsersParams struct {
-	// FilterId Users by identifier: a list (`1,2,3`), a range (`5..9`) or an operator (`filter[id][gte]=5`; also `neq`, `lt`, `lte`, `gt`).
+	// FilterId Users by identifier: a list (`1,2,3`), a range (`5..9`) or an operator (`filter[id][gte]=5`; also `neq`, `lt`, `lte`, `gt`). Each value has at most 1,000 characters; a longer one is a 400.
 	FilterId *UserFilterId `form:"filter[id],omitempty" json:"filter[id],omitempty"`
 
-	// FilterUsername Users by username: one of the comma-separated values, or as an operator says (`filter[username][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`.
+	// FilterUsername Users by username: one of the comma-separated values, or as an operator says (`filter[username][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterUsername *UserFilterUsername `form:"filter[username],omitempty" json:"filter[username],omitempty"`
 
-	// FilterEmail Users by email address: one of the comma-separated values, or as an operator says (`filter[email][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`.
+	// FilterEmail Users by email address: one of the comma-separated values, or as an operator says (`filter[email][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterEmail *UserFilterEmail `form:"filter[email],omitempty" json:"filter[email],omitempty"`
 
-	// FilterLastName Users by last name: one of the comma-separated values, or as an operator says (`filter[lastName][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`.
+	// FilterLastName Users by last name: one of the comma-separated values, or as an operator says (`filter[lastName][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterLastName *UserFilterLastName `form:"filter[lastName],omitempty" json:"filter[lastName],omitempty"`
 
-	// FilterEnabled Users that are enabled (`true`) or not (`false`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`.
+	// FilterEnabled Users that are enabled (`true`) or not (`false`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterEnabled *UserFilterEnabled `form:"filter[enabled],omitempty" json:"filter[enabled],omitempty"`
 
-	// FilterExternalId Users by external identifier: several separated by commas, or as an operator says (`filter[externalId][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`.
+	// FilterExternalId Users by external identifier: several separated by commas, or as an operator says (`filter[externalId][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterExternalId *UserFilterExternalId `form:"filter[externalId],omitempty" json:"filter[externalId],omitempty"`
 
-	// FilterOrganization Users by organization identifier. Every record is in the caller's organization, so only its identifier matches. Operators: `eq` (the default), `neq`.
+	// FilterOrganization Users by organization identifier. Every record is in the caller's organization, so only its identifier matches. Operators: `eq` (the default), `neq`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterOrganization *UserFilterOrganization `form:"filter[organization],omitempty" json:"filter[organization],omitempty"`
 
-	// FilterOwner Users of the given business units, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[owner][exists]=false` finds those without one), `neq_or_null`.
+	// FilterOwner Users of the given business units, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[owner][exists]=false` finds those without one), `neq_or_null`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterOwner *UserFilterOwner `form:"filter[owner],omitempty" json:"filter[owner],omitempty"`
 
-	// FilterUserRoles Users having any of the given role codes, separated by commas. Operators: `neq` (none of them), `exists` (`true`: at least one, `false`: none), `neq_or_null` (none of them, or none at all), `contains` (all of them), `not_contains` (not all of them).
+	// FilterUserRoles Users having any of the given role codes, separated by commas. Operators: `neq` (none of them), `exists` (`true`: at least one, `false`: none), `neq_or_null` (none of them, or none at all), `contains` (all of them), `not_contains` (not all of them). Each value has at most 1,000 characters; a longer one is a 400.
 	FilterUserRoles *UserFilterUserRoles `form:"filter[userRoles],omitempty" json:"filter[userRoles],omitempty"`
 
-	// FilterCreatedAt Users by creation time (`2026-11-01`, `2026-11-01T09:30:00Z`), a range (`2026-01-01..2026-06-30`) or an operator (`filter[createdAt][gte]=2026-11-01`).
+	// FilterCreatedAt Users by creation time (`2026-11-01`, `2026-11-01T09:30:00Z`), a range (`2026-01-01..2026-06-30`) or an operator (`filter[createdAt][gte]=2026-11-01`). Each value has at most 1,000 characters; a longer one is a 400.
 	FilterCreatedAt *UserFilterCreatedAt `form:"filter[createdAt],omitempty" json:"filter[createdAt],omitempty"`
 
-	// FilterUpdatedAt Users by time of last change, as for `filter[createdAt]`.
+	// FilterUpdatedAt Users by time of last change, as for `filter[createdAt]`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterUpdatedAt *UserFilterUpdatedAt `form:"filter[updatedAt],omitempty" json:"filter[updatedAt],omitempty"`
 
 	// PageNumber The page to return, starting at 1.
@@ -6610,13 +6610,13 @@ type ListOrganizationUsersParams struct {
 
 // ListRegionsParams defines parameters for ListRegions.
 type ListRegionsParams struct {
-	// FilterId Regions by code; several codes separated by commas (`US-NY,DE-BY`). Operators: `filter[id][neq]=US-NY`.
+	// FilterId Regions by code; several codes separated by commas (`US-NY,DE-BY`). Operators: `filter[id][neq]=US-NY`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterId *RegionFilterId `form:"filter[id],omitempty" json:"filter[id],omitempty"`
 
-	// FilterCountry Regions of the given countries, codes separated by commas (`US,DE`). Operators: `neq`, `exists`, `neq_or_null`.
+	// FilterCountry Regions of the given countries, codes separated by commas (`US,DE`). Operators: `neq`, `exists`, `neq_or_null`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterCountry *RegionFilterCountry `form:"filter[country],omitempty" json:"filter[country],omitempty"`
 
-	// FilterCode Regions by the part of the code after the dash (`NY`); several separated by commas. Operator `neq`.
+	// FilterCode Regions by the part of the code after the dash (`NY`); several separated by commas. Operator `neq`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterCode *RegionFilterCode `form:"filter[code],omitempty" json:"filter[code],omitempty"`
 
 	// PageNumber The page to return, starting at 1.
@@ -6688,22 +6688,22 @@ type GetRegionCountryRelationshipParams struct {
 
 // DeleteTaxJurisdictionsParams defines parameters for DeleteTaxJurisdictions.
 type DeleteTaxJurisdictionsParams struct {
-	// FilterId Tax jurisdictions by identifier: a list (`1,2,3`), a range (`5..9`) or an operator (`filter[id][gte]=5`; also `neq`, `lt`, `lte`, `gt`).
+	// FilterId Tax jurisdictions by identifier: a list (`1,2,3`), a range (`5..9`) or an operator (`filter[id][gte]=5`; also `neq`, `lt`, `lte`, `gt`). Each value has at most 1,000 characters; a longer one is a 400.
 	FilterId *TaxJurisdictionFilterId `form:"filter[id],omitempty" json:"filter[id],omitempty"`
 
-	// FilterCode Tax jurisdictions by code: several separated by commas, or as an operator says (`filter[code][starts_with]=US-`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`.
+	// FilterCode Tax jurisdictions by code: several separated by commas, or as an operator says (`filter[code][starts_with]=US-`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterCode *TaxJurisdictionFilterCode `form:"filter[code],omitempty" json:"filter[code],omitempty"`
 
-	// FilterCountry Tax jurisdictions in the given countries, ISO 3166-1 alpha-2 codes separated by commas (`US,DE`). Operators `neq`, `exists`, `neq_or_null`.
+	// FilterCountry Tax jurisdictions in the given countries, ISO 3166-1 alpha-2 codes separated by commas (`US,DE`). Operators `neq`, `exists`, `neq_or_null`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterCountry *TaxJurisdictionFilterCountry `form:"filter[country],omitempty" json:"filter[country],omitempty"`
 
-	// FilterRegion Tax jurisdictions in the given regions, ISO 3166-2 codes separated by commas (`US-CA,US-NY`). Operators `neq`, `exists` (`filter[region][exists]=false` finds those without a region), `neq_or_null`.
+	// FilterRegion Tax jurisdictions in the given regions, ISO 3166-2 codes separated by commas (`US-CA,US-NY`). Operators `neq`, `exists` (`filter[region][exists]=false` finds those without a region), `neq_or_null`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterRegion *TaxJurisdictionFilterRegion `form:"filter[region],omitempty" json:"filter[region],omitempty"`
 
-	// FilterCreatedAt Tax jurisdictions by creation time (`2026-11-01`, `2026-11-01T09:30:00Z`), a range (`2026-01-01..2026-06-30`) or an operator (`filter[createdAt][gte]=2026-11-01`).
+	// FilterCreatedAt Tax jurisdictions by creation time (`2026-11-01`, `2026-11-01T09:30:00Z`), a range (`2026-01-01..2026-06-30`) or an operator (`filter[createdAt][gte]=2026-11-01`). Each value has at most 1,000 characters; a longer one is a 400.
 	FilterCreatedAt *TaxJurisdictionFilterCreatedAt `form:"filter[createdAt],omitempty" json:"filter[createdAt],omitempty"`
 
-	// FilterUpdatedAt Tax jurisdictions by time of last change, as for `filter[createdAt]`.
+	// FilterUpdatedAt Tax jurisdictions by time of last change, as for `filter[createdAt]`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterUpdatedAt *TaxJurisdictionFilterUpdatedAt `form:"filter[updatedAt],omitempty" json:"filter[updatedAt],omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
@@ -6712,22 +6712,22 @@ type DeleteTaxJurisdictionsParams struct {
 
 // ListTaxJurisdictionsParams defines parameters for ListTaxJurisdictions.
 type ListTaxJurisdictionsParams struct {
-	// FilterId Tax jurisdictions by identifier: a list (`1,2,3`), a range (`5..9`) or an operator (`filter[id][gte]=5`; also `neq`, `lt`, `lte`, `gt`).
+	// FilterId Tax jurisdictions by identifier: a list (`1,2,3`), a range (`5..9`) or an operator (`filter[id][gte]=5`; also `neq`, `lt`, `lte`, `gt`). Each value has at most 1,000 characters; a longer one is a 400.
 	FilterId *TaxJurisdictionFilterId `form:"filter[id],omitempty" json:"filter[id],omitempty"`
 
-	// FilterCode Tax jurisdictions by code: several separated by commas, or as an operator says (`filter[code][starts_with]=US-`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`.
+	// FilterCode Tax jurisdictions by code: several separated by commas, or as an operator says (`filter[code][starts_with]=US-`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterCode *TaxJurisdictionFilterCode `form:"filter[code],omitempty" json:"filter[code],omitempty"`
 
-	// FilterCountry Tax jurisdictions in the given countries, ISO 3166-1 alpha-2 codes separated by commas (`US,DE`). Operators `neq`, `exists`, `neq_or_null`.
+	// FilterCountry Tax jurisdictions in the given countries, ISO 3166-1 alpha-2 codes separated by commas (`US,DE`). Operators `neq`, `exists`, `neq_or_null`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterCountry *TaxJurisdictionFilterCountry `form:"filter[country],omitempty" json:"filter[country],omitempty"`
 
-	// FilterRegion Tax jurisdictions in the given regions, ISO 3166-2 codes separated by commas (`US-CA,US-NY`). Operators `neq`, `exists` (`filter[region][exists]=false` finds those without a region), `neq_or_null`.
+	// FilterRegion Tax jurisdictions in the given regions, ISO 3166-2 codes separated by commas (`US-CA,US-NY`). Operators `neq`, `exists` (`filter[region][exists]=false` finds those without a region), `neq_or_null`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterRegion *TaxJurisdictionFilterRegion `form:"filter[region],omitempty" json:"filter[region],omitempty"`
 
-	// FilterCreatedAt Tax jurisdictions by creation time (`2026-11-01`, `2026-11-01T09:30:00Z`), a range (`2026-01-01..2026-06-30`) or an operator (`filter[createdAt][gte]=2026-11-01`).
+	// FilterCreatedAt Tax jurisdictions by creation time (`2026-11-01`, `2026-11-01T09:30:00Z`), a range (`2026-01-01..2026-06-30`) or an operator (`filter[createdAt][gte]=2026-11-01`). Each value has at most 1,000 characters; a longer one is a 400.
 	FilterCreatedAt *TaxJurisdictionFilterCreatedAt `form:"filter[createdAt],omitempty" json:"filter[createdAt],omitempty"`
 
-	// FilterUpdatedAt Tax jurisdictions by time of last change, as for `filter[createdAt]`.
+	// FilterUpdatedAt Tax jurisdictions by time of last change, as for `filter[createdAt]`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterUpdatedAt *TaxJurisdictionFilterUpdatedAt `form:"filter[updatedAt],omitempty" json:"filter[updatedAt],omitempty"`
 
 	// PageNumber The page to return, starting at 1.
@@ -6838,7 +6838,7 @@ type GetTaxJurisdictionRegionRelationshipParams struct {
 
 // ListUserRolesParams defines parameters for ListUserRoles.
 type ListUserRolesParams struct {
-	// FilterId User roles by code; several codes separated by commas (`ROLE_MANAGER,ROLE_USER`). Operators: `filter[id][neq]=ROLE_USER`.
+	// FilterId User roles by code; several codes separated by commas (`ROLE_MANAGER,ROLE_USER`). Operators: `filter[id][neq]=ROLE_USER`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterId *UserRoleFilterId `form:"filter[id],omitempty" json:"filter[id],omitempty"`
 
 	// PageNumber The page to return, starting at 1.
@@ -6874,37 +6874,37 @@ type GetUserRoleParams struct {
 
 // DeleteUsersParams defines parameters for DeleteUsers.
 type DeleteUsersParams struct {
-	// FilterId Users by identifier: a list (`1,2,3`), a range (`5..9`) or an operator (`filter[id][gte]=5`; also `neq`, `lt`, `lte`, `gt`).
+	// FilterId Users by identifier: a list (`1,2,3`), a range (`5..9`) or an operator (`filter[id][gte]=5`; also `neq`, `lt`, `lte`, `gt`). Each value has at most 1,000 characters; a longer one is a 400.
 	FilterId *UserFilterId `form:"filter[id],omitempty" json:"filter[id],omitempty"`
 
-	// FilterUsername Users by username: one of the comma-separated values, or as an operator says (`filter[username][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`.
+	// FilterUsername Users by username: one of the comma-separated values, or as an operator says (`filter[username][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterUsername *UserFilterUsername `form:"filter[username],omitempty" json:"filter[username],omitempty"`
 
-	// FilterEmail Users by email address: one of the comma-separated values, or as an operator says (`filter[email][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`.
+	// FilterEmail Users by email address: one of the comma-separated values, or as an operator says (`filter[email][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterEmail *UserFilterEmail `form:"filter[email],omitempty" json:"filter[email],omitempty"`
 
-	// FilterLastName Users by last name: one of the comma-separated values, or as an operator says (`filter[lastName][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`.
+	// FilterLastName Users by last name: one of the comma-separated values, or as an operator says (`filter[lastName][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterLastName *UserFilterLastName `form:"filter[lastName],omitempty" json:"filter[lastName],omitempty"`
 
-	// FilterEnabled Users that are enabled (`true`) or not (`false`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`.
+	// FilterEnabled Users that are enabled (`true`) or not (`false`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterEnabled *UserFilterEnabled `form:"filter[enabled],omitempty" json:"filter[enabled],omitempty"`
 
-	// FilterExternalId Users by external identifier: several separated by commas, or as an operator says (`filter[externalId][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`.
+	// FilterExternalId Users by external identifier: several separated by commas, or as an operator says (`filter[externalId][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterExternalId *UserFilterExternalId `form:"filter[externalId],omitempty" json:"filter[externalId],omitempty"`
 
-	// FilterOrganization Users by organization identifier. Every record is in the caller's organization, so only its identifier matches. Operators: `eq` (the default), `neq`.
+	// FilterOrganization Users by organization identifier. Every record is in the caller's organization, so only its identifier matches. Operators: `eq` (the default), `neq`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterOrganization *UserFilterOrganization `form:"filter[organization],omitempty" json:"filter[organization],omitempty"`
 
-	// FilterOwner Users of the given business units, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[owner][exists]=false` finds those without one), `neq_or_null`.
+	// FilterOwner Users of the given business units, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[owner][exists]=false` finds those without one), `neq_or_null`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterOwner *UserFilterOwner `form:"filter[owner],omitempty" json:"filter[owner],omitempty"`
 
-	// FilterUserRoles Users having any of the given role codes, separated by commas. Operators: `neq` (none of them), `exists` (`true`: at least one, `false`: none), `neq_or_null` (none of them, or none at all), `contains` (all of them), `not_contains` (not all of them).
+	// FilterUserRoles Users having any of the given role codes, separated by commas. Operators: `neq` (none of them), `exists` (`true`: at least one, `false`: none), `neq_or_null` (none of them, or none at all), `contains` (all of them), `not_contains` (not all of them). Each value has at most 1,000 characters; a longer one is a 400.
 	FilterUserRoles *UserFilterUserRoles `form:"filter[userRoles],omitempty" json:"filter[userRoles],omitempty"`
 
-	// FilterCreatedAt Users by creation time (`2026-11-01`, `2026-11-01T09:30:00Z`), a range (`2026-01-01..2026-06-30`) or an operator (`filter[createdAt][gte]=2026-11-01`).
+	// FilterCreatedAt Users by creation time (`2026-11-01`, `2026-11-01T09:30:00Z`), a range (`2026-01-01..2026-06-30`) or an operator (`filter[createdAt][gte]=2026-11-01`). Each value has at most 1,000 characters; a longer one is a 400.
 	FilterCreatedAt *UserFilterCreatedAt `form:"filter[createdAt],omitempty" json:"filter[createdAt],omitempty"`
 
-	// FilterUpdatedAt Users by time of last change, as for `filter[createdAt]`.
+	// FilterUpdatedAt Users by time of last change, as for `filter[createdAt]`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterUpdatedAt *UserFilterUpdatedAt `form:"filter[updatedAt],omitempty" json:"filter[updatedAt],omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
@@ -6913,37 +6913,37 @@ type DeleteUsersParams struct {
 
 // ListUsersParams defines parameters for ListUsers.
 type ListUsersParams struct {
-	// FilterId Users by identifier: a list (`1,2,3`), a range (`5..9`) or an operator (`filter[id][gte]=5`; also `neq`, `lt`, `lte`, `gt`).
+	// FilterId Users by identifier: a list (`1,2,3`), a range (`5..9`) or an operator (`filter[id][gte]=5`; also `neq`, `lt`, `lte`, `gt`). Each value has at most 1,000 characters; a longer one is a 400.
 	FilterId *UserFilterId `form:"filter[id],omitempty" json:"filter[id],omitempty"`
 
-	// FilterUsername Users by username: one of the comma-separated values, or as an operator says (`filter[username][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`.
+	// FilterUsername Users by username: one of the comma-separated values, or as an operator says (`filter[username][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterUsername *UserFilterUsername `form:"filter[username],omitempty" json:"filter[username],omitempty"`
 
-	// FilterEmail Users by email address: one of the comma-separated values, or as an operator says (`filter[email][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`.
+	// FilterEmail Users by email address: one of the comma-separated values, or as an operator says (`filter[email][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterEmail *UserFilterEmail `form:"filter[email],omitempty" json:"filter[email],omitempty"`
 
-	// FilterLastName Users by last name: one of the comma-separated values, or as an operator says (`filter[lastName][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`.
+	// FilterLastName Users by last name: one of the comma-separated values, or as an operator says (`filter[lastName][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterLastName *UserFilterLastName `form:"filter[lastName],omitempty" json:"filter[lastName],omitempty"`
 
-	// FilterEnabled Users that are enabled (`true`) or not (`false`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`.
+	// FilterEnabled Users that are enabled (`true`) or not (`false`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterEnabled *UserFilterEnabled `form:"filter[enabled],omitempty" json:"filter[enabled],omitempty"`
 
-	// FilterExternalId Users by external identifier: several separated by commas, or as an operator says (`filter[externalId][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`.
+	// FilterExternalId Users by external identifier: several separated by commas, or as an operator says (`filter[externalId][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterExternalId *UserFilterExternalId `form:"filter[externalId],omitempty" json:"filter[externalId],omitempty"`
 
-	// FilterOrganization Users by organization identifier. Every record is in the caller's organization, so only its identifier matches. Operators: `eq` (the default), `neq`.
+	// FilterOrganization Users by organization identifier. Every record is in the caller's organization, so only its identifier matches. Operators: `eq` (the default), `neq`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterOrganization *UserFilterOrganization `form:"filter[organization],omitempty" json:"filter[organization],omitempty"`
 
-	// FilterOwner Users of the given business units, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[owner][exists]=false` finds those without one), `neq_or_null`.
+	// FilterOwner Users of the given business units, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[owner][exists]=false` finds those without one), `neq_or_null`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterOwner *UserFilterOwner `form:"filter[owner],omitempty" json:"filter[owner],omitempty"`
 
-	// FilterUserRoles Users having any of the given role codes, separated by commas. Operators: `neq` (none of them), `exists` (`true`: at least one, `false`: none), `neq_or_null` (none of them, or none at all), `contains` (all of them), `not_contains` (not all of them).
+	// FilterUserRoles Users having any of the given role codes, separated by commas. Operators: `neq` (none of them), `exists` (`true`: at least one, `false`: none), `neq_or_null` (none of them, or none at all), `contains` (all of them), `not_contains` (not all of them). Each value has at most 1,000 characters; a longer one is a 400.
 	FilterUserRoles *UserFilterUserRoles `form:"filter[userRoles],omitempty" json:"filter[userRoles],omitempty"`
 
-	// FilterCreatedAt Users by creation time (`2026-11-01`, `2026-11-01T09:30:00Z`), a range (`2026-01-01..2026-06-30`) or an operator (`filter[createdAt][gte]=2026-11-01`).
+	// FilterCreatedAt Users by creation time (`2026-11-01`, `2026-11-01T09:30:00Z`), a range (`2026-01-01..2026-06-30`) or an operator (`filter[createdAt][gte]=2026-11-01`). Each value has at most 1,000 characters; a longer one is a 400.
 	FilterCreatedAt *UserFilterCreatedAt `form:"filter[createdAt],omitempty" json:"filter[createdAt],omitempty"`
 
-	// FilterUpdatedAt Users by time of last change, as for `filter[createdAt]`.
+	// FilterUpdatedAt Users by time of last change, as for `filter[createdAt]`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterUpdatedAt *UserFilterUpdatedAt `form:"filter[updatedAt],omitempty" json:"filter[updatedAt],omitempty"`
 
 	// PageNumber The page to return, starting at 1.
@@ -7108,7 +7108,7 @@ type GetUserUserRolesRelationshipParams struct {
 
 // ListUserUserRolesParams defines parameters for ListUserUserRoles.
 type ListUserUserRolesParams struct {
-	// FilterId User roles by code; several codes separated by commas (`ROLE_MANAGER,ROLE_USER`). Operators: `filter[id][neq]=ROLE_USER`.
+	// FilterId User roles by code; several codes separated by commas (`ROLE_MANAGER,ROLE_USER`). Operators: `filter[id][neq]=ROLE_USER`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterId *UserRoleFilterId `form:"filter[id],omitempty" json:"filter[id],omitempty"`
 
 	// PageNumber The page to return, starting at 1.
@@ -7132,13 +7132,13 @@ type ListUserUserRolesParams struct {
 
 // DeleteWeightUnitsParams defines parameters for DeleteWeightUnits.
 type DeleteWeightUnitsParams struct {
-	// FilterId Weight units by code; several codes separated by commas (`kg,lbs`). Operators: `filter[id][neq]=kg`.
+	// FilterId Weight units by code; several codes separated by commas (`kg,lbs`). Operators: `filter[id][neq]=kg`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterId *WeightUnitFilterId `form:"filter[id],omitempty" json:"filter[id],omitempty"`
 
-	// FilterCreatedAt Weight units by creation time (`2026-11-01`, `2026-11-01T09:30:00Z`), a range (`2026-01-01..2026-06-30`) or an operator (`filter[createdAt][gte]=2026-11-01`).
+	// FilterCreatedAt Weight units by creation time (`2026-11-01`, `2026-11-01T09:30:00Z`), a range (`2026-01-01..2026-06-30`) or an operator (`filter[createdAt][gte]=2026-11-01`). Each value has at most 1,000 characters; a longer one is a 400.
 	FilterCreatedAt *WeightUnitFilterCreatedAt `form:"filter[createdAt],omitempty" json:"filter[createdAt],omitempty"`
 
-	// FilterUpdatedAt Weight units by time of last change, as for `filter[createdAt]`.
+	// FilterUpdatedAt Weight units by time of last change, as for `filter[createdAt]`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterUpdatedAt *WeightUnitFilterUpdatedAt `form:"filter[updatedAt],omitempty" json:"filter[updatedAt],omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
@@ -7147,13 +7147,13 @@ type DeleteWeightUnitsParams struct {
 
 // ListWeightUnitsParams defines parameters for ListWeightUnits.
 type ListWeightUnitsParams struct {
-	// FilterId Weight units by code; several codes separated by commas (`kg,lbs`). Operators: `filter[id][neq]=kg`.
+	// FilterId Weight units by code; several codes separated by commas (`kg,lbs`). Operators: `filter[id][neq]=kg`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterId *WeightUnitFilterId `form:"filter[id],omitempty" json:"filter[id],omitempty"`
 
-	// FilterCreatedAt Weight units by creation time (`2026-11-01`, `2026-11-01T09:30:00Z`), a range (`2026-01-01..2026-06-30`) or an operator (`filter[createdAt][gte]=2026-11-01`).
+	// FilterCreatedAt Weight units by creation time (`2026-11-01`, `2026-11-01T09:30:00Z`), a range (`2026-01-01..2026-06-30`) or an operator (`filter[createdAt][gte]=2026-11-01`). Each value has at most 1,000 characters; a longer one is a 400.
 	FilterCreatedAt *WeightUnitFilterCreatedAt `form:"filter[createdAt],omitempty" json:"filter[createdAt],omitempty"`
 
-	// FilterUpdatedAt Weight units by time of last change, as for `filter[createdAt]`.
+	// FilterUpdatedAt Weight units by time of last change, as for `filter[createdAt]`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterUpdatedAt *WeightUnitFilterUpdatedAt `form:"filter[updatedAt],omitempty" json:"filter[updatedAt],omitempty"`
 
 	// PageNumber The page to return, starting at 1.
@@ -9358,7 +9358,7 @@ type ClientInterface interface {
 
 	// CreateTokenWithBody Get an access token
 	//
-	// Exchanges client credentials (grant `client_credentials`) or, for back-office clients, client credentials plus a user's username and password (grant `password`) for an RS256-signed JWT. Send a JSON or form-encoded body; the client id and secret may also travel as HTTP Basic credentials. After 10 failed client authentications for one client id, or from one address, within 60 seconds, further attempts get 429 until the window ends (counted per server process).
+	// Exchanges client credentials (grant `client_credentials`) or, for back-office clients, client credentials plus a user's username and password (grant `password`) for an RS256-signed JWT. Send a JSON or form-encoded body; the client id and secret may also travel as HTTP Basic credentials. Wrong client secrets and wrong passwords are counted per client and per user: by default 10 failures from one address within 60 seconds refuse that client or user from that address with 429 until the window ends, and 100 from all addresses together refuse it everywhere; other clients and users are not affected. The right secret or password forgets its failures from that address.
 	//
 	// Tokens of the back office and of the storefront are not interchangeable: the token of a back-office client (acting as its user) is accepted only by the back-office API (`/admin/api`), the token of a storefront client (client credentials only, acting as the client in its organization) only by the storefront API (`/api`); anywhere else it is a 401. Both token addresses (`/admin/oauth2-token` and `/oauth2-token`) serve either kind of client.
 	//
@@ -9369,7 +9369,7 @@ type ClientInterface interface {
 
 	// CreateToken Get an access token
 	//
-	// Exchanges client credentials (grant `client_credentials`) or, for back-office clients, client credentials plus a user's username and password (grant `password`) for an RS256-signed JWT. Send a JSON or form-encoded body; the client id and secret may also travel as HTTP Basic credentials. After 10 failed client authentications for one client id, or from one address, within 60 seconds, further attempts get 429 until the window ends (counted per server process).
+	// Exchanges client credentials (grant `client_credentials`) or, for back-office clients, client credentials plus a user's username and password (grant `password`) for an RS256-signed JWT. Send a JSON or form-encoded body; the client id and secret may also travel as HTTP Basic credentials. Wrong client secrets and wrong passwords are counted per client and per user: by default 10 failures from one address within 60 seconds refuse that client or user from that address with 429 until the window ends, and 100 from all addresses together refuse it everywhere; other clients and users are not affected. The right secret or password forgets its failures from that address.
 	//
 	// Tokens of the back office and of the storefront are not interchangeable: the token of a back-office client (acting as its user) is accepted only by the back-office API (`/admin/api`), the token of a storefront client (client credentials only, acting as the client in its organization) only by the storefront API (`/api`); anywhere else it is a 401. Both token addresses (`/admin/oauth2-token` and `/oauth2-token`) serve either kind of client.
 	//
@@ -9380,7 +9380,7 @@ type ClientInterface interface {
 
 	// CreateTokenWithFormdataBody Get an access token
 	//
-	// Exchanges client credentials (grant `client_credentials`) or, for back-office clients, client credentials plus a user's username and password (grant `password`) for an RS256-signed JWT. Send a JSON or form-encoded body; the client id and secret may also travel as HTTP Basic credentials. After 10 failed client authentications for one client id, or from one address, within 60 seconds, further attempts get 429 until the window ends (counted per server process).
+	// Exchanges client credentials (grant `client_credentials`) or, for back-office clients, client credentials plus a user's username and password (grant `password`) for an RS256-signed JWT. Send a JSON or form-encoded body; the client id and secret may also travel as HTTP Basic credentials. Wrong client secrets and wrong passwords are counted per client and per user: by default 10 failures from one address within 60 seconds refuse that client or user from that address with 429 until the window ends, and 100 from all addresses together refuse it everywhere; other clients and users are not affected. The right secret or password forgets its failures from that address.
 	//
 	// Tokens of the back office and of the storefront are not interchangeable: the token of a back-office client (acting as its user) is accepted only by the back-office API (`/admin/api`), the token of a storefront client (client credentials only, acting as the client in its organization) only by the storefront API (`/api`); anywhere else it is a 401. Both token addresses (`/admin/oauth2-token` and `/oauth2-token`) serve either kind of client.
 	//
@@ -12518,7 +12518,7 @@ func (c *Client) UpdateWeightUnitWithApplicationVndAPIPlusJSONBody(ctx context.C
 
 // CreateTokenWithBody Get an access token
 //
-// Exchanges client credentials (grant `client_credentials`) or, for back-office clients, client credentials plus a user's username and password (grant `password`) for an RS256-signed JWT. Send a JSON or form-encoded body; the client id and secret may also travel as HTTP Basic credentials. After 10 failed client authentications for one client id, or from one address, within 60 seconds, further attempts get 429 until the window ends (counted per server process).
+// Exchanges client credentials (grant `client_credentials`) or, for back-office clients, client credentials plus a user's username and password (grant `password`) for an RS256-signed JWT. Send a JSON or form-encoded body; the client id and secret may also travel as HTTP Basic credentials. Wrong client secrets and wrong passwords are counted per client and per user: by default 10 failures from one address within 60 seconds refuse that client or user from that address with 429 until the window ends, and 100 from all addresses together refuse it everywhere; other clients and users are not affected. The right secret or password forgets its failures from that address.
 //
 // Tokens of the back office and of the storefront are not interchangeable: the token of a back-office client (acting as its user) is accepted only by the back-office API (`/admin/api`), the token of a storefront client (client credentials only, acting as the client in its organization) only by the storefront API (`/api`); anywhere else it is a 401. Both token addresses (`/admin/oauth2-token` and `/oauth2-token`) serve either kind of client.
 //
@@ -12539,7 +12539,7 @@ func (c *Client) CreateTokenWithBody(ctx context.Context, contentType string, bo
 
 // CreateToken Get an access token
 //
-// Exchanges client credentials (grant `client_credentials`) or, for back-office clients, client credentials plus a user's username and password (grant `password`) for an RS256-signed JWT. Send a JSON or form-encoded body; the client id and secret may also travel as HTTP Basic credentials. After 10 failed client authentications for one client id, or from one address, within 60 seconds, further attempts get 429 until the window ends (counted per server process).
+// Exchanges client credentials (grant `client_credentials`) or, for back-office clients, client credentials plus a user's username and password (grant `password`) for an RS256-signed JWT. Send a JSON or form-encoded body; the client id and secret may also travel as HTTP Basic credentials. Wrong client secrets and wrong passwords are counted per client and per user: by default 10 failures from one address within 60 seconds refuse that client or user from that address with 429 until the window ends, and 100 from all addresses together refuse it everywhere; other clients and users are not affected. The right secret or password forgets its failures from that address.
 //
 // Tokens of the back office and of the storefront are not interchangeable: the token of a back-office client (acting as its user) is accepted only by the back-office API (`/admin/api`), the token of a storefront client (client credentials only, acting as the client in its organization) only by the storefront API (`/api`); anywhere else it is a 401. Both token addresses (`/admin/oauth2-token` and `/oauth2-token`) serve either kind of client.
 //
@@ -12560,7 +12560,7 @@ func (c *Client) CreateToken(ctx context.Context, body CreateTokenJSONRequestBod
 
 // CreateTokenWithFormdataBody Get an access token
 //
-// Exchanges client credentials (grant `client_credentials`) or, for back-office clients, client credentials plus a user's username and password (grant `password`) for an RS256-signed JWT. Send a JSON or form-encoded body; the client id and secret may also travel as HTTP Basic credentials. After 10 failed client authentications for one client id, or from one address, within 60 seconds, further attempts get 429 until the window ends (counted per server process).
+// Exchanges client credentials (grant `client_credentials`) or, for back-office clients, client credentials plus a user's username and password (grant `password`) for an RS256-signed JWT. Send a JSON or form-encoded body; the client id and secret may also travel as HTTP Basic credentials. Wrong client secrets and wrong passwords are counted per client and per user: by default 10 failures from one address within 60 seconds refuse that client or user from that address with 429 until the window ends, and 100 from all addresses together refuse it everywhere; other clients and users are not affected. The right secret or password forgets its failures from that address.
 //
 // Tokens of the back office and of the storefront are not interchangeable: the token of a back-office client (acting as its user) is accepted only by the back-office API (`/admin/api`), the token of a storefront client (client credentials only, acting as the client in its organization) only by the storefront API (`/api`); anywhere else it is a 401. Both token addresses (`/admin/oauth2-token` and `/oauth2-token`) serve either kind of client.
 //
@@ -26687,7 +26687,7 @@ type ClientWithResponsesInterface interface {
 
 	// CreateTokenWithBodyWithResponse Get an access token
 	//
-	// Exchanges client credentials (grant `client_credentials`) or, for back-office clients, client credentials plus a user's username and password (grant `password`) for an RS256-signed JWT. Send a JSON or form-encoded body; the client id and secret may also travel as HTTP Basic credentials. After 10 failed client authentications for one client id, or from one address, within 60 seconds, further attempts get 429 until the window ends (counted per server process).
+	// Exchanges client credentials (grant `client_credentials`) or, for back-office clients, client credentials plus a user's username and password (grant `password`) for an RS256-signed JWT. Send a JSON or form-encoded body; the client id and secret may also travel as HTTP Basic credentials. Wrong client secrets and wrong passwords are counted per client and per user: by default 10 failures from one address within 60 seconds refuse that client or user from that address with 429 until the window ends, and 100 from all addresses together refuse it everywhere; other clients and users are not affected. The right secret or password forgets its failures from that address.
 	//
 	// Tokens of the back office and of the storefront are not interchangeable: the token of a back-office client (acting as its user) is accepted only by the back-office API (`/admin/api`), the token of a storefront client (client credentials only, acting as the client in its organization) only by the storefront API (`/api`); anywhere else it is a 401. Both token addresses (`/admin/oauth2-token` and `/oauth2-token`) serve either kind of client.
 	//
@@ -26698,7 +26698,7 @@ type ClientWithResponsesInterface interface {
 
 	// CreateTokenWithResponse Get an access token
 	//
-	// Exchanges client credentials (grant `client_credentials`) or, for back-office clients, client credentials plus a user's username and password (grant `password`) for an RS256-signed JWT. Send a JSON or form-encoded body; the client id and secret may also travel as HTTP Basic credentials. After 10 failed client authentications for one client id, or from one address, within 60 seconds, further attempts get 429 until the window ends (counted per server process).
+	// Exchanges client credentials (grant `client_credentials`) or, for back-office clients, client credentials plus a user's username and password (grant `password`) for an RS256-signed JWT. Send a JSON or form-encoded body; the client id and secret may also travel as HTTP Basic credentials. Wrong client secrets and wrong passwords are counted per client and per user: by default 10 failures from one address within 60 seconds refuse that client or user from that address with 429 until the window ends, and 100 from all addresses together refuse it everywhere; other clients and users are not affected. The right secret or password forgets its failures from that address.
 	//
 	// Tokens of the back office and of the storefront are not interchangeable: the token of a back-office client (acting as its user) is accepted only by the back-office API (`/admin/api`), the token of a storefront client (client credentials only, acting as the client in its organization) only by the storefront API (`/api`); anywhere else it is a 401. Both token addresses (`/admin/oauth2-token` and `/oauth2-token`) serve either kind of client.
 	//
@@ -26709,7 +26709,7 @@ type ClientWithResponsesInterface interface {
 
 	// CreateTokenWithFormdataBodyWithResponse Get an access token
 	//
-	// Exchanges client credentials (grant `client_credentials`) or, for back-office clients, client credentials plus a user's username and password (grant `password`) for an RS256-signed JWT. Send a JSON or form-encoded body; the client id and secret may also travel as HTTP Basic credentials. After 10 failed client authentications for one client id, or from one address, within 60 seconds, further attempts get 429 until the window ends (counted per server process).
+	// Exchanges client credentials (grant `client_credentials`) or, for back-office clients, client credentials plus a user's username and password (grant `password`) for an RS256-signed JWT. Send a JSON or form-encoded body; the client id and secret may also travel as HTTP Basic credentials. Wrong client secrets and wrong passwords are counted per client and per user: by default 10 failures from one address within 60 seconds refuse that client or user from that address with 429 until the window ends, and 100 from all addresses together refuse it everywhere; other clients and users are not affected. The right secret or password forgets its failures from that address.
 	//
 	// Tokens of the back office and of the storefront are not interchangeable: the token of a back-office client (acting as its user) is accepted only by the back-office API (`/admin/api`), the token of a storefront client (client credentials only, acting as the client in its organization) only by the storefront API (`/api`); anywhere else it is a 401. Both token addresses (`/admin/oauth2-token` and `/oauth2-token`) serve either kind of client.
 	//
@@ -54928,7 +54928,7 @@ func (c *ClientWithResponses) UpdateWeightUnitWithApplicationVndAPIPlusJSONBodyW
 
 // CreateTokenWithBodyWithResponse Get an access token
 //
-// Exchanges client credentials (grant `client_credentials`) or, for back-office clients, client credentials plus a user's username and password (grant `password`) for an RS256-signed JWT. Send a JSON or form-encoded body; the client id and secret may also travel as HTTP Basic credentials. After 10 failed client authentications for one client id, or from one address, within 60 seconds, further attempts get 429 until the window ends (counted per server process).
+// Exchanges client credentials (grant `client_credentials`) or, for back-office clients, client credentials plus a user's username and password (grant `password`) for an RS256-signed JWT. Send a JSON or form-encoded body; the client id and secret may also travel as HTTP Basic credentials. Wrong client secrets and wrong passwords are counted per client and per user: by default 10 failures from one address within 60 seconds refuse that client or user from that address with 429 until the window ends, and 100 from all addresses together refuse it everywhere; other clients and users are not affected. The right secret or password forgets its failures from that address.
 //
 // Tokens of the back office and of the storefront are not interchangeable: the token of a back-office client (acting as its user) is accepted only by the back-office API (`/admin/api`), the token of a storefront client (client credentials only, acting as the client in its organization) only by the storefront API (`/api`); anywhere else it is a 401. Both token addresses (`/admin/oauth2-token` and `/oauth2-token`) serve either kind of client.
 //
@@ -54945,7 +54945,7 @@ func (c *ClientWithResponses) CreateTokenWithBodyWithResponse(ctx context.Contex
 
 // CreateTokenWithResponse Get an access token
 //
-// Exchanges client credentials (grant `client_credentials`) or, for back-office clients, client credentials plus a user's username and password (grant `password`) for an RS256-signed JWT. Send a JSON or form-encoded body; the client id and secret may also travel as HTTP Basic credentials. After 10 failed client authentications for one client id, or from one address, within 60 seconds, further attempts get 429 until the window ends (counted per server process).
+// Exchanges client credentials (grant `client_credentials`) or, for back-office clients, client credentials plus a user's username and password (grant `password`) for an RS256-signed JWT. Send a JSON or form-encoded body; the client id and secret may also travel as HTTP Basic credentials. Wrong client secrets and wrong passwords are counted per client and per user: by default 10 failures from one address within 60 seconds refuse that client or user from that address with 429 until the window ends, and 100 from all addresses together refuse it everywhere; other clients and users are not affected. The right secret or password forgets its failures from that address.
 //
 // Tokens of the back office and of the storefront are not interchangeable: the token of a back-office client (acting as its user) is accepted only by the back-office API (`/admin/api`), the token of a storefront client (client credentials only, acting as the client in its organization) only by the storefront API (`/api`); anywhere else it is a 401. Both token addresses (`/admin/oauth2-token` and `/oauth2-token`) serve either kind of client.
 //
@@ -54962,7 +54962,7 @@ func (c *ClientWithResponses) CreateTokenWithResponse(ctx context.Context, body 
 
 // CreateTokenWithFormdataBodyWithResponse Get an access token
 //
-// Exchanges client credentials (grant `client_credentials`) or, for back-office clients, client credentials plus a user's username and password (grant `password`) for an RS256-signed JWT. Send a JSON or form-encoded body; the client id and secret may also travel as HTTP Basic credentials. After 10 failed client authentications for one client id, or from one address, within 60 seconds, further attempts get 429 until the window ends (counted per server process).
+// Exchanges client credentials (grant `client_credentials`) or, for back-office clients, client credentials plus a user's username and password (grant `password`) for an RS256-signed JWT. Send a JSON or form-encoded body; the client id and secret may also travel as HTTP Basic credentials. Wrong client secrets and wrong passwords are counted per client and per user: by default 10 failures from one address within 60 seconds refuse that client or user from that address with 429 until the window ends, and 100 from all addresses together refuse it everywhere; other clients and users are not affected. The right secret or password forgets its failures from that address.
 //
 // Tokens of the back office and of the storefront are not interchangeable: the token of a back-office client (acting as its user) is accepted only by the back-office API (`/admin/api`), the token of a storefront client (client credentials only, acting as the client in its organization) only by the storefront API (`/api`); anywhere else it is a 401. Both token addresses (`/admin/oauth2-token` and `/oauth2-token`) serve either kind of client.
 //
