@@ -82,8 +82,9 @@ func TestPrismReplay(t *testing.T) {
 
 // prismOtherAnswers replays what the read and write tests leave out: the lists, the
 // organization's update, and the documented error answers the server gives to valid
-// requests: 401 for a malformed token, 404 for an unknown record, 403 for a role that
-// may not write, 409 for a duplicate; and a plain-format create.
+// requests: 400 for a sort on no field, 401 for a malformed token, 404 for an unknown
+// record, 403 for a role that may not write, 409 for a duplicate; and a plain-format
+// create.
 func prismOtherAnswers(t *testing.T, a *api) {
 	for _, op := range documentedOperations(t) {
 		segs := strings.Split(strings.TrimPrefix(op.path, "/admin/api/"), "/")
@@ -100,6 +101,7 @@ func prismOtherAnswers(t *testing.T, a *api) {
 			switch {
 			case len(segs) == 1:
 				a.do(op.method, op.path+"?page[size]=2", headers, "").want(t, http.StatusOK)
+				a.do(op.method, op.path+"?sort=noSuchField", headers, "").want(t, http.StatusBadRequest)
 			case len(segs) == 2 && segs[1] == "1" && segs[0] != "organizations":
 				a.do(op.method, "/admin/api/"+segs[0]+"/999999", headers, "").want(t, http.StatusNotFound)
 			}
