@@ -10,9 +10,13 @@ ADDR ?= 127.0.0.1:8080
 run:
 	$(GO) run . serve --demo
 
-## build: build the binary into bin/entityapi
+# What `entityapi version` prints for a `make build` binary (version.go).
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo devel)
+COMMIT ?= $(shell git rev-parse HEAD 2>/dev/null)
+
+## build: build the binary into bin/entityapi, stamped with VERSION and COMMIT (from git)
 build:
-	$(GO) build -o bin/entityapi .
+	$(GO) build -ldflags "-X main.version=$(VERSION) -X main.commit=$(COMMIT)" -o bin/entityapi .
 
 # Operations served by hand-written handlers and left out of generation, per application
 # (GEN_EXCLUDE_<app>); keep in step with exclude-operation-ids in openapi/<app>/oapi-codegen.yaml.

@@ -38,11 +38,20 @@ func admin(ctx context.Context, store *storage.Store, cmd string, f *adminFlags,
 		}
 		fmt.Fprintf(out, "client %s disabled\n", args[0])
 	case "keys rotate":
-		kid, err := auth.RotateKey(ctx, store)
+		kid, err := auth.RotateKey(ctx, store, f.kek)
 		if err != nil {
 			return err
 		}
 		fmt.Fprintf(out, "signing key %s added; running servers sign with it within a minute\n", kid)
+	case "keys rewrap":
+		if f.kek == nil {
+			return fmt.Errorf("keys rewrap needs the key-encryption key (%s)", auth.KEKSettings)
+		}
+		n, err := auth.SealKeys(ctx, store, f.kek)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(out, "%d signing keys sealed with the key-encryption key; the others already were\n", n)
 	default:
 		return fmt.Errorf("unknown command %q", cmd)
 	}
@@ -53,6 +62,7 @@ func admin(ctx context.Context, store *storage.Store, cmd string, f *adminFlags,
 type adminFlags struct {
 	org, username, email, firstName, lastName, role, password, app, user, name string
 	asJSON                                                                     bool
+	kek                                                                        *auth.KeyEncryption // from the settings, not a flag
 }
 
 func (f *adminFlags) register(fs *flag.FlagSet) {

@@ -6,6 +6,7 @@ package main
 
 import (
 	"bytes"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -50,19 +51,24 @@ func TestBatchClientPlainLines(t *testing.T) {
 		{3200 * time.Millisecond, "success", p(100)}, // no change
 	}
 	want := []string{
-		"operation 7: new, progress - (0s)",
-		"operation 7: running, progress 10.00% (1s)",
-		"operation 7: running, progress 30.00% (3s)",
-		"operation 7: success, progress 100.00% (3s)",
+		"operation 7: new, progress - (0s, -- records/s, ETA --)",
+		"operation 7: running, progress 10.00% (1s, 100 records/s, ETA 9s)",
+		"operation 7: running, progress 30.00% (3s, 100 records/s, ETA 7s)",
+		"operation 7: success, progress 100.00% (3s, 323 records/s)",
 	}
 	var out bytes.Buffer
 	start := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
 	now := start
 	v := newProgressView(&out, false, 2*time.Second)
 	v.now, v.start = func() time.Time { return now }, start
+	v.following(1000)
 	for _, poll := range polls {
 		now = start.Add(poll.at)
-		v.update(&operation{ID: "7", Status: poll.status, Progress: poll.progress})
+		op := &operation{ID: "7", Status: poll.status, Progress: poll.progress}
+		if op.Status == "success" {
+			op.Summary = &opSummary{ReadCount: 1000, WriteCount: 1000}
+		}
+		v.update(op)
 	}
 	v.finish()
 	if got := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n"); strings.Join(got, "\n") != strings.Join(want, "\n") {
@@ -99,6 +105,8 @@ func TestBatchClientProgressOutput(t *testing.T) {
 					t.Errorf("not a terminal: a carriage return in %q", got.stderr)
 				case !tty && !strings.Contains(got.stderr, ": success, progress 100.00% ("):
 					t.Errorf("not a terminal: no final progress line in %q", got.stderr)
+				case !regexp.MustCompile(`success.* [0-9.]+ records/s`).MatchString(got.stderr):
+					t.Errorf("tty %v: no rate from the 300 records in %q", tty, got.stderr)
 				}
 			}
 		})

@@ -61,6 +61,7 @@ func submitBatch(ctx context.Context, c *apiClient, f *batchFlags, env batchEnv)
 		fmt.Fprintf(env.stderr, "operation %s accepted after %s (%s uploaded); following it\n", op.ID,
 			time.Since(began).Round(time.Millisecond), sizeText(counted.n.Load()))
 	}
+	view.following(counted.items.n.Load())
 	op, err = follow(ctx, c, op, view, env)
 	if err != nil {
 		return err

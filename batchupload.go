@@ -13,15 +13,18 @@ import (
 // stuck. The counting reader sits between the file and the transport and
 // holds no data, so the body still streams.
 
-// countingReader counts the bytes the transport has read from r.
+// countingReader counts the bytes the transport has read from r, and the
+// records among them (items).
 type countingReader struct {
-	r io.Reader
-	n atomic.Int64
+	r     io.Reader
+	n     atomic.Int64
+	items itemCounter
 }
 
 func (c *countingReader) Read(p []byte) (int, error) {
 	n, err := c.r.Read(p)
 	c.n.Add(int64(n))
+	_, _ = c.items.Write(p[:n])
 	return n, err
 }
 

@@ -36,6 +36,7 @@ type config struct {
 	jobs                                            storage.QueueConfig
 	auth                                            auth.Config
 	external                                        auth.External
+	kek                                             kekSettings
 	args                                            []string // what is left after the flags
 }
 
@@ -123,6 +124,24 @@ var settings = []*setting{
 		}},
 	{name: "signing-key-file", show: "none: keys live in the database", usage: "PEM RSA private key that signs tokens instead of the database keys", serve: true,
 		set: func(c *config, v string) error { c.auth.SigningKeyFile = v; return nil }},
+	{name: "key-encryption-key-file", show: "none: signing keys stored as plain PEM",
+		usage: "file holding the key-encryption key that seals the signing keys in the database: 32 bytes in base64 (`openssl rand -base64 32`)",
+		set:   func(c *config, v string) error { c.kek.file = v; return nil }},
+	{name: "key-encryption-key", show: "none", usage: "the key-encryption key itself, 32 bytes in base64; give it as the variable, a flag shows in `ps`",
+		set: func(c *config, v string) error { c.kek.text = v; return nil }},
+	{name: "key-encryption-key-previous-file", show: "none", usage: "file holding the key-encryption key being replaced: what it sealed is sealed again with the current one",
+		set: func(c *config, v string) error { c.kek.previousFile = v; return nil }},
+	{name: "key-encryption-key-previous", show: "none", usage: "the key-encryption key being replaced, 32 bytes in base64 (as the variable)",
+		set: func(c *config, v string) error { c.kek.previousText = v; return nil }},
+	{name: "token-failures-per-address", def: strconv.Itoa(auth.DefaultMaxFailures), serve: true,
+		usage: "wrong secrets of one client, or passwords of one user, from one address within --token-failure-window before the token endpoint answers 429 for it there (0: no limit)",
+		set:   func(c *config, v string) error { return failureLimit(v, &c.auth.MaxFailures) }},
+	{name: "token-failures-total", def: strconv.Itoa(auth.DefaultMaxGlobalFailures), serve: true,
+		usage: "the same from all addresses together, before the token endpoint answers 429 for that client or user everywhere (0: no limit)",
+		set:   func(c *config, v string) error { return failureLimit(v, &c.auth.MaxGlobalFailures) }},
+	{name: "token-failure-window", def: "60s", serve: true,
+		usage: "the window the token failure limits count in, from the first failure",
+		set:   func(c *config, v string) error { return duration(v, &c.auth.FailureWindow) }},
 	{name: "log-format", def: "json", usage: "json lines for a log collector, or text for a terminal",
 		set: func(c *config, v string) error {
 			if v != "json" && v != "text" {
@@ -211,6 +230,11 @@ func (c *config) finish(cmd string) error {
 	if err := storage.CheckURL(c.databaseURL); err != nil {
 		return fmt.Errorf("--database-url %w", err)
 	}
+	kek, err := c.kek.build()
+	if err != nil {
+		return err
+	}
+	c.auth.KeyEncryption = kek
 	if cmd != "serve" {
 		return nil
 	}
@@ -271,6 +295,20 @@ func byteCount(v string, into *int64) error {
 	n, err := strconv.ParseInt(v, 10, 64)
 	if err != nil || n <= 0 {
 		return fmt.Errorf("want a positive number of bytes")
+	}
+	*into = n
+	return nil
+}
+
+// failureLimit reads a limit of the token endpoint's failure counts: a
+// number, 0 for none (auth.Config's negative).
+func failureLimit(v string, into *int) error {
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 0 {
+		return fmt.Errorf("want a number of failures (0: no limit)")
+	}
+	if n == 0 {
+		n = -1
 	}
 	*into = n
 	return nil

@@ -47,6 +47,9 @@ func TestSettingsDefaults(t *testing.T) {
 		{"sync-batch-timeout", c.syncBatchTimeout, 25 * time.Second},
 		{"workers", c.jobs.Workers, runtime.NumCPU()},
 		{"token-ttl", c.auth.TokenTTL, time.Hour},
+		{"token-failures-per-address", c.auth.MaxFailures, 10},
+		{"token-failures-total", c.auth.MaxGlobalFailures, 100},
+		{"token-failure-window", c.auth.FailureWindow, time.Minute},
 		{"demo", c.demo, false},
 		{"external provider", c.auth.External == nil, true},
 	} {
@@ -60,7 +63,8 @@ func TestSettingsDefaults(t *testing.T) {
 // and a list takes repeated flags or commas.
 func TestSettingsSources(t *testing.T) {
 	env := map[string]string{"ENTITYAPI_ADDR": ":9000", "ENTITYAPI_MAX_BODY": "2048", "ENTITYAPI_DEMO": "true",
-		"ENTITYAPI_CURRENCIES": "EUR, GBP", "ENTITYAPI_DEFAULT_CURRENCY": "EUR", "ENTITYAPI_SHUTDOWN_TIMEOUT": "3s"}
+		"ENTITYAPI_CURRENCIES": "EUR, GBP", "ENTITYAPI_DEFAULT_CURRENCY": "EUR", "ENTITYAPI_SHUTDOWN_TIMEOUT": "3s",
+		"ENTITYAPI_TOKEN_FAILURES_PER_ADDRESS": "0", "ENTITYAPI_TOKEN_FAILURE_WINDOW": "5m"}
 	c, err := parseWith("serve", []string{"--addr", ":9100", "--guest-resources", "countries", "--guest-resources", "regions"}, env)
 	if err != nil {
 		t.Fatal(err)
@@ -75,6 +79,8 @@ func TestSettingsSources(t *testing.T) {
 		{"list variable", c.currencies, []string{"EUR", "GBP"}},
 		{"repeated list flag", c.guestResources, []string{"countries", "regions"}},
 		{"shutdown-timeout variable", c.shutdownTimeout, 3 * time.Second},
+		{"no per-address failure limit", c.auth.MaxFailures, -1},
+		{"failure window", c.auth.FailureWindow, 5 * time.Minute},
 	} {
 		if !reflect.DeepEqual(tc.got, tc.want) {
 			t.Errorf("%s: %#v, want %#v", tc.name, tc.got, tc.want)
@@ -115,6 +121,7 @@ func TestSettingsErrors(t *testing.T) {
 		{"no currency", nil, map[string]string{"ENTITYAPI_CURRENCIES": " , "}, `ENTITYAPI_CURRENCIES " , ": name at least one`},
 		{"workers", []string{"--workers", "0"}, nil, `--workers "0": want a positive number`},
 		{"boolean", nil, map[string]string{"ENTITYAPI_DEMO": "yes please"}, `ENTITYAPI_DEMO "yes please": want true or false`},
+		{"failure limit", []string{"--token-failures-total", "-5"}, nil, `--token-failures-total "-5": want a number of failures (0: no limit)`},
 		{"unknown flag", []string{"--max-bdy", "1"}, nil, `flag provided but not defined: -max-bdy`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -4,6 +4,7 @@
 //	entityapi serve [flags]    run the HTTP service (migrates first)
 //	entityapi migrate [flags]  apply database migrations and exit
 //	entityapi batch ...        send a batch to a running server and follow it
+//	entityapi version          print the version, commit and Go version
 package main
 
 import (
@@ -11,7 +12,9 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"os"
 	"os/signal"
@@ -32,7 +35,7 @@ func main() {
 // commands are the subcommands; two-word ones administer the database.
 var commands = map[string]bool{
 	"serve": true, "migrate": true, "org create": true, "user create": true,
-	"client create": true, "client disable": true, "keys rotate": true,
+	"client create": true, "client disable": true, "keys rotate": true, "keys rewrap": true,
 }
 
 const usage = `usage: entityapi COMMAND [flags]
@@ -43,15 +46,33 @@ const usage = `usage: entityapi COMMAND [flags]
   client create --app backoffice --user USERNAME [--json] | --app storefront --org NAME
   client disable ID
   keys rotate                add a signing key; older keys verify until their tokens expire
+  keys rewrap                seal the signing keys with the key-encryption key (plain ones, or sealed with the previous one)
   batch submit --type TYPE --file FILE [--sync]   send a batch to a running server, follow it
   batch status ID | batch errors ID               an operation, its errors (entityapi batch lists the flags)
+  version                    print the version, commit and Go version (also --version)
+  help                       print this list (also --help, -h)
 (entityapi COMMAND -h lists the flags)`
 
+// run is the command line on the process's standard output and error.
 func run(ctx context.Context, args []string) error {
+	return runWith(ctx, args, os.Stdout, os.Stderr)
+}
+
+// runWith runs one command; stdout takes what the command prints, stderr the
+// log and the banner of serve (tests capture both).
+func runWith(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		return errors.New(usage)
 	}
 	cmd, rest := args[0], args[1:]
+	switch cmd {
+	case "help", "-h", "-help", "--help":
+		_, err := fmt.Fprintln(stdout, usage)
+		return err
+	case "version", "-version", "--version":
+		_, err := fmt.Fprintln(stdout, versionText(version, commit, buildInfo()))
+		return err
+	}
 	if cmd == "batch" { // a client of a running server: no database
 		return runBatch(ctx, rest)
 	}
@@ -66,14 +87,14 @@ func run(ctx context.Context, args []string) error {
 	if cmd != "serve" && cmd != "migrate" {
 		af.register(fs)
 	}
-	cfg, err := parse(fs, cmd, rest, osLookup, os.Stdout)
+	cfg, err := parse(fs, cmd, rest, osLookup, stdout)
 	if errors.Is(err, flag.ErrHelp) {
 		return nil
 	}
 	if err != nil {
 		return err
 	}
-	log := newLogger(os.Stderr, cfg.logFormat, cfg.logLevel)
+	log := newLogger(stderr, cfg.logFormat, cfg.logLevel)
 	store, err := storage.Open(ctx, cfg.databaseURL)
 	if err != nil {
 		return err
@@ -87,17 +108,33 @@ func run(ctx context.Context, args []string) error {
 		log.Info("migrations applied", "database", store.Dialect())
 		return nil
 	case "serve":
-		return serve(ctx, cfg, store, log)
+		return serve(ctx, cfg, store, log, stderr)
 	}
-	return admin(ctx, store, cmd, &af, cfg.args, os.Stdout)
+	af.kek = cfg.auth.KeyEncryption
+	return admin(ctx, store, cmd, &af, cfg.args, stdout)
 }
 
-func serve(ctx context.Context, cfg *config, store *storage.Store, log *slog.Logger) error {
+// serve listens first, then announces, then serves: a busy address is one
+// error line before any banner, and the addresses announced are taken.
+func serve(ctx context.Context, cfg *config, store *storage.Store, log *slog.Logger, stderr io.Writer) error {
+	ln, err := listen(cfg.addr, "--addr")
+	if err != nil {
+		return err
+	}
+	defer ln.Close()
+	var mln net.Listener
+	if cfg.metricsAddr != "" {
+		if mln, err = listen(cfg.metricsAddr, "--metrics-addr"); err != nil {
+			return err
+		}
+		defer mln.Close()
+	}
 	if cfg.demo {
 		if err := store.LoadDemo(ctx); err != nil {
 			return fmt.Errorf("demo data: %w", err)
 		}
 	}
+	warnUnsealedKeys(cfg, log)
 	h, err := server.New(server.Config{
 		PublicURL: cfg.publicURL, BackofficeBase: cfg.backofficeBase, MaxBody: cfg.maxBody, Logger: log, Auth: cfg.auth,
 		MaxBatchBody: cfg.maxBatchBody, SyncBatchTimeout: cfg.syncBatchTimeout, BatchUploadTimeout: cfg.batchUpload,
@@ -113,35 +150,17 @@ func serve(ctx context.Context, cfg *config, store *storage.Store, log *slog.Log
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	errc := make(chan error, 2)
-	go func() { errc <- srv.ListenAndServe() }()
-	if cfg.metricsAddr != "" {
+	go func() { errc <- srv.Serve(ln) }()
+	if mln != nil {
 		msrv := metricsServer(cfg.metricsAddr, h.MetricsHandler())
 		defer msrv.Close()
-		go func() { errc <- fmt.Errorf("metrics: %w", msrv.ListenAndServe()) }()
-		log.Info("metrics listening", "addr", cfg.metricsAddr)
+		go func() { errc <- fmt.Errorf("metrics: %w", msrv.Serve(mln)) }()
+		log.Info("metrics listening", "addr", mln.Addr().String())
 	}
-	base := cfg.publicURL
-	if base == "" {
-		base = "http://" + cfg.addr
-	}
-	base = strings.TrimSuffix(base, "/")
-	log.Info("entityapi listening", "addr", cfg.addr, "database", store.Dialect(), "demo", cfg.demo,
+	base := bannerBase(cfg.publicURL, ln.Addr())
+	log.Info("entityapi listening", "addr", ln.Addr().String(), "database", store.Dialect(), "demo", cfg.demo,
 		"backoffice", base+cfg.backofficeBase+"/api", "openapi", base+cfg.backofficeBase+"/api/openapi.yaml")
-	fmt.Fprintf(os.Stderr, "\n  back-office API: %s%s/api/countries\n  OpenAPI:         %s%s/api/openapi.yaml\n",
-		base, cfg.backofficeBase, base, cfg.backofficeBase)
-	fmt.Fprintf(os.Stderr, "  storefront API:  %s%s/api/countries (guests welcome)\n  OpenAPI:         %s%s/api/openapi.yaml\n",
-		base, cfg.storefrontBase, base, cfg.storefrontBase)
-	if cfg.demo {
-		fmt.Fprintf(os.Stderr, `
-  demo clients (secret = id + "-secret"): demo-backoffice (admin), demo-manager, demo-viewer,
-  demo-other (organization Other), demo-storefront
-  get a token:
-    curl -s -H 'Content-Type: application/json' \\
-      -d '{"grant_type":"client_credentials","client_id":"demo-backoffice","client_secret":"demo-backoffice-secret"}' \\
-      %s%s/oauth2-token
-`, base, cfg.backofficeBase)
-	}
-	fmt.Fprintln(os.Stderr)
+	writeBanner(stderr, base, cfg)
 	select {
 	case err := <-errc:
 		return err

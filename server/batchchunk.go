@@ -182,6 +182,7 @@ func (e *engine) readBatchItem(cl *call, res *resource.Resource, raw storage.Chu
 		}
 	}
 	ci.res, ci.in = res, resourceInput(&r, base)
+	ci.in.hashed = raw.Hashed
 	if r.ID != nil {
 		ci.clientID = *r.ID
 	}
@@ -205,7 +206,9 @@ func (e *engine) readBatchItem(cl *call, res *resource.Resource, raw storage.Chu
 		ci.fail(d)
 		return ci
 	}
-	if p := e.checkItem(raw.Raw, res.Type, update, base); p != nil {
+	// The problems of a password, found before the item was staged, come
+	// with those of the schema check they are part of.
+	if p := append(e.checkItem(raw.Raw, res.Type, update, base), stagedProblems(raw.Problems)...); len(p) > 0 {
 		ci.fail(p...)
 	}
 	return ci

@@ -98,8 +98,9 @@ func (a *application) batchAsync(c *gin.Context, cl *call, body io.Reader, lim b
 	chunks := 0
 	_, err := batch.Split(body, cl.rt.res.Type, lim, func(ch batch.Chunk) error {
 		chunks++
+		e := a.engine
 		return store.StageChunk(ctx, &storage.AsyncOperationChunk{OperationID: op.ID, Number: ch.Number,
-			Items: stagedItems(ch.Data), Included: stagedItems(ch.Included)})
+			Items: stagedItems(e.sealItems(cl.rt.res, ch.Data)), Included: stagedItems(e.sealItems(nil, ch.Included))})
 	})
 	if err == nil {
 		err = store.PublishOperation(ctx, op.ID, chunks)
@@ -149,8 +150,8 @@ func (a *application) splitError(err error) error {
 }
 
 // stagedItems encodes items as the JSON array of storage.ChunkItem, copying
-// each item's bytes as sent (nil for none).
-func stagedItems(items []batch.Item) []byte {
+// each item's bytes as they are (nil for none).
+func stagedItems(items []storage.ChunkItem) []byte {
 	if len(items) == 0 {
 		return nil
 	}
@@ -168,6 +169,14 @@ func stagedItems(items []batch.Item) []byte {
 		b = strconv.AppendInt(b, int64(it.Index), 10)
 		b = append(b, `,"raw":`...)
 		b = append(b, it.Raw...)
+		if it.Hashed {
+			b = append(b, `,"hashed":true`...)
+		}
+		if len(it.Problems) > 0 {
+			ps, _ := json.Marshal(it.Problems)
+			b = append(b, `,"problems":`...)
+			b = append(b, ps...)
+		}
 		b = append(b, '}')
 	}
 	return append(b, ']')
@@ -201,7 +210,6 @@ func (a *application) batchSync(c *gin.Context, cl *call, body io.Reader) {
 		a.writeError(c, a.splitError(err))
 		return
 	}
-	data, included := chunkItems(chunk.Data), chunkItems(chunk.Included)
 	run := &syncRun{}
 	done := make(chan syncResult, 1)
 	work := context.WithoutCancel(ctx) // the request may go away; the transaction still ends cleanly
@@ -211,6 +219,8 @@ func (a *application) batchSync(c *gin.Context, cl *call, body io.Reader) {
 				<-*hold
 			}
 		}
+		// Hashing the passwords is the run's work, timed with it.
+		data, included := a.engine.sealItems(cl.rt.res, chunk.Data), a.engine.sealItems(nil, chunk.Included)
 		locked := false
 		out, err := a.engine.runChunk(work, cl, cl.rt.res.Type, data, included, true, func(c *storage.Conn, out *chunkOutcome) error {
 			run.mu.Lock()
@@ -357,15 +367,6 @@ func (e *engine) syncReply(ctx context.Context, cl *call, out *chunkOutcome) (*j
 		doc.Included = append(doc.Included, withMeta(ci, "includeId"))
 	}
 	return cl.reply(http.StatusOK, doc, nil), nil
-}
-
-// chunkItems turns the items of a split into the staged form a chunk run reads.
-func chunkItems(items []batch.Item) []storage.ChunkItem {
-	out := make([]storage.ChunkItem, len(items))
-	for i, it := range items {
-		out[i] = storage.ChunkItem{Index: it.Index, Raw: it.Raw}
-	}
-	return out
 }
 
 // processChunk is the job queue's work: one staged chunk of a published

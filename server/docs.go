@@ -215,6 +215,17 @@ func (a *application) serveDocs(g *gin.Engine) {
 		c.Data(http.StatusOK, "text/html; charset=utf-8", buf.Bytes())
 	}
 	g.GET(base+"/api/doc", page)
+	// The application's base and its /api (/admin, /admin/api; with the
+	// storefront's empty base, / and /api) are what a person types first:
+	// they lead to the docs page. Not operations of the documents, these
+	// answers have their own test (TestDocsRedirects).
+	toPage := prefix + "/api/doc"
+	for _, p := range []string{base, base + "/api"} {
+		if p == "" {
+			p = "/"
+		}
+		g.GET(p, func(c *gin.Context) { c.Redirect(http.StatusFound, toPage) })
+	}
 	for name, asset := range data.assets {
 		g.GET(path.Join(base, "/api/doc", name), asset.serve)
 	}

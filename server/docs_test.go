@@ -4,11 +4,14 @@ import (
 	"bytes"
 	"compress/gzip"
 	"encoding/json"
+	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/url"
 	"os"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -257,7 +260,10 @@ func TestDocsPagesOtherBases(t *testing.T) {
 }
 
 // TestDocsAssetsPinned: the embedded Swagger UI is the version scripts/package.json
-// pins, and (when scripts/node_modules is installed) byte for byte its files.
+// pins, and (when scripts/node_modules holds a complete install of that version)
+// byte for byte its files. A missing, partial or other-version install is not a
+// difference of the copies: it is reported with the command that fixes it, and
+// fails only under CI=true, where `npm ci` has run.
 func TestDocsAssetsPinned(t *testing.T) {
 	raw, err := os.ReadFile("../scripts/package.json")
 	if err != nil {
@@ -277,22 +283,110 @@ func TestDocsAssetsPinned(t *testing.T) {
 	if got := strings.TrimSpace(string(version)); got != pinned {
 		t.Fatalf("server/docs/swagger-ui holds Swagger UI %s, scripts/package.json pins %s: run `make docs-assets`", got, pinned)
 	}
-	dist := "../scripts/node_modules/swagger-ui-dist/"
-	if _, err := os.Stat(dist + "package.json"); err != nil {
-		t.Logf("no %s: the copies are not compared (npm ci in scripts/)", dist)
-		return
+	unusable, diffs := compareDocsAssets("../scripts/node_modules/swagger-ui-dist/", "docs/swagger-ui/", pinned)
+	if unusable != "" {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("%s (CI runs `npm ci` in scripts/ first)", unusable)
+		}
+		t.Logf("%s: the copies are not compared", unusable)
 	}
-	for name := range docsAssetTypes {
+	for _, d := range diffs {
+		t.Errorf("%s: run `make docs-assets`", d)
+	}
+}
+
+// compareDocsAssets compares the Swagger UI files embedded in copies with those
+// of the swagger-ui-dist install in dist. unusable says why the install cannot
+// be compared (missing, partial, another version than pinned) and how to get a
+// good one; diffs names the files that differ.
+func compareDocsAssets(dist, copies, pinned string) (unusable string, diffs []string) {
+	const fix = "run `cd scripts && npm ci`"
+	raw, err := os.ReadFile(dist + "package.json")
+	if err != nil {
+		return fmt.Sprintf("no swagger-ui-dist in %s (%s)", dist, fix), nil
+	}
+	var pkg struct{ Version string }
+	if err := json.Unmarshal(raw, &pkg); err != nil {
+		return fmt.Sprintf("%spackage.json is unreadable, a partial install (%s)", dist, fix), nil
+	}
+	if pkg.Version != pinned {
+		return fmt.Sprintf("%s holds swagger-ui-dist %s, scripts/package.json pins %s (%s)", dist, pkg.Version, pinned, fix), nil
+	}
+	names := slices.Sorted(maps.Keys(docsAssetTypes))
+	for _, name := range names {
+		if name == "docs.js" || name == "docs.css" {
+			continue
+		}
+		if _, err := os.Stat(dist + name); err != nil {
+			return fmt.Sprintf("%s lacks %s, a partial install (%s)", dist, name, fix), nil
+		}
+	}
+	for _, name := range names {
 		if name == "docs.js" || name == "docs.css" {
 			continue
 		}
 		want, err := os.ReadFile(dist + name)
-		if err != nil {
-			t.Fatal(err)
+		got, gerr := os.ReadFile(copies + name)
+		if err != nil || gerr != nil || !bytes.Equal(got, want) {
+			diffs = append(diffs, fmt.Sprintf("%s%s differs from %s%s", copies, name, dist, name))
 		}
-		got, err := os.ReadFile("docs/swagger-ui/" + name)
-		if err != nil || !bytes.Equal(got, want) {
-			t.Errorf("server/docs/swagger-ui/%s differs from %s%s: run `make docs-assets`", name, dist, name)
+	}
+	return "", diffs
+}
+
+// TestDocsAssetsCompare: the comparison of TestDocsAssetsPinned tells an
+// unusable install from copies that differ, and still finds a difference.
+func TestDocsAssetsCompare(t *testing.T) {
+	copies := "docs/swagger-ui/"
+	install := func(t *testing.T, version string, skip string, change string) string {
+		dist := t.TempDir() + "/"
+		if version != "" {
+			if err := os.WriteFile(dist+"package.json", []byte(`{"version":"`+version+`"}`), 0o644); err != nil {
+				t.Fatal(err)
+			}
 		}
+		for name := range docsAssetTypes {
+			if name == "docs.js" || name == "docs.css" || name == skip {
+				continue
+			}
+			b, err := os.ReadFile(copies + name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if name == change {
+				b = append(b, '\n')
+			}
+			if err := os.WriteFile(dist+name, b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return dist
+	}
+	for _, tt := range []struct {
+		name, version, skip, change string
+		unusable, diff              string
+	}{
+		{name: "no install", unusable: "no swagger-ui-dist"},
+		{name: "partial install", version: "5.35.0", skip: "swagger-ui-bundle.js", unusable: "lacks swagger-ui-bundle.js, a partial install"},
+		{name: "another version", version: "5.0.0", unusable: "holds swagger-ui-dist 5.0.0, scripts/package.json pins 5.35.0"},
+		{name: "the same files", version: "5.35.0"},
+		{name: "a file differs", version: "5.35.0", change: "swagger-ui.css", diff: "docs/swagger-ui/swagger-ui.css differs"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dist := t.TempDir() + "/missing/"
+			if tt.version != "" {
+				dist = install(t, tt.version, tt.skip, tt.change)
+			}
+			unusable, diffs := compareDocsAssets(dist, copies, "5.35.0")
+			if tt.unusable == "" && unusable != "" || !strings.Contains(unusable, tt.unusable) {
+				t.Errorf("unusable %q, want %q", unusable, tt.unusable)
+			}
+			if unusable != "" && !strings.Contains(unusable, "cd scripts && npm ci") {
+				t.Errorf("unusable %q does not say what to run", unusable)
+			}
+			if got := strings.Join(diffs, "; "); tt.diff == "" && got != "" || !strings.Contains(got, tt.diff) {
+				t.Errorf("diffs %q, want %q", got, tt.diff)
+			}
+		})
 	}
 }

@@ -22,6 +22,9 @@ type input struct {
 	meta  map[string]json.RawMessage
 	plain bool
 	base  string // where the resource object is in the body: /data, /included/2
+	// hashed: the write-only attributes hold hashes made before the item was
+	// staged (a batch item, see sealItem), not the values as sent.
+	hashed bool
 }
 
 // Members of a resource object a pointer can lead to.

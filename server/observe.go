@@ -29,14 +29,23 @@ func (s *Server) observe(c *gin.Context) {
 	}
 	method, status := c.Request.Method, c.Writer.Status()
 	app := s.apps.of(route)
+	level := slog.LevelInfo
+	switch {
+	case c.GetBool(timedOutKey):
+		level = slog.LevelWarn // the server's deadline passed (writeError): load, not a fault
+	case status >= http.StatusInternalServerError:
+		level = slog.LevelError
+	}
+	if status == StatusClientClosedRequest || (status >= http.StatusInternalServerError && clientGone(c)) {
+		// The client gave up: what was left unanswered is not a server
+		// error (an error the handler wrote after the client left, a panic
+		// on a closed connection, say). Recorded as 499 at INFO.
+		status, level = StatusClientClosedRequest, slog.LevelInfo
+	}
 	code := strconv.Itoa(status)
 	s.metrics.requests.WithLabelValues(app, method, route, code).Inc()
 	s.metrics.duration.WithLabelValues(app, method, route, code).Observe(elapsed.Seconds())
 
-	level := slog.LevelInfo
-	if status >= http.StatusInternalServerError {
-		level = slog.LevelError
-	}
 	if !s.log.Enabled(c.Request.Context(), level) {
 		return
 	}

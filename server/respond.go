@@ -1,7 +1,9 @@
 package server
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"regexp"
 	"strconv"
 
@@ -11,6 +13,23 @@ import (
 	"github.com/entityapi/entityapi/server/problem"
 )
 
+// StatusClientClosedRequest (499, nginx's) records a request whose client went
+// away before its answer was ready. It is not a server error: 5xx alerting
+// must not see the clients that give up.
+const StatusClientClosedRequest = 499
+
+// timedOutKey marks, in a Gin context, a request answered 503 because its
+// deadline passed, for observe to log at WARN.
+const timedOutKey = "entityapi.timedOut"
+
+// clientGone tells whether the client of c has gone away: its request's
+// context was cancelled (the server cancels it when the connection closes).
+// Whatever a query then returns (context canceled, a driver's "interrupted"),
+// the cause is the client's leaving.
+func clientGone(c *gin.Context) bool {
+	return errors.Is(c.Request.Context().Err(), context.Canceled)
+}
+
 // abort answers with the problems of err and stops the handler chain.
 func (a *application) abort(c *gin.Context, err error) {
 	a.writeError(c, err)
@@ -19,8 +38,28 @@ func (a *application) abort(c *gin.Context, err error) {
 
 // writeError is the one place an error becomes a response: problems are answered
 // as they are, anything else is logged with the request id and answered as a 500.
+//
+// A failure after the client went away (its request's context is cancelled:
+// it gave up, or closed the connection) is no fault of the server's: the
+// request is recorded as 499, client closed request, at INFO (see observe),
+// and nothing is written, since nobody reads it. A failure after the
+// request's own deadline passed (the server's, not the client's) is a 503:
+// the server could not answer in the time it allows itself, a condition of
+// load that 5xx alerting should see, but no fault to log as an ERROR (observe
+// logs it at WARN).
 func (a *application) writeError(c *gin.Context, err error) {
 	list, ok := problem.From(err)
+	if !ok {
+		switch ctxErr := c.Request.Context().Err(); {
+		case errors.Is(ctxErr, context.Canceled):
+			a.log.Debug("request abandoned by its client", "request_id", c.GetString(requestIDKey), "error", err.Error())
+			c.Status(StatusClientClosedRequest)
+			return
+		case errors.Is(ctxErr, context.DeadlineExceeded):
+			c.Set(timedOutKey, true)
+			list, ok = problem.List{problem.TimedOut()}, true
+		}
+	}
 	if !ok {
 		a.log.Error("request failed", "request_id", c.GetString(requestIDKey), "method", c.Request.Method,
 			"route", c.FullPath(), "error", err.Error())

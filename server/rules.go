@@ -54,18 +54,31 @@ func blank(v any) bool {
 	return false
 }
 
-// passwordRule stores a user's password only as a bcrypt hash.
+// passwordRule stores a user's password only as a bcrypt hash. A batch item's
+// password was hashed before the item was staged (sealItem): it is stored as
+// it comes, never hashed twice.
 func passwordRule(row, _ storage.Row, in *input) []*problem.Problem {
 	plain, ok := row["password_hash"].(string)
-	if !ok {
+	if !ok || in.hashed {
 		return nil
 	}
+	hash, p := hashPassword(plain, in.pointer(attributesMember, "password"))
+	if p != nil {
+		return []*problem.Problem{p}
+	}
+	row["password_hash"] = hash
+	return nil
+}
+
+// hashPassword is the one way a password is stored: its bcrypt hash at the
+// default cost. bcrypt takes at most 72 bytes, which a password of 72
+// characters or less can exceed: that is a length constraint at pointer.
+func hashPassword(plain, pointer string) (string, *problem.Problem) {
 	hash, err := bcrypt.GenerateFromPassword([]byte(plain), bcrypt.DefaultCost)
 	if err != nil {
-		return []*problem.Problem{problem.Constraint("length constraint", "This value is too long. It should have 72 bytes or less.", in.pointer(attributesMember, "password"))}
+		return "", problem.Constraint("length constraint", "This value is too long. It should have 72 bytes or less.", pointer)
 	}
-	row["password_hash"] = string(hash)
-	return nil
+	return string(hash), nil
 }
 
 // zipCode is one element of a tax jurisdiction's zipCodes.

@@ -121,3 +121,35 @@ func (c *Conn) SigningKeys(ctx context.Context) ([]SigningKey, error) {
 	}
 	return keys, nil
 }
+
+// ResealSigningKeys rewrites, in one transaction, the private keys that fn
+// changes: fn gets each stored key and returns its new stored value and
+// whether it changed. An error of fn rolls everything back and is returned.
+// It returns how many keys changed. (The key-encryption of the signing keys,
+// server/auth, seals plain keys with it.)
+func (c *Conn) ResealSigningKeys(ctx context.Context, fn func(k SigningKey) (string, bool, error)) (int, error) {
+	changed := 0
+	err := c.atomic(ctx, func(c *Conn) error {
+		keys, err := c.SigningKeys(ctx)
+		if err != nil {
+			return err
+		}
+		changed = 0
+		for _, k := range keys {
+			value, ok, err := fn(k)
+			if err != nil {
+				return err
+			}
+			if !ok {
+				continue
+			}
+			if _, err := c.idb.NewUpdate().Table("signing_keys").Set("private_pem = ?", value).
+				Where("kid = ?", k.KID).Exec(ctx); err != nil {
+				return c.s.mapError("update", "signing_keys", err)
+			}
+			changed++
+		}
+		return nil
+	})
+	return changed, err
+}

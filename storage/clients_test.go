@@ -170,3 +170,55 @@ func TestSigningKeys(t *testing.T) {
 		}
 	})
 }
+
+// TestResealSigningKeys: the keys fn changes are rewritten together, and an
+// error of fn on any key leaves every key as it was.
+func TestResealSigningKeys(t *testing.T) {
+	t.Parallel()
+	storagetest.Each(t, func(t *testing.T, s *storage.Store) {
+		ctx := context.Background()
+		for _, kid := range []string{"k1", "k2", "k3"} {
+			if err := s.AddSigningKey(ctx, &storage.SigningKey{KID: kid, PrivatePEM: "plain " + kid}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		values := func() map[string]string {
+			keys, err := s.SigningKeys(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out := map[string]string{}
+			for _, k := range keys {
+				out[k.KID] = k.PrivatePEM
+			}
+			return out
+		}
+		failing := errors.New("cannot open k1")
+		n, err := s.ResealSigningKeys(ctx, func(k storage.SigningKey) (string, bool, error) {
+			if k.KID == "k1" { // the oldest, so the last one seen: the others were rewritten first
+				return "", false, failing
+			}
+			return "sealed " + k.KID, true, nil
+		})
+		if !errors.Is(err, failing) {
+			t.Fatalf("ResealSigningKeys = %d, %v; want the error of fn", n, err)
+		}
+		for kid, v := range values() {
+			if v != "plain "+kid {
+				t.Errorf("after a failed reseal, key %s = %q: want it unchanged", kid, v)
+			}
+		}
+		n, err = s.ResealSigningKeys(ctx, func(k storage.SigningKey) (string, bool, error) {
+			return "sealed " + k.KID, k.KID != "k2", nil
+		})
+		if err != nil || n != 2 {
+			t.Fatalf("ResealSigningKeys = %d, %v; want 2, nil", n, err)
+		}
+		want := map[string]string{"k1": "sealed k1", "k2": "plain k2", "k3": "sealed k3"}
+		for kid, v := range values() {
+			if v != want[kid] {
+				t.Errorf("key %s = %q, want %q", kid, v, want[kid])
+			}
+		}
+	})
+}

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/riverqueue/river"
@@ -80,6 +81,9 @@ type Queue struct {
 
 	mu      sync.Mutex
 	process ChunkProcessor
+	// stopping is set when Stop begins: River's "context canceled" errors
+	// are then the stop itself (queuelog.go).
+	stopping atomic.Bool
 }
 
 // jobClient is what Queue uses of a River client, whatever its driver.
@@ -118,7 +122,7 @@ func (s *Store) NewQueue(cfg QueueConfig) (*Queue, error) {
 	}
 	q := &Queue{store: s, cfg: cfg}
 	rc := &river.Config{
-		Logger:               quietLogger(cfg.Logger),
+		Logger:               queueLogger(cfg.Logger, q.stopping.Load),
 		RescueStuckJobsAfter: cfg.RescueAfter,
 		FetchPollInterval:    cfg.PollEvery,
 		// River's default cooldown (100 ms) between fetches caps a process at
@@ -189,6 +193,7 @@ func (q *Queue) Start(ctx context.Context) error {
 // Stop waits for running chunks to finish (as long as ctx allows) and
 // releases the queue's connection.
 func (q *Queue) Stop(ctx context.Context) error {
+	q.stopping.Store(true)
 	var err error
 	if !q.cfg.NoWorkers {
 		err = q.client.Stop(ctx)
@@ -341,29 +346,6 @@ func (q *Queue) closeOwn() {
 		_ = q.own.Close()
 		q.own = nil
 	}
-}
-
-// quietLogger passes River's warnings and errors on and drops its routine
-// information messages, which would drown the request log.
-func quietLogger(l *slog.Logger) *slog.Logger {
-	return slog.New(levelFilter{l.Handler(), slog.LevelWarn})
-}
-
-type levelFilter struct {
-	slog.Handler
-	min slog.Level
-}
-
-func (f levelFilter) Enabled(ctx context.Context, l slog.Level) bool {
-	return l >= f.min && f.Handler.Enabled(ctx, l)
-}
-
-func (f levelFilter) WithAttrs(a []slog.Attr) slog.Handler {
-	return levelFilter{f.Handler.WithAttrs(a), f.min}
-}
-
-func (f levelFilter) WithGroup(name string) slog.Handler {
-	return levelFilter{f.Handler.WithGroup(name), f.min}
 }
 
 func textPtr(s string) *string { return &s }

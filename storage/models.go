@@ -317,10 +317,23 @@ type AsyncOperationChunk struct {
 
 // ChunkItem is one element of AsyncOperationChunk.Items or .Included: the
 // item's zero-based index in the request's data (or included) array and its
-// JSON text.
+// JSON text. A staged item never holds a password in plain text: the server
+// replaces it by its hash before staging (Hashed), or, when the password
+// breaks a rule that needs its plain value, drops it and stages the rule's
+// problems instead, to be reported as the item's errors.
 type ChunkItem struct {
-	Index int             `json:"index"`
-	Raw   json.RawMessage `json:"raw"`
+	Index    int             `json:"index"`
+	Raw      json.RawMessage `json:"raw"`
+	Hashed   bool            `json:"hashed,omitempty"`
+	Problems []ChunkProblem  `json:"problems,omitempty"`
+}
+
+// ChunkProblem is a constraint violation (status 400) found in an item
+// before it was staged; Pointer points into the original request.
+type ChunkProblem struct {
+	Title   string `json:"title"`
+	Detail  string `json:"detail,omitempty"`
+	Pointer string `json:"pointer"`
 }
 
 // AsyncOperationError is one error of an operation, shown as the

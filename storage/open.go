@@ -63,6 +63,8 @@ type Store struct {
 
 	tables map[string]*Table
 	joins  map[string]*JoinTable
+
+	failureStore // see FailureCounter
 }
 
 // CheckURL tells, without connecting, whether url names a database Open can

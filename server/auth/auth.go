@@ -28,13 +28,14 @@ import (
 
 // The defaults of Config's zero values (DESIGN.md §10, issue 4).
 const (
-	DefaultTokenTTL        = 3600 * time.Second
-	DefaultIssuer          = "entityapi"
-	DefaultReloadEvery     = time.Minute
-	DefaultMaxFailures     = 10
-	DefaultFailureWindow   = 60 * time.Second
-	DefaultEnabledCacheTTL = 30 * time.Second
-	DefaultUserClaim       = "email"
+	DefaultTokenTTL          = 3600 * time.Second
+	DefaultIssuer            = "entityapi"
+	DefaultReloadEvery       = time.Minute
+	DefaultMaxFailures       = 10
+	DefaultMaxGlobalFailures = 100
+	DefaultFailureWindow     = 60 * time.Second
+	DefaultEnabledCacheTTL   = 30 * time.Second
+	DefaultUserClaim         = "email"
 )
 
 // leeway is the clock difference allowed between a token's issuer and us.
@@ -42,17 +43,21 @@ const leeway = 30 * time.Second
 
 // Config holds the settings of a Service; zero values take the defaults.
 type Config struct {
-	TokenTTL        time.Duration    // lifetime of the tokens we issue (--token-ttl)
-	Issuer          string           // iss of our tokens: --public-url, or "entityapi" when empty
-	SigningKeyFile  string           // PEM RSA private key that replaces the database keys (--signing-key-file)
-	ReloadEvery     time.Duration    // how often the key set is re-read from the database
-	Demo            bool             // demo clients and users are accepted only then (--demo)
-	External        *External        // nil: no outside identity provider
-	MaxFailures     int              // failed client authentications before 429; negative: no limit
-	FailureWindow   time.Duration    // the window MaxFailures counts in
-	EnabledCacheTTL time.Duration    // how long a client's or user's state may be served from memory
-	Now             func() time.Time // the clock; tests move it
-	Events          Events           // told of token issues and refusals, for metrics
+	TokenTTL          time.Duration    // lifetime of the tokens we issue (--token-ttl)
+	Issuer            string           // iss of our tokens: --public-url, or "entityapi" when empty
+	SigningKeyFile    string           // PEM RSA private key that replaces the database keys (--signing-key-file)
+	ReloadEvery       time.Duration    // how often the key set is re-read from the database
+	Demo              bool             // demo clients and users are accepted only then (--demo)
+	External          *External        // nil: no outside identity provider
+	MaxFailures       int              // failed checks of one client secret or password from one address before 429; negative: no limit
+	MaxGlobalFailures int              // the same from all addresses together; negative: no limit
+	FailureWindow     time.Duration    // the window both count in, from the first failure
+	EnabledCacheTTL   time.Duration    // how long a client's or user's state may be served from memory
+	Now               func() time.Time // the clock; tests move it
+	Events            Events           // told of token issues and refusals, for metrics
+	// KeyEncryption seals the signing keys in the database (kek.go); nil:
+	// they are stored as plain PEM.
+	KeyEncryption *KeyEncryption
 }
 
 // Events are functions the token endpoint calls as things happen, so that the
@@ -99,7 +104,7 @@ type Service struct {
 	reloads  *rate.Limiter // reloads forced by an unknown kid
 	external keyfunc.Keyfunc
 	cache    *principalCache
-	limiter  *failureLimiter
+	throttle *throttle
 	verified verifiedTokens
 }
 
@@ -116,11 +121,11 @@ func New(ctx context.Context, cfg Config, store *storage.Store) (*Service, error
 		}
 	}
 	s := &Service{
-		cfg:     cfg,
-		store:   store,
-		reloads: rate.NewLimiter(rate.Every(5*time.Second), 1),
-		cache:   newPrincipalCache(cfg.EnabledCacheTTL),
-		limiter: newFailureLimiter(cfg.MaxFailures, cfg.FailureWindow),
+		cfg:      cfg,
+		store:    store,
+		reloads:  rate.NewLimiter(rate.Every(5*time.Second), 1),
+		cache:    newPrincipalCache(cfg.EnabledCacheTTL),
+		throttle: newThrottle(cfg, store.FailureCounter()),
 	}
 	if err := s.loadKeys(ctx); err != nil {
 		return nil, err
@@ -151,6 +156,9 @@ func withDefaults(cfg Config) Config {
 	}
 	if cfg.MaxFailures == 0 {
 		cfg.MaxFailures = DefaultMaxFailures
+	}
+	if cfg.MaxGlobalFailures == 0 {
+		cfg.MaxGlobalFailures = DefaultMaxGlobalFailures
 	}
 	if cfg.FailureWindow <= 0 {
 		cfg.FailureWindow = DefaultFailureWindow

@@ -87,7 +87,7 @@ type request struct {
 	params []string // name, value, name, value...
 	raw    string
 	basic  []string // client id and secret for an Authorization: Basic header
-	addr   string   // remote address; default 192.0.2.1
+	addr   string   // remote address (an IPv6 one in brackets); default 192.0.2.1
 }
 
 // answer is a response of the token endpoint.

@@ -54,12 +54,19 @@ func (s *Service) loadKeys(ctx context.Context) error {
 		s.keys.Store(ring)
 		return nil
 	}
+	if s.cfg.KeyEncryption != nil {
+		// The KEK given for the first time seals the plain keys; a new KEK
+		// seals again what the previous one sealed; a wrong one stops here.
+		if _, err := SealKeys(ctx, s.store, s.cfg.KeyEncryption); err != nil {
+			return err
+		}
+	}
 	keys, err := s.store.SigningKeys(ctx)
 	if err != nil {
 		return wrap("load signing keys", err)
 	}
 	if len(keys) == 0 {
-		if _, err := RotateKey(ctx, s.store); err != nil {
+		if _, err := RotateKey(ctx, s.store, s.cfg.KeyEncryption); err != nil {
 			return err
 		}
 	}
@@ -90,7 +97,11 @@ func (s *Service) Reload(ctx context.Context) error {
 			private[k.KID] = old.private[k.KID]
 			continue
 		}
-		priv, err := parsePrivateKey([]byte(k.PrivatePEM))
+		pem, _, err := s.cfg.KeyEncryption.open(k.KID, k.PrivatePEM)
+		if err != nil {
+			return err
+		}
+		priv, err := parsePrivateKey([]byte(pem))
 		if err != nil {
 			return fmt.Errorf("auth: signing key %s: %w", k.KID, err)
 		}
@@ -142,8 +153,9 @@ func newKeyRing(ctx context.Context, kids []string, private map[string]*rsa.Priv
 
 // RotateKey generates a new 2048-bit RSA key and stores it, for `entityapi
 // keys rotate`: it signs in every process from its next reload on, and the
-// older keys keep verifying the tokens they signed.
-func RotateKey(ctx context.Context, store *storage.Store) (kid string, err error) {
+// older keys keep verifying the tokens they signed. With kek (not nil) the
+// new key is stored sealed, and so are the plain keys found beside it.
+func RotateKey(ctx context.Context, store *storage.Store, kek *KeyEncryption) (kid string, err error) {
 	priv, err := rsa.GenerateKey(rand.Reader, keyBits)
 	if err != nil {
 		return "", wrap("generate a signing key", err)
@@ -154,6 +166,14 @@ func RotateKey(ctx context.Context, store *storage.Store) (kid string, err error
 	}
 	kid = newKID()
 	k := &storage.SigningKey{KID: kid, PrivatePEM: string(pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der}))}
+	if kek != nil {
+		if _, err := SealKeys(ctx, store, kek); err != nil {
+			return "", err
+		}
+		if k.PrivatePEM, err = kek.seal(kid, k.PrivatePEM); err != nil {
+			return "", err
+		}
+	}
 	if err := store.AddSigningKey(ctx, k); err != nil {
 		return "", wrap("store the signing key", err)
 	}

@@ -9,7 +9,6 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -26,7 +25,7 @@ const (
 	textBadUser         = "The user credentials were incorrect."
 	textInvalidGrant    = "The provided authorization grant (e.g., authorization code, resource owner credentials) or refresh token is invalid, expired, revoked, does not match the redirection URI used in the authorization request, or was issued to another client."
 	textUnsupported     = "The authorization grant type is not supported by the authorization server."
-	textTooManyRequests = "Too many failed client authentications. Try again later."
+	textTooManyRequests = "Too many failed authentication attempts. Try again later."
 	textServerError     = "The authorization server encountered an unexpected condition which prevented it from fulfilling the request."
 )
 
@@ -188,91 +187,4 @@ func bodyParams(c *gin.Context) (map[string]string, *oauthError) {
 		return nil, invalidRequest("Send the parameters as application/json or application/x-www-form-urlencoded.")
 	}
 	return params, nil
-}
-
-// sweepAbove is the number of counters above which expired ones are dropped
-// on the next failure, so made-up client ids cannot grow the map for ever.
-const sweepAbove = 4096
-
-// failureLimiter counts failed client authentications per client id and per
-// remote address in fixed windows that start at a key's first failure (see
-// TokenHandler). It is in memory and per process.
-type failureLimiter struct {
-	max    int // <= 0: no limit
-	window time.Duration
-
-	mu       sync.Mutex
-	counters map[string]*failureCount
-}
-
-type failureCount struct {
-	start time.Time
-	n     int
-}
-
-func newFailureLimiter(max int, window time.Duration) *failureLimiter {
-	return &failureLimiter{max: max, window: window, counters: map[string]*failureCount{}}
-}
-
-// maxKeyID bounds the part of a client id a counter is named by: no real id
-// is longer, and made-up megabyte ids must not fill the memory.
-const maxKeyID = 256
-
-// limiterKeys are the counters a request touches; the prefixes keep a
-// client id from being mistaken for an address.
-func limiterKeys(clientID, addr string) [2]string {
-	if len(clientID) > maxKeyID {
-		clientID = clientID[:maxKeyID]
-	}
-	return [2]string{"client " + clientID, "addr " + addr}
-}
-
-// wait returns how long requests for clientID or from addr must wait (0: go
-// ahead): the rest of the window once either has MaxFailures failures in it.
-func (l *failureLimiter) wait(now time.Time, clientID, addr string) time.Duration {
-	if l.max <= 0 {
-		return 0
-	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	var wait time.Duration
-	for _, k := range limiterKeys(clientID, addr) {
-		c := l.counters[k]
-		if c == nil || c.n < l.max {
-			continue
-		}
-		if left := c.start.Add(l.window).Sub(now); left > wait {
-			wait = left
-		}
-	}
-	return wait
-}
-
-// fail counts one failed authentication for clientID and for addr.
-func (l *failureLimiter) fail(now time.Time, clientID, addr string) {
-	if l.max <= 0 {
-		return
-	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if len(l.counters) > sweepAbove {
-		for k, c := range l.counters {
-			if l.expired(c, now) {
-				delete(l.counters, k)
-			}
-		}
-	}
-	for _, k := range limiterKeys(clientID, addr) {
-		c := l.counters[k]
-		if c == nil || l.expired(c, now) {
-			c = &failureCount{start: now}
-			l.counters[k] = c
-		}
-		c.n++
-	}
-}
-
-// expired reports whether a counter's window has ended.
-func (l *failureLimiter) expired(c *failureCount, now time.Time) bool {
-	return !now.Before(c.start.Add(l.window))
 }

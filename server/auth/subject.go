@@ -53,6 +53,10 @@ func externalKey(login string) string {
 	return "external\x00" + login
 }
 
+// sweepAbove is the number of cached subjects above which expired ones are
+// dropped on the next load, so the cache cannot grow for ever.
+const sweepAbove = 4096
+
 // get returns the cached subject of key, or loads, keeps and returns it. A
 // failed load is not kept. Callers must not modify the subject.
 func (c *principalCache) get(now time.Time, key string, load func() (*subject, error)) (*subject, error) {

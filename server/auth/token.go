@@ -54,13 +54,11 @@ var dummyHash = sync.OnceValue(func() string {
 // answers and errors are those of issue 4 and oro-behaviour §11.1. Secrets
 // and tokens are never logged or echoed.
 //
-// Failed client authentications are counted per client id and per remote
-// address (c.ClientIP(), so the engine's trusted proxies decide what the
-// address is): after MaxFailures within FailureWindow, counted from the first
-// of them, further requests for that id or from that address get 429 with
-// Retry-After until the window ends. The counts live in this process's memory
-// only: with N processes behind a balancer an attacker gets up to N times as
-// many tries, and a restart forgets them.
+// Wrong client secrets and wrong passwords are throttled (see throttle):
+// per credential from one address (c.ClientIP(), so the engine's trusted
+// proxies decide what the address is) and per credential from all
+// addresses; what crossed a limit gets 429 with Retry-After until its window
+// ends, and nothing else does.
 func (s *Service) TokenHandler(c *gin.Context) {
 	answer, oerr := s.token(c)
 	if oerr != nil {
@@ -97,15 +95,18 @@ func (s *Service) token(c *gin.Context) (*tokenAnswer, *oauthError) {
 		return nil, missing("client_id")
 	}
 	ctx, now, addr := c.Request.Context(), s.now(), c.ClientIP()
-	if wait := s.limiter.wait(now, req.clientID, addr); wait > 0 {
-		return nil, tooManyRequests(wait)
+	cred := clientCredential(req.clientID, addr)
+	if oerr := s.admit(ctx, now, cred); oerr != nil {
+		return nil, oerr
 	}
 	client, err := s.authenticateClient(ctx, req.clientID, req.clientSecret)
 	if err != nil {
 		return nil, serverError()
 	}
+	if oerr := s.settle(ctx, now, cred, client != nil); oerr != nil {
+		return nil, oerr
+	}
 	if client == nil {
-		s.limiter.fail(now, req.clientID, addr)
 		return nil, invalidClient(req.basic)
 	}
 	var user *storage.User
@@ -113,7 +114,7 @@ func (s *Service) token(c *gin.Context) (*tokenAnswer, *oauthError) {
 	case req.grantType == grantPassword && client.App != storage.AppBackoffice:
 		return nil, invalidGrant("The password grant is available to back-office clients only.")
 	case req.grantType == grantPassword:
-		user, oerr = s.passwordUser(ctx, client, req)
+		user, oerr = s.passwordUser(ctx, client, req, addr, now)
 	case client.App == storage.AppBackoffice:
 		user, oerr = s.clientUser(ctx, client)
 	}
@@ -146,8 +147,9 @@ func (s *Service) authenticateClient(ctx context.Context, id, plain string) (*st
 }
 
 // passwordUser checks the password grant's user: the right password, a user
-// of the client's organization, not a demo user unless --demo, enabled.
-func (s *Service) passwordUser(ctx context.Context, client *storage.Client, req *tokenRequest) (*storage.User, *oauthError) {
+// of the client's organization, not a demo user unless --demo, enabled. The
+// password is checked only when the throttle admits it (from addr at now).
+func (s *Service) passwordUser(ctx context.Context, client *storage.Client, req *tokenRequest, addr string, now time.Time) (*storage.User, *oauthError) {
 	if req.username == "" {
 		return nil, missing("username")
 	}
@@ -156,20 +158,61 @@ func (s *Service) passwordUser(ctx context.Context, client *storage.Client, req 
 	}
 	user, err := s.store.UserByLogin(ctx, req.username)
 	if errors.Is(err, storage.ErrNotFound) {
-		secret.Verify(dummyHash(), req.password)
-		return nil, badUser()
-	}
-	if err != nil {
+		user = nil
+	} else if err != nil {
 		return nil, serverError()
 	}
-	if user.PasswordHash == nil || !secret.Verify(*user.PasswordHash, req.password) ||
-		user.OrganizationID != client.OrganizationID || (user.Demo && !s.cfg.Demo) {
+	cred := userCredential(user, req.username, addr)
+	if oerr := s.admit(ctx, now, cred); oerr != nil {
+		return nil, oerr
+	}
+	// right covers every reason for badUser: a count forgotten only for a
+	// right password of the wrong organization would tell a guesser so.
+	var right bool
+	if user == nil {
+		secret.Verify(dummyHash(), req.password)
+	} else {
+		right = user.PasswordHash != nil && secret.Verify(*user.PasswordHash, req.password) &&
+			user.OrganizationID == client.OrganizationID && (!user.Demo || s.cfg.Demo)
+	}
+	if oerr := s.settle(ctx, now, cred, right); oerr != nil {
+		return nil, oerr
+	}
+	if !right {
 		return nil, badUser()
 	}
 	if !user.Enabled {
 		return nil, invalidGrant("Account is disabled.")
 	}
 	return user, nil
+}
+
+// admit asks the throttle whether cred may be checked: nil, or the 429 (or
+// the server error) to answer instead.
+func (s *Service) admit(ctx context.Context, now time.Time, cred credential) *oauthError {
+	wait, err := s.throttle.admit(ctx, now, cred)
+	switch {
+	case err != nil:
+		return serverError()
+	case wait > 0:
+		return tooManyRequests(wait)
+	}
+	return nil
+}
+
+// settle tells the throttle how the check of cred went. A count that cannot
+// be kept is a server error: the attempt must not go uncounted.
+func (s *Service) settle(ctx context.Context, now time.Time, cred credential, right bool) *oauthError {
+	var err error
+	if right {
+		err = s.throttle.succeeded(ctx, cred)
+	} else {
+		err = s.throttle.failed(ctx, now, cred)
+	}
+	if err != nil {
+		return serverError()
+	}
+	return nil
 }
 
 // clientUser is the user a back-office client acts as (client_credentials).

@@ -100,6 +100,13 @@ func InternalError() *Problem {
 	return &Problem{Kind: Internal, Title: "runtime exception", Detail: "An unexpected error occurred."}
 }
 
+// TimedOut is the answer to a request the server could not finish within its
+// own deadline (--request-timeout): a 503, the server's condition, not a bug.
+func TimedOut() *Problem {
+	return &Problem{Kind: Unavailable, Title: "service unavailable http exception",
+		Detail: "The request took longer than the server allows. Try again later, or ask for less (a smaller page, fewer includes)."}
+}
+
 func quoteJoin(names []string) string {
 	s := ""
 	for i, n := range names {

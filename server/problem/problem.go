@@ -27,6 +27,7 @@ const (
 	UnsupportedMedia
 	TooManyRequests
 	Internal
+	Unavailable
 )
 
 var statuses = [...]int{
@@ -41,6 +42,7 @@ var statuses = [...]int{
 	UnsupportedMedia:  http.StatusUnsupportedMediaType,
 	TooManyRequests:   http.StatusTooManyRequests,
 	Internal:          http.StatusInternalServerError,
+	Unavailable:       http.StatusServiceUnavailable,
 }
 
 // Status is the HTTP status of a kind.

@@ -62,7 +62,7 @@ func Open(t testing.TB, dialect string) *storage.Store {
 	if dialect == "sqlite" {
 		dir = t.TempDir()
 	}
-	s, drop, err := create(dialect, dir)
+	s, _, drop, err := create(dialect, dir)
 	if err != nil {
 		t.Fatalf("storagetest: %v", err)
 	}
@@ -74,6 +74,35 @@ func Open(t testing.TB, dialect string) *storage.Store {
 	return s
 }
 
+// OpenTwo returns two stores of one dialect on one fresh migrated database,
+// as two processes would open it: for tests of what processes share through
+// the database. Both are closed, and the database removed, when the test ends.
+func OpenTwo(t testing.TB, dialect string) (*storage.Store, *storage.Store) {
+	t.Helper()
+	requireServerInCI(t)
+	dir := ""
+	if dialect == "sqlite" {
+		dir = t.TempDir()
+	}
+	first, dbURL, drop, err := create(dialect, dir)
+	if err != nil {
+		t.Fatalf("storagetest: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := drop(); err != nil {
+			t.Errorf("storagetest: %v", err)
+		}
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), setupTimeout)
+	defer cancel()
+	second, err := storage.Open(ctx, dbURL)
+	if err != nil {
+		t.Fatalf("storagetest: open a second store: %v", err)
+	}
+	t.Cleanup(func() { second.Close() })
+	return first, second
+}
+
 // requireServerInCI fails when CI runs without PostgreSQL: there, a test
 // that silently ran on SQLite only would hide PostgreSQL failures.
 func requireServerInCI(t testing.TB) {
@@ -83,38 +112,39 @@ func requireServerInCI(t testing.TB) {
 	}
 }
 
-// create opens and migrates a new store and returns the function that closes
-// and removes it. dir holds the SQLite file.
-func create(dialect, dir string) (*storage.Store, func() error, error) {
+// create opens and migrates a new store and returns its URL and the function
+// that closes and removes it. dir holds the SQLite file.
+func create(dialect, dir string) (*storage.Store, string, func() error, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), setupTimeout)
 	defer cancel()
 	switch dialect {
 	case "sqlite":
-		s, err := openMigrated(ctx, "sqlite:"+filepath.Join(dir, "test.db"))
+		dbURL := "sqlite:" + filepath.Join(dir, "test.db")
+		s, err := openMigrated(ctx, dbURL)
 		if err != nil {
-			return nil, nil, err
+			return nil, "", nil, err
 		}
-		return s, s.Close, nil
+		return s, dbURL, s.Close, nil
 	case "postgres":
 		return createPostgres(ctx)
 	}
-	return nil, nil, fmt.Errorf("unknown dialect %q (want sqlite or postgres)", dialect)
+	return nil, "", nil, fmt.Errorf("unknown dialect %q (want sqlite or postgres)", dialect)
 }
 
 // createPostgres creates a database entityapi_test_<random hex> on the
 // server of TEST_DATABASE_URL, and opens and migrates it.
-func createPostgres(ctx context.Context) (*storage.Store, func() error, error) {
+func createPostgres(ctx context.Context) (*storage.Store, string, func() error, error) {
 	admin := os.Getenv(EnvURL)
 	if admin == "" {
-		return nil, nil, fmt.Errorf("postgres requested but %s is not set", EnvURL)
+		return nil, "", nil, fmt.Errorf("postgres requested but %s is not set", EnvURL)
 	}
 	u, err := url.Parse(admin)
 	if err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") {
-		return nil, nil, fmt.Errorf("%s must be a postgres:// URL", EnvURL)
+		return nil, "", nil, fmt.Errorf("%s must be a postgres:// URL", EnvURL)
 	}
 	name := "entityapi_test_" + randomHex()
 	if err := adminExec(ctx, admin, "CREATE DATABASE "+name); err != nil {
-		return nil, nil, err
+		return nil, "", nil, err
 	}
 	drop := func() error {
 		ctx, cancel := context.WithTimeout(context.Background(), setupTimeout)
@@ -125,9 +155,9 @@ func createPostgres(ctx context.Context) (*storage.Store, func() error, error) {
 	s, err := openMigrated(ctx, u.String())
 	if err != nil {
 		_ = drop()
-		return nil, nil, err
+		return nil, "", nil, err
 	}
-	return s, func() error {
+	return s, u.String(), func() error {
 		cerr := s.Close()
 		if err := drop(); err != nil {
 			return err
@@ -219,7 +249,7 @@ func Shared(t testing.TB, dialect string) *storage.Store {
 				return
 			}
 		}
-		ss.store, ss.drop, ss.err = create(dialect, ss.dir)
+		ss.store, _, ss.drop, ss.err = create(dialect, ss.dir)
 	})
 	if ss.err != nil {
 		t.Fatalf("storagetest: shared %s store: %v", dialect, ss.err)

@@ -349,7 +349,7 @@ export interface paths {
         put?: never;
         /**
          * Get an access token
-         * @description Exchanges client credentials (grant `client_credentials`) or, for back-office clients, client credentials plus a user's username and password (grant `password`) for an RS256-signed JWT. Send a JSON or form-encoded body; the client id and secret may also travel as HTTP Basic credentials. After 10 failed client authentications for one client id, or from one address, within 60 seconds, further attempts get 429 until the window ends (counted per server process).
+         * @description Exchanges client credentials (grant `client_credentials`) or, for back-office clients, client credentials plus a user's username and password (grant `password`) for an RS256-signed JWT. Send a JSON or form-encoded body; the client id and secret may also travel as HTTP Basic credentials. Wrong client secrets and wrong passwords are counted per client and per user: by default 10 failures from one address within 60 seconds refuse that client or user from that address with 429 until the window ends, and 100 from all addresses together refuse it everywhere; other clients and users are not affected. The right secret or password forgets its failures from that address.
          *
          *     Tokens of the back office and of the storefront are not interchangeable: the token of a back-office client (acting as its user) is accepted only by the back-office API (`/admin/api`), the token of a storefront client (client credentials only, acting as the client in its organization) only by the storefront API (`/api`); anywhere else it is a 401. Both token addresses (`/admin/oauth2-token` and `/oauth2-token`) serve either kind of client.
          */
@@ -2651,7 +2651,7 @@ export interface operations {
                     "application/json": components["schemas"]["OAuthError"];
                 };
             };
-            /** @description Too many failed client authentications; retry after `Retry-After` seconds. */
+            /** @description Too many failed client secrets or passwords for this client or user; retry after `Retry-After` seconds. */
             429: {
                 headers: {
                     /**

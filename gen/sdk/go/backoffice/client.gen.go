@@ -12510,7 +12510,7 @@ type ClientInterface interface {
 
 	// CreateTokenWithBody Get an access token
 	//
-	// Exchanges client credentials (grant `client_credentials`) or, for back-office clients, client credentials plus a user's username and password (grant `password`) for an RS256-signed JWT. Send a JSON or form-encoded body; the client id and secret may also travel as HTTP Basic credentials. After 10 failed client authentications for one client id, or from one address, within 60 seconds, further attempts get 429 until the window ends (counted per server process).
+	// Exchanges client credentials (grant `client_credentials`) or, for back-office clients, client credentials plus a user's username and password (grant `password`) for an RS256-signed JWT. Send a JSON or form-encoded body; the client id and secret may also travel as HTTP Basic credentials. Wrong client secrets and wrong passwords are counted per client and per user: by default 10 failures from one address within 60 seconds refuse that client or user from that address with 429 until the window ends, and 100 from all addresses together refuse it everywhere; other clients and users are not affected. The right secret or password forgets its failures from that address.
 	//
 	// Tokens of the back office and of the storefront are not interchangeable: the token of a back-office client (acting as its user) is accepted only by the back-office API (`/admin/api`), the token of a storefront client (client credentials only, acting as the client in its organization) only by the storefront API (`/api`); anywhere else it is a 401. Both token addresses (`/admin/oauth2-token` and `/oauth2-token`) serve either kind of client.
 	//
@@ -12521,7 +12521,7 @@ type ClientInterface interface {
 
 	// CreateToken Get an access token
 	//
-	// Exchanges client credentials (grant `client_credentials`) or, for back-office clients, client credentials plus a user's username and password (grant `password`) for an RS256-signed JWT. Send a JSON or form-encoded body; the client id and secret may also travel as HTTP Basic credentials. After 10 failed client authentications for one client id, or from one address, within 60 seconds, further attempts get 429 until the window ends (counted per server process).
+	// Exchanges client credentials (grant `client_credentials`) or, for back-office clients, client credentials plus a user's username and password (grant `password`) for an RS256-signed JWT. Send a JSON or form-encoded body; the client id and secret may also travel as HTTP Basic credentials. Wrong client secrets and wrong passwords are counted per client and per user: by default 10 failures from one address within 60 seconds refuse that client or user from that address with 429 until the window ends, and 100 from all addresses together refuse it everywhere; other clients and users are not affected. The right secret or password forgets its failures from that address.
 	//
 	// Tokens of the back office and of the storefront are not interchangeable: the token of a back-office client (acting as its user) is accepted only by the back-office API (`/admin/api`), the token of a storefront client (client credentials only, acting as the client in its organization) only by the storefront API (`/api`); anywhere else it is a 401. Both token addresses (`/admin/oauth2-token` and `/oauth2-token`) serve either kind of client.
 	//
@@ -12532,7 +12532,7 @@ type ClientInterface interface {
 
 	// CreateTokenWithFormdataBody Get an access token
 	//
-	// Exchanges client credentials (grant `client_credentials`) or, for back-office clients, client credentials plus a user's username and password (grant `password`) for an RS256-signed JWT. Send a JSON or form-encoded body; the client id and secret may also travel as HTTP Basic credentials. After 10 failed client authentications for one client id, or from one address, within 60 seconds, further attempts get 429 until the window ends (counted per server process).
+	// Exchanges client credentials (grant `client_credentials`) or, for back-office clients, client credentials plus a user's username and password (grant `password`) for an RS256-signed JWT. Send a JSON or form-encoded body; the client id and secret may also travel as HTTP Basic credentials. Wrong client secrets and wrong passwords are counted per client and per user: by default 10 failures from one address within 60 seconds refuse that client or user from that address with 429 until the window ends, and 100 from all addresses together refuse it everywhere; other clients and users are not affected. The right secret or password forgets its failures from that address.
 	//
 	// Tokens of the back office and of the storefront are not interchangeable: the token of a back-office client (acting as its user) is accepted only by the back-office API (`/admin/api`), the token of a storefront client (client credentials only, acting as the client in its organization) only by the storefront API (`/api`); anywhere else it is a 401. Both token addresses (`/admin/oauth2-token` and `/oauth2-token`) serve either kind of client.
 	//
@@ -15670,7 +15670,7 @@ func (c *Client) UpdateWeightUnitWithApplicationVndAPIPlusJSONBody(ctx context.C
 
 // CreateTokenWithBody Get an access token
 //
-// Exchanges client credentials (grant `client_credentials`) or, for back-office clients, client credentials plus a user's username and password (grant `password`) for an RS256-signed JWT. Send a JSON or form-encoded body; the client id and secret may also travel as HTTP Basic credentials. After 10 failed client authentications for one client id, or from one address, within 60 seconds, further attempts get 429 until the window ends (counted per server process).
+// Exchanges client credentials (grant `client_credentials`) or, for back-office clients, client credentials plus a user's username and password (grant `password`) for an RS256-signed JWT. Send a JSON or form-encoded body; the client id and secret may also travel as HTTP Basic credentials. Wrong client secrets and wrong passwords are counted per client and per user: by default 10 failures from one address within 60 seconds refuse that client or user from that address with 429 until the window ends, and 100 from all addresses together refuse it everywhere; other clients and users are not affected. The right secret or password forgets its failures from that address.
 //
 // Tokens of the back office and of the storefront are not interchangeable: the token of a back-office client (acting as its user) is accepted only by the back-office API (`/admin/api`), the token of a storefront client (client credentials only, acting as the client in its organization) only by the storefront API (`/api`); anywhere else it is a 401. Both token addresses (`/admin/oauth2-token` and `/oauth2-token`) serve either kind of client.
 //
@@ -15691,7 +15691,7 @@ func (c *Client) CreateTokenWithBody(ctx context.Context, contentType string, bo
 
 // CreateToken Get an access token
 //
-// Exchanges client credentials (grant `client_credentials`) or, for back-office clients, client credentials plus a user's username and password (grant `password`) for an RS256-signed JWT. Send a JSON or form-encoded body; the client id and secret may also travel as HTTP Basic credentials. After 10 failed client authentications for one client id, or from one address, within 60 seconds, further attempts get 429 until the window ends (counted per server process).
+// Exchanges client credentials (grant `client_credentials`) or, for back-office clients, client credentials plus a user's username and password (grant `password`) for an RS256-signed JWT. Send a JSON or form-encoded body; the client id and secret may also travel as HTTP Basic credentials. Wrong client secrets and wrong passwords are counted per client and per user: by default 10 failures from one address within 60 seconds refuse that client or user from that address with 429 until the window ends, and 100 from all addresses together refuse it everywhere; other clients and users are not affected. The right secret or password forgets its failures from that address.
 //
 // Tokens of the back office and of the storefront are not interchangeable: the token of a back-office client (acting as its user) is accepted only by the back-office API (`/admin/api`), the token of a storefront client (client credentials only, acting as the client in its organization) only by the storefront API (`/api`); anywhere else it is a 401. Both token addresses (`/admin/oauth2-token` and `/oauth2-token`) serve either kind of client.
 //
@@ -15712,7 +15712,7 @@ func (c *Client) CreateToken(ctx context.Context, body CreateTokenJSONRequestBod
 
 // CreateTokenWithFormdataBody Get an access token
 //
-// Exchanges client credentials (grant `client_credentials`) or, for back-office clients, client credentials plus a user's username and password (grant `password`) for an RS256-signed JWT. Send a JSON or form-encoded body; the client id and secret may also travel as HTTP Basic credentials. After 10 failed client authentications for one client id, or from one address, within 60 seconds, further attempts get 429 until the window ends (counted per server process).
+// Exchanges client credentials (grant `client_credentials`) or, for back-office clients, client credentials plus a user's username and password (grant `password`) for an RS256-signed JWT. Send a JSON or form-encoded body; the client id and secret may also travel as HTTP Basic credentials. Wrong client secrets and wrong passwords are counted per client and per user: by default 10 failures from one address within 60 seconds refuse that client or user from that address with 429 until the window ends, and 100 from all addresses together refuse it everywhere; other clients and users are not affected. The right secret or password forgets its failures from that address.
 //
 // Tokens of the back office and of the storefront are not interchangeable: the token of a back-office client (acting as its user) is accepted only by the back-office API (`/admin/api`), the token of a storefront client (client credentials only, acting as the client in its organization) only by the storefront API (`/api`); anywhere else it is a 401. Both token addresses (`/admin/oauth2-token` and `/oauth2-token`) serve either kind of client.
 //
@@ -29839,7 +29839,7 @@ type ClientWithResponsesInterface interface {
 
 	// CreateTokenWithBodyWithResponse Get an access token
 	//
-	// Exchanges client credentials (grant `client_credentials`) or, for back-office clients, client credentials plus a user's username and password (grant `password`) for an RS256-signed JWT. Send a JSON or form-encoded body; the client id and secret may also travel as HTTP Basic credentials. After 10 failed client authentications for one client id, or from one address, within 60 seconds, further attempts get 429 until the window ends (counted per server process).
+	// Exchanges client credentials (grant `client_credentials`) or, for back-office clients, client credentials plus a user's username and password (grant `password`) for an RS256-signed JWT. Send a JSON or form-encoded body; the client id and secret may also travel as HTTP Basic credentials. Wrong client secrets and wrong passwords are counted per client and per user: by default 10 failures from one address within 60 seconds refuse that client or user from that address with 429 until the window ends, and 100 from all addresses together refuse it everywhere; other clients and users are not affected. The right secret or password forgets its failures from that address.
 	//
 	// Tokens of the back office and of the storefront are not interchangeable: the token of a back-office client (acting as its user) is accepted only by the back-office API (`/admin/api`), the token of a storefront client (client credentials only, acting as the client in its organization) only by the storefront API (`/api`); anywhere else it is a 401. Both token addresses (`/admin/oauth2-token` and `/oauth2-token`) serve either kind of client.
 	//
@@ -29850,7 +29850,7 @@ type ClientWithResponsesInterface interface {
 
 	// CreateTokenWithResponse Get an access token
 	//
-	// Exchanges client credentials (grant `client_credentials`) or, for back-office clients, client credentials plus a user's username and password (grant `password`) for an RS256-signed JWT. Send a JSON or form-encoded body; the client id and secret may also travel as HTTP Basic credentials. After 10 failed client authentications for one client id, or from one address, within 60 seconds, further attempts get 429 until the window ends (counted per server process).
+	// Exchanges client credentials (grant `client_credentials`) or, for back-office clients, client credentials plus a user's username and password (grant `password`) for an RS256-signed JWT. Send a JSON or form-encoded body; the client id and secret may also travel as HTTP Basic credentials. Wrong client secrets and wrong passwords are counted per client and per user: by default 10 failures from one address within 60 seconds refuse that client or user from that address with 429 until the window ends, and 100 from all addresses together refuse it everywhere; other clients and users are not affected. The right secret or password forgets its failures from that address.
 	//
 	// Tokens of the back office and of the storefront are not interchangeable: the token of a back-office client (acting as its user) is accepted only by the back-office API (`/admin/api`), the token of a storefront client (client credentials only, acting as the client in its organization) only by the storefront API (`/api`); anywhere else it is a 401. Both token addresses (`/admin/oauth2-token` and `/oauth2-token`) serve either kind of client.
 	//
@@ -29861,7 +29861,7 @@ type ClientWithResponsesInterface interface {
 
 	// CreateTokenWithFormdataBodyWithResponse Get an access token
 	//
-	// Exchanges client credentials (grant `client_credentials`) or, for back-office clients, client credentials plus a user's username and password (grant `password`) for an RS256-signed JWT. Send a JSON or form-encoded body; the client id and secret may also travel as HTTP Basic credentials. After 10 failed client authentications for one client id, or from one address, within 60 seconds, further attempts get 429 until the window ends (counted per server process).
+	// Exchanges client credentials (grant `client_credentials`) or, for back-office clients, client credentials plus a user's username and password (grant `password`) for an RS256-signed JWT. Send a JSON or form-encoded body; the client id and secret may also travel as HTTP Basic credentials. Wrong client secrets and wrong passwords are counted per client and per user: by default 10 failures from one address within 60 seconds refuse that client or user from that address with 429 until the window ends, and 100 from all addresses together refuse it everywhere; other clients and users are not affected. The right secret or password forgets its failures from that address.
 	//
 	// Tokens of the back office and of the storefront are not interchangeable: the token of a back-office client (acting as its user) is accepted only by the back-office API (`/admin/api`), the token of a storefront client (client credentials only, acting as the client in its organization) only by the storefront API (`/api`); anywhere else it is a 401. Both token addresses (`/admin/oauth2-token` and `/oauth2-token`) serve either kind of client.
 	//
@@ -58080,7 +58080,7 @@ func (c *ClientWithResponses) UpdateWeightUnitWithApplicationVndAPIPlusJSONBodyW
 
 // CreateTokenWithBodyWithResponse Get an access token
 //
-// Exchanges client credentials (grant `client_credentials`) or, for back-office clients, client credentials plus a user's username and password (grant `password`) for an RS256-signed JWT. Send a JSON or form-encoded body; the client id and secret may also travel as HTTP Basic credentials. After 10 failed client authentications for one client id, or from one address, within 60 seconds, further attempts get 429 until the window ends (counted per server process).
+// Exchanges client credentials (grant `client_credentials`) or, for back-office clients, client credentials plus a user's username and password (grant `password`) for an RS256-signed JWT. Send a JSON or form-encoded body; the client id and secret may also travel as HTTP Basic credentials. Wrong client secrets and wrong passwords are counted per client and per user: by default 10 failures from one address within 60 seconds refuse that client or user from that address with 429 until the window ends, and 100 from all addresses together refuse it everywhere; other clients and users are not affected. The right secret or password forgets its failures from that address.
 //
 // Tokens of the back office and of the storefront are not interchangeable: the token of a back-office client (acting as its user) is accepted only by the back-office API (`/admin/api`), the token of a storefront client (client credentials only, acting as the client in its organization) only by the storefront API (`/api`); anywhere else it is a 401. Both token addresses (`/admin/oauth2-token` and `/oauth2-token`) serve either kind of client.
 //
@@ -58097,7 +58097,7 @@ func (c *ClientWithResponses) CreateTokenWithBodyWithResponse(ctx context.Contex
 
 // CreateTokenWithResponse Get an access token
 //
-// Exchanges client credentials (grant `client_credentials`) or, for back-office clients, client credentials plus a user's username and password (grant `password`) for an RS256-signed JWT. Send a JSON or form-encoded body; the client id and secret may also travel as HTTP Basic credentials. After 10 failed client authentications for one client id, or from one address, within 60 seconds, further attempts get 429 until the window ends (counted per server process).
+// Exchanges client credentials (grant `client_credentials`) or, for back-office clients, client credentials plus a user's username and password (grant `password`) for an RS256-signed JWT. Send a JSON or form-encoded body; the client id and secret may also travel as HTTP Basic credentials. Wrong client secrets and wrong passwords are counted per client and per user: by default 10 failures from one address within 60 seconds refuse that client or user from that address with 429 until the window ends, and 100 from all addresses together refuse it everywhere; other clients and users are not affected. The right secret or password forgets its failures from that address.
 //
 // Tokens of the back office and of the storefront are not interchangeable: the token of a back-office client (acting as its user) is accepted only by the back-office API (`/admin/api`), the token of a storefront client (client credentials only, acting as the client in its organization) only by the storefront API (`/api`); anywhere else it is a 401. Both token addresses (`/admin/oauth2-token` and `/oauth2-token`) serve either kind of client.
 //
@@ -58114,7 +58114,7 @@ func (c *ClientWithResponses) CreateTokenWithResponse(ctx context.Context, body 
 
 // CreateTokenWithFormdataBodyWithResponse Get an access token
 //
-// Exchanges client credentials (grant `client_credentials`) or, for back-office clients, client credentials plus a user's username and password (grant `password`) for an RS256-signed JWT. Send a JSON or form-encoded body; the client id and secret may also travel as HTTP Basic credentials. After 10 failed client authentications for one client id, or from one address, within 60 seconds, further attempts get 429 until the window ends (counted per server process).
+// Exchanges client credentials (grant `client_credentials`) or, for back-office clients, client credentials plus a user's username and password (grant `password`) for an RS256-signed JWT. Send a JSON or form-encoded body; the client id and secret may also travel as HTTP Basic credentials. Wrong client secrets and wrong passwords are counted per client and per user: by default 10 failures from one address within 60 seconds refuse that client or user from that address with 429 until the window ends, and 100 from all addresses together refuse it everywhere; other clients and users are not affected. The right secret or password forgets its failures from that address.
 //
 // Tokens of the back office and of the storefront are not interchangeable: the token of a back-office client (acting as its user) is accepted only by the back-office API (`/admin/api`), the token of a storefront client (client credentials only, acting as the client in its organization) only by the storefront API (`/api`); anywhere else it is a 401. Both token addresses (`/admin/oauth2-token` and `/oauth2-token`) serve either kind of client.
 //

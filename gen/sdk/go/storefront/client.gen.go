@@ -1615,7 +1615,7 @@ type ClientInterface interface {
 
 	// CreateTokenWithBody Get an access token
 	//
-	// Exchanges client credentials (grant `client_credentials`) or, for back-office clients, client credentials plus a user's username and password (grant `password`) for an RS256-signed JWT. Send a JSON or form-encoded body; the client id and secret may also travel as HTTP Basic credentials. After 10 failed client authentications for one client id, or from one address, within 60 seconds, further attempts get 429 until the window ends (counted per server process).
+	// Exchanges client credentials (grant `client_credentials`) or, for back-office clients, client credentials plus a user's username and password (grant `password`) for an RS256-signed JWT. Send a JSON or form-encoded body; the client id and secret may also travel as HTTP Basic credentials. Wrong client secrets and wrong passwords are counted per client and per user: by default 10 failures from one address within 60 seconds refuse that client or user from that address with 429 until the window ends, and 100 from all addresses together refuse it everywhere; other clients and users are not affected. The right secret or password forgets its failures from that address.
 	//
 	// Tokens of the back office and of the storefront are not interchangeable: the token of a back-office client (acting as its user) is accepted only by the back-office API (`/admin/api`), the token of a storefront client (client credentials only, acting as the client in its organization) only by the storefront API (`/api`); anywhere else it is a 401. Both token addresses (`/admin/oauth2-token` and `/oauth2-token`) serve either kind of client.
 	//
@@ -1626,7 +1626,7 @@ type ClientInterface interface {
 
 	// CreateToken Get an access token
 	//
-	// Exchanges client credentials (grant `client_credentials`) or, for back-office clients, client credentials plus a user's username and password (grant `password`) for an RS256-signed JWT. Send a JSON or form-encoded body; the client id and secret may also travel as HTTP Basic credentials. After 10 failed client authentications for one client id, or from one address, within 60 seconds, further attempts get 429 until the window ends (counted per server process).
+	// Exchanges client credentials (grant `client_credentials`) or, for back-office clients, client credentials plus a user's username and password (grant `password`) for an RS256-signed JWT. Send a JSON or form-encoded body; the client id and secret may also travel as HTTP Basic credentials. Wrong client secrets and wrong passwords are counted per client and per user: by default 10 failures from one address within 60 seconds refuse that client or user from that address with 429 until the window ends, and 100 from all addresses together refuse it everywhere; other clients and users are not affected. The right secret or password forgets its failures from that address.
 	//
 	// Tokens of the back office and of the storefront are not interchangeable: the token of a back-office client (acting as its user) is accepted only by the back-office API (`/admin/api`), the token of a storefront client (client credentials only, acting as the client in its organization) only by the storefront API (`/api`); anywhere else it is a 401. Both token addresses (`/admin/oauth2-token` and `/oauth2-token`) serve either kind of client.
 	//
@@ -1637,7 +1637,7 @@ type ClientInterface interface {
 
 	// CreateTokenWithFormdataBody Get an access token
 	//
-	// Exchanges client credentials (grant `client_credentials`) or, for back-office clients, client credentials plus a user's username and password (grant `password`) for an RS256-signed JWT. Send a JSON or form-encoded body; the client id and secret may also travel as HTTP Basic credentials. After 10 failed client authentications for one client id, or from one address, within 60 seconds, further attempts get 429 until the window ends (counted per server process).
+	// Exchanges client credentials (grant `client_credentials`) or, for back-office clients, client credentials plus a user's username and password (grant `password`) for an RS256-signed JWT. Send a JSON or form-encoded body; the client id and secret may also travel as HTTP Basic credentials. Wrong client secrets and wrong passwords are counted per client and per user: by default 10 failures from one address within 60 seconds refuse that client or user from that address with 429 until the window ends, and 100 from all addresses together refuse it everywhere; other clients and users are not affected. The right secret or password forgets its failures from that address.
 	//
 	// Tokens of the back office and of the storefront are not interchangeable: the token of a back-office client (acting as its user) is accepted only by the back-office API (`/admin/api`), the token of a storefront client (client credentials only, acting as the client in its organization) only by the storefront API (`/api`); anywhere else it is a 401. Both token addresses (`/admin/oauth2-token` and `/oauth2-token`) serve either kind of client.
 	//
@@ -1887,7 +1887,7 @@ func (c *Client) GetWeightUnit(ctx context.Context, id WeightUnitId, params *Get
 
 // CreateTokenWithBody Get an access token
 //
-// Exchanges client credentials (grant `client_credentials`) or, for back-office clients, client credentials plus a user's username and password (grant `password`) for an RS256-signed JWT. Send a JSON or form-encoded body; the client id and secret may also travel as HTTP Basic credentials. After 10 failed client authentications for one client id, or from one address, within 60 seconds, further attempts get 429 until the window ends (counted per server process).
+// Exchanges client credentials (grant `client_credentials`) or, for back-office clients, client credentials plus a user's username and password (grant `password`) for an RS256-signed JWT. Send a JSON or form-encoded body; the client id and secret may also travel as HTTP Basic credentials. Wrong client secrets and wrong passwords are counted per client and per user: by default 10 failures from one address within 60 seconds refuse that client or user from that address with 429 until the window ends, and 100 from all addresses together refuse it everywhere; other clients and users are not affected. The right secret or password forgets its failures from that address.
 //
 // Tokens of the back office and of the storefront are not interchangeable: the token of a back-office client (acting as its user) is accepted only by the back-office API (`/admin/api`), the token of a storefront client (client credentials only, acting as the client in its organization) only by the storefront API (`/api`); anywhere else it is a 401. Both token addresses (`/admin/oauth2-token` and `/oauth2-token`) serve either kind of client.
 //
@@ -1908,7 +1908,7 @@ func (c *Client) CreateTokenWithBody(ctx context.Context, contentType string, bo
 
 // CreateToken Get an access token
 //
-// Exchanges client credentials (grant `client_credentials`) or, for back-office clients, client credentials plus a user's username and password (grant `password`) for an RS256-signed JWT. Send a JSON or form-encoded body; the client id and secret may also travel as HTTP Basic credentials. After 10 failed client authentications for one client id, or from one address, within 60 seconds, further attempts get 429 until the window ends (counted per server process).
+// Exchanges client credentials (grant `client_credentials`) or, for back-office clients, client credentials plus a user's username and password (grant `password`) for an RS256-signed JWT. Send a JSON or form-encoded body; the client id and secret may also travel as HTTP Basic credentials. Wrong client secrets and wrong passwords are counted per client and per user: by default 10 failures from one address within 60 seconds refuse that client or user from that address with 429 until the window ends, and 100 from all addresses together refuse it everywhere; other clients and users are not affected. The right secret or password forgets its failures from that address.
 //
 // Tokens of the back office and of the storefront are not interchangeable: the token of a back-office client (acting as its user) is accepted only by the back-office API (`/admin/api`), the token of a storefront client (client credentials only, acting as the client in its organization) only by the storefront API (`/api`); anywhere else it is a 401. Both token addresses (`/admin/oauth2-token` and `/oauth2-token`) serve either kind of client.
 //
@@ -1929,7 +1929,7 @@ func (c *Client) CreateToken(ctx context.Context, body CreateTokenJSONRequestBod
 
 // CreateTokenWithFormdataBody Get an access token
 //
-// Exchanges client credentials (grant `client_credentials`) or, for back-office clients, client credentials plus a user's username and password (grant `password`) for an RS256-signed JWT. Send a JSON or form-encoded body; the client id and secret may also travel as HTTP Basic credentials. After 10 failed client authentications for one client id, or from one address, within 60 seconds, further attempts get 429 until the window ends (counted per server process).
+// Exchanges client credentials (grant `client_credentials`) or, for back-office clients, client credentials plus a user's username and password (grant `password`) for an RS256-signed JWT. Send a JSON or form-encoded body; the client id and secret may also travel as HTTP Basic credentials. Wrong client secrets and wrong passwords are counted per client and per user: by default 10 failures from one address within 60 seconds refuse that client or user from that address with 429 until the window ends, and 100 from all addresses together refuse it everywhere; other clients and users are not affected. The right secret or password forgets its failures from that address.
 //
 // Tokens of the back office and of the storefront are not interchangeable: the token of a back-office client (acting as its user) is accepted only by the back-office API (`/admin/api`), the token of a storefront client (client credentials only, acting as the client in its organization) only by the storefront API (`/api`); anywhere else it is a 401. Both token addresses (`/admin/oauth2-token` and `/oauth2-token`) serve either kind of client.
 //
@@ -4189,7 +4189,7 @@ type ClientWithResponsesInterface interface {
 
 	// CreateTokenWithBodyWithResponse Get an access token
 	//
-	// Exchanges client credentials (grant `client_credentials`) or, for back-office clients, client credentials plus a user's username and password (grant `password`) for an RS256-signed JWT. Send a JSON or form-encoded body; the client id and secret may also travel as HTTP Basic credentials. After 10 failed client authentications for one client id, or from one address, within 60 seconds, further attempts get 429 until the window ends (counted per server process).
+	// Exchanges client credentials (grant `client_credentials`) or, for back-office clients, client credentials plus a user's username and password (grant `password`) for an RS256-signed JWT. Send a JSON or form-encoded body; the client id and secret may also travel as HTTP Basic credentials. Wrong client secrets and wrong passwords are counted per client and per user: by default 10 failures from one address within 60 seconds refuse that client or user from that address with 429 until the window ends, and 100 from all addresses together refuse it everywhere; other clients and users are not affected. The right secret or password forgets its failures from that address.
 	//
 	// Tokens of the back office and of the storefront are not interchangeable: the token of a back-office client (acting as its user) is accepted only by the back-office API (`/admin/api`), the token of a storefront client (client credentials only, acting as the client in its organization) only by the storefront API (`/api`); anywhere else it is a 401. Both token addresses (`/admin/oauth2-token` and `/oauth2-token`) serve either kind of client.
 	//
@@ -4200,7 +4200,7 @@ type ClientWithResponsesInterface interface {
 
 	// CreateTokenWithResponse Get an access token
 	//
-	// Exchanges client credentials (grant `client_credentials`) or, for back-office clients, client credentials plus a user's username and password (grant `password`) for an RS256-signed JWT. Send a JSON or form-encoded body; the client id and secret may also travel as HTTP Basic credentials. After 10 failed client authentications for one client id, or from one address, within 60 seconds, further attempts get 429 until the window ends (counted per server process).
+	// Exchanges client credentials (grant `client_credentials`) or, for back-office clients, client credentials plus a user's username and password (grant `password`) for an RS256-signed JWT. Send a JSON or form-encoded body; the client id and secret may also travel as HTTP Basic credentials. Wrong client secrets and wrong passwords are counted per client and per user: by default 10 failures from one address within 60 seconds refuse that client or user from that address with 429 until the window ends, and 100 from all addresses together refuse it everywhere; other clients and users are not affected. The right secret or password forgets its failures from that address.
 	//
 	// Tokens of the back office and of the storefront are not interchangeable: the token of a back-office client (acting as its user) is accepted only by the back-office API (`/admin/api`), the token of a storefront client (client credentials only, acting as the client in its organization) only by the storefront API (`/api`); anywhere else it is a 401. Both token addresses (`/admin/oauth2-token` and `/oauth2-token`) serve either kind of client.
 	//
@@ -4211,7 +4211,7 @@ type ClientWithResponsesInterface interface {
 
 	// CreateTokenWithFormdataBodyWithResponse Get an access token
 	//
-	// Exchanges client credentials (grant `client_credentials`) or, for back-office clients, client credentials plus a user's username and password (grant `password`) for an RS256-signed JWT. Send a JSON or form-encoded body; the client id and secret may also travel as HTTP Basic credentials. After 10 failed client authentications for one client id, or from one address, within 60 seconds, further attempts get 429 until the window ends (counted per server process).
+	// Exchanges client credentials (grant `client_credentials`) or, for back-office clients, client credentials plus a user's username and password (grant `password`) for an RS256-signed JWT. Send a JSON or form-encoded body; the client id and secret may also travel as HTTP Basic credentials. Wrong client secrets and wrong passwords are counted per client and per user: by default 10 failures from one address within 60 seconds refuse that client or user from that address with 429 until the window ends, and 100 from all addresses together refuse it everywhere; other clients and users are not affected. The right secret or password forgets its failures from that address.
 	//
 	// Tokens of the back office and of the storefront are not interchangeable: the token of a back-office client (acting as its user) is accepted only by the back-office API (`/admin/api`), the token of a storefront client (client credentials only, acting as the client in its organization) only by the storefront API (`/api`); anywhere else it is a 401. Both token addresses (`/admin/oauth2-token` and `/oauth2-token`) serve either kind of client.
 	//
@@ -7311,7 +7311,7 @@ func (c *ClientWithResponses) GetWeightUnitWithResponse(ctx context.Context, id 
 
 // CreateTokenWithBodyWithResponse Get an access token
 //
-// Exchanges client credentials (grant `client_credentials`) or, for back-office clients, client credentials plus a user's username and password (grant `password`) for an RS256-signed JWT. Send a JSON or form-encoded body; the client id and secret may also travel as HTTP Basic credentials. After 10 failed client authentications for one client id, or from one address, within 60 seconds, further attempts get 429 until the window ends (counted per server process).
+// Exchanges client credentials (grant `client_credentials`) or, for back-office clients, client credentials plus a user's username and password (grant `password`) for an RS256-signed JWT. Send a JSON or form-encoded body; the client id and secret may also travel as HTTP Basic credentials. Wrong client secrets and wrong passwords are counted per client and per user: by default 10 failures from one address within 60 seconds refuse that client or user from that address with 429 until the window ends, and 100 from all addresses together refuse it everywhere; other clients and users are not affected. The right secret or password forgets its failures from that address.
 //
 // Tokens of the back office and of the storefront are not interchangeable: the token of a back-office client (acting as its user) is accepted only by the back-office API (`/admin/api`), the token of a storefront client (client credentials only, acting as the client in its organization) only by the storefront API (`/api`); anywhere else it is a 401. Both token addresses (`/admin/oauth2-token` and `/oauth2-token`) serve either kind of client.
 //
@@ -7328,7 +7328,7 @@ func (c *ClientWithResponses) CreateTokenWithBodyWithResponse(ctx context.Contex
 
 // CreateTokenWithResponse Get an access token
 //
-// Exchanges client credentials (grant `client_credentials`) or, for back-office clients, client credentials plus a user's username and password (grant `password`) for an RS256-signed JWT. Send a JSON or form-encoded body; the client id and secret may also travel as HTTP Basic credentials. After 10 failed client authentications for one client id, or from one address, within 60 seconds, further attempts get 429 until the window ends (counted per server process).
+// Exchanges client credentials (grant `client_credentials`) or, for back-office clients, client credentials plus a user's username and password (grant `password`) for an RS256-signed JWT. Send a JSON or form-encoded body; the client id and secret may also travel as HTTP Basic credentials. Wrong client secrets and wrong passwords are counted per client and per user: by default 10 failures from one address within 60 seconds refuse that client or user from that address with 429 until the window ends, and 100 from all addresses together refuse it everywhere; other clients and users are not affected. The right secret or password forgets its failures from that address.
 //
 // Tokens of the back office and of the storefront are not interchangeable: the token of a back-office client (acting as its user) is accepted only by the back-office API (`/admin/api`), the token of a storefront client (client credentials only, acting as the client in its organization) only by the storefront API (`/api`); anywhere else it is a 401. Both token addresses (`/admin/oauth2-token` and `/oauth2-token`) serve either kind of client.
 //
@@ -7345,7 +7345,7 @@ func (c *ClientWithResponses) CreateTokenWithResponse(ctx context.Context, body 
 
 // CreateTokenWithFormdataBodyWithResponse Get an access token
 //
-// Exchanges client credentials (grant `client_credentials`) or, for back-office clients, client credentials plus a user's username and password (grant `password`) for an RS256-signed JWT. Send a JSON or form-encoded body; the client id and secret may also travel as HTTP Basic credentials. After 10 failed client authentications for one client id, or from one address, within 60 seconds, further attempts get 429 until the window ends (counted per server process).
+// Exchanges client credentials (grant `client_credentials`) or, for back-office clients, client credentials plus a user's username and password (grant `password`) for an RS256-signed JWT. Send a JSON or form-encoded body; the client id and secret may also travel as HTTP Basic credentials. Wrong client secrets and wrong passwords are counted per client and per user: by default 10 failures from one address within 60 seconds refuse that client or user from that address with 429 until the window ends, and 100 from all addresses together refuse it everywhere; other clients and users are not affected. The right secret or password forgets its failures from that address.
 //
 // Tokens of the back office and of the storefront are not interchangeable: the token of a back-office client (acting as its user) is accepted only by the back-office API (`/admin/api`), the token of a storefront client (client credentials only, acting as the client in its organization) only by the storefront API (`/api`); anywhere else it is a 401. Both token addresses (`/admin/oauth2-token` and `/oauth2-token`) serve either kind of client.
 //
