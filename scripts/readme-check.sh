@@ -30,6 +30,11 @@ set -a
 set +a
 [ -n "${TOKEN:-}" ] || { echo "readme-check: the env block set no TOKEN"; exit 1; }
 awk '/^```sh example$/{on=1; n++; next} /^```$/{if(on){on=0; print "#--end--"}; next} on{print}' README.md >"$tmp/examples.sh"
+# The client recipes of "SDKs" (a Go and a TypeScript client generated from the served
+# document in a scratch directory) are what partners follow: they must stay examples.
+for recipe in 'go tool oapi-codegen' 'npx openapi-typescript'; do
+  grep -qF -- "$recipe" "$tmp/examples.sh" || { echo "readme-check: no example runs '$recipe'"; exit 1; }
+done
 count=$(grep -c -- '#--end--' "$tmp/examples.sh" || true)
 [ "$count" -gt 0 ] || { echo "readme-check: no examples found"; exit 1; }
 i=0

@@ -11,48 +11,52 @@ import (
 // and writes back every writable relationship unchanged, so no documented
 // endpoint goes untried.
 func TestEveryReadAndRelationshipOperation(t *testing.T) {
-	eachAPI(t, func(t *testing.T, a *api) {
-		ids := map[string]string{"countries": "US", "regions": "US-NY", "userroles": "ROLE_USER", "organizations": "1", "weightunits": "kg"}
-		a.created(t, "/admin/api/weightunits", `{"data":{"type":"weightunits","id":"kg"}}`)
-		ids["businessunits"] = a.created(t, "/admin/api/businessunits", `{"data":{"type":"businessunits","attributes":{"name":"Unit"}}}`)
-		ids["users"] = a.created(t, "/admin/api/users", `{"data":{"type":"users","attributes":{"username":"every","email":"every@example.com","firstName":"E","lastName":"V"},
-			"relationships":{"owner":{"data":{"type":"businessunits","id":"`+ids["businessunits"]+`"}},"userRoles":{"data":[{"type":"userroles","id":"ROLE_USER"}]}}}}`)
-		ids["contacts"] = a.created(t, "/admin/api/contacts", `{"data":{"type":"contacts","attributes":{"lastName":"Every"},
-			"relationships":{"owner":{"data":{"type":"users","id":"`+ids["users"]+`"}},"assignedTo":{"data":{"type":"users","id":"`+ids["users"]+`"}}}}}`)
-		ids["accounts"] = a.created(t, "/admin/api/accounts", `{"data":{"type":"accounts","attributes":{"name":"Every"},
-			"relationships":{"owner":{"data":{"type":"users","id":"`+ids["users"]+`"}},"contacts":{"data":[{"type":"contacts","id":"`+ids["contacts"]+`"}]},
-			"defaultContact":{"data":{"type":"contacts","id":"`+ids["contacts"]+`"}}}}}`)
-		ids["taxjurisdictions"] = a.created(t, "/admin/api/taxjurisdictions", `{"data":{"type":"taxjurisdictions","attributes":{"code":"EVERY"},
-			"relationships":{"country":{"data":{"type":"countries","id":"US"}},"region":{"data":{"type":"regions","id":"US-NY"}}}}}`)
-		batch := a.do(http.MethodPatch, "/admin/api/accounts", jsonAPI, `{"data":[{"type":"accounts","attributes":{"name":"Every batch"}}]}`).want(t, 202)
-		ids["asyncoperations"], _ = get(batch.doc, "data/id").(string)
-		for _, op := range documentedOperations(t) {
-			segs := strings.Split(strings.TrimPrefix(op.path, "/admin/api/"), "/")
-			if op.public || len(segs) < 2 {
-				continue
-			}
-			segs[1] = ids[segs[0]]
-			path := "/admin/api/" + strings.Join(segs, "/")
-			relationship := len(segs) == 4 && segs[2] == "relationships"
-			t.Run(op.id, func(t *testing.T) {
-				switch {
-				case op.method == http.MethodGet:
-					a.do(op.method, path, jsonAPI, "").want(t, 200)
-					if !relationship {
-						a.do(op.method, path, plain, "").want(t, 200)
-					}
-				case relationship && op.method == http.MethodPatch:
-					current := a.do(http.MethodGet, path, jsonAPI, "").want(t, 200)
-					a.do(op.method, path, jsonAPI, `{"data":`+dataOf(current)+`}`).want(t, 204)
-				case relationship && op.method == http.MethodPost:
-					current := a.do(http.MethodGet, path, jsonAPI, "").want(t, 200)
-					a.do(op.method, path, jsonAPI, `{"data":`+dataOf(current)+`}`).want(t, 204)
-				case relationship && op.method == http.MethodDelete:
-					a.do(op.method, path, jsonAPI, `{"data":[]}`).want(t, 204)
-				}
-			})
+	eachAPI(t, everyReadAndRelationshipOperation)
+}
+
+// everyReadAndRelationshipOperation is TestEveryReadAndRelationshipOperation on one
+// server; TestPrismReplay runs it again through Prism.
+func everyReadAndRelationshipOperation(t *testing.T, a *api) {
+	ids := map[string]string{"countries": "US", "regions": "US-NY", "userroles": "ROLE_USER", "organizations": "1", "weightunits": "kg"}
+	a.created(t, "/admin/api/weightunits", `{"data":{"type":"weightunits","id":"kg"}}`)
+	ids["businessunits"] = a.created(t, "/admin/api/businessunits", `{"data":{"type":"businessunits","attributes":{"name":"Unit"}}}`)
+	ids["users"] = a.created(t, "/admin/api/users", `{"data":{"type":"users","attributes":{"username":"every","email":"every@example.com","firstName":"E","lastName":"V"},
+		"relationships":{"owner":{"data":{"type":"businessunits","id":"`+ids["businessunits"]+`"}},"userRoles":{"data":[{"type":"userroles","id":"ROLE_USER"}]}}}}`)
+	ids["contacts"] = a.created(t, "/admin/api/contacts", `{"data":{"type":"contacts","attributes":{"lastName":"Every"},
+		"relationships":{"owner":{"data":{"type":"users","id":"`+ids["users"]+`"}},"assignedTo":{"data":{"type":"users","id":"`+ids["users"]+`"}}}}}`)
+	ids["accounts"] = a.created(t, "/admin/api/accounts", `{"data":{"type":"accounts","attributes":{"name":"Every"},
+		"relationships":{"owner":{"data":{"type":"users","id":"`+ids["users"]+`"}},"contacts":{"data":[{"type":"contacts","id":"`+ids["contacts"]+`"}]},
+		"defaultContact":{"data":{"type":"contacts","id":"`+ids["contacts"]+`"}}}}}`)
+	ids["taxjurisdictions"] = a.created(t, "/admin/api/taxjurisdictions", `{"data":{"type":"taxjurisdictions","attributes":{"code":"EVERY"},
+		"relationships":{"country":{"data":{"type":"countries","id":"US"}},"region":{"data":{"type":"regions","id":"US-NY"}}}}}`)
+	batch := a.do(http.MethodPatch, "/admin/api/accounts", jsonAPI, `{"data":[{"type":"accounts","attributes":{"name":"Every batch"}}]}`).want(t, 202)
+	ids["asyncoperations"], _ = get(batch.doc, "data/id").(string)
+	for _, op := range documentedOperations(t) {
+		segs := strings.Split(strings.TrimPrefix(op.path, "/admin/api/"), "/")
+		if op.public || len(segs) < 2 {
+			continue
 		}
-	})
+		segs[1] = ids[segs[0]]
+		path := "/admin/api/" + strings.Join(segs, "/")
+		relationship := len(segs) == 4 && segs[2] == "relationships"
+		t.Run(op.id, func(t *testing.T) {
+			switch {
+			case op.method == http.MethodGet:
+				a.do(op.method, path, jsonAPI, "").want(t, 200)
+				if !relationship {
+					a.do(op.method, path, plain, "").want(t, 200)
+				}
+			case relationship && op.method == http.MethodPatch:
+				current := a.do(http.MethodGet, path, jsonAPI, "").want(t, 200)
+				a.do(op.method, path, jsonAPI, `{"data":`+dataOf(current)+`}`).want(t, 204)
+			case relationship && op.method == http.MethodPost:
+				current := a.do(http.MethodGet, path, jsonAPI, "").want(t, 200)
+				a.do(op.method, path, jsonAPI, `{"data":`+dataOf(current)+`}`).want(t, 204)
+			case relationship && op.method == http.MethodDelete:
+				a.do(op.method, path, jsonAPI, `{"data":[]}`).want(t, 204)
+			}
+		})
+	}
 }
 
 // dataOf is a relationship answer's data as identifiers only (links dropped).

@@ -137,6 +137,9 @@ func bodyProblems(re *openapi3filter.RequestError, f format) []*problem.Problem 
 // the violation's pointer (the place of a validated item in the body); object is
 // where the resource object is, so its attributes can be told from structure.
 func schemaProblems(se *openapi3.SchemaError, f format, root, object string) []*problem.Problem {
+	if inner := orNullProblems(se, f, root, object); len(inner) > 0 {
+		return inner
+	}
 	if se.Origin != nil {
 		var inner []*problem.Problem
 		for _, e := range flattenErrors(se.Origin) {
@@ -191,6 +194,33 @@ func schemaProblems(se *openapi3.SchemaError, f format, root, object string) []*
 		return []*problem.Problem{problem.RequestData(constraintDetail(se), pointer)}
 	}
 	return []*problem.Problem{problem.Constraint(constraintTitle(se), constraintDetail(se), pointer)}
+}
+
+// orNullProblems reports a value that breaks "X or null" (anyOf: [X, JsonNull], the
+// OpenAPI 3.0.3 form of an empty-able to-one relationship) as X's own violations,
+// which kin-openapi folds into "doesn't match any schema from anyOf": the value is
+// not null, so X is what it was meant to be.
+func orNullProblems(se *openapi3.SchemaError, f format, root, object string) []*problem.Problem {
+	if se.SchemaField != "anyOf" || se.Value == nil || se.Schema == nil || len(se.Schema.AnyOf) != 2 {
+		return nil
+	}
+	x, null := se.Schema.AnyOf[0].Value, se.Schema.AnyOf[1].Value
+	if x == nil || null == nil || !null.Nullable || len(null.Enum) != 1 || null.Enum[0] != nil {
+		return nil
+	}
+	err := x.VisitJSON(se.Value, openapi3.MultiErrors(), openapi3.VisitAsRequest())
+	if err == nil {
+		return nil
+	}
+	at := strings.TrimSuffix(root+"/"+strings.Join(se.JSONPointer(), "/"), "/")
+	var out []*problem.Problem
+	for _, e := range flattenErrors(err) {
+		var ise *openapi3.SchemaError
+		if errors.As(e, &ise) {
+			out = append(out, schemaProblems(ise, f, at, object)...)
+		}
+	}
+	return out
 }
 
 // inFields tells whether a pointer addresses a field value rather than the

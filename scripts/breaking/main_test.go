@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/oasdiff/oasdiff/checker"
 )
 
 // base is a tiny released document: a list with an optional filter and a create.
@@ -162,4 +164,55 @@ func TestGate(t *testing.T) {
 			t.Errorf("gate = %v, %v, want a failure asking for make release-docs:\n%s", ok, err, out.String())
 		}
 	})
+}
+
+// nullableRef is a released document whose response and request write "an identifier
+// or null" the way 1.0.0 did: {type: object, nullable: true, allOf: [$ref]}.
+const nullableRef = `openapi: 3.0.3
+info: {title: t, version: 1.0.0}
+paths:
+  /accounts/{id}/relationships/owner:
+    patch:
+      operationId: updateOwner
+      parameters:
+        - {name: id, in: path, required: true, schema: {type: string}}
+      requestBody:
+        content:
+          application/json:
+            schema: {type: object, properties: {data: {type: object, nullable: true, allOf: [{$ref: '#/components/schemas/Id'}]}}}
+      responses:
+        '200':
+          description: ok
+          content:
+            application/json:
+              schema: {type: object, properties: {data: {type: object, nullable: true, allOf: [{$ref: '#/components/schemas/Id'}]}}}
+components:
+  schemas:
+    Id: {type: object, required: [type, id], properties: {type: {type: string}, id: {type: string}}}
+`
+
+// TestNullableRefCorrection: the 1.0.1 correction of the documents, anyOf [$ref,
+// JsonNull] in place of a nullable allOf (which OpenAPI 3.0.3 does not let admit null),
+// is rated compatible, so it needs no new major and no exception in the gate.
+func TestNullableRefCorrection(t *testing.T) {
+	old := "{type: object, nullable: true, allOf: [{$ref: '#/components/schemas/Id'}]}"
+	revision := strings.ReplaceAll(nullableRef, old, "{anyOf: [{$ref: '#/components/schemas/Id'}, {$ref: '#/components/schemas/JsonNull'}]}")
+	revision = strings.Replace(revision, "version: 1.0.0", "version: 1.0.1", 1) +
+		"    JsonNull: {type: object, nullable: true, enum: [null]}\n"
+	if strings.Count(nullableRef, old) != 2 || strings.Contains(revision, "allOf") {
+		t.Fatal("the fixture did not change as meant")
+	}
+	changes, _, _, err := compare([]byte(nullableRef), "released.yaml", []byte(revision), "bundled.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(changes) == 0 {
+		t.Fatal("oasdiff saw no change at all")
+	}
+	if breaking, _ := split(changes); len(breaking) > 0 {
+		l := checker.NewDefaultLocalizer()
+		for _, c := range breaking {
+			t.Errorf("rated breaking: %s", describe(c, l))
+		}
+	}
 }

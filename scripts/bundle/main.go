@@ -72,10 +72,18 @@ func run(root, public, codegen string) error {
 	if err != nil {
 		return err
 	}
-	if err := writeYAML(codegen, raw); err != nil {
+	var tree any
+	if err := json.Unmarshal(raw, &tree); err != nil {
 		return err
 	}
-	var tree any
+	pointerNullables(tree)
+	forCodegen, err := json.Marshal(tree)
+	if err != nil {
+		return err
+	}
+	if err := writeYAML(codegen, forCodegen); err != nil {
+		return err
+	}
 	if err := json.Unmarshal(raw, &tree); err != nil {
 		return err
 	}
@@ -85,6 +93,49 @@ func run(root, public, codegen string) error {
 		return err
 	}
 	return writeYAML(public, stripped)
+}
+
+// jsonNull is the shared schema that admits JSON null and nothing else
+// (openapi/components/jsonapi.yaml).
+const jsonNull = "#/components/schemas/JsonNull"
+
+// pointerNullables rewrites, in the code-generation input only, each "a referenced
+// schema or null" (`anyOf: [{$ref: X}, {$ref: JsonNull}]`, the OpenAPI 3.0.3 form
+// that admits null, which the public document keeps) into
+// `{type: object, nullable: true, allOf: [{$ref: X}]}`: oapi-codegen reads an anyOf
+// as a union type, but this form as a pointer to X, the type the handlers use.
+func pointerNullables(node any) {
+	switch n := node.(type) {
+	case map[string]any:
+		if ref, ok := nullableRef(n); ok {
+			delete(n, "anyOf")
+			n["type"], n["nullable"], n["allOf"] = "object", true, []any{ref}
+		}
+		for _, v := range n {
+			pointerNullables(v)
+		}
+	case []any:
+		for _, v := range n {
+			pointerNullables(v)
+		}
+	}
+}
+
+// nullableRef returns X of a schema that is `anyOf: [{$ref: X}, {$ref: JsonNull}]`.
+func nullableRef(schema map[string]any) (any, bool) {
+	branches, ok := schema["anyOf"].([]any)
+	if !ok || len(branches) != 2 || schema["type"] != nil {
+		return nil, false
+	}
+	second, ok := branches[1].(map[string]any)
+	if !ok || second["$ref"] != jsonNull {
+		return nil, false
+	}
+	first, ok := branches[0].(map[string]any)
+	if _, isRef := first["$ref"]; !ok || !isRef {
+		return nil, false
+	}
+	return first, true
 }
 
 // stripGoHints removes every x-go-* member: they only steer oapi-codegen and mean

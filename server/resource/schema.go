@@ -145,13 +145,27 @@ func prop(s *openapi3.Schema, name string) *openapi3.Schema {
 	return nil
 }
 
-// flatten looks through a schema that only wraps another one in allOf (the way a
-// $ref carries siblings such as nullable or x- extensions in OpenAPI 3.0).
+// flatten looks through a schema that only wraps another one: in allOf (the way a
+// $ref carries siblings such as x- extensions in OpenAPI 3.0), or in anyOf next to
+// JSON null (`anyOf: [$ref, JsonNull]`, the OpenAPI 3.0.3 form of "this or null" that
+// an empty to-one relationship's data takes).
 func flatten(s *openapi3.Schema) *openapi3.Schema {
-	for s != nil && len(s.Properties) == 0 && len(s.AllOf) >= 1 && s.AllOf[0].Value != nil {
-		s = s.AllOf[0].Value
+	for s != nil && len(s.Properties) == 0 {
+		switch {
+		case len(s.AllOf) >= 1 && s.AllOf[0].Value != nil:
+			s = s.AllOf[0].Value
+		case len(s.AnyOf) == 2 && s.AnyOf[0].Value != nil && onlyNull(s.AnyOf[1].Value):
+			s = s.AnyOf[0].Value
+		default:
+			return s
+		}
 	}
 	return s
+}
+
+// onlyNull tells whether a schema admits JSON null and nothing else.
+func onlyNull(s *openapi3.Schema) bool {
+	return s != nil && s.Nullable && len(s.Enum) == 1 && s.Enum[0] == nil
 }
 
 // decodeExt converts an extension value (already decoded from YAML) into v; a

@@ -2047,12 +2047,12 @@ export interface components {
         AccountDefaultContactRelationshipRequest: {
             /** @description An access token sent in the body instead of the Authorization header (RFC 6750); JSON:API bodies only, never for batch requests. */
             access_token?: string;
-            data: components["schemas"]["AccountDefaultContactIdentifierRequest"] | null;
+            data: components["schemas"]["AccountDefaultContactIdentifierRequest"] | components["schemas"]["JsonNull"];
             jsonapi?: components["schemas"]["JsonApiObject"];
         };
         /** @description Sets the account's default contact, or removes it with null. */
         AccountDefaultContactToOneRequest: {
-            data: components["schemas"]["AccountDefaultContactIdentifierRequest"] | null;
+            data: components["schemas"]["AccountDefaultContactIdentifierRequest"] | components["schemas"]["JsonNull"];
         };
         /** @description A document holding one account. */
         AccountDocument: {
@@ -2070,7 +2070,7 @@ export interface components {
         };
         /** @description A document holding one account, or null data when there is none. */
         AccountNullableDocument: {
-            data: components["schemas"]["Account"] | null;
+            data: components["schemas"]["Account"] | components["schemas"]["JsonNull"];
             included?: components["schemas"]["IncludedResource"][];
             links?: components["schemas"]["DocumentLinks"];
         };
@@ -2102,12 +2102,12 @@ export interface components {
         AccountOwnerRelationshipRequest: {
             /** @description An access token sent in the body instead of the Authorization header (RFC 6750); JSON:API bodies only, never for batch requests. */
             access_token?: string;
-            data: components["schemas"]["AccountOwnerIdentifierRequest"] | null;
+            data: components["schemas"]["AccountOwnerIdentifierRequest"] | components["schemas"]["JsonNull"];
             jsonapi?: components["schemas"]["JsonApiObject"];
         };
         /** @description Sets the user who owns the account, or removes it with null. */
         AccountOwnerToOneRequest: {
-            data: components["schemas"]["AccountOwnerIdentifierRequest"] | null;
+            data: components["schemas"]["AccountOwnerIdentifierRequest"] | components["schemas"]["JsonNull"];
         };
         /** @description An account in the plain format. */
         AccountPlain: {
@@ -2165,12 +2165,12 @@ export interface components {
         AccountReferredByRelationshipRequest: {
             /** @description An access token sent in the body instead of the Authorization header (RFC 6750); JSON:API bodies only, never for batch requests. */
             access_token?: string;
-            data: components["schemas"]["AccountReferredByIdentifierRequest"] | null;
+            data: components["schemas"]["AccountReferredByIdentifierRequest"] | components["schemas"]["JsonNull"];
             jsonapi?: components["schemas"]["JsonApiObject"];
         };
         /** @description Sets the account that referred this one, or removes it with null. */
         AccountReferredByToOneRequest: {
-            data: components["schemas"]["AccountReferredByIdentifierRequest"] | null;
+            data: components["schemas"]["AccountReferredByIdentifierRequest"] | components["schemas"]["JsonNull"];
         };
         /** @description A to-many relationship with accounts. */
         AccountToMany: {
@@ -2184,12 +2184,12 @@ export interface components {
         };
         /** @description A to-one relationship with an account. */
         AccountToOne: {
-            data?: components["schemas"]["AccountIdentifier"] | null;
+            data?: components["schemas"]["AccountIdentifier"] | components["schemas"]["JsonNull"];
             links?: components["schemas"]["RelationshipLinks"];
         };
         /** @description The account identifier of a relationship endpoint, or null data. */
         AccountToOneDocument: {
-            data: components["schemas"]["AccountIdentifier"] | null;
+            data: components["schemas"]["AccountIdentifier"] | components["schemas"]["JsonNull"];
             links?: components["schemas"]["DocumentLinks"];
         };
         /** @description The body that changes an account. */
@@ -2298,7 +2298,7 @@ export interface components {
                 };
                 /** @description The user who sent the batch request, or null. */
                 owner?: {
-                    data?: components["schemas"]["UserIdentifier"] | null;
+                    data?: components["schemas"]["UserIdentifier"] | components["schemas"]["JsonNull"];
                 };
             };
             /** @enum {string} */
@@ -2606,7 +2606,7 @@ export interface components {
         };
         /** @description A document holding one business unit, or null data when there is none. */
         BusinessUnitNullableDocument: {
-            data: components["schemas"]["BusinessUnit"] | null;
+            data: components["schemas"]["BusinessUnit"] | components["schemas"]["JsonNull"];
             included?: components["schemas"]["IncludedResource"][];
             links?: components["schemas"]["DocumentLinks"];
         };
@@ -2638,12 +2638,12 @@ export interface components {
         BusinessUnitOwnerRelationshipRequest: {
             /** @description An access token sent in the body instead of the Authorization header (RFC 6750); JSON:API bodies only, never for batch requests. */
             access_token?: string;
-            data: components["schemas"]["BusinessUnitOwnerIdentifierRequest"] | null;
+            data: components["schemas"]["BusinessUnitOwnerIdentifierRequest"] | components["schemas"]["JsonNull"];
             jsonapi?: components["schemas"]["JsonApiObject"];
         };
         /** @description Sets the parent business unit, or removes it with null. */
         BusinessUnitOwnerToOneRequest: {
-            data: components["schemas"]["BusinessUnitOwnerIdentifierRequest"] | null;
+            data: components["schemas"]["BusinessUnitOwnerIdentifierRequest"] | components["schemas"]["JsonNull"];
         };
         /** @description A business unit in the plain format. */
         BusinessUnitPlain: {
@@ -2696,12 +2696,12 @@ export interface components {
         };
         /** @description A to-one relationship with a business unit. */
         BusinessUnitToOne: {
-            data?: components["schemas"]["BusinessUnitIdentifier"] | null;
+            data?: components["schemas"]["BusinessUnitIdentifier"] | components["schemas"]["JsonNull"];
             links?: components["schemas"]["RelationshipLinks"];
         };
         /** @description The business unit identifier of a relationship endpoint, or null data. */
         BusinessUnitToOneDocument: {
-            data: components["schemas"]["BusinessUnitIdentifier"] | null;
+            data: components["schemas"]["BusinessUnitIdentifier"] | components["schemas"]["JsonNull"];
             links?: components["schemas"]["DocumentLinks"];
         };
         /** @description The body that changes a business unit. */
@@ -2829,12 +2829,12 @@ export interface components {
         ContactAssignedToRelationshipRequest: {
             /** @description An access token sent in the body instead of the Authorization header (RFC 6750); JSON:API bodies only, never for batch requests. */
             access_token?: string;
-            data: components["schemas"]["ContactAssignedToIdentifierRequest"] | null;
+            data: components["schemas"]["ContactAssignedToIdentifierRequest"] | components["schemas"]["JsonNull"];
             jsonapi?: components["schemas"]["JsonApiObject"];
         };
         /** @description Sets the user the contact is assigned to, or removes it with null. */
         ContactAssignedToToOneRequest: {
-            data: components["schemas"]["ContactAssignedToIdentifierRequest"] | null;
+            data: components["schemas"]["ContactAssignedToIdentifierRequest"] | components["schemas"]["JsonNull"];
         };
         /** @description The fields of a contact. */
         ContactAttributes: {
@@ -2989,7 +2989,7 @@ export interface components {
         };
         /** @description A document holding one contact, or null data when there is none. */
         ContactNullableDocument: {
-            data: components["schemas"]["Contact"] | null;
+            data: components["schemas"]["Contact"] | components["schemas"]["JsonNull"];
             included?: components["schemas"]["IncludedResource"][];
             links?: components["schemas"]["DocumentLinks"];
         };
@@ -3021,12 +3021,12 @@ export interface components {
         ContactOwnerRelationshipRequest: {
             /** @description An access token sent in the body instead of the Authorization header (RFC 6750); JSON:API bodies only, never for batch requests. */
             access_token?: string;
-            data: components["schemas"]["ContactOwnerIdentifierRequest"] | null;
+            data: components["schemas"]["ContactOwnerIdentifierRequest"] | components["schemas"]["JsonNull"];
             jsonapi?: components["schemas"]["JsonApiObject"];
         };
         /** @description Sets the user who owns the contact, or removes it with null. */
         ContactOwnerToOneRequest: {
-            data: components["schemas"]["ContactOwnerIdentifierRequest"] | null;
+            data: components["schemas"]["ContactOwnerIdentifierRequest"] | components["schemas"]["JsonNull"];
         };
         /** @description One phone number of a contact. */
         ContactPhone: {
@@ -3120,12 +3120,12 @@ export interface components {
         ContactReportsToRelationshipRequest: {
             /** @description An access token sent in the body instead of the Authorization header (RFC 6750); JSON:API bodies only, never for batch requests. */
             access_token?: string;
-            data: components["schemas"]["ContactReportsToIdentifierRequest"] | null;
+            data: components["schemas"]["ContactReportsToIdentifierRequest"] | components["schemas"]["JsonNull"];
             jsonapi?: components["schemas"]["JsonApiObject"];
         };
         /** @description Sets the contact this contact reports to, or removes it with null. */
         ContactReportsToToOneRequest: {
-            data: components["schemas"]["ContactReportsToIdentifierRequest"] | null;
+            data: components["schemas"]["ContactReportsToIdentifierRequest"] | components["schemas"]["JsonNull"];
         };
         /** @description A to-many relationship with contacts. */
         ContactToMany: {
@@ -3139,12 +3139,12 @@ export interface components {
         };
         /** @description A to-one relationship with a contact. */
         ContactToOne: {
-            data?: components["schemas"]["ContactIdentifier"] | null;
+            data?: components["schemas"]["ContactIdentifier"] | components["schemas"]["JsonNull"];
             links?: components["schemas"]["RelationshipLinks"];
         };
         /** @description The contact identifier of a relationship endpoint, or null data. */
         ContactToOneDocument: {
-            data: components["schemas"]["ContactIdentifier"] | null;
+            data: components["schemas"]["ContactIdentifier"] | components["schemas"]["JsonNull"];
             links?: components["schemas"]["DocumentLinks"];
         };
         /** @description The body that changes a contact. */
@@ -3343,12 +3343,12 @@ export interface components {
         };
         /** @description A to-one relationship with a country. */
         CountryToOne: {
-            data?: components["schemas"]["CountryIdentifier"] | null;
+            data?: components["schemas"]["CountryIdentifier"] | components["schemas"]["JsonNull"];
             links?: components["schemas"]["RelationshipLinks"];
         };
         /** @description The country identifier of a relationship endpoint. */
         CountryToOneDocument: {
-            data: components["schemas"]["CountryIdentifier"] | null;
+            data: components["schemas"]["CountryIdentifier"] | components["schemas"]["JsonNull"];
             links?: components["schemas"]["DocumentLinks"];
         };
         /** @description Top-level links. `self` addresses the collection; `first`, `prev` and `next` appear on lists when they lead somewhere, `last` when the total is known. Removed by `X-Include: noHateoas`. */
@@ -3436,6 +3436,11 @@ export interface components {
         JsonApiObject: {
             version?: string;
         };
+        /**
+         * @description JSON null, and nothing else. The second branch of `anyOf` wherever a value may be a referenced schema or null (an empty to-one relationship, a missing related record): under OpenAPI 3.0.3 `nullable` only widens a `type` in the same schema, so `{nullable: true, allOf: [$ref]}` does not admit null; this schema does.
+         * @enum {object|null}
+         */
+        JsonNull: never | null;
         /** @description An OAuth 2.0 error. */
         OAuthError: {
             /**
@@ -3544,12 +3549,12 @@ export interface components {
         };
         /** @description A to-one relationship with an organization. */
         OrganizationToOne: {
-            data?: components["schemas"]["OrganizationIdentifier"] | null;
+            data?: components["schemas"]["OrganizationIdentifier"] | components["schemas"]["JsonNull"];
             links?: components["schemas"]["RelationshipLinks"];
         };
         /** @description The organization identifier of a relationship endpoint. */
         OrganizationToOneDocument: {
-            data: components["schemas"]["OrganizationIdentifier"] | null;
+            data: components["schemas"]["OrganizationIdentifier"] | components["schemas"]["JsonNull"];
             links?: components["schemas"]["DocumentLinks"];
         };
         /** @description The body that changes an organization. */
@@ -3644,7 +3649,7 @@ export interface components {
         };
         /** @description A document holding one region, or null data when there is none. */
         RegionNullableDocument: {
-            data: components["schemas"]["Region"] | null;
+            data: components["schemas"]["Region"] | components["schemas"]["JsonNull"];
             included?: components["schemas"]["CountryOrRegion"][];
             links?: components["schemas"]["DocumentLinks"];
         };
@@ -3671,7 +3676,7 @@ export interface components {
         };
         /** @description A to-one relationship with a region. */
         RegionToOne: {
-            data?: components["schemas"]["RegionIdentifier"] | null;
+            data?: components["schemas"]["RegionIdentifier"] | components["schemas"]["JsonNull"];
             links?: components["schemas"]["RelationshipLinks"];
         };
         /** @description Links of one relationship. Removed by `X-Include: noHateoas`. */
@@ -3880,7 +3885,7 @@ export interface components {
         TaxJurisdictionRegionRelationshipRequest: {
             /** @description An access token sent in the body instead of the Authorization header (RFC 6750); JSON:API bodies only, never for batch requests. */
             access_token?: string;
-            data: components["schemas"]["TaxRegionIdentifierRequest"] | null;
+            data: components["schemas"]["TaxRegionIdentifierRequest"] | components["schemas"]["JsonNull"];
             jsonapi?: components["schemas"]["JsonApiObject"];
         };
         /** @description The body that changes a tax jurisdiction. */
@@ -3964,12 +3969,12 @@ export interface components {
         };
         /** @description The region identifier of a relationship endpoint, or null data. */
         TaxRegionToOneDocument: {
-            data: components["schemas"]["RegionIdentifier"] | null;
+            data: components["schemas"]["RegionIdentifier"] | components["schemas"]["JsonNull"];
             links?: components["schemas"]["DocumentLinks"];
         };
         /** @description Sets the region of a tax jurisdiction, or removes it with null. */
         TaxRegionToOneRequest: {
-            data: components["schemas"]["TaxRegionIdentifierRequest"] | null;
+            data: components["schemas"]["TaxRegionIdentifierRequest"] | components["schemas"]["JsonNull"];
         };
         /** @description The parameters of a token request. */
         TokenRequest: {
@@ -4285,7 +4290,7 @@ export interface components {
         };
         /** @description A document holding one user, or null data when there is none. */
         UserNullableDocument: {
-            data: components["schemas"]["User"] | null;
+            data: components["schemas"]["User"] | components["schemas"]["JsonNull"];
             included?: components["schemas"]["IncludedResource"][];
             links?: components["schemas"]["DocumentLinks"];
         };
@@ -4317,12 +4322,12 @@ export interface components {
         UserOwnerRelationshipRequest: {
             /** @description An access token sent in the body instead of the Authorization header (RFC 6750); JSON:API bodies only, never for batch requests. */
             access_token?: string;
-            data: components["schemas"]["UserOwnerIdentifierRequest"] | null;
+            data: components["schemas"]["UserOwnerIdentifierRequest"] | components["schemas"]["JsonNull"];
             jsonapi?: components["schemas"]["JsonApiObject"];
         };
         /** @description Sets the business unit the user belongs to, or removes it with null. */
         UserOwnerToOneRequest: {
-            data: components["schemas"]["UserOwnerIdentifierRequest"] | null;
+            data: components["schemas"]["UserOwnerIdentifierRequest"] | components["schemas"]["JsonNull"];
         };
         /** @description A user in the plain format. */
         UserPlain: {
@@ -4453,12 +4458,12 @@ export interface components {
         };
         /** @description A to-one relationship with a user. */
         UserToOne: {
-            data?: components["schemas"]["UserIdentifier"] | null;
+            data?: components["schemas"]["UserIdentifier"] | components["schemas"]["JsonNull"];
             links?: components["schemas"]["RelationshipLinks"];
         };
         /** @description The user identifier of a relationship endpoint, or null data. */
         UserToOneDocument: {
-            data: components["schemas"]["UserIdentifier"] | null;
+            data: components["schemas"]["UserIdentifier"] | components["schemas"]["JsonNull"];
             links?: components["schemas"]["DocumentLinks"];
         };
         /** @description The body that changes a user. */
@@ -7198,7 +7203,7 @@ export interface operations {
                      *       "updatedAt": "2026-11-01T09:30:00Z"
                      *     }
                      */
-                    "application/json": components["schemas"]["ContactPlain"] | null;
+                    "application/json": components["schemas"]["ContactPlain"] | components["schemas"]["JsonNull"];
                     /**
                      * @example {
                      *       "data": {
@@ -7521,7 +7526,7 @@ export interface operations {
                      *       "username": "jdoe"
                      *     }
                      */
-                    "application/json": components["schemas"]["UserPlain"] | null;
+                    "application/json": components["schemas"]["UserPlain"] | components["schemas"]["JsonNull"];
                     /**
                      * @example {
                      *       "data": {
@@ -7673,7 +7678,7 @@ export interface operations {
                      *       "updatedAt": "2026-11-01T09:30:00Z"
                      *     }
                      */
-                    "application/json": components["schemas"]["AccountPlain"] | null;
+                    "application/json": components["schemas"]["AccountPlain"] | components["schemas"]["JsonNull"];
                     /**
                      * @example {
                      *       "data": {
@@ -9671,7 +9676,7 @@ export interface operations {
                      *       "website": "https://sales.example.com"
                      *     }
                      */
-                    "application/json": components["schemas"]["BusinessUnitPlain"] | null;
+                    "application/json": components["schemas"]["BusinessUnitPlain"] | components["schemas"]["JsonNull"];
                     /**
                      * @example {
                      *       "data": {
@@ -11886,7 +11891,7 @@ export interface operations {
                      *       "username": "jdoe"
                      *     }
                      */
-                    "application/json": components["schemas"]["UserPlain"] | null;
+                    "application/json": components["schemas"]["UserPlain"] | components["schemas"]["JsonNull"];
                     /**
                      * @example {
                      *       "data": {
@@ -12195,7 +12200,7 @@ export interface operations {
                      *       "username": "jdoe"
                      *     }
                      */
-                    "application/json": components["schemas"]["UserPlain"] | null;
+                    "application/json": components["schemas"]["UserPlain"] | components["schemas"]["JsonNull"];
                     /**
                      * @example {
                      *       "data": {
@@ -12861,7 +12866,7 @@ export interface operations {
                      *       "updatedAt": "2026-11-01T09:30:00Z"
                      *     }
                      */
-                    "application/json": components["schemas"]["ContactPlain"] | null;
+                    "application/json": components["schemas"]["ContactPlain"] | components["schemas"]["JsonNull"];
                     /**
                      * @example {
                      *       "data": {
@@ -15753,7 +15758,7 @@ export interface operations {
                      *       "name": "California"
                      *     }
                      */
-                    "application/json": components["schemas"]["RegionPlain"] | null;
+                    "application/json": components["schemas"]["RegionPlain"] | components["schemas"]["JsonNull"];
                     /**
                      * @example {
                      *       "data": {
@@ -17588,7 +17593,7 @@ export interface operations {
                      *       "website": "https://sales.example.com"
                      *     }
                      */
-                    "application/json": components["schemas"]["BusinessUnitPlain"] | null;
+                    "application/json": components["schemas"]["BusinessUnitPlain"] | components["schemas"]["JsonNull"];
                     /**
                      * @example {
                      *       "data": {

@@ -427,12 +427,12 @@ export interface components {
         };
         /** @description A to-one relationship with a country. */
         CountryToOne: {
-            data?: components["schemas"]["CountryIdentifier"] | null;
+            data?: components["schemas"]["CountryIdentifier"] | components["schemas"]["JsonNull"];
             links?: components["schemas"]["RelationshipLinks"];
         };
         /** @description The country identifier of a relationship endpoint. */
         CountryToOneDocument: {
-            data: components["schemas"]["CountryIdentifier"] | null;
+            data: components["schemas"]["CountryIdentifier"] | components["schemas"]["JsonNull"];
             links?: components["schemas"]["DocumentLinks"];
         };
         /** @description An enabled currency (ISO 4217). Only the currencies the server enables are listed (USD, EUR and GBP unless `--currencies` names others); its id is what `X-Currency` names. */
@@ -539,6 +539,11 @@ export interface components {
                 requestId?: string;
             };
         };
+        /**
+         * @description JSON null, and nothing else. The second branch of `anyOf` wherever a value may be a referenced schema or null (an empty to-one relationship, a missing related record): under OpenAPI 3.0.3 `nullable` only widens a `type` in the same schema, so `{nullable: true, allOf: [$ref]}` does not admit null; this schema does.
+         * @enum {object|null}
+         */
+        JsonNull: never | null;
         /** @description A localization of the storefront: a language and the formatting conventions that go with it. Its id is what `X-Localization-ID` names. */
         Localization: {
             attributes?: {

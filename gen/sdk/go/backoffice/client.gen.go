@@ -1354,16 +1354,26 @@ type AccountDefaultContactIdentifierRequestType string
 // AccountDefaultContactRelationshipRequest The body that sets the account's default contact, or removes it with null data.
 type AccountDefaultContactRelationshipRequest struct {
 	// AccessToken An access token sent in the body instead of the Authorization header (RFC 6750); JSON:API bodies only, never for batch requests.
-	AccessToken *string                                 `json:"access_token,omitempty"`
-	Data        *AccountDefaultContactIdentifierRequest `json:"data"`
+	AccessToken *string                                       `json:"access_token,omitempty"`
+	Data        AccountDefaultContactRelationshipRequest_Data `json:"data"`
 
 	// Jsonapi The optional `jsonapi` member of a request document; it is accepted and ignored.
 	Jsonapi *JsonApiObject `json:"jsonapi,omitempty"`
 }
 
+// AccountDefaultContactRelationshipRequest_Data defines model for AccountDefaultContactRelationshipRequest.Data.
+type AccountDefaultContactRelationshipRequest_Data struct {
+	union json.RawMessage
+}
+
 // AccountDefaultContactToOneRequest Sets the account's default contact, or removes it with null.
 type AccountDefaultContactToOneRequest struct {
-	Data *AccountDefaultContactIdentifierRequest `json:"data"`
+	Data AccountDefaultContactToOneRequest_Data `json:"data"`
+}
+
+// AccountDefaultContactToOneRequest_Data defines model for AccountDefaultContactToOneRequest.Data.
+type AccountDefaultContactToOneRequest_Data struct {
+	union json.RawMessage
 }
 
 // AccountDocument A document holding one account.
@@ -1391,11 +1401,16 @@ type AccountIdentifierType string
 
 // AccountNullableDocument A document holding one account, or null data when there is none.
 type AccountNullableDocument struct {
-	Data     *Account            `json:"data"`
-	Included *[]IncludedResource `json:"included,omitempty"`
+	Data     AccountNullableDocument_Data `json:"data"`
+	Included *[]IncludedResource          `json:"included,omitempty"`
 
 	// Links Top-level links. `self` addresses the collection; `first`, `prev` and `next` appear on lists when they lead somewhere, `last` when the total is known. Removed by `X-Include: noHateoas`.
 	Links *DocumentLinks `json:"links,omitempty"`
+}
+
+// AccountNullableDocument_Data defines model for AccountNullableDocument.Data.
+type AccountNullableDocument_Data struct {
+	union json.RawMessage
 }
 
 // AccountOrganizationIdentifierRequest Identifies the organization the account belongs to in a request body.
@@ -1431,16 +1446,26 @@ type AccountOwnerIdentifierRequestType string
 // AccountOwnerRelationshipRequest The body that sets the user who owns the account, or removes it with null data.
 type AccountOwnerRelationshipRequest struct {
 	// AccessToken An access token sent in the body instead of the Authorization header (RFC 6750); JSON:API bodies only, never for batch requests.
-	AccessToken *string                        `json:"access_token,omitempty"`
-	Data        *AccountOwnerIdentifierRequest `json:"data"`
+	AccessToken *string                              `json:"access_token,omitempty"`
+	Data        AccountOwnerRelationshipRequest_Data `json:"data"`
 
 	// Jsonapi The optional `jsonapi` member of a request document; it is accepted and ignored.
 	Jsonapi *JsonApiObject `json:"jsonapi,omitempty"`
 }
 
+// AccountOwnerRelationshipRequest_Data defines model for AccountOwnerRelationshipRequest.Data.
+type AccountOwnerRelationshipRequest_Data struct {
+	union json.RawMessage
+}
+
 // AccountOwnerToOneRequest Sets the user who owns the account, or removes it with null.
 type AccountOwnerToOneRequest struct {
-	Data *AccountOwnerIdentifierRequest `json:"data"`
+	Data AccountOwnerToOneRequest_Data `json:"data"`
+}
+
+// AccountOwnerToOneRequest_Data defines model for AccountOwnerToOneRequest.Data.
+type AccountOwnerToOneRequest_Data struct {
+	union json.RawMessage
 }
 
 // AccountPlain An account in the plain format.
@@ -1495,16 +1520,26 @@ type AccountReferredByIdentifierRequestType string
 // AccountReferredByRelationshipRequest The body that sets the account that referred this one, or removes it with null data.
 type AccountReferredByRelationshipRequest struct {
 	// AccessToken An access token sent in the body instead of the Authorization header (RFC 6750); JSON:API bodies only, never for batch requests.
-	AccessToken *string                             `json:"access_token,omitempty"`
-	Data        *AccountReferredByIdentifierRequest `json:"data"`
+	AccessToken *string                                   `json:"access_token,omitempty"`
+	Data        AccountReferredByRelationshipRequest_Data `json:"data"`
 
 	// Jsonapi The optional `jsonapi` member of a request document; it is accepted and ignored.
 	Jsonapi *JsonApiObject `json:"jsonapi,omitempty"`
 }
 
+// AccountReferredByRelationshipRequest_Data defines model for AccountReferredByRelationshipRequest.Data.
+type AccountReferredByRelationshipRequest_Data struct {
+	union json.RawMessage
+}
+
 // AccountReferredByToOneRequest Sets the account that referred this one, or removes it with null.
 type AccountReferredByToOneRequest struct {
-	Data *AccountReferredByIdentifierRequest `json:"data"`
+	Data AccountReferredByToOneRequest_Data `json:"data"`
+}
+
+// AccountReferredByToOneRequest_Data defines model for AccountReferredByToOneRequest.Data.
+type AccountReferredByToOneRequest_Data struct {
+	union json.RawMessage
 }
 
 // AccountToMany A to-many relationship with accounts.
@@ -1525,18 +1560,28 @@ type AccountToManyDocument struct {
 
 // AccountToOne A to-one relationship with an account.
 type AccountToOne struct {
-	Data *AccountIdentifier `json:"data,omitempty"`
+	Data *AccountToOne_Data `json:"data,omitempty"`
 
 	// Links Links of one relationship. Removed by `X-Include: noHateoas`.
 	Links *RelationshipLinks `json:"links,omitempty"`
 }
 
+// AccountToOne_Data defines model for AccountToOne.Data.
+type AccountToOne_Data struct {
+	union json.RawMessage
+}
+
 // AccountToOneDocument The account identifier of a relationship endpoint, or null data.
 type AccountToOneDocument struct {
-	Data *AccountIdentifier `json:"data"`
+	Data AccountToOneDocument_Data `json:"data"`
 
 	// Links Top-level links. `self` addresses the collection; `first`, `prev` and `next` appear on lists when they lead somewhere, `last` when the total is known. Removed by `X-Include: noHateoas`.
 	Links *DocumentLinks `json:"links,omitempty"`
+}
+
+// AccountToOneDocument_Data defines model for AccountToOneDocument.Data.
+type AccountToOneDocument_Data struct {
+	union json.RawMessage
 }
 
 // AccountUpdateDocument The body that changes an account.
@@ -1680,10 +1725,15 @@ type AsyncOperation struct {
 
 		// Owner The user who sent the batch request, or null.
 		Owner *struct {
-			Data *UserIdentifier `json:"data,omitempty"`
+			Data *AsyncOperation_Relationships_Owner_Data `json:"data,omitempty"`
 		} `json:"owner,omitempty"`
 	} `json:"relationships,omitempty"`
 	Type AsyncOperationType `json:"type"`
+}
+
+// AsyncOperation_Relationships_Owner_Data defines model for AsyncOperation.Relationships.Owner.Data.
+type AsyncOperation_Relationships_Owner_Data struct {
+	union json.RawMessage
 }
 
 // AsyncOperationType defines model for AsyncOperation.Type.
@@ -2105,11 +2155,16 @@ type BusinessUnitIdentifierType string
 
 // BusinessUnitNullableDocument A document holding one business unit, or null data when there is none.
 type BusinessUnitNullableDocument struct {
-	Data     *BusinessUnit       `json:"data"`
-	Included *[]IncludedResource `json:"included,omitempty"`
+	Data     BusinessUnitNullableDocument_Data `json:"data"`
+	Included *[]IncludedResource               `json:"included,omitempty"`
 
 	// Links Top-level links. `self` addresses the collection; `first`, `prev` and `next` appear on lists when they lead somewhere, `last` when the total is known. Removed by `X-Include: noHateoas`.
 	Links *DocumentLinks `json:"links,omitempty"`
+}
+
+// BusinessUnitNullableDocument_Data defines model for BusinessUnitNullableDocument.Data.
+type BusinessUnitNullableDocument_Data struct {
+	union json.RawMessage
 }
 
 // BusinessUnitOrganizationIdentifierRequest Identifies the organization the business unit belongs to in a request body.
@@ -2145,16 +2200,26 @@ type BusinessUnitOwnerIdentifierRequestType string
 // BusinessUnitOwnerRelationshipRequest The body that sets the parent business unit, or removes it with null data.
 type BusinessUnitOwnerRelationshipRequest struct {
 	// AccessToken An access token sent in the body instead of the Authorization header (RFC 6750); JSON:API bodies only, never for batch requests.
-	AccessToken *string                             `json:"access_token,omitempty"`
-	Data        *BusinessUnitOwnerIdentifierRequest `json:"data"`
+	AccessToken *string                                   `json:"access_token,omitempty"`
+	Data        BusinessUnitOwnerRelationshipRequest_Data `json:"data"`
 
 	// Jsonapi The optional `jsonapi` member of a request document; it is accepted and ignored.
 	Jsonapi *JsonApiObject `json:"jsonapi,omitempty"`
 }
 
+// BusinessUnitOwnerRelationshipRequest_Data defines model for BusinessUnitOwnerRelationshipRequest.Data.
+type BusinessUnitOwnerRelationshipRequest_Data struct {
+	union json.RawMessage
+}
+
 // BusinessUnitOwnerToOneRequest Sets the parent business unit, or removes it with null.
 type BusinessUnitOwnerToOneRequest struct {
-	Data *BusinessUnitOwnerIdentifierRequest `json:"data"`
+	Data BusinessUnitOwnerToOneRequest_Data `json:"data"`
+}
+
+// BusinessUnitOwnerToOneRequest_Data defines model for BusinessUnitOwnerToOneRequest.Data.
+type BusinessUnitOwnerToOneRequest_Data struct {
+	union json.RawMessage
 }
 
 // BusinessUnitPlain A business unit in the plain format.
@@ -2212,18 +2277,28 @@ type BusinessUnitToManyDocument struct {
 
 // BusinessUnitToOne A to-one relationship with a business unit.
 type BusinessUnitToOne struct {
-	Data *BusinessUnitIdentifier `json:"data,omitempty"`
+	Data *BusinessUnitToOne_Data `json:"data,omitempty"`
 
 	// Links Links of one relationship. Removed by `X-Include: noHateoas`.
 	Links *RelationshipLinks `json:"links,omitempty"`
 }
 
+// BusinessUnitToOne_Data defines model for BusinessUnitToOne.Data.
+type BusinessUnitToOne_Data struct {
+	union json.RawMessage
+}
+
 // BusinessUnitToOneDocument The business unit identifier of a relationship endpoint, or null data.
 type BusinessUnitToOneDocument struct {
-	Data *BusinessUnitIdentifier `json:"data"`
+	Data BusinessUnitToOneDocument_Data `json:"data"`
 
 	// Links Top-level links. `self` addresses the collection; `first`, `prev` and `next` appear on lists when they lead somewhere, `last` when the total is known. Removed by `X-Include: noHateoas`.
 	Links *DocumentLinks `json:"links,omitempty"`
+}
+
+// BusinessUnitToOneDocument_Data defines model for BusinessUnitToOneDocument.Data.
+type BusinessUnitToOneDocument_Data struct {
+	union json.RawMessage
 }
 
 // BusinessUnitUpdateDocument The body that changes a business unit.
@@ -2390,16 +2465,26 @@ type ContactAssignedToIdentifierRequestType string
 // ContactAssignedToRelationshipRequest The body that sets the user the contact is assigned to, or removes it with null data.
 type ContactAssignedToRelationshipRequest struct {
 	// AccessToken An access token sent in the body instead of the Authorization header (RFC 6750); JSON:API bodies only, never for batch requests.
-	AccessToken *string                             `json:"access_token,omitempty"`
-	Data        *ContactAssignedToIdentifierRequest `json:"data"`
+	AccessToken *string                                   `json:"access_token,omitempty"`
+	Data        ContactAssignedToRelationshipRequest_Data `json:"data"`
 
 	// Jsonapi The optional `jsonapi` member of a request document; it is accepted and ignored.
 	Jsonapi *JsonApiObject `json:"jsonapi,omitempty"`
 }
 
+// ContactAssignedToRelationshipRequest_Data defines model for ContactAssignedToRelationshipRequest.Data.
+type ContactAssignedToRelationshipRequest_Data struct {
+	union json.RawMessage
+}
+
 // ContactAssignedToToOneRequest Sets the user the contact is assigned to, or removes it with null.
 type ContactAssignedToToOneRequest struct {
-	Data *ContactAssignedToIdentifierRequest `json:"data"`
+	Data ContactAssignedToToOneRequest_Data `json:"data"`
+}
+
+// ContactAssignedToToOneRequest_Data defines model for ContactAssignedToToOneRequest.Data.
+type ContactAssignedToToOneRequest_Data struct {
+	union json.RawMessage
 }
 
 // ContactAttributes The fields of a contact.
@@ -2594,11 +2679,16 @@ type ContactIdentifierType string
 
 // ContactNullableDocument A document holding one contact, or null data when there is none.
 type ContactNullableDocument struct {
-	Data     *Contact            `json:"data"`
-	Included *[]IncludedResource `json:"included,omitempty"`
+	Data     ContactNullableDocument_Data `json:"data"`
+	Included *[]IncludedResource          `json:"included,omitempty"`
 
 	// Links Top-level links. `self` addresses the collection; `first`, `prev` and `next` appear on lists when they lead somewhere, `last` when the total is known. Removed by `X-Include: noHateoas`.
 	Links *DocumentLinks `json:"links,omitempty"`
+}
+
+// ContactNullableDocument_Data defines model for ContactNullableDocument.Data.
+type ContactNullableDocument_Data struct {
+	union json.RawMessage
 }
 
 // ContactOrganizationIdentifierRequest Identifies the organization the contact belongs to in a request body.
@@ -2634,16 +2724,26 @@ type ContactOwnerIdentifierRequestType string
 // ContactOwnerRelationshipRequest The body that sets the user who owns the contact, or removes it with null data.
 type ContactOwnerRelationshipRequest struct {
 	// AccessToken An access token sent in the body instead of the Authorization header (RFC 6750); JSON:API bodies only, never for batch requests.
-	AccessToken *string                        `json:"access_token,omitempty"`
-	Data        *ContactOwnerIdentifierRequest `json:"data"`
+	AccessToken *string                              `json:"access_token,omitempty"`
+	Data        ContactOwnerRelationshipRequest_Data `json:"data"`
 
 	// Jsonapi The optional `jsonapi` member of a request document; it is accepted and ignored.
 	Jsonapi *JsonApiObject `json:"jsonapi,omitempty"`
 }
 
+// ContactOwnerRelationshipRequest_Data defines model for ContactOwnerRelationshipRequest.Data.
+type ContactOwnerRelationshipRequest_Data struct {
+	union json.RawMessage
+}
+
 // ContactOwnerToOneRequest Sets the user who owns the contact, or removes it with null.
 type ContactOwnerToOneRequest struct {
-	Data *ContactOwnerIdentifierRequest `json:"data"`
+	Data ContactOwnerToOneRequest_Data `json:"data"`
+}
+
+// ContactOwnerToOneRequest_Data defines model for ContactOwnerToOneRequest.Data.
+type ContactOwnerToOneRequest_Data struct {
+	union json.RawMessage
 }
 
 // ContactPhone One phone number of a contact.
@@ -2739,16 +2839,26 @@ type ContactReportsToIdentifierRequestType string
 // ContactReportsToRelationshipRequest The body that sets the contact this contact reports to, or removes it with null data.
 type ContactReportsToRelationshipRequest struct {
 	// AccessToken An access token sent in the body instead of the Authorization header (RFC 6750); JSON:API bodies only, never for batch requests.
-	AccessToken *string                            `json:"access_token,omitempty"`
-	Data        *ContactReportsToIdentifierRequest `json:"data"`
+	AccessToken *string                                  `json:"access_token,omitempty"`
+	Data        ContactReportsToRelationshipRequest_Data `json:"data"`
 
 	// Jsonapi The optional `jsonapi` member of a request document; it is accepted and ignored.
 	Jsonapi *JsonApiObject `json:"jsonapi,omitempty"`
 }
 
+// ContactReportsToRelationshipRequest_Data defines model for ContactReportsToRelationshipRequest.Data.
+type ContactReportsToRelationshipRequest_Data struct {
+	union json.RawMessage
+}
+
 // ContactReportsToToOneRequest Sets the contact this contact reports to, or removes it with null.
 type ContactReportsToToOneRequest struct {
-	Data *ContactReportsToIdentifierRequest `json:"data"`
+	Data ContactReportsToToOneRequest_Data `json:"data"`
+}
+
+// ContactReportsToToOneRequest_Data defines model for ContactReportsToToOneRequest.Data.
+type ContactReportsToToOneRequest_Data struct {
+	union json.RawMessage
 }
 
 // ContactToMany A to-many relationship with contacts.
@@ -2769,18 +2879,28 @@ type ContactToManyDocument struct {
 
 // ContactToOne A to-one relationship with a contact.
 type ContactToOne struct {
-	Data *ContactIdentifier `json:"data,omitempty"`
+	Data *ContactToOne_Data `json:"data,omitempty"`
 
 	// Links Links of one relationship. Removed by `X-Include: noHateoas`.
 	Links *RelationshipLinks `json:"links,omitempty"`
 }
 
+// ContactToOne_Data defines model for ContactToOne.Data.
+type ContactToOne_Data struct {
+	union json.RawMessage
+}
+
 // ContactToOneDocument The contact identifier of a relationship endpoint, or null data.
 type ContactToOneDocument struct {
-	Data *ContactIdentifier `json:"data"`
+	Data ContactToOneDocument_Data `json:"data"`
 
 	// Links Top-level links. `self` addresses the collection; `first`, `prev` and `next` appear on lists when they lead somewhere, `last` when the total is known. Removed by `X-Include: noHateoas`.
 	Links *DocumentLinks `json:"links,omitempty"`
+}
+
+// ContactToOneDocument_Data defines model for ContactToOneDocument.Data.
+type ContactToOneDocument_Data struct {
+	union json.RawMessage
 }
 
 // ContactUpdateDocument The body that changes a contact.
@@ -3040,18 +3160,28 @@ type CountryPlain struct {
 
 // CountryToOne A to-one relationship with a country.
 type CountryToOne struct {
-	Data *CountryIdentifier `json:"data,omitempty"`
+	Data *CountryToOne_Data `json:"data,omitempty"`
 
 	// Links Links of one relationship. Removed by `X-Include: noHateoas`.
 	Links *RelationshipLinks `json:"links,omitempty"`
 }
 
+// CountryToOne_Data defines model for CountryToOne.Data.
+type CountryToOne_Data struct {
+	union json.RawMessage
+}
+
 // CountryToOneDocument The country identifier of a relationship endpoint.
 type CountryToOneDocument struct {
-	Data *CountryIdentifier `json:"data"`
+	Data CountryToOneDocument_Data `json:"data"`
 
 	// Links Top-level links. `self` addresses the collection; `first`, `prev` and `next` appear on lists when they lead somewhere, `last` when the total is known. Removed by `X-Include: noHateoas`.
 	Links *DocumentLinks `json:"links,omitempty"`
+}
+
+// CountryToOneDocument_Data defines model for CountryToOneDocument.Data.
+type CountryToOneDocument_Data struct {
+	union json.RawMessage
 }
 
 // DocumentLinks Top-level links. `self` addresses the collection; `first`, `prev` and `next` appear on lists when they lead somewhere, `last` when the total is known. Removed by `X-Include: noHateoas`.
@@ -3143,6 +3273,9 @@ type IncludedResource struct {
 type JsonApiObject struct {
 	Version *string `json:"version,omitempty"`
 }
+
+// JsonNull JSON null, and nothing else. The second branch of `anyOf` wherever a value may be a referenced schema or null (an empty to-one relationship, a missing related record): under OpenAPI 3.0.3 `nullable` only widens a `type` in the same schema, so `{nullable: true, allOf: [$ref]}` does not admit null; this schema does.
+type JsonNull = map[string]interface{}
 
 // OAuthError An OAuth 2.0 error.
 type OAuthError struct {
@@ -3272,18 +3405,28 @@ type OrganizationPlain struct {
 
 // OrganizationToOne A to-one relationship with an organization.
 type OrganizationToOne struct {
-	Data *OrganizationIdentifier `json:"data,omitempty"`
+	Data *OrganizationToOne_Data `json:"data,omitempty"`
 
 	// Links Links of one relationship. Removed by `X-Include: noHateoas`.
 	Links *RelationshipLinks `json:"links,omitempty"`
 }
 
+// OrganizationToOne_Data defines model for OrganizationToOne.Data.
+type OrganizationToOne_Data struct {
+	union json.RawMessage
+}
+
 // OrganizationToOneDocument The organization identifier of a relationship endpoint.
 type OrganizationToOneDocument struct {
-	Data *OrganizationIdentifier `json:"data"`
+	Data OrganizationToOneDocument_Data `json:"data"`
 
 	// Links Top-level links. `self` addresses the collection; `first`, `prev` and `next` appear on lists when they lead somewhere, `last` when the total is known. Removed by `X-Include: noHateoas`.
 	Links *DocumentLinks `json:"links,omitempty"`
+}
+
+// OrganizationToOneDocument_Data defines model for OrganizationToOneDocument.Data.
+type OrganizationToOneDocument_Data struct {
+	union json.RawMessage
 }
 
 // OrganizationUpdateDocument The body that changes an organization.
@@ -3414,11 +3557,16 @@ type RegionIdentifierType string
 
 // RegionNullableDocument A document holding one region, or null data when there is none.
 type RegionNullableDocument struct {
-	Data     *Region            `json:"data"`
-	Included *[]CountryOrRegion `json:"included,omitempty"`
+	Data     RegionNullableDocument_Data `json:"data"`
+	Included *[]CountryOrRegion          `json:"included,omitempty"`
 
 	// Links Top-level links. `self` addresses the collection; `first`, `prev` and `next` appear on lists when they lead somewhere, `last` when the total is known. Removed by `X-Include: noHateoas`.
 	Links *DocumentLinks `json:"links,omitempty"`
+}
+
+// RegionNullableDocument_Data defines model for RegionNullableDocument.Data.
+type RegionNullableDocument_Data struct {
+	union json.RawMessage
 }
 
 // RegionPlain A region in the plain format.
@@ -3454,10 +3602,15 @@ type RegionToManyDocument struct {
 
 // RegionToOne A to-one relationship with a region.
 type RegionToOne struct {
-	Data *RegionIdentifier `json:"data,omitempty"`
+	Data *RegionToOne_Data `json:"data,omitempty"`
 
 	// Links Links of one relationship. Removed by `X-Include: noHateoas`.
 	Links *RelationshipLinks `json:"links,omitempty"`
+}
+
+// RegionToOne_Data defines model for RegionToOne.Data.
+type RegionToOne_Data struct {
+	union json.RawMessage
 }
 
 // RelationshipLinks Links of one relationship. Removed by `X-Include: noHateoas`.
@@ -3759,11 +3912,16 @@ type TaxJurisdictionPlain struct {
 // TaxJurisdictionRegionRelationshipRequest The body that sets the region of a tax jurisdiction, or removes it with null data.
 type TaxJurisdictionRegionRelationshipRequest struct {
 	// AccessToken An access token sent in the body instead of the Authorization header (RFC 6750); JSON:API bodies only, never for batch requests.
-	AccessToken *string                     `json:"access_token,omitempty"`
-	Data        *TaxRegionIdentifierRequest `json:"data"`
+	AccessToken *string                                       `json:"access_token,omitempty"`
+	Data        TaxJurisdictionRegionRelationshipRequest_Data `json:"data"`
 
 	// Jsonapi The optional `jsonapi` member of a request document; it is accepted and ignored.
 	Jsonapi *JsonApiObject `json:"jsonapi,omitempty"`
+}
+
+// TaxJurisdictionRegionRelationshipRequest_Data defines model for TaxJurisdictionRegionRelationshipRequest.Data.
+type TaxJurisdictionRegionRelationshipRequest_Data struct {
+	union json.RawMessage
 }
 
 // TaxJurisdictionUpdateDocument The body that changes a tax jurisdiction.
@@ -3874,15 +4032,25 @@ type TaxRegionIdentifierRequestType string
 
 // TaxRegionToOneDocument The region identifier of a relationship endpoint, or null data.
 type TaxRegionToOneDocument struct {
-	Data *RegionIdentifier `json:"data"`
+	Data TaxRegionToOneDocument_Data `json:"data"`
 
 	// Links Top-level links. `self` addresses the collection; `first`, `prev` and `next` appear on lists when they lead somewhere, `last` when the total is known. Removed by `X-Include: noHateoas`.
 	Links *DocumentLinks `json:"links,omitempty"`
 }
 
+// TaxRegionToOneDocument_Data defines model for TaxRegionToOneDocument.Data.
+type TaxRegionToOneDocument_Data struct {
+	union json.RawMessage
+}
+
 // TaxRegionToOneRequest Sets the region of a tax jurisdiction, or removes it with null.
 type TaxRegionToOneRequest struct {
-	Data *TaxRegionIdentifierRequest `json:"data"`
+	Data TaxRegionToOneRequest_Data `json:"data"`
+}
+
+// TaxRegionToOneRequest_Data defines model for TaxRegionToOneRequest.Data.
+type TaxRegionToOneRequest_Data struct {
+	union json.RawMessage
 }
 
 // TokenRequest The parameters of a token request.
@@ -4265,11 +4433,16 @@ type UserIdentifierType string
 
 // UserNullableDocument A document holding one user, or null data when there is none.
 type UserNullableDocument struct {
-	Data     *User               `json:"data"`
-	Included *[]IncludedResource `json:"included,omitempty"`
+	Data     UserNullableDocument_Data `json:"data"`
+	Included *[]IncludedResource       `json:"included,omitempty"`
 
 	// Links Top-level links. `self` addresses the collection; `first`, `prev` and `next` appear on lists when they lead somewhere, `last` when the total is known. Removed by `X-Include: noHateoas`.
 	Links *DocumentLinks `json:"links,omitempty"`
+}
+
+// UserNullableDocument_Data defines model for UserNullableDocument.Data.
+type UserNullableDocument_Data struct {
+	union json.RawMessage
 }
 
 // UserOrganizationIdentifierRequest Identifies the organization the user belongs to in a request body.
@@ -4305,16 +4478,26 @@ type UserOwnerIdentifierRequestType string
 // UserOwnerRelationshipRequest The body that sets the business unit the user belongs to, or removes it with null data.
 type UserOwnerRelationshipRequest struct {
 	// AccessToken An access token sent in the body instead of the Authorization header (RFC 6750); JSON:API bodies only, never for batch requests.
-	AccessToken *string                     `json:"access_token,omitempty"`
-	Data        *UserOwnerIdentifierRequest `json:"data"`
+	AccessToken *string                           `json:"access_token,omitempty"`
+	Data        UserOwnerRelationshipRequest_Data `json:"data"`
 
 	// Jsonapi The optional `jsonapi` member of a request document; it is accepted and ignored.
 	Jsonapi *JsonApiObject `json:"jsonapi,omitempty"`
 }
 
+// UserOwnerRelationshipRequest_Data defines model for UserOwnerRelationshipRequest.Data.
+type UserOwnerRelationshipRequest_Data struct {
+	union json.RawMessage
+}
+
 // UserOwnerToOneRequest Sets the business unit the user belongs to, or removes it with null.
 type UserOwnerToOneRequest struct {
-	Data *UserOwnerIdentifierRequest `json:"data"`
+	Data UserOwnerToOneRequest_Data `json:"data"`
+}
+
+// UserOwnerToOneRequest_Data defines model for UserOwnerToOneRequest.Data.
+type UserOwnerToOneRequest_Data struct {
+	union json.RawMessage
 }
 
 // UserPlain A user in the plain format.
@@ -4480,18 +4663,28 @@ type UserToManyDocument struct {
 
 // UserToOne A to-one relationship with a user.
 type UserToOne struct {
-	Data *UserIdentifier `json:"data,omitempty"`
+	Data *UserToOne_Data `json:"data,omitempty"`
 
 	// Links Links of one relationship. Removed by `X-Include: noHateoas`.
 	Links *RelationshipLinks `json:"links,omitempty"`
 }
 
+// UserToOne_Data defines model for UserToOne.Data.
+type UserToOne_Data struct {
+	union json.RawMessage
+}
+
 // UserToOneDocument The user identifier of a relationship endpoint, or null data.
 type UserToOneDocument struct {
-	Data *UserIdentifier `json:"data"`
+	Data UserToOneDocument_Data `json:"data"`
 
 	// Links Top-level links. `self` addresses the collection; `first`, `prev` and `next` appear on lists when they lead somewhere, `last` when the total is known. Removed by `X-Include: noHateoas`.
 	Links *DocumentLinks `json:"links,omitempty"`
+}
+
+// UserToOneDocument_Data defines model for UserToOneDocument.Data.
+type UserToOneDocument_Data struct {
+	union json.RawMessage
 }
 
 // UserUpdateDocument The body that changes a user.
@@ -5462,6 +5655,11 @@ type GetAccountDefaultContactParams struct {
 	XInclude *XInclude `json:"X-Include,omitempty"`
 }
 
+// GetAccountDefaultContact200JSONResponseBody defines parameters for GetAccountDefaultContact.
+type GetAccountDefaultContact200JSONResponseBody struct {
+	union json.RawMessage
+}
+
 // GetAccountOrganizationParams defines parameters for GetAccountOrganization.
 type GetAccountOrganizationParams struct {
 	// Include Related resources to add in `included`; JSON:API only. Paths: `businessUnits`, `users`, and deeper paths through their relationships such as `users.userRoles` or `businessUnits.owner`.
@@ -5522,6 +5720,11 @@ type GetAccountOwnerParams struct {
 	XInclude *XInclude `json:"X-Include,omitempty"`
 }
 
+// GetAccountOwner200JSONResponseBody defines parameters for GetAccountOwner.
+type GetAccountOwner200JSONResponseBody struct {
+	union json.RawMessage
+}
+
 // GetAccountReferredByParams defines parameters for GetAccountReferredBy.
 type GetAccountReferredByParams struct {
 	// Include Related resources to add in `included`; JSON:API only. Paths: `contacts`, `defaultContact`, `organization`, `owner`, `referredBy`, and deeper paths such as `owner.organization` or `contacts.owner`.
@@ -5550,6 +5753,11 @@ type GetAccountReferredByParams struct {
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
+}
+
+// GetAccountReferredBy200JSONResponseBody defines parameters for GetAccountReferredBy.
+type GetAccountReferredBy200JSONResponseBody struct {
+	union json.RawMessage
 }
 
 // GetAccountContactsRelationshipParams defines parameters for GetAccountContactsRelationship.
@@ -5790,6 +5998,11 @@ type GetBusinessUnitOwnerParams struct {
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
+}
+
+// GetBusinessUnitOwner200JSONResponseBody defines parameters for GetBusinessUnitOwner.
+type GetBusinessUnitOwner200JSONResponseBody struct {
+	union json.RawMessage
 }
 
 // GetBusinessUnitOrganizationRelationshipParams defines parameters for GetBusinessUnitOrganizationRelationship.
@@ -6137,6 +6350,11 @@ type GetContactAssignedToParams struct {
 	XInclude *XInclude `json:"X-Include,omitempty"`
 }
 
+// GetContactAssignedTo200JSONResponseBody defines parameters for GetContactAssignedTo.
+type GetContactAssignedTo200JSONResponseBody struct {
+	union json.RawMessage
+}
+
 // GetContactOrganizationParams defines parameters for GetContactOrganization.
 type GetContactOrganizationParams struct {
 	// Include Related resources to add in `included`; JSON:API only. Paths: `businessUnits`, `users`, and deeper paths through their relationships such as `users.userRoles` or `businessUnits.owner`.
@@ -6195,6 +6413,11 @@ type GetContactOwnerParams struct {
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
+}
+
+// GetContactOwner200JSONResponseBody defines parameters for GetContactOwner.
+type GetContactOwner200JSONResponseBody struct {
+	union json.RawMessage
 }
 
 // GetContactAccountsRelationshipParams defines parameters for GetContactAccountsRelationship.
@@ -6261,6 +6484,11 @@ type GetContactReportsToParams struct {
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
+}
+
+// GetContactReportsTo200JSONResponseBody defines parameters for GetContactReportsTo.
+type GetContactReportsTo200JSONResponseBody struct {
+	union json.RawMessage
 }
 
 // ListCountriesParams defines parameters for ListCountries.
@@ -6824,6 +7052,11 @@ type GetTaxJurisdictionRegionParams struct {
 	XInclude *XInclude `json:"X-Include,omitempty"`
 }
 
+// GetTaxJurisdictionRegion200JSONResponseBody defines parameters for GetTaxJurisdictionRegion.
+type GetTaxJurisdictionRegion200JSONResponseBody struct {
+	union json.RawMessage
+}
+
 // GetTaxJurisdictionCountryRelationshipParams defines parameters for GetTaxJurisdictionCountryRelationship.
 type GetTaxJurisdictionCountryRelationshipParams struct {
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
@@ -7080,6 +7313,11 @@ type GetUserOwnerParams struct {
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
+}
+
+// GetUserOwner200JSONResponseBody defines parameters for GetUserOwner.
+type GetUserOwner200JSONResponseBody struct {
+	union json.RawMessage
 }
 
 // GetUserOrganizationRelationshipParams defines parameters for GetUserOrganizationRelationship.
@@ -7504,6 +7742,1494 @@ func (a AsyncOperationSummary) MarshalJSON() ([]byte, error) {
 	return json.Marshal(object)
 }
 
+// AsAccountDefaultContactIdentifierRequest returns the union data inside the AccountDefaultContactRelationshipRequest_Data as a AccountDefaultContactIdentifierRequest
+func (t AccountDefaultContactRelationshipRequest_Data) AsAccountDefaultContactIdentifierRequest() (AccountDefaultContactIdentifierRequest, error) {
+	var body AccountDefaultContactIdentifierRequest
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromAccountDefaultContactIdentifierRequest overwrites any union data inside the AccountDefaultContactRelationshipRequest_Data as the provided AccountDefaultContactIdentifierRequest
+func (t *AccountDefaultContactRelationshipRequest_Data) FromAccountDefaultContactIdentifierRequest(v AccountDefaultContactIdentifierRequest) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeAccountDefaultContactIdentifierRequest performs a merge with any union data inside the AccountDefaultContactRelationshipRequest_Data, using the provided AccountDefaultContactIdentifierRequest
+func (t *AccountDefaultContactRelationshipRequest_Data) MergeAccountDefaultContactIdentifierRequest(v AccountDefaultContactIdentifierRequest) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsJsonNull returns the union data inside the AccountDefaultContactRelationshipRequest_Data as a JsonNull
+func (t AccountDefaultContactRelationshipRequest_Data) AsJsonNull() (JsonNull, error) {
+	var body JsonNull
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromJsonNull overwrites any union data inside the AccountDefaultContactRelationshipRequest_Data as the provided JsonNull
+func (t *AccountDefaultContactRelationshipRequest_Data) FromJsonNull(v JsonNull) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeJsonNull performs a merge with any union data inside the AccountDefaultContactRelationshipRequest_Data, using the provided JsonNull
+func (t *AccountDefaultContactRelationshipRequest_Data) MergeJsonNull(v JsonNull) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t AccountDefaultContactRelationshipRequest_Data) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *AccountDefaultContactRelationshipRequest_Data) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsAccountDefaultContactIdentifierRequest returns the union data inside the AccountDefaultContactToOneRequest_Data as a AccountDefaultContactIdentifierRequest
+func (t AccountDefaultContactToOneRequest_Data) AsAccountDefaultContactIdentifierRequest() (AccountDefaultContactIdentifierRequest, error) {
+	var body AccountDefaultContactIdentifierRequest
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromAccountDefaultContactIdentifierRequest overwrites any union data inside the AccountDefaultContactToOneRequest_Data as the provided AccountDefaultContactIdentifierRequest
+func (t *AccountDefaultContactToOneRequest_Data) FromAccountDefaultContactIdentifierRequest(v AccountDefaultContactIdentifierRequest) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeAccountDefaultContactIdentifierRequest performs a merge with any union data inside the AccountDefaultContactToOneRequest_Data, using the provided AccountDefaultContactIdentifierRequest
+func (t *AccountDefaultContactToOneRequest_Data) MergeAccountDefaultContactIdentifierRequest(v AccountDefaultContactIdentifierRequest) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsJsonNull returns the union data inside the AccountDefaultContactToOneRequest_Data as a JsonNull
+func (t AccountDefaultContactToOneRequest_Data) AsJsonNull() (JsonNull, error) {
+	var body JsonNull
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromJsonNull overwrites any union data inside the AccountDefaultContactToOneRequest_Data as the provided JsonNull
+func (t *AccountDefaultContactToOneRequest_Data) FromJsonNull(v JsonNull) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeJsonNull performs a merge with any union data inside the AccountDefaultContactToOneRequest_Data, using the provided JsonNull
+func (t *AccountDefaultContactToOneRequest_Data) MergeJsonNull(v JsonNull) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t AccountDefaultContactToOneRequest_Data) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *AccountDefaultContactToOneRequest_Data) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsAccount returns the union data inside the AccountNullableDocument_Data as a Account
+func (t AccountNullableDocument_Data) AsAccount() (Account, error) {
+	var body Account
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromAccount overwrites any union data inside the AccountNullableDocument_Data as the provided Account
+func (t *AccountNullableDocument_Data) FromAccount(v Account) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeAccount performs a merge with any union data inside the AccountNullableDocument_Data, using the provided Account
+func (t *AccountNullableDocument_Data) MergeAccount(v Account) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsJsonNull returns the union data inside the AccountNullableDocument_Data as a JsonNull
+func (t AccountNullableDocument_Data) AsJsonNull() (JsonNull, error) {
+	var body JsonNull
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromJsonNull overwrites any union data inside the AccountNullableDocument_Data as the provided JsonNull
+func (t *AccountNullableDocument_Data) FromJsonNull(v JsonNull) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeJsonNull performs a merge with any union data inside the AccountNullableDocument_Data, using the provided JsonNull
+func (t *AccountNullableDocument_Data) MergeJsonNull(v JsonNull) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t AccountNullableDocument_Data) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *AccountNullableDocument_Data) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsAccountOwnerIdentifierRequest returns the union data inside the AccountOwnerRelationshipRequest_Data as a AccountOwnerIdentifierRequest
+func (t AccountOwnerRelationshipRequest_Data) AsAccountOwnerIdentifierRequest() (AccountOwnerIdentifierRequest, error) {
+	var body AccountOwnerIdentifierRequest
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromAccountOwnerIdentifierRequest overwrites any union data inside the AccountOwnerRelationshipRequest_Data as the provided AccountOwnerIdentifierRequest
+func (t *AccountOwnerRelationshipRequest_Data) FromAccountOwnerIdentifierRequest(v AccountOwnerIdentifierRequest) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeAccountOwnerIdentifierRequest performs a merge with any union data inside the AccountOwnerRelationshipRequest_Data, using the provided AccountOwnerIdentifierRequest
+func (t *AccountOwnerRelationshipRequest_Data) MergeAccountOwnerIdentifierRequest(v AccountOwnerIdentifierRequest) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsJsonNull returns the union data inside the AccountOwnerRelationshipRequest_Data as a JsonNull
+func (t AccountOwnerRelationshipRequest_Data) AsJsonNull() (JsonNull, error) {
+	var body JsonNull
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromJsonNull overwrites any union data inside the AccountOwnerRelationshipRequest_Data as the provided JsonNull
+func (t *AccountOwnerRelationshipRequest_Data) FromJsonNull(v JsonNull) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeJsonNull performs a merge with any union data inside the AccountOwnerRelationshipRequest_Data, using the provided JsonNull
+func (t *AccountOwnerRelationshipRequest_Data) MergeJsonNull(v JsonNull) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t AccountOwnerRelationshipRequest_Data) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *AccountOwnerRelationshipRequest_Data) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsAccountOwnerIdentifierRequest returns the union data inside the AccountOwnerToOneRequest_Data as a AccountOwnerIdentifierRequest
+func (t AccountOwnerToOneRequest_Data) AsAccountOwnerIdentifierRequest() (AccountOwnerIdentifierRequest, error) {
+	var body AccountOwnerIdentifierRequest
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromAccountOwnerIdentifierRequest overwrites any union data inside the AccountOwnerToOneRequest_Data as the provided AccountOwnerIdentifierRequest
+func (t *AccountOwnerToOneRequest_Data) FromAccountOwnerIdentifierRequest(v AccountOwnerIdentifierRequest) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeAccountOwnerIdentifierRequest performs a merge with any union data inside the AccountOwnerToOneRequest_Data, using the provided AccountOwnerIdentifierRequest
+func (t *AccountOwnerToOneRequest_Data) MergeAccountOwnerIdentifierRequest(v AccountOwnerIdentifierRequest) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsJsonNull returns the union data inside the AccountOwnerToOneRequest_Data as a JsonNull
+func (t AccountOwnerToOneRequest_Data) AsJsonNull() (JsonNull, error) {
+	var body JsonNull
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromJsonNull overwrites any union data inside the AccountOwnerToOneRequest_Data as the provided JsonNull
+func (t *AccountOwnerToOneRequest_Data) FromJsonNull(v JsonNull) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeJsonNull performs a merge with any union data inside the AccountOwnerToOneRequest_Data, using the provided JsonNull
+func (t *AccountOwnerToOneRequest_Data) MergeJsonNull(v JsonNull) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t AccountOwnerToOneRequest_Data) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *AccountOwnerToOneRequest_Data) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsAccountReferredByIdentifierRequest returns the union data inside the AccountReferredByRelationshipRequest_Data as a AccountReferredByIdentifierRequest
+func (t AccountReferredByRelationshipRequest_Data) AsAccountReferredByIdentifierRequest() (AccountReferredByIdentifierRequest, error) {
+	var body AccountReferredByIdentifierRequest
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromAccountReferredByIdentifierRequest overwrites any union data inside the AccountReferredByRelationshipRequest_Data as the provided AccountReferredByIdentifierRequest
+func (t *AccountReferredByRelationshipRequest_Data) FromAccountReferredByIdentifierRequest(v AccountReferredByIdentifierRequest) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeAccountReferredByIdentifierRequest performs a merge with any union data inside the AccountReferredByRelationshipRequest_Data, using the provided AccountReferredByIdentifierRequest
+func (t *AccountReferredByRelationshipRequest_Data) MergeAccountReferredByIdentifierRequest(v AccountReferredByIdentifierRequest) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsJsonNull returns the union data inside the AccountReferredByRelationshipRequest_Data as a JsonNull
+func (t AccountReferredByRelationshipRequest_Data) AsJsonNull() (JsonNull, error) {
+	var body JsonNull
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromJsonNull overwrites any union data inside the AccountReferredByRelationshipRequest_Data as the provided JsonNull
+func (t *AccountReferredByRelationshipRequest_Data) FromJsonNull(v JsonNull) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeJsonNull performs a merge with any union data inside the AccountReferredByRelationshipRequest_Data, using the provided JsonNull
+func (t *AccountReferredByRelationshipRequest_Data) MergeJsonNull(v JsonNull) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t AccountReferredByRelationshipRequest_Data) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *AccountReferredByRelationshipRequest_Data) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsAccountReferredByIdentifierRequest returns the union data inside the AccountReferredByToOneRequest_Data as a AccountReferredByIdentifierRequest
+func (t AccountReferredByToOneRequest_Data) AsAccountReferredByIdentifierRequest() (AccountReferredByIdentifierRequest, error) {
+	var body AccountReferredByIdentifierRequest
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromAccountReferredByIdentifierRequest overwrites any union data inside the AccountReferredByToOneRequest_Data as the provided AccountReferredByIdentifierRequest
+func (t *AccountReferredByToOneRequest_Data) FromAccountReferredByIdentifierRequest(v AccountReferredByIdentifierRequest) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeAccountReferredByIdentifierRequest performs a merge with any union data inside the AccountReferredByToOneRequest_Data, using the provided AccountReferredByIdentifierRequest
+func (t *AccountReferredByToOneRequest_Data) MergeAccountReferredByIdentifierRequest(v AccountReferredByIdentifierRequest) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsJsonNull returns the union data inside the AccountReferredByToOneRequest_Data as a JsonNull
+func (t AccountReferredByToOneRequest_Data) AsJsonNull() (JsonNull, error) {
+	var body JsonNull
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromJsonNull overwrites any union data inside the AccountReferredByToOneRequest_Data as the provided JsonNull
+func (t *AccountReferredByToOneRequest_Data) FromJsonNull(v JsonNull) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeJsonNull performs a merge with any union data inside the AccountReferredByToOneRequest_Data, using the provided JsonNull
+func (t *AccountReferredByToOneRequest_Data) MergeJsonNull(v JsonNull) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t AccountReferredByToOneRequest_Data) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *AccountReferredByToOneRequest_Data) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsAccountIdentifier returns the union data inside the AccountToOne_Data as a AccountIdentifier
+func (t AccountToOne_Data) AsAccountIdentifier() (AccountIdentifier, error) {
+	var body AccountIdentifier
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromAccountIdentifier overwrites any union data inside the AccountToOne_Data as the provided AccountIdentifier
+func (t *AccountToOne_Data) FromAccountIdentifier(v AccountIdentifier) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeAccountIdentifier performs a merge with any union data inside the AccountToOne_Data, using the provided AccountIdentifier
+func (t *AccountToOne_Data) MergeAccountIdentifier(v AccountIdentifier) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsJsonNull returns the union data inside the AccountToOne_Data as a JsonNull
+func (t AccountToOne_Data) AsJsonNull() (JsonNull, error) {
+	var body JsonNull
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromJsonNull overwrites any union data inside the AccountToOne_Data as the provided JsonNull
+func (t *AccountToOne_Data) FromJsonNull(v JsonNull) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeJsonNull performs a merge with any union data inside the AccountToOne_Data, using the provided JsonNull
+func (t *AccountToOne_Data) MergeJsonNull(v JsonNull) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t AccountToOne_Data) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *AccountToOne_Data) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsAccountIdentifier returns the union data inside the AccountToOneDocument_Data as a AccountIdentifier
+func (t AccountToOneDocument_Data) AsAccountIdentifier() (AccountIdentifier, error) {
+	var body AccountIdentifier
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromAccountIdentifier overwrites any union data inside the AccountToOneDocument_Data as the provided AccountIdentifier
+func (t *AccountToOneDocument_Data) FromAccountIdentifier(v AccountIdentifier) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeAccountIdentifier performs a merge with any union data inside the AccountToOneDocument_Data, using the provided AccountIdentifier
+func (t *AccountToOneDocument_Data) MergeAccountIdentifier(v AccountIdentifier) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsJsonNull returns the union data inside the AccountToOneDocument_Data as a JsonNull
+func (t AccountToOneDocument_Data) AsJsonNull() (JsonNull, error) {
+	var body JsonNull
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromJsonNull overwrites any union data inside the AccountToOneDocument_Data as the provided JsonNull
+func (t *AccountToOneDocument_Data) FromJsonNull(v JsonNull) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeJsonNull performs a merge with any union data inside the AccountToOneDocument_Data, using the provided JsonNull
+func (t *AccountToOneDocument_Data) MergeJsonNull(v JsonNull) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t AccountToOneDocument_Data) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *AccountToOneDocument_Data) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsUserIdentifier returns the union data inside the AsyncOperation_Relationships_Owner_Data as a UserIdentifier
+func (t AsyncOperation_Relationships_Owner_Data) AsUserIdentifier() (UserIdentifier, error) {
+	var body UserIdentifier
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromUserIdentifier overwrites any union data inside the AsyncOperation_Relationships_Owner_Data as the provided UserIdentifier
+func (t *AsyncOperation_Relationships_Owner_Data) FromUserIdentifier(v UserIdentifier) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeUserIdentifier performs a merge with any union data inside the AsyncOperation_Relationships_Owner_Data, using the provided UserIdentifier
+func (t *AsyncOperation_Relationships_Owner_Data) MergeUserIdentifier(v UserIdentifier) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsJsonNull returns the union data inside the AsyncOperation_Relationships_Owner_Data as a JsonNull
+func (t AsyncOperation_Relationships_Owner_Data) AsJsonNull() (JsonNull, error) {
+	var body JsonNull
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromJsonNull overwrites any union data inside the AsyncOperation_Relationships_Owner_Data as the provided JsonNull
+func (t *AsyncOperation_Relationships_Owner_Data) FromJsonNull(v JsonNull) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeJsonNull performs a merge with any union data inside the AsyncOperation_Relationships_Owner_Data, using the provided JsonNull
+func (t *AsyncOperation_Relationships_Owner_Data) MergeJsonNull(v JsonNull) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t AsyncOperation_Relationships_Owner_Data) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *AsyncOperation_Relationships_Owner_Data) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsBusinessUnit returns the union data inside the BusinessUnitNullableDocument_Data as a BusinessUnit
+func (t BusinessUnitNullableDocument_Data) AsBusinessUnit() (BusinessUnit, error) {
+	var body BusinessUnit
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromBusinessUnit overwrites any union data inside the BusinessUnitNullableDocument_Data as the provided BusinessUnit
+func (t *BusinessUnitNullableDocument_Data) FromBusinessUnit(v BusinessUnit) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeBusinessUnit performs a merge with any union data inside the BusinessUnitNullableDocument_Data, using the provided BusinessUnit
+func (t *BusinessUnitNullableDocument_Data) MergeBusinessUnit(v BusinessUnit) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsJsonNull returns the union data inside the BusinessUnitNullableDocument_Data as a JsonNull
+func (t BusinessUnitNullableDocument_Data) AsJsonNull() (JsonNull, error) {
+	var body JsonNull
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromJsonNull overwrites any union data inside the BusinessUnitNullableDocument_Data as the provided JsonNull
+func (t *BusinessUnitNullableDocument_Data) FromJsonNull(v JsonNull) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeJsonNull performs a merge with any union data inside the BusinessUnitNullableDocument_Data, using the provided JsonNull
+func (t *BusinessUnitNullableDocument_Data) MergeJsonNull(v JsonNull) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t BusinessUnitNullableDocument_Data) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *BusinessUnitNullableDocument_Data) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsBusinessUnitOwnerIdentifierRequest returns the union data inside the BusinessUnitOwnerRelationshipRequest_Data as a BusinessUnitOwnerIdentifierRequest
+func (t BusinessUnitOwnerRelationshipRequest_Data) AsBusinessUnitOwnerIdentifierRequest() (BusinessUnitOwnerIdentifierRequest, error) {
+	var body BusinessUnitOwnerIdentifierRequest
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromBusinessUnitOwnerIdentifierRequest overwrites any union data inside the BusinessUnitOwnerRelationshipRequest_Data as the provided BusinessUnitOwnerIdentifierRequest
+func (t *BusinessUnitOwnerRelationshipRequest_Data) FromBusinessUnitOwnerIdentifierRequest(v BusinessUnitOwnerIdentifierRequest) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeBusinessUnitOwnerIdentifierRequest performs a merge with any union data inside the BusinessUnitOwnerRelationshipRequest_Data, using the provided BusinessUnitOwnerIdentifierRequest
+func (t *BusinessUnitOwnerRelationshipRequest_Data) MergeBusinessUnitOwnerIdentifierRequest(v BusinessUnitOwnerIdentifierRequest) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsJsonNull returns the union data inside the BusinessUnitOwnerRelationshipRequest_Data as a JsonNull
+func (t BusinessUnitOwnerRelationshipRequest_Data) AsJsonNull() (JsonNull, error) {
+	var body JsonNull
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromJsonNull overwrites any union data inside the BusinessUnitOwnerRelationshipRequest_Data as the provided JsonNull
+func (t *BusinessUnitOwnerRelationshipRequest_Data) FromJsonNull(v JsonNull) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeJsonNull performs a merge with any union data inside the BusinessUnitOwnerRelationshipRequest_Data, using the provided JsonNull
+func (t *BusinessUnitOwnerRelationshipRequest_Data) MergeJsonNull(v JsonNull) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t BusinessUnitOwnerRelationshipRequest_Data) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *BusinessUnitOwnerRelationshipRequest_Data) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsBusinessUnitOwnerIdentifierRequest returns the union data inside the BusinessUnitOwnerToOneRequest_Data as a BusinessUnitOwnerIdentifierRequest
+func (t BusinessUnitOwnerToOneRequest_Data) AsBusinessUnitOwnerIdentifierRequest() (BusinessUnitOwnerIdentifierRequest, error) {
+	var body BusinessUnitOwnerIdentifierRequest
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromBusinessUnitOwnerIdentifierRequest overwrites any union data inside the BusinessUnitOwnerToOneRequest_Data as the provided BusinessUnitOwnerIdentifierRequest
+func (t *BusinessUnitOwnerToOneRequest_Data) FromBusinessUnitOwnerIdentifierRequest(v BusinessUnitOwnerIdentifierRequest) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeBusinessUnitOwnerIdentifierRequest performs a merge with any union data inside the BusinessUnitOwnerToOneRequest_Data, using the provided BusinessUnitOwnerIdentifierRequest
+func (t *BusinessUnitOwnerToOneRequest_Data) MergeBusinessUnitOwnerIdentifierRequest(v BusinessUnitOwnerIdentifierRequest) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsJsonNull returns the union data inside the BusinessUnitOwnerToOneRequest_Data as a JsonNull
+func (t BusinessUnitOwnerToOneRequest_Data) AsJsonNull() (JsonNull, error) {
+	var body JsonNull
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromJsonNull overwrites any union data inside the BusinessUnitOwnerToOneRequest_Data as the provided JsonNull
+func (t *BusinessUnitOwnerToOneRequest_Data) FromJsonNull(v JsonNull) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeJsonNull performs a merge with any union data inside the BusinessUnitOwnerToOneRequest_Data, using the provided JsonNull
+func (t *BusinessUnitOwnerToOneRequest_Data) MergeJsonNull(v JsonNull) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t BusinessUnitOwnerToOneRequest_Data) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *BusinessUnitOwnerToOneRequest_Data) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsBusinessUnitIdentifier returns the union data inside the BusinessUnitToOne_Data as a BusinessUnitIdentifier
+func (t BusinessUnitToOne_Data) AsBusinessUnitIdentifier() (BusinessUnitIdentifier, error) {
+	var body BusinessUnitIdentifier
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromBusinessUnitIdentifier overwrites any union data inside the BusinessUnitToOne_Data as the provided BusinessUnitIdentifier
+func (t *BusinessUnitToOne_Data) FromBusinessUnitIdentifier(v BusinessUnitIdentifier) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeBusinessUnitIdentifier performs a merge with any union data inside the BusinessUnitToOne_Data, using the provided BusinessUnitIdentifier
+func (t *BusinessUnitToOne_Data) MergeBusinessUnitIdentifier(v BusinessUnitIdentifier) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsJsonNull returns the union data inside the BusinessUnitToOne_Data as a JsonNull
+func (t BusinessUnitToOne_Data) AsJsonNull() (JsonNull, error) {
+	var body JsonNull
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromJsonNull overwrites any union data inside the BusinessUnitToOne_Data as the provided JsonNull
+func (t *BusinessUnitToOne_Data) FromJsonNull(v JsonNull) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeJsonNull performs a merge with any union data inside the BusinessUnitToOne_Data, using the provided JsonNull
+func (t *BusinessUnitToOne_Data) MergeJsonNull(v JsonNull) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t BusinessUnitToOne_Data) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *BusinessUnitToOne_Data) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsBusinessUnitIdentifier returns the union data inside the BusinessUnitToOneDocument_Data as a BusinessUnitIdentifier
+func (t BusinessUnitToOneDocument_Data) AsBusinessUnitIdentifier() (BusinessUnitIdentifier, error) {
+	var body BusinessUnitIdentifier
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromBusinessUnitIdentifier overwrites any union data inside the BusinessUnitToOneDocument_Data as the provided BusinessUnitIdentifier
+func (t *BusinessUnitToOneDocument_Data) FromBusinessUnitIdentifier(v BusinessUnitIdentifier) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeBusinessUnitIdentifier performs a merge with any union data inside the BusinessUnitToOneDocument_Data, using the provided BusinessUnitIdentifier
+func (t *BusinessUnitToOneDocument_Data) MergeBusinessUnitIdentifier(v BusinessUnitIdentifier) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsJsonNull returns the union data inside the BusinessUnitToOneDocument_Data as a JsonNull
+func (t BusinessUnitToOneDocument_Data) AsJsonNull() (JsonNull, error) {
+	var body JsonNull
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromJsonNull overwrites any union data inside the BusinessUnitToOneDocument_Data as the provided JsonNull
+func (t *BusinessUnitToOneDocument_Data) FromJsonNull(v JsonNull) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeJsonNull performs a merge with any union data inside the BusinessUnitToOneDocument_Data, using the provided JsonNull
+func (t *BusinessUnitToOneDocument_Data) MergeJsonNull(v JsonNull) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t BusinessUnitToOneDocument_Data) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *BusinessUnitToOneDocument_Data) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsContactAssignedToIdentifierRequest returns the union data inside the ContactAssignedToRelationshipRequest_Data as a ContactAssignedToIdentifierRequest
+func (t ContactAssignedToRelationshipRequest_Data) AsContactAssignedToIdentifierRequest() (ContactAssignedToIdentifierRequest, error) {
+	var body ContactAssignedToIdentifierRequest
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromContactAssignedToIdentifierRequest overwrites any union data inside the ContactAssignedToRelationshipRequest_Data as the provided ContactAssignedToIdentifierRequest
+func (t *ContactAssignedToRelationshipRequest_Data) FromContactAssignedToIdentifierRequest(v ContactAssignedToIdentifierRequest) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeContactAssignedToIdentifierRequest performs a merge with any union data inside the ContactAssignedToRelationshipRequest_Data, using the provided ContactAssignedToIdentifierRequest
+func (t *ContactAssignedToRelationshipRequest_Data) MergeContactAssignedToIdentifierRequest(v ContactAssignedToIdentifierRequest) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsJsonNull returns the union data inside the ContactAssignedToRelationshipRequest_Data as a JsonNull
+func (t ContactAssignedToRelationshipRequest_Data) AsJsonNull() (JsonNull, error) {
+	var body JsonNull
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromJsonNull overwrites any union data inside the ContactAssignedToRelationshipRequest_Data as the provided JsonNull
+func (t *ContactAssignedToRelationshipRequest_Data) FromJsonNull(v JsonNull) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeJsonNull performs a merge with any union data inside the ContactAssignedToRelationshipRequest_Data, using the provided JsonNull
+func (t *ContactAssignedToRelationshipRequest_Data) MergeJsonNull(v JsonNull) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t ContactAssignedToRelationshipRequest_Data) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *ContactAssignedToRelationshipRequest_Data) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsContactAssignedToIdentifierRequest returns the union data inside the ContactAssignedToToOneRequest_Data as a ContactAssignedToIdentifierRequest
+func (t ContactAssignedToToOneRequest_Data) AsContactAssignedToIdentifierRequest() (ContactAssignedToIdentifierRequest, error) {
+	var body ContactAssignedToIdentifierRequest
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromContactAssignedToIdentifierRequest overwrites any union data inside the ContactAssignedToToOneRequest_Data as the provided ContactAssignedToIdentifierRequest
+func (t *ContactAssignedToToOneRequest_Data) FromContactAssignedToIdentifierRequest(v ContactAssignedToIdentifierRequest) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeContactAssignedToIdentifierRequest performs a merge with any union data inside the ContactAssignedToToOneRequest_Data, using the provided ContactAssignedToIdentifierRequest
+func (t *ContactAssignedToToOneRequest_Data) MergeContactAssignedToIdentifierRequest(v ContactAssignedToIdentifierRequest) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsJsonNull returns the union data inside the ContactAssignedToToOneRequest_Data as a JsonNull
+func (t ContactAssignedToToOneRequest_Data) AsJsonNull() (JsonNull, error) {
+	var body JsonNull
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromJsonNull overwrites any union data inside the ContactAssignedToToOneRequest_Data as the provided JsonNull
+func (t *ContactAssignedToToOneRequest_Data) FromJsonNull(v JsonNull) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeJsonNull performs a merge with any union data inside the ContactAssignedToToOneRequest_Data, using the provided JsonNull
+func (t *ContactAssignedToToOneRequest_Data) MergeJsonNull(v JsonNull) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t ContactAssignedToToOneRequest_Data) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *ContactAssignedToToOneRequest_Data) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsContact returns the union data inside the ContactNullableDocument_Data as a Contact
+func (t ContactNullableDocument_Data) AsContact() (Contact, error) {
+	var body Contact
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromContact overwrites any union data inside the ContactNullableDocument_Data as the provided Contact
+func (t *ContactNullableDocument_Data) FromContact(v Contact) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeContact performs a merge with any union data inside the ContactNullableDocument_Data, using the provided Contact
+func (t *ContactNullableDocument_Data) MergeContact(v Contact) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsJsonNull returns the union data inside the ContactNullableDocument_Data as a JsonNull
+func (t ContactNullableDocument_Data) AsJsonNull() (JsonNull, error) {
+	var body JsonNull
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromJsonNull overwrites any union data inside the ContactNullableDocument_Data as the provided JsonNull
+func (t *ContactNullableDocument_Data) FromJsonNull(v JsonNull) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeJsonNull performs a merge with any union data inside the ContactNullableDocument_Data, using the provided JsonNull
+func (t *ContactNullableDocument_Data) MergeJsonNull(v JsonNull) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t ContactNullableDocument_Data) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *ContactNullableDocument_Data) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsContactOwnerIdentifierRequest returns the union data inside the ContactOwnerRelationshipRequest_Data as a ContactOwnerIdentifierRequest
+func (t ContactOwnerRelationshipRequest_Data) AsContactOwnerIdentifierRequest() (ContactOwnerIdentifierRequest, error) {
+	var body ContactOwnerIdentifierRequest
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromContactOwnerIdentifierRequest overwrites any union data inside the ContactOwnerRelationshipRequest_Data as the provided ContactOwnerIdentifierRequest
+func (t *ContactOwnerRelationshipRequest_Data) FromContactOwnerIdentifierRequest(v ContactOwnerIdentifierRequest) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeContactOwnerIdentifierRequest performs a merge with any union data inside the ContactOwnerRelationshipRequest_Data, using the provided ContactOwnerIdentifierRequest
+func (t *ContactOwnerRelationshipRequest_Data) MergeContactOwnerIdentifierRequest(v ContactOwnerIdentifierRequest) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsJsonNull returns the union data inside the ContactOwnerRelationshipRequest_Data as a JsonNull
+func (t ContactOwnerRelationshipRequest_Data) AsJsonNull() (JsonNull, error) {
+	var body JsonNull
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromJsonNull overwrites any union data inside the ContactOwnerRelationshipRequest_Data as the provided JsonNull
+func (t *ContactOwnerRelationshipRequest_Data) FromJsonNull(v JsonNull) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeJsonNull performs a merge with any union data inside the ContactOwnerRelationshipRequest_Data, using the provided JsonNull
+func (t *ContactOwnerRelationshipRequest_Data) MergeJsonNull(v JsonNull) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t ContactOwnerRelationshipRequest_Data) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *ContactOwnerRelationshipRequest_Data) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsContactOwnerIdentifierRequest returns the union data inside the ContactOwnerToOneRequest_Data as a ContactOwnerIdentifierRequest
+func (t ContactOwnerToOneRequest_Data) AsContactOwnerIdentifierRequest() (ContactOwnerIdentifierRequest, error) {
+	var body ContactOwnerIdentifierRequest
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromContactOwnerIdentifierRequest overwrites any union data inside the ContactOwnerToOneRequest_Data as the provided ContactOwnerIdentifierRequest
+func (t *ContactOwnerToOneRequest_Data) FromContactOwnerIdentifierRequest(v ContactOwnerIdentifierRequest) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeContactOwnerIdentifierRequest performs a merge with any union data inside the ContactOwnerToOneRequest_Data, using the provided ContactOwnerIdentifierRequest
+func (t *ContactOwnerToOneRequest_Data) MergeContactOwnerIdentifierRequest(v ContactOwnerIdentifierRequest) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsJsonNull returns the union data inside the ContactOwnerToOneRequest_Data as a JsonNull
+func (t ContactOwnerToOneRequest_Data) AsJsonNull() (JsonNull, error) {
+	var body JsonNull
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromJsonNull overwrites any union data inside the ContactOwnerToOneRequest_Data as the provided JsonNull
+func (t *ContactOwnerToOneRequest_Data) FromJsonNull(v JsonNull) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeJsonNull performs a merge with any union data inside the ContactOwnerToOneRequest_Data, using the provided JsonNull
+func (t *ContactOwnerToOneRequest_Data) MergeJsonNull(v JsonNull) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t ContactOwnerToOneRequest_Data) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *ContactOwnerToOneRequest_Data) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsContactReportsToIdentifierRequest returns the union data inside the ContactReportsToRelationshipRequest_Data as a ContactReportsToIdentifierRequest
+func (t ContactReportsToRelationshipRequest_Data) AsContactReportsToIdentifierRequest() (ContactReportsToIdentifierRequest, error) {
+	var body ContactReportsToIdentifierRequest
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromContactReportsToIdentifierRequest overwrites any union data inside the ContactReportsToRelationshipRequest_Data as the provided ContactReportsToIdentifierRequest
+func (t *ContactReportsToRelationshipRequest_Data) FromContactReportsToIdentifierRequest(v ContactReportsToIdentifierRequest) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeContactReportsToIdentifierRequest performs a merge with any union data inside the ContactReportsToRelationshipRequest_Data, using the provided ContactReportsToIdentifierRequest
+func (t *ContactReportsToRelationshipRequest_Data) MergeContactReportsToIdentifierRequest(v ContactReportsToIdentifierRequest) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsJsonNull returns the union data inside the ContactReportsToRelationshipRequest_Data as a JsonNull
+func (t ContactReportsToRelationshipRequest_Data) AsJsonNull() (JsonNull, error) {
+	var body JsonNull
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromJsonNull overwrites any union data inside the ContactReportsToRelationshipRequest_Data as the provided JsonNull
+func (t *ContactReportsToRelationshipRequest_Data) FromJsonNull(v JsonNull) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeJsonNull performs a merge with any union data inside the ContactReportsToRelationshipRequest_Data, using the provided JsonNull
+func (t *ContactReportsToRelationshipRequest_Data) MergeJsonNull(v JsonNull) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t ContactReportsToRelationshipRequest_Data) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *ContactReportsToRelationshipRequest_Data) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsContactReportsToIdentifierRequest returns the union data inside the ContactReportsToToOneRequest_Data as a ContactReportsToIdentifierRequest
+func (t ContactReportsToToOneRequest_Data) AsContactReportsToIdentifierRequest() (ContactReportsToIdentifierRequest, error) {
+	var body ContactReportsToIdentifierRequest
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromContactReportsToIdentifierRequest overwrites any union data inside the ContactReportsToToOneRequest_Data as the provided ContactReportsToIdentifierRequest
+func (t *ContactReportsToToOneRequest_Data) FromContactReportsToIdentifierRequest(v ContactReportsToIdentifierRequest) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeContactReportsToIdentifierRequest performs a merge with any union data inside the ContactReportsToToOneRequest_Data, using the provided ContactReportsToIdentifierRequest
+func (t *ContactReportsToToOneRequest_Data) MergeContactReportsToIdentifierRequest(v ContactReportsToIdentifierRequest) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsJsonNull returns the union data inside the ContactReportsToToOneRequest_Data as a JsonNull
+func (t ContactReportsToToOneRequest_Data) AsJsonNull() (JsonNull, error) {
+	var body JsonNull
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromJsonNull overwrites any union data inside the ContactReportsToToOneRequest_Data as the provided JsonNull
+func (t *ContactReportsToToOneRequest_Data) FromJsonNull(v JsonNull) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeJsonNull performs a merge with any union data inside the ContactReportsToToOneRequest_Data, using the provided JsonNull
+func (t *ContactReportsToToOneRequest_Data) MergeJsonNull(v JsonNull) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t ContactReportsToToOneRequest_Data) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *ContactReportsToToOneRequest_Data) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsContactIdentifier returns the union data inside the ContactToOne_Data as a ContactIdentifier
+func (t ContactToOne_Data) AsContactIdentifier() (ContactIdentifier, error) {
+	var body ContactIdentifier
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromContactIdentifier overwrites any union data inside the ContactToOne_Data as the provided ContactIdentifier
+func (t *ContactToOne_Data) FromContactIdentifier(v ContactIdentifier) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeContactIdentifier performs a merge with any union data inside the ContactToOne_Data, using the provided ContactIdentifier
+func (t *ContactToOne_Data) MergeContactIdentifier(v ContactIdentifier) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsJsonNull returns the union data inside the ContactToOne_Data as a JsonNull
+func (t ContactToOne_Data) AsJsonNull() (JsonNull, error) {
+	var body JsonNull
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromJsonNull overwrites any union data inside the ContactToOne_Data as the provided JsonNull
+func (t *ContactToOne_Data) FromJsonNull(v JsonNull) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeJsonNull performs a merge with any union data inside the ContactToOne_Data, using the provided JsonNull
+func (t *ContactToOne_Data) MergeJsonNull(v JsonNull) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t ContactToOne_Data) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *ContactToOne_Data) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsContactIdentifier returns the union data inside the ContactToOneDocument_Data as a ContactIdentifier
+func (t ContactToOneDocument_Data) AsContactIdentifier() (ContactIdentifier, error) {
+	var body ContactIdentifier
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromContactIdentifier overwrites any union data inside the ContactToOneDocument_Data as the provided ContactIdentifier
+func (t *ContactToOneDocument_Data) FromContactIdentifier(v ContactIdentifier) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeContactIdentifier performs a merge with any union data inside the ContactToOneDocument_Data, using the provided ContactIdentifier
+func (t *ContactToOneDocument_Data) MergeContactIdentifier(v ContactIdentifier) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsJsonNull returns the union data inside the ContactToOneDocument_Data as a JsonNull
+func (t ContactToOneDocument_Data) AsJsonNull() (JsonNull, error) {
+	var body JsonNull
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromJsonNull overwrites any union data inside the ContactToOneDocument_Data as the provided JsonNull
+func (t *ContactToOneDocument_Data) FromJsonNull(v JsonNull) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeJsonNull performs a merge with any union data inside the ContactToOneDocument_Data, using the provided JsonNull
+func (t *ContactToOneDocument_Data) MergeJsonNull(v JsonNull) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t ContactToOneDocument_Data) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *ContactToOneDocument_Data) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
 // AsCountry returns the union data inside the CountryOrRegion as a Country
 func (t CountryOrRegion) AsCountry() (Country, error) {
 	var body Country
@@ -7562,6 +9288,130 @@ func (t CountryOrRegion) MarshalJSON() ([]byte, error) {
 }
 
 func (t *CountryOrRegion) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsCountryIdentifier returns the union data inside the CountryToOne_Data as a CountryIdentifier
+func (t CountryToOne_Data) AsCountryIdentifier() (CountryIdentifier, error) {
+	var body CountryIdentifier
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromCountryIdentifier overwrites any union data inside the CountryToOne_Data as the provided CountryIdentifier
+func (t *CountryToOne_Data) FromCountryIdentifier(v CountryIdentifier) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeCountryIdentifier performs a merge with any union data inside the CountryToOne_Data, using the provided CountryIdentifier
+func (t *CountryToOne_Data) MergeCountryIdentifier(v CountryIdentifier) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsJsonNull returns the union data inside the CountryToOne_Data as a JsonNull
+func (t CountryToOne_Data) AsJsonNull() (JsonNull, error) {
+	var body JsonNull
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromJsonNull overwrites any union data inside the CountryToOne_Data as the provided JsonNull
+func (t *CountryToOne_Data) FromJsonNull(v JsonNull) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeJsonNull performs a merge with any union data inside the CountryToOne_Data, using the provided JsonNull
+func (t *CountryToOne_Data) MergeJsonNull(v JsonNull) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t CountryToOne_Data) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *CountryToOne_Data) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsCountryIdentifier returns the union data inside the CountryToOneDocument_Data as a CountryIdentifier
+func (t CountryToOneDocument_Data) AsCountryIdentifier() (CountryIdentifier, error) {
+	var body CountryIdentifier
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromCountryIdentifier overwrites any union data inside the CountryToOneDocument_Data as the provided CountryIdentifier
+func (t *CountryToOneDocument_Data) FromCountryIdentifier(v CountryIdentifier) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeCountryIdentifier performs a merge with any union data inside the CountryToOneDocument_Data, using the provided CountryIdentifier
+func (t *CountryToOneDocument_Data) MergeCountryIdentifier(v CountryIdentifier) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsJsonNull returns the union data inside the CountryToOneDocument_Data as a JsonNull
+func (t CountryToOneDocument_Data) AsJsonNull() (JsonNull, error) {
+	var body JsonNull
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromJsonNull overwrites any union data inside the CountryToOneDocument_Data as the provided JsonNull
+func (t *CountryToOneDocument_Data) FromJsonNull(v JsonNull) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeJsonNull performs a merge with any union data inside the CountryToOneDocument_Data, using the provided JsonNull
+func (t *CountryToOneDocument_Data) MergeJsonNull(v JsonNull) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t CountryToOneDocument_Data) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *CountryToOneDocument_Data) UnmarshalJSON(b []byte) error {
 	err := t.union.UnmarshalJSON(b)
 	return err
 }
@@ -7732,6 +9582,254 @@ func (t *IncludedResource) UnmarshalJSON(b []byte) error {
 	return err
 }
 
+// AsOrganizationIdentifier returns the union data inside the OrganizationToOne_Data as a OrganizationIdentifier
+func (t OrganizationToOne_Data) AsOrganizationIdentifier() (OrganizationIdentifier, error) {
+	var body OrganizationIdentifier
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromOrganizationIdentifier overwrites any union data inside the OrganizationToOne_Data as the provided OrganizationIdentifier
+func (t *OrganizationToOne_Data) FromOrganizationIdentifier(v OrganizationIdentifier) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeOrganizationIdentifier performs a merge with any union data inside the OrganizationToOne_Data, using the provided OrganizationIdentifier
+func (t *OrganizationToOne_Data) MergeOrganizationIdentifier(v OrganizationIdentifier) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsJsonNull returns the union data inside the OrganizationToOne_Data as a JsonNull
+func (t OrganizationToOne_Data) AsJsonNull() (JsonNull, error) {
+	var body JsonNull
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromJsonNull overwrites any union data inside the OrganizationToOne_Data as the provided JsonNull
+func (t *OrganizationToOne_Data) FromJsonNull(v JsonNull) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeJsonNull performs a merge with any union data inside the OrganizationToOne_Data, using the provided JsonNull
+func (t *OrganizationToOne_Data) MergeJsonNull(v JsonNull) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t OrganizationToOne_Data) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *OrganizationToOne_Data) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsOrganizationIdentifier returns the union data inside the OrganizationToOneDocument_Data as a OrganizationIdentifier
+func (t OrganizationToOneDocument_Data) AsOrganizationIdentifier() (OrganizationIdentifier, error) {
+	var body OrganizationIdentifier
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromOrganizationIdentifier overwrites any union data inside the OrganizationToOneDocument_Data as the provided OrganizationIdentifier
+func (t *OrganizationToOneDocument_Data) FromOrganizationIdentifier(v OrganizationIdentifier) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeOrganizationIdentifier performs a merge with any union data inside the OrganizationToOneDocument_Data, using the provided OrganizationIdentifier
+func (t *OrganizationToOneDocument_Data) MergeOrganizationIdentifier(v OrganizationIdentifier) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsJsonNull returns the union data inside the OrganizationToOneDocument_Data as a JsonNull
+func (t OrganizationToOneDocument_Data) AsJsonNull() (JsonNull, error) {
+	var body JsonNull
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromJsonNull overwrites any union data inside the OrganizationToOneDocument_Data as the provided JsonNull
+func (t *OrganizationToOneDocument_Data) FromJsonNull(v JsonNull) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeJsonNull performs a merge with any union data inside the OrganizationToOneDocument_Data, using the provided JsonNull
+func (t *OrganizationToOneDocument_Data) MergeJsonNull(v JsonNull) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t OrganizationToOneDocument_Data) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *OrganizationToOneDocument_Data) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsRegion returns the union data inside the RegionNullableDocument_Data as a Region
+func (t RegionNullableDocument_Data) AsRegion() (Region, error) {
+	var body Region
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromRegion overwrites any union data inside the RegionNullableDocument_Data as the provided Region
+func (t *RegionNullableDocument_Data) FromRegion(v Region) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeRegion performs a merge with any union data inside the RegionNullableDocument_Data, using the provided Region
+func (t *RegionNullableDocument_Data) MergeRegion(v Region) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsJsonNull returns the union data inside the RegionNullableDocument_Data as a JsonNull
+func (t RegionNullableDocument_Data) AsJsonNull() (JsonNull, error) {
+	var body JsonNull
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromJsonNull overwrites any union data inside the RegionNullableDocument_Data as the provided JsonNull
+func (t *RegionNullableDocument_Data) FromJsonNull(v JsonNull) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeJsonNull performs a merge with any union data inside the RegionNullableDocument_Data, using the provided JsonNull
+func (t *RegionNullableDocument_Data) MergeJsonNull(v JsonNull) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t RegionNullableDocument_Data) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *RegionNullableDocument_Data) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsRegionIdentifier returns the union data inside the RegionToOne_Data as a RegionIdentifier
+func (t RegionToOne_Data) AsRegionIdentifier() (RegionIdentifier, error) {
+	var body RegionIdentifier
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromRegionIdentifier overwrites any union data inside the RegionToOne_Data as the provided RegionIdentifier
+func (t *RegionToOne_Data) FromRegionIdentifier(v RegionIdentifier) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeRegionIdentifier performs a merge with any union data inside the RegionToOne_Data, using the provided RegionIdentifier
+func (t *RegionToOne_Data) MergeRegionIdentifier(v RegionIdentifier) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsJsonNull returns the union data inside the RegionToOne_Data as a JsonNull
+func (t RegionToOne_Data) AsJsonNull() (JsonNull, error) {
+	var body JsonNull
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromJsonNull overwrites any union data inside the RegionToOne_Data as the provided JsonNull
+func (t *RegionToOne_Data) FromJsonNull(v JsonNull) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeJsonNull performs a merge with any union data inside the RegionToOne_Data, using the provided JsonNull
+func (t *RegionToOne_Data) MergeJsonNull(v JsonNull) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t RegionToOne_Data) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *RegionToOne_Data) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
 // AsRequestMetaUpsert0 returns the union data inside the RequestMeta_Upsert as a RequestMetaUpsert0
 func (t RequestMeta_Upsert) AsRequestMetaUpsert0() (RequestMetaUpsert0, error) {
 	var body RequestMetaUpsert0
@@ -7794,6 +9892,192 @@ func (t *RequestMeta_Upsert) UnmarshalJSON(b []byte) error {
 	return err
 }
 
+// AsTaxRegionIdentifierRequest returns the union data inside the TaxJurisdictionRegionRelationshipRequest_Data as a TaxRegionIdentifierRequest
+func (t TaxJurisdictionRegionRelationshipRequest_Data) AsTaxRegionIdentifierRequest() (TaxRegionIdentifierRequest, error) {
+	var body TaxRegionIdentifierRequest
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromTaxRegionIdentifierRequest overwrites any union data inside the TaxJurisdictionRegionRelationshipRequest_Data as the provided TaxRegionIdentifierRequest
+func (t *TaxJurisdictionRegionRelationshipRequest_Data) FromTaxRegionIdentifierRequest(v TaxRegionIdentifierRequest) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeTaxRegionIdentifierRequest performs a merge with any union data inside the TaxJurisdictionRegionRelationshipRequest_Data, using the provided TaxRegionIdentifierRequest
+func (t *TaxJurisdictionRegionRelationshipRequest_Data) MergeTaxRegionIdentifierRequest(v TaxRegionIdentifierRequest) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsJsonNull returns the union data inside the TaxJurisdictionRegionRelationshipRequest_Data as a JsonNull
+func (t TaxJurisdictionRegionRelationshipRequest_Data) AsJsonNull() (JsonNull, error) {
+	var body JsonNull
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromJsonNull overwrites any union data inside the TaxJurisdictionRegionRelationshipRequest_Data as the provided JsonNull
+func (t *TaxJurisdictionRegionRelationshipRequest_Data) FromJsonNull(v JsonNull) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeJsonNull performs a merge with any union data inside the TaxJurisdictionRegionRelationshipRequest_Data, using the provided JsonNull
+func (t *TaxJurisdictionRegionRelationshipRequest_Data) MergeJsonNull(v JsonNull) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t TaxJurisdictionRegionRelationshipRequest_Data) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *TaxJurisdictionRegionRelationshipRequest_Data) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsRegionIdentifier returns the union data inside the TaxRegionToOneDocument_Data as a RegionIdentifier
+func (t TaxRegionToOneDocument_Data) AsRegionIdentifier() (RegionIdentifier, error) {
+	var body RegionIdentifier
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromRegionIdentifier overwrites any union data inside the TaxRegionToOneDocument_Data as the provided RegionIdentifier
+func (t *TaxRegionToOneDocument_Data) FromRegionIdentifier(v RegionIdentifier) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeRegionIdentifier performs a merge with any union data inside the TaxRegionToOneDocument_Data, using the provided RegionIdentifier
+func (t *TaxRegionToOneDocument_Data) MergeRegionIdentifier(v RegionIdentifier) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsJsonNull returns the union data inside the TaxRegionToOneDocument_Data as a JsonNull
+func (t TaxRegionToOneDocument_Data) AsJsonNull() (JsonNull, error) {
+	var body JsonNull
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromJsonNull overwrites any union data inside the TaxRegionToOneDocument_Data as the provided JsonNull
+func (t *TaxRegionToOneDocument_Data) FromJsonNull(v JsonNull) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeJsonNull performs a merge with any union data inside the TaxRegionToOneDocument_Data, using the provided JsonNull
+func (t *TaxRegionToOneDocument_Data) MergeJsonNull(v JsonNull) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t TaxRegionToOneDocument_Data) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *TaxRegionToOneDocument_Data) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsTaxRegionIdentifierRequest returns the union data inside the TaxRegionToOneRequest_Data as a TaxRegionIdentifierRequest
+func (t TaxRegionToOneRequest_Data) AsTaxRegionIdentifierRequest() (TaxRegionIdentifierRequest, error) {
+	var body TaxRegionIdentifierRequest
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromTaxRegionIdentifierRequest overwrites any union data inside the TaxRegionToOneRequest_Data as the provided TaxRegionIdentifierRequest
+func (t *TaxRegionToOneRequest_Data) FromTaxRegionIdentifierRequest(v TaxRegionIdentifierRequest) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeTaxRegionIdentifierRequest performs a merge with any union data inside the TaxRegionToOneRequest_Data, using the provided TaxRegionIdentifierRequest
+func (t *TaxRegionToOneRequest_Data) MergeTaxRegionIdentifierRequest(v TaxRegionIdentifierRequest) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsJsonNull returns the union data inside the TaxRegionToOneRequest_Data as a JsonNull
+func (t TaxRegionToOneRequest_Data) AsJsonNull() (JsonNull, error) {
+	var body JsonNull
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromJsonNull overwrites any union data inside the TaxRegionToOneRequest_Data as the provided JsonNull
+func (t *TaxRegionToOneRequest_Data) FromJsonNull(v JsonNull) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeJsonNull performs a merge with any union data inside the TaxRegionToOneRequest_Data, using the provided JsonNull
+func (t *TaxRegionToOneRequest_Data) MergeJsonNull(v JsonNull) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t TaxRegionToOneRequest_Data) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *TaxRegionToOneRequest_Data) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
 // AsUserCreateAttributes returns the union data inside the UserBatchItem_Attributes as a UserCreateAttributes
 func (t UserBatchItem_Attributes) AsUserCreateAttributes() (UserCreateAttributes, error) {
 	var body UserCreateAttributes
@@ -7852,6 +10136,874 @@ func (t UserBatchItem_Attributes) MarshalJSON() ([]byte, error) {
 }
 
 func (t *UserBatchItem_Attributes) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsUser returns the union data inside the UserNullableDocument_Data as a User
+func (t UserNullableDocument_Data) AsUser() (User, error) {
+	var body User
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromUser overwrites any union data inside the UserNullableDocument_Data as the provided User
+func (t *UserNullableDocument_Data) FromUser(v User) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeUser performs a merge with any union data inside the UserNullableDocument_Data, using the provided User
+func (t *UserNullableDocument_Data) MergeUser(v User) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsJsonNull returns the union data inside the UserNullableDocument_Data as a JsonNull
+func (t UserNullableDocument_Data) AsJsonNull() (JsonNull, error) {
+	var body JsonNull
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromJsonNull overwrites any union data inside the UserNullableDocument_Data as the provided JsonNull
+func (t *UserNullableDocument_Data) FromJsonNull(v JsonNull) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeJsonNull performs a merge with any union data inside the UserNullableDocument_Data, using the provided JsonNull
+func (t *UserNullableDocument_Data) MergeJsonNull(v JsonNull) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t UserNullableDocument_Data) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *UserNullableDocument_Data) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsUserOwnerIdentifierRequest returns the union data inside the UserOwnerRelationshipRequest_Data as a UserOwnerIdentifierRequest
+func (t UserOwnerRelationshipRequest_Data) AsUserOwnerIdentifierRequest() (UserOwnerIdentifierRequest, error) {
+	var body UserOwnerIdentifierRequest
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromUserOwnerIdentifierRequest overwrites any union data inside the UserOwnerRelationshipRequest_Data as the provided UserOwnerIdentifierRequest
+func (t *UserOwnerRelationshipRequest_Data) FromUserOwnerIdentifierRequest(v UserOwnerIdentifierRequest) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeUserOwnerIdentifierRequest performs a merge with any union data inside the UserOwnerRelationshipRequest_Data, using the provided UserOwnerIdentifierRequest
+func (t *UserOwnerRelationshipRequest_Data) MergeUserOwnerIdentifierRequest(v UserOwnerIdentifierRequest) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsJsonNull returns the union data inside the UserOwnerRelationshipRequest_Data as a JsonNull
+func (t UserOwnerRelationshipRequest_Data) AsJsonNull() (JsonNull, error) {
+	var body JsonNull
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromJsonNull overwrites any union data inside the UserOwnerRelationshipRequest_Data as the provided JsonNull
+func (t *UserOwnerRelationshipRequest_Data) FromJsonNull(v JsonNull) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeJsonNull performs a merge with any union data inside the UserOwnerRelationshipRequest_Data, using the provided JsonNull
+func (t *UserOwnerRelationshipRequest_Data) MergeJsonNull(v JsonNull) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t UserOwnerRelationshipRequest_Data) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *UserOwnerRelationshipRequest_Data) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsUserOwnerIdentifierRequest returns the union data inside the UserOwnerToOneRequest_Data as a UserOwnerIdentifierRequest
+func (t UserOwnerToOneRequest_Data) AsUserOwnerIdentifierRequest() (UserOwnerIdentifierRequest, error) {
+	var body UserOwnerIdentifierRequest
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromUserOwnerIdentifierRequest overwrites any union data inside the UserOwnerToOneRequest_Data as the provided UserOwnerIdentifierRequest
+func (t *UserOwnerToOneRequest_Data) FromUserOwnerIdentifierRequest(v UserOwnerIdentifierRequest) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeUserOwnerIdentifierRequest performs a merge with any union data inside the UserOwnerToOneRequest_Data, using the provided UserOwnerIdentifierRequest
+func (t *UserOwnerToOneRequest_Data) MergeUserOwnerIdentifierRequest(v UserOwnerIdentifierRequest) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsJsonNull returns the union data inside the UserOwnerToOneRequest_Data as a JsonNull
+func (t UserOwnerToOneRequest_Data) AsJsonNull() (JsonNull, error) {
+	var body JsonNull
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromJsonNull overwrites any union data inside the UserOwnerToOneRequest_Data as the provided JsonNull
+func (t *UserOwnerToOneRequest_Data) FromJsonNull(v JsonNull) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeJsonNull performs a merge with any union data inside the UserOwnerToOneRequest_Data, using the provided JsonNull
+func (t *UserOwnerToOneRequest_Data) MergeJsonNull(v JsonNull) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t UserOwnerToOneRequest_Data) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *UserOwnerToOneRequest_Data) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsUserIdentifier returns the union data inside the UserToOne_Data as a UserIdentifier
+func (t UserToOne_Data) AsUserIdentifier() (UserIdentifier, error) {
+	var body UserIdentifier
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromUserIdentifier overwrites any union data inside the UserToOne_Data as the provided UserIdentifier
+func (t *UserToOne_Data) FromUserIdentifier(v UserIdentifier) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeUserIdentifier performs a merge with any union data inside the UserToOne_Data, using the provided UserIdentifier
+func (t *UserToOne_Data) MergeUserIdentifier(v UserIdentifier) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsJsonNull returns the union data inside the UserToOne_Data as a JsonNull
+func (t UserToOne_Data) AsJsonNull() (JsonNull, error) {
+	var body JsonNull
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromJsonNull overwrites any union data inside the UserToOne_Data as the provided JsonNull
+func (t *UserToOne_Data) FromJsonNull(v JsonNull) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeJsonNull performs a merge with any union data inside the UserToOne_Data, using the provided JsonNull
+func (t *UserToOne_Data) MergeJsonNull(v JsonNull) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t UserToOne_Data) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *UserToOne_Data) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsUserIdentifier returns the union data inside the UserToOneDocument_Data as a UserIdentifier
+func (t UserToOneDocument_Data) AsUserIdentifier() (UserIdentifier, error) {
+	var body UserIdentifier
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromUserIdentifier overwrites any union data inside the UserToOneDocument_Data as the provided UserIdentifier
+func (t *UserToOneDocument_Data) FromUserIdentifier(v UserIdentifier) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeUserIdentifier performs a merge with any union data inside the UserToOneDocument_Data, using the provided UserIdentifier
+func (t *UserToOneDocument_Data) MergeUserIdentifier(v UserIdentifier) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsJsonNull returns the union data inside the UserToOneDocument_Data as a JsonNull
+func (t UserToOneDocument_Data) AsJsonNull() (JsonNull, error) {
+	var body JsonNull
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromJsonNull overwrites any union data inside the UserToOneDocument_Data as the provided JsonNull
+func (t *UserToOneDocument_Data) FromJsonNull(v JsonNull) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeJsonNull performs a merge with any union data inside the UserToOneDocument_Data, using the provided JsonNull
+func (t *UserToOneDocument_Data) MergeJsonNull(v JsonNull) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t UserToOneDocument_Data) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *UserToOneDocument_Data) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsContactPlain returns the union data inside the GetAccountDefaultContact200JSONResponseBody as a ContactPlain
+func (t GetAccountDefaultContact200JSONResponseBody) AsContactPlain() (ContactPlain, error) {
+	var body ContactPlain
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromContactPlain overwrites any union data inside the GetAccountDefaultContact200JSONResponseBody as the provided ContactPlain
+func (t *GetAccountDefaultContact200JSONResponseBody) FromContactPlain(v ContactPlain) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeContactPlain performs a merge with any union data inside the GetAccountDefaultContact200JSONResponseBody, using the provided ContactPlain
+func (t *GetAccountDefaultContact200JSONResponseBody) MergeContactPlain(v ContactPlain) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsJsonNull returns the union data inside the GetAccountDefaultContact200JSONResponseBody as a JsonNull
+func (t GetAccountDefaultContact200JSONResponseBody) AsJsonNull() (JsonNull, error) {
+	var body JsonNull
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromJsonNull overwrites any union data inside the GetAccountDefaultContact200JSONResponseBody as the provided JsonNull
+func (t *GetAccountDefaultContact200JSONResponseBody) FromJsonNull(v JsonNull) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeJsonNull performs a merge with any union data inside the GetAccountDefaultContact200JSONResponseBody, using the provided JsonNull
+func (t *GetAccountDefaultContact200JSONResponseBody) MergeJsonNull(v JsonNull) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t GetAccountDefaultContact200JSONResponseBody) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *GetAccountDefaultContact200JSONResponseBody) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsUserPlain returns the union data inside the GetAccountOwner200JSONResponseBody as a UserPlain
+func (t GetAccountOwner200JSONResponseBody) AsUserPlain() (UserPlain, error) {
+	var body UserPlain
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromUserPlain overwrites any union data inside the GetAccountOwner200JSONResponseBody as the provided UserPlain
+func (t *GetAccountOwner200JSONResponseBody) FromUserPlain(v UserPlain) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeUserPlain performs a merge with any union data inside the GetAccountOwner200JSONResponseBody, using the provided UserPlain
+func (t *GetAccountOwner200JSONResponseBody) MergeUserPlain(v UserPlain) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsJsonNull returns the union data inside the GetAccountOwner200JSONResponseBody as a JsonNull
+func (t GetAccountOwner200JSONResponseBody) AsJsonNull() (JsonNull, error) {
+	var body JsonNull
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromJsonNull overwrites any union data inside the GetAccountOwner200JSONResponseBody as the provided JsonNull
+func (t *GetAccountOwner200JSONResponseBody) FromJsonNull(v JsonNull) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeJsonNull performs a merge with any union data inside the GetAccountOwner200JSONResponseBody, using the provided JsonNull
+func (t *GetAccountOwner200JSONResponseBody) MergeJsonNull(v JsonNull) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t GetAccountOwner200JSONResponseBody) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *GetAccountOwner200JSONResponseBody) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsAccountPlain returns the union data inside the GetAccountReferredBy200JSONResponseBody as a AccountPlain
+func (t GetAccountReferredBy200JSONResponseBody) AsAccountPlain() (AccountPlain, error) {
+	var body AccountPlain
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromAccountPlain overwrites any union data inside the GetAccountReferredBy200JSONResponseBody as the provided AccountPlain
+func (t *GetAccountReferredBy200JSONResponseBody) FromAccountPlain(v AccountPlain) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeAccountPlain performs a merge with any union data inside the GetAccountReferredBy200JSONResponseBody, using the provided AccountPlain
+func (t *GetAccountReferredBy200JSONResponseBody) MergeAccountPlain(v AccountPlain) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsJsonNull returns the union data inside the GetAccountReferredBy200JSONResponseBody as a JsonNull
+func (t GetAccountReferredBy200JSONResponseBody) AsJsonNull() (JsonNull, error) {
+	var body JsonNull
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromJsonNull overwrites any union data inside the GetAccountReferredBy200JSONResponseBody as the provided JsonNull
+func (t *GetAccountReferredBy200JSONResponseBody) FromJsonNull(v JsonNull) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeJsonNull performs a merge with any union data inside the GetAccountReferredBy200JSONResponseBody, using the provided JsonNull
+func (t *GetAccountReferredBy200JSONResponseBody) MergeJsonNull(v JsonNull) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t GetAccountReferredBy200JSONResponseBody) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *GetAccountReferredBy200JSONResponseBody) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsBusinessUnitPlain returns the union data inside the GetBusinessUnitOwner200JSONResponseBody as a BusinessUnitPlain
+func (t GetBusinessUnitOwner200JSONResponseBody) AsBusinessUnitPlain() (BusinessUnitPlain, error) {
+	var body BusinessUnitPlain
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromBusinessUnitPlain overwrites any union data inside the GetBusinessUnitOwner200JSONResponseBody as the provided BusinessUnitPlain
+func (t *GetBusinessUnitOwner200JSONResponseBody) FromBusinessUnitPlain(v BusinessUnitPlain) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeBusinessUnitPlain performs a merge with any union data inside the GetBusinessUnitOwner200JSONResponseBody, using the provided BusinessUnitPlain
+func (t *GetBusinessUnitOwner200JSONResponseBody) MergeBusinessUnitPlain(v BusinessUnitPlain) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsJsonNull returns the union data inside the GetBusinessUnitOwner200JSONResponseBody as a JsonNull
+func (t GetBusinessUnitOwner200JSONResponseBody) AsJsonNull() (JsonNull, error) {
+	var body JsonNull
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromJsonNull overwrites any union data inside the GetBusinessUnitOwner200JSONResponseBody as the provided JsonNull
+func (t *GetBusinessUnitOwner200JSONResponseBody) FromJsonNull(v JsonNull) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeJsonNull performs a merge with any union data inside the GetBusinessUnitOwner200JSONResponseBody, using the provided JsonNull
+func (t *GetBusinessUnitOwner200JSONResponseBody) MergeJsonNull(v JsonNull) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t GetBusinessUnitOwner200JSONResponseBody) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *GetBusinessUnitOwner200JSONResponseBody) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsUserPlain returns the union data inside the GetContactAssignedTo200JSONResponseBody as a UserPlain
+func (t GetContactAssignedTo200JSONResponseBody) AsUserPlain() (UserPlain, error) {
+	var body UserPlain
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromUserPlain overwrites any union data inside the GetContactAssignedTo200JSONResponseBody as the provided UserPlain
+func (t *GetContactAssignedTo200JSONResponseBody) FromUserPlain(v UserPlain) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeUserPlain performs a merge with any union data inside the GetContactAssignedTo200JSONResponseBody, using the provided UserPlain
+func (t *GetContactAssignedTo200JSONResponseBody) MergeUserPlain(v UserPlain) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsJsonNull returns the union data inside the GetContactAssignedTo200JSONResponseBody as a JsonNull
+func (t GetContactAssignedTo200JSONResponseBody) AsJsonNull() (JsonNull, error) {
+	var body JsonNull
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromJsonNull overwrites any union data inside the GetContactAssignedTo200JSONResponseBody as the provided JsonNull
+func (t *GetContactAssignedTo200JSONResponseBody) FromJsonNull(v JsonNull) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeJsonNull performs a merge with any union data inside the GetContactAssignedTo200JSONResponseBody, using the provided JsonNull
+func (t *GetContactAssignedTo200JSONResponseBody) MergeJsonNull(v JsonNull) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t GetContactAssignedTo200JSONResponseBody) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *GetContactAssignedTo200JSONResponseBody) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsUserPlain returns the union data inside the GetContactOwner200JSONResponseBody as a UserPlain
+func (t GetContactOwner200JSONResponseBody) AsUserPlain() (UserPlain, error) {
+	var body UserPlain
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromUserPlain overwrites any union data inside the GetContactOwner200JSONResponseBody as the provided UserPlain
+func (t *GetContactOwner200JSONResponseBody) FromUserPlain(v UserPlain) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeUserPlain performs a merge with any union data inside the GetContactOwner200JSONResponseBody, using the provided UserPlain
+func (t *GetContactOwner200JSONResponseBody) MergeUserPlain(v UserPlain) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsJsonNull returns the union data inside the GetContactOwner200JSONResponseBody as a JsonNull
+func (t GetContactOwner200JSONResponseBody) AsJsonNull() (JsonNull, error) {
+	var body JsonNull
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromJsonNull overwrites any union data inside the GetContactOwner200JSONResponseBody as the provided JsonNull
+func (t *GetContactOwner200JSONResponseBody) FromJsonNull(v JsonNull) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeJsonNull performs a merge with any union data inside the GetContactOwner200JSONResponseBody, using the provided JsonNull
+func (t *GetContactOwner200JSONResponseBody) MergeJsonNull(v JsonNull) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t GetContactOwner200JSONResponseBody) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *GetContactOwner200JSONResponseBody) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsContactPlain returns the union data inside the GetContactReportsTo200JSONResponseBody as a ContactPlain
+func (t GetContactReportsTo200JSONResponseBody) AsContactPlain() (ContactPlain, error) {
+	var body ContactPlain
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromContactPlain overwrites any union data inside the GetContactReportsTo200JSONResponseBody as the provided ContactPlain
+func (t *GetContactReportsTo200JSONResponseBody) FromContactPlain(v ContactPlain) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeContactPlain performs a merge with any union data inside the GetContactReportsTo200JSONResponseBody, using the provided ContactPlain
+func (t *GetContactReportsTo200JSONResponseBody) MergeContactPlain(v ContactPlain) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsJsonNull returns the union data inside the GetContactReportsTo200JSONResponseBody as a JsonNull
+func (t GetContactReportsTo200JSONResponseBody) AsJsonNull() (JsonNull, error) {
+	var body JsonNull
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromJsonNull overwrites any union data inside the GetContactReportsTo200JSONResponseBody as the provided JsonNull
+func (t *GetContactReportsTo200JSONResponseBody) FromJsonNull(v JsonNull) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeJsonNull performs a merge with any union data inside the GetContactReportsTo200JSONResponseBody, using the provided JsonNull
+func (t *GetContactReportsTo200JSONResponseBody) MergeJsonNull(v JsonNull) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t GetContactReportsTo200JSONResponseBody) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *GetContactReportsTo200JSONResponseBody) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsRegionPlain returns the union data inside the GetTaxJurisdictionRegion200JSONResponseBody as a RegionPlain
+func (t GetTaxJurisdictionRegion200JSONResponseBody) AsRegionPlain() (RegionPlain, error) {
+	var body RegionPlain
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromRegionPlain overwrites any union data inside the GetTaxJurisdictionRegion200JSONResponseBody as the provided RegionPlain
+func (t *GetTaxJurisdictionRegion200JSONResponseBody) FromRegionPlain(v RegionPlain) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeRegionPlain performs a merge with any union data inside the GetTaxJurisdictionRegion200JSONResponseBody, using the provided RegionPlain
+func (t *GetTaxJurisdictionRegion200JSONResponseBody) MergeRegionPlain(v RegionPlain) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsJsonNull returns the union data inside the GetTaxJurisdictionRegion200JSONResponseBody as a JsonNull
+func (t GetTaxJurisdictionRegion200JSONResponseBody) AsJsonNull() (JsonNull, error) {
+	var body JsonNull
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromJsonNull overwrites any union data inside the GetTaxJurisdictionRegion200JSONResponseBody as the provided JsonNull
+func (t *GetTaxJurisdictionRegion200JSONResponseBody) FromJsonNull(v JsonNull) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeJsonNull performs a merge with any union data inside the GetTaxJurisdictionRegion200JSONResponseBody, using the provided JsonNull
+func (t *GetTaxJurisdictionRegion200JSONResponseBody) MergeJsonNull(v JsonNull) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t GetTaxJurisdictionRegion200JSONResponseBody) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *GetTaxJurisdictionRegion200JSONResponseBody) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsBusinessUnitPlain returns the union data inside the GetUserOwner200JSONResponseBody as a BusinessUnitPlain
+func (t GetUserOwner200JSONResponseBody) AsBusinessUnitPlain() (BusinessUnitPlain, error) {
+	var body BusinessUnitPlain
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromBusinessUnitPlain overwrites any union data inside the GetUserOwner200JSONResponseBody as the provided BusinessUnitPlain
+func (t *GetUserOwner200JSONResponseBody) FromBusinessUnitPlain(v BusinessUnitPlain) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeBusinessUnitPlain performs a merge with any union data inside the GetUserOwner200JSONResponseBody, using the provided BusinessUnitPlain
+func (t *GetUserOwner200JSONResponseBody) MergeBusinessUnitPlain(v BusinessUnitPlain) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsJsonNull returns the union data inside the GetUserOwner200JSONResponseBody as a JsonNull
+func (t GetUserOwner200JSONResponseBody) AsJsonNull() (JsonNull, error) {
+	var body JsonNull
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromJsonNull overwrites any union data inside the GetUserOwner200JSONResponseBody as the provided JsonNull
+func (t *GetUserOwner200JSONResponseBody) FromJsonNull(v JsonNull) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeJsonNull performs a merge with any union data inside the GetUserOwner200JSONResponseBody, using the provided JsonNull
+func (t *GetUserOwner200JSONResponseBody) MergeJsonNull(v JsonNull) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t GetUserOwner200JSONResponseBody) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *GetUserOwner200JSONResponseBody) UnmarshalJSON(b []byte) error {
 	err := t.union.UnmarshalJSON(b)
 	return err
 }
@@ -28530,7 +31682,7 @@ type GetAccountDefaultContactResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *ContactPlain
+	JSON200 *GetAccountDefaultContact200JSONResponseBody
 	// ApplicationvndApiJSON200 the response for an HTTP 200 `application/vnd.api+json` response
 	ApplicationvndApiJSON200 *ContactNullableDocument
 	// JSON400 the response for an HTTP 400 `application/json` response
@@ -28580,7 +31732,7 @@ type GetAccountDefaultContactResponse struct {
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r GetAccountDefaultContactResponse) GetJSON200() *ContactPlain {
+func (r GetAccountDefaultContactResponse) GetJSON200() *GetAccountDefaultContact200JSONResponseBody {
 	return r.JSON200
 }
 
@@ -28938,7 +32090,7 @@ type GetAccountOwnerResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *UserPlain
+	JSON200 *GetAccountOwner200JSONResponseBody
 	// ApplicationvndApiJSON200 the response for an HTTP 200 `application/vnd.api+json` response
 	ApplicationvndApiJSON200 *UserNullableDocument
 	// JSON400 the response for an HTTP 400 `application/json` response
@@ -28988,7 +32140,7 @@ type GetAccountOwnerResponse struct {
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r GetAccountOwnerResponse) GetJSON200() *UserPlain {
+func (r GetAccountOwnerResponse) GetJSON200() *GetAccountOwner200JSONResponseBody {
 	return r.JSON200
 }
 
@@ -29142,7 +32294,7 @@ type GetAccountReferredByResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *AccountPlain
+	JSON200 *GetAccountReferredBy200JSONResponseBody
 	// ApplicationvndApiJSON200 the response for an HTTP 200 `application/vnd.api+json` response
 	ApplicationvndApiJSON200 *AccountNullableDocument
 	// JSON400 the response for an HTTP 400 `application/json` response
@@ -29192,7 +32344,7 @@ type GetAccountReferredByResponse struct {
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r GetAccountReferredByResponse) GetJSON200() *AccountPlain {
+func (r GetAccountReferredByResponse) GetJSON200() *GetAccountReferredBy200JSONResponseBody {
 	return r.JSON200
 }
 
@@ -34269,7 +37421,7 @@ type GetBusinessUnitOwnerResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *BusinessUnitPlain
+	JSON200 *GetBusinessUnitOwner200JSONResponseBody
 	// ApplicationvndApiJSON200 the response for an HTTP 200 `application/vnd.api+json` response
 	ApplicationvndApiJSON200 *BusinessUnitNullableDocument
 	// JSON400 the response for an HTTP 400 `application/json` response
@@ -34319,7 +37471,7 @@ type GetBusinessUnitOwnerResponse struct {
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r GetBusinessUnitOwnerResponse) GetJSON200() *BusinessUnitPlain {
+func (r GetBusinessUnitOwnerResponse) GetJSON200() *GetBusinessUnitOwner200JSONResponseBody {
 	return r.JSON200
 }
 
@@ -37288,7 +40440,7 @@ type GetContactAssignedToResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *UserPlain
+	JSON200 *GetContactAssignedTo200JSONResponseBody
 	// ApplicationvndApiJSON200 the response for an HTTP 200 `application/vnd.api+json` response
 	ApplicationvndApiJSON200 *UserNullableDocument
 	// JSON400 the response for an HTTP 400 `application/json` response
@@ -37338,7 +40490,7 @@ type GetContactAssignedToResponse struct {
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r GetContactAssignedToResponse) GetJSON200() *UserPlain {
+func (r GetContactAssignedToResponse) GetJSON200() *GetContactAssignedTo200JSONResponseBody {
 	return r.JSON200
 }
 
@@ -37696,7 +40848,7 @@ type GetContactOwnerResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *UserPlain
+	JSON200 *GetContactOwner200JSONResponseBody
 	// ApplicationvndApiJSON200 the response for an HTTP 200 `application/vnd.api+json` response
 	ApplicationvndApiJSON200 *UserNullableDocument
 	// JSON400 the response for an HTTP 400 `application/json` response
@@ -37746,7 +40898,7 @@ type GetContactOwnerResponse struct {
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r GetContactOwnerResponse) GetJSON200() *UserPlain {
+func (r GetContactOwnerResponse) GetJSON200() *GetContactOwner200JSONResponseBody {
 	return r.JSON200
 }
 
@@ -40404,7 +43556,7 @@ type GetContactReportsToResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *ContactPlain
+	JSON200 *GetContactReportsTo200JSONResponseBody
 	// ApplicationvndApiJSON200 the response for an HTTP 200 `application/vnd.api+json` response
 	ApplicationvndApiJSON200 *ContactNullableDocument
 	// JSON400 the response for an HTTP 400 `application/json` response
@@ -40454,7 +43606,7 @@ type GetContactReportsToResponse struct {
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r GetContactReportsToResponse) GetJSON200() *ContactPlain {
+func (r GetContactReportsToResponse) GetJSON200() *GetContactReportsTo200JSONResponseBody {
 	return r.JSON200
 }
 
@@ -45413,7 +48565,7 @@ type GetTaxJurisdictionRegionResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *RegionPlain
+	JSON200 *GetTaxJurisdictionRegion200JSONResponseBody
 	// ApplicationvndApiJSON200 the response for an HTTP 200 `application/vnd.api+json` response
 	ApplicationvndApiJSON200 *RegionNullableDocument
 	// JSON400 the response for an HTTP 400 `application/json` response
@@ -45463,7 +48615,7 @@ type GetTaxJurisdictionRegionResponse struct {
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r GetTaxJurisdictionRegionResponse) GetJSON200() *RegionPlain {
+func (r GetTaxJurisdictionRegionResponse) GetJSON200() *GetTaxJurisdictionRegion200JSONResponseBody {
 	return r.JSON200
 }
 
@@ -48669,7 +51821,7 @@ type GetUserOwnerResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *BusinessUnitPlain
+	JSON200 *GetUserOwner200JSONResponseBody
 	// ApplicationvndApiJSON200 the response for an HTTP 200 `application/vnd.api+json` response
 	ApplicationvndApiJSON200 *BusinessUnitNullableDocument
 	// JSON400 the response for an HTTP 400 `application/json` response
@@ -48719,7 +51871,7 @@ type GetUserOwnerResponse struct {
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r GetUserOwnerResponse) GetJSON200() *BusinessUnitPlain {
+func (r GetUserOwnerResponse) GetJSON200() *GetUserOwner200JSONResponseBody {
 	return r.JSON200
 }
 
@@ -57021,7 +60173,7 @@ func ParseGetAccountDefaultContactResponse(rsp *http.Response) (*GetAccountDefau
 
 	switch {
 	case rsp.Header.Get("Content-Type") == "application/json" && rsp.StatusCode == 200:
-		var dest ContactPlain
+		var dest GetAccountDefaultContact200JSONResponseBody
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -57477,7 +60629,7 @@ func ParseGetAccountOwnerResponse(rsp *http.Response) (*GetAccountOwnerResponse,
 
 	switch {
 	case rsp.Header.Get("Content-Type") == "application/json" && rsp.StatusCode == 200:
-		var dest UserPlain
+		var dest GetAccountOwner200JSONResponseBody
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -57705,7 +60857,7 @@ func ParseGetAccountReferredByResponse(rsp *http.Response) (*GetAccountReferredB
 
 	switch {
 	case rsp.Header.Get("Content-Type") == "application/json" && rsp.StatusCode == 200:
-		var dest AccountPlain
+		var dest GetAccountReferredBy200JSONResponseBody
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -63540,7 +66692,7 @@ func ParseGetBusinessUnitOwnerResponse(rsp *http.Response) (*GetBusinessUnitOwne
 
 	switch {
 	case rsp.Header.Get("Content-Type") == "application/json" && rsp.StatusCode == 200:
-		var dest BusinessUnitPlain
+		var dest GetBusinessUnitOwner200JSONResponseBody
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -66991,7 +70143,7 @@ func ParseGetContactAssignedToResponse(rsp *http.Response) (*GetContactAssignedT
 
 	switch {
 	case rsp.Header.Get("Content-Type") == "application/json" && rsp.StatusCode == 200:
-		var dest UserPlain
+		var dest GetContactAssignedTo200JSONResponseBody
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -67447,7 +70599,7 @@ func ParseGetContactOwnerResponse(rsp *http.Response) (*GetContactOwnerResponse,
 
 	switch {
 	case rsp.Header.Get("Content-Type") == "application/json" && rsp.StatusCode == 200:
-		var dest UserPlain
+		var dest GetContactOwner200JSONResponseBody
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -70521,7 +73673,7 @@ func ParseGetContactReportsToResponse(rsp *http.Response) (*GetContactReportsToR
 
 	switch {
 	case rsp.Header.Get("Content-Type") == "application/json" && rsp.StatusCode == 200:
-		var dest ContactPlain
+		var dest GetContactReportsTo200JSONResponseBody
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -76226,7 +79378,7 @@ func ParseGetTaxJurisdictionRegionResponse(rsp *http.Response) (*GetTaxJurisdict
 
 	switch {
 	case rsp.Header.Get("Content-Type") == "application/json" && rsp.StatusCode == 200:
-		var dest RegionPlain
+		var dest GetTaxJurisdictionRegion200JSONResponseBody
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -79935,7 +83087,7 @@ func ParseGetUserOwnerResponse(rsp *http.Response) (*GetUserOwnerResponse, error
 
 	switch {
 	case rsp.Header.Get("Content-Type") == "application/json" && rsp.StatusCode == 200:
-		var dest BusinessUnitPlain
+		var dest GetUserOwner200JSONResponseBody
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}

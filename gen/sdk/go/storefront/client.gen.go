@@ -225,18 +225,28 @@ type CountryPlain struct {
 
 // CountryToOne A to-one relationship with a country.
 type CountryToOne struct {
-	Data *CountryIdentifier `json:"data,omitempty"`
+	Data *CountryToOne_Data `json:"data,omitempty"`
 
 	// Links Links of one relationship. Removed by `X-Include: noHateoas`.
 	Links *RelationshipLinks `json:"links,omitempty"`
 }
 
+// CountryToOne_Data defines model for CountryToOne.Data.
+type CountryToOne_Data struct {
+	union json.RawMessage
+}
+
 // CountryToOneDocument The country identifier of a relationship endpoint.
 type CountryToOneDocument struct {
-	Data *CountryIdentifier `json:"data"`
+	Data CountryToOneDocument_Data `json:"data"`
 
 	// Links Top-level links. `self` addresses the collection; `first`, `prev` and `next` appear on lists when they lead somewhere, `last` when the total is known. Removed by `X-Include: noHateoas`.
 	Links *DocumentLinks `json:"links,omitempty"`
+}
+
+// CountryToOneDocument_Data defines model for CountryToOneDocument.Data.
+type CountryToOneDocument_Data struct {
+	union json.RawMessage
 }
 
 // Currency An enabled currency (ISO 4217). Only the currencies the server enables are listed (USD, EUR and GBP unless `--currencies` names others); its id is what `X-Currency` names.
@@ -355,6 +365,9 @@ type ErrorDocument struct {
 		RequestId *string `json:"requestId,omitempty"`
 	} `json:"meta,omitempty"`
 }
+
+// JsonNull JSON null, and nothing else. The second branch of `anyOf` wherever a value may be a referenced schema or null (an empty to-one relationship, a missing related record): under OpenAPI 3.0.3 `nullable` only widens a `type` in the same schema, so `{nullable: true, allOf: [$ref]}` does not admit null; this schema does.
+type JsonNull = map[string]interface{}
 
 // Localization A localization of the storefront: a language and the formatting conventions that go with it. Its id is what `X-Localization-ID` names.
 type Localization struct {
@@ -1300,6 +1313,130 @@ func (t CountryOrRegion) MarshalJSON() ([]byte, error) {
 }
 
 func (t *CountryOrRegion) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsCountryIdentifier returns the union data inside the CountryToOne_Data as a CountryIdentifier
+func (t CountryToOne_Data) AsCountryIdentifier() (CountryIdentifier, error) {
+	var body CountryIdentifier
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromCountryIdentifier overwrites any union data inside the CountryToOne_Data as the provided CountryIdentifier
+func (t *CountryToOne_Data) FromCountryIdentifier(v CountryIdentifier) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeCountryIdentifier performs a merge with any union data inside the CountryToOne_Data, using the provided CountryIdentifier
+func (t *CountryToOne_Data) MergeCountryIdentifier(v CountryIdentifier) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsJsonNull returns the union data inside the CountryToOne_Data as a JsonNull
+func (t CountryToOne_Data) AsJsonNull() (JsonNull, error) {
+	var body JsonNull
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromJsonNull overwrites any union data inside the CountryToOne_Data as the provided JsonNull
+func (t *CountryToOne_Data) FromJsonNull(v JsonNull) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeJsonNull performs a merge with any union data inside the CountryToOne_Data, using the provided JsonNull
+func (t *CountryToOne_Data) MergeJsonNull(v JsonNull) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t CountryToOne_Data) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *CountryToOne_Data) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsCountryIdentifier returns the union data inside the CountryToOneDocument_Data as a CountryIdentifier
+func (t CountryToOneDocument_Data) AsCountryIdentifier() (CountryIdentifier, error) {
+	var body CountryIdentifier
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromCountryIdentifier overwrites any union data inside the CountryToOneDocument_Data as the provided CountryIdentifier
+func (t *CountryToOneDocument_Data) FromCountryIdentifier(v CountryIdentifier) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeCountryIdentifier performs a merge with any union data inside the CountryToOneDocument_Data, using the provided CountryIdentifier
+func (t *CountryToOneDocument_Data) MergeCountryIdentifier(v CountryIdentifier) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsJsonNull returns the union data inside the CountryToOneDocument_Data as a JsonNull
+func (t CountryToOneDocument_Data) AsJsonNull() (JsonNull, error) {
+	var body JsonNull
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromJsonNull overwrites any union data inside the CountryToOneDocument_Data as the provided JsonNull
+func (t *CountryToOneDocument_Data) FromJsonNull(v JsonNull) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeJsonNull performs a merge with any union data inside the CountryToOneDocument_Data, using the provided JsonNull
+func (t *CountryToOneDocument_Data) MergeJsonNull(v JsonNull) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t CountryToOneDocument_Data) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *CountryToOneDocument_Data) UnmarshalJSON(b []byte) error {
 	err := t.union.UnmarshalJSON(b)
 	return err
 }
