@@ -3563,6 +3563,12 @@ type PayloadTooLargeApplicationJSON = PlainErrorList
 // PayloadTooLargeApplicationVndAPIPlusJSON A JSON:API error document.
 type PayloadTooLargeApplicationVndAPIPlusJSON = ErrorDocument
 
+// ServiceUnavailableApplicationJSON The plain-format error body, a bare array of problems.
+type ServiceUnavailableApplicationJSON = PlainErrorList
+
+// ServiceUnavailableApplicationVndAPIPlusJSON A JSON:API error document.
+type ServiceUnavailableApplicationVndAPIPlusJSON = ErrorDocument
+
 // TooManyRequestsApplicationJSON The plain-format error body, a bare array of problems.
 type TooManyRequestsApplicationJSON = PlainErrorList
 
@@ -14943,6 +14949,20 @@ type PayloadTooLargeApplicationVndAPIPlusJSONResponse struct {
 	Headers PayloadTooLargeResponseHeaders
 }
 
+type ServiceUnavailableResponseHeaders struct {
+	XRequestID *string
+}
+type ServiceUnavailableJSONResponse struct {
+	Body PlainErrorList
+
+	Headers ServiceUnavailableResponseHeaders
+}
+type ServiceUnavailableApplicationVndAPIPlusJSONResponse struct {
+	Body ErrorDocument
+
+	Headers ServiceUnavailableResponseHeaders
+}
+
 type TooManyRequestsResponseHeaders struct {
 	RetryAfter *int
 	XRequestID *string
@@ -15247,6 +15267,42 @@ func (response DeleteAccounts500ApplicationVndAPIPlusJSONResponse) VisitDeleteAc
 	return err
 }
 
+type DeleteAccounts503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response DeleteAccounts503JSONResponse) VisitDeleteAccountsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteAccounts503ApplicationVndAPIPlusJSONResponse struct {
+	ServiceUnavailableApplicationVndAPIPlusJSONResponse
+}
+
+func (response DeleteAccounts503ApplicationVndAPIPlusJSONResponse) VisitDeleteAccountsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/vnd.api+json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListAccountsRequestObject struct {
 	Params ListAccountsParams
 }
@@ -15530,6 +15586,42 @@ func (response ListAccounts500ApplicationVndAPIPlusJSONResponse) VisitListAccoun
 		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
 	}
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAccounts503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListAccounts503JSONResponse) VisitListAccountsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAccounts503ApplicationVndAPIPlusJSONResponse struct {
+	ServiceUnavailableApplicationVndAPIPlusJSONResponse
+}
+
+func (response ListAccounts503ApplicationVndAPIPlusJSONResponse) VisitListAccountsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/vnd.api+json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -15976,6 +16068,42 @@ func (response CreateAccount500ApplicationVndAPIPlusJSONResponse) VisitCreateAcc
 	return err
 }
 
+type CreateAccount503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateAccount503JSONResponse) VisitCreateAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateAccount503ApplicationVndAPIPlusJSONResponse struct {
+	ServiceUnavailableApplicationVndAPIPlusJSONResponse
+}
+
+func (response CreateAccount503ApplicationVndAPIPlusJSONResponse) VisitCreateAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/vnd.api+json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type DeleteAccountRequestObject struct {
 	Id AccountId `json:"id"`
 }
@@ -16254,6 +16382,42 @@ func (response DeleteAccount500ApplicationVndAPIPlusJSONResponse) VisitDeleteAcc
 		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
 	}
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteAccount503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response DeleteAccount503JSONResponse) VisitDeleteAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteAccount503ApplicationVndAPIPlusJSONResponse struct {
+	ServiceUnavailableApplicationVndAPIPlusJSONResponse
+}
+
+func (response DeleteAccount503ApplicationVndAPIPlusJSONResponse) VisitDeleteAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/vnd.api+json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -16571,6 +16735,42 @@ func (response GetAccount500ApplicationVndAPIPlusJSONResponse) VisitGetAccountRe
 		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
 	}
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetAccount503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetAccount503JSONResponse) VisitGetAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetAccount503ApplicationVndAPIPlusJSONResponse struct {
+	ServiceUnavailableApplicationVndAPIPlusJSONResponse
+}
+
+func (response GetAccount503ApplicationVndAPIPlusJSONResponse) VisitGetAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/vnd.api+json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -17003,6 +17203,42 @@ func (response UpdateAccount500ApplicationVndAPIPlusJSONResponse) VisitUpdateAcc
 	return err
 }
 
+type UpdateAccount503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UpdateAccount503JSONResponse) VisitUpdateAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateAccount503ApplicationVndAPIPlusJSONResponse struct {
+	ServiceUnavailableApplicationVndAPIPlusJSONResponse
+}
+
+func (response UpdateAccount503ApplicationVndAPIPlusJSONResponse) VisitUpdateAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/vnd.api+json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListAccountContactsRequestObject struct {
 	Id     AccountId `json:"id"`
 	Params ListAccountContactsParams
@@ -17327,6 +17563,42 @@ func (response ListAccountContacts500ApplicationVndAPIPlusJSONResponse) VisitLis
 	return err
 }
 
+type ListAccountContacts503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListAccountContacts503JSONResponse) VisitListAccountContactsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAccountContacts503ApplicationVndAPIPlusJSONResponse struct {
+	ServiceUnavailableApplicationVndAPIPlusJSONResponse
+}
+
+func (response ListAccountContacts503ApplicationVndAPIPlusJSONResponse) VisitListAccountContactsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/vnd.api+json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetAccountDefaultContactRequestObject struct {
 	Id     AccountId `json:"id"`
 	Params GetAccountDefaultContactParams
@@ -17640,6 +17912,42 @@ func (response GetAccountDefaultContact500ApplicationVndAPIPlusJSONResponse) Vis
 		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
 	}
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetAccountDefaultContact503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetAccountDefaultContact503JSONResponse) VisitGetAccountDefaultContactResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetAccountDefaultContact503ApplicationVndAPIPlusJSONResponse struct {
+	ServiceUnavailableApplicationVndAPIPlusJSONResponse
+}
+
+func (response GetAccountDefaultContact503ApplicationVndAPIPlusJSONResponse) VisitGetAccountDefaultContactResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/vnd.api+json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -17961,6 +18269,42 @@ func (response GetAccountOrganization500ApplicationVndAPIPlusJSONResponse) Visit
 	return err
 }
 
+type GetAccountOrganization503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetAccountOrganization503JSONResponse) VisitGetAccountOrganizationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetAccountOrganization503ApplicationVndAPIPlusJSONResponse struct {
+	ServiceUnavailableApplicationVndAPIPlusJSONResponse
+}
+
+func (response GetAccountOrganization503ApplicationVndAPIPlusJSONResponse) VisitGetAccountOrganizationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/vnd.api+json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetAccountOwnerRequestObject struct {
 	Id     AccountId `json:"id"`
 	Params GetAccountOwnerParams
@@ -18278,6 +18622,42 @@ func (response GetAccountOwner500ApplicationVndAPIPlusJSONResponse) VisitGetAcco
 	return err
 }
 
+type GetAccountOwner503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetAccountOwner503JSONResponse) VisitGetAccountOwnerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetAccountOwner503ApplicationVndAPIPlusJSONResponse struct {
+	ServiceUnavailableApplicationVndAPIPlusJSONResponse
+}
+
+func (response GetAccountOwner503ApplicationVndAPIPlusJSONResponse) VisitGetAccountOwnerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/vnd.api+json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetAccountReferredByRequestObject struct {
 	Id     AccountId `json:"id"`
 	Params GetAccountReferredByParams
@@ -18591,6 +18971,42 @@ func (response GetAccountReferredBy500ApplicationVndAPIPlusJSONResponse) VisitGe
 		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
 	}
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetAccountReferredBy503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetAccountReferredBy503JSONResponse) VisitGetAccountReferredByResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetAccountReferredBy503ApplicationVndAPIPlusJSONResponse struct {
+	ServiceUnavailableApplicationVndAPIPlusJSONResponse
+}
+
+func (response GetAccountReferredBy503ApplicationVndAPIPlusJSONResponse) VisitGetAccountReferredByResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/vnd.api+json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -18988,6 +19404,42 @@ func (response DeleteAccountContactsRelationship500ApplicationVndAPIPlusJSONResp
 	return err
 }
 
+type DeleteAccountContactsRelationship503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response DeleteAccountContactsRelationship503JSONResponse) VisitDeleteAccountContactsRelationshipResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteAccountContactsRelationship503ApplicationVndAPIPlusJSONResponse struct {
+	ServiceUnavailableApplicationVndAPIPlusJSONResponse
+}
+
+func (response DeleteAccountContactsRelationship503ApplicationVndAPIPlusJSONResponse) VisitDeleteAccountContactsRelationshipResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/vnd.api+json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetAccountContactsRelationshipRequestObject struct {
 	Id     AccountId `json:"id"`
 	Params GetAccountContactsRelationshipParams
@@ -19285,6 +19737,42 @@ func (response GetAccountContactsRelationship500ApplicationVndAPIPlusJSONRespons
 		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
 	}
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetAccountContactsRelationship503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetAccountContactsRelationship503JSONResponse) VisitGetAccountContactsRelationshipResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetAccountContactsRelationship503ApplicationVndAPIPlusJSONResponse struct {
+	ServiceUnavailableApplicationVndAPIPlusJSONResponse
+}
+
+func (response GetAccountContactsRelationship503ApplicationVndAPIPlusJSONResponse) VisitGetAccountContactsRelationshipResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/vnd.api+json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -19682,6 +20170,42 @@ func (response UpdateAccountContactsRelationship500ApplicationVndAPIPlusJSONResp
 	return err
 }
 
+type UpdateAccountContactsRelationship503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UpdateAccountContactsRelationship503JSONResponse) VisitUpdateAccountContactsRelationshipResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateAccountContactsRelationship503ApplicationVndAPIPlusJSONResponse struct {
+	ServiceUnavailableApplicationVndAPIPlusJSONResponse
+}
+
+func (response UpdateAccountContactsRelationship503ApplicationVndAPIPlusJSONResponse) VisitUpdateAccountContactsRelationshipResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/vnd.api+json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type AddAccountContactsRelationshipRequestObject struct {
 	Id   AccountId `json:"id"`
 	Body *AddAccountContactsRelationshipApplicationVndAPIPlusJSONRequestBody
@@ -20075,6 +20599,42 @@ func (response AddAccountContactsRelationship500ApplicationVndAPIPlusJSONRespons
 	return err
 }
 
+type AddAccountContactsRelationship503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response AddAccountContactsRelationship503JSONResponse) VisitAddAccountContactsRelationshipResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddAccountContactsRelationship503ApplicationVndAPIPlusJSONResponse struct {
+	ServiceUnavailableApplicationVndAPIPlusJSONResponse
+}
+
+func (response AddAccountContactsRelationship503ApplicationVndAPIPlusJSONResponse) VisitAddAccountContactsRelationshipResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/vnd.api+json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetAccountDefaultContactRelationshipRequestObject struct {
 	Id     AccountId `json:"id"`
 	Params GetAccountDefaultContactRelationshipParams
@@ -20368,6 +20928,42 @@ func (response GetAccountDefaultContactRelationship500ApplicationVndAPIPlusJSONR
 		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
 	}
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetAccountDefaultContactRelationship503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetAccountDefaultContactRelationship503JSONResponse) VisitGetAccountDefaultContactRelationshipResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetAccountDefaultContactRelationship503ApplicationVndAPIPlusJSONResponse struct {
+	ServiceUnavailableApplicationVndAPIPlusJSONResponse
+}
+
+func (response GetAccountDefaultContactRelationship503ApplicationVndAPIPlusJSONResponse) VisitGetAccountDefaultContactRelationshipResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/vnd.api+json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -20765,6 +21361,42 @@ func (response UpdateAccountDefaultContactRelationship500ApplicationVndAPIPlusJS
 	return err
 }
 
+type UpdateAccountDefaultContactRelationship503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UpdateAccountDefaultContactRelationship503JSONResponse) VisitUpdateAccountDefaultContactRelationshipResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateAccountDefaultContactRelationship503ApplicationVndAPIPlusJSONResponse struct {
+	ServiceUnavailableApplicationVndAPIPlusJSONResponse
+}
+
+func (response UpdateAccountDefaultContactRelationship503ApplicationVndAPIPlusJSONResponse) VisitUpdateAccountDefaultContactRelationshipResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/vnd.api+json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetAccountOrganizationRelationshipRequestObject struct {
 	Id     AccountId `json:"id"`
 	Params GetAccountOrganizationRelationshipParams
@@ -21062,6 +21694,42 @@ func (response GetAccountOrganizationRelationship500ApplicationVndAPIPlusJSONRes
 	return err
 }
 
+type GetAccountOrganizationRelationship503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetAccountOrganizationRelationship503JSONResponse) VisitGetAccountOrganizationRelationshipResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetAccountOrganizationRelationship503ApplicationVndAPIPlusJSONResponse struct {
+	ServiceUnavailableApplicationVndAPIPlusJSONResponse
+}
+
+func (response GetAccountOrganizationRelationship503ApplicationVndAPIPlusJSONResponse) VisitGetAccountOrganizationRelationshipResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/vnd.api+json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetAccountOwnerRelationshipRequestObject struct {
 	Id     AccountId `json:"id"`
 	Params GetAccountOwnerRelationshipParams
@@ -21355,6 +22023,42 @@ func (response GetAccountOwnerRelationship500ApplicationVndAPIPlusJSONResponse) 
 		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
 	}
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetAccountOwnerRelationship503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetAccountOwnerRelationship503JSONResponse) VisitGetAccountOwnerRelationshipResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetAccountOwnerRelationship503ApplicationVndAPIPlusJSONResponse struct {
+	ServiceUnavailableApplicationVndAPIPlusJSONResponse
+}
+
+func (response GetAccountOwnerRelationship503ApplicationVndAPIPlusJSONResponse) VisitGetAccountOwnerRelationshipResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/vnd.api+json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -21752,6 +22456,42 @@ func (response UpdateAccountOwnerRelationship500ApplicationVndAPIPlusJSONRespons
 	return err
 }
 
+type UpdateAccountOwnerRelationship503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UpdateAccountOwnerRelationship503JSONResponse) VisitUpdateAccountOwnerRelationshipResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateAccountOwnerRelationship503ApplicationVndAPIPlusJSONResponse struct {
+	ServiceUnavailableApplicationVndAPIPlusJSONResponse
+}
+
+func (response UpdateAccountOwnerRelationship503ApplicationVndAPIPlusJSONResponse) VisitUpdateAccountOwnerRelationshipResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/vnd.api+json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetAccountReferredByRelationshipRequestObject struct {
 	Id     AccountId `json:"id"`
 	Params GetAccountReferredByRelationshipParams
@@ -22045,6 +22785,42 @@ func (response GetAccountReferredByRelationship500ApplicationVndAPIPlusJSONRespo
 		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
 	}
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetAccountReferredByRelationship503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetAccountReferredByRelationship503JSONResponse) VisitGetAccountReferredByRelationshipResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetAccountReferredByRelationship503ApplicationVndAPIPlusJSONResponse struct {
+	ServiceUnavailableApplicationVndAPIPlusJSONResponse
+}
+
+func (response GetAccountReferredByRelationship503ApplicationVndAPIPlusJSONResponse) VisitGetAccountReferredByRelationshipResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/vnd.api+json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -22442,6 +23218,42 @@ func (response UpdateAccountReferredByRelationship500ApplicationVndAPIPlusJSONRe
 	return err
 }
 
+type UpdateAccountReferredByRelationship503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UpdateAccountReferredByRelationship503JSONResponse) VisitUpdateAccountReferredByRelationshipResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateAccountReferredByRelationship503ApplicationVndAPIPlusJSONResponse struct {
+	ServiceUnavailableApplicationVndAPIPlusJSONResponse
+}
+
+func (response UpdateAccountReferredByRelationship503ApplicationVndAPIPlusJSONResponse) VisitUpdateAccountReferredByRelationshipResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/vnd.api+json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetAsyncOperationRequestObject struct {
 	Id     AsyncOperationId `json:"id"`
 	Params GetAsyncOperationParams
@@ -22755,6 +23567,42 @@ func (response GetAsyncOperation500ApplicationVndAPIPlusJSONResponse) VisitGetAs
 		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
 	}
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetAsyncOperation503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetAsyncOperation503JSONResponse) VisitGetAsyncOperationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetAsyncOperation503ApplicationVndAPIPlusJSONResponse struct {
+	ServiceUnavailableApplicationVndAPIPlusJSONResponse
+}
+
+func (response GetAsyncOperation503ApplicationVndAPIPlusJSONResponse) VisitGetAsyncOperationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/vnd.api+json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -23195,6 +24043,42 @@ func (response UpdateAsyncOperation500ApplicationVndAPIPlusJSONResponse) VisitUp
 	return err
 }
 
+type UpdateAsyncOperation503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UpdateAsyncOperation503JSONResponse) VisitUpdateAsyncOperationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateAsyncOperation503ApplicationVndAPIPlusJSONResponse struct {
+	ServiceUnavailableApplicationVndAPIPlusJSONResponse
+}
+
+func (response UpdateAsyncOperation503ApplicationVndAPIPlusJSONResponse) VisitUpdateAsyncOperationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/vnd.api+json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListAsyncOperationErrorsRequestObject struct {
 	Id     AsyncOperationId `json:"id"`
 	Params ListAsyncOperationErrorsParams
@@ -23519,6 +24403,42 @@ func (response ListAsyncOperationErrors500ApplicationVndAPIPlusJSONResponse) Vis
 	return err
 }
 
+type ListAsyncOperationErrors503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListAsyncOperationErrors503JSONResponse) VisitListAsyncOperationErrorsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAsyncOperationErrors503ApplicationVndAPIPlusJSONResponse struct {
+	ServiceUnavailableApplicationVndAPIPlusJSONResponse
+}
+
+func (response ListAsyncOperationErrors503ApplicationVndAPIPlusJSONResponse) VisitListAsyncOperationErrorsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/vnd.api+json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type DeleteBusinessUnitsRequestObject struct {
 	Params DeleteBusinessUnitsParams
 }
@@ -23775,6 +24695,42 @@ func (response DeleteBusinessUnits500ApplicationVndAPIPlusJSONResponse) VisitDel
 		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
 	}
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteBusinessUnits503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response DeleteBusinessUnits503JSONResponse) VisitDeleteBusinessUnitsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteBusinessUnits503ApplicationVndAPIPlusJSONResponse struct {
+	ServiceUnavailableApplicationVndAPIPlusJSONResponse
+}
+
+func (response DeleteBusinessUnits503ApplicationVndAPIPlusJSONResponse) VisitDeleteBusinessUnitsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/vnd.api+json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -24062,6 +25018,42 @@ func (response ListBusinessUnits500ApplicationVndAPIPlusJSONResponse) VisitListB
 		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
 	}
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListBusinessUnits503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListBusinessUnits503JSONResponse) VisitListBusinessUnitsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListBusinessUnits503ApplicationVndAPIPlusJSONResponse struct {
+	ServiceUnavailableApplicationVndAPIPlusJSONResponse
+}
+
+func (response ListBusinessUnits503ApplicationVndAPIPlusJSONResponse) VisitListBusinessUnitsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/vnd.api+json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -24464,6 +25456,42 @@ func (response CreateBusinessUnit500ApplicationVndAPIPlusJSONResponse) VisitCrea
 	return err
 }
 
+type CreateBusinessUnit503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateBusinessUnit503JSONResponse) VisitCreateBusinessUnitResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateBusinessUnit503ApplicationVndAPIPlusJSONResponse struct {
+	ServiceUnavailableApplicationVndAPIPlusJSONResponse
+}
+
+func (response CreateBusinessUnit503ApplicationVndAPIPlusJSONResponse) VisitCreateBusinessUnitResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/vnd.api+json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type DeleteBusinessUnitRequestObject struct {
 	Id BusinessUnitId `json:"id"`
 }
@@ -24742,6 +25770,42 @@ func (response DeleteBusinessUnit500ApplicationVndAPIPlusJSONResponse) VisitDele
 		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
 	}
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteBusinessUnit503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response DeleteBusinessUnit503JSONResponse) VisitDeleteBusinessUnitResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteBusinessUnit503ApplicationVndAPIPlusJSONResponse struct {
+	ServiceUnavailableApplicationVndAPIPlusJSONResponse
+}
+
+func (response DeleteBusinessUnit503ApplicationVndAPIPlusJSONResponse) VisitDeleteBusinessUnitResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/vnd.api+json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -25059,6 +26123,42 @@ func (response GetBusinessUnit500ApplicationVndAPIPlusJSONResponse) VisitGetBusi
 		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
 	}
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBusinessUnit503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetBusinessUnit503JSONResponse) VisitGetBusinessUnitResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBusinessUnit503ApplicationVndAPIPlusJSONResponse struct {
+	ServiceUnavailableApplicationVndAPIPlusJSONResponse
+}
+
+func (response GetBusinessUnit503ApplicationVndAPIPlusJSONResponse) VisitGetBusinessUnitResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/vnd.api+json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -25491,6 +26591,42 @@ func (response UpdateBusinessUnit500ApplicationVndAPIPlusJSONResponse) VisitUpda
 	return err
 }
 
+type UpdateBusinessUnit503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UpdateBusinessUnit503JSONResponse) VisitUpdateBusinessUnitResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateBusinessUnit503ApplicationVndAPIPlusJSONResponse struct {
+	ServiceUnavailableApplicationVndAPIPlusJSONResponse
+}
+
+func (response UpdateBusinessUnit503ApplicationVndAPIPlusJSONResponse) VisitUpdateBusinessUnitResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/vnd.api+json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetBusinessUnitOrganizationRequestObject struct {
 	Id     BusinessUnitId `json:"id"`
 	Params GetBusinessUnitOrganizationParams
@@ -25804,6 +26940,42 @@ func (response GetBusinessUnitOrganization500ApplicationVndAPIPlusJSONResponse) 
 		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
 	}
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBusinessUnitOrganization503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetBusinessUnitOrganization503JSONResponse) VisitGetBusinessUnitOrganizationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBusinessUnitOrganization503ApplicationVndAPIPlusJSONResponse struct {
+	ServiceUnavailableApplicationVndAPIPlusJSONResponse
+}
+
+func (response GetBusinessUnitOrganization503ApplicationVndAPIPlusJSONResponse) VisitGetBusinessUnitOrganizationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/vnd.api+json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -26125,6 +27297,42 @@ func (response GetBusinessUnitOwner500ApplicationVndAPIPlusJSONResponse) VisitGe
 	return err
 }
 
+type GetBusinessUnitOwner503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetBusinessUnitOwner503JSONResponse) VisitGetBusinessUnitOwnerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBusinessUnitOwner503ApplicationVndAPIPlusJSONResponse struct {
+	ServiceUnavailableApplicationVndAPIPlusJSONResponse
+}
+
+func (response GetBusinessUnitOwner503ApplicationVndAPIPlusJSONResponse) VisitGetBusinessUnitOwnerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/vnd.api+json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetBusinessUnitOrganizationRelationshipRequestObject struct {
 	Id     BusinessUnitId `json:"id"`
 	Params GetBusinessUnitOrganizationRelationshipParams
@@ -26422,6 +27630,42 @@ func (response GetBusinessUnitOrganizationRelationship500ApplicationVndAPIPlusJS
 	return err
 }
 
+type GetBusinessUnitOrganizationRelationship503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetBusinessUnitOrganizationRelationship503JSONResponse) VisitGetBusinessUnitOrganizationRelationshipResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBusinessUnitOrganizationRelationship503ApplicationVndAPIPlusJSONResponse struct {
+	ServiceUnavailableApplicationVndAPIPlusJSONResponse
+}
+
+func (response GetBusinessUnitOrganizationRelationship503ApplicationVndAPIPlusJSONResponse) VisitGetBusinessUnitOrganizationRelationshipResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/vnd.api+json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetBusinessUnitOwnerRelationshipRequestObject struct {
 	Id     BusinessUnitId `json:"id"`
 	Params GetBusinessUnitOwnerRelationshipParams
@@ -26715,6 +27959,42 @@ func (response GetBusinessUnitOwnerRelationship500ApplicationVndAPIPlusJSONRespo
 		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
 	}
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBusinessUnitOwnerRelationship503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetBusinessUnitOwnerRelationship503JSONResponse) VisitGetBusinessUnitOwnerRelationshipResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBusinessUnitOwnerRelationship503ApplicationVndAPIPlusJSONResponse struct {
+	ServiceUnavailableApplicationVndAPIPlusJSONResponse
+}
+
+func (response GetBusinessUnitOwnerRelationship503ApplicationVndAPIPlusJSONResponse) VisitGetBusinessUnitOwnerRelationshipResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/vnd.api+json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -27112,6 +28392,42 @@ func (response UpdateBusinessUnitOwnerRelationship500ApplicationVndAPIPlusJSONRe
 	return err
 }
 
+type UpdateBusinessUnitOwnerRelationship503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UpdateBusinessUnitOwnerRelationship503JSONResponse) VisitUpdateBusinessUnitOwnerRelationshipResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateBusinessUnitOwnerRelationship503ApplicationVndAPIPlusJSONResponse struct {
+	ServiceUnavailableApplicationVndAPIPlusJSONResponse
+}
+
+func (response UpdateBusinessUnitOwnerRelationship503ApplicationVndAPIPlusJSONResponse) VisitUpdateBusinessUnitOwnerRelationshipResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/vnd.api+json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetBusinessUnitUsersRelationshipRequestObject struct {
 	Id     BusinessUnitId `json:"id"`
 	Params GetBusinessUnitUsersRelationshipParams
@@ -27409,6 +28725,42 @@ func (response GetBusinessUnitUsersRelationship500ApplicationVndAPIPlusJSONRespo
 		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
 	}
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBusinessUnitUsersRelationship503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetBusinessUnitUsersRelationship503JSONResponse) VisitGetBusinessUnitUsersRelationshipResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBusinessUnitUsersRelationship503ApplicationVndAPIPlusJSONResponse struct {
+	ServiceUnavailableApplicationVndAPIPlusJSONResponse
+}
+
+func (response GetBusinessUnitUsersRelationship503ApplicationVndAPIPlusJSONResponse) VisitGetBusinessUnitUsersRelationshipResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/vnd.api+json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -27737,6 +29089,42 @@ func (response ListBusinessUnitUsers500ApplicationVndAPIPlusJSONResponse) VisitL
 	return err
 }
 
+type ListBusinessUnitUsers503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListBusinessUnitUsers503JSONResponse) VisitListBusinessUnitUsersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListBusinessUnitUsers503ApplicationVndAPIPlusJSONResponse struct {
+	ServiceUnavailableApplicationVndAPIPlusJSONResponse
+}
+
+func (response ListBusinessUnitUsers503ApplicationVndAPIPlusJSONResponse) VisitListBusinessUnitUsersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/vnd.api+json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type DeleteContactsRequestObject struct {
 	Params DeleteContactsParams
 }
@@ -27993,6 +29381,42 @@ func (response DeleteContacts500ApplicationVndAPIPlusJSONResponse) VisitDeleteCo
 		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
 	}
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteContacts503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response DeleteContacts503JSONResponse) VisitDeleteContactsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteContacts503ApplicationVndAPIPlusJSONResponse struct {
+	ServiceUnavailableApplicationVndAPIPlusJSONResponse
+}
+
+func (response DeleteContacts503ApplicationVndAPIPlusJSONResponse) VisitDeleteContactsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/vnd.api+json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -28280,6 +29704,42 @@ func (response ListContacts500ApplicationVndAPIPlusJSONResponse) VisitListContac
 		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
 	}
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListContacts503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListContacts503JSONResponse) VisitListContactsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListContacts503ApplicationVndAPIPlusJSONResponse struct {
+	ServiceUnavailableApplicationVndAPIPlusJSONResponse
+}
+
+func (response ListContacts503ApplicationVndAPIPlusJSONResponse) VisitListContactsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/vnd.api+json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -28726,6 +30186,42 @@ func (response CreateContact500ApplicationVndAPIPlusJSONResponse) VisitCreateCon
 	return err
 }
 
+type CreateContact503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateContact503JSONResponse) VisitCreateContactResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateContact503ApplicationVndAPIPlusJSONResponse struct {
+	ServiceUnavailableApplicationVndAPIPlusJSONResponse
+}
+
+func (response CreateContact503ApplicationVndAPIPlusJSONResponse) VisitCreateContactResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/vnd.api+json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type DeleteContactRequestObject struct {
 	Id ContactId `json:"id"`
 }
@@ -29004,6 +30500,42 @@ func (response DeleteContact500ApplicationVndAPIPlusJSONResponse) VisitDeleteCon
 		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
 	}
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteContact503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response DeleteContact503JSONResponse) VisitDeleteContactResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteContact503ApplicationVndAPIPlusJSONResponse struct {
+	ServiceUnavailableApplicationVndAPIPlusJSONResponse
+}
+
+func (response DeleteContact503ApplicationVndAPIPlusJSONResponse) VisitDeleteContactResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/vnd.api+json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -29321,6 +30853,42 @@ func (response GetContact500ApplicationVndAPIPlusJSONResponse) VisitGetContactRe
 		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
 	}
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetContact503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetContact503JSONResponse) VisitGetContactResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetContact503ApplicationVndAPIPlusJSONResponse struct {
+	ServiceUnavailableApplicationVndAPIPlusJSONResponse
+}
+
+func (response GetContact503ApplicationVndAPIPlusJSONResponse) VisitGetContactResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/vnd.api+json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -29753,6 +31321,42 @@ func (response UpdateContact500ApplicationVndAPIPlusJSONResponse) VisitUpdateCon
 	return err
 }
 
+type UpdateContact503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UpdateContact503JSONResponse) VisitUpdateContactResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateContact503ApplicationVndAPIPlusJSONResponse struct {
+	ServiceUnavailableApplicationVndAPIPlusJSONResponse
+}
+
+func (response UpdateContact503ApplicationVndAPIPlusJSONResponse) VisitUpdateContactResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/vnd.api+json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListContactAccountsRequestObject struct {
 	Id     ContactId `json:"id"`
 	Params ListContactAccountsParams
@@ -30077,6 +31681,42 @@ func (response ListContactAccounts500ApplicationVndAPIPlusJSONResponse) VisitLis
 	return err
 }
 
+type ListContactAccounts503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListContactAccounts503JSONResponse) VisitListContactAccountsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListContactAccounts503ApplicationVndAPIPlusJSONResponse struct {
+	ServiceUnavailableApplicationVndAPIPlusJSONResponse
+}
+
+func (response ListContactAccounts503ApplicationVndAPIPlusJSONResponse) VisitListContactAccountsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/vnd.api+json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetContactAssignedToRequestObject struct {
 	Id     ContactId `json:"id"`
 	Params GetContactAssignedToParams
@@ -30390,6 +32030,42 @@ func (response GetContactAssignedTo500ApplicationVndAPIPlusJSONResponse) VisitGe
 		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
 	}
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetContactAssignedTo503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetContactAssignedTo503JSONResponse) VisitGetContactAssignedToResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetContactAssignedTo503ApplicationVndAPIPlusJSONResponse struct {
+	ServiceUnavailableApplicationVndAPIPlusJSONResponse
+}
+
+func (response GetContactAssignedTo503ApplicationVndAPIPlusJSONResponse) VisitGetContactAssignedToResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/vnd.api+json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -30711,6 +32387,42 @@ func (response GetContactOrganization500ApplicationVndAPIPlusJSONResponse) Visit
 	return err
 }
 
+type GetContactOrganization503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetContactOrganization503JSONResponse) VisitGetContactOrganizationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetContactOrganization503ApplicationVndAPIPlusJSONResponse struct {
+	ServiceUnavailableApplicationVndAPIPlusJSONResponse
+}
+
+func (response GetContactOrganization503ApplicationVndAPIPlusJSONResponse) VisitGetContactOrganizationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/vnd.api+json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetContactOwnerRequestObject struct {
 	Id     ContactId `json:"id"`
 	Params GetContactOwnerParams
@@ -31024,6 +32736,42 @@ func (response GetContactOwner500ApplicationVndAPIPlusJSONResponse) VisitGetCont
 		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
 	}
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetContactOwner503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetContactOwner503JSONResponse) VisitGetContactOwnerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetContactOwner503ApplicationVndAPIPlusJSONResponse struct {
+	ServiceUnavailableApplicationVndAPIPlusJSONResponse
+}
+
+func (response GetContactOwner503ApplicationVndAPIPlusJSONResponse) VisitGetContactOwnerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/vnd.api+json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -31421,6 +33169,42 @@ func (response DeleteContactAccountsRelationship500ApplicationVndAPIPlusJSONResp
 	return err
 }
 
+type DeleteContactAccountsRelationship503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response DeleteContactAccountsRelationship503JSONResponse) VisitDeleteContactAccountsRelationshipResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteContactAccountsRelationship503ApplicationVndAPIPlusJSONResponse struct {
+	ServiceUnavailableApplicationVndAPIPlusJSONResponse
+}
+
+func (response DeleteContactAccountsRelationship503ApplicationVndAPIPlusJSONResponse) VisitDeleteContactAccountsRelationshipResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/vnd.api+json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetContactAccountsRelationshipRequestObject struct {
 	Id     ContactId `json:"id"`
 	Params GetContactAccountsRelationshipParams
@@ -31718,6 +33502,42 @@ func (response GetContactAccountsRelationship500ApplicationVndAPIPlusJSONRespons
 		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
 	}
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetContactAccountsRelationship503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetContactAccountsRelationship503JSONResponse) VisitGetContactAccountsRelationshipResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetContactAccountsRelationship503ApplicationVndAPIPlusJSONResponse struct {
+	ServiceUnavailableApplicationVndAPIPlusJSONResponse
+}
+
+func (response GetContactAccountsRelationship503ApplicationVndAPIPlusJSONResponse) VisitGetContactAccountsRelationshipResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/vnd.api+json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -32115,6 +33935,42 @@ func (response UpdateContactAccountsRelationship500ApplicationVndAPIPlusJSONResp
 	return err
 }
 
+type UpdateContactAccountsRelationship503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UpdateContactAccountsRelationship503JSONResponse) VisitUpdateContactAccountsRelationshipResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateContactAccountsRelationship503ApplicationVndAPIPlusJSONResponse struct {
+	ServiceUnavailableApplicationVndAPIPlusJSONResponse
+}
+
+func (response UpdateContactAccountsRelationship503ApplicationVndAPIPlusJSONResponse) VisitUpdateContactAccountsRelationshipResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/vnd.api+json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type AddContactAccountsRelationshipRequestObject struct {
 	Id   ContactId `json:"id"`
 	Body *AddContactAccountsRelationshipApplicationVndAPIPlusJSONRequestBody
@@ -32508,6 +34364,42 @@ func (response AddContactAccountsRelationship500ApplicationVndAPIPlusJSONRespons
 	return err
 }
 
+type AddContactAccountsRelationship503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response AddContactAccountsRelationship503JSONResponse) VisitAddContactAccountsRelationshipResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddContactAccountsRelationship503ApplicationVndAPIPlusJSONResponse struct {
+	ServiceUnavailableApplicationVndAPIPlusJSONResponse
+}
+
+func (response AddContactAccountsRelationship503ApplicationVndAPIPlusJSONResponse) VisitAddContactAccountsRelationshipResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/vnd.api+json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetContactAssignedToRelationshipRequestObject struct {
 	Id     ContactId `json:"id"`
 	Params GetContactAssignedToRelationshipParams
@@ -32801,6 +34693,42 @@ func (response GetContactAssignedToRelationship500ApplicationVndAPIPlusJSONRespo
 		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
 	}
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetContactAssignedToRelationship503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetContactAssignedToRelationship503JSONResponse) VisitGetContactAssignedToRelationshipResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetContactAssignedToRelationship503ApplicationVndAPIPlusJSONResponse struct {
+	ServiceUnavailableApplicationVndAPIPlusJSONResponse
+}
+
+func (response GetContactAssignedToRelationship503ApplicationVndAPIPlusJSONResponse) VisitGetContactAssignedToRelationshipResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/vnd.api+json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -33198,6 +35126,42 @@ func (response UpdateContactAssignedToRelationship500ApplicationVndAPIPlusJSONRe
 	return err
 }
 
+type UpdateContactAssignedToRelationship503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UpdateContactAssignedToRelationship503JSONResponse) VisitUpdateContactAssignedToRelationshipResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateContactAssignedToRelationship503ApplicationVndAPIPlusJSONResponse struct {
+	ServiceUnavailableApplicationVndAPIPlusJSONResponse
+}
+
+func (response UpdateContactAssignedToRelationship503ApplicationVndAPIPlusJSONResponse) VisitUpdateContactAssignedToRelationshipResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/vnd.api+json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetContactOrganizationRelationshipRequestObject struct {
 	Id     ContactId `json:"id"`
 	Params GetContactOrganizationRelationshipParams
@@ -33495,6 +35459,42 @@ func (response GetContactOrganizationRelationship500ApplicationVndAPIPlusJSONRes
 	return err
 }
 
+type GetContactOrganizationRelationship503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetContactOrganizationRelationship503JSONResponse) VisitGetContactOrganizationRelationshipResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetContactOrganizationRelationship503ApplicationVndAPIPlusJSONResponse struct {
+	ServiceUnavailableApplicationVndAPIPlusJSONResponse
+}
+
+func (response GetContactOrganizationRelationship503ApplicationVndAPIPlusJSONResponse) VisitGetContactOrganizationRelationshipResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/vnd.api+json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetContactOwnerRelationshipRequestObject struct {
 	Id     ContactId `json:"id"`
 	Params GetContactOwnerRelationshipParams
@@ -33788,6 +35788,42 @@ func (response GetContactOwnerRelationship500ApplicationVndAPIPlusJSONResponse) 
 		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
 	}
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetContactOwnerRelationship503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetContactOwnerRelationship503JSONResponse) VisitGetContactOwnerRelationshipResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetContactOwnerRelationship503ApplicationVndAPIPlusJSONResponse struct {
+	ServiceUnavailableApplicationVndAPIPlusJSONResponse
+}
+
+func (response GetContactOwnerRelationship503ApplicationVndAPIPlusJSONResponse) VisitGetContactOwnerRelationshipResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/vnd.api+json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -34185,6 +36221,42 @@ func (response UpdateContactOwnerRelationship500ApplicationVndAPIPlusJSONRespons
 	return err
 }
 
+type UpdateContactOwnerRelationship503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UpdateContactOwnerRelationship503JSONResponse) VisitUpdateContactOwnerRelationshipResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateContactOwnerRelationship503ApplicationVndAPIPlusJSONResponse struct {
+	ServiceUnavailableApplicationVndAPIPlusJSONResponse
+}
+
+func (response UpdateContactOwnerRelationship503ApplicationVndAPIPlusJSONResponse) VisitUpdateContactOwnerRelationshipResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/vnd.api+json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetContactReportsToRelationshipRequestObject struct {
 	Id     ContactId `json:"id"`
 	Params GetContactReportsToRelationshipParams
@@ -34478,6 +36550,42 @@ func (response GetContactReportsToRelationship500ApplicationVndAPIPlusJSONRespon
 		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
 	}
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetContactReportsToRelationship503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetContactReportsToRelationship503JSONResponse) VisitGetContactReportsToRelationshipResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetContactReportsToRelationship503ApplicationVndAPIPlusJSONResponse struct {
+	ServiceUnavailableApplicationVndAPIPlusJSONResponse
+}
+
+func (response GetContactReportsToRelationship503ApplicationVndAPIPlusJSONResponse) VisitGetContactReportsToRelationshipResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/vnd.api+json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -34875,6 +36983,42 @@ func (response UpdateContactReportsToRelationship500ApplicationVndAPIPlusJSONRes
 	return err
 }
 
+type UpdateContactReportsToRelationship503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UpdateContactReportsToRelationship503JSONResponse) VisitUpdateContactReportsToRelationshipResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateContactReportsToRelationship503ApplicationVndAPIPlusJSONResponse struct {
+	ServiceUnavailableApplicationVndAPIPlusJSONResponse
+}
+
+func (response UpdateContactReportsToRelationship503ApplicationVndAPIPlusJSONResponse) VisitUpdateContactReportsToRelationshipResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/vnd.api+json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetContactReportsToRequestObject struct {
 	Id     ContactId `json:"id"`
 	Params GetContactReportsToParams
@@ -35192,6 +37336,42 @@ func (response GetContactReportsTo500ApplicationVndAPIPlusJSONResponse) VisitGet
 	return err
 }
 
+type GetContactReportsTo503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetContactReportsTo503JSONResponse) VisitGetContactReportsToResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetContactReportsTo503ApplicationVndAPIPlusJSONResponse struct {
+	ServiceUnavailableApplicationVndAPIPlusJSONResponse
+}
+
+func (response GetContactReportsTo503ApplicationVndAPIPlusJSONResponse) VisitGetContactReportsToResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/vnd.api+json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListCountriesRequestObject struct {
 	Params ListCountriesParams
 }
@@ -35475,6 +37655,42 @@ func (response ListCountries500ApplicationVndAPIPlusJSONResponse) VisitListCount
 		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
 	}
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCountries503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListCountries503JSONResponse) VisitListCountriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCountries503ApplicationVndAPIPlusJSONResponse struct {
+	ServiceUnavailableApplicationVndAPIPlusJSONResponse
+}
+
+func (response ListCountries503ApplicationVndAPIPlusJSONResponse) VisitListCountriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/vnd.api+json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -35792,6 +38008,42 @@ func (response GetCountry500ApplicationVndAPIPlusJSONResponse) VisitGetCountryRe
 		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
 	}
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCountry503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetCountry503JSONResponse) VisitGetCountryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCountry503ApplicationVndAPIPlusJSONResponse struct {
+	ServiceUnavailableApplicationVndAPIPlusJSONResponse
+}
+
+func (response GetCountry503ApplicationVndAPIPlusJSONResponse) VisitGetCountryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/vnd.api+json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -36120,6 +38372,42 @@ func (response ListCountryRegions500ApplicationVndAPIPlusJSONResponse) VisitList
 	return err
 }
 
+type ListCountryRegions503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListCountryRegions503JSONResponse) VisitListCountryRegionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCountryRegions503ApplicationVndAPIPlusJSONResponse struct {
+	ServiceUnavailableApplicationVndAPIPlusJSONResponse
+}
+
+func (response ListCountryRegions503ApplicationVndAPIPlusJSONResponse) VisitListCountryRegionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/vnd.api+json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetCountryRegionsRelationshipRequestObject struct {
 	Id     CountryId `json:"id"`
 	Params GetCountryRegionsRelationshipParams
@@ -36421,6 +38709,42 @@ func (response GetCountryRegionsRelationship500ApplicationVndAPIPlusJSONResponse
 	return err
 }
 
+type GetCountryRegionsRelationship503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetCountryRegionsRelationship503JSONResponse) VisitGetCountryRegionsRelationshipResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCountryRegionsRelationship503ApplicationVndAPIPlusJSONResponse struct {
+	ServiceUnavailableApplicationVndAPIPlusJSONResponse
+}
+
+func (response GetCountryRegionsRelationship503ApplicationVndAPIPlusJSONResponse) VisitGetCountryRegionsRelationshipResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/vnd.api+json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListOrganizationsRequestObject struct {
 	Params ListOrganizationsParams
 }
@@ -36704,6 +39028,42 @@ func (response ListOrganizations500ApplicationVndAPIPlusJSONResponse) VisitListO
 		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
 	}
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListOrganizations503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListOrganizations503JSONResponse) VisitListOrganizationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListOrganizations503ApplicationVndAPIPlusJSONResponse struct {
+	ServiceUnavailableApplicationVndAPIPlusJSONResponse
+}
+
+func (response ListOrganizations503ApplicationVndAPIPlusJSONResponse) VisitListOrganizationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/vnd.api+json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -37021,6 +39381,42 @@ func (response GetOrganization500ApplicationVndAPIPlusJSONResponse) VisitGetOrga
 		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
 	}
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetOrganization503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetOrganization503JSONResponse) VisitGetOrganizationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetOrganization503ApplicationVndAPIPlusJSONResponse struct {
+	ServiceUnavailableApplicationVndAPIPlusJSONResponse
+}
+
+func (response GetOrganization503ApplicationVndAPIPlusJSONResponse) VisitGetOrganizationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/vnd.api+json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -37453,6 +39849,42 @@ func (response UpdateOrganization500ApplicationVndAPIPlusJSONResponse) VisitUpda
 	return err
 }
 
+type UpdateOrganization503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UpdateOrganization503JSONResponse) VisitUpdateOrganizationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateOrganization503ApplicationVndAPIPlusJSONResponse struct {
+	ServiceUnavailableApplicationVndAPIPlusJSONResponse
+}
+
+func (response UpdateOrganization503ApplicationVndAPIPlusJSONResponse) VisitUpdateOrganizationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/vnd.api+json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListOrganizationBusinessUnitsRequestObject struct {
 	Id     OrganizationId `json:"id"`
 	Params ListOrganizationBusinessUnitsParams
@@ -37777,6 +40209,42 @@ func (response ListOrganizationBusinessUnits500ApplicationVndAPIPlusJSONResponse
 	return err
 }
 
+type ListOrganizationBusinessUnits503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListOrganizationBusinessUnits503JSONResponse) VisitListOrganizationBusinessUnitsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListOrganizationBusinessUnits503ApplicationVndAPIPlusJSONResponse struct {
+	ServiceUnavailableApplicationVndAPIPlusJSONResponse
+}
+
+func (response ListOrganizationBusinessUnits503ApplicationVndAPIPlusJSONResponse) VisitListOrganizationBusinessUnitsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/vnd.api+json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetOrganizationBusinessUnitsRelationshipRequestObject struct {
 	Id     OrganizationId `json:"id"`
 	Params GetOrganizationBusinessUnitsRelationshipParams
@@ -38078,6 +40546,42 @@ func (response GetOrganizationBusinessUnitsRelationship500ApplicationVndAPIPlusJ
 	return err
 }
 
+type GetOrganizationBusinessUnitsRelationship503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetOrganizationBusinessUnitsRelationship503JSONResponse) VisitGetOrganizationBusinessUnitsRelationshipResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetOrganizationBusinessUnitsRelationship503ApplicationVndAPIPlusJSONResponse struct {
+	ServiceUnavailableApplicationVndAPIPlusJSONResponse
+}
+
+func (response GetOrganizationBusinessUnitsRelationship503ApplicationVndAPIPlusJSONResponse) VisitGetOrganizationBusinessUnitsRelationshipResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/vnd.api+json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetOrganizationUsersRelationshipRequestObject struct {
 	Id     OrganizationId `json:"id"`
 	Params GetOrganizationUsersRelationshipParams
@@ -38375,6 +40879,42 @@ func (response GetOrganizationUsersRelationship500ApplicationVndAPIPlusJSONRespo
 		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
 	}
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetOrganizationUsersRelationship503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetOrganizationUsersRelationship503JSONResponse) VisitGetOrganizationUsersRelationshipResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetOrganizationUsersRelationship503ApplicationVndAPIPlusJSONResponse struct {
+	ServiceUnavailableApplicationVndAPIPlusJSONResponse
+}
+
+func (response GetOrganizationUsersRelationship503ApplicationVndAPIPlusJSONResponse) VisitGetOrganizationUsersRelationshipResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/vnd.api+json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -38703,6 +41243,42 @@ func (response ListOrganizationUsers500ApplicationVndAPIPlusJSONResponse) VisitL
 	return err
 }
 
+type ListOrganizationUsers503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListOrganizationUsers503JSONResponse) VisitListOrganizationUsersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListOrganizationUsers503ApplicationVndAPIPlusJSONResponse struct {
+	ServiceUnavailableApplicationVndAPIPlusJSONResponse
+}
+
+func (response ListOrganizationUsers503ApplicationVndAPIPlusJSONResponse) VisitListOrganizationUsersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/vnd.api+json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListRegionsRequestObject struct {
 	Params ListRegionsParams
 }
@@ -38986,6 +41562,42 @@ func (response ListRegions500ApplicationVndAPIPlusJSONResponse) VisitListRegions
 		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
 	}
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListRegions503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListRegions503JSONResponse) VisitListRegionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListRegions503ApplicationVndAPIPlusJSONResponse struct {
+	ServiceUnavailableApplicationVndAPIPlusJSONResponse
+}
+
+func (response ListRegions503ApplicationVndAPIPlusJSONResponse) VisitListRegionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/vnd.api+json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -39307,6 +41919,42 @@ func (response GetRegion500ApplicationVndAPIPlusJSONResponse) VisitGetRegionResp
 	return err
 }
 
+type GetRegion503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetRegion503JSONResponse) VisitGetRegionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRegion503ApplicationVndAPIPlusJSONResponse struct {
+	ServiceUnavailableApplicationVndAPIPlusJSONResponse
+}
+
+func (response GetRegion503ApplicationVndAPIPlusJSONResponse) VisitGetRegionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/vnd.api+json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetRegionCountryRequestObject struct {
 	Id     RegionId `json:"id"`
 	Params GetRegionCountryParams
@@ -39624,6 +42272,42 @@ func (response GetRegionCountry500ApplicationVndAPIPlusJSONResponse) VisitGetReg
 	return err
 }
 
+type GetRegionCountry503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetRegionCountry503JSONResponse) VisitGetRegionCountryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRegionCountry503ApplicationVndAPIPlusJSONResponse struct {
+	ServiceUnavailableApplicationVndAPIPlusJSONResponse
+}
+
+func (response GetRegionCountry503ApplicationVndAPIPlusJSONResponse) VisitGetRegionCountryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/vnd.api+json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetRegionCountryRelationshipRequestObject struct {
 	Id     RegionId `json:"id"`
 	Params GetRegionCountryRelationshipParams
@@ -39921,6 +42605,42 @@ func (response GetRegionCountryRelationship500ApplicationVndAPIPlusJSONResponse)
 	return err
 }
 
+type GetRegionCountryRelationship503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetRegionCountryRelationship503JSONResponse) VisitGetRegionCountryRelationshipResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRegionCountryRelationship503ApplicationVndAPIPlusJSONResponse struct {
+	ServiceUnavailableApplicationVndAPIPlusJSONResponse
+}
+
+func (response GetRegionCountryRelationship503ApplicationVndAPIPlusJSONResponse) VisitGetRegionCountryRelationshipResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/vnd.api+json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type DeleteTaxJurisdictionsRequestObject struct {
 	Params DeleteTaxJurisdictionsParams
 }
@@ -40177,6 +42897,42 @@ func (response DeleteTaxJurisdictions500ApplicationVndAPIPlusJSONResponse) Visit
 		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
 	}
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteTaxJurisdictions503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response DeleteTaxJurisdictions503JSONResponse) VisitDeleteTaxJurisdictionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteTaxJurisdictions503ApplicationVndAPIPlusJSONResponse struct {
+	ServiceUnavailableApplicationVndAPIPlusJSONResponse
+}
+
+func (response DeleteTaxJurisdictions503ApplicationVndAPIPlusJSONResponse) VisitDeleteTaxJurisdictionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/vnd.api+json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -40464,6 +43220,42 @@ func (response ListTaxJurisdictions500ApplicationVndAPIPlusJSONResponse) VisitLi
 		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
 	}
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListTaxJurisdictions503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListTaxJurisdictions503JSONResponse) VisitListTaxJurisdictionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListTaxJurisdictions503ApplicationVndAPIPlusJSONResponse struct {
+	ServiceUnavailableApplicationVndAPIPlusJSONResponse
+}
+
+func (response ListTaxJurisdictions503ApplicationVndAPIPlusJSONResponse) VisitListTaxJurisdictionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/vnd.api+json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -40910,6 +43702,42 @@ func (response CreateTaxJurisdiction500ApplicationVndAPIPlusJSONResponse) VisitC
 	return err
 }
 
+type CreateTaxJurisdiction503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateTaxJurisdiction503JSONResponse) VisitCreateTaxJurisdictionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateTaxJurisdiction503ApplicationVndAPIPlusJSONResponse struct {
+	ServiceUnavailableApplicationVndAPIPlusJSONResponse
+}
+
+func (response CreateTaxJurisdiction503ApplicationVndAPIPlusJSONResponse) VisitCreateTaxJurisdictionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/vnd.api+json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type DeleteTaxJurisdictionRequestObject struct {
 	Id TaxJurisdictionId `json:"id"`
 }
@@ -41188,6 +44016,42 @@ func (response DeleteTaxJurisdiction500ApplicationVndAPIPlusJSONResponse) VisitD
 		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
 	}
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteTaxJurisdiction503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response DeleteTaxJurisdiction503JSONResponse) VisitDeleteTaxJurisdictionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteTaxJurisdiction503ApplicationVndAPIPlusJSONResponse struct {
+	ServiceUnavailableApplicationVndAPIPlusJSONResponse
+}
+
+func (response DeleteTaxJurisdiction503ApplicationVndAPIPlusJSONResponse) VisitDeleteTaxJurisdictionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/vnd.api+json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -41505,6 +44369,42 @@ func (response GetTaxJurisdiction500ApplicationVndAPIPlusJSONResponse) VisitGetT
 		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
 	}
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetTaxJurisdiction503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetTaxJurisdiction503JSONResponse) VisitGetTaxJurisdictionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetTaxJurisdiction503ApplicationVndAPIPlusJSONResponse struct {
+	ServiceUnavailableApplicationVndAPIPlusJSONResponse
+}
+
+func (response GetTaxJurisdiction503ApplicationVndAPIPlusJSONResponse) VisitGetTaxJurisdictionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/vnd.api+json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -41937,6 +44837,42 @@ func (response UpdateTaxJurisdiction500ApplicationVndAPIPlusJSONResponse) VisitU
 	return err
 }
 
+type UpdateTaxJurisdiction503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UpdateTaxJurisdiction503JSONResponse) VisitUpdateTaxJurisdictionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateTaxJurisdiction503ApplicationVndAPIPlusJSONResponse struct {
+	ServiceUnavailableApplicationVndAPIPlusJSONResponse
+}
+
+func (response UpdateTaxJurisdiction503ApplicationVndAPIPlusJSONResponse) VisitUpdateTaxJurisdictionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/vnd.api+json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetTaxJurisdictionCountryRequestObject struct {
 	Id     TaxJurisdictionId `json:"id"`
 	Params GetTaxJurisdictionCountryParams
@@ -42250,6 +45186,42 @@ func (response GetTaxJurisdictionCountry500ApplicationVndAPIPlusJSONResponse) Vi
 		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
 	}
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetTaxJurisdictionCountry503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetTaxJurisdictionCountry503JSONResponse) VisitGetTaxJurisdictionCountryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetTaxJurisdictionCountry503ApplicationVndAPIPlusJSONResponse struct {
+	ServiceUnavailableApplicationVndAPIPlusJSONResponse
+}
+
+func (response GetTaxJurisdictionCountry503ApplicationVndAPIPlusJSONResponse) VisitGetTaxJurisdictionCountryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/vnd.api+json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -42571,6 +45543,42 @@ func (response GetTaxJurisdictionRegion500ApplicationVndAPIPlusJSONResponse) Vis
 	return err
 }
 
+type GetTaxJurisdictionRegion503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetTaxJurisdictionRegion503JSONResponse) VisitGetTaxJurisdictionRegionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetTaxJurisdictionRegion503ApplicationVndAPIPlusJSONResponse struct {
+	ServiceUnavailableApplicationVndAPIPlusJSONResponse
+}
+
+func (response GetTaxJurisdictionRegion503ApplicationVndAPIPlusJSONResponse) VisitGetTaxJurisdictionRegionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/vnd.api+json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetTaxJurisdictionCountryRelationshipRequestObject struct {
 	Id     TaxJurisdictionId `json:"id"`
 	Params GetTaxJurisdictionCountryRelationshipParams
@@ -42864,6 +45872,42 @@ func (response GetTaxJurisdictionCountryRelationship500ApplicationVndAPIPlusJSON
 		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
 	}
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetTaxJurisdictionCountryRelationship503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetTaxJurisdictionCountryRelationship503JSONResponse) VisitGetTaxJurisdictionCountryRelationshipResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetTaxJurisdictionCountryRelationship503ApplicationVndAPIPlusJSONResponse struct {
+	ServiceUnavailableApplicationVndAPIPlusJSONResponse
+}
+
+func (response GetTaxJurisdictionCountryRelationship503ApplicationVndAPIPlusJSONResponse) VisitGetTaxJurisdictionCountryRelationshipResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/vnd.api+json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -43261,6 +46305,42 @@ func (response UpdateTaxJurisdictionCountryRelationship500ApplicationVndAPIPlusJ
 	return err
 }
 
+type UpdateTaxJurisdictionCountryRelationship503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UpdateTaxJurisdictionCountryRelationship503JSONResponse) VisitUpdateTaxJurisdictionCountryRelationshipResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateTaxJurisdictionCountryRelationship503ApplicationVndAPIPlusJSONResponse struct {
+	ServiceUnavailableApplicationVndAPIPlusJSONResponse
+}
+
+func (response UpdateTaxJurisdictionCountryRelationship503ApplicationVndAPIPlusJSONResponse) VisitUpdateTaxJurisdictionCountryRelationshipResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/vnd.api+json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetTaxJurisdictionRegionRelationshipRequestObject struct {
 	Id     TaxJurisdictionId `json:"id"`
 	Params GetTaxJurisdictionRegionRelationshipParams
@@ -43554,6 +46634,42 @@ func (response GetTaxJurisdictionRegionRelationship500ApplicationVndAPIPlusJSONR
 		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
 	}
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetTaxJurisdictionRegionRelationship503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetTaxJurisdictionRegionRelationship503JSONResponse) VisitGetTaxJurisdictionRegionRelationshipResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetTaxJurisdictionRegionRelationship503ApplicationVndAPIPlusJSONResponse struct {
+	ServiceUnavailableApplicationVndAPIPlusJSONResponse
+}
+
+func (response GetTaxJurisdictionRegionRelationship503ApplicationVndAPIPlusJSONResponse) VisitGetTaxJurisdictionRegionRelationshipResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/vnd.api+json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -43951,6 +47067,42 @@ func (response UpdateTaxJurisdictionRegionRelationship500ApplicationVndAPIPlusJS
 	return err
 }
 
+type UpdateTaxJurisdictionRegionRelationship503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UpdateTaxJurisdictionRegionRelationship503JSONResponse) VisitUpdateTaxJurisdictionRegionRelationshipResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateTaxJurisdictionRegionRelationship503ApplicationVndAPIPlusJSONResponse struct {
+	ServiceUnavailableApplicationVndAPIPlusJSONResponse
+}
+
+func (response UpdateTaxJurisdictionRegionRelationship503ApplicationVndAPIPlusJSONResponse) VisitUpdateTaxJurisdictionRegionRelationshipResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/vnd.api+json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListUserRolesRequestObject struct {
 	Params ListUserRolesParams
 }
@@ -44234,6 +47386,42 @@ func (response ListUserRoles500ApplicationVndAPIPlusJSONResponse) VisitListUserR
 		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
 	}
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListUserRoles503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListUserRoles503JSONResponse) VisitListUserRolesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListUserRoles503ApplicationVndAPIPlusJSONResponse struct {
+	ServiceUnavailableApplicationVndAPIPlusJSONResponse
+}
+
+func (response ListUserRoles503ApplicationVndAPIPlusJSONResponse) VisitListUserRolesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/vnd.api+json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -44555,6 +47743,42 @@ func (response GetUserRole500ApplicationVndAPIPlusJSONResponse) VisitGetUserRole
 	return err
 }
 
+type GetUserRole503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetUserRole503JSONResponse) VisitGetUserRoleResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetUserRole503ApplicationVndAPIPlusJSONResponse struct {
+	ServiceUnavailableApplicationVndAPIPlusJSONResponse
+}
+
+func (response GetUserRole503ApplicationVndAPIPlusJSONResponse) VisitGetUserRoleResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/vnd.api+json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type DeleteUsersRequestObject struct {
 	Params DeleteUsersParams
 }
@@ -44811,6 +48035,42 @@ func (response DeleteUsers500ApplicationVndAPIPlusJSONResponse) VisitDeleteUsers
 		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
 	}
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteUsers503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response DeleteUsers503JSONResponse) VisitDeleteUsersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteUsers503ApplicationVndAPIPlusJSONResponse struct {
+	ServiceUnavailableApplicationVndAPIPlusJSONResponse
+}
+
+func (response DeleteUsers503ApplicationVndAPIPlusJSONResponse) VisitDeleteUsersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/vnd.api+json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -45098,6 +48358,42 @@ func (response ListUsers500ApplicationVndAPIPlusJSONResponse) VisitListUsersResp
 		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
 	}
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListUsers503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListUsers503JSONResponse) VisitListUsersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListUsers503ApplicationVndAPIPlusJSONResponse struct {
+	ServiceUnavailableApplicationVndAPIPlusJSONResponse
+}
+
+func (response ListUsers503ApplicationVndAPIPlusJSONResponse) VisitListUsersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/vnd.api+json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -45544,6 +48840,42 @@ func (response CreateUser500ApplicationVndAPIPlusJSONResponse) VisitCreateUserRe
 	return err
 }
 
+type CreateUser503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateUser503JSONResponse) VisitCreateUserResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateUser503ApplicationVndAPIPlusJSONResponse struct {
+	ServiceUnavailableApplicationVndAPIPlusJSONResponse
+}
+
+func (response CreateUser503ApplicationVndAPIPlusJSONResponse) VisitCreateUserResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/vnd.api+json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type DeleteUserRequestObject struct {
 	Id UserId `json:"id"`
 }
@@ -45822,6 +49154,42 @@ func (response DeleteUser500ApplicationVndAPIPlusJSONResponse) VisitDeleteUserRe
 		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
 	}
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteUser503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response DeleteUser503JSONResponse) VisitDeleteUserResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteUser503ApplicationVndAPIPlusJSONResponse struct {
+	ServiceUnavailableApplicationVndAPIPlusJSONResponse
+}
+
+func (response DeleteUser503ApplicationVndAPIPlusJSONResponse) VisitDeleteUserResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/vnd.api+json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -46139,6 +49507,42 @@ func (response GetUser500ApplicationVndAPIPlusJSONResponse) VisitGetUserResponse
 		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
 	}
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetUser503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetUser503JSONResponse) VisitGetUserResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetUser503ApplicationVndAPIPlusJSONResponse struct {
+	ServiceUnavailableApplicationVndAPIPlusJSONResponse
+}
+
+func (response GetUser503ApplicationVndAPIPlusJSONResponse) VisitGetUserResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/vnd.api+json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -46571,6 +49975,42 @@ func (response UpdateUser500ApplicationVndAPIPlusJSONResponse) VisitUpdateUserRe
 	return err
 }
 
+type UpdateUser503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UpdateUser503JSONResponse) VisitUpdateUserResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateUser503ApplicationVndAPIPlusJSONResponse struct {
+	ServiceUnavailableApplicationVndAPIPlusJSONResponse
+}
+
+func (response UpdateUser503ApplicationVndAPIPlusJSONResponse) VisitUpdateUserResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/vnd.api+json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetUserOrganizationRequestObject struct {
 	Id     UserId `json:"id"`
 	Params GetUserOrganizationParams
@@ -46884,6 +50324,42 @@ func (response GetUserOrganization500ApplicationVndAPIPlusJSONResponse) VisitGet
 		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
 	}
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetUserOrganization503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetUserOrganization503JSONResponse) VisitGetUserOrganizationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetUserOrganization503ApplicationVndAPIPlusJSONResponse struct {
+	ServiceUnavailableApplicationVndAPIPlusJSONResponse
+}
+
+func (response GetUserOrganization503ApplicationVndAPIPlusJSONResponse) VisitGetUserOrganizationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/vnd.api+json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -47205,6 +50681,42 @@ func (response GetUserOwner500ApplicationVndAPIPlusJSONResponse) VisitGetUserOwn
 	return err
 }
 
+type GetUserOwner503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetUserOwner503JSONResponse) VisitGetUserOwnerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetUserOwner503ApplicationVndAPIPlusJSONResponse struct {
+	ServiceUnavailableApplicationVndAPIPlusJSONResponse
+}
+
+func (response GetUserOwner503ApplicationVndAPIPlusJSONResponse) VisitGetUserOwnerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/vnd.api+json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetUserOrganizationRelationshipRequestObject struct {
 	Id     UserId `json:"id"`
 	Params GetUserOrganizationRelationshipParams
@@ -47502,6 +51014,42 @@ func (response GetUserOrganizationRelationship500ApplicationVndAPIPlusJSONRespon
 	return err
 }
 
+type GetUserOrganizationRelationship503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetUserOrganizationRelationship503JSONResponse) VisitGetUserOrganizationRelationshipResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetUserOrganizationRelationship503ApplicationVndAPIPlusJSONResponse struct {
+	ServiceUnavailableApplicationVndAPIPlusJSONResponse
+}
+
+func (response GetUserOrganizationRelationship503ApplicationVndAPIPlusJSONResponse) VisitGetUserOrganizationRelationshipResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/vnd.api+json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetUserOwnerRelationshipRequestObject struct {
 	Id     UserId `json:"id"`
 	Params GetUserOwnerRelationshipParams
@@ -47795,6 +51343,42 @@ func (response GetUserOwnerRelationship500ApplicationVndAPIPlusJSONResponse) Vis
 		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
 	}
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetUserOwnerRelationship503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetUserOwnerRelationship503JSONResponse) VisitGetUserOwnerRelationshipResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetUserOwnerRelationship503ApplicationVndAPIPlusJSONResponse struct {
+	ServiceUnavailableApplicationVndAPIPlusJSONResponse
+}
+
+func (response GetUserOwnerRelationship503ApplicationVndAPIPlusJSONResponse) VisitGetUserOwnerRelationshipResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/vnd.api+json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -48192,6 +51776,42 @@ func (response UpdateUserOwnerRelationship500ApplicationVndAPIPlusJSONResponse) 
 	return err
 }
 
+type UpdateUserOwnerRelationship503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UpdateUserOwnerRelationship503JSONResponse) VisitUpdateUserOwnerRelationshipResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateUserOwnerRelationship503ApplicationVndAPIPlusJSONResponse struct {
+	ServiceUnavailableApplicationVndAPIPlusJSONResponse
+}
+
+func (response UpdateUserOwnerRelationship503ApplicationVndAPIPlusJSONResponse) VisitUpdateUserOwnerRelationshipResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/vnd.api+json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type DeleteUserUserRolesRelationshipRequestObject struct {
 	Id   UserId `json:"id"`
 	Body *DeleteUserUserRolesRelationshipApplicationVndAPIPlusJSONRequestBody
@@ -48585,6 +52205,42 @@ func (response DeleteUserUserRolesRelationship500ApplicationVndAPIPlusJSONRespon
 	return err
 }
 
+type DeleteUserUserRolesRelationship503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response DeleteUserUserRolesRelationship503JSONResponse) VisitDeleteUserUserRolesRelationshipResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteUserUserRolesRelationship503ApplicationVndAPIPlusJSONResponse struct {
+	ServiceUnavailableApplicationVndAPIPlusJSONResponse
+}
+
+func (response DeleteUserUserRolesRelationship503ApplicationVndAPIPlusJSONResponse) VisitDeleteUserUserRolesRelationshipResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/vnd.api+json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetUserUserRolesRelationshipRequestObject struct {
 	Id     UserId `json:"id"`
 	Params GetUserUserRolesRelationshipParams
@@ -48882,6 +52538,42 @@ func (response GetUserUserRolesRelationship500ApplicationVndAPIPlusJSONResponse)
 		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
 	}
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetUserUserRolesRelationship503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetUserUserRolesRelationship503JSONResponse) VisitGetUserUserRolesRelationshipResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetUserUserRolesRelationship503ApplicationVndAPIPlusJSONResponse struct {
+	ServiceUnavailableApplicationVndAPIPlusJSONResponse
+}
+
+func (response GetUserUserRolesRelationship503ApplicationVndAPIPlusJSONResponse) VisitGetUserUserRolesRelationshipResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/vnd.api+json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -49279,6 +52971,42 @@ func (response UpdateUserUserRolesRelationship500ApplicationVndAPIPlusJSONRespon
 	return err
 }
 
+type UpdateUserUserRolesRelationship503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UpdateUserUserRolesRelationship503JSONResponse) VisitUpdateUserUserRolesRelationshipResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateUserUserRolesRelationship503ApplicationVndAPIPlusJSONResponse struct {
+	ServiceUnavailableApplicationVndAPIPlusJSONResponse
+}
+
+func (response UpdateUserUserRolesRelationship503ApplicationVndAPIPlusJSONResponse) VisitUpdateUserUserRolesRelationshipResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/vnd.api+json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type AddUserUserRolesRelationshipRequestObject struct {
 	Id   UserId `json:"id"`
 	Body *AddUserUserRolesRelationshipApplicationVndAPIPlusJSONRequestBody
@@ -49672,6 +53400,42 @@ func (response AddUserUserRolesRelationship500ApplicationVndAPIPlusJSONResponse)
 	return err
 }
 
+type AddUserUserRolesRelationship503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response AddUserUserRolesRelationship503JSONResponse) VisitAddUserUserRolesRelationshipResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddUserUserRolesRelationship503ApplicationVndAPIPlusJSONResponse struct {
+	ServiceUnavailableApplicationVndAPIPlusJSONResponse
+}
+
+func (response AddUserUserRolesRelationship503ApplicationVndAPIPlusJSONResponse) VisitAddUserUserRolesRelationshipResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/vnd.api+json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListUserUserRolesRequestObject struct {
 	Id     UserId `json:"id"`
 	Params ListUserUserRolesParams
@@ -49996,6 +53760,42 @@ func (response ListUserUserRoles500ApplicationVndAPIPlusJSONResponse) VisitListU
 	return err
 }
 
+type ListUserUserRoles503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListUserUserRoles503JSONResponse) VisitListUserUserRolesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListUserUserRoles503ApplicationVndAPIPlusJSONResponse struct {
+	ServiceUnavailableApplicationVndAPIPlusJSONResponse
+}
+
+func (response ListUserUserRoles503ApplicationVndAPIPlusJSONResponse) VisitListUserUserRolesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/vnd.api+json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type DeleteWeightUnitsRequestObject struct {
 	Params DeleteWeightUnitsParams
 }
@@ -50252,6 +54052,42 @@ func (response DeleteWeightUnits500ApplicationVndAPIPlusJSONResponse) VisitDelet
 		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
 	}
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteWeightUnits503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response DeleteWeightUnits503JSONResponse) VisitDeleteWeightUnitsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteWeightUnits503ApplicationVndAPIPlusJSONResponse struct {
+	ServiceUnavailableApplicationVndAPIPlusJSONResponse
+}
+
+func (response DeleteWeightUnits503ApplicationVndAPIPlusJSONResponse) VisitDeleteWeightUnitsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/vnd.api+json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -50539,6 +54375,42 @@ func (response ListWeightUnits500ApplicationVndAPIPlusJSONResponse) VisitListWei
 		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
 	}
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListWeightUnits503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListWeightUnits503JSONResponse) VisitListWeightUnitsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListWeightUnits503ApplicationVndAPIPlusJSONResponse struct {
+	ServiceUnavailableApplicationVndAPIPlusJSONResponse
+}
+
+func (response ListWeightUnits503ApplicationVndAPIPlusJSONResponse) VisitListWeightUnitsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/vnd.api+json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -50985,6 +54857,42 @@ func (response CreateWeightUnit500ApplicationVndAPIPlusJSONResponse) VisitCreate
 	return err
 }
 
+type CreateWeightUnit503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateWeightUnit503JSONResponse) VisitCreateWeightUnitResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateWeightUnit503ApplicationVndAPIPlusJSONResponse struct {
+	ServiceUnavailableApplicationVndAPIPlusJSONResponse
+}
+
+func (response CreateWeightUnit503ApplicationVndAPIPlusJSONResponse) VisitCreateWeightUnitResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/vnd.api+json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type DeleteWeightUnitRequestObject struct {
 	Id WeightUnitId `json:"id"`
 }
@@ -51263,6 +55171,42 @@ func (response DeleteWeightUnit500ApplicationVndAPIPlusJSONResponse) VisitDelete
 		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
 	}
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteWeightUnit503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response DeleteWeightUnit503JSONResponse) VisitDeleteWeightUnitResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteWeightUnit503ApplicationVndAPIPlusJSONResponse struct {
+	ServiceUnavailableApplicationVndAPIPlusJSONResponse
+}
+
+func (response DeleteWeightUnit503ApplicationVndAPIPlusJSONResponse) VisitDeleteWeightUnitResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/vnd.api+json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -51580,6 +55524,42 @@ func (response GetWeightUnit500ApplicationVndAPIPlusJSONResponse) VisitGetWeight
 		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
 	}
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetWeightUnit503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetWeightUnit503JSONResponse) VisitGetWeightUnitResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetWeightUnit503ApplicationVndAPIPlusJSONResponse struct {
+	ServiceUnavailableApplicationVndAPIPlusJSONResponse
+}
+
+func (response GetWeightUnit503ApplicationVndAPIPlusJSONResponse) VisitGetWeightUnitResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/vnd.api+json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -52059,6 +56039,42 @@ func (response UpdateWeightUnit500ApplicationVndAPIPlusJSONResponse) VisitUpdate
 		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
 	}
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateWeightUnit503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UpdateWeightUnit503JSONResponse) VisitUpdateWeightUnitResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateWeightUnit503ApplicationVndAPIPlusJSONResponse struct {
+	ServiceUnavailableApplicationVndAPIPlusJSONResponse
+}
+
+func (response UpdateWeightUnit503ApplicationVndAPIPlusJSONResponse) VisitUpdateWeightUnitResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/vnd.api+json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }

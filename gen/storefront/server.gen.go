@@ -691,6 +691,12 @@ type NotFoundApplicationJSON = PlainErrorList
 // NotFoundApplicationVndAPIPlusJSON A JSON:API error document.
 type NotFoundApplicationVndAPIPlusJSON = ErrorDocument
 
+// ServiceUnavailableApplicationJSON The plain-format error body, a bare array of problems.
+type ServiceUnavailableApplicationJSON = PlainErrorList
+
+// ServiceUnavailableApplicationVndAPIPlusJSON A JSON:API error document.
+type ServiceUnavailableApplicationVndAPIPlusJSON = ErrorDocument
+
 // TooManyRequestsApplicationJSON The plain-format error body, a bare array of problems.
 type TooManyRequestsApplicationJSON = PlainErrorList
 
@@ -3066,6 +3072,20 @@ type NotFoundApplicationVndAPIPlusJSONResponse struct {
 	Headers NotFoundResponseHeaders
 }
 
+type ServiceUnavailableResponseHeaders struct {
+	XRequestID *string
+}
+type ServiceUnavailableJSONResponse struct {
+	Body PlainErrorList
+
+	Headers ServiceUnavailableResponseHeaders
+}
+type ServiceUnavailableApplicationVndAPIPlusJSONResponse struct {
+	Body ErrorDocument
+
+	Headers ServiceUnavailableResponseHeaders
+}
+
 type TooManyRequestsResponseHeaders struct {
 	RetryAfter *int
 	XRequestID *string
@@ -3389,6 +3409,42 @@ func (response ListCountries500ApplicationVndAPIPlusJSONResponse) VisitListCount
 	return err
 }
 
+type ListCountries503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListCountries503JSONResponse) VisitListCountriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCountries503ApplicationVndAPIPlusJSONResponse struct {
+	ServiceUnavailableApplicationVndAPIPlusJSONResponse
+}
+
+func (response ListCountries503ApplicationVndAPIPlusJSONResponse) VisitListCountriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/vnd.api+json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetCountryRequestObject struct {
 	Id     CountryId `json:"id"`
 	Params GetCountryParams
@@ -3708,6 +3764,42 @@ func (response GetCountry500ApplicationVndAPIPlusJSONResponse) VisitGetCountryRe
 		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
 	}
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCountry503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetCountry503JSONResponse) VisitGetCountryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCountry503ApplicationVndAPIPlusJSONResponse struct {
+	ServiceUnavailableApplicationVndAPIPlusJSONResponse
+}
+
+func (response GetCountry503ApplicationVndAPIPlusJSONResponse) VisitGetCountryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/vnd.api+json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -4042,6 +4134,42 @@ func (response ListCountryRegions500ApplicationVndAPIPlusJSONResponse) VisitList
 	return err
 }
 
+type ListCountryRegions503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListCountryRegions503JSONResponse) VisitListCountryRegionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCountryRegions503ApplicationVndAPIPlusJSONResponse struct {
+	ServiceUnavailableApplicationVndAPIPlusJSONResponse
+}
+
+func (response ListCountryRegions503ApplicationVndAPIPlusJSONResponse) VisitListCountryRegionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/vnd.api+json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetCountryRegionsRelationshipRequestObject struct {
 	Id     CountryId `json:"id"`
 	Params GetCountryRegionsRelationshipParams
@@ -4347,6 +4475,42 @@ func (response GetCountryRegionsRelationship500ApplicationVndAPIPlusJSONResponse
 	return err
 }
 
+type GetCountryRegionsRelationship503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetCountryRegionsRelationship503JSONResponse) VisitGetCountryRegionsRelationshipResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCountryRegionsRelationship503ApplicationVndAPIPlusJSONResponse struct {
+	ServiceUnavailableApplicationVndAPIPlusJSONResponse
+}
+
+func (response GetCountryRegionsRelationship503ApplicationVndAPIPlusJSONResponse) VisitGetCountryRegionsRelationshipResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/vnd.api+json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListCurrenciesRequestObject struct {
 	Params ListCurrenciesParams
 }
@@ -4636,6 +4800,42 @@ func (response ListCurrencies500ApplicationVndAPIPlusJSONResponse) VisitListCurr
 		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
 	}
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCurrencies503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListCurrencies503JSONResponse) VisitListCurrenciesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCurrencies503ApplicationVndAPIPlusJSONResponse struct {
+	ServiceUnavailableApplicationVndAPIPlusJSONResponse
+}
+
+func (response ListCurrencies503ApplicationVndAPIPlusJSONResponse) VisitListCurrenciesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/vnd.api+json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -4963,6 +5163,42 @@ func (response GetCurrency500ApplicationVndAPIPlusJSONResponse) VisitGetCurrency
 	return err
 }
 
+type GetCurrency503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetCurrency503JSONResponse) VisitGetCurrencyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCurrency503ApplicationVndAPIPlusJSONResponse struct {
+	ServiceUnavailableApplicationVndAPIPlusJSONResponse
+}
+
+func (response GetCurrency503ApplicationVndAPIPlusJSONResponse) VisitGetCurrencyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/vnd.api+json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListLocalizationsRequestObject struct {
 	Params ListLocalizationsParams
 }
@@ -5252,6 +5488,42 @@ func (response ListLocalizations500ApplicationVndAPIPlusJSONResponse) VisitListL
 		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
 	}
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListLocalizations503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListLocalizations503JSONResponse) VisitListLocalizationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListLocalizations503ApplicationVndAPIPlusJSONResponse struct {
+	ServiceUnavailableApplicationVndAPIPlusJSONResponse
+}
+
+func (response ListLocalizations503ApplicationVndAPIPlusJSONResponse) VisitListLocalizationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/vnd.api+json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -5579,6 +5851,42 @@ func (response GetLocalization500ApplicationVndAPIPlusJSONResponse) VisitGetLoca
 	return err
 }
 
+type GetLocalization503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetLocalization503JSONResponse) VisitGetLocalizationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetLocalization503ApplicationVndAPIPlusJSONResponse struct {
+	ServiceUnavailableApplicationVndAPIPlusJSONResponse
+}
+
+func (response GetLocalization503ApplicationVndAPIPlusJSONResponse) VisitGetLocalizationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/vnd.api+json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListRegionsRequestObject struct {
 	Params ListRegionsParams
 }
@@ -5868,6 +6176,42 @@ func (response ListRegions500ApplicationVndAPIPlusJSONResponse) VisitListRegions
 		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
 	}
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListRegions503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListRegions503JSONResponse) VisitListRegionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListRegions503ApplicationVndAPIPlusJSONResponse struct {
+	ServiceUnavailableApplicationVndAPIPlusJSONResponse
+}
+
+func (response ListRegions503ApplicationVndAPIPlusJSONResponse) VisitListRegionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/vnd.api+json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -6195,6 +6539,42 @@ func (response GetRegion500ApplicationVndAPIPlusJSONResponse) VisitGetRegionResp
 	return err
 }
 
+type GetRegion503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetRegion503JSONResponse) VisitGetRegionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRegion503ApplicationVndAPIPlusJSONResponse struct {
+	ServiceUnavailableApplicationVndAPIPlusJSONResponse
+}
+
+func (response GetRegion503ApplicationVndAPIPlusJSONResponse) VisitGetRegionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/vnd.api+json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetRegionCountryRequestObject struct {
 	Id     RegionId `json:"id"`
 	Params GetRegionCountryParams
@@ -6518,6 +6898,42 @@ func (response GetRegionCountry500ApplicationVndAPIPlusJSONResponse) VisitGetReg
 	return err
 }
 
+type GetRegionCountry503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetRegionCountry503JSONResponse) VisitGetRegionCountryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRegionCountry503ApplicationVndAPIPlusJSONResponse struct {
+	ServiceUnavailableApplicationVndAPIPlusJSONResponse
+}
+
+func (response GetRegionCountry503ApplicationVndAPIPlusJSONResponse) VisitGetRegionCountryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/vnd.api+json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetRegionCountryRelationshipRequestObject struct {
 	Id     RegionId `json:"id"`
 	Params GetRegionCountryRelationshipParams
@@ -6819,6 +7235,42 @@ func (response GetRegionCountryRelationship500ApplicationVndAPIPlusJSONResponse)
 	return err
 }
 
+type GetRegionCountryRelationship503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetRegionCountryRelationship503JSONResponse) VisitGetRegionCountryRelationshipResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRegionCountryRelationship503ApplicationVndAPIPlusJSONResponse struct {
+	ServiceUnavailableApplicationVndAPIPlusJSONResponse
+}
+
+func (response GetRegionCountryRelationship503ApplicationVndAPIPlusJSONResponse) VisitGetRegionCountryRelationshipResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/vnd.api+json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListWeightUnitsRequestObject struct {
 	Params ListWeightUnitsParams
 }
@@ -7108,6 +7560,42 @@ func (response ListWeightUnits500ApplicationVndAPIPlusJSONResponse) VisitListWei
 		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
 	}
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListWeightUnits503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListWeightUnits503JSONResponse) VisitListWeightUnitsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListWeightUnits503ApplicationVndAPIPlusJSONResponse struct {
+	ServiceUnavailableApplicationVndAPIPlusJSONResponse
+}
+
+func (response ListWeightUnits503ApplicationVndAPIPlusJSONResponse) VisitListWeightUnitsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/vnd.api+json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -7431,6 +7919,42 @@ func (response GetWeightUnit500ApplicationVndAPIPlusJSONResponse) VisitGetWeight
 		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
 	}
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetWeightUnit503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetWeightUnit503JSONResponse) VisitGetWeightUnitResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetWeightUnit503ApplicationVndAPIPlusJSONResponse struct {
+	ServiceUnavailableApplicationVndAPIPlusJSONResponse
+}
+
+func (response GetWeightUnit503ApplicationVndAPIPlusJSONResponse) VisitGetWeightUnitResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/vnd.api+json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-ID", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }

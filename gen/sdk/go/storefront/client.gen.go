@@ -853,6 +853,12 @@ type NotFoundApplicationJSON = PlainErrorList
 // NotFoundApplicationVndAPIPlusJSON A JSON:API error document.
 type NotFoundApplicationVndAPIPlusJSON = ErrorDocument
 
+// ServiceUnavailableApplicationJSON The plain-format error body, a bare array of problems.
+type ServiceUnavailableApplicationJSON = PlainErrorList
+
+// ServiceUnavailableApplicationVndAPIPlusJSON A JSON:API error document.
+type ServiceUnavailableApplicationVndAPIPlusJSON = ErrorDocument
+
 // TooManyRequestsApplicationJSON The plain-format error body, a bare array of problems.
 type TooManyRequestsApplicationJSON = PlainErrorList
 
@@ -4261,6 +4267,11 @@ type ListCountriesResponse500Headers struct {
 	XRequestID *string
 }
 
+// ListCountriesResponse503Headers the declared response headers of an HTTP 503 response for ListCountries
+type ListCountriesResponse503Headers struct {
+	XRequestID *string
+}
+
 type ListCountriesResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -4292,6 +4303,10 @@ type ListCountriesResponse struct {
 	JSON500 *InternalErrorApplicationJSON
 	// ApplicationvndApiJSON500 the response for an HTTP 500 `application/vnd.api+json` response
 	ApplicationvndApiJSON500 *InternalErrorApplicationVndAPIPlusJSON
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailableApplicationJSON
+	// ApplicationvndApiJSON503 the response for an HTTP 503 `application/vnd.api+json` response
+	ApplicationvndApiJSON503 *ServiceUnavailableApplicationVndAPIPlusJSON
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListCountriesResponse200Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
@@ -4306,6 +4321,8 @@ type ListCountriesResponse struct {
 	Headers429 *ListCountriesResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *ListCountriesResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListCountriesResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -4376,6 +4393,16 @@ func (r ListCountriesResponse) GetJSON500() *InternalErrorApplicationJSON {
 // GetApplicationvndApiJSON500 returns the response for an HTTP 500 `application/vnd.api+json` response
 func (r ListCountriesResponse) GetApplicationvndApiJSON500() *InternalErrorApplicationVndAPIPlusJSON {
 	return r.ApplicationvndApiJSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListCountriesResponse) GetJSON503() *ServiceUnavailableApplicationJSON {
+	return r.JSON503
+}
+
+// GetApplicationvndApiJSON503 returns the response for an HTTP 503 `application/vnd.api+json` response
+func (r ListCountriesResponse) GetApplicationvndApiJSON503() *ServiceUnavailableApplicationVndAPIPlusJSON {
+	return r.ApplicationvndApiJSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -4451,6 +4478,11 @@ type GetCountryResponse500Headers struct {
 	XRequestID *string
 }
 
+// GetCountryResponse503Headers the declared response headers of an HTTP 503 response for GetCountry
+type GetCountryResponse503Headers struct {
+	XRequestID *string
+}
+
 type GetCountryResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -4486,6 +4518,10 @@ type GetCountryResponse struct {
 	JSON500 *InternalErrorApplicationJSON
 	// ApplicationvndApiJSON500 the response for an HTTP 500 `application/vnd.api+json` response
 	ApplicationvndApiJSON500 *InternalErrorApplicationVndAPIPlusJSON
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailableApplicationJSON
+	// ApplicationvndApiJSON503 the response for an HTTP 503 `application/vnd.api+json` response
+	ApplicationvndApiJSON503 *ServiceUnavailableApplicationVndAPIPlusJSON
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetCountryResponse200Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
@@ -4502,6 +4538,8 @@ type GetCountryResponse struct {
 	Headers429 *GetCountryResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *GetCountryResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetCountryResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -4584,6 +4622,16 @@ func (r GetCountryResponse) GetApplicationvndApiJSON500() *InternalErrorApplicat
 	return r.ApplicationvndApiJSON500
 }
 
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetCountryResponse) GetJSON503() *ServiceUnavailableApplicationJSON {
+	return r.JSON503
+}
+
+// GetApplicationvndApiJSON503 returns the response for an HTTP 503 `application/vnd.api+json` response
+func (r GetCountryResponse) GetApplicationvndApiJSON503() *ServiceUnavailableApplicationVndAPIPlusJSON {
+	return r.ApplicationvndApiJSON503
+}
+
 // GetBody returns the raw response body bytes
 func (r GetCountryResponse) GetBody() []byte {
 	return r.Body
@@ -4658,6 +4706,11 @@ type ListCountryRegionsResponse500Headers struct {
 	XRequestID *string
 }
 
+// ListCountryRegionsResponse503Headers the declared response headers of an HTTP 503 response for ListCountryRegions
+type ListCountryRegionsResponse503Headers struct {
+	XRequestID *string
+}
+
 type ListCountryRegionsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -4693,6 +4746,10 @@ type ListCountryRegionsResponse struct {
 	JSON500 *InternalErrorApplicationJSON
 	// ApplicationvndApiJSON500 the response for an HTTP 500 `application/vnd.api+json` response
 	ApplicationvndApiJSON500 *InternalErrorApplicationVndAPIPlusJSON
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailableApplicationJSON
+	// ApplicationvndApiJSON503 the response for an HTTP 503 `application/vnd.api+json` response
+	ApplicationvndApiJSON503 *ServiceUnavailableApplicationVndAPIPlusJSON
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListCountryRegionsResponse200Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
@@ -4709,6 +4766,8 @@ type ListCountryRegionsResponse struct {
 	Headers429 *ListCountryRegionsResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *ListCountryRegionsResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListCountryRegionsResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -4791,6 +4850,16 @@ func (r ListCountryRegionsResponse) GetApplicationvndApiJSON500() *InternalError
 	return r.ApplicationvndApiJSON500
 }
 
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListCountryRegionsResponse) GetJSON503() *ServiceUnavailableApplicationJSON {
+	return r.JSON503
+}
+
+// GetApplicationvndApiJSON503 returns the response for an HTTP 503 `application/vnd.api+json` response
+func (r ListCountryRegionsResponse) GetApplicationvndApiJSON503() *ServiceUnavailableApplicationVndAPIPlusJSON {
+	return r.ApplicationvndApiJSON503
+}
+
 // GetBody returns the raw response body bytes
 func (r ListCountryRegionsResponse) GetBody() []byte {
 	return r.Body
@@ -4865,6 +4934,11 @@ type GetCountryRegionsRelationshipResponse500Headers struct {
 	XRequestID *string
 }
 
+// GetCountryRegionsRelationshipResponse503Headers the declared response headers of an HTTP 503 response for GetCountryRegionsRelationship
+type GetCountryRegionsRelationshipResponse503Headers struct {
+	XRequestID *string
+}
+
 type GetCountryRegionsRelationshipResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -4898,6 +4972,10 @@ type GetCountryRegionsRelationshipResponse struct {
 	JSON500 *InternalErrorApplicationJSON
 	// ApplicationvndApiJSON500 the response for an HTTP 500 `application/vnd.api+json` response
 	ApplicationvndApiJSON500 *InternalErrorApplicationVndAPIPlusJSON
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailableApplicationJSON
+	// ApplicationvndApiJSON503 the response for an HTTP 503 `application/vnd.api+json` response
+	ApplicationvndApiJSON503 *ServiceUnavailableApplicationVndAPIPlusJSON
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetCountryRegionsRelationshipResponse200Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
@@ -4914,6 +4992,8 @@ type GetCountryRegionsRelationshipResponse struct {
 	Headers429 *GetCountryRegionsRelationshipResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *GetCountryRegionsRelationshipResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetCountryRegionsRelationshipResponse503Headers
 }
 
 // GetApplicationvndApiJSON200 returns the response for an HTTP 200 `application/vnd.api+json` response
@@ -4991,6 +5071,16 @@ func (r GetCountryRegionsRelationshipResponse) GetApplicationvndApiJSON500() *In
 	return r.ApplicationvndApiJSON500
 }
 
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetCountryRegionsRelationshipResponse) GetJSON503() *ServiceUnavailableApplicationJSON {
+	return r.JSON503
+}
+
+// GetApplicationvndApiJSON503 returns the response for an HTTP 503 `application/vnd.api+json` response
+func (r GetCountryRegionsRelationshipResponse) GetApplicationvndApiJSON503() *ServiceUnavailableApplicationVndAPIPlusJSON {
+	return r.ApplicationvndApiJSON503
+}
+
 // GetBody returns the raw response body bytes
 func (r GetCountryRegionsRelationshipResponse) GetBody() []byte {
 	return r.Body
@@ -5060,6 +5150,11 @@ type ListCurrenciesResponse500Headers struct {
 	XRequestID *string
 }
 
+// ListCurrenciesResponse503Headers the declared response headers of an HTTP 503 response for ListCurrencies
+type ListCurrenciesResponse503Headers struct {
+	XRequestID *string
+}
+
 type ListCurrenciesResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -5091,6 +5186,10 @@ type ListCurrenciesResponse struct {
 	JSON500 *InternalErrorApplicationJSON
 	// ApplicationvndApiJSON500 the response for an HTTP 500 `application/vnd.api+json` response
 	ApplicationvndApiJSON500 *InternalErrorApplicationVndAPIPlusJSON
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailableApplicationJSON
+	// ApplicationvndApiJSON503 the response for an HTTP 503 `application/vnd.api+json` response
+	ApplicationvndApiJSON503 *ServiceUnavailableApplicationVndAPIPlusJSON
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListCurrenciesResponse200Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
@@ -5105,6 +5204,8 @@ type ListCurrenciesResponse struct {
 	Headers429 *ListCurrenciesResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *ListCurrenciesResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListCurrenciesResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -5175,6 +5276,16 @@ func (r ListCurrenciesResponse) GetJSON500() *InternalErrorApplicationJSON {
 // GetApplicationvndApiJSON500 returns the response for an HTTP 500 `application/vnd.api+json` response
 func (r ListCurrenciesResponse) GetApplicationvndApiJSON500() *InternalErrorApplicationVndAPIPlusJSON {
 	return r.ApplicationvndApiJSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListCurrenciesResponse) GetJSON503() *ServiceUnavailableApplicationJSON {
+	return r.JSON503
+}
+
+// GetApplicationvndApiJSON503 returns the response for an HTTP 503 `application/vnd.api+json` response
+func (r ListCurrenciesResponse) GetApplicationvndApiJSON503() *ServiceUnavailableApplicationVndAPIPlusJSON {
+	return r.ApplicationvndApiJSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -5250,6 +5361,11 @@ type GetCurrencyResponse500Headers struct {
 	XRequestID *string
 }
 
+// GetCurrencyResponse503Headers the declared response headers of an HTTP 503 response for GetCurrency
+type GetCurrencyResponse503Headers struct {
+	XRequestID *string
+}
+
 type GetCurrencyResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -5285,6 +5401,10 @@ type GetCurrencyResponse struct {
 	JSON500 *InternalErrorApplicationJSON
 	// ApplicationvndApiJSON500 the response for an HTTP 500 `application/vnd.api+json` response
 	ApplicationvndApiJSON500 *InternalErrorApplicationVndAPIPlusJSON
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailableApplicationJSON
+	// ApplicationvndApiJSON503 the response for an HTTP 503 `application/vnd.api+json` response
+	ApplicationvndApiJSON503 *ServiceUnavailableApplicationVndAPIPlusJSON
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetCurrencyResponse200Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
@@ -5301,6 +5421,8 @@ type GetCurrencyResponse struct {
 	Headers429 *GetCurrencyResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *GetCurrencyResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetCurrencyResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -5383,6 +5505,16 @@ func (r GetCurrencyResponse) GetApplicationvndApiJSON500() *InternalErrorApplica
 	return r.ApplicationvndApiJSON500
 }
 
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetCurrencyResponse) GetJSON503() *ServiceUnavailableApplicationJSON {
+	return r.JSON503
+}
+
+// GetApplicationvndApiJSON503 returns the response for an HTTP 503 `application/vnd.api+json` response
+func (r GetCurrencyResponse) GetApplicationvndApiJSON503() *ServiceUnavailableApplicationVndAPIPlusJSON {
+	return r.ApplicationvndApiJSON503
+}
+
 // GetBody returns the raw response body bytes
 func (r GetCurrencyResponse) GetBody() []byte {
 	return r.Body
@@ -5452,6 +5584,11 @@ type ListLocalizationsResponse500Headers struct {
 	XRequestID *string
 }
 
+// ListLocalizationsResponse503Headers the declared response headers of an HTTP 503 response for ListLocalizations
+type ListLocalizationsResponse503Headers struct {
+	XRequestID *string
+}
+
 type ListLocalizationsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -5483,6 +5620,10 @@ type ListLocalizationsResponse struct {
 	JSON500 *InternalErrorApplicationJSON
 	// ApplicationvndApiJSON500 the response for an HTTP 500 `application/vnd.api+json` response
 	ApplicationvndApiJSON500 *InternalErrorApplicationVndAPIPlusJSON
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailableApplicationJSON
+	// ApplicationvndApiJSON503 the response for an HTTP 503 `application/vnd.api+json` response
+	ApplicationvndApiJSON503 *ServiceUnavailableApplicationVndAPIPlusJSON
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListLocalizationsResponse200Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
@@ -5497,6 +5638,8 @@ type ListLocalizationsResponse struct {
 	Headers429 *ListLocalizationsResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *ListLocalizationsResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListLocalizationsResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -5567,6 +5710,16 @@ func (r ListLocalizationsResponse) GetJSON500() *InternalErrorApplicationJSON {
 // GetApplicationvndApiJSON500 returns the response for an HTTP 500 `application/vnd.api+json` response
 func (r ListLocalizationsResponse) GetApplicationvndApiJSON500() *InternalErrorApplicationVndAPIPlusJSON {
 	return r.ApplicationvndApiJSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListLocalizationsResponse) GetJSON503() *ServiceUnavailableApplicationJSON {
+	return r.JSON503
+}
+
+// GetApplicationvndApiJSON503 returns the response for an HTTP 503 `application/vnd.api+json` response
+func (r ListLocalizationsResponse) GetApplicationvndApiJSON503() *ServiceUnavailableApplicationVndAPIPlusJSON {
+	return r.ApplicationvndApiJSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -5642,6 +5795,11 @@ type GetLocalizationResponse500Headers struct {
 	XRequestID *string
 }
 
+// GetLocalizationResponse503Headers the declared response headers of an HTTP 503 response for GetLocalization
+type GetLocalizationResponse503Headers struct {
+	XRequestID *string
+}
+
 type GetLocalizationResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -5677,6 +5835,10 @@ type GetLocalizationResponse struct {
 	JSON500 *InternalErrorApplicationJSON
 	// ApplicationvndApiJSON500 the response for an HTTP 500 `application/vnd.api+json` response
 	ApplicationvndApiJSON500 *InternalErrorApplicationVndAPIPlusJSON
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailableApplicationJSON
+	// ApplicationvndApiJSON503 the response for an HTTP 503 `application/vnd.api+json` response
+	ApplicationvndApiJSON503 *ServiceUnavailableApplicationVndAPIPlusJSON
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetLocalizationResponse200Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
@@ -5693,6 +5855,8 @@ type GetLocalizationResponse struct {
 	Headers429 *GetLocalizationResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *GetLocalizationResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetLocalizationResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -5775,6 +5939,16 @@ func (r GetLocalizationResponse) GetApplicationvndApiJSON500() *InternalErrorApp
 	return r.ApplicationvndApiJSON500
 }
 
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetLocalizationResponse) GetJSON503() *ServiceUnavailableApplicationJSON {
+	return r.JSON503
+}
+
+// GetApplicationvndApiJSON503 returns the response for an HTTP 503 `application/vnd.api+json` response
+func (r GetLocalizationResponse) GetApplicationvndApiJSON503() *ServiceUnavailableApplicationVndAPIPlusJSON {
+	return r.ApplicationvndApiJSON503
+}
+
 // GetBody returns the raw response body bytes
 func (r GetLocalizationResponse) GetBody() []byte {
 	return r.Body
@@ -5844,6 +6018,11 @@ type ListRegionsResponse500Headers struct {
 	XRequestID *string
 }
 
+// ListRegionsResponse503Headers the declared response headers of an HTTP 503 response for ListRegions
+type ListRegionsResponse503Headers struct {
+	XRequestID *string
+}
+
 type ListRegionsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -5875,6 +6054,10 @@ type ListRegionsResponse struct {
 	JSON500 *InternalErrorApplicationJSON
 	// ApplicationvndApiJSON500 the response for an HTTP 500 `application/vnd.api+json` response
 	ApplicationvndApiJSON500 *InternalErrorApplicationVndAPIPlusJSON
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailableApplicationJSON
+	// ApplicationvndApiJSON503 the response for an HTTP 503 `application/vnd.api+json` response
+	ApplicationvndApiJSON503 *ServiceUnavailableApplicationVndAPIPlusJSON
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListRegionsResponse200Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
@@ -5889,6 +6072,8 @@ type ListRegionsResponse struct {
 	Headers429 *ListRegionsResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *ListRegionsResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListRegionsResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -5959,6 +6144,16 @@ func (r ListRegionsResponse) GetJSON500() *InternalErrorApplicationJSON {
 // GetApplicationvndApiJSON500 returns the response for an HTTP 500 `application/vnd.api+json` response
 func (r ListRegionsResponse) GetApplicationvndApiJSON500() *InternalErrorApplicationVndAPIPlusJSON {
 	return r.ApplicationvndApiJSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListRegionsResponse) GetJSON503() *ServiceUnavailableApplicationJSON {
+	return r.JSON503
+}
+
+// GetApplicationvndApiJSON503 returns the response for an HTTP 503 `application/vnd.api+json` response
+func (r ListRegionsResponse) GetApplicationvndApiJSON503() *ServiceUnavailableApplicationVndAPIPlusJSON {
+	return r.ApplicationvndApiJSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -6034,6 +6229,11 @@ type GetRegionResponse500Headers struct {
 	XRequestID *string
 }
 
+// GetRegionResponse503Headers the declared response headers of an HTTP 503 response for GetRegion
+type GetRegionResponse503Headers struct {
+	XRequestID *string
+}
+
 type GetRegionResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -6069,6 +6269,10 @@ type GetRegionResponse struct {
 	JSON500 *InternalErrorApplicationJSON
 	// ApplicationvndApiJSON500 the response for an HTTP 500 `application/vnd.api+json` response
 	ApplicationvndApiJSON500 *InternalErrorApplicationVndAPIPlusJSON
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailableApplicationJSON
+	// ApplicationvndApiJSON503 the response for an HTTP 503 `application/vnd.api+json` response
+	ApplicationvndApiJSON503 *ServiceUnavailableApplicationVndAPIPlusJSON
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetRegionResponse200Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
@@ -6085,6 +6289,8 @@ type GetRegionResponse struct {
 	Headers429 *GetRegionResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *GetRegionResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetRegionResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -6167,6 +6373,16 @@ func (r GetRegionResponse) GetApplicationvndApiJSON500() *InternalErrorApplicati
 	return r.ApplicationvndApiJSON500
 }
 
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetRegionResponse) GetJSON503() *ServiceUnavailableApplicationJSON {
+	return r.JSON503
+}
+
+// GetApplicationvndApiJSON503 returns the response for an HTTP 503 `application/vnd.api+json` response
+func (r GetRegionResponse) GetApplicationvndApiJSON503() *ServiceUnavailableApplicationVndAPIPlusJSON {
+	return r.ApplicationvndApiJSON503
+}
+
 // GetBody returns the raw response body bytes
 func (r GetRegionResponse) GetBody() []byte {
 	return r.Body
@@ -6240,6 +6456,11 @@ type GetRegionCountryResponse500Headers struct {
 	XRequestID *string
 }
 
+// GetRegionCountryResponse503Headers the declared response headers of an HTTP 503 response for GetRegionCountry
+type GetRegionCountryResponse503Headers struct {
+	XRequestID *string
+}
+
 type GetRegionCountryResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -6275,6 +6496,10 @@ type GetRegionCountryResponse struct {
 	JSON500 *InternalErrorApplicationJSON
 	// ApplicationvndApiJSON500 the response for an HTTP 500 `application/vnd.api+json` response
 	ApplicationvndApiJSON500 *InternalErrorApplicationVndAPIPlusJSON
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailableApplicationJSON
+	// ApplicationvndApiJSON503 the response for an HTTP 503 `application/vnd.api+json` response
+	ApplicationvndApiJSON503 *ServiceUnavailableApplicationVndAPIPlusJSON
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetRegionCountryResponse200Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
@@ -6291,6 +6516,8 @@ type GetRegionCountryResponse struct {
 	Headers429 *GetRegionCountryResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *GetRegionCountryResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetRegionCountryResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -6373,6 +6600,16 @@ func (r GetRegionCountryResponse) GetApplicationvndApiJSON500() *InternalErrorAp
 	return r.ApplicationvndApiJSON500
 }
 
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetRegionCountryResponse) GetJSON503() *ServiceUnavailableApplicationJSON {
+	return r.JSON503
+}
+
+// GetApplicationvndApiJSON503 returns the response for an HTTP 503 `application/vnd.api+json` response
+func (r GetRegionCountryResponse) GetApplicationvndApiJSON503() *ServiceUnavailableApplicationVndAPIPlusJSON {
+	return r.ApplicationvndApiJSON503
+}
+
 // GetBody returns the raw response body bytes
 func (r GetRegionCountryResponse) GetBody() []byte {
 	return r.Body
@@ -6446,6 +6683,11 @@ type GetRegionCountryRelationshipResponse500Headers struct {
 	XRequestID *string
 }
 
+// GetRegionCountryRelationshipResponse503Headers the declared response headers of an HTTP 503 response for GetRegionCountryRelationship
+type GetRegionCountryRelationshipResponse503Headers struct {
+	XRequestID *string
+}
+
 type GetRegionCountryRelationshipResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -6479,6 +6721,10 @@ type GetRegionCountryRelationshipResponse struct {
 	JSON500 *InternalErrorApplicationJSON
 	// ApplicationvndApiJSON500 the response for an HTTP 500 `application/vnd.api+json` response
 	ApplicationvndApiJSON500 *InternalErrorApplicationVndAPIPlusJSON
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailableApplicationJSON
+	// ApplicationvndApiJSON503 the response for an HTTP 503 `application/vnd.api+json` response
+	ApplicationvndApiJSON503 *ServiceUnavailableApplicationVndAPIPlusJSON
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetRegionCountryRelationshipResponse200Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
@@ -6495,6 +6741,8 @@ type GetRegionCountryRelationshipResponse struct {
 	Headers429 *GetRegionCountryRelationshipResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *GetRegionCountryRelationshipResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetRegionCountryRelationshipResponse503Headers
 }
 
 // GetApplicationvndApiJSON200 returns the response for an HTTP 200 `application/vnd.api+json` response
@@ -6572,6 +6820,16 @@ func (r GetRegionCountryRelationshipResponse) GetApplicationvndApiJSON500() *Int
 	return r.ApplicationvndApiJSON500
 }
 
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetRegionCountryRelationshipResponse) GetJSON503() *ServiceUnavailableApplicationJSON {
+	return r.JSON503
+}
+
+// GetApplicationvndApiJSON503 returns the response for an HTTP 503 `application/vnd.api+json` response
+func (r GetRegionCountryRelationshipResponse) GetApplicationvndApiJSON503() *ServiceUnavailableApplicationVndAPIPlusJSON {
+	return r.ApplicationvndApiJSON503
+}
+
 // GetBody returns the raw response body bytes
 func (r GetRegionCountryRelationshipResponse) GetBody() []byte {
 	return r.Body
@@ -6641,6 +6899,11 @@ type ListWeightUnitsResponse500Headers struct {
 	XRequestID *string
 }
 
+// ListWeightUnitsResponse503Headers the declared response headers of an HTTP 503 response for ListWeightUnits
+type ListWeightUnitsResponse503Headers struct {
+	XRequestID *string
+}
+
 type ListWeightUnitsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -6672,6 +6935,10 @@ type ListWeightUnitsResponse struct {
 	JSON500 *InternalErrorApplicationJSON
 	// ApplicationvndApiJSON500 the response for an HTTP 500 `application/vnd.api+json` response
 	ApplicationvndApiJSON500 *InternalErrorApplicationVndAPIPlusJSON
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailableApplicationJSON
+	// ApplicationvndApiJSON503 the response for an HTTP 503 `application/vnd.api+json` response
+	ApplicationvndApiJSON503 *ServiceUnavailableApplicationVndAPIPlusJSON
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListWeightUnitsResponse200Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
@@ -6686,6 +6953,8 @@ type ListWeightUnitsResponse struct {
 	Headers429 *ListWeightUnitsResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *ListWeightUnitsResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListWeightUnitsResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -6756,6 +7025,16 @@ func (r ListWeightUnitsResponse) GetJSON500() *InternalErrorApplicationJSON {
 // GetApplicationvndApiJSON500 returns the response for an HTTP 500 `application/vnd.api+json` response
 func (r ListWeightUnitsResponse) GetApplicationvndApiJSON500() *InternalErrorApplicationVndAPIPlusJSON {
 	return r.ApplicationvndApiJSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListWeightUnitsResponse) GetJSON503() *ServiceUnavailableApplicationJSON {
+	return r.JSON503
+}
+
+// GetApplicationvndApiJSON503 returns the response for an HTTP 503 `application/vnd.api+json` response
+func (r ListWeightUnitsResponse) GetApplicationvndApiJSON503() *ServiceUnavailableApplicationVndAPIPlusJSON {
+	return r.ApplicationvndApiJSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -6831,6 +7110,11 @@ type GetWeightUnitResponse500Headers struct {
 	XRequestID *string
 }
 
+// GetWeightUnitResponse503Headers the declared response headers of an HTTP 503 response for GetWeightUnit
+type GetWeightUnitResponse503Headers struct {
+	XRequestID *string
+}
+
 type GetWeightUnitResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -6866,6 +7150,10 @@ type GetWeightUnitResponse struct {
 	JSON500 *InternalErrorApplicationJSON
 	// ApplicationvndApiJSON500 the response for an HTTP 500 `application/vnd.api+json` response
 	ApplicationvndApiJSON500 *InternalErrorApplicationVndAPIPlusJSON
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailableApplicationJSON
+	// ApplicationvndApiJSON503 the response for an HTTP 503 `application/vnd.api+json` response
+	ApplicationvndApiJSON503 *ServiceUnavailableApplicationVndAPIPlusJSON
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetWeightUnitResponse200Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
@@ -6882,6 +7170,8 @@ type GetWeightUnitResponse struct {
 	Headers429 *GetWeightUnitResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *GetWeightUnitResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetWeightUnitResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -6962,6 +7252,16 @@ func (r GetWeightUnitResponse) GetJSON500() *InternalErrorApplicationJSON {
 // GetApplicationvndApiJSON500 returns the response for an HTTP 500 `application/vnd.api+json` response
 func (r GetWeightUnitResponse) GetApplicationvndApiJSON500() *InternalErrorApplicationVndAPIPlusJSON {
 	return r.ApplicationvndApiJSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetWeightUnitResponse) GetJSON503() *ServiceUnavailableApplicationJSON {
+	return r.JSON503
+}
+
+// GetApplicationvndApiJSON503 returns the response for an HTTP 503 `application/vnd.api+json` response
+func (r GetWeightUnitResponse) GetApplicationvndApiJSON503() *ServiceUnavailableApplicationVndAPIPlusJSON {
+	return r.ApplicationvndApiJSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -7472,6 +7772,20 @@ func ParseListCountriesResponse(rsp *http.Response) (*ListCountriesResponse, err
 		}
 		response.ApplicationvndApiJSON500 = &dest
 
+	case rsp.Header.Get("Content-Type") == "application/json" && rsp.StatusCode == 503:
+		var dest ServiceUnavailableApplicationJSON
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	case rsp.Header.Get("Content-Type") == "application/vnd.api+json" && rsp.StatusCode == 503:
+		var dest ServiceUnavailableApplicationVndAPIPlusJSON
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationvndApiJSON503 = &dest
+
 	}
 
 	switch {
@@ -7580,6 +7894,16 @@ func ParseListCountriesResponse(rsp *http.Response) (*ListCountriesResponse, err
 			headers.XRequestID = &value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListCountriesResponse503Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -7711,6 +8035,20 @@ func ParseGetCountryResponse(rsp *http.Response) (*GetCountryResponse, error) {
 		}
 		response.ApplicationvndApiJSON500 = &dest
 
+	case rsp.Header.Get("Content-Type") == "application/json" && rsp.StatusCode == 503:
+		var dest ServiceUnavailableApplicationJSON
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	case rsp.Header.Get("Content-Type") == "application/vnd.api+json" && rsp.StatusCode == 503:
+		var dest ServiceUnavailableApplicationVndAPIPlusJSON
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationvndApiJSON503 = &dest
+
 	}
 
 	switch {
@@ -7822,6 +8160,16 @@ func ParseGetCountryResponse(rsp *http.Response) (*GetCountryResponse, error) {
 			headers.XRequestID = &value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetCountryResponse503Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -7953,6 +8301,20 @@ func ParseListCountryRegionsResponse(rsp *http.Response) (*ListCountryRegionsRes
 		}
 		response.ApplicationvndApiJSON500 = &dest
 
+	case rsp.Header.Get("Content-Type") == "application/json" && rsp.StatusCode == 503:
+		var dest ServiceUnavailableApplicationJSON
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	case rsp.Header.Get("Content-Type") == "application/vnd.api+json" && rsp.StatusCode == 503:
+		var dest ServiceUnavailableApplicationVndAPIPlusJSON
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationvndApiJSON503 = &dest
+
 	}
 
 	switch {
@@ -8071,6 +8433,16 @@ func ParseListCountryRegionsResponse(rsp *http.Response) (*ListCountryRegionsRes
 			headers.XRequestID = &value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListCountryRegionsResponse503Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -8195,6 +8567,20 @@ func ParseGetCountryRegionsRelationshipResponse(rsp *http.Response) (*GetCountry
 		}
 		response.ApplicationvndApiJSON500 = &dest
 
+	case rsp.Header.Get("Content-Type") == "application/json" && rsp.StatusCode == 503:
+		var dest ServiceUnavailableApplicationJSON
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	case rsp.Header.Get("Content-Type") == "application/vnd.api+json" && rsp.StatusCode == 503:
+		var dest ServiceUnavailableApplicationVndAPIPlusJSON
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationvndApiJSON503 = &dest
+
 	}
 
 	switch {
@@ -8313,6 +8699,16 @@ func ParseGetCountryRegionsRelationshipResponse(rsp *http.Response) (*GetCountry
 			headers.XRequestID = &value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetCountryRegionsRelationshipResponse503Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -8430,6 +8826,20 @@ func ParseListCurrenciesResponse(rsp *http.Response) (*ListCurrenciesResponse, e
 		}
 		response.ApplicationvndApiJSON500 = &dest
 
+	case rsp.Header.Get("Content-Type") == "application/json" && rsp.StatusCode == 503:
+		var dest ServiceUnavailableApplicationJSON
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	case rsp.Header.Get("Content-Type") == "application/vnd.api+json" && rsp.StatusCode == 503:
+		var dest ServiceUnavailableApplicationVndAPIPlusJSON
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationvndApiJSON503 = &dest
+
 	}
 
 	switch {
@@ -8538,6 +8948,16 @@ func ParseListCurrenciesResponse(rsp *http.Response) (*ListCurrenciesResponse, e
 			headers.XRequestID = &value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListCurrenciesResponse503Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -8669,6 +9089,20 @@ func ParseGetCurrencyResponse(rsp *http.Response) (*GetCurrencyResponse, error) 
 		}
 		response.ApplicationvndApiJSON500 = &dest
 
+	case rsp.Header.Get("Content-Type") == "application/json" && rsp.StatusCode == 503:
+		var dest ServiceUnavailableApplicationJSON
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	case rsp.Header.Get("Content-Type") == "application/vnd.api+json" && rsp.StatusCode == 503:
+		var dest ServiceUnavailableApplicationVndAPIPlusJSON
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationvndApiJSON503 = &dest
+
 	}
 
 	switch {
@@ -8780,6 +9214,16 @@ func ParseGetCurrencyResponse(rsp *http.Response) (*GetCurrencyResponse, error) 
 			headers.XRequestID = &value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetCurrencyResponse503Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -8897,6 +9341,20 @@ func ParseListLocalizationsResponse(rsp *http.Response) (*ListLocalizationsRespo
 		}
 		response.ApplicationvndApiJSON500 = &dest
 
+	case rsp.Header.Get("Content-Type") == "application/json" && rsp.StatusCode == 503:
+		var dest ServiceUnavailableApplicationJSON
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	case rsp.Header.Get("Content-Type") == "application/vnd.api+json" && rsp.StatusCode == 503:
+		var dest ServiceUnavailableApplicationVndAPIPlusJSON
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationvndApiJSON503 = &dest
+
 	}
 
 	switch {
@@ -9005,6 +9463,16 @@ func ParseListLocalizationsResponse(rsp *http.Response) (*ListLocalizationsRespo
 			headers.XRequestID = &value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListLocalizationsResponse503Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -9136,6 +9604,20 @@ func ParseGetLocalizationResponse(rsp *http.Response) (*GetLocalizationResponse,
 		}
 		response.ApplicationvndApiJSON500 = &dest
 
+	case rsp.Header.Get("Content-Type") == "application/json" && rsp.StatusCode == 503:
+		var dest ServiceUnavailableApplicationJSON
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	case rsp.Header.Get("Content-Type") == "application/vnd.api+json" && rsp.StatusCode == 503:
+		var dest ServiceUnavailableApplicationVndAPIPlusJSON
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationvndApiJSON503 = &dest
+
 	}
 
 	switch {
@@ -9247,6 +9729,16 @@ func ParseGetLocalizationResponse(rsp *http.Response) (*GetLocalizationResponse,
 			headers.XRequestID = &value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetLocalizationResponse503Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -9364,6 +9856,20 @@ func ParseListRegionsResponse(rsp *http.Response) (*ListRegionsResponse, error) 
 		}
 		response.ApplicationvndApiJSON500 = &dest
 
+	case rsp.Header.Get("Content-Type") == "application/json" && rsp.StatusCode == 503:
+		var dest ServiceUnavailableApplicationJSON
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	case rsp.Header.Get("Content-Type") == "application/vnd.api+json" && rsp.StatusCode == 503:
+		var dest ServiceUnavailableApplicationVndAPIPlusJSON
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationvndApiJSON503 = &dest
+
 	}
 
 	switch {
@@ -9472,6 +9978,16 @@ func ParseListRegionsResponse(rsp *http.Response) (*ListRegionsResponse, error) 
 			headers.XRequestID = &value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListRegionsResponse503Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -9603,6 +10119,20 @@ func ParseGetRegionResponse(rsp *http.Response) (*GetRegionResponse, error) {
 		}
 		response.ApplicationvndApiJSON500 = &dest
 
+	case rsp.Header.Get("Content-Type") == "application/json" && rsp.StatusCode == 503:
+		var dest ServiceUnavailableApplicationJSON
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	case rsp.Header.Get("Content-Type") == "application/vnd.api+json" && rsp.StatusCode == 503:
+		var dest ServiceUnavailableApplicationVndAPIPlusJSON
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationvndApiJSON503 = &dest
+
 	}
 
 	switch {
@@ -9714,6 +10244,16 @@ func ParseGetRegionResponse(rsp *http.Response) (*GetRegionResponse, error) {
 			headers.XRequestID = &value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetRegionResponse503Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -9845,6 +10385,20 @@ func ParseGetRegionCountryResponse(rsp *http.Response) (*GetRegionCountryRespons
 		}
 		response.ApplicationvndApiJSON500 = &dest
 
+	case rsp.Header.Get("Content-Type") == "application/json" && rsp.StatusCode == 503:
+		var dest ServiceUnavailableApplicationJSON
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	case rsp.Header.Get("Content-Type") == "application/vnd.api+json" && rsp.StatusCode == 503:
+		var dest ServiceUnavailableApplicationVndAPIPlusJSON
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationvndApiJSON503 = &dest
+
 	}
 
 	switch {
@@ -9956,6 +10510,16 @@ func ParseGetRegionCountryResponse(rsp *http.Response) (*GetRegionCountryRespons
 			headers.XRequestID = &value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetRegionCountryResponse503Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -10080,6 +10644,20 @@ func ParseGetRegionCountryRelationshipResponse(rsp *http.Response) (*GetRegionCo
 		}
 		response.ApplicationvndApiJSON500 = &dest
 
+	case rsp.Header.Get("Content-Type") == "application/json" && rsp.StatusCode == 503:
+		var dest ServiceUnavailableApplicationJSON
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	case rsp.Header.Get("Content-Type") == "application/vnd.api+json" && rsp.StatusCode == 503:
+		var dest ServiceUnavailableApplicationVndAPIPlusJSON
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationvndApiJSON503 = &dest
+
 	}
 
 	switch {
@@ -10191,6 +10769,16 @@ func ParseGetRegionCountryRelationshipResponse(rsp *http.Response) (*GetRegionCo
 			headers.XRequestID = &value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetRegionCountryRelationshipResponse503Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -10308,6 +10896,20 @@ func ParseListWeightUnitsResponse(rsp *http.Response) (*ListWeightUnitsResponse,
 		}
 		response.ApplicationvndApiJSON500 = &dest
 
+	case rsp.Header.Get("Content-Type") == "application/json" && rsp.StatusCode == 503:
+		var dest ServiceUnavailableApplicationJSON
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	case rsp.Header.Get("Content-Type") == "application/vnd.api+json" && rsp.StatusCode == 503:
+		var dest ServiceUnavailableApplicationVndAPIPlusJSON
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationvndApiJSON503 = &dest
+
 	}
 
 	switch {
@@ -10416,6 +11018,16 @@ func ParseListWeightUnitsResponse(rsp *http.Response) (*ListWeightUnitsResponse,
 			headers.XRequestID = &value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListWeightUnitsResponse503Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -10547,6 +11159,20 @@ func ParseGetWeightUnitResponse(rsp *http.Response) (*GetWeightUnitResponse, err
 		}
 		response.ApplicationvndApiJSON500 = &dest
 
+	case rsp.Header.Get("Content-Type") == "application/json" && rsp.StatusCode == 503:
+		var dest ServiceUnavailableApplicationJSON
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	case rsp.Header.Get("Content-Type") == "application/vnd.api+json" && rsp.StatusCode == 503:
+		var dest ServiceUnavailableApplicationVndAPIPlusJSON
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationvndApiJSON503 = &dest
+
 	}
 
 	switch {
@@ -10658,6 +11284,16 @@ func ParseGetWeightUnitResponse(rsp *http.Response) (*GetWeightUnitResponse, err
 			headers.XRequestID = &value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetWeightUnitResponse503Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
