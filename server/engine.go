@@ -125,7 +125,7 @@ func (cl *call) reply(status int, doc *jsonapi.TopLevel, plain []byte) *jsonapi.
 	if cl.f == plainFormat {
 		return &jsonapi.Reply{Status: status, ContentType: jsonapi.PlainMediaType, Body: plain}
 	}
-	return (&jsonapi.Reply{Status: status, ContentType: jsonapi.MediaType, Body: doc.AppendJSON(jsonapi.Buffer())}).Pooled()
+	return jsonapi.DocumentReply(status, doc)
 }
 
 // parseMeta reads meta=title (oro-behaviour §5.3); title is the one meta property.

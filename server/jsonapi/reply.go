@@ -12,7 +12,15 @@ type Reply struct {
 	ContentType string
 	Header      http.Header
 	Body        []byte
-	pooled      bool // Body came from Buffer and goes back once written
+	pooled      bool      // Body came from Buffer and goes back once written
+	doc         *TopLevel // written in pieces by Write, instead of Body
+}
+
+// DocumentReply is a JSON:API answer whose document is encoded only when the
+// reply is written, straight to the connection in pieces (TopLevel.WriteTo),
+// so that a large list is never held twice or grown in one buffer.
+func DocumentReply(status int, doc *TopLevel) *Reply {
+	return &Reply{Status: status, ContentType: MediaType, doc: doc}
 }
 
 // buffers recycles response buffers: a large list answer would otherwise grow
@@ -43,7 +51,14 @@ func (r *Reply) Write(w http.ResponseWriter) error {
 	}
 	w.WriteHeader(r.Status)
 	var err error
-	if len(r.Body) > 0 {
+	if r.doc != nil {
+		var b []byte
+		b, err = r.doc.WriteTo(w, Buffer())
+		if cap(b) <= maxPooled {
+			buffers.Put(&b)
+		}
+		r.doc = nil
+	} else if len(r.Body) > 0 {
 		_, err = w.Write(r.Body)
 	}
 	if r.pooled && cap(r.Body) <= maxPooled {

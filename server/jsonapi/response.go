@@ -1,6 +1,6 @@
 package jsonapi
 
-import "slices"
+import "io"
 
 // Member is one named value of an object whose member order matters to readers
 // (attributes in schema order, plain fields, meta).
@@ -70,28 +70,26 @@ func (o One) appendPrimary(b []byte) []byte {
 	return o.Resource.AppendJSON(b)
 }
 
-// maxReserve bounds the room Many reserves ahead of its objects.
-const maxReserve = 64 << 20
-
 func (m Many) appendPrimary(b []byte) []byte {
-	b = append(b, '[')
-	for i, r := range m {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		start := len(b)
-		b = r.AppendJSON(b)
-		if i == 0 && len(m) > 1 {
-			// Room for the rest at the first object's size, in one step:
-			// doubling a buffer up to tens of megabytes (every contact with
-			// its accounts is 31 MB) copies it over and over (issue 15).
-			// Capped, for a first object much larger than the others.
-			b = slices.Grow(b, min((len(b)-start+1)*(len(m)-1), maxReserve))
-		}
-	}
-	return append(b, ']')
+	p := pieces{b: b}
+	m.writePieces(&p)
+	return p.b
 }
 
+// writePieces writes the list one object at a time, handing each full piece
+// to the writer: a list of tens of megabytes (every contact with its accounts)
+// never sits whole in one buffer that doubles and copies itself as it grows.
+func (m Many) writePieces(p *pieces) {
+	p.b = append(p.b, '[')
+	for i, r := range m {
+		if i > 0 {
+			p.b = append(p.b, ',')
+		}
+		p.b = r.AppendJSON(p.b)
+		p.pass()
+	}
+	p.b = append(p.b, ']')
+}
 func (t ToOne) appendPrimary(b []byte) []byte {
 	if t.Identifier == nil {
 		return append(b, "null"...)
@@ -112,19 +110,66 @@ func (t ToMany) appendPrimary(b []byte) []byte {
 
 // AppendJSON appends the document as JSON.
 func (d *TopLevel) AppendJSON(b []byte) []byte {
-	b = append(b, `{"data":`...)
-	b = d.Data.appendPrimary(b)
+	p := pieces{b: b}
+	d.writePieces(&p)
+	return p.b
+}
+
+// WriteTo writes the document as JSON to w in pieces of about pieceSize,
+// through buf (which it may grow and returns for reuse).
+func (d *TopLevel) WriteTo(w io.Writer, buf []byte) ([]byte, error) {
+	p := pieces{b: buf[:0], w: w}
+	d.writePieces(&p)
+	p.flush()
+	return p.b[:0], p.err
+}
+
+func (d *TopLevel) writePieces(p *pieces) {
+	p.b = append(p.b, `{"data":`...)
+	if m, ok := d.Data.(Many); ok {
+		m.writePieces(p)
+	} else {
+		p.b = d.Data.appendPrimary(p.b)
+	}
 	if len(d.Included) > 0 || d.IncludeAsked {
-		b = append(b, `,"included":`...)
-		b = Many(d.Included).appendPrimary(b)
+		p.b = append(p.b, `,"included":`...)
+		Many(d.Included).writePieces(p)
 	}
 	if d.Links != nil {
 		if l := appendLinks(nil, d.Links); len(l) > 2 {
-			b = append(b, `,"links":`...)
-			b = append(b, l...)
+			p.b = append(p.b, `,"links":`...)
+			p.b = append(p.b, l...)
 		}
 	}
-	return append(b, '}')
+	p.b = append(p.b, '}')
+}
+
+// pieceSize is how much of a document is gathered before it is written.
+const pieceSize = 64 << 10
+
+// pieces gathers a document's bytes and, when it has a writer, writes them
+// out each time pieceSize is reached; without one it only appends.
+type pieces struct {
+	b   []byte
+	w   io.Writer
+	err error
+}
+
+// pass writes what was gathered once it reaches pieceSize.
+func (p *pieces) pass() {
+	if p.w != nil && len(p.b) >= pieceSize {
+		p.flush()
+	}
+}
+
+func (p *pieces) flush() {
+	if p.w == nil || len(p.b) == 0 {
+		return
+	}
+	if p.err == nil {
+		_, p.err = p.w.Write(p.b)
+	}
+	p.b = p.b[:0]
 }
 
 // AppendJSON appends the resource object as JSON.
