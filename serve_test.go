@@ -54,13 +54,8 @@ var bannerURL = regexp.MustCompile(`http://[^\s']+`)
 // every document and docs page it names answers, the token command pasted
 // into bash gets a token, and the shutdown that follows logs no error.
 func TestServeBanner(t *testing.T) {
-	bash, err := exec.LookPath("bash")
-	if err != nil {
-		t.Skip("bash is needed to run the banner's command")
-	}
-	if _, err := exec.LookPath("curl"); err != nil {
-		t.Skip("curl is needed to run the banner's command")
-	}
+	bash := needCommand(t, "bash", "it runs the banner's command")
+	needCommand(t, "curl", "the banner's command calls it")
 	addr := freeAddr(t)
 	stderr, stop := startServe(t, "--demo", "--addr", addr)
 	var banner string

@@ -85,10 +85,7 @@ func TestVersionText(t *testing.T) {
 // TestMakeBuildStamps: `make build` sets the variables versionText reads
 // (a misspelt -X name is silently ignored by the linker).
 func TestMakeBuildStamps(t *testing.T) {
-	mk, err := exec.LookPath("make")
-	if err != nil {
-		t.Skip("make is not installed")
-	}
+	mk := needCommand(t, "make", "the test reads `make -n build`")
 	out, err := exec.Command(mk, "-n", "build", "VERSION=v9.9.9", "COMMIT=c0ffee").CombinedOutput()
 	if err != nil {
 		t.Fatalf("make -n build: %v\n%s", err, out)
