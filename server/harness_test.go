@@ -41,6 +41,15 @@ func newAPI(t *testing.T, store *storage.Store) *api { return newAPIWith(t, stor
 // newAPIWith is newAPI with a configuration changed by adjust (when not nil).
 func newAPIWith(t *testing.T, store *storage.Store, adjust func(*server.Config)) *api {
 	t.Helper()
+	a := startAPI(t, store, adjust)
+	createPrincipals(t, store)
+	return a
+}
+
+// startAPI serves store over real HTTP without creating the test principals:
+// newAPIWith's server, and a second one on a database it already filled.
+func startAPI(t *testing.T, store *storage.Store, adjust func(*server.Config)) *api {
+	t.Helper()
 	cfg := server.Config{BackofficeBase: "/admin", MaxBody: 64 << 10,
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
 		Jobs:   storage.QueueConfig{Workers: 2, PollEvery: 100 * time.Millisecond, RescueAfter: 5 * time.Second}}
@@ -54,7 +63,6 @@ func newAPIWith(t *testing.T, store *storage.Store, adjust func(*server.Config))
 	t.Cleanup(srv.Close)
 	hs := httptest.NewServer(srv)
 	t.Cleanup(hs.Close)
-	createPrincipals(t, store)
 	return &api{t: t, base: hs.URL, store: store, as: "admin", tokens: map[string]string{}, srv: srv}
 }
 

@@ -67,20 +67,34 @@ func (e *engine) checkItem(raw json.RawMessage, typ string, update bool, base st
 	if _, declared := schema.Properties["id"]; !update && !declared {
 		delete(value, "id")
 	}
+	if out := visitSchema(schema, value, base, base, func() *problem.Problem {
+		return problem.RequestData("The item is not valid.", base)
+	}); out != nil {
+		return out
+	}
+	if p := nulProblem(value, base); p != nil {
+		return []*problem.Problem{p} // as a request of its own (refuseNUL)
+	}
+	return nil
+}
+
+// visitSchema checks value against schema and turns each failure into the
+// problems of DESIGN.md §3's table, pointing below root (the value's own
+// pointer) within the item at object; a failure that is not a schema error
+// becomes other(). No failure is nil. A batch item (checkItem) and a batch
+// password checked before staging (sealValue) report alike through it.
+func visitSchema(schema *openapi3.Schema, value any, root, object string, other func() *problem.Problem) []*problem.Problem {
 	err := schema.VisitJSON(value, openapi3.MultiErrors())
 	if err == nil {
-		if p := nulProblem(value, base); p != nil {
-			return []*problem.Problem{p} // as a request of its own (refuseNUL)
-		}
 		return nil
 	}
 	var out []*problem.Problem
 	for _, e := range flattenErrors(err) {
 		var se *openapi3.SchemaError
 		if errors.As(e, &se) {
-			out = append(out, schemaProblems(se, jsonapiFormat, base, base)...)
+			out = append(out, schemaProblems(se, jsonapiFormat, root, object)...)
 		} else {
-			out = append(out, problem.RequestData("The item is not valid.", base))
+			out = append(out, other())
 		}
 	}
 	return out

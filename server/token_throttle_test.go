@@ -2,10 +2,7 @@ package server_test
 
 import (
 	"context"
-	"io"
-	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"strconv"
 	"sync"
 	"testing"
@@ -154,7 +151,7 @@ func TestTokenFailuresSharedByProcesses(t *testing.T) {
 			one, two := storagetest.OpenTwo(t, dialect)
 			clock := newTestClock()
 			adjust := func(c *server.Config) { c.Auth.Now = clock.Now }
-			servers := []*api{newAPIWith(t, one, adjust), secondAPI(t, two, adjust)}
+			servers := []*api{newAPIWith(t, one, adjust), startAPI(t, two, func(c *server.Config) { adjust(c); c.Jobs.NoWorkers = true })}
 			addPasswordUser(t, one, "guessed")
 
 			for i := range 10 {
@@ -174,22 +171,4 @@ func TestTokenFailuresSharedByProcesses(t *testing.T) {
 			servers[0].clientGrant("test-manager", "test-manager-secret").want(t, http.StatusOK)
 		})
 	}
-}
-
-// secondAPI is newAPIWith for a second server on a database the first one
-// already filled with the test principals.
-func secondAPI(t *testing.T, store *storage.Store, adjust func(*server.Config)) *api {
-	t.Helper()
-	cfg := server.Config{BackofficeBase: "/admin", MaxBody: 64 << 10,
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
-		Jobs:   storage.QueueConfig{NoWorkers: true}}
-	adjust(&cfg)
-	srv, err := server.New(cfg, store)
-	if err != nil {
-		t.Fatalf("server.New: %v", err)
-	}
-	t.Cleanup(srv.Close)
-	hs := httptest.NewServer(srv)
-	t.Cleanup(hs.Close)
-	return &api{t: t, base: hs.URL, store: store, as: "admin", tokens: map[string]string{}, srv: srv}
 }
