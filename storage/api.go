@@ -2,7 +2,8 @@
 // PostgreSQL through Bun. It offers generic, table-described queries so that one
 // engine above it can serve every resource: tables are declared once as Bun models
 // (models.go) and created by migrations; column names come only from those
-// declarations, and values reach SQL only as Bun arguments.
+// declarations, and values reach SQL only as Bun arguments or as bound
+// parameters (statement.go), never concatenated by hand.
 //
 // storage knows nothing of HTTP, JSON:API or the generated code.
 package storage

@@ -50,3 +50,16 @@ func toText(v any) string {
 	s, _ := v.(string)
 	return s
 }
+
+// Prepared is how many statements the SQLite statement cache holds ready.
+func (s *Store) Prepared() int {
+	s.stmts.mu.Lock()
+	defer s.stmts.mu.Unlock()
+	n := 0
+	for _, stmt := range s.stmts.byText {
+		if stmt != nil {
+			n++
+		}
+	}
+	return n
+}
