@@ -23,7 +23,9 @@ type client struct {
 	http  *http.Client
 	rec   *recorder
 	pool  *accountPool
-	names atomic.Int64 // numbers the accounts the soak creates
+	// timeline, during the soak, keeps the mix's latencies by window.
+	timeline *timeline
+	names    atomic.Int64 // numbers the accounts the soak creates
 }
 
 func newClient(base string, conns int) *client {

@@ -99,6 +99,12 @@ func warmUp(d time.Duration) time.Duration {
 	return min(max(d/10, 10*time.Second), time.Minute)
 }
 
+// windowWidth splits the soak into about ten windows for the report's p99
+// over time: a minute each for the default 10 minutes, at least 10 s.
+func windowWidth(d time.Duration) time.Duration {
+	return max(d/10, 10*time.Second).Round(time.Second)
+}
+
 // run does the soak and reports it; it returns whether it passed.
 func run(ctx context.Context, o options) (passed bool, err error) {
 	r := report{command: commandLine(), started: time.Now().UTC(), machine: machine(), options: o}
@@ -151,6 +157,7 @@ func run(ctx context.Context, o options) (passed bool, err error) {
 	soakCtx, endSoak := context.WithTimeout(ctx, o.duration)
 	defer endSoak()
 	start := time.Now()
+	c.timeline = newTimeline(start, windowWidth(o.duration))
 	sampler := &rssSampler{}
 	go sampler.run(soakCtx, srv.pid(), start, o.rssEvery)
 	go c.progress(soakCtx, sampler, start)
@@ -171,6 +178,7 @@ func run(ctx context.Context, o options) (passed bool, err error) {
 	r.rows = c.rec.summaries(mixKinds)
 	r.batchRows = c.rec.summaries(batchKinds)
 	r.errors, r.shown = c.rec.failures()
+	r.p99s, r.window = c.timeline.p99s(), c.timeline.width
 	r.rss = sampler.all()
 	if r.hwm, err = procStatus(srv.pid(), "VmHWM"); err != nil {
 		return false, err

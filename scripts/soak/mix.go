@@ -104,7 +104,11 @@ func (c *client) send(ctx context.Context, cycle []string, seq int64, started ti
 	case kindCreate:
 		err = c.create(ctx)
 	}
-	c.rec.add(kind, time.Since(started), err)
+	d := time.Since(started)
+	c.rec.add(kind, d, err)
+	if tl := c.timeline; tl != nil {
+		tl.add(started.Add(d), d)
+	}
 }
 
 func (c *client) get(ctx context.Context, path string) error {

@@ -29,6 +29,8 @@ type report struct {
 	batchRows  []summary
 	errors     int
 	shown      []string
+	p99s       []time.Duration // p99 of the mix per window of the soak
+	window     time.Duration
 
 	rss  []rssSample
 	warm time.Duration
@@ -66,6 +68,8 @@ func (r report) print(w io.Writer) bool {
 		printRow(w, s)
 	}
 
+	fmt.Fprintf(w, "p99 by %s: %s ms\n", r.window, joinMillis(r.p99s))
+
 	start, end, growth, flat := rssVerdict(r.rss, r.warm)
 	verdict := "flat"
 	if !flat {
@@ -95,6 +99,14 @@ func (r report) print(w io.Writer) bool {
 
 func printRow(w io.Writer, s summary) {
 	fmt.Fprintf(w, "%-32s %9d %7d %9s %9s %9s\n", s.kind, s.requests, s.errors, millis(s.p50), millis(s.p99), millis(s.max))
+}
+
+func joinMillis(ds []time.Duration) string {
+	parts := make([]string, len(ds))
+	for i, d := range ds {
+		parts[i] = millis(d)
+	}
+	return strings.Join(parts, ", ")
 }
 
 // behind says when the soak did not keep its rate: the server (or the

@@ -219,3 +219,16 @@ func TestWarmUp(t *testing.T) {
 		}
 	}
 }
+
+func TestTimeline(t *testing.T) {
+	t.Parallel()
+	start := time.Date(2026, 11, 25, 0, 0, 0, 0, time.UTC)
+	tl := newTimeline(start, time.Minute)
+	tl.add(start.Add(-time.Second), 5*time.Millisecond) // due before the start: the first window
+	tl.add(start.Add(30*time.Second), 7*time.Millisecond)
+	tl.add(start.Add(150*time.Second), 40*time.Millisecond)
+	want := []time.Duration{7 * time.Millisecond, 0, 40 * time.Millisecond}
+	if got := tl.p99s(); !slices.Equal(got, want) {
+		t.Errorf("p99s() = %v, want %v", got, want)
+	}
+}

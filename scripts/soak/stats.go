@@ -129,3 +129,42 @@ func millis(d time.Duration) string {
 	}
 	return fmt.Sprintf("%.0f", ms)
 }
+
+// timeline keeps the mix's latencies by the window of the soak they ended
+// in, so that the report shows whether latency drifts over the run (a slow
+// leak, a table or index that grows, a cache that stops hitting) and not only
+// its overall percentiles.
+type timeline struct {
+	mu      sync.Mutex
+	start   time.Time
+	width   time.Duration
+	windows [][]time.Duration
+}
+
+func newTimeline(start time.Time, width time.Duration) *timeline {
+	return &timeline{start: start, width: width}
+}
+
+// add records a latency d that ended at end.
+func (t *timeline) add(end time.Time, d time.Duration) {
+	i := max(0, int(end.Sub(t.start)/t.width))
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for len(t.windows) <= i {
+		t.windows = append(t.windows, nil)
+	}
+	t.windows[i] = append(t.windows[i], d)
+}
+
+// p99s is the p99 of each window, in order (0 for a window without requests).
+func (t *timeline) p99s() []time.Duration {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	out := make([]time.Duration, len(t.windows))
+	for i, w := range t.windows {
+		sorted := slices.Clone(w)
+		slices.Sort(sorted)
+		out[i] = percentile(sorted, 99)
+	}
+	return out
+}
