@@ -78,9 +78,10 @@ func (r report) print(w io.Writer) bool {
 	if start.kb == 0 {
 		verdict = "no sample after the warm-up: run longer"
 	}
-	fmt.Fprintf(w, "\nRSS:      start %s (at %s), end %s (at %s): %+.1f%% (limit +%.0f%%) %s\n",
+	fmt.Fprintf(w, "\nRSS:      start %s (from %s), end %s (to %s): %+.1f%% (limit +%.0f%%) %s\n",
 		mib(start.kb), start.at.Round(time.Second), mib(end.kb), end.at.Round(time.Second), 100*growth, 100*rssGrowthLimit, verdict)
-	fmt.Fprintf(w, "          largest sampled %s, VmHWM %s (peak measurement and seeding included)\n", mib(largest(r.rss).kb), mib(r.hwm))
+	fmt.Fprintf(w, "          (medians of %d samples every %s); peak %s (VmHWM, or a larger sample; seeding and the peak measurement included)\n",
+		rssSmoothing, r.options.rssEvery, mib(max(r.hwm, largest(r.rss).kb)))
 	fmt.Fprintf(w, "          over time: %s\n", rssTimeline(r.rss, 10))
 
 	errors := r.errors + r.peakErrors

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -55,23 +56,39 @@ func (s *rssSampler) all() []rssSample {
 	return append([]rssSample(nil), s.samples...)
 }
 
-// rssVerdict compares the first sample taken after warm with the last one:
-// growth is (end-start)/start, and ok says it is within rssGrowthLimit (a
-// drop is fine). Without a sample after warm it is not ok: the soak was too
-// short to say.
+// rssSmoothing is how many samples make the start and the end figure (their
+// median): one sample swings by a tenth with each garbage collection, which
+// is not growth.
+const rssSmoothing = 3
+
+// rssVerdict compares the start of the soak, after warm, with its end: the
+// median of the first rssSmoothing samples taken after warm and of the last
+// ones (fewer when the soak had too few samples for both). growth is
+// (end-start)/start, and ok says it is within rssGrowthLimit (a drop is
+// fine). Without a sample after warm it is not ok: the soak was too short to
+// say. start.at and end.at are the times of the first and last sample used.
 func rssVerdict(samples []rssSample, warm time.Duration) (start, end rssSample, growth float64, ok bool) {
-	for _, s := range samples {
-		if s.at >= warm {
-			start = s
-			break
-		}
-	}
-	if start.kb == 0 {
+	i := slices.IndexFunc(samples, func(s rssSample) bool { return s.at >= warm })
+	if i < 0 {
 		return start, end, 0, false
 	}
-	end = samples[len(samples)-1]
+	after := samples[i:]
+	k := max(1, min(rssSmoothing, len(after)/2))
+	first, last := after[:k], after[len(after)-k:]
+	start = rssSample{at: first[0].at, kb: medianKB(first)}
+	end = rssSample{at: last[len(last)-1].at, kb: medianKB(last)}
 	growth = float64(end.kb-start.kb) / float64(start.kb)
 	return start, end, growth, growth <= rssGrowthLimit
+}
+
+// medianKB is the median (the lower middle one of an even count) of the samples' kB.
+func medianKB(samples []rssSample) int64 {
+	kbs := make([]int64, len(samples))
+	for i, s := range samples {
+		kbs[i] = s.kb
+	}
+	slices.Sort(kbs)
+	return kbs[(len(kbs)-1)/2]
 }
 
 // largest is the largest sample.

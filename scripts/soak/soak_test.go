@@ -185,22 +185,30 @@ func TestRSSVerdict(t *testing.T) {
 	t.Parallel()
 	s := func(sec int, kb int64) rssSample { return rssSample{at: time.Duration(sec) * time.Second, kb: kb} }
 	for _, tc := range []struct {
-		name       string
-		samples    []rssSample
-		wantStart  int64
-		wantGrowth float64
-		wantOK     bool
+		name               string
+		samples            []rssSample
+		wantStart, wantEnd int64
+		wantGrowth         float64
+		wantOK             bool
 	}{
-		{"the warm-up growth does not count", []rssSample{s(0, 10_000), s(10, 40_000), s(60, 44_000)}, 40_000, 0.10, true},
-		{"growth at the limit passes", []rssSample{s(10, 50_000), s(60, 60_000)}, 50_000, 0.20, true},
-		{"growth beyond the limit fails", []rssSample{s(10, 50_000), s(30, 55_000), s(60, 60_100)}, 50_000, 0.202, false},
-		{"a drop passes", []rssSample{s(10, 50_000), s(60, 30_000)}, 50_000, -0.40, true},
-		{"no sample after the warm-up says nothing", []rssSample{s(0, 10_000), s(5, 20_000)}, 0, 0, false},
+		{"the warm-up growth does not count", []rssSample{s(0, 10_000), s(10, 40_000), s(60, 44_000)}, 40_000, 44_000, 0.10, true},
+		{"growth at the limit passes", []rssSample{s(10, 50_000), s(60, 60_000)}, 50_000, 60_000, 0.20, true},
+		{"growth beyond the limit fails", []rssSample{s(10, 50_000), s(30, 55_000), s(60, 60_100)}, 50_000, 60_100, 0.202, false},
+		{"a drop passes", []rssSample{s(10, 50_000), s(60, 30_000)}, 50_000, 30_000, -0.40, true},
+		{"one swing at either end is not growth", []rssSample{
+			s(10, 50_000), s(15, 40_000), s(20, 50_000), s(25, 50_000),
+			s(30, 55_000), s(35, 55_000), s(40, 70_000), s(45, 55_000)}, 50_000, 55_000, 0.10, true},
+		{"a steady climb is growth", []rssSample{
+			s(10, 50_000), s(15, 54_000), s(20, 58_000), s(25, 62_000),
+			s(30, 66_000), s(35, 70_000), s(40, 74_000), s(45, 78_000)}, 54_000, 74_000, 20.0 / 54, false},
+		{"no sample after the warm-up says nothing", []rssSample{s(0, 10_000), s(5, 20_000)}, 0, 0, 0, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			start, _, growth, ok := rssVerdict(tc.samples, 10*time.Second)
-			if start.kb != tc.wantStart || ok != tc.wantOK || growth < tc.wantGrowth-1e-9 || growth > tc.wantGrowth+1e-9 {
-				t.Errorf("start %d, growth %.4f, ok %v; want %d, %.4f, %v", start.kb, growth, ok, tc.wantStart, tc.wantGrowth, tc.wantOK)
+			start, end, growth, ok := rssVerdict(tc.samples, 10*time.Second)
+			if start.kb != tc.wantStart || end.kb != tc.wantEnd || ok != tc.wantOK ||
+				growth < tc.wantGrowth-1e-9 || growth > tc.wantGrowth+1e-9 {
+				t.Errorf("start %d, end %d, growth %.4f, ok %v; want %d, %d, %.4f, %v",
+					start.kb, end.kb, growth, ok, tc.wantStart, tc.wantEnd, tc.wantGrowth, tc.wantOK)
 			}
 		})
 	}
