@@ -4,7 +4,7 @@ GO ?= go
 APPS := backoffice storefront
 ADDR ?= 127.0.0.1:8080
 
-.PHONY: run build generate sdk verify release-docs lint test test-short fuzz bench readme-check docs-assets clean
+.PHONY: run build generate sdk verify release-docs lint test test-short fuzz bench soak readme-check docs-assets clean
 
 ## run: start the service on embedded SQLite with demo data
 run:
@@ -91,6 +91,11 @@ bench:
 	  $(GO) run ./scripts/benchratio
 	$(GO) run ./scripts/batchload -records $${RECORDS:-1000000}
 	if [ -n "$$TEST_DATABASE_URL" ]; then $(GO) run ./scripts/batchload -records $${RECORDS:-1000000} -postgres-admin "$$TEST_DATABASE_URL"; fi
+
+## soak: DURATION (10m) of mixed reads, writes and batches at 70% of the measured peak on PostgreSQL
+## (a throwaway database on the server of TEST_DATABASE_URL); fails on any error or RSS growth over 20%
+soak:
+	$(GO) run ./scripts/soak -duration $${DURATION:-10m}
 
 ## readme-check: run every README example against a fresh `make run`
 readme-check:
