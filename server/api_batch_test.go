@@ -362,7 +362,7 @@ func TestBatchQueriesPerChunk(t *testing.T) {
 		t.Run(dialect, func(t *testing.T) {
 			store := storagetest.Open(t, dialect)
 			counter := &queryCounter{}
-			store.DB().AddQueryHook(counter)
+			store.AddStatementHook(counter)
 			a := newAPIWith(t, store, func(c *server.Config) { c.Jobs.NoWorkers = true })
 			account := a.created(t, "/admin/api/accounts", `{"data":{"type":"accounts","attributes":{"name":"Parent"}}}`)
 			users := a.do(http.MethodGet, "/admin/api/users?page[size]=1", jsonAPI, "").want(t, 200)

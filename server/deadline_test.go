@@ -8,8 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/uptrace/bun"
-
 	"github.com/entityapi/entityapi/server"
 	"github.com/entityapi/entityapi/storage"
 	"github.com/entityapi/entityapi/storage/storagetest"
@@ -40,19 +38,19 @@ func holdReads(t *testing.T, s *storage.Store) {
 	}
 }
 
-// heldErrors is a Bun query hook keeping the outcome of the statements that
+// heldErrors is a statement hook keeping the outcome of the statements that
 // read heldTable.
 type heldErrors struct {
 	mu   sync.Mutex
 	errs []error
 }
 
-func (h *heldErrors) BeforeQuery(ctx context.Context, _ *bun.QueryEvent) context.Context { return ctx }
+func (h *heldErrors) BeforeStatement(ctx context.Context, _ string) context.Context { return ctx }
 
-func (h *heldErrors) AfterQuery(_ context.Context, ev *bun.QueryEvent) {
-	if strings.Contains(ev.Query, `"`+heldTable+`"`) {
+func (h *heldErrors) AfterStatement(_ context.Context, query string, err error) {
+	if strings.Contains(query, `"`+heldTable+`"`) {
 		h.mu.Lock()
-		h.errs = append(h.errs, ev.Err)
+		h.errs = append(h.errs, err)
 		h.mu.Unlock()
 	}
 }
@@ -79,7 +77,7 @@ func TestRequestDeadlineCancelsQueries(t *testing.T) {
 		t.Run(dialect, func(t *testing.T) {
 			store := storagetest.Open(t, dialect)
 			hook := &heldErrors{}
-			store.DB().AddQueryHook(hook)
+			store.AddStatementHook(hook)
 			a := newAPIWith(t, store, func(c *server.Config) {
 				c.RequestTimeout = timeout
 				c.Jobs.NoWorkers = true

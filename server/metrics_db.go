@@ -18,7 +18,7 @@ type dbCollector struct {
 	store *storage.Store
 	log   *slog.Logger
 
-	maxConns, conns, waits, waitSeconds, operations, jobs *prometheus.Desc
+	maxConns, conns, waits, waitSeconds, statements, operations, jobs *prometheus.Desc
 }
 
 // scrapeTimeout bounds the queries of one scrape; a slow database leaves out
@@ -35,6 +35,8 @@ func newDBCollector(store *storage.Store, log *slog.Logger) *dbCollector {
 			"Times a query waited for a free connection.", nil, nil),
 		waitSeconds: prometheus.NewDesc("entityapi_db_pool_wait_seconds_total",
 			"Time spent waiting for a free connection.", nil, nil),
+		statements: prometheus.NewDesc("entityapi_db_statements_total",
+			"SQL statements sent to the database by this process (read before this scrape's own queries).", nil, nil),
 		operations: prometheus.NewDesc("entityapi_batch_operations",
 			"Batch operations of every organization by state (staging: still uploading), read at scrape time.", []string{"state"}, nil),
 		jobs: prometheus.NewDesc("entityapi_batch_jobs",
@@ -43,7 +45,7 @@ func newDBCollector(store *storage.Store, log *slog.Logger) *dbCollector {
 }
 
 func (d *dbCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, desc := range []*prometheus.Desc{d.maxConns, d.conns, d.waits, d.waitSeconds, d.operations, d.jobs} {
+	for _, desc := range []*prometheus.Desc{d.maxConns, d.conns, d.waits, d.waitSeconds, d.statements, d.operations, d.jobs} {
 		ch <- desc
 	}
 }
@@ -57,6 +59,7 @@ func (d *dbCollector) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(d.conns, prometheus.GaugeValue, float64(p.Idle), "idle")
 	ch <- prometheus.MustNewConstMetric(d.waits, prometheus.CounterValue, float64(p.WaitCount))
 	ch <- prometheus.MustNewConstMetric(d.waitSeconds, prometheus.CounterValue, p.WaitDuration.Seconds())
+	ch <- prometheus.MustNewConstMetric(d.statements, prometheus.CounterValue, float64(d.store.Statements()))
 
 	ctx, cancel := context.WithTimeout(context.Background(), scrapeTimeout)
 	defer cancel()

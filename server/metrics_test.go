@@ -178,7 +178,7 @@ func TestMetricsBatch(t *testing.T) {
 			series("entityapi_batch_operations", "state", "success"), series("entityapi_batch_operations", "state", "staging"),
 			series("entityapi_batch_jobs", "state", "available"), series("entityapi_batch_jobs", "state", "running"),
 			series("entityapi_db_pool_connections", "state", "in_use"), series("entityapi_db_pool_connections", "state", "idle"),
-			"entityapi_db_pool_max_connections", "entityapi_db_pool_waits_total", "go_goroutines",
+			"entityapi_db_pool_max_connections", "entityapi_db_pool_waits_total", "entityapi_db_statements_total", "go_goroutines",
 		} {
 			if _, ok := m[s]; !ok {
 				t.Errorf("no series %s", s)

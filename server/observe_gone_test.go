@@ -10,8 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/uptrace/bun"
-
+	"github.com/entityapi/entityapi/storage"
 	"github.com/entityapi/entityapi/storage/storagetest"
 )
 
@@ -23,10 +22,10 @@ type holdQuery struct {
 	entered chan struct{}
 }
 
-var _ bun.QueryHook = (*holdQuery)(nil)
+var _ storage.StatementHook = (*holdQuery)(nil)
 
-func (h *holdQuery) BeforeQuery(ctx context.Context, ev *bun.QueryEvent) context.Context {
-	if !strings.Contains(ev.Query, h.table) {
+func (h *holdQuery) BeforeStatement(ctx context.Context, query string) context.Context {
+	if !strings.Contains(query, h.table) {
 		return ctx
 	}
 	held := false
@@ -40,7 +39,7 @@ func (h *holdQuery) BeforeQuery(ctx context.Context, ev *bun.QueryEvent) context
 	return ctx
 }
 
-func (h *holdQuery) AfterQuery(context.Context, *bun.QueryEvent) {}
+func (h *holdQuery) AfterStatement(context.Context, string, error) {}
 
 // TestRequestAbandoned: a client that gives up while its query is held is
 // logged as 499 at INFO and counted as 499, never as a 500 at ERROR; a
@@ -71,7 +70,7 @@ func TestRequestAbandoned(t *testing.T) {
 			} {
 				t.Run(tc.name, func(t *testing.T) {
 					hold := &holdQuery{table: "accounts", entered: make(chan struct{})}
-					l.store.DB().AddQueryHook(hold)
+					l.store.AddStatementHook(hold)
 					before := len(l.lines(t, "request"))
 					r := httptest.NewRequest(http.MethodGet, "/admin/api/accounts", nil).WithContext(tc.ctx(hold.entered))
 					r.Header.Set("Accept", "application/vnd.api+json")

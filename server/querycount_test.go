@@ -8,14 +8,12 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/uptrace/bun"
-
 	"github.com/entityapi/entityapi/server"
 	"github.com/entityapi/entityapi/storage"
 	"github.com/entityapi/entityapi/storage/storagetest"
 )
 
-// queryCounter is a Bun query hook counting the queries that complete while
+// queryCounter is a statement hook counting the queries that complete while
 // it is on, and keeping their SQL for failure messages.
 type queryCounter struct {
 	mu      sync.Mutex
@@ -23,17 +21,17 @@ type queryCounter struct {
 	queries []string
 }
 
-var _ bun.QueryHook = (*queryCounter)(nil)
+var _ storage.StatementHook = (*queryCounter)(nil)
 
-func (q *queryCounter) BeforeQuery(ctx context.Context, _ *bun.QueryEvent) context.Context {
+func (q *queryCounter) BeforeStatement(ctx context.Context, _ string) context.Context {
 	return ctx
 }
 
-func (q *queryCounter) AfterQuery(_ context.Context, ev *bun.QueryEvent) {
+func (q *queryCounter) AfterStatement(_ context.Context, query string, err error) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if q.on {
-		q.queries = append(q.queries, ev.Query)
+		q.queries = append(q.queries, query)
 	}
 }
 
@@ -121,7 +119,7 @@ func runQueryCases(t *testing.T, seed func(t *testing.T, s *storage.Store), case
 				seed(t, store)
 			}
 			counter := &queryCounter{}
-			store.DB().AddQueryHook(counter)
+			store.AddStatementHook(counter)
 			// No batch workers: their housekeeping would be counted too.
 			a := newAPIWith(t, store, func(c *server.Config) { c.Jobs.NoWorkers = true })
 			// Authentication costs queries only until the caller is cached: warm it up.

@@ -8,10 +8,14 @@ import (
 	"github.com/uptrace/bun"
 )
 
-// insertChunk is the number of rows per INSERT statement: Bun writes values
-// into the SQL text, so statements grow with it; 500 keeps them well below a
-// megabyte while costing one round trip per 500 rows.
-const insertChunk = 500
+// insertChunk is the most rows per INSERT statement: one round trip per 500
+// rows. Each value is a bound parameter, and a statement holds at most
+// maxParams of them (SQLite allows 32,766, PostgreSQL 65,535), so wide rows
+// get fewer per statement.
+const (
+	insertChunk = 500
+	maxParams   = 32000
+)
 
 // InsertMany adds rows to t in the organization, all or none, with
 // multi-row INSERTs, and returns their keys in the order of rows.
@@ -57,8 +61,9 @@ func (c *Conn) InsertMany(ctx context.Context, t *Table, org int64, rows []Row) 
 		// Rows that set different columns cannot share a VALUES list (SQLite
 		// has no DEFAULT there), so each column set gets its own statements.
 		for _, group := range groupByColumns(cols) {
-			for start := 0; start < len(group); start += insertChunk {
-				chunk := group[start:min(start+insertChunk, len(group))]
+			per := min(insertChunk, max(1, maxParams/len(cols[group[0]])))
+			for start := 0; start < len(group); start += per {
+				chunk := group[start:min(start+per, len(group))]
 				var st sqlText
 				st.add("INSERT INTO ? (", bun.Ident(t.Name))
 				st.idents(cols[chunk[0]])
@@ -69,7 +74,7 @@ func (c *Conn) InsertMany(ctx context.Context, t *Table, org int64, rows []Row) 
 					}
 					st.tuple(vals[i])
 				}
-				if _, err := c.idb.ExecContext(ctx, st.String(), st.args...); err != nil {
+				if _, err := c.exec(ctx, &st); err != nil {
 					return err
 				}
 			}
@@ -105,8 +110,9 @@ func groupByColumns(cols [][]string) [][]int {
 func (c *Conn) reserveKeys(ctx context.Context, t *Table, n int) ([]int64, error) {
 	if !c.s.sqlite() {
 		ids := make([]int64, 0, n)
-		rows, err := c.idb.QueryContext(ctx,
-			"SELECT nextval(pg_get_serial_sequence(?, ?)) FROM generate_series(1, ?)", t.Name, t.Key, n)
+		var st sqlText
+		st.add("SELECT nextval(pg_get_serial_sequence(?, ?)) FROM generate_series(1, ?::integer)", t.Name, t.Key, n)
+		rows, err := c.query(ctx, &st)
 		if err != nil {
 			return nil, fmt.Errorf("reserve keys: %w", err)
 		}
@@ -127,9 +133,10 @@ func (c *Conn) reserveKeys(ctx context.Context, t *Table, n int) ([]int64, error
 		return ids, nil
 	}
 	var last int64
-	err := c.idb.QueryRowContext(ctx,
-		"SELECT max(coalesce((SELECT seq FROM sqlite_sequence WHERE name = ?), 0), coalesce((SELECT max(?) FROM ?), 0))",
-		t.Name, bun.Ident(t.Key), bun.Ident(t.Name)).Scan(&last)
+	var st sqlText
+	st.add("SELECT max(coalesce((SELECT seq FROM sqlite_sequence WHERE name = ?), 0), coalesce((SELECT max(?) FROM ?), 0))",
+		t.Name, bun.Ident(t.Key), bun.Ident(t.Name))
+	err := c.queryRow(ctx, &st, &last)
 	if err != nil {
 		return nil, fmt.Errorf("reserve keys: %w", err)
 	}

@@ -17,7 +17,8 @@ func (s *Store) ExplainFind(ctx context.Context, q Query) (string, error) {
 	if s.sqlite() {
 		explain = "EXPLAIN QUERY PLAN "
 	}
-	rows, err := s.db.QueryContext(ctx, explain+st.String(), st.args...)
+	text, params := s.bind(st)
+	rows, err := s.db.DB.QueryContext(ctx, explain+text, params...)
 	if err != nil {
 		return "", err
 	}

@@ -25,11 +25,11 @@ func (c *Conn) Pairs(ctx context.Context, j *JoinTable, col string, keys []any) 
 	other := j.other(col)
 	var st sqlText
 	st.add("SELECT ?, ? FROM ? WHERE ", bun.Ident(other), bun.Ident(col), bun.Ident(j.Name))
-	if err := inList(&st, bun.Ident(col), k, keys, false); err != nil {
+	if err := c.s.inList(&st, bun.Ident(col), k, keys, false); err != nil {
 		return nil, fmt.Errorf("storage: pairs %s: %w", j.Name, err)
 	}
 	st.add(" ORDER BY ?, ?", bun.Ident(col), bun.Ident(other))
-	rows, err := c.idb.QueryContext(ctx, st.String(), st.args...)
+	rows, err := c.query(ctx, &st)
 	if err != nil {
 		return nil, c.s.mapError("pairs", j.Name, err)
 	}
@@ -67,7 +67,7 @@ func (c *Conn) Link(ctx context.Context, j *JoinTable, pairs [][2]any) error {
 				st.add("(?, ?)", p[0], p[1])
 			}
 			st.add(" ON CONFLICT DO NOTHING")
-			if _, err := c.idb.ExecContext(ctx, st.String(), st.args...); err != nil {
+			if _, err := c.exec(ctx, &st); err != nil {
 				return err
 			}
 		}
@@ -97,7 +97,7 @@ func (c *Conn) Unlink(ctx context.Context, j *JoinTable, pairs [][2]any) error {
 				}
 				st.add("(? = ? AND ? = ?)", left, p[0], right, p[1])
 			}
-			if _, err := c.idb.ExecContext(ctx, st.String(), st.args...); err != nil {
+			if _, err := c.exec(ctx, &st); err != nil {
 				return err
 			}
 		}
@@ -124,7 +124,9 @@ func (c *Conn) UnlinkAll(ctx context.Context, j *JoinTable, col string, key any)
 		return fmt.Errorf("storage: unlink %s: %s: NULL is no key", j.Name, col)
 	}
 	err = c.atomic(ctx, func(c *Conn) error {
-		_, err := c.idb.ExecContext(ctx, "DELETE FROM ? WHERE ? = ?", bun.Ident(j.Name), bun.Ident(col), a)
+		var st sqlText
+		st.add("DELETE FROM ? WHERE ? = ?", bun.Ident(j.Name), bun.Ident(col), a)
+		_, err := c.exec(ctx, &st)
 		return err
 	})
 	return c.s.mapError("unlink", j.Name, err)

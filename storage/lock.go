@@ -21,6 +21,8 @@ func (c *Conn) LockKey(ctx context.Context, key string) error {
 	if c.s.sqlite() {
 		return nil
 	}
-	_, err := c.idb.ExecContext(ctx, "SELECT pg_advisory_xact_lock(hashtextextended(?, 0))", key)
+	var st sqlText
+	st.add("SELECT pg_advisory_xact_lock(hashtextextended(?, 0))", key)
+	_, err := c.exec(ctx, &st)
 	return c.s.mapError("lock", "", err)
 }

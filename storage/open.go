@@ -65,6 +65,9 @@ type Store struct {
 	joins  map[string]*JoinTable
 
 	failureStore // see FailureCounter
+
+	watch statementWatch // every statement: counted, and seen by the hooks
+	stmts preparedCache  // SQLite only (see statement.go)
 }
 
 // CheckURL tells, without connecting, whether url names a database Open can
@@ -112,7 +115,8 @@ func Open(ctx context.Context, url string) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.Conn = &Conn{s: s, idb: s.db}
+	s.Conn = &Conn{s: s, idb: s.db, raw: dbConn{s.db.DB}}
+	s.db.AddQueryHook(bunWatch{&s.watch})
 	if s.tables, err = buildTables(s.db); err != nil {
 		s.Close()
 		return nil, err
@@ -190,6 +194,7 @@ func openPostgres(ctx context.Context, url string) (*Store, error) {
 
 // Close releases the database connections.
 func (s *Store) Close() error {
+	s.stmts.close()
 	err := s.db.Close()
 	if s.pool != nil {
 		s.pool.Close()

@@ -17,7 +17,7 @@ func (c *Conn) Find(ctx context.Context, q Query) ([]Row, error) {
 		return nil, err
 	}
 	t := q.Table
-	rows, err := c.idb.QueryContext(ctx, st.String(), st.args...)
+	rows, err := c.query(ctx, st)
 	if err != nil {
 		return nil, c.s.mapError("find", t.Name, err)
 	}
@@ -68,7 +68,7 @@ func (c *Conn) Count(ctx context.Context, q Query) (int, error) {
 		return 0, err
 	}
 	var n int
-	if err := c.idb.QueryRowContext(ctx, st.String(), st.args...).Scan(&n); err != nil {
+	if err := c.queryRow(ctx, &st, &n); err != nil {
 		return 0, c.s.mapError("count", q.Table.Name, err)
 	}
 	return n, nil
@@ -110,7 +110,7 @@ func (c *Conn) Linkage(ctx context.Context, t *Table, org int64, column string, 
 	// Not orderBy: organization_id is no sort column, and the values
 	// matched are never NULL.
 	st.add(" ORDER BY ?, ?", bun.Ident(column), bun.Ident(t.Key))
-	rows, err := c.idb.QueryContext(ctx, st.String(), st.args...)
+	rows, err := c.query(ctx, &st)
 	if err != nil {
 		return nil, c.s.mapError("linkage", t.Name, err)
 	}

@@ -14,6 +14,7 @@ import (
 type Conn struct {
 	s   *Store
 	idb bun.IDB
+	raw rawConn // idb's database/sql handle, for statements with bound parameters
 	tx  *bun.Tx // nil outside a transaction
 }
 
@@ -33,7 +34,7 @@ type Conn struct {
 func (c *Conn) Tx(ctx context.Context, fn func(c *Conn) error) error {
 	if c.tx != nil {
 		return c.tx.RunInTx(ctx, nil, func(_ context.Context, sp bun.Tx) error {
-			return fn(&Conn{s: c.s, idb: sp, tx: &sp})
+			return fn(&Conn{s: c.s, idb: sp, raw: sp.Tx, tx: &sp})
 		})
 	}
 	release, err := c.s.acquireWrite(ctx)
@@ -52,7 +53,7 @@ func (c *Conn) Tx(ctx context.Context, fn func(c *Conn) error) error {
 			_ = tx.Rollback()
 		}
 	}()
-	if err := fn(&Conn{s: c.s, idb: tx, tx: &tx}); err != nil {
+	if err := fn(&Conn{s: c.s, idb: tx, raw: tx.Tx, tx: &tx}); err != nil {
 		return err
 	}
 	done = true

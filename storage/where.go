@@ -84,10 +84,10 @@ func (s *Store) cond(st *sqlText, t *Table, c Cond) error {
 		s.emptyCond(st, col, k, c.Op == Empty)
 		return nil
 	case Eq, Neq:
-		return inList(st, col, k, c.Values, c.Op == Neq)
+		return s.inList(st, col, k, c.Values, c.Op == Neq)
 	case NeqOrNull:
 		st.add("(")
-		if err := inList(st, col, k, c.Values, true); err != nil {
+		if err := s.inList(st, col, k, c.Values, true); err != nil {
 			return err
 		}
 		st.add(" OR ? IS NULL)", col)
@@ -247,14 +247,14 @@ func (s *Store) viaCond(st *sqlText, t *Table, c Cond) error {
 			// NULL keeps NOT IN from meeting a NULL.
 			col, target := bun.Ident(v.Column), bun.Ident(v.Target)
 			st.add("?.? "+not+"IN (SELECT ? FROM ? WHERE ? IS NOT NULL AND ? IN (?))",
-				append(key, col, bun.Ident(v.Table), col, target, bun.List(vals))...)
+				append(key, col, bun.Ident(v.Table), col, target, sqlList(vals))...)
 			return nil
 		}
 		// PostgreSQL turns NOT EXISTS into an anti-join; NOT IN would probe
 		// the subquery's rows one outer row at a time once they outgrow
 		// work_mem.
 		st.add("NOT EXISTS (SELECT 1 FROM ? AS ? WHERE ?.? = ?.? AND ?.? IN (?))",
-			append(related, alias, bun.Ident(v.Target), bun.List(vals))...)
+			append(related, alias, bun.Ident(v.Target), sqlList(vals))...)
 		return nil
 	case Contains, NotContains:
 		vals, err := viaValues(targetKind, c.Values)
@@ -269,7 +269,7 @@ func (s *Store) viaCond(st *sqlText, t *Table, c Cond) error {
 		}
 		col, target := bun.Ident(v.Column), bun.Ident(v.Target)
 		st.add("?.? "+not+"IN (SELECT ? FROM ? WHERE ? IS NOT NULL AND ? IN (?) GROUP BY ? HAVING count(DISTINCT ?) = ?)",
-			append(key, col, bun.Ident(v.Table), col, target, bun.List(vals), col, target, len(vals))...)
+			append(key, col, bun.Ident(v.Table), col, target, sqlList(vals), col, target, len(vals))...)
 		return nil
 	}
 	return fmt.Errorf("operator %d does not apply to related rows", c.Op)
@@ -340,7 +340,7 @@ func condValues(k Kind, values []any) ([]any, error) {
 // inList appends col IN (values) or, with not, col NOT IN (values). A nil
 // value stands for NULL: Eq then also matches NULL and Neq excludes it. An
 // empty list matches nothing (Eq) or everything (Neq).
-func inList(st *sqlText, col bun.Ident, k Kind, values []any, not bool) error {
+func (s *Store) inList(st *sqlText, col bun.Ident, k Kind, values []any, not bool) error {
 	var vals []any
 	null := false
 	for _, v := range values {
@@ -361,10 +361,9 @@ func inList(st *sqlText, col bun.Ident, k Kind, values []any, not bool) error {
 		parts, args = append(parts, "? = ?"), append(args, col, vals[0])
 	case len(vals) == 1:
 		parts, args = append(parts, "? <> ?"), append(args, col, vals[0])
-	case len(vals) > 1 && !not:
-		parts, args = append(parts, "? IN (?)"), append(args, col, bun.List(vals))
 	case len(vals) > 1:
-		parts, args = append(parts, "? NOT IN (?)"), append(args, col, bun.List(vals))
+		cond, list := s.memberOf(vals, not)
+		parts, args = append(parts, cond), append(args, col, list)
 	}
 	if null && !not {
 		parts, args = append(parts, "? IS NULL"), append(args, col)

@@ -31,12 +31,12 @@ func (c *Conn) Insert(ctx context.Context, t *Table, org int64, row Row) (any, e
 		st.tuple(vals)
 		if !t.AutoKey {
 			key = vals[indexOf(cols, t.Key)]
-			_, err := c.idb.ExecContext(ctx, st.String(), st.args...)
+			_, err := c.exec(ctx, &st)
 			return err
 		}
 		st.add(" RETURNING ?", bun.Ident(t.Key))
 		var id int64
-		if err := c.idb.QueryRowContext(ctx, st.String(), st.args...).Scan(&id); err != nil {
+		if err := c.queryRow(ctx, &st, &id); err != nil {
 			return err
 		}
 		key = id
@@ -169,7 +169,7 @@ func keyWhere(st *sqlText, t *Table, org int64, key any) {
 // execOne runs a write that must touch a row, mapping "none" to ErrNotFound.
 func (c *Conn) execOne(ctx context.Context, op string, t *Table, st *sqlText) error {
 	err := c.atomic(ctx, func(c *Conn) error {
-		res, err := c.idb.ExecContext(ctx, st.String(), st.args...)
+		res, err := c.exec(ctx, st)
 		if err != nil {
 			return err
 		}
@@ -214,7 +214,7 @@ func (c *Conn) DeleteWhere(ctx context.Context, q Query, max int) (deleted int, 
 		if n == 0 {
 			return nil
 		}
-		res, err := c.idb.ExecContext(ctx, st.String(), st.args...)
+		res, err := c.exec(ctx, &st)
 		if err != nil {
 			return err
 		}

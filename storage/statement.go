@@ -1,0 +1,317 @@
+package storage
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/uptrace/bun"
+)
+
+// The generic queries are built as sqlText: SQL with ? marks and their
+// arguments. Handing that to Bun would write every value into the SQL text,
+// so that no two statements look alike: PostgreSQL would plan each one anew
+// and SQLite parse each one anew. bind turns it instead into SQL with bound
+// parameters whose text depends only on the shape of the query, and the
+// statements are prepared once per connection: by pgx's statement cache on
+// PostgreSQL, by preparedCache on SQLite. Identifiers still come only from
+// the table declarations, and values only travel as parameters (DESIGN §5).
+
+// StatementHook sees every statement the store sends, through Bun (model
+// queries, migrations) or with bound parameters (the generic queries).
+type StatementHook interface {
+	// BeforeStatement runs before query is sent; the context it returns is
+	// the statement's.
+	BeforeStatement(ctx context.Context, query string) context.Context
+	// AfterStatement runs once the statement has been sent and answered
+	// (for a query: once it returned its rows, not once they were read).
+	AfterStatement(ctx context.Context, query string, err error)
+}
+
+// statementWatch is the store's statement counter and hooks.
+type statementWatch struct {
+	count atomic.Int64
+	hooks atomic.Pointer[[]StatementHook]
+}
+
+// AddStatementHook adds h to the hooks every later statement passes.
+func (s *Store) AddStatementHook(h StatementHook) {
+	for {
+		old := s.watch.hooks.Load()
+		var next []StatementHook
+		if old != nil {
+			next = append(next, *old...)
+		}
+		next = append(next, h)
+		if s.watch.hooks.CompareAndSwap(old, &next) {
+			return
+		}
+	}
+}
+
+// Statements is how many statements the store has sent since it was opened:
+// the figure behind the entityapi_db_statements_total metric.
+func (s *Store) Statements() int64 { return s.watch.count.Load() }
+
+func (w *statementWatch) before(ctx context.Context, query string) context.Context {
+	w.count.Add(1)
+	if hs := w.hooks.Load(); hs != nil {
+		for _, h := range *hs {
+			ctx = h.BeforeStatement(ctx, query)
+		}
+	}
+	return ctx
+}
+
+func (w *statementWatch) after(ctx context.Context, query string, err error) {
+	if hs := w.hooks.Load(); hs != nil {
+		for _, h := range *hs {
+			h.AfterStatement(ctx, query, err)
+		}
+	}
+}
+
+// bunWatch passes Bun's own statements to the store's counter and hooks.
+type bunWatch struct{ w *statementWatch }
+
+var _ bun.QueryHook = bunWatch{}
+
+func (b bunWatch) BeforeQuery(ctx context.Context, ev *bun.QueryEvent) context.Context {
+	return b.w.before(ctx, ev.Query)
+}
+
+func (b bunWatch) AfterQuery(ctx context.Context, ev *bun.QueryEvent) {
+	b.w.after(ctx, ev.Query, ev.Err)
+}
+
+// sqlList is a list of values for an IN (...) of a generic query.
+type sqlList []any
+
+// memberOf is the condition "? is one of the values" (or none of them,
+// with not) and its argument. On PostgreSQL the values are one array
+// parameter (= ANY / <> ALL, which the planner treats as an IN list), so the
+// statement's text does not depend on how many there are.
+func (s *Store) memberOf(vals []any, not bool) (string, any) {
+	switch {
+	case s.sqlite() && not:
+		return "? NOT IN (?)", sqlList(vals)
+	case s.sqlite():
+		return "? IN (?)", sqlList(vals)
+	case not:
+		return "? <> ALL(?)", vals
+	}
+	return "? = ANY(?)", vals
+}
+
+// bind writes st as SQL with the database's parameter marks and returns the
+// parameters: identifiers are quoted into the text, a sqlList becomes one
+// mark per value, every other argument one parameter.
+func (s *Store) bind(st *sqlText) (string, []any) {
+	text := st.String()
+	var b strings.Builder
+	b.Grow(len(text) + 16)
+	params := make([]any, 0, len(st.args))
+	next := 0
+	mark := func(v any) {
+		params = append(params, s.param(v))
+		if s.sqlite() {
+			b.WriteByte('?')
+			return
+		}
+		b.WriteByte('$')
+		b.WriteString(strconv.Itoa(len(params)))
+	}
+	for i := 0; i < len(text); i++ {
+		c := text[i]
+		if c != '?' || next >= len(st.args) {
+			b.WriteByte(c)
+			continue
+		}
+		switch a := st.args[next].(type) {
+		case bun.Ident:
+			b.WriteByte('"')
+			b.WriteString(strings.ReplaceAll(string(a), `"`, `""`))
+			b.WriteByte('"')
+		case sqlList:
+			for j, v := range a {
+				if j > 0 {
+					b.WriteString(", ")
+				}
+				mark(v)
+			}
+		default:
+			mark(a)
+		}
+		next++
+	}
+	return b.String(), params
+}
+
+// param is v as the driver should receive it. On SQLite times travel in
+// sqliteTimeLayout, the one form the stored values have, and JSON as text
+// (the driver would store bytes as a BLOB).
+func (s *Store) param(v any) any {
+	if !s.sqlite() {
+		return v
+	}
+	switch x := v.(type) {
+	case time.Time:
+		return x.UTC().Format(sqliteTimeLayout)
+	case json.RawMessage:
+		return string(x)
+	case []byte:
+		return string(x)
+	}
+	return v
+}
+
+// rawConn is what database/sql offers both outside and inside a transaction.
+type rawConn interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+	StmtContext(ctx context.Context, stmt *sql.Stmt) *sql.Stmt
+}
+
+// dbConn is a *sql.DB seen as a rawConn: outside a transaction a prepared
+// statement is used as it is.
+type dbConn struct{ *sql.DB }
+
+func (dbConn) StmtContext(_ context.Context, stmt *sql.Stmt) *sql.Stmt { return stmt }
+
+// query runs st and returns its rows.
+func (c *Conn) query(ctx context.Context, st *sqlText) (*sql.Rows, error) {
+	text, params := c.s.bind(st)
+	ctx = c.s.watch.before(ctx, text)
+	var (
+		rows *sql.Rows
+		err  error
+	)
+	if stmt := c.prepared(ctx, text); stmt != nil {
+		rows, err = stmt.QueryContext(ctx, params...)
+	} else {
+		rows, err = c.raw.QueryContext(ctx, text, params...)
+	}
+	c.s.watch.after(ctx, text, err)
+	return rows, err
+}
+
+// queryRow runs st, which answers one row, and scans it into dest.
+func (c *Conn) queryRow(ctx context.Context, st *sqlText, dest ...any) error {
+	text, params := c.s.bind(st)
+	ctx = c.s.watch.before(ctx, text)
+	var row *sql.Row
+	if stmt := c.prepared(ctx, text); stmt != nil {
+		row = stmt.QueryRowContext(ctx, params...)
+	} else {
+		row = c.raw.QueryRowContext(ctx, text, params...)
+	}
+	err := row.Scan(dest...)
+	c.s.watch.after(ctx, text, err)
+	return err
+}
+
+// exec runs st, which answers no rows.
+func (c *Conn) exec(ctx context.Context, st *sqlText) (sql.Result, error) {
+	text, params := c.s.bind(st)
+	ctx = c.s.watch.before(ctx, text)
+	var (
+		res sql.Result
+		err error
+	)
+	if stmt := c.prepared(ctx, text); stmt != nil {
+		res, err = stmt.ExecContext(ctx, params...)
+	} else {
+		res, err = c.raw.ExecContext(ctx, text, params...)
+	}
+	c.s.watch.after(ctx, text, err)
+	return res, err
+}
+
+// prepared is the SQLite statement of text prepared on c's connection, or
+// nil when it runs unprepared (PostgreSQL, whose driver prepares and caches
+// by itself; a shape met for the first time inside a transaction; a full
+// cache). Inside a transaction the statement is bound to it (and closed with
+// it); database/sql keeps it prepared on the connection for the next one.
+func (c *Conn) prepared(ctx context.Context, text string) *sql.Stmt {
+	if !c.s.sqlite() {
+		return nil
+	}
+	stmt := c.s.stmts.get(c.s.db.DB, text, c.tx != nil)
+	if stmt == nil {
+		return nil
+	}
+	return c.raw.StmtContext(ctx, stmt)
+}
+
+// maxPrepared bounds the SQLite statements kept prepared. The texts come
+// from query shapes (a table, its filters, its sort, the length of an IN
+// list), so the hot ones are met early and stay; past the bound a new shape
+// simply runs unprepared. Nothing is evicted: a statement may be in use.
+const maxPrepared = 512
+
+// preparedCache keeps SQLite statements prepared by text. database/sql
+// prepares a *sql.Stmt again on each connection that runs it (at most
+// sqliteReadConns). A nil entry is a statement being prepared, or one that
+// could not be.
+type preparedCache struct {
+	mu     sync.Mutex
+	byText map[string]*sql.Stmt
+	closed bool
+}
+
+// get returns text's statement, preparing it when it is new. Preparing takes
+// a connection of the pool: inside a transaction, which already holds one
+// (the only one of a :memory: database), that happens in the background and
+// this statement runs unprepared.
+func (p *preparedCache) get(db *sql.DB, text string, inTx bool) *sql.Stmt {
+	p.mu.Lock()
+	stmt, known := p.byText[text]
+	if known || p.closed || len(p.byText) >= maxPrepared {
+		p.mu.Unlock()
+		return stmt
+	}
+	if p.byText == nil {
+		p.byText = map[string]*sql.Stmt{}
+	}
+	p.byText[text] = nil
+	p.mu.Unlock()
+	if inTx {
+		go p.prepare(db, text)
+		return nil
+	}
+	return p.prepare(db, text)
+}
+
+func (p *preparedCache) prepare(db *sql.DB, text string) *sql.Stmt {
+	stmt, err := db.PrepareContext(context.Background(), text)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if err != nil {
+		return nil // the statement itself reports the error when it runs
+	}
+	if p.closed {
+		_ = stmt.Close()
+		return nil
+	}
+	p.byText[text] = stmt
+	return stmt
+}
+
+// close releases every prepared statement.
+func (p *preparedCache) close() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.closed = true
+	for _, stmt := range p.byText {
+		if stmt != nil {
+			_ = stmt.Close()
+		}
+	}
+	p.byText = nil
+}
