@@ -148,11 +148,11 @@ func rawInsert(ctx context.Context, db *floorDB, prefix string, n int) error {
 			if i > 0 {
 				b.WriteString(", ")
 			}
-			p := i*insertColumns + 1
 			if db.dialect == "postgres" {
+				p := i*insertColumns + 1
 				fmt.Fprintf(&b, "($%d, $%d, $%d, $%d)", p, p+1, p+2, p+3)
 			} else {
-				fmt.Fprintf(&b, "(?%d, ?%d, ?%d, ?%d)", p, p+1, p+2, p+3)
+				b.WriteString("(?, ?, ?, ?)") // numbered ones cost modernc a search per parameter
 			}
 		}
 		return b.String()
