@@ -38,6 +38,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
+	"runtime/pprof"
 	"strings"
 	"syscall"
 	"time"
@@ -55,6 +56,7 @@ type config struct {
 	sqlite       bool
 	batchRecords int
 	targets      string // comma-separated target names, "" for all
+	cpuProfile   string // file of this process's CPU profile (the floors'), "" for none
 }
 
 func main() {
@@ -70,6 +72,7 @@ func main() {
 	flag.BoolVar(&cfg.sqlite, "sqlite", true, "measure on SQLite (in a temporary directory)")
 	flag.IntVar(&cfg.batchRecords, "batch-records", 100_000, "accounts in the batch target (0: no batch target)")
 	flag.StringVar(&cfg.targets, "targets", "", "only these targets, comma-separated ("+strings.Join(targetNames(), ",")+"; default: all)")
+	flag.StringVar(&cfg.cpuProfile, "cpuprofile", "", "write this process's CPU profile (the floors' work) to this file")
 	flag.Parse()
 	if err := cfg.check(); err != nil {
 		fmt.Fprintln(os.Stderr, "benchhttp:", err)
@@ -119,6 +122,17 @@ func run(ctx context.Context, cfg config, args []string) error {
 	wrk, err := findWrk()
 	if err != nil {
 		return err
+	}
+	if cfg.cpuProfile != "" {
+		f, err := os.Create(cfg.cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
 	}
 	tmp, err := os.MkdirTemp("", "benchhttp-")
 	if err != nil {
