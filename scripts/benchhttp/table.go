@@ -92,7 +92,8 @@ func (r *report) render() string {
 	fmt.Fprintf(&b, "\nreq/s, or rows/s for the batch (allocs and SQL per row there); medians of %d rounds of %s (after %s of warm-up) "+
 		"with wrk -c%d -t%d, targets and systems in rotating order; a floor is this process's net/http server on the loopback: "+
 		"bytes = the service's captured answer, DB = the same queries prepared (pgx / database/sql) and encoding/json, "+
-		"write = one INSERT/UPDATE ... RETURNING in a transaction, INSERT/COPY = the batch's rows straight into the table.\n\n",
+		"write = one INSERT/UPDATE ... RETURNING in a transaction, INSERT/COPY = the batch's rows straight into the table; "+
+		"a line is FAILED when any request got a status of 400 or more or a socket error (wrk's counts).\n\n",
 		r.config.rounds, r.config.duration, r.config.warmup, r.config.connections, r.config.threads)
 	fmt.Fprintf(&b, "- command: `%s`\n", r.command)
 	fmt.Fprintf(&b, "- machine: %s; %s (the service built with it)\n", r.machine, r.goVersion)
