@@ -4,7 +4,7 @@ GO ?= go
 APPS := backoffice storefront
 ADDR ?= 127.0.0.1:8080
 
-.PHONY: run build generate sdk verify release-docs lint test test-short fuzz bench soak readme-check docs-assets clean
+.PHONY: run build generate sdk verify release-docs lint test test-short fuzz bench bench-http soak readme-check docs-assets clean
 
 ## run: start the service on embedded SQLite with demo data
 run:
@@ -84,13 +84,21 @@ fuzz:
 	$(GO) test ./server -run '^$$' -fuzz FuzzRequestDocument -fuzztime $${FUZZTIME:-30s}
 
 ## bench: Go benchmarks of the API and their ratio to a bare handler, the 100,000-account batch against a raw
-## INSERT, and a RECORDS-record (1,000,000) batch's rate and peak RSS (set TEST_DATABASE_URL for PostgreSQL)
+## INSERT, a RECORDS-record (1,000,000) batch's rate and peak RSS, and bench-http (set TEST_DATABASE_URL for PostgreSQL)
 bench:
 	set -o pipefail; { $(GO) test ./server -run '^$$' -bench . -skip '100k$$' -benchmem -count=$${COUNT:-3} && \
 	  $(GO) test ./server -run '^$$' -bench '100k$$' -benchtime 1x -benchmem -count=$${BATCH_COUNT:-3} -timeout 2h; } | \
 	  $(GO) run ./scripts/benchratio
 	$(GO) run ./scripts/batchload -records $${RECORDS:-1000000}
 	if [ -n "$$TEST_DATABASE_URL" ]; then $(GO) run ./scripts/batchload -records $${RECORDS:-1000000} -postgres-admin "$$TEST_DATABASE_URL"; fi
+	$(MAKE) --no-print-directory bench-http
+
+## bench-http: the table of issue 16: the real binary over loopback HTTP (wrk -c32 -t2; apt-get install wrk) against
+## floors built in scripts/benchhttp (the captured bytes, the same queries prepared, one INSERT/UPDATE ... RETURNING, a raw
+## multi-row INSERT and COPY), interleaved, medians of ROUNDS (3) rounds of DURATION (5s), on SQLite and (with
+## TEST_DATABASE_URL) PostgreSQL; BASELINE=<git revision> measures that build beside the working tree
+bench-http:
+	$(GO) run ./scripts/benchhttp -rounds $${ROUNDS:-3} -duration $${DURATION:-5s} $${BASELINE:+-baseline "$$BASELINE"}
 
 ## soak: DURATION (10m) of mixed reads, writes and batches at 70% of the measured peak on PostgreSQL
 ## (a throwaway database on the server of TEST_DATABASE_URL); fails on any error or RSS growth over 20%

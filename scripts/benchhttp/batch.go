@@ -1,0 +1,259 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// The batch target: an asynchronous batch of accounts through a service,
+// timed from the first byte of the upload to the operation's success, against
+// the same rows written straight into the service's database.
+
+// Rows per multi-row INSERT of the raw floor: as many as the bound
+// parameters allow (4 per row; PostgreSQL takes 65,535 parameters, SQLite
+// 32,766).
+const (
+	insertColumns       = 4
+	postgresInsertRows  = 65535 / insertColumns
+	sqliteInsertRows    = 32766 / insertColumns
+	pollOperation       = 50 * time.Millisecond
+	batchOperationLimit = 30 * time.Minute
+)
+
+// batchBody is a batch of n accounts named "<prefix> <i>".
+func batchBody(n int, prefix string) []byte {
+	b := make([]byte, 0, n*(len(prefix)+56)+16)
+	b = append(b, `{"data":[`...)
+	for i := range n {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"type":"accounts","attributes":{"name":`...)
+		b = strconv.AppendQuote(b, prefix+" "+strconv.Itoa(i))
+		b = append(b, `}}`...)
+	}
+	return append(b, `]}`...)
+}
+
+func measureBatch(ctx context.Context, n, round int, s system) (sample, error) {
+	prefix := "Batch " + strconv.Itoa(round+1) + " " + s.name
+	switch s.name {
+	case sysInsert:
+		return timeRows(n, func() error { return rawInsert(ctx, s.db, prefix, n) })
+	case sysCopy:
+		return timeRows(n, func() error { return rawCopy(ctx, s.db, prefix, n) })
+	}
+	body := batchBody(n, prefix)
+	runtime.GC()
+	before, err := s.svc.counters(ctx)
+	if err != nil {
+		return sample{}, err
+	}
+	start := time.Now()
+	if err := runBatch(ctx, s.svc, body, n); err != nil {
+		return sample{}, err
+	}
+	elapsed := time.Since(start)
+	after, err := s.svc.counters(ctx)
+	if err != nil {
+		return sample{}, err
+	}
+	sm := sample{rate: float64(n) / elapsed.Seconds()}
+	sm.allocs, sm.statements = perRequest(before, after, int64(n))
+	return sm, nil
+}
+
+func timeRows(n int, fn func() error) (sample, error) {
+	start := time.Now()
+	if err := fn(); err != nil {
+		return sample{}, err
+	}
+	return sample{rate: float64(n) / time.Since(start).Seconds(), allocs: -1, statements: -1}, nil
+}
+
+// runBatch uploads body and polls the operation until it ends; it fails
+// unless it ends success with every record written.
+func runBatch(ctx context.Context, svc *service, body []byte, n int) error {
+	raw, _, err := svc.api(ctx, http.MethodPatch, "/admin/api/accounts", body, http.StatusAccepted)
+	if err != nil {
+		return err
+	}
+	deadline := time.Now().Add(batchOperationLimit)
+	for {
+		var op struct {
+			Data struct {
+				ID         string `json:"id"`
+				Attributes struct {
+					Status  string `json:"status"`
+					Summary *struct {
+						ReadCount  int `json:"readCount"`
+						WriteCount int `json:"writeCount"`
+						ErrorCount int `json:"errorCount"`
+					} `json:"summary"`
+				} `json:"attributes"`
+			} `json:"data"`
+		}
+		if err := json.Unmarshal(raw, &op); err != nil {
+			return err
+		}
+		a := op.Data.Attributes
+		switch a.Status {
+		case "success":
+			if s := a.Summary; s == nil || s.ReadCount != n || s.WriteCount != n || s.ErrorCount != 0 {
+				return fmt.Errorf("operation %s ended success with summary %+v, want %d read and written", op.Data.ID, s, n)
+			}
+			return nil
+		case "failed", "cancelled":
+			return fmt.Errorf("operation %s ended %s", op.Data.ID, a.Status)
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("operation %s still %s after %s", op.Data.ID, a.Status, batchOperationLimit)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(pollOperation):
+		}
+		if raw, _, err = svc.api(ctx, http.MethodGet, "/admin/api/asyncoperations/"+op.Data.ID, nil, http.StatusOK); err != nil {
+			return err
+		}
+	}
+}
+
+// rawInsert writes n accounts named prefix+i with the columns the batch
+// writes, in multi-row INSERTs of as many rows as the parameters allow, in
+// one transaction.
+func rawInsert(ctx context.Context, db *floorDB, prefix string, n int) error {
+	chunk := sqliteInsertRows
+	if db.dialect == "postgres" {
+		chunk = postgresInsertRows
+	}
+	ts := db.timeArg(time.Now())
+	args := make([]any, 0, insertColumns*chunk)
+	var written int64
+	statement := func(rows int) string {
+		var b strings.Builder
+		b.WriteString("INSERT INTO accounts (organization_id, name, created_at, updated_at) VALUES ")
+		for i := range rows {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			if db.dialect == "postgres" {
+				p := i*insertColumns + 1
+				fmt.Fprintf(&b, "($%d, $%d, $%d, $%d)", p, p+1, p+2, p+3)
+			} else {
+				b.WriteString("(?, ?, ?, ?)") // numbered ones cost modernc a search per parameter
+			}
+		}
+		return b.String()
+	}
+	var exec func(text string, args []any) (int64, error)
+	var finish func() error
+	if db.pool != nil {
+		tx, err := db.pool.Begin(ctx)
+		if err != nil {
+			return err
+		}
+		defer func() { _ = tx.Rollback(ctx) }()
+		exec = func(text string, args []any) (int64, error) {
+			tag, err := tx.Exec(ctx, text, args...)
+			return tag.RowsAffected(), err
+		}
+		finish = func() error { return tx.Commit(ctx) }
+	} else {
+		db.writeMu.Lock()
+		defer db.writeMu.Unlock()
+		tx, err := db.sqldb.BeginTx(ctx, nil)
+		if err != nil {
+			return err
+		}
+		defer func() { _ = tx.Rollback() }()
+		exec = func(text string, args []any) (int64, error) {
+			res, err := tx.ExecContext(ctx, text, args...)
+			if err != nil {
+				return 0, err
+			}
+			return res.RowsAffected()
+		}
+		finish = tx.Commit
+	}
+	full := statement(chunk)
+	for start := 0; start < n; start += chunk {
+		rows := min(chunk, n-start)
+		args = args[:0]
+		for i := start; i < start+rows; i++ {
+			args = append(args, floorOrg, prefix+" "+strconv.Itoa(i), ts, ts)
+		}
+		text := full
+		if rows < chunk {
+			text = statement(rows)
+		}
+		k, err := exec(text, args)
+		if err != nil {
+			return fmt.Errorf("insert: %w", err)
+		}
+		written += k
+	}
+	if written != int64(n) {
+		return fmt.Errorf("raw insert wrote %d rows, want %d", written, n)
+	}
+	return finish()
+}
+
+// rawCopy writes the same rows with COPY (pgx CopyFrom) in one transaction.
+func rawCopy(ctx context.Context, db *floorDB, prefix string, n int) error {
+	tx, err := db.pool.Begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = tx.Rollback(ctx) }()
+	ts := db.timeArg(time.Now())
+	copied, err := tx.CopyFrom(ctx, pgx.Identifier{"accounts"}, []string{"organization_id", "name", "created_at", "updated_at"},
+		pgx.CopyFromSlice(n, func(i int) ([]any, error) {
+			return []any{int64(floorOrg), prefix + " " + strconv.Itoa(i), ts, ts}, nil
+		}))
+	if err != nil {
+		return fmt.Errorf("copy: %w", err)
+	}
+	if copied != int64(n) {
+		return fmt.Errorf("copy wrote %d rows, want %d", copied, n)
+	}
+	return tx.Commit(ctx)
+}
+
+// createDatabase creates a database on the server of admin and returns its URL.
+func createDatabase(ctx context.Context, admin, name string) (string, error) {
+	u, err := url.Parse(admin)
+	if err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") {
+		return "", errors.New("-postgres-admin (TEST_DATABASE_URL) must be a postgres:// URL")
+	}
+	if err := adminExec(ctx, admin, "CREATE DATABASE "+pgx.Identifier{name}.Sanitize()); err != nil {
+		return "", err
+	}
+	u.Path = "/" + name
+	return u.String(), nil
+}
+
+func adminExec(ctx context.Context, admin, stmt string) error {
+	cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	conn, err := pgx.Connect(cctx, admin)
+	if err != nil {
+		return fmt.Errorf("postgres admin connection: %w", err)
+	}
+	defer conn.Close(context.Background())
+	if _, err := conn.Exec(cctx, stmt); err != nil {
+		return fmt.Errorf("%s: %w", stmt, err)
+	}
+	return nil
+}

@@ -1,0 +1,264 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// The names of the systems in the table.
+const (
+	sysService  = "service"
+	sysBaseline = "baseline"
+	sysBytes    = "bytes floor"
+	sysDB       = "DB floor"
+	sysWrite    = "write floor"
+	sysInsert   = "INSERT floor"
+	sysCopy     = "COPY floor"
+)
+
+// system is one thing a target is measured on: a service or a floor.
+type system struct {
+	name  string
+	base  string
+	svc   *service // a service (for its /metrics), nil for a floor
+	ids   []string // the accounts PATCH goes through
+	token string   // sent to floors too, so that every system reads the same request
+	db    *floorDB // the raw batch floors' database
+}
+
+// sample is one measurement of a target on a system.
+type sample struct {
+	rate       float64 // req/s, or rows/s for the batch
+	p50, p99   float64 // ms (HTTP targets)
+	allocs     float64 // per request (per row for the batch) on a service; -1 unknown
+	statements float64 // likewise; -1 when the service does not count them
+	failures   int64   // requests that did not get a 2xx answer, or socket errors
+}
+
+// row is one target on one database: the samples of every system.
+type row struct {
+	database string
+	target   target
+	samples  map[string][]sample
+}
+
+// measureDatabase starts the services on fresh databases of kind database,
+// seeds them, builds the floors, checks them and runs the rounds.
+func measureDatabase(ctx context.Context, cfg config, wrkPath, tmp, database string, builds []build) (rows []row, err error) {
+	dir := filepath.Join(tmp, database)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	var services []*service
+	var seeds []*seeded
+	var databases []string // PostgreSQL databases to drop once the services have stopped
+	defer func() {
+		for _, s := range services {
+			s.stop(err != nil)
+		}
+		for _, name := range databases {
+			stmt := "DROP DATABASE IF EXISTS " + pgx.Identifier{name}.Sanitize() + " WITH (FORCE)"
+			if derr := adminExec(context.Background(), cfg.postgres, stmt); derr != nil && err == nil {
+				err = derr
+			}
+		}
+	}()
+	for _, b := range builds {
+		dbURL := ""
+		if database == "postgres" {
+			name := "entityapi_benchhttp_" + randomHex()
+			if dbURL, err = createDatabase(ctx, cfg.postgres, name); err != nil {
+				return nil, err
+			}
+			databases = append(databases, name)
+		}
+		progress("%s: starting %s", database, b.name)
+		svc, err := startService(ctx, b.name, b.bin, filepath.Join(dir, b.name), dbURL)
+		if err != nil {
+			return nil, err
+		}
+		services = append(services, svc)
+		s, err := seed(ctx, svc)
+		if err != nil {
+			return nil, err
+		}
+		seeds = append(seeds, s)
+	}
+	fdb, err := openFloorDB(ctx, services[0].dbURL, services[0].sqlitePath())
+	if err != nil {
+		return nil, fmt.Errorf("floor database: %w", err)
+	}
+	defer fdb.close()
+
+	systemsOf := map[string][]system{}
+	var floors []*floorServer
+	defer func() {
+		for _, f := range floors {
+			f.close()
+		}
+	}()
+	names := cfg.targetList()
+	for _, name := range names {
+		t := *targetByName(name)
+		var systems []system
+		for i, svc := range services {
+			systems = append(systems, system{name: svc.name, base: svc.base, svc: svc, ids: seeds[i].accounts, token: svc.token})
+		}
+		floor := func(name string, h http.Handler) error {
+			f, err := startFloor(h)
+			if err != nil {
+				return err
+			}
+			floors = append(floors, f)
+			systems = append(systems, system{name: name, base: f.base, ids: seeds[0].accounts, token: services[0].token})
+			return nil
+		}
+		switch t.kind {
+		case readTarget:
+			body, header, err := services[0].api(ctx, http.MethodGet, t.uri, nil, http.StatusOK)
+			if err != nil {
+				return nil, err
+			}
+			if err := floor(sysBytes, bytesHandler(header.Get("Content-Type"), body)); err != nil {
+				return nil, err
+			}
+			if err := floor(sysDB, dbHandler(t, fdb)); err != nil {
+				return nil, err
+			}
+		case writeTarget:
+			if err := floor(sysWrite, dbHandler(t, fdb)); err != nil {
+				return nil, err
+			}
+		case batchTarget:
+			systems = append(systems, system{name: sysInsert, db: fdb})
+			if database == "postgres" {
+				systems = append(systems, system{name: sysCopy, db: fdb})
+			}
+		}
+		systemsOf[name] = systems
+	}
+	for _, name := range names {
+		if err := checkFloor(ctx, *targetByName(name), services[0], systemsOf[name], seeds[0]); err != nil {
+			return nil, fmt.Errorf("%s: the floor does not do the service's work: %w", name, err)
+		}
+	}
+	progress("%s: floors checked against the service's documents", database)
+
+	w := &wrkRunner{path: wrkPath, dir: dir, connections: cfg.connections, threads: cfg.threads}
+	samples := map[string]map[string][]sample{}
+	for _, name := range names {
+		samples[name] = map[string][]sample{}
+	}
+	for round := range cfg.rounds {
+		for _, name := range rotate(names, round) {
+			t := *targetByName(name)
+			for _, s := range rotate(systemsOf[name], round) {
+				var sm sample
+				var err error
+				if t.kind == batchTarget {
+					sm, err = measureBatch(ctx, cfg.batchRecords, round, s)
+				} else {
+					sm, err = measureHTTP(ctx, w, cfg, t, s)
+				}
+				if err != nil {
+					return nil, fmt.Errorf("%s on %s: %w", name, s.name, err)
+				}
+				progress("%s round %d/%d %-8s %-12s %10.0f/s  p50 %6.2f ms  p99 %7.2f ms  allocs %s  statements %s  failures %d  load %s",
+					database, round+1, cfg.rounds, name, s.name, sm.rate, sm.p50, sm.p99, perUnit(sm.allocs), perUnit(sm.statements),
+					sm.failures, loadAverage())
+				samples[name][s.name] = append(samples[name][s.name], sm)
+			}
+		}
+	}
+	for _, name := range names {
+		rows = append(rows, row{database: database, target: *targetByName(name), samples: samples[name]})
+	}
+	return rows, nil
+}
+
+// measureHTTP runs wrk against s for t: a warm-up, then the measurement
+// between two reads of the service's counters.
+func measureHTTP(ctx context.Context, w *wrkRunner, cfg config, t target, s system) (sample, error) {
+	req := t.request(s.token, s.ids)
+	if cfg.warmup > 0 {
+		if _, err := w.run(ctx, s.base, req, cfg.warmup); err != nil {
+			return sample{}, err
+		}
+	}
+	var before, after counters
+	var err error
+	if s.svc != nil {
+		if before, err = s.svc.counters(ctx); err != nil {
+			return sample{}, err
+		}
+	}
+	res, err := w.run(ctx, s.base, req, cfg.duration)
+	if err != nil {
+		return sample{}, err
+	}
+	sm := sample{rate: res.rate(), p50: float64(res.P50US) / 1000, p99: float64(res.P99US) / 1000,
+		allocs: -1, statements: -1, failures: res.failures()}
+	if s.svc != nil {
+		if after, err = s.svc.counters(ctx); err != nil {
+			return sample{}, err
+		}
+		sm.allocs, sm.statements = perRequest(before, after, res.Requests)
+	}
+	return sm, nil
+}
+
+// perRequest divides the counters' growth by n (-1 where unknown).
+func perRequest(before, after counters, n int64) (allocs, statements float64) {
+	allocs, statements = -1, -1
+	if n <= 0 {
+		return
+	}
+	allocs = (after.mallocs - before.mallocs) / float64(n)
+	if before.statements >= 0 && after.statements >= 0 {
+		statements = (after.statements - before.statements) / float64(n)
+	}
+	return
+}
+
+func perUnit(v float64) string {
+	if v < 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.1f", v)
+}
+
+// rotate returns items starting at the k-th, wrapping around.
+func rotate[T any](items []T, k int) []T {
+	if len(items) == 0 {
+		return nil
+	}
+	k %= len(items)
+	return append(append([]T(nil), items[k:]...), items[:k]...)
+}
+
+func progress(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "benchhttp: "+format+"\n", args...)
+}
+
+func randomHex() string {
+	b := make([]byte, 6)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// hostReplacements maps every system's base to one name, for comparing.
+func hostReplacements(bases ...string) []string {
+	var out []string
+	for _, b := range bases {
+		out = append(out, strings.TrimPrefix(b, "http://"), "HOST")
+	}
+	return out
+}
