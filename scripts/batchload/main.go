@@ -196,7 +196,9 @@ func measure(ctx context.Context, base, token string, pid int, database, kind st
 		return err
 	}
 	accepted := time.Since(start)
-	fmt.Fprintf(os.Stderr, "batchload: %s operation %s accepted after %.1f s; processing\n", kind, id, accepted.Seconds())
+	uploadKB, _ := procStatus(pid, "VmHWM") // the upload's peak, shown in case processing is cut short
+	fmt.Fprintf(os.Stderr, "batchload: %s operation %s accepted after %.1f s (peak RSS so far %.1f MiB); processing\n",
+		kind, id, accepted.Seconds(), float64(uploadKB)/1024)
 	if err := awaitOperation(ctx, base, token, id, records, start); err != nil {
 		return err
 	}
