@@ -2,6 +2,10 @@ package batch
 
 import (
 	"bufio"
+	"crypto/aes"
+	"crypto/cipher"
+	"crypto/rand"
+	"encoding/binary"
 	"fmt"
 	"io"
 	"os"
@@ -17,6 +21,11 @@ const DefaultSpoolMemory = 4 << 20
 // few dozen bytes of memory per item, not the item. Items are appended in
 // request order and read back mostly in that order, so both directions go
 // through a buffer.
+//
+// The file is encrypted (AES-CTR with a key made for the request and held in
+// memory only): items may carry secrets, such as the password of a user, that
+// are never to be stored as sent; what stays on a disk after a crash is
+// unreadable.
 type spool struct {
 	dir    string // of the temporary file ("": the system's)
 	memory int64  // bytes kept in mem before the file is opened
@@ -26,6 +35,10 @@ type spool struct {
 	r      *bufio.Reader
 	rpos   int64 // the offset r reads next
 	size   int64
+	block  cipher.Block
+	iv     [aes.BlockSize]byte
+	enc    cipher.Stream // the writer's, at offset size
+	buf    []byte        // encrypted bytes on their way to w
 }
 
 // write appends b and returns its offset.
@@ -37,18 +50,73 @@ func (sp *spool) write(b []byte) (int64, error) {
 			return 0, fmt.Errorf("batch: spool held items: %w", err)
 		}
 		sp.f, sp.w = f, bufio.NewWriterSize(f, 64<<10)
-		if _, err := sp.w.Write(sp.mem); err != nil {
-			return 0, fmt.Errorf("batch: spool held items: %w", err)
+		if err := sp.newKey(); err != nil {
+			return 0, err
+		}
+		if err := sp.encrypt(sp.mem); err != nil {
+			return 0, err
 		}
 		sp.mem = nil
 	}
 	if sp.f == nil {
 		sp.mem = append(sp.mem, b...)
-	} else if _, err := sp.w.Write(b); err != nil {
-		return 0, fmt.Errorf("batch: spool held items: %w", err)
+	} else if err := sp.encrypt(b); err != nil {
+		return 0, err
 	}
 	sp.size += int64(len(b))
 	return off, nil
+}
+
+// newKey makes the file's key and the writer's stream.
+func (sp *spool) newKey() error {
+	key := make([]byte, 32)
+	if _, err := rand.Read(key); err != nil {
+		return fmt.Errorf("batch: spool key: %w", err)
+	}
+	if _, err := rand.Read(sp.iv[:]); err != nil {
+		return fmt.Errorf("batch: spool key: %w", err)
+	}
+	block, err := aes.NewCipher(key)
+	if err != nil {
+		return fmt.Errorf("batch: spool key: %w", err)
+	}
+	sp.block, sp.enc = block, cipher.NewCTR(block, sp.iv[:])
+	return nil
+}
+
+// encrypt writes b, encrypted, to the file.
+func (sp *spool) encrypt(b []byte) error {
+	for len(b) > 0 {
+		n := min(len(b), 32<<10)
+		if cap(sp.buf) < n {
+			sp.buf = make([]byte, 32<<10)
+		}
+		out := sp.buf[:n]
+		sp.enc.XORKeyStream(out, b[:n])
+		if _, err := sp.w.Write(out); err != nil {
+			return fmt.Errorf("batch: spool held items: %w", err)
+		}
+		b = b[n:]
+	}
+	return nil
+}
+
+// decrypter is a reader of the file from off on, decrypted.
+func (sp *spool) decrypter(off int64) io.Reader {
+	// The counter block of off: the IV plus off/16, then off%16 bytes of
+	// key stream skipped.
+	var iv [aes.BlockSize]byte
+	hi, lo := binary.BigEndian.Uint64(sp.iv[:8]), binary.BigEndian.Uint64(sp.iv[8:])
+	n := uint64(off) / aes.BlockSize
+	if lo+n < lo {
+		hi++
+	}
+	binary.BigEndian.PutUint64(iv[:8], hi)
+	binary.BigEndian.PutUint64(iv[8:], lo+n)
+	stream := cipher.NewCTR(sp.block, iv[:])
+	var skip [aes.BlockSize]byte
+	stream.XORKeyStream(skip[:off%aes.BlockSize], skip[:off%aes.BlockSize])
+	return cipher.StreamReader{S: stream, R: io.NewSectionReader(sp.f, off, sp.size-off)}
 }
 
 // read returns a copy of the n bytes at off (writing is over by then).
@@ -65,7 +133,7 @@ func (sp *spool) read(off int64, n int) ([]byte, error) {
 		sp.w = nil
 	}
 	if sp.r == nil || off != sp.rpos {
-		sec := io.NewSectionReader(sp.f, off, sp.size-off)
+		sec := sp.decrypter(off)
 		if sp.r == nil {
 			sp.r = bufio.NewReaderSize(sec, 64<<10)
 		} else {
