@@ -11,6 +11,14 @@
 //	go run ./scripts/batchload -postgres-admin postgres://...    # a throwaway database on that server, dropped after
 //	go run ./scripts/batchload -database-url postgres://...      # an existing database, left as it is
 //
+// With -update it first creates the N accounts as above, then streams a batch
+// of N `meta.update` items over them, each with a relationship (referredBy,
+// the account created before it), and prints the same figures for each batch;
+// the peak RSS of the update batch is measured from its start (the process's
+// high-water mark is reset through /proc/<pid>/clear_refs).
+//
+//	go run ./scripts/batchload -records 1000000 -update
+//
 // Linux only (it reads /proc).
 package main
 
@@ -55,6 +63,7 @@ func main() {
 	pgAdmin := flag.String("postgres-admin", "", "admin URL of a PostgreSQL server: run on a throwaway database created there and dropped after")
 	workers := flag.Int("workers", 0, "--workers of the server (0: its default, the number of CPUs)")
 	timeout := flag.Duration("timeout", 2*time.Hour, "give up after this long")
+	update := flag.Bool("update", false, "after the creates, stream a batch of as many meta.update items with a relationship over them")
 	flag.Parse()
 	if *records <= 0 || (*databaseURL != "" && *pgAdmin != "") {
 		fmt.Fprintln(os.Stderr, "batchload: -records must be positive; give -database-url or -postgres-admin, not both")
@@ -64,13 +73,13 @@ func main() {
 	defer stop()
 	ctx, cancel := context.WithTimeout(ctx, *timeout)
 	defer cancel()
-	if err := run(ctx, *records, *databaseURL, *pgAdmin, *workers); err != nil {
+	if err := run(ctx, *records, *databaseURL, *pgAdmin, *workers, *update); err != nil {
 		fmt.Fprintln(os.Stderr, "batchload:", err)
 		os.Exit(1)
 	}
 }
 
-func run(ctx context.Context, records int, databaseURL, pgAdmin string, workers int) (err error) {
+func run(ctx context.Context, records int, databaseURL, pgAdmin string, workers int, update bool) (err error) {
 	tmp, err := os.MkdirTemp("", "batchload-")
 	if err != nil {
 		return err
@@ -144,23 +153,57 @@ func run(ctx context.Context, records int, databaseURL, pgAdmin string, workers 
 	if err != nil {
 		return err
 	}
+	pid := srv.Process.Pid
+	var before int64
+	if update {
+		if before, err = lastAccountID(ctx, base, token); err != nil {
+			return err
+		}
+	}
+	creates := func(w io.Writer) error { return writeBatch(w, records) }
+	if err := measure(ctx, base, token, pid, database, "create", records, creates); err != nil {
+		return err
+	}
+	if !update {
+		return nil
+	}
+	after, err := lastAccountID(ctx, base, token)
+	if err != nil {
+		return err
+	}
+	if after-before != int64(records) {
+		return fmt.Errorf("the created accounts do not have consecutive ids (%d..%d for %d records): cannot address them", before+1, after, records)
+	}
+	// The update batch's peak is its own: "5" resets VmHWM (proc(5)).
+	if err := os.WriteFile("/proc/"+strconv.Itoa(pid)+"/clear_refs", []byte("5"), 0); err != nil {
+		return fmt.Errorf("reset the peak RSS: %w", err)
+	}
+	updates := func(w io.Writer) error { return writeUpdates(w, before+1, records) }
+	return measure(ctx, base, token, pid, database, "update", records, updates)
+}
+
+// measure streams one batch written by write, polls its operation to success
+// and prints the rate and the server's peak RSS.
+func measure(ctx context.Context, base, token string, pid int, database, kind string, records int, write func(io.Writer) error) error {
 	var peakRSS atomic.Int64 // largest VmRSS sampled, in kB (VmHWM is read at the end)
 	sampleCtx, stopSampling := context.WithCancel(ctx)
 	defer stopSampling()
-	go sampleRSS(sampleCtx, srv.Process.Pid, &peakRSS)
+	go sampleRSS(sampleCtx, pid, &peakRSS)
 
 	start := time.Now()
-	id, err := sendBatch(ctx, base, token, records)
+	id, err := sendBatch(ctx, base, token, write)
 	if err != nil {
 		return err
 	}
 	accepted := time.Since(start)
-	fmt.Fprintf(os.Stderr, "batchload: operation %s accepted after %.1f s; processing\n", id, accepted.Seconds())
+	uploadKB, _ := procStatus(pid, "VmHWM") // the upload's peak, shown in case processing is cut short
+	fmt.Fprintf(os.Stderr, "batchload: %s operation %s accepted after %.1f s (peak RSS so far %.1f MiB); processing\n",
+		kind, id, accepted.Seconds(), float64(uploadKB)/1024)
 	if err := awaitOperation(ctx, base, token, id, records, start); err != nil {
 		return err
 	}
 	elapsed := time.Since(start)
-	hwm, err := procStatus(srv.Process.Pid, "VmHWM")
+	hwm, err := procStatus(pid, "VmHWM")
 	if err != nil {
 		return err
 	}
@@ -170,9 +213,31 @@ func run(ctx context.Context, records int, databaseURL, pgAdmin string, workers 
 	if peakMiB >= goalMiB {
 		verdict = "missed"
 	}
-	fmt.Printf("\nbatchload %-8s records %d  seconds %.1f  records/s %.0f  upload (to 202) %.1f s  peak RSS %.1f MiB  goal %d MiB %s\n",
-		database, records, elapsed.Seconds(), float64(records)/elapsed.Seconds(), accepted.Seconds(), peakMiB, goalMiB, verdict)
+	fmt.Printf("\nbatchload %-8s %-6s records %d  seconds %.1f  records/s %.0f  upload (to 202) %.1f s  peak RSS %.1f MiB  goal %d MiB %s\n",
+		database, kind, records, elapsed.Seconds(), float64(records)/elapsed.Seconds(), accepted.Seconds(), peakMiB, goalMiB, verdict)
 	return nil
+}
+
+// lastAccountID is the largest account id (0: none).
+func lastAccountID(ctx context.Context, base, token string) (int64, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/admin/api/accounts?sort=-id&page[size]=1", nil)
+	if err != nil {
+		return 0, err
+	}
+	req.Header.Set("Accept", jsonAPI)
+	req.Header.Set("Authorization", "Bearer "+token)
+	var page struct {
+		Data []struct {
+			ID string `json:"id"`
+		} `json:"data"`
+	}
+	if err := doJSON(req, http.StatusOK, &page); err != nil {
+		return 0, fmt.Errorf("last account: %w", err)
+	}
+	if len(page.Data) == 0 {
+		return 0, nil
+	}
+	return strconv.ParseInt(page.Data[0].ID, 10, 64)
 }
 
 func goCommand() string {
@@ -233,11 +298,11 @@ func fetchToken(ctx context.Context, base string) (string, error) {
 	return tok.AccessToken, nil
 }
 
-// sendBatch streams a batch of n accounts, generated while it is sent, and
-// returns the id of the operation of the answer 202.
-func sendBatch(ctx context.Context, base, token string, n int) (string, error) {
+// sendBatch streams a batch written by write while it is sent, and returns
+// the id of the operation of the answer 202.
+func sendBatch(ctx context.Context, base, token string, write func(io.Writer) error) (string, error) {
 	pr, pw := io.Pipe()
-	go func() { pw.CloseWithError(writeBatch(pw, n)) }()
+	go func() { pw.CloseWithError(write(pw)) }()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPatch, base+"/admin/api/accounts", pr)
 	if err != nil {
 		return "", err
@@ -265,6 +330,33 @@ func writeBatch(w io.Writer, n int) error {
 		num = strconv.AppendInt(num[:0], int64(i), 10)
 		_, _ = bw.Write(num)
 		if _, err := bw.WriteString(`"}}`); err != nil {
+			return err
+		}
+	}
+	_, _ = bw.WriteString(`]}`)
+	return bw.Flush()
+}
+
+// writeUpdates writes {"data":[...]} with n meta.update items over the
+// accounts first..first+n-1: a new name, and referredBy the account before
+// (the first refers to itself).
+func writeUpdates(w io.Writer, first int64, n int) error {
+	bw := bufio.NewWriterSize(w, 64<<10)
+	_, _ = bw.WriteString(`{"data":[`)
+	var num []byte
+	for i := range int64(n) {
+		if i > 0 {
+			_ = bw.WriteByte(',')
+		}
+		_, _ = bw.WriteString(`{"type":"accounts","id":"`)
+		num = strconv.AppendInt(num[:0], first+i, 10)
+		_, _ = bw.Write(num)
+		_, _ = bw.WriteString(`","meta":{"update":true},"attributes":{"name":"Updated `)
+		_, _ = bw.Write(num)
+		_, _ = bw.WriteString(`"},"relationships":{"referredBy":{"data":{"type":"accounts","id":"`)
+		num = strconv.AppendInt(num[:0], first+max(i-1, 0), 10)
+		_, _ = bw.Write(num)
+		if _, err := bw.WriteString(`"}}}}`); err != nil {
 			return err
 		}
 	}

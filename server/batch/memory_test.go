@@ -6,6 +6,7 @@ import (
 	"io"
 	"runtime"
 	"runtime/metrics"
+	"slices"
 	"strconv"
 	"testing"
 
@@ -113,6 +114,102 @@ func TestMemoryBounded(t *testing.T) {
 			t.Logf("%s: %d items, %d chunks, heap high-water %.1f MiB", tc.name, st.Data, st.Chunks, float64(hw.max)/(1<<20))
 			if hw.max >= limit {
 				t.Errorf("heap high-water %d bytes, want under %d", hw.max, limit)
+			}
+		})
+	}
+}
+
+// heldBytesPerItem bounds what a held item (one that may be linked with an
+// included item still to come: it has an id or relationships) costs the
+// splitter in memory: its bytes go to the spool and its index and size (12
+// bytes) stay; the rest is the slack of a growing slice.
+const heldBytesPerItem = 32
+
+// TestMemoryHeldItems streams 200,000 items that the splitter must hold until
+// the end of the body (updates with an id and a relationship, "included"
+// absent or after "data") and asserts a heap high-water mark of a fixed
+// allowance plus heldBytesPerItem per item: the items themselves (some 300
+// bytes each) are never all in memory. The items are all emitted, in request
+// order, with the linked ones beside their included item.
+func TestMemoryHeldItems(t *testing.T) {
+	const n = 200_000
+	const limit = 12<<20 + n*heldBytesPerItem
+	update := func(i int, b []byte) []byte {
+		b = append(b, `{"type":"accounts","id":"`...)
+		b = strconv.AppendInt(b, int64(1000+i), 10)
+		b = append(b, `","meta":{"update":true},"attributes":{"name":"Account `...)
+		b = strconv.AppendInt(b, int64(i), 10)
+		b = append(b, ` renamed by the memory test, with some text to make it realistic"},"relationships":{"referredBy":{"data":{"type":"accounts","id":"`...)
+		b = strconv.AppendInt(b, int64(999+i), 10)
+		b = append(b, `"}},"owner":{"data":{"type":"users","id":"1"}}}}`...)
+		return b
+	}
+	cases := []struct {
+		name   string
+		after  string // the included items, after data
+		linked []int  // indexes of the data items linked with them
+	}{
+		{"updates, no included", "", nil},
+		{"updates, included after data", `{"type":"contacts","id":"c1","relationships":{"accounts":{"data":[{"type":"accounts","id":"1007"},{"type":"accounts","id":"150007"}]}}}`, []int{7, 149007}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			pr, pw := io.Pipe()
+			go func() {
+				bw := bufio.NewWriterSize(pw, 32<<10)
+				bw.WriteString(`{"data":[`)
+				var buf []byte
+				for i := range n {
+					if i > 0 {
+						bw.WriteByte(',')
+					}
+					buf = update(i, buf[:0])
+					bw.Write(buf)
+				}
+				bw.WriteString("]")
+				if tc.after != "" {
+					bw.WriteString(`,"included":[` + tc.after + `]`)
+				}
+				bw.WriteString("}")
+				_ = bw.Flush()
+				pw.Close()
+			}()
+			runtime.GC()
+			hw := newHeapHighWater()
+			items, next := 0, 0
+			var grouped []int
+			lim := batch.DefaultLimits
+			lim.SpoolDir = t.TempDir()
+			st, err := batch.Split(pr, "accounts", lim, func(c batch.Chunk) error {
+				hw.read()
+				items += len(c.Data)
+				if len(c.Included) > 0 {
+					for _, it := range c.Data {
+						if slices.Contains(tc.linked, it.Index) {
+							grouped = append(grouped, it.Index)
+						}
+					}
+					return nil
+				}
+				for _, it := range c.Data {
+					if it.Index < next {
+						return fmt.Errorf("item %d after item %d", it.Index, next)
+					}
+					next = it.Index
+				}
+				return nil
+			})
+			hw.read()
+			pr.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if st.Data != n || items != n || !slices.Equal(grouped, tc.linked) {
+				t.Fatalf("stats %+v, %d items emitted, %d with the included item (want %d)", st, items, grouped, tc.linked)
+			}
+			t.Logf("%s: %d items, %d chunks, heap high-water %.1f MiB (limit %.1f MiB)", tc.name, st.Data, st.Chunks, float64(hw.max)/(1<<20), float64(limit)/(1<<20))
+			if hw.max >= limit {
+				t.Errorf("heap high-water %d bytes, want under %d (12 MiB + %d bytes per held item)", hw.max, limit, heldBytesPerItem)
 			}
 		})
 	}

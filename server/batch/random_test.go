@@ -3,6 +3,7 @@ package batch_test
 import (
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -15,9 +16,18 @@ import (
 // which groups are too large, and otherwise the invariants of checkChunks.
 func TestRandomBodies(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
+	spoolDir := t.TempDir()
+	t.Cleanup(func() {
+		if left, _ := os.ReadDir(spoolDir); len(left) > 0 {
+			t.Errorf("%d spool files left behind", len(left))
+		}
+	})
 	for iter := range 2000 {
 		nData, nInc := 1+rng.IntN(30), rng.IntN(12)
 		lim := batch.Limits{ChunkSize: 1 + rng.IntN(5), IncludedChunkSize: 1 + rng.IntN(3), MaxFactor: 1 + rng.IntN(4)}
+		if iter%2 == 1 { // held items go to a temporary file after the first few bytes
+			lim.SpoolMemory, lim.SpoolDir = int64(1+rng.IntN(200)), spoolDir
+		}
 		dataID := make([]string, nData)
 		for i := range dataID {
 			if rng.IntN(3) == 0 {

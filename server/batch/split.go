@@ -51,6 +51,11 @@ type Limits struct {
 	// larger one is refused (413) as soon as that many bytes of it are read,
 	// never held whole.
 	MaxItemBytes int64
+	// SpoolMemory is how many bytes of held items (see Split) stay in memory;
+	// the rest go to a temporary file in SpoolDir ("": os.TempDir), removed
+	// before Split returns. Zero or negative: DefaultSpoolMemory.
+	SpoolMemory int64
+	SpoolDir    string
 }
 
 // DefaultMaxItemBytes is the default of Limits.MaxItemBytes (1 MiB): far more
@@ -78,6 +83,9 @@ func (l Limits) normal() Limits {
 	}
 	if l.MaxItemBytes <= 0 {
 		l.MaxItemBytes = DefaultMaxItemBytes
+	}
+	if l.SpoolMemory <= 0 {
+		l.SpoolMemory = DefaultSpoolMemory
 	}
 	return l
 }
@@ -149,12 +157,15 @@ const (
 //     still to come). So plain data items are held only when "included" comes
 //     after "data", or may still come, and they carry an id or relationships.
 //
-// Memory is therefore bounded by the chunk sizes for a body without included
-// items whose data items carry no id and no relationship identifiers, and for
-// any body whose "included" comes first, except for the linked items, which
-// are held until the end. A client that sends updates or items with
-// relationships and no included items streams them in bounded memory by
-// putting an empty "included": [] before "data".
+// A held data item is not kept in memory: its bytes go to a spool (memory up
+// to Limits.SpoolMemory, then a temporary file) and the splitter keeps only
+// its index and size (12 bytes). At the end, when there are included items,
+// one pass over the spool finds the held items linked with them (by their
+// exact keys, read again); then the items are read back in request order as
+// they are packed. So memory is bounded by the chunk sizes plus 12 bytes per
+// held item, and by the included items, which are held whole; a client that
+// sends updates or items with relationships and no included items avoids even
+// the spool by putting an empty "included": [] before "data".
 func Split(r io.Reader, typ string, lim Limits, emit func(Chunk) error) (Stats, error) {
 	lim = lim.normal()
 	pr := newPosReader(r, lim.MaxItemBytes)
@@ -168,6 +179,8 @@ func Split(r io.Reader, typ string, lim Limits, emit func(Chunk) error) (Stats, 
 		incTargets: map[string]struct{}{},
 	}
 	pr.dec = s.dec
+	s.spool = spool{dir: lim.SpoolDir, memory: lim.SpoolMemory}
+	defer s.spool.close()
 	err := s.run()
 	st := Stats{Data: s.nData, Included: s.nInc, Chunks: s.chunks}
 	if err != nil {
@@ -182,10 +195,13 @@ func Split(r io.Reader, typ string, lim Limits, emit func(Chunk) error) (Stats, 
 	return st, nil
 }
 
+// heldItem is what stays in memory of a held data item: its bytes are in the
+// spool, where the held items stand one after the other (so the offset of
+// one is the sum of the sizes before it).
 type heldItem struct {
-	Item
-	refs []string // type+id keys named by the item's relationships
-	bad  bool     // the item has a structural problem
+	index int32 // in data
+	size  int32 // of its bytes (at most MaxItemBytes)
+	bad   bool  // it has a structural problem
 }
 
 type incItem struct {
@@ -211,6 +227,7 @@ type splitter struct {
 
 	pending    []Item     // plain data items not emitted yet (fewer than ChunkSize)
 	held       []heldItem // data items whose chunk is decided at the end
+	spool      spool      // the bytes of the held items
 	inc        []incItem
 	incIndex   map[string]int      // key of a valid included item → its index in inc
 	incTargets map[string]struct{} // every key some included item refers to
@@ -478,10 +495,11 @@ func (s *splitter) addData(i int, raw json.RawMessage) error {
 	} else {
 		it.ID = id
 	}
-	h := heldItem{Item: it, refs: refs(f.relationships), bad: len(s.problems) > before}
+	itemRefs := refs(f.relationships)
+	bad := len(s.problems) > before
 	var linked bool
 	if s.incDone {
-		for _, r := range h.refs {
+		for _, r := range itemRefs {
 			if _, ok := s.incIndex[r]; ok {
 				linked = true
 				break
@@ -491,12 +509,12 @@ func (s *splitter) addData(i int, raw json.RawMessage) error {
 			_, linked = s.incTargets[key(s.typ, it.ID)]
 		}
 	} else {
-		linked = len(h.refs) > 0 || it.ID != ""
+		linked = len(itemRefs) > 0 || it.ID != ""
 	}
 	switch {
 	case linked:
-		s.held = append(s.held, h)
-	case h.bad:
+		return s.hold(it, bad)
+	case bad:
 		// reported; it links nothing and is never emitted
 	default:
 		if s.pending == nil {
@@ -510,6 +528,32 @@ func (s *splitter) addData(i int, raw json.RawMessage) error {
 		}
 	}
 	return nil
+}
+
+// hold keeps a data item for the end: its bytes in the spool.
+func (s *splitter) hold(it Item, bad bool) error {
+	if _, err := s.spool.write(it.Raw); err != nil {
+		return err
+	}
+	s.held = append(s.held, heldItem{index: int32(it.Index), size: int32(len(it.Raw)), bad: bad})
+	return nil
+}
+
+// loadHeld reads held item h, whose bytes are at off in the spool, back: the
+// item as addData made it, and the keys it refers to.
+func (s *splitter) loadHeld(h int, off int64) (Item, []string, error) {
+	hi := s.held[h]
+	raw, err := s.spool.read(off, int(hi.size))
+	if err != nil {
+		return Item{}, nil, err
+	}
+	f := readItem(raw)
+	it := Item{Index: int(hi.index), Raw: raw}
+	it.Type, _, _ = str(f.typ)
+	if id, present, isString := str(f.id); !present || isString {
+		it.ID = id
+	}
+	return it, refs(f.relationships), nil
 }
 
 func (s *splitter) addIncluded(i int, raw json.RawMessage) {
@@ -564,27 +608,32 @@ func (s *splitter) send(c Chunk) error {
 	return s.emit(c)
 }
 
-// unit is what packing moves as a whole: one plain data item or one group.
-type unit struct {
-	first    int
-	data     []Item
-	included []Item
+// candidate is a held item linked with an included item, with its keys.
+type candidate struct {
+	held int
+	off  int64  // of its bytes in the spool
+	id   string // "" when it has none or has a problem
+	refs []string
 }
 
 // finish links the held items with the included items, checks the links and
 // emits the remaining chunks.
 func (s *splitter) finish() error {
+	cands, err := s.candidates()
+	if err != nil {
+		return err
+	}
 	nI := len(s.inc)
-	uf := newUnionFind(nI + len(s.held))
+	uf := newUnionFind(nI + len(cands))
 	dataByKey := map[string][]int{}
-	for h, it := range s.held {
-		if !it.bad && it.ID != "" {
-			k := key(s.typ, it.ID)
-			dataByKey[k] = append(dataByKey[k], nI+h)
+	for c, it := range cands {
+		if it.id != "" {
+			k := key(s.typ, it.id)
+			dataByKey[k] = append(dataByKey[k], nI+c)
 		}
 		for _, r := range it.refs {
 			if j, ok := s.incIndex[r]; ok {
-				uf.union(nI+h, j)
+				uf.union(nI+c, j)
 			}
 		}
 	}
@@ -593,22 +642,22 @@ func (s *splitter) finish() error {
 			if j, ok := s.incIndex[r]; ok {
 				uf.union(i, j)
 			}
-			for _, h := range dataByKey[r] {
-				uf.union(i, h)
+			for _, c := range dataByKey[r] {
+				uf.union(i, c)
 			}
 		}
 	}
-	n := nI + len(s.held)
-	nData := make([]int, n)
-	nInc := make([]int, n)
+	n := nI + len(cands)
+	nData := make([]int32, n)
+	nInc := make([]int32, n)
 	for i := range s.inc {
 		nInc[uf.find(i)]++
 	}
-	var groupFirst []int // the first data item (index into held) of every group, in request order
-	for h := range s.held {
-		root := uf.find(nI + h)
+	var groupFirst []int // the first candidate of every group, in request order
+	for c := range cands {
+		root := uf.find(nI + c)
 		if nData[root] == 0 && nInc[root] > 0 {
-			groupFirst = append(groupFirst, h)
+			groupFirst = append(groupFirst, c)
 		}
 		nData[root]++
 	}
@@ -617,10 +666,10 @@ func (s *splitter) finish() error {
 			s.add(problem.RequestData(detailUnlinked, it.Pointer()))
 		}
 	}
-	maxData, maxInc := s.lim.MaxFactor*s.lim.ChunkSize, s.lim.MaxFactor*s.lim.IncludedChunkSize
-	for _, h := range groupFirst {
-		if root := uf.find(nI + h); nData[root] > maxData || nInc[root] > maxInc {
-			s.add(problem.RequestData(detailGroupTooLarge, s.held[h].Pointer()))
+	maxData, maxInc := int32(s.lim.MaxFactor*s.lim.ChunkSize), int32(s.lim.MaxFactor*s.lim.IncludedChunkSize)
+	for _, c := range groupFirst {
+		if root := uf.find(nI + c); nData[root] > maxData || nInc[root] > maxInc {
+			s.add(problem.RequestData(detailGroupTooLarge, (&Item{Index: int(s.held[cands[c].held].index)}).Pointer()))
 		}
 	}
 	if len(s.problems) > 0 {
@@ -628,36 +677,29 @@ func (s *splitter) finish() error {
 	}
 
 	// Every plain item and every group is a unit; units are packed in the
-	// order of their first data item.
-	units := make([]*unit, 0, len(s.pending)+len(s.held))
-	for _, it := range s.pending {
-		units = append(units, &unit{first: it.Index, data: []Item{it}})
-	}
-	s.pending = nil
-	groups := make(map[int]*unit, len(groupFirst))
-	for h, it := range s.held {
-		root := uf.find(nI + h)
-		if nInc[root] == 0 {
-			units = append(units, &unit{first: it.Index, data: []Item{it.Item}})
-			continue
+	// order of their first data item: a group where its first data item
+	// stands, with all its data and included items.
+	type group struct{ data, included []int } // candidates, included items
+	groups := make(map[int]*group, len(groupFirst))
+	candOf := make(map[int]int, len(cands)) // held item → its candidate
+	for c, it := range cands {
+		candOf[it.held] = c
+		if root := uf.find(nI + c); nInc[root] > 0 {
+			g := groups[root]
+			if g == nil {
+				g = &group{}
+				groups[root] = g
+			}
+			g.data = append(g.data, c)
 		}
-		g := groups[root]
-		if g == nil {
-			g = &unit{first: it.Index}
-			groups[root] = g
-			units = append(units, g)
-		}
-		g.data = append(g.data, it.Item)
 	}
-	for i, it := range s.inc {
+	for i := range s.inc {
 		g := groups[uf.find(i)]
 		if g == nil { // cannot happen: an unlinked included item is a problem
 			return errors.New("batch: an included item without a group")
 		}
-		g.included = append(g.included, it.Item)
+		g.included = append(g.included, i)
 	}
-	s.held, s.inc = nil, nil
-	slices.SortStableFunc(units, func(a, b *unit) int { return a.first - b.first })
 
 	var cur Chunk
 	flush := func() error {
@@ -670,16 +712,107 @@ func (s *splitter) finish() error {
 		cur = Chunk{}
 		return s.send(c)
 	}
-	for _, u := range units {
-		if len(cur.Data)+len(u.data) > s.lim.ChunkSize || len(cur.Included)+len(u.included) > s.lim.IncludedChunkSize {
+	place := func(data, included []Item) error {
+		if len(cur.Data)+len(data) > s.lim.ChunkSize || len(cur.Included)+len(included) > s.lim.IncludedChunkSize {
 			if err := flush(); err != nil {
 				return err
 			}
 		}
-		cur.Data = append(cur.Data, u.data...)
-		cur.Included = append(cur.Included, u.included...)
+		cur.Data = append(cur.Data, data...)
+		cur.Included = append(cur.Included, included...)
+		return nil
 	}
+	pending := s.pending
+	s.pending = nil
+	off := int64(0)
+	for h := range s.held {
+		itemOff := off
+		off += int64(s.held[h].size)
+		for len(pending) > 0 && pending[0].Index < int(s.held[h].index) {
+			if err := place(pending[:1], nil); err != nil {
+				return err
+			}
+			pending = pending[1:]
+		}
+		if c, ok := candOf[h]; ok {
+			if g := groups[uf.find(nI+c)]; g != nil {
+				if g.data[0] == c {
+					if err := s.placeGroup(cands, g.data, g.included, place); err != nil {
+						return err
+					}
+				}
+				continue
+			}
+		}
+		it, _, err := s.loadHeld(h, itemOff)
+		if err != nil {
+			return err
+		}
+		if err := place([]Item{it}, nil); err != nil {
+			return err
+		}
+	}
+	for i := range pending {
+		if err := place(pending[i:i+1], nil); err != nil {
+			return err
+		}
+	}
+	s.held, s.inc = nil, nil
 	return flush()
+}
+
+// candidates reads the held items back, when there are included items, and
+// returns those that refer to a valid included item or that an included item
+// refers to: only they can be linked.
+func (s *splitter) candidates() ([]candidate, error) {
+	if len(s.inc) == 0 {
+		return nil, nil
+	}
+	var cands []candidate
+	off := int64(0)
+	for h, hi := range s.held {
+		it, itemRefs, err := s.loadHeld(h, off)
+		if err != nil {
+			return nil, err
+		}
+		c := candidate{held: h, off: off, refs: itemRefs}
+		off += int64(hi.size)
+		if !hi.bad {
+			c.id = it.ID
+		}
+		linked := false
+		if c.id != "" {
+			_, linked = s.incTargets[key(s.typ, c.id)]
+		}
+		for _, r := range itemRefs {
+			if _, ok := s.incIndex[r]; ok {
+				linked = true
+				break
+			}
+		}
+		if linked {
+			cands = append(cands, c)
+		}
+	}
+	return cands, nil
+}
+
+// placeGroup places one group: its held data items read back, its included
+// items.
+func (s *splitter) placeGroup(cands []candidate, held, included []int, place func(data, included []Item) error) error {
+	data := make([]Item, len(held))
+	for i, c := range held {
+		it, _, err := s.loadHeld(cands[c].held, cands[c].off)
+		if err != nil {
+			return err
+		}
+		data[i] = it
+	}
+	inc := make([]Item, len(included))
+	for i, j := range included {
+		inc[i] = s.inc[j].Item
+	}
+	return place(data, inc)
 }
 
 type unionFind struct{ parent, size []int32 }
