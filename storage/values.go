@@ -108,6 +108,9 @@ func deref(v any) any {
 // fromSQL normalizes a scanned value to the Go type of its kind. The drivers
 // differ: SQLite hands back TEXT, INTEGER and REAL (and times only for some
 // declared types), pgx typed values; both arrive here as the same types.
+// A value that already has its kind's type is returned as it came, in the
+// same interface, so that reading a row does not box every value again; v
+// is the caller's own (database/sql copies the bytes it scans into an *any).
 func fromSQL(k Kind, v any) (any, error) {
 	if v == nil {
 		return nil, nil
@@ -116,14 +119,14 @@ func fromSQL(k Kind, v any) (any, error) {
 	case KindString:
 		switch x := v.(type) {
 		case string:
-			return x, nil
+			return v, nil
 		case []byte:
 			return string(x), nil
 		}
 	case KindInt:
 		switch x := v.(type) {
 		case int64:
-			return x, nil
+			return v, nil
 		case int32:
 			return int64(x), nil
 		case int:
@@ -134,7 +137,7 @@ func fromSQL(k Kind, v any) (any, error) {
 	case KindFloat:
 		switch x := v.(type) {
 		case float64:
-			return x, nil
+			return v, nil
 		case float32:
 			return float64(x), nil
 		case int64:
@@ -145,7 +148,7 @@ func fromSQL(k Kind, v any) (any, error) {
 	case KindBool:
 		switch x := v.(type) {
 		case bool:
-			return x, nil
+			return v, nil
 		case int64:
 			return x != 0, nil
 		case string, []byte:
@@ -158,13 +161,19 @@ func fromSQL(k Kind, v any) (any, error) {
 		}
 		if k == KindDate {
 			y, m, d := t.Date()
-			return time.Date(y, m, d, 0, 0, 0, 0, time.UTC), nil
+			t = time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
+		} else {
+			t = t.Truncate(time.Second)
 		}
-		return t.Truncate(time.Second), nil
+		if x, ok := v.(time.Time); ok && x == t {
+			return v, nil // already in UTC, whole seconds (or midnight)
+		}
+		return t, nil
 	case KindJSON:
 		switch x := v.(type) {
 		case []byte:
-			return json.RawMessage(append([]byte(nil), x...)), nil
+			// Scanning into an *any copies bytes already: x is the row's own.
+			return json.RawMessage(x), nil
 		case string:
 			return json.RawMessage(x), nil
 		}
