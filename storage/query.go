@@ -36,7 +36,12 @@ func (s *Store) findStatement(q Query) (*sqlText, error) {
 	}
 	t := q.Table
 	st.add("SELECT ")
-	st.idents(t.Order)
+	for i, col := range t.Order {
+		if i > 0 {
+			st.add(", ")
+		}
+		st.add(s.timeColumnText(t.Columns[col]), bun.Ident(col))
+	}
 	st.add(" FROM ?", bun.Ident(t.Name))
 	if err := s.where(&st, q); err != nil {
 		return nil, err
@@ -54,6 +59,19 @@ func (s *Store) findStatement(q Query) (*sqlText, error) {
 		st.add(" OFFSET ?", q.Offset)
 	}
 	return &st, nil
+}
+
+// timeColumnText is how Find selects a column of kind k. The SQLite driver
+// parses a column declared as a time itself, trying a time.Time.String form
+// before the others on every value (allocating a parse error each time), and
+// fromSQL reads the result again; the unary plus (a no-op on any value)
+// hides the declared type, so the text reaches fromSQL, which reads it with
+// the layout the store writes first.
+func (s *Store) timeColumnText(k Kind) string {
+	if s.sqlite() && (k == KindTime || k == KindDate) {
+		return "+?"
+	}
+	return "?"
 }
 
 // Count returns how many rows match q's conditions (OrderBy, Limit and Offset

@@ -155,7 +155,11 @@ func fromSQL(k Kind, v any) (any, error) {
 			return strconv.ParseBool(asString(x))
 		}
 	case KindTime, KindDate:
-		t, err := asTime(v)
+		first := sqliteTimeLayout
+		if k == KindDate {
+			first = dateLayout
+		}
+		t, err := asTime(v, first)
 		if err != nil {
 			return nil, err
 		}
@@ -182,22 +186,35 @@ func fromSQL(k Kind, v any) (any, error) {
 }
 
 // timeLayouts are the text forms a time may have in SQLite: ours first, then
-// what other writers (SQLite functions, drivers) produce.
+// what other writers (SQLite functions, drivers) produce, including every
+// form the SQLite driver reads itself in a column declared as a time (Find
+// reads those columns as text: see timeColumnText).
 var timeLayouts = []string{
 	sqliteTimeLayout,
 	"2006-01-02 15:04:05.999999999-07:00",
 	time.RFC3339Nano,
 	"2006-01-02T15:04:05.999999999",
 	dateLayout,
+	"2006-01-02 15:04:05.999999999Z07:00",
+	"2006-01-02 15:04",
+	"2006-01-02T15:04",
+	"2006-01-02 15:04:05.999999999 -0700 MST",
 }
 
-// asTime reads a time in UTC from a time.Time or its text.
-func asTime(v any) (time.Time, error) {
+// asTime reads a time in UTC from a time.Time or its text, trying the layout
+// first before the others (a failed parse costs allocations).
+func asTime(v any, first string) (time.Time, error) {
 	switch x := v.(type) {
 	case time.Time:
 		return x.UTC(), nil
 	case string, []byte:
 		s := asString(x)
+		if t, err := time.Parse(first, s); err == nil {
+			return t.UTC(), nil
+		}
+		if i := strings.Index(s, " m="); i > 0 {
+			s = s[:i] // time.Time.String's monotonic clock reading
+		}
 		for _, layout := range timeLayouts {
 			if t, err := time.Parse(layout, s); err == nil {
 				return t.UTC(), nil
