@@ -50,3 +50,11 @@ func toText(v any) string {
 	s, _ := v.(string)
 	return s
 }
+
+// PreparedStatement reports whether text is held prepared in the SQLite
+// statement cache.
+func (s *Store) PreparedStatement(text string) bool {
+	s.stmts.mu.Lock()
+	defer s.stmts.mu.Unlock()
+	return s.stmts.byText[text] != nil
+}
