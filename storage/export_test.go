@@ -63,3 +63,11 @@ func (s *Store) Prepared() int {
 	}
 	return n
 }
+
+// PreparedStatement reports whether text is held prepared in the SQLite
+// statement cache.
+func (s *Store) PreparedStatement(text string) bool {
+	s.stmts.mu.Lock()
+	defer s.stmts.mu.Unlock()
+	return s.stmts.byText[text] != nil
+}

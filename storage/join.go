@@ -33,13 +33,10 @@ func (c *Conn) Pairs(ctx context.Context, j *JoinTable, col string, keys []any) 
 	if err != nil {
 		return nil, c.s.mapError("pairs", j.Name, err)
 	}
-	found, err := scanRows(rows, j.table(), []string{other, col})
+	otherKind, _ := j.kind(other)
+	out, err := scanPairs(rows, otherKind, k, [2]string{other, col}, rowsHint(len(keys)))
 	if err != nil {
 		return nil, c.s.mapError("pairs", j.Name, err)
-	}
-	out := make([][2]any, len(found))
-	for i, r := range found {
-		out[i] = [2]any{r[other], r[col]}
 	}
 	return out, nil
 }
@@ -151,9 +148,4 @@ func pairValues(j *JoinTable, pairs [][2]any) ([][2]any, error) {
 		}
 	}
 	return out, nil
-}
-
-// table describes j as a Table, for reading its rows with scanRows.
-func (j *JoinTable) table() *Table {
-	return &Table{Name: j.Name, Columns: map[string]Kind{j.Left: j.LeftKind, j.Right: j.RightKind}}
 }

@@ -21,7 +21,7 @@ func (c *Conn) Find(ctx context.Context, q Query) ([]Row, error) {
 	if err != nil {
 		return nil, c.s.mapError("find", t.Name, err)
 	}
-	out, err := scanRows(rows, t, t.Order)
+	out, err := scanRows(rows, t, t.Order, rowsHint(q.Limit))
 	if err != nil {
 		return nil, c.s.mapError("find", t.Name, err)
 	}
@@ -36,7 +36,12 @@ func (s *Store) findStatement(q Query) (*sqlText, error) {
 	}
 	t := q.Table
 	st.add("SELECT ")
-	st.idents(t.Order)
+	for i, col := range t.Order {
+		if i > 0 {
+			st.add(", ")
+		}
+		st.add(s.timeColumnText(t.Columns[col]), bun.Ident(col))
+	}
 	st.add(" FROM ?", bun.Ident(t.Name))
 	if err := s.where(&st, q); err != nil {
 		return nil, err
@@ -54,6 +59,19 @@ func (s *Store) findStatement(q Query) (*sqlText, error) {
 		st.add(" OFFSET ?", q.Offset)
 	}
 	return &st, nil
+}
+
+// timeColumnText is how Find selects a column of kind k. The SQLite driver
+// parses a column declared as a time itself, trying a time.Time.String form
+// before the others on every value (allocating a parse error each time), and
+// fromSQL reads the result again; the unary plus (a no-op on any value)
+// hides the declared type, so the text reaches fromSQL, which reads it with
+// the layout the store writes first.
+func (s *Store) timeColumnText(k Kind) string {
+	if s.sqlite() && (k == KindTime || k == KindDate) {
+		return "+?"
+	}
+	return "?"
 }
 
 // Count returns how many rows match q's conditions (OrderBy, Limit and Offset
@@ -114,41 +132,86 @@ func (c *Conn) Linkage(ctx context.Context, t *Table, org int64, column string, 
 	if err != nil {
 		return nil, c.s.mapError("linkage", t.Name, err)
 	}
-	found, err := scanRows(rows, t, []string{t.Key, column})
+	keyKind, _ := t.filterKind(t.Key)
+	colKind, _ := t.filterKind(column)
+	out, err := scanPairs(rows, keyKind, colKind, [2]string{t.Key, column}, rowsHint(len(values)))
 	if err != nil {
 		return nil, c.s.mapError("linkage", t.Name, err)
-	}
-	out := make([][2]any, len(found))
-	for i, r := range found {
-		out[i] = [2]any{r[t.Key], r[column]}
 	}
 	return out, nil
 }
 
+// maxRowsHint bounds the rows a result slice is allocated for up front.
+const maxRowsHint = 1000
+
+// rowsHint is how many rows to allocate a result for, given the most (or
+// about as many as) expected: n when it is known and not too large.
+func rowsHint(n int) int {
+	if n <= 0 || n > maxRowsHint {
+		return 0
+	}
+	return n
+}
+
 // scanRows reads every row into a Row of the given columns, normalizing each
-// value by its column's kind, and closes rows.
-func scanRows(rows *sql.Rows, t *Table, cols []string) ([]Row, error) {
+// value by its column's kind, and closes rows. sizeHint is how many rows are
+// expected at most (0: unknown), so that the slice is allocated once.
+func scanRows(rows *sql.Rows, t *Table, cols []string, sizeHint int) ([]Row, error) {
 	defer rows.Close()
+	kinds := make([]Kind, len(cols))
+	for i, col := range cols {
+		kinds[i], _ = t.filterKind(col)
+	}
 	raw := make([]any, len(cols))
 	dest := make([]any, len(cols))
 	for i := range raw {
 		dest[i] = &raw[i]
 	}
-	var out []Row
+	out := make([]Row, 0, sizeHint)
 	for rows.Next() {
 		if err := rows.Scan(dest...); err != nil {
 			return nil, err
 		}
 		r := make(Row, len(cols))
 		for i, col := range cols {
-			k, _ := t.filterKind(col)
-			v, err := fromSQL(k, raw[i])
+			v, err := fromSQL(kinds[i], raw[i])
 			if err != nil {
 				return nil, fmt.Errorf("column %s: %w", col, err)
 			}
 			r[col] = v
 		}
 		out = append(out, r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	if len(out) == 0 {
+		return nil, nil // as before: no rows is a nil slice
+	}
+	return out, nil
+}
+
+// scanPairs reads rows of two columns of kinds first and second into
+// pairs, normalized as scanRows does, and closes rows: Linkage and Pairs
+// hand back pairs, so no Row is built for them.
+func scanPairs(rows *sql.Rows, first, second Kind, names [2]string, sizeHint int) ([][2]any, error) {
+	defer rows.Close()
+	var raw [2]any
+	dest := [2]any{&raw[0], &raw[1]}
+	out := make([][2]any, 0, sizeHint)
+	for rows.Next() {
+		if err := rows.Scan(dest[:]...); err != nil {
+			return nil, err
+		}
+		var p [2]any
+		for i, k := range [2]Kind{first, second} {
+			v, err := fromSQL(k, raw[i])
+			if err != nil {
+				return nil, fmt.Errorf("column %s: %w", names[i], err)
+			}
+			p[i] = v
+		}
+		out = append(out, p)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err

@@ -108,6 +108,9 @@ func deref(v any) any {
 // fromSQL normalizes a scanned value to the Go type of its kind. The drivers
 // differ: SQLite hands back TEXT, INTEGER and REAL (and times only for some
 // declared types), pgx typed values; both arrive here as the same types.
+// A value that already has its kind's type is returned as it came, in the
+// same interface, so that reading a row does not box every value again; v
+// is the caller's own (database/sql copies the bytes it scans into an *any).
 func fromSQL(k Kind, v any) (any, error) {
 	if v == nil {
 		return nil, nil
@@ -116,14 +119,14 @@ func fromSQL(k Kind, v any) (any, error) {
 	case KindString:
 		switch x := v.(type) {
 		case string:
-			return x, nil
+			return v, nil
 		case []byte:
 			return string(x), nil
 		}
 	case KindInt:
 		switch x := v.(type) {
 		case int64:
-			return x, nil
+			return v, nil
 		case int32:
 			return int64(x), nil
 		case int:
@@ -134,7 +137,7 @@ func fromSQL(k Kind, v any) (any, error) {
 	case KindFloat:
 		switch x := v.(type) {
 		case float64:
-			return x, nil
+			return v, nil
 		case float32:
 			return float64(x), nil
 		case int64:
@@ -145,26 +148,36 @@ func fromSQL(k Kind, v any) (any, error) {
 	case KindBool:
 		switch x := v.(type) {
 		case bool:
-			return x, nil
+			return v, nil
 		case int64:
 			return x != 0, nil
 		case string, []byte:
 			return strconv.ParseBool(asString(x))
 		}
 	case KindTime, KindDate:
-		t, err := asTime(v)
+		first := sqliteTimeLayout
+		if k == KindDate {
+			first = dateLayout
+		}
+		t, err := asTime(v, first)
 		if err != nil {
 			return nil, err
 		}
 		if k == KindDate {
 			y, m, d := t.Date()
-			return time.Date(y, m, d, 0, 0, 0, 0, time.UTC), nil
+			t = time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
+		} else {
+			t = t.Truncate(time.Second)
 		}
-		return t.Truncate(time.Second), nil
+		if x, ok := v.(time.Time); ok && x == t {
+			return v, nil // already in UTC, whole seconds (or midnight)
+		}
+		return t, nil
 	case KindJSON:
 		switch x := v.(type) {
 		case []byte:
-			return json.RawMessage(append([]byte(nil), x...)), nil
+			// Scanning into an *any copies bytes already: x is the row's own.
+			return json.RawMessage(x), nil
 		case string:
 			return json.RawMessage(x), nil
 		}
@@ -173,22 +186,35 @@ func fromSQL(k Kind, v any) (any, error) {
 }
 
 // timeLayouts are the text forms a time may have in SQLite: ours first, then
-// what other writers (SQLite functions, drivers) produce.
+// what other writers (SQLite functions, drivers) produce, including every
+// form the SQLite driver reads itself in a column declared as a time (Find
+// reads those columns as text: see timeColumnText).
 var timeLayouts = []string{
 	sqliteTimeLayout,
 	"2006-01-02 15:04:05.999999999-07:00",
 	time.RFC3339Nano,
 	"2006-01-02T15:04:05.999999999",
 	dateLayout,
+	"2006-01-02 15:04:05.999999999Z07:00",
+	"2006-01-02 15:04",
+	"2006-01-02T15:04",
+	"2006-01-02 15:04:05.999999999 -0700 MST",
 }
 
-// asTime reads a time in UTC from a time.Time or its text.
-func asTime(v any) (time.Time, error) {
+// asTime reads a time in UTC from a time.Time or its text, trying the layout
+// first before the others (a failed parse costs allocations).
+func asTime(v any, first string) (time.Time, error) {
 	switch x := v.(type) {
 	case time.Time:
 		return x.UTC(), nil
 	case string, []byte:
 		s := asString(x)
+		if t, err := time.Parse(first, s); err == nil {
+			return t.UTC(), nil
+		}
+		if i := strings.Index(s, " m="); i > 0 {
+			s = s[:i] // time.Time.String's monotonic clock reading
+		}
 		for _, layout := range timeLayouts {
 			if t, err := time.Parse(layout, s); err == nil {
 				return t.UTC(), nil

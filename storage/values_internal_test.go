@@ -67,6 +67,15 @@ func TestValueNormalization(t *testing.T) {
 		{"date from text", KindDate, "2024-02-03", time.Date(2024, 2, 3, 0, 0, 0, 0, time.UTC)},
 		{"json text", KindJSON, `{"a":1}`, json.RawMessage(`{"a":1}`)},
 		{"null", KindJSON, nil, nil},
+		// The forms the SQLite driver read in time columns, which Find now
+		// hands to fromSQL as text.
+		{"space and Z", KindTime, "2024-02-03 04:05:06Z", utc},
+		{"space and offset", KindTime, "2024-02-03 05:05:06+01:00", utc},
+		{"minutes only", KindTime, "2024-02-03 04:05", utc.Truncate(time.Minute)},
+		{"minutes only, T", KindTime, "2024-02-03T04:05", utc.Truncate(time.Minute)},
+		{"time.Time.String", KindTime, "2024-02-03 05:05:06.25 +0100 CET", utc},
+		{"time.Time.String, monotonic", KindTime, "2024-02-03 04:05:06 +0000 UTC m=+0.001", utc},
+		{"date from time text", KindDate, "2024-02-03 04:05:06", time.Date(2024, 2, 3, 0, 0, 0, 0, time.UTC)},
 	}
 	for _, tc := range tests {
 		got, err := fromSQL(tc.kind, tc.in)
@@ -76,5 +85,28 @@ func TestValueNormalization(t *testing.T) {
 	}
 	if _, err := fromSQL(KindTime, "yesterday"); err == nil {
 		t.Error("fromSQL accepted a time that is no time")
+	}
+}
+
+// TestNormalizedValuesNotBoxedAgain bounds reading a value that already has
+// its kind's Go type: no allocation (scanRows calls fromSQL for every value
+// of every row).
+func TestNormalizedValuesNotBoxedAgain(t *testing.T) {
+	for _, tc := range []struct {
+		kind Kind
+		in   any
+	}{
+		{KindString, "text"},
+		{KindInt, int64(123456)},
+		{KindFloat, 1.5},
+		{KindBool, true},
+		{KindTime, time.Date(2024, 2, 3, 4, 5, 6, 0, time.UTC)},
+		{KindDate, time.Date(2024, 2, 3, 0, 0, 0, 0, time.UTC)},
+	} {
+		var got any
+		allocs := testing.AllocsPerRun(100, func() { got, _ = fromSQL(tc.kind, tc.in) })
+		if allocs != 0 || !reflect.DeepEqual(got, tc.in) {
+			t.Errorf("fromSQL(%s, %#v) = %#v with %v allocations, want the value itself and none", kindName(tc.kind), tc.in, got, allocs)
+		}
 	}
 }

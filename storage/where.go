@@ -240,21 +240,24 @@ func (s *Store) viaCond(st *sqlText, t *Table, c Cond) error {
 		case c.Op != Eq:
 			not = "NOT "
 		}
+		// The values are one array parameter on PostgreSQL (memberOf), so
+		// that the statement's text does not depend on how many there are.
+		member, list := s.memberOf(vals, false)
 		if c.Op == Eq || s.sqlite() {
 			// SQLite runs a correlated EXISTS again for every row of t, and
 			// its IN list with it (minutes for thousands of keys over
 			// thousands of rows: issue 15); this subquery runs once. IS NOT
 			// NULL keeps NOT IN from meeting a NULL.
 			col, target := bun.Ident(v.Column), bun.Ident(v.Target)
-			st.add("?.? "+not+"IN (SELECT ? FROM ? WHERE ? IS NOT NULL AND ? IN (?))",
-				append(key, col, bun.Ident(v.Table), col, target, sqlList(vals))...)
+			st.add("?.? "+not+"IN (SELECT ? FROM ? WHERE ? IS NOT NULL AND "+member+")",
+				append(key, col, bun.Ident(v.Table), col, target, list)...)
 			return nil
 		}
 		// PostgreSQL turns NOT EXISTS into an anti-join; NOT IN would probe
 		// the subquery's rows one outer row at a time once they outgrow
 		// work_mem.
-		st.add("NOT EXISTS (SELECT 1 FROM ? AS ? WHERE ?.? = ?.? AND ?.? IN (?))",
-			append(related, alias, bun.Ident(v.Target), sqlList(vals))...)
+		st.add("NOT EXISTS (SELECT 1 FROM ? AS ? WHERE ?.? = ?.? AND ?."+member+")",
+			append(related, alias, bun.Ident(v.Target), list)...)
 		return nil
 	case Contains, NotContains:
 		vals, err := viaValues(targetKind, c.Values)
@@ -268,8 +271,9 @@ func (s *Store) viaCond(st *sqlText, t *Table, c Cond) error {
 			not = "NOT "
 		}
 		col, target := bun.Ident(v.Column), bun.Ident(v.Target)
-		st.add("?.? "+not+"IN (SELECT ? FROM ? WHERE ? IS NOT NULL AND ? IN (?) GROUP BY ? HAVING count(DISTINCT ?) = ?)",
-			append(key, col, bun.Ident(v.Table), col, target, sqlList(vals), col, target, len(vals))...)
+		member, list := s.memberOf(vals, false)
+		st.add("?.? "+not+"IN (SELECT ? FROM ? WHERE ? IS NOT NULL AND "+member+" GROUP BY ? HAVING count(DISTINCT ?) = ?)",
+			append(key, col, bun.Ident(v.Table), col, target, list, col, target, len(vals))...)
 		return nil
 	}
 	return fmt.Errorf("operator %d does not apply to related rows", c.Op)
