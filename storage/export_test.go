@@ -13,6 +13,21 @@ func (s *Store) ExplainFind(ctx context.Context, q Query) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	return s.explain(ctx, st)
+}
+
+// ExplainPairs is the plan of Pairs(ctx, j, col, keys).
+func (s *Store) ExplainPairs(ctx context.Context, j *JoinTable, col string, keys []any) (string, error) {
+	k, _ := j.kind(col)
+	st, err := s.pairsStatement(j, col, k, keys)
+	if err != nil {
+		return "", err
+	}
+	return s.explain(ctx, st)
+}
+
+// explain is the database's plan of st, one step per line.
+func (s *Store) explain(ctx context.Context, st *sqlText) (string, error) {
 	explain := "EXPLAIN "
 	if s.sqlite() {
 		explain = "EXPLAIN QUERY PLAN "

@@ -23,13 +23,11 @@ func (c *Conn) Pairs(ctx context.Context, j *JoinTable, col string, keys []any) 
 		return nil, nil
 	}
 	other := j.other(col)
-	var st sqlText
-	st.add("SELECT ?, ? FROM ? WHERE ", bun.Ident(other), bun.Ident(col), bun.Ident(j.Name))
-	if err := c.s.inList(&st, bun.Ident(col), k, keys, false); err != nil {
-		return nil, fmt.Errorf("storage: pairs %s: %w", j.Name, err)
+	st, err := c.s.pairsStatement(j, col, k, keys)
+	if err != nil {
+		return nil, err
 	}
-	st.add(" ORDER BY ?, ?", bun.Ident(col), bun.Ident(other))
-	rows, err := c.query(ctx, &st)
+	rows, err := c.query(ctx, st)
 	if err != nil {
 		return nil, c.s.mapError("pairs", j.Name, err)
 	}
@@ -39,6 +37,18 @@ func (c *Conn) Pairs(ctx context.Context, j *JoinTable, col string, keys []any) 
 		return nil, c.s.mapError("pairs", j.Name, err)
 	}
 	return out, nil
+}
+
+// pairsStatement is Pairs' SELECT.
+func (s *Store) pairsStatement(j *JoinTable, col string, k Kind, keys []any) (*sqlText, error) {
+	other := j.other(col)
+	var st sqlText
+	st.add("SELECT ?, ? FROM ? WHERE ", bun.Ident(other), bun.Ident(col), bun.Ident(j.Name))
+	if err := s.inList(&st, bun.Ident(col), k, keys, false); err != nil {
+		return nil, fmt.Errorf("storage: pairs %s: %w", j.Name, err)
+	}
+	st.add(" ORDER BY ?, ?", bun.Ident(col), bun.Ident(other))
+	return &st, nil
 }
 
 // Link adds (left, right) pairs to j, all or none. Pairs already linked (or
