@@ -11,11 +11,9 @@ import (
 	"github.com/entityapi/entityapi/storage"
 )
 
-// Wire formats of values (DESIGN.md §3).
-const (
-	timeLayout = "2006-01-02T15:04:05Z"
-	dateLayout = "2006-01-02"
-)
+// dateLayout is the wire format of a date (DESIGN.md §3); a date-time's is
+// jsonapi.DateTimeLayout.
+const dateLayout = "2006-01-02"
 
 // linkage holds to-many relationship identifiers loaded for a set of records:
 // relationship name -> owner key -> related keys.
@@ -34,14 +32,12 @@ func keyString(v any) string {
 	return ""
 }
 
-// wireValue converts a storage value of an attribute to its JSON value.
+// wireValue converts a storage value of an attribute to its JSON value. A
+// date-time stays the time.Time it was read as: the encoder writes it in
+// jsonapi.DateTimeLayout, with no string made for it first.
 func wireValue(t resource.FieldType, v any) any {
-	switch x := v.(type) {
-	case time.Time:
-		if t == resource.Date {
-			return x.UTC().Format(dateLayout)
-		}
-		return x.UTC().Format(timeLayout)
+	if x, ok := v.(time.Time); ok && t == resource.Date {
+		return x.UTC().Format(dateLayout)
 	}
 	return v
 }
@@ -51,7 +47,11 @@ func wanted(fields map[string]bool, name string) bool {
 	return fields == nil || fields[name]
 }
 
-// resourceObject renders one record as a JSON:API resource object.
+// resourceObject renders one record as a JSON:API resource object. Its slices
+// are sized once from the resource (the to-one identifiers share one array),
+// and its relationships carry the resource's address for their links instead
+// of two strings each: a page of fifty contacts with their accounts and owners
+// renders a few hundred objects.
 func (e *engine) resourceObject(cl *call, res *resource.Resource, row storage.Row, fields map[string]bool, links linkage) *jsonapi.ResourceObject {
 	id := keyString(row[res.IDColumn])
 	obj := &jsonapi.ResourceObject{Type: res.Type, ID: id}
@@ -67,23 +67,32 @@ func (e *engine) resourceObject(cl *call, res *resource.Resource, row storage.Ro
 			obj.Attributes = append(obj.Attributes, jsonapi.Member{Name: a.Name, Value: wireValue(a.Type, row[a.ColumnIn(cl.lang)])})
 		}
 	}
+	if len(res.Relationships) == 0 {
+		return obj
+	}
+	obj.Relationships = make([]jsonapi.RelationshipObject, 0, len(res.Relationships))
+	var toOne []jsonapi.Identifier // backs the Data of every to-one relationship
 	for _, rel := range res.Relationships {
 		if !wanted(fields, rel.Name) {
 			continue
 		}
 		ro := jsonapi.RelationshipObject{Name: rel.Name, ToMany: rel.ToMany}
 		if rel.ToMany {
-			for _, k := range links[rel.Name][id] {
-				ro.Data = append(ro.Data, jsonapi.Identifier{Type: rel.Target, ID: keyString(k)})
-			}
-			if ro.Data == nil {
-				ro.Data = []jsonapi.Identifier{}
+			keys := links[rel.Name][id]
+			ro.Data = make([]jsonapi.Identifier, len(keys))
+			for i, k := range keys {
+				ro.Data[i] = jsonapi.Identifier{Type: rel.Target, ID: keyString(k)}
 			}
 		} else if v := toOneKey(cl, rel, row); v != nil {
-			ro.Data = []jsonapi.Identifier{{Type: rel.Target, ID: keyString(v)}}
+			if toOne == nil {
+				toOne = make([]jsonapi.Identifier, 0, len(res.Relationships))
+			}
+			toOne = append(toOne, jsonapi.Identifier{Type: rel.Target, ID: keyString(v)})
+			ro.Data = toOne[len(toOne)-1 : len(toOne) : len(toOne)]
 		}
 		if cl.hateoas {
-			ro.Self, ro.Related = cl.relationshipLinks(res.Type, id, rel.Name)
+			e := cl.routes.links[res.Type][rel.Name]
+			ro.Owner, ro.HasSelf, ro.HasRelated = obj.Self, e[0], e[1]
 		}
 		obj.Relationships = append(obj.Relationships, ro)
 	}
@@ -114,11 +123,10 @@ func (e *engine) plainObject(cl *call, res *resource.Resource, row storage.Row, 
 
 // link is the absolute address of a resource, or of a collection when id is "".
 func (cl *call) link(typ, id string) string {
-	u := cl.base + "/api/" + typ
-	if id != "" {
-		u += "/" + url.PathEscape(id)
+	if id == "" {
+		return cl.base + "/api/" + typ
 	}
-	return u
+	return cl.base + "/api/" + typ + "/" + url.PathEscape(id)
 }
 
 // relationshipLinks gives the relationship and subresource addresses of a
