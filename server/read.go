@@ -22,7 +22,7 @@ func (e *engine) Get(ctx context.Context) (*jsonapi.Reply, error) {
 	}
 	ctx = cl.c.Request.Context()
 	res := cl.rt.res
-	p, err := e.parseShape(cl.c.Request.URL.Query(), res, cl.f)
+	p, err := e.parseShape(cl.query, res, cl.f)
 	if err != nil {
 		return nil, err
 	}
@@ -99,7 +99,7 @@ func (e *engine) List(ctx context.Context) (*jsonapi.Reply, error) {
 // list serves a list of res, optionally narrowed by an extra condition (the
 // records related to a subresource's owner).
 func (e *engine) list(ctx context.Context, cl *call, res *resource.Resource, extra *storage.Cond, self string) (*jsonapi.Reply, error) {
-	p, err := e.parseList(cl.c.Request.URL.Query(), res, cl.f, cl.lang)
+	p, err := e.parseList(cl.query, res, cl.f, cl.lang)
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"maps"
 	"net/url"
 	"strconv"
 	"strings"
@@ -154,7 +155,7 @@ func (cl *call) pageLinks(self string, p *listParams, hasMore bool, total int) *
 	if p.size < 0 {
 		return l
 	}
-	q := cl.c.Request.URL.Query()
+	q := maps.Clone(cl.query) // at() changes page[number]
 	at := func(n int) string {
 		q.Del("page[number]")
 		if n > 1 {
