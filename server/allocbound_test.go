@@ -38,13 +38,13 @@ func getting(target string) func(testing.TB, http.Handler) func() {
 
 var allocBounds = []allocBound{
 	{name: "GET one country", request: getting(benchOne),
-		max: map[string]float64{"sqlite": 764, "postgres": 787}},
+		max: map[string]float64{"sqlite": 764, "postgres": 792}},
 	{name: "GET a list of 10 countries", request: getting(benchList),
-		max: map[string]float64{"sqlite": 1725, "postgres": 1751}},
+		max: map[string]float64{"sqlite": 1684, "postgres": 1729}},
 	{name: "filtered and sorted contacts", seeded: true, request: getting(benchFiltered),
-		max: map[string]float64{"sqlite": 1545, "postgres": 1282}},
+		max: map[string]float64{"sqlite": 1366, "postgres": 1176}},
 	{name: "contacts with accounts and owner", seeded: true, request: getting(benchContactsInclude),
-		max: map[string]float64{"sqlite": 6340, "postgres": 5227}},
+		max: map[string]float64{"sqlite": 5640, "postgres": 4627}},
 	{name: "POST an account", request: accountCreator,
 		max: map[string]float64{"sqlite": 433, "postgres": 513}},
 	{name: "PATCH an account", request: accountPatcher,

@@ -160,13 +160,15 @@ func (e *engine) included(ctx context.Context, cl *call, res *resource.Resource,
 				if err != nil {
 					return nil, err
 				}
+				fresh := make([]storage.Row, 0, len(found))
 				for _, row := range found {
 					id := target.Type + "\x00" + keyString(row[target.IDColumn])
 					if !seen[id] {
 						seen[id] = true
-						out = append(out, e.resourceObject(cl, target, row, fields, links))
+						fresh = append(fresh, row)
 					}
 				}
+				out = append(out, e.resourceObjects(cl, target, fresh, fields, links)...)
 			}
 			cur = next
 		}

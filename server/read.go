@@ -128,10 +128,7 @@ func (e *engine) list(ctx context.Context, cl *call, res *resource.Resource, ext
 		}
 		return withTotal(cl.reply(http.StatusOK, nil, jsonapi.AppendObjects(jsonapi.Buffer(), objs)).Pooled(), total), nil
 	}
-	data := make(jsonapi.Many, len(rows))
-	for i, row := range rows {
-		data[i] = e.resourceObject(cl, res, row, p.fields[res.Type], links)
-	}
+	data := jsonapi.Many(e.resourceObjects(cl, res, rows, p.fields[res.Type], links))
 	doc := &jsonapi.TopLevel{Data: data, IncludeAsked: len(p.include) > 0}
 	if doc.Included, err = e.included(ctx, cl, res, rows, p); err != nil {
 		return nil, err

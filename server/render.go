@@ -48,31 +48,52 @@ func wanted(fields map[string]bool, name string) bool {
 	return fields == nil || fields[name]
 }
 
-// resourceObject renders one record as a JSON:API resource object. Its slices
-// are sized once from the resource (the to-one identifiers share one array),
-// and its relationships carry the resource's address for their links instead
-// of two strings each: a page of fifty contacts with their accounts and owners
-// renders a few hundred objects.
+// resourceObject renders one record as a JSON:API resource object (see
+// resourceObjects).
 func (e *engine) resourceObject(cl *call, res *resource.Resource, row storage.Row, fields map[string]bool, links linkage) *jsonapi.ResourceObject {
+	obj := new(jsonapi.ResourceObject)
+	slab := newObjectSlab(res, 1, links)
+	e.fillObject(cl, obj, &slab, res, row, fields, links)
+	return obj
+}
+
+// resourceObjects renders records of one resource type. The objects, their
+// members, relationships and identifiers are cut from a few arrays sized for
+// all of them (objectSlab) rather than allocated per object; and their
+// relationships carry the resource's address for their links instead of two
+// strings each: a page of fifty contacts with their accounts and owners
+// renders a hundred objects and several hundred relationships.
+func (e *engine) resourceObjects(cl *call, res *resource.Resource, rows []storage.Row, fields map[string]bool, links linkage) []*jsonapi.ResourceObject {
+	objs := make([]jsonapi.ResourceObject, len(rows))
+	out := make([]*jsonapi.ResourceObject, len(rows))
+	slab := newObjectSlab(res, len(rows), links)
+	for i, row := range rows {
+		e.fillObject(cl, &objs[i], &slab, res, row, fields, links)
+		out[i] = &objs[i]
+	}
+	return out
+}
+
+// fillObject renders one record into obj, taking its slices from slab.
+func (e *engine) fillObject(cl *call, obj *jsonapi.ResourceObject, slab *objectSlab, res *resource.Resource, row storage.Row, fields map[string]bool, links linkage) {
 	id := keyString(row[res.IDColumn])
-	obj := &jsonapi.ResourceObject{Type: res.Type, ID: id}
+	obj.Type, obj.ID = res.Type, id
 	if cl.hateoas {
 		obj.Self = cl.link(res.Type, id)
 	}
 	if cl.title {
 		obj.Meta = []jsonapi.Member{{Name: "title", Value: title(res, row, cl.lang)}}
 	}
-	obj.Attributes = make([]jsonapi.Member, 0, len(res.Attributes))
+	obj.Attributes = slab.members(len(res.Attributes))
 	for _, a := range res.Attributes {
 		if wanted(fields, a.Name) {
 			obj.Attributes = append(obj.Attributes, jsonapi.Member{Name: a.Name, Value: wireValue(a.Type, row[a.ColumnIn(cl.lang)])})
 		}
 	}
 	if len(res.Relationships) == 0 {
-		return obj
+		return
 	}
-	obj.Relationships = make([]jsonapi.RelationshipObject, 0, len(res.Relationships))
-	var toOne []jsonapi.Identifier // backs the Data of every to-one relationship
+	obj.Relationships = slab.relationships(len(res.Relationships))
 	for _, rel := range res.Relationships {
 		if !wanted(fields, rel.Name) {
 			continue
@@ -80,16 +101,12 @@ func (e *engine) resourceObject(cl *call, res *resource.Resource, row storage.Ro
 		ro := jsonapi.RelationshipObject{Name: rel.Name, ToMany: rel.ToMany}
 		if rel.ToMany {
 			keys := links[rel.Name][id]
-			ro.Data = make([]jsonapi.Identifier, len(keys))
-			for i, k := range keys {
-				ro.Data[i] = jsonapi.Identifier{Type: rel.Target, ID: keyString(k)}
+			ro.Data = slab.identifiers(len(keys))
+			for _, k := range keys {
+				ro.Data = append(ro.Data, jsonapi.Identifier{Type: rel.Target, ID: keyString(k)})
 			}
 		} else if v := toOneKey(cl, rel, row); v != nil {
-			if toOne == nil {
-				toOne = make([]jsonapi.Identifier, 0, len(res.Relationships))
-			}
-			toOne = append(toOne, jsonapi.Identifier{Type: rel.Target, ID: keyString(v)})
-			ro.Data = toOne[len(toOne)-1 : len(toOne) : len(toOne)]
+			ro.Data = append(slab.identifiers(1), jsonapi.Identifier{Type: rel.Target, ID: keyString(v)})
 		}
 		if cl.hateoas {
 			e := cl.routes.links[res.Type][rel.Name]
@@ -97,7 +114,6 @@ func (e *engine) resourceObject(cl *call, res *resource.Resource, row storage.Ro
 		}
 		obj.Relationships = append(obj.Relationships, ro)
 	}
-	return obj
 }
 
 // plainObject renders one record in the plain format: native identifiers,
