@@ -51,21 +51,21 @@ func eachDialect(b *testing.B, fn func(b *testing.B, dialect string)) {
 
 // benchServer builds the production handler over a fresh store of dialect,
 // as newAPI does, without the listener.
-func benchServer(b *testing.B, dialect string) http.Handler {
-	b.Helper()
-	return benchServerOn(b, storagetest.Open(b, dialect))
+func benchServer(tb testing.TB, dialect string) http.Handler {
+	tb.Helper()
+	return benchServerOn(tb, storagetest.Open(tb, dialect))
 }
 
-func benchServerOn(b *testing.B, store *storage.Store) http.Handler {
-	b.Helper()
+func benchServerOn(tb testing.TB, store *storage.Store) http.Handler {
+	tb.Helper()
 	srv, err := server.New(server.Config{BackofficeBase: "/admin", MaxBody: 64 << 10,
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}, store)
 	if err != nil {
-		b.Fatalf("server.New: %v", err)
+		tb.Fatalf("server.New: %v", err)
 	}
-	b.Cleanup(srv.Close)
-	createPrincipals(b, store)
-	return withToken(srv, tokenFor(b, srv, "admin"))
+	tb.Cleanup(srv.Close)
+	createPrincipals(tb, store)
+	return withToken(srv, tokenFor(tb, srv, "admin"))
 }
 
 // tokenFor asks the handler's token endpoint for a principal's access token.
@@ -97,11 +97,11 @@ func withToken(h http.Handler, token string) http.Handler {
 }
 
 // benchSeededServer is benchServer over seedCRM's records.
-func benchSeededServer(b *testing.B, dialect string) http.Handler {
-	b.Helper()
-	store := storagetest.Open(b, dialect)
-	seedCRM(b, store, benchUsers, benchAccounts, benchContacts)
-	return benchServerOn(b, store)
+func benchSeededServer(tb testing.TB, dialect string) http.Handler {
+	tb.Helper()
+	store := storagetest.Open(tb, dialect)
+	seedCRM(tb, store, benchUsers, benchAccounts, benchContacts)
+	return benchServerOn(tb, store)
 }
 
 // benchLastNames start with L half of the time, for benchFiltered.
@@ -153,10 +153,10 @@ func seedCRM(tb testing.TB, s *storage.Store, users, accounts, contacts int) {
 // benchRequest builds a request as the server would hand it to the handler;
 // the bare handler's benchmark builds the same, so their ratio compares the
 // handlers alone.
-func benchRequest(b *testing.B, method, target, accept, contentType string, body io.Reader) *http.Request {
+func benchRequest(tb testing.TB, method, target, accept, contentType string, body io.Reader) *http.Request {
 	req, err := http.NewRequest(method, benchHost+target, body)
 	if err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
 	req.Header.Set("Accept", accept)
 	if contentType != "" {
@@ -166,11 +166,11 @@ func benchRequest(b *testing.B, method, target, accept, contentType string, body
 }
 
 // serve answers one GET through h and fails unless it is a 200.
-func serve(b *testing.B, h http.Handler, target, accept string) *httptest.ResponseRecorder {
+func serve(tb testing.TB, h http.Handler, target, accept string) *httptest.ResponseRecorder {
 	w := httptest.NewRecorder()
-	h.ServeHTTP(w, benchRequest(b, http.MethodGet, target, accept, "", nil))
+	h.ServeHTTP(w, benchRequest(tb, http.MethodGet, target, accept, "", nil))
 	if w.Code != http.StatusOK {
-		b.Fatalf("GET %s: status %d\n%s", target, w.Code, w.Body.Bytes())
+		tb.Fatalf("GET %s: status %d\n%s", target, w.Code, w.Body.Bytes())
 	}
 	return w
 }
@@ -311,22 +311,65 @@ func BenchmarkBareHandlerHTTP(b *testing.B) {
 
 func BenchmarkCreateAccount(b *testing.B) {
 	eachDialect(b, func(b *testing.B, dialect string) {
-		h := benchServer(b, dialect)
-		n := 0
-		create := func() {
-			n++
-			body := `{"data":{"type":"accounts","attributes":{"name":"Bench ` + strconv.Itoa(n) + `"}}}`
-			w := httptest.NewRecorder()
-			h.ServeHTTP(w, benchRequest(b, http.MethodPost, "/admin/api/accounts", jsonAPIType, jsonAPIType, strings.NewReader(body)))
-			if w.Code != http.StatusCreated {
-				b.Fatalf("POST account %d: status %d\n%s", n, w.Code, w.Body.Bytes())
-			}
-		}
-		create()
-		b.ReportAllocs()
-		b.ResetTimer()
-		for b.Loop() {
-			create()
-		}
+		benchWrite(b, accountCreator(b, benchServer(b, dialect)))
 	})
+}
+
+// BenchmarkPatchAccount renames one account over and over.
+func BenchmarkPatchAccount(b *testing.B) {
+	eachDialect(b, func(b *testing.B, dialect string) {
+		benchWrite(b, accountPatcher(b, benchServer(b, dialect)))
+	})
+}
+
+// benchWrite measures write, after one call that warms up and checks it.
+func benchWrite(b *testing.B, write func()) {
+	write()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		write()
+	}
+}
+
+// accountCreator returns a function that creates one account through h per
+// call, each with a new name, and fails unless it is a 201.
+func accountCreator(tb testing.TB, h http.Handler) func() {
+	n := 0
+	return func() {
+		n++
+		body := `{"data":{"type":"accounts","attributes":{"name":"Bench ` + strconv.Itoa(n) + `"}}}`
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, benchRequest(tb, http.MethodPost, "/admin/api/accounts", jsonAPIType, jsonAPIType, strings.NewReader(body)))
+		if w.Code != http.StatusCreated {
+			tb.Fatalf("POST account %d: status %d\n%s", n, w.Code, w.Body.Bytes())
+		}
+	}
+}
+
+// accountPatcher creates one account through h and returns a function that
+// renames it per call, failing unless the answer is a 200.
+func accountPatcher(tb testing.TB, h http.Handler) func() {
+	body := `{"data":{"type":"accounts","attributes":{"name":"Patched"}}}`
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, benchRequest(tb, http.MethodPost, "/admin/api/accounts", jsonAPIType, jsonAPIType, strings.NewReader(body)))
+	var created struct {
+		Data struct {
+			ID string `json:"id"`
+		} `json:"data"`
+	}
+	if err := json.Unmarshal(w.Body.Bytes(), &created); err != nil || w.Code != http.StatusCreated {
+		tb.Fatalf("POST account: status %d\n%s", w.Code, w.Body.Bytes())
+	}
+	target := "/admin/api/accounts/" + created.Data.ID
+	n := 0
+	return func() {
+		n++
+		body := `{"data":{"type":"accounts","id":"` + created.Data.ID + `","attributes":{"name":"Renamed ` + strconv.Itoa(n) + `"}}}`
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, benchRequest(tb, http.MethodPatch, target, jsonAPIType, jsonAPIType, strings.NewReader(body)))
+		if w.Code != http.StatusOK {
+			tb.Fatalf("PATCH %s: status %d\n%s", target, w.Code, w.Body.Bytes())
+		}
+	}
 }

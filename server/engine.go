@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strings"
 
 	"github.com/gin-gonic/gin"
@@ -42,7 +43,8 @@ type call struct {
 	hateoas  bool
 	title    bool // meta=title: each resource carries its title
 	xinclude map[string]bool
-	base     string // absolute base of the application's addresses
+	query    url.Values // the query string, parsed once (queryOf); read only
+	base     string     // absolute base of the application's addresses
 	routes   *routeTable
 }
 
@@ -69,13 +71,25 @@ func (e *engine) begin(ctx context.Context) (*call, error) {
 	}
 	cl.hateoas = cl.f == jsonapiFormat && !cl.xinclude["noHateoas"]
 	cl.lang = c.GetString(langKey)
-	if meta, ok := c.Request.URL.Query()["meta"]; ok {
+	cl.query = queryOf(c)
+	if meta, ok := cl.query["meta"]; ok {
 		if err := cl.parseMeta(meta[len(meta)-1]); err != nil {
 			return nil, err
 		}
 	}
 	cl.base = e.publicBase(c.Request) + e.routes.base
 	return cl, nil
+}
+
+// queryOf is the query string of a request as validate parsed it for
+// kin-openapi (the same values the document's parameters were checked on), or
+// parsed now where validate did not run. readQuery has made sure that this
+// reading is whole (query.go).
+func queryOf(c *gin.Context) url.Values {
+	if v, ok := c.Get(queryKey); ok {
+		return v.(url.Values)
+	}
+	return c.Request.URL.Query()
 }
 
 // publicBase is --public-url, or the scheme and host the request came to.

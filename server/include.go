@@ -27,14 +27,34 @@ func (e *engine) loadLinkage(ctx context.Context, cl *call, res *resource.Resour
 		if out == nil {
 			out = linkage{}
 		}
-		m := map[string][]any{}
-		for _, pair := range pairs {
-			owner := keyString(pair[1])
-			m[owner] = append(m[owner], pair[0])
-		}
-		out[rel.Name] = m
+		out[rel.Name] = groupByOwner(pairs)
 	}
 	return out, nil
+}
+
+// groupByOwner maps each owner key to its related keys, in the order of
+// pairs. The lists share one array, cut to each owner's count: a page of
+// records with a few related records each would otherwise grow one slice
+// per owner, append by append.
+func groupByOwner(pairs [][2]any) map[string][]any {
+	owners := make([]string, len(pairs))
+	counts := make(map[string]int)
+	for i, pair := range pairs {
+		owners[i] = keyString(pair[1])
+		counts[owners[i]]++
+	}
+	all := make([]any, len(pairs))
+	m := make(map[string][]any, len(counts))
+	next := 0
+	for i, pair := range pairs {
+		list, ok := m[owners[i]]
+		if !ok {
+			n := counts[owners[i]]
+			list, next = all[next:next:next+n], next+n
+		}
+		m[owners[i]] = append(list, pair[0])
+	}
+	return m
 }
 
 // pairs returns (related key, owner key) for every member of a to-many
@@ -140,13 +160,15 @@ func (e *engine) included(ctx context.Context, cl *call, res *resource.Resource,
 				if err != nil {
 					return nil, err
 				}
+				fresh := make([]storage.Row, 0, len(found))
 				for _, row := range found {
 					id := target.Type + "\x00" + keyString(row[target.IDColumn])
 					if !seen[id] {
 						seen[id] = true
-						out = append(out, e.resourceObject(cl, target, row, fields, links))
+						fresh = append(fresh, row)
 					}
 				}
+				out = append(out, e.resourceObjects(cl, target, fresh, fields, links)...)
 			}
 			cur = next
 		}

@@ -68,7 +68,7 @@ func (e *engine) OperationErrors(ctx context.Context) (*jsonapi.Reply, error) {
 		return nil, err
 	}
 	ctx = cl.c.Request.Context()
-	q := cl.c.Request.URL.Query()
+	q := cl.query
 	errs := unsupported(q)
 	number, size, pageErrs := parsePage(q)
 	errs = append(errs, pageErrs...)

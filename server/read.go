@@ -22,7 +22,7 @@ func (e *engine) Get(ctx context.Context) (*jsonapi.Reply, error) {
 	}
 	ctx = cl.c.Request.Context()
 	res := cl.rt.res
-	p, err := e.parseShape(cl.c.Request.URL.Query(), res, cl.f)
+	p, err := e.parseShape(cl.query, res, cl.f)
 	if err != nil {
 		return nil, err
 	}
@@ -99,7 +99,7 @@ func (e *engine) List(ctx context.Context) (*jsonapi.Reply, error) {
 // list serves a list of res, optionally narrowed by an extra condition (the
 // records related to a subresource's owner).
 func (e *engine) list(ctx context.Context, cl *call, res *resource.Resource, extra *storage.Cond, self string) (*jsonapi.Reply, error) {
-	p, err := e.parseList(cl.c.Request.URL.Query(), res, cl.f, cl.lang)
+	p, err := e.parseList(cl.query, res, cl.f, cl.lang)
 	if err != nil {
 		return nil, err
 	}
@@ -128,10 +128,7 @@ func (e *engine) list(ctx context.Context, cl *call, res *resource.Resource, ext
 		}
 		return withTotal(cl.reply(http.StatusOK, nil, jsonapi.AppendObjects(jsonapi.Buffer(), objs)).Pooled(), total), nil
 	}
-	data := make(jsonapi.Many, len(rows))
-	for i, row := range rows {
-		data[i] = e.resourceObject(cl, res, row, p.fields[res.Type], links)
-	}
+	data := jsonapi.Many(e.resourceObjects(cl, res, rows, p.fields[res.Type], links))
 	doc := &jsonapi.TopLevel{Data: data, IncludeAsked: len(p.include) > 0}
 	if doc.Included, err = e.included(ctx, cl, res, rows, p); err != nil {
 		return nil, err

@@ -24,7 +24,7 @@ func (e *engine) Related(ctx context.Context) (*jsonapi.Reply, error) {
 		cond := e.memberOf(rel, []any{owner[res.IDColumn]})
 		return e.list(ctx, cl, target, &cond, self)
 	}
-	p, err := e.parseShape(cl.c.Request.URL.Query(), target, cl.f)
+	p, err := e.parseShape(cl.query, target, cl.f)
 	if err != nil {
 		return nil, err
 	}
@@ -54,7 +54,7 @@ func (e *engine) Relationship(ctx context.Context) (*jsonapi.Reply, error) {
 	self := cl.link(res.Type, id) + "/relationships/" + rel.Name
 	links := &jsonapi.Links{Self: self}
 	_, links.Related = cl.relationshipLinks(res.Type, id, rel.Name)
-	q := cl.c.Request.URL.Query()
+	q := cl.query
 	p := &listParams{}
 	var errs problem.List
 	if rel.ToMany {

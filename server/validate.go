@@ -11,8 +11,12 @@ import (
 	"github.com/entityapi/entityapi/server/problem"
 )
 
+// queryKey keeps the parsed query string on the Gin context (queryOf).
+const queryKey = "entityapi.query"
+
 // validatorOptions: every problem is reported, not just the first; defaults are
-// not written into the request (the engine applies its own).
+// not written into the request (the engine applies its own), so the query
+// values kin-openapi reads are left as they came and the engine may share them.
 var validatorOptions = &openapi3filter.Options{
 	MultiError:          true,
 	SkipSettingDefaults: true,
@@ -46,12 +50,14 @@ func (a *application) validate(c *gin.Context) {
 		}
 		c.Request.Body = io.NopCloser(bytes.NewReader(body))
 	}
+	query := c.Request.URL.Query()
+	c.Set(queryKey, query) // the engine reads these values, not the raw query again
 	params := make(map[string]string, len(c.Params))
 	for _, p := range c.Params {
 		params[p.Key] = p.Value
 	}
 	err := openapi3filter.ValidateRequest(c.Request.Context(), &openapi3filter.RequestValidationInput{
-		Request: c.Request, PathParams: params, Route: rt.kin, Options: validatorOptions,
+		Request: c.Request, PathParams: params, QueryParams: query, Route: rt.kin, Options: validatorOptions,
 	})
 	if err != nil {
 		a.abort(c, translate(err, rt, formatOf(c)))

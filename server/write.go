@@ -61,7 +61,7 @@ func (e *engine) save(ctx context.Context, doc *jsonapi.Document, plain jsonapi.
 	}
 	ctx = cl.c.Request.Context()
 	res := cl.rt.res
-	if errs := unsupported(cl.c.Request.URL.Query(), "page"); len(errs) > 0 {
+	if errs := unsupported(cl.query, "page"); len(errs) > 0 {
 		return nil, errs // the answer is the record as written: include and the rest would be ignored
 	}
 	in, err := readInput(res, doc, plain)
@@ -170,7 +170,7 @@ func (e *engine) DeleteList(ctx context.Context) (*jsonapi.Reply, error) {
 	}
 	ctx = cl.c.Request.Context()
 	res := cl.rt.res
-	p, err := e.parseList(cl.c.Request.URL.Query(), res, cl.f, cl.lang)
+	p, err := e.parseList(cl.query, res, cl.f, cl.lang)
 	if err != nil {
 		return nil, err
 	}

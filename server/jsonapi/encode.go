@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"math"
 	"strconv"
+	"time"
 	"unicode/utf8"
 )
 
@@ -33,9 +34,14 @@ func AppendObjects(b []byte, objects [][]Member) []byte {
 	return append(b, ']')
 }
 
+// DateTimeLayout is the wire format of a date-time (DESIGN.md §3): UTC,
+// whole seconds.
+const DateTimeLayout = "2006-01-02T15:04:05Z"
+
 // AppendValue appends one value. The engine hands over strings, integers, floats,
-// booleans, nil, raw JSON, lists and member lists; anything else goes through
-// encoding/json.
+// booleans, nil, raw JSON, lists, member lists and date-times (a time.Time,
+// written in DateTimeLayout: the storage value goes through as it was read,
+// not as a string made for it); anything else goes through encoding/json.
 func AppendValue(b []byte, v any) []byte {
 	switch x := v.(type) {
 	case nil:
@@ -48,6 +54,10 @@ func AppendValue(b []byte, v any) []byte {
 		return strconv.AppendInt(b, int64(x), 10)
 	case bool:
 		return strconv.AppendBool(b, x)
+	case time.Time:
+		b = append(b, '"')
+		b = x.UTC().AppendFormat(b, DateTimeLayout)
+		return append(b, '"')
 	case float64:
 		if math.IsNaN(x) || math.IsInf(x, 0) {
 			return append(b, "null"...)
@@ -84,6 +94,14 @@ const hex = "0123456789abcdef"
 // encoding/json does, so the output is always valid JSON.
 func AppendString(b []byte, s string) []byte {
 	b = append(b, '"')
+	b = appendStringBody(b, s)
+	return append(b, '"')
+}
+
+// appendStringBody appends s escaped as inside a JSON string, without the
+// quotes: a string written in parts (a link from its resource's address) is
+// the same bytes as the parts joined, since every character is escaped alone.
+func appendStringBody(b []byte, s string) []byte {
 	start := 0
 	for i := 0; i < len(s); {
 		c := s[i]
@@ -126,6 +144,5 @@ func AppendString(b []byte, s string) []byte {
 		}
 		i += size
 	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
+	return append(b, s[start:]...)
 }

@@ -22,12 +22,18 @@ type ResourceObject struct {
 
 // RelationshipObject is one relationship of a response resource. Data holds no
 // identifier (null) or one for a to-one relationship; any number for a to-many one.
+//
+// Its links are written from the address of the resource it belongs to
+// (Owner): the relationship endpoint Owner/relationships/Name when HasSelf,
+// the subresource Owner/Name when HasRelated. A page of resources has a few
+// relationships each; building both addresses as strings for every one of
+// them was most of the allocations of rendering a list.
 type RelationshipObject struct {
-	Name    string
-	ToMany  bool
-	Data    []Identifier
-	Self    string
-	Related string
+	Name                string
+	ToMany              bool
+	Data                []Identifier
+	Owner               string
+	HasSelf, HasRelated bool
 }
 
 // Links are the top-level links of a document; empty members are left out.
@@ -216,9 +222,26 @@ func (rel *RelationshipObject) appendJSON(b []byte) []byte {
 	default:
 		b = appendIdentifier(b, rel.Data[0])
 	}
-	if rel.Self != "" || rel.Related != "" {
-		b = append(b, `,"links":`...)
-		b = appendLinks(b, &Links{Self: rel.Self, Related: rel.Related})
+	if rel.HasSelf || rel.HasRelated {
+		b = append(b, `,"links":{`...)
+		if rel.HasSelf {
+			b = append(b, `"self":"`...)
+			b = appendStringBody(b, rel.Owner)
+			b = append(b, "/relationships/"...)
+			b = appendStringBody(b, rel.Name)
+			b = append(b, '"')
+		}
+		if rel.HasRelated {
+			if rel.HasSelf {
+				b = append(b, ',')
+			}
+			b = append(b, `"related":"`...)
+			b = appendStringBody(b, rel.Owner)
+			b = append(b, '/')
+			b = appendStringBody(b, rel.Name)
+			b = append(b, '"')
+		}
+		b = append(b, '}')
 	}
 	return append(b, '}')
 }

@@ -1,0 +1,95 @@
+package server_test
+
+// Allocation bounds of single requests (issue 16): every main single-request
+// target, answered by the production handler as the benchmarks in
+// bench_test.go answer it, must stay within a bound about 15% above what it
+// allocated when the bound was set. A change that makes a request allocate
+// more fails `make test` here instead of going unnoticed until the next
+// benchmark run.
+//
+// A later change may raise a bound on purpose (a new check on every request,
+// a storage change that trades allocations for fewer queries): it says so,
+// and why, in its commit message, with the new figure.
+
+import (
+	"net/http"
+	"testing"
+
+	"github.com/entityapi/entityapi/storage/storagetest"
+)
+
+// allocBound is one request and the most allocations it may cost, per
+// database.
+type allocBound struct {
+	name   string
+	seeded bool // on seedCRM's records (benchSeededServer)
+	// request returns the call to measure on a handler; it answers once
+	// before it is measured.
+	request func(tb testing.TB, h http.Handler) func()
+	max     map[string]float64 // dialect -> allocations per request
+}
+
+// getting is a request function for one GET.
+func getting(target string) func(testing.TB, http.Handler) func() {
+	return func(tb testing.TB, h http.Handler) func() {
+		return func() { serve(tb, h, target, jsonAPIType) }
+	}
+}
+
+var allocBounds = []allocBound{
+	{name: "GET one country", request: getting(benchOne),
+		max: map[string]float64{"sqlite": 764, "postgres": 792}},
+	{name: "GET a list of 10 countries", request: getting(benchList),
+		max: map[string]float64{"sqlite": 1684, "postgres": 1729}},
+	{name: "filtered and sorted contacts", seeded: true, request: getting(benchFiltered),
+		max: map[string]float64{"sqlite": 1366, "postgres": 1176}},
+	{name: "contacts with accounts and owner", seeded: true, request: getting(benchContactsInclude),
+		max: map[string]float64{"sqlite": 5640, "postgres": 4627}},
+	{name: "POST an account", request: accountCreator,
+		max: map[string]float64{"sqlite": 433, "postgres": 513}},
+	{name: "PATCH an account", request: accountPatcher,
+		max: map[string]float64{"sqlite": 524, "postgres": 525}},
+}
+
+// TestAllocationsPerRequest measures each bound's request with
+// testing.AllocsPerRun through the real handler. It does not run in parallel:
+// AllocsPerRun counts every goroutine's allocations.
+func TestAllocationsPerRequest(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector allocates on its own")
+	}
+	if testing.Short() {
+		t.Skip("measures requests on seeded databases")
+	}
+	for _, dialect := range storagetest.Dialects() {
+		t.Run(dialect, func(t *testing.T) {
+			// Both servers live as long as the dialect's test, which
+			// closes them and removes their databases.
+			var plain, seeded http.Handler
+			handler := func(isSeeded bool) http.Handler {
+				switch {
+				case isSeeded && seeded == nil:
+					seeded = benchSeededServer(t, dialect)
+				case !isSeeded && plain == nil:
+					plain = benchServer(t, dialect)
+				}
+				if isSeeded {
+					return seeded
+				}
+				return plain
+			}
+			for _, tc := range allocBounds {
+				h := handler(tc.seeded)
+				t.Run(tc.name, func(t *testing.T) {
+					do := tc.request(t, h)
+					do()
+					got := testing.AllocsPerRun(50, do)
+					t.Logf("%.0f allocations per request (bound %.0f)", got, tc.max[dialect])
+					if got > tc.max[dialect] {
+						t.Errorf("%s allocates %.0f times per request, more than its bound %.0f", tc.name, got, tc.max[dialect])
+					}
+				})
+			}
+		})
+	}
+}

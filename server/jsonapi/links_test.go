@@ -1,0 +1,48 @@
+package jsonapi
+
+import (
+	"testing"
+	"time"
+)
+
+// TestRelationshipLinksFromOwner: the links a relationship writes from its
+// owner's address are the bytes of the joined addresses written as JSON
+// strings, also when the address needs escaping (a quote, a control
+// character, non-ASCII text, invalid UTF-8 at the end of the owner's part).
+func TestRelationshipLinksFromOwner(t *testing.T) {
+	for _, owner := range []string{
+		"http://x/api/contacts/1",
+		`http://x"y/api/contacts/1`,
+		"http://x\n/api/contacts/é\u2028",
+		"http://x/api/contacts/\xe2\x82",
+	} {
+		for _, flags := range [][2]bool{{true, true}, {true, false}, {false, true}, {false, false}} {
+			rel := RelationshipObject{Name: "accounts", ToMany: true, Owner: owner, HasSelf: flags[0], HasRelated: flags[1]}
+			want := []byte(`{"data":[]`)
+			if flags[0] || flags[1] {
+				l := &Links{}
+				if flags[0] {
+					l.Self = owner + "/relationships/accounts"
+				}
+				if flags[1] {
+					l.Related = owner + "/accounts"
+				}
+				want = append(append(want, `,"links":`...), appendLinks(nil, l)...)
+			}
+			want = append(want, '}')
+			if got := rel.appendJSON(nil); string(got) != string(want) {
+				t.Errorf("owner %q, self %v, related %v:\n got %s\nwant %s", owner, flags[0], flags[1], got, want)
+			}
+		}
+	}
+}
+
+// TestDateTimeValue: a time.Time is written in DateTimeLayout, in UTC, whole
+// seconds, as the string the engine used to format for it.
+func TestDateTimeValue(t *testing.T) {
+	at := time.Date(2026, 3, 4, 5, 6, 7, 890, time.FixedZone("X", 3600))
+	want := AppendString(nil, at.UTC().Format(DateTimeLayout))
+	if got := AppendValue(nil, at); string(got) != string(want) || string(got) != `"2026-03-04T04:06:07Z"` {
+		t.Errorf("AppendValue(%v) = %s, want %s", at, got, want)
+	}
+}
