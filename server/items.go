@@ -222,11 +222,17 @@ func (e *engine) write(ctx context.Context, cl *call, set *itemSet) error {
 		it.answered = true
 	}
 	var failed *item
-	err := e.store.Tx(ctx, func(c *storage.Conn) error {
+	writeAll := func(c *storage.Conn) error {
 		var err error
 		failed, err = e.writeRecords(ctx, c, cl, set.items, false)
 		return err
-	})
+	}
+	var err error
+	if set.oneStatement() {
+		err = writeAll(e.store.Conn) // a statement is its own transaction
+	} else {
+		err = e.store.Tx(ctx, writeAll)
+	}
 	if errors.Is(err, storage.ErrNotFound) {
 		return problem.NotFound()
 	}
@@ -237,6 +243,17 @@ func (e *engine) write(ctx context.Context, cl *call, set *itemSet) error {
 		return writeProblem(failed.res, failed.in, err)
 	}
 	return err
+}
+
+// oneStatement tells whether writing set takes a single statement: one
+// record, new or found by its key (an upsert looks for it under a lock),
+// and no join-table members to replace.
+func (s *itemSet) oneStatement() bool {
+	if len(s.items) != 1 {
+		return false
+	}
+	it := s.items[0]
+	return it.upsert == nil && len(it.ch.links) == 0 && len(it.ch.newOne) == 0 && len(it.ch.newMany) == 0
 }
 
 // writeRecords writes items in c's transaction: upserts find their records,

@@ -50,7 +50,7 @@ func (c *Conn) InsertRow(ctx context.Context, t *Table, org int64, row Row) (Row
 		return nil, err
 	}
 	var stored Row
-	err = c.atomic(ctx, func(c *Conn) error {
+	err = c.alone(ctx, func(c *Conn) error {
 		stored, err = c.returning(ctx, t, st)
 		return err
 	})
@@ -58,6 +58,22 @@ func (c *Conn) InsertRow(ctx context.Context, t *Table, org int64, row Row) (Row
 		return nil, c.s.mapError("insert", t.Name, err)
 	}
 	return stored, nil
+}
+
+// alone runs fn, which sends one write statement: in c's transaction when c
+// is in one, else as a transaction of its own (one statement is atomic by
+// itself), holding the SQLite write slot as Tx would. A single write then
+// costs one round trip, not BEGIN, the statement and COMMIT.
+func (c *Conn) alone(ctx context.Context, fn func(c *Conn) error) error {
+	if c.tx != nil {
+		return fn(c)
+	}
+	release, err := c.s.acquireWrite(ctx)
+	if err != nil {
+		return err
+	}
+	defer release()
+	return fn(c)
 }
 
 // insertStatement is the INSERT of one row, and the row's key when the
@@ -180,7 +196,7 @@ func (c *Conn) UpdateRow(ctx context.Context, t *Table, org int64, key any, valu
 		return c.Get(ctx, t, org, key)
 	}
 	var stored Row
-	err = c.atomic(ctx, func(c *Conn) error {
+	err = c.alone(ctx, func(c *Conn) error {
 		stored, err = c.returning(ctx, t, st)
 		return err
 	})
