@@ -278,13 +278,12 @@ func (e *engine) existingIn(ctx context.Context, cl *call, rel *resource.Relatio
 			return keys, missing, nil
 		}
 	}
-	found, err := e.store.Find(ctx, storage.Query{Table: e.table(target), Org: cl.org,
-		Where: []storage.Cond{{Column: target.IDColumn, Op: storage.Eq, Values: keys}}})
+	found, err := e.store.Existing(ctx, e.table(target), cl.org, target.IDColumn, keys)
 	if err != nil {
 		return nil, nil, err
 	}
-	for _, row := range found {
-		delete(wanted, keyString(row[target.IDColumn]))
+	for _, k := range found {
+		delete(wanted, keyString(k))
 	}
 	for _, positions := range wanted {
 		missing = append(missing, positions...)
@@ -323,8 +322,7 @@ func (e *engine) lookAhead(ctx context.Context, cl *call, set *itemSet) (presenc
 	}
 	var out presence
 	for target, keys := range wanted {
-		found, err := e.store.Find(ctx, storage.Query{Table: e.table(target), Org: cl.org,
-			Where: []storage.Cond{{Column: target.IDColumn, Op: storage.Eq, Values: keys}}})
+		found, err := e.store.Existing(ctx, e.table(target), cl.org, target.IDColumn, keys)
 		if err != nil {
 			return nil, err
 		}
@@ -332,8 +330,8 @@ func (e *engine) lookAhead(ctx context.Context, cl *call, set *itemSet) (presenc
 		for _, k := range keys {
 			exists[keyString(k)] = false
 		}
-		for _, row := range found {
-			exists[keyString(row[target.IDColumn])] = true
+		for _, k := range found {
+			exists[keyString(k)] = true
 		}
 		if out == nil {
 			out = presence{}

@@ -12,7 +12,7 @@ import (
 
 // TestInsertRowUpdateRow: a write that reads its row back answers what Get
 // reads afterwards, in one statement (no BEGIN and COMMIT of its own), and
-// fails as Insert and Update do.
+// fails as Insert and Update do; Existing checks keys as Find would.
 func TestInsertRowUpdateRow(t *testing.T) {
 	t.Parallel()
 	storagetest.Each(t, func(t *testing.T, s *storage.Store) {
@@ -71,6 +71,15 @@ func TestInsertRowUpdateRow(t *testing.T) {
 		var fe *storage.ForeignKeyError
 		if _, err := s.InsertRow(ctx, accounts, 1, storage.Row{"name": "Orphan", "owner_id": int64(999999)}); !errors.As(err, &fe) {
 			t.Errorf("InsertRow with a missing owner: %v, want a ForeignKeyError", err)
+		}
+
+		// Existing names the keys that exist in the organization, and only those.
+		found, err := s.Existing(ctx, accounts, 1, "id", []any{key, int64(999999)})
+		if err != nil || !reflect.DeepEqual(found, []any{key}) {
+			t.Errorf("Existing = %v, %v; want [%v]", found, err, key)
+		}
+		if found, err := s.Existing(ctx, accounts, 2, "id", []any{key}); err != nil || len(found) != 0 {
+			t.Errorf("Existing in another organization = %v, %v; want none", found, err)
 		}
 
 		// In a transaction they are statements of that transaction.
