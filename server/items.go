@@ -214,9 +214,10 @@ func (s *itemSet) linked() error {
 	return nil
 }
 
-// write stores every record of the set in one transaction: first each record's
-// own values, then the references between records the request creates. Each
-// record's statement reads it back for the answer (item.stored).
+// write stores every record of the set in one transaction (a write of one
+// statement is a transaction by itself: no BEGIN and COMMIT): first each
+// record's own values, then the references between records the request
+// creates. Each record's statement reads it back for the answer (item.stored).
 func (e *engine) write(ctx context.Context, cl *call, set *itemSet) error {
 	for _, it := range set.items {
 		it.answered = true
@@ -256,7 +257,8 @@ func (s *itemSet) oneStatement() bool {
 	return it.upsert == nil && len(it.ch.links) == 0 && len(it.ch.newOne) == 0 && len(it.ch.newMany) == 0
 }
 
-// writeRecords writes items in c's transaction: upserts find their records,
+// writeRecords writes items in c's transaction (or with c outside one when
+// they take one statement, see oneStatement): upserts find their records,
 // every record gets its own values, then the references between records the
 // request creates are filled in. With bulk, plain creates (no upsert, no
 // reference to another new record) of one type share multi-row INSERTs. On an
