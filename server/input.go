@@ -255,7 +255,9 @@ func (e *engine) existingIn(ctx context.Context, cl *call, rel *resource.Relatio
 		keys = append(keys, k)
 		wanted[keyString(k)] = append(wanted[keyString(k)], i)
 	}
-	if len(keys) == 0 {
+	if len(keys) == 0 || target.Self {
+		// Every key left is the caller's organization, which exists: the
+		// caller's own records refer to it.
 		return keys, missing, nil
 	}
 	if cached := known[target.Type]; cached != nil {
@@ -276,19 +278,67 @@ func (e *engine) existingIn(ctx context.Context, cl *call, rel *resource.Relatio
 			return keys, missing, nil
 		}
 	}
-	found, err := e.store.Find(ctx, storage.Query{Table: e.table(target), Org: cl.org,
-		Where: []storage.Cond{{Column: target.IDColumn, Op: storage.Eq, Values: keys}}})
+	found, err := e.store.Existing(ctx, e.table(target), cl.org, target.IDColumn, keys)
 	if err != nil {
 		return nil, nil, err
 	}
-	for _, row := range found {
-		delete(wanted, keyString(row[target.IDColumn]))
+	for _, k := range found {
+		delete(wanted, keyString(k))
 	}
 	for _, positions := range wanted {
 		missing = append(missing, positions...)
 	}
 	sort.Ints(missing)
 	return keys, missing, nil
+}
+
+// lookAhead finds, in one query per related type, which of the records the
+// relationships of set name exist for the caller, so that two relationships
+// to one type (an account's contacts and default contact) cost one query,
+// not one each. Records of the request itself and the caller's organization
+// need none.
+func (e *engine) lookAhead(ctx context.Context, cl *call, set *itemSet) (presence, error) {
+	wanted := map[*resource.Resource][]any{}
+	for _, it := range set.items {
+		for name, r := range it.in.rels {
+			rel, ok := it.res.Relationship(name)
+			if !ok || !rel.Writable() {
+				continue
+			}
+			ids, _, err := r.Linkage()
+			if err != nil {
+				continue
+			}
+			target, _ := e.reg.Get(rel.Target)
+			for _, id := range ids {
+				if set.has(set.ref(id.Type, id.ID)) {
+					continue
+				}
+				if k, err := key(target, id.ID); err == nil && !target.Self {
+					wanted[target] = append(wanted[target], k)
+				}
+			}
+		}
+	}
+	var out presence
+	for target, keys := range wanted {
+		found, err := e.store.Existing(ctx, e.table(target), cl.org, target.IDColumn, keys)
+		if err != nil {
+			return nil, err
+		}
+		exists := make(map[string]bool, len(keys))
+		for _, k := range keys {
+			exists[keyString(k)] = false
+		}
+		for _, k := range found {
+			exists[keyString(k)] = true
+		}
+		if out == nil {
+			out = presence{}
+		}
+		out[target.Type] = exists
+	}
+	return out, nil
 }
 
 // storageValue decodes one attribute value for storage.

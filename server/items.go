@@ -25,6 +25,11 @@ type item struct {
 	key      any     // known for updates; set once a new record is inserted
 	current  storage.Row
 	ch       *change
+	// answered: the answer shows the record (a single request's, not a batch
+	// item), so its INSERT or UPDATE reads it back into stored, and the
+	// answer need not read it again.
+	answered bool
+	stored   storage.Row
 }
 
 // keepsClientID tells whether the record is created under the identifier the
@@ -209,15 +214,26 @@ func (s *itemSet) linked() error {
 	return nil
 }
 
-// write stores every record of the set in one transaction: first each record's
-// own values, then the references between records the request creates.
+// write stores every record of the set in one transaction (a write of one
+// statement is a transaction by itself: no BEGIN and COMMIT): first each
+// record's own values, then the references between records the request
+// creates. Each record's statement reads it back for the answer (item.stored).
 func (e *engine) write(ctx context.Context, cl *call, set *itemSet) error {
+	for _, it := range set.items {
+		it.answered = true
+	}
 	var failed *item
-	err := e.store.Tx(ctx, func(c *storage.Conn) error {
+	writeAll := func(c *storage.Conn) error {
 		var err error
 		failed, err = e.writeRecords(ctx, c, cl, set.items, false)
 		return err
-	})
+	}
+	var err error
+	if set.oneStatement() {
+		err = writeAll(e.store.Conn) // a statement is its own transaction
+	} else {
+		err = e.store.Tx(ctx, writeAll)
+	}
 	if errors.Is(err, storage.ErrNotFound) {
 		return problem.NotFound()
 	}
@@ -230,7 +246,19 @@ func (e *engine) write(ctx context.Context, cl *call, set *itemSet) error {
 	return err
 }
 
-// writeRecords writes items in c's transaction: upserts find their records,
+// oneStatement tells whether writing set takes a single statement: one
+// record, new or found by its key (an upsert looks for it under a lock),
+// and no join-table members to replace.
+func (s *itemSet) oneStatement() bool {
+	if len(s.items) != 1 {
+		return false
+	}
+	it := s.items[0]
+	return it.upsert == nil && len(it.ch.links) == 0 && len(it.ch.newOne) == 0 && len(it.ch.newMany) == 0
+}
+
+// writeRecords writes items in c's transaction (or with c outside one when
+// they take one statement, see oneStatement): upserts find their records,
 // every record gets its own values, then the references between records the
 // request creates are filled in. With bulk, plain creates (no upsert, no
 // reference to another new record) of one type share multi-row INSERTs. On an
@@ -272,17 +300,27 @@ func (e *engine) writeRecords(ctx context.Context, c *storage.Conn, cl *call, it
 	}
 	for _, it := range single {
 		t := e.table(it.res)
-		if it.update {
+		switch {
+		case it.answered && it.update:
+			if it.stored, err = c.UpdateRow(ctx, t, cl.org, it.key, it.ch.row); err != nil {
+				return it, err
+			}
+		case it.answered:
+			if it.stored, err = c.InsertRow(ctx, t, cl.org, it.ch.row); err != nil {
+				return it, err
+			}
+			it.key = it.stored[t.Key]
+		case it.update:
 			if err := c.Update(ctx, t, cl.org, it.key, it.ch.row); err != nil {
 				return it, err
 			}
-			continue
+		default:
+			k, err := c.Insert(ctx, t, cl.org, it.ch.row)
+			if err != nil {
+				return it, err
+			}
+			it.key = k
 		}
-		k, err := c.Insert(ctx, t, cl.org, it.ch.row)
-		if err != nil {
-			return it, err
-		}
-		it.key = k
 	}
 	// Join-table members: an updated record loses its old members first; the
 	// new pairs of every record then go in with one INSERT per relationship.
@@ -294,7 +332,12 @@ func (e *engine) writeRecords(ctx context.Context, c *storage.Conn, cl *call, it
 		for rel, target := range it.ch.newOne {
 			late[rel.Column] = target.key
 		}
-		if len(late) > 0 {
+		switch {
+		case len(late) > 0 && it.answered:
+			if it.stored, err = c.UpdateRow(ctx, e.table(it.res), cl.org, it.key, late); err != nil {
+				return it, err
+			}
+		case len(late) > 0:
 			if err := c.Update(ctx, e.table(it.res), cl.org, it.key, late); err != nil {
 				return it, err
 			}
@@ -329,7 +372,7 @@ func (e *engine) writeRecords(ctx context.Context, c *storage.Conn, cl *call, it
 func (e *engine) includedObjects(ctx context.Context, cl *call, set *itemSet) ([]*jsonapi.ResourceObject, error) {
 	var out []*jsonapi.ResourceObject
 	for _, it := range set.items[1:] {
-		row, err := e.store.Get(ctx, e.table(it.res), cl.org, it.key)
+		row, err := e.writtenRow(ctx, cl, it)
 		if err != nil {
 			return nil, err
 		}

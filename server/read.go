@@ -35,6 +35,20 @@ func (e *engine) Get(ctx context.Context) (*jsonapi.Reply, error) {
 
 // load reads one record of the caller's organization by identifier.
 func (e *engine) load(ctx context.Context, cl *call, res *resource.Resource, id string) (storage.Row, error) {
+	k, err := e.visibleKey(cl, res, id)
+	if err != nil {
+		return nil, err
+	}
+	row, err := e.store.Get(ctx, e.table(res), cl.org, k)
+	if errors.Is(err, storage.ErrNotFound) {
+		return nil, problem.NotFound()
+	}
+	return row, err
+}
+
+// visibleKey converts an identifier to the key of a record the caller may
+// see, or answers 404 without asking the database when it names none.
+func (e *engine) visibleKey(cl *call, res *resource.Resource, id string) (any, error) {
 	k, err := key(res, id)
 	if err != nil {
 		return nil, err
@@ -45,11 +59,7 @@ func (e *engine) load(ctx context.Context, cl *call, res *resource.Resource, id 
 	if only, ok := e.only[res.Type]; ok && !slices.Contains(only, k) {
 		return nil, problem.NotFound()
 	}
-	row, err := e.store.Get(ctx, e.table(res), cl.org, k)
-	if errors.Is(err, storage.ErrNotFound) {
-		return nil, problem.NotFound()
-	}
-	return row, err
+	return k, nil
 }
 
 // single renders one record (or none: null data) as a document.
@@ -62,6 +72,16 @@ func (e *engine) single(ctx context.Context, cl *call, res *resource.Resource, r
 	if err != nil {
 		return nil, err
 	}
+	return e.singleLinked(ctx, cl, res, row, links, p, status, extra...)
+}
+
+// singleLinked is single with the to-many linkage of row already known.
+func (e *engine) singleLinked(ctx context.Context, cl *call, res *resource.Resource, row storage.Row, links linkage, p *listParams, status int, extra ...*jsonapi.ResourceObject) (*jsonapi.Reply, error) {
+	var rows []storage.Row
+	if row != nil {
+		rows = []storage.Row{row}
+	}
+	var err error
 	if cl.f == plainFormat {
 		if row == nil {
 			return cl.reply(status, nil, []byte("null")), nil

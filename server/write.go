@@ -73,8 +73,19 @@ func (e *engine) save(ctx context.Context, doc *jsonapi.Document, plain jsonapi.
 	if err != nil {
 		return nil, err
 	}
+	// An update that needs nothing of the record but its key (no business
+	// rule reads it, no included record) does not read it first: the UPDATE
+	// finds it or answers 404. checkLater makes the other answers the same:
+	// a request the record's absence would have stopped is 404, whatever
+	// else is wrong with it.
+	checkLater := false
 	switch {
 	case primary.upsert != nil:
+	case update && rules[res.Type] == nil && !hasIncluded(doc):
+		if primary.key, err = e.visibleKey(cl, res, cl.c.Param("id")); err != nil {
+			return nil, err
+		}
+		checkLater = true
 	case update:
 		if primary.current, err = e.load(ctx, cl, res, cl.c.Param("id")); err != nil {
 			return nil, err
@@ -89,7 +100,15 @@ func (e *engine) save(ctx context.Context, doc *jsonapi.Document, plain jsonapi.
 	if err != nil {
 		return nil, err
 	}
+	if set.present, err = e.lookAhead(ctx, cl, set); err != nil {
+		return nil, err
+	}
 	if err := e.prepare(ctx, cl, set); err != nil {
+		if _, isProblem := problem.From(err); isProblem && checkLater {
+			if _, missing := e.load(ctx, cl, res, cl.c.Param("id")); missing != nil {
+				return nil, missing
+			}
+		}
 		return nil, err
 	}
 	if primary.keepsClientID() {
@@ -98,7 +117,11 @@ func (e *engine) save(ctx context.Context, doc *jsonapi.Document, plain jsonapi.
 	if err := e.write(ctx, cl, set); err != nil {
 		return nil, err
 	}
-	row, err := e.store.Get(ctx, e.table(res), cl.org, primary.key)
+	row, err := e.writtenRow(ctx, cl, primary)
+	if err != nil {
+		return nil, err
+	}
+	links, err := e.answerLinkage(ctx, cl, set, row)
 	if err != nil {
 		return nil, err
 	}
@@ -110,7 +133,7 @@ func (e *engine) save(ctx context.Context, doc *jsonapi.Document, plain jsonapi.
 	if !primary.update {
 		status = http.StatusCreated
 	}
-	reply, err := e.single(ctx, cl, res, row, &listParams{}, status, extra...)
+	reply, err := e.singleLinked(ctx, cl, res, row, links, &listParams{}, status, extra...)
 	if err != nil {
 		return nil, err
 	}

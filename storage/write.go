@@ -18,25 +18,18 @@ func now() time.Time { return time.Now().UTC().Truncate(time.Second) }
 // generated int64 for tables with AutoKey (the row must not carry one), else
 // the row's key value. created_at and updated_at default to now.
 func (c *Conn) Insert(ctx context.Context, t *Table, org int64, row Row) (any, error) {
-	cols, vals, err := insertValues(t, org, row, now())
+	st, key, err := insertStatement(t, org, row)
 	if err != nil {
-		return nil, fmt.Errorf("storage: insert %s: %w", t.Name, err)
+		return nil, err
 	}
-	var key any
 	err = c.atomic(ctx, func(c *Conn) error {
-		var st sqlText
-		st.add("INSERT INTO ? (", bun.Ident(t.Name))
-		st.idents(cols)
-		st.add(") VALUES ")
-		st.tuple(vals)
 		if !t.AutoKey {
-			key = vals[indexOf(cols, t.Key)]
-			_, err := c.exec(ctx, &st)
+			_, err := c.exec(ctx, st)
 			return err
 		}
 		st.add(" RETURNING ?", bun.Ident(t.Key))
 		var id int64
-		if err := c.queryRow(ctx, &st, &id); err != nil {
+		if err := c.queryRow(ctx, st, &id); err != nil {
 			return err
 		}
 		key = id
@@ -46,6 +39,78 @@ func (c *Conn) Insert(ctx context.Context, t *Table, org int64, row Row) (any, e
 		return nil, c.s.mapError("insert", t.Name, err)
 	}
 	return key, nil
+}
+
+// InsertRow is Insert answering the row as stored, every column Find reads,
+// read back by the INSERT itself (RETURNING): a create that shows what it
+// wrote costs one statement, not an INSERT and a SELECT.
+func (c *Conn) InsertRow(ctx context.Context, t *Table, org int64, row Row) (Row, error) {
+	st, _, err := insertStatement(t, org, row)
+	if err != nil {
+		return nil, err
+	}
+	var stored Row
+	err = c.alone(ctx, func(c *Conn) error {
+		stored, err = c.returning(ctx, t, st)
+		return err
+	})
+	if err != nil {
+		return nil, c.s.mapError("insert", t.Name, err)
+	}
+	return stored, nil
+}
+
+// alone runs fn, which sends one write statement: in c's transaction when c
+// is in one, else as a transaction of its own (one statement is atomic by
+// itself), holding the SQLite write slot as Tx would. A single write then
+// costs one round trip, not BEGIN, the statement and COMMIT.
+func (c *Conn) alone(ctx context.Context, fn func(c *Conn) error) error {
+	if c.tx != nil {
+		return fn(c)
+	}
+	release, err := c.s.acquireWrite(ctx)
+	if err != nil {
+		return err
+	}
+	defer release()
+	return fn(c)
+}
+
+// insertStatement is the INSERT of one row, and the row's key when the
+// client gives it (nil for AutoKey tables).
+func insertStatement(t *Table, org int64, row Row) (st *sqlText, key any, err error) {
+	cols, vals, err := insertValues(t, org, row, now())
+	if err != nil {
+		return nil, nil, fmt.Errorf("storage: insert %s: %w", t.Name, err)
+	}
+	st = &sqlText{}
+	st.add("INSERT INTO ? (", bun.Ident(t.Name))
+	st.idents(cols)
+	st.add(") VALUES ")
+	st.tuple(vals)
+	if !t.AutoKey {
+		key = vals[indexOf(cols, t.Key)]
+	}
+	return st, key, nil
+}
+
+// returning runs a write of one row with RETURNING every column of t.Order
+// and reads that row as Find would; ErrNotFound when the write touched none.
+func (c *Conn) returning(ctx context.Context, t *Table, st *sqlText) (Row, error) {
+	st.add(" RETURNING ")
+	st.idents(t.Order)
+	rows, err := c.query(ctx, st)
+	if err != nil {
+		return nil, err
+	}
+	found, err := scanRows(rows, t, t.Order)
+	if err != nil {
+		return nil, err
+	}
+	if len(found) == 0 {
+		return nil, ErrNotFound
+	}
+	return found[0], nil
 }
 
 // insertValues lists the columns and converted values of one new row:
@@ -109,21 +174,63 @@ func indexOf(cols []string, name string) int {
 // Update sets the given columns of the row with key (plus updated_at, unless
 // given) and returns ErrNotFound when no row of the organization has that key.
 func (c *Conn) Update(ctx context.Context, t *Table, org int64, key any, values Row) error {
+	st, err := updateStatement(t, org, key, values)
+	if err != nil {
+		return err
+	}
+	if st == nil {
+		_, err := c.Get(ctx, t, org, key)
+		return err
+	}
+	return c.execOne(ctx, "update", t, st)
+}
+
+// UpdateRow is Update answering the row as updated, every column Find reads,
+// read back by the UPDATE itself (RETURNING).
+func (c *Conn) UpdateRow(ctx context.Context, t *Table, org int64, key any, values Row) (Row, error) {
+	st, err := updateStatement(t, org, key, values)
+	if err != nil {
+		return nil, err
+	}
+	if st == nil {
+		return c.Get(ctx, t, org, key)
+	}
+	var stored Row
+	err = c.alone(ctx, func(c *Conn) error {
+		stored, err = c.returning(ctx, t, st)
+		return err
+	})
+	if err != nil {
+		return nil, c.s.mapError("update", t.Name, err)
+	}
+	return stored, nil
+}
+
+// updateStatement is the UPDATE of the row with key, or nil when it would
+// set no column (a table without updated_at, and no values).
+func updateStatement(t *Table, org int64, key any, values Row) (*sqlText, error) {
 	keyArg, err := toSQL(t.Columns[t.Key], key, false)
 	if err != nil {
-		return fmt.Errorf("storage: update %s: key: %w", t.Name, err)
+		return nil, fmt.Errorf("storage: update %s: key: %w", t.Name, err)
 	}
-	var st sqlText
+	st := &sqlText{}
 	st.add("UPDATE ? SET ", bun.Ident(t.Name))
-	n := 0
-	for name, v := range values {
-		k, ok := t.Columns[name]
-		if !ok || (name == t.Key && t.AutoKey) {
-			return fmt.Errorf("storage: update %s: column %q cannot be set", t.Name, name)
+	for name := range values {
+		if _, ok := t.Columns[name]; !ok || (name == t.Key && t.AutoKey) {
+			return nil, fmt.Errorf("storage: update %s: column %q cannot be set", t.Name, name)
 		}
-		a, err := toSQL(k, v, true)
+	}
+	// In table order, not the map's: one set of columns is one statement
+	// text, prepared once per connection.
+	n := 0
+	for _, name := range t.Order {
+		v, given := values[name]
+		if !given {
+			continue
+		}
+		a, err := toSQL(t.Columns[name], v, true)
 		if err != nil {
-			return fmt.Errorf("storage: update %s: column %s: %w", t.Name, name, err)
+			return nil, fmt.Errorf("storage: update %s: column %s: %w", t.Name, name, err)
 		}
 		if n > 0 {
 			st.add(", ")
@@ -139,11 +246,10 @@ func (c *Conn) Update(ctx context.Context, t *Table, org int64, key any, values 
 		n++
 	}
 	if n == 0 {
-		_, err := c.Get(ctx, t, org, key)
-		return err
+		return nil, nil
 	}
-	keyWhere(&st, t, org, keyArg)
-	return c.execOne(ctx, "update", t, &st)
+	keyWhere(st, t, org, keyArg)
+	return st, nil
 }
 
 // Delete removes the row with key, or returns ErrNotFound.
