@@ -23,7 +23,7 @@ func (c *Conn) Existing(ctx context.Context, t *Table, org int64, column string,
 	if err != nil {
 		return nil, c.s.mapError("find", t.Name, err)
 	}
-	found, err := scanRows(rows, t, []string{column})
+	found, err := scanRows(rows, t, []string{column}, rowsHint(len(values)))
 	if err != nil {
 		return nil, c.s.mapError("find", t.Name, err)
 	}

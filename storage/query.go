@@ -28,6 +28,17 @@ func (c *Conn) Find(ctx context.Context, q Query) ([]Row, error) {
 	return out, nil
 }
 
+// readColumns appends every column of t.Order as Find reads them (and a
+// write's RETURNING: see timeColumnText).
+func (s *Store) readColumns(st *sqlText, t *Table) {
+	for i, col := range t.Order {
+		if i > 0 {
+			st.add(", ")
+		}
+		st.add(s.timeColumnText(t.Columns[col]), bun.Ident(col))
+	}
+}
+
 // findStatement is Find's SELECT.
 func (s *Store) findStatement(q Query) (*sqlText, error) {
 	var st sqlText
@@ -36,12 +47,7 @@ func (s *Store) findStatement(q Query) (*sqlText, error) {
 	}
 	t := q.Table
 	st.add("SELECT ")
-	for i, col := range t.Order {
-		if i > 0 {
-			st.add(", ")
-		}
-		st.add(s.timeColumnText(t.Columns[col]), bun.Ident(col))
-	}
+	s.readColumns(&st, t)
 	st.add(" FROM ?", bun.Ident(t.Name))
 	if err := s.where(&st, q); err != nil {
 		return nil, err

@@ -98,12 +98,12 @@ func insertStatement(t *Table, org int64, row Row) (st *sqlText, key any, err er
 // and reads that row as Find would; ErrNotFound when the write touched none.
 func (c *Conn) returning(ctx context.Context, t *Table, st *sqlText) (Row, error) {
 	st.add(" RETURNING ")
-	st.idents(t.Order)
+	c.s.readColumns(st, t)
 	rows, err := c.query(ctx, st)
 	if err != nil {
 		return nil, err
 	}
-	found, err := scanRows(rows, t, t.Order)
+	found, err := scanRows(rows, t, t.Order, 1)
 	if err != nil {
 		return nil, err
 	}
