@@ -38,17 +38,17 @@ func getting(target string) func(testing.TB, http.Handler) func() {
 
 var allocBounds = []allocBound{
 	{name: "GET one country", request: getting(benchOne),
-		max: map[string]float64{"sqlite": 764, "postgres": 792}},
+		max: map[string]float64{"sqlite": 492, "postgres": 515}},
 	{name: "GET a list of 10 countries", request: getting(benchList),
-		max: map[string]float64{"sqlite": 1684, "postgres": 1729}},
+		max: map[string]float64{"sqlite": 1048, "postgres": 1068}},
 	{name: "filtered and sorted contacts", seeded: true, request: getting(benchFiltered),
-		max: map[string]float64{"sqlite": 1366, "postgres": 1176}},
+		max: map[string]float64{"sqlite": 995, "postgres": 976}},
 	{name: "contacts with accounts and owner", seeded: true, request: getting(benchContactsInclude),
-		max: map[string]float64{"sqlite": 5640, "postgres": 4627}},
+		max: map[string]float64{"sqlite": 3212, "postgres": 3058}},
 	{name: "POST an account", request: accountCreator,
-		max: map[string]float64{"sqlite": 433, "postgres": 513}},
+		max: map[string]float64{"sqlite": 312, "postgres": 321}},
 	{name: "PATCH an account", request: accountPatcher,
-		max: map[string]float64{"sqlite": 524, "postgres": 525}},
+		max: map[string]float64{"sqlite": 347, "postgres": 371}},
 }
 
 // TestAllocationsPerRequest measures each bound's request with
