@@ -114,6 +114,13 @@ func (a *application) batchAsync(c *gin.Context, cl *call, body io.Reader, lim b
 		a.writeError(c, a.splitError(err))
 		return
 	}
+	// The answer shows the operation as accepted, read before its chunks
+	// are queued: always "new", never whatever a fast worker made of it
+	// in the meantime.
+	if op, err = store.Operation(ctx, cl.org, op.ID); err != nil {
+		a.writeError(c, err)
+		return
+	}
 	jobs := make([]storage.ChunkJob, chunks)
 	for i := range jobs {
 		jobs[i] = storage.ChunkJob{Operation: op.ID, Org: cl.org, Chunk: i + 1}
@@ -122,10 +129,6 @@ func (a *application) batchAsync(c *gin.Context, cl *call, body io.Reader, lim b
 		// The operation is published: the housekeeping enqueues its chunks
 		// when it sees that they do not move.
 		a.log.Error("batch: enqueue", "operation", op.ID, "error", err)
-	}
-	if op, err = store.Operation(ctx, cl.org, op.ID); err != nil {
-		a.writeError(c, err)
-		return
 	}
 	a.acceptedOperation(c, cl, op)
 }
