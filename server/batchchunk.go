@@ -94,6 +94,7 @@ type checkedChunk struct {
 	all      []*chunkItem
 	adjacent map[*chunkItem][]*chunkItem
 	started  time.Time
+	checking time.Duration // what checkChunk took
 }
 
 // finish fills the outcome: counts of what was written (none unless
@@ -173,7 +174,7 @@ func (e *engine) checkChunk(ctx context.Context, cl *call, typ string, data, inc
 	}
 	skipLinked(all, adjacent)
 	out.counts.Read = len(data)
-	return &checkedChunk{out: out, all: all, adjacent: adjacent, started: started}, nil
+	return &checkedChunk{out: out, all: all, adjacent: adjacent, started: started, checking: time.Since(started)}, nil
 }
 
 // writeChecked writes a checked chunk in c's transaction and records its
