@@ -66,6 +66,52 @@ var errAlreadyDone = errors.New("server: the chunk was already processed")
 // written and the problems are returned as the outcome's).
 func (e *engine) runChunk(ctx context.Context, cl *call, typ string, data, included []storage.ChunkItem, atomic bool,
 	record func(c *storage.Conn, out *chunkOutcome) error) (*chunkOutcome, error) {
+	run, err := e.checkChunk(ctx, cl, typ, data, included)
+	if err != nil {
+		return nil, err
+	}
+	if atomic && anyFailed(run.all) {
+		run.finish(false)
+		return run.out, nil
+	}
+	err = e.store.Tx(ctx, func(c *storage.Conn) error {
+		return e.writeChecked(ctx, c, cl, run, atomic, record)
+	})
+	if errors.Is(err, errAtomicFailed) {
+		run.finish(false)
+		return run.out, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return run.out, nil
+}
+
+// checkedChunk is a chunk whose items have been read and checked, ready to
+// be written.
+type checkedChunk struct {
+	out      *chunkOutcome
+	all      []*chunkItem
+	adjacent map[*chunkItem][]*chunkItem
+	started  time.Time
+	checking time.Duration // what checkChunk took
+}
+
+// finish fills the outcome: counts of what was written (none unless
+// written) and the problems.
+func (r *checkedChunk) finish(written bool) {
+	r.out.counts = storage.ChunkCounts{Read: len(r.out.data)}
+	if written {
+		r.out.count(r.all)
+	}
+	r.out.collect(r.all)
+	r.out.counts.Millis = time.Since(r.started).Milliseconds()
+}
+
+// checkChunk reads and checks the items of one chunk outside any
+// transaction: meta, permissions, schema, the records updated and those
+// named in relationships (one query per type), and the values to write.
+func (e *engine) checkChunk(ctx context.Context, cl *call, typ string, data, included []storage.ChunkItem) (*checkedChunk, error) {
 	started := time.Now()
 	res, ok := e.reg.Get(typ)
 	if !ok {
@@ -73,7 +119,7 @@ func (e *engine) runChunk(ctx context.Context, cl *call, typ string, data, inclu
 	}
 	out := &chunkOutcome{}
 	set := &itemSet{known: map[string]*item{}, created: map[string]*item{}}
-	var all []*chunkItem
+	all := make([]*chunkItem, 0, len(data)+len(included))
 	for _, raw := range data {
 		ci := e.readBatchItem(cl, res, raw, false)
 		out.data = append(out.data, ci)
@@ -128,33 +174,22 @@ func (e *engine) runChunk(ctx context.Context, cl *call, typ string, data, inclu
 	}
 	skipLinked(all, adjacent)
 	out.counts.Read = len(data)
-	if atomic && anyFailed(all) {
-		out.collect(all)
-		out.counts.Millis = time.Since(started).Milliseconds()
-		return out, nil
+	return &checkedChunk{out: out, all: all, adjacent: adjacent, started: started, checking: time.Since(started)}, nil
+}
+
+// writeChecked writes a checked chunk in c's transaction and records its
+// outcome there (record). With atomic, an item that fails to be written
+// makes it return errAtomicFailed, to roll the transaction back.
+func (e *engine) writeChecked(ctx context.Context, c *storage.Conn, cl *call, run *checkedChunk, atomic bool,
+	record func(c *storage.Conn, out *chunkOutcome) error) error {
+	if err := e.writeChunk(ctx, c, cl, run.all, run.adjacent, atomic); err != nil {
+		return err
 	}
-	err = e.store.Tx(ctx, func(c *storage.Conn) error {
-		if err := e.writeChunk(ctx, c, cl, all, adjacent, atomic); err != nil {
-			return err
-		}
-		if atomic && anyFailed(all) {
-			return errAtomicFailed
-		}
-		out.count(all)
-		out.collect(all)
-		out.counts.Millis = time.Since(started).Milliseconds()
-		return record(c, out)
-	})
-	if errors.Is(err, errAtomicFailed) {
-		out.counts = storage.ChunkCounts{Read: len(data)}
-		out.collect(all)
-		out.counts.Millis = time.Since(started).Milliseconds()
-		return out, nil
+	if atomic && anyFailed(run.all) {
+		return errAtomicFailed
 	}
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
+	run.finish(true)
+	return record(c, run.out)
 }
 
 var errAtomicFailed = errors.New("server: an item of an atomic batch failed")

@@ -121,11 +121,11 @@ func (a *application) batchAsync(c *gin.Context, cl *call, body io.Reader, lim b
 		a.writeError(c, err)
 		return
 	}
-	jobs := make([]storage.ChunkJob, chunks)
-	for i := range jobs {
-		jobs[i] = storage.ChunkJob{Operation: op.ID, Org: cl.org, Chunk: i + 1}
+	numbers := make([]int, chunks)
+	for i := range numbers {
+		numbers[i] = i + 1
 	}
-	if err := a.queue.Enqueue(ctx, jobs); err != nil {
+	if err := a.queue.Enqueue(ctx, storage.ChunkJobs(op.ID, cl.org, numbers)); err != nil {
 		// The operation is published: the housekeeping enqueues its chunks
 		// when it sees that they do not move.
 		a.log.Error("batch: enqueue", "operation", op.ID, "error", err)
@@ -372,80 +372,6 @@ func (e *engine) syncReply(ctx context.Context, cl *call, out *chunkOutcome) (*j
 		doc.Included = append(doc.Included, withMeta(ci, "includeId"))
 	}
 	return cl.reply(http.StatusOK, doc, nil), nil
-}
-
-// processChunk is the job queue's work: one staged chunk of a published
-// operation, as its owner, with the chunk's outcome recorded in the
-// transaction of its writes.
-func (a *application) processChunk(ctx context.Context, job storage.ChunkJob) error {
-	store := a.engine.store
-	op, err := store.Operation(ctx, job.Org, job.Operation)
-	if errors.Is(err, storage.ErrNotFound) {
-		return nil // deleted: nothing is left to do
-	}
-	if err != nil {
-		return err
-	}
-	switch op.Status {
-	case storage.OperationSuccess, storage.OperationFailed, storage.OperationCancelled:
-		return nil
-	}
-	if op.Status == storage.OperationNew { // the first chunk: a write of its own, not one per chunk
-		if err := store.StartOperation(ctx, op.ID); err != nil {
-			if errors.Is(err, storage.ErrFinished) || errors.Is(err, storage.ErrNotFound) {
-				return nil
-			}
-			return err
-		}
-	}
-	ch, err := store.Chunk(ctx, op.ID, job.Chunk)
-	if errors.Is(err, storage.ErrNotFound) {
-		return nil
-	}
-	if err != nil || ch.Done {
-		return err
-	}
-	data, err := decodeStaged(ch.Items)
-	if err != nil {
-		return err
-	}
-	included, err := decodeStaged(ch.Included)
-	if err != nil {
-		return err
-	}
-	cl := &call{f: jsonapiFormat, org: op.OrganizationID, routes: a.routes, xinclude: map[string]bool{}}
-	if op.OwnerID != nil {
-		cl.user = *op.OwnerID
-		if cl.roles, err = store.UserRoles(ctx, *op.OwnerID); err != nil {
-			return err
-		}
-	}
-	out, err := a.engine.runChunk(ctx, cl, op.EntityType, data, included, false, func(c *storage.Conn, out *chunkOutcome) error {
-		done, err := c.FinishChunk(ctx, op.ID, job.Chunk, out.counts, out.errorRows())
-		if err == nil && !done {
-			return errAlreadyDone
-		}
-		return err
-	})
-	if errors.Is(err, errAlreadyDone) {
-		return nil
-	}
-	if err == nil {
-		a.metrics.chunkDone(op.EntityType, "async", out.counts)
-	}
-	return err
-}
-
-// decodeStaged reads the items of a staged chunk (nil: none).
-func decodeStaged(raw []byte) ([]storage.ChunkItem, error) {
-	if len(raw) == 0 {
-		return nil, nil
-	}
-	var items []storage.ChunkItem
-	if err := json.Unmarshal(raw, &items); err != nil {
-		return nil, fmt.Errorf("server: a staged chunk is not readable: %w", err)
-	}
-	return items, nil
 }
 
 func textPtr(s string) *string { return &s }

@@ -18,7 +18,8 @@ const (
 )
 
 // InsertMany adds rows to t in the organization, all or none, with
-// multi-row INSERTs, and returns their keys in the order of rows.
+// multi-row INSERTs (COPY for large groups on PostgreSQL, copy.go), and
+// returns their keys in the order of rows.
 //
 // Keys of AutoKey tables are reserved before the insert and written
 // explicitly, so that key i belongs to row i by construction rather than by
@@ -61,6 +62,16 @@ func (c *Conn) InsertMany(ctx context.Context, t *Table, org int64, rows []Row) 
 		// Rows that set different columns cannot share a VALUES list (SQLite
 		// has no DEFAULT there), so each column set gets its own statements.
 		for _, group := range groupByColumns(cols) {
+			if c.canCopy(t, cols[group[0]], len(group)) {
+				rows := make([][]any, len(group))
+				for j, i := range group {
+					rows[j] = vals[i]
+				}
+				if err := c.copyRows(ctx, t.Name, cols[group[0]], rows); err != nil {
+					return err
+				}
+				continue
+			}
 			per := min(insertChunk, max(1, maxParams/len(cols[group[0]])))
 			for start := 0; start < len(group); start += per {
 				chunk := group[start:min(start+per, len(group))]

@@ -181,58 +181,109 @@ func (c *Conn) StartOperation(ctx context.Context, id int64) error {
 // this one's transaction and then sees the chunk done. ErrNotFound when
 // there is no such chunk.
 func (c *Conn) FinishChunk(ctx context.Context, opID int64, number int, counts ChunkCounts, errs []AsyncOperationError) (done bool, err error) {
+	return c.FinishChunks(ctx, opID, []ChunkOutcome{{Number: number, Counts: counts, Errors: errs}})
+}
+
+// ChunkOutcome is the outcome of one chunk, as FinishChunks records it.
+type ChunkOutcome struct {
+	Number int
+	Counts ChunkCounts
+	Errors []AsyncOperationError
+}
+
+// FinishChunks records the outcomes of several chunks of one operation (each
+// number once) as FinishChunk records one, with a fixed number of statements
+// whatever their number: a job of the queue writes its chunks in one
+// transaction and records them together. When any of them is already done,
+// done is false and err nil: in the caller's transaction the caller must then
+// roll back (the other chunks may have been marked), in one of its own
+// nothing is changed. ErrNotFound when a chunk is missing.
+func (c *Conn) FinishChunks(ctx context.Context, opID int64, outcomes []ChunkOutcome) (done bool, err error) {
+	if len(outcomes) == 0 {
+		return true, nil
+	}
+	numbers := make([]int, len(outcomes))
+	var total ChunkCounts
+	var errs []AsyncOperationError
+	for i, o := range outcomes {
+		numbers[i] = o.Number
+		total.Read += o.Counts.Read
+		total.Write += o.Counts.Write
+		total.Errors += o.Counts.Errors
+		total.Created += o.Counts.Created
+		total.Updated += o.Counts.Updated
+		total.Millis += o.Counts.Millis
+		for n, e := range o.Errors {
+			e.OperationID, e.Chunk, e.N = opID, o.Number, n+1
+			errs = append(errs, e)
+		}
+	}
+	errNotAll := errors.New("storage: a chunk is already done")
 	err = c.atomic(ctx, func(c *Conn) error {
-		res, err := c.idb.NewUpdate().Table(chunkTable).
+		q := c.idb.NewUpdate().Table(chunkTable).
 			Set("done = ?", true).
 			Set("items = '[]'").
-			Set("included = NULL").
-			Where("operation_id = ? AND number = ? AND done = ?", opID, number, false).Exec(ctx)
-		err = updated(c.s, chunkTable, res, err)
-		if errors.Is(err, ErrNotFound) {
+			Set("included = NULL")
+		if len(numbers) == 1 {
+			q = q.Where("operation_id = ? AND number = ? AND done = ?", opID, numbers[0], false)
+		} else {
+			q = q.Where("operation_id = ? AND number IN (?) AND done = ?", opID, bun.In(numbers), false)
+		}
+		res, err := q.Exec(ctx)
+		if err != nil {
+			return c.s.mapError("update", chunkTable, err)
+		}
+		marked, err := res.RowsAffected()
+		if err != nil {
+			return c.s.mapError("update", chunkTable, err)
+		}
+		if marked != int64(len(numbers)) {
 			n, cerr := c.idb.NewSelect().Table(chunkTable).
-				Where("operation_id = ? AND number = ?", opID, number).Count(ctx)
+				Where("operation_id = ? AND number IN (?)", opID, bun.In(numbers)).Count(ctx)
 			if cerr != nil {
 				return c.s.mapError("count", chunkTable, cerr)
 			}
-			if n == 0 {
+			if n < int64(len(numbers)) {
 				return ErrNotFound
 			}
-			return nil // already done
+			return errNotAll // already done
 		}
-		if err != nil {
-			return err
-		}
-		if err := c.insertErrors(ctx, opID, number, errs); err != nil {
-			return err
+		if len(errs) > 0 {
+			if _, err := c.idb.NewInsert().Model(&errs).Exec(ctx); err != nil {
+				return c.s.mapError("insert", errTable, err)
+			}
 		}
 		ts := now()
+		k := len(numbers)
 		// Every right-hand side reads the row as it was before the update.
 		_, err = c.idb.NewUpdate().Table(opTable).
-			Set("read_count = read_count + ?", counts.Read).
-			Set("write_count = write_count + ?", counts.Write).
-			Set("error_count = error_count + ?", counts.Errors).
-			Set("create_count = create_count + ?", counts.Created).
-			Set("update_count = update_count + ?", counts.Updated).
-			Set("aggregate_ms = aggregate_ms + ?", counts.Millis).
-			Set("chunks_done = chunks_done + 1").
-			Set("status = CASE WHEN status IN (?, ?) AND chunks_done + 1 >= chunk_count THEN ? WHEN status = ? THEN ? ELSE status END",
-				OperationNew, OperationRunning, OperationSuccess, OperationNew, OperationRunning).
+			Set("read_count = read_count + ?", total.Read).
+			Set("write_count = write_count + ?", total.Write).
+			Set("error_count = error_count + ?", total.Errors).
+			Set("create_count = create_count + ?", total.Created).
+			Set("update_count = update_count + ?", total.Updated).
+			Set("aggregate_ms = aggregate_ms + ?", total.Millis).
+			Set("chunks_done = chunks_done + ?", k).
+			Set("status = CASE WHEN status IN (?, ?) AND chunks_done + ? >= chunk_count THEN ? WHEN status = ? THEN ? ELSE status END",
+				OperationNew, OperationRunning, k, OperationSuccess, OperationNew, OperationRunning).
 			Set("started_at = CASE WHEN started_at IS NULL AND status IN (?, ?) THEN ? ELSE started_at END",
 				OperationNew, OperationRunning, ts).
-			Set("finished_at = CASE WHEN finished_at IS NULL AND status IN (?, ?) AND chunks_done + 1 >= chunk_count THEN ? ELSE finished_at END",
-				OperationNew, OperationRunning, ts).
+			Set("finished_at = CASE WHEN finished_at IS NULL AND status IN (?, ?) AND chunks_done + ? >= chunk_count THEN ? ELSE finished_at END",
+				OperationNew, OperationRunning, k, ts).
 			Set("updated_at = ?", ts).
 			Where("id = ?", opID).Exec(ctx)
 		if err != nil {
 			return c.s.mapError("update", opTable, err)
 		}
-		done = true
 		return nil
 	})
+	if errors.Is(err, errNotAll) {
+		return false, nil
+	}
 	if err != nil {
 		return false, err
 	}
-	return done, nil
+	return true, nil
 }
 
 // FailOperation ends an operation that could not be processed: it becomes
@@ -400,6 +451,19 @@ func (c *Conn) Chunk(ctx context.Context, opID int64, number int) (*AsyncOperati
 		return nil, c.s.mapError("select", chunkTable, err)
 	}
 	return ch, nil
+}
+
+// Chunks loads the chunks of an operation numbered from first to
+// first+count-1, done or not, by number; missing ones are left out.
+func (c *Conn) Chunks(ctx context.Context, opID int64, first, count int) ([]AsyncOperationChunk, error) {
+	chunks := []AsyncOperationChunk{}
+	err := c.idb.NewSelect().Model(&chunks).
+		Where("operation_id = ? AND number >= ? AND number < ?", opID, first, first+count).
+		OrderExpr("number ASC").Scan(ctx)
+	if err != nil {
+		return nil, c.s.mapError("select", chunkTable, err)
+	}
+	return chunks, nil
 }
 
 // PendingChunkNumbers returns the numbers of an operation's chunks that are

@@ -2,6 +2,7 @@ package storage
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 
 	"github.com/uptrace/bun"
@@ -16,6 +17,9 @@ type Conn struct {
 	idb bun.IDB
 	raw rawConn // idb's database/sql handle, for statements with bound parameters
 	tx  *bun.Tx // nil outside a transaction
+	// pg is the connection of a PostgreSQL transaction, through which pgx's
+	// COPY joins it (copy.go); nil on SQLite and outside a transaction.
+	pg *sql.Conn
 }
 
 // Tx runs fn in one transaction: committed when fn returns nil, rolled back
@@ -34,7 +38,7 @@ type Conn struct {
 func (c *Conn) Tx(ctx context.Context, fn func(c *Conn) error) error {
 	if c.tx != nil {
 		return c.tx.RunInTx(ctx, nil, func(_ context.Context, sp bun.Tx) error {
-			return fn(&Conn{s: c.s, idb: sp, raw: sp.Tx, tx: &sp})
+			return fn(&Conn{s: c.s, idb: sp, raw: sp.Tx, tx: &sp, pg: c.pg})
 		})
 	}
 	release, err := c.s.acquireWrite(ctx)
@@ -43,7 +47,22 @@ func (c *Conn) Tx(ctx context.Context, fn func(c *Conn) error) error {
 	}
 	defer release()
 
-	tx, err := c.s.db.BeginTx(ctx, nil)
+	// On PostgreSQL the transaction runs on a connection of its own, kept,
+	// so that a COPY can be sent on it within the transaction.
+	var (
+		tx bun.Tx
+		pg *sql.Conn
+	)
+	if c.s.sqlite() {
+		tx, err = c.s.db.BeginTx(ctx, nil)
+	} else {
+		var conn bun.Conn
+		if conn, err = c.s.db.Conn(ctx); err == nil {
+			defer conn.Close()
+			pg = conn.Conn
+			tx, err = conn.BeginTx(ctx, nil)
+		}
+	}
 	if err != nil {
 		return fmt.Errorf("storage: begin transaction: %w", err)
 	}
@@ -53,7 +72,7 @@ func (c *Conn) Tx(ctx context.Context, fn func(c *Conn) error) error {
 			_ = tx.Rollback()
 		}
 	}()
-	if err := fn(&Conn{s: c.s, idb: tx, raw: tx.Tx, tx: &tx}); err != nil {
+	if err := fn(&Conn{s: c.s, idb: tx, raw: tx.Tx, tx: &tx, pg: pg}); err != nil {
 		return err
 	}
 	done = true

@@ -1,0 +1,219 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/entityapi/entityapi/storage"
+)
+
+// This file is the job queue's work on a batch (DESIGN.md §7): a job names a
+// run of staged chunks of one operation (storage.ChunkJobs). The operation
+// and its owner's roles are loaded once per job and the chunks in one query;
+// each chunk is checked on its own (its links, problems and pointers stay
+// its own), then the items of all are written with the same multi-row
+// INSERTs and the outcomes of all recorded (FinishChunks) in one
+// transaction, so a job costs a fixed number of statements and one commit
+// whatever its number of chunks. A chunk another run has recorded rolls the
+// job's transaction back, and the job's chunks then go one by one.
+
+// processChunk processes the chunks of job as the operation's owner, the
+// outcome of each recorded in the transaction of its writes.
+func (a *application) processChunk(ctx context.Context, job storage.ChunkJob) error {
+	store := a.engine.store
+	op, err := store.Operation(ctx, job.Org, job.Operation)
+	if errors.Is(err, storage.ErrNotFound) {
+		return nil // deleted: nothing is left to do
+	}
+	if err != nil {
+		return err
+	}
+	switch op.Status {
+	case storage.OperationSuccess, storage.OperationFailed, storage.OperationCancelled:
+		return nil
+	}
+	if op.Status == storage.OperationNew { // the first job: a write of its own, not one per chunk
+		if err := store.StartOperation(ctx, op.ID); err != nil {
+			if errors.Is(err, storage.ErrFinished) || errors.Is(err, storage.ErrNotFound) {
+				return nil
+			}
+			return err
+		}
+	}
+	chunks, err := store.Chunks(ctx, op.ID, job.Chunk, job.Chunks())
+	if err != nil {
+		return err
+	}
+	pending := chunks[:0]
+	for _, ch := range chunks {
+		if !ch.Done {
+			pending = append(pending, ch)
+		}
+	}
+	if len(pending) == 0 {
+		return nil
+	}
+	cl := &call{f: jsonapiFormat, org: op.OrganizationID, routes: a.routes, xinclude: map[string]bool{}}
+	if op.OwnerID != nil {
+		cl.user = *op.OwnerID
+		if cl.roles, err = store.UserRoles(ctx, *op.OwnerID); err != nil {
+			return err
+		}
+	}
+	if len(pending) == 1 {
+		return a.runStaged(ctx, cl, op, &pending[0])
+	}
+	err = a.runStagedTogether(ctx, cl, op, pending)
+	if !errors.Is(err, errAlreadyDone) {
+		return err
+	}
+	// Another run recorded one of these chunks meanwhile (a re-enqueued
+	// job over the same chunks): each chunk goes on its own, and those
+	// already done are left.
+	for _, ch := range pending {
+		fresh, err := store.Chunk(ctx, op.ID, ch.Number)
+		if errors.Is(err, storage.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if fresh.Done {
+			continue
+		}
+		if err := a.runStaged(ctx, cl, op, fresh); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// runStaged processes one staged chunk in a transaction of its own.
+func (a *application) runStaged(ctx context.Context, cl *call, op *storage.AsyncOperation, ch *storage.AsyncOperationChunk) error {
+	data, included, err := decodeChunk(ch)
+	if err != nil {
+		return err
+	}
+	out, err := a.engine.runChunk(ctx, cl, op.EntityType, data, included, false, finishChunk(ctx, op.ID, ch.Number))
+	if errors.Is(err, errAlreadyDone) {
+		return nil
+	}
+	if err == nil {
+		a.metrics.chunkDone(op.EntityType, "async", out.counts)
+	}
+	return err
+}
+
+// runStagedTogether processes staged chunks in one transaction: each is
+// checked, then their items are written together and their outcomes
+// recorded together (a fixed number of statements per job). errAlreadyDone when one of
+// them was already recorded (nothing is then written).
+func (a *application) runStagedTogether(ctx context.Context, cl *call, op *storage.AsyncOperation, chunks []storage.AsyncOperationChunk) error {
+	e := a.engine
+	runs := make([]*checkedChunk, len(chunks))
+	for i := range chunks {
+		data, included, err := decodeChunk(&chunks[i])
+		if err != nil {
+			return err
+		}
+		if runs[i], err = e.checkChunk(ctx, cl, op.EntityType, data, included); err != nil {
+			return err
+		}
+	}
+	err := e.store.Tx(ctx, func(c *storage.Conn) error {
+		writing := time.Now()
+		if err := e.writeTogether(ctx, c, cl, runs); err != nil {
+			return err
+		}
+		// Each chunk's time (the operation's aggregateTime adds them up) is
+		// its own checks and its share of the writes.
+		share := time.Since(writing) / time.Duration(len(runs))
+		outcomes := make([]storage.ChunkOutcome, len(runs))
+		for i, run := range runs {
+			run.finish(true)
+			run.out.counts.Millis = (run.checking + share).Milliseconds()
+			outcomes[i] = storage.ChunkOutcome{Number: chunks[i].Number, Counts: run.out.counts, Errors: run.out.errorRows()}
+		}
+		done, err := c.FinishChunks(ctx, op.ID, outcomes)
+		if err == nil && !done {
+			return errAlreadyDone
+		}
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	for _, run := range runs {
+		a.metrics.chunkDone(op.EntityType, "async", run.out.counts)
+	}
+	return nil
+}
+
+// writeTogether writes the live items of checked chunks in c's transaction:
+// first all at once (multi-row INSERTs of up to 500 rows across chunks) in a
+// savepoint; when that fails, each chunk as writeChunk does, so that only the
+// items to blame are skipped.
+func (e *engine) writeTogether(ctx context.Context, c *storage.Conn, cl *call, runs []*checkedChunk) error {
+	var live []*item
+	for _, run := range runs {
+		for _, ci := range run.all {
+			if !ci.failed {
+				live = append(live, ci.item)
+			}
+		}
+	}
+	if len(live) == 0 {
+		return nil
+	}
+	err := c.Tx(ctx, func(sp *storage.Conn) error {
+		_, err := e.writeRecords(ctx, sp, cl, live, true)
+		return err
+	})
+	if err == nil {
+		return nil
+	}
+	for _, run := range runs {
+		if err := e.writeChunk(ctx, c, cl, run.all, run.adjacent, false); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// finishChunk records a chunk's outcome; errAlreadyDone rolls back the
+// writes of a chunk another run has recorded.
+func finishChunk(ctx context.Context, opID int64, number int) func(c *storage.Conn, out *chunkOutcome) error {
+	return func(c *storage.Conn, out *chunkOutcome) error {
+		done, err := c.FinishChunk(ctx, opID, number, out.counts, out.errorRows())
+		if err == nil && !done {
+			return errAlreadyDone
+		}
+		return err
+	}
+}
+
+// decodeChunk reads the items of a staged chunk.
+func decodeChunk(ch *storage.AsyncOperationChunk) (data, included []storage.ChunkItem, err error) {
+	if data, err = decodeStaged(ch.Items); err != nil {
+		return nil, nil, err
+	}
+	if included, err = decodeStaged(ch.Included); err != nil {
+		return nil, nil, err
+	}
+	return data, included, nil
+}
+
+// decodeStaged reads the items of a staged chunk (nil: none).
+func decodeStaged(raw []byte) ([]storage.ChunkItem, error) {
+	if len(raw) == 0 {
+		return nil, nil
+	}
+	var items []storage.ChunkItem
+	if err := json.Unmarshal(raw, &items); err != nil {
+		return nil, fmt.Errorf("server: a staged chunk is not readable: %w", err)
+	}
+	return items, nil
+}

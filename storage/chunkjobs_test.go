@@ -1,0 +1,114 @@
+package storage_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"reflect"
+	"testing"
+
+	"github.com/entityapi/entityapi/storage"
+	"github.com/entityapi/entityapi/storage/storagetest"
+)
+
+// TestChunkJobs: runs of consecutive chunks become jobs of up to ten chunks.
+func TestChunkJobs(t *testing.T) {
+	t.Parallel()
+	seq := func(from, to int) []int {
+		var out []int
+		for n := from; n <= to; n++ {
+			out = append(out, n)
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		name    string
+		numbers []int
+		want    string // chunk+count of each job
+	}{
+		{"none", nil, "[]"},
+		{"one", []int{1}, "[1+1]"},
+		{"three", seq(1, 3), "[1+3]"},
+		{"ten", seq(1, 10), "[1+10]"},
+		{"twenty-three", seq(1, 23), "[1+10 11+10 21+3]"},
+		{"gaps", []int{2, 3, 5, 9, 10, 11}, "[2+2 5+1 9+3]"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			jobs := storage.ChunkJobs(7, 3, tc.numbers)
+			got := []string{}
+			for _, j := range jobs {
+				if j.Operation != 7 || j.Org != 3 {
+					t.Errorf("job %+v: want operation 7 of organization 3", j)
+				}
+				got = append(got, fmt.Sprintf("%d+%d", j.Chunk, j.Chunks()))
+			}
+			if s := fmt.Sprint(got); s != tc.want {
+				t.Errorf("ChunkJobs(%v) = %s, want %s", tc.numbers, s, tc.want)
+			}
+		})
+	}
+}
+
+// TestFinishChunks: several chunks recorded at once add up as one by one
+// would, keep their own errors, and end the operation with its last chunk;
+// a set with a chunk already done or missing records nothing.
+func TestFinishChunks(t *testing.T) {
+	t.Parallel()
+	storagetest.Each(t, func(t *testing.T, s *storage.Store) {
+		ctx := context.Background()
+		op := stageOperation(t, s, 1, nil, 4, true)
+		chunks, err := s.Chunks(ctx, op.ID, 2, 10)
+		if err != nil || len(chunks) != 3 || chunks[0].Number != 2 || chunks[2].Number != 4 {
+			t.Fatalf("Chunks(2, 10) = %d chunks, %v", len(chunks), err)
+		}
+		if done, err := s.FinishChunk(ctx, op.ID, 2, storage.ChunkCounts{Read: 1, Write: 1, Created: 1}, nil); err != nil || !done {
+			t.Fatalf("FinishChunk(2) = %v, %v", done, err)
+		}
+		three := storage.ChunkOutcome{Number: 3, Counts: storage.ChunkCounts{Read: 2, Write: 1, Created: 1, Errors: 1},
+			Errors: itemErrors("c", 1)}
+		for _, tc := range []struct {
+			name     string
+			outcomes []storage.ChunkOutcome
+			notFound bool
+		}{
+			{"one already done", []storage.ChunkOutcome{three, {Number: 2}}, false},
+			{"one missing", []storage.ChunkOutcome{three, {Number: 9}}, true},
+		} {
+			done, err := s.FinishChunks(ctx, op.ID, tc.outcomes)
+			if tc.notFound != errors.Is(err, storage.ErrNotFound) || (!tc.notFound && err != nil) || done {
+				t.Errorf("%s: FinishChunks = %v, %v", tc.name, done, err)
+			}
+			if ch, err := s.Chunk(ctx, op.ID, 3); err != nil || ch.Done {
+				t.Errorf("%s: chunk 3 is done (%v), yet nothing was to be recorded", tc.name, err)
+			}
+		}
+		four := storage.ChunkOutcome{Number: 4, Counts: storage.ChunkCounts{Read: 3, Write: 1, Updated: 1, Errors: 2},
+			Errors: itemErrors("d", 2)}
+		if done, err := s.FinishChunks(ctx, op.ID, []storage.ChunkOutcome{three, four}); err != nil || !done {
+			t.Fatalf("FinishChunks(3, 4) = %v, %v", done, err)
+		}
+		got := operation(t, s, 1, op.ID)
+		if got.Status != storage.OperationRunning || got.ChunksDone != 3 || got.ReadCount != 6 || got.WriteCount != 3 ||
+			got.CreateCount != 2 || got.UpdateCount != 1 || got.ErrorCount != 3 {
+			t.Errorf("after chunks 2, 3 and 4 of 4: %+v", got)
+		}
+		if done, err := s.FinishChunks(ctx, op.ID, []storage.ChunkOutcome{{Number: 1}}); err != nil || !done {
+			t.Fatalf("FinishChunks(1) = %v, %v", done, err)
+		}
+		if got := operation(t, s, 1, op.ID); got.Status != storage.OperationSuccess || got.ChunksDone != 4 || got.FinishedAt == nil {
+			t.Errorf("after the last chunk: %+v", got)
+		}
+		all, err := s.OperationErrors(ctx, op.ID, 0, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var keys []string
+		for _, e := range all {
+			keys = append(keys, fmt.Sprintf("%d-%d %s", e.Chunk, e.N, *e.Pointer))
+		}
+		want := []string{"3-1 /data/c0/attributes/name", "4-1 /data/d0/attributes/name", "4-2 /data/d1/attributes/name"}
+		if !reflect.DeepEqual(keys, want) {
+			t.Errorf("errors = %v, want %v", keys, want)
+		}
+	})
+}
