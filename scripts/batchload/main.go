@@ -25,18 +25,12 @@ package main
 import (
 	"bufio"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
-	"net/url"
 	"os"
-	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"strconv"
@@ -45,16 +39,13 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/jackc/pgx/v5"
+	"github.com/entityapi/entityapi/scripts/internal/localserver"
 )
 
 const (
-	goalMiB    = 256
-	clientID   = "demo-backoffice"
-	secret     = "demo-backoffice-secret"
-	jsonAPI    = "application/vnd.api+json"
-	pollEvery  = 250 * time.Millisecond
-	readyAfter = 3 * time.Minute // migrations and demo data on a fresh database
+	goalMiB   = 256
+	jsonAPI   = "application/vnd.api+json"
+	pollEvery = 250 * time.Millisecond
 )
 
 func main() {
@@ -87,12 +78,13 @@ func run(ctx context.Context, records int, databaseURL, pgAdmin string, workers 
 	defer os.RemoveAll(tmp)
 	database := "sqlite"
 	if pgAdmin != "" {
-		name := "entityapi_batchload_" + randomHex()
-		if databaseURL, err = createDatabase(ctx, pgAdmin, name); err != nil {
+		db, err := localserver.CreateDatabase(ctx, pgAdmin, "-postgres-admin", "entityapi_batchload_")
+		if err != nil {
 			return err
 		}
+		databaseURL = db.URL
 		defer func() {
-			if derr := adminExec(context.Background(), pgAdmin, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)"); derr != nil && err == nil {
+			if derr := db.Drop(); derr != nil && err == nil {
 				err = derr
 			}
 		}()
@@ -102,12 +94,10 @@ func run(ctx context.Context, records int, databaseURL, pgAdmin string, workers 
 	}
 
 	bin := filepath.Join(tmp, "entityapi")
-	build := exec.CommandContext(ctx, goCommand(), "build", "-o", bin, "github.com/entityapi/entityapi")
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
+	if err := localserver.Build(ctx, "", "github.com/entityapi/entityapi", bin); err != nil {
 		return fmt.Errorf("go build: %w", err)
 	}
-	addr, err := freeAddr()
+	addr, err := localserver.FreeAddr()
 	if err != nil {
 		return err
 	}
@@ -118,42 +108,22 @@ func run(ctx context.Context, records int, databaseURL, pgAdmin string, workers 
 	if workers > 0 {
 		args = append(args, "--workers", strconv.Itoa(workers))
 	}
-	logPath := filepath.Join(tmp, "server.log")
-	logFile, err := os.Create(logPath)
+	srv, err := localserver.Start("server", bin, args, addr, filepath.Join(tmp, "server.log"))
 	if err != nil {
 		return err
 	}
-	defer logFile.Close()
-	srv := exec.Command(bin, args...)
-	srv.Stdout, srv.Stderr = logFile, logFile
-	if err := srv.Start(); err != nil {
-		return err
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- srv.Wait() }()
-	defer func() {
-		_ = srv.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-exited:
-		case <-time.After(20 * time.Second):
-			_ = srv.Process.Kill()
-			<-exited
-		}
-		if err != nil {
-			showLog(logPath)
-		}
-	}()
+	defer func() { srv.Stop(err != nil) }()
 
-	base := "http://" + addr
-	fmt.Fprintf(os.Stderr, "batchload: %d accounts to %s (%s, pid %d)\n", records, base, database, srv.Process.Pid)
-	if err := awaitReady(ctx, base, exited); err != nil {
+	base := srv.Base()
+	pid := srv.PID()
+	fmt.Fprintf(os.Stderr, "batchload: %d accounts to %s (%s, pid %d)\n", records, base, database, pid)
+	if err := srv.AwaitReady(ctx, http.DefaultClient); err != nil {
 		return err
 	}
-	token, err := fetchToken(ctx, base)
+	token, err := localserver.Token(ctx, http.DefaultClient, base)
 	if err != nil {
 		return err
 	}
-	pid := srv.Process.Pid
 	var before int64
 	if update {
 		if before, err = lastAccountID(ctx, base, token); err != nil {
@@ -174,8 +144,8 @@ func run(ctx context.Context, records int, databaseURL, pgAdmin string, workers 
 	if after-before != int64(records) {
 		return fmt.Errorf("the created accounts do not have consecutive ids (%d..%d for %d records): cannot address them", before+1, after, records)
 	}
-	// The update batch's peak is its own: "5" resets VmHWM (proc(5)).
-	if err := os.WriteFile("/proc/"+strconv.Itoa(pid)+"/clear_refs", []byte("5"), 0); err != nil {
+	// The update batch's peak is its own.
+	if err := localserver.ResetPeak(pid); err != nil {
 		return fmt.Errorf("reset the peak RSS: %w", err)
 	}
 	updates := func(w io.Writer) error { return writeUpdates(w, before+1, records) }
@@ -196,14 +166,14 @@ func measure(ctx context.Context, base, token string, pid int, database, kind st
 		return err
 	}
 	accepted := time.Since(start)
-	uploadKB, _ := procStatus(pid, "VmHWM") // the upload's peak, shown in case processing is cut short
+	uploadKB, _ := localserver.ProcStatus(pid, "VmHWM") // the upload's peak, shown in case processing is cut short
 	fmt.Fprintf(os.Stderr, "batchload: %s operation %s accepted after %.1f s (peak RSS so far %.1f MiB); processing\n",
 		kind, id, accepted.Seconds(), float64(uploadKB)/1024)
 	if err := awaitOperation(ctx, base, token, id, records, start); err != nil {
 		return err
 	}
 	elapsed := time.Since(start)
-	hwm, err := procStatus(pid, "VmHWM")
+	hwm, err := localserver.ProcStatus(pid, "VmHWM")
 	if err != nil {
 		return err
 	}
@@ -240,64 +210,6 @@ func lastAccountID(ctx context.Context, base, token string) (int64, error) {
 	return strconv.ParseInt(page.Data[0].ID, 10, 64)
 }
 
-func goCommand() string {
-	if g := os.Getenv("GO"); g != "" {
-		return g
-	}
-	return "go"
-}
-
-// freeAddr finds a free loopback port.
-func freeAddr() (string, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", err
-	}
-	defer l.Close()
-	return l.Addr().String(), nil
-}
-
-// awaitReady waits for /readyz to answer 200.
-func awaitReady(ctx context.Context, base string, exited <-chan error) error {
-	deadline := time.Now().Add(readyAfter)
-	for {
-		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, base+"/readyz", nil)
-		if res, err := http.DefaultClient.Do(req); err == nil {
-			_, _ = io.Copy(io.Discard, res.Body)
-			res.Body.Close()
-			if res.StatusCode == http.StatusOK {
-				return nil
-			}
-		}
-		select {
-		case err := <-exited:
-			return fmt.Errorf("the server exited: %v", err)
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(100 * time.Millisecond):
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("the server was not ready after %s", readyAfter)
-		}
-	}
-}
-
-func fetchToken(ctx context.Context, base string) (string, error) {
-	body := `{"grant_type":"client_credentials","client_id":"` + clientID + `","client_secret":"` + secret + `"}`
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, base+"/admin/oauth2-token", strings.NewReader(body))
-	if err != nil {
-		return "", err
-	}
-	req.Header.Set("Content-Type", "application/json")
-	var tok struct {
-		AccessToken string `json:"access_token"`
-	}
-	if err := doJSON(req, http.StatusOK, &tok); err != nil {
-		return "", fmt.Errorf("token: %w", err)
-	}
-	return tok.AccessToken, nil
-}
-
 // sendBatch streams a batch written by write while it is sent, and returns
 // the id of the operation of the answer 202.
 func sendBatch(ctx context.Context, base, token string, write func(io.Writer) error) (string, error) {
@@ -310,7 +222,7 @@ func sendBatch(ctx context.Context, base, token string, write func(io.Writer) er
 	req.Header.Set("Content-Type", jsonAPI)
 	req.Header.Set("Accept", jsonAPI)
 	req.Header.Set("Authorization", "Bearer "+token)
-	var op operation
+	var op localserver.Operation
 	if err := doJSON(req, http.StatusAccepted, &op); err != nil {
 		return "", fmt.Errorf("batch: %w", err)
 	}
@@ -364,21 +276,6 @@ func writeUpdates(w io.Writer, first int64, n int) error {
 	return bw.Flush()
 }
 
-type operation struct {
-	Data struct {
-		ID         string `json:"id"`
-		Attributes struct {
-			Status   string   `json:"status"`
-			Progress *float64 `json:"progress"`
-			Summary  *struct {
-				ReadCount  int `json:"readCount"`
-				WriteCount int `json:"writeCount"`
-				ErrorCount int `json:"errorCount"`
-			} `json:"summary"`
-		} `json:"attributes"`
-	} `json:"data"`
-}
-
 // awaitOperation polls the operation until it ends; it fails unless it ends
 // success with every record read and written.
 func awaitOperation(ctx context.Context, base, token, id string, n int, start time.Time) error {
@@ -390,20 +287,14 @@ func awaitOperation(ctx context.Context, base, token, id string, n int, start ti
 		}
 		req.Header.Set("Accept", jsonAPI)
 		req.Header.Set("Authorization", "Bearer "+token)
-		var op operation
+		var op localserver.Operation
 		if err := doJSON(req, http.StatusOK, &op); err != nil {
 			return fmt.Errorf("operation %s: %w", id, err)
 		}
-		a := op.Data.Attributes
-		switch a.Status {
-		case "success":
-			if s := a.Summary; s == nil || s.ReadCount != n || s.WriteCount != n || s.ErrorCount != 0 {
-				return fmt.Errorf("operation %s ended success with summary %+v, want %d read and written", id, s, n)
-			}
-			return nil
-		case "failed", "cancelled":
-			return fmt.Errorf("operation %s ended %s", id, a.Status)
+		if ended, err := op.Ended(n); ended {
+			return err
 		}
+		a := op.Data.Attributes
 		if time.Since(lastShown) >= 10*time.Second {
 			lastShown = time.Now()
 			p := "-"
@@ -442,7 +333,7 @@ func sampleRSS(ctx context.Context, pid int, peak *atomic.Int64) {
 	t := time.NewTicker(100 * time.Millisecond)
 	defer t.Stop()
 	for {
-		if kb, err := procStatus(pid, "VmRSS"); err == nil && kb > peak.Load() {
+		if kb, err := localserver.ProcStatus(pid, "VmRSS"); err == nil && kb > peak.Load() {
 			peak.Store(kb)
 		}
 		select {
@@ -451,63 +342,4 @@ func sampleRSS(ctx context.Context, pid int, peak *atomic.Int64) {
 		case <-t.C:
 		}
 	}
-}
-
-// procStatus reads a "Name: N kB" field of /proc/<pid>/status, in kB.
-func procStatus(pid int, field string) (int64, error) {
-	raw, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
-	if err != nil {
-		return 0, err
-	}
-	for l := range strings.SplitSeq(string(raw), "\n") {
-		if rest, ok := strings.CutPrefix(l, field+":"); ok {
-			return strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
-		}
-	}
-	return 0, fmt.Errorf("no %s in /proc/%d/status", field, pid)
-}
-
-// createDatabase creates a database on the server of admin and returns its URL.
-func createDatabase(ctx context.Context, admin, name string) (string, error) {
-	u, err := url.Parse(admin)
-	if err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") {
-		return "", errors.New("-postgres-admin must be a postgres:// URL")
-	}
-	if err := adminExec(ctx, admin, "CREATE DATABASE "+name); err != nil {
-		return "", err
-	}
-	u.Path = "/" + name
-	return u.String(), nil
-}
-
-func adminExec(ctx context.Context, admin, stmt string) error {
-	cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
-	conn, err := pgx.Connect(cctx, admin)
-	if err != nil {
-		return fmt.Errorf("postgres admin connection: %w", err)
-	}
-	defer conn.Close(context.Background())
-	if _, err := conn.Exec(cctx, stmt); err != nil {
-		return fmt.Errorf("%s: %w", stmt, err)
-	}
-	return nil
-}
-
-func randomHex() string {
-	b := make([]byte, 6)
-	_, _ = rand.Read(b)
-	return hex.EncodeToString(b)
-}
-
-// showLog prints the end of the server's log after a failure.
-func showLog(path string) {
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		return
-	}
-	if len(raw) > 4000 {
-		raw = raw[len(raw)-4000:]
-	}
-	fmt.Fprintf(os.Stderr, "--- end of the server log ---\n%s\n", raw)
 }

@@ -3,15 +3,14 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
-	"net/url"
 	"runtime"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/entityapi/entityapi/scripts/internal/localserver"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -90,34 +89,15 @@ func runBatch(ctx context.Context, svc *service, body []byte, n int) error {
 	}
 	deadline := time.Now().Add(batchOperationLimit)
 	for {
-		var op struct {
-			Data struct {
-				ID         string `json:"id"`
-				Attributes struct {
-					Status  string `json:"status"`
-					Summary *struct {
-						ReadCount  int `json:"readCount"`
-						WriteCount int `json:"writeCount"`
-						ErrorCount int `json:"errorCount"`
-					} `json:"summary"`
-				} `json:"attributes"`
-			} `json:"data"`
-		}
+		var op localserver.Operation
 		if err := json.Unmarshal(raw, &op); err != nil {
 			return err
 		}
-		a := op.Data.Attributes
-		switch a.Status {
-		case "success":
-			if s := a.Summary; s == nil || s.ReadCount != n || s.WriteCount != n || s.ErrorCount != 0 {
-				return fmt.Errorf("operation %s ended success with summary %+v, want %d read and written", op.Data.ID, s, n)
-			}
-			return nil
-		case "failed", "cancelled":
-			return fmt.Errorf("operation %s ended %s", op.Data.ID, a.Status)
+		if ended, err := op.Ended(n); ended {
+			return err
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("operation %s still %s after %s", op.Data.ID, a.Status, batchOperationLimit)
+			return fmt.Errorf("operation %s still %s after %s", op.Data.ID, op.Data.Attributes.Status, batchOperationLimit)
 		}
 		select {
 		case <-ctx.Done():
@@ -229,31 +209,4 @@ func rawCopy(ctx context.Context, db *floorDB, prefix string, n int) error {
 		return fmt.Errorf("copy wrote %d rows, want %d", copied, n)
 	}
 	return tx.Commit(ctx)
-}
-
-// createDatabase creates a database on the server of admin and returns its URL.
-func createDatabase(ctx context.Context, admin, name string) (string, error) {
-	u, err := url.Parse(admin)
-	if err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") {
-		return "", errors.New("-postgres-admin (TEST_DATABASE_URL) must be a postgres:// URL")
-	}
-	if err := adminExec(ctx, admin, "CREATE DATABASE "+pgx.Identifier{name}.Sanitize()); err != nil {
-		return "", err
-	}
-	u.Path = "/" + name
-	return u.String(), nil
-}
-
-func adminExec(ctx context.Context, admin, stmt string) error {
-	cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
-	conn, err := pgx.Connect(cctx, admin)
-	if err != nil {
-		return fmt.Errorf("postgres admin connection: %w", err)
-	}
-	defer conn.Close(context.Background())
-	if _, err := conn.Exec(cctx, stmt); err != nil {
-		return fmt.Errorf("%s: %w", stmt, err)
-	}
-	return nil
 }

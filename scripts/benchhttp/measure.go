@@ -2,15 +2,13 @@ package main
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 
-	"github.com/jackc/pgx/v5"
+	"github.com/entityapi/entityapi/scripts/internal/localserver"
 )
 
 // The names of the systems in the table.
@@ -59,14 +57,13 @@ func measureDatabase(ctx context.Context, cfg config, wrkPath, tmp, database str
 	}
 	var services []*service
 	var seeds []*seeded
-	var databases []string // PostgreSQL databases to drop once the services have stopped
+	var databases []*localserver.Database // to drop once the services have stopped
 	defer func() {
 		for _, s := range services {
 			s.stop(err != nil)
 		}
-		for _, name := range databases {
-			stmt := "DROP DATABASE IF EXISTS " + pgx.Identifier{name}.Sanitize() + " WITH (FORCE)"
-			if derr := adminExec(context.Background(), cfg.postgres, stmt); derr != nil && err == nil {
+		for _, db := range databases {
+			if derr := db.Drop(); derr != nil && err == nil {
 				err = derr
 			}
 		}
@@ -74,11 +71,12 @@ func measureDatabase(ctx context.Context, cfg config, wrkPath, tmp, database str
 	for _, b := range builds {
 		dbURL := ""
 		if database == "postgres" {
-			name := "entityapi_benchhttp_" + randomHex()
-			if dbURL, err = createDatabase(ctx, cfg.postgres, name); err != nil {
+			db, err := localserver.CreateDatabase(ctx, cfg.postgres, "-postgres-admin (TEST_DATABASE_URL)", "entityapi_benchhttp_")
+			if err != nil {
 				return nil, err
 			}
-			databases = append(databases, name)
+			databases = append(databases, db)
+			dbURL = db.URL
 		}
 		progress("%s: starting %s", database, b.name)
 		svc, err := startService(ctx, b.name, b.bin, filepath.Join(dir, b.name), dbURL)
@@ -246,12 +244,6 @@ func rotate[T any](items []T, k int) []T {
 
 func progress(format string, args ...any) {
 	fmt.Fprintf(os.Stderr, "benchhttp: "+format+"\n", args...)
-}
-
-func randomHex() string {
-	b := make([]byte, 6)
-	_, _ = rand.Read(b)
-	return hex.EncodeToString(b)
 }
 
 // hostReplacements maps every system's base to one name, for comparing.

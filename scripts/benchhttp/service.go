@@ -4,26 +4,20 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
+
+	"github.com/entityapi/entityapi/scripts/internal/localserver"
 )
 
-const (
-	clientID   = "demo-backoffice" // the demo client acting as the administrator (README)
-	secret     = "demo-backoffice-secret"
-	jsonAPI    = "application/vnd.api+json"
-	readyAfter = 3 * time.Minute // migrations and demo data on a fresh database
-)
+const jsonAPI = "application/vnd.api+json"
 
 // build is one entityapi binary under measure: the working tree ("new") or
 // the -baseline revision ("old").
@@ -77,14 +71,7 @@ func buildBinaries(ctx context.Context, tmp, rev string) ([]build, error) {
 }
 
 func goBuild(ctx context.Context, dir, out string) error {
-	goCmd := os.Getenv("GO")
-	if goCmd == "" {
-		goCmd = "go"
-	}
-	cmd := exec.CommandContext(ctx, goCmd, "build", "-o", out, ".")
-	cmd.Dir = dir
-	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
-	if err := cmd.Run(); err != nil {
+	if err := localserver.Build(ctx, dir, ".", out); err != nil {
 		return fmt.Errorf("go build in %s: %w", dir, err)
 	}
 	return nil
@@ -104,21 +91,18 @@ type service struct {
 	token   string
 	dataDir string
 	dbURL   string // its --database-url ("" on SQLite: <dataDir>/entityapi.db)
-	logPath string
-	cmd     *exec.Cmd
-	exited  chan error
+	proc    *localserver.Process
 	client  *http.Client
 }
 
 // startService starts bin on a free loopback port with the demo data, waits
 // until it is ready and takes a token.
 func startService(ctx context.Context, name, bin, dir, databaseURL string) (*service, error) {
-	addr, err := freeAddr()
+	addr, err := localserver.FreeAddr()
 	if err != nil {
 		return nil, err
 	}
-	s := &service{name: name, base: "http://" + addr, dataDir: filepath.Join(dir, "data"), dbURL: databaseURL,
-		logPath: filepath.Join(dir, "server.log"), exited: make(chan error, 1),
+	s := &service{name: name, dataDir: filepath.Join(dir, "data"), dbURL: databaseURL,
 		client: &http.Client{Timeout: 10 * time.Minute}}
 	args := []string{"serve", "--demo", "--data-dir", s.dataDir, "--addr", addr, "--token-ttl", "86400"}
 	if databaseURL != "" {
@@ -127,22 +111,15 @@ func startService(ctx context.Context, name, bin, dir, databaseURL string) (*ser
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	logFile, err := os.Create(s.logPath)
-	if err != nil {
+	if s.proc, err = localserver.Start(name, bin, args, addr, filepath.Join(dir, "server.log")); err != nil {
 		return nil, err
 	}
-	s.cmd = exec.Command(bin, args...)
-	s.cmd.Stdout, s.cmd.Stderr = logFile, logFile
-	if err := s.cmd.Start(); err != nil {
-		logFile.Close()
-		return nil, err
-	}
-	go func() { s.exited <- s.cmd.Wait(); logFile.Close() }()
-	if err := s.awaitReady(ctx); err != nil {
+	s.base = s.proc.Base()
+	if err := s.proc.AwaitReady(ctx, s.client); err != nil {
 		s.stop(true)
 		return nil, err
 	}
-	if s.token, err = s.fetchToken(ctx); err != nil {
+	if s.token, err = localserver.Token(ctx, s.client, s.base); err != nil {
 		s.stop(true)
 		return nil, err
 	}
@@ -153,75 +130,7 @@ func startService(ctx context.Context, name, bin, dir, databaseURL string) (*ser
 func (s *service) sqlitePath() string { return filepath.Join(s.dataDir, "entityapi.db") }
 
 // stop ends the service (SIGTERM, then SIGKILL) and shows its log when failed.
-func (s *service) stop(failed bool) {
-	_ = s.cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-s.exited:
-	case <-time.After(20 * time.Second):
-		_ = s.cmd.Process.Kill()
-		<-s.exited
-	}
-	if failed {
-		if raw, err := os.ReadFile(s.logPath); err == nil {
-			if len(raw) > 4000 {
-				raw = raw[len(raw)-4000:]
-			}
-			fmt.Fprintf(os.Stderr, "--- end of the %s log ---\n%s\n", s.name, raw)
-		}
-	}
-}
-
-// freeAddr finds a free loopback port.
-func freeAddr() (string, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", err
-	}
-	defer l.Close()
-	return l.Addr().String(), nil
-}
-
-func (s *service) awaitReady(ctx context.Context) error {
-	deadline := time.Now().Add(readyAfter)
-	for {
-		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, s.base+"/readyz", nil)
-		if res, err := s.client.Do(req); err == nil {
-			_, _ = io.Copy(io.Discard, res.Body)
-			res.Body.Close()
-			if res.StatusCode == http.StatusOK {
-				return nil
-			}
-		}
-		select {
-		case err := <-s.exited:
-			return fmt.Errorf("%s exited: %v", s.name, err)
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(100 * time.Millisecond):
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("%s was not ready after %s", s.name, readyAfter)
-		}
-	}
-}
-
-// fetchToken takes an access token of the demo back-office client.
-func (s *service) fetchToken(ctx context.Context) (string, error) {
-	body := `{"grant_type":"client_credentials","client_id":"` + clientID + `","client_secret":"` + secret + `"}`
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.base+"/admin/oauth2-token", strings.NewReader(body))
-	if err != nil {
-		return "", err
-	}
-	req.Header.Set("Content-Type", "application/json")
-	raw, _, err := s.do(req, http.StatusOK)
-	if err != nil {
-		return "", fmt.Errorf("token: %w", err)
-	}
-	var tok struct {
-		AccessToken string `json:"access_token"`
-	}
-	return tok.AccessToken, json.Unmarshal(raw, &tok)
-}
+func (s *service) stop(failed bool) { s.proc.Stop(failed) }
 
 // do sends req and returns the answer's body and headers; it fails unless the
 // status is want.

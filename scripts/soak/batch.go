@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/entityapi/entityapi/scripts/internal/localserver"
 )
 
 const pollEvery = 250 * time.Millisecond
@@ -72,21 +74,6 @@ func (c *client) syncBatch(ctx context.Context, typ string, items []string) ([]s
 	return ids, nil
 }
 
-// operation is the part of an asyncoperations resource the soak checks.
-type operation struct {
-	Data struct {
-		ID         string `json:"id"`
-		Attributes struct {
-			Status  string `json:"status"`
-			Summary *struct {
-				ReadCount  int `json:"readCount"`
-				WriteCount int `json:"writeCount"`
-				ErrorCount int `json:"errorCount"`
-			} `json:"summary"`
-		} `json:"attributes"`
-	} `json:"data"`
-}
-
 // batchEvery starts an asynchronous batch of size accounts every interval
 // until ctx ends, and waits for the batches it started.
 func (c *client) batchEvery(ctx context.Context, interval time.Duration, size int) {
@@ -124,7 +111,7 @@ func (c *client) batch(n, size int) {
 		fmt.Fprintf(&b, `{"type":"accounts","attributes":{"name":"Soak batch %d item %d"}}`, n, i)
 	}
 	b.WriteString(`]}`)
-	var op operation
+	var op localserver.Operation
 	err := c.do(ctx, "PATCH", "/admin/api/accounts", b.String(), 202, &op)
 	c.rec.add(kindBatch, time.Since(start), err)
 	if err != nil {
@@ -138,21 +125,16 @@ func (c *client) batch(n, size int) {
 		if err != nil {
 			return
 		}
-		a := op.Data.Attributes
-		switch a.Status {
-		case "success":
-			if s := a.Summary; s == nil || s.ReadCount != size || s.WriteCount != size || s.ErrorCount != 0 {
-				c.rec.fail(kindBatchEnd, fmt.Errorf("operation %s ended success with summary %+v, want %d read and written", op.Data.ID, s, size))
-				return
+		if ended, err := op.Ended(size); ended {
+			if err != nil {
+				c.rec.fail(kindBatchEnd, err)
+			} else {
+				c.rec.add(kindBatchEnd, time.Since(start), nil)
 			}
-			c.rec.add(kindBatchEnd, time.Since(start), nil)
-			return
-		case "failed", "cancelled":
-			c.rec.fail(kindBatchEnd, fmt.Errorf("operation %s ended %s", op.Data.ID, a.Status))
 			return
 		}
 		if time.Since(start) > 10*time.Minute {
-			c.rec.fail(kindBatchEnd, fmt.Errorf("operation %s still %s after 10 minutes", op.Data.ID, a.Status))
+			c.rec.fail(kindBatchEnd, fmt.Errorf("operation %s still %s after 10 minutes", op.Data.ID, op.Data.Attributes.Status))
 			return
 		}
 	}

@@ -10,6 +10,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/entityapi/entityapi/scripts/internal/localserver"
 )
 
 const jsonAPI = "application/vnd.api+json"
@@ -90,27 +92,9 @@ func (c *client) doHeader(ctx context.Context, method, path, body string, header
 
 // fetchToken trades the demo back-office client's credentials (README,
 // "Two commands on a fresh machine") for a token.
-func (c *client) fetchToken(ctx context.Context) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.base+"/admin/oauth2-token", strings.NewReader(
-		`{"grant_type":"client_credentials","client_id":"demo-backoffice","client_secret":"demo-backoffice-secret"}`))
-	if err != nil {
-		return err
-	}
-	req.Header.Set("Content-Type", "application/json")
-	res, err := c.http.Do(req)
-	if err != nil {
-		return fmt.Errorf("token: %w", err)
-	}
-	defer res.Body.Close()
-	raw, _ := io.ReadAll(res.Body)
-	var tok struct {
-		AccessToken string `json:"access_token"`
-	}
-	if res.StatusCode != http.StatusOK || json.Unmarshal(raw, &tok) != nil || tok.AccessToken == "" {
-		return fmt.Errorf("token: status %d: %.600s", res.StatusCode, raw)
-	}
-	c.token = tok.AccessToken
-	return nil
+func (c *client) fetchToken(ctx context.Context) (err error) {
+	c.token, err = localserver.Token(ctx, c.http, c.base)
+	return err
 }
 
 // accountPool holds the ids of accounts the soak created and may change.

@@ -35,6 +35,8 @@ import (
 	"os/signal"
 	"syscall"
 	"time"
+
+	"github.com/entityapi/entityapi/scripts/internal/localserver"
 )
 
 // options are the soak's flags.
@@ -113,22 +115,22 @@ func run(ctx context.Context, o options) (passed bool, err error) {
 		return false, err
 	}
 	defer os.RemoveAll(tmp)
-	dbURL, drop, version, err := throwawayDatabase(ctx, o.admin)
+	db, err := localserver.CreateDatabase(ctx, o.admin, "TEST_DATABASE_URL", "entityapi_soak_")
 	if err != nil {
 		return false, err
 	}
-	r.database = "PostgreSQL " + version
+	r.database = "PostgreSQL " + db.Version
 	defer func() {
-		if derr := drop(); derr != nil && err == nil {
+		if derr := db.Drop(); derr != nil && err == nil {
 			err = derr
 		}
 	}()
-	srv, err := startServer(ctx, tmp, dbURL)
+	srv, err := startServer(ctx, tmp, db.URL)
 	if err != nil {
 		return false, err
 	}
-	defer func() { srv.stop(err != nil || !passed) }()
-	c := newClient(srv.base, 4*o.workers)
+	defer func() { srv.Stop(err != nil || !passed) }()
+	c := newClient(srv.Base(), 4*o.workers)
 	if err := c.fetchToken(ctx); err != nil {
 		return false, err
 	}
@@ -140,7 +142,7 @@ func run(ctx context.Context, o options) (passed bool, err error) {
 
 	r.target = o.rate
 	if o.rate == 0 {
-		fmt.Fprintf(os.Stderr, "soak: measuring the peak on %s (%d workers, %s)\n", srv.base, o.workers, o.peakDuration)
+		fmt.Fprintf(os.Stderr, "soak: measuring the peak on %s (%d workers, %s)\n", srv.Base(), o.workers, o.peakDuration)
 		r.peak = closedLoop(ctx, o.workers, 5*time.Second, o.peakDuration, func(seq int64) {
 			c.send(ctx, cycle, seq, time.Now())
 		})
@@ -159,7 +161,7 @@ func run(ctx context.Context, o options) (passed bool, err error) {
 	start := time.Now()
 	c.timeline = newTimeline(start, windowWidth(o.duration))
 	sampler := &rssSampler{}
-	go sampler.run(soakCtx, srv.pid(), start, o.rssEvery)
+	go sampler.run(soakCtx, srv.PID(), start, o.rssEvery)
 	go c.progress(soakCtx, sampler, start)
 	batchesDone := make(chan struct{})
 	go func() {
@@ -180,7 +182,7 @@ func run(ctx context.Context, o options) (passed bool, err error) {
 	r.errors, r.shown = c.rec.failures()
 	r.p99s, r.window = c.timeline.p99s(), c.timeline.width
 	r.rss = sampler.all()
-	if r.hwm, err = procStatus(srv.pid(), "VmHWM"); err != nil {
+	if r.hwm, err = localserver.ProcStatus(srv.PID(), "VmHWM"); err != nil {
 		return false, err
 	}
 	r.warm = warmUp(o.duration)

@@ -3,12 +3,11 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
 	"slices"
-	"strconv"
-	"strings"
 	"sync"
 	"time"
+
+	"github.com/entityapi/entityapi/scripts/internal/localserver"
 )
 
 // rssGrowthLimit is how much the server's resident memory may grow from the
@@ -35,7 +34,7 @@ func (s *rssSampler) run(ctx context.Context, pid int, start time.Time, every ti
 	tick := time.NewTicker(every)
 	defer tick.Stop()
 	for {
-		kb, err := procStatus(pid, "VmRSS")
+		kb, err := localserver.ProcStatus(pid, "VmRSS")
 		if err != nil {
 			return
 		}
@@ -100,25 +99,6 @@ func largest(samples []rssSample) rssSample {
 		}
 	}
 	return top
-}
-
-// procStatus reads a field of /proc/<pid>/status, in kB.
-func procStatus(pid int, field string) (int64, error) {
-	raw, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
-	if err != nil {
-		return 0, err
-	}
-	return statusField(string(raw), field)
-}
-
-// statusField reads a "Name:   N kB" line of a /proc/<pid>/status text.
-func statusField(status, field string) (int64, error) {
-	for line := range strings.SplitSeq(status, "\n") {
-		if rest, ok := strings.CutPrefix(line, field+":"); ok {
-			return strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
-		}
-	}
-	return 0, fmt.Errorf("no %s in the process status", field)
 }
 
 // mib formats kB as MiB.

@@ -160,27 +160,6 @@ func TestDispatchStopsWithContext(t *testing.T) {
 	}
 }
 
-func TestStatusField(t *testing.T) {
-	t.Parallel()
-	status := "Name:\tentityapi\nVmPeak:\t 1261544 kB\nVmHWM:\t   61528 kB\nVmRSS:\t   48212 kB\nThreads:\t9\n"
-	for _, tc := range []struct {
-		field string
-		want  int64
-		fail  bool
-	}{
-		{"VmRSS", 48212, false},
-		{"VmHWM", 61528, false},
-		{"Threads", 9, false},
-		{"VmSwap", 0, true},
-		{"Name", 0, true}, // not a number
-	} {
-		got, err := statusField(status, tc.field)
-		if got != tc.want || (err != nil) != tc.fail {
-			t.Errorf("statusField(%s) = %d, %v; want %d (fails: %v)", tc.field, got, err, tc.want, tc.fail)
-		}
-	}
-}
-
 func TestRSSVerdict(t *testing.T) {
 	t.Parallel()
 	s := func(sec int, kb int64) rssSample { return rssSample{at: time.Duration(sec) * time.Second, kb: kb} }
