@@ -57,12 +57,12 @@ func (s *Store) findStatement(q Query) (*sqlText, error) {
 	}
 	switch {
 	case q.Limit > 0:
-		st.add(" LIMIT ?", q.Limit)
+		st.add(" LIMIT ?", sqlCount(q.Limit))
 	case q.Offset > 0 && s.sqlite():
 		st.add(" LIMIT -1") // SQLite accepts OFFSET only after LIMIT
 	}
 	if q.Offset > 0 {
-		st.add(" OFFSET ?", q.Offset)
+		st.add(" OFFSET ?", sqlCount(q.Offset))
 	}
 	return &st, nil
 }

@@ -92,6 +92,14 @@ func (b bunWatch) AfterQuery(ctx context.Context, ev *bun.QueryEvent) {
 // sqlList is a list of values for an IN (...) of a generic query.
 type sqlList []any
 
+// sqlCount is a LIMIT or OFFSET. SQLite's planner weighs a LIMIT's value, so
+// a statement with a bound LIMIT is prepared again at every run as if its
+// schema had changed (its VDBE marks the parameter; 40% of a GET by key);
+// there the count is written into the text as the decimal digits of an
+// integer, which no caller's text can become. On PostgreSQL it stays a
+// parameter, so that page sizes share one prepared statement.
+type sqlCount int
+
 // memberOf is the condition "? is one of the values" (or none of them,
 // with not) and its argument. On PostgreSQL the values are one array
 // parameter (= ANY / <> ALL, which the planner treats as an IN list), so the
@@ -137,6 +145,12 @@ func (s *Store) bind(st *sqlText) (string, []any) {
 			b.WriteByte('"')
 			b.WriteString(strings.ReplaceAll(string(a), `"`, `""`))
 			b.WriteByte('"')
+		case sqlCount:
+			if s.sqlite() {
+				b.WriteString(strconv.Itoa(int(a)))
+			} else {
+				mark(int64(a))
+			}
 		case sqlList:
 			for j, v := range a {
 				if j > 0 {

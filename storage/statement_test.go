@@ -88,6 +88,28 @@ func TestStatementsBindValues(t *testing.T) {
 				}
 			})
 		}
+		page := func(size int) string {
+			texts := log.during(func() {
+				if _, err := s.Find(ctx, storage.Query{Table: accounts, Org: 1, Limit: size}); err != nil {
+					t.Fatal(err)
+				}
+			})
+			return texts[0]
+		}
+		// SQLite prepares a statement with a bound LIMIT again at every
+		// run (its planner weighs the value), so there the count is in the
+		// text; PostgreSQL shares one statement between page sizes.
+		five, ten := page(5), page(10)
+		switch s.Dialect() {
+		case "sqlite":
+			if !strings.HasSuffix(five, "LIMIT 5") || !strings.HasSuffix(ten, "LIMIT 10") {
+				t.Errorf("SQLite pages of 5 and 10 sent\n%s\n%s\nwant the LIMIT in the text", five, ten)
+			}
+		default:
+			if five != ten {
+				t.Errorf("pages of 5 and 10 sent different texts:\n%s\n%s", five, ten)
+			}
+		}
 		two, three := in(keys[:2]), in(keys)
 		if s.Dialect() == "postgres" && two[0] != three[0] {
 			t.Errorf("IN lists of 2 and 3 keys sent different texts:\n%s\n%s", two[0], three[0])
