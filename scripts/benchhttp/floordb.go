@@ -58,7 +58,16 @@ type floorDB struct {
 	sqldb   *sql.DB              // SQLite
 	stmts   map[string]*sql.Stmt // SQLite, prepared at open
 	writeMu sync.Mutex           // SQLite: one writer at a time, as the service
+
+	// SQLite prepares a statement with a bound LIMIT again at every run (its
+	// planner weighs the value), so its page statements carry the count in
+	// their text, one prepared statement per count (as the service does).
+	pagedMu sync.Mutex
+	paged   map[string]*sql.Stmt
 }
+
+// pagedStatements are the statements whose last parameter is a LIMIT.
+var pagedStatements = map[string]bool{"regionsPage": true, "contactsPage": true, "contactsStartingWith": true}
 
 // openFloorDB opens the service's database: url is a postgres:// URL, or ""
 // with path the SQLite file.
@@ -102,6 +111,9 @@ func (d *floorDB) close() {
 	for _, s := range d.stmts {
 		_ = s.Close()
 	}
+	for _, s := range d.paged {
+		_ = s.Close()
+	}
 	if d.sqldb != nil {
 		_ = d.sqldb.Close()
 	}
@@ -111,11 +123,41 @@ func (d *floorDB) query(ctx context.Context, name string, args ...any) (rows, er
 	if d.pool != nil {
 		return d.pool.Query(ctx, d.text[name], args...)
 	}
-	r, err := d.stmts[name].QueryContext(ctx, args...)
+	stmt := d.stmts[name]
+	if pagedStatements[name] {
+		limit := args[len(args)-1].(int)
+		var err error
+		if stmt, err = d.pagedStatement(ctx, name, limit); err != nil {
+			return nil, err
+		}
+		args = args[:len(args)-1]
+	}
+	r, err := stmt.QueryContext(ctx, args...)
 	if err != nil {
 		return nil, err
 	}
 	return sqlRows{r}, nil
+}
+
+// pagedStatement is SQLite's statement name with its LIMIT written as limit.
+func (d *floorDB) pagedStatement(ctx context.Context, name string, limit int) (*sql.Stmt, error) {
+	key := name + " " + strconv.Itoa(limit)
+	d.pagedMu.Lock()
+	defer d.pagedMu.Unlock()
+	if stmt, ok := d.paged[key]; ok {
+		return stmt, nil
+	}
+	text := d.text[name]
+	i := strings.LastIndex(text, "LIMIT ?")
+	stmt, err := d.sqldb.PrepareContext(ctx, text[:i]+"LIMIT "+strconv.Itoa(limit))
+	if err != nil {
+		return nil, fmt.Errorf("prepare %s: %w", key, err)
+	}
+	if d.paged == nil {
+		d.paged = map[string]*sql.Stmt{}
+	}
+	d.paged[key] = stmt
+	return stmt, nil
 }
 
 // tx runs fn in one transaction.
