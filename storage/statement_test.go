@@ -25,6 +25,15 @@ func (l *statementLog) BeforeStatement(ctx context.Context, query string) contex
 
 func (l *statementLog) AfterStatement(context.Context, string, error) {}
 
+// take returns the statements recorded since the last call.
+func (l *statementLog) take() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	out := l.texts
+	l.texts = nil
+	return out
+}
+
 // during returns the statements fn sends.
 func (l *statementLog) during(fn func()) []string {
 	l.mu.Lock()

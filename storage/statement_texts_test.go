@@ -3,36 +3,11 @@ package storage_test
 import (
 	"context"
 	"slices"
-	"sync"
 	"testing"
 
 	"github.com/entityapi/entityapi/storage"
 	"github.com/entityapi/entityapi/storage/storagetest"
 )
-
-// textLog is a StatementHook that records the texts sent.
-type textLog struct {
-	mu    sync.Mutex
-	texts []string
-}
-
-func (l *textLog) BeforeStatement(ctx context.Context, query string) context.Context {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.texts = append(l.texts, query)
-	return ctx
-}
-
-func (l *textLog) AfterStatement(context.Context, string, error) {}
-
-// take returns the texts recorded since the last call.
-func (l *textLog) take() []string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	out := l.texts
-	l.texts = nil
-	return out
-}
 
 // TestReadTextsRepeat checks that the reads behind the API's pages send the
 // same statement text every time, so that they are prepared once per
@@ -43,7 +18,7 @@ func TestReadTextsRepeat(t *testing.T) {
 	t.Parallel()
 	storagetest.Each(t, func(t *testing.T, s *storage.Store) {
 		ctx := context.Background()
-		log := &textLog{}
+		log := &statementLog{}
 		s.AddStatementHook(log)
 		countries, regions, accounts := table(t, s, "countries"), table(t, s, "regions"), table(t, s, "accounts")
 		a := insert(t, s, "accounts", 1, storage.Row{"name": "a"})
