@@ -38,13 +38,13 @@ func getting(target string) func(testing.TB, http.Handler) func() {
 
 var allocBounds = []allocBound{
 	{name: "GET one country", request: getting(benchOne),
-		max: map[string]float64{"sqlite": 492, "postgres": 515}},
+		max: map[string]float64{"sqlite": 302, "postgres": 328}},
 	{name: "GET a list of 10 countries", request: getting(benchList),
-		max: map[string]float64{"sqlite": 1048, "postgres": 1068}},
+		max: map[string]float64{"sqlite": 666, "postgres": 700}},
 	{name: "filtered and sorted contacts", seeded: true, request: getting(benchFiltered),
 		max: map[string]float64{"sqlite": 995, "postgres": 976}},
 	{name: "contacts with accounts and owner", seeded: true, request: getting(benchContactsInclude),
-		max: map[string]float64{"sqlite": 3212, "postgres": 3058}},
+		max: map[string]float64{"sqlite": 3450, "postgres": 3435}},
 	{name: "POST an account", request: accountCreator,
 		max: map[string]float64{"sqlite": 312, "postgres": 321}},
 	{name: "PATCH an account", request: accountPatcher,

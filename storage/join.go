@@ -32,7 +32,11 @@ func (c *Conn) Pairs(ctx context.Context, j *JoinTable, col string, keys []any) 
 		return nil, c.s.mapError("pairs", j.Name, err)
 	}
 	otherKind, _ := j.kind(other)
-	out, err := scanPairs(rows, otherKind, k, [2]string{other, col}, rowsHint(len(keys)))
+	scan := scanPairs
+	if groupedKinds(otherKind) {
+		scan = c.s.scanGroupsFor()
+	}
+	out, err := scan(rows, otherKind, k, [2]string{other, col}, rowsHint(len(keys)))
 	if err != nil {
 		return nil, c.s.mapError("pairs", j.Name, err)
 	}
@@ -42,12 +46,23 @@ func (c *Conn) Pairs(ctx context.Context, j *JoinTable, col string, keys []any) 
 // pairsStatement is Pairs' SELECT.
 func (s *Store) pairsStatement(j *JoinTable, col string, k Kind, keys []any) (*sqlText, error) {
 	other := j.other(col)
+	otherKind, _ := j.kind(other)
+	grouped := groupedKinds(otherKind)
 	var st sqlText
-	st.add("SELECT ?, ? FROM ? WHERE ", bun.Ident(other), bun.Ident(col), bun.Ident(j.Name))
+	if grouped {
+		s.groupedSelect(&st, col, other)
+		st.add(" FROM ? WHERE ", bun.Ident(j.Name))
+	} else {
+		st.add("SELECT ?, ? FROM ? WHERE ", bun.Ident(other), bun.Ident(col), bun.Ident(j.Name))
+	}
 	if err := s.inList(&st, bun.Ident(col), k, keys, false); err != nil {
 		return nil, fmt.Errorf("storage: pairs %s: %w", j.Name, err)
 	}
-	st.add(" ORDER BY ?, ?", bun.Ident(col), bun.Ident(other))
+	if grouped {
+		st.add(" GROUP BY ? ORDER BY ?", bun.Ident(col), bun.Ident(col))
+	} else {
+		st.add(" ORDER BY ?, ?", bun.Ident(col), bun.Ident(other))
+	}
 	return &st, nil
 }
 

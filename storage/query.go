@@ -126,21 +126,35 @@ func (c *Conn) Linkage(ctx context.Context, t *Table, org int64, column string, 
 		Table: t, Org: org,
 		Where: []Cond{{Column: column, Op: Eq, Values: values}},
 	}
+	keyKind, _ := t.filterKind(t.Key)
+	colKind, _ := t.filterKind(column)
+	grouped := groupedKinds(keyKind)
 	var st sqlText
-	st.add("SELECT ?, ? FROM ?", bun.Ident(t.Key), bun.Ident(column), bun.Ident(t.Name))
+	if grouped {
+		c.s.groupedSelect(&st, column, t.Key)
+		st.add(" FROM ?", bun.Ident(t.Name))
+	} else {
+		st.add("SELECT ?, ? FROM ?", bun.Ident(t.Key), bun.Ident(column), bun.Ident(t.Name))
+	}
 	if err := c.s.where(&st, q); err != nil {
 		return nil, err
 	}
 	// Not orderBy: organization_id is no sort column, and the values
 	// matched are never NULL.
-	st.add(" ORDER BY ?, ?", bun.Ident(column), bun.Ident(t.Key))
+	if grouped {
+		st.add(" GROUP BY ? ORDER BY ?", bun.Ident(column), bun.Ident(column))
+	} else {
+		st.add(" ORDER BY ?, ?", bun.Ident(column), bun.Ident(t.Key))
+	}
 	rows, err := c.query(ctx, &st)
 	if err != nil {
 		return nil, c.s.mapError("linkage", t.Name, err)
 	}
-	keyKind, _ := t.filterKind(t.Key)
-	colKind, _ := t.filterKind(column)
-	out, err := scanPairs(rows, keyKind, colKind, [2]string{t.Key, column}, rowsHint(len(values)))
+	scan := scanPairs
+	if grouped {
+		scan = c.s.scanGroupsFor()
+	}
+	out, err := scan(rows, keyKind, colKind, [2]string{t.Key, column}, rowsHint(len(values)))
 	if err != nil {
 		return nil, c.s.mapError("linkage", t.Name, err)
 	}

@@ -277,6 +277,11 @@ type preparedCache struct {
 	mu     sync.Mutex
 	byText map[string]*sql.Stmt
 	closed bool
+	// background counts the statements being prepared in the background:
+	// close waits for them, so that none holds a connection of a store
+	// being closed (on SQLite, a connection closed late touches the
+	// database's files after the store's owner may have removed them).
+	background sync.WaitGroup
 }
 
 // get returns text's statement, preparing it when it is new. Preparing takes
@@ -294,11 +299,16 @@ func (p *preparedCache) get(db *sql.DB, text string, inTx bool) *sql.Stmt {
 		p.byText = map[string]*sql.Stmt{}
 	}
 	p.byText[text] = nil
-	p.mu.Unlock()
 	if inTx {
-		go p.prepare(db, text)
+		p.background.Add(1)
+		p.mu.Unlock()
+		go func() {
+			defer p.background.Done()
+			p.prepare(db, text)
+		}()
 		return nil
 	}
+	p.mu.Unlock()
 	return p.prepare(db, text)
 }
 
@@ -317,11 +327,15 @@ func (p *preparedCache) prepare(db *sql.DB, text string) *sql.Stmt {
 	return stmt
 }
 
-// close releases every prepared statement.
+// close releases every prepared statement, once those being prepared in
+// the background are.
 func (p *preparedCache) close() {
 	p.mu.Lock()
-	defer p.mu.Unlock()
 	p.closed = true
+	p.mu.Unlock()
+	p.background.Wait()
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	for _, stmt := range p.byText {
 		if stmt != nil {
 			_ = stmt.Close()
