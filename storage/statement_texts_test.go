@@ -11,8 +11,8 @@ import (
 
 // TestReadTextsRepeat checks that the reads behind the API's pages send the
 // same statement text every time, so that they are prepared once per
-// connection: the same on both databases for the same number of keys, and
-// on PostgreSQL (one array parameter) for any number of keys. On SQLite the
+// connection, for any number of keys: a list is one parameter (an array on
+// PostgreSQL, a JSON array read with json_each on SQLite). On SQLite the
 // statement is then held in the prepared statement cache.
 func TestReadTextsRepeat(t *testing.T) {
 	t.Parallel()
@@ -63,10 +63,12 @@ func TestReadTextsRepeat(t *testing.T) {
 				t.Errorf("%s: the same read sent %q, then %q", r.name, texts[0], texts[1])
 				continue
 			}
+			// On SQLite a LIMIT is part of the text (sqlCount); a list is
+			// one parameter on both databases.
+			if r.name != "get" && (r.name != "page" || s.Dialect() != "sqlite") && !slices.Equal(texts[0], texts[2]) {
+				t.Errorf("%s: more keys sent %q, fewer %q", r.name, texts[2], texts[0])
+			}
 			if s.Dialect() != "sqlite" {
-				if r.name != "get" && !slices.Equal(texts[0], texts[2]) {
-					t.Errorf("%s: more keys sent %q, fewer %q", r.name, texts[2], texts[0])
-				}
 				continue
 			}
 			if !s.PreparedStatement(texts[0][0]) {
