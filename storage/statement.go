@@ -131,6 +131,15 @@ func (s *Store) memberOf(vals []any, not bool) (string, any) {
 	return "? = ANY(?)", vals
 }
 
+// sqliteKeys is vals as one JSON array for json_each on SQLite, when they
+// all fit one (see jsonList).
+func (s *Store) sqliteKeys(vals []any) (string, bool) {
+	if !s.sqlite() {
+		return "", false
+	}
+	return s.jsonList(vals)
+}
+
 // jsonList is vals as the text of one JSON array, and whether they all fit
 // one: integers as JSON numbers, text (times in SQLite's stored form) as JSON
 // strings that json_each gives back unchanged.

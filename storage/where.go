@@ -249,6 +249,15 @@ func (s *Store) viaCond(st *sqlText, t *Table, c Cond) error {
 			// thousands of rows: issue 15); this subquery runs once. IS NOT
 			// NULL keeps NOT IN from meeting a NULL.
 			col, target := bun.Ident(v.Column), bun.Ident(v.Target)
+			if arr, ok := s.sqliteKeys(vals); ok {
+				// The related rows are looked up key by key from the JSON
+				// array (CROSS JOIN keeps that order), rather than through
+				// an IN (SELECT ... json_each) that SQLite copies into a
+				// temporary index first (a tenth of a 5,000-key filter).
+				st.add("?.? "+not+"IN (SELECT ?.? FROM json_each(?) AS k CROSS JOIN ? AS ? ON ?.? = k.value WHERE ?.? IS NOT NULL ORDER BY ?.?)",
+					append(key, alias, col, arr, bun.Ident(v.Table), alias, alias, target, alias, col, alias, col)...)
+				return nil
+			}
 			st.add("?.? "+not+"IN (SELECT ? FROM ? WHERE ? IS NOT NULL AND "+member+")",
 				append(key, col, bun.Ident(v.Table), col, target, list)...)
 			return nil
