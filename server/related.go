@@ -6,13 +6,14 @@ import (
 
 	"github.com/entityapi/entityapi/server/jsonapi"
 	"github.com/entityapi/entityapi/server/problem"
+	"github.com/entityapi/entityapi/server/resource"
 	"github.com/entityapi/entityapi/storage"
 )
 
 // Related answers GET /api/{type}/{id}/{relationship}: the related record, or a
 // list of related records with the target's paging, sorting and filters.
 func (e *engine) Related(ctx context.Context) (*jsonapi.Reply, error) {
-	cl, owner, err := e.beginOwned(ctx)
+	cl, owner, err := e.beginOwnedRead(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -44,7 +45,7 @@ func (e *engine) Related(ctx context.Context) (*jsonapi.Reply, error) {
 // filter (nor page on a to-one): a 400 names them, as the document declares
 // none, rather than answering as if they were absent.
 func (e *engine) Relationship(ctx context.Context) (*jsonapi.Reply, error) {
-	cl, owner, err := e.beginOwned(ctx)
+	cl, owner, err := e.beginOwnedRead(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -78,7 +79,7 @@ func (e *engine) Relationship(ctx context.Context) (*jsonapi.Reply, error) {
 		return cl.reply(http.StatusOK, doc, nil), nil
 	}
 	target, _ := e.reg.Get(rel.Target)
-	related := storage.Query{Table: e.table(target), Org: cl.org, Where: []storage.Cond{e.memberOf(rel, []any{owner[res.IDColumn]})}}
+	related := storage.Query{Table: e.table(target), Columns: e.shown(target, cl.lang), Org: cl.org, Where: []storage.Cond{e.memberOf(rel, []any{owner[res.IDColumn]})}}
 	rows, hasMore, total, err := e.page(ctx, cl, related, p)
 	if err != nil {
 		return nil, err
@@ -96,13 +97,24 @@ func (e *engine) Relationship(ctx context.Context) (*jsonapi.Reply, error) {
 }
 
 // beginOwned starts a request on a relationship or subresource: the caller, and
-// the record whose relationship it is (404 when the caller cannot see it).
+// the record whose relationship it is (404 when the caller cannot see it),
+// every column of it (a write may change it).
 func (e *engine) beginOwned(ctx context.Context) (*call, storage.Row, error) {
+	return e.startOwned(ctx, (*engine).load)
+}
+
+// beginOwnedRead is beginOwned for a read: the owner is read as a document
+// in the caller's language would show it (loadShown).
+func (e *engine) beginOwnedRead(ctx context.Context) (*call, storage.Row, error) {
+	return e.startOwned(ctx, (*engine).loadShown)
+}
+
+func (e *engine) startOwned(ctx context.Context, load func(*engine, context.Context, *call, *resource.Resource, string) (storage.Row, error)) (*call, storage.Row, error) {
 	cl, err := e.begin(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
-	owner, err := e.load(cl.c.Request.Context(), cl, cl.rt.res, cl.c.Param("id"))
+	owner, err := load(e, cl.c.Request.Context(), cl, cl.rt.res, cl.c.Param("id"))
 	if err != nil {
 		return nil, nil, err
 	}
