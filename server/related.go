@@ -6,7 +6,6 @@ import (
 
 	"github.com/entityapi/entityapi/server/jsonapi"
 	"github.com/entityapi/entityapi/server/problem"
-	"github.com/entityapi/entityapi/server/resource"
 	"github.com/entityapi/entityapi/storage"
 )
 
@@ -100,21 +99,26 @@ func (e *engine) Relationship(ctx context.Context) (*jsonapi.Reply, error) {
 // the record whose relationship it is (404 when the caller cannot see it),
 // every column of it (a write may change it).
 func (e *engine) beginOwned(ctx context.Context) (*call, storage.Row, error) {
-	return e.startOwned(ctx, (*engine).load)
+	return e.startOwned(ctx, false)
 }
 
 // beginOwnedRead is beginOwned for a read: the owner is read as a document
 // in the caller's language would show it (loadShown).
 func (e *engine) beginOwnedRead(ctx context.Context) (*call, storage.Row, error) {
-	return e.startOwned(ctx, (*engine).loadShown)
+	return e.startOwned(ctx, true)
 }
 
-func (e *engine) startOwned(ctx context.Context, load func(*engine, context.Context, *call, *resource.Resource, string) (storage.Row, error)) (*call, storage.Row, error) {
+// startOwned is beginOwned, or beginOwnedRead when shown is true.
+func (e *engine) startOwned(ctx context.Context, shown bool) (*call, storage.Row, error) {
 	cl, err := e.begin(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
-	owner, err := load(e, cl.c.Request.Context(), cl, cl.rt.res, cl.c.Param("id"))
+	var cols []string // nil: every column
+	if shown {
+		cols = e.shown(cl.rt.res, cl.lang)
+	}
+	owner, err := e.loadColumns(cl.c.Request.Context(), cl, cl.rt.res, cl.c.Param("id"), cols)
 	if err != nil {
 		return nil, nil, err
 	}
