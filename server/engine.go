@@ -26,6 +26,8 @@ type engine struct {
 	joins  map[string]*storage.JoinTable // join table name -> join table
 	items  *itemSchemas
 	cfg    *Config
+	// shownCols are the columns the reads that render documents ask for.
+	shownCols shownColumns
 	// only limits a resource type to the records with these keys, such as
 	// the enabled currencies; other records do not exist for the API.
 	only map[string][]any

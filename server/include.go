@@ -95,7 +95,8 @@ func toOneKey(cl *call, rel *resource.Relationship, row storage.Row) any {
 	return row[rel.Column]
 }
 
-// related finds the records a relationship of rows points at, in one query.
+// related finds the records a relationship of rows points at, in one query,
+// with the columns a document in the caller's language shows (engine.shown).
 func (e *engine) related(ctx context.Context, cl *call, res *resource.Resource, rows []storage.Row, rel *resource.Relationship) (*resource.Resource, []storage.Row, error) {
 	target, _ := e.reg.Get(rel.Target)
 	if len(rows) == 0 {
@@ -118,7 +119,7 @@ func (e *engine) related(ctx context.Context, cl *call, res *resource.Resource, 
 		}
 		cond = storage.Cond{Column: target.IDColumn, Op: storage.Eq, Values: values}
 	}
-	found, err := e.store.Find(ctx, storage.Query{Table: e.table(target), Org: cl.org, Where: []storage.Cond{cond}})
+	found, err := e.store.Find(ctx, storage.Query{Table: e.table(target), Columns: e.shown(target, cl.lang), Org: cl.org, Where: []storage.Cond{cond}})
 	return target, found, err
 }
 

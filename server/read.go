@@ -26,20 +26,32 @@ func (e *engine) Get(ctx context.Context) (*jsonapi.Reply, error) {
 	if err != nil {
 		return nil, err
 	}
-	row, err := e.load(ctx, cl, res, cl.c.Param("id"))
+	row, err := e.loadShown(ctx, cl, res, cl.c.Param("id"))
 	if err != nil {
 		return nil, err
 	}
 	return e.single(ctx, cl, res, row, p, http.StatusOK)
 }
 
-// load reads one record of the caller's organization by identifier.
+// load reads one record of the caller's organization by identifier, every
+// column of it: what a write compares and changes.
 func (e *engine) load(ctx context.Context, cl *call, res *resource.Resource, id string) (storage.Row, error) {
+	return e.loadColumns(ctx, cl, res, id, nil)
+}
+
+// loadShown is load for a read: only the columns a document in the
+// caller's language shows (engine.shown).
+func (e *engine) loadShown(ctx context.Context, cl *call, res *resource.Resource, id string) (storage.Row, error) {
+	return e.loadColumns(ctx, cl, res, id, e.shown(res, cl.lang))
+}
+
+// loadColumns is load reading the columns cols (nil: every column).
+func (e *engine) loadColumns(ctx context.Context, cl *call, res *resource.Resource, id string, cols []string) (storage.Row, error) {
 	k, err := e.visibleKey(cl, res, id)
 	if err != nil {
 		return nil, err
 	}
-	row, err := e.store.Get(ctx, e.table(res), cl.org, k)
+	row, err := e.store.GetColumns(ctx, e.table(res), cl.org, k, cols)
 	if errors.Is(err, storage.ErrNotFound) {
 		return nil, problem.NotFound()
 	}
@@ -123,7 +135,7 @@ func (e *engine) list(ctx context.Context, cl *call, res *resource.Resource, ext
 	if err != nil {
 		return nil, err
 	}
-	q := storage.Query{Table: e.table(res), Org: cl.org, Where: p.where, OrderBy: p.order}
+	q := storage.Query{Table: e.table(res), Columns: e.shown(res, cl.lang), Org: cl.org, Where: p.where, OrderBy: p.order}
 	if res.Self {
 		q.Where = append(q.Where, storage.Cond{Column: res.IDColumn, Op: storage.Eq, Values: []any{cl.org}})
 	}

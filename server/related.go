@@ -12,7 +12,7 @@ import (
 // Related answers GET /api/{type}/{id}/{relationship}: the related record, or a
 // list of related records with the target's paging, sorting and filters.
 func (e *engine) Related(ctx context.Context) (*jsonapi.Reply, error) {
-	cl, owner, err := e.beginOwned(ctx)
+	cl, owner, err := e.beginOwnedRead(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -44,7 +44,7 @@ func (e *engine) Related(ctx context.Context) (*jsonapi.Reply, error) {
 // filter (nor page on a to-one): a 400 names them, as the document declares
 // none, rather than answering as if they were absent.
 func (e *engine) Relationship(ctx context.Context) (*jsonapi.Reply, error) {
-	cl, owner, err := e.beginOwned(ctx)
+	cl, owner, err := e.beginOwnedRead(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -78,7 +78,7 @@ func (e *engine) Relationship(ctx context.Context) (*jsonapi.Reply, error) {
 		return cl.reply(http.StatusOK, doc, nil), nil
 	}
 	target, _ := e.reg.Get(rel.Target)
-	related := storage.Query{Table: e.table(target), Org: cl.org, Where: []storage.Cond{e.memberOf(rel, []any{owner[res.IDColumn]})}}
+	related := storage.Query{Table: e.table(target), Columns: e.shown(target, cl.lang), Org: cl.org, Where: []storage.Cond{e.memberOf(rel, []any{owner[res.IDColumn]})}}
 	rows, hasMore, total, err := e.page(ctx, cl, related, p)
 	if err != nil {
 		return nil, err
@@ -96,13 +96,29 @@ func (e *engine) Relationship(ctx context.Context) (*jsonapi.Reply, error) {
 }
 
 // beginOwned starts a request on a relationship or subresource: the caller, and
-// the record whose relationship it is (404 when the caller cannot see it).
+// the record whose relationship it is (404 when the caller cannot see it),
+// every column of it (a write may change it).
 func (e *engine) beginOwned(ctx context.Context) (*call, storage.Row, error) {
+	return e.startOwned(ctx, false)
+}
+
+// beginOwnedRead is beginOwned for a read: the owner is read as a document
+// in the caller's language would show it (loadShown).
+func (e *engine) beginOwnedRead(ctx context.Context) (*call, storage.Row, error) {
+	return e.startOwned(ctx, true)
+}
+
+// startOwned is beginOwned, or beginOwnedRead when shown is true.
+func (e *engine) startOwned(ctx context.Context, shown bool) (*call, storage.Row, error) {
 	cl, err := e.begin(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
-	owner, err := e.load(cl.c.Request.Context(), cl, cl.rt.res, cl.c.Param("id"))
+	var cols []string // nil: every column
+	if shown {
+		cols = e.shown(cl.rt.res, cl.lang)
+	}
+	owner, err := e.loadColumns(cl.c.Request.Context(), cl, cl.rt.res, cl.c.Param("id"), cols)
 	if err != nil {
 		return nil, nil, err
 	}

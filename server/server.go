@@ -351,7 +351,8 @@ func newApplication(cfg *Config, store *storage.Store, raw []byte, base string) 
 		}
 	}
 	app := &application{cfg: cfg, doc: doc, raw: raw, reg: reg, routes: routes, log: cfg.Logger,
-		engine: &engine{store: store, reg: reg, routes: routes, tables: tables, joins: joins, items: newItemSchemas(routes), cfg: cfg}}
+		engine: &engine{store: store, reg: reg, routes: routes, tables: tables, joins: joins, items: newItemSchemas(routes), cfg: cfg,
+			shownCols: newShownColumns(reg, tables)}}
 	return app, nil
 }
 

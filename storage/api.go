@@ -124,7 +124,13 @@ type Order struct {
 // Query selects rows of one table within one organization (Org is ignored for
 // tables that are not Scoped).
 type Query struct {
-	Table   *Table
+	Table *Table
+	// Columns are the columns Find reads into each Row, in this order; nil
+	// reads every column of Table.Order. A read that shows only part of a
+	// record names that part, so that the rest (such as a name in the
+	// languages the request did not ask for) is neither sent by the
+	// database nor scanned. A name outside Table.Columns is an error.
+	Columns []string
 	Org     int64
 	Where   []Cond
 	OrderBy []Order

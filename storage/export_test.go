@@ -9,7 +9,7 @@ import (
 // row of EXPLAIN QUERY PLAN (SQLite) or EXPLAIN (PostgreSQL), so that tests
 // can hold query shapes to plans that scale.
 func (s *Store) ExplainFind(ctx context.Context, q Query) (string, error) {
-	st, err := s.findStatement(q)
+	st, _, err := s.findStatement(q)
 	if err != nil {
 		return "", err
 	}

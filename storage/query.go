@@ -4,15 +4,17 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
 
 	"github.com/uptrace/bun"
 )
 
 // Find returns the rows of q.Table that match q, in q.OrderBy order (then by
-// key), paged by q.Limit and q.Offset. Every column except organization_id is
-// read, with values normalized to their Kind's Go type.
+// key), paged by q.Limit and q.Offset. The columns of q.Columns (or every
+// column except organization_id) are read, with values normalized to their
+// Kind's Go type.
 func (c *Conn) Find(ctx context.Context, q Query) ([]Row, error) {
-	st, err := c.s.findStatement(q)
+	st, cols, err := c.s.findStatement(q)
 	if err != nil {
 		return nil, err
 	}
@@ -21,17 +23,42 @@ func (c *Conn) Find(ctx context.Context, q Query) ([]Row, error) {
 	if err != nil {
 		return nil, c.s.mapError("find", t.Name, err)
 	}
-	out, err := scanRows(rows, t, t.Order, rowsHint(q.Limit))
+	out, err := scanRows(rows, t, cols, rowsHint(q.Limit))
 	if err != nil {
 		return nil, c.s.mapError("find", t.Name, err)
 	}
 	return out, nil
 }
 
-// readColumns appends every column of t.Order as Find reads them (and a
+// selected is the columns Find reads for q: q.Columns, each checked against
+// the table's declarations (column names reach SQL only from them), or
+// every column.
+func (q Query) selected() ([]string, error) {
+	t := q.Table
+	if t == nil {
+		return nil, fmt.Errorf("storage: find: query without a table")
+	}
+	if q.Columns == nil {
+		return t.Order, nil
+	}
+	if len(q.Columns) == 0 {
+		return nil, fmt.Errorf("storage: find in %s: an empty column list (nil reads every column)", t.Name)
+	}
+	for i, col := range q.Columns {
+		if _, ok := t.Columns[col]; !ok {
+			return nil, fmt.Errorf("storage: find in %s: no column %q", t.Name, col)
+		}
+		if slices.Contains(q.Columns[:i], col) {
+			return nil, fmt.Errorf("storage: find in %s: column %q named twice", t.Name, col)
+		}
+	}
+	return q.Columns, nil
+}
+
+// readColumns appends the columns cols of t as Find reads them (and a
 // write's RETURNING: see timeColumnText).
-func (s *Store) readColumns(st *sqlText, t *Table) {
-	for i, col := range t.Order {
+func (s *Store) readColumns(st *sqlText, t *Table, cols []string) {
+	for i, col := range cols {
 		if i > 0 {
 			st.add(", ")
 		}
@@ -39,21 +66,22 @@ func (s *Store) readColumns(st *sqlText, t *Table) {
 	}
 }
 
-// findStatement is Find's SELECT.
-func (s *Store) findStatement(q Query) (*sqlText, error) {
-	var st sqlText
-	if q.Table == nil {
-		return nil, fmt.Errorf("storage: find: query without a table")
+// findStatement is Find's SELECT and the columns it reads, in order.
+func (s *Store) findStatement(q Query) (*sqlText, []string, error) {
+	cols, err := q.selected()
+	if err != nil {
+		return nil, nil, err
 	}
+	var st sqlText
 	t := q.Table
 	st.add("SELECT ")
-	s.readColumns(&st, t)
+	s.readColumns(&st, t, cols)
 	st.add(" FROM ?", bun.Ident(t.Name))
 	if err := s.where(&st, q); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := s.orderBy(&st, q); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	switch {
 	case q.Limit > 0:
@@ -64,7 +92,7 @@ func (s *Store) findStatement(q Query) (*sqlText, error) {
 	if q.Offset > 0 {
 		st.add(" OFFSET ?", sqlCount(q.Offset))
 	}
-	return &st, nil
+	return &st, cols, nil
 }
 
 // timeColumnText is how Find selects a column of kind k. The SQLite driver
@@ -100,8 +128,14 @@ func (c *Conn) Count(ctx context.Context, q Query) (int, error) {
 
 // Get returns the row with the given key in the organization, or ErrNotFound.
 func (c *Conn) Get(ctx context.Context, t *Table, org int64, key any) (Row, error) {
+	return c.GetColumns(ctx, t, org, key, nil)
+}
+
+// GetColumns is Get reading only the columns cols, as Query.Columns does
+// for Find (nil: every column): for a read that shows part of the record.
+func (c *Conn) GetColumns(ctx context.Context, t *Table, org int64, key any, cols []string) (Row, error) {
 	rows, err := c.Find(ctx, Query{
-		Table: t, Org: org, Limit: 1,
+		Table: t, Org: org, Limit: 1, Columns: cols,
 		Where: []Cond{{Column: t.Key, Op: Eq, Values: []any{key}}},
 	})
 	if err != nil {

@@ -98,7 +98,7 @@ func insertStatement(t *Table, org int64, row Row) (st *sqlText, key any, err er
 // and reads that row as Find would; ErrNotFound when the write touched none.
 func (c *Conn) returning(ctx context.Context, t *Table, st *sqlText) (Row, error) {
 	st.add(" RETURNING ")
-	c.s.readColumns(st, t)
+	c.s.readColumns(st, t, t.Order)
 	rows, err := c.query(ctx, st)
 	if err != nil {
 		return nil, err
