@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
+	"github.com/entityapi/entityapi/server/batch"
 	"github.com/entityapi/entityapi/storage"
 )
 
@@ -211,9 +213,45 @@ func decodeStaged(raw []byte) ([]storage.ChunkItem, error) {
 	if len(raw) == 0 {
 		return nil, nil
 	}
+	if items, ok := readStaged(raw); ok {
+		return items, nil
+	}
 	var items []storage.ChunkItem
 	if err := json.Unmarshal(raw, &items); err != nil {
 		return nil, fmt.Errorf("server: a staged chunk is not readable: %w", err)
 	}
 	return items, nil
+}
+
+// readStaged reads staged items as stagedItems writes them, each item's
+// bytes a sub-slice of raw rather than a copy made through reflection; ok is
+// false for any other form (then encoding/json reads it, or says why not).
+func readStaged(raw []byte) (items []storage.ChunkItem, ok bool) {
+	if !json.Valid(raw) {
+		return nil, false
+	}
+	ok = true
+	isArray := batch.Elements(raw, func(el []byte) {
+		var it storage.ChunkItem
+		isObject := batch.Members(el, func(key, val []byte) {
+			switch string(key) {
+			case `"index"`:
+				n, err := strconv.Atoi(string(val))
+				it.Index, ok = n, ok && err == nil
+			case `"raw"`:
+				it.Raw = val
+			case `"hashed"`:
+				it.Hashed, ok = string(val) == "true", ok && (string(val) == "true" || string(val) == "false")
+			case `"problems"`:
+				ok = ok && json.Unmarshal(val, &it.Problems) == nil
+			default:
+				ok = false
+			}
+		})
+		if !isObject || it.Raw == nil {
+			ok = false
+		}
+		items = append(items, it)
+	})
+	return items, ok && isArray
 }
