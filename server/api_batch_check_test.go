@@ -69,3 +69,31 @@ func TestBatchItemSchemaErrors(t *testing.T) {
 		}
 	})
 }
+
+// TestBatchLargeJobs: a batch of more chunks than sixteen jobs of ten hold
+// gets longer jobs, each written ten chunks per transaction (the last run
+// of a job may be a single chunk); every chunk is written once, and the
+// errors keep their chunk numbers and pointers.
+func TestBatchLargeJobs(t *testing.T) {
+	const n = 17_000 // 170 chunks of 100: jobs of 11 chunks, written as 10 + 1
+	eachAPI(t, func(t *testing.T, a *api) {
+		r := a.do(http.MethodPatch, "/admin/api/accounts", jsonAPI, batchAccounts(n, "Large", 5, 1_050, n-1)).want(t, 202)
+		id, _ := r.value("data/id").(string)
+		done := a.awaitOperation(t, id)
+		checkValues(t, done, map[string]any{"data/attributes/status": "success",
+			"data/attributes/summary/readCount": float64(n), "data/attributes/summary/writeCount": float64(n - 3),
+			"data/attributes/summary/errorCount": 3.0, "data/attributes/progress": 100.0})
+		errs := a.do(http.MethodGet, "/admin/api/asyncoperations/"+id+"/errors", jsonAPI, "").want(t, 200)
+		for i, want := range []struct{ id, pointer string }{
+			{id + "-1-1", "/data/5/attributes/name"}, {id + "-11-1", "/data/1050/attributes/name"},
+			{id + "-170-1", fmt.Sprintf("/data/%d/attributes/name", n-1)},
+		} {
+			checkValues(t, errs, map[string]any{
+				fmt.Sprintf("data/%d/id", i): want.id, fmt.Sprintf("data/%d/attributes/source/pointer", i): want.pointer})
+		}
+		count := a.do(http.MethodGet, "/admin/api/accounts?page[size]=1", map[string]string{"Accept": "application/vnd.api+json", "X-Include": "totalCount"}, "").want(t, 200)
+		if got := count.header.Get("X-Include-Total-Count"); got != fmt.Sprint(n-3) {
+			t.Fatalf("accounts after the batch: %s, want %d", got, n-3)
+		}
+	})
+}
