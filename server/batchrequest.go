@@ -140,7 +140,8 @@ func (a *application) batchAsync(c *gin.Context, cl *call, body io.Reader, lim b
 
 // stager writes the chunks of an upload beside the request's reading and
 // splitting of the body (each took about half of an upload of plain
-// records), at most stageAhead chunks behind it.
+// records), at most stageAhead chunks behind it; the chunks waiting when it
+// is free are written in one transaction.
 type stager struct {
 	chunks chan *storage.AsyncOperationChunk
 	failed atomic.Pointer[error]
@@ -154,11 +155,27 @@ func (a *application) startStaging(ctx context.Context) *stager {
 	s := &stager{chunks: make(chan *storage.AsyncOperationChunk, stageAhead), done: make(chan error, 1)}
 	go func() {
 		var err error
+		waiting := make([]*storage.AsyncOperationChunk, 0, stageAhead+1)
 		for ch := range s.chunks {
 			if err != nil {
 				continue // the split stops at its next chunk
 			}
-			if err = a.engine.store.StageChunk(ctx, ch); err != nil {
+			// The chunks split while the last ones were written go
+			// together, in one transaction.
+			waiting = append(waiting[:0], ch)
+		more:
+			for len(waiting) <= stageAhead {
+				select {
+				case next, ok := <-s.chunks:
+					if !ok {
+						break more
+					}
+					waiting = append(waiting, next)
+				default:
+					break more
+				}
+			}
+			if err = a.engine.store.StageChunks(ctx, waiting); err != nil {
 				s.failed.Store(&err)
 			}
 		}
