@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"sort"
+	"strconv"
 	"time"
 
 	"github.com/entityapi/entityapi/server/jsonapi"
@@ -202,7 +203,7 @@ func (e *engine) readBatchItem(cl *call, res *resource.Resource, raw storage.Chu
 	if included {
 		base = "/included/"
 	}
-	base += fmt.Sprint(raw.Index)
+	base += strconv.Itoa(raw.Index)
 	ci := &chunkItem{item: &item{in: &input{base: base}}, included: included, index: raw.Index}
 	r, value, decoded := decodeItem(raw.Raw)
 	if !decoded {

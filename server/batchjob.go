@@ -267,6 +267,7 @@ func readStaged(raw []byte) (items []storage.ChunkItem, ok bool) {
 		return nil, false
 	}
 	ok = true
+	items = make([]storage.ChunkItem, 0, 128) // a chunk holds 100 items unless configured otherwise
 	isArray := batch.Elements(raw, func(el []byte) {
 		var it storage.ChunkItem
 		isObject := batch.Members(el, func(key, val []byte) {
