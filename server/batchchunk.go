@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"sort"
+	"strconv"
 	"time"
 
 	"github.com/entityapi/entityapi/server/jsonapi"
@@ -202,12 +203,15 @@ func (e *engine) readBatchItem(cl *call, res *resource.Resource, raw storage.Chu
 	if included {
 		base = "/included/"
 	}
-	base += fmt.Sprint(raw.Index)
+	base += strconv.Itoa(raw.Index)
 	ci := &chunkItem{item: &item{in: &input{base: base}}, included: included, index: raw.Index}
-	var r jsonapi.Resource
-	if err := json.Unmarshal(raw.Raw, &r); err != nil {
-		ci.fail(problem.RequestData("The item should be a resource object.", base))
-		return ci
+	r, value, decoded := decodeItem(raw.Raw)
+	if !decoded {
+		r, value = &jsonapi.Resource{}, nil
+		if err := json.Unmarshal(raw.Raw, r); err != nil {
+			ci.fail(problem.RequestData("The item should be a resource object.", base))
+			return ci
+		}
 	}
 	if res == nil {
 		var ok bool
@@ -216,7 +220,7 @@ func (e *engine) readBatchItem(cl *call, res *resource.Resource, raw storage.Chu
 			return ci
 		}
 	}
-	ci.res, ci.in = res, resourceInput(&r, base)
+	ci.res, ci.in = res, resourceInput(r, base)
 	ci.in.hashed = raw.Hashed
 	if r.ID != nil {
 		ci.clientID = *r.ID
@@ -243,7 +247,15 @@ func (e *engine) readBatchItem(cl *call, res *resource.Resource, raw storage.Chu
 	}
 	// The problems of a password, found before the item was staged, come
 	// with those of the schema check they are part of.
-	if p := append(e.checkItem(raw.Raw, res.Type, update, base), stagedProblems(raw.Problems)...); len(p) > 0 {
+	var p []*problem.Problem
+	if value == nil {
+		p = e.checkItem(raw.Raw, res.Type, update, base)
+	} else if schema, out := e.itemSchema(res.Type, update, base); out != nil {
+		p = out
+	} else {
+		p = checkDecoded(schema, value, update, base)
+	}
+	if p = append(p, stagedProblems(raw.Problems)...); len(p) > 0 {
 		ci.fail(p...)
 	}
 	return ci

@@ -5,20 +5,23 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
+	"github.com/entityapi/entityapi/server/batch"
 	"github.com/entityapi/entityapi/storage"
 )
 
 // This file is the job queue's work on a batch (DESIGN.md §7): a job names a
 // run of staged chunks of one operation (storage.ChunkJobs). The operation
 // and its owner's roles are loaded once per job and the chunks in one query;
-// each chunk is checked on its own (its links, problems and pointers stay
-// its own), then the items of all are written with the same multi-row
-// INSERTs and the outcomes of all recorded (FinishChunks) in one
-// transaction, so a job costs a fixed number of statements and one commit
-// whatever its number of chunks. A chunk another run has recorded rolls the
-// job's transaction back, and the job's chunks then go one by one.
+// the chunks then go chunksPerTx at a time: each chunk is checked on its own
+// (its links, problems and pointers stay its own), then the items of all are
+// written with the same multi-row INSERTs and the outcomes of all recorded
+// (FinishChunks) in one transaction, so ten chunks cost a fixed number of
+// statements and one commit whatever their number of items. A chunk another
+// run has recorded rolls that transaction back, and its chunks then go one
+// by one.
 
 // processChunk processes the chunks of job as the operation's owner, the
 // outcome of each recorded in the transaction of its writes.
@@ -63,16 +66,51 @@ func (a *application) processChunk(ctx context.Context, job storage.ChunkJob) er
 			return err
 		}
 	}
+	// A job's chunks are written chunksPerTx at a time, each run in a
+	// transaction of its own, so that a job may name more chunks (fewer
+	// fetches and completions of jobs) without holding SQLite's one writer
+	// longer.
+	for first := true; len(pending) > 0; first = false {
+		if !first {
+			// A cancel takes effect after the transaction under way, as
+			// it would between jobs.
+			op, err = store.Operation(ctx, job.Org, job.Operation)
+			if errors.Is(err, storage.ErrNotFound) {
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+			switch op.Status {
+			case storage.OperationSuccess, storage.OperationFailed, storage.OperationCancelled:
+				return nil
+			}
+		}
+		n := min(len(pending), chunksPerTx)
+		if err := a.runPending(ctx, cl, op, pending[:n]); err != nil {
+			return err
+		}
+		pending = pending[n:]
+	}
+	return nil
+}
+
+// chunksPerTx is the most chunks written in one transaction.
+const chunksPerTx = 10
+
+// runPending processes chunks of a job not yet done, in one transaction.
+func (a *application) runPending(ctx context.Context, cl *call, op *storage.AsyncOperation, pending []storage.AsyncOperationChunk) error {
 	if len(pending) == 1 {
 		return a.runStaged(ctx, cl, op, &pending[0])
 	}
-	err = a.runStagedTogether(ctx, cl, op, pending)
+	err := a.runStagedTogether(ctx, cl, op, pending)
 	if !errors.Is(err, errAlreadyDone) {
 		return err
 	}
 	// Another run recorded one of these chunks meanwhile (a re-enqueued
 	// job over the same chunks): each chunk goes on its own, and those
 	// already done are left.
+	store := a.engine.store
 	for _, ch := range pending {
 		fresh, err := store.Chunk(ctx, op.ID, ch.Number)
 		if errors.Is(err, storage.ErrNotFound) {
@@ -211,9 +249,46 @@ func decodeStaged(raw []byte) ([]storage.ChunkItem, error) {
 	if len(raw) == 0 {
 		return nil, nil
 	}
+	if items, ok := readStaged(raw); ok {
+		return items, nil
+	}
 	var items []storage.ChunkItem
 	if err := json.Unmarshal(raw, &items); err != nil {
 		return nil, fmt.Errorf("server: a staged chunk is not readable: %w", err)
 	}
 	return items, nil
+}
+
+// readStaged reads staged items as stagedItems writes them, each item's
+// bytes a sub-slice of raw rather than a copy made through reflection; ok is
+// false for any other form (then encoding/json reads it, or says why not).
+func readStaged(raw []byte) (items []storage.ChunkItem, ok bool) {
+	if !json.Valid(raw) {
+		return nil, false
+	}
+	ok = true
+	items = make([]storage.ChunkItem, 0, 128) // a chunk holds 100 items unless configured otherwise
+	isArray := batch.Elements(raw, func(el []byte) {
+		var it storage.ChunkItem
+		isObject := batch.Members(el, func(key, val []byte) {
+			switch string(key) {
+			case `"index"`:
+				n, err := strconv.Atoi(string(val))
+				it.Index, ok = n, ok && err == nil
+			case `"raw"`:
+				it.Raw = val
+			case `"hashed"`:
+				it.Hashed, ok = string(val) == "true", ok && (string(val) == "true" || string(val) == "false")
+			case `"problems"`:
+				ok = ok && json.Unmarshal(val, &it.Problems) == nil
+			default:
+				ok = false
+			}
+		})
+		if !isObject || it.Raw == nil {
+			ok = false
+		}
+		items = append(items, it)
+	})
+	return items, ok && isArray
 }

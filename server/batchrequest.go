@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -96,12 +97,16 @@ func (a *application) batchAsync(c *gin.Context, cl *call, body io.Reader, lim b
 		return
 	}
 	chunks := 0
+	stager := a.startStaging(ctx)
 	_, err := batch.Split(body, cl.rt.res.Type, lim, func(ch batch.Chunk) error {
 		chunks++
 		e := a.engine
-		return store.StageChunk(ctx, &storage.AsyncOperationChunk{OperationID: op.ID, Number: ch.Number,
+		return stager.stage(&storage.AsyncOperationChunk{OperationID: op.ID, Number: ch.Number,
 			Items: stagedItems(e.sealItems(cl.rt.res, ch.Data)), Included: stagedItems(e.sealItems(nil, ch.Included))})
 	})
+	if serr := stager.wait(); err == nil {
+		err = serr
+	}
 	if err == nil {
 		err = store.PublishOperation(ctx, op.ID, chunks)
 	}
@@ -131,6 +136,68 @@ func (a *application) batchAsync(c *gin.Context, cl *call, body io.Reader, lim b
 		a.log.Error("batch: enqueue", "operation", op.ID, "error", err)
 	}
 	a.acceptedOperation(c, cl, op)
+}
+
+// stager writes the chunks of an upload beside the request's reading and
+// splitting of the body (each took about half of an upload of plain
+// records), at most stageAhead chunks behind it; the chunks waiting when it
+// is free are written in one transaction.
+type stager struct {
+	chunks chan *storage.AsyncOperationChunk
+	failed atomic.Pointer[error]
+	done   chan error
+}
+
+const stageAhead = 4
+
+// startStaging starts the stager of one upload; wait must be called.
+func (a *application) startStaging(ctx context.Context) *stager {
+	s := &stager{chunks: make(chan *storage.AsyncOperationChunk, stageAhead), done: make(chan error, 1)}
+	go func() {
+		var err error
+		waiting := make([]*storage.AsyncOperationChunk, 0, stageAhead+1)
+		for ch := range s.chunks {
+			if err != nil {
+				continue // the split stops at its next chunk
+			}
+			// The chunks split while the last ones were written go
+			// together, in one transaction.
+			waiting = append(waiting[:0], ch)
+		more:
+			for len(waiting) <= stageAhead {
+				select {
+				case next, ok := <-s.chunks:
+					if !ok {
+						break more
+					}
+					waiting = append(waiting, next)
+				default:
+					break more
+				}
+			}
+			if err = a.engine.store.StageChunks(ctx, waiting); err != nil {
+				s.failed.Store(&err)
+			}
+		}
+		s.done <- err
+	}()
+	return s
+}
+
+// stage hands a chunk to the stager, or returns the error of an earlier one.
+func (s *stager) stage(ch *storage.AsyncOperationChunk) error {
+	if err := s.failed.Load(); err != nil {
+		return *err
+	}
+	s.chunks <- ch
+	return nil
+}
+
+// wait returns once every chunk handed over has been written, with the
+// first error.
+func (s *stager) wait() error {
+	close(s.chunks)
+	return <-s.done
 }
 
 // acceptedOperation answers 202 with the operation and its address.

@@ -348,6 +348,9 @@ func storageValue(t resource.FieldType, raw json.RawMessage) (any, error) {
 	}
 	switch t {
 	case resource.String:
+		if s, ok := plainString(raw); ok {
+			return s, nil // what json.Unmarshal makes of it, without its scans
+		}
 		var s string
 		err := json.Unmarshal(raw, &s)
 		return s, err

@@ -51,18 +51,34 @@ func newItemSchemas(routes *routeTable) *itemSchemas {
 // request's business, not the resource's; where the client chooses the id
 // (weightunits), the create schema declares it and it is checked like the rest.
 func (e *engine) checkItem(raw json.RawMessage, typ string, update bool, base string) []*problem.Problem {
+	schema, out := e.itemSchema(typ, update, base)
+	if out != nil {
+		return out
+	}
+	var value map[string]any
+	if err := json.Unmarshal(raw, &value); err != nil {
+		return []*problem.Problem{problem.RequestData("The item should be an object.", base)}
+	}
+	return checkDecoded(schema, value, update, base)
+}
+
+// itemSchema is the create or update schema of typ, or the problem of an
+// action the type does not allow.
+func (e *engine) itemSchema(typ string, update bool, base string) (*openapi3.Schema, []*problem.Problem) {
 	schemas, action := e.items.create, "create"
 	if update {
 		schemas, action = e.items.update, "update"
 	}
 	schema := schemas[typ]
 	if schema == nil {
-		return []*problem.Problem{problem.RequestData(fmt.Sprintf("The %q action is not allowed for %s.", action, typ), base)}
+		return nil, []*problem.Problem{problem.RequestData(fmt.Sprintf("The %q action is not allowed for %s.", action, typ), base)}
 	}
-	var value map[string]any
-	if err := json.Unmarshal(raw, &value); err != nil {
-		return []*problem.Problem{problem.RequestData("The item should be an object.", base)}
-	}
+	return schema, nil
+}
+
+// checkDecoded is checkItem on the item already decoded (value, which it
+// changes), as a batch chunk reads it (decodeItem).
+func checkDecoded(schema *openapi3.Schema, value map[string]any, update bool, base string) []*problem.Problem {
 	delete(value, "meta")
 	if _, declared := schema.Properties["id"]; !update && !declared {
 		delete(value, "id")

@@ -30,8 +30,38 @@ func refuseNUL(body []byte) *problem.Problem {
 	return nulProblem(v, "")
 }
 
-// nulProblem walks a decoded JSON value below the pointer at.
+// nulProblem walks a decoded JSON value below the pointer at. A value
+// without a NUL (nearly every one) is walked once, building no pointer.
 func nulProblem(v any, at string) *problem.Problem {
+	if !hasNUL(v) {
+		return nil
+	}
+	return nulAt(v, at)
+}
+
+// hasNUL tells whether a string of v holds a NUL character.
+func hasNUL(v any) bool {
+	switch x := v.(type) {
+	case string:
+		return strings.IndexByte(x, 0) >= 0
+	case []any:
+		for _, item := range x {
+			if hasNUL(item) {
+				return true
+			}
+		}
+	case map[string]any:
+		for _, item := range x {
+			if hasNUL(item) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// nulAt is nulProblem's walk: the first string with a NUL, in member order.
+func nulAt(v any, at string) *problem.Problem {
 	switch x := v.(type) {
 	case string:
 		if strings.IndexByte(x, 0) >= 0 {
@@ -39,7 +69,7 @@ func nulProblem(v any, at string) *problem.Problem {
 		}
 	case []any:
 		for i, item := range x {
-			if p := nulProblem(item, at+"/"+strconv.Itoa(i)); p != nil {
+			if p := nulAt(item, at+"/"+strconv.Itoa(i)); p != nil {
 				return p
 			}
 		}
@@ -50,7 +80,7 @@ func nulProblem(v any, at string) *problem.Problem {
 		}
 		sort.Strings(keys)
 		for _, k := range keys {
-			if p := nulProblem(x[k], at+"/"+escapePointer(k)); p != nil {
+			if p := nulAt(x[k], at+"/"+escapePointer(k)); p != nil {
 				return p
 			}
 		}

@@ -3,6 +3,8 @@ package storage
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/uptrace/bun"
@@ -34,16 +36,36 @@ func (c *Conn) InsertMany(ctx context.Context, t *Table, org int64, rows []Row) 
 		return nil, nil
 	}
 	ts := now()
+	// The timestamps every row gets are converted once, to the form the
+	// driver is given (see Store.param), not once per row and column.
+	tsArg, err := toSQL(KindTime, ts, true)
+	if err != nil {
+		return nil, err
+	}
+	tsArg = c.s.param(tsArg)
+	lead := 0 // a slot for the key at the head of each row's values
+	if t.AutoKey {
+		lead = 1
+	}
+	// Rows that set the same columns (nearly always all of them) share
+	// one column list.
 	cols := make([][]string, len(rows))
 	vals := make([][]any, len(rows))
+	var buf []string
 	for i, row := range rows {
 		var err error
-		if cols[i], vals[i], err = insertValues(t, org, row, ts); err != nil {
+		v := make([]any, lead, lead+len(row)+3)
+		if buf, vals[i], err = appendInsertValues(buf[:0], v, t, org, row, ts, tsArg); err != nil {
 			return nil, fmt.Errorf("storage: insert %s: row %d: %w", t.Name, i, err)
 		}
+		if i > 0 && slices.Equal(buf, cols[i-1]) {
+			cols[i] = cols[i-1]
+			continue
+		}
+		cols[i], buf = buf, nil
 	}
 	keys := make([]any, len(rows))
-	err := c.atomic(ctx, func(c *Conn) error {
+	err = c.atomic(ctx, func(c *Conn) error {
 		if t.AutoKey {
 			ids, err := c.reserveKeys(ctx, t, len(rows))
 			if err != nil {
@@ -51,8 +73,7 @@ func (c *Conn) InsertMany(ctx context.Context, t *Table, org int64, rows []Row) 
 			}
 			for i, id := range ids {
 				keys[i] = id
-				cols[i] = append([]string{t.Key}, cols[i]...)
-				vals[i] = append([]any{id}, vals[i]...)
+				vals[i][0] = keys[i]
 			}
 		} else {
 			for i := range rows {
@@ -62,30 +83,30 @@ func (c *Conn) InsertMany(ctx context.Context, t *Table, org int64, rows []Row) 
 		// Rows that set different columns cannot share a VALUES list (SQLite
 		// has no DEFAULT there), so each column set gets its own statements.
 		for _, group := range groupByColumns(cols) {
-			if c.canCopy(t, cols[group[0]], len(group)) {
+			names := cols[group[0]]
+			if t.AutoKey {
+				names = append([]string{t.Key}, names...)
+			}
+			if c.canCopy(t, names, len(group)) {
 				rows := make([][]any, len(group))
 				for j, i := range group {
 					rows[j] = vals[i]
 				}
-				if err := c.copyRows(ctx, t.Name, cols[group[0]], rows); err != nil {
+				if err := c.copyRows(ctx, t.Name, names, rows); err != nil {
 					return err
 				}
 				continue
 			}
-			per := min(insertChunk, max(1, maxParams/len(cols[group[0]])))
+			per := min(insertChunk, max(1, maxParams/len(names)))
 			for start := 0; start < len(group); start += per {
 				chunk := group[start:min(start+per, len(group))]
-				var st sqlText
-				st.add("INSERT INTO ? (", bun.Ident(t.Name))
-				st.idents(cols[chunk[0]])
-				st.add(") VALUES ")
-				for j, i := range chunk {
-					if j > 0 {
-						st.add(", ")
+				text, params := c.s.insertText(t.Name, names, len(chunk))
+				for _, i := range chunk {
+					for _, v := range vals[i] {
+						params = append(params, c.s.param(v))
 					}
-					st.tuple(vals[i])
 				}
-				if _, err := c.exec(ctx, &st); err != nil {
+				if _, err := c.execBound(ctx, text, params); err != nil {
 					return err
 				}
 			}
@@ -98,22 +119,73 @@ func (c *Conn) InsertMany(ctx context.Context, t *Table, org int64, rows []Row) 
 	return keys, nil
 }
 
+// insertText is the multi-row INSERT of n rows of the columns names into
+// table, with the database's parameter marks (the text bind would make of
+// it), and room for its parameters.
+func (s *Store) insertText(table string, names []string, n int) (string, []any) {
+	var b strings.Builder
+	b.Grow(len(table) + 32 + 12*len(names) + n*len(names)*6)
+	b.WriteString("INSERT INTO ")
+	writeIdent(&b, table)
+	b.WriteString(" (")
+	for i, name := range names {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		writeIdent(&b, name)
+	}
+	b.WriteString(") VALUES ")
+	mark := 0
+	for r := range n {
+		if r > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteByte('(')
+		for i := range names {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			mark++
+			if s.sqlite() {
+				b.WriteByte('?')
+			} else {
+				b.WriteByte('$')
+				b.WriteString(strconv.Itoa(mark))
+			}
+		}
+		b.WriteByte(')')
+	}
+	return b.String(), make([]any, 0, n*len(names))
+}
+
 // groupByColumns returns the row indexes grouped by column list, groups in
-// order of first appearance and indexes ascending.
+// order of first appearance and indexes ascending. Rows that share a list
+// (InsertMany) are told apart by it without comparing names.
 func groupByColumns(cols [][]string) [][]int {
 	pos := map[string]int{}
 	var groups [][]int
+	g := -1
 	for i, cs := range cols {
-		sig := strings.Join(cs, ",")
-		g, ok := pos[sig]
-		if !ok {
-			g = len(groups)
-			pos[sig] = g
-			groups = append(groups, nil)
+		if i == 0 || !sameList(cs, cols[i-1]) {
+			sig := strings.Join(cs, ",")
+			var ok bool
+			if g, ok = pos[sig]; !ok {
+				g = len(groups)
+				pos[sig] = g
+				groups = append(groups, nil)
+			}
 		}
 		groups[g] = append(groups[g], i)
 	}
 	return groups
+}
+
+// sameList tells whether a and b are the same list (one slice, or equal).
+func sameList(a, b []string) bool {
+	if len(a) > 0 && len(b) > 0 && &a[0] == &b[0] && len(a) == len(b) {
+		return true
+	}
+	return slices.Equal(a, b)
 }
 
 // reserveKeys returns n keys of t that no row has or will get from the

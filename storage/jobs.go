@@ -38,12 +38,18 @@ type ChunkJob struct {
 // Chunks is how many chunks the job names (at least 1).
 func (j ChunkJob) Chunks() int { return max(1, j.Count) }
 
-// chunksPerJob is the most chunks Enqueue puts in one job. A job's chunks
-// share one transaction and one fetch and completion of the job by River: at
-// 100 records a chunk, one commit and one job per chunk were most of a
-// batch's time (issue 16). Ten keeps a job's transaction short (1,000
-// records) and still gives every worker work on a batch of 20 chunks.
-const chunksPerJob = 10
+// A job's chunks share one fetch and completion of the job by River; its
+// transactions (server: ten chunks each) are its own. At 100 records a
+// chunk, one job per chunk was most of a batch's time (issue 16), and so
+// were, at ten chunks a job, the workers' waits for their next job on SQLite
+// (River's fetch waits for the writer). ChunkJobs gives a job
+// minChunksPerJob chunks, more for a large batch (up to maxChunksPerJob) so
+// long as it still makes spreadJobs jobs, work for every worker.
+const (
+	minChunksPerJob = 10
+	maxChunksPerJob = 50
+	spreadJobs      = 16
+)
 
 // Kind names chunk jobs in River's tables.
 func (ChunkJob) Kind() string { return "batch_chunk" }
@@ -244,13 +250,14 @@ func (q *Queue) Enqueue(ctx context.Context, jobs []ChunkJob) error {
 
 // ChunkJobs returns the jobs for the given chunks of an operation (numbers
 // ascending): each run of consecutive numbers becomes jobs of up to
-// chunksPerJob chunks.
+// minChunksPerJob chunks, or more in a large batch (see maxChunksPerJob).
 func ChunkJobs(opID, org int64, numbers []int) []ChunkJob {
+	perJob := min(maxChunksPerJob, max(minChunksPerJob, (len(numbers)+spreadJobs-1)/spreadJobs))
 	var out []ChunkJob
 	for _, n := range numbers {
 		if k := len(out); k > 0 {
 			last := &out[k-1]
-			if last.Chunk+last.Chunks() == n && last.Chunks() < chunksPerJob {
+			if last.Chunk+last.Chunks() == n && last.Chunks() < perJob {
 				last.Count = last.Chunks() + 1
 				continue
 			}

@@ -71,18 +71,38 @@ func (c *Conn) CreateOperation(ctx context.Context, op *AsyncOperation) error {
 // the operation is missing or no longer staging; a number staged twice is a
 // *UniqueError.
 func (c *Conn) StageChunk(ctx context.Context, ch *AsyncOperationChunk) error {
-	if ch.Number < 1 || len(ch.Items) == 0 {
-		return fmt.Errorf("storage: chunk %d: chunks are numbered from 1 and need items", ch.Number)
+	return c.StageChunks(ctx, []*AsyncOperationChunk{ch})
+}
+
+// StageChunks is StageChunk for chunks of one operation, all or none, with
+// the statements of one: an upload stages the chunks it has split while the
+// last ones were being written, so that a slow write (a round trip per
+// statement to PostgreSQL) does not cost one transaction per chunk.
+func (c *Conn) StageChunks(ctx context.Context, chunks []*AsyncOperationChunk) error {
+	if len(chunks) == 0 {
+		return nil
 	}
-	ch.Done = false
+	for _, ch := range chunks {
+		if ch.Number < 1 || len(ch.Items) == 0 {
+			return fmt.Errorf("storage: chunk %d: chunks are numbered from 1 and need items", ch.Number)
+		}
+		if ch.OperationID != chunks[0].OperationID {
+			return fmt.Errorf("storage: chunks of operations %d and %d staged together", chunks[0].OperationID, ch.OperationID)
+		}
+		ch.Done = false
+	}
 	return c.atomic(ctx, func(c *Conn) error {
 		res, err := c.idb.NewUpdate().Table(opTable).
 			Set("updated_at = ?", now()).
-			Where("id = ? AND status = ?", ch.OperationID, OperationStaging).Exec(ctx)
+			Where("id = ? AND status = ?", chunks[0].OperationID, OperationStaging).Exec(ctx)
 		if err := updated(c.s, opTable, res, err); err != nil {
 			return err
 		}
-		_, err = c.idb.NewInsert().Model(ch).Exec(ctx)
+		if len(chunks) == 1 {
+			_, err = c.idb.NewInsert().Model(chunks[0]).Exec(ctx)
+		} else {
+			_, err = c.idb.NewInsert().Model(&chunks).Exec(ctx)
+		}
 		return c.s.mapError("insert", chunkTable, err)
 	})
 }

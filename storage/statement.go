@@ -201,9 +201,7 @@ func (s *Store) bind(st *sqlText) (string, []any) {
 		}
 		switch a := st.args[next].(type) {
 		case bun.Ident:
-			b.WriteByte('"')
-			b.WriteString(strings.ReplaceAll(string(a), `"`, `""`))
-			b.WriteByte('"')
+			writeIdent(&b, string(a))
 		case sqlCount:
 			if s.sqlite() {
 				b.WriteString(strconv.Itoa(int(a)))
@@ -223,6 +221,13 @@ func (s *Store) bind(st *sqlText) (string, []any) {
 		next++
 	}
 	return b.String(), params
+}
+
+// writeIdent writes name quoted as an identifier.
+func writeIdent(b *strings.Builder, name string) {
+	b.WriteByte('"')
+	b.WriteString(strings.ReplaceAll(name, `"`, `""`))
+	b.WriteByte('"')
 }
 
 // param is v as the driver should receive it. On SQLite times travel in
@@ -292,6 +297,12 @@ func (c *Conn) queryRow(ctx context.Context, st *sqlText, dest ...any) error {
 // exec runs st, which answers no rows.
 func (c *Conn) exec(ctx context.Context, st *sqlText) (sql.Result, error) {
 	text, params := c.s.bind(st)
+	return c.execBound(ctx, text, params)
+}
+
+// execBound runs text, which answers no rows, with its parameters as bind
+// makes them.
+func (c *Conn) execBound(ctx context.Context, text string, params []any) (sql.Result, error) {
 	ctx = c.s.watch.before(ctx, text)
 	var (
 		res sql.Result

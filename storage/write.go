@@ -117,6 +117,13 @@ func (c *Conn) returning(ctx context.Context, t *Table, st *sqlText) (Row, error
 // organization_id for scoped tables, the row's columns in table order, and
 // created_at/updated_at set to ts unless given (nil counts as not given).
 func insertValues(t *Table, org int64, row Row, ts time.Time) (cols []string, vals []any, err error) {
+	return appendInsertValues(nil, nil, t, org, row, ts, nil)
+}
+
+// appendInsertValues is insertValues appending to cols and vals (InsertMany
+// passes a slot for the key in vals, and buffers); tsArg, when not nil, is
+// ts already converted, for the timestamps set to ts.
+func appendInsertValues(cols []string, vals []any, t *Table, org int64, row Row, ts time.Time, tsArg any) ([]string, []any, error) {
 	for name := range row {
 		if _, ok := t.Columns[name]; !ok {
 			return nil, nil, fmt.Errorf("no column %q", name)
@@ -134,6 +141,10 @@ func insertValues(t *Table, org int64, row Row, ts time.Time) (cols []string, va
 			}
 			continue
 		case (!given || v == nil) && (name == createdColumn || name == updatedColumn) && t.Columns[name] == KindTime:
+			if tsArg != nil {
+				cols, vals = append(cols, name), append(vals, tsArg)
+				continue
+			}
 			v = ts
 		case !given:
 			continue

@@ -266,3 +266,27 @@ func refs(relationships []byte) []string {
 	}
 	return out
 }
+
+// Members calls fn with every member of the object b, in order: the key as
+// written (quoted) and the value's bytes. b must be JSON a decoder has
+// already checked (a staged item); Members tells whether it is an object.
+// It lets the chunk run read staged items without decoding them through
+// reflection.
+func Members(b []byte, fn func(key, val []byte)) bool {
+	if !isObject(b) {
+		return false
+	}
+	members(b, fn)
+	return true
+}
+
+// Elements calls fn with every element of the array b, checked JSON as for
+// Members; it tells whether b is an array.
+func Elements(b []byte, fn func(val []byte)) bool {
+	i := skipSpace(b, 0)
+	if i >= len(b) || b[i] != '[' {
+		return false
+	}
+	elements(b, fn)
+	return true
+}

@@ -82,6 +82,9 @@ func (l List) Error() string {
 
 // From extracts the problems of err; ok is false for an internal error.
 func From(err error) (List, bool) {
+	if err == nil {
+		return nil, false // errors.As would say so too, after two allocations
+	}
 	var l List
 	if errors.As(err, &l) && len(l) > 0 {
 		return l, true
