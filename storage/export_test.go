@@ -86,3 +86,13 @@ func (s *Store) PreparedStatement(text string) bool {
 	defer s.stmts.mu.Unlock()
 	return s.stmts.byText[text] != nil
 }
+
+// PreparedStatements is how many statements the connection c runs on holds
+// prepared under a name (pgx's statement cache) whose text contains part:
+// PostgreSQL only.
+func (c *Conn) PreparedStatements(ctx context.Context, part string) (int, error) {
+	var n int
+	err := c.raw.QueryRowContext(ctx,
+		"SELECT count(*) FROM pg_prepared_statements WHERE name <> '' AND strpos(statement, $1) > 0", part).Scan(&n)
+	return n, err
+}

@@ -11,6 +11,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/uptrace/bun"
 )
 
@@ -124,12 +125,26 @@ func (s *Store) memberOf(vals []any, not bool) (string, any) {
 		}
 		return "? " + in, list
 	}
-	switch {
-	case not:
-		return "? <> ALL(?)", vals
+	if not {
+		return "? <> ALL(?)", pgArray(vals)
 	}
-	return "? = ANY(?)", vals
+	return "? = ANY(?)", pgArray(vals)
 }
+
+// pgArray is the array parameter of = ANY / <> ALL on PostgreSQL.
+type pgArray []any
+
+// customPlanArray is the length past which an array parameter has its
+// statement planned for its own values. pgx prepares each statement text
+// once per connection, and after five runs PostgreSQL may keep a generic
+// plan, costed as if an array held about ten values. For a page of keys
+// that is right; for 20,000 (an include three steps deep) it chose to probe
+// account_contacts per contact and test each link against the whole array:
+// 4 s instead of 20 ms. A statement with a longer array is therefore sent
+// through an unnamed statement (pgx's describe-exec mode), which
+// PostgreSQL plans at every run with the values at hand: one more round
+// trip, small beside the work such an array asks for.
+const customPlanArray = 64
 
 // sqliteKeys is vals as one JSON array for json_each on SQLite, when they
 // all fit one (see jsonList).
@@ -177,12 +192,15 @@ func (s *Store) jsonList(vals []any) (string, bool) {
 
 // bind writes st as SQL with the database's parameter marks and returns the
 // parameters: identifiers are quoted into the text, a sqlList becomes one
-// mark per value, every other argument one parameter.
+// mark per value, every other argument one parameter. On PostgreSQL the
+// parameters may begin with pgx's query mode (see customPlanArray), which
+// pgx's database/sql driver takes as an option, not a value.
 func (s *Store) bind(st *sqlText) (string, []any) {
 	text := st.String()
 	var b strings.Builder
 	b.Grow(len(text) + 16)
-	params := make([]any, 0, len(st.args))
+	params := make([]any, 1, 1+len(st.args)) // params[0]: room for pgx's mode
+	custom := false
 	next := 0
 	mark := func(v any) {
 		params = append(params, s.param(v))
@@ -191,7 +209,7 @@ func (s *Store) bind(st *sqlText) (string, []any) {
 			return
 		}
 		b.WriteByte('$')
-		b.WriteString(strconv.Itoa(len(params)))
+		b.WriteString(strconv.Itoa(len(params) - 1))
 	}
 	for i := 0; i < len(text); i++ {
 		c := text[i]
@@ -215,12 +233,19 @@ func (s *Store) bind(st *sqlText) (string, []any) {
 				}
 				mark(v)
 			}
+		case pgArray:
+			mark([]any(a))
+			custom = custom || len(a) > customPlanArray
 		default:
 			mark(a)
 		}
 		next++
 	}
-	return b.String(), params
+	if custom {
+		params[0] = pgx.QueryExecModeDescribeExec // see customPlanArray
+		return b.String(), params
+	}
+	return b.String(), params[1:]
 }
 
 // writeIdent writes name quoted as an identifier.
