@@ -33,26 +33,32 @@ func (e *engine) loadLinkage(ctx context.Context, cl *call, res *resource.Resour
 }
 
 // groupByOwner maps each owner key to its related keys, in the order of
-// pairs. The lists share one array, cut to each owner's count: a page of
-// records with a few related records each would otherwise grow one slice
-// per owner, append by append.
+// pairs. Storage answers pairs ordered by owner, so each owner's keys are
+// one run of pairs: the lists are cut from one array, a run each, and an
+// owner's key is made once, not once per pair. An owner met again after
+// another (pairs in any other order) has the run appended to its list.
 func groupByOwner(pairs [][2]any) map[string][]any {
-	owners := make([]string, len(pairs))
-	counts := make(map[string]int)
-	for i, pair := range pairs {
-		owners[i] = keyString(pair[1])
-		counts[owners[i]]++
-	}
 	all := make([]any, len(pairs))
-	m := make(map[string][]any, len(counts))
-	next := 0
+	runs := 0
 	for i, pair := range pairs {
-		list, ok := m[owners[i]]
-		if !ok {
-			n := counts[owners[i]]
-			list, next = all[next:next:next+n], next+n
+		all[i] = pair[0]
+		if i == 0 || pair[1] != pairs[i-1][1] {
+			runs++
 		}
-		m[owners[i]] = append(list, pair[0])
+	}
+	m := make(map[string][]any, runs)
+	for start := 0; start < len(pairs); {
+		end := start + 1
+		for end < len(pairs) && pairs[end][1] == pairs[start][1] {
+			end++
+		}
+		owner := keyString(pairs[start][1])
+		if list, ok := m[owner]; ok {
+			m[owner] = append(list[:len(list):len(list)], all[start:end]...)
+		} else {
+			m[owner] = all[start:end:end]
+		}
+		start = end
 	}
 	return m
 }

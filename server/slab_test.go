@@ -33,4 +33,18 @@ func TestGroupByOwner(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("groupByOwner = %v, want %v", got, want)
 	}
+	// As storage answers them: by owner, one run each.
+	got = groupByOwner([][2]any{{"a", "US"}, {"b", "US"}, {"c", "US"}, {int64(4), int64(1)}, {"d", "DE"}})
+	want = map[string][]any{"US": {"a", "b", "c"}, "1": {int64(4)}, "DE": {"d"}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("groupByOwner of runs = %v, want %v", got, want)
+	}
+	// A list cut from the shared array must not be written by a later append.
+	got = groupByOwner([][2]any{{int64(1), "x"}, {int64(2), "y"}, {int64(3), "x"}})
+	if want := map[string][]any{"x": {int64(1), int64(3)}, "y": {int64(2)}}; !reflect.DeepEqual(got, want) {
+		t.Errorf("groupByOwner of split runs = %v, want %v", got, want)
+	}
+	if got := groupByOwner(nil); len(got) != 0 {
+		t.Errorf("groupByOwner(nil) = %v", got)
+	}
 }
