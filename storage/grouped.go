@@ -59,9 +59,10 @@ func scanGroups(rows rowSource, member, owner Kind, names [2]string, sizeHint in
 	// cut from it.
 	var rawOwner any
 	var rawKeys string
+	dest := [2]any{rows.target(owner, &rawOwner), &rawKeys} // once: Scan through pgx.Rows, an interface, puts its arguments on the heap
 	out := make([][2]any, 0, sizeHint)
 	for rows.Next() {
-		if err := rows.Scan(rows.target(owner, &rawOwner), &rawKeys); err != nil {
+		if err := rows.Scan(dest[:]...); err != nil {
 			return nil, err
 		}
 		o, err := fromSQL(owner, rawOwner)
