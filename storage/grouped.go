@@ -2,7 +2,6 @@ package storage
 
 import (
 	"cmp"
-	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -42,9 +41,9 @@ func (s *Store) groupedSelect(st *sqlText, owner, member string) {
 }
 
 // scanGroupsFor returns the scan of s's grouped statements: see groupedSelect.
-func (s *Store) scanGroupsFor() func(*sql.Rows, Kind, Kind, [2]string, int) ([][2]any, error) {
+func (s *Store) scanGroupsFor() func(rowSource, Kind, Kind, [2]string, int) ([][2]any, error) {
 	ordered := !s.sqlite()
-	return func(rows *sql.Rows, member, owner Kind, names [2]string, sizeHint int) ([][2]any, error) {
+	return func(rows rowSource, member, owner Kind, names [2]string, sizeHint int) ([][2]any, error) {
 		return scanGroups(rows, member, owner, names, sizeHint, ordered)
 	}
 }
@@ -53,16 +52,17 @@ func (s *Store) scanGroupsFor() func(*sql.Rows, Kind, Kind, [2]string, int) ([][
 // statement into (member key, owner) pairs, and closes rows. names are the
 // member and owner columns, for errors; sizeHint is as for scanRows. Unless
 // the arrays come ordered, each owner's keys are sorted.
-func scanGroups(rows *sql.Rows, member, owner Kind, names [2]string, sizeHint int, ordered bool) ([][2]any, error) {
+func scanGroups(rows rowSource, member, owner Kind, names [2]string, sizeHint int, ordered bool) ([][2]any, error) {
 	defer rows.Close()
 	// The array is read into a string (database/sql hands over SQLite's
 	// string as it is, and copies PostgreSQL's bytes once): the keys are
 	// cut from it.
 	var rawOwner any
 	var rawKeys string
+	dest := [2]any{rows.target(owner, &rawOwner), &rawKeys} // once: Scan through pgx.Rows, an interface, puts its arguments on the heap
 	out := make([][2]any, 0, sizeHint)
 	for rows.Next() {
-		if err := rows.Scan(&rawOwner, &rawKeys); err != nil {
+		if err := rows.Scan(dest[:]...); err != nil {
 			return nil, err
 		}
 		o, err := fromSQL(owner, rawOwner)

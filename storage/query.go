@@ -2,7 +2,6 @@ package storage
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"slices"
 
@@ -210,7 +209,7 @@ func rowsHint(n int) int {
 // scanRows reads every row into a Row of the given columns, normalizing each
 // value by its column's kind, and closes rows. sizeHint is how many rows are
 // expected at most (0: unknown), so that the slice is allocated once.
-func scanRows(rows *sql.Rows, t *Table, cols []string, sizeHint int) ([]Row, error) {
+func scanRows(rows rowSource, t *Table, cols []string, sizeHint int) ([]Row, error) {
 	defer rows.Close()
 	kinds := make([]Kind, len(cols))
 	for i, col := range cols {
@@ -219,7 +218,7 @@ func scanRows(rows *sql.Rows, t *Table, cols []string, sizeHint int) ([]Row, err
 	raw := make([]any, len(cols))
 	dest := make([]any, len(cols))
 	for i := range raw {
-		dest[i] = &raw[i]
+		dest[i] = rows.target(kinds[i], &raw[i])
 	}
 	out := make([]Row, 0, sizeHint)
 	for rows.Next() {
@@ -248,10 +247,10 @@ func scanRows(rows *sql.Rows, t *Table, cols []string, sizeHint int) ([]Row, err
 // scanPairs reads rows of two columns of kinds first and second into
 // pairs, normalized as scanRows does, and closes rows: Linkage and Pairs
 // hand back pairs, so no Row is built for them.
-func scanPairs(rows *sql.Rows, first, second Kind, names [2]string, sizeHint int) ([][2]any, error) {
+func scanPairs(rows rowSource, first, second Kind, names [2]string, sizeHint int) ([][2]any, error) {
 	defer rows.Close()
 	var raw [2]any
-	dest := [2]any{&raw[0], &raw[1]}
+	dest := [2]any{rows.target(first, &raw[0]), rows.target(second, &raw[1])}
 	out := make([][2]any, 0, sizeHint)
 	for rows.Next() {
 		if err := rows.Scan(dest[:]...); err != nil {

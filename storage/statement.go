@@ -287,34 +287,42 @@ type dbConn struct{ *sql.DB }
 
 func (dbConn) StmtContext(_ context.Context, stmt *sql.Stmt) *sql.Stmt { return stmt }
 
-// query runs st and returns its rows.
-func (c *Conn) query(ctx context.Context, st *sqlText) (*sql.Rows, error) {
+// query runs st and returns its rows. On PostgreSQL outside a transaction
+// it runs on the pool through pgx itself (see rowSource); inside one, on the
+// transaction's connection through database/sql.
+func (c *Conn) query(ctx context.Context, st *sqlText) (rowSource, error) {
 	text, params := c.s.bind(st)
 	ctx = c.s.watch.before(ctx, text)
 	var (
-		rows *sql.Rows
+		rows rowSource
 		err  error
 	)
-	if stmt := c.prepared(ctx, text); stmt != nil {
-		rows, err = stmt.QueryContext(ctx, params...)
-	} else {
-		rows, err = c.raw.QueryContext(ctx, text, params...)
+	switch stmt := c.prepared(ctx, text); {
+	case stmt != nil:
+		rows.sql, err = stmt.QueryContext(ctx, params...)
+	case c.native():
+		rows, err = c.s.queryPool(ctx, text, params)
+	default:
+		rows.sql, err = c.raw.QueryContext(ctx, text, params...)
 	}
 	c.s.watch.after(ctx, text, err)
 	return rows, err
 }
 
-// queryRow runs st, which answers one row, and scans it into dest.
+// queryRow runs st, which answers one row, and scans it into dest (through
+// pgx itself where query would).
 func (c *Conn) queryRow(ctx context.Context, st *sqlText, dest ...any) error {
 	text, params := c.s.bind(st)
 	ctx = c.s.watch.before(ctx, text)
-	var row *sql.Row
-	if stmt := c.prepared(ctx, text); stmt != nil {
-		row = stmt.QueryRowContext(ctx, params...)
-	} else {
-		row = c.raw.QueryRowContext(ctx, text, params...)
+	var err error
+	switch stmt := c.prepared(ctx, text); {
+	case stmt != nil:
+		err = stmt.QueryRowContext(ctx, params...).Scan(dest...)
+	case c.native():
+		err = c.s.pool.QueryRow(ctx, text, params...).Scan(dest...)
+	default:
+		err = c.raw.QueryRowContext(ctx, text, params...).Scan(dest...)
 	}
-	err := row.Scan(dest...)
 	c.s.watch.after(ctx, text, err)
 	return err
 }

@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"database/sql/driver"
 	"encoding/json"
 	"fmt"
 	"reflect"
@@ -129,6 +130,8 @@ func fromSQL(k Kind, v any) (any, error) {
 			return v, nil
 		case int32:
 			return int64(x), nil
+		case int16:
+			return int64(x), nil
 		case int:
 			return int64(x), nil
 		case string, []byte:
@@ -175,11 +178,23 @@ func fromSQL(k Kind, v any) (any, error) {
 		return t, nil
 	case KindJSON:
 		switch x := v.(type) {
+		case json.RawMessage:
+			return v, nil // pgx's own rows: see jsonTarget
 		case []byte:
 			// Scanning into an *any copies bytes already: x is the row's own.
 			return json.RawMessage(x), nil
 		case string:
 			return json.RawMessage(x), nil
+		}
+	}
+	// pgx's own rows hand over some types as pgtype values (a numeric as
+	// pgtype.Numeric) where its database/sql driver gave their
+	// driver.Value (a numeric's text): read that instead.
+	if dv, ok := v.(driver.Valuer); ok {
+		if x, err := dv.Value(); err == nil {
+			if _, again := x.(driver.Valuer); !again {
+				return fromSQL(k, x)
+			}
 		}
 	}
 	return nil, fmt.Errorf("cannot read %T as a %s value", v, kindName(k))
