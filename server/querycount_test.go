@@ -92,8 +92,14 @@ func TestQueriesPerRequest(t *testing.T) {
 			why: "rows + country segment + regions linkage of the included countries + regions segment", same: "regions.country.regions"},
 		{name: "regions page 100 with country.regions", path: "/admin/api/regions?include=country.regions&page[size]=100", want: 4, records: 100,
 			why: "rows + country segment + regions linkage of the included countries + regions segment", same: "regions.country.regions"},
-		{name: "one country", path: "/admin/api/countries/US", want: 2, records: -1,
-			why: "row + regions linkage"},
+		{name: "one country", path: "/admin/api/countries/US", want: 1, records: -1,
+			why: "row with its regions linkage (a subquery of the same statement)", shows: "data/relationships/regions/data/0/id"},
+		{name: "one country, plain", path: "/admin/api/countries/US", headers: plain, want: 1, records: -1,
+			why: "row with its regions linkage", shows: "regions/0"},
+		{name: "one country without the to-many relationship", path: "/admin/api/countries/US?fields[countries]=name", want: 1, records: -1,
+			why: "row only"},
+		{name: "one country including regions", path: "/admin/api/countries/US?include=regions", want: 2, records: -1,
+			why: "row with its regions linkage + regions segment", shows: "included/0/attributes/name"},
 	})
 }
 
@@ -147,7 +153,11 @@ func runQueryCases(t *testing.T, seed func(t *testing.T, s *storage.Store), case
 					}
 					switch {
 					case tc.records < 0:
-						if r.doc == nil || get(r.doc, "data/id") == nil {
+						idPath := "data/id"
+						if tc.headers["Accept"] == "application/json" {
+							idPath = "id" // the plain format's object is the document
+						}
+						if r.doc == nil || get(r.doc, idPath) == nil {
 							t.Errorf("want one record\n%.300s", r.body)
 						}
 					case r.list != nil:
@@ -209,6 +219,11 @@ func TestQueriesPerRequestWithRelations(t *testing.T) {
 			why: "rows + accounts linkage + for each of the 3 segments: the segment + the linkage of its records (contacts of accounts, accounts of contacts)"},
 		{name: "accounts filtered by 60 contacts", path: "/admin/api/accounts?page[size]=-1&filter[contacts]=" + crmContactIDs(60), want: 2, records: 60,
 			why: "rows (the filter is a subquery of the same statement) + contacts linkage"},
+		{name: "one contact", path: "/admin/api/contacts/1", want: 1, records: -1,
+			why: "row with its accounts linkage through the join table", shows: "data/relationships/accounts/data/0/id"},
+		{name: "one contact with accounts and owner", path: "/admin/api/contacts/1?include=accounts,owner", want: 5, records: -1,
+			why:   "row with its accounts linkage + accounts segment + contacts linkage of the included accounts + owner segment + userRoles linkage of the included user",
+			shows: "included/0/relationships/contacts/data/0/id"},
 		{name: "contacts page 50 without linkage", path: "/admin/api/contacts?include=owner&page[size]=50&fields[contacts]=lastName,owner&fields[users]=username",
 			want: 2, records: 50, why: "rows + owner segment: no to-many linkage shown"},
 	})

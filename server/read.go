@@ -26,11 +26,55 @@ func (e *engine) Get(ctx context.Context) (*jsonapi.Reply, error) {
 	if err != nil {
 		return nil, err
 	}
-	row, err := e.loadShown(ctx, cl, res, cl.c.Param("id"))
+	row, links, err := e.loadShownLinked(ctx, cl, res, cl.c.Param("id"), p.fields[res.Type])
 	if err != nil {
 		return nil, err
 	}
-	return e.single(ctx, cl, res, row, p, http.StatusOK)
+	return e.singleLinked(ctx, cl, res, row, links, p, http.StatusOK)
+}
+
+// loadShownLinked is loadShown and loadLinkage in one statement (see
+// storage.GetMembers): the record and the keys of each to-many
+// relationship its document shows.
+func (e *engine) loadShownLinked(ctx context.Context, cl *call, res *resource.Resource, id string, fields map[string]bool) (storage.Row, linkage, error) {
+	k, err := e.visibleKey(cl, res, id)
+	if err != nil {
+		return nil, nil, err
+	}
+	var (
+		members []storage.Members
+		names   []string
+	)
+	for _, rel := range res.Relationships {
+		if !rel.ToMany || (cl.f == jsonapiFormat && !wanted(fields, rel.Name)) {
+			continue
+		}
+		names = append(names, rel.Name)
+		if th := rel.Through; th != nil {
+			members = append(members, storage.Members{Join: e.joins[th.Table], Column: th.Column})
+			continue
+		}
+		target, _ := e.reg.Get(rel.Target)
+		back, _ := target.Relationship(rel.Inverse)
+		members = append(members, storage.Members{Table: e.table(target), Org: cl.org, Column: back.Column})
+	}
+	row, keys, err := e.store.GetMembers(ctx, e.table(res), cl.org, k, e.shown(res, cl.lang), members)
+	if errors.Is(err, storage.ErrNotFound) {
+		return nil, nil, problem.NotFound()
+	}
+	if err != nil || len(members) == 0 {
+		return row, nil, err
+	}
+	links := make(linkage, len(names))
+	owner := keyString(row[res.IDColumn])
+	for i, name := range names {
+		m := map[string][]any{}
+		if len(keys[i]) > 0 {
+			m[owner] = keys[i]
+		}
+		links[name] = m
+	}
+	return row, links, nil
 }
 
 // load reads one record of the caller's organization by identifier, every

@@ -1,0 +1,200 @@
+package storage
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/uptrace/bun"
+)
+
+// A GET of one record used to take two statements or more: the record, then
+// the keys of each to-many relationship it shows (Linkage or Pairs with one
+// owner). Each statement is a round trip on PostgreSQL, and on SQLite a read
+// transaction of its own whose shared WAL lock costs two fcntl calls: for a
+// country and its regions that was half of the request. GetMembers reads
+// the record and those keys in one statement, each relationship's keys
+// gathered into a JSON array by a scalar subquery (as groupedSelect does
+// for a page of owners).
+
+// Members names the keys a to-many relationship of one record holds, read
+// with the record by GetMembers: the keys of Table's rows (of Org, when
+// Table is Scoped) whose Column is the record's key; or, with Join set, the
+// values of the join table's other column in its rows whose Column is the
+// record's key.
+type Members struct {
+	Table  *Table
+	Join   *JoinTable
+	Org    int64
+	Column string
+}
+
+// memberKind is the kind of the keys m reads, and whether m is valid.
+func (m Members) memberKind() (Kind, bool) {
+	if m.Join != nil {
+		if _, ok := m.Join.kind(m.Column); !ok {
+			return 0, false
+		}
+		return m.Join.kind(m.Join.other(m.Column))
+	}
+	if m.Table == nil {
+		return 0, false
+	}
+	if _, ok := m.Table.filterKind(m.Column); !ok {
+		return 0, false
+	}
+	return m.Table.filterKind(m.Table.Key)
+}
+
+// GetMembers is GetColumns that also reads, for each of members, the keys
+// it names, in key order (as Linkage and Pairs order them): keys[i] are
+// those of members[i]. A relationship whose keys are not integers or
+// strings is read by a statement of its own.
+func (c *Conn) GetMembers(ctx context.Context, t *Table, org int64, key any, cols []string, members []Members) (Row, [][]any, error) {
+	q := Query{Table: t, Org: org, Limit: 1, Columns: cols, Where: []Cond{{Column: t.Key, Op: Eq, Values: []any{key}}}}
+	selected, err := q.selected()
+	if err != nil {
+		return nil, nil, err
+	}
+	kinds := make([]Kind, len(members))
+	var inline, apart []int
+	for i, m := range members {
+		k, ok := m.memberKind()
+		if !ok {
+			return nil, nil, fmt.Errorf("storage: get %s: members of %q in an undeclared table or column", t.Name, m.Column)
+		}
+		kinds[i] = k
+		if groupedKinds(k) {
+			inline = append(inline, i)
+		} else {
+			apart = append(apart, i)
+		}
+	}
+	var st sqlText
+	st.add("SELECT ")
+	c.s.readColumns(&st, t, selected)
+	for _, i := range inline {
+		st.add(", ")
+		if err := c.s.membersSubquery(&st, members[i], key); err != nil {
+			return nil, nil, err
+		}
+	}
+	st.add(" FROM ?", bun.Ident(t.Name))
+	if err := c.s.where(&st, q); err != nil {
+		return nil, nil, err
+	}
+	st.add(" LIMIT 1")
+	rows, err := c.query(ctx, &st)
+	if err != nil {
+		return nil, nil, c.s.mapError("get", t.Name, err)
+	}
+	row, arrays, err := scanMembersRow(rows, t, selected, len(inline))
+	if err != nil {
+		return nil, nil, c.s.mapError("get", t.Name, err)
+	}
+	if row == nil {
+		return nil, nil, ErrNotFound
+	}
+	keys := make([][]any, len(members))
+	for n, i := range inline {
+		pairs, err := decodeKeys(nil, arrays[n], kinds[i], nil)
+		if err != nil {
+			return nil, nil, c.s.mapError("get", t.Name, fmt.Errorf("members by %s: %w", members[i].Column, err))
+		}
+		if c.s.sqlite() {
+			sortKeys(pairs, kinds[i])
+		}
+		keys[i] = firsts(pairs)
+	}
+	for _, i := range apart {
+		var pairs [][2]any
+		if m := members[i]; m.Join != nil {
+			pairs, err = c.Pairs(ctx, m.Join, m.Column, []any{key})
+		} else {
+			pairs, err = c.Linkage(ctx, m.Table, m.Org, m.Column, []any{key})
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		keys[i] = firsts(pairs)
+	}
+	return row, keys, nil
+}
+
+// membersSubquery appends the scalar subquery that answers m's keys for
+// the record with the given key as a JSON array ("[]" for none): in key
+// order on PostgreSQL, in SQLite's order there (see groupedSelect).
+func (s *Store) membersSubquery(st *sqlText, m Members, key any) error {
+	table, member := "", ""
+	q := Query{Table: m.Table, Org: m.Org, Where: []Cond{{Column: m.Column, Op: Eq, Values: []any{key}}}}
+	if m.Join != nil {
+		table, member = m.Join.Name, m.Join.other(m.Column)
+	} else {
+		table, member = m.Table.Name, m.Table.Key
+	}
+	if s.sqlite() {
+		st.add("(SELECT json_group_array(?) FROM ?", bun.Ident(member), bun.Ident(table))
+	} else {
+		st.add("(SELECT coalesce(json_agg(? ORDER BY ?), '[]') FROM ?", bun.Ident(member), bun.Ident(member), bun.Ident(table))
+	}
+	if m.Join != nil {
+		k, _ := m.Join.kind(m.Column)
+		st.add(" WHERE ")
+		if err := s.inList(st, bun.Ident(m.Column), k, []any{key}, false); err != nil {
+			return fmt.Errorf("storage: members in %s: %w", table, err)
+		}
+	} else if err := s.where(st, q); err != nil {
+		return err
+	}
+	st.add(")")
+	return nil
+}
+
+// scanMembersRow reads the one row of GetMembers' statement, if any: the
+// columns cols of t as scanRows does, then n JSON arrays of keys. It closes
+// rows.
+func scanMembersRow(rows rowSource, t *Table, cols []string, n int) (Row, []string, error) {
+	defer rows.Close()
+	kinds := make([]Kind, len(cols))
+	raw := make([]any, len(cols))
+	arrays := make([]string, n)
+	dest := make([]any, len(cols)+n)
+	for i, col := range cols {
+		kinds[i], _ = t.filterKind(col)
+		dest[i] = rows.target(kinds[i], &raw[i])
+	}
+	for i := range arrays {
+		dest[len(cols)+i] = &arrays[i]
+	}
+	if !rows.Next() {
+		return nil, nil, rows.Err()
+	}
+	if err := rows.Scan(dest...); err != nil {
+		return nil, nil, err
+	}
+	r := make(Row, len(cols))
+	for i, col := range cols {
+		v, err := fromSQL(kinds[i], raw[i])
+		if err != nil {
+			return nil, nil, fmt.Errorf("column %s: %w", col, err)
+		}
+		r[col] = v
+	}
+	for rows.Next() { // LIMIT 1: none; drained so that Err reports the end
+	}
+	if err := rows.Err(); err != nil {
+		return nil, nil, err
+	}
+	return r, arrays, nil
+}
+
+// firsts returns the first element of each pair.
+func firsts(pairs [][2]any) []any {
+	if len(pairs) == 0 {
+		return nil
+	}
+	out := make([]any, len(pairs))
+	for i, p := range pairs {
+		out[i] = p[0]
+	}
+	return out
+}
