@@ -90,68 +90,104 @@ var errKeyArray = errors.New("not a JSON array of keys")
 // strings are cut from text without copying; one with an escape goes
 // through encoding/json.
 func decodeKeys(out [][2]any, text string, k Kind, owner any) ([][2]any, error) {
+	i, err := openKeys(text)
+	for err == nil && i >= 0 {
+		var key any
+		key, i, err = nextKey(text, i, k)
+		if err == nil {
+			out = append(out, [2]any{key, owner})
+		}
+	}
+	return out, err
+}
+
+// appendKeys is decodeKeys for keys without an owner: it appends them to
+// out, which it first grows by an estimate of their number.
+func appendKeys(out []any, text string, k Kind) ([]any, error) {
+	i, err := openKeys(text)
+	if err == nil && i >= 0 {
+		out = slices.Grow(out, strings.Count(text, ",")+1)
+	}
+	for err == nil && i >= 0 {
+		var key any
+		key, i, err = nextKey(text, i, k)
+		if err == nil {
+			out = append(out, key)
+		}
+	}
+	return out, err
+}
+
+// openKeys checks the opening of a JSON array of keys and returns the
+// index of its first key, or -1 when the array is empty.
+func openKeys(text string) (int, error) {
 	i := skipJSONSpace(text, 0)
 	if i == len(text) || text[i] != '[' {
-		return nil, errKeyArray
+		return 0, errKeyArray
 	}
 	i = skipJSONSpace(text, i+1)
 	if i < len(text) && text[i] == ']' {
-		return out, nil
+		if skipJSONSpace(text, i+1) != len(text) {
+			return 0, errKeyArray
+		}
+		return -1, nil
 	}
-	for {
-		var key any
-		switch {
-		case k == KindInt:
-			j := i
-			for j < len(text) && (text[j] == '-' || '0' <= text[j] && text[j] <= '9') {
+	return i, nil
+}
+
+// nextKey reads the key of kind k at text[i:] and what follows it: it
+// returns the key and the index of the next key, or -1 after the last.
+func nextKey(text string, i int, k Kind) (any, int, error) {
+	var key any
+	switch {
+	case k == KindInt:
+		j := i
+		for j < len(text) && (text[j] == '-' || '0' <= text[j] && text[j] <= '9') {
+			j++
+		}
+		n, err := strconv.ParseInt(text[i:j], 10, 64)
+		if err != nil {
+			return nil, 0, errKeyArray
+		}
+		key, i = n, j
+	case k == KindString && i < len(text) && text[i] == '"':
+		j, escaped := i+1, false
+		for ; j < len(text) && text[j] != '"'; j++ {
+			if text[j] == '\\' {
+				escaped = true
 				j++
 			}
-			n, err := strconv.ParseInt(text[i:j], 10, 64)
-			if err != nil {
-				return nil, errKeyArray
-			}
-			key, i = n, j
-		case k == KindString && i < len(text) && text[i] == '"':
-			j, escaped := i+1, false
-			for ; j < len(text) && text[j] != '"'; j++ {
-				if text[j] == '\\' {
-					escaped = true
-					j++
-				}
-			}
-			if j >= len(text) {
-				return nil, errKeyArray
-			}
-			if escaped {
-				var s string
-				if err := json.Unmarshal([]byte(text[i:j+1]), &s); err != nil {
-					return nil, errKeyArray
-				}
-				key = s
-			} else {
-				key = text[i+1 : j]
-			}
-			i = j + 1
-		default:
-			return nil, errKeyArray
 		}
-		out = append(out, [2]any{key, owner})
-		i = skipJSONSpace(text, i)
-		if i == len(text) {
-			return nil, errKeyArray
+		if j >= len(text) {
+			return nil, 0, errKeyArray
 		}
-		switch text[i] {
-		case ',':
-			i = skipJSONSpace(text, i+1)
-		case ']':
-			if skipJSONSpace(text, i+1) != len(text) {
-				return nil, errKeyArray
+		if escaped {
+			var s string
+			if err := json.Unmarshal([]byte(text[i:j+1]), &s); err != nil {
+				return nil, 0, errKeyArray
 			}
-			return out, nil
-		default:
-			return nil, errKeyArray
+			key = s
+		} else {
+			key = text[i+1 : j]
 		}
+		i = j + 1
+	default:
+		return nil, 0, errKeyArray
 	}
+	i = skipJSONSpace(text, i)
+	if i == len(text) {
+		return nil, 0, errKeyArray
+	}
+	switch text[i] {
+	case ',':
+		return key, skipJSONSpace(text, i+1), nil
+	case ']':
+		if skipJSONSpace(text, i+1) != len(text) {
+			return nil, 0, errKeyArray
+		}
+		return key, -1, nil
+	}
+	return nil, 0, errKeyArray
 }
 
 // skipJSONSpace returns the index of the first byte at or after i of text
@@ -177,6 +213,17 @@ func sortKeys(pairs [][2]any, k Kind) {
 	}
 	if !slices.IsSortedFunc(pairs, byKey) {
 		slices.SortFunc(pairs, byKey)
+	}
+}
+
+// sortKeyList is sortKeys for keys without owners.
+func sortKeyList(keys []any, k Kind) {
+	byKey := func(a, b any) int { return strings.Compare(a.(string), b.(string)) }
+	if k == KindInt {
+		byKey = func(a, b any) int { return cmp.Compare(a.(int64), b.(int64)) }
+	}
+	if !slices.IsSortedFunc(keys, byKey) {
+		slices.SortFunc(keys, byKey)
 	}
 }
 

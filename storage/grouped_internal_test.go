@@ -32,6 +32,9 @@ func TestDecodeKeys(t *testing.T) {
 		if !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("%s: %#v, want %#v", tc.text, got, tc.want)
 		}
+		if keys, err := appendKeys(nil, tc.text, tc.kind); err != nil || !reflect.DeepEqual(keys, tc.want) {
+			t.Errorf("%s: appendKeys %#v, %v, want %#v", tc.text, keys, err, tc.want)
+		}
 	}
 	for _, bad := range []struct {
 		text string
@@ -39,10 +42,13 @@ func TestDecodeKeys(t *testing.T) {
 	}{
 		{``, KindInt}, {`[`, KindInt}, {`[1`, KindInt}, {`[1,]`, KindInt}, {`[1]x`, KindInt}, {`[1.5]`, KindInt},
 		{`["a]`, KindString}, {`[a]`, KindString}, {`["a" "b"]`, KindString}, {`["\x"]`, KindString}, {`[1]`, KindString},
-		{`{"a":1}`, KindString}, {`["a"]`, KindFloat},
+		{`{"a":1}`, KindString}, {`["a"]`, KindFloat}, {`[]x`, KindInt}, {`[] ]`, KindString},
 	} {
 		if got, err := decodeKeys(nil, bad.text, bad.kind, "o"); err == nil {
 			t.Errorf("%q accepted as %v", bad.text, got)
+		}
+		if got, err := appendKeys(nil, bad.text, bad.kind); err == nil {
+			t.Errorf("appendKeys: %q accepted as %v", bad.text, got)
 		}
 	}
 }
@@ -58,5 +64,15 @@ func TestSortKeys(t *testing.T) {
 	sortKeys(strs, KindString)
 	if want := [][2]any{{"B", 1}, {"a", 1}, {"b", 1}, {"é", 1}}; !reflect.DeepEqual(strs, want) {
 		t.Errorf("strings %v", strs)
+	}
+	list := []any{"b", "B", "é", "a"}
+	sortKeyList(list, KindString)
+	if want := []any{"B", "a", "b", "é"}; !reflect.DeepEqual(list, want) {
+		t.Errorf("key list %v", list)
+	}
+	nums := []any{int64(3), int64(-1), int64(2)}
+	sortKeyList(nums, KindInt)
+	if want := []any{int64(-1), int64(2), int64(3)}; !reflect.DeepEqual(nums, want) {
+		t.Errorf("int key list %v", nums)
 	}
 }

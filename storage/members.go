@@ -96,14 +96,14 @@ func (c *Conn) GetMembers(ctx context.Context, t *Table, org int64, key any, col
 	}
 	keys := make([][]any, len(members))
 	for n, i := range inline {
-		pairs, err := decodeKeys(nil, arrays[n], kinds[i], nil)
+		list, err := appendKeys(nil, arrays[n], kinds[i])
 		if err != nil {
 			return nil, nil, c.s.mapError("get", t.Name, fmt.Errorf("members by %s: %w", members[i].Column, err))
 		}
 		if c.s.sqlite() {
-			sortKeys(pairs, kinds[i])
+			sortKeyList(list, kinds[i])
 		}
-		keys[i] = firsts(pairs)
+		keys[i] = list
 	}
 	for _, i := range apart {
 		var pairs [][2]any
