@@ -119,6 +119,7 @@ var (
 type result struct {
 	status int
 	header http.Header
+	length int64 // the Content-Length, -1 when the answer came in chunked encoding
 	body   []byte
 	doc    map[string]any
 	list   []any
@@ -158,7 +159,7 @@ func (a *api) do(method, path string, headers map[string]string, body string) *r
 		a.t.Fatalf("loading the contract: %v", err)
 	}
 	k.check(a.t, req, []byte(body), res, raw)
-	r := &result{status: res.StatusCode, header: res.Header, body: raw}
+	r := &result{status: res.StatusCode, header: res.Header, length: res.ContentLength, body: raw}
 	if len(bytes.TrimSpace(raw)) > 0 && method != http.MethodHead && strings.Contains(res.Header.Get("Content-Type"), "json") {
 		var v any
 		if err := json.Unmarshal(raw, &v); err != nil {

@@ -2,6 +2,7 @@ package jsonapi
 
 import (
 	"net/http"
+	"strconv"
 	"sync"
 )
 
@@ -41,6 +42,11 @@ func (r *Reply) Pooled() *Reply {
 }
 
 // Write sends the reply. Headers already set on w (request id, CORS) are kept.
+// A reply whose body is known whole before its first byte is written (a
+// body, or a document shorter than a piece) carries a Content-Length, so
+// that net/http sends it as it is rather than in chunked encoding: on a
+// keep-alive connection that is a write less and no chunk framing per
+// answer.
 func (r *Reply) Write(w http.ResponseWriter) error {
 	h := w.Header()
 	for k, v := range r.Header {
@@ -49,17 +55,26 @@ func (r *Reply) Write(w http.ResponseWriter) error {
 	if r.ContentType != "" {
 		h.Set("Content-Type", r.ContentType)
 	}
-	w.WriteHeader(r.Status)
 	var err error
-	if r.doc != nil {
+	switch {
+	case r.doc != nil:
 		var b []byte
-		b, err = r.doc.WriteTo(w, Buffer())
+		b, err = r.doc.writeTo(w, Buffer(), func(whole int) {
+			if whole >= 0 {
+				h.Set("Content-Length", strconv.Itoa(whole))
+			}
+			w.WriteHeader(r.Status)
+		})
 		if cap(b) <= maxPooled {
 			buffers.Put(&b)
 		}
 		r.doc = nil
-	} else if len(r.Body) > 0 {
+	case len(r.Body) > 0:
+		h.Set("Content-Length", strconv.Itoa(len(r.Body)))
+		w.WriteHeader(r.Status)
 		_, err = w.Write(r.Body)
+	default:
+		w.WriteHeader(r.Status)
 	}
 	if r.pooled && cap(r.Body) <= maxPooled {
 		b := r.Body[:0]

@@ -124,9 +124,20 @@ func (d *TopLevel) AppendJSON(b []byte) []byte {
 // WriteTo writes the document as JSON to w in pieces of about pieceSize,
 // through buf (which it may grow and returns for reuse).
 func (d *TopLevel) WriteTo(w io.Writer, buf []byte) ([]byte, error) {
-	p := pieces{b: buf[:0], w: w}
+	return d.writeTo(w, buf, nil)
+}
+
+// writeTo is WriteTo calling begin (when not nil) once before the first
+// write: with the document's length when that write is the whole document,
+// -1 when more pieces follow.
+func (d *TopLevel) writeTo(w io.Writer, buf []byte, begin func(whole int)) ([]byte, error) {
+	p := pieces{b: buf[:0], w: w, begin: begin}
 	d.writePieces(&p)
+	p.last = true
 	p.flush()
+	if p.begin != nil { // nothing written: an empty document cannot happen, but the head must go out
+		p.begin(0)
+	}
 	return p.b[:0], p.err
 }
 
@@ -156,9 +167,11 @@ const pieceSize = 64 << 10
 // pieces gathers a document's bytes and, when it has a writer, writes them
 // out each time pieceSize is reached; without one it only appends.
 type pieces struct {
-	b   []byte
-	w   io.Writer
-	err error
+	b     []byte
+	w     io.Writer
+	err   error
+	begin func(whole int) // called before the first write, then cleared
+	last  bool            // the next flush writes the end of the document
 }
 
 // pass writes what was gathered once it reaches pieceSize.
@@ -171,6 +184,14 @@ func (p *pieces) pass() {
 func (p *pieces) flush() {
 	if p.w == nil || len(p.b) == 0 {
 		return
+	}
+	if p.begin != nil {
+		whole := -1
+		if p.last {
+			whole = len(p.b)
+		}
+		p.begin(whole)
+		p.begin = nil
 	}
 	if p.err == nil {
 		_, p.err = p.w.Write(p.b)
