@@ -24,7 +24,8 @@ GEN_EXCLUDE_backoffice := createToken,batchAccounts,batchBusinessUnits,batchCont
 GEN_EXCLUDE_storefront := createToken
 
 ## generate: rebuild the bundled documents and the generated server packages from openapi/
-## (it wipes gen/backoffice and gen/storefront only, never the SDKs in gen/sdk/)
+## (it wipes gen/backoffice and gen/storefront only, never the SDKs in gen/sdk/); scripts/genquery
+## makes each generated Gin wrapper parse the query string once instead of once per parameter
 generate:
 	@for pair in $(foreach app,$(APPS),$(app)=$(GEN_EXCLUDE_$(app))); do \
 	  app=$${pair%%=*} exclude=$${pair#*=} && \
@@ -32,6 +33,7 @@ generate:
 	  $(GO) run ./scripts/bundle -root openapi/$$app/root.yaml \
 	    -public openapi/bundled/$$app.yaml -codegen openapi/bundled/$$app.codegen.yaml && \
 	  $(GO) tool oapi-codegen -config openapi/$$app/oapi-codegen.yaml openapi/bundled/$$app.codegen.yaml && \
+	  $(GO) run ./scripts/genquery gen/$$app/server.gen.go && \
 	  $(GO) run ./scripts/genreply -spec openapi/bundled/$$app.codegen.yaml -package $$app \
 	    -out gen/$$app/reply.gen.go -exclude "$$exclude" || exit 1; \
 	done

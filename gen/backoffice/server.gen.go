@@ -6435,6 +6435,7 @@ type MiddlewareFunc func(c *gin.Context)
 
 // DeleteAccounts operation middleware
 func (siw *ServerInterfaceWrapper) DeleteAccounts(c *gin.Context) {
+	query := c.Request.URL.Query()
 
 	var err error
 	_ = err
@@ -6444,7 +6445,7 @@ func (siw *ServerInterfaceWrapper) DeleteAccounts(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[id]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[id]", c.Request.URL.Query(), &params.FilterId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[id]", query, &params.FilterId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[id]: %w", err), http.StatusBadRequest)
 		return
@@ -6452,7 +6453,7 @@ func (siw *ServerInterfaceWrapper) DeleteAccounts(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[name]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[name]", c.Request.URL.Query(), &params.FilterName, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[name]", query, &params.FilterName, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[name]: %w", err), http.StatusBadRequest)
 		return
@@ -6460,7 +6461,7 @@ func (siw *ServerInterfaceWrapper) DeleteAccounts(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[externalId]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[externalId]", c.Request.URL.Query(), &params.FilterExternalId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[externalId]", query, &params.FilterExternalId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[externalId]: %w", err), http.StatusBadRequest)
 		return
@@ -6468,7 +6469,7 @@ func (siw *ServerInterfaceWrapper) DeleteAccounts(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[contacts]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[contacts]", c.Request.URL.Query(), &params.FilterContacts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[contacts]", query, &params.FilterContacts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[contacts]: %w", err), http.StatusBadRequest)
 		return
@@ -6476,7 +6477,7 @@ func (siw *ServerInterfaceWrapper) DeleteAccounts(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[defaultContact]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[defaultContact]", c.Request.URL.Query(), &params.FilterDefaultContact, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[defaultContact]", query, &params.FilterDefaultContact, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[defaultContact]: %w", err), http.StatusBadRequest)
 		return
@@ -6484,7 +6485,7 @@ func (siw *ServerInterfaceWrapper) DeleteAccounts(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[organization]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[organization]", c.Request.URL.Query(), &params.FilterOrganization, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[organization]", query, &params.FilterOrganization, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[organization]: %w", err), http.StatusBadRequest)
 		return
@@ -6492,7 +6493,7 @@ func (siw *ServerInterfaceWrapper) DeleteAccounts(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[owner]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[owner]", c.Request.URL.Query(), &params.FilterOwner, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[owner]", query, &params.FilterOwner, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[owner]: %w", err), http.StatusBadRequest)
 		return
@@ -6500,7 +6501,7 @@ func (siw *ServerInterfaceWrapper) DeleteAccounts(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[referredBy]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[referredBy]", c.Request.URL.Query(), &params.FilterReferredBy, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[referredBy]", query, &params.FilterReferredBy, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[referredBy]: %w", err), http.StatusBadRequest)
 		return
@@ -6508,7 +6509,7 @@ func (siw *ServerInterfaceWrapper) DeleteAccounts(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[createdAt]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[createdAt]", c.Request.URL.Query(), &params.FilterCreatedAt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[createdAt]", query, &params.FilterCreatedAt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[createdAt]: %w", err), http.StatusBadRequest)
 		return
@@ -6516,7 +6517,7 @@ func (siw *ServerInterfaceWrapper) DeleteAccounts(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[updatedAt]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[updatedAt]", c.Request.URL.Query(), &params.FilterUpdatedAt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[updatedAt]", query, &params.FilterUpdatedAt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[updatedAt]: %w", err), http.StatusBadRequest)
 		return
@@ -6555,6 +6556,7 @@ func (siw *ServerInterfaceWrapper) DeleteAccounts(c *gin.Context) {
 
 // ListAccounts operation middleware
 func (siw *ServerInterfaceWrapper) ListAccounts(c *gin.Context) {
+	query := c.Request.URL.Query()
 
 	var err error
 	_ = err
@@ -6564,7 +6566,7 @@ func (siw *ServerInterfaceWrapper) ListAccounts(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[id]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[id]", c.Request.URL.Query(), &params.FilterId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[id]", query, &params.FilterId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[id]: %w", err), http.StatusBadRequest)
 		return
@@ -6572,7 +6574,7 @@ func (siw *ServerInterfaceWrapper) ListAccounts(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[name]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[name]", c.Request.URL.Query(), &params.FilterName, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[name]", query, &params.FilterName, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[name]: %w", err), http.StatusBadRequest)
 		return
@@ -6580,7 +6582,7 @@ func (siw *ServerInterfaceWrapper) ListAccounts(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[externalId]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[externalId]", c.Request.URL.Query(), &params.FilterExternalId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[externalId]", query, &params.FilterExternalId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[externalId]: %w", err), http.StatusBadRequest)
 		return
@@ -6588,7 +6590,7 @@ func (siw *ServerInterfaceWrapper) ListAccounts(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[contacts]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[contacts]", c.Request.URL.Query(), &params.FilterContacts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[contacts]", query, &params.FilterContacts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[contacts]: %w", err), http.StatusBadRequest)
 		return
@@ -6596,7 +6598,7 @@ func (siw *ServerInterfaceWrapper) ListAccounts(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[defaultContact]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[defaultContact]", c.Request.URL.Query(), &params.FilterDefaultContact, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[defaultContact]", query, &params.FilterDefaultContact, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[defaultContact]: %w", err), http.StatusBadRequest)
 		return
@@ -6604,7 +6606,7 @@ func (siw *ServerInterfaceWrapper) ListAccounts(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[organization]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[organization]", c.Request.URL.Query(), &params.FilterOrganization, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[organization]", query, &params.FilterOrganization, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[organization]: %w", err), http.StatusBadRequest)
 		return
@@ -6612,7 +6614,7 @@ func (siw *ServerInterfaceWrapper) ListAccounts(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[owner]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[owner]", c.Request.URL.Query(), &params.FilterOwner, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[owner]", query, &params.FilterOwner, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[owner]: %w", err), http.StatusBadRequest)
 		return
@@ -6620,7 +6622,7 @@ func (siw *ServerInterfaceWrapper) ListAccounts(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[referredBy]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[referredBy]", c.Request.URL.Query(), &params.FilterReferredBy, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[referredBy]", query, &params.FilterReferredBy, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[referredBy]: %w", err), http.StatusBadRequest)
 		return
@@ -6628,7 +6630,7 @@ func (siw *ServerInterfaceWrapper) ListAccounts(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[createdAt]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[createdAt]", c.Request.URL.Query(), &params.FilterCreatedAt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[createdAt]", query, &params.FilterCreatedAt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[createdAt]: %w", err), http.StatusBadRequest)
 		return
@@ -6636,7 +6638,7 @@ func (siw *ServerInterfaceWrapper) ListAccounts(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[updatedAt]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[updatedAt]", c.Request.URL.Query(), &params.FilterUpdatedAt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[updatedAt]", query, &params.FilterUpdatedAt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[updatedAt]: %w", err), http.StatusBadRequest)
 		return
@@ -6644,7 +6646,7 @@ func (siw *ServerInterfaceWrapper) ListAccounts(c *gin.Context) {
 
 	// ------------- Optional query parameter "page[number]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[number]", c.Request.URL.Query(), &params.PageNumber, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[number]", query, &params.PageNumber, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[number]: %w", err), http.StatusBadRequest)
 		return
@@ -6652,7 +6654,7 @@ func (siw *ServerInterfaceWrapper) ListAccounts(c *gin.Context) {
 
 	// ------------- Optional query parameter "page[size]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[size]", c.Request.URL.Query(), &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[size]", query, &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[size]: %w", err), http.StatusBadRequest)
 		return
@@ -6660,7 +6662,7 @@ func (siw *ServerInterfaceWrapper) ListAccounts(c *gin.Context) {
 
 	// ------------- Optional query parameter "sort" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "sort", c.Request.URL.Query(), &params.Sort, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "sort", query, &params.Sort, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter sort: %w", err), http.StatusBadRequest)
 		return
@@ -6668,7 +6670,7 @@ func (siw *ServerInterfaceWrapper) ListAccounts(c *gin.Context) {
 
 	// ------------- Optional query parameter "include" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", c.Request.URL.Query(), &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", query, &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter include: %w", err), http.StatusBadRequest)
 		return
@@ -6676,7 +6678,7 @@ func (siw *ServerInterfaceWrapper) ListAccounts(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[accounts]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[accounts]", c.Request.URL.Query(), &params.FieldsAccounts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[accounts]", query, &params.FieldsAccounts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[accounts]: %w", err), http.StatusBadRequest)
 		return
@@ -6684,7 +6686,7 @@ func (siw *ServerInterfaceWrapper) ListAccounts(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[businessunits]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[businessunits]", c.Request.URL.Query(), &params.FieldsBusinessunits, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[businessunits]", query, &params.FieldsBusinessunits, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[businessunits]: %w", err), http.StatusBadRequest)
 		return
@@ -6692,7 +6694,7 @@ func (siw *ServerInterfaceWrapper) ListAccounts(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[contacts]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[contacts]", c.Request.URL.Query(), &params.FieldsContacts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[contacts]", query, &params.FieldsContacts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[contacts]: %w", err), http.StatusBadRequest)
 		return
@@ -6700,7 +6702,7 @@ func (siw *ServerInterfaceWrapper) ListAccounts(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[organizations]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[organizations]", c.Request.URL.Query(), &params.FieldsOrganizations, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[organizations]", query, &params.FieldsOrganizations, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[organizations]: %w", err), http.StatusBadRequest)
 		return
@@ -6708,7 +6710,7 @@ func (siw *ServerInterfaceWrapper) ListAccounts(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[userroles]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[userroles]", c.Request.URL.Query(), &params.FieldsUserroles, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[userroles]", query, &params.FieldsUserroles, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[userroles]: %w", err), http.StatusBadRequest)
 		return
@@ -6716,7 +6718,7 @@ func (siw *ServerInterfaceWrapper) ListAccounts(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[users]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[users]", c.Request.URL.Query(), &params.FieldsUsers, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[users]", query, &params.FieldsUsers, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[users]: %w", err), http.StatusBadRequest)
 		return
@@ -6724,7 +6726,7 @@ func (siw *ServerInterfaceWrapper) ListAccounts(c *gin.Context) {
 
 	// ------------- Optional query parameter "meta" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", c.Request.URL.Query(), &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return
@@ -6801,6 +6803,7 @@ func (siw *ServerInterfaceWrapper) DeleteAccount(c *gin.Context) {
 
 // GetAccount operation middleware
 func (siw *ServerInterfaceWrapper) GetAccount(c *gin.Context) {
+	query := c.Request.URL.Query()
 
 	var err error
 	_ = err
@@ -6819,7 +6822,7 @@ func (siw *ServerInterfaceWrapper) GetAccount(c *gin.Context) {
 
 	// ------------- Optional query parameter "include" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", c.Request.URL.Query(), &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", query, &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter include: %w", err), http.StatusBadRequest)
 		return
@@ -6827,7 +6830,7 @@ func (siw *ServerInterfaceWrapper) GetAccount(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[accounts]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[accounts]", c.Request.URL.Query(), &params.FieldsAccounts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[accounts]", query, &params.FieldsAccounts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[accounts]: %w", err), http.StatusBadRequest)
 		return
@@ -6835,7 +6838,7 @@ func (siw *ServerInterfaceWrapper) GetAccount(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[businessunits]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[businessunits]", c.Request.URL.Query(), &params.FieldsBusinessunits, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[businessunits]", query, &params.FieldsBusinessunits, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[businessunits]: %w", err), http.StatusBadRequest)
 		return
@@ -6843,7 +6846,7 @@ func (siw *ServerInterfaceWrapper) GetAccount(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[contacts]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[contacts]", c.Request.URL.Query(), &params.FieldsContacts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[contacts]", query, &params.FieldsContacts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[contacts]: %w", err), http.StatusBadRequest)
 		return
@@ -6851,7 +6854,7 @@ func (siw *ServerInterfaceWrapper) GetAccount(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[organizations]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[organizations]", c.Request.URL.Query(), &params.FieldsOrganizations, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[organizations]", query, &params.FieldsOrganizations, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[organizations]: %w", err), http.StatusBadRequest)
 		return
@@ -6859,7 +6862,7 @@ func (siw *ServerInterfaceWrapper) GetAccount(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[userroles]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[userroles]", c.Request.URL.Query(), &params.FieldsUserroles, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[userroles]", query, &params.FieldsUserroles, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[userroles]: %w", err), http.StatusBadRequest)
 		return
@@ -6867,7 +6870,7 @@ func (siw *ServerInterfaceWrapper) GetAccount(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[users]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[users]", c.Request.URL.Query(), &params.FieldsUsers, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[users]", query, &params.FieldsUsers, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[users]: %w", err), http.StatusBadRequest)
 		return
@@ -6875,7 +6878,7 @@ func (siw *ServerInterfaceWrapper) GetAccount(c *gin.Context) {
 
 	// ------------- Optional query parameter "meta" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", c.Request.URL.Query(), &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return
@@ -6939,6 +6942,7 @@ func (siw *ServerInterfaceWrapper) UpdateAccount(c *gin.Context) {
 
 // ListAccountContacts operation middleware
 func (siw *ServerInterfaceWrapper) ListAccountContacts(c *gin.Context) {
+	query := c.Request.URL.Query()
 
 	var err error
 	_ = err
@@ -6957,7 +6961,7 @@ func (siw *ServerInterfaceWrapper) ListAccountContacts(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[id]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[id]", c.Request.URL.Query(), &params.FilterId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[id]", query, &params.FilterId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[id]: %w", err), http.StatusBadRequest)
 		return
@@ -6965,7 +6969,7 @@ func (siw *ServerInterfaceWrapper) ListAccountContacts(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[lastName]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[lastName]", c.Request.URL.Query(), &params.FilterLastName, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[lastName]", query, &params.FilterLastName, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[lastName]: %w", err), http.StatusBadRequest)
 		return
@@ -6973,7 +6977,7 @@ func (siw *ServerInterfaceWrapper) ListAccountContacts(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[primaryEmail]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[primaryEmail]", c.Request.URL.Query(), &params.FilterPrimaryEmail, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[primaryEmail]", query, &params.FilterPrimaryEmail, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[primaryEmail]: %w", err), http.StatusBadRequest)
 		return
@@ -6981,7 +6985,7 @@ func (siw *ServerInterfaceWrapper) ListAccountContacts(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[externalId]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[externalId]", c.Request.URL.Query(), &params.FilterExternalId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[externalId]", query, &params.FilterExternalId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[externalId]: %w", err), http.StatusBadRequest)
 		return
@@ -6989,7 +6993,7 @@ func (siw *ServerInterfaceWrapper) ListAccountContacts(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[accounts]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[accounts]", c.Request.URL.Query(), &params.FilterAccounts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[accounts]", query, &params.FilterAccounts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[accounts]: %w", err), http.StatusBadRequest)
 		return
@@ -6997,7 +7001,7 @@ func (siw *ServerInterfaceWrapper) ListAccountContacts(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[assignedTo]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[assignedTo]", c.Request.URL.Query(), &params.FilterAssignedTo, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[assignedTo]", query, &params.FilterAssignedTo, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[assignedTo]: %w", err), http.StatusBadRequest)
 		return
@@ -7005,7 +7009,7 @@ func (siw *ServerInterfaceWrapper) ListAccountContacts(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[organization]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[organization]", c.Request.URL.Query(), &params.FilterOrganization, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[organization]", query, &params.FilterOrganization, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[organization]: %w", err), http.StatusBadRequest)
 		return
@@ -7013,7 +7017,7 @@ func (siw *ServerInterfaceWrapper) ListAccountContacts(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[owner]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[owner]", c.Request.URL.Query(), &params.FilterOwner, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[owner]", query, &params.FilterOwner, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[owner]: %w", err), http.StatusBadRequest)
 		return
@@ -7021,7 +7025,7 @@ func (siw *ServerInterfaceWrapper) ListAccountContacts(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[reportsTo]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[reportsTo]", c.Request.URL.Query(), &params.FilterReportsTo, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[reportsTo]", query, &params.FilterReportsTo, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[reportsTo]: %w", err), http.StatusBadRequest)
 		return
@@ -7029,7 +7033,7 @@ func (siw *ServerInterfaceWrapper) ListAccountContacts(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[createdAt]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[createdAt]", c.Request.URL.Query(), &params.FilterCreatedAt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[createdAt]", query, &params.FilterCreatedAt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[createdAt]: %w", err), http.StatusBadRequest)
 		return
@@ -7037,7 +7041,7 @@ func (siw *ServerInterfaceWrapper) ListAccountContacts(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[updatedAt]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[updatedAt]", c.Request.URL.Query(), &params.FilterUpdatedAt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[updatedAt]", query, &params.FilterUpdatedAt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[updatedAt]: %w", err), http.StatusBadRequest)
 		return
@@ -7045,7 +7049,7 @@ func (siw *ServerInterfaceWrapper) ListAccountContacts(c *gin.Context) {
 
 	// ------------- Optional query parameter "page[number]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[number]", c.Request.URL.Query(), &params.PageNumber, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[number]", query, &params.PageNumber, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[number]: %w", err), http.StatusBadRequest)
 		return
@@ -7053,7 +7057,7 @@ func (siw *ServerInterfaceWrapper) ListAccountContacts(c *gin.Context) {
 
 	// ------------- Optional query parameter "page[size]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[size]", c.Request.URL.Query(), &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[size]", query, &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[size]: %w", err), http.StatusBadRequest)
 		return
@@ -7061,7 +7065,7 @@ func (siw *ServerInterfaceWrapper) ListAccountContacts(c *gin.Context) {
 
 	// ------------- Optional query parameter "sort" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "sort", c.Request.URL.Query(), &params.Sort, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "sort", query, &params.Sort, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter sort: %w", err), http.StatusBadRequest)
 		return
@@ -7069,7 +7073,7 @@ func (siw *ServerInterfaceWrapper) ListAccountContacts(c *gin.Context) {
 
 	// ------------- Optional query parameter "include" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", c.Request.URL.Query(), &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", query, &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter include: %w", err), http.StatusBadRequest)
 		return
@@ -7077,7 +7081,7 @@ func (siw *ServerInterfaceWrapper) ListAccountContacts(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[accounts]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[accounts]", c.Request.URL.Query(), &params.FieldsAccounts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[accounts]", query, &params.FieldsAccounts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[accounts]: %w", err), http.StatusBadRequest)
 		return
@@ -7085,7 +7089,7 @@ func (siw *ServerInterfaceWrapper) ListAccountContacts(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[businessunits]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[businessunits]", c.Request.URL.Query(), &params.FieldsBusinessunits, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[businessunits]", query, &params.FieldsBusinessunits, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[businessunits]: %w", err), http.StatusBadRequest)
 		return
@@ -7093,7 +7097,7 @@ func (siw *ServerInterfaceWrapper) ListAccountContacts(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[contacts]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[contacts]", c.Request.URL.Query(), &params.FieldsContacts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[contacts]", query, &params.FieldsContacts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[contacts]: %w", err), http.StatusBadRequest)
 		return
@@ -7101,7 +7105,7 @@ func (siw *ServerInterfaceWrapper) ListAccountContacts(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[organizations]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[organizations]", c.Request.URL.Query(), &params.FieldsOrganizations, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[organizations]", query, &params.FieldsOrganizations, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[organizations]: %w", err), http.StatusBadRequest)
 		return
@@ -7109,7 +7113,7 @@ func (siw *ServerInterfaceWrapper) ListAccountContacts(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[userroles]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[userroles]", c.Request.URL.Query(), &params.FieldsUserroles, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[userroles]", query, &params.FieldsUserroles, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[userroles]: %w", err), http.StatusBadRequest)
 		return
@@ -7117,7 +7121,7 @@ func (siw *ServerInterfaceWrapper) ListAccountContacts(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[users]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[users]", c.Request.URL.Query(), &params.FieldsUsers, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[users]", query, &params.FieldsUsers, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[users]: %w", err), http.StatusBadRequest)
 		return
@@ -7125,7 +7129,7 @@ func (siw *ServerInterfaceWrapper) ListAccountContacts(c *gin.Context) {
 
 	// ------------- Optional query parameter "meta" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", c.Request.URL.Query(), &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return
@@ -7164,6 +7168,7 @@ func (siw *ServerInterfaceWrapper) ListAccountContacts(c *gin.Context) {
 
 // GetAccountDefaultContact operation middleware
 func (siw *ServerInterfaceWrapper) GetAccountDefaultContact(c *gin.Context) {
+	query := c.Request.URL.Query()
 
 	var err error
 	_ = err
@@ -7182,7 +7187,7 @@ func (siw *ServerInterfaceWrapper) GetAccountDefaultContact(c *gin.Context) {
 
 	// ------------- Optional query parameter "include" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", c.Request.URL.Query(), &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", query, &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter include: %w", err), http.StatusBadRequest)
 		return
@@ -7190,7 +7195,7 @@ func (siw *ServerInterfaceWrapper) GetAccountDefaultContact(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[accounts]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[accounts]", c.Request.URL.Query(), &params.FieldsAccounts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[accounts]", query, &params.FieldsAccounts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[accounts]: %w", err), http.StatusBadRequest)
 		return
@@ -7198,7 +7203,7 @@ func (siw *ServerInterfaceWrapper) GetAccountDefaultContact(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[businessunits]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[businessunits]", c.Request.URL.Query(), &params.FieldsBusinessunits, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[businessunits]", query, &params.FieldsBusinessunits, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[businessunits]: %w", err), http.StatusBadRequest)
 		return
@@ -7206,7 +7211,7 @@ func (siw *ServerInterfaceWrapper) GetAccountDefaultContact(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[contacts]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[contacts]", c.Request.URL.Query(), &params.FieldsContacts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[contacts]", query, &params.FieldsContacts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[contacts]: %w", err), http.StatusBadRequest)
 		return
@@ -7214,7 +7219,7 @@ func (siw *ServerInterfaceWrapper) GetAccountDefaultContact(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[organizations]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[organizations]", c.Request.URL.Query(), &params.FieldsOrganizations, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[organizations]", query, &params.FieldsOrganizations, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[organizations]: %w", err), http.StatusBadRequest)
 		return
@@ -7222,7 +7227,7 @@ func (siw *ServerInterfaceWrapper) GetAccountDefaultContact(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[userroles]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[userroles]", c.Request.URL.Query(), &params.FieldsUserroles, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[userroles]", query, &params.FieldsUserroles, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[userroles]: %w", err), http.StatusBadRequest)
 		return
@@ -7230,7 +7235,7 @@ func (siw *ServerInterfaceWrapper) GetAccountDefaultContact(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[users]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[users]", c.Request.URL.Query(), &params.FieldsUsers, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[users]", query, &params.FieldsUsers, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[users]: %w", err), http.StatusBadRequest)
 		return
@@ -7238,7 +7243,7 @@ func (siw *ServerInterfaceWrapper) GetAccountDefaultContact(c *gin.Context) {
 
 	// ------------- Optional query parameter "meta" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", c.Request.URL.Query(), &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return
@@ -7277,6 +7282,7 @@ func (siw *ServerInterfaceWrapper) GetAccountDefaultContact(c *gin.Context) {
 
 // GetAccountOrganization operation middleware
 func (siw *ServerInterfaceWrapper) GetAccountOrganization(c *gin.Context) {
+	query := c.Request.URL.Query()
 
 	var err error
 	_ = err
@@ -7295,7 +7301,7 @@ func (siw *ServerInterfaceWrapper) GetAccountOrganization(c *gin.Context) {
 
 	// ------------- Optional query parameter "include" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", c.Request.URL.Query(), &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", query, &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter include: %w", err), http.StatusBadRequest)
 		return
@@ -7303,7 +7309,7 @@ func (siw *ServerInterfaceWrapper) GetAccountOrganization(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[accounts]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[accounts]", c.Request.URL.Query(), &params.FieldsAccounts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[accounts]", query, &params.FieldsAccounts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[accounts]: %w", err), http.StatusBadRequest)
 		return
@@ -7311,7 +7317,7 @@ func (siw *ServerInterfaceWrapper) GetAccountOrganization(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[businessunits]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[businessunits]", c.Request.URL.Query(), &params.FieldsBusinessunits, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[businessunits]", query, &params.FieldsBusinessunits, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[businessunits]: %w", err), http.StatusBadRequest)
 		return
@@ -7319,7 +7325,7 @@ func (siw *ServerInterfaceWrapper) GetAccountOrganization(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[contacts]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[contacts]", c.Request.URL.Query(), &params.FieldsContacts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[contacts]", query, &params.FieldsContacts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[contacts]: %w", err), http.StatusBadRequest)
 		return
@@ -7327,7 +7333,7 @@ func (siw *ServerInterfaceWrapper) GetAccountOrganization(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[organizations]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[organizations]", c.Request.URL.Query(), &params.FieldsOrganizations, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[organizations]", query, &params.FieldsOrganizations, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[organizations]: %w", err), http.StatusBadRequest)
 		return
@@ -7335,7 +7341,7 @@ func (siw *ServerInterfaceWrapper) GetAccountOrganization(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[userroles]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[userroles]", c.Request.URL.Query(), &params.FieldsUserroles, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[userroles]", query, &params.FieldsUserroles, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[userroles]: %w", err), http.StatusBadRequest)
 		return
@@ -7343,7 +7349,7 @@ func (siw *ServerInterfaceWrapper) GetAccountOrganization(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[users]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[users]", c.Request.URL.Query(), &params.FieldsUsers, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[users]", query, &params.FieldsUsers, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[users]: %w", err), http.StatusBadRequest)
 		return
@@ -7351,7 +7357,7 @@ func (siw *ServerInterfaceWrapper) GetAccountOrganization(c *gin.Context) {
 
 	// ------------- Optional query parameter "meta" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", c.Request.URL.Query(), &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return
@@ -7390,6 +7396,7 @@ func (siw *ServerInterfaceWrapper) GetAccountOrganization(c *gin.Context) {
 
 // GetAccountOwner operation middleware
 func (siw *ServerInterfaceWrapper) GetAccountOwner(c *gin.Context) {
+	query := c.Request.URL.Query()
 
 	var err error
 	_ = err
@@ -7408,7 +7415,7 @@ func (siw *ServerInterfaceWrapper) GetAccountOwner(c *gin.Context) {
 
 	// ------------- Optional query parameter "include" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", c.Request.URL.Query(), &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", query, &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter include: %w", err), http.StatusBadRequest)
 		return
@@ -7416,7 +7423,7 @@ func (siw *ServerInterfaceWrapper) GetAccountOwner(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[accounts]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[accounts]", c.Request.URL.Query(), &params.FieldsAccounts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[accounts]", query, &params.FieldsAccounts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[accounts]: %w", err), http.StatusBadRequest)
 		return
@@ -7424,7 +7431,7 @@ func (siw *ServerInterfaceWrapper) GetAccountOwner(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[businessunits]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[businessunits]", c.Request.URL.Query(), &params.FieldsBusinessunits, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[businessunits]", query, &params.FieldsBusinessunits, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[businessunits]: %w", err), http.StatusBadRequest)
 		return
@@ -7432,7 +7439,7 @@ func (siw *ServerInterfaceWrapper) GetAccountOwner(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[contacts]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[contacts]", c.Request.URL.Query(), &params.FieldsContacts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[contacts]", query, &params.FieldsContacts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[contacts]: %w", err), http.StatusBadRequest)
 		return
@@ -7440,7 +7447,7 @@ func (siw *ServerInterfaceWrapper) GetAccountOwner(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[organizations]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[organizations]", c.Request.URL.Query(), &params.FieldsOrganizations, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[organizations]", query, &params.FieldsOrganizations, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[organizations]: %w", err), http.StatusBadRequest)
 		return
@@ -7448,7 +7455,7 @@ func (siw *ServerInterfaceWrapper) GetAccountOwner(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[userroles]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[userroles]", c.Request.URL.Query(), &params.FieldsUserroles, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[userroles]", query, &params.FieldsUserroles, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[userroles]: %w", err), http.StatusBadRequest)
 		return
@@ -7456,7 +7463,7 @@ func (siw *ServerInterfaceWrapper) GetAccountOwner(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[users]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[users]", c.Request.URL.Query(), &params.FieldsUsers, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[users]", query, &params.FieldsUsers, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[users]: %w", err), http.StatusBadRequest)
 		return
@@ -7464,7 +7471,7 @@ func (siw *ServerInterfaceWrapper) GetAccountOwner(c *gin.Context) {
 
 	// ------------- Optional query parameter "meta" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", c.Request.URL.Query(), &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return
@@ -7503,6 +7510,7 @@ func (siw *ServerInterfaceWrapper) GetAccountOwner(c *gin.Context) {
 
 // GetAccountReferredBy operation middleware
 func (siw *ServerInterfaceWrapper) GetAccountReferredBy(c *gin.Context) {
+	query := c.Request.URL.Query()
 
 	var err error
 	_ = err
@@ -7521,7 +7529,7 @@ func (siw *ServerInterfaceWrapper) GetAccountReferredBy(c *gin.Context) {
 
 	// ------------- Optional query parameter "include" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", c.Request.URL.Query(), &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", query, &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter include: %w", err), http.StatusBadRequest)
 		return
@@ -7529,7 +7537,7 @@ func (siw *ServerInterfaceWrapper) GetAccountReferredBy(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[accounts]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[accounts]", c.Request.URL.Query(), &params.FieldsAccounts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[accounts]", query, &params.FieldsAccounts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[accounts]: %w", err), http.StatusBadRequest)
 		return
@@ -7537,7 +7545,7 @@ func (siw *ServerInterfaceWrapper) GetAccountReferredBy(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[businessunits]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[businessunits]", c.Request.URL.Query(), &params.FieldsBusinessunits, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[businessunits]", query, &params.FieldsBusinessunits, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[businessunits]: %w", err), http.StatusBadRequest)
 		return
@@ -7545,7 +7553,7 @@ func (siw *ServerInterfaceWrapper) GetAccountReferredBy(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[contacts]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[contacts]", c.Request.URL.Query(), &params.FieldsContacts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[contacts]", query, &params.FieldsContacts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[contacts]: %w", err), http.StatusBadRequest)
 		return
@@ -7553,7 +7561,7 @@ func (siw *ServerInterfaceWrapper) GetAccountReferredBy(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[organizations]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[organizations]", c.Request.URL.Query(), &params.FieldsOrganizations, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[organizations]", query, &params.FieldsOrganizations, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[organizations]: %w", err), http.StatusBadRequest)
 		return
@@ -7561,7 +7569,7 @@ func (siw *ServerInterfaceWrapper) GetAccountReferredBy(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[userroles]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[userroles]", c.Request.URL.Query(), &params.FieldsUserroles, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[userroles]", query, &params.FieldsUserroles, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[userroles]: %w", err), http.StatusBadRequest)
 		return
@@ -7569,7 +7577,7 @@ func (siw *ServerInterfaceWrapper) GetAccountReferredBy(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[users]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[users]", c.Request.URL.Query(), &params.FieldsUsers, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[users]", query, &params.FieldsUsers, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[users]: %w", err), http.StatusBadRequest)
 		return
@@ -7577,7 +7585,7 @@ func (siw *ServerInterfaceWrapper) GetAccountReferredBy(c *gin.Context) {
 
 	// ------------- Optional query parameter "meta" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", c.Request.URL.Query(), &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return
@@ -7641,6 +7649,7 @@ func (siw *ServerInterfaceWrapper) DeleteAccountContactsRelationship(c *gin.Cont
 
 // GetAccountContactsRelationship operation middleware
 func (siw *ServerInterfaceWrapper) GetAccountContactsRelationship(c *gin.Context) {
+	query := c.Request.URL.Query()
 
 	var err error
 	_ = err
@@ -7659,7 +7668,7 @@ func (siw *ServerInterfaceWrapper) GetAccountContactsRelationship(c *gin.Context
 
 	// ------------- Optional query parameter "page[number]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[number]", c.Request.URL.Query(), &params.PageNumber, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[number]", query, &params.PageNumber, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[number]: %w", err), http.StatusBadRequest)
 		return
@@ -7667,7 +7676,7 @@ func (siw *ServerInterfaceWrapper) GetAccountContactsRelationship(c *gin.Context
 
 	// ------------- Optional query parameter "page[size]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[size]", c.Request.URL.Query(), &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[size]", query, &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[size]: %w", err), http.StatusBadRequest)
 		return
@@ -8101,6 +8110,7 @@ func (siw *ServerInterfaceWrapper) UpdateAsyncOperation(c *gin.Context) {
 
 // ListAsyncOperationErrors operation middleware
 func (siw *ServerInterfaceWrapper) ListAsyncOperationErrors(c *gin.Context) {
+	query := c.Request.URL.Query()
 
 	var err error
 	_ = err
@@ -8119,7 +8129,7 @@ func (siw *ServerInterfaceWrapper) ListAsyncOperationErrors(c *gin.Context) {
 
 	// ------------- Optional query parameter "page[number]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[number]", c.Request.URL.Query(), &params.PageNumber, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[number]", query, &params.PageNumber, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[number]: %w", err), http.StatusBadRequest)
 		return
@@ -8127,7 +8137,7 @@ func (siw *ServerInterfaceWrapper) ListAsyncOperationErrors(c *gin.Context) {
 
 	// ------------- Optional query parameter "page[size]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[size]", c.Request.URL.Query(), &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[size]", query, &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[size]: %w", err), http.StatusBadRequest)
 		return
@@ -8166,6 +8176,7 @@ func (siw *ServerInterfaceWrapper) ListAsyncOperationErrors(c *gin.Context) {
 
 // DeleteBusinessUnits operation middleware
 func (siw *ServerInterfaceWrapper) DeleteBusinessUnits(c *gin.Context) {
+	query := c.Request.URL.Query()
 
 	var err error
 	_ = err
@@ -8175,7 +8186,7 @@ func (siw *ServerInterfaceWrapper) DeleteBusinessUnits(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[id]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[id]", c.Request.URL.Query(), &params.FilterId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[id]", query, &params.FilterId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[id]: %w", err), http.StatusBadRequest)
 		return
@@ -8183,7 +8194,7 @@ func (siw *ServerInterfaceWrapper) DeleteBusinessUnits(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[name]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[name]", c.Request.URL.Query(), &params.FilterName, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[name]", query, &params.FilterName, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[name]: %w", err), http.StatusBadRequest)
 		return
@@ -8191,7 +8202,7 @@ func (siw *ServerInterfaceWrapper) DeleteBusinessUnits(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[organization]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[organization]", c.Request.URL.Query(), &params.FilterOrganization, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[organization]", query, &params.FilterOrganization, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[organization]: %w", err), http.StatusBadRequest)
 		return
@@ -8199,7 +8210,7 @@ func (siw *ServerInterfaceWrapper) DeleteBusinessUnits(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[owner]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[owner]", c.Request.URL.Query(), &params.FilterOwner, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[owner]", query, &params.FilterOwner, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[owner]: %w", err), http.StatusBadRequest)
 		return
@@ -8207,7 +8218,7 @@ func (siw *ServerInterfaceWrapper) DeleteBusinessUnits(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[users]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[users]", c.Request.URL.Query(), &params.FilterUsers, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[users]", query, &params.FilterUsers, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[users]: %w", err), http.StatusBadRequest)
 		return
@@ -8215,7 +8226,7 @@ func (siw *ServerInterfaceWrapper) DeleteBusinessUnits(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[createdAt]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[createdAt]", c.Request.URL.Query(), &params.FilterCreatedAt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[createdAt]", query, &params.FilterCreatedAt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[createdAt]: %w", err), http.StatusBadRequest)
 		return
@@ -8223,7 +8234,7 @@ func (siw *ServerInterfaceWrapper) DeleteBusinessUnits(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[updatedAt]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[updatedAt]", c.Request.URL.Query(), &params.FilterUpdatedAt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[updatedAt]", query, &params.FilterUpdatedAt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[updatedAt]: %w", err), http.StatusBadRequest)
 		return
@@ -8262,6 +8273,7 @@ func (siw *ServerInterfaceWrapper) DeleteBusinessUnits(c *gin.Context) {
 
 // ListBusinessUnits operation middleware
 func (siw *ServerInterfaceWrapper) ListBusinessUnits(c *gin.Context) {
+	query := c.Request.URL.Query()
 
 	var err error
 	_ = err
@@ -8271,7 +8283,7 @@ func (siw *ServerInterfaceWrapper) ListBusinessUnits(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[id]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[id]", c.Request.URL.Query(), &params.FilterId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[id]", query, &params.FilterId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[id]: %w", err), http.StatusBadRequest)
 		return
@@ -8279,7 +8291,7 @@ func (siw *ServerInterfaceWrapper) ListBusinessUnits(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[name]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[name]", c.Request.URL.Query(), &params.FilterName, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[name]", query, &params.FilterName, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[name]: %w", err), http.StatusBadRequest)
 		return
@@ -8287,7 +8299,7 @@ func (siw *ServerInterfaceWrapper) ListBusinessUnits(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[organization]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[organization]", c.Request.URL.Query(), &params.FilterOrganization, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[organization]", query, &params.FilterOrganization, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[organization]: %w", err), http.StatusBadRequest)
 		return
@@ -8295,7 +8307,7 @@ func (siw *ServerInterfaceWrapper) ListBusinessUnits(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[owner]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[owner]", c.Request.URL.Query(), &params.FilterOwner, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[owner]", query, &params.FilterOwner, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[owner]: %w", err), http.StatusBadRequest)
 		return
@@ -8303,7 +8315,7 @@ func (siw *ServerInterfaceWrapper) ListBusinessUnits(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[users]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[users]", c.Request.URL.Query(), &params.FilterUsers, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[users]", query, &params.FilterUsers, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[users]: %w", err), http.StatusBadRequest)
 		return
@@ -8311,7 +8323,7 @@ func (siw *ServerInterfaceWrapper) ListBusinessUnits(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[createdAt]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[createdAt]", c.Request.URL.Query(), &params.FilterCreatedAt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[createdAt]", query, &params.FilterCreatedAt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[createdAt]: %w", err), http.StatusBadRequest)
 		return
@@ -8319,7 +8331,7 @@ func (siw *ServerInterfaceWrapper) ListBusinessUnits(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[updatedAt]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[updatedAt]", c.Request.URL.Query(), &params.FilterUpdatedAt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[updatedAt]", query, &params.FilterUpdatedAt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[updatedAt]: %w", err), http.StatusBadRequest)
 		return
@@ -8327,7 +8339,7 @@ func (siw *ServerInterfaceWrapper) ListBusinessUnits(c *gin.Context) {
 
 	// ------------- Optional query parameter "page[number]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[number]", c.Request.URL.Query(), &params.PageNumber, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[number]", query, &params.PageNumber, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[number]: %w", err), http.StatusBadRequest)
 		return
@@ -8335,7 +8347,7 @@ func (siw *ServerInterfaceWrapper) ListBusinessUnits(c *gin.Context) {
 
 	// ------------- Optional query parameter "page[size]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[size]", c.Request.URL.Query(), &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[size]", query, &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[size]: %w", err), http.StatusBadRequest)
 		return
@@ -8343,7 +8355,7 @@ func (siw *ServerInterfaceWrapper) ListBusinessUnits(c *gin.Context) {
 
 	// ------------- Optional query parameter "sort" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "sort", c.Request.URL.Query(), &params.Sort, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "sort", query, &params.Sort, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter sort: %w", err), http.StatusBadRequest)
 		return
@@ -8351,7 +8363,7 @@ func (siw *ServerInterfaceWrapper) ListBusinessUnits(c *gin.Context) {
 
 	// ------------- Optional query parameter "include" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", c.Request.URL.Query(), &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", query, &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter include: %w", err), http.StatusBadRequest)
 		return
@@ -8359,7 +8371,7 @@ func (siw *ServerInterfaceWrapper) ListBusinessUnits(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[accounts]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[accounts]", c.Request.URL.Query(), &params.FieldsAccounts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[accounts]", query, &params.FieldsAccounts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[accounts]: %w", err), http.StatusBadRequest)
 		return
@@ -8367,7 +8379,7 @@ func (siw *ServerInterfaceWrapper) ListBusinessUnits(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[businessunits]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[businessunits]", c.Request.URL.Query(), &params.FieldsBusinessunits, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[businessunits]", query, &params.FieldsBusinessunits, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[businessunits]: %w", err), http.StatusBadRequest)
 		return
@@ -8375,7 +8387,7 @@ func (siw *ServerInterfaceWrapper) ListBusinessUnits(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[contacts]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[contacts]", c.Request.URL.Query(), &params.FieldsContacts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[contacts]", query, &params.FieldsContacts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[contacts]: %w", err), http.StatusBadRequest)
 		return
@@ -8383,7 +8395,7 @@ func (siw *ServerInterfaceWrapper) ListBusinessUnits(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[organizations]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[organizations]", c.Request.URL.Query(), &params.FieldsOrganizations, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[organizations]", query, &params.FieldsOrganizations, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[organizations]: %w", err), http.StatusBadRequest)
 		return
@@ -8391,7 +8403,7 @@ func (siw *ServerInterfaceWrapper) ListBusinessUnits(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[userroles]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[userroles]", c.Request.URL.Query(), &params.FieldsUserroles, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[userroles]", query, &params.FieldsUserroles, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[userroles]: %w", err), http.StatusBadRequest)
 		return
@@ -8399,7 +8411,7 @@ func (siw *ServerInterfaceWrapper) ListBusinessUnits(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[users]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[users]", c.Request.URL.Query(), &params.FieldsUsers, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[users]", query, &params.FieldsUsers, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[users]: %w", err), http.StatusBadRequest)
 		return
@@ -8407,7 +8419,7 @@ func (siw *ServerInterfaceWrapper) ListBusinessUnits(c *gin.Context) {
 
 	// ------------- Optional query parameter "meta" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", c.Request.URL.Query(), &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return
@@ -8484,6 +8496,7 @@ func (siw *ServerInterfaceWrapper) DeleteBusinessUnit(c *gin.Context) {
 
 // GetBusinessUnit operation middleware
 func (siw *ServerInterfaceWrapper) GetBusinessUnit(c *gin.Context) {
+	query := c.Request.URL.Query()
 
 	var err error
 	_ = err
@@ -8502,7 +8515,7 @@ func (siw *ServerInterfaceWrapper) GetBusinessUnit(c *gin.Context) {
 
 	// ------------- Optional query parameter "include" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", c.Request.URL.Query(), &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", query, &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter include: %w", err), http.StatusBadRequest)
 		return
@@ -8510,7 +8523,7 @@ func (siw *ServerInterfaceWrapper) GetBusinessUnit(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[accounts]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[accounts]", c.Request.URL.Query(), &params.FieldsAccounts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[accounts]", query, &params.FieldsAccounts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[accounts]: %w", err), http.StatusBadRequest)
 		return
@@ -8518,7 +8531,7 @@ func (siw *ServerInterfaceWrapper) GetBusinessUnit(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[businessunits]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[businessunits]", c.Request.URL.Query(), &params.FieldsBusinessunits, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[businessunits]", query, &params.FieldsBusinessunits, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[businessunits]: %w", err), http.StatusBadRequest)
 		return
@@ -8526,7 +8539,7 @@ func (siw *ServerInterfaceWrapper) GetBusinessUnit(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[contacts]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[contacts]", c.Request.URL.Query(), &params.FieldsContacts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[contacts]", query, &params.FieldsContacts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[contacts]: %w", err), http.StatusBadRequest)
 		return
@@ -8534,7 +8547,7 @@ func (siw *ServerInterfaceWrapper) GetBusinessUnit(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[organizations]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[organizations]", c.Request.URL.Query(), &params.FieldsOrganizations, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[organizations]", query, &params.FieldsOrganizations, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[organizations]: %w", err), http.StatusBadRequest)
 		return
@@ -8542,7 +8555,7 @@ func (siw *ServerInterfaceWrapper) GetBusinessUnit(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[userroles]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[userroles]", c.Request.URL.Query(), &params.FieldsUserroles, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[userroles]", query, &params.FieldsUserroles, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[userroles]: %w", err), http.StatusBadRequest)
 		return
@@ -8550,7 +8563,7 @@ func (siw *ServerInterfaceWrapper) GetBusinessUnit(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[users]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[users]", c.Request.URL.Query(), &params.FieldsUsers, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[users]", query, &params.FieldsUsers, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[users]: %w", err), http.StatusBadRequest)
 		return
@@ -8558,7 +8571,7 @@ func (siw *ServerInterfaceWrapper) GetBusinessUnit(c *gin.Context) {
 
 	// ------------- Optional query parameter "meta" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", c.Request.URL.Query(), &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return
@@ -8622,6 +8635,7 @@ func (siw *ServerInterfaceWrapper) UpdateBusinessUnit(c *gin.Context) {
 
 // GetBusinessUnitOrganization operation middleware
 func (siw *ServerInterfaceWrapper) GetBusinessUnitOrganization(c *gin.Context) {
+	query := c.Request.URL.Query()
 
 	var err error
 	_ = err
@@ -8640,7 +8654,7 @@ func (siw *ServerInterfaceWrapper) GetBusinessUnitOrganization(c *gin.Context) {
 
 	// ------------- Optional query parameter "include" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", c.Request.URL.Query(), &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", query, &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter include: %w", err), http.StatusBadRequest)
 		return
@@ -8648,7 +8662,7 @@ func (siw *ServerInterfaceWrapper) GetBusinessUnitOrganization(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[accounts]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[accounts]", c.Request.URL.Query(), &params.FieldsAccounts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[accounts]", query, &params.FieldsAccounts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[accounts]: %w", err), http.StatusBadRequest)
 		return
@@ -8656,7 +8670,7 @@ func (siw *ServerInterfaceWrapper) GetBusinessUnitOrganization(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[businessunits]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[businessunits]", c.Request.URL.Query(), &params.FieldsBusinessunits, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[businessunits]", query, &params.FieldsBusinessunits, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[businessunits]: %w", err), http.StatusBadRequest)
 		return
@@ -8664,7 +8678,7 @@ func (siw *ServerInterfaceWrapper) GetBusinessUnitOrganization(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[contacts]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[contacts]", c.Request.URL.Query(), &params.FieldsContacts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[contacts]", query, &params.FieldsContacts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[contacts]: %w", err), http.StatusBadRequest)
 		return
@@ -8672,7 +8686,7 @@ func (siw *ServerInterfaceWrapper) GetBusinessUnitOrganization(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[organizations]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[organizations]", c.Request.URL.Query(), &params.FieldsOrganizations, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[organizations]", query, &params.FieldsOrganizations, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[organizations]: %w", err), http.StatusBadRequest)
 		return
@@ -8680,7 +8694,7 @@ func (siw *ServerInterfaceWrapper) GetBusinessUnitOrganization(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[userroles]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[userroles]", c.Request.URL.Query(), &params.FieldsUserroles, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[userroles]", query, &params.FieldsUserroles, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[userroles]: %w", err), http.StatusBadRequest)
 		return
@@ -8688,7 +8702,7 @@ func (siw *ServerInterfaceWrapper) GetBusinessUnitOrganization(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[users]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[users]", c.Request.URL.Query(), &params.FieldsUsers, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[users]", query, &params.FieldsUsers, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[users]: %w", err), http.StatusBadRequest)
 		return
@@ -8696,7 +8710,7 @@ func (siw *ServerInterfaceWrapper) GetBusinessUnitOrganization(c *gin.Context) {
 
 	// ------------- Optional query parameter "meta" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", c.Request.URL.Query(), &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return
@@ -8735,6 +8749,7 @@ func (siw *ServerInterfaceWrapper) GetBusinessUnitOrganization(c *gin.Context) {
 
 // GetBusinessUnitOwner operation middleware
 func (siw *ServerInterfaceWrapper) GetBusinessUnitOwner(c *gin.Context) {
+	query := c.Request.URL.Query()
 
 	var err error
 	_ = err
@@ -8753,7 +8768,7 @@ func (siw *ServerInterfaceWrapper) GetBusinessUnitOwner(c *gin.Context) {
 
 	// ------------- Optional query parameter "include" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", c.Request.URL.Query(), &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", query, &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter include: %w", err), http.StatusBadRequest)
 		return
@@ -8761,7 +8776,7 @@ func (siw *ServerInterfaceWrapper) GetBusinessUnitOwner(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[accounts]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[accounts]", c.Request.URL.Query(), &params.FieldsAccounts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[accounts]", query, &params.FieldsAccounts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[accounts]: %w", err), http.StatusBadRequest)
 		return
@@ -8769,7 +8784,7 @@ func (siw *ServerInterfaceWrapper) GetBusinessUnitOwner(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[businessunits]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[businessunits]", c.Request.URL.Query(), &params.FieldsBusinessunits, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[businessunits]", query, &params.FieldsBusinessunits, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[businessunits]: %w", err), http.StatusBadRequest)
 		return
@@ -8777,7 +8792,7 @@ func (siw *ServerInterfaceWrapper) GetBusinessUnitOwner(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[contacts]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[contacts]", c.Request.URL.Query(), &params.FieldsContacts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[contacts]", query, &params.FieldsContacts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[contacts]: %w", err), http.StatusBadRequest)
 		return
@@ -8785,7 +8800,7 @@ func (siw *ServerInterfaceWrapper) GetBusinessUnitOwner(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[organizations]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[organizations]", c.Request.URL.Query(), &params.FieldsOrganizations, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[organizations]", query, &params.FieldsOrganizations, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[organizations]: %w", err), http.StatusBadRequest)
 		return
@@ -8793,7 +8808,7 @@ func (siw *ServerInterfaceWrapper) GetBusinessUnitOwner(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[userroles]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[userroles]", c.Request.URL.Query(), &params.FieldsUserroles, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[userroles]", query, &params.FieldsUserroles, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[userroles]: %w", err), http.StatusBadRequest)
 		return
@@ -8801,7 +8816,7 @@ func (siw *ServerInterfaceWrapper) GetBusinessUnitOwner(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[users]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[users]", c.Request.URL.Query(), &params.FieldsUsers, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[users]", query, &params.FieldsUsers, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[users]: %w", err), http.StatusBadRequest)
 		return
@@ -8809,7 +8824,7 @@ func (siw *ServerInterfaceWrapper) GetBusinessUnitOwner(c *gin.Context) {
 
 	// ------------- Optional query parameter "meta" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", c.Request.URL.Query(), &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return
@@ -8971,6 +8986,7 @@ func (siw *ServerInterfaceWrapper) UpdateBusinessUnitOwnerRelationship(c *gin.Co
 
 // GetBusinessUnitUsersRelationship operation middleware
 func (siw *ServerInterfaceWrapper) GetBusinessUnitUsersRelationship(c *gin.Context) {
+	query := c.Request.URL.Query()
 
 	var err error
 	_ = err
@@ -8989,7 +9005,7 @@ func (siw *ServerInterfaceWrapper) GetBusinessUnitUsersRelationship(c *gin.Conte
 
 	// ------------- Optional query parameter "page[number]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[number]", c.Request.URL.Query(), &params.PageNumber, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[number]", query, &params.PageNumber, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[number]: %w", err), http.StatusBadRequest)
 		return
@@ -8997,7 +9013,7 @@ func (siw *ServerInterfaceWrapper) GetBusinessUnitUsersRelationship(c *gin.Conte
 
 	// ------------- Optional query parameter "page[size]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[size]", c.Request.URL.Query(), &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[size]", query, &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[size]: %w", err), http.StatusBadRequest)
 		return
@@ -9036,6 +9052,7 @@ func (siw *ServerInterfaceWrapper) GetBusinessUnitUsersRelationship(c *gin.Conte
 
 // ListBusinessUnitUsers operation middleware
 func (siw *ServerInterfaceWrapper) ListBusinessUnitUsers(c *gin.Context) {
+	query := c.Request.URL.Query()
 
 	var err error
 	_ = err
@@ -9054,7 +9071,7 @@ func (siw *ServerInterfaceWrapper) ListBusinessUnitUsers(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[id]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[id]", c.Request.URL.Query(), &params.FilterId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[id]", query, &params.FilterId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[id]: %w", err), http.StatusBadRequest)
 		return
@@ -9062,7 +9079,7 @@ func (siw *ServerInterfaceWrapper) ListBusinessUnitUsers(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[username]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[username]", c.Request.URL.Query(), &params.FilterUsername, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[username]", query, &params.FilterUsername, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[username]: %w", err), http.StatusBadRequest)
 		return
@@ -9070,7 +9087,7 @@ func (siw *ServerInterfaceWrapper) ListBusinessUnitUsers(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[email]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[email]", c.Request.URL.Query(), &params.FilterEmail, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[email]", query, &params.FilterEmail, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[email]: %w", err), http.StatusBadRequest)
 		return
@@ -9078,7 +9095,7 @@ func (siw *ServerInterfaceWrapper) ListBusinessUnitUsers(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[lastName]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[lastName]", c.Request.URL.Query(), &params.FilterLastName, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[lastName]", query, &params.FilterLastName, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[lastName]: %w", err), http.StatusBadRequest)
 		return
@@ -9086,7 +9103,7 @@ func (siw *ServerInterfaceWrapper) ListBusinessUnitUsers(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[enabled]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[enabled]", c.Request.URL.Query(), &params.FilterEnabled, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[enabled]", query, &params.FilterEnabled, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[enabled]: %w", err), http.StatusBadRequest)
 		return
@@ -9094,7 +9111,7 @@ func (siw *ServerInterfaceWrapper) ListBusinessUnitUsers(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[externalId]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[externalId]", c.Request.URL.Query(), &params.FilterExternalId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[externalId]", query, &params.FilterExternalId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[externalId]: %w", err), http.StatusBadRequest)
 		return
@@ -9102,7 +9119,7 @@ func (siw *ServerInterfaceWrapper) ListBusinessUnitUsers(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[organization]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[organization]", c.Request.URL.Query(), &params.FilterOrganization, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[organization]", query, &params.FilterOrganization, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[organization]: %w", err), http.StatusBadRequest)
 		return
@@ -9110,7 +9127,7 @@ func (siw *ServerInterfaceWrapper) ListBusinessUnitUsers(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[owner]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[owner]", c.Request.URL.Query(), &params.FilterOwner, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[owner]", query, &params.FilterOwner, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[owner]: %w", err), http.StatusBadRequest)
 		return
@@ -9118,7 +9135,7 @@ func (siw *ServerInterfaceWrapper) ListBusinessUnitUsers(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[userRoles]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[userRoles]", c.Request.URL.Query(), &params.FilterUserRoles, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[userRoles]", query, &params.FilterUserRoles, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[userRoles]: %w", err), http.StatusBadRequest)
 		return
@@ -9126,7 +9143,7 @@ func (siw *ServerInterfaceWrapper) ListBusinessUnitUsers(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[createdAt]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[createdAt]", c.Request.URL.Query(), &params.FilterCreatedAt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[createdAt]", query, &params.FilterCreatedAt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[createdAt]: %w", err), http.StatusBadRequest)
 		return
@@ -9134,7 +9151,7 @@ func (siw *ServerInterfaceWrapper) ListBusinessUnitUsers(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[updatedAt]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[updatedAt]", c.Request.URL.Query(), &params.FilterUpdatedAt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[updatedAt]", query, &params.FilterUpdatedAt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[updatedAt]: %w", err), http.StatusBadRequest)
 		return
@@ -9142,7 +9159,7 @@ func (siw *ServerInterfaceWrapper) ListBusinessUnitUsers(c *gin.Context) {
 
 	// ------------- Optional query parameter "page[number]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[number]", c.Request.URL.Query(), &params.PageNumber, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[number]", query, &params.PageNumber, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[number]: %w", err), http.StatusBadRequest)
 		return
@@ -9150,7 +9167,7 @@ func (siw *ServerInterfaceWrapper) ListBusinessUnitUsers(c *gin.Context) {
 
 	// ------------- Optional query parameter "page[size]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[size]", c.Request.URL.Query(), &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[size]", query, &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[size]: %w", err), http.StatusBadRequest)
 		return
@@ -9158,7 +9175,7 @@ func (siw *ServerInterfaceWrapper) ListBusinessUnitUsers(c *gin.Context) {
 
 	// ------------- Optional query parameter "sort" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "sort", c.Request.URL.Query(), &params.Sort, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "sort", query, &params.Sort, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter sort: %w", err), http.StatusBadRequest)
 		return
@@ -9166,7 +9183,7 @@ func (siw *ServerInterfaceWrapper) ListBusinessUnitUsers(c *gin.Context) {
 
 	// ------------- Optional query parameter "include" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", c.Request.URL.Query(), &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", query, &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter include: %w", err), http.StatusBadRequest)
 		return
@@ -9174,7 +9191,7 @@ func (siw *ServerInterfaceWrapper) ListBusinessUnitUsers(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[accounts]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[accounts]", c.Request.URL.Query(), &params.FieldsAccounts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[accounts]", query, &params.FieldsAccounts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[accounts]: %w", err), http.StatusBadRequest)
 		return
@@ -9182,7 +9199,7 @@ func (siw *ServerInterfaceWrapper) ListBusinessUnitUsers(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[businessunits]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[businessunits]", c.Request.URL.Query(), &params.FieldsBusinessunits, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[businessunits]", query, &params.FieldsBusinessunits, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[businessunits]: %w", err), http.StatusBadRequest)
 		return
@@ -9190,7 +9207,7 @@ func (siw *ServerInterfaceWrapper) ListBusinessUnitUsers(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[contacts]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[contacts]", c.Request.URL.Query(), &params.FieldsContacts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[contacts]", query, &params.FieldsContacts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[contacts]: %w", err), http.StatusBadRequest)
 		return
@@ -9198,7 +9215,7 @@ func (siw *ServerInterfaceWrapper) ListBusinessUnitUsers(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[organizations]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[organizations]", c.Request.URL.Query(), &params.FieldsOrganizations, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[organizations]", query, &params.FieldsOrganizations, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[organizations]: %w", err), http.StatusBadRequest)
 		return
@@ -9206,7 +9223,7 @@ func (siw *ServerInterfaceWrapper) ListBusinessUnitUsers(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[userroles]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[userroles]", c.Request.URL.Query(), &params.FieldsUserroles, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[userroles]", query, &params.FieldsUserroles, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[userroles]: %w", err), http.StatusBadRequest)
 		return
@@ -9214,7 +9231,7 @@ func (siw *ServerInterfaceWrapper) ListBusinessUnitUsers(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[users]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[users]", c.Request.URL.Query(), &params.FieldsUsers, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[users]", query, &params.FieldsUsers, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[users]: %w", err), http.StatusBadRequest)
 		return
@@ -9222,7 +9239,7 @@ func (siw *ServerInterfaceWrapper) ListBusinessUnitUsers(c *gin.Context) {
 
 	// ------------- Optional query parameter "meta" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", c.Request.URL.Query(), &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return
@@ -9261,6 +9278,7 @@ func (siw *ServerInterfaceWrapper) ListBusinessUnitUsers(c *gin.Context) {
 
 // DeleteContacts operation middleware
 func (siw *ServerInterfaceWrapper) DeleteContacts(c *gin.Context) {
+	query := c.Request.URL.Query()
 
 	var err error
 	_ = err
@@ -9270,7 +9288,7 @@ func (siw *ServerInterfaceWrapper) DeleteContacts(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[id]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[id]", c.Request.URL.Query(), &params.FilterId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[id]", query, &params.FilterId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[id]: %w", err), http.StatusBadRequest)
 		return
@@ -9278,7 +9296,7 @@ func (siw *ServerInterfaceWrapper) DeleteContacts(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[lastName]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[lastName]", c.Request.URL.Query(), &params.FilterLastName, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[lastName]", query, &params.FilterLastName, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[lastName]: %w", err), http.StatusBadRequest)
 		return
@@ -9286,7 +9304,7 @@ func (siw *ServerInterfaceWrapper) DeleteContacts(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[primaryEmail]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[primaryEmail]", c.Request.URL.Query(), &params.FilterPrimaryEmail, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[primaryEmail]", query, &params.FilterPrimaryEmail, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[primaryEmail]: %w", err), http.StatusBadRequest)
 		return
@@ -9294,7 +9312,7 @@ func (siw *ServerInterfaceWrapper) DeleteContacts(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[externalId]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[externalId]", c.Request.URL.Query(), &params.FilterExternalId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[externalId]", query, &params.FilterExternalId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[externalId]: %w", err), http.StatusBadRequest)
 		return
@@ -9302,7 +9320,7 @@ func (siw *ServerInterfaceWrapper) DeleteContacts(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[accounts]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[accounts]", c.Request.URL.Query(), &params.FilterAccounts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[accounts]", query, &params.FilterAccounts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[accounts]: %w", err), http.StatusBadRequest)
 		return
@@ -9310,7 +9328,7 @@ func (siw *ServerInterfaceWrapper) DeleteContacts(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[assignedTo]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[assignedTo]", c.Request.URL.Query(), &params.FilterAssignedTo, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[assignedTo]", query, &params.FilterAssignedTo, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[assignedTo]: %w", err), http.StatusBadRequest)
 		return
@@ -9318,7 +9336,7 @@ func (siw *ServerInterfaceWrapper) DeleteContacts(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[organization]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[organization]", c.Request.URL.Query(), &params.FilterOrganization, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[organization]", query, &params.FilterOrganization, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[organization]: %w", err), http.StatusBadRequest)
 		return
@@ -9326,7 +9344,7 @@ func (siw *ServerInterfaceWrapper) DeleteContacts(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[owner]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[owner]", c.Request.URL.Query(), &params.FilterOwner, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[owner]", query, &params.FilterOwner, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[owner]: %w", err), http.StatusBadRequest)
 		return
@@ -9334,7 +9352,7 @@ func (siw *ServerInterfaceWrapper) DeleteContacts(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[reportsTo]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[reportsTo]", c.Request.URL.Query(), &params.FilterReportsTo, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[reportsTo]", query, &params.FilterReportsTo, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[reportsTo]: %w", err), http.StatusBadRequest)
 		return
@@ -9342,7 +9360,7 @@ func (siw *ServerInterfaceWrapper) DeleteContacts(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[createdAt]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[createdAt]", c.Request.URL.Query(), &params.FilterCreatedAt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[createdAt]", query, &params.FilterCreatedAt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[createdAt]: %w", err), http.StatusBadRequest)
 		return
@@ -9350,7 +9368,7 @@ func (siw *ServerInterfaceWrapper) DeleteContacts(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[updatedAt]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[updatedAt]", c.Request.URL.Query(), &params.FilterUpdatedAt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[updatedAt]", query, &params.FilterUpdatedAt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[updatedAt]: %w", err), http.StatusBadRequest)
 		return
@@ -9389,6 +9407,7 @@ func (siw *ServerInterfaceWrapper) DeleteContacts(c *gin.Context) {
 
 // ListContacts operation middleware
 func (siw *ServerInterfaceWrapper) ListContacts(c *gin.Context) {
+	query := c.Request.URL.Query()
 
 	var err error
 	_ = err
@@ -9398,7 +9417,7 @@ func (siw *ServerInterfaceWrapper) ListContacts(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[id]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[id]", c.Request.URL.Query(), &params.FilterId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[id]", query, &params.FilterId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[id]: %w", err), http.StatusBadRequest)
 		return
@@ -9406,7 +9425,7 @@ func (siw *ServerInterfaceWrapper) ListContacts(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[lastName]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[lastName]", c.Request.URL.Query(), &params.FilterLastName, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[lastName]", query, &params.FilterLastName, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[lastName]: %w", err), http.StatusBadRequest)
 		return
@@ -9414,7 +9433,7 @@ func (siw *ServerInterfaceWrapper) ListContacts(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[primaryEmail]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[primaryEmail]", c.Request.URL.Query(), &params.FilterPrimaryEmail, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[primaryEmail]", query, &params.FilterPrimaryEmail, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[primaryEmail]: %w", err), http.StatusBadRequest)
 		return
@@ -9422,7 +9441,7 @@ func (siw *ServerInterfaceWrapper) ListContacts(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[externalId]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[externalId]", c.Request.URL.Query(), &params.FilterExternalId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[externalId]", query, &params.FilterExternalId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[externalId]: %w", err), http.StatusBadRequest)
 		return
@@ -9430,7 +9449,7 @@ func (siw *ServerInterfaceWrapper) ListContacts(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[accounts]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[accounts]", c.Request.URL.Query(), &params.FilterAccounts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[accounts]", query, &params.FilterAccounts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[accounts]: %w", err), http.StatusBadRequest)
 		return
@@ -9438,7 +9457,7 @@ func (siw *ServerInterfaceWrapper) ListContacts(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[assignedTo]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[assignedTo]", c.Request.URL.Query(), &params.FilterAssignedTo, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[assignedTo]", query, &params.FilterAssignedTo, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[assignedTo]: %w", err), http.StatusBadRequest)
 		return
@@ -9446,7 +9465,7 @@ func (siw *ServerInterfaceWrapper) ListContacts(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[organization]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[organization]", c.Request.URL.Query(), &params.FilterOrganization, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[organization]", query, &params.FilterOrganization, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[organization]: %w", err), http.StatusBadRequest)
 		return
@@ -9454,7 +9473,7 @@ func (siw *ServerInterfaceWrapper) ListContacts(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[owner]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[owner]", c.Request.URL.Query(), &params.FilterOwner, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[owner]", query, &params.FilterOwner, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[owner]: %w", err), http.StatusBadRequest)
 		return
@@ -9462,7 +9481,7 @@ func (siw *ServerInterfaceWrapper) ListContacts(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[reportsTo]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[reportsTo]", c.Request.URL.Query(), &params.FilterReportsTo, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[reportsTo]", query, &params.FilterReportsTo, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[reportsTo]: %w", err), http.StatusBadRequest)
 		return
@@ -9470,7 +9489,7 @@ func (siw *ServerInterfaceWrapper) ListContacts(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[createdAt]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[createdAt]", c.Request.URL.Query(), &params.FilterCreatedAt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[createdAt]", query, &params.FilterCreatedAt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[createdAt]: %w", err), http.StatusBadRequest)
 		return
@@ -9478,7 +9497,7 @@ func (siw *ServerInterfaceWrapper) ListContacts(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[updatedAt]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[updatedAt]", c.Request.URL.Query(), &params.FilterUpdatedAt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[updatedAt]", query, &params.FilterUpdatedAt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[updatedAt]: %w", err), http.StatusBadRequest)
 		return
@@ -9486,7 +9505,7 @@ func (siw *ServerInterfaceWrapper) ListContacts(c *gin.Context) {
 
 	// ------------- Optional query parameter "page[number]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[number]", c.Request.URL.Query(), &params.PageNumber, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[number]", query, &params.PageNumber, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[number]: %w", err), http.StatusBadRequest)
 		return
@@ -9494,7 +9513,7 @@ func (siw *ServerInterfaceWrapper) ListContacts(c *gin.Context) {
 
 	// ------------- Optional query parameter "page[size]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[size]", c.Request.URL.Query(), &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[size]", query, &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[size]: %w", err), http.StatusBadRequest)
 		return
@@ -9502,7 +9521,7 @@ func (siw *ServerInterfaceWrapper) ListContacts(c *gin.Context) {
 
 	// ------------- Optional query parameter "sort" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "sort", c.Request.URL.Query(), &params.Sort, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "sort", query, &params.Sort, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter sort: %w", err), http.StatusBadRequest)
 		return
@@ -9510,7 +9529,7 @@ func (siw *ServerInterfaceWrapper) ListContacts(c *gin.Context) {
 
 	// ------------- Optional query parameter "include" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", c.Request.URL.Query(), &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", query, &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter include: %w", err), http.StatusBadRequest)
 		return
@@ -9518,7 +9537,7 @@ func (siw *ServerInterfaceWrapper) ListContacts(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[accounts]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[accounts]", c.Request.URL.Query(), &params.FieldsAccounts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[accounts]", query, &params.FieldsAccounts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[accounts]: %w", err), http.StatusBadRequest)
 		return
@@ -9526,7 +9545,7 @@ func (siw *ServerInterfaceWrapper) ListContacts(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[businessunits]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[businessunits]", c.Request.URL.Query(), &params.FieldsBusinessunits, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[businessunits]", query, &params.FieldsBusinessunits, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[businessunits]: %w", err), http.StatusBadRequest)
 		return
@@ -9534,7 +9553,7 @@ func (siw *ServerInterfaceWrapper) ListContacts(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[contacts]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[contacts]", c.Request.URL.Query(), &params.FieldsContacts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[contacts]", query, &params.FieldsContacts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[contacts]: %w", err), http.StatusBadRequest)
 		return
@@ -9542,7 +9561,7 @@ func (siw *ServerInterfaceWrapper) ListContacts(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[organizations]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[organizations]", c.Request.URL.Query(), &params.FieldsOrganizations, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[organizations]", query, &params.FieldsOrganizations, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[organizations]: %w", err), http.StatusBadRequest)
 		return
@@ -9550,7 +9569,7 @@ func (siw *ServerInterfaceWrapper) ListContacts(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[userroles]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[userroles]", c.Request.URL.Query(), &params.FieldsUserroles, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[userroles]", query, &params.FieldsUserroles, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[userroles]: %w", err), http.StatusBadRequest)
 		return
@@ -9558,7 +9577,7 @@ func (siw *ServerInterfaceWrapper) ListContacts(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[users]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[users]", c.Request.URL.Query(), &params.FieldsUsers, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[users]", query, &params.FieldsUsers, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[users]: %w", err), http.StatusBadRequest)
 		return
@@ -9566,7 +9585,7 @@ func (siw *ServerInterfaceWrapper) ListContacts(c *gin.Context) {
 
 	// ------------- Optional query parameter "meta" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", c.Request.URL.Query(), &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return
@@ -9643,6 +9662,7 @@ func (siw *ServerInterfaceWrapper) DeleteContact(c *gin.Context) {
 
 // GetContact operation middleware
 func (siw *ServerInterfaceWrapper) GetContact(c *gin.Context) {
+	query := c.Request.URL.Query()
 
 	var err error
 	_ = err
@@ -9661,7 +9681,7 @@ func (siw *ServerInterfaceWrapper) GetContact(c *gin.Context) {
 
 	// ------------- Optional query parameter "include" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", c.Request.URL.Query(), &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", query, &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter include: %w", err), http.StatusBadRequest)
 		return
@@ -9669,7 +9689,7 @@ func (siw *ServerInterfaceWrapper) GetContact(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[accounts]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[accounts]", c.Request.URL.Query(), &params.FieldsAccounts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[accounts]", query, &params.FieldsAccounts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[accounts]: %w", err), http.StatusBadRequest)
 		return
@@ -9677,7 +9697,7 @@ func (siw *ServerInterfaceWrapper) GetContact(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[businessunits]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[businessunits]", c.Request.URL.Query(), &params.FieldsBusinessunits, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[businessunits]", query, &params.FieldsBusinessunits, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[businessunits]: %w", err), http.StatusBadRequest)
 		return
@@ -9685,7 +9705,7 @@ func (siw *ServerInterfaceWrapper) GetContact(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[contacts]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[contacts]", c.Request.URL.Query(), &params.FieldsContacts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[contacts]", query, &params.FieldsContacts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[contacts]: %w", err), http.StatusBadRequest)
 		return
@@ -9693,7 +9713,7 @@ func (siw *ServerInterfaceWrapper) GetContact(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[organizations]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[organizations]", c.Request.URL.Query(), &params.FieldsOrganizations, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[organizations]", query, &params.FieldsOrganizations, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[organizations]: %w", err), http.StatusBadRequest)
 		return
@@ -9701,7 +9721,7 @@ func (siw *ServerInterfaceWrapper) GetContact(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[userroles]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[userroles]", c.Request.URL.Query(), &params.FieldsUserroles, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[userroles]", query, &params.FieldsUserroles, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[userroles]: %w", err), http.StatusBadRequest)
 		return
@@ -9709,7 +9729,7 @@ func (siw *ServerInterfaceWrapper) GetContact(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[users]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[users]", c.Request.URL.Query(), &params.FieldsUsers, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[users]", query, &params.FieldsUsers, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[users]: %w", err), http.StatusBadRequest)
 		return
@@ -9717,7 +9737,7 @@ func (siw *ServerInterfaceWrapper) GetContact(c *gin.Context) {
 
 	// ------------- Optional query parameter "meta" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", c.Request.URL.Query(), &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return
@@ -9781,6 +9801,7 @@ func (siw *ServerInterfaceWrapper) UpdateContact(c *gin.Context) {
 
 // ListContactAccounts operation middleware
 func (siw *ServerInterfaceWrapper) ListContactAccounts(c *gin.Context) {
+	query := c.Request.URL.Query()
 
 	var err error
 	_ = err
@@ -9799,7 +9820,7 @@ func (siw *ServerInterfaceWrapper) ListContactAccounts(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[id]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[id]", c.Request.URL.Query(), &params.FilterId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[id]", query, &params.FilterId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[id]: %w", err), http.StatusBadRequest)
 		return
@@ -9807,7 +9828,7 @@ func (siw *ServerInterfaceWrapper) ListContactAccounts(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[name]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[name]", c.Request.URL.Query(), &params.FilterName, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[name]", query, &params.FilterName, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[name]: %w", err), http.StatusBadRequest)
 		return
@@ -9815,7 +9836,7 @@ func (siw *ServerInterfaceWrapper) ListContactAccounts(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[externalId]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[externalId]", c.Request.URL.Query(), &params.FilterExternalId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[externalId]", query, &params.FilterExternalId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[externalId]: %w", err), http.StatusBadRequest)
 		return
@@ -9823,7 +9844,7 @@ func (siw *ServerInterfaceWrapper) ListContactAccounts(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[contacts]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[contacts]", c.Request.URL.Query(), &params.FilterContacts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[contacts]", query, &params.FilterContacts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[contacts]: %w", err), http.StatusBadRequest)
 		return
@@ -9831,7 +9852,7 @@ func (siw *ServerInterfaceWrapper) ListContactAccounts(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[defaultContact]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[defaultContact]", c.Request.URL.Query(), &params.FilterDefaultContact, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[defaultContact]", query, &params.FilterDefaultContact, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[defaultContact]: %w", err), http.StatusBadRequest)
 		return
@@ -9839,7 +9860,7 @@ func (siw *ServerInterfaceWrapper) ListContactAccounts(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[organization]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[organization]", c.Request.URL.Query(), &params.FilterOrganization, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[organization]", query, &params.FilterOrganization, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[organization]: %w", err), http.StatusBadRequest)
 		return
@@ -9847,7 +9868,7 @@ func (siw *ServerInterfaceWrapper) ListContactAccounts(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[owner]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[owner]", c.Request.URL.Query(), &params.FilterOwner, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[owner]", query, &params.FilterOwner, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[owner]: %w", err), http.StatusBadRequest)
 		return
@@ -9855,7 +9876,7 @@ func (siw *ServerInterfaceWrapper) ListContactAccounts(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[referredBy]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[referredBy]", c.Request.URL.Query(), &params.FilterReferredBy, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[referredBy]", query, &params.FilterReferredBy, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[referredBy]: %w", err), http.StatusBadRequest)
 		return
@@ -9863,7 +9884,7 @@ func (siw *ServerInterfaceWrapper) ListContactAccounts(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[createdAt]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[createdAt]", c.Request.URL.Query(), &params.FilterCreatedAt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[createdAt]", query, &params.FilterCreatedAt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[createdAt]: %w", err), http.StatusBadRequest)
 		return
@@ -9871,7 +9892,7 @@ func (siw *ServerInterfaceWrapper) ListContactAccounts(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[updatedAt]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[updatedAt]", c.Request.URL.Query(), &params.FilterUpdatedAt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[updatedAt]", query, &params.FilterUpdatedAt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[updatedAt]: %w", err), http.StatusBadRequest)
 		return
@@ -9879,7 +9900,7 @@ func (siw *ServerInterfaceWrapper) ListContactAccounts(c *gin.Context) {
 
 	// ------------- Optional query parameter "page[number]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[number]", c.Request.URL.Query(), &params.PageNumber, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[number]", query, &params.PageNumber, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[number]: %w", err), http.StatusBadRequest)
 		return
@@ -9887,7 +9908,7 @@ func (siw *ServerInterfaceWrapper) ListContactAccounts(c *gin.Context) {
 
 	// ------------- Optional query parameter "page[size]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[size]", c.Request.URL.Query(), &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[size]", query, &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[size]: %w", err), http.StatusBadRequest)
 		return
@@ -9895,7 +9916,7 @@ func (siw *ServerInterfaceWrapper) ListContactAccounts(c *gin.Context) {
 
 	// ------------- Optional query parameter "sort" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "sort", c.Request.URL.Query(), &params.Sort, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "sort", query, &params.Sort, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter sort: %w", err), http.StatusBadRequest)
 		return
@@ -9903,7 +9924,7 @@ func (siw *ServerInterfaceWrapper) ListContactAccounts(c *gin.Context) {
 
 	// ------------- Optional query parameter "include" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", c.Request.URL.Query(), &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", query, &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter include: %w", err), http.StatusBadRequest)
 		return
@@ -9911,7 +9932,7 @@ func (siw *ServerInterfaceWrapper) ListContactAccounts(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[accounts]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[accounts]", c.Request.URL.Query(), &params.FieldsAccounts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[accounts]", query, &params.FieldsAccounts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[accounts]: %w", err), http.StatusBadRequest)
 		return
@@ -9919,7 +9940,7 @@ func (siw *ServerInterfaceWrapper) ListContactAccounts(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[businessunits]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[businessunits]", c.Request.URL.Query(), &params.FieldsBusinessunits, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[businessunits]", query, &params.FieldsBusinessunits, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[businessunits]: %w", err), http.StatusBadRequest)
 		return
@@ -9927,7 +9948,7 @@ func (siw *ServerInterfaceWrapper) ListContactAccounts(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[contacts]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[contacts]", c.Request.URL.Query(), &params.FieldsContacts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[contacts]", query, &params.FieldsContacts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[contacts]: %w", err), http.StatusBadRequest)
 		return
@@ -9935,7 +9956,7 @@ func (siw *ServerInterfaceWrapper) ListContactAccounts(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[organizations]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[organizations]", c.Request.URL.Query(), &params.FieldsOrganizations, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[organizations]", query, &params.FieldsOrganizations, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[organizations]: %w", err), http.StatusBadRequest)
 		return
@@ -9943,7 +9964,7 @@ func (siw *ServerInterfaceWrapper) ListContactAccounts(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[userroles]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[userroles]", c.Request.URL.Query(), &params.FieldsUserroles, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[userroles]", query, &params.FieldsUserroles, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[userroles]: %w", err), http.StatusBadRequest)
 		return
@@ -9951,7 +9972,7 @@ func (siw *ServerInterfaceWrapper) ListContactAccounts(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[users]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[users]", c.Request.URL.Query(), &params.FieldsUsers, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[users]", query, &params.FieldsUsers, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[users]: %w", err), http.StatusBadRequest)
 		return
@@ -9959,7 +9980,7 @@ func (siw *ServerInterfaceWrapper) ListContactAccounts(c *gin.Context) {
 
 	// ------------- Optional query parameter "meta" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", c.Request.URL.Query(), &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return
@@ -9998,6 +10019,7 @@ func (siw *ServerInterfaceWrapper) ListContactAccounts(c *gin.Context) {
 
 // GetContactAssignedTo operation middleware
 func (siw *ServerInterfaceWrapper) GetContactAssignedTo(c *gin.Context) {
+	query := c.Request.URL.Query()
 
 	var err error
 	_ = err
@@ -10016,7 +10038,7 @@ func (siw *ServerInterfaceWrapper) GetContactAssignedTo(c *gin.Context) {
 
 	// ------------- Optional query parameter "include" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", c.Request.URL.Query(), &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", query, &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter include: %w", err), http.StatusBadRequest)
 		return
@@ -10024,7 +10046,7 @@ func (siw *ServerInterfaceWrapper) GetContactAssignedTo(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[accounts]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[accounts]", c.Request.URL.Query(), &params.FieldsAccounts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[accounts]", query, &params.FieldsAccounts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[accounts]: %w", err), http.StatusBadRequest)
 		return
@@ -10032,7 +10054,7 @@ func (siw *ServerInterfaceWrapper) GetContactAssignedTo(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[businessunits]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[businessunits]", c.Request.URL.Query(), &params.FieldsBusinessunits, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[businessunits]", query, &params.FieldsBusinessunits, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[businessunits]: %w", err), http.StatusBadRequest)
 		return
@@ -10040,7 +10062,7 @@ func (siw *ServerInterfaceWrapper) GetContactAssignedTo(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[contacts]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[contacts]", c.Request.URL.Query(), &params.FieldsContacts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[contacts]", query, &params.FieldsContacts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[contacts]: %w", err), http.StatusBadRequest)
 		return
@@ -10048,7 +10070,7 @@ func (siw *ServerInterfaceWrapper) GetContactAssignedTo(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[organizations]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[organizations]", c.Request.URL.Query(), &params.FieldsOrganizations, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[organizations]", query, &params.FieldsOrganizations, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[organizations]: %w", err), http.StatusBadRequest)
 		return
@@ -10056,7 +10078,7 @@ func (siw *ServerInterfaceWrapper) GetContactAssignedTo(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[userroles]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[userroles]", c.Request.URL.Query(), &params.FieldsUserroles, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[userroles]", query, &params.FieldsUserroles, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[userroles]: %w", err), http.StatusBadRequest)
 		return
@@ -10064,7 +10086,7 @@ func (siw *ServerInterfaceWrapper) GetContactAssignedTo(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[users]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[users]", c.Request.URL.Query(), &params.FieldsUsers, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[users]", query, &params.FieldsUsers, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[users]: %w", err), http.StatusBadRequest)
 		return
@@ -10072,7 +10094,7 @@ func (siw *ServerInterfaceWrapper) GetContactAssignedTo(c *gin.Context) {
 
 	// ------------- Optional query parameter "meta" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", c.Request.URL.Query(), &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return
@@ -10111,6 +10133,7 @@ func (siw *ServerInterfaceWrapper) GetContactAssignedTo(c *gin.Context) {
 
 // GetContactOrganization operation middleware
 func (siw *ServerInterfaceWrapper) GetContactOrganization(c *gin.Context) {
+	query := c.Request.URL.Query()
 
 	var err error
 	_ = err
@@ -10129,7 +10152,7 @@ func (siw *ServerInterfaceWrapper) GetContactOrganization(c *gin.Context) {
 
 	// ------------- Optional query parameter "include" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", c.Request.URL.Query(), &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", query, &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter include: %w", err), http.StatusBadRequest)
 		return
@@ -10137,7 +10160,7 @@ func (siw *ServerInterfaceWrapper) GetContactOrganization(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[accounts]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[accounts]", c.Request.URL.Query(), &params.FieldsAccounts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[accounts]", query, &params.FieldsAccounts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[accounts]: %w", err), http.StatusBadRequest)
 		return
@@ -10145,7 +10168,7 @@ func (siw *ServerInterfaceWrapper) GetContactOrganization(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[businessunits]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[businessunits]", c.Request.URL.Query(), &params.FieldsBusinessunits, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[businessunits]", query, &params.FieldsBusinessunits, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[businessunits]: %w", err), http.StatusBadRequest)
 		return
@@ -10153,7 +10176,7 @@ func (siw *ServerInterfaceWrapper) GetContactOrganization(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[contacts]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[contacts]", c.Request.URL.Query(), &params.FieldsContacts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[contacts]", query, &params.FieldsContacts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[contacts]: %w", err), http.StatusBadRequest)
 		return
@@ -10161,7 +10184,7 @@ func (siw *ServerInterfaceWrapper) GetContactOrganization(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[organizations]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[organizations]", c.Request.URL.Query(), &params.FieldsOrganizations, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[organizations]", query, &params.FieldsOrganizations, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[organizations]: %w", err), http.StatusBadRequest)
 		return
@@ -10169,7 +10192,7 @@ func (siw *ServerInterfaceWrapper) GetContactOrganization(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[userroles]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[userroles]", c.Request.URL.Query(), &params.FieldsUserroles, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[userroles]", query, &params.FieldsUserroles, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[userroles]: %w", err), http.StatusBadRequest)
 		return
@@ -10177,7 +10200,7 @@ func (siw *ServerInterfaceWrapper) GetContactOrganization(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[users]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[users]", c.Request.URL.Query(), &params.FieldsUsers, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[users]", query, &params.FieldsUsers, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[users]: %w", err), http.StatusBadRequest)
 		return
@@ -10185,7 +10208,7 @@ func (siw *ServerInterfaceWrapper) GetContactOrganization(c *gin.Context) {
 
 	// ------------- Optional query parameter "meta" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", c.Request.URL.Query(), &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return
@@ -10224,6 +10247,7 @@ func (siw *ServerInterfaceWrapper) GetContactOrganization(c *gin.Context) {
 
 // GetContactOwner operation middleware
 func (siw *ServerInterfaceWrapper) GetContactOwner(c *gin.Context) {
+	query := c.Request.URL.Query()
 
 	var err error
 	_ = err
@@ -10242,7 +10266,7 @@ func (siw *ServerInterfaceWrapper) GetContactOwner(c *gin.Context) {
 
 	// ------------- Optional query parameter "include" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", c.Request.URL.Query(), &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", query, &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter include: %w", err), http.StatusBadRequest)
 		return
@@ -10250,7 +10274,7 @@ func (siw *ServerInterfaceWrapper) GetContactOwner(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[accounts]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[accounts]", c.Request.URL.Query(), &params.FieldsAccounts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[accounts]", query, &params.FieldsAccounts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[accounts]: %w", err), http.StatusBadRequest)
 		return
@@ -10258,7 +10282,7 @@ func (siw *ServerInterfaceWrapper) GetContactOwner(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[businessunits]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[businessunits]", c.Request.URL.Query(), &params.FieldsBusinessunits, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[businessunits]", query, &params.FieldsBusinessunits, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[businessunits]: %w", err), http.StatusBadRequest)
 		return
@@ -10266,7 +10290,7 @@ func (siw *ServerInterfaceWrapper) GetContactOwner(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[contacts]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[contacts]", c.Request.URL.Query(), &params.FieldsContacts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[contacts]", query, &params.FieldsContacts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[contacts]: %w", err), http.StatusBadRequest)
 		return
@@ -10274,7 +10298,7 @@ func (siw *ServerInterfaceWrapper) GetContactOwner(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[organizations]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[organizations]", c.Request.URL.Query(), &params.FieldsOrganizations, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[organizations]", query, &params.FieldsOrganizations, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[organizations]: %w", err), http.StatusBadRequest)
 		return
@@ -10282,7 +10306,7 @@ func (siw *ServerInterfaceWrapper) GetContactOwner(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[userroles]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[userroles]", c.Request.URL.Query(), &params.FieldsUserroles, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[userroles]", query, &params.FieldsUserroles, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[userroles]: %w", err), http.StatusBadRequest)
 		return
@@ -10290,7 +10314,7 @@ func (siw *ServerInterfaceWrapper) GetContactOwner(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[users]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[users]", c.Request.URL.Query(), &params.FieldsUsers, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[users]", query, &params.FieldsUsers, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[users]: %w", err), http.StatusBadRequest)
 		return
@@ -10298,7 +10322,7 @@ func (siw *ServerInterfaceWrapper) GetContactOwner(c *gin.Context) {
 
 	// ------------- Optional query parameter "meta" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", c.Request.URL.Query(), &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return
@@ -10362,6 +10386,7 @@ func (siw *ServerInterfaceWrapper) DeleteContactAccountsRelationship(c *gin.Cont
 
 // GetContactAccountsRelationship operation middleware
 func (siw *ServerInterfaceWrapper) GetContactAccountsRelationship(c *gin.Context) {
+	query := c.Request.URL.Query()
 
 	var err error
 	_ = err
@@ -10380,7 +10405,7 @@ func (siw *ServerInterfaceWrapper) GetContactAccountsRelationship(c *gin.Context
 
 	// ------------- Optional query parameter "page[number]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[number]", c.Request.URL.Query(), &params.PageNumber, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[number]", query, &params.PageNumber, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[number]: %w", err), http.StatusBadRequest)
 		return
@@ -10388,7 +10413,7 @@ func (siw *ServerInterfaceWrapper) GetContactAccountsRelationship(c *gin.Context
 
 	// ------------- Optional query parameter "page[size]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[size]", c.Request.URL.Query(), &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[size]", query, &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[size]: %w", err), http.StatusBadRequest)
 		return
@@ -10748,6 +10773,7 @@ func (siw *ServerInterfaceWrapper) UpdateContactReportsToRelationship(c *gin.Con
 
 // GetContactReportsTo operation middleware
 func (siw *ServerInterfaceWrapper) GetContactReportsTo(c *gin.Context) {
+	query := c.Request.URL.Query()
 
 	var err error
 	_ = err
@@ -10766,7 +10792,7 @@ func (siw *ServerInterfaceWrapper) GetContactReportsTo(c *gin.Context) {
 
 	// ------------- Optional query parameter "include" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", c.Request.URL.Query(), &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", query, &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter include: %w", err), http.StatusBadRequest)
 		return
@@ -10774,7 +10800,7 @@ func (siw *ServerInterfaceWrapper) GetContactReportsTo(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[accounts]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[accounts]", c.Request.URL.Query(), &params.FieldsAccounts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[accounts]", query, &params.FieldsAccounts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[accounts]: %w", err), http.StatusBadRequest)
 		return
@@ -10782,7 +10808,7 @@ func (siw *ServerInterfaceWrapper) GetContactReportsTo(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[businessunits]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[businessunits]", c.Request.URL.Query(), &params.FieldsBusinessunits, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[businessunits]", query, &params.FieldsBusinessunits, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[businessunits]: %w", err), http.StatusBadRequest)
 		return
@@ -10790,7 +10816,7 @@ func (siw *ServerInterfaceWrapper) GetContactReportsTo(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[contacts]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[contacts]", c.Request.URL.Query(), &params.FieldsContacts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[contacts]", query, &params.FieldsContacts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[contacts]: %w", err), http.StatusBadRequest)
 		return
@@ -10798,7 +10824,7 @@ func (siw *ServerInterfaceWrapper) GetContactReportsTo(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[organizations]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[organizations]", c.Request.URL.Query(), &params.FieldsOrganizations, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[organizations]", query, &params.FieldsOrganizations, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[organizations]: %w", err), http.StatusBadRequest)
 		return
@@ -10806,7 +10832,7 @@ func (siw *ServerInterfaceWrapper) GetContactReportsTo(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[userroles]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[userroles]", c.Request.URL.Query(), &params.FieldsUserroles, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[userroles]", query, &params.FieldsUserroles, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[userroles]: %w", err), http.StatusBadRequest)
 		return
@@ -10814,7 +10840,7 @@ func (siw *ServerInterfaceWrapper) GetContactReportsTo(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[users]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[users]", c.Request.URL.Query(), &params.FieldsUsers, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[users]", query, &params.FieldsUsers, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[users]: %w", err), http.StatusBadRequest)
 		return
@@ -10822,7 +10848,7 @@ func (siw *ServerInterfaceWrapper) GetContactReportsTo(c *gin.Context) {
 
 	// ------------- Optional query parameter "meta" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", c.Request.URL.Query(), &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return
@@ -10861,6 +10887,7 @@ func (siw *ServerInterfaceWrapper) GetContactReportsTo(c *gin.Context) {
 
 // ListCountries operation middleware
 func (siw *ServerInterfaceWrapper) ListCountries(c *gin.Context) {
+	query := c.Request.URL.Query()
 
 	var err error
 	_ = err
@@ -10870,7 +10897,7 @@ func (siw *ServerInterfaceWrapper) ListCountries(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[id]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[id]", c.Request.URL.Query(), &params.FilterId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[id]", query, &params.FilterId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[id]: %w", err), http.StatusBadRequest)
 		return
@@ -10878,7 +10905,7 @@ func (siw *ServerInterfaceWrapper) ListCountries(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[iso3Code]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[iso3Code]", c.Request.URL.Query(), &params.FilterIso3Code, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[iso3Code]", query, &params.FilterIso3Code, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[iso3Code]: %w", err), http.StatusBadRequest)
 		return
@@ -10886,7 +10913,7 @@ func (siw *ServerInterfaceWrapper) ListCountries(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[regions]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[regions]", c.Request.URL.Query(), &params.FilterRegions, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[regions]", query, &params.FilterRegions, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[regions]: %w", err), http.StatusBadRequest)
 		return
@@ -10894,7 +10921,7 @@ func (siw *ServerInterfaceWrapper) ListCountries(c *gin.Context) {
 
 	// ------------- Optional query parameter "page[number]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[number]", c.Request.URL.Query(), &params.PageNumber, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[number]", query, &params.PageNumber, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[number]: %w", err), http.StatusBadRequest)
 		return
@@ -10902,7 +10929,7 @@ func (siw *ServerInterfaceWrapper) ListCountries(c *gin.Context) {
 
 	// ------------- Optional query parameter "page[size]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[size]", c.Request.URL.Query(), &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[size]", query, &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[size]: %w", err), http.StatusBadRequest)
 		return
@@ -10910,7 +10937,7 @@ func (siw *ServerInterfaceWrapper) ListCountries(c *gin.Context) {
 
 	// ------------- Optional query parameter "sort" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "sort", c.Request.URL.Query(), &params.Sort, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "sort", query, &params.Sort, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter sort: %w", err), http.StatusBadRequest)
 		return
@@ -10918,7 +10945,7 @@ func (siw *ServerInterfaceWrapper) ListCountries(c *gin.Context) {
 
 	// ------------- Optional query parameter "include" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", c.Request.URL.Query(), &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", query, &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter include: %w", err), http.StatusBadRequest)
 		return
@@ -10926,7 +10953,7 @@ func (siw *ServerInterfaceWrapper) ListCountries(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[countries]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[countries]", c.Request.URL.Query(), &params.FieldsCountries, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[countries]", query, &params.FieldsCountries, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[countries]: %w", err), http.StatusBadRequest)
 		return
@@ -10934,7 +10961,7 @@ func (siw *ServerInterfaceWrapper) ListCountries(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[regions]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[regions]", c.Request.URL.Query(), &params.FieldsRegions, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[regions]", query, &params.FieldsRegions, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[regions]: %w", err), http.StatusBadRequest)
 		return
@@ -10942,7 +10969,7 @@ func (siw *ServerInterfaceWrapper) ListCountries(c *gin.Context) {
 
 	// ------------- Optional query parameter "meta" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", c.Request.URL.Query(), &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return
@@ -10981,6 +11008,7 @@ func (siw *ServerInterfaceWrapper) ListCountries(c *gin.Context) {
 
 // GetCountry operation middleware
 func (siw *ServerInterfaceWrapper) GetCountry(c *gin.Context) {
+	query := c.Request.URL.Query()
 
 	var err error
 	_ = err
@@ -10999,7 +11027,7 @@ func (siw *ServerInterfaceWrapper) GetCountry(c *gin.Context) {
 
 	// ------------- Optional query parameter "include" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", c.Request.URL.Query(), &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", query, &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter include: %w", err), http.StatusBadRequest)
 		return
@@ -11007,7 +11035,7 @@ func (siw *ServerInterfaceWrapper) GetCountry(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[countries]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[countries]", c.Request.URL.Query(), &params.FieldsCountries, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[countries]", query, &params.FieldsCountries, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[countries]: %w", err), http.StatusBadRequest)
 		return
@@ -11015,7 +11043,7 @@ func (siw *ServerInterfaceWrapper) GetCountry(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[regions]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[regions]", c.Request.URL.Query(), &params.FieldsRegions, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[regions]", query, &params.FieldsRegions, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[regions]: %w", err), http.StatusBadRequest)
 		return
@@ -11023,7 +11051,7 @@ func (siw *ServerInterfaceWrapper) GetCountry(c *gin.Context) {
 
 	// ------------- Optional query parameter "meta" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", c.Request.URL.Query(), &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return
@@ -11062,6 +11090,7 @@ func (siw *ServerInterfaceWrapper) GetCountry(c *gin.Context) {
 
 // ListCountryRegions operation middleware
 func (siw *ServerInterfaceWrapper) ListCountryRegions(c *gin.Context) {
+	query := c.Request.URL.Query()
 
 	var err error
 	_ = err
@@ -11080,7 +11109,7 @@ func (siw *ServerInterfaceWrapper) ListCountryRegions(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[id]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[id]", c.Request.URL.Query(), &params.FilterId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[id]", query, &params.FilterId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[id]: %w", err), http.StatusBadRequest)
 		return
@@ -11088,7 +11117,7 @@ func (siw *ServerInterfaceWrapper) ListCountryRegions(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[code]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[code]", c.Request.URL.Query(), &params.FilterCode, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[code]", query, &params.FilterCode, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[code]: %w", err), http.StatusBadRequest)
 		return
@@ -11096,7 +11125,7 @@ func (siw *ServerInterfaceWrapper) ListCountryRegions(c *gin.Context) {
 
 	// ------------- Optional query parameter "page[number]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[number]", c.Request.URL.Query(), &params.PageNumber, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[number]", query, &params.PageNumber, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[number]: %w", err), http.StatusBadRequest)
 		return
@@ -11104,7 +11133,7 @@ func (siw *ServerInterfaceWrapper) ListCountryRegions(c *gin.Context) {
 
 	// ------------- Optional query parameter "page[size]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[size]", c.Request.URL.Query(), &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[size]", query, &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[size]: %w", err), http.StatusBadRequest)
 		return
@@ -11112,7 +11141,7 @@ func (siw *ServerInterfaceWrapper) ListCountryRegions(c *gin.Context) {
 
 	// ------------- Optional query parameter "sort" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "sort", c.Request.URL.Query(), &params.Sort, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "sort", query, &params.Sort, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter sort: %w", err), http.StatusBadRequest)
 		return
@@ -11120,7 +11149,7 @@ func (siw *ServerInterfaceWrapper) ListCountryRegions(c *gin.Context) {
 
 	// ------------- Optional query parameter "include" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", c.Request.URL.Query(), &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", query, &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter include: %w", err), http.StatusBadRequest)
 		return
@@ -11128,7 +11157,7 @@ func (siw *ServerInterfaceWrapper) ListCountryRegions(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[countries]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[countries]", c.Request.URL.Query(), &params.FieldsCountries, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[countries]", query, &params.FieldsCountries, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[countries]: %w", err), http.StatusBadRequest)
 		return
@@ -11136,7 +11165,7 @@ func (siw *ServerInterfaceWrapper) ListCountryRegions(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[regions]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[regions]", c.Request.URL.Query(), &params.FieldsRegions, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[regions]", query, &params.FieldsRegions, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[regions]: %w", err), http.StatusBadRequest)
 		return
@@ -11144,7 +11173,7 @@ func (siw *ServerInterfaceWrapper) ListCountryRegions(c *gin.Context) {
 
 	// ------------- Optional query parameter "meta" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", c.Request.URL.Query(), &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return
@@ -11183,6 +11212,7 @@ func (siw *ServerInterfaceWrapper) ListCountryRegions(c *gin.Context) {
 
 // GetCountryRegionsRelationship operation middleware
 func (siw *ServerInterfaceWrapper) GetCountryRegionsRelationship(c *gin.Context) {
+	query := c.Request.URL.Query()
 
 	var err error
 	_ = err
@@ -11201,7 +11231,7 @@ func (siw *ServerInterfaceWrapper) GetCountryRegionsRelationship(c *gin.Context)
 
 	// ------------- Optional query parameter "page[number]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[number]", c.Request.URL.Query(), &params.PageNumber, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[number]", query, &params.PageNumber, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[number]: %w", err), http.StatusBadRequest)
 		return
@@ -11209,7 +11239,7 @@ func (siw *ServerInterfaceWrapper) GetCountryRegionsRelationship(c *gin.Context)
 
 	// ------------- Optional query parameter "page[size]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[size]", c.Request.URL.Query(), &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[size]", query, &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[size]: %w", err), http.StatusBadRequest)
 		return
@@ -11248,6 +11278,7 @@ func (siw *ServerInterfaceWrapper) GetCountryRegionsRelationship(c *gin.Context)
 
 // ListOrganizations operation middleware
 func (siw *ServerInterfaceWrapper) ListOrganizations(c *gin.Context) {
+	query := c.Request.URL.Query()
 
 	var err error
 	_ = err
@@ -11257,7 +11288,7 @@ func (siw *ServerInterfaceWrapper) ListOrganizations(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[id]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[id]", c.Request.URL.Query(), &params.FilterId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[id]", query, &params.FilterId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[id]: %w", err), http.StatusBadRequest)
 		return
@@ -11265,7 +11296,7 @@ func (siw *ServerInterfaceWrapper) ListOrganizations(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[name]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[name]", c.Request.URL.Query(), &params.FilterName, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[name]", query, &params.FilterName, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[name]: %w", err), http.StatusBadRequest)
 		return
@@ -11273,7 +11304,7 @@ func (siw *ServerInterfaceWrapper) ListOrganizations(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[enabled]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[enabled]", c.Request.URL.Query(), &params.FilterEnabled, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[enabled]", query, &params.FilterEnabled, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[enabled]: %w", err), http.StatusBadRequest)
 		return
@@ -11281,7 +11312,7 @@ func (siw *ServerInterfaceWrapper) ListOrganizations(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[businessUnits]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[businessUnits]", c.Request.URL.Query(), &params.FilterBusinessUnits, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[businessUnits]", query, &params.FilterBusinessUnits, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[businessUnits]: %w", err), http.StatusBadRequest)
 		return
@@ -11289,7 +11320,7 @@ func (siw *ServerInterfaceWrapper) ListOrganizations(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[users]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[users]", c.Request.URL.Query(), &params.FilterUsers, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[users]", query, &params.FilterUsers, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[users]: %w", err), http.StatusBadRequest)
 		return
@@ -11297,7 +11328,7 @@ func (siw *ServerInterfaceWrapper) ListOrganizations(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[createdAt]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[createdAt]", c.Request.URL.Query(), &params.FilterCreatedAt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[createdAt]", query, &params.FilterCreatedAt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[createdAt]: %w", err), http.StatusBadRequest)
 		return
@@ -11305,7 +11336,7 @@ func (siw *ServerInterfaceWrapper) ListOrganizations(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[updatedAt]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[updatedAt]", c.Request.URL.Query(), &params.FilterUpdatedAt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[updatedAt]", query, &params.FilterUpdatedAt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[updatedAt]: %w", err), http.StatusBadRequest)
 		return
@@ -11313,7 +11344,7 @@ func (siw *ServerInterfaceWrapper) ListOrganizations(c *gin.Context) {
 
 	// ------------- Optional query parameter "page[number]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[number]", c.Request.URL.Query(), &params.PageNumber, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[number]", query, &params.PageNumber, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[number]: %w", err), http.StatusBadRequest)
 		return
@@ -11321,7 +11352,7 @@ func (siw *ServerInterfaceWrapper) ListOrganizations(c *gin.Context) {
 
 	// ------------- Optional query parameter "page[size]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[size]", c.Request.URL.Query(), &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[size]", query, &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[size]: %w", err), http.StatusBadRequest)
 		return
@@ -11329,7 +11360,7 @@ func (siw *ServerInterfaceWrapper) ListOrganizations(c *gin.Context) {
 
 	// ------------- Optional query parameter "sort" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "sort", c.Request.URL.Query(), &params.Sort, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "sort", query, &params.Sort, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter sort: %w", err), http.StatusBadRequest)
 		return
@@ -11337,7 +11368,7 @@ func (siw *ServerInterfaceWrapper) ListOrganizations(c *gin.Context) {
 
 	// ------------- Optional query parameter "include" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", c.Request.URL.Query(), &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", query, &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter include: %w", err), http.StatusBadRequest)
 		return
@@ -11345,7 +11376,7 @@ func (siw *ServerInterfaceWrapper) ListOrganizations(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[accounts]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[accounts]", c.Request.URL.Query(), &params.FieldsAccounts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[accounts]", query, &params.FieldsAccounts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[accounts]: %w", err), http.StatusBadRequest)
 		return
@@ -11353,7 +11384,7 @@ func (siw *ServerInterfaceWrapper) ListOrganizations(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[businessunits]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[businessunits]", c.Request.URL.Query(), &params.FieldsBusinessunits, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[businessunits]", query, &params.FieldsBusinessunits, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[businessunits]: %w", err), http.StatusBadRequest)
 		return
@@ -11361,7 +11392,7 @@ func (siw *ServerInterfaceWrapper) ListOrganizations(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[contacts]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[contacts]", c.Request.URL.Query(), &params.FieldsContacts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[contacts]", query, &params.FieldsContacts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[contacts]: %w", err), http.StatusBadRequest)
 		return
@@ -11369,7 +11400,7 @@ func (siw *ServerInterfaceWrapper) ListOrganizations(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[organizations]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[organizations]", c.Request.URL.Query(), &params.FieldsOrganizations, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[organizations]", query, &params.FieldsOrganizations, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[organizations]: %w", err), http.StatusBadRequest)
 		return
@@ -11377,7 +11408,7 @@ func (siw *ServerInterfaceWrapper) ListOrganizations(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[userroles]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[userroles]", c.Request.URL.Query(), &params.FieldsUserroles, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[userroles]", query, &params.FieldsUserroles, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[userroles]: %w", err), http.StatusBadRequest)
 		return
@@ -11385,7 +11416,7 @@ func (siw *ServerInterfaceWrapper) ListOrganizations(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[users]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[users]", c.Request.URL.Query(), &params.FieldsUsers, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[users]", query, &params.FieldsUsers, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[users]: %w", err), http.StatusBadRequest)
 		return
@@ -11393,7 +11424,7 @@ func (siw *ServerInterfaceWrapper) ListOrganizations(c *gin.Context) {
 
 	// ------------- Optional query parameter "meta" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", c.Request.URL.Query(), &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return
@@ -11432,6 +11463,7 @@ func (siw *ServerInterfaceWrapper) ListOrganizations(c *gin.Context) {
 
 // GetOrganization operation middleware
 func (siw *ServerInterfaceWrapper) GetOrganization(c *gin.Context) {
+	query := c.Request.URL.Query()
 
 	var err error
 	_ = err
@@ -11450,7 +11482,7 @@ func (siw *ServerInterfaceWrapper) GetOrganization(c *gin.Context) {
 
 	// ------------- Optional query parameter "include" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", c.Request.URL.Query(), &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", query, &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter include: %w", err), http.StatusBadRequest)
 		return
@@ -11458,7 +11490,7 @@ func (siw *ServerInterfaceWrapper) GetOrganization(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[accounts]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[accounts]", c.Request.URL.Query(), &params.FieldsAccounts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[accounts]", query, &params.FieldsAccounts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[accounts]: %w", err), http.StatusBadRequest)
 		return
@@ -11466,7 +11498,7 @@ func (siw *ServerInterfaceWrapper) GetOrganization(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[businessunits]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[businessunits]", c.Request.URL.Query(), &params.FieldsBusinessunits, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[businessunits]", query, &params.FieldsBusinessunits, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[businessunits]: %w", err), http.StatusBadRequest)
 		return
@@ -11474,7 +11506,7 @@ func (siw *ServerInterfaceWrapper) GetOrganization(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[contacts]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[contacts]", c.Request.URL.Query(), &params.FieldsContacts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[contacts]", query, &params.FieldsContacts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[contacts]: %w", err), http.StatusBadRequest)
 		return
@@ -11482,7 +11514,7 @@ func (siw *ServerInterfaceWrapper) GetOrganization(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[organizations]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[organizations]", c.Request.URL.Query(), &params.FieldsOrganizations, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[organizations]", query, &params.FieldsOrganizations, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[organizations]: %w", err), http.StatusBadRequest)
 		return
@@ -11490,7 +11522,7 @@ func (siw *ServerInterfaceWrapper) GetOrganization(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[userroles]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[userroles]", c.Request.URL.Query(), &params.FieldsUserroles, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[userroles]", query, &params.FieldsUserroles, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[userroles]: %w", err), http.StatusBadRequest)
 		return
@@ -11498,7 +11530,7 @@ func (siw *ServerInterfaceWrapper) GetOrganization(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[users]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[users]", c.Request.URL.Query(), &params.FieldsUsers, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[users]", query, &params.FieldsUsers, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[users]: %w", err), http.StatusBadRequest)
 		return
@@ -11506,7 +11538,7 @@ func (siw *ServerInterfaceWrapper) GetOrganization(c *gin.Context) {
 
 	// ------------- Optional query parameter "meta" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", c.Request.URL.Query(), &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return
@@ -11570,6 +11602,7 @@ func (siw *ServerInterfaceWrapper) UpdateOrganization(c *gin.Context) {
 
 // ListOrganizationBusinessUnits operation middleware
 func (siw *ServerInterfaceWrapper) ListOrganizationBusinessUnits(c *gin.Context) {
+	query := c.Request.URL.Query()
 
 	var err error
 	_ = err
@@ -11588,7 +11621,7 @@ func (siw *ServerInterfaceWrapper) ListOrganizationBusinessUnits(c *gin.Context)
 
 	// ------------- Optional query parameter "filter[id]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[id]", c.Request.URL.Query(), &params.FilterId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[id]", query, &params.FilterId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[id]: %w", err), http.StatusBadRequest)
 		return
@@ -11596,7 +11629,7 @@ func (siw *ServerInterfaceWrapper) ListOrganizationBusinessUnits(c *gin.Context)
 
 	// ------------- Optional query parameter "filter[name]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[name]", c.Request.URL.Query(), &params.FilterName, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[name]", query, &params.FilterName, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[name]: %w", err), http.StatusBadRequest)
 		return
@@ -11604,7 +11637,7 @@ func (siw *ServerInterfaceWrapper) ListOrganizationBusinessUnits(c *gin.Context)
 
 	// ------------- Optional query parameter "filter[organization]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[organization]", c.Request.URL.Query(), &params.FilterOrganization, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[organization]", query, &params.FilterOrganization, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[organization]: %w", err), http.StatusBadRequest)
 		return
@@ -11612,7 +11645,7 @@ func (siw *ServerInterfaceWrapper) ListOrganizationBusinessUnits(c *gin.Context)
 
 	// ------------- Optional query parameter "filter[owner]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[owner]", c.Request.URL.Query(), &params.FilterOwner, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[owner]", query, &params.FilterOwner, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[owner]: %w", err), http.StatusBadRequest)
 		return
@@ -11620,7 +11653,7 @@ func (siw *ServerInterfaceWrapper) ListOrganizationBusinessUnits(c *gin.Context)
 
 	// ------------- Optional query parameter "filter[users]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[users]", c.Request.URL.Query(), &params.FilterUsers, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[users]", query, &params.FilterUsers, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[users]: %w", err), http.StatusBadRequest)
 		return
@@ -11628,7 +11661,7 @@ func (siw *ServerInterfaceWrapper) ListOrganizationBusinessUnits(c *gin.Context)
 
 	// ------------- Optional query parameter "filter[createdAt]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[createdAt]", c.Request.URL.Query(), &params.FilterCreatedAt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[createdAt]", query, &params.FilterCreatedAt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[createdAt]: %w", err), http.StatusBadRequest)
 		return
@@ -11636,7 +11669,7 @@ func (siw *ServerInterfaceWrapper) ListOrganizationBusinessUnits(c *gin.Context)
 
 	// ------------- Optional query parameter "filter[updatedAt]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[updatedAt]", c.Request.URL.Query(), &params.FilterUpdatedAt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[updatedAt]", query, &params.FilterUpdatedAt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[updatedAt]: %w", err), http.StatusBadRequest)
 		return
@@ -11644,7 +11677,7 @@ func (siw *ServerInterfaceWrapper) ListOrganizationBusinessUnits(c *gin.Context)
 
 	// ------------- Optional query parameter "page[number]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[number]", c.Request.URL.Query(), &params.PageNumber, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[number]", query, &params.PageNumber, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[number]: %w", err), http.StatusBadRequest)
 		return
@@ -11652,7 +11685,7 @@ func (siw *ServerInterfaceWrapper) ListOrganizationBusinessUnits(c *gin.Context)
 
 	// ------------- Optional query parameter "page[size]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[size]", c.Request.URL.Query(), &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[size]", query, &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[size]: %w", err), http.StatusBadRequest)
 		return
@@ -11660,7 +11693,7 @@ func (siw *ServerInterfaceWrapper) ListOrganizationBusinessUnits(c *gin.Context)
 
 	// ------------- Optional query parameter "sort" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "sort", c.Request.URL.Query(), &params.Sort, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "sort", query, &params.Sort, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter sort: %w", err), http.StatusBadRequest)
 		return
@@ -11668,7 +11701,7 @@ func (siw *ServerInterfaceWrapper) ListOrganizationBusinessUnits(c *gin.Context)
 
 	// ------------- Optional query parameter "include" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", c.Request.URL.Query(), &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", query, &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter include: %w", err), http.StatusBadRequest)
 		return
@@ -11676,7 +11709,7 @@ func (siw *ServerInterfaceWrapper) ListOrganizationBusinessUnits(c *gin.Context)
 
 	// ------------- Optional query parameter "fields[accounts]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[accounts]", c.Request.URL.Query(), &params.FieldsAccounts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[accounts]", query, &params.FieldsAccounts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[accounts]: %w", err), http.StatusBadRequest)
 		return
@@ -11684,7 +11717,7 @@ func (siw *ServerInterfaceWrapper) ListOrganizationBusinessUnits(c *gin.Context)
 
 	// ------------- Optional query parameter "fields[businessunits]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[businessunits]", c.Request.URL.Query(), &params.FieldsBusinessunits, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[businessunits]", query, &params.FieldsBusinessunits, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[businessunits]: %w", err), http.StatusBadRequest)
 		return
@@ -11692,7 +11725,7 @@ func (siw *ServerInterfaceWrapper) ListOrganizationBusinessUnits(c *gin.Context)
 
 	// ------------- Optional query parameter "fields[contacts]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[contacts]", c.Request.URL.Query(), &params.FieldsContacts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[contacts]", query, &params.FieldsContacts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[contacts]: %w", err), http.StatusBadRequest)
 		return
@@ -11700,7 +11733,7 @@ func (siw *ServerInterfaceWrapper) ListOrganizationBusinessUnits(c *gin.Context)
 
 	// ------------- Optional query parameter "fields[organizations]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[organizations]", c.Request.URL.Query(), &params.FieldsOrganizations, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[organizations]", query, &params.FieldsOrganizations, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[organizations]: %w", err), http.StatusBadRequest)
 		return
@@ -11708,7 +11741,7 @@ func (siw *ServerInterfaceWrapper) ListOrganizationBusinessUnits(c *gin.Context)
 
 	// ------------- Optional query parameter "fields[userroles]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[userroles]", c.Request.URL.Query(), &params.FieldsUserroles, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[userroles]", query, &params.FieldsUserroles, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[userroles]: %w", err), http.StatusBadRequest)
 		return
@@ -11716,7 +11749,7 @@ func (siw *ServerInterfaceWrapper) ListOrganizationBusinessUnits(c *gin.Context)
 
 	// ------------- Optional query parameter "fields[users]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[users]", c.Request.URL.Query(), &params.FieldsUsers, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[users]", query, &params.FieldsUsers, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[users]: %w", err), http.StatusBadRequest)
 		return
@@ -11724,7 +11757,7 @@ func (siw *ServerInterfaceWrapper) ListOrganizationBusinessUnits(c *gin.Context)
 
 	// ------------- Optional query parameter "meta" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", c.Request.URL.Query(), &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return
@@ -11763,6 +11796,7 @@ func (siw *ServerInterfaceWrapper) ListOrganizationBusinessUnits(c *gin.Context)
 
 // GetOrganizationBusinessUnitsRelationship operation middleware
 func (siw *ServerInterfaceWrapper) GetOrganizationBusinessUnitsRelationship(c *gin.Context) {
+	query := c.Request.URL.Query()
 
 	var err error
 	_ = err
@@ -11781,7 +11815,7 @@ func (siw *ServerInterfaceWrapper) GetOrganizationBusinessUnitsRelationship(c *g
 
 	// ------------- Optional query parameter "page[number]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[number]", c.Request.URL.Query(), &params.PageNumber, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[number]", query, &params.PageNumber, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[number]: %w", err), http.StatusBadRequest)
 		return
@@ -11789,7 +11823,7 @@ func (siw *ServerInterfaceWrapper) GetOrganizationBusinessUnitsRelationship(c *g
 
 	// ------------- Optional query parameter "page[size]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[size]", c.Request.URL.Query(), &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[size]", query, &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[size]: %w", err), http.StatusBadRequest)
 		return
@@ -11828,6 +11862,7 @@ func (siw *ServerInterfaceWrapper) GetOrganizationBusinessUnitsRelationship(c *g
 
 // GetOrganizationUsersRelationship operation middleware
 func (siw *ServerInterfaceWrapper) GetOrganizationUsersRelationship(c *gin.Context) {
+	query := c.Request.URL.Query()
 
 	var err error
 	_ = err
@@ -11846,7 +11881,7 @@ func (siw *ServerInterfaceWrapper) GetOrganizationUsersRelationship(c *gin.Conte
 
 	// ------------- Optional query parameter "page[number]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[number]", c.Request.URL.Query(), &params.PageNumber, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[number]", query, &params.PageNumber, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[number]: %w", err), http.StatusBadRequest)
 		return
@@ -11854,7 +11889,7 @@ func (siw *ServerInterfaceWrapper) GetOrganizationUsersRelationship(c *gin.Conte
 
 	// ------------- Optional query parameter "page[size]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[size]", c.Request.URL.Query(), &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[size]", query, &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[size]: %w", err), http.StatusBadRequest)
 		return
@@ -11893,6 +11928,7 @@ func (siw *ServerInterfaceWrapper) GetOrganizationUsersRelationship(c *gin.Conte
 
 // ListOrganizationUsers operation middleware
 func (siw *ServerInterfaceWrapper) ListOrganizationUsers(c *gin.Context) {
+	query := c.Request.URL.Query()
 
 	var err error
 	_ = err
@@ -11911,7 +11947,7 @@ func (siw *ServerInterfaceWrapper) ListOrganizationUsers(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[id]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[id]", c.Request.URL.Query(), &params.FilterId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[id]", query, &params.FilterId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[id]: %w", err), http.StatusBadRequest)
 		return
@@ -11919,7 +11955,7 @@ func (siw *ServerInterfaceWrapper) ListOrganizationUsers(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[username]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[username]", c.Request.URL.Query(), &params.FilterUsername, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[username]", query, &params.FilterUsername, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[username]: %w", err), http.StatusBadRequest)
 		return
@@ -11927,7 +11963,7 @@ func (siw *ServerInterfaceWrapper) ListOrganizationUsers(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[email]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[email]", c.Request.URL.Query(), &params.FilterEmail, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[email]", query, &params.FilterEmail, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[email]: %w", err), http.StatusBadRequest)
 		return
@@ -11935,7 +11971,7 @@ func (siw *ServerInterfaceWrapper) ListOrganizationUsers(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[lastName]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[lastName]", c.Request.URL.Query(), &params.FilterLastName, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[lastName]", query, &params.FilterLastName, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[lastName]: %w", err), http.StatusBadRequest)
 		return
@@ -11943,7 +11979,7 @@ func (siw *ServerInterfaceWrapper) ListOrganizationUsers(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[enabled]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[enabled]", c.Request.URL.Query(), &params.FilterEnabled, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[enabled]", query, &params.FilterEnabled, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[enabled]: %w", err), http.StatusBadRequest)
 		return
@@ -11951,7 +11987,7 @@ func (siw *ServerInterfaceWrapper) ListOrganizationUsers(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[externalId]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[externalId]", c.Request.URL.Query(), &params.FilterExternalId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[externalId]", query, &params.FilterExternalId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[externalId]: %w", err), http.StatusBadRequest)
 		return
@@ -11959,7 +11995,7 @@ func (siw *ServerInterfaceWrapper) ListOrganizationUsers(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[organization]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[organization]", c.Request.URL.Query(), &params.FilterOrganization, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[organization]", query, &params.FilterOrganization, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[organization]: %w", err), http.StatusBadRequest)
 		return
@@ -11967,7 +12003,7 @@ func (siw *ServerInterfaceWrapper) ListOrganizationUsers(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[owner]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[owner]", c.Request.URL.Query(), &params.FilterOwner, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[owner]", query, &params.FilterOwner, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[owner]: %w", err), http.StatusBadRequest)
 		return
@@ -11975,7 +12011,7 @@ func (siw *ServerInterfaceWrapper) ListOrganizationUsers(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[userRoles]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[userRoles]", c.Request.URL.Query(), &params.FilterUserRoles, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[userRoles]", query, &params.FilterUserRoles, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[userRoles]: %w", err), http.StatusBadRequest)
 		return
@@ -11983,7 +12019,7 @@ func (siw *ServerInterfaceWrapper) ListOrganizationUsers(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[createdAt]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[createdAt]", c.Request.URL.Query(), &params.FilterCreatedAt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[createdAt]", query, &params.FilterCreatedAt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[createdAt]: %w", err), http.StatusBadRequest)
 		return
@@ -11991,7 +12027,7 @@ func (siw *ServerInterfaceWrapper) ListOrganizationUsers(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[updatedAt]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[updatedAt]", c.Request.URL.Query(), &params.FilterUpdatedAt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[updatedAt]", query, &params.FilterUpdatedAt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[updatedAt]: %w", err), http.StatusBadRequest)
 		return
@@ -11999,7 +12035,7 @@ func (siw *ServerInterfaceWrapper) ListOrganizationUsers(c *gin.Context) {
 
 	// ------------- Optional query parameter "page[number]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[number]", c.Request.URL.Query(), &params.PageNumber, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[number]", query, &params.PageNumber, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[number]: %w", err), http.StatusBadRequest)
 		return
@@ -12007,7 +12043,7 @@ func (siw *ServerInterfaceWrapper) ListOrganizationUsers(c *gin.Context) {
 
 	// ------------- Optional query parameter "page[size]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[size]", c.Request.URL.Query(), &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[size]", query, &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[size]: %w", err), http.StatusBadRequest)
 		return
@@ -12015,7 +12051,7 @@ func (siw *ServerInterfaceWrapper) ListOrganizationUsers(c *gin.Context) {
 
 	// ------------- Optional query parameter "sort" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "sort", c.Request.URL.Query(), &params.Sort, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "sort", query, &params.Sort, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter sort: %w", err), http.StatusBadRequest)
 		return
@@ -12023,7 +12059,7 @@ func (siw *ServerInterfaceWrapper) ListOrganizationUsers(c *gin.Context) {
 
 	// ------------- Optional query parameter "include" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", c.Request.URL.Query(), &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", query, &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter include: %w", err), http.StatusBadRequest)
 		return
@@ -12031,7 +12067,7 @@ func (siw *ServerInterfaceWrapper) ListOrganizationUsers(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[accounts]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[accounts]", c.Request.URL.Query(), &params.FieldsAccounts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[accounts]", query, &params.FieldsAccounts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[accounts]: %w", err), http.StatusBadRequest)
 		return
@@ -12039,7 +12075,7 @@ func (siw *ServerInterfaceWrapper) ListOrganizationUsers(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[businessunits]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[businessunits]", c.Request.URL.Query(), &params.FieldsBusinessunits, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[businessunits]", query, &params.FieldsBusinessunits, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[businessunits]: %w", err), http.StatusBadRequest)
 		return
@@ -12047,7 +12083,7 @@ func (siw *ServerInterfaceWrapper) ListOrganizationUsers(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[contacts]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[contacts]", c.Request.URL.Query(), &params.FieldsContacts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[contacts]", query, &params.FieldsContacts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[contacts]: %w", err), http.StatusBadRequest)
 		return
@@ -12055,7 +12091,7 @@ func (siw *ServerInterfaceWrapper) ListOrganizationUsers(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[organizations]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[organizations]", c.Request.URL.Query(), &params.FieldsOrganizations, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[organizations]", query, &params.FieldsOrganizations, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[organizations]: %w", err), http.StatusBadRequest)
 		return
@@ -12063,7 +12099,7 @@ func (siw *ServerInterfaceWrapper) ListOrganizationUsers(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[userroles]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[userroles]", c.Request.URL.Query(), &params.FieldsUserroles, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[userroles]", query, &params.FieldsUserroles, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[userroles]: %w", err), http.StatusBadRequest)
 		return
@@ -12071,7 +12107,7 @@ func (siw *ServerInterfaceWrapper) ListOrganizationUsers(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[users]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[users]", c.Request.URL.Query(), &params.FieldsUsers, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[users]", query, &params.FieldsUsers, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[users]: %w", err), http.StatusBadRequest)
 		return
@@ -12079,7 +12115,7 @@ func (siw *ServerInterfaceWrapper) ListOrganizationUsers(c *gin.Context) {
 
 	// ------------- Optional query parameter "meta" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", c.Request.URL.Query(), &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return
@@ -12118,6 +12154,7 @@ func (siw *ServerInterfaceWrapper) ListOrganizationUsers(c *gin.Context) {
 
 // ListRegions operation middleware
 func (siw *ServerInterfaceWrapper) ListRegions(c *gin.Context) {
+	query := c.Request.URL.Query()
 
 	var err error
 	_ = err
@@ -12127,7 +12164,7 @@ func (siw *ServerInterfaceWrapper) ListRegions(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[id]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[id]", c.Request.URL.Query(), &params.FilterId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[id]", query, &params.FilterId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[id]: %w", err), http.StatusBadRequest)
 		return
@@ -12135,7 +12172,7 @@ func (siw *ServerInterfaceWrapper) ListRegions(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[country]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[country]", c.Request.URL.Query(), &params.FilterCountry, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[country]", query, &params.FilterCountry, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[country]: %w", err), http.StatusBadRequest)
 		return
@@ -12143,7 +12180,7 @@ func (siw *ServerInterfaceWrapper) ListRegions(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[code]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[code]", c.Request.URL.Query(), &params.FilterCode, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[code]", query, &params.FilterCode, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[code]: %w", err), http.StatusBadRequest)
 		return
@@ -12151,7 +12188,7 @@ func (siw *ServerInterfaceWrapper) ListRegions(c *gin.Context) {
 
 	// ------------- Optional query parameter "page[number]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[number]", c.Request.URL.Query(), &params.PageNumber, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[number]", query, &params.PageNumber, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[number]: %w", err), http.StatusBadRequest)
 		return
@@ -12159,7 +12196,7 @@ func (siw *ServerInterfaceWrapper) ListRegions(c *gin.Context) {
 
 	// ------------- Optional query parameter "page[size]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[size]", c.Request.URL.Query(), &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[size]", query, &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[size]: %w", err), http.StatusBadRequest)
 		return
@@ -12167,7 +12204,7 @@ func (siw *ServerInterfaceWrapper) ListRegions(c *gin.Context) {
 
 	// ------------- Optional query parameter "sort" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "sort", c.Request.URL.Query(), &params.Sort, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "sort", query, &params.Sort, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter sort: %w", err), http.StatusBadRequest)
 		return
@@ -12175,7 +12212,7 @@ func (siw *ServerInterfaceWrapper) ListRegions(c *gin.Context) {
 
 	// ------------- Optional query parameter "include" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", c.Request.URL.Query(), &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", query, &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter include: %w", err), http.StatusBadRequest)
 		return
@@ -12183,7 +12220,7 @@ func (siw *ServerInterfaceWrapper) ListRegions(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[countries]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[countries]", c.Request.URL.Query(), &params.FieldsCountries, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[countries]", query, &params.FieldsCountries, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[countries]: %w", err), http.StatusBadRequest)
 		return
@@ -12191,7 +12228,7 @@ func (siw *ServerInterfaceWrapper) ListRegions(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[regions]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[regions]", c.Request.URL.Query(), &params.FieldsRegions, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[regions]", query, &params.FieldsRegions, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[regions]: %w", err), http.StatusBadRequest)
 		return
@@ -12199,7 +12236,7 @@ func (siw *ServerInterfaceWrapper) ListRegions(c *gin.Context) {
 
 	// ------------- Optional query parameter "meta" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", c.Request.URL.Query(), &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return
@@ -12238,6 +12275,7 @@ func (siw *ServerInterfaceWrapper) ListRegions(c *gin.Context) {
 
 // GetRegion operation middleware
 func (siw *ServerInterfaceWrapper) GetRegion(c *gin.Context) {
+	query := c.Request.URL.Query()
 
 	var err error
 	_ = err
@@ -12256,7 +12294,7 @@ func (siw *ServerInterfaceWrapper) GetRegion(c *gin.Context) {
 
 	// ------------- Optional query parameter "include" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", c.Request.URL.Query(), &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", query, &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter include: %w", err), http.StatusBadRequest)
 		return
@@ -12264,7 +12302,7 @@ func (siw *ServerInterfaceWrapper) GetRegion(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[countries]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[countries]", c.Request.URL.Query(), &params.FieldsCountries, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[countries]", query, &params.FieldsCountries, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[countries]: %w", err), http.StatusBadRequest)
 		return
@@ -12272,7 +12310,7 @@ func (siw *ServerInterfaceWrapper) GetRegion(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[regions]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[regions]", c.Request.URL.Query(), &params.FieldsRegions, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[regions]", query, &params.FieldsRegions, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[regions]: %w", err), http.StatusBadRequest)
 		return
@@ -12280,7 +12318,7 @@ func (siw *ServerInterfaceWrapper) GetRegion(c *gin.Context) {
 
 	// ------------- Optional query parameter "meta" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", c.Request.URL.Query(), &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return
@@ -12319,6 +12357,7 @@ func (siw *ServerInterfaceWrapper) GetRegion(c *gin.Context) {
 
 // GetRegionCountry operation middleware
 func (siw *ServerInterfaceWrapper) GetRegionCountry(c *gin.Context) {
+	query := c.Request.URL.Query()
 
 	var err error
 	_ = err
@@ -12337,7 +12376,7 @@ func (siw *ServerInterfaceWrapper) GetRegionCountry(c *gin.Context) {
 
 	// ------------- Optional query parameter "include" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", c.Request.URL.Query(), &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", query, &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter include: %w", err), http.StatusBadRequest)
 		return
@@ -12345,7 +12384,7 @@ func (siw *ServerInterfaceWrapper) GetRegionCountry(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[countries]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[countries]", c.Request.URL.Query(), &params.FieldsCountries, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[countries]", query, &params.FieldsCountries, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[countries]: %w", err), http.StatusBadRequest)
 		return
@@ -12353,7 +12392,7 @@ func (siw *ServerInterfaceWrapper) GetRegionCountry(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[regions]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[regions]", c.Request.URL.Query(), &params.FieldsRegions, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[regions]", query, &params.FieldsRegions, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[regions]: %w", err), http.StatusBadRequest)
 		return
@@ -12361,7 +12400,7 @@ func (siw *ServerInterfaceWrapper) GetRegionCountry(c *gin.Context) {
 
 	// ------------- Optional query parameter "meta" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", c.Request.URL.Query(), &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return
@@ -12449,6 +12488,7 @@ func (siw *ServerInterfaceWrapper) GetRegionCountryRelationship(c *gin.Context) 
 
 // DeleteTaxJurisdictions operation middleware
 func (siw *ServerInterfaceWrapper) DeleteTaxJurisdictions(c *gin.Context) {
+	query := c.Request.URL.Query()
 
 	var err error
 	_ = err
@@ -12458,7 +12498,7 @@ func (siw *ServerInterfaceWrapper) DeleteTaxJurisdictions(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[id]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[id]", c.Request.URL.Query(), &params.FilterId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[id]", query, &params.FilterId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[id]: %w", err), http.StatusBadRequest)
 		return
@@ -12466,7 +12506,7 @@ func (siw *ServerInterfaceWrapper) DeleteTaxJurisdictions(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[code]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[code]", c.Request.URL.Query(), &params.FilterCode, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[code]", query, &params.FilterCode, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[code]: %w", err), http.StatusBadRequest)
 		return
@@ -12474,7 +12514,7 @@ func (siw *ServerInterfaceWrapper) DeleteTaxJurisdictions(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[country]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[country]", c.Request.URL.Query(), &params.FilterCountry, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[country]", query, &params.FilterCountry, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[country]: %w", err), http.StatusBadRequest)
 		return
@@ -12482,7 +12522,7 @@ func (siw *ServerInterfaceWrapper) DeleteTaxJurisdictions(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[region]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[region]", c.Request.URL.Query(), &params.FilterRegion, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[region]", query, &params.FilterRegion, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[region]: %w", err), http.StatusBadRequest)
 		return
@@ -12490,7 +12530,7 @@ func (siw *ServerInterfaceWrapper) DeleteTaxJurisdictions(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[createdAt]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[createdAt]", c.Request.URL.Query(), &params.FilterCreatedAt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[createdAt]", query, &params.FilterCreatedAt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[createdAt]: %w", err), http.StatusBadRequest)
 		return
@@ -12498,7 +12538,7 @@ func (siw *ServerInterfaceWrapper) DeleteTaxJurisdictions(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[updatedAt]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[updatedAt]", c.Request.URL.Query(), &params.FilterUpdatedAt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[updatedAt]", query, &params.FilterUpdatedAt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[updatedAt]: %w", err), http.StatusBadRequest)
 		return
@@ -12537,6 +12577,7 @@ func (siw *ServerInterfaceWrapper) DeleteTaxJurisdictions(c *gin.Context) {
 
 // ListTaxJurisdictions operation middleware
 func (siw *ServerInterfaceWrapper) ListTaxJurisdictions(c *gin.Context) {
+	query := c.Request.URL.Query()
 
 	var err error
 	_ = err
@@ -12546,7 +12587,7 @@ func (siw *ServerInterfaceWrapper) ListTaxJurisdictions(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[id]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[id]", c.Request.URL.Query(), &params.FilterId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[id]", query, &params.FilterId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[id]: %w", err), http.StatusBadRequest)
 		return
@@ -12554,7 +12595,7 @@ func (siw *ServerInterfaceWrapper) ListTaxJurisdictions(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[code]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[code]", c.Request.URL.Query(), &params.FilterCode, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[code]", query, &params.FilterCode, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[code]: %w", err), http.StatusBadRequest)
 		return
@@ -12562,7 +12603,7 @@ func (siw *ServerInterfaceWrapper) ListTaxJurisdictions(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[country]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[country]", c.Request.URL.Query(), &params.FilterCountry, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[country]", query, &params.FilterCountry, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[country]: %w", err), http.StatusBadRequest)
 		return
@@ -12570,7 +12611,7 @@ func (siw *ServerInterfaceWrapper) ListTaxJurisdictions(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[region]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[region]", c.Request.URL.Query(), &params.FilterRegion, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[region]", query, &params.FilterRegion, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[region]: %w", err), http.StatusBadRequest)
 		return
@@ -12578,7 +12619,7 @@ func (siw *ServerInterfaceWrapper) ListTaxJurisdictions(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[createdAt]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[createdAt]", c.Request.URL.Query(), &params.FilterCreatedAt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[createdAt]", query, &params.FilterCreatedAt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[createdAt]: %w", err), http.StatusBadRequest)
 		return
@@ -12586,7 +12627,7 @@ func (siw *ServerInterfaceWrapper) ListTaxJurisdictions(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[updatedAt]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[updatedAt]", c.Request.URL.Query(), &params.FilterUpdatedAt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[updatedAt]", query, &params.FilterUpdatedAt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[updatedAt]: %w", err), http.StatusBadRequest)
 		return
@@ -12594,7 +12635,7 @@ func (siw *ServerInterfaceWrapper) ListTaxJurisdictions(c *gin.Context) {
 
 	// ------------- Optional query parameter "page[number]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[number]", c.Request.URL.Query(), &params.PageNumber, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[number]", query, &params.PageNumber, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[number]: %w", err), http.StatusBadRequest)
 		return
@@ -12602,7 +12643,7 @@ func (siw *ServerInterfaceWrapper) ListTaxJurisdictions(c *gin.Context) {
 
 	// ------------- Optional query parameter "page[size]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[size]", c.Request.URL.Query(), &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[size]", query, &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[size]: %w", err), http.StatusBadRequest)
 		return
@@ -12610,7 +12651,7 @@ func (siw *ServerInterfaceWrapper) ListTaxJurisdictions(c *gin.Context) {
 
 	// ------------- Optional query parameter "sort" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "sort", c.Request.URL.Query(), &params.Sort, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "sort", query, &params.Sort, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter sort: %w", err), http.StatusBadRequest)
 		return
@@ -12618,7 +12659,7 @@ func (siw *ServerInterfaceWrapper) ListTaxJurisdictions(c *gin.Context) {
 
 	// ------------- Optional query parameter "include" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", c.Request.URL.Query(), &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", query, &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter include: %w", err), http.StatusBadRequest)
 		return
@@ -12626,7 +12667,7 @@ func (siw *ServerInterfaceWrapper) ListTaxJurisdictions(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[taxjurisdictions]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[taxjurisdictions]", c.Request.URL.Query(), &params.FieldsTaxjurisdictions, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[taxjurisdictions]", query, &params.FieldsTaxjurisdictions, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[taxjurisdictions]: %w", err), http.StatusBadRequest)
 		return
@@ -12634,7 +12675,7 @@ func (siw *ServerInterfaceWrapper) ListTaxJurisdictions(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[countries]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[countries]", c.Request.URL.Query(), &params.FieldsCountries, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[countries]", query, &params.FieldsCountries, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[countries]: %w", err), http.StatusBadRequest)
 		return
@@ -12642,7 +12683,7 @@ func (siw *ServerInterfaceWrapper) ListTaxJurisdictions(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[regions]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[regions]", c.Request.URL.Query(), &params.FieldsRegions, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[regions]", query, &params.FieldsRegions, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[regions]: %w", err), http.StatusBadRequest)
 		return
@@ -12650,7 +12691,7 @@ func (siw *ServerInterfaceWrapper) ListTaxJurisdictions(c *gin.Context) {
 
 	// ------------- Optional query parameter "meta" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", c.Request.URL.Query(), &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return
@@ -12727,6 +12768,7 @@ func (siw *ServerInterfaceWrapper) DeleteTaxJurisdiction(c *gin.Context) {
 
 // GetTaxJurisdiction operation middleware
 func (siw *ServerInterfaceWrapper) GetTaxJurisdiction(c *gin.Context) {
+	query := c.Request.URL.Query()
 
 	var err error
 	_ = err
@@ -12745,7 +12787,7 @@ func (siw *ServerInterfaceWrapper) GetTaxJurisdiction(c *gin.Context) {
 
 	// ------------- Optional query parameter "include" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", c.Request.URL.Query(), &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", query, &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter include: %w", err), http.StatusBadRequest)
 		return
@@ -12753,7 +12795,7 @@ func (siw *ServerInterfaceWrapper) GetTaxJurisdiction(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[taxjurisdictions]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[taxjurisdictions]", c.Request.URL.Query(), &params.FieldsTaxjurisdictions, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[taxjurisdictions]", query, &params.FieldsTaxjurisdictions, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[taxjurisdictions]: %w", err), http.StatusBadRequest)
 		return
@@ -12761,7 +12803,7 @@ func (siw *ServerInterfaceWrapper) GetTaxJurisdiction(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[countries]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[countries]", c.Request.URL.Query(), &params.FieldsCountries, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[countries]", query, &params.FieldsCountries, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[countries]: %w", err), http.StatusBadRequest)
 		return
@@ -12769,7 +12811,7 @@ func (siw *ServerInterfaceWrapper) GetTaxJurisdiction(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[regions]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[regions]", c.Request.URL.Query(), &params.FieldsRegions, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[regions]", query, &params.FieldsRegions, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[regions]: %w", err), http.StatusBadRequest)
 		return
@@ -12777,7 +12819,7 @@ func (siw *ServerInterfaceWrapper) GetTaxJurisdiction(c *gin.Context) {
 
 	// ------------- Optional query parameter "meta" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", c.Request.URL.Query(), &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return
@@ -12841,6 +12883,7 @@ func (siw *ServerInterfaceWrapper) UpdateTaxJurisdiction(c *gin.Context) {
 
 // GetTaxJurisdictionCountry operation middleware
 func (siw *ServerInterfaceWrapper) GetTaxJurisdictionCountry(c *gin.Context) {
+	query := c.Request.URL.Query()
 
 	var err error
 	_ = err
@@ -12859,7 +12902,7 @@ func (siw *ServerInterfaceWrapper) GetTaxJurisdictionCountry(c *gin.Context) {
 
 	// ------------- Optional query parameter "include" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", c.Request.URL.Query(), &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", query, &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter include: %w", err), http.StatusBadRequest)
 		return
@@ -12867,7 +12910,7 @@ func (siw *ServerInterfaceWrapper) GetTaxJurisdictionCountry(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[countries]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[countries]", c.Request.URL.Query(), &params.FieldsCountries, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[countries]", query, &params.FieldsCountries, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[countries]: %w", err), http.StatusBadRequest)
 		return
@@ -12875,7 +12918,7 @@ func (siw *ServerInterfaceWrapper) GetTaxJurisdictionCountry(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[regions]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[regions]", c.Request.URL.Query(), &params.FieldsRegions, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[regions]", query, &params.FieldsRegions, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[regions]: %w", err), http.StatusBadRequest)
 		return
@@ -12883,7 +12926,7 @@ func (siw *ServerInterfaceWrapper) GetTaxJurisdictionCountry(c *gin.Context) {
 
 	// ------------- Optional query parameter "meta" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", c.Request.URL.Query(), &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return
@@ -12922,6 +12965,7 @@ func (siw *ServerInterfaceWrapper) GetTaxJurisdictionCountry(c *gin.Context) {
 
 // GetTaxJurisdictionRegion operation middleware
 func (siw *ServerInterfaceWrapper) GetTaxJurisdictionRegion(c *gin.Context) {
+	query := c.Request.URL.Query()
 
 	var err error
 	_ = err
@@ -12940,7 +12984,7 @@ func (siw *ServerInterfaceWrapper) GetTaxJurisdictionRegion(c *gin.Context) {
 
 	// ------------- Optional query parameter "include" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", c.Request.URL.Query(), &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", query, &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter include: %w", err), http.StatusBadRequest)
 		return
@@ -12948,7 +12992,7 @@ func (siw *ServerInterfaceWrapper) GetTaxJurisdictionRegion(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[countries]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[countries]", c.Request.URL.Query(), &params.FieldsCountries, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[countries]", query, &params.FieldsCountries, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[countries]: %w", err), http.StatusBadRequest)
 		return
@@ -12956,7 +13000,7 @@ func (siw *ServerInterfaceWrapper) GetTaxJurisdictionRegion(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[regions]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[regions]", c.Request.URL.Query(), &params.FieldsRegions, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[regions]", query, &params.FieldsRegions, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[regions]: %w", err), http.StatusBadRequest)
 		return
@@ -12964,7 +13008,7 @@ func (siw *ServerInterfaceWrapper) GetTaxJurisdictionRegion(c *gin.Context) {
 
 	// ------------- Optional query parameter "meta" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", c.Request.URL.Query(), &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return
@@ -13151,6 +13195,7 @@ func (siw *ServerInterfaceWrapper) UpdateTaxJurisdictionRegionRelationship(c *gi
 
 // ListUserRoles operation middleware
 func (siw *ServerInterfaceWrapper) ListUserRoles(c *gin.Context) {
+	query := c.Request.URL.Query()
 
 	var err error
 	_ = err
@@ -13160,7 +13205,7 @@ func (siw *ServerInterfaceWrapper) ListUserRoles(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[id]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[id]", c.Request.URL.Query(), &params.FilterId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[id]", query, &params.FilterId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[id]: %w", err), http.StatusBadRequest)
 		return
@@ -13168,7 +13213,7 @@ func (siw *ServerInterfaceWrapper) ListUserRoles(c *gin.Context) {
 
 	// ------------- Optional query parameter "page[number]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[number]", c.Request.URL.Query(), &params.PageNumber, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[number]", query, &params.PageNumber, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[number]: %w", err), http.StatusBadRequest)
 		return
@@ -13176,7 +13221,7 @@ func (siw *ServerInterfaceWrapper) ListUserRoles(c *gin.Context) {
 
 	// ------------- Optional query parameter "page[size]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[size]", c.Request.URL.Query(), &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[size]", query, &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[size]: %w", err), http.StatusBadRequest)
 		return
@@ -13184,7 +13229,7 @@ func (siw *ServerInterfaceWrapper) ListUserRoles(c *gin.Context) {
 
 	// ------------- Optional query parameter "sort" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "sort", c.Request.URL.Query(), &params.Sort, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "sort", query, &params.Sort, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter sort: %w", err), http.StatusBadRequest)
 		return
@@ -13192,7 +13237,7 @@ func (siw *ServerInterfaceWrapper) ListUserRoles(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[userroles]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[userroles]", c.Request.URL.Query(), &params.FieldsUserroles, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[userroles]", query, &params.FieldsUserroles, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[userroles]: %w", err), http.StatusBadRequest)
 		return
@@ -13200,7 +13245,7 @@ func (siw *ServerInterfaceWrapper) ListUserRoles(c *gin.Context) {
 
 	// ------------- Optional query parameter "meta" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", c.Request.URL.Query(), &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return
@@ -13239,6 +13284,7 @@ func (siw *ServerInterfaceWrapper) ListUserRoles(c *gin.Context) {
 
 // GetUserRole operation middleware
 func (siw *ServerInterfaceWrapper) GetUserRole(c *gin.Context) {
+	query := c.Request.URL.Query()
 
 	var err error
 	_ = err
@@ -13257,7 +13303,7 @@ func (siw *ServerInterfaceWrapper) GetUserRole(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[userroles]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[userroles]", c.Request.URL.Query(), &params.FieldsUserroles, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[userroles]", query, &params.FieldsUserroles, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[userroles]: %w", err), http.StatusBadRequest)
 		return
@@ -13265,7 +13311,7 @@ func (siw *ServerInterfaceWrapper) GetUserRole(c *gin.Context) {
 
 	// ------------- Optional query parameter "meta" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", c.Request.URL.Query(), &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return
@@ -13304,6 +13350,7 @@ func (siw *ServerInterfaceWrapper) GetUserRole(c *gin.Context) {
 
 // DeleteUsers operation middleware
 func (siw *ServerInterfaceWrapper) DeleteUsers(c *gin.Context) {
+	query := c.Request.URL.Query()
 
 	var err error
 	_ = err
@@ -13313,7 +13360,7 @@ func (siw *ServerInterfaceWrapper) DeleteUsers(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[id]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[id]", c.Request.URL.Query(), &params.FilterId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[id]", query, &params.FilterId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[id]: %w", err), http.StatusBadRequest)
 		return
@@ -13321,7 +13368,7 @@ func (siw *ServerInterfaceWrapper) DeleteUsers(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[username]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[username]", c.Request.URL.Query(), &params.FilterUsername, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[username]", query, &params.FilterUsername, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[username]: %w", err), http.StatusBadRequest)
 		return
@@ -13329,7 +13376,7 @@ func (siw *ServerInterfaceWrapper) DeleteUsers(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[email]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[email]", c.Request.URL.Query(), &params.FilterEmail, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[email]", query, &params.FilterEmail, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[email]: %w", err), http.StatusBadRequest)
 		return
@@ -13337,7 +13384,7 @@ func (siw *ServerInterfaceWrapper) DeleteUsers(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[lastName]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[lastName]", c.Request.URL.Query(), &params.FilterLastName, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[lastName]", query, &params.FilterLastName, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[lastName]: %w", err), http.StatusBadRequest)
 		return
@@ -13345,7 +13392,7 @@ func (siw *ServerInterfaceWrapper) DeleteUsers(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[enabled]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[enabled]", c.Request.URL.Query(), &params.FilterEnabled, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[enabled]", query, &params.FilterEnabled, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[enabled]: %w", err), http.StatusBadRequest)
 		return
@@ -13353,7 +13400,7 @@ func (siw *ServerInterfaceWrapper) DeleteUsers(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[externalId]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[externalId]", c.Request.URL.Query(), &params.FilterExternalId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[externalId]", query, &params.FilterExternalId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[externalId]: %w", err), http.StatusBadRequest)
 		return
@@ -13361,7 +13408,7 @@ func (siw *ServerInterfaceWrapper) DeleteUsers(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[organization]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[organization]", c.Request.URL.Query(), &params.FilterOrganization, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[organization]", query, &params.FilterOrganization, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[organization]: %w", err), http.StatusBadRequest)
 		return
@@ -13369,7 +13416,7 @@ func (siw *ServerInterfaceWrapper) DeleteUsers(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[owner]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[owner]", c.Request.URL.Query(), &params.FilterOwner, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[owner]", query, &params.FilterOwner, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[owner]: %w", err), http.StatusBadRequest)
 		return
@@ -13377,7 +13424,7 @@ func (siw *ServerInterfaceWrapper) DeleteUsers(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[userRoles]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[userRoles]", c.Request.URL.Query(), &params.FilterUserRoles, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[userRoles]", query, &params.FilterUserRoles, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[userRoles]: %w", err), http.StatusBadRequest)
 		return
@@ -13385,7 +13432,7 @@ func (siw *ServerInterfaceWrapper) DeleteUsers(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[createdAt]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[createdAt]", c.Request.URL.Query(), &params.FilterCreatedAt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[createdAt]", query, &params.FilterCreatedAt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[createdAt]: %w", err), http.StatusBadRequest)
 		return
@@ -13393,7 +13440,7 @@ func (siw *ServerInterfaceWrapper) DeleteUsers(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[updatedAt]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[updatedAt]", c.Request.URL.Query(), &params.FilterUpdatedAt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[updatedAt]", query, &params.FilterUpdatedAt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[updatedAt]: %w", err), http.StatusBadRequest)
 		return
@@ -13432,6 +13479,7 @@ func (siw *ServerInterfaceWrapper) DeleteUsers(c *gin.Context) {
 
 // ListUsers operation middleware
 func (siw *ServerInterfaceWrapper) ListUsers(c *gin.Context) {
+	query := c.Request.URL.Query()
 
 	var err error
 	_ = err
@@ -13441,7 +13489,7 @@ func (siw *ServerInterfaceWrapper) ListUsers(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[id]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[id]", c.Request.URL.Query(), &params.FilterId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[id]", query, &params.FilterId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[id]: %w", err), http.StatusBadRequest)
 		return
@@ -13449,7 +13497,7 @@ func (siw *ServerInterfaceWrapper) ListUsers(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[username]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[username]", c.Request.URL.Query(), &params.FilterUsername, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[username]", query, &params.FilterUsername, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[username]: %w", err), http.StatusBadRequest)
 		return
@@ -13457,7 +13505,7 @@ func (siw *ServerInterfaceWrapper) ListUsers(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[email]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[email]", c.Request.URL.Query(), &params.FilterEmail, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[email]", query, &params.FilterEmail, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[email]: %w", err), http.StatusBadRequest)
 		return
@@ -13465,7 +13513,7 @@ func (siw *ServerInterfaceWrapper) ListUsers(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[lastName]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[lastName]", c.Request.URL.Query(), &params.FilterLastName, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[lastName]", query, &params.FilterLastName, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[lastName]: %w", err), http.StatusBadRequest)
 		return
@@ -13473,7 +13521,7 @@ func (siw *ServerInterfaceWrapper) ListUsers(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[enabled]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[enabled]", c.Request.URL.Query(), &params.FilterEnabled, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[enabled]", query, &params.FilterEnabled, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[enabled]: %w", err), http.StatusBadRequest)
 		return
@@ -13481,7 +13529,7 @@ func (siw *ServerInterfaceWrapper) ListUsers(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[externalId]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[externalId]", c.Request.URL.Query(), &params.FilterExternalId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[externalId]", query, &params.FilterExternalId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[externalId]: %w", err), http.StatusBadRequest)
 		return
@@ -13489,7 +13537,7 @@ func (siw *ServerInterfaceWrapper) ListUsers(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[organization]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[organization]", c.Request.URL.Query(), &params.FilterOrganization, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[organization]", query, &params.FilterOrganization, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[organization]: %w", err), http.StatusBadRequest)
 		return
@@ -13497,7 +13545,7 @@ func (siw *ServerInterfaceWrapper) ListUsers(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[owner]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[owner]", c.Request.URL.Query(), &params.FilterOwner, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[owner]", query, &params.FilterOwner, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[owner]: %w", err), http.StatusBadRequest)
 		return
@@ -13505,7 +13553,7 @@ func (siw *ServerInterfaceWrapper) ListUsers(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[userRoles]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[userRoles]", c.Request.URL.Query(), &params.FilterUserRoles, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[userRoles]", query, &params.FilterUserRoles, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[userRoles]: %w", err), http.StatusBadRequest)
 		return
@@ -13513,7 +13561,7 @@ func (siw *ServerInterfaceWrapper) ListUsers(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[createdAt]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[createdAt]", c.Request.URL.Query(), &params.FilterCreatedAt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[createdAt]", query, &params.FilterCreatedAt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[createdAt]: %w", err), http.StatusBadRequest)
 		return
@@ -13521,7 +13569,7 @@ func (siw *ServerInterfaceWrapper) ListUsers(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[updatedAt]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[updatedAt]", c.Request.URL.Query(), &params.FilterUpdatedAt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[updatedAt]", query, &params.FilterUpdatedAt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[updatedAt]: %w", err), http.StatusBadRequest)
 		return
@@ -13529,7 +13577,7 @@ func (siw *ServerInterfaceWrapper) ListUsers(c *gin.Context) {
 
 	// ------------- Optional query parameter "page[number]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[number]", c.Request.URL.Query(), &params.PageNumber, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[number]", query, &params.PageNumber, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[number]: %w", err), http.StatusBadRequest)
 		return
@@ -13537,7 +13585,7 @@ func (siw *ServerInterfaceWrapper) ListUsers(c *gin.Context) {
 
 	// ------------- Optional query parameter "page[size]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[size]", c.Request.URL.Query(), &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[size]", query, &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[size]: %w", err), http.StatusBadRequest)
 		return
@@ -13545,7 +13593,7 @@ func (siw *ServerInterfaceWrapper) ListUsers(c *gin.Context) {
 
 	// ------------- Optional query parameter "sort" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "sort", c.Request.URL.Query(), &params.Sort, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "sort", query, &params.Sort, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter sort: %w", err), http.StatusBadRequest)
 		return
@@ -13553,7 +13601,7 @@ func (siw *ServerInterfaceWrapper) ListUsers(c *gin.Context) {
 
 	// ------------- Optional query parameter "include" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", c.Request.URL.Query(), &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", query, &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter include: %w", err), http.StatusBadRequest)
 		return
@@ -13561,7 +13609,7 @@ func (siw *ServerInterfaceWrapper) ListUsers(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[accounts]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[accounts]", c.Request.URL.Query(), &params.FieldsAccounts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[accounts]", query, &params.FieldsAccounts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[accounts]: %w", err), http.StatusBadRequest)
 		return
@@ -13569,7 +13617,7 @@ func (siw *ServerInterfaceWrapper) ListUsers(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[businessunits]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[businessunits]", c.Request.URL.Query(), &params.FieldsBusinessunits, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[businessunits]", query, &params.FieldsBusinessunits, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[businessunits]: %w", err), http.StatusBadRequest)
 		return
@@ -13577,7 +13625,7 @@ func (siw *ServerInterfaceWrapper) ListUsers(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[contacts]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[contacts]", c.Request.URL.Query(), &params.FieldsContacts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[contacts]", query, &params.FieldsContacts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[contacts]: %w", err), http.StatusBadRequest)
 		return
@@ -13585,7 +13633,7 @@ func (siw *ServerInterfaceWrapper) ListUsers(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[organizations]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[organizations]", c.Request.URL.Query(), &params.FieldsOrganizations, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[organizations]", query, &params.FieldsOrganizations, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[organizations]: %w", err), http.StatusBadRequest)
 		return
@@ -13593,7 +13641,7 @@ func (siw *ServerInterfaceWrapper) ListUsers(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[userroles]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[userroles]", c.Request.URL.Query(), &params.FieldsUserroles, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[userroles]", query, &params.FieldsUserroles, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[userroles]: %w", err), http.StatusBadRequest)
 		return
@@ -13601,7 +13649,7 @@ func (siw *ServerInterfaceWrapper) ListUsers(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[users]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[users]", c.Request.URL.Query(), &params.FieldsUsers, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[users]", query, &params.FieldsUsers, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[users]: %w", err), http.StatusBadRequest)
 		return
@@ -13609,7 +13657,7 @@ func (siw *ServerInterfaceWrapper) ListUsers(c *gin.Context) {
 
 	// ------------- Optional query parameter "meta" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", c.Request.URL.Query(), &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return
@@ -13686,6 +13734,7 @@ func (siw *ServerInterfaceWrapper) DeleteUser(c *gin.Context) {
 
 // GetUser operation middleware
 func (siw *ServerInterfaceWrapper) GetUser(c *gin.Context) {
+	query := c.Request.URL.Query()
 
 	var err error
 	_ = err
@@ -13704,7 +13753,7 @@ func (siw *ServerInterfaceWrapper) GetUser(c *gin.Context) {
 
 	// ------------- Optional query parameter "include" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", c.Request.URL.Query(), &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", query, &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter include: %w", err), http.StatusBadRequest)
 		return
@@ -13712,7 +13761,7 @@ func (siw *ServerInterfaceWrapper) GetUser(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[accounts]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[accounts]", c.Request.URL.Query(), &params.FieldsAccounts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[accounts]", query, &params.FieldsAccounts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[accounts]: %w", err), http.StatusBadRequest)
 		return
@@ -13720,7 +13769,7 @@ func (siw *ServerInterfaceWrapper) GetUser(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[businessunits]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[businessunits]", c.Request.URL.Query(), &params.FieldsBusinessunits, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[businessunits]", query, &params.FieldsBusinessunits, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[businessunits]: %w", err), http.StatusBadRequest)
 		return
@@ -13728,7 +13777,7 @@ func (siw *ServerInterfaceWrapper) GetUser(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[contacts]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[contacts]", c.Request.URL.Query(), &params.FieldsContacts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[contacts]", query, &params.FieldsContacts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[contacts]: %w", err), http.StatusBadRequest)
 		return
@@ -13736,7 +13785,7 @@ func (siw *ServerInterfaceWrapper) GetUser(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[organizations]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[organizations]", c.Request.URL.Query(), &params.FieldsOrganizations, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[organizations]", query, &params.FieldsOrganizations, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[organizations]: %w", err), http.StatusBadRequest)
 		return
@@ -13744,7 +13793,7 @@ func (siw *ServerInterfaceWrapper) GetUser(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[userroles]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[userroles]", c.Request.URL.Query(), &params.FieldsUserroles, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[userroles]", query, &params.FieldsUserroles, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[userroles]: %w", err), http.StatusBadRequest)
 		return
@@ -13752,7 +13801,7 @@ func (siw *ServerInterfaceWrapper) GetUser(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[users]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[users]", c.Request.URL.Query(), &params.FieldsUsers, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[users]", query, &params.FieldsUsers, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[users]: %w", err), http.StatusBadRequest)
 		return
@@ -13760,7 +13809,7 @@ func (siw *ServerInterfaceWrapper) GetUser(c *gin.Context) {
 
 	// ------------- Optional query parameter "meta" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", c.Request.URL.Query(), &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return
@@ -13824,6 +13873,7 @@ func (siw *ServerInterfaceWrapper) UpdateUser(c *gin.Context) {
 
 // GetUserOrganization operation middleware
 func (siw *ServerInterfaceWrapper) GetUserOrganization(c *gin.Context) {
+	query := c.Request.URL.Query()
 
 	var err error
 	_ = err
@@ -13842,7 +13892,7 @@ func (siw *ServerInterfaceWrapper) GetUserOrganization(c *gin.Context) {
 
 	// ------------- Optional query parameter "include" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", c.Request.URL.Query(), &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", query, &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter include: %w", err), http.StatusBadRequest)
 		return
@@ -13850,7 +13900,7 @@ func (siw *ServerInterfaceWrapper) GetUserOrganization(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[accounts]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[accounts]", c.Request.URL.Query(), &params.FieldsAccounts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[accounts]", query, &params.FieldsAccounts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[accounts]: %w", err), http.StatusBadRequest)
 		return
@@ -13858,7 +13908,7 @@ func (siw *ServerInterfaceWrapper) GetUserOrganization(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[businessunits]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[businessunits]", c.Request.URL.Query(), &params.FieldsBusinessunits, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[businessunits]", query, &params.FieldsBusinessunits, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[businessunits]: %w", err), http.StatusBadRequest)
 		return
@@ -13866,7 +13916,7 @@ func (siw *ServerInterfaceWrapper) GetUserOrganization(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[contacts]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[contacts]", c.Request.URL.Query(), &params.FieldsContacts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[contacts]", query, &params.FieldsContacts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[contacts]: %w", err), http.StatusBadRequest)
 		return
@@ -13874,7 +13924,7 @@ func (siw *ServerInterfaceWrapper) GetUserOrganization(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[organizations]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[organizations]", c.Request.URL.Query(), &params.FieldsOrganizations, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[organizations]", query, &params.FieldsOrganizations, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[organizations]: %w", err), http.StatusBadRequest)
 		return
@@ -13882,7 +13932,7 @@ func (siw *ServerInterfaceWrapper) GetUserOrganization(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[userroles]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[userroles]", c.Request.URL.Query(), &params.FieldsUserroles, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[userroles]", query, &params.FieldsUserroles, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[userroles]: %w", err), http.StatusBadRequest)
 		return
@@ -13890,7 +13940,7 @@ func (siw *ServerInterfaceWrapper) GetUserOrganization(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[users]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[users]", c.Request.URL.Query(), &params.FieldsUsers, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[users]", query, &params.FieldsUsers, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[users]: %w", err), http.StatusBadRequest)
 		return
@@ -13898,7 +13948,7 @@ func (siw *ServerInterfaceWrapper) GetUserOrganization(c *gin.Context) {
 
 	// ------------- Optional query parameter "meta" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", c.Request.URL.Query(), &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return
@@ -13937,6 +13987,7 @@ func (siw *ServerInterfaceWrapper) GetUserOrganization(c *gin.Context) {
 
 // GetUserOwner operation middleware
 func (siw *ServerInterfaceWrapper) GetUserOwner(c *gin.Context) {
+	query := c.Request.URL.Query()
 
 	var err error
 	_ = err
@@ -13955,7 +14006,7 @@ func (siw *ServerInterfaceWrapper) GetUserOwner(c *gin.Context) {
 
 	// ------------- Optional query parameter "include" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", c.Request.URL.Query(), &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", query, &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter include: %w", err), http.StatusBadRequest)
 		return
@@ -13963,7 +14014,7 @@ func (siw *ServerInterfaceWrapper) GetUserOwner(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[accounts]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[accounts]", c.Request.URL.Query(), &params.FieldsAccounts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[accounts]", query, &params.FieldsAccounts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[accounts]: %w", err), http.StatusBadRequest)
 		return
@@ -13971,7 +14022,7 @@ func (siw *ServerInterfaceWrapper) GetUserOwner(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[businessunits]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[businessunits]", c.Request.URL.Query(), &params.FieldsBusinessunits, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[businessunits]", query, &params.FieldsBusinessunits, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[businessunits]: %w", err), http.StatusBadRequest)
 		return
@@ -13979,7 +14030,7 @@ func (siw *ServerInterfaceWrapper) GetUserOwner(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[contacts]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[contacts]", c.Request.URL.Query(), &params.FieldsContacts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[contacts]", query, &params.FieldsContacts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[contacts]: %w", err), http.StatusBadRequest)
 		return
@@ -13987,7 +14038,7 @@ func (siw *ServerInterfaceWrapper) GetUserOwner(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[organizations]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[organizations]", c.Request.URL.Query(), &params.FieldsOrganizations, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[organizations]", query, &params.FieldsOrganizations, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[organizations]: %w", err), http.StatusBadRequest)
 		return
@@ -13995,7 +14046,7 @@ func (siw *ServerInterfaceWrapper) GetUserOwner(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[userroles]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[userroles]", c.Request.URL.Query(), &params.FieldsUserroles, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[userroles]", query, &params.FieldsUserroles, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[userroles]: %w", err), http.StatusBadRequest)
 		return
@@ -14003,7 +14054,7 @@ func (siw *ServerInterfaceWrapper) GetUserOwner(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[users]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[users]", c.Request.URL.Query(), &params.FieldsUsers, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[users]", query, &params.FieldsUsers, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[users]: %w", err), http.StatusBadRequest)
 		return
@@ -14011,7 +14062,7 @@ func (siw *ServerInterfaceWrapper) GetUserOwner(c *gin.Context) {
 
 	// ------------- Optional query parameter "meta" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", c.Request.URL.Query(), &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return
@@ -14198,6 +14249,7 @@ func (siw *ServerInterfaceWrapper) DeleteUserUserRolesRelationship(c *gin.Contex
 
 // GetUserUserRolesRelationship operation middleware
 func (siw *ServerInterfaceWrapper) GetUserUserRolesRelationship(c *gin.Context) {
+	query := c.Request.URL.Query()
 
 	var err error
 	_ = err
@@ -14216,7 +14268,7 @@ func (siw *ServerInterfaceWrapper) GetUserUserRolesRelationship(c *gin.Context) 
 
 	// ------------- Optional query parameter "page[number]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[number]", c.Request.URL.Query(), &params.PageNumber, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[number]", query, &params.PageNumber, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[number]: %w", err), http.StatusBadRequest)
 		return
@@ -14224,7 +14276,7 @@ func (siw *ServerInterfaceWrapper) GetUserUserRolesRelationship(c *gin.Context) 
 
 	// ------------- Optional query parameter "page[size]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[size]", c.Request.URL.Query(), &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[size]", query, &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[size]: %w", err), http.StatusBadRequest)
 		return
@@ -14313,6 +14365,7 @@ func (siw *ServerInterfaceWrapper) AddUserUserRolesRelationship(c *gin.Context) 
 
 // ListUserUserRoles operation middleware
 func (siw *ServerInterfaceWrapper) ListUserUserRoles(c *gin.Context) {
+	query := c.Request.URL.Query()
 
 	var err error
 	_ = err
@@ -14331,7 +14384,7 @@ func (siw *ServerInterfaceWrapper) ListUserUserRoles(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[id]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[id]", c.Request.URL.Query(), &params.FilterId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[id]", query, &params.FilterId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[id]: %w", err), http.StatusBadRequest)
 		return
@@ -14339,7 +14392,7 @@ func (siw *ServerInterfaceWrapper) ListUserUserRoles(c *gin.Context) {
 
 	// ------------- Optional query parameter "page[number]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[number]", c.Request.URL.Query(), &params.PageNumber, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[number]", query, &params.PageNumber, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[number]: %w", err), http.StatusBadRequest)
 		return
@@ -14347,7 +14400,7 @@ func (siw *ServerInterfaceWrapper) ListUserUserRoles(c *gin.Context) {
 
 	// ------------- Optional query parameter "page[size]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[size]", c.Request.URL.Query(), &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[size]", query, &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[size]: %w", err), http.StatusBadRequest)
 		return
@@ -14355,7 +14408,7 @@ func (siw *ServerInterfaceWrapper) ListUserUserRoles(c *gin.Context) {
 
 	// ------------- Optional query parameter "sort" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "sort", c.Request.URL.Query(), &params.Sort, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "sort", query, &params.Sort, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter sort: %w", err), http.StatusBadRequest)
 		return
@@ -14363,7 +14416,7 @@ func (siw *ServerInterfaceWrapper) ListUserUserRoles(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[userroles]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[userroles]", c.Request.URL.Query(), &params.FieldsUserroles, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[userroles]", query, &params.FieldsUserroles, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[userroles]: %w", err), http.StatusBadRequest)
 		return
@@ -14371,7 +14424,7 @@ func (siw *ServerInterfaceWrapper) ListUserUserRoles(c *gin.Context) {
 
 	// ------------- Optional query parameter "meta" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", c.Request.URL.Query(), &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return
@@ -14410,6 +14463,7 @@ func (siw *ServerInterfaceWrapper) ListUserUserRoles(c *gin.Context) {
 
 // DeleteWeightUnits operation middleware
 func (siw *ServerInterfaceWrapper) DeleteWeightUnits(c *gin.Context) {
+	query := c.Request.URL.Query()
 
 	var err error
 	_ = err
@@ -14419,7 +14473,7 @@ func (siw *ServerInterfaceWrapper) DeleteWeightUnits(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[id]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[id]", c.Request.URL.Query(), &params.FilterId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[id]", query, &params.FilterId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[id]: %w", err), http.StatusBadRequest)
 		return
@@ -14427,7 +14481,7 @@ func (siw *ServerInterfaceWrapper) DeleteWeightUnits(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[createdAt]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[createdAt]", c.Request.URL.Query(), &params.FilterCreatedAt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[createdAt]", query, &params.FilterCreatedAt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[createdAt]: %w", err), http.StatusBadRequest)
 		return
@@ -14435,7 +14489,7 @@ func (siw *ServerInterfaceWrapper) DeleteWeightUnits(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[updatedAt]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[updatedAt]", c.Request.URL.Query(), &params.FilterUpdatedAt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[updatedAt]", query, &params.FilterUpdatedAt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[updatedAt]: %w", err), http.StatusBadRequest)
 		return
@@ -14474,6 +14528,7 @@ func (siw *ServerInterfaceWrapper) DeleteWeightUnits(c *gin.Context) {
 
 // ListWeightUnits operation middleware
 func (siw *ServerInterfaceWrapper) ListWeightUnits(c *gin.Context) {
+	query := c.Request.URL.Query()
 
 	var err error
 	_ = err
@@ -14483,7 +14538,7 @@ func (siw *ServerInterfaceWrapper) ListWeightUnits(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[id]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[id]", c.Request.URL.Query(), &params.FilterId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[id]", query, &params.FilterId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[id]: %w", err), http.StatusBadRequest)
 		return
@@ -14491,7 +14546,7 @@ func (siw *ServerInterfaceWrapper) ListWeightUnits(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[createdAt]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[createdAt]", c.Request.URL.Query(), &params.FilterCreatedAt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[createdAt]", query, &params.FilterCreatedAt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[createdAt]: %w", err), http.StatusBadRequest)
 		return
@@ -14499,7 +14554,7 @@ func (siw *ServerInterfaceWrapper) ListWeightUnits(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[updatedAt]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[updatedAt]", c.Request.URL.Query(), &params.FilterUpdatedAt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[updatedAt]", query, &params.FilterUpdatedAt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[updatedAt]: %w", err), http.StatusBadRequest)
 		return
@@ -14507,7 +14562,7 @@ func (siw *ServerInterfaceWrapper) ListWeightUnits(c *gin.Context) {
 
 	// ------------- Optional query parameter "page[number]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[number]", c.Request.URL.Query(), &params.PageNumber, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[number]", query, &params.PageNumber, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[number]: %w", err), http.StatusBadRequest)
 		return
@@ -14515,7 +14570,7 @@ func (siw *ServerInterfaceWrapper) ListWeightUnits(c *gin.Context) {
 
 	// ------------- Optional query parameter "page[size]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[size]", c.Request.URL.Query(), &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[size]", query, &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[size]: %w", err), http.StatusBadRequest)
 		return
@@ -14523,7 +14578,7 @@ func (siw *ServerInterfaceWrapper) ListWeightUnits(c *gin.Context) {
 
 	// ------------- Optional query parameter "sort" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "sort", c.Request.URL.Query(), &params.Sort, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "sort", query, &params.Sort, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter sort: %w", err), http.StatusBadRequest)
 		return
@@ -14531,7 +14586,7 @@ func (siw *ServerInterfaceWrapper) ListWeightUnits(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[weightunits]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[weightunits]", c.Request.URL.Query(), &params.FieldsWeightunits, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[weightunits]", query, &params.FieldsWeightunits, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[weightunits]: %w", err), http.StatusBadRequest)
 		return
@@ -14539,7 +14594,7 @@ func (siw *ServerInterfaceWrapper) ListWeightUnits(c *gin.Context) {
 
 	// ------------- Optional query parameter "meta" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", c.Request.URL.Query(), &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return
@@ -14616,6 +14671,7 @@ func (siw *ServerInterfaceWrapper) DeleteWeightUnit(c *gin.Context) {
 
 // GetWeightUnit operation middleware
 func (siw *ServerInterfaceWrapper) GetWeightUnit(c *gin.Context) {
+	query := c.Request.URL.Query()
 
 	var err error
 	_ = err
@@ -14634,7 +14690,7 @@ func (siw *ServerInterfaceWrapper) GetWeightUnit(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[weightunits]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[weightunits]", c.Request.URL.Query(), &params.FieldsWeightunits, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[weightunits]", query, &params.FieldsWeightunits, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[weightunits]: %w", err), http.StatusBadRequest)
 		return
@@ -14642,7 +14698,7 @@ func (siw *ServerInterfaceWrapper) GetWeightUnit(c *gin.Context) {
 
 	// ------------- Optional query parameter "meta" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", c.Request.URL.Query(), &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return

@@ -1212,6 +1212,7 @@ type MiddlewareFunc func(c *gin.Context)
 
 // ListCountries operation middleware
 func (siw *ServerInterfaceWrapper) ListCountries(c *gin.Context) {
+	query := c.Request.URL.Query()
 
 	var err error
 	_ = err
@@ -1221,7 +1222,7 @@ func (siw *ServerInterfaceWrapper) ListCountries(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[id]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[id]", c.Request.URL.Query(), &params.FilterId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[id]", query, &params.FilterId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[id]: %w", err), http.StatusBadRequest)
 		return
@@ -1229,7 +1230,7 @@ func (siw *ServerInterfaceWrapper) ListCountries(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[iso3Code]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[iso3Code]", c.Request.URL.Query(), &params.FilterIso3Code, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[iso3Code]", query, &params.FilterIso3Code, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[iso3Code]: %w", err), http.StatusBadRequest)
 		return
@@ -1237,7 +1238,7 @@ func (siw *ServerInterfaceWrapper) ListCountries(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[regions]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[regions]", c.Request.URL.Query(), &params.FilterRegions, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[regions]", query, &params.FilterRegions, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[regions]: %w", err), http.StatusBadRequest)
 		return
@@ -1245,7 +1246,7 @@ func (siw *ServerInterfaceWrapper) ListCountries(c *gin.Context) {
 
 	// ------------- Optional query parameter "page[number]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[number]", c.Request.URL.Query(), &params.PageNumber, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[number]", query, &params.PageNumber, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[number]: %w", err), http.StatusBadRequest)
 		return
@@ -1253,7 +1254,7 @@ func (siw *ServerInterfaceWrapper) ListCountries(c *gin.Context) {
 
 	// ------------- Optional query parameter "page[size]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[size]", c.Request.URL.Query(), &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[size]", query, &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[size]: %w", err), http.StatusBadRequest)
 		return
@@ -1261,7 +1262,7 @@ func (siw *ServerInterfaceWrapper) ListCountries(c *gin.Context) {
 
 	// ------------- Optional query parameter "sort" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "sort", c.Request.URL.Query(), &params.Sort, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "sort", query, &params.Sort, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter sort: %w", err), http.StatusBadRequest)
 		return
@@ -1269,7 +1270,7 @@ func (siw *ServerInterfaceWrapper) ListCountries(c *gin.Context) {
 
 	// ------------- Optional query parameter "include" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", c.Request.URL.Query(), &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", query, &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter include: %w", err), http.StatusBadRequest)
 		return
@@ -1277,7 +1278,7 @@ func (siw *ServerInterfaceWrapper) ListCountries(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[countries]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[countries]", c.Request.URL.Query(), &params.FieldsCountries, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[countries]", query, &params.FieldsCountries, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[countries]: %w", err), http.StatusBadRequest)
 		return
@@ -1285,7 +1286,7 @@ func (siw *ServerInterfaceWrapper) ListCountries(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[regions]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[regions]", c.Request.URL.Query(), &params.FieldsRegions, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[regions]", query, &params.FieldsRegions, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[regions]: %w", err), http.StatusBadRequest)
 		return
@@ -1293,7 +1294,7 @@ func (siw *ServerInterfaceWrapper) ListCountries(c *gin.Context) {
 
 	// ------------- Optional query parameter "meta" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", c.Request.URL.Query(), &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return
@@ -1370,6 +1371,7 @@ func (siw *ServerInterfaceWrapper) ListCountries(c *gin.Context) {
 
 // GetCountry operation middleware
 func (siw *ServerInterfaceWrapper) GetCountry(c *gin.Context) {
+	query := c.Request.URL.Query()
 
 	var err error
 	_ = err
@@ -1388,7 +1390,7 @@ func (siw *ServerInterfaceWrapper) GetCountry(c *gin.Context) {
 
 	// ------------- Optional query parameter "include" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", c.Request.URL.Query(), &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", query, &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter include: %w", err), http.StatusBadRequest)
 		return
@@ -1396,7 +1398,7 @@ func (siw *ServerInterfaceWrapper) GetCountry(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[countries]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[countries]", c.Request.URL.Query(), &params.FieldsCountries, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[countries]", query, &params.FieldsCountries, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[countries]: %w", err), http.StatusBadRequest)
 		return
@@ -1404,7 +1406,7 @@ func (siw *ServerInterfaceWrapper) GetCountry(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[regions]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[regions]", c.Request.URL.Query(), &params.FieldsRegions, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[regions]", query, &params.FieldsRegions, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[regions]: %w", err), http.StatusBadRequest)
 		return
@@ -1412,7 +1414,7 @@ func (siw *ServerInterfaceWrapper) GetCountry(c *gin.Context) {
 
 	// ------------- Optional query parameter "meta" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", c.Request.URL.Query(), &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return
@@ -1489,6 +1491,7 @@ func (siw *ServerInterfaceWrapper) GetCountry(c *gin.Context) {
 
 // ListCountryRegions operation middleware
 func (siw *ServerInterfaceWrapper) ListCountryRegions(c *gin.Context) {
+	query := c.Request.URL.Query()
 
 	var err error
 	_ = err
@@ -1507,7 +1510,7 @@ func (siw *ServerInterfaceWrapper) ListCountryRegions(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[id]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[id]", c.Request.URL.Query(), &params.FilterId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[id]", query, &params.FilterId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[id]: %w", err), http.StatusBadRequest)
 		return
@@ -1515,7 +1518,7 @@ func (siw *ServerInterfaceWrapper) ListCountryRegions(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[code]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[code]", c.Request.URL.Query(), &params.FilterCode, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[code]", query, &params.FilterCode, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[code]: %w", err), http.StatusBadRequest)
 		return
@@ -1523,7 +1526,7 @@ func (siw *ServerInterfaceWrapper) ListCountryRegions(c *gin.Context) {
 
 	// ------------- Optional query parameter "page[number]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[number]", c.Request.URL.Query(), &params.PageNumber, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[number]", query, &params.PageNumber, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[number]: %w", err), http.StatusBadRequest)
 		return
@@ -1531,7 +1534,7 @@ func (siw *ServerInterfaceWrapper) ListCountryRegions(c *gin.Context) {
 
 	// ------------- Optional query parameter "page[size]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[size]", c.Request.URL.Query(), &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[size]", query, &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[size]: %w", err), http.StatusBadRequest)
 		return
@@ -1539,7 +1542,7 @@ func (siw *ServerInterfaceWrapper) ListCountryRegions(c *gin.Context) {
 
 	// ------------- Optional query parameter "sort" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "sort", c.Request.URL.Query(), &params.Sort, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "sort", query, &params.Sort, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter sort: %w", err), http.StatusBadRequest)
 		return
@@ -1547,7 +1550,7 @@ func (siw *ServerInterfaceWrapper) ListCountryRegions(c *gin.Context) {
 
 	// ------------- Optional query parameter "include" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", c.Request.URL.Query(), &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", query, &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter include: %w", err), http.StatusBadRequest)
 		return
@@ -1555,7 +1558,7 @@ func (siw *ServerInterfaceWrapper) ListCountryRegions(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[countries]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[countries]", c.Request.URL.Query(), &params.FieldsCountries, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[countries]", query, &params.FieldsCountries, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[countries]: %w", err), http.StatusBadRequest)
 		return
@@ -1563,7 +1566,7 @@ func (siw *ServerInterfaceWrapper) ListCountryRegions(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[regions]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[regions]", c.Request.URL.Query(), &params.FieldsRegions, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[regions]", query, &params.FieldsRegions, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[regions]: %w", err), http.StatusBadRequest)
 		return
@@ -1571,7 +1574,7 @@ func (siw *ServerInterfaceWrapper) ListCountryRegions(c *gin.Context) {
 
 	// ------------- Optional query parameter "meta" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", c.Request.URL.Query(), &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return
@@ -1648,6 +1651,7 @@ func (siw *ServerInterfaceWrapper) ListCountryRegions(c *gin.Context) {
 
 // GetCountryRegionsRelationship operation middleware
 func (siw *ServerInterfaceWrapper) GetCountryRegionsRelationship(c *gin.Context) {
+	query := c.Request.URL.Query()
 
 	var err error
 	_ = err
@@ -1666,7 +1670,7 @@ func (siw *ServerInterfaceWrapper) GetCountryRegionsRelationship(c *gin.Context)
 
 	// ------------- Optional query parameter "page[number]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[number]", c.Request.URL.Query(), &params.PageNumber, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[number]", query, &params.PageNumber, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[number]: %w", err), http.StatusBadRequest)
 		return
@@ -1674,7 +1678,7 @@ func (siw *ServerInterfaceWrapper) GetCountryRegionsRelationship(c *gin.Context)
 
 	// ------------- Optional query parameter "page[size]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[size]", c.Request.URL.Query(), &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[size]", query, &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[size]: %w", err), http.StatusBadRequest)
 		return
@@ -1751,6 +1755,7 @@ func (siw *ServerInterfaceWrapper) GetCountryRegionsRelationship(c *gin.Context)
 
 // ListCurrencies operation middleware
 func (siw *ServerInterfaceWrapper) ListCurrencies(c *gin.Context) {
+	query := c.Request.URL.Query()
 
 	var err error
 	_ = err
@@ -1760,7 +1765,7 @@ func (siw *ServerInterfaceWrapper) ListCurrencies(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[id]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[id]", c.Request.URL.Query(), &params.FilterId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[id]", query, &params.FilterId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[id]: %w", err), http.StatusBadRequest)
 		return
@@ -1768,7 +1773,7 @@ func (siw *ServerInterfaceWrapper) ListCurrencies(c *gin.Context) {
 
 	// ------------- Optional query parameter "page[number]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[number]", c.Request.URL.Query(), &params.PageNumber, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[number]", query, &params.PageNumber, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[number]: %w", err), http.StatusBadRequest)
 		return
@@ -1776,7 +1781,7 @@ func (siw *ServerInterfaceWrapper) ListCurrencies(c *gin.Context) {
 
 	// ------------- Optional query parameter "page[size]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[size]", c.Request.URL.Query(), &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[size]", query, &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[size]: %w", err), http.StatusBadRequest)
 		return
@@ -1784,7 +1789,7 @@ func (siw *ServerInterfaceWrapper) ListCurrencies(c *gin.Context) {
 
 	// ------------- Optional query parameter "sort" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "sort", c.Request.URL.Query(), &params.Sort, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "sort", query, &params.Sort, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter sort: %w", err), http.StatusBadRequest)
 		return
@@ -1792,7 +1797,7 @@ func (siw *ServerInterfaceWrapper) ListCurrencies(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[currencies]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[currencies]", c.Request.URL.Query(), &params.FieldsCurrencies, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[currencies]", query, &params.FieldsCurrencies, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[currencies]: %w", err), http.StatusBadRequest)
 		return
@@ -1800,7 +1805,7 @@ func (siw *ServerInterfaceWrapper) ListCurrencies(c *gin.Context) {
 
 	// ------------- Optional query parameter "meta" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", c.Request.URL.Query(), &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return
@@ -1877,6 +1882,7 @@ func (siw *ServerInterfaceWrapper) ListCurrencies(c *gin.Context) {
 
 // GetCurrency operation middleware
 func (siw *ServerInterfaceWrapper) GetCurrency(c *gin.Context) {
+	query := c.Request.URL.Query()
 
 	var err error
 	_ = err
@@ -1895,7 +1901,7 @@ func (siw *ServerInterfaceWrapper) GetCurrency(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[currencies]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[currencies]", c.Request.URL.Query(), &params.FieldsCurrencies, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[currencies]", query, &params.FieldsCurrencies, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[currencies]: %w", err), http.StatusBadRequest)
 		return
@@ -1903,7 +1909,7 @@ func (siw *ServerInterfaceWrapper) GetCurrency(c *gin.Context) {
 
 	// ------------- Optional query parameter "meta" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", c.Request.URL.Query(), &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return
@@ -1980,6 +1986,7 @@ func (siw *ServerInterfaceWrapper) GetCurrency(c *gin.Context) {
 
 // ListLocalizations operation middleware
 func (siw *ServerInterfaceWrapper) ListLocalizations(c *gin.Context) {
+	query := c.Request.URL.Query()
 
 	var err error
 	_ = err
@@ -1989,7 +1996,7 @@ func (siw *ServerInterfaceWrapper) ListLocalizations(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[id]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[id]", c.Request.URL.Query(), &params.FilterId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[id]", query, &params.FilterId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[id]: %w", err), http.StatusBadRequest)
 		return
@@ -1997,7 +2004,7 @@ func (siw *ServerInterfaceWrapper) ListLocalizations(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[title]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[title]", c.Request.URL.Query(), &params.FilterTitle, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[title]", query, &params.FilterTitle, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[title]: %w", err), http.StatusBadRequest)
 		return
@@ -2005,7 +2012,7 @@ func (siw *ServerInterfaceWrapper) ListLocalizations(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[languageCode]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[languageCode]", c.Request.URL.Query(), &params.FilterLanguageCode, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[languageCode]", query, &params.FilterLanguageCode, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[languageCode]: %w", err), http.StatusBadRequest)
 		return
@@ -2013,7 +2020,7 @@ func (siw *ServerInterfaceWrapper) ListLocalizations(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[formattingCode]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[formattingCode]", c.Request.URL.Query(), &params.FilterFormattingCode, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[formattingCode]", query, &params.FilterFormattingCode, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[formattingCode]: %w", err), http.StatusBadRequest)
 		return
@@ -2021,7 +2028,7 @@ func (siw *ServerInterfaceWrapper) ListLocalizations(c *gin.Context) {
 
 	// ------------- Optional query parameter "page[number]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[number]", c.Request.URL.Query(), &params.PageNumber, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[number]", query, &params.PageNumber, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[number]: %w", err), http.StatusBadRequest)
 		return
@@ -2029,7 +2036,7 @@ func (siw *ServerInterfaceWrapper) ListLocalizations(c *gin.Context) {
 
 	// ------------- Optional query parameter "page[size]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[size]", c.Request.URL.Query(), &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[size]", query, &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[size]: %w", err), http.StatusBadRequest)
 		return
@@ -2037,7 +2044,7 @@ func (siw *ServerInterfaceWrapper) ListLocalizations(c *gin.Context) {
 
 	// ------------- Optional query parameter "sort" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "sort", c.Request.URL.Query(), &params.Sort, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "sort", query, &params.Sort, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter sort: %w", err), http.StatusBadRequest)
 		return
@@ -2045,7 +2052,7 @@ func (siw *ServerInterfaceWrapper) ListLocalizations(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[localizations]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[localizations]", c.Request.URL.Query(), &params.FieldsLocalizations, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[localizations]", query, &params.FieldsLocalizations, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[localizations]: %w", err), http.StatusBadRequest)
 		return
@@ -2053,7 +2060,7 @@ func (siw *ServerInterfaceWrapper) ListLocalizations(c *gin.Context) {
 
 	// ------------- Optional query parameter "meta" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", c.Request.URL.Query(), &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return
@@ -2130,6 +2137,7 @@ func (siw *ServerInterfaceWrapper) ListLocalizations(c *gin.Context) {
 
 // GetLocalization operation middleware
 func (siw *ServerInterfaceWrapper) GetLocalization(c *gin.Context) {
+	query := c.Request.URL.Query()
 
 	var err error
 	_ = err
@@ -2148,7 +2156,7 @@ func (siw *ServerInterfaceWrapper) GetLocalization(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[localizations]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[localizations]", c.Request.URL.Query(), &params.FieldsLocalizations, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[localizations]", query, &params.FieldsLocalizations, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[localizations]: %w", err), http.StatusBadRequest)
 		return
@@ -2156,7 +2164,7 @@ func (siw *ServerInterfaceWrapper) GetLocalization(c *gin.Context) {
 
 	// ------------- Optional query parameter "meta" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", c.Request.URL.Query(), &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return
@@ -2233,6 +2241,7 @@ func (siw *ServerInterfaceWrapper) GetLocalization(c *gin.Context) {
 
 // ListRegions operation middleware
 func (siw *ServerInterfaceWrapper) ListRegions(c *gin.Context) {
+	query := c.Request.URL.Query()
 
 	var err error
 	_ = err
@@ -2242,7 +2251,7 @@ func (siw *ServerInterfaceWrapper) ListRegions(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[id]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[id]", c.Request.URL.Query(), &params.FilterId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[id]", query, &params.FilterId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[id]: %w", err), http.StatusBadRequest)
 		return
@@ -2250,7 +2259,7 @@ func (siw *ServerInterfaceWrapper) ListRegions(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[country]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[country]", c.Request.URL.Query(), &params.FilterCountry, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[country]", query, &params.FilterCountry, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[country]: %w", err), http.StatusBadRequest)
 		return
@@ -2258,7 +2267,7 @@ func (siw *ServerInterfaceWrapper) ListRegions(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[code]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[code]", c.Request.URL.Query(), &params.FilterCode, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[code]", query, &params.FilterCode, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[code]: %w", err), http.StatusBadRequest)
 		return
@@ -2266,7 +2275,7 @@ func (siw *ServerInterfaceWrapper) ListRegions(c *gin.Context) {
 
 	// ------------- Optional query parameter "page[number]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[number]", c.Request.URL.Query(), &params.PageNumber, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[number]", query, &params.PageNumber, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[number]: %w", err), http.StatusBadRequest)
 		return
@@ -2274,7 +2283,7 @@ func (siw *ServerInterfaceWrapper) ListRegions(c *gin.Context) {
 
 	// ------------- Optional query parameter "page[size]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[size]", c.Request.URL.Query(), &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[size]", query, &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[size]: %w", err), http.StatusBadRequest)
 		return
@@ -2282,7 +2291,7 @@ func (siw *ServerInterfaceWrapper) ListRegions(c *gin.Context) {
 
 	// ------------- Optional query parameter "sort" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "sort", c.Request.URL.Query(), &params.Sort, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "sort", query, &params.Sort, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter sort: %w", err), http.StatusBadRequest)
 		return
@@ -2290,7 +2299,7 @@ func (siw *ServerInterfaceWrapper) ListRegions(c *gin.Context) {
 
 	// ------------- Optional query parameter "include" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", c.Request.URL.Query(), &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", query, &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter include: %w", err), http.StatusBadRequest)
 		return
@@ -2298,7 +2307,7 @@ func (siw *ServerInterfaceWrapper) ListRegions(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[countries]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[countries]", c.Request.URL.Query(), &params.FieldsCountries, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[countries]", query, &params.FieldsCountries, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[countries]: %w", err), http.StatusBadRequest)
 		return
@@ -2306,7 +2315,7 @@ func (siw *ServerInterfaceWrapper) ListRegions(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[regions]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[regions]", c.Request.URL.Query(), &params.FieldsRegions, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[regions]", query, &params.FieldsRegions, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[regions]: %w", err), http.StatusBadRequest)
 		return
@@ -2314,7 +2323,7 @@ func (siw *ServerInterfaceWrapper) ListRegions(c *gin.Context) {
 
 	// ------------- Optional query parameter "meta" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", c.Request.URL.Query(), &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return
@@ -2391,6 +2400,7 @@ func (siw *ServerInterfaceWrapper) ListRegions(c *gin.Context) {
 
 // GetRegion operation middleware
 func (siw *ServerInterfaceWrapper) GetRegion(c *gin.Context) {
+	query := c.Request.URL.Query()
 
 	var err error
 	_ = err
@@ -2409,7 +2419,7 @@ func (siw *ServerInterfaceWrapper) GetRegion(c *gin.Context) {
 
 	// ------------- Optional query parameter "include" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", c.Request.URL.Query(), &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", query, &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter include: %w", err), http.StatusBadRequest)
 		return
@@ -2417,7 +2427,7 @@ func (siw *ServerInterfaceWrapper) GetRegion(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[countries]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[countries]", c.Request.URL.Query(), &params.FieldsCountries, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[countries]", query, &params.FieldsCountries, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[countries]: %w", err), http.StatusBadRequest)
 		return
@@ -2425,7 +2435,7 @@ func (siw *ServerInterfaceWrapper) GetRegion(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[regions]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[regions]", c.Request.URL.Query(), &params.FieldsRegions, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[regions]", query, &params.FieldsRegions, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[regions]: %w", err), http.StatusBadRequest)
 		return
@@ -2433,7 +2443,7 @@ func (siw *ServerInterfaceWrapper) GetRegion(c *gin.Context) {
 
 	// ------------- Optional query parameter "meta" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", c.Request.URL.Query(), &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return
@@ -2510,6 +2520,7 @@ func (siw *ServerInterfaceWrapper) GetRegion(c *gin.Context) {
 
 // GetRegionCountry operation middleware
 func (siw *ServerInterfaceWrapper) GetRegionCountry(c *gin.Context) {
+	query := c.Request.URL.Query()
 
 	var err error
 	_ = err
@@ -2528,7 +2539,7 @@ func (siw *ServerInterfaceWrapper) GetRegionCountry(c *gin.Context) {
 
 	// ------------- Optional query parameter "include" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", c.Request.URL.Query(), &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", query, &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter include: %w", err), http.StatusBadRequest)
 		return
@@ -2536,7 +2547,7 @@ func (siw *ServerInterfaceWrapper) GetRegionCountry(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[countries]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[countries]", c.Request.URL.Query(), &params.FieldsCountries, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[countries]", query, &params.FieldsCountries, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[countries]: %w", err), http.StatusBadRequest)
 		return
@@ -2544,7 +2555,7 @@ func (siw *ServerInterfaceWrapper) GetRegionCountry(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[regions]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[regions]", c.Request.URL.Query(), &params.FieldsRegions, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[regions]", query, &params.FieldsRegions, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[regions]: %w", err), http.StatusBadRequest)
 		return
@@ -2552,7 +2563,7 @@ func (siw *ServerInterfaceWrapper) GetRegionCountry(c *gin.Context) {
 
 	// ------------- Optional query parameter "meta" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", c.Request.URL.Query(), &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return
@@ -2716,6 +2727,7 @@ func (siw *ServerInterfaceWrapper) GetRegionCountryRelationship(c *gin.Context) 
 
 // ListWeightUnits operation middleware
 func (siw *ServerInterfaceWrapper) ListWeightUnits(c *gin.Context) {
+	query := c.Request.URL.Query()
 
 	var err error
 	_ = err
@@ -2725,7 +2737,7 @@ func (siw *ServerInterfaceWrapper) ListWeightUnits(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[id]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[id]", c.Request.URL.Query(), &params.FilterId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[id]", query, &params.FilterId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[id]: %w", err), http.StatusBadRequest)
 		return
@@ -2733,7 +2745,7 @@ func (siw *ServerInterfaceWrapper) ListWeightUnits(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[createdAt]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[createdAt]", c.Request.URL.Query(), &params.FilterCreatedAt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[createdAt]", query, &params.FilterCreatedAt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[createdAt]: %w", err), http.StatusBadRequest)
 		return
@@ -2741,7 +2753,7 @@ func (siw *ServerInterfaceWrapper) ListWeightUnits(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[updatedAt]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[updatedAt]", c.Request.URL.Query(), &params.FilterUpdatedAt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[updatedAt]", query, &params.FilterUpdatedAt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[updatedAt]: %w", err), http.StatusBadRequest)
 		return
@@ -2749,7 +2761,7 @@ func (siw *ServerInterfaceWrapper) ListWeightUnits(c *gin.Context) {
 
 	// ------------- Optional query parameter "page[number]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[number]", c.Request.URL.Query(), &params.PageNumber, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[number]", query, &params.PageNumber, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[number]: %w", err), http.StatusBadRequest)
 		return
@@ -2757,7 +2769,7 @@ func (siw *ServerInterfaceWrapper) ListWeightUnits(c *gin.Context) {
 
 	// ------------- Optional query parameter "page[size]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[size]", c.Request.URL.Query(), &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[size]", query, &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[size]: %w", err), http.StatusBadRequest)
 		return
@@ -2765,7 +2777,7 @@ func (siw *ServerInterfaceWrapper) ListWeightUnits(c *gin.Context) {
 
 	// ------------- Optional query parameter "sort" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "sort", c.Request.URL.Query(), &params.Sort, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "sort", query, &params.Sort, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter sort: %w", err), http.StatusBadRequest)
 		return
@@ -2773,7 +2785,7 @@ func (siw *ServerInterfaceWrapper) ListWeightUnits(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[weightunits]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[weightunits]", c.Request.URL.Query(), &params.FieldsWeightunits, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[weightunits]", query, &params.FieldsWeightunits, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[weightunits]: %w", err), http.StatusBadRequest)
 		return
@@ -2781,7 +2793,7 @@ func (siw *ServerInterfaceWrapper) ListWeightUnits(c *gin.Context) {
 
 	// ------------- Optional query parameter "meta" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", c.Request.URL.Query(), &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return
@@ -2858,6 +2870,7 @@ func (siw *ServerInterfaceWrapper) ListWeightUnits(c *gin.Context) {
 
 // GetWeightUnit operation middleware
 func (siw *ServerInterfaceWrapper) GetWeightUnit(c *gin.Context) {
+	query := c.Request.URL.Query()
 
 	var err error
 	_ = err
@@ -2876,7 +2889,7 @@ func (siw *ServerInterfaceWrapper) GetWeightUnit(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[weightunits]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[weightunits]", c.Request.URL.Query(), &params.FieldsWeightunits, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[weightunits]", query, &params.FieldsWeightunits, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[weightunits]: %w", err), http.StatusBadRequest)
 		return
@@ -2884,7 +2897,7 @@ func (siw *ServerInterfaceWrapper) GetWeightUnit(c *gin.Context) {
 
 	// ------------- Optional query parameter "meta" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", c.Request.URL.Query(), &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return
