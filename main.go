@@ -95,6 +95,14 @@ func runWith(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
+	if cmd == "serve" {
+		// The request log goes out in batches, off the requests' path
+		// (lineWriter); the banner goes the same way, so that it keeps its
+		// place among the lines.
+		lines := newLineWriter(stderr)
+		defer lines.Close()
+		stderr = lines
+	}
 	log := newLogger(stderr, cfg.logFormat, cfg.logLevel)
 	store, err := storage.Open(ctx, cfg.databaseURL)
 	if err != nil {

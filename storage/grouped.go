@@ -40,12 +40,14 @@ func (s *Store) groupedSelect(st *sqlText, owner, member string) {
 	st.add("SELECT ?, json_agg(? ORDER BY ?)", bun.Ident(owner), bun.Ident(member), bun.Ident(member))
 }
 
-// scanGroupsFor returns the scan of s's grouped statements: see groupedSelect.
-func (s *Store) scanGroupsFor() func(rowSource, Kind, Kind, [2]string, int) ([][2]any, error) {
-	ordered := !s.sqlite()
-	return func(rows rowSource, member, owner Kind, names [2]string, sizeHint int) ([][2]any, error) {
-		return scanGroups(rows, member, owner, names, sizeHint, ordered)
+// scanLinks reads the rows of a Linkage or Pairs statement into (member
+// key, owner) pairs: grouped rows (see groupedSelect) when grouped, else one
+// row per pair. It closes rows.
+func (s *Store) scanLinks(rows rowSource, grouped bool, member, owner Kind, names [2]string, sizeHint int) ([][2]any, error) {
+	if grouped {
+		return scanGroups(rows, member, owner, names, sizeHint, !s.sqlite())
 	}
+	return scanPairs(rows, member, owner, names, sizeHint)
 }
 
 // scanGroups reads the (owner, JSON array of member keys) rows of a grouped

@@ -32,11 +32,7 @@ func (c *Conn) Pairs(ctx context.Context, j *JoinTable, col string, keys []any) 
 		return nil, c.s.mapError("pairs", j.Name, err)
 	}
 	otherKind, _ := j.kind(other)
-	scan := scanPairs
-	if groupedKinds(otherKind) {
-		scan = c.s.scanGroupsFor()
-	}
-	out, err := scan(rows, otherKind, k, [2]string{other, col}, rowsHint(len(keys)))
+	out, err := c.s.scanLinks(rows, groupedKinds(otherKind), otherKind, k, [2]string{other, col}, rowsHint(len(keys)))
 	if err != nil {
 		return nil, c.s.mapError("pairs", j.Name, err)
 	}

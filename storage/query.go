@@ -183,11 +183,7 @@ func (c *Conn) Linkage(ctx context.Context, t *Table, org int64, column string, 
 	if err != nil {
 		return nil, c.s.mapError("linkage", t.Name, err)
 	}
-	scan := scanPairs
-	if grouped {
-		scan = c.s.scanGroupsFor()
-	}
-	out, err := scan(rows, keyKind, colKind, [2]string{t.Key, column}, rowsHint(len(values)))
+	out, err := c.s.scanLinks(rows, grouped, keyKind, colKind, [2]string{t.Key, column}, rowsHint(len(values)))
 	if err != nil {
 		return nil, c.s.mapError("linkage", t.Name, err)
 	}
