@@ -41,6 +41,7 @@ type route struct {
 	res     *resource.Resource
 	rel     *resource.Relationship
 	kin     *routers.Route
+	params  []routeParam // the operation's parameters, for checkRequest
 }
 
 // pathEntry is one documented path with the methods it allows, for Allow headers.
@@ -87,6 +88,7 @@ func newRouteTable(doc *openapi3.T, reg *resource.Registry, base string) (*route
 				return nil, err
 			}
 			if rt != nil {
+				rt.params = routeParams(item, op)
 				t.byKey[method+" "+rt.ginPath] = rt
 			}
 		}

@@ -56,7 +56,7 @@ func (a *application) validate(c *gin.Context) {
 	for _, p := range c.Params {
 		params[p.Key] = p.Value
 	}
-	err := openapi3filter.ValidateRequest(c.Request.Context(), &openapi3filter.RequestValidationInput{
+	err := checkRequest(c.Request.Context(), rt, &openapi3filter.RequestValidationInput{
 		Request: c.Request, PathParams: params, QueryParams: query, Route: rt.kin, Options: validatorOptions,
 	})
 	if err != nil {
