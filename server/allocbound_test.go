@@ -38,17 +38,19 @@ func getting(target string) func(testing.TB, http.Handler) func() {
 
 var allocBounds = []allocBound{
 	{name: "GET one country", request: getting(benchOne),
-		max: map[string]float64{"sqlite": 302, "postgres": 328}},
+		max: map[string]float64{"sqlite": 230, "postgres": 210}},
 	{name: "GET a list of 10 countries", request: getting(benchList),
-		max: map[string]float64{"sqlite": 666, "postgres": 700}},
+		max: map[string]float64{"sqlite": 543, "postgres": 478}},
+	{name: "GET a list of 10 regions", request: getting(benchRegions),
+		max: map[string]float64{"sqlite": 295, "postgres": 275}},
 	{name: "filtered and sorted contacts", seeded: true, request: getting(benchFiltered),
-		max: map[string]float64{"sqlite": 995, "postgres": 976}},
+		max: map[string]float64{"sqlite": 861, "postgres": 677}},
 	{name: "contacts with accounts and owner", seeded: true, request: getting(benchContactsInclude),
-		max: map[string]float64{"sqlite": 3450, "postgres": 3435}},
+		max: map[string]float64{"sqlite": 3320, "postgres": 2512}},
 	{name: "POST an account", request: accountCreator,
-		max: map[string]float64{"sqlite": 312, "postgres": 321}},
+		max: map[string]float64{"sqlite": 300, "postgres": 266}},
 	{name: "PATCH an account", request: accountPatcher,
-		max: map[string]float64{"sqlite": 347, "postgres": 371}},
+		max: map[string]float64{"sqlite": 344, "postgres": 292}},
 }
 
 // TestAllocationsPerRequest measures each bound's request with
