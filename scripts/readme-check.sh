@@ -10,9 +10,22 @@ export GOFLAGS="${GOFLAGS:--buildvcs=false}"
 tmp=$(mktemp -d)
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 export ENTITYAPI_DATA_DIR="$tmp/data" ENTITYAPI_ADDR="127.0.0.1:$port"
-make run >"$tmp/server.log" 2>&1 &
+# In a process group of its own (setsid): make starts go run, which starts the
+# server binary, and a TERM to make and go run alone left that binary running
+# after the check. The whole group is stopped, and killed if it lingers.
+setsid make run >"$tmp/server.log" 2>&1 &
 pid=$!
-cleanup() { pkill -TERM -P "$pid" 2>/dev/null || true; kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; rm -rf "$tmp"; }
+cleanup() {
+  kill -TERM -- "-$pid" 2>/dev/null || true
+  for _ in $(seq 1 30); do kill -0 -- "-$pid" 2>/dev/null || break; sleep 0.2; done
+  kill -KILL -- "-$pid" 2>/dev/null || true
+  wait "$pid" 2>/dev/null || true
+  rm -rf "$tmp"
+  if curl -fsS "http://$ENTITYAPI_ADDR/readyz" >/dev/null 2>&1; then
+    echo "readme-check: the server still answers after the check (a process left behind)"
+    exit 1
+  fi
+}
 trap cleanup EXIT
 for _ in $(seq 1 120); do
   curl -fsS "http://$ENTITYAPI_ADDR/readyz" >/dev/null 2>&1 && break
