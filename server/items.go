@@ -30,6 +30,12 @@ type item struct {
 	// answer need not read it again.
 	answered bool
 	stored   storage.Row
+	// members are the to-many relationships whose keys the answer needs
+	// from the database, read with the record by its UPDATE's RETURNING
+	// into memberKeys (answerLinkage); set only for a request that writes
+	// this record alone.
+	members    []*resource.Relationship
+	memberKeys [][]any
 }
 
 // keepsClientID tells whether the record is created under the identifier the
@@ -222,6 +228,7 @@ func (e *engine) write(ctx context.Context, cl *call, set *itemSet) error {
 	for _, it := range set.items {
 		it.answered = true
 	}
+	answerMembers(set)
 	var failed *item
 	writeAll := func(c *storage.Conn) error {
 		var err error
@@ -301,6 +308,14 @@ func (e *engine) writeRecords(ctx context.Context, c *storage.Conn, cl *call, it
 	for _, it := range single {
 		t := e.table(it.res)
 		switch {
+		case it.answered && it.update && len(it.members) > 0:
+			members := make([]storage.Members, len(it.members))
+			for i, rel := range it.members {
+				members[i] = e.membersOf(cl, rel)
+			}
+			if it.stored, it.memberKeys, err = c.UpdateRowMembers(ctx, t, cl.org, it.key, it.ch.row, members); err != nil {
+				return it, err
+			}
 		case it.answered && it.update:
 			if it.stored, err = c.UpdateRow(ctx, t, cl.org, it.key, it.ch.row); err != nil {
 				return it, err

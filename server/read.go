@@ -50,13 +50,7 @@ func (e *engine) loadShownLinked(ctx context.Context, cl *call, res *resource.Re
 			continue
 		}
 		names = append(names, rel.Name)
-		if th := rel.Through; th != nil {
-			members = append(members, storage.Members{Join: e.joins[th.Table], Column: th.Column})
-			continue
-		}
-		target, _ := e.reg.Get(rel.Target)
-		back, _ := target.Relationship(rel.Inverse)
-		members = append(members, storage.Members{Table: e.table(target), Org: cl.org, Column: back.Column})
+		members = append(members, e.membersOf(cl, rel))
 	}
 	row, keys, err := e.store.GetMembers(ctx, e.table(res), cl.org, k, e.shown(res, cl.lang), members)
 	if errors.Is(err, storage.ErrNotFound) {
@@ -100,6 +94,17 @@ func (e *engine) loadColumns(ctx context.Context, cl *call, res *resource.Resour
 		return nil, problem.NotFound()
 	}
 	return row, err
+}
+
+// membersOf names the keys of a to-many relationship of one record for
+// storage.GetMembers and UpdateRowMembers, as pairs reads them for a page.
+func (e *engine) membersOf(cl *call, rel *resource.Relationship) storage.Members {
+	if th := rel.Through; th != nil {
+		return storage.Members{Join: e.joins[th.Table], Column: th.Column}
+	}
+	target, _ := e.reg.Get(rel.Target)
+	back, _ := target.Relationship(rel.Inverse)
+	return storage.Members{Table: e.table(target), Org: cl.org, Column: back.Column}
 }
 
 // visibleKey converts an identifier to the key of a record the caller may

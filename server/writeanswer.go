@@ -31,8 +31,9 @@ func (e *engine) writtenRow(ctx context.Context, cl *call, it *item) (storage.Ro
 // answerLinkage is the to-many linkage of the primary record of set, whose
 // stored row is row. When the request wrote no other record, a relationship
 // it set (a join table's members, replaced as a whole) or that a new record
-// cannot have yet holds exactly what was written; the others are loaded, one
-// query each, as loadLinkage would.
+// cannot have yet holds exactly what was written; an updated record's others
+// came with its UPDATE (answerMembers); the rest are loaded, one query each,
+// as loadLinkage would.
 func (e *engine) answerLinkage(ctx context.Context, cl *call, set *itemSet, row storage.Row) (linkage, error) {
 	primary := set.items[0]
 	res := primary.res
@@ -46,6 +47,9 @@ func (e *engine) answerLinkage(ctx context.Context, cl *call, set *itemSet, row 
 			continue
 		}
 		keys, known := writtenMembers(primary, rel)
+		if i := slices.Index(primary.members, rel); !known && i >= 0 && primary.memberKeys != nil {
+			keys, known = primary.memberKeys[i], true // read by the UPDATE itself
+		}
 		if !known {
 			pairs, err := e.pairs(ctx, cl, res, rel, []any{owner})
 			if err != nil {
@@ -62,6 +66,24 @@ func (e *engine) answerLinkage(ctx context.Context, cl *call, set *itemSet, row 
 		out[rel.Name] = map[string][]any{keyString(owner): keys}
 	}
 	return out, nil
+}
+
+// answerMembers marks, on the primary record of a request that writes it
+// alone as an update, the to-many relationships answerLinkage would load
+// after the write, so that the UPDATE reads their keys itself (one
+// statement instead of one more per relationship). Call it once the
+// request's changes are prepared.
+func answerMembers(set *itemSet) {
+	primary := set.items[0]
+	if len(set.items) > 1 || !primary.update || !primary.answered {
+		return
+	}
+	primary.members = nil
+	for _, rel := range primary.res.Relationships {
+		if _, known := writtenMembers(primary, rel); rel.ToMany && !known {
+			primary.members = append(primary.members, rel)
+		}
+	}
 }
 
 // writtenMembers is what a to-many relationship of it holds after the

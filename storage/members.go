@@ -55,59 +55,90 @@ func (c *Conn) GetMembers(ctx context.Context, t *Table, org int64, key any, col
 	if err != nil {
 		return nil, nil, err
 	}
-	kinds := make([]Kind, len(members))
-	var inline, apart []int
-	for i, m := range members {
-		k, ok := m.memberKind()
-		if !ok {
-			return nil, nil, fmt.Errorf("storage: get %s: members of %q in an undeclared table or column", t.Name, m.Column)
-		}
-		kinds[i] = k
-		if groupedKinds(k) {
-			inline = append(inline, i)
-		} else {
-			apart = append(apart, i)
-		}
+	ms, err := c.s.planMembers(t, members)
+	if err != nil {
+		return nil, nil, err
 	}
 	var st sqlText
 	st.add("SELECT ")
 	c.s.readColumns(&st, t, selected)
-	for _, i := range inline {
-		st.add(", ")
-		if err := c.s.membersSubquery(&st, members[i], key); err != nil {
-			return nil, nil, err
-		}
+	if err := c.s.addMembers(&st, ms, key); err != nil {
+		return nil, nil, err
 	}
 	st.add(" FROM ?", bun.Ident(t.Name))
 	if err := c.s.where(&st, q); err != nil {
 		return nil, nil, err
 	}
 	st.add(" LIMIT 1")
-	rows, err := c.query(ctx, &st)
-	if err != nil {
-		return nil, nil, c.s.mapError("get", t.Name, err)
+	return c.readMembersRow(ctx, "get", t, &st, selected, ms, key)
+}
+
+// plannedMembers is a list of Members split by how their keys are read.
+type plannedMembers struct {
+	members       []Members
+	kinds         []Kind
+	inline, apart []int // indexes of members read by a subquery, and by a statement of their own
+}
+
+// planMembers checks members and splits them: keys that are integers or
+// strings come back in the statement, others by Linkage or Pairs.
+func (s *Store) planMembers(t *Table, members []Members) (*plannedMembers, error) {
+	ms := &plannedMembers{members: members, kinds: make([]Kind, len(members))}
+	for i, m := range members {
+		k, ok := m.memberKind()
+		if !ok {
+			return nil, fmt.Errorf("storage: %s: members of %q in an undeclared table or column", t.Name, m.Column)
+		}
+		ms.kinds[i] = k
+		if groupedKinds(k) {
+			ms.inline = append(ms.inline, i)
+		} else {
+			ms.apart = append(ms.apart, i)
+		}
 	}
-	row, arrays, err := scanMembersRow(rows, t, selected, len(inline))
+	return ms, nil
+}
+
+// addMembers appends ", <subquery>" for each inline member.
+func (s *Store) addMembers(st *sqlText, ms *plannedMembers, key any) error {
+	for _, i := range ms.inline {
+		st.add(", ")
+		if err := s.membersSubquery(st, ms.members[i], key); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// readMembersRow runs st, which reads the columns cols of one row of t and
+// then the inline members' arrays, and returns the row (ErrNotFound for
+// none) and every member's keys, reading the others apart.
+func (c *Conn) readMembersRow(ctx context.Context, op string, t *Table, st *sqlText, cols []string, ms *plannedMembers, key any) (Row, [][]any, error) {
+	rows, err := c.query(ctx, st)
 	if err != nil {
-		return nil, nil, c.s.mapError("get", t.Name, err)
+		return nil, nil, c.s.mapError(op, t.Name, err)
+	}
+	row, arrays, err := scanMembersRow(rows, t, cols, len(ms.inline))
+	if err != nil {
+		return nil, nil, c.s.mapError(op, t.Name, err)
 	}
 	if row == nil {
 		return nil, nil, ErrNotFound
 	}
-	keys := make([][]any, len(members))
-	for n, i := range inline {
-		list, err := appendKeys(nil, arrays[n], kinds[i])
+	keys := make([][]any, len(ms.members))
+	for n, i := range ms.inline {
+		list, err := appendKeys(nil, arrays[n], ms.kinds[i])
 		if err != nil {
-			return nil, nil, c.s.mapError("get", t.Name, fmt.Errorf("members by %s: %w", members[i].Column, err))
+			return nil, nil, c.s.mapError(op, t.Name, fmt.Errorf("members by %s: %w", ms.members[i].Column, err))
 		}
 		if c.s.sqlite() {
-			sortKeyList(list, kinds[i])
+			sortKeyList(list, ms.kinds[i])
 		}
 		keys[i] = list
 	}
-	for _, i := range apart {
+	for _, i := range ms.apart {
 		var pairs [][2]any
-		if m := members[i]; m.Join != nil {
+		if m := ms.members[i]; m.Join != nil {
 			pairs, err = c.Pairs(ctx, m.Join, m.Column, []any{key})
 		} else {
 			pairs, err = c.Linkage(ctx, m.Table, m.Org, m.Column, []any{key})
@@ -118,6 +149,40 @@ func (c *Conn) GetMembers(ctx context.Context, t *Table, org int64, key any, col
 		keys[i] = firsts(pairs)
 	}
 	return row, keys, nil
+}
+
+// UpdateRowMembers is UpdateRow that also answers, as GetMembers does, the
+// keys each of members names, read by the UPDATE's own RETURNING: a PATCH
+// answers the record and its to-many linkage with one statement.
+func (c *Conn) UpdateRowMembers(ctx context.Context, t *Table, org int64, key any, values Row, members []Members) (Row, [][]any, error) {
+	st, err := updateStatement(t, org, key, values)
+	if err != nil {
+		return nil, nil, err
+	}
+	if st == nil {
+		return c.GetMembers(ctx, t, org, key, nil, members)
+	}
+	ms, err := c.s.planMembers(t, members)
+	if err != nil {
+		return nil, nil, err
+	}
+	var (
+		stored Row
+		keys   [][]any
+	)
+	err = c.alone(ctx, func(c *Conn) error {
+		st.add(" RETURNING ")
+		c.s.readColumns(st, t, t.Order)
+		if err := c.s.addMembers(st, ms, key); err != nil {
+			return err
+		}
+		stored, keys, err = c.readMembersRow(ctx, "update", t, st, t.Order, ms, key) // errors mapped there
+		return err
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return stored, keys, nil
 }
 
 // membersSubquery appends the scalar subquery that answers m's keys for

@@ -111,3 +111,47 @@ func must[T any](v T, err error) T {
 	}
 	return v
 }
+
+// TestUpdateRowMembers: the UPDATE answers the row UpdateRow answers and the
+// keys Pairs gives; a missing row is ErrNotFound, a duplicate a UniqueError.
+func TestUpdateRowMembers(t *testing.T) {
+	t.Parallel()
+	storagetest.Each(t, func(t *testing.T, s *storage.Store) {
+		ctx := context.Background()
+		ac := joinTable(t, s, "account_contacts")
+		accounts := table(t, s, "accounts")
+		account := insert(t, s, "accounts", 1, storage.Row{"name": "a"})
+		var contacts []any
+		for range 3 {
+			contacts = append(contacts, insert(t, s, "contacts", 1, storage.Row{"last_name": "c"}))
+		}
+		for i := len(contacts) - 1; i >= 0; i-- {
+			if err := s.Link(ctx, ac, [][2]any{{account, contacts[i]}}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		members := []storage.Members{{Join: ac, Column: "account_id"}}
+		row, keys, err := s.UpdateRowMembers(ctx, accounts, 1, account, storage.Row{"name": "b"}, members)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := s.Get(ctx, accounts, 1, account)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(row, want) || row["name"] != "b" {
+			t.Errorf("row %v, want %v", row, want)
+		}
+		if !reflect.DeepEqual(keys, [][]any{contacts}) {
+			t.Errorf("members %v, want %v", keys, contacts)
+		}
+		if _, _, err := s.UpdateRowMembers(ctx, accounts, 2, account, storage.Row{"name": "x"}, members); !errors.Is(err, storage.ErrNotFound) {
+			t.Errorf("another organization's record: %v, want ErrNotFound", err)
+		}
+		insert(t, s, "accounts", 1, storage.Row{"name": "o", "external_id": "E1"})
+		var unique *storage.UniqueError
+		if _, _, err := s.UpdateRowMembers(ctx, accounts, 1, account, storage.Row{"external_id": "E1"}, members); !errors.As(err, &unique) {
+			t.Errorf("a duplicate external id: %v, want a UniqueError", err)
+		}
+	})
+}
