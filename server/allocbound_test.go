@@ -50,7 +50,7 @@ var allocBounds = []allocBound{
 	{name: "POST an account", request: accountCreator,
 		max: map[string]float64{"sqlite": 300, "postgres": 266}},
 	{name: "PATCH an account", request: accountPatcher,
-		max: map[string]float64{"sqlite": 344, "postgres": 292}},
+		max: map[string]float64{"sqlite": 313, "postgres": 280}},
 }
 
 // TestAllocationsPerRequest measures each bound's request with
