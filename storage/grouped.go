@@ -33,11 +33,18 @@ func groupedKinds(k Kind) bool { return k == KindInt || k == KindString }
 // scanGroups puts it in order: SQLite compares our TEXT columns bytewise
 // (BINARY, no column declares another collation), as Go compares strings.
 func (s *Store) groupedSelect(st *sqlText, owner, member string) {
+	st.add("SELECT ?, ", bun.Ident(owner))
+	s.keysArray(st, member)
+}
+
+// keysArray appends the aggregate gathering the column member of a group's
+// rows into a JSON array, as groupedSelect describes.
+func (s *Store) keysArray(st *sqlText, member string) {
 	if s.sqlite() {
-		st.add("SELECT ?, json_group_array(?)", bun.Ident(owner), bun.Ident(member))
+		st.add("json_group_array(?)", bun.Ident(member))
 		return
 	}
-	st.add("SELECT ?, json_agg(? ORDER BY ?)", bun.Ident(owner), bun.Ident(member), bun.Ident(member))
+	st.add("json_agg(? ORDER BY ?)", bun.Ident(member), bun.Ident(member))
 }
 
 // scanLinks reads the rows of a Linkage or Pairs statement into (member

@@ -196,11 +196,10 @@ func (s *Store) membersSubquery(st *sqlText, m Members, key any) error {
 	} else {
 		table, member = m.Table.Name, m.Table.Key
 	}
-	if s.sqlite() {
-		st.add("(SELECT json_group_array(?) FROM ?", bun.Ident(member), bun.Ident(table))
-	} else {
-		st.add("(SELECT coalesce(json_agg(? ORDER BY ?), '[]') FROM ?", bun.Ident(member), bun.Ident(member), bun.Ident(table))
-	}
+	// coalesce: PostgreSQL's json_agg of no rows is NULL, SQLite's "[]".
+	st.add("(SELECT coalesce(")
+	s.keysArray(st, member)
+	st.add(", '[]') FROM ?", bun.Ident(table))
 	if m.Join != nil {
 		k, _ := m.Join.kind(m.Column)
 		st.add(" WHERE ")
