@@ -66,12 +66,7 @@ func groupByOwner(pairs [][2]any) map[string][]any {
 // pairs returns (related key, owner key) for every member of a to-many
 // relationship of the given owners, in one query.
 func (e *engine) pairs(ctx context.Context, cl *call, res *resource.Resource, rel *resource.Relationship, keys []any) ([][2]any, error) {
-	if th := rel.Through; th != nil {
-		return e.store.Pairs(ctx, e.joins[th.Table], th.Column, keys)
-	}
-	target, _ := e.reg.Get(rel.Target)
-	back, _ := target.Relationship(rel.Inverse)
-	return e.store.Linkage(ctx, e.table(target), cl.org, back.Column, keys)
+	return e.store.MemberPairs(ctx, e.membersOf(cl, rel), keys)
 }
 
 func ownerKeys(res *resource.Resource, rows []storage.Row) []any {

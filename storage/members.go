@@ -28,6 +28,15 @@ type Members struct {
 	Column string
 }
 
+// MemberPairs returns (member key, owner key) for the members m names of
+// each of the owners keys: Pairs through a join table, Linkage otherwise.
+func (c *Conn) MemberPairs(ctx context.Context, m Members, keys []any) ([][2]any, error) {
+	if m.Join != nil {
+		return c.Pairs(ctx, m.Join, m.Column, keys)
+	}
+	return c.Linkage(ctx, m.Table, m.Org, m.Column, keys)
+}
+
 // memberKind is the kind of the keys m reads, and whether m is valid.
 func (m Members) memberKind() (Kind, bool) {
 	if m.Join != nil {
@@ -137,12 +146,7 @@ func (c *Conn) readMembersRow(ctx context.Context, op string, t *Table, st *sqlT
 		keys[i] = list
 	}
 	for _, i := range ms.apart {
-		var pairs [][2]any
-		if m := ms.members[i]; m.Join != nil {
-			pairs, err = c.Pairs(ctx, m.Join, m.Column, []any{key})
-		} else {
-			pairs, err = c.Linkage(ctx, m.Table, m.Org, m.Column, []any{key})
-		}
+		pairs, err := c.MemberPairs(ctx, ms.members[i], []any{key})
 		if err != nil {
 			return nil, nil, err
 		}
