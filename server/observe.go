@@ -22,7 +22,8 @@ import (
 func (s *Server) observe(c *gin.Context) {
 	start := time.Now()
 	c.Next()
-	elapsed := time.Since(start)
+	end := time.Now()
+	elapsed := end.Sub(start)
 	route := c.FullPath()
 	if route == "" {
 		route = unmatchedRoute
@@ -49,8 +50,11 @@ func (s *Server) observe(c *gin.Context) {
 	if !s.log.Enabled(c.Request.Context(), level) {
 		return
 	}
-	attrs := make([]slog.Attr, 0, 10)
-	attrs = append(attrs,
+	// The record is built here rather than by Logger.LogAttrs, which would
+	// also walk the stack for a caller that no handler of ours prints (the
+	// line costs a few percent of a small read under load).
+	rec := slog.NewRecord(end, level, "request", 0)
+	rec.AddAttrs(
 		slog.String("method", method),
 		slog.String("route", route),
 		slog.String("app", app),
@@ -59,12 +63,12 @@ func (s *Server) observe(c *gin.Context) {
 		slog.Int("bytes", max(c.Writer.Size(), 0)),
 		slog.String("request_id", c.GetString(requestIDKey)))
 	if p := principalOf(c); p != nil && p.ClientID != "" { // storefront guests have an empty principal
-		attrs = append(attrs, slog.String("client_id", p.ClientID))
+		rec.AddAttrs(slog.String("client_id", p.ClientID))
 		if p.UserID != 0 {
-			attrs = append(attrs, slog.Int64("user_id", p.UserID))
+			rec.AddAttrs(slog.Int64("user_id", p.UserID))
 		}
 	}
-	s.log.LogAttrs(c.Request.Context(), level, "request", attrs...)
+	_ = s.log.Handler().Handle(c.Request.Context(), rec)
 }
 
 // appPrefixes tell which application a route template belongs to, for the
