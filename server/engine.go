@@ -35,7 +35,13 @@ type engine struct {
 
 // call is the per-request state the engine works with.
 type call struct {
-	c        *gin.Context
+	// ctx is the request's own context (the server's deadline, the client's
+	// cancellation): the ctx a strict handler receives is Gin's, which
+	// carries neither. Held here as http.Request holds its own.
+	ctx      context.Context
+	id       string // the {id} of the address, "" on a collection
+	path     string // the address's path as the client sent it
+	origin   string // the scheme and host of the application's public addresses
 	rt       *route
 	f        format
 	org      int64    // the caller's organization
@@ -63,7 +69,8 @@ func (e *engine) begin(ctx context.Context) (*call, error) {
 	if p == nil {
 		return nil, errNoPrincipal
 	}
-	cl := &call{c: c, rt: rt, f: formatOf(c), org: p.Org, user: p.UserID, roles: p.Roles, routes: e.routes, xinclude: map[string]bool{}}
+	cl := &call{ctx: c.Request.Context(), id: c.Param("id"), path: c.Request.URL.Path, origin: e.publicBase(c.Request),
+		rt: rt, f: formatOf(c), org: p.Org, user: p.UserID, roles: p.Roles, routes: e.routes, xinclude: map[string]bool{}}
 	for _, v := range c.Request.Header.Values("X-Include") {
 		for _, key := range strings.Split(v, ";") {
 			if key = strings.TrimSpace(key); key != "" {
@@ -79,7 +86,7 @@ func (e *engine) begin(ctx context.Context) (*call, error) {
 			return nil, err
 		}
 	}
-	cl.base = e.publicBase(c.Request) + e.routes.base
+	cl.base = cl.origin + e.routes.base
 	return cl, nil
 }
 

@@ -26,7 +26,7 @@ func (e *engine) GetOperation(ctx context.Context) (*jsonapi.Reply, error) {
 	if err != nil {
 		return nil, err
 	}
-	op, err := e.readableOperation(cl.c.Request.Context(), cl, cl.c.Param("id"), false)
+	op, err := e.readableOperation(cl.ctx, cl, cl.id, false)
 	if err != nil {
 		return nil, err
 	}
@@ -41,8 +41,8 @@ func (e *engine) CancelOperation(ctx context.Context) (*jsonapi.Reply, error) {
 	if err != nil {
 		return nil, err
 	}
-	ctx = cl.c.Request.Context()
-	op, err := e.readableOperation(ctx, cl, cl.c.Param("id"), true)
+	ctx = cl.ctx
+	op, err := e.readableOperation(ctx, cl, cl.id, true)
 	if err != nil {
 		return nil, err
 	}
@@ -67,7 +67,7 @@ func (e *engine) OperationErrors(ctx context.Context) (*jsonapi.Reply, error) {
 	if err != nil {
 		return nil, err
 	}
-	ctx = cl.c.Request.Context()
+	ctx = cl.ctx
 	q := cl.query
 	errs := unsupported(q)
 	number, size, pageErrs := parsePage(q)
@@ -75,7 +75,7 @@ func (e *engine) OperationErrors(ctx context.Context) (*jsonapi.Reply, error) {
 	if len(errs) > 0 {
 		return nil, errs
 	}
-	op, err := e.readableOperation(ctx, cl, cl.c.Param("id"), false)
+	op, err := e.readableOperation(ctx, cl, cl.id, false)
 	if err != nil {
 		return nil, err
 	}

@@ -20,13 +20,13 @@ func (e *engine) Get(ctx context.Context) (*jsonapi.Reply, error) {
 	if err != nil {
 		return nil, err
 	}
-	ctx = cl.c.Request.Context()
+	ctx = cl.ctx
 	res := cl.rt.res
 	p, err := e.parseShape(cl.query, res, cl.f)
 	if err != nil {
 		return nil, err
 	}
-	row, links, err := e.loadShownLinked(ctx, cl, res, cl.c.Param("id"), p.fields[res.Type])
+	row, links, err := e.loadShownLinked(ctx, cl, res, cl.id, p.fields[res.Type])
 	if err != nil {
 		return nil, err
 	}
@@ -160,8 +160,7 @@ func (e *engine) singleLinked(ctx context.Context, cl *call, res *resource.Resou
 	if cl.hateoas {
 		doc.Links = &jsonapi.Links{Self: cl.link(res.Type, "")}
 		if cl.rt.kind == subresourceRoute {
-			doc.Links = &jsonapi.Links{Self: cl.c.Request.URL.Path}
-			doc.Links.Self = e.publicBase(cl.c.Request) + cl.c.Request.URL.Path
+			doc.Links = &jsonapi.Links{Self: cl.origin + cl.path}
 		}
 	}
 	return cl.reply(status, doc, nil), nil
@@ -173,7 +172,7 @@ func (e *engine) List(ctx context.Context) (*jsonapi.Reply, error) {
 	if err != nil {
 		return nil, err
 	}
-	ctx = cl.c.Request.Context()
+	ctx = cl.ctx
 	return e.list(ctx, cl, cl.rt.res, nil, cl.link(cl.rt.res.Type, ""))
 }
 

@@ -16,10 +16,10 @@ func (e *engine) Related(ctx context.Context) (*jsonapi.Reply, error) {
 	if err != nil {
 		return nil, err
 	}
-	ctx = cl.c.Request.Context()
+	ctx = cl.ctx
 	res, rel := cl.rt.res, cl.rt.rel
 	target, _ := e.reg.Get(rel.Target)
-	self := e.publicBase(cl.c.Request) + cl.c.Request.URL.Path
+	self := cl.origin + cl.path
 	if rel.ToMany {
 		cond := e.memberOf(rel, []any{owner[res.IDColumn]})
 		return e.list(ctx, cl, target, &cond, self)
@@ -48,7 +48,7 @@ func (e *engine) Relationship(ctx context.Context) (*jsonapi.Reply, error) {
 	if err != nil {
 		return nil, err
 	}
-	ctx = cl.c.Request.Context()
+	ctx = cl.ctx
 	res, rel := cl.rt.res, cl.rt.rel
 	id := keyString(owner[res.IDColumn])
 	self := cl.link(res.Type, id) + "/relationships/" + rel.Name
@@ -118,7 +118,7 @@ func (e *engine) startOwned(ctx context.Context, shown bool) (*call, storage.Row
 	if shown {
 		cols = e.shown(cl.rt.res, cl.lang)
 	}
-	owner, err := e.loadColumns(cl.c.Request.Context(), cl, cl.rt.res, cl.c.Param("id"), cols)
+	owner, err := e.loadColumns(cl.ctx, cl, cl.rt.res, cl.id, cols)
 	if err != nil {
 		return nil, nil, err
 	}

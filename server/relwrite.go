@@ -40,7 +40,7 @@ func (e *engine) changeRelationship(ctx context.Context, doc *jsonapi.Document, 
 	if err != nil {
 		return nil, err
 	}
-	ctx = cl.c.Request.Context()
+	ctx = cl.ctx
 	res, rel := cl.rt.res, cl.rt.rel
 	if doc == nil {
 		return nil, problem.RequestData("The request data should not be empty.", "")

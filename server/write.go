@@ -59,7 +59,7 @@ func (e *engine) save(ctx context.Context, doc *jsonapi.Document, plain jsonapi.
 	if err != nil {
 		return nil, err
 	}
-	ctx = cl.c.Request.Context()
+	ctx = cl.ctx
 	res := cl.rt.res
 	if errs := unsupported(cl.query, "page"); len(errs) > 0 {
 		return nil, errs // the answer is the record as written: include and the rest would be ignored
@@ -82,12 +82,12 @@ func (e *engine) save(ctx context.Context, doc *jsonapi.Document, plain jsonapi.
 	switch {
 	case primary.upsert != nil:
 	case update && rules[res.Type] == nil && !hasIncluded(doc):
-		if primary.key, err = e.visibleKey(cl, res, cl.c.Param("id")); err != nil {
+		if primary.key, err = e.visibleKey(cl, res, cl.id); err != nil {
 			return nil, err
 		}
 		checkLater = true
 	case update:
-		if primary.current, err = e.load(ctx, cl, res, cl.c.Param("id")); err != nil {
+		if primary.current, err = e.load(ctx, cl, res, cl.id); err != nil {
 			return nil, err
 		}
 		primary.key = primary.current[res.IDColumn]
@@ -105,7 +105,7 @@ func (e *engine) save(ctx context.Context, doc *jsonapi.Document, plain jsonapi.
 	}
 	if err := e.prepare(ctx, cl, set); err != nil {
 		if _, isProblem := problem.From(err); isProblem && checkLater {
-			if _, missing := e.load(ctx, cl, res, cl.c.Param("id")); missing != nil {
+			if _, missing := e.load(ctx, cl, res, cl.id); missing != nil {
 				return nil, missing
 			}
 		}
@@ -170,8 +170,8 @@ func (e *engine) Delete(ctx context.Context) (*jsonapi.Reply, error) {
 	if err != nil {
 		return nil, err
 	}
-	ctx = cl.c.Request.Context()
-	k, err := key(cl.rt.res, cl.c.Param("id"))
+	ctx = cl.ctx
+	k, err := key(cl.rt.res, cl.id)
 	if err != nil {
 		return nil, err
 	}
@@ -191,7 +191,7 @@ func (e *engine) DeleteList(ctx context.Context) (*jsonapi.Reply, error) {
 	if err != nil {
 		return nil, err
 	}
-	ctx = cl.c.Request.Context()
+	ctx = cl.ctx
 	res := cl.rt.res
 	p, err := e.parseList(cl.query, res, cl.f, cl.lang)
 	if err != nil {
