@@ -38,10 +38,7 @@ generate:
 	  $(GO) run ./scripts/genreply -spec openapi/bundled/$$app.codegen.yaml -package $$app \
 	    -out gen/$$app/reply.gen.go -exclude "$$exclude" || exit 1; \
 	done
-	@for app in $(APPS); do \
-	  $(GO) run ./scripts/genglue -spec openapi/bundled/$$app.codegen.yaml -server gen/$$app/server.gen.go \
-	    -type $${app}Handlers -out server/handlers_$$app.gen.go || exit 1; \
-	done
+	$(GO) run ./scripts/genglue $(APPS)
 
 # The TypeScript SDK generator, pinned in scripts/package.json.
 OPENAPI_TS := scripts/node_modules/.bin/openapi-typescript

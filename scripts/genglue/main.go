@@ -16,10 +16,12 @@
 // stay hand-written; the check tells the generator which package and alias the
 // methods use. gen/ never imports server: the output lives in the server package.
 //
-// Usage: go run ./scripts/genglue -spec openapi/bundled/backoffice.codegen.yaml \
+// Usage, from the repository root, for each application <app> named:
 //
-//	-server gen/backoffice/server.gen.go -type backofficeHandlers \
-//	-out server/handlers_backoffice.gen.go
+//	go run ./scripts/genglue backoffice storefront
+//
+// reads openapi/bundled/<app>.codegen.yaml and gen/<app>/server.gen.go and
+// writes the methods of <app>Handlers to server/handlers_<app>.gen.go.
 package main
 
 import (
@@ -39,37 +41,32 @@ import (
 )
 
 func main() {
-	spec := flag.String("spec", "", "bundled code-generation document")
-	server := flag.String("server", "", "oapi-codegen's strict server file (server.gen.go)")
-	typ := flag.String("type", "", "the hand-written handler type the methods belong to")
-	out := flag.String("out", "", "file to write, in the handler type's package")
+	flag.Usage = func() { fmt.Fprintln(os.Stderr, "usage: genglue <app>...") }
 	flag.Parse()
-	if *spec == "" || *server == "" || *typ == "" || *out == "" {
+	if flag.NArg() == 0 {
 		flag.Usage()
 		os.Exit(2)
 	}
-	if err := run(*spec, *server, *typ, *out); err != nil {
-		fmt.Fprintln(os.Stderr, "genglue:", err)
-		os.Exit(1)
+	for _, app := range flag.Args() {
+		spec, server := "openapi/bundled/"+app+".codegen.yaml", "gen/"+app+"/server.gen.go"
+		if err := run(spec, server, app+"Handlers", "server/handlers_"+app+".gen.go"); err != nil {
+			fmt.Fprintf(os.Stderr, "genglue: %s: %v\n", app, err)
+			os.Exit(1)
+		}
 	}
 }
 
+// run writes out, the methods of typ for every operation of the strict server
+// in server that is not written by hand, or writes nothing and names every
+// operation it cannot classify.
 func run(spec, server, typ, out string) error {
 	doc, err := openapi3.NewLoader().LoadFromFile(spec)
 	if err != nil {
 		return err
 	}
-	reg, err := resource.Load(doc)
+	res, err := resourcesOf(doc)
 	if err != nil {
 		return err
-	}
-	res := resources{}
-	for _, t := range reg.Types() {
-		r, _ := reg.Get(t)
-		res[t] = map[string]bool{}
-		for _, rel := range r.Relationships {
-			res[t][rel.Name] = true
-		}
 	}
 	ops := map[string]operation{} // by Go method name
 	for path, item := range doc.Paths.Map() {
@@ -115,6 +112,24 @@ func run(spec, server, typ, out string) error {
 		return err
 	}
 	return os.WriteFile(out, src, 0o644)
+}
+
+// resourcesOf reads the document's resources as the engine does (server/resource),
+// so that the generator and the engine's route table agree on what is a resource.
+func resourcesOf(doc *openapi3.T) (resources, error) {
+	reg, err := resource.Load(doc)
+	if err != nil {
+		return nil, err
+	}
+	res := resources{}
+	for _, t := range reg.Types() {
+		r, _ := reg.Get(t)
+		res[t] = map[string]bool{}
+		for _, rel := range r.Relationships {
+			res[t][rel.Name] = true
+		}
+	}
+	return res, nil
 }
 
 // writeMethod writes one delegation; the request object is named only when the
