@@ -18,22 +18,20 @@ COMMIT ?= $(shell git rev-parse HEAD 2>/dev/null)
 build:
 	$(GO) build -ldflags "-X main.version=$(VERSION) -X main.commit=$(COMMIT)" -o bin/entityapi .
 
-# Operations served by hand-written handlers and left out of generation, per application
-# (GEN_EXCLUDE_<app>); keep in step with exclude-operation-ids in openapi/<app>/oapi-codegen.yaml.
-GEN_EXCLUDE_backoffice := createToken,batchAccounts,batchBusinessUnits,batchContacts,batchUsers,batchWeightUnits,batchTaxJurisdictions
-GEN_EXCLUDE_storefront := createToken
+# scripts/bundle prints, comma-separated, the operations served by hand-written handlers (the
+# documents say which: x-entityapi), which oapi-codegen and scripts/genreply leave out.
 
 ## generate: rebuild the bundled documents and the generated server packages from openapi/
 ## (it wipes gen/backoffice and gen/storefront only, never the SDKs in gen/sdk/); scripts/genquery
 ## makes each generated Gin wrapper parse the query string once instead of once per parameter;
 ## scripts/genglue then writes each application's handler methods, server/handlers_<app>.gen.go
 generate:
-	@for pair in $(foreach app,$(APPS),$(app)=$(GEN_EXCLUDE_$(app))); do \
-	  app=$${pair%%=*} exclude=$${pair#*=} && \
+	@for app in $(APPS); do \
 	  rm -rf gen/$$app && mkdir -p gen/$$app && \
-	  $(GO) run ./scripts/bundle -root openapi/$$app/root.yaml \
-	    -public openapi/bundled/$$app.yaml -codegen openapi/bundled/$$app.codegen.yaml && \
-	  $(GO) tool oapi-codegen -config openapi/$$app/oapi-codegen.yaml openapi/bundled/$$app.codegen.yaml && \
+	  exclude=$$($(GO) run ./scripts/bundle -root openapi/$$app/root.yaml \
+	    -public openapi/bundled/$$app.yaml -codegen openapi/bundled/$$app.codegen.yaml) && \
+	  $(GO) tool oapi-codegen -config openapi/$$app/oapi-codegen.yaml -exclude-operation-ids "$$exclude" \
+	    openapi/bundled/$$app.codegen.yaml && \
 	  $(GO) run ./scripts/genquery gen/$$app/server.gen.go && \
 	  $(GO) run ./scripts/genreply -spec openapi/bundled/$$app.codegen.yaml -package $$app \
 	    -out gen/$$app/reply.gen.go -exclude "$$exclude" || exit 1; \

@@ -30,7 +30,7 @@ type listParams struct {
 	filtered bool                       // at least one filter[...] was given
 }
 
-// parseFields reads fields[type] and include; both are JSON:API only.
+// parseShape reads fields[type] and include, the shape of the answer; both are JSON:API only.
 func (e *engine) parseShape(q url.Values, res *resource.Resource, f format) (*listParams, error) {
 	p := &listParams{fields: map[string]map[string]bool{}}
 	var errs problem.List

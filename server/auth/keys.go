@@ -201,7 +201,6 @@ func (s *Service) JWKSHandler(c *gin.Context) {
 	c.Data(http.StatusOK, "application/jwk-set+json", raw)
 }
 
-// readKeyFile reads the PEM RSA private key of --signing-key-file.
 // CheckKeyFile tells whether path holds a signing key the service can use, so
 // that a bad --signing-key-file stops the process at start with one line.
 func CheckKeyFile(path string) error {
@@ -215,6 +214,7 @@ func CheckKeyFile(path string) error {
 	return nil
 }
 
+// readKeyFile reads the PEM RSA private key of --signing-key-file.
 func readKeyFile(path string) (*rsa.PrivateKey, error) {
 	raw, err := os.ReadFile(path)
 	if err != nil {
