@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/entityapi/entityapi/gen/sdk/go/backoffice"
 	"github.com/mattn/go-isatty"
 )
 
@@ -158,15 +159,21 @@ func newAPIClient(f *batchFlags, hc *http.Client) (*apiClient, error) {
 	if f.clientID == "" || f.secret == "" {
 		return nil, errors.New("no credentials: give --client-id and --client-secret (or ENTITYAPI_CLIENT_ID and ENTITYAPI_CLIENT_SECRET)")
 	}
-	return &apiClient{base: strings.TrimSuffix(f.url, "/"), clientID: f.clientID, secret: f.secret, hc: hc}, nil
+	base := strings.TrimSuffix(f.url, "/")
+	sdk, err := backoffice.NewClient(base, backoffice.WithHTTPClient(hc))
+	if err != nil {
+		return nil, err
+	}
+	return &apiClient{base: base, clientID: f.clientID, secret: f.secret, hc: hc, sdk: sdk}, nil
 }
 
 // printErrors prints the errors of operation id, up to limit (-1: all),
-// following the server's next links, and returns how many it printed.
+// page after page while the server links a next one, and returns how many it
+// printed.
 func printErrors(ctx context.Context, c *apiClient, id string, pageSize, limit int, w io.Writer) (int, error) {
-	printed, next := 0, ""
-	for {
-		page, more, err := c.errorsPage(ctx, id, pageSize, next)
+	printed := 0
+	for number := 1; ; number++ {
+		page, more, err := c.errorsPage(ctx, id, pageSize, number)
 		if err != nil {
 			return printed, err
 		}
@@ -177,10 +184,9 @@ func printErrors(ctx context.Context, c *apiClient, id string, pageSize, limit i
 			printError(w, e)
 			printed++
 		}
-		if more == "" || len(page) == 0 {
+		if !more || len(page) == 0 {
 			return printed, nil
 		}
-		next = more
 	}
 }
 

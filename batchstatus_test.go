@@ -70,7 +70,11 @@ func TestBatchClientStatusAndErrors(t *testing.T) {
 
 			// A batch can outlive its token: a 401 while following it
 			// fetches a new one.
-			expired := &apiClient{base: b.url, clientID: b.clientID, secret: b.secret, hc: &http.Client{}, token: "expired"}
+			expired, err := newAPIClient(&batchFlags{url: b.url, clientID: b.clientID, secret: b.secret}, &http.Client{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			expired.token = "expired"
 			if op, err := expired.operation(context.Background(), id); err != nil || op.Status != "success" {
 				t.Errorf("reading the operation with an expired token: %+v, %v; want it read with a new token", op, err)
 			}
