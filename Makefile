@@ -22,7 +22,9 @@ build:
 # documents say which: x-entityapi), which oapi-codegen and scripts/genreply leave out.
 
 ## generate: rebuild the bundled documents and the generated server packages from openapi/
-## (it wipes gen/backoffice and gen/storefront only, never the SDKs in gen/sdk/); scripts/genquery
+## (it wipes gen/backoffice and gen/storefront only, never the SDKs in gen/sdk/); scripts/genprune
+## removes the strict server's typed responses (the handlers answer through scripts/genreply's one
+## Response type); scripts/genquery
 ## makes each generated Gin wrapper parse the query string once instead of once per parameter;
 ## scripts/genglue then writes each application's handler methods, server/handlers_<app>.gen.go
 generate:
@@ -32,6 +34,7 @@ generate:
 	    -public openapi/bundled/$$app.yaml -codegen openapi/bundled/$$app.codegen.yaml) && \
 	  $(GO) tool oapi-codegen -config openapi/$$app/oapi-codegen.yaml -exclude-operation-ids "$$exclude" \
 	    openapi/bundled/$$app.codegen.yaml && \
+	  $(GO) run ./scripts/genprune gen/$$app/server.gen.go && \
 	  $(GO) run ./scripts/genquery gen/$$app/server.gen.go && \
 	  $(GO) run ./scripts/genreply -spec openapi/bundled/$$app.codegen.yaml -package $$app \
 	    -out gen/$$app/reply.gen.go -exclude "$$exclude" || exit 1; \

@@ -5,7 +5,7 @@
 //
 // oapi-codegen generates one response type per operation, status and media type;
 // the engine decides status and format at run time from the request, so it cannot
-// name those types. The contract is still enforced: the test suite validates every
+// name those types (scripts/genprune removes them). The contract is still enforced: the test suite validates every
 // response against the public document.
 //
 // Usage: go run ./scripts/genreply -spec openapi/bundled/backoffice.codegen.yaml \
