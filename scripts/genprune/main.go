@@ -25,37 +25,18 @@ package main
 import (
 	"bytes"
 	"errors"
-	"fmt"
 	"go/ast"
 	"go/format"
 	"go/parser"
 	"go/token"
-	"os"
 	"strconv"
 	"strings"
+
+	"github.com/entityapi/entityapi/scripts/internal/genfile"
 )
 
 func main() {
-	if len(os.Args) != 2 {
-		fmt.Fprintln(os.Stderr, "usage: genprune <server.gen.go>")
-		os.Exit(2)
-	}
-	if err := pruneFile(os.Args[1]); err != nil {
-		fmt.Fprintln(os.Stderr, "genprune:", err)
-		os.Exit(1)
-	}
-}
-
-func pruneFile(path string) error {
-	src, err := os.ReadFile(path)
-	if err != nil {
-		return err
-	}
-	out, err := prune(src)
-	if err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	return os.WriteFile(path, out, 0o644)
+	genfile.Main("genprune", prune)
 }
 
 // prune returns src without the typed responses, as the package comment says.
@@ -110,21 +91,10 @@ func visitors(file *ast.File) map[string]bool {
 // visitReceiver is the receiver type of a Visit<Op>Response method, or "".
 func visitReceiver(decl ast.Decl) string {
 	fn, ok := decl.(*ast.FuncDecl)
-	if !ok || fn.Recv == nil || len(fn.Recv.List) != 1 {
+	if !ok || !strings.HasPrefix(fn.Name.Name, "Visit") || !strings.HasSuffix(fn.Name.Name, "Response") {
 		return ""
 	}
-	name := fn.Name.Name
-	if !strings.HasPrefix(name, "Visit") || !strings.HasSuffix(name, "Response") {
-		return ""
-	}
-	typ := fn.Recv.List[0].Type
-	if star, ok := typ.(*ast.StarExpr); ok {
-		typ = star.X
-	}
-	if id, ok := typ.(*ast.Ident); ok {
-		return id.Name
-	}
-	return ""
+	return receiverName(fn)
 }
 
 // isResponseName tells the names oapi-codegen gives response types and their

@@ -26,36 +26,21 @@ import (
 	"go/format"
 	"go/parser"
 	"go/token"
-	"os"
+
+	"github.com/entityapi/entityapi/scripts/internal/genfile"
 )
 
 // queryVar is the variable each rewritten wrapper declares.
 const queryVar = "query"
 
 func main() {
-	if len(os.Args) != 2 {
-		fmt.Fprintln(os.Stderr, "usage: genquery <server.gen.go>")
-		os.Exit(2)
-	}
-	if err := rewriteFile(os.Args[1]); err != nil {
-		fmt.Fprintln(os.Stderr, "genquery:", err)
-		os.Exit(1)
-	}
-}
-
-func rewriteFile(path string) error {
-	src, err := os.ReadFile(path)
-	if err != nil {
-		return err
-	}
-	out, n, err := rewrite(src)
-	if err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	if n == 0 {
-		return fmt.Errorf("%s: no ServerInterfaceWrapper method calls c.Request.URL.Query()", path)
-	}
-	return os.WriteFile(path, out, 0o644)
+	genfile.Main("genquery", func(src []byte) ([]byte, error) {
+		out, n, err := rewrite(src)
+		if err == nil && n == 0 {
+			err = errors.New("no ServerInterfaceWrapper method calls c.Request.URL.Query()")
+		}
+		return out, err
+	})
 }
 
 // rewrite returns src with every ServerInterfaceWrapper method rewritten as
