@@ -51,8 +51,8 @@ func prune(src []byte) ([]byte, error) {
 		return nil, errors.New("no type with a Visit<Op>Response method: not a strict server as genprune knows it")
 	}
 	for {
-		kept := keptDecls(file, gone)
-		used, usedByGone := referencedTypes(kept), referencedTypes(removedDecls(file, gone))
+		kept := decls(file, gone, false)
+		used, usedByGone := referencedTypes(kept), referencedTypes(decls(file, gone, true))
 		more := false
 		for _, decl := range file.Decls {
 			for _, spec := range typeSpecs(decl) {
@@ -103,23 +103,13 @@ func isResponseName(name string) bool {
 	return strings.HasSuffix(name, "Response") || strings.HasSuffix(name, "ResponseHeaders")
 }
 
-// keptDecls are file's declarations without the types in gone and their
-// methods (a type declaration group keeps its other specs).
-func keptDecls(file *ast.File, gone map[string]bool) []ast.Decl {
+// decls are file's declarations without the types in gone and their
+// methods (removed false; a type declaration group keeps its other specs), or
+// only those (removed true).
+func decls(file *ast.File, gone map[string]bool, removed bool) []ast.Decl {
 	var out []ast.Decl
 	for _, decl := range file.Decls {
-		if d := without(decl, gone, false); d != nil {
-			out = append(out, d)
-		}
-	}
-	return out
-}
-
-// removedDecls are the declarations keptDecls leaves out.
-func removedDecls(file *ast.File, gone map[string]bool) []ast.Decl {
-	var out []ast.Decl
-	for _, decl := range file.Decls {
-		if d := without(decl, gone, true); d != nil {
+		if d := without(decl, gone, removed); d != nil {
 			out = append(out, d)
 		}
 	}
