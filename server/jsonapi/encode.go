@@ -24,12 +24,17 @@ func AppendObject(b []byte, members []Member) []byte {
 
 // AppendObjects appends a JSON array of objects: the plain format's list body.
 func AppendObjects(b []byte, objects [][]Member) []byte {
+	return appendArray(b, objects, AppendObject)
+}
+
+// appendArray appends a JSON array of items, each appended by appendItem.
+func appendArray[T any](b []byte, items []T, appendItem func([]byte, T) []byte) []byte {
 	b = append(b, '[')
-	for i, o := range objects {
+	for i, item := range items {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = AppendObject(b, o)
+		b = appendItem(b, item)
 	}
 	return append(b, ']')
 }
@@ -71,14 +76,7 @@ func AppendValue(b []byte, v any) []byte {
 	case []Member:
 		return AppendObject(b, x)
 	case []any:
-		b = append(b, '[')
-		for i, e := range x {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = AppendValue(b, e)
-		}
-		return append(b, ']')
+		return appendArray(b, x, AppendValue)
 	default:
 		raw, err := json.Marshal(x)
 		if err != nil {

@@ -104,14 +104,7 @@ func (t ToOne) appendPrimary(b []byte) []byte {
 }
 
 func (t ToMany) appendPrimary(b []byte) []byte {
-	b = append(b, '[')
-	for i, id := range t {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = appendIdentifier(b, id)
-	}
-	return append(b, ']')
+	return appendArray(b, t, appendIdentifier)
 }
 
 // AppendJSON appends the document as JSON.
