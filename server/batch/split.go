@@ -246,13 +246,20 @@ func (s *splitter) readArray(pointer, notArray string, limit int, limitDetail st
 	return n == 0, nil
 }
 
-func (s *splitter) readData() error {
-	if s.dataSeen {
-		s.add(problem.RequestData("The 'data' property should occur only once.", "/data"))
-		return s.skip()
+// readSection reads the array of the member at pointer (/data or /included)
+// as readArray does, the first time the body has it; a second occurrence is
+// a problem, and skipped.
+func (s *splitter) readSection(seen *bool, pointer, notArray string, limit int, limitDetail string, each func(int, json.RawMessage) error) (empty bool, err error) {
+	if *seen {
+		s.add(problem.RequestData("The '"+pointer[1:]+"' property should occur only once.", pointer))
+		return false, s.skip()
 	}
-	s.dataSeen = true
-	empty, err := s.readArray("/data", detailDataArray, s.lim.MaxItems, detailDataLimit, func(i int, raw json.RawMessage) error {
+	*seen = true
+	return s.readArray(pointer, notArray, limit, limitDetail, each)
+}
+
+func (s *splitter) readData() error {
+	empty, err := s.readSection(&s.dataSeen, "/data", detailDataArray, s.lim.MaxItems, detailDataLimit, func(i int, raw json.RawMessage) error {
 		s.nData++
 		return s.addData(i, raw)
 	})
@@ -266,12 +273,7 @@ func (s *splitter) readData() error {
 }
 
 func (s *splitter) readIncluded() error {
-	if s.incSeen {
-		s.add(problem.RequestData("The 'included' property should occur only once.", "/included"))
-		return s.skip()
-	}
-	s.incSeen = true
-	_, err := s.readArray("/included", detailIncludedArray, s.lim.MaxIncluded, detailIncludedLimit, func(i int, raw json.RawMessage) error {
+	_, err := s.readSection(&s.incSeen, "/included", detailIncludedArray, s.lim.MaxIncluded, detailIncludedLimit, func(i int, raw json.RawMessage) error {
 		s.nInc++
 		s.addIncluded(i, raw)
 		return nil
