@@ -22,7 +22,7 @@ import (
 	"time"
 
 	"github.com/entityapi/entityapi/server"
-	"github.com/entityapi/entityapi/storage"
+	"github.com/entityapi/entityapi/storage/jobs"
 	"github.com/entityapi/entityapi/storage/storagetest"
 )
 
@@ -49,7 +49,7 @@ func setupBatch(t *testing.T, dialect string, adjust ...func(*server.Config)) *b
 	store := storagetest.Open(t, dialect)
 	cfg := server.Config{BackofficeBase: "/admin", MaxBody: 64 << 10, MaxBatchBody: testMaxBatchBody,
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
-		Jobs:   storage.QueueConfig{Workers: 2, PollEvery: 50 * time.Millisecond, RescueAfter: 5 * time.Second}}
+		Jobs:   jobs.Config{Workers: 2, PollEvery: 50 * time.Millisecond, RescueAfter: 5 * time.Second}}
 	for _, f := range adjust {
 		f(&cfg)
 	}

@@ -24,6 +24,7 @@ import (
 	"github.com/entityapi/entityapi/server/batch"
 	"github.com/entityapi/entityapi/server/resource"
 	"github.com/entityapi/entityapi/storage"
+	"github.com/entityapi/entityapi/storage/jobs"
 )
 
 // Config holds what the HTTP side needs to know.
@@ -55,7 +56,7 @@ type Config struct {
 	// a 503 error document.
 	RequestTimeout time.Duration
 	// Jobs configures the batch job queue: workers, rescue, lifetime.
-	Jobs   storage.QueueConfig
+	Jobs   jobs.Config
 	Logger *slog.Logger
 	Auth   auth.Config // tokens: lifetime, keys, demo principals, outside provider
 	// SeparateMetrics leaves GET /metrics out of this handler (404 here): the
@@ -73,7 +74,7 @@ type Server struct {
 	store *storage.Store
 	log   *slog.Logger
 	stop  context.CancelFunc // ends the key reloads of the token service
-	queue *storage.Queue     // batch chunks: workers and housekeeping
+	queue *jobs.Queue        // batch chunks: workers and housekeeping
 	// metrics are this server's own (its own registry), apps names the
 	// application of a route for their labels and the request log.
 	metrics *metrics
@@ -157,7 +158,7 @@ func New(cfg Config, store *storage.Store) (*Server, error) {
 	}
 	bo.auth, bo.audience, bo.roles, bo.metrics, bo.limiter = tokens, "backoffice", true, m, limits
 	bo.syncHold = &s.syncHold
-	queue, err := store.NewQueue(cfg.Jobs)
+	queue, err := jobs.NewQueue(store, cfg.Jobs)
 	if err != nil {
 		stop()
 		return nil, err
@@ -302,7 +303,7 @@ type application struct {
 	docJSON  []byte
 	auth     *auth.Service
 	audience string             // the token audience of this application
-	queue    *storage.Queue     // where batch chunks go
+	queue    *jobs.Queue        // where batch chunks go
 	roles    bool               // callers' roles decide what they may do (the back office; storefront clients only read)
 	guests   map[string]bool    // storefront: resource types readable without a token
 	locales  *storefrontLocales // storefront: what X-Localization-ID and X-Currency may name

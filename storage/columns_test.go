@@ -65,7 +65,7 @@ func TestFindColumns(t *testing.T) {
 		if err != nil || len(row) != 1 {
 			t.Fatalf("GetColumns created_at: %v, %v", row, err)
 		}
-		checkStamp(t, row["created_at"], before)
+		storagetest.CheckStamp(t, row["created_at"], before)
 
 		log.take()
 		for _, bad := range []struct {

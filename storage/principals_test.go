@@ -43,7 +43,7 @@ func TestCreateOrganization(t *testing.T) {
 		if err != nil || got.ID != o.ID || !got.Enabled {
 			t.Fatalf("OrganizationByName(Second) = %+v, %v", got, err)
 		}
-		checkStamp(t, got.CreatedAt, before)
+		storagetest.CheckStamp(t, got.CreatedAt, before)
 		tests := []struct {
 			name string
 			run  func() error
