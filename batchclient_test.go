@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/entityapi/entityapi/server"
+	"github.com/entityapi/entityapi/storage/authstore"
 	"github.com/entityapi/entityapi/storage/jobs"
 	"github.com/entityapi/entityapi/storage/storagetest"
 )
@@ -69,11 +70,11 @@ func setupBatch(t *testing.T, dialect string, adjust ...func(*server.Config)) *b
 	ctx := context.Background()
 	user := &adminFlags{org: "Main", username: "importer", email: "importer@test.example", firstName: "Imp",
 		lastName: "Orter", role: "ROLE_MANAGER"}
-	if err := admin(ctx, store, "user create", user, nil, io.Discard); err != nil {
+	if err := admin(ctx, authstore.New(store), "user create", user, nil, io.Discard); err != nil {
 		t.Fatalf("user create: %v", err)
 	}
 	var out bytes.Buffer
-	if err := admin(ctx, store, "client create", &adminFlags{app: "backoffice", user: "importer", asJSON: true}, nil, &out); err != nil {
+	if err := admin(ctx, authstore.New(store), "client create", &adminFlags{app: "backoffice", user: "importer", asJSON: true}, nil, &out); err != nil {
 		t.Fatalf("client create: %v", err)
 	}
 	var cred struct {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/entityapi/entityapi/server"
+	"github.com/entityapi/entityapi/storage/authstore"
 	"github.com/entityapi/entityapi/storage/jobs"
 	"github.com/entityapi/entityapi/storage/storagetest"
 )
@@ -102,11 +103,11 @@ func checkValues(t *testing.T, r *result, want map[string]any) {
 func (a *api) stagedOperation(t *testing.T, owner string) string {
 	t.Helper()
 	ctx := context.Background()
-	org, err := a.store.OrganizationByName(ctx, principalNamed(t, owner).org)
+	org, err := authstore.New(a.store).OrganizationByName(ctx, principalNamed(t, owner).org)
 	if err != nil {
 		t.Fatal(err)
 	}
-	user, err := a.store.UserByLogin(ctx, owner)
+	user, err := authstore.New(a.store).UserByLogin(ctx, owner)
 	if err != nil {
 		t.Fatal(err)
 	}

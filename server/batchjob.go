@@ -63,7 +63,7 @@ func (a *application) processChunk(ctx context.Context, job jobs.ChunkJob) error
 	cl := &call{f: jsonapiFormat, org: op.OrganizationID, routes: a.routes, xinclude: map[string]bool{}}
 	if op.OwnerID != nil {
 		cl.user = *op.OwnerID
-		if cl.roles, err = store.UserRoles(ctx, *op.OwnerID); err != nil {
+		if cl.roles, err = a.authRecords.UserRoles(ctx, *op.OwnerID); err != nil {
 			return err
 		}
 	}

@@ -24,6 +24,7 @@ import (
 	"github.com/entityapi/entityapi/server/batch"
 	"github.com/entityapi/entityapi/server/resource"
 	"github.com/entityapi/entityapi/storage"
+	"github.com/entityapi/entityapi/storage/authstore"
 	"github.com/entityapi/entityapi/storage/jobs"
 )
 
@@ -139,7 +140,8 @@ func New(cfg Config, store *storage.Store) (*Server, error) {
 	}
 	limits := newLimiter(cfg.RateLimit, maxRateBuckets)
 	ctx, stop := context.WithCancel(context.Background())
-	tokens, err := auth.New(ctx, cfg.Auth, store)
+	records := authstore.New(store) // one per server: it holds the failure counts
+	tokens, err := auth.New(ctx, cfg.Auth, records)
 	if err != nil {
 		stop()
 		return nil, fmt.Errorf("tokens: %w", err)
@@ -157,6 +159,7 @@ func New(cfg Config, store *storage.Store) (*Server, error) {
 		return nil, fmt.Errorf("back office: %w", err)
 	}
 	bo.auth, bo.audience, bo.roles, bo.metrics, bo.limiter = tokens, "backoffice", true, m, limits
+	bo.authRecords = records
 	bo.syncHold = &s.syncHold
 	queue, err := jobs.NewQueue(store, cfg.Jobs)
 	if err != nil {
@@ -293,23 +296,25 @@ func (h *headWriter) Write(b []byte) (int, error) { return len(b), nil }
 // application is one API application (back office, storefront): its document,
 // resources, routes and engine.
 type application struct {
-	cfg      *Config
-	doc      *openapi3.T
-	raw      []byte
-	reg      *resource.Registry
-	routes   *routeTable
-	engine   *engine
-	log      *slog.Logger
-	docJSON  []byte
-	auth     *auth.Service
-	audience string             // the token audience of this application
-	queue    *jobs.Queue        // where batch chunks go
-	roles    bool               // callers' roles decide what they may do (the back office; storefront clients only read)
-	guests   map[string]bool    // storefront: resource types readable without a token
-	locales  *storefrontLocales // storefront: what X-Localization-ID and X-Currency may name
-	metrics  *metrics
-	limiter  *limiter                       // per-client request rate, shared by both applications; nil: none
-	syncHold *atomic.Pointer[chan struct{}] // see Server.syncHold
+	cfg     *Config
+	doc     *openapi3.T
+	raw     []byte
+	reg     *resource.Registry
+	routes  *routeTable
+	engine  *engine
+	log     *slog.Logger
+	docJSON []byte
+	auth    *auth.Service
+	// authRecords gives batch jobs their owner's roles (processChunk).
+	authRecords *authstore.Store
+	audience    string             // the token audience of this application
+	queue       *jobs.Queue        // where batch chunks go
+	roles       bool               // callers' roles decide what they may do (the back office; storefront clients only read)
+	guests      map[string]bool    // storefront: resource types readable without a token
+	locales     *storefrontLocales // storefront: what X-Localization-ID and X-Currency may name
+	metrics     *metrics
+	limiter     *limiter                       // per-client request rate, shared by both applications; nil: none
+	syncHold    *atomic.Pointer[chan struct{}] // see Server.syncHold
 }
 
 func newApplication(cfg *Config, store *storage.Store, raw []byte, base string) (*application, error) {

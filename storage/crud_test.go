@@ -36,7 +36,7 @@ func TestAccountRoundTrip(t *testing.T) {
 	t.Parallel()
 	storagetest.Each(t, func(t *testing.T, s *storage.Store) {
 		ctx := context.Background()
-		accounts := table(t, s, "accounts")
+		accounts := storagetest.Table(t, s, "accounts")
 		if accounts.Key != "id" || !accounts.AutoKey || !accounts.Scoped {
 			t.Fatalf("accounts table = %+v", accounts)
 		}
@@ -109,7 +109,7 @@ func TestWeightUnitRoundTrip(t *testing.T) {
 	t.Parallel()
 	storagetest.Each(t, func(t *testing.T, s *storage.Store) {
 		ctx := context.Background()
-		units := table(t, s, "weightunits")
+		units := storagetest.Table(t, s, "weightunits")
 		if units.Key != "code" || units.AutoKey || !units.Scoped || units.Columns["conversion_rates"] != storage.KindJSON {
 			t.Fatalf("weightunits table = %+v", units)
 		}
@@ -163,7 +163,7 @@ func TestTaxJurisdictionRoundTrip(t *testing.T) {
 	t.Parallel()
 	storagetest.Each(t, func(t *testing.T, s *storage.Store) {
 		ctx := context.Background()
-		tj := table(t, s, "taxjurisdictions")
+		tj := storagetest.Table(t, s, "taxjurisdictions")
 		zips := `[{"zipCode": "10001"}, {"zipRangeStart": "10100", "zipRangeEnd": "10199"}]`
 		key, err := s.Insert(ctx, tj, 1, storage.Row{
 			"code": "NY-CITY", "country_code": "US", "region_code": "US-NY",
@@ -208,7 +208,7 @@ func TestUniqueExternalID(t *testing.T) {
 	t.Parallel()
 	storagetest.Each(t, func(t *testing.T, s *storage.Store) {
 		ctx := context.Background()
-		accounts := table(t, s, "accounts")
+		accounts := storagetest.Table(t, s, "accounts")
 		other := newOrganization(t, s, "Other")
 		if _, err := s.Insert(ctx, accounts, 1, storage.Row{"name": "A", "external_id": "E-1"}); err != nil {
 			t.Fatal(err)

@@ -26,8 +26,6 @@ var models = []any{
 	(*BusinessUnit)(nil),
 	(*User)(nil),
 	(*Contact)(nil),
-	(*Client)(nil),
-	(*SigningKey)(nil),
 	(*Localization)(nil),
 	(*Currency)(nil),
 }
@@ -172,7 +170,9 @@ type BusinessUnit struct {
 // User is a back-office user. username and email are unique across all
 // organizations, external_id per organization; owner_id is the user's
 // business unit. password_hash is never to be shown. demo marks the users
-// LoadDemo made, which a server refuses unless it runs with --demo.
+// storage/authstore's LoadDemo made, which a server refuses unless it runs
+// with --demo. Users are a generic table (a back-office resource), so the
+// model is storage's; storage/authstore names it for sign-in.
 type User struct {
 	bun.BaseModel `bun:"table:users"`
 
@@ -235,42 +235,6 @@ type Contact struct {
 	ReportsToID    *int64          `bun:"reports_to_id"`
 	CreatedAt      time.Time       `bun:"created_at,nullzero,notnull,default:current_timestamp"`
 	UpdatedAt      time.Time       `bun:"updated_at,nullzero,notnull,default:current_timestamp"`
-}
-
-// The client applications (App) that may ask for access tokens.
-const (
-	AppBackoffice = "backoffice"
-	AppStorefront = "storefront"
-)
-
-// Client is an OAuth client of one application (DESIGN.md §8). A back-office
-// client acts as its user (UserID) in that user's organization; a storefront
-// client has no user and acts as itself in OrganizationID. Only the bcrypt
-// hash of its secret is kept (storage/secret).
-type Client struct {
-	bun.BaseModel `bun:"table:clients"`
-
-	ID             string    `bun:"id,pk"`
-	OrganizationID int64     `bun:"organization_id,notnull"`
-	SecretHash     string    `bun:"secret_hash,notnull"`
-	App            string    `bun:"app,notnull"`
-	Name           string    `bun:"name,notnull"`
-	UserID         *int64    `bun:"user_id"`
-	Enabled        bool      `bun:"enabled,notnull"`
-	Demo           bool      `bun:"demo,notnull"`
-	CreatedAt      time.Time `bun:"created_at,nullzero,notnull,default:current_timestamp"`
-	UpdatedAt      time.Time `bun:"updated_at,nullzero,notnull,default:current_timestamp"`
-}
-
-// SigningKey is an RSA key that signs access tokens, kept in the database so
-// that every process signs and verifies with the same set. PrivatePEM is a
-// PKCS #8 "PRIVATE KEY" block; it must never leave the server.
-type SigningKey struct {
-	bun.BaseModel `bun:"table:signing_keys"`
-
-	KID        string    `bun:"kid,pk"`
-	PrivatePEM string    `bun:"private_pem,notnull"`
-	CreatedAt  time.Time `bun:"created_at,nullzero,notnull,default:current_timestamp"`
 }
 
 // AccountContact links an account and a contact (join table: account_id,

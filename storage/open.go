@@ -64,8 +64,6 @@ type Store struct {
 	tables map[string]*Table
 	joins  map[string]*JoinTable
 
-	failureStore // see FailureCounter
-
 	watch statementWatch // every statement: counted, and seen by the hooks
 	stmts preparedCache  // SQLite only (see statement.go)
 }

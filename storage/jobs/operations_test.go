@@ -75,23 +75,13 @@ func itemErrors(prefix string, n int) []jobs.OperationError {
 // generic queries (users are a generic table), and returns its id.
 func newOwner(t *testing.T, s *storage.Store, username string) int64 {
 	t.Helper()
-	users := table(t, s, "users")
+	users := storagetest.Table(t, s, "users")
 	id, err := s.Insert(context.Background(), users, 1, storage.Row{"username": username,
 		"email": username + "@example.com", "first_name": "Op", "last_name": "Owner", "enabled": true})
 	if err != nil {
 		t.Fatalf("insert user %s: %v", username, err)
 	}
 	return id.(int64)
-}
-
-// table returns a table the test needs, failing when it is not declared.
-func table(t *testing.T, s *storage.Store, name string) *storage.Table {
-	t.Helper()
-	tbl, ok := s.Table(name)
-	if !ok {
-		t.Fatalf("Table(%q) not found", name)
-	}
-	return tbl
 }
 
 func TestOperationLifeCycle(t *testing.T) {
@@ -240,18 +230,19 @@ func TestOperationVisibilityAndCancel(t *testing.T) {
 	t.Parallel()
 	storagetest.Each(t, func(t *testing.T, s *storage.Store) {
 		ctx := context.Background()
-		other, err := s.CreateOrganization(ctx, "Other")
+		id, err := s.Insert(ctx, storagetest.Table(t, s, "organizations"), 0, storage.Row{"name": "Other", "enabled": true})
 		if err != nil {
 			t.Fatal(err)
 		}
+		other := id.(int64) // another organization
 		op := stageOperation(t, s, 1, nil, 2, true)
-		if _, err := jobs.LoadOperation(ctx, s.Conn, other.ID, op.ID); !isNotFound(err) {
+		if _, err := jobs.LoadOperation(ctx, s.Conn, other, op.ID); !isNotFound(err) {
 			t.Errorf("Operation(other organization) = %v, want ErrNotFound", err)
 		}
 		if _, err := jobs.LoadOperation(ctx, s.Conn, 1, op.ID+1000); !isNotFound(err) {
 			t.Errorf("Operation(missing) = %v, want ErrNotFound", err)
 		}
-		if err := jobs.CancelOperation(ctx, s.Conn, other.ID, op.ID); !isNotFound(err) {
+		if err := jobs.CancelOperation(ctx, s.Conn, other, op.ID); !isNotFound(err) {
 			t.Errorf("CancelOperation(other organization) = %v, want ErrNotFound", err)
 		}
 		staging := stageOperation(t, s, 1, nil, 1, false)
@@ -406,7 +397,7 @@ func TestOperationCleanup(t *testing.T) {
 		staging := stageOperation(t, s, 1, &owner, 1, false)
 
 		// Deleting the owner keeps the operations, without owner.
-		if err := s.Delete(ctx, table(t, s, "users"), 1, owner); err != nil {
+		if err := s.Delete(ctx, storagetest.Table(t, s, "users"), 1, owner); err != nil {
 			t.Fatalf("delete owner: %v", err)
 		}
 		if got := operation(t, s, 1, running.ID); got.OwnerID != nil {

@@ -3,6 +3,8 @@ package storagetest
 import (
 	"testing"
 	"time"
+
+	"github.com/entityapi/entityapi/storage"
 )
 
 // CheckStamp checks a created_at/updated_at value as storage returns it: a
@@ -22,4 +24,15 @@ func CheckStamp(t *testing.T, v any, after time.Time) time.Time {
 		t.Errorf("timestamp %v is not now (test began %v)", ts, after)
 	}
 	return ts
+}
+
+// Table returns a table of the generic queries the test needs, failing the
+// test when it is not declared.
+func Table(t *testing.T, s *storage.Store, name string) *storage.Table {
+	t.Helper()
+	tbl, ok := s.Table(name)
+	if !ok {
+		t.Fatalf("Table(%q) not found", name)
+	}
+	return tbl
 }
