@@ -104,7 +104,7 @@ func TestAuthenticateNoticesDisabledPrincipals(t *testing.T) {
 	storagetest.Each(t, func(t *testing.T, s *storage.Store) {
 		b := setup(t, s, auth.Config{EnabledCacheTTL: 5 * time.Second})
 		ctx := context.Background()
-		users := mustTable(t, s, "users")
+		users := storagetest.Table(t, s, "users")
 		gus := addUser(t, s, 1, "gus", "ROLE_USER", "ROLE_MANAGER")
 		addClient(t, s, "gus-client", gus)
 		hal := addUser(t, s, 1, "hal", "ROLE_USER")

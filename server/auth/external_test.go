@@ -59,7 +59,7 @@ func TestExternalIdentityProvider(t *testing.T) {
 		ivy := addUser(t, s, 1, "ivy", "ROLE_MANAGER", "ROLE_USER")
 		other, _ := authstore.New(s).UserByLogin(ctx, "other-admin")
 		jon := addUser(t, s, 1, "jon", "ROLE_USER")
-		if err := s.Update(ctx, mustTable(t, s, "users"), 1, jon.ID, storage.Row{"enabled": false}); err != nil {
+		if err := s.Update(ctx, storagetest.Table(t, s, "users"), 1, jon.ID, storage.Row{"enabled": false}); err != nil {
 			t.Fatal(err)
 		}
 		now := b.clock.Now()

@@ -248,13 +248,3 @@ func reason(err error) string {
 	}
 	return ae.Reason
 }
-
-// mustTable returns a table of the store.
-func mustTable(t *testing.T, s *storage.Store, name string) *storage.Table {
-	t.Helper()
-	tbl, ok := s.Table(name)
-	if !ok {
-		t.Fatalf("no table %s", name)
-	}
-	return tbl
-}

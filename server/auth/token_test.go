@@ -131,7 +131,7 @@ func TestTokenErrors(t *testing.T) {
 		off := addUser(t, s, 1, "off", "ROLE_USER")
 		addClient(t, s, "off-client", off)
 		addClient(t, s, "off-sf", nil)
-		users := mustTable(t, s, "users")
+		users := storagetest.Table(t, s, "users")
 		if err := s.Update(ctx, users, 1, off.ID, storage.Row{"enabled": false}); err != nil {
 			t.Fatal(err)
 		}

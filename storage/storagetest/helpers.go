@@ -28,11 +28,11 @@ func CheckStamp(t *testing.T, v any, after time.Time) time.Time {
 
 // Table returns a table of the generic queries the test needs, failing the
 // test when it is not declared.
-func Table(t *testing.T, s *storage.Store, name string) *storage.Table {
-	t.Helper()
+func Table(tb testing.TB, s *storage.Store, name string) *storage.Table {
+	tb.Helper()
 	tbl, ok := s.Table(name)
 	if !ok {
-		t.Fatalf("Table(%q) not found", name)
+		tb.Fatalf("Table(%q) not found", name)
 	}
 	return tbl
 }
