@@ -8,13 +8,13 @@ import (
 	"io"
 
 	"github.com/entityapi/entityapi/server/auth"
-	"github.com/entityapi/entityapi/storage"
+	"github.com/entityapi/entityapi/storage/authstore"
 	"github.com/entityapi/entityapi/storage/secret"
 )
 
 // admin runs the administration commands: organizations, users, clients and
 // signing keys, straight on the database.
-func admin(ctx context.Context, store *storage.Store, cmd string, f *adminFlags, args []string, out io.Writer) error {
+func admin(ctx context.Context, store *authstore.Store, cmd string, f *adminFlags, args []string, out io.Writer) error {
 	switch cmd {
 	case "org create":
 		if len(args) != 1 {
@@ -79,7 +79,7 @@ func (f *adminFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.asJSON, "json", false, "print the client as JSON")
 }
 
-func createUser(ctx context.Context, store *storage.Store, f *adminFlags, out io.Writer) error {
+func createUser(ctx context.Context, store *authstore.Store, f *adminFlags, out io.Writer) error {
 	if f.username == "" || f.email == "" || f.firstName == "" || f.lastName == "" {
 		return fmt.Errorf("usage: entityapi user create --org NAME --username U --email E --first-name F --last-name L --role ROLE [--password P]")
 	}
@@ -87,7 +87,7 @@ func createUser(ctx context.Context, store *storage.Store, f *adminFlags, out io
 	if err != nil {
 		return fmt.Errorf("organization %q: %w", f.org, err)
 	}
-	u := &storage.User{OrganizationID: org.ID, Username: f.username, Email: f.email, FirstName: f.firstName, LastName: f.lastName, Enabled: true}
+	u := &authstore.User{OrganizationID: org.ID, Username: f.username, Email: f.email, FirstName: f.firstName, LastName: f.lastName, Enabled: true}
 	if f.password != "" {
 		h, err := secret.Hash(f.password)
 		if err != nil {
@@ -102,8 +102,8 @@ func createUser(ctx context.Context, store *storage.Store, f *adminFlags, out io
 	return nil
 }
 
-func createClient(ctx context.Context, store *storage.Store, f *adminFlags, out io.Writer) error {
-	c := &storage.Client{ID: secret.NewClientID(), App: f.app, Name: f.name, Enabled: true}
+func createClient(ctx context.Context, store *authstore.Store, f *adminFlags, out io.Writer) error {
+	c := &authstore.Client{ID: secret.NewClientID(), App: f.app, Name: f.name, Enabled: true}
 	switch f.app {
 	case "backoffice":
 		if f.user == "" {

@@ -22,7 +22,8 @@ import (
 	"time"
 
 	"github.com/entityapi/entityapi/server"
-	"github.com/entityapi/entityapi/storage"
+	"github.com/entityapi/entityapi/storage/authstore"
+	"github.com/entityapi/entityapi/storage/jobs"
 	"github.com/entityapi/entityapi/storage/storagetest"
 )
 
@@ -49,7 +50,7 @@ func setupBatch(t *testing.T, dialect string, adjust ...func(*server.Config)) *b
 	store := storagetest.Open(t, dialect)
 	cfg := server.Config{BackofficeBase: "/admin", MaxBody: 64 << 10, MaxBatchBody: testMaxBatchBody,
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
-		Jobs:   storage.QueueConfig{Workers: 2, PollEvery: 50 * time.Millisecond, RescueAfter: 5 * time.Second}}
+		Jobs:   jobs.Config{Workers: 2, PollEvery: 50 * time.Millisecond, RescueAfter: 5 * time.Second}}
 	for _, f := range adjust {
 		f(&cfg)
 	}
@@ -69,11 +70,11 @@ func setupBatch(t *testing.T, dialect string, adjust ...func(*server.Config)) *b
 	ctx := context.Background()
 	user := &adminFlags{org: "Main", username: "importer", email: "importer@test.example", firstName: "Imp",
 		lastName: "Orter", role: "ROLE_MANAGER"}
-	if err := admin(ctx, store, "user create", user, nil, io.Discard); err != nil {
+	if err := admin(ctx, authstore.New(store), "user create", user, nil, io.Discard); err != nil {
 		t.Fatalf("user create: %v", err)
 	}
 	var out bytes.Buffer
-	if err := admin(ctx, store, "client create", &adminFlags{app: "backoffice", user: "importer", asJSON: true}, nil, &out); err != nil {
+	if err := admin(ctx, authstore.New(store), "client create", &adminFlags{app: "backoffice", user: "importer", asJSON: true}, nil, &out); err != nil {
 		t.Fatalf("client create: %v", err)
 	}
 	var cred struct {

@@ -16,6 +16,7 @@ import (
 	"github.com/entityapi/entityapi/server"
 	"github.com/entityapi/entityapi/server/auth"
 	"github.com/entityapi/entityapi/storage"
+	"github.com/entityapi/entityapi/storage/jobs"
 )
 
 // config is every setting of entityapi, read by parse from the settings table
@@ -33,7 +34,7 @@ type config struct {
 	logLevel                                        slog.Level
 	cors                                            server.CORSConfig
 	rateLimit                                       server.RateLimitConfig
-	jobs                                            storage.QueueConfig
+	jobs                                            jobs.Config
 	auth                                            auth.Config
 	external                                        auth.External
 	kek                                             kekSettings

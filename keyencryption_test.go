@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/entityapi/entityapi/storage"
+	"github.com/entityapi/entityapi/storage/authstore"
 )
 
 const (
@@ -116,7 +117,7 @@ func TestKEKStartup(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	keys, err := store.SigningKeys(ctx)
+	keys, err := authstore.New(store).SigningKeys(ctx)
 	store.Close()
 	if err != nil || len(keys) != 2 {
 		t.Fatalf("SigningKeys = %d, %v; want 2", len(keys), err)

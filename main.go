@@ -24,6 +24,7 @@ import (
 
 	"github.com/entityapi/entityapi/server"
 	"github.com/entityapi/entityapi/storage"
+	"github.com/entityapi/entityapi/storage/authstore"
 )
 
 func main() {
@@ -120,7 +121,7 @@ func runWith(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return serve(ctx, cfg, store, log, stderr)
 	}
 	af.kek = cfg.auth.KeyEncryption
-	return admin(ctx, store, cmd, &af, cfg.args, stdout)
+	return admin(ctx, authstore.New(store), cmd, &af, cfg.args, stdout)
 }
 
 // serve listens first, then announces, then serves: a busy address is one
@@ -139,7 +140,10 @@ func serve(ctx context.Context, cfg *config, store *storage.Store, log *slog.Log
 		defer mln.Close()
 	}
 	if cfg.demo {
-		if err := store.LoadDemo(ctx); err != nil {
+		if err := store.LoadDemoRecords(ctx); err != nil {
+			return fmt.Errorf("demo data: %w", err)
+		}
+		if err := authstore.New(store).LoadDemo(ctx); err != nil {
 			return fmt.Errorf("demo data: %w", err)
 		}
 	}

@@ -13,7 +13,7 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 
 	"github.com/entityapi/entityapi/openapi"
-	"github.com/entityapi/entityapi/storage"
+	"github.com/entityapi/entityapi/storage/authstore"
 	"github.com/entityapi/entityapi/storage/secret"
 )
 
@@ -189,8 +189,8 @@ func TestStorefrontTokensAreRefused(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := a.store.CreateClient(context.Background(), &storage.Client{ID: "shop", OrganizationID: 1, SecretHash: h,
-			App: storage.AppStorefront, Name: "shop", Enabled: true}); err != nil {
+		if err := authstore.New(a.store).CreateClient(context.Background(), &authstore.Client{ID: "shop", OrganizationID: 1, SecretHash: h,
+			App: authstore.AppStorefront, Name: "shop", Enabled: true}); err != nil {
 			t.Fatal(err)
 		}
 		res, err := http.Post(a.base+"/oauth2-token", "application/json",

@@ -10,7 +10,8 @@ import (
 	"time"
 
 	"github.com/entityapi/entityapi/server"
-	"github.com/entityapi/entityapi/storage"
+	"github.com/entityapi/entityapi/storage/authstore"
+	"github.com/entityapi/entityapi/storage/jobs"
 	"github.com/entityapi/entityapi/storage/storagetest"
 )
 
@@ -102,23 +103,23 @@ func checkValues(t *testing.T, r *result, want map[string]any) {
 func (a *api) stagedOperation(t *testing.T, owner string) string {
 	t.Helper()
 	ctx := context.Background()
-	org, err := a.store.OrganizationByName(ctx, principalNamed(t, owner).org)
+	org, err := authstore.New(a.store).OrganizationByName(ctx, principalNamed(t, owner).org)
 	if err != nil {
 		t.Fatal(err)
 	}
-	user, err := a.store.UserByLogin(ctx, owner)
+	user, err := authstore.New(a.store).UserByLogin(ctx, owner)
 	if err != nil {
 		t.Fatal(err)
 	}
-	op := &storage.AsyncOperation{OrganizationID: org.ID, OwnerID: &user.ID, EntityType: "accounts"}
-	if err := a.store.CreateOperation(ctx, op); err != nil {
+	op := &jobs.Operation{OrganizationID: org.ID, OwnerID: &user.ID, EntityType: "accounts"}
+	if err := jobs.CreateOperation(ctx, a.store.Conn, op); err != nil {
 		t.Fatal(err)
 	}
 	items := []byte(`[{"index":0,"raw":{"type":"accounts","attributes":{"name":"Staged"}}}]`)
-	if err := a.store.StageChunk(ctx, &storage.AsyncOperationChunk{OperationID: op.ID, Number: 1, Items: items}); err != nil {
+	if err := jobs.StageChunk(ctx, a.store.Conn, &jobs.Chunk{OperationID: op.ID, Number: 1, Items: items}); err != nil {
 		t.Fatal(err)
 	}
-	if err := a.store.PublishOperation(ctx, op.ID, 1); err != nil {
+	if err := jobs.PublishOperation(ctx, a.store.Conn, op.ID, 1); err != nil {
 		t.Fatal(err)
 	}
 	return strconv.FormatInt(op.ID, 10)

@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"github.com/entityapi/entityapi/server"
-	"github.com/entityapi/entityapi/storage"
+	"github.com/entityapi/entityapi/storage/jobs"
 	"github.com/entityapi/entityapi/storage/storagetest"
 )
 
@@ -59,7 +59,7 @@ func TestBatchUploadMemory(t *testing.T) {
 				// No workers: the upload alone is measured (chunks are bounded by
 				// their size and measured by the benchmarks).
 				a := newAPIWith(t, store, func(c *server.Config) { c.Jobs.NoWorkers = true })
-				srv, err := server.New(server.Config{BackofficeBase: "/admin", Jobs: storage.QueueConfig{NoWorkers: true},
+				srv, err := server.New(server.Config{BackofficeBase: "/admin", Jobs: jobs.Config{NoWorkers: true},
 					Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}, store)
 				if err != nil {
 					t.Fatal(err)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/entityapi/entityapi/server"
 	"github.com/entityapi/entityapi/storage"
+	"github.com/entityapi/entityapi/storage/jobs"
 	"github.com/entityapi/entityapi/storage/storagetest"
 )
 
@@ -92,7 +93,7 @@ func TestBatchPasswordsNeverStaged(t *testing.T) {
 func runWorkers(t *testing.T, store *storage.Store) {
 	t.Helper()
 	srv, err := server.New(server.Config{BackofficeBase: "/admin", Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
-		Jobs: storage.QueueConfig{Workers: 2, PollEvery: 100 * time.Millisecond, RescueAfter: 5 * time.Second}}, store)
+		Jobs: jobs.Config{Workers: 2, PollEvery: 100 * time.Millisecond, RescueAfter: 5 * time.Second}}, store)
 	if err != nil {
 		t.Fatalf("server.New: %v", err)
 	}

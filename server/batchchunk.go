@@ -14,6 +14,7 @@ import (
 	"github.com/entityapi/entityapi/server/problem"
 	"github.com/entityapi/entityapi/server/resource"
 	"github.com/entityapi/entityapi/storage"
+	"github.com/entityapi/entityapi/storage/jobs"
 )
 
 // This file processes one chunk of a batch (DESIGN.md §7): every item is
@@ -34,17 +35,17 @@ type chunkItem struct {
 
 // chunkOutcome is what a chunk did.
 type chunkOutcome struct {
-	counts   storage.ChunkCounts
+	counts   jobs.ChunkCounts
 	problems []*problem.Problem // in the order of DESIGN.md §7: data before included, by index, then position
 	data     []*chunkItem       // the primary items, in request order
 	included []*chunkItem
 }
 
 // errorRows turns the outcome's problems into rows of async_operation_errors.
-func (o *chunkOutcome) errorRows() []storage.AsyncOperationError {
-	rows := make([]storage.AsyncOperationError, len(o.problems))
+func (o *chunkOutcome) errorRows() []jobs.OperationError {
+	rows := make([]jobs.OperationError, len(o.problems))
 	for i, p := range o.problems {
-		rows[i] = storage.AsyncOperationError{Status: p.Kind.Status(), Title: p.Title}
+		rows[i] = jobs.OperationError{Status: p.Kind.Status(), Title: p.Title}
 		if p.Detail != "" {
 			d := p.Detail
 			rows[i].Detail = &d
@@ -65,7 +66,7 @@ var errAlreadyDone = errors.New("server: the chunk was already processed")
 // record stores the outcome in the transaction of the writes; it is not
 // called when atomic is set and an item has a problem (then nothing is
 // written and the problems are returned as the outcome's).
-func (e *engine) runChunk(ctx context.Context, cl *call, typ string, data, included []storage.ChunkItem, atomic bool,
+func (e *engine) runChunk(ctx context.Context, cl *call, typ string, data, included []jobs.ChunkItem, atomic bool,
 	record func(c *storage.Conn, out *chunkOutcome) error) (*chunkOutcome, error) {
 	run, err := e.checkChunk(ctx, cl, typ, data, included)
 	if err != nil {
@@ -101,7 +102,7 @@ type checkedChunk struct {
 // finish fills the outcome: counts of what was written (none unless
 // written) and the problems.
 func (r *checkedChunk) finish(written bool) {
-	r.out.counts = storage.ChunkCounts{Read: len(r.out.data)}
+	r.out.counts = jobs.ChunkCounts{Read: len(r.out.data)}
 	if written {
 		r.out.count(r.all)
 	}
@@ -112,7 +113,7 @@ func (r *checkedChunk) finish(written bool) {
 // checkChunk reads and checks the items of one chunk outside any
 // transaction: meta, permissions, schema, the records updated and those
 // named in relationships (one query per type), and the values to write.
-func (e *engine) checkChunk(ctx context.Context, cl *call, typ string, data, included []storage.ChunkItem) (*checkedChunk, error) {
+func (e *engine) checkChunk(ctx context.Context, cl *call, typ string, data, included []jobs.ChunkItem) (*checkedChunk, error) {
 	started := time.Now()
 	res, ok := e.reg.Get(typ)
 	if !ok {
@@ -198,7 +199,7 @@ var errAtomicFailed = errors.New("server: an item of an atomic batch failed")
 // readBatchItem reads one staged item: its resource object, meta options,
 // permission and schema. res is the batch's type for primary items, nil for
 // included ones (their type is their own).
-func (e *engine) readBatchItem(cl *call, res *resource.Resource, raw storage.ChunkItem, included bool) *chunkItem {
+func (e *engine) readBatchItem(cl *call, res *resource.Resource, raw jobs.ChunkItem, included bool) *chunkItem {
 	base := "/data/"
 	if included {
 		base = "/included/"

@@ -10,10 +10,11 @@ import (
 
 	"github.com/entityapi/entityapi/server/batch"
 	"github.com/entityapi/entityapi/storage"
+	"github.com/entityapi/entityapi/storage/jobs"
 )
 
 // This file is the job queue's work on a batch (DESIGN.md §7): a job names a
-// run of staged chunks of one operation (storage.ChunkJobs). The operation
+// run of staged chunks of one operation (jobs.ForChunks). The operation
 // and its owner's roles are loaded once per job and the chunks in one query;
 // the chunks then go chunksPerTx at a time: each chunk is checked on its own
 // (its links, problems and pointers stay its own), then the items of all are
@@ -25,9 +26,9 @@ import (
 
 // processChunk processes the chunks of job as the operation's owner, the
 // outcome of each recorded in the transaction of its writes.
-func (a *application) processChunk(ctx context.Context, job storage.ChunkJob) error {
+func (a *application) processChunk(ctx context.Context, job jobs.ChunkJob) error {
 	store := a.engine.store
-	op, err := store.Operation(ctx, job.Org, job.Operation)
+	op, err := jobs.LoadOperation(ctx, store.Conn, job.Org, job.Operation)
 	if errors.Is(err, storage.ErrNotFound) {
 		return nil // deleted: nothing is left to do
 	}
@@ -35,18 +36,18 @@ func (a *application) processChunk(ctx context.Context, job storage.ChunkJob) er
 		return err
 	}
 	switch op.Status {
-	case storage.OperationSuccess, storage.OperationFailed, storage.OperationCancelled:
+	case jobs.StatusSuccess, jobs.StatusFailed, jobs.StatusCancelled:
 		return nil
 	}
-	if op.Status == storage.OperationNew { // the first job: a write of its own, not one per chunk
-		if err := store.StartOperation(ctx, op.ID); err != nil {
-			if errors.Is(err, storage.ErrFinished) || errors.Is(err, storage.ErrNotFound) {
+	if op.Status == jobs.StatusNew { // the first job: a write of its own, not one per chunk
+		if err := jobs.StartOperation(ctx, store.Conn, op.ID); err != nil {
+			if errors.Is(err, jobs.ErrFinished) || errors.Is(err, storage.ErrNotFound) {
 				return nil
 			}
 			return err
 		}
 	}
-	chunks, err := store.Chunks(ctx, op.ID, job.Chunk, job.Chunks())
+	chunks, err := jobs.LoadChunks(ctx, store.Conn, op.ID, job.Chunk, job.Chunks())
 	if err != nil {
 		return err
 	}
@@ -62,7 +63,7 @@ func (a *application) processChunk(ctx context.Context, job storage.ChunkJob) er
 	cl := &call{f: jsonapiFormat, org: op.OrganizationID, routes: a.routes, xinclude: map[string]bool{}}
 	if op.OwnerID != nil {
 		cl.user = *op.OwnerID
-		if cl.roles, err = store.UserRoles(ctx, *op.OwnerID); err != nil {
+		if cl.roles, err = a.authRecords.UserRoles(ctx, *op.OwnerID); err != nil {
 			return err
 		}
 	}
@@ -74,7 +75,7 @@ func (a *application) processChunk(ctx context.Context, job storage.ChunkJob) er
 		if !first {
 			// A cancel takes effect after the transaction under way, as
 			// it would between jobs.
-			op, err = store.Operation(ctx, job.Org, job.Operation)
+			op, err = jobs.LoadOperation(ctx, store.Conn, job.Org, job.Operation)
 			if errors.Is(err, storage.ErrNotFound) {
 				return nil
 			}
@@ -82,7 +83,7 @@ func (a *application) processChunk(ctx context.Context, job storage.ChunkJob) er
 				return err
 			}
 			switch op.Status {
-			case storage.OperationSuccess, storage.OperationFailed, storage.OperationCancelled:
+			case jobs.StatusSuccess, jobs.StatusFailed, jobs.StatusCancelled:
 				return nil
 			}
 		}
@@ -99,7 +100,7 @@ func (a *application) processChunk(ctx context.Context, job storage.ChunkJob) er
 const chunksPerTx = 10
 
 // runPending processes chunks of a job not yet done, in one transaction.
-func (a *application) runPending(ctx context.Context, cl *call, op *storage.AsyncOperation, pending []storage.AsyncOperationChunk) error {
+func (a *application) runPending(ctx context.Context, cl *call, op *jobs.Operation, pending []jobs.Chunk) error {
 	if len(pending) == 1 {
 		return a.runStaged(ctx, cl, op, &pending[0])
 	}
@@ -112,7 +113,7 @@ func (a *application) runPending(ctx context.Context, cl *call, op *storage.Asyn
 	// already done are left.
 	store := a.engine.store
 	for _, ch := range pending {
-		fresh, err := store.Chunk(ctx, op.ID, ch.Number)
+		fresh, err := jobs.LoadChunk(ctx, store.Conn, op.ID, ch.Number)
 		if errors.Is(err, storage.ErrNotFound) {
 			continue
 		}
@@ -130,7 +131,7 @@ func (a *application) runPending(ctx context.Context, cl *call, op *storage.Asyn
 }
 
 // runStaged processes one staged chunk in a transaction of its own.
-func (a *application) runStaged(ctx context.Context, cl *call, op *storage.AsyncOperation, ch *storage.AsyncOperationChunk) error {
+func (a *application) runStaged(ctx context.Context, cl *call, op *jobs.Operation, ch *jobs.Chunk) error {
 	data, included, err := decodeChunk(ch)
 	if err != nil {
 		return err
@@ -149,7 +150,7 @@ func (a *application) runStaged(ctx context.Context, cl *call, op *storage.Async
 // checked, then their items are written together and their outcomes
 // recorded together (a fixed number of statements per job). errAlreadyDone when one of
 // them was already recorded (nothing is then written).
-func (a *application) runStagedTogether(ctx context.Context, cl *call, op *storage.AsyncOperation, chunks []storage.AsyncOperationChunk) error {
+func (a *application) runStagedTogether(ctx context.Context, cl *call, op *jobs.Operation, chunks []jobs.Chunk) error {
 	e := a.engine
 	runs := make([]*checkedChunk, len(chunks))
 	for i := range chunks {
@@ -169,13 +170,13 @@ func (a *application) runStagedTogether(ctx context.Context, cl *call, op *stora
 		// Each chunk's time (the operation's aggregateTime adds them up) is
 		// its own checks and its share of the writes.
 		share := time.Since(writing) / time.Duration(len(runs))
-		outcomes := make([]storage.ChunkOutcome, len(runs))
+		outcomes := make([]jobs.ChunkOutcome, len(runs))
 		for i, run := range runs {
 			run.finish(true)
 			run.out.counts.Millis = (run.checking + share).Milliseconds()
-			outcomes[i] = storage.ChunkOutcome{Number: chunks[i].Number, Counts: run.out.counts, Errors: run.out.errorRows()}
+			outcomes[i] = jobs.ChunkOutcome{Number: chunks[i].Number, Counts: run.out.counts, Errors: run.out.errorRows()}
 		}
-		done, err := c.FinishChunks(ctx, op.ID, outcomes)
+		done, err := jobs.FinishChunks(ctx, c, op.ID, outcomes)
 		if err == nil && !done {
 			return errAlreadyDone
 		}
@@ -225,7 +226,7 @@ func (e *engine) writeTogether(ctx context.Context, c *storage.Conn, cl *call, r
 // writes of a chunk another run has recorded.
 func finishChunk(ctx context.Context, opID int64, number int) func(c *storage.Conn, out *chunkOutcome) error {
 	return func(c *storage.Conn, out *chunkOutcome) error {
-		done, err := c.FinishChunk(ctx, opID, number, out.counts, out.errorRows())
+		done, err := jobs.FinishChunk(ctx, c, opID, number, out.counts, out.errorRows())
 		if err == nil && !done {
 			return errAlreadyDone
 		}
@@ -234,7 +235,7 @@ func finishChunk(ctx context.Context, opID int64, number int) func(c *storage.Co
 }
 
 // decodeChunk reads the items of a staged chunk.
-func decodeChunk(ch *storage.AsyncOperationChunk) (data, included []storage.ChunkItem, err error) {
+func decodeChunk(ch *jobs.Chunk) (data, included []jobs.ChunkItem, err error) {
 	if data, err = decodeStaged(ch.Items); err != nil {
 		return nil, nil, err
 	}
@@ -245,14 +246,14 @@ func decodeChunk(ch *storage.AsyncOperationChunk) (data, included []storage.Chun
 }
 
 // decodeStaged reads the items of a staged chunk (nil: none).
-func decodeStaged(raw []byte) ([]storage.ChunkItem, error) {
+func decodeStaged(raw []byte) ([]jobs.ChunkItem, error) {
 	if len(raw) == 0 {
 		return nil, nil
 	}
 	if items, ok := readStaged(raw); ok {
 		return items, nil
 	}
-	var items []storage.ChunkItem
+	var items []jobs.ChunkItem
 	if err := json.Unmarshal(raw, &items); err != nil {
 		return nil, fmt.Errorf("server: a staged chunk is not readable: %w", err)
 	}
@@ -262,14 +263,14 @@ func decodeStaged(raw []byte) ([]storage.ChunkItem, error) {
 // readStaged reads staged items as stagedItems writes them, each item's
 // bytes a sub-slice of raw rather than a copy made through reflection; ok is
 // false for any other form (then encoding/json reads it, or says why not).
-func readStaged(raw []byte) (items []storage.ChunkItem, ok bool) {
+func readStaged(raw []byte) (items []jobs.ChunkItem, ok bool) {
 	if !json.Valid(raw) {
 		return nil, false
 	}
 	ok = true
-	items = make([]storage.ChunkItem, 0, 128) // a chunk holds 100 items unless configured otherwise
+	items = make([]jobs.ChunkItem, 0, 128) // a chunk holds 100 items unless configured otherwise
 	isArray := batch.Elements(raw, func(el []byte) {
-		var it storage.ChunkItem
+		var it jobs.ChunkItem
 		isObject := batch.Members(el, func(key, val []byte) {
 			switch string(key) {
 			case `"index"`:

@@ -20,6 +20,7 @@ import (
 	"github.com/entityapi/entityapi/server/problem"
 	"github.com/entityapi/entityapi/server/resource"
 	"github.com/entityapi/entityapi/storage"
+	"github.com/entityapi/entityapi/storage/jobs"
 )
 
 // This file serves the batch request, PATCH /api/{type} (DESIGN.md §7). It is
@@ -88,11 +89,11 @@ func (a *application) plainMethods(path string) []string {
 func (a *application) batchAsync(c *gin.Context, cl *call, body io.Reader, lim batch.Limits) {
 	ctx := c.Request.Context()
 	store := a.engine.store
-	op := &storage.AsyncOperation{OrganizationID: cl.org, EntityType: cl.rt.res.Type}
+	op := &jobs.Operation{OrganizationID: cl.org, EntityType: cl.rt.res.Type}
 	if cl.user != 0 {
 		op.OwnerID = &cl.user
 	}
-	if err := store.CreateOperation(ctx, op); err != nil {
+	if err := jobs.CreateOperation(ctx, store.Conn, op); err != nil {
 		a.writeError(c, err)
 		return
 	}
@@ -101,19 +102,19 @@ func (a *application) batchAsync(c *gin.Context, cl *call, body io.Reader, lim b
 	_, err := batch.Split(body, cl.rt.res.Type, lim, func(ch batch.Chunk) error {
 		chunks++
 		e := a.engine
-		return stager.stage(&storage.AsyncOperationChunk{OperationID: op.ID, Number: ch.Number,
+		return stager.stage(&jobs.Chunk{OperationID: op.ID, Number: ch.Number,
 			Items: stagedItems(e.sealItems(cl.rt.res, ch.Data)), Included: stagedItems(e.sealItems(nil, ch.Included))})
 	})
 	if serr := stager.wait(); err == nil {
 		err = serr
 	}
 	if err == nil {
-		err = store.PublishOperation(ctx, op.ID, chunks)
+		err = jobs.PublishOperation(ctx, store.Conn, op.ID, chunks)
 	}
 	if err != nil {
 		// Nothing of a refused request stays; the housekeeping deletes what
 		// this cannot (the database went away, say).
-		if derr := store.DeleteOperation(context.WithoutCancel(ctx), op.ID); derr != nil {
+		if derr := jobs.DeleteOperation(context.WithoutCancel(ctx), store.Conn, op.ID); derr != nil {
 			a.log.Warn("batch: discard a refused upload", "operation", op.ID, "error", derr)
 		}
 		a.writeError(c, a.splitError(err))
@@ -122,7 +123,7 @@ func (a *application) batchAsync(c *gin.Context, cl *call, body io.Reader, lim b
 	// The answer shows the operation as accepted, read before its chunks
 	// are queued: always "new", never whatever a fast worker made of it
 	// in the meantime.
-	if op, err = store.Operation(ctx, cl.org, op.ID); err != nil {
+	if op, err = jobs.LoadOperation(ctx, store.Conn, cl.org, op.ID); err != nil {
 		a.writeError(c, err)
 		return
 	}
@@ -130,7 +131,7 @@ func (a *application) batchAsync(c *gin.Context, cl *call, body io.Reader, lim b
 	for i := range numbers {
 		numbers[i] = i + 1
 	}
-	if err := a.queue.Enqueue(ctx, storage.ChunkJobs(op.ID, cl.org, numbers)); err != nil {
+	if err := a.queue.Enqueue(ctx, jobs.ForChunks(op.ID, cl.org, numbers)); err != nil {
 		// The operation is published: the housekeeping enqueues its chunks
 		// when it sees that they do not move.
 		a.log.Error("batch: enqueue", "operation", op.ID, "error", err)
@@ -143,7 +144,7 @@ func (a *application) batchAsync(c *gin.Context, cl *call, body io.Reader, lim b
 // records), at most stageAhead chunks behind it; the chunks waiting when it
 // is free are written in one transaction.
 type stager struct {
-	chunks chan *storage.AsyncOperationChunk
+	chunks chan *jobs.Chunk
 	failed atomic.Pointer[error]
 	done   chan error
 }
@@ -152,10 +153,10 @@ const stageAhead = 4
 
 // startStaging starts the stager of one upload; wait must be called.
 func (a *application) startStaging(ctx context.Context) *stager {
-	s := &stager{chunks: make(chan *storage.AsyncOperationChunk, stageAhead), done: make(chan error, 1)}
+	s := &stager{chunks: make(chan *jobs.Chunk, stageAhead), done: make(chan error, 1)}
 	go func() {
 		var err error
-		waiting := make([]*storage.AsyncOperationChunk, 0, stageAhead+1)
+		waiting := make([]*jobs.Chunk, 0, stageAhead+1)
 		for ch := range s.chunks {
 			if err != nil {
 				continue // the split stops at its next chunk
@@ -175,7 +176,7 @@ func (a *application) startStaging(ctx context.Context) *stager {
 					break more
 				}
 			}
-			if err = a.engine.store.StageChunks(ctx, waiting); err != nil {
+			if err = jobs.StageChunks(ctx, a.engine.store.Conn, waiting); err != nil {
 				s.failed.Store(&err)
 			}
 		}
@@ -185,7 +186,7 @@ func (a *application) startStaging(ctx context.Context) *stager {
 }
 
 // stage hands a chunk to the stager, or returns the error of an earlier one.
-func (s *stager) stage(ch *storage.AsyncOperationChunk) error {
+func (s *stager) stage(ch *jobs.Chunk) error {
 	if err := s.failed.Load(); err != nil {
 		return *err
 	}
@@ -201,7 +202,7 @@ func (s *stager) wait() error {
 }
 
 // acceptedOperation answers 202 with the operation and its address.
-func (a *application) acceptedOperation(c *gin.Context, cl *call, op *storage.AsyncOperation) {
+func (a *application) acceptedOperation(c *gin.Context, cl *call, op *jobs.Operation) {
 	c.Header("Content-Location", cl.link(operationsType, strconv.FormatInt(op.ID, 10)))
 	reply := a.engine.operationReply(cl, http.StatusAccepted, op)
 	if err := reply.Write(c.Writer); err != nil {
@@ -219,9 +220,9 @@ func (a *application) splitError(err error) error {
 	return err
 }
 
-// stagedItems encodes items as the JSON array of storage.ChunkItem, copying
+// stagedItems encodes items as the JSON array of jobs.ChunkItem, copying
 // each item's bytes as they are (nil for none).
-func stagedItems(items []storage.ChunkItem) []byte {
+func stagedItems(items []jobs.ChunkItem) []byte {
 	if len(items) == 0 {
 		return nil
 	}
@@ -298,7 +299,7 @@ func (a *application) batchSync(c *gin.Context, cl *call, body io.Reader) {
 			run.mu.Lock()
 			locked = true
 			if run.opened != 0 {
-				return c.EndSyncOperation(work, run.opened, true, out.counts, nil)
+				return jobs.EndSyncOperation(work, c, run.opened, true, out.counts, nil)
 			}
 			return nil
 		})
@@ -323,18 +324,18 @@ func (a *application) batchSync(c *gin.Context, cl *call, body io.Reader) {
 		return
 	case <-timer.C:
 	}
-	op := &storage.AsyncOperation{OrganizationID: cl.org, EntityType: cl.rt.res.Type}
+	op := &jobs.Operation{OrganizationID: cl.org, EntityType: cl.rt.res.Type}
 	if cl.user != 0 {
 		op.OwnerID = &cl.user
 	}
-	if err := a.engine.store.OpenSyncOperation(work, op); err != nil {
+	if err := jobs.OpenSyncOperation(work, a.engine.store.Conn, op); err != nil {
 		a.syncAnswer(c, cl, <-done) // no operation to show: wait for the end instead
 		return
 	}
 	run.mu.Lock()
 	if run.finished {
 		run.mu.Unlock()
-		if err := a.engine.store.DeleteOperation(work, op.ID); err != nil {
+		if err := jobs.DeleteOperation(work, a.engine.store.Conn, op.ID); err != nil {
 			a.log.Warn("batch: delete a synchronous operation", "operation", op.ID, "error", err)
 		}
 		a.syncAnswer(c, cl, <-done)
@@ -342,7 +343,7 @@ func (a *application) batchSync(c *gin.Context, cl *call, body io.Reader) {
 	}
 	run.opened = op.ID
 	run.mu.Unlock()
-	if shown, err := a.engine.store.Operation(ctx, cl.org, op.ID); err == nil {
+	if shown, err := jobs.LoadOperation(ctx, a.engine.store.Conn, cl.org, op.ID); err == nil {
 		op = shown
 	}
 	a.acceptedOperation(c, cl, op)
@@ -357,12 +358,12 @@ func (a *application) endOpened(ctx context.Context, id int64, out *chunkOutcome
 	case err == nil && len(out.problems) > 0:
 		counts := out.counts
 		counts.Write, counts.Created, counts.Updated = 0, 0, 0
-		rerr = a.engine.store.EndSyncOperation(ctx, id, false, counts, out.errorRows())
-	case err != nil && !errors.Is(err, storage.ErrFinished):
-		rerr = a.engine.store.FailOperation(ctx, id, storage.AsyncOperationError{Status: 500, Title: "runtime exception",
+		rerr = jobs.EndSyncOperation(ctx, a.engine.store.Conn, id, false, counts, out.errorRows())
+	case err != nil && !errors.Is(err, jobs.ErrFinished):
+		rerr = jobs.FailOperation(ctx, a.engine.store.Conn, id, jobs.OperationError{Status: 500, Title: "runtime exception",
 			Detail: textPtr("The operation failed; nothing of it was written.")})
 	}
-	if rerr != nil && !errors.Is(rerr, storage.ErrFinished) {
+	if rerr != nil && !errors.Is(rerr, jobs.ErrFinished) {
 		a.log.Error("batch: record the end of a synchronous operation", "operation", id, "error", rerr)
 	}
 }

@@ -14,7 +14,7 @@ import (
 	"github.com/entityapi/entityapi/server/jsonapi"
 	"github.com/entityapi/entityapi/server/problem"
 	"github.com/entityapi/entityapi/server/resource"
-	"github.com/entityapi/entityapi/storage"
+	"github.com/entityapi/entityapi/storage/jobs"
 )
 
 // This file keeps passwords out of the staged chunks of a batch: a staged
@@ -29,13 +29,13 @@ import (
 // sealItems turns the items of a split into staged items with every password
 // hashed. res is the batch's type for primary items, nil for included ones.
 // Items of types without write-only attributes are passed on as sent.
-func (e *engine) sealItems(res *resource.Resource, items []batch.Item) []storage.ChunkItem {
-	out := make([]storage.ChunkItem, len(items))
+func (e *engine) sealItems(res *resource.Resource, items []batch.Item) []jobs.ChunkItem {
+	out := make([]jobs.ChunkItem, len(items))
 	names := e.secretNames()
 	var wg sync.WaitGroup
 	slots := make(chan struct{}, runtime.GOMAXPROCS(0)) // bcrypt is CPU work: one hash per core at a time
 	for i, it := range items {
-		out[i] = storage.ChunkItem{Index: it.Index, Raw: it.Raw}
+		out[i] = jobs.ChunkItem{Index: it.Index, Raw: it.Raw}
 		if res != nil && !it.Included && len(res.WriteOnly) == 0 {
 			continue // a primary item of a type without secrets (the 100,000 accounts of a batch): not even scanned
 		}
@@ -44,7 +44,7 @@ func (e *engine) sealItems(res *resource.Resource, items []batch.Item) []storage
 		}
 		wg.Add(1)
 		slots <- struct{}{}
-		go func(ci *storage.ChunkItem, included bool) {
+		go func(ci *jobs.ChunkItem, included bool) {
 			defer func() { <-slots; wg.Done() }()
 			e.sealItem(res, ci, included)
 		}(&out[i], it.Included)
@@ -86,7 +86,7 @@ func mayHold(raw []byte, names []string) bool {
 // reads (member "attributes", key as declared) is checked and hashed, or
 // dropped with its problems; any other spelling of it (which the run refuses
 // as an unknown field, whatever its value) gets an empty value.
-func (e *engine) sealItem(res *resource.Resource, ci *storage.ChunkItem, included bool) {
+func (e *engine) sealItem(res *resource.Resource, ci *jobs.ChunkItem, included bool) {
 	var r jsonapi.Resource
 	var members map[string]json.RawMessage
 	if json.Unmarshal(ci.Raw, &r) != nil || json.Unmarshal(ci.Raw, &members) != nil {
@@ -130,7 +130,7 @@ func (e *engine) sealItem(res *resource.Resource, ci *storage.ChunkItem, include
 			if len(ps) > 0 {
 				delete(attrs, name)
 				for _, p := range ps {
-					ci.Problems = append(ci.Problems, storage.ChunkProblem{Title: p.Title, Detail: p.Detail, Pointer: p.Pointer})
+					ci.Problems = append(ci.Problems, jobs.ChunkProblem{Title: p.Title, Detail: p.Detail, Pointer: p.Pointer})
 				}
 				continue
 			}
@@ -201,7 +201,7 @@ func propertySchema(schema *openapi3.Schema, names ...string) *openapi3.Schema {
 }
 
 // stagedProblems are the problems sealItem staged with an item.
-func stagedProblems(ps []storage.ChunkProblem) []*problem.Problem {
+func stagedProblems(ps []jobs.ChunkProblem) []*problem.Problem {
 	out := make([]*problem.Problem, len(ps))
 	for i, p := range ps {
 		out[i] = problem.Constraint(p.Title, p.Detail, p.Pointer)

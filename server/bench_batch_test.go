@@ -16,6 +16,7 @@ import (
 
 	"github.com/entityapi/entityapi/server"
 	"github.com/entityapi/entityapi/storage"
+	"github.com/entityapi/entityapi/storage/jobs"
 	"github.com/entityapi/entityapi/storage/storagetest"
 )
 
@@ -66,7 +67,7 @@ func startBatchServer(b *testing.B, store *storage.Store) *batchServer {
 	b.Helper()
 	cfg := server.Config{BackofficeBase: "/admin", MaxBody: 64 << 10,
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
-		Jobs:   storage.QueueConfig{Workers: runtime.NumCPU(), PollEvery: 100 * time.Millisecond}}
+		Jobs:   jobs.Config{Workers: runtime.NumCPU(), PollEvery: 100 * time.Millisecond}}
 	srv, err := server.New(cfg, store)
 	if err != nil {
 		b.Fatalf("server.New: %v", err)

@@ -30,6 +30,7 @@ import (
 
 	"github.com/entityapi/entityapi/server"
 	"github.com/entityapi/entityapi/storage"
+	"github.com/entityapi/entityapi/storage/jobs"
 	"github.com/entityapi/entityapi/storage/storagetest"
 )
 
@@ -128,7 +129,7 @@ func startDocsServer(t *testing.T, store *storage.Store) *docsServer {
 	t.Helper()
 	cfg := server.Config{BackofficeBase: "/admin", MaxBody: 64 << 10,
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
-		Jobs:   storage.QueueConfig{Workers: 1, PollEvery: 100 * time.Millisecond, RescueAfter: 5 * time.Second}}
+		Jobs:   jobs.Config{Workers: 1, PollEvery: 100 * time.Millisecond, RescueAfter: 5 * time.Second}}
 	srv, err := server.New(cfg, store)
 	if err != nil {
 		t.Fatalf("server.New: %v", err)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/entityapi/entityapi/server"
 	"github.com/entityapi/entityapi/storage"
+	"github.com/entityapi/entityapi/storage/jobs"
 	"github.com/entityapi/entityapi/storage/storagetest"
 )
 
@@ -52,7 +53,7 @@ func startAPI(t *testing.T, store *storage.Store, adjust func(*server.Config)) *
 	t.Helper()
 	cfg := server.Config{BackofficeBase: "/admin", MaxBody: 64 << 10,
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
-		Jobs:   storage.QueueConfig{Workers: 2, PollEvery: 100 * time.Millisecond, RescueAfter: 5 * time.Second}}
+		Jobs:   jobs.Config{Workers: 2, PollEvery: 100 * time.Millisecond, RescueAfter: 5 * time.Second}}
 	if adjust != nil {
 		adjust(&cfg)
 	}

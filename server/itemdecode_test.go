@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/entityapi/entityapi/server/jsonapi"
-	"github.com/entityapi/entityapi/storage"
+	"github.com/entityapi/entityapi/storage/jobs"
 )
 
 // decodeItem must give what encoding/json gives whenever it takes an item,
@@ -70,17 +70,17 @@ func TestDecodeItemAsEncodingJSON(t *testing.T) {
 // readStaged must read what stagedItems writes as encoding/json does.
 func TestReadStagedAsEncodingJSON(t *testing.T) {
 	t.Parallel()
-	items := []storage.ChunkItem{
+	items := []jobs.ChunkItem{
 		{Index: 0, Raw: json.RawMessage(`{"type":"accounts","attributes":{"name":"a"}}`)},
 		{Index: 17, Raw: json.RawMessage(`{"type":"users","attributes":{"password":"$2a$10$x"}}`), Hashed: true},
-		{Index: 3, Raw: json.RawMessage(`{"type":"users"}`), Problems: []storage.ChunkProblem{{Title: "t", Detail: "d", Pointer: "/data/3/attributes/password"}}},
+		{Index: 3, Raw: json.RawMessage(`{"type":"users"}`), Problems: []jobs.ChunkProblem{{Title: "t", Detail: "d", Pointer: "/data/3/attributes/password"}}},
 	}
 	raw := stagedItems(items)
 	got, ok := readStaged(raw)
 	if !ok {
 		t.Fatalf("readStaged refused %s", raw)
 	}
-	var want []storage.ChunkItem
+	var want []jobs.ChunkItem
 	if err := json.Unmarshal(raw, &want); err != nil {
 		t.Fatal(err)
 	}

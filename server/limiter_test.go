@@ -10,7 +10,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/entityapi/entityapi/server/auth"
-	"github.com/entityapi/entityapi/storage"
+	"github.com/entityapi/entityapi/storage/authstore"
 )
 
 // TestLimiter drives the buckets with a made-up clock, so that it counts
@@ -102,8 +102,8 @@ func TestClientKey(t *testing.T) {
 		}
 		return clientKey(c)
 	}
-	guest := &auth.Principal{App: storage.AppStorefront}
-	client := &auth.Principal{App: storage.AppStorefront, ClientID: "shop"}
+	guest := &auth.Principal{App: authstore.AppStorefront}
+	client := &auth.Principal{App: authstore.AppStorefront, ClientID: "shop"}
 	for _, tc := range []struct {
 		name string
 		got  string

@@ -13,6 +13,7 @@ import (
 
 	"github.com/entityapi/entityapi/server"
 	"github.com/entityapi/entityapi/storage"
+	"github.com/entityapi/entityapi/storage/authstore"
 	"github.com/entityapi/entityapi/storage/storagetest"
 )
 
@@ -88,7 +89,7 @@ func TestLogRequestLine(t *testing.T) {
 		t.Run(dialect, func(t *testing.T) {
 			l := newLogCapture(t, dialect)
 			tok := tokenFor(t, l.srv, "admin")
-			admin, err := l.store.UserByLogin(context.Background(), "admin")
+			admin, err := authstore.New(l.store).UserByLogin(context.Background(), "admin")
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -9,6 +9,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/entityapi/entityapi/storage"
+	"github.com/entityapi/entityapi/storage/jobs"
 )
 
 // This file holds the Prometheus metrics of a Server (issue 9). Each Server
@@ -79,7 +80,7 @@ func (m *metrics) handler() http.Handler {
 }
 
 // chunkDone counts a chunk whose outcome was committed.
-func (m *metrics) chunkDone(typ, mode string, counts storage.ChunkCounts) {
+func (m *metrics) chunkDone(typ, mode string, counts jobs.ChunkCounts) {
 	m.chunks.WithLabelValues(typ, mode).Inc()
 	m.items.WithLabelValues(typ, "written").Add(float64(counts.Write))
 	m.items.WithLabelValues(typ, "failed").Add(float64(max(counts.Read-counts.Write, 0)))

@@ -8,6 +8,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/entityapi/entityapi/storage"
+	"github.com/entityapi/entityapi/storage/jobs"
 )
 
 // dbCollector reads the database's figures when /metrics is scraped: the
@@ -65,9 +66,9 @@ func (d *dbCollector) Collect(ch chan<- prometheus.Metric) {
 	defer cancel()
 	for _, q := range []struct {
 		desc  *prometheus.Desc
-		count func(context.Context) (map[string]int, error)
-	}{{d.operations, d.store.CountOperationsByState}, {d.jobs, d.store.CountJobsByState}} {
-		counts, err := q.count(ctx)
+		count func(context.Context, *storage.Conn) (map[string]int, error)
+	}{{d.operations, jobs.CountByState}, {d.jobs, jobs.CountQueued}} {
+		counts, err := q.count(ctx, d.store.Conn)
 		if err != nil {
 			d.log.Warn("metrics: read the database", "error", err)
 			continue

@@ -13,6 +13,7 @@ import (
 	"github.com/entityapi/entityapi/server/problem"
 	"github.com/entityapi/entityapi/server/resource"
 	"github.com/entityapi/entityapi/storage"
+	"github.com/entityapi/entityapi/storage/jobs"
 )
 
 // This file serves the asyncoperations resource (DESIGN.md §4, §7): reading
@@ -46,15 +47,15 @@ func (e *engine) CancelOperation(ctx context.Context) (*jsonapi.Reply, error) {
 	if err != nil {
 		return nil, err
 	}
-	switch err := e.store.CancelOperation(ctx, cl.org, op.ID); {
-	case errors.Is(err, storage.ErrFinished):
+	switch err := jobs.CancelOperation(ctx, e.store.Conn, cl.org, op.ID); {
+	case errors.Is(err, jobs.ErrFinished):
 		return nil, problem.Conflict("The operation has already finished; only a new or running operation can be cancelled.", "")
 	case errors.Is(err, storage.ErrNotFound):
 		return nil, problem.NotFound()
 	case err != nil:
 		return nil, err
 	}
-	if op, err = e.store.Operation(ctx, cl.org, op.ID); err != nil {
+	if op, err = jobs.LoadOperation(ctx, e.store.Conn, cl.org, op.ID); err != nil {
 		return nil, err
 	}
 	return e.operationReply(cl, http.StatusOK, op), nil
@@ -81,7 +82,7 @@ func (e *engine) OperationErrors(ctx context.Context) (*jsonapi.Reply, error) {
 	}
 	total := -1
 	if cl.xinclude["totalCount"] {
-		if total, err = e.store.CountOperationErrors(ctx, op.ID); err != nil {
+		if total, err = jobs.CountErrors(ctx, e.store.Conn, op.ID); err != nil {
 			return nil, err
 		}
 	}
@@ -89,7 +90,7 @@ func (e *engine) OperationErrors(ctx context.Context) (*jsonapi.Reply, error) {
 	if size < 0 {
 		limit, offset = maxUnpaged+1, 0
 	}
-	rows, err := e.store.OperationErrors(ctx, op.ID, limit, offset)
+	rows, err := jobs.Errors(ctx, e.store.Conn, op.ID, limit, offset)
 	if err != nil {
 		return nil, err
 	}
@@ -122,12 +123,12 @@ func (e *engine) OperationErrors(ctx context.Context) (*jsonapi.Reply, error) {
 // readableOperation loads the operation named by id for cl: 404 when it does
 // not exist in the caller's organization, 403 unless the caller owns it or
 // administers the organization.
-func (e *engine) readableOperation(ctx context.Context, cl *call, id string, cancel bool) (*storage.AsyncOperation, error) {
+func (e *engine) readableOperation(ctx context.Context, cl *call, id string, cancel bool) (*jobs.Operation, error) {
 	n, ok := parseID(id)
 	if !ok {
 		return nil, problem.NotFound()
 	}
-	op, err := e.store.Operation(ctx, cl.org, n)
+	op, err := jobs.LoadOperation(ctx, e.store.Conn, cl.org, n)
 	if errors.Is(err, storage.ErrNotFound) {
 		return nil, problem.NotFound()
 	}
@@ -147,7 +148,7 @@ func (e *engine) readableOperation(ctx context.Context, cl *call, id string, can
 }
 
 // operationReply renders an operation in the negotiated format.
-func (e *engine) operationReply(cl *call, status int, op *storage.AsyncOperation) *jsonapi.Reply {
+func (e *engine) operationReply(cl *call, status int, op *jobs.Operation) *jsonapi.Reply {
 	id := strconv.FormatInt(op.ID, 10)
 	var owner any
 	if op.OwnerID != nil {
@@ -172,11 +173,11 @@ func (e *engine) operationReply(cl *call, status int, op *storage.AsyncOperation
 }
 
 // operationAttributes are the attributes of the seed's asyncoperations.
-func operationAttributes(op *storage.AsyncOperation) []jsonapi.Member {
+func operationAttributes(op *jobs.Operation) []jsonapi.Member {
 	var progress any
 	switch op.Status {
-	case storage.OperationNew:
-	case storage.OperationSuccess:
+	case jobs.StatusNew:
+	case jobs.StatusSuccess:
 		progress = 100.0
 	default:
 		if op.ChunkCount > 0 {
@@ -194,7 +195,7 @@ func operationAttributes(op *storage.AsyncOperation) []jsonapi.Member {
 		elapsed = max(0, int64(end.Sub(*op.StartedAt)/time.Second))
 	}
 	var summary any
-	if op.Status == storage.OperationSuccess {
+	if op.Status == jobs.StatusSuccess {
 		summary = []jsonapi.Member{
 			{Name: "aggregateTime", Value: op.AggregateMS},
 			{Name: "readCount", Value: op.ReadCount},
@@ -215,13 +216,13 @@ func operationAttributes(op *storage.AsyncOperation) []jsonapi.Member {
 	}
 }
 
-func errorID(r storage.AsyncOperationError) string {
+func errorID(r jobs.OperationError) string {
 	return strconv.FormatInt(r.OperationID, 10) + "-" + strconv.Itoa(r.Chunk) + "-" + strconv.Itoa(r.N)
 }
 
 // errorAttributes are the attributes of one asyncoperationerrors record:
 // status is an integer here (oro-behaviour §10.8).
-func errorAttributes(r storage.AsyncOperationError) []jsonapi.Member {
+func errorAttributes(r jobs.OperationError) []jsonapi.Member {
 	out := []jsonapi.Member{{Name: "status", Value: r.Status}, {Name: "title", Value: r.Title}}
 	if r.Detail != nil {
 		out = append(out, jsonapi.Member{Name: "detail", Value: *r.Detail})

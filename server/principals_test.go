@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/entityapi/entityapi/storage"
+	"github.com/entityapi/entityapi/storage/authstore"
 	"github.com/entityapi/entityapi/storage/secret"
 )
 
@@ -58,29 +59,29 @@ func createPrincipals(t testing.TB, s *storage.Store) {
 	t.Helper()
 	ctx := context.Background()
 	orgs := map[string]int64{"Main": 1}
-	other, err := s.CreateOrganization(ctx, "Elsewhere")
+	other, err := authstore.New(s).CreateOrganization(ctx, "Elsewhere")
 	if err != nil {
 		t.Fatalf("organization: %v", err)
 	}
 	orgs["Elsewhere"] = other.ID
 	for _, p := range testPrincipals {
 		if p.storefront() {
-			c := &storage.Client{ID: p.client, OrganizationID: orgs[p.org], SecretHash: secretHashes()[p.client],
-				App: storage.AppStorefront, Name: p.client, Enabled: true}
-			if err := s.CreateClient(ctx, c); err != nil {
+			c := &authstore.Client{ID: p.client, OrganizationID: orgs[p.org], SecretHash: secretHashes()[p.client],
+				App: authstore.AppStorefront, Name: p.client, Enabled: true}
+			if err := authstore.New(s).CreateClient(ctx, c); err != nil {
 				t.Fatalf("client %s: %v", p.client, err)
 			}
 			continue
 		}
 		u := &storage.User{OrganizationID: orgs[p.org], Username: p.name, Email: p.name + "@test.example",
 			FirstName: "Test", LastName: p.name, Enabled: true}
-		if err := s.CreateUser(ctx, u, []string{p.role}); err != nil {
+		if err := authstore.New(s).CreateUser(ctx, u, []string{p.role}); err != nil {
 			t.Fatalf("user %s: %v", p.name, err)
 		}
 		id := u.ID
-		c := &storage.Client{ID: p.client, OrganizationID: orgs[p.org], SecretHash: secretHashes()[p.client],
+		c := &authstore.Client{ID: p.client, OrganizationID: orgs[p.org], SecretHash: secretHashes()[p.client],
 			App: "backoffice", Name: p.client, UserID: &id, Enabled: true}
-		if err := s.CreateClient(ctx, c); err != nil {
+		if err := authstore.New(s).CreateClient(ctx, c); err != nil {
 			t.Fatalf("client %s: %v", p.client, err)
 		}
 	}

@@ -24,6 +24,8 @@ import (
 	"github.com/entityapi/entityapi/server/batch"
 	"github.com/entityapi/entityapi/server/resource"
 	"github.com/entityapi/entityapi/storage"
+	"github.com/entityapi/entityapi/storage/authstore"
+	"github.com/entityapi/entityapi/storage/jobs"
 )
 
 // Config holds what the HTTP side needs to know.
@@ -55,7 +57,7 @@ type Config struct {
 	// a 503 error document.
 	RequestTimeout time.Duration
 	// Jobs configures the batch job queue: workers, rescue, lifetime.
-	Jobs   storage.QueueConfig
+	Jobs   jobs.Config
 	Logger *slog.Logger
 	Auth   auth.Config // tokens: lifetime, keys, demo principals, outside provider
 	// SeparateMetrics leaves GET /metrics out of this handler (404 here): the
@@ -73,7 +75,7 @@ type Server struct {
 	store *storage.Store
 	log   *slog.Logger
 	stop  context.CancelFunc // ends the key reloads of the token service
-	queue *storage.Queue     // batch chunks: workers and housekeeping
+	queue *jobs.Queue        // batch chunks: workers and housekeeping
 	// metrics are this server's own (its own registry), apps names the
 	// application of a route for their labels and the request log.
 	metrics *metrics
@@ -138,7 +140,8 @@ func New(cfg Config, store *storage.Store) (*Server, error) {
 	}
 	limits := newLimiter(cfg.RateLimit, maxRateBuckets)
 	ctx, stop := context.WithCancel(context.Background())
-	tokens, err := auth.New(ctx, cfg.Auth, store)
+	records := authstore.New(store) // one per server: it holds the failure counts
+	tokens, err := auth.New(ctx, cfg.Auth, records)
 	if err != nil {
 		stop()
 		return nil, fmt.Errorf("tokens: %w", err)
@@ -156,8 +159,9 @@ func New(cfg Config, store *storage.Store) (*Server, error) {
 		return nil, fmt.Errorf("back office: %w", err)
 	}
 	bo.auth, bo.audience, bo.roles, bo.metrics, bo.limiter = tokens, "backoffice", true, m, limits
+	bo.authRecords = records
 	bo.syncHold = &s.syncHold
-	queue, err := store.NewQueue(cfg.Jobs)
+	queue, err := jobs.NewQueue(store, cfg.Jobs)
 	if err != nil {
 		stop()
 		return nil, err
@@ -292,23 +296,25 @@ func (h *headWriter) Write(b []byte) (int, error) { return len(b), nil }
 // application is one API application (back office, storefront): its document,
 // resources, routes and engine.
 type application struct {
-	cfg      *Config
-	doc      *openapi3.T
-	raw      []byte
-	reg      *resource.Registry
-	routes   *routeTable
-	engine   *engine
-	log      *slog.Logger
-	docJSON  []byte
-	auth     *auth.Service
-	audience string             // the token audience of this application
-	queue    *storage.Queue     // where batch chunks go
-	roles    bool               // callers' roles decide what they may do (the back office; storefront clients only read)
-	guests   map[string]bool    // storefront: resource types readable without a token
-	locales  *storefrontLocales // storefront: what X-Localization-ID and X-Currency may name
-	metrics  *metrics
-	limiter  *limiter                       // per-client request rate, shared by both applications; nil: none
-	syncHold *atomic.Pointer[chan struct{}] // see Server.syncHold
+	cfg     *Config
+	doc     *openapi3.T
+	raw     []byte
+	reg     *resource.Registry
+	routes  *routeTable
+	engine  *engine
+	log     *slog.Logger
+	docJSON []byte
+	auth    *auth.Service
+	// authRecords gives batch jobs their owner's roles (processChunk).
+	authRecords *authstore.Store
+	audience    string             // the token audience of this application
+	queue       *jobs.Queue        // where batch chunks go
+	roles       bool               // callers' roles decide what they may do (the back office; storefront clients only read)
+	guests      map[string]bool    // storefront: resource types readable without a token
+	locales     *storefrontLocales // storefront: what X-Localization-ID and X-Currency may name
+	metrics     *metrics
+	limiter     *limiter                       // per-client request rate, shared by both applications; nil: none
+	syncHold    *atomic.Pointer[chan struct{}] // see Server.syncHold
 }
 
 func newApplication(cfg *Config, store *storage.Store, raw []byte, base string) (*application, error) {

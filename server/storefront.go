@@ -13,6 +13,7 @@ import (
 	"github.com/entityapi/entityapi/server/auth"
 	"github.com/entityapi/entityapi/server/problem"
 	"github.com/entityapi/entityapi/storage"
+	"github.com/entityapi/entityapi/storage/authstore"
 )
 
 // This file holds what only the storefront application has (DESIGN.md §3, §4,
@@ -149,6 +150,6 @@ func (a *application) guest(c *gin.Context, rt *route) bool {
 	if !a.guests[rt.res.Type] || (c.Request.Method != http.MethodGet && c.Request.Method != http.MethodHead) {
 		return false
 	}
-	c.Set(principalKey, &auth.Principal{App: storage.AppStorefront})
+	c.Set(principalKey, &auth.Principal{App: authstore.AppStorefront})
 	return true
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/entityapi/entityapi/server"
 	"github.com/entityapi/entityapi/storage"
+	"github.com/entityapi/entityapi/storage/authstore"
 	"github.com/entityapi/entityapi/storage/secret"
 	"github.com/entityapi/entityapi/storage/storagetest"
 )
@@ -45,7 +46,7 @@ func addPasswordUser(t *testing.T, s *storage.Store, username string) {
 	}
 	u := &storage.User{OrganizationID: 1, Username: username, Email: username + "@test.example",
 		FirstName: "Test", LastName: username, Enabled: true, PasswordHash: &hash}
-	if err := s.CreateUser(context.Background(), u, []string{"ROLE_USER"}); err != nil {
+	if err := authstore.New(s).CreateUser(context.Background(), u, []string{"ROLE_USER"}); err != nil {
 		t.Fatalf("user %s: %v", username, err)
 	}
 }

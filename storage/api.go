@@ -5,7 +5,12 @@
 // declarations, and values reach SQL only as Bun arguments or as bound
 // parameters (statement.go), never concatenated by hand.
 //
-// storage knows nothing of HTTP, JSON:API or the generated code.
+// storage knows nothing of HTTP, JSON:API or the generated code. The records
+// that only typed queries touch live beside it, on its connections,
+// transactions and errors (seam.go): batch operations and their job queue in
+// storage/jobs, clients, principals, signing keys and failure counts in
+// storage/authstore. storage imports neither; its migrations create their
+// tables, so that there is one migration sequence.
 package storage
 
 import (

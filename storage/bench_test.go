@@ -32,7 +32,7 @@ func openBenchCRM(b *testing.B, dialect string) benchCRM {
 	ctx := context.Background()
 	s := storagetest.Open(b, dialect)
 	insertMany := func(name string, rows []storage.Row) []any {
-		keys, err := s.InsertMany(ctx, benchTable(b, s, name), 1, rows)
+		keys, err := s.InsertMany(ctx, storagetest.Table(b, s, name), 1, rows)
 		if err != nil {
 			b.Fatalf("insert %s: %v", name, err)
 		}
@@ -75,15 +75,6 @@ func openBenchCRM(b *testing.B, dialect string) benchCRM {
 	return benchCRM{store: s, contacts: contacts}
 }
 
-func benchTable(b *testing.B, s *storage.Store, name string) *storage.Table {
-	b.Helper()
-	t, ok := s.Table(name)
-	if !ok {
-		b.Fatalf("no table %s", name)
-	}
-	return t
-}
-
 // benchReads runs read once to check it, then measures it.
 func benchReads(b *testing.B, read func() (int, error), want int) {
 	b.Helper()
@@ -103,7 +94,7 @@ func benchReads(b *testing.B, read func() (int, error), want int) {
 func BenchmarkGetCountry(b *testing.B) {
 	eachBenchDialect(b, func(b *testing.B, dialect string) {
 		s := storagetest.Open(b, dialect)
-		countries, regions := benchTable(b, s, "countries"), benchTable(b, s, "regions")
+		countries, regions := storagetest.Table(b, s, "countries"), storagetest.Table(b, s, "regions")
 		ctx := context.Background()
 		benchReads(b, func() (int, error) {
 			r, err := s.Get(ctx, countries, 0, "US")
@@ -121,7 +112,7 @@ func BenchmarkGetCountry(b *testing.B) {
 func BenchmarkCountryPage(b *testing.B) {
 	eachBenchDialect(b, func(b *testing.B, dialect string) {
 		s := storagetest.Open(b, dialect)
-		countries, regions := benchTable(b, s, "countries"), benchTable(b, s, "regions")
+		countries, regions := storagetest.Table(b, s, "countries"), storagetest.Table(b, s, "regions")
 		ctx := context.Background()
 		benchReads(b, func() (int, error) {
 			rows, err := s.Find(ctx, storage.Query{Table: countries, Limit: 10})
@@ -142,7 +133,7 @@ func BenchmarkCountryPage(b *testing.B) {
 func BenchmarkRegionsOf50(b *testing.B) {
 	eachBenchDialect(b, func(b *testing.B, dialect string) {
 		s := storagetest.Open(b, dialect)
-		countries, regions := benchTable(b, s, "countries"), benchTable(b, s, "regions")
+		countries, regions := storagetest.Table(b, s, "countries"), storagetest.Table(b, s, "regions")
 		ctx := context.Background()
 		rows, err := s.Find(ctx, storage.Query{Table: countries, Limit: 50, Offset: 50})
 		if err != nil {
@@ -168,7 +159,7 @@ func BenchmarkFilteredContacts(b *testing.B) {
 	eachBenchDialect(b, func(b *testing.B, dialect string) {
 		crm := openBenchCRM(b, dialect)
 		s := crm.store
-		contacts := benchTable(b, s, "contacts")
+		contacts := storagetest.Table(b, s, "contacts")
 		ctx := context.Background()
 		q := storage.Query{Table: contacts, Org: 1, Limit: 20,
 			Where:   []storage.Cond{{Column: "last_name", Op: storage.StartsWith, Values: []any{"L"}}},
@@ -185,7 +176,7 @@ func BenchmarkContactsPage(b *testing.B) {
 	eachBenchDialect(b, func(b *testing.B, dialect string) {
 		crm := openBenchCRM(b, dialect)
 		s := crm.store
-		contacts := benchTable(b, s, "contacts")
+		contacts := storagetest.Table(b, s, "contacts")
 		ctx := context.Background()
 		benchReads(b, func() (int, error) {
 			rows, err := s.Find(ctx, storage.Query{Table: contacts, Org: 1, Limit: 50})
@@ -200,7 +191,7 @@ func BenchmarkContactAccounts(b *testing.B) {
 	eachBenchDialect(b, func(b *testing.B, dialect string) {
 		crm := openBenchCRM(b, dialect)
 		s := crm.store
-		accounts := benchTable(b, s, "accounts")
+		accounts := storagetest.Table(b, s, "accounts")
 		j, _ := s.JoinTable("account_contacts")
 		ctx := context.Background()
 		page := crm.contacts[:50]

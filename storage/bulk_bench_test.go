@@ -17,7 +17,7 @@ import (
 func BenchmarkInsertMany1000(b *testing.B) {
 	eachBenchDialect(b, func(b *testing.B, dialect string) {
 		s := storagetest.Open(b, dialect)
-		accounts := benchTable(b, s, "accounts")
+		accounts := storagetest.Table(b, s, "accounts")
 		ctx := context.Background()
 		rows := make([]storage.Row, 1000)
 		n := 0

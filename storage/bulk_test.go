@@ -16,7 +16,7 @@ func TestInsertManyKeepsInputOrder(t *testing.T) {
 	t.Parallel()
 	storagetest.Each(t, func(t *testing.T, s *storage.Store) {
 		ctx := context.Background()
-		accounts := table(t, s, "accounts")
+		accounts := storagetest.Table(t, s, "accounts")
 		// A row inserted first moves the sequence off its start.
 		if _, err := s.Insert(ctx, accounts, 1, storage.Row{"name": "first"}); err != nil {
 			t.Fatal(err)
@@ -71,7 +71,7 @@ func TestInsertManyIsAtomic(t *testing.T) {
 	t.Parallel()
 	storagetest.Each(t, func(t *testing.T, s *storage.Store) {
 		ctx := context.Background()
-		units := table(t, s, "weightunits")
+		units := storagetest.Table(t, s, "weightunits")
 		rows := []storage.Row{{"code": "a"}, {"code": "b"}, {"code": "a"}}
 		keys, err := s.InsertMany(ctx, units, 1, rows[:2])
 		if err != nil || !reflect.DeepEqual(keys, []any{"a", "b"}) {
@@ -92,7 +92,7 @@ func TestDeleteWhere(t *testing.T) {
 	storagetest.Each(t, func(t *testing.T, s *storage.Store) {
 		ctx := context.Background()
 		fixtures(t, s)
-		accounts := table(t, s, "accounts")
+		accounts := storagetest.Table(t, s, "accounts")
 		withA := storage.Query{Table: accounts, Org: 1,
 			Where: []storage.Cond{{Column: "name", Op: storage.Contains, Values: []any{"a"}}}}
 		before, err := s.Count(ctx, withA)
@@ -123,7 +123,7 @@ func TestLinkage(t *testing.T) {
 	t.Parallel()
 	storagetest.Each(t, func(t *testing.T, s *storage.Store) {
 		ctx := context.Background()
-		regions := table(t, s, "regions")
+		regions := storagetest.Table(t, s, "regions")
 		links, err := s.Linkage(ctx, regions, 0, "country_code", []any{"LU", "AD", "ZZ"})
 		if err != nil {
 			t.Fatalf("Linkage: %v", err)
@@ -162,7 +162,7 @@ func TestTxRollsBack(t *testing.T) {
 	t.Parallel()
 	storagetest.Each(t, func(t *testing.T, s *storage.Store) {
 		ctx := context.Background()
-		accounts := table(t, s, "accounts")
+		accounts := storagetest.Table(t, s, "accounts")
 		boom := errors.New("boom")
 		err := s.Tx(ctx, func(c *storage.Conn) error {
 			if !c.InTx() {
@@ -191,7 +191,7 @@ func TestConcurrentWrites(t *testing.T) {
 	t.Parallel()
 	storagetest.Each(t, func(t *testing.T, s *storage.Store) {
 		ctx := context.Background()
-		accounts := table(t, s, "accounts")
+		accounts := storagetest.Table(t, s, "accounts")
 		const writers, each = 8, 25
 		var wg sync.WaitGroup
 		errs := make(chan error, writers*2)

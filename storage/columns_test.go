@@ -22,7 +22,7 @@ func TestFindColumns(t *testing.T) {
 		ctx := context.Background()
 		log := &statementLog{}
 		s.AddStatementHook(log)
-		regions, accounts := table(t, s, "regions"), table(t, s, "accounts")
+		regions, accounts := storagetest.Table(t, s, "regions"), storagetest.Table(t, s, "accounts")
 		bavaria := []storage.Cond{{Column: "code", Op: storage.Eq, Values: []any{"DE-BY"}}}
 		keys := func(r storage.Row) []string { return slices.Sorted(maps.Keys(r)) }
 
@@ -65,7 +65,7 @@ func TestFindColumns(t *testing.T) {
 		if err != nil || len(row) != 1 {
 			t.Fatalf("GetColumns created_at: %v, %v", row, err)
 		}
-		checkStamp(t, row["created_at"], before)
+		storagetest.CheckStamp(t, row["created_at"], before)
 
 		log.take()
 		for _, bad := range []struct {

@@ -26,7 +26,7 @@ var fixtureExternal = []any{"E-1", "E-2", nil, "E-4", nil, "E-6", "E-7", nil}
 func fixtures(t *testing.T, s *storage.Store) map[string]int64 {
 	t.Helper()
 	ids := map[string]int64{}
-	accounts := table(t, s, "accounts")
+	accounts := storagetest.Table(t, s, "accounts")
 	for i, name := range fixtureNames {
 		key, err := s.Insert(context.Background(), accounts, 1, storage.Row{
 			"name": name, "external_id": fixtureExternal[i], "created_at": base.Add(time.Duration(i) * time.Hour),
@@ -108,7 +108,7 @@ func TestConditions(t *testing.T) {
 	}
 	storagetest.Each(t, func(t *testing.T, s *storage.Store) {
 		ids := fixtures(t, s)
-		accounts := table(t, s, "accounts")
+		accounts := storagetest.Table(t, s, "accounts")
 		gamma, err := s.Get(context.Background(), accounts, 1, ids["gamma"])
 		if err != nil {
 			t.Fatal(err)
@@ -143,9 +143,9 @@ func TestConditions(t *testing.T) {
 func TestConditionErrors(t *testing.T) {
 	t.Parallel()
 	storagetest.Each(t, func(t *testing.T, s *storage.Store) {
-		accounts := table(t, s, "accounts")
+		accounts := storagetest.Table(t, s, "accounts")
 		// organization_id is a condition column of scoped tables only.
-		if _, err := s.Find(context.Background(), storage.Query{Table: table(t, s, "countries"),
+		if _, err := s.Find(context.Background(), storage.Query{Table: storagetest.Table(t, s, "countries"),
 			Where: []storage.Cond{{Column: "organization_id", Op: storage.Eq, Values: []any{int64(1)}}}}); err == nil {
 			t.Error("organization_id accepted on countries")
 		}
@@ -199,7 +199,7 @@ func TestOrderAndPaging(t *testing.T) {
 	}
 	storagetest.Each(t, func(t *testing.T, s *storage.Store) {
 		fixtures(t, s)
-		accounts := table(t, s, "accounts")
+		accounts := storagetest.Table(t, s, "accounts")
 		for _, tc := range tests {
 			got := names(t, s, storage.Query{Table: accounts, Org: 1, Where: []storage.Cond{lower},
 				OrderBy: tc.order, Limit: tc.limit, Offset: tc.skip})

@@ -17,7 +17,7 @@ func TestInsertManyLargeGroupIsAtomic(t *testing.T) {
 	t.Parallel()
 	storagetest.Each(t, func(t *testing.T, s *storage.Store) {
 		ctx := context.Background()
-		units := table(t, s, "weightunits")
+		units := storagetest.Table(t, s, "weightunits")
 		if _, err := s.InsertMany(ctx, units, 1, []storage.Row{{"code": "dup"}}); err != nil {
 			t.Fatal(err)
 		}

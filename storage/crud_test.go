@@ -32,28 +32,11 @@ func sameJSON(t *testing.T, got any, want string) bool {
 	return reflect.DeepEqual(g, w)
 }
 
-// checkStamp checks a created_at/updated_at value: a UTC time in whole
-// seconds within the test's run.
-func checkStamp(t *testing.T, v any, after time.Time) time.Time {
-	t.Helper()
-	ts, ok := v.(time.Time)
-	if !ok {
-		t.Fatalf("timestamp is %T (%v), want time.Time", v, v)
-	}
-	if ts.Location() != time.UTC || ts.Nanosecond() != 0 {
-		t.Errorf("timestamp %v is not UTC whole seconds", ts)
-	}
-	if ts.Before(after.Truncate(time.Second)) || ts.After(time.Now().Add(time.Second)) {
-		t.Errorf("timestamp %v is not now (test began %v)", ts, after)
-	}
-	return ts
-}
-
 func TestAccountRoundTrip(t *testing.T) {
 	t.Parallel()
 	storagetest.Each(t, func(t *testing.T, s *storage.Store) {
 		ctx := context.Background()
-		accounts := table(t, s, "accounts")
+		accounts := storagetest.Table(t, s, "accounts")
 		if accounts.Key != "id" || !accounts.AutoKey || !accounts.Scoped {
 			t.Fatalf("accounts table = %+v", accounts)
 		}
@@ -76,8 +59,8 @@ func TestAccountRoundTrip(t *testing.T) {
 		if row["id"] != id || row["name"] != "Acme" || row["external_id"] != nil {
 			t.Errorf("Get = %v", row)
 		}
-		created := checkStamp(t, row["created_at"], begin)
-		checkStamp(t, row["updated_at"], begin)
+		created := storagetest.CheckStamp(t, row["created_at"], begin)
+		storagetest.CheckStamp(t, row["updated_at"], begin)
 		if len(row) != len(accounts.Columns) {
 			t.Errorf("row has %d columns, want %d: %v", len(row), len(accounts.Columns), row)
 		}
@@ -100,7 +83,7 @@ func TestAccountRoundTrip(t *testing.T) {
 		if row["external_id"] != "A-1" || row["name"] != "Acme" || !row["created_at"].(time.Time).Equal(created) {
 			t.Errorf("after Update: %v", row)
 		}
-		if updated := checkStamp(t, row["updated_at"], begin); !updated.After(created) {
+		if updated := storagetest.CheckStamp(t, row["updated_at"], begin); !updated.After(created) {
 			t.Errorf("updated_at %v not after created_at %v", updated, created)
 		}
 		if err := s.Update(ctx, accounts, 1, id, storage.Row{"external_id": nil}); err != nil {
@@ -126,7 +109,7 @@ func TestWeightUnitRoundTrip(t *testing.T) {
 	t.Parallel()
 	storagetest.Each(t, func(t *testing.T, s *storage.Store) {
 		ctx := context.Background()
-		units := table(t, s, "weightunits")
+		units := storagetest.Table(t, s, "weightunits")
 		if units.Key != "code" || units.AutoKey || !units.Scoped || units.Columns["conversion_rates"] != storage.KindJSON {
 			t.Fatalf("weightunits table = %+v", units)
 		}
@@ -180,7 +163,7 @@ func TestTaxJurisdictionRoundTrip(t *testing.T) {
 	t.Parallel()
 	storagetest.Each(t, func(t *testing.T, s *storage.Store) {
 		ctx := context.Background()
-		tj := table(t, s, "taxjurisdictions")
+		tj := storagetest.Table(t, s, "taxjurisdictions")
 		zips := `[{"zipCode": "10001"}, {"zipRangeStart": "10100", "zipRangeEnd": "10199"}]`
 		key, err := s.Insert(ctx, tj, 1, storage.Row{
 			"code": "NY-CITY", "country_code": "US", "region_code": "US-NY",
@@ -225,7 +208,7 @@ func TestUniqueExternalID(t *testing.T) {
 	t.Parallel()
 	storagetest.Each(t, func(t *testing.T, s *storage.Store) {
 		ctx := context.Background()
-		accounts := table(t, s, "accounts")
+		accounts := storagetest.Table(t, s, "accounts")
 		other := newOrganization(t, s, "Other")
 		if _, err := s.Insert(ctx, accounts, 1, storage.Row{"name": "A", "external_id": "E-1"}); err != nil {
 			t.Fatal(err)

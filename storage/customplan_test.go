@@ -25,7 +25,7 @@ func TestLongArraysArePlannedForTheirValues(t *testing.T) {
 
 func longArrays(t *testing.T, s *storage.Store) {
 	ctx := context.Background()
-	contacts := table(t, s, "contacts")
+	contacts := storagetest.Table(t, s, "contacts")
 	var keys []any
 	for i := range 200 {
 		keys = append(keys, int64(i+1))

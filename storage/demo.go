@@ -3,36 +3,14 @@ package storage
 import (
 	"context"
 	"encoding/json"
-	"errors"
-	"fmt"
-
-	"github.com/uptrace/bun"
-
-	"github.com/entityapi/entityapi/storage/secret"
 )
 
-// LoadDemo prepares a database for trying entityapi out (`entityapi serve
-// --demo`): a few records in the default organization, and the demo
-// organization, users and clients of issue 4, all marked demo so that a
-// server without --demo refuses them. Only what is missing is added, so
-// restarting with --demo changes nothing.
-func (s *Store) LoadDemo(ctx context.Context) error {
-	if err := s.loadDemoRecords(ctx); err != nil {
-		return err
-	}
-	err := s.Tx(ctx, func(c *Conn) error { return c.loadDemoPrincipals(ctx) })
-	var ue *UniqueError
-	if errors.As(err, &ue) {
-		// Another process loading the demo at the same time got there
-		// first; what is left to add is now nothing or less.
-		err = s.Tx(ctx, func(c *Conn) error { return c.loadDemoPrincipals(ctx) })
-	}
-	return err
-}
-
-// loadDemoRecords adds the demo records once: when the default organization
-// has no accounts yet.
-func (s *Store) loadDemoRecords(ctx context.Context) error {
+// LoadDemoRecords prepares a database for trying entityapi out (`entityapi
+// serve --demo`): a few records in the default organization (the demo
+// principals are storage/authstore's LoadDemo). They are added once: when
+// the default organization has no accounts yet, so restarting with --demo
+// changes nothing.
+func (s *Store) LoadDemoRecords(ctx context.Context) error {
 	accounts, _ := s.Table("accounts")
 	units, _ := s.Table("weightunits")
 	taxes, _ := s.Table("taxjurisdictions")
@@ -62,114 +40,4 @@ func (s *Store) loadDemoRecords(ctx context.Context) error {
 		})
 		return err
 	})
-}
-
-// demoUser is a user LoadDemo makes, with the password `make run` prints.
-type demoUser struct {
-	org, username, email, first, last, role, password string
-}
-
-// demoClient is a client LoadDemo makes: a back-office one acts as user, a
-// storefront one belongs to org.
-type demoClient struct {
-	id, secret, app, name, user, org string
-}
-
-// The demo principals (issue 4; manager is for the role tests).
-var (
-	demoOrganizations = []string{"Main", "Other"}
-	demoUsers         = []demoUser{
-		{"Main", "admin", "admin@example.com", "Ada", "Admin", "ROLE_ADMINISTRATOR", "demo-admin-password"},
-		{"Main", "viewer", "viewer@example.com", "Vera", "Viewer", "ROLE_USER", "demo-viewer-password"},
-		{"Main", "manager", "manager@example.com", "Max", "Manager", "ROLE_MANAGER", "demo-manager-password"},
-		{"Other", "other-admin", "other-admin@example.com", "Otto", "Other", "ROLE_ADMINISTRATOR", "other-admin-password"},
-	}
-	demoClients = []demoClient{
-		{"demo-backoffice", "demo-backoffice-secret", AppBackoffice, "Demo back office (admin)", "admin", ""},
-		{"demo-viewer", "demo-viewer-secret", AppBackoffice, "Demo back office (viewer)", "viewer", ""},
-		{"demo-manager", "demo-manager-secret", AppBackoffice, "Demo back office (manager)", "manager", ""},
-		{"demo-other", "demo-other-secret", AppBackoffice, "Demo back office (other organization)", "other-admin", ""},
-		{"demo-storefront", "demo-storefront-secret", AppStorefront, "Demo storefront", "", "Main"},
-	}
-)
-
-// loadDemoPrincipals adds the demo organizations, users and clients that are
-// missing. A user or client of a demo name that is not a demo one stops it:
-// handing out a published secret for a real account would open it to anyone.
-func (c *Conn) loadDemoPrincipals(ctx context.Context) error {
-	orgs := map[string]int64{}
-	for _, name := range demoOrganizations {
-		o, err := c.OrganizationByName(ctx, name)
-		if errors.Is(err, ErrNotFound) {
-			o, err = c.CreateOrganization(ctx, name)
-		}
-		if err != nil {
-			return fmt.Errorf("storage: demo organization %s: %w", name, err)
-		}
-		orgs[name] = o.ID
-	}
-	users := map[string]int64{}
-	for _, d := range demoUsers {
-		id, err := c.demoUser(ctx, d, orgs[d.org])
-		if err != nil {
-			return fmt.Errorf("storage: demo user %s: %w", d.username, err)
-		}
-		users[d.username] = id
-	}
-	for _, d := range demoClients {
-		if err := c.demoClient(ctx, d, users, orgs); err != nil {
-			return fmt.Errorf("storage: demo client %s: %w", d.id, err)
-		}
-	}
-	return nil
-}
-
-// errNotDemo stops LoadDemo at a real account holding a demo name.
-var errNotDemo = errors.New("exists and is not a demo one; rename it or run without --demo")
-
-// demoUser returns the id of the demo user d, creating it when missing.
-func (c *Conn) demoUser(ctx context.Context, d demoUser, org int64) (int64, error) {
-	u := new(User)
-	err := c.one(ctx, u, "users", "? = ?", bun.Ident("username"), d.username)
-	switch {
-	case err == nil && !u.Demo:
-		return 0, errNotDemo
-	case err == nil:
-		return u.ID, nil
-	case !errors.Is(err, ErrNotFound):
-		return 0, err
-	}
-	hash, err := secret.Hash(d.password)
-	if err != nil {
-		return 0, err
-	}
-	u = &User{OrganizationID: org, Username: d.username, Email: d.email, FirstName: d.first, LastName: d.last,
-		Enabled: true, Demo: true, PasswordHash: &hash}
-	if err := c.CreateUser(ctx, u, []string{d.role}); err != nil {
-		return 0, err
-	}
-	return u.ID, nil
-}
-
-// demoClient creates the demo client d when missing.
-func (c *Conn) demoClient(ctx context.Context, d demoClient, users, orgs map[string]int64) error {
-	cl, err := c.ClientByID(ctx, d.id)
-	switch {
-	case err == nil && !cl.Demo:
-		return errNotDemo
-	case err == nil:
-		return nil
-	case !errors.Is(err, ErrNotFound):
-		return err
-	}
-	hash, err := secret.Hash(d.secret)
-	if err != nil {
-		return err
-	}
-	cl = &Client{ID: d.id, SecretHash: hash, App: d.app, Name: d.name, OrganizationID: orgs[d.org], Enabled: true, Demo: true}
-	if d.user != "" {
-		id := users[d.user]
-		cl.UserID = &id
-	}
-	return c.CreateClient(ctx, cl)
 }

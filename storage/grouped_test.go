@@ -17,7 +17,7 @@ func TestGroupedLinkageOrder(t *testing.T) {
 	t.Parallel()
 	storagetest.Each(t, func(t *testing.T, s *storage.Store) {
 		ctx := context.Background()
-		regions := table(t, s, "regions")
+		regions := storagetest.Table(t, s, "regions")
 		// Written in reverse of any plausible order, with a quote, a
 		// backslash, a control character, non-ASCII and mixed case.
 		for _, code := range []string{"AD-~", "AD-z", "AD-é", "AD-\\n", "AD-\"q\"", "AD-\t", "AD-Z", "AD-0"} {

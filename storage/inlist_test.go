@@ -47,7 +47,7 @@ func TestListsKeepTheirKind(t *testing.T) {
 		ids := fixtures(t, s)
 		ids[`say "hi"`] = insert(t, s, "accounts", 1, storage.Row{"name": `say "hi"`, "created_at": at(8)})
 		ids["ünïcode <&>"] = insert(t, s, "accounts", 1, storage.Row{"name": "ünïcode <&>", "created_at": at(9)})
-		accounts := table(t, s, "accounts")
+		accounts := storagetest.Table(t, s, "accounts")
 		for _, tc := range tests {
 			got := names(t, s, storage.Query{Table: accounts, Org: 1, Where: []storage.Cond{tc.cond(ids)}})
 			if !reflect.DeepEqual(got, tc.want) {

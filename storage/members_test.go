@@ -19,7 +19,7 @@ func TestGetMembers(t *testing.T) {
 	t.Parallel()
 	storagetest.Each(t, func(t *testing.T, s *storage.Store) {
 		ctx := context.Background()
-		regions, countries := table(t, s, "regions"), table(t, s, "countries")
+		regions, countries := storagetest.Table(t, s, "regions"), storagetest.Table(t, s, "countries")
 		for _, code := range []string{"AD-~", "AD-z", "AD-é", "AD-\\n", "AD-\"q\"", "AD-\t", "AD-Z", "AD-0"} {
 			if _, err := s.Insert(ctx, regions, 0, storage.Row{"code": code, "country_code": "AD", "sub_code": "AD",
 				"name_en": code, "name_de": code, "name_fr": code, "name_es": code}); err != nil {
@@ -59,7 +59,7 @@ func TestGetMembers(t *testing.T) {
 		}
 
 		ac := joinTable(t, s, "account_contacts")
-		contacts := table(t, s, "contacts")
+		contacts := storagetest.Table(t, s, "contacts")
 		contact := insert(t, s, "contacts", 1, storage.Row{"last_name": "c"})
 		lonely := insert(t, s, "contacts", 1, storage.Row{"last_name": "l"})
 		var accounts []any
@@ -119,7 +119,7 @@ func TestUpdateRowMembers(t *testing.T) {
 	storagetest.Each(t, func(t *testing.T, s *storage.Store) {
 		ctx := context.Background()
 		ac := joinTable(t, s, "account_contacts")
-		accounts := table(t, s, "accounts")
+		accounts := storagetest.Table(t, s, "accounts")
 		account := insert(t, s, "accounts", 1, storage.Row{"name": "a"})
 		var contacts []any
 		for range 3 {

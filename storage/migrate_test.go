@@ -9,16 +9,6 @@ import (
 	"github.com/entityapi/entityapi/storage/storagetest"
 )
 
-// table returns a table the test needs, failing when it is not declared.
-func table(t *testing.T, s *storage.Store, name string) *storage.Table {
-	t.Helper()
-	tbl, ok := s.Table(name)
-	if !ok {
-		t.Fatalf("Table(%q) not found", name)
-	}
-	return tbl
-}
-
 func TestMigrateLoadsReferenceData(t *testing.T) {
 	t.Parallel()
 	storagetest.Each(t, func(t *testing.T, s *storage.Store) {
@@ -36,7 +26,7 @@ func TestMigrateLoadsReferenceData(t *testing.T) {
 			{"localizations", 4},
 			{"currencies", 150},
 		} {
-			n, err := s.Count(ctx, storage.Query{Table: table(t, s, tc.table), Org: 1})
+			n, err := s.Count(ctx, storage.Query{Table: storagetest.Table(t, s, tc.table), Org: 1})
 			if err != nil {
 				t.Fatalf("Count(%s): %v", tc.table, err)
 			}
@@ -44,18 +34,18 @@ func TestMigrateLoadsReferenceData(t *testing.T) {
 				t.Errorf("Count(%s) = %d, want at least %d", tc.table, n, tc.min)
 			}
 		}
-		de, err := s.Get(ctx, table(t, s, "countries"), 0, "DE")
+		de, err := s.Get(ctx, storagetest.Table(t, s, "countries"), 0, "DE")
 		if err != nil {
 			t.Fatalf("Get(countries, DE): %v", err)
 		}
 		if de["iso3"] != "DEU" || de["name_de"] != "Deutschland" {
 			t.Errorf("DE = %v", de)
 		}
-		eur, err := s.Get(ctx, table(t, s, "currencies"), 0, "EUR")
+		eur, err := s.Get(ctx, storagetest.Table(t, s, "currencies"), 0, "EUR")
 		if err != nil || eur["name"] != "Euro" || eur["symbol"] != "€" {
 			t.Errorf("EUR = %v, %v", eur, err)
 		}
-		loc, err := s.Get(ctx, table(t, s, "localizations"), 0, int64(2))
+		loc, err := s.Get(ctx, storagetest.Table(t, s, "localizations"), 0, int64(2))
 		if err != nil || loc["language_code"] != "de" || loc["formatting_code"] != "de_DE" {
 			t.Errorf("localization 2 = %v, %v", loc, err)
 		}
@@ -73,14 +63,14 @@ func TestMigrateIsIdempotent(t *testing.T) {
 		if err != nil || n != 0 {
 			t.Fatalf("Pending() = %d, %v; want 0, nil", n, err)
 		}
-		regions, err := s.Count(ctx, storage.Query{Table: table(t, s, "regions")})
+		regions, err := s.Count(ctx, storage.Query{Table: storagetest.Table(t, s, "regions")})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if err := s.Migrate(ctx); err != nil {
 			t.Fatalf("third Migrate: %v", err)
 		}
-		again, err := s.Count(ctx, storage.Query{Table: table(t, s, "regions")})
+		again, err := s.Count(ctx, storage.Query{Table: storagetest.Table(t, s, "regions")})
 		if err != nil || again != regions {
 			t.Errorf("regions after another Migrate = %d, %v; want %d", again, err, regions)
 		}
@@ -121,7 +111,7 @@ func TestDefaultOrganization(t *testing.T) {
 		if main.CreatedAt.Nanosecond() != 0 {
 			t.Errorf("created_at %v has a fraction of a second", main.CreatedAt)
 		}
-		row, err := s.Get(ctx, table(t, s, "organizations"), 0, int64(1))
+		row, err := s.Get(ctx, storagetest.Table(t, s, "organizations"), 0, int64(1))
 		if err != nil || row["enabled"] != true || row["name"] != "Main" || row["description"] != nil {
 			t.Errorf("Get(organizations, 1) = %v, %v", row, err)
 		}
@@ -198,7 +188,7 @@ func TestConcurrentMigrate(t *testing.T) {
 			t.Errorf("Migrate: %v", err)
 		}
 	}
-	countries, err := stores[0].Count(ctx, storage.Query{Table: table(t, stores[0], "countries")})
+	countries, err := stores[0].Count(ctx, storage.Query{Table: storagetest.Table(t, stores[0], "countries")})
 	if err != nil || countries < 249 || countries > 300 {
 		t.Errorf("countries = %d, %v", countries, err)
 	}
@@ -215,7 +205,7 @@ func TestMemoryDatabase(t *testing.T) {
 	if err := s.Migrate(ctx); err != nil {
 		t.Fatal(err)
 	}
-	accounts := table(t, s, "accounts")
+	accounts := storagetest.Table(t, s, "accounts")
 	err = s.Tx(ctx, func(c *storage.Conn) error {
 		_, err := c.InsertMany(ctx, accounts, 1, []storage.Row{{"name": "a"}, {"name": "b"}})
 		return err

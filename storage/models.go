@@ -26,9 +26,6 @@ var models = []any{
 	(*BusinessUnit)(nil),
 	(*User)(nil),
 	(*Contact)(nil),
-	(*Client)(nil),
-	(*SigningKey)(nil),
-	(*AsyncOperation)(nil),
 	(*Localization)(nil),
 	(*Currency)(nil),
 }
@@ -53,9 +50,9 @@ type Currency struct {
 	Symbol string `bun:"symbol,notnull"`
 }
 
-// The chunks and errors of asynchronous operations (AsyncOperationChunk,
-// AsyncOperationError) have composite keys and are read and written only
-// by the typed queries of operations.go, so they are in neither list.
+// The records of batch operations (storage/jobs) and of authentication
+// (storage/authstore) are read and written only by those packages' typed
+// queries, so they are in neither list: the generic queries never see them.
 
 // joinModels lists the join tables (see JoinTable): two key columns, the
 // Left one first, and nothing else.
@@ -173,7 +170,9 @@ type BusinessUnit struct {
 // User is a back-office user. username and email are unique across all
 // organizations, external_id per organization; owner_id is the user's
 // business unit. password_hash is never to be shown. demo marks the users
-// LoadDemo made, which a server refuses unless it runs with --demo.
+// storage/authstore's LoadDemo made, which a server refuses unless it runs
+// with --demo. Users are a generic table (a back-office resource), so the
+// model is storage's; storage/authstore names it for sign-in.
 type User struct {
 	bun.BaseModel `bun:"table:users"`
 
@@ -236,121 +235,6 @@ type Contact struct {
 	ReportsToID    *int64          `bun:"reports_to_id"`
 	CreatedAt      time.Time       `bun:"created_at,nullzero,notnull,default:current_timestamp"`
 	UpdatedAt      time.Time       `bun:"updated_at,nullzero,notnull,default:current_timestamp"`
-}
-
-// The client applications (App) that may ask for access tokens.
-const (
-	AppBackoffice = "backoffice"
-	AppStorefront = "storefront"
-)
-
-// Client is an OAuth client of one application (DESIGN.md §8). A back-office
-// client acts as its user (UserID) in that user's organization; a storefront
-// client has no user and acts as itself in OrganizationID. Only the bcrypt
-// hash of its secret is kept (storage/secret).
-type Client struct {
-	bun.BaseModel `bun:"table:clients"`
-
-	ID             string    `bun:"id,pk"`
-	OrganizationID int64     `bun:"organization_id,notnull"`
-	SecretHash     string    `bun:"secret_hash,notnull"`
-	App            string    `bun:"app,notnull"`
-	Name           string    `bun:"name,notnull"`
-	UserID         *int64    `bun:"user_id"`
-	Enabled        bool      `bun:"enabled,notnull"`
-	Demo           bool      `bun:"demo,notnull"`
-	CreatedAt      time.Time `bun:"created_at,nullzero,notnull,default:current_timestamp"`
-	UpdatedAt      time.Time `bun:"updated_at,nullzero,notnull,default:current_timestamp"`
-}
-
-// SigningKey is an RSA key that signs access tokens, kept in the database so
-// that every process signs and verifies with the same set. PrivatePEM is a
-// PKCS #8 "PRIVATE KEY" block; it must never leave the server.
-type SigningKey struct {
-	bun.BaseModel `bun:"table:signing_keys"`
-
-	KID        string    `bun:"kid,pk"`
-	PrivatePEM string    `bun:"private_pem,notnull"`
-	CreatedAt  time.Time `bun:"created_at,nullzero,notnull,default:current_timestamp"`
-}
-
-// AsyncOperation is an asynchronous batch request (DESIGN.md §7): its state
-// (one of the Operation... constants), how many chunks it has and how many
-// are done, and the summed counts of the done chunks. OwnerID is the user who
-// sent it (nil once that user is deleted). StartedAt is set when it becomes
-// running, FinishedAt when it ends. See operations.go.
-type AsyncOperation struct {
-	bun.BaseModel `bun:"table:async_operations"`
-
-	ID             int64      `bun:"id,pk,autoincrement"`
-	OrganizationID int64      `bun:"organization_id,notnull"`
-	OwnerID        *int64     `bun:"owner_id"`
-	EntityType     string     `bun:"entity_type,notnull"`
-	Status         string     `bun:"status,notnull"`
-	ChunkCount     int64      `bun:"chunk_count,notnull"`
-	ChunksDone     int64      `bun:"chunks_done,notnull"`
-	ReadCount      int64      `bun:"read_count,notnull"`
-	WriteCount     int64      `bun:"write_count,notnull"`
-	ErrorCount     int64      `bun:"error_count,notnull"`
-	CreateCount    int64      `bun:"create_count,notnull"`
-	UpdateCount    int64      `bun:"update_count,notnull"`
-	AggregateMS    int64      `bun:"aggregate_ms,notnull"`
-	CreatedAt      time.Time  `bun:"created_at,nullzero,notnull,default:current_timestamp"`
-	UpdatedAt      time.Time  `bun:"updated_at,nullzero,notnull,default:current_timestamp"`
-	StartedAt      *time.Time `bun:"started_at"`
-	FinishedAt     *time.Time `bun:"finished_at"`
-}
-
-// AsyncOperationChunk is one staged chunk of an operation, numbered from 1.
-// Items holds its primary items and Included its included items (nil when
-// none), each a JSON array of ChunkItem. Done marks a chunk whose writes,
-// counts and errors are committed; its items are then dropped.
-type AsyncOperationChunk struct {
-	bun.BaseModel `bun:"table:async_operation_chunks"`
-
-	OperationID int64           `bun:"operation_id,pk"`
-	Number      int             `bun:"number,pk"`
-	Items       json.RawMessage `bun:"items,notnull"`
-	Included    json.RawMessage `bun:"included"`
-	Done        bool            `bun:"done,notnull"`
-}
-
-// ChunkItem is one element of AsyncOperationChunk.Items or .Included: the
-// item's zero-based index in the request's data (or included) array and its
-// JSON text. A staged item never holds a password in plain text: the server
-// replaces it by its hash before staging (Hashed), or, when the password
-// breaks a rule that needs its plain value, drops it and stages the rule's
-// problems instead, to be reported as the item's errors.
-type ChunkItem struct {
-	Index    int             `json:"index"`
-	Raw      json.RawMessage `json:"raw"`
-	Hashed   bool            `json:"hashed,omitempty"`
-	Problems []ChunkProblem  `json:"problems,omitempty"`
-}
-
-// ChunkProblem is a constraint violation (status 400) found in an item
-// before it was staged; Pointer points into the original request.
-type ChunkProblem struct {
-	Title   string `json:"title"`
-	Detail  string `json:"detail,omitempty"`
-	Pointer string `json:"pointer"`
-}
-
-// AsyncOperationError is one error of an operation, shown as the
-// asyncoperationerrors resource "<op>-<chunk>-<n>": Chunk is the chunk's
-// number (0: the whole request), N numbers the errors within it from 1.
-// Status is an HTTP status; Pointer points into the original request.
-type AsyncOperationError struct {
-	bun.BaseModel `bun:"table:async_operation_errors"`
-
-	OperationID  int64   `bun:"operation_id,pk"`
-	Chunk        int     `bun:"chunk,pk"`
-	N            int     `bun:"n,pk"`
-	Status       int     `bun:"status,notnull"`
-	Title        string  `bun:"title,notnull"`
-	Detail       *string `bun:"detail"`
-	Pointer      *string `bun:"pointer"`
-	PropertyPath *string `bun:"property_path"`
 }
 
 // AccountContact links an account and a contact (join table: account_id,

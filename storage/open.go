@@ -64,8 +64,6 @@ type Store struct {
 	tables map[string]*Table
 	joins  map[string]*JoinTable
 
-	failureStore // see FailureCounter
-
 	watch statementWatch // every statement: counted, and seen by the hooks
 	stmts preparedCache  // SQLite only (see statement.go)
 }
@@ -143,10 +141,7 @@ func openSQLite(path string) (*Store, error) {
 			return nil, fmt.Errorf("storage: create directory for %s: %w", path, err)
 		}
 	}
-	// SQLite reads the name as a URI (the driver passes SQLITE_OPEN_URI), so
-	// characters that end or escape the path are percent-encoded.
-	escaped := strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23").Replace(path)
-	sqldb, err := sql.Open("sqlite", "file:"+escaped+"?"+sqlitePragmas)
+	sqldb, err := sql.Open("sqlite", sqliteDSN(path))
 	if err != nil {
 		return nil, fmt.Errorf("storage: open sqlite %s: %w", path, err)
 	}
@@ -205,9 +200,6 @@ func (s *Store) Close() error {
 	return nil
 }
 
-// Dialect reports the database in use: "sqlite" or "postgres".
-func (s *Store) Dialect() string { return string(s.engine) }
-
 // Ping checks that the database answers (for /readyz).
 func (s *Store) Ping(ctx context.Context) error {
 	if err := s.db.PingContext(ctx); err != nil {
@@ -246,6 +238,13 @@ func (sqliteDialect) AppendTime(b []byte, tm time.Time) []byte {
 	b = append(b, '\'')
 	b = tm.UTC().AppendFormat(b, sqliteTimeLayout)
 	return append(b, '\'')
+}
+
+// sqliteDSN is the data source name of a SQLite file with sqlitePragmas.
+// SQLite reads the name as a URI (the driver passes SQLITE_OPEN_URI), so
+// characters that end or escape the path are percent-encoded.
+func sqliteDSN(path string) string {
+	return "file:" + strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23").Replace(path) + "?" + sqlitePragmas
 }
 
 // redact hides a password in a database URL before it reaches a message.

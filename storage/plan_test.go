@@ -21,7 +21,7 @@ import (
 func TestViaPlansRunOnce(t *testing.T) {
 	t.Parallel()
 	storagetest.Each(t, func(t *testing.T, s *storage.Store) {
-		accounts, units := table(t, s, "accounts"), table(t, s, "businessunits")
+		accounts, units := storagetest.Table(t, s, "accounts"), storagetest.Table(t, s, "businessunits")
 		contactsOf := &storage.Via{Table: "account_contacts", Column: "account_id", Target: "contact_id"}
 		usersOf := &storage.Via{Table: "users", Column: "owner_id", Target: "id"}
 		referred := &storage.Via{Table: "accounts", Column: "referred_by_id", Target: "id"}
@@ -86,7 +86,7 @@ func TestOptimizeKeepsPlansOnKeys(t *testing.T) {
 	t.Parallel()
 	storagetest.Each(t, func(t *testing.T, s *storage.Store) {
 		ctx := context.Background()
-		accounts, contacts := table(t, s, "accounts"), table(t, s, "contacts")
+		accounts, contacts := storagetest.Table(t, s, "accounts"), storagetest.Table(t, s, "contacts")
 		rows := make([]storage.Row, 4000)
 		for i := range rows {
 			rows[i] = storage.Row{"name": "a"}
@@ -137,7 +137,7 @@ func TestPagesComeInKeyOrder(t *testing.T) {
 			return // PostgreSQL's plan depends on its statistics of a small table; the index serves it likewise
 		}
 		ctx := context.Background()
-		contacts := table(t, s, "contacts")
+		contacts := storagetest.Table(t, s, "contacts")
 		if _, err := s.InsertMany(ctx, contacts, 1, make([]storage.Row, 500)); err != nil {
 			t.Fatal(err)
 		}

@@ -10,17 +10,19 @@ import (
 // warnings and errors on and drops its routine information messages, which
 // would drown the request log.
 func quietLogger(l *slog.Logger) *slog.Logger {
-	return queueLogger(l, func() bool { return false })
+	return RiverLogger(l, func() bool { return false })
 }
 
-// queueLogger is quietLogger for a River client. Once the queue is stopping
+// RiverLogger is quietLogger for a River client (the job queue of
+// storage/jobs; the filter lives here because the migrator, which runs
+// River's migrations, uses it too). Once the queue is stopping
 // (stopping reports true), an ERROR whose error is context.Canceled is the
 // stop itself, not a failure, and is dropped: River's maintenance services
 // still run a statement with their cancelled context when stopped early (its
 // periodic job enqueuer logs "Error starting transaction" error="context
 // canceled" when the process stops within its staggered start, the first
 // seconds of every run).
-func queueLogger(l *slog.Logger, stopping func() bool) *slog.Logger {
+func RiverLogger(l *slog.Logger, stopping func() bool) *slog.Logger {
 	return slog.New(riverLogFilter{Handler: l.Handler(), min: slog.LevelWarn, stopping: stopping})
 }
 

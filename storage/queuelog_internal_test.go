@@ -31,7 +31,7 @@ func TestQueueLogger(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			var out bytes.Buffer
-			l := queueLogger(slog.New(slog.NewTextHandler(&out, nil)), func() bool { return tt.stopping })
+			l := RiverLogger(slog.New(slog.NewTextHandler(&out, nil)), func() bool { return tt.stopping })
 			l.Log(context.Background(), tt.level, "maintenance.PeriodicJobEnqueuer: Error starting transaction", "error", tt.err)
 			if written := out.Len() > 0; written != tt.written {
 				t.Errorf("written %v, want %v: %q", written, tt.written, out.String())

@@ -16,7 +16,7 @@ import (
 // insert adds one row and returns its generated key.
 func insert(t *testing.T, s *storage.Store, tbl string, org int64, row storage.Row) int64 {
 	t.Helper()
-	key, err := s.Insert(context.Background(), table(t, s, tbl), org, row)
+	key, err := s.Insert(context.Background(), storagetest.Table(t, s, tbl), org, row)
 	if err != nil {
 		t.Fatalf("insert %s %v: %v", tbl, row, err)
 	}
@@ -64,7 +64,7 @@ func keys(t *testing.T, s *storage.Store, q storage.Query) []int64 {
 func TestMigrationSeedsRoles(t *testing.T) {
 	t.Parallel()
 	storagetest.Each(t, func(t *testing.T, s *storage.Store) {
-		rows, err := s.Find(context.Background(), storage.Query{Table: table(t, s, "userroles")})
+		rows, err := s.Find(context.Background(), storage.Query{Table: storagetest.Table(t, s, "userroles")})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -83,7 +83,7 @@ func TestUserRoundTrip(t *testing.T) {
 	t.Parallel()
 	storagetest.Each(t, func(t *testing.T, s *storage.Store) {
 		ctx := context.Background()
-		users := table(t, s, "users")
+		users := storagetest.Table(t, s, "users")
 		birthday := time.Date(1990, 5, 17, 0, 0, 0, 0, time.UTC)
 		id := user(t, s, 1, "jdoe", storage.Row{"birthday": birthday, "emails": json.RawMessage(`[{"email":"j@x.org"}]`)})
 		row, err := s.Get(ctx, users, 1, id)
@@ -118,7 +118,7 @@ func TestUserRoundTrip(t *testing.T) {
 		if row, _ := s.Get(ctx, users, 1, id); row["birthday"] != nil || row["login_count"] != int64(3) {
 			t.Errorf("after update: birthday %v, login_count %v", row["birthday"], row["login_count"])
 		}
-		contacts := table(t, s, "contacts")
+		contacts := storagetest.Table(t, s, "contacts")
 		c := insert(t, s, "contacts", 1, storage.Row{"last_name": "C", "birthday": birthday})
 		if row, err := s.Get(ctx, contacts, 1, c); err != nil || !reflect.DeepEqual(row["birthday"], birthday) {
 			t.Errorf("contact birthday = %#v, %v", row["birthday"], err)
@@ -130,7 +130,7 @@ func TestUsersUniqueAcrossOrganizations(t *testing.T) {
 	t.Parallel()
 	storagetest.Each(t, func(t *testing.T, s *storage.Store) {
 		ctx := context.Background()
-		users := table(t, s, "users")
+		users := storagetest.Table(t, s, "users")
 		other := newOrganization(t, s, "Other")
 		user(t, s, 1, "ann", storage.Row{"external_id": "X-1"})
 		// external_id is unique per organization only.
@@ -277,7 +277,7 @@ func TestVia(t *testing.T) {
 	t.Parallel()
 	storagetest.Each(t, func(t *testing.T, s *storage.Store) {
 		ctx := context.Background()
-		accounts, contacts, units, orgs := table(t, s, "accounts"), table(t, s, "contacts"), table(t, s, "businessunits"), table(t, s, "organizations")
+		accounts, contacts, units, orgs := storagetest.Table(t, s, "accounts"), storagetest.Table(t, s, "contacts"), storagetest.Table(t, s, "businessunits"), storagetest.Table(t, s, "organizations")
 		a1 := insert(t, s, "accounts", 1, storage.Row{"name": "a1"})
 		a2 := insert(t, s, "accounts", 1, storage.Row{"name": "a2", "referred_by_id": a1})
 		a3 := insert(t, s, "accounts", 1, storage.Row{"name": "a3", "referred_by_id": a1})
@@ -414,7 +414,7 @@ func TestOrganizationColumn(t *testing.T) {
 	t.Parallel()
 	storagetest.Each(t, func(t *testing.T, s *storage.Store) {
 		ctx := context.Background()
-		users := table(t, s, "users")
+		users := storagetest.Table(t, s, "users")
 		org2 := newOrganization(t, s, "Second")
 		u1 := user(t, s, 1, "u1", nil)
 		u2 := user(t, s, 1, "u2", nil)
@@ -437,7 +437,7 @@ func TestOrganizationColumn(t *testing.T) {
 		if want := [][2]any{{u1, int64(1)}, {u2, int64(1)}}; err != nil || !reflect.DeepEqual(links, want) {
 			t.Errorf("Linkage by organization = %v, %v; want %v", links, err, want)
 		}
-		if _, err := s.Linkage(ctx, table(t, s, "regions"), 0, "organization_id", []any{int64(1)}); err == nil {
+		if _, err := s.Linkage(ctx, storagetest.Table(t, s, "regions"), 0, "organization_id", []any{int64(1)}); err == nil {
 			t.Error("Linkage by organization_id on regions accepted")
 		}
 		// Writes still never take it from a row.
@@ -451,7 +451,7 @@ func TestOrganizationColumn(t *testing.T) {
 func TestEmpty(t *testing.T) {
 	t.Parallel()
 	storagetest.Each(t, func(t *testing.T, s *storage.Store) {
-		contacts := table(t, s, "contacts")
+		contacts := storagetest.Table(t, s, "contacts")
 		rows := []storage.Row{
 			{"first_name": nil, "emails": nil},
 			{"first_name": "", "emails": json.RawMessage(`[]`)},
@@ -502,7 +502,7 @@ func TestDeleteReferencedRows(t *testing.T) {
 	t.Parallel()
 	storagetest.Each(t, func(t *testing.T, s *storage.Store) {
 		ctx := context.Background()
-		accounts, contacts, users, units := table(t, s, "accounts"), table(t, s, "contacts"), table(t, s, "users"), table(t, s, "businessunits")
+		accounts, contacts, users, units := storagetest.Table(t, s, "accounts"), storagetest.Table(t, s, "contacts"), storagetest.Table(t, s, "users"), storagetest.Table(t, s, "businessunits")
 		ac, ur := joinTable(t, s, "account_contacts"), joinTable(t, s, "user_userroles")
 		top := insert(t, s, "businessunits", 1, storage.Row{"name": "top"})
 		sub := insert(t, s, "businessunits", 1, storage.Row{"name": "sub", "owner_id": top})

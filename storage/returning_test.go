@@ -17,7 +17,7 @@ func TestInsertRowUpdateRow(t *testing.T) {
 	t.Parallel()
 	storagetest.Each(t, func(t *testing.T, s *storage.Store) {
 		ctx := context.Background()
-		accounts := table(t, s, "accounts")
+		accounts := storagetest.Table(t, s, "accounts")
 		same := func(what string, got storage.Row, key any) {
 			t.Helper()
 			want, err := s.Get(ctx, accounts, 1, key)

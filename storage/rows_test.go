@@ -18,7 +18,7 @@ func TestReadsAlikeInAndOutOfTx(t *testing.T) {
 	t.Parallel()
 	storagetest.Each(t, func(t *testing.T, s *storage.Store) {
 		ctx := context.Background()
-		users := table(t, s, "users")
+		users := storagetest.Table(t, s, "users")
 		login := time.Date(2024, 3, 1, 12, 30, 45, 0, time.UTC)
 		a := user(t, s, 1, "alike", storage.Row{
 			"birthday": time.Date(1990, 5, 17, 0, 0, 0, 0, time.UTC), "emails": json.RawMessage(`[{"email":"a@x.org"}]`),

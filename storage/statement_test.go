@@ -54,7 +54,7 @@ func TestStatementsBindValues(t *testing.T) {
 	t.Parallel()
 	storagetest.Each(t, func(t *testing.T, s *storage.Store) {
 		ctx := context.Background()
-		accounts := table(t, s, "accounts")
+		accounts := storagetest.Table(t, s, "accounts")
 		log := &statementLog{}
 		s.AddStatementHook(log)
 		var keys []any

@@ -20,7 +20,7 @@ func TestReadTextsRepeat(t *testing.T) {
 		ctx := context.Background()
 		log := &statementLog{}
 		s.AddStatementHook(log)
-		countries, regions, accounts := table(t, s, "countries"), table(t, s, "regions"), table(t, s, "accounts")
+		countries, regions, accounts := storagetest.Table(t, s, "countries"), storagetest.Table(t, s, "regions"), storagetest.Table(t, s, "accounts")
 		a := insert(t, s, "accounts", 1, storage.Row{"name": "a"})
 		c1 := insert(t, s, "contacts", 1, storage.Row{"last_name": "c1"})
 		c2 := insert(t, s, "contacts", 1, storage.Row{"last_name": "c2"})

@@ -4,7 +4,17 @@
 //   - storage/... is the persistence layer. It must not know about the HTTP
 //     side, so it never depends on gen/..., server/... or
 //     github.com/gin-gonic/gin. Storage can then be tested, reused and
-//     replaced without dragging in a web framework.
+//     replaced without dragging in a web framework. That holds for the
+//     record stores beside the generic tables too: storage/jobs (batch
+//     operations and their queue) and storage/authstore (clients,
+//     principals, signing keys, failure counts).
+//   - storage/jobs and storage/authstore build on storage (Go forbids the
+//     reverse as a cycle) and not on each other, so that either can be read,
+//     tested and changed alone.
+//   - server/auth reaches storage only through storage/authstore (and the
+//     leaf storage/secret, the password and secret hashing both use): the
+//     token service sees the auth records, never the generic tables or the
+//     batch queue.
 //   - gen/... holds code generated from the OpenAPI documents. Apart from the
 //     JSON:API document types in server/jsonapi, which the generator is told
 //     to use, it depends on no package of this module. Regenerating can then
@@ -21,7 +31,10 @@
 //
 // A rule is about dependencies, not direct imports: storage/x importing a
 // third-party package that imports gin breaks the first rule just as much as
-// importing gin directly. Test-only imports are not checked.
+// importing gin directly. A rule may name gateways, packages through which
+// the subject may reach what lies behind them (their own rules check them):
+// server/auth reaching storage through storage/authstore is allowed, through
+// anything else it is not. Test-only imports are not checked.
 //
 // Run it from the repository root (any directory in the module works):
 //
@@ -60,11 +73,14 @@ type Package struct {
 }
 
 // Rule forbids the packages for which Subject is true to depend, directly or
-// not, on any package for which Forbidden is true.
+// not, on any package for which Forbidden is true, except behind a package
+// for which Gateway is true: the walk does not go through a gateway (nil:
+// none).
 type Rule struct {
 	Name      string
 	Subject   func(pkg string) bool
 	Forbidden func(dep string, standard bool) bool
+	Gateway   func(dep string) bool
 }
 
 // Violation is one forbidden dependency of one package.
@@ -83,12 +99,16 @@ func within(pkg, root string) bool {
 // Rules returns the layering rules for the module at path mod.
 func Rules(mod string) []Rule {
 	var (
-		storage = mod + "/storage"
-		gen     = mod + "/gen"
-		genSDK  = mod + "/gen/sdk"
-		server  = mod + "/server"
-		jsonapi = mod + "/server/jsonapi"
-		gin     = "github.com/gin-gonic/gin"
+		storage    = mod + "/storage"
+		jobs       = mod + "/storage/jobs"
+		authstore  = mod + "/storage/authstore"
+		secret     = mod + "/storage/secret"
+		gen        = mod + "/gen"
+		genSDK     = mod + "/gen/sdk"
+		server     = mod + "/server"
+		serverAuth = mod + "/server/auth"
+		jsonapi    = mod + "/server/jsonapi"
+		gin        = "github.com/gin-gonic/gin"
 	)
 	return []Rule{
 		{
@@ -97,6 +117,24 @@ func Rules(mod string) []Rule {
 			Forbidden: func(d string, _ bool) bool {
 				return within(d, gen) || within(d, server) || within(d, gin)
 			},
+		},
+		{
+			Name:      "storage/jobs must not depend on storage/authstore",
+			Subject:   func(p string) bool { return within(p, jobs) },
+			Forbidden: func(d string, _ bool) bool { return within(d, authstore) },
+		},
+		{
+			Name:      "storage/authstore must not depend on storage/jobs",
+			Subject:   func(p string) bool { return within(p, authstore) },
+			Forbidden: func(d string, _ bool) bool { return within(d, jobs) },
+		},
+		{
+			Name:    "server/auth may reach storage/... only through storage/authstore (or storage/secret)",
+			Subject: func(p string) bool { return within(p, serverAuth) },
+			Forbidden: func(d string, _ bool) bool {
+				return within(d, storage) && !within(d, authstore) && !within(d, secret)
+			},
+			Gateway: func(d string) bool { return within(d, authstore) },
 		},
 		{
 			Name:    "gen/... may depend on no package of this module but server/jsonapi",
@@ -163,6 +201,9 @@ func Check(mod string, pkgs []Package, rules []Rule) ([]Violation, int) {
 				queue = queue[1:]
 				if cur != pkg && r.Forbidden(cur, standard(cur)) {
 					out = append(out, Violation{Rule: r.Name, Pkg: pkg, Dep: cur, Chain: chain(parent, cur)})
+					continue
+				}
+				if cur != pkg && r.Gateway != nil && r.Gateway(cur) {
 					continue
 				}
 				p, ok := graph[cur]

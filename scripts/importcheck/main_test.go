@@ -232,6 +232,58 @@ func TestCheck(t *testing.T) {
 			),
 			checked: 2,
 		},
+		{
+			name: "the record stores beside storage follow storage's rule",
+			graph: graph(
+				"~storage/jobs -> ~storage",
+				"~storage/jobs -> github.com/gin-gonic/gin",
+				"~storage/authstore -> ~storage",
+				"~storage/authstore -> ~server/problem",
+			),
+			checked: 4,
+			want: []string{
+				"storage/authstore reaches server/problem via storage/authstore -> server/problem",
+				"storage/jobs reaches github.com/gin-gonic/gin via storage/jobs -> github.com/gin-gonic/gin",
+			},
+		},
+		{
+			name: "storage/jobs and storage/authstore stay apart",
+			graph: graph(
+				"~storage/jobs -> ~storage/authstore",
+				"~storage/authstore -> ~storage",
+			),
+			checked: 3,
+			want: []string{
+				"storage/jobs reaches storage/authstore via storage/jobs -> storage/authstore",
+			},
+		},
+		{
+			name: "server/auth reaches storage through storage/authstore and storage/secret",
+			graph: graph(
+				"~server/auth -> ~storage/authstore",
+				"~server/auth -> ~storage/secret",
+				"~storage/authstore -> ~storage",
+				"~storage/authstore -> ~storage/secret",
+				"~storage -> ~storage/isodata",
+			),
+			checked: 5,
+		},
+		{
+			name: "server/auth reaching storage another way",
+			graph: graph(
+				"~server/auth -> ~storage/authstore",
+				"~server/auth -> ~storage",
+				"~server/auth -> ~server/problem",
+				"~server/problem -> ~storage/jobs",
+				"~storage/authstore -> ~storage",
+				"~storage/jobs -> ~storage",
+			),
+			checked: 5,
+			want: []string{
+				"server/auth reaches storage via server/auth -> storage",
+				"server/auth reaches storage/jobs via server/auth -> server/problem -> storage/jobs",
+			},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

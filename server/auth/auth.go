@@ -10,7 +10,7 @@
 // expired. An outside identity provider's back-office tokens may be accepted
 // beside our own; the token's iss chooses the key set.
 //
-// The package imports storage and Gin but nothing of server, so server can
+// The package imports storage/authstore and Gin but nothing of server, so server can
 // mount its handlers and call Authenticate without an import cycle.
 package auth
 
@@ -23,7 +23,7 @@ import (
 	"github.com/MicahParks/keyfunc/v3"
 	"golang.org/x/time/rate"
 
-	"github.com/entityapi/entityapi/storage"
+	"github.com/entityapi/entityapi/storage/authstore"
 )
 
 // The defaults of Config's zero values (DESIGN.md §10, issue 4).
@@ -65,7 +65,7 @@ type Config struct {
 // are skipped. They never receive a secret or a token.
 type Events struct {
 	// TokenIssued is called for every token issued: the client's application
-	// (storage.AppBackoffice or storage.AppStorefront) and the grant type.
+	// (authstore.AppBackoffice or authstore.AppStorefront) and the grant type.
 	TokenIssued func(app, grant string)
 	// CredentialsRefused is called when the token endpoint refuses
 	// credentials: reason is the OAuth error code (invalid_client,
@@ -77,11 +77,11 @@ type Events struct {
 // user (UserID, that user's Org and Roles) acting through ClientID; a
 // storefront principal is the client itself (UserID 0, no Roles).
 type Principal struct {
-	App      string // storage.AppBackoffice or storage.AppStorefront
+	App      string // authstore.AppBackoffice or authstore.AppStorefront
 	ClientID string
 	UserID   int64
 	Org      int64
-	Roles    []string // sorted role codes (storage.UserRoles)
+	Roles    []string // sorted role codes (authstore.Store.UserRoles)
 }
 
 // Error is a refused token. Reason is a short sentence that is safe to show
@@ -99,7 +99,7 @@ func refuse(reason string) error { return &Error{Reason: reason} }
 // Service issues and checks tokens. It is safe for concurrent use.
 type Service struct {
 	cfg      Config
-	store    *storage.Store
+	store    *authstore.Store
 	keys     atomic.Pointer[keyRing]
 	reloads  *rate.Limiter // reloads forced by an unknown kid
 	external keyfunc.Keyfunc
@@ -113,7 +113,7 @@ type Service struct {
 // re-reads them every ReloadEvery in a goroutine that ends with ctx. With
 // External it also starts keyfunc's refresh of the provider's key set,
 // bound to ctx as well.
-func New(ctx context.Context, cfg Config, store *storage.Store) (*Service, error) {
+func New(ctx context.Context, cfg Config, store *authstore.Store) (*Service, error) {
 	cfg = withDefaults(cfg)
 	if cfg.External != nil {
 		if err := validateExternal(cfg.External, cfg.Issuer); err != nil {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/entityapi/entityapi/server/auth"
 	"github.com/entityapi/entityapi/storage"
+	"github.com/entityapi/entityapi/storage/authstore"
 	"github.com/entityapi/entityapi/storage/storagetest"
 )
 
@@ -103,7 +104,7 @@ func TestAuthenticateNoticesDisabledPrincipals(t *testing.T) {
 	storagetest.Each(t, func(t *testing.T, s *storage.Store) {
 		b := setup(t, s, auth.Config{EnabledCacheTTL: 5 * time.Second})
 		ctx := context.Background()
-		users := mustTable(t, s, "users")
+		users := storagetest.Table(t, s, "users")
 		gus := addUser(t, s, 1, "gus", "ROLE_USER", "ROLE_MANAGER")
 		addClient(t, s, "gus-client", gus)
 		hal := addUser(t, s, 1, "hal", "ROLE_USER")
@@ -116,9 +117,9 @@ func TestAuthenticateNoticesDisabledPrincipals(t *testing.T) {
 			disable  func() error
 			want     string
 		}{
-			{"disabled back-office client", "gus-client", "backoffice", func() error { return s.SetClientEnabled(ctx, "gus-client", false) },
+			{"disabled back-office client", "gus-client", "backoffice", func() error { return authstore.New(s).SetClientEnabled(ctx, "gus-client", false) },
 				"The client of the access token is disabled."},
-			{"disabled storefront client", "shop", "storefront", func() error { return s.SetClientEnabled(ctx, "shop", false) },
+			{"disabled storefront client", "shop", "storefront", func() error { return authstore.New(s).SetClientEnabled(ctx, "shop", false) },
 				"The client of the access token is disabled."},
 			{"disabled user", "hal-client", "backoffice", func() error { return s.Update(ctx, users, 1, hal.ID, storage.Row{"enabled": false}) },
 				"The user of the access token is disabled."},
@@ -148,7 +149,7 @@ func TestAuthenticateRefusesDemoWithoutDemo(t *testing.T) {
 	t.Parallel()
 	storagetest.Each(t, func(t *testing.T, s *storage.Store) {
 		demo := setup(t, s, auth.Config{Demo: true})
-		plain, err := auth.New(t.Context(), auth.Config{}, s)
+		plain, err := auth.New(t.Context(), auth.Config{}, authstore.New(s))
 		if err != nil {
 			t.Fatal(err)
 		}

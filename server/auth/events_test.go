@@ -9,6 +9,7 @@ import (
 
 	"github.com/entityapi/entityapi/server/auth"
 	"github.com/entityapi/entityapi/storage"
+	"github.com/entityapi/entityapi/storage/authstore"
 	"github.com/entityapi/entityapi/storage/storagetest"
 )
 
@@ -81,7 +82,7 @@ func TestErrorCodes(t *testing.T) {
 			{"not-a-jwt", "malformed"},
 			{b.token(t, "demo-storefront", "demo-storefront-secret"), "wrong_audience"},
 		} {
-			_, err := b.svc.Authenticate(context.Background(), tc.token, storage.AppBackoffice)
+			_, err := b.svc.Authenticate(context.Background(), tc.token, authstore.AppBackoffice)
 			var ae *auth.Error
 			if !errors.As(err, &ae) || ae.Code() != tc.want {
 				t.Errorf("Authenticate: %v, want a refusal coded %q", err, tc.want)

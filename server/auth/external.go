@@ -9,7 +9,7 @@ import (
 	"github.com/golang-jwt/jwt/v5"
 	"golang.org/x/time/rate"
 
-	"github.com/entityapi/entityapi/storage"
+	"github.com/entityapi/entityapi/storage/authstore"
 )
 
 // External names an outside identity provider whose back-office tokens are
@@ -57,12 +57,12 @@ func newExternalKeyfunc(ctx context.Context, ext *External) (keyfunc.Keyfunc, er
 }
 
 // theirs checks a back-office token of the External provider: its UserClaim
-// names our user by username or email (storage.UserByLogin), who must exist,
+// names our user by username or email (authstore.Store.UserByLogin), who must exist,
 // be enabled and not be a demo user unless --demo. The principal's client is
 // the token's azp or client_id, else "external".
 func (s *Service) theirs(ctx context.Context, token, audience string) (*Principal, error) {
 	ext := s.cfg.External
-	if audience != storage.AppBackoffice {
+	if audience != authstore.AppBackoffice {
 		return nil, refuse(reasonStorefront)
 	}
 	claims := jwt.MapClaims{}
@@ -75,7 +75,7 @@ func (s *Service) theirs(ctx context.Context, token, audience string) (*Principa
 	}
 	sub, err := s.cache.get(s.now(), externalKey(login), func() (*subject, error) {
 		sub := &subject{}
-		return sub, s.loadUser(ctx, sub, func() (*storage.User, error) { return s.store.UserByLogin(ctx, login) })
+		return sub, s.loadUser(ctx, sub, func() (*authstore.User, error) { return s.store.UserByLogin(ctx, login) })
 	})
 	if err != nil {
 		return nil, err
@@ -90,6 +90,6 @@ func (s *Service) theirs(ctx context.Context, token, audience string) (*Principa
 			break
 		}
 	}
-	return &Principal{App: storage.AppBackoffice, ClientID: clientID, UserID: sub.user.ID,
+	return &Principal{App: authstore.AppBackoffice, ClientID: clientID, UserID: sub.user.ID,
 		Org: sub.user.OrganizationID, Roles: append([]string(nil), sub.roles...)}, nil
 }

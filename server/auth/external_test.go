@@ -15,6 +15,7 @@ import (
 
 	"github.com/entityapi/entityapi/server/auth"
 	"github.com/entityapi/entityapi/storage"
+	"github.com/entityapi/entityapi/storage/authstore"
 	"github.com/entityapi/entityapi/storage/storagetest"
 )
 
@@ -56,9 +57,9 @@ func TestExternalIdentityProvider(t *testing.T) {
 		b := setup(t, s, auth.Config{External: ext, Demo: true})
 		ctx := context.Background()
 		ivy := addUser(t, s, 1, "ivy", "ROLE_MANAGER", "ROLE_USER")
-		other, _ := s.UserByLogin(ctx, "other-admin")
+		other, _ := authstore.New(s).UserByLogin(ctx, "other-admin")
 		jon := addUser(t, s, 1, "jon", "ROLE_USER")
-		if err := s.Update(ctx, mustTable(t, s, "users"), 1, jon.ID, storage.Row{"enabled": false}); err != nil {
+		if err := s.Update(ctx, storagetest.Table(t, s, "users"), 1, jon.ID, storage.Row{"enabled": false}); err != nil {
 			t.Fatal(err)
 		}
 		now := b.clock.Now()
@@ -112,7 +113,7 @@ func TestExternalIdentityProvider(t *testing.T) {
 		}
 
 		byName, err := auth.New(t.Context(), auth.Config{External: &auth.External{JWKSURL: idp.URL, Issuer: "https://idp.example",
-			AudienceBackoffice: "entityapi-admin", UserClaim: "preferred_username"}, Now: b.clock.Now}, s)
+			AudienceBackoffice: "entityapi-admin", UserClaim: "preferred_username"}, Now: b.clock.Now}, authstore.New(s))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -122,7 +123,7 @@ func TestExternalIdentityProvider(t *testing.T) {
 		}
 		for _, bad := range []auth.External{{Issuer: "x", AudienceBackoffice: "y"}, {JWKSURL: idp.URL, AudienceBackoffice: "y"}, {JWKSURL: idp.URL, Issuer: "x"},
 			{JWKSURL: idp.URL, Issuer: "entityapi", AudienceBackoffice: "y"}} {
-			if _, err := auth.New(t.Context(), auth.Config{External: &bad}, s); err == nil {
+			if _, err := auth.New(t.Context(), auth.Config{External: &bad}, authstore.New(s)); err == nil {
 				t.Errorf("New accepted an incomplete External %+v", bad)
 			}
 		}

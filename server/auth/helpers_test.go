@@ -20,6 +20,7 @@ import (
 
 	"github.com/entityapi/entityapi/server/auth"
 	"github.com/entityapi/entityapi/storage"
+	"github.com/entityapi/entityapi/storage/authstore"
 	"github.com/entityapi/entityapi/storage/secret"
 )
 
@@ -59,14 +60,17 @@ func setup(t *testing.T, s *storage.Store, cfg auth.Config) *bundle {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	if err := s.LoadDemo(ctx); err != nil {
+	if err := s.LoadDemoRecords(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := authstore.New(s).LoadDemo(ctx); err != nil {
 		t.Fatal(err)
 	}
 	b := &bundle{store: s, clock: newClock()}
 	if cfg.Now == nil {
 		cfg.Now = b.clock.Now
 	}
-	svc, err := auth.New(ctx, cfg, s)
+	svc, err := auth.New(ctx, cfg, authstore.New(s))
 	if err != nil {
 		t.Fatalf("auth.New: %v", err)
 	}
@@ -159,7 +163,7 @@ func addUser(t *testing.T, s *storage.Store, org int64, username string, roles .
 	}
 	u := &storage.User{OrganizationID: org, Username: username, Email: username + "@example.org",
 		FirstName: "F", LastName: "L", Enabled: true, PasswordHash: &hash}
-	if err := s.CreateUser(context.Background(), u, roles); err != nil {
+	if err := authstore.New(s).CreateUser(context.Background(), u, roles); err != nil {
 		t.Fatal(err)
 	}
 	return u
@@ -167,17 +171,17 @@ func addUser(t *testing.T, s *storage.Store, org int64, username string, roles .
 
 // addClient stores an enabled, non-demo client whose secret is "secret-" +
 // id: a back-office one acting as user, or a storefront one of org 1.
-func addClient(t *testing.T, s *storage.Store, id string, user *storage.User) *storage.Client {
+func addClient(t *testing.T, s *storage.Store, id string, user *storage.User) *authstore.Client {
 	t.Helper()
 	hash, err := secret.Hash("secret-" + id)
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := &storage.Client{ID: id, SecretHash: hash, App: storage.AppStorefront, OrganizationID: 1, Name: id, Enabled: true}
+	c := &authstore.Client{ID: id, SecretHash: hash, App: authstore.AppStorefront, OrganizationID: 1, Name: id, Enabled: true}
 	if user != nil {
-		c.App, c.UserID, c.OrganizationID = storage.AppBackoffice, &user.ID, user.OrganizationID
+		c.App, c.UserID, c.OrganizationID = authstore.AppBackoffice, &user.ID, user.OrganizationID
 	}
-	if err := s.CreateClient(context.Background(), c); err != nil {
+	if err := authstore.New(s).CreateClient(context.Background(), c); err != nil {
 		t.Fatal(err)
 	}
 	return c
@@ -205,7 +209,7 @@ func decode(t *testing.T, token string) (header, claims map[string]any) {
 // signingKey is the newest key in the database, to forge tokens with.
 func signingKey(t *testing.T, s *storage.Store) (string, *rsa.PrivateKey) {
 	t.Helper()
-	keys, err := s.SigningKeys(context.Background())
+	keys, err := authstore.New(s).SigningKeys(context.Background())
 	if err != nil || len(keys) == 0 {
 		t.Fatalf("SigningKeys() = %v, %v", keys, err)
 	}
@@ -243,14 +247,4 @@ func reason(err error) string {
 		return "not an *auth.Error: " + err.Error()
 	}
 	return ae.Reason
-}
-
-// mustTable returns a table of the store.
-func mustTable(t *testing.T, s *storage.Store, name string) *storage.Table {
-	t.Helper()
-	tbl, ok := s.Table(name)
-	if !ok {
-		t.Fatalf("no table %s", name)
-	}
-	return tbl
 }

@@ -10,7 +10,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/entityapi/entityapi/storage"
+	"github.com/entityapi/entityapi/storage/authstore"
 )
 
 // This file encrypts the signing keys at rest. The private keys in the
@@ -122,8 +122,8 @@ func (k *KeyEncryption) open(kid, stored string) (pem string, stale bool, err er
 // the current KEK: plain keys (the KEK is given for the first time) and keys
 // sealed with the previous KEK. A key the KEKs do not open stops it, and
 // nothing changes. It returns how many keys it sealed.
-func SealKeys(ctx context.Context, store *storage.Store, k *KeyEncryption) (int, error) {
-	return store.ResealSigningKeys(ctx, func(key storage.SigningKey) (string, bool, error) {
+func SealKeys(ctx context.Context, store *authstore.Store, k *KeyEncryption) (int, error) {
+	return store.ResealSigningKeys(ctx, func(key authstore.SigningKey) (string, bool, error) {
 		pem, stale, err := k.open(key.KID, key.PrivatePEM)
 		if err != nil || !stale {
 			return "", false, err

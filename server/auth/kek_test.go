@@ -8,6 +8,7 @@ import (
 
 	"github.com/entityapi/entityapi/server/auth"
 	"github.com/entityapi/entityapi/storage"
+	"github.com/entityapi/entityapi/storage/authstore"
 	"github.com/entityapi/entityapi/storage/storagetest"
 )
 
@@ -29,7 +30,7 @@ func newKEK(t *testing.T, previous []byte) ([]byte, *auth.KeyEncryption) {
 // storedKeys reads the signing keys as stored: kid to stored value.
 func storedKeys(t *testing.T, s *storage.Store) map[string]string {
 	t.Helper()
-	keys, err := s.SigningKeys(context.Background())
+	keys, err := authstore.New(s).SigningKeys(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +63,7 @@ func TestKeyEncryption(t *testing.T) {
 		if got := sealed.jwks(t); !sameKeys(got, before) {
 			t.Errorf("key set after sealing = %v, want %v", kids(got), kids(before))
 		}
-		kid, err := auth.RotateKey(ctx, s, old)
+		kid, err := auth.RotateKey(ctx, authstore.New(s), old)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -78,7 +79,7 @@ func TestKeyEncryption(t *testing.T) {
 
 		_, wrong := newKEK(t, nil)
 		for name, cfg := range map[string]auth.Config{"no KEK": {}, "a wrong KEK": {KeyEncryption: wrong}} {
-			_, err := auth.New(ctx, cfg, s)
+			_, err := auth.New(ctx, cfg, authstore.New(s))
 			if err == nil || !strings.Contains(err.Error(), "ENTITYAPI_KEY_ENCRYPTION_KEY") {
 				t.Errorf("%s: auth.New error = %v, want one naming the setting", name, err)
 			}
@@ -88,7 +89,7 @@ func TestKeyEncryption(t *testing.T) {
 		}
 
 		_, replacing := newKEK(t, oldRaw)
-		if _, err := auth.New(ctx, auth.Config{KeyEncryption: replacing}, s); err != nil {
+		if _, err := auth.New(ctx, auth.Config{KeyEncryption: replacing}, authstore.New(s)); err != nil {
 			t.Fatalf("auth.New with the new KEK and the previous one: %v", err)
 		}
 		for k, v := range storedKeys(t, s) {
@@ -96,11 +97,11 @@ func TestKeyEncryption(t *testing.T) {
 				t.Errorf("key %s is not sealed again with the new KEK", k)
 			}
 		}
-		if _, err := auth.New(ctx, auth.Config{KeyEncryption: old}, s); err == nil {
+		if _, err := auth.New(ctx, auth.Config{KeyEncryption: old}, authstore.New(s)); err == nil {
 			t.Error("the replaced KEK still opens the keys")
 		}
 		// The new KEK alone (its own bytes, no previous) opens them.
-		if n, err := auth.SealKeys(ctx, s, replacing); err != nil || n != 0 {
+		if n, err := auth.SealKeys(ctx, authstore.New(s), replacing); err != nil || n != 0 {
 			t.Errorf("SealKeys after the change = %d, %v; want 0, nil", n, err)
 		}
 	})

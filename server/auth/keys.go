@@ -21,7 +21,7 @@ import (
 	"github.com/MicahParks/keyfunc/v3"
 	"github.com/gin-gonic/gin"
 
-	"github.com/entityapi/entityapi/storage"
+	"github.com/entityapi/entityapi/storage/authstore"
 )
 
 // keyBits is the size of the RSA keys we generate.
@@ -119,7 +119,7 @@ func (s *Service) Reload(ctx context.Context) error {
 // token: a key stops signing once a newer key is in every process's set (at
 // most ReloadEvery after that key's creation), and its last token expires
 // TokenTTL later, plus the clock leeway. The newest key always stays.
-func (s *Service) live(keys []storage.SigningKey) []storage.SigningKey {
+func (s *Service) live(keys []authstore.SigningKey) []authstore.SigningKey {
 	now := s.now()
 	grace := s.cfg.ReloadEvery + s.cfg.TokenTTL + leeway + time.Second
 	for i := 1; i < len(keys); i++ {
@@ -155,7 +155,7 @@ func newKeyRing(ctx context.Context, kids []string, private map[string]*rsa.Priv
 // keys rotate`: it signs in every process from its next reload on, and the
 // older keys keep verifying the tokens they signed. With kek (not nil) the
 // new key is stored sealed, and so are the plain keys found beside it.
-func RotateKey(ctx context.Context, store *storage.Store, kek *KeyEncryption) (kid string, err error) {
+func RotateKey(ctx context.Context, store *authstore.Store, kek *KeyEncryption) (kid string, err error) {
 	priv, err := rsa.GenerateKey(rand.Reader, keyBits)
 	if err != nil {
 		return "", wrap("generate a signing key", err)
@@ -165,7 +165,7 @@ func RotateKey(ctx context.Context, store *storage.Store, kek *KeyEncryption) (k
 		return "", wrap("encode the signing key", err)
 	}
 	kid = newKID()
-	k := &storage.SigningKey{KID: kid, PrivatePEM: string(pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der}))}
+	k := &authstore.SigningKey{KID: kid, PrivatePEM: string(pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der}))}
 	if kek != nil {
 		if _, err := SealKeys(ctx, store, kek); err != nil {
 			return "", err

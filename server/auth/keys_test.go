@@ -20,6 +20,7 @@ import (
 
 	"github.com/entityapi/entityapi/server/auth"
 	"github.com/entityapi/entityapi/storage"
+	"github.com/entityapi/entityapi/storage/authstore"
 	"github.com/entityapi/entityapi/storage/storagetest"
 )
 
@@ -70,10 +71,10 @@ func TestJWKS(t *testing.T) {
 			t.Errorf("key = %v\nwant %v (public members only)", set[kid], want)
 		}
 		// A second Service (another process) uses the stored key, not a new one.
-		if _, err := auth.New(t.Context(), auth.Config{}, s); err != nil {
+		if _, err := auth.New(t.Context(), auth.Config{}, authstore.New(s)); err != nil {
 			t.Fatal(err)
 		}
-		if keys, err := s.SigningKeys(context.Background()); err != nil || len(keys) != 1 {
+		if keys, err := authstore.New(s).SigningKeys(context.Background()); err != nil || len(keys) != 1 {
 			t.Errorf("signing keys after a second New: %d, %v; want 1", len(keys), err)
 		}
 	})
@@ -87,7 +88,7 @@ func TestKeyRotation(t *testing.T) {
 		other := setup(t, s, auth.Config{Demo: true, ReloadEvery: time.Hour}) // another process
 		before := b.token(t, "demo-backoffice", "demo-backoffice-secret")
 		oldKID, _ := decode(t, before)
-		kid, err := auth.RotateKey(ctx, s, nil)
+		kid, err := auth.RotateKey(ctx, authstore.New(s), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -146,7 +147,7 @@ func TestKeysReloadInTheBackground(t *testing.T) {
 	t.Parallel()
 	storagetest.Each(t, func(t *testing.T, s *storage.Store) {
 		b := setup(t, s, auth.Config{Demo: true, ReloadEvery: 20 * time.Millisecond})
-		kid, err := auth.RotateKey(context.Background(), s, nil)
+		kid, err := auth.RotateKey(context.Background(), authstore.New(s), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -199,7 +200,7 @@ func TestSigningKeyFile(t *testing.T) {
 		for _, tc := range tests {
 			t.Run(tc.name, func(t *testing.T) {
 				if !tc.ok {
-					if _, err := auth.New(t.Context(), auth.Config{SigningKeyFile: tc.path}, s); err == nil {
+					if _, err := auth.New(t.Context(), auth.Config{SigningKeyFile: tc.path}, authstore.New(s)); err == nil {
 						t.Fatal("New accepted the key file")
 					}
 					return
@@ -216,7 +217,7 @@ func TestSigningKeyFile(t *testing.T) {
 				fileKID = header["kid"]
 			})
 		}
-		if keys, err := s.SigningKeys(context.Background()); err != nil || len(keys) != 0 {
+		if keys, err := authstore.New(s).SigningKeys(context.Background()); err != nil || len(keys) != 0 {
 			t.Errorf("a key file left %d database keys (%v); want none", len(keys), err)
 		}
 	})

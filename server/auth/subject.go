@@ -7,15 +7,15 @@ import (
 	"sync"
 	"time"
 
-	"github.com/entityapi/entityapi/storage"
+	"github.com/entityapi/entityapi/storage/authstore"
 )
 
 // subject is what a token names, as storage last said: its client (nil when
 // there is no such client, or for an external token), its user (nil for a
 // storefront token or a missing user) and the user's roles.
 type subject struct {
-	client *storage.Client
-	user   *storage.User
+	client *authstore.Client
+	user   *authstore.User
 	roles  []string
 }
 
@@ -89,7 +89,7 @@ func (s *Service) loadSubject(ctx context.Context, clientID string, userID int64
 	sub := &subject{}
 	client, err := s.store.ClientByID(ctx, clientID)
 	switch {
-	case errors.Is(err, storage.ErrNotFound):
+	case errors.Is(err, authstore.ErrNotFound):
 		return sub, nil
 	case err != nil:
 		return nil, wrap("load the token's client", err)
@@ -98,14 +98,14 @@ func (s *Service) loadSubject(ctx context.Context, clientID string, userID int64
 	if userID == 0 {
 		return sub, nil
 	}
-	return sub, s.loadUser(ctx, sub, func() (*storage.User, error) { return s.store.UserByID(ctx, userID) })
+	return sub, s.loadUser(ctx, sub, func() (*authstore.User, error) { return s.store.UserByID(ctx, userID) })
 }
 
 // loadUser fills in a subject's user and roles from find; a missing user
 // stays nil.
-func (s *Service) loadUser(ctx context.Context, sub *subject, find func() (*storage.User, error)) error {
+func (s *Service) loadUser(ctx context.Context, sub *subject, find func() (*authstore.User, error)) error {
 	user, err := find()
-	if errors.Is(err, storage.ErrNotFound) {
+	if errors.Is(err, authstore.ErrNotFound) {
 		return nil
 	}
 	if err != nil {

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/entityapi/entityapi/storage"
+	"github.com/entityapi/entityapi/storage/authstore"
 )
 
 // throttle bounds the guessing of client secrets and passwords at the token
@@ -27,10 +27,10 @@ import (
 // global count stays, or a user's regular logins would reopen the door to a
 // distributed guess.
 //
-// The counts live where storage.Store.FailureCounter keeps them: shared in
+// The counts live where authstore.Store.FailureCounter keeps them: shared in
 // the database with PostgreSQL, in the process with SQLite.
 type throttle struct {
-	counts        storage.FailureCounter
+	counts        authstore.FailureCounter
 	local, global int // limits per address and across addresses; <= 0: none
 	window        time.Duration
 }
@@ -39,7 +39,7 @@ type throttle struct {
 // count: no real one is longer, and the key is hashed anyway.
 const maxSubjectBytes = 256
 
-func newThrottle(cfg Config, counts storage.FailureCounter) *throttle {
+func newThrottle(cfg Config, counts authstore.FailureCounter) *throttle {
 	return &throttle{counts: counts, local: cfg.MaxFailures, global: cfg.MaxGlobalFailures, window: cfg.FailureWindow}
 }
 
@@ -56,7 +56,7 @@ func clientCredential(clientID, addr string) credential {
 // userCredential names the counts of a user's password: by the user's id
 // when the login names one (so its user name and its email share one
 // count), else by the login as given, lower-cased.
-func userCredential(user *storage.User, login, addr string) credential {
+func userCredential(user *authstore.User, login, addr string) credential {
 	if user != nil {
 		return newCredential("user", strconv.FormatInt(user.ID, 10), addr)
 	}

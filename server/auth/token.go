@@ -13,7 +13,7 @@ import (
 	"github.com/gin-gonic/gin"
 	"github.com/golang-jwt/jwt/v5"
 
-	"github.com/entityapi/entityapi/storage"
+	"github.com/entityapi/entityapi/storage/authstore"
 	"github.com/entityapi/entityapi/storage/secret"
 )
 
@@ -109,13 +109,13 @@ func (s *Service) token(c *gin.Context) (*tokenAnswer, *oauthError) {
 	if client == nil {
 		return nil, invalidClient(req.basic)
 	}
-	var user *storage.User
+	var user *authstore.User
 	switch {
-	case req.grantType == grantPassword && client.App != storage.AppBackoffice:
+	case req.grantType == grantPassword && client.App != authstore.AppBackoffice:
 		return nil, invalidGrant("The password grant is available to back-office clients only.")
 	case req.grantType == grantPassword:
 		user, oerr = s.passwordUser(ctx, client, req, addr, now)
-	case client.App == storage.AppBackoffice:
+	case client.App == authstore.AppBackoffice:
 		user, oerr = s.clientUser(ctx, client)
 	}
 	if oerr != nil {
@@ -131,9 +131,9 @@ func (s *Service) token(c *gin.Context) (*tokenAnswer, *oauthError) {
 
 // authenticateClient returns the client when the credentials are right and
 // it may be used (enabled; not a demo client unless --demo), nil when not.
-func (s *Service) authenticateClient(ctx context.Context, id, plain string) (*storage.Client, error) {
+func (s *Service) authenticateClient(ctx context.Context, id, plain string) (*authstore.Client, error) {
 	client, err := s.store.ClientByID(ctx, id)
-	if errors.Is(err, storage.ErrNotFound) {
+	if errors.Is(err, authstore.ErrNotFound) {
 		secret.Verify(dummyHash(), plain)
 		return nil, nil
 	}
@@ -149,7 +149,7 @@ func (s *Service) authenticateClient(ctx context.Context, id, plain string) (*st
 // passwordUser checks the password grant's user: the right password, a user
 // of the client's organization, not a demo user unless --demo, enabled. The
 // password is checked only when the throttle admits it (from addr at now).
-func (s *Service) passwordUser(ctx context.Context, client *storage.Client, req *tokenRequest, addr string, now time.Time) (*storage.User, *oauthError) {
+func (s *Service) passwordUser(ctx context.Context, client *authstore.Client, req *tokenRequest, addr string, now time.Time) (*authstore.User, *oauthError) {
 	if req.username == "" {
 		return nil, missing("username")
 	}
@@ -157,7 +157,7 @@ func (s *Service) passwordUser(ctx context.Context, client *storage.Client, req 
 		return nil, missing("password")
 	}
 	user, err := s.store.UserByLogin(ctx, req.username)
-	if errors.Is(err, storage.ErrNotFound) {
+	if errors.Is(err, authstore.ErrNotFound) {
 		user = nil
 	} else if err != nil {
 		return nil, serverError()
@@ -216,7 +216,7 @@ func (s *Service) settle(ctx context.Context, now time.Time, cred credential, ri
 }
 
 // clientUser is the user a back-office client acts as (client_credentials).
-func (s *Service) clientUser(ctx context.Context, client *storage.Client) (*storage.User, *oauthError) {
+func (s *Service) clientUser(ctx context.Context, client *authstore.Client) (*authstore.User, *oauthError) {
 	user, err := s.store.UserByID(ctx, *client.UserID)
 	if err != nil {
 		return nil, serverError()
@@ -232,7 +232,7 @@ func (s *Service) clientUser(ctx context.Context, client *storage.Client) (*stor
 
 // issue signs an access token for the client, acting as user (back office)
 // or as itself (storefront, user nil), with the newest key.
-func (s *Service) issue(client *storage.Client, user *storage.User, now time.Time) (string, error) {
+func (s *Service) issue(client *authstore.Client, user *authstore.User, now time.Time) (string, error) {
 	sub, org := client.ID, client.OrganizationID
 	if user != nil {
 		sub, org = strconv.FormatInt(user.ID, 10), user.OrganizationID

@@ -11,6 +11,7 @@ import (
 
 	"github.com/entityapi/entityapi/server/auth"
 	"github.com/entityapi/entityapi/storage"
+	"github.com/entityapi/entityapi/storage/authstore"
 	"github.com/entityapi/entityapi/storage/storagetest"
 )
 
@@ -19,8 +20,8 @@ func TestTokenGrants(t *testing.T) {
 	storagetest.Each(t, func(t *testing.T, s *storage.Store) {
 		b := setup(t, s, auth.Config{Demo: true, TokenTTL: 600 * time.Second, Issuer: "https://api.example.com"})
 		ctx := context.Background()
-		admin, _ := s.UserByLogin(ctx, "admin")
-		viewer, _ := s.UserByLogin(ctx, "viewer")
+		admin, _ := authstore.New(s).UserByLogin(ctx, "admin")
+		viewer, _ := authstore.New(s).UserByLogin(ctx, "viewer")
 		cc := func(id string) []string {
 			return []string{"grant_type", "client_credentials", "client_id", id, "client_secret", id + "-secret"}
 		}
@@ -82,7 +83,7 @@ func TestTokenClaims(t *testing.T) {
 	t.Parallel()
 	storagetest.Each(t, func(t *testing.T, s *storage.Store) {
 		b := setup(t, s, auth.Config{Demo: true})
-		other, _ := s.UserByLogin(context.Background(), "other-admin")
+		other, _ := authstore.New(s).UserByLogin(context.Background(), "other-admin")
 		kid, _ := signingKey(t, s)
 		now := b.clock.Now().Unix()
 		tests := []struct {
@@ -130,11 +131,11 @@ func TestTokenErrors(t *testing.T) {
 		off := addUser(t, s, 1, "off", "ROLE_USER")
 		addClient(t, s, "off-client", off)
 		addClient(t, s, "off-sf", nil)
-		users := mustTable(t, s, "users")
+		users := storagetest.Table(t, s, "users")
 		if err := s.Update(ctx, users, 1, off.ID, storage.Row{"enabled": false}); err != nil {
 			t.Fatal(err)
 		}
-		if err := s.SetClientEnabled(ctx, "off-sf", false); err != nil {
+		if err := authstore.New(s).SetClientEnabled(ctx, "off-sf", false); err != nil {
 			t.Fatal(err)
 		}
 		other := addUser(t, s, 2, "olga", "ROLE_USER")
@@ -229,7 +230,7 @@ func TestDemoCredentialsRefusedWithoutDemo(t *testing.T) {
 	t.Parallel()
 	storagetest.Each(t, func(t *testing.T, s *storage.Store) {
 		b := setup(t, s, auth.Config{})
-		admin, _ := s.UserByLogin(context.Background(), "admin")
+		admin, _ := authstore.New(s).UserByLogin(context.Background(), "admin")
 		addClient(t, s, "real-as-demo-user", admin)
 		real := addUser(t, s, 1, "real", "ROLE_USER")
 		addClient(t, s, "real", real)

@@ -10,7 +10,7 @@ import (
 	"github.com/MicahParks/jwkset"
 	"github.com/golang-jwt/jwt/v5"
 
-	"github.com/entityapi/entityapi/storage"
+	"github.com/entityapi/entityapi/storage/authstore"
 )
 
 // The reasons Authenticate gives; each is safe to show the client.
@@ -57,7 +57,7 @@ func (e *Error) Code() string {
 var errUnknownKID = errors.New("auth: unknown kid")
 
 // Authenticate checks a bearer token for one application (audience
-// storage.AppBackoffice or storage.AppStorefront) and returns whom it speaks
+// authstore.AppBackoffice or authstore.AppStorefront) and returns whom it speaks
 // for. The token must be RS256 with exp and aud, from our issuer (with a kid
 // of our key set) or from the External provider, chosen by its iss; the
 // client and user it names must exist, be enabled and not be demo principals
@@ -68,7 +68,7 @@ var errUnknownKID = errors.New("auth: unknown kid")
 // A refused token is an *Error (answer 401 with its Reason). Any other error
 // means the check could not be made (the database failed): answer 500.
 func (s *Service) Authenticate(ctx context.Context, token, audience string) (*Principal, error) {
-	if audience != storage.AppBackoffice && audience != storage.AppStorefront {
+	if audience != authstore.AppBackoffice && audience != authstore.AppStorefront {
 		return nil, fmt.Errorf("auth: unknown application %q", audience)
 	}
 	if _, ok := s.verified.get(token, audience, s.now()); ok {
@@ -155,7 +155,7 @@ func (s *Service) ours(ctx context.Context, token, audience string) (*Principal,
 		return nil, refuse(reasonInvalid)
 	}
 	var userID int64
-	if audience == storage.AppBackoffice {
+	if audience == authstore.AppBackoffice {
 		if userID, err = strconv.ParseInt(claims.Subject, 10, 64); err != nil || userID <= 0 {
 			return nil, refuse(reasonInvalid)
 		}
@@ -202,7 +202,7 @@ func (s *Service) check(sub *subject, audience string, userID int64) error {
 
 // checkUser checks the user a back-office token speaks for; org 0 skips the
 // organization check (external tokens name no client of ours).
-func (s *Service) checkUser(u *storage.User, org int64) error {
+func (s *Service) checkUser(u *authstore.User, org int64) error {
 	switch {
 	case u == nil:
 		return refuse(reasonNoUser)

@@ -1,4 +1,4 @@
-package storage
+package jobs
 
 import (
 	"context"
@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -15,12 +14,14 @@ import (
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"github.com/riverqueue/river/riverdriver/riversqlite"
 	"github.com/riverqueue/river/rivertype"
+
+	"github.com/entityapi/entityapi/storage"
 )
 
 // This file wires the job queue of batch operations (DESIGN.md §2, §9): River
 // on both databases, its tables in the application's database. A chunk job
 // names one staged chunk; whoever builds the queue hands it the function that
-// processes a chunk (the server's), so storage knows nothing of HTTP. On
+// processes a chunk (the server's), so this package knows nothing of HTTP. On
 // PostgreSQL every process with workers takes chunks; on SQLite one process
 // owns the file.
 
@@ -42,7 +43,7 @@ func (j ChunkJob) Chunks() int { return max(1, j.Count) }
 // transactions (server: ten chunks each) are its own. At 100 records a
 // chunk, one job per chunk was most of a batch's time (issue 16), and so
 // were, at ten chunks a job, the workers' waits for their next job on SQLite
-// (River's fetch waits for the writer). ChunkJobs gives a job
+// (River's fetch waits for the writer). ForChunks gives a job
 // minChunksPerJob chunks, more for a large batch (up to maxChunksPerJob) so
 // long as it still makes spreadJobs jobs, work for every worker.
 const (
@@ -74,12 +75,12 @@ const fetchCooldown = 2 * time.Millisecond
 const chunkAttempts = 5
 
 // ChunkProcessor processes one chunk: its writes, counts and errors in one
-// transaction (Conn.FinishChunk). An error is retried; after the last attempt
+// transaction (FinishChunk). An error is retried; after the last attempt
 // the operation fails.
 type ChunkProcessor func(ctx context.Context, job ChunkJob) error
 
-// QueueConfig tunes the job queue. Zero values take the defaults.
-type QueueConfig struct {
+// Config tunes the job queue. Zero values take the defaults.
+type Config struct {
 	Workers     int           // chunks processed at once by this process; 0 with NoWorkers: none
 	NoWorkers   bool          // insert jobs only (an API-only process)
 	RescueAfter time.Duration // a chunk left running by a dead process is retried after this (60 s)
@@ -93,8 +94,8 @@ type QueueConfig struct {
 
 // Queue is the batch job queue of one process.
 type Queue struct {
-	store  *Store
-	cfg    QueueConfig
+	store  *storage.Store
+	cfg    Config
 	client jobClient
 	own    *sql.DB // SQLite: the queue's own connection, closed with it
 
@@ -113,8 +114,8 @@ type jobClient interface {
 }
 
 // NewQueue builds the queue on the store's database; Start runs its workers.
-// The River tables are created by Migrate.
-func (s *Store) NewQueue(cfg QueueConfig) (*Queue, error) {
+// The River tables are created by storage's Migrate.
+func NewQueue(s *storage.Store, cfg Config) (*Queue, error) {
 	if cfg.Workers <= 0 {
 		cfg.Workers = 1
 	}
@@ -141,7 +142,7 @@ func (s *Store) NewQueue(cfg QueueConfig) (*Queue, error) {
 	}
 	q := &Queue{store: s, cfg: cfg}
 	rc := &river.Config{
-		Logger:               queueLogger(cfg.Logger, q.stopping.Load),
+		Logger:               storage.RiverLogger(cfg.Logger, q.stopping.Load),
 		RescueStuckJobsAfter: cfg.RescueAfter,
 		FetchPollInterval:    cfg.PollEvery,
 		// River's default cooldown (100 ms) between fetches caps a process at
@@ -170,11 +171,11 @@ func (s *Store) NewQueue(cfg QueueConfig) (*Queue, error) {
 			&river.PeriodicJobOpts{RunOnStart: true})}
 	}
 	var err error
-	switch s.engine {
-	case enginePostgres:
-		q.client, err = river.NewClient(riverpgxv5.New(s.pool), rc)
+	switch s.Dialect() {
+	case "postgres":
+		q.client, err = river.NewClient(riverpgxv5.New(s.PgxPool()), rc)
 	default:
-		db, own, derr := s.queueDB()
+		db, own, derr := s.SideDB()
 		if derr != nil {
 			return nil, derr
 		}
@@ -185,7 +186,7 @@ func (s *Store) NewQueue(cfg QueueConfig) (*Queue, error) {
 	}
 	if err != nil {
 		q.closeOwn()
-		return nil, fmt.Errorf("storage: job queue: %w", err)
+		return nil, fmt.Errorf("jobs: job queue: %w", err)
 	}
 	return q, nil
 }
@@ -204,7 +205,7 @@ func (q *Queue) Start(ctx context.Context) error {
 		return nil
 	}
 	if err := q.client.Start(ctx); err != nil {
-		return fmt.Errorf("storage: start job queue: %w", err)
+		return fmt.Errorf("jobs: start job queue: %w", err)
 	}
 	return nil
 }
@@ -227,7 +228,7 @@ func (q *Queue) Stop(ctx context.Context) error {
 // Enqueue adds chunk jobs. A job for a chunk that already has one waiting or
 // running is skipped (ChunkJob.InsertOpts); a job whose chunks overlap those
 // of a running one is harmless, as each chunk's outcome is recorded once
-// (Conn.FinishChunk).
+// (FinishChunk).
 func (q *Queue) Enqueue(ctx context.Context, jobs []ChunkJob) error {
 	// One multi-row insert may not name a unique job twice (PostgreSQL's
 	// ON CONFLICT refuses to touch a row twice), so twins are dropped here.
@@ -242,16 +243,16 @@ func (q *Queue) Enqueue(ctx context.Context, jobs []ChunkJob) error {
 	for start := 0; start < len(params); start += 1000 {
 		end := min(start+1000, len(params))
 		if _, err := q.client.InsertMany(ctx, params[start:end]); err != nil {
-			return fmt.Errorf("storage: enqueue chunks: %w", err)
+			return fmt.Errorf("jobs: enqueue chunks: %w", err)
 		}
 	}
 	return nil
 }
 
-// ChunkJobs returns the jobs for the given chunks of an operation (numbers
+// ForChunks returns the jobs for the given chunks of an operation (numbers
 // ascending): each run of consecutive numbers becomes jobs of up to
 // minChunksPerJob chunks, or more in a large batch (see maxChunksPerJob).
-func ChunkJobs(opID, org int64, numbers []int) []ChunkJob {
+func ForChunks(opID, org int64, numbers []int) []ChunkJob {
 	perJob := min(maxChunksPerJob, max(minChunksPerJob, (len(numbers)+spreadJobs-1)/spreadJobs))
 	var out []ChunkJob
 	for _, n := range numbers {
@@ -277,44 +278,44 @@ func (q *Queue) Maintain(ctx context.Context) error { return q.maintain(ctx) }
 func (q *Queue) maintain(ctx context.Context) error {
 	s := q.store
 	now := time.Now()
-	if _, err := s.DeleteOperationsFinishedBefore(ctx, now.Add(-q.cfg.Lifetime)); err != nil {
+	if _, err := DeleteFinishedBefore(ctx, s.Conn, now.Add(-q.cfg.Lifetime)); err != nil {
 		return err
 	}
 	if err := s.Optimize(ctx); err != nil {
 		return err
 	}
-	stale, err := s.StaleStaging(ctx, now.Add(-q.cfg.StaleUpload))
+	stale, err := StaleStaging(ctx, s.Conn, now.Add(-q.cfg.StaleUpload))
 	if err != nil {
 		return err
 	}
 	for _, id := range stale {
-		if err := s.DeleteOperation(ctx, id); err != nil && !errors.Is(err, ErrNotFound) {
+		if err := DeleteOperation(ctx, s.Conn, id); err != nil && !errors.Is(err, storage.ErrNotFound) {
 			return err
 		}
 	}
-	stalled, err := s.StalledOperations(ctx, now.Add(-q.cfg.Interrupted))
+	stalled, err := Stalled(ctx, s.Conn, now.Add(-q.cfg.Interrupted))
 	if err != nil {
 		return err
 	}
 	for _, op := range stalled {
-		numbers, err := s.PendingChunkNumbers(ctx, op.ID)
+		numbers, err := PendingChunkNumbers(ctx, s.Conn, op.ID)
 		if err != nil {
 			return err
 		}
 		if len(numbers) == 0 {
 			// Nothing staged is left to run, yet the operation never ended:
 			// its work died with a process (a synchronous batch).
-			err := s.FailOperation(ctx, op.ID, AsyncOperationError{Status: 500, Title: "runtime exception",
+			err := FailOperation(ctx, s.Conn, op.ID, OperationError{Status: 500, Title: "runtime exception",
 				Detail: textPtr("The operation was interrupted; nothing of it was written.")})
 			if err != nil && !errors.Is(err, ErrFinished) {
 				return err
 			}
 			continue
 		}
-		if err := q.Enqueue(ctx, ChunkJobs(op.ID, op.OrganizationID, numbers)); err != nil {
+		if err := q.Enqueue(ctx, ForChunks(op.ID, op.OrganizationID, numbers)); err != nil {
 			return err
 		}
-		if err := s.TouchOperation(ctx, op.ID); err != nil && !errors.Is(err, ErrNotFound) {
+		if err := TouchOperation(ctx, s.Conn, op.ID); err != nil && !errors.Is(err, storage.ErrNotFound) {
 			return err
 		}
 	}
@@ -333,7 +334,7 @@ func (w *chunkWorker) Work(ctx context.Context, job *river.Job[ChunkJob]) error 
 	fn := w.q.process
 	w.q.mu.Unlock()
 	if fn == nil {
-		return errors.New("storage: no chunk processor is set")
+		return errors.New("jobs: no chunk processor is set")
 	}
 	err := fn(ctx, job.Args)
 	if err == nil || job.Attempt < job.MaxAttempts {
@@ -342,9 +343,9 @@ func (w *chunkWorker) Work(ctx context.Context, job *river.Job[ChunkJob]) error 
 	w.q.cfg.Logger.Error("batch chunk failed", "operation", job.Args.Operation, "chunk", job.Args.Chunk, "error", err)
 	// The job's own context may have ended (its timeout): the failure is
 	// still recorded.
-	ferr := w.q.store.FailOperation(context.WithoutCancel(ctx), job.Args.Operation, AsyncOperationError{Status: 500, Title: "runtime exception",
+	ferr := FailOperation(context.WithoutCancel(ctx), w.q.store.Conn, job.Args.Operation, OperationError{Status: 500, Title: "runtime exception",
 		Detail: textPtr(fmt.Sprintf("The chunk %d could not be processed.", job.Args.Chunk))})
-	if ferr != nil && !errors.Is(ferr, ErrFinished) && !errors.Is(ferr, ErrNotFound) {
+	if ferr != nil && !errors.Is(ferr, ErrFinished) && !errors.Is(ferr, storage.ErrNotFound) {
 		return ferr
 	}
 	return nil
@@ -357,27 +358,6 @@ type maintenanceWorker struct {
 
 func (w *maintenanceWorker) Work(ctx context.Context, _ *river.Job[maintenanceJob]) error {
 	return w.q.maintain(ctx)
-}
-
-// queueDB opens the SQLite file once more for River, on one connection as its
-// SQLite driver asks; the busy timeout lets it and the application's writer
-// take turns. An in-memory database exists on the store's connection only, so
-// the queue shares it.
-func (s *Store) queueDB() (db *sql.DB, own bool, err error) {
-	var file string
-	if err := s.db.QueryRow("SELECT file FROM pragma_database_list WHERE name = 'main'").Scan(&file); err != nil {
-		return nil, false, fmt.Errorf("storage: job queue: %w", err)
-	}
-	if file == "" {
-		return s.db.DB, false, nil
-	}
-	escaped := strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23").Replace(file)
-	db, err = sql.Open("sqlite", "file:"+escaped+"?"+sqlitePragmas)
-	if err != nil {
-		return nil, false, fmt.Errorf("storage: job queue: %w", err)
-	}
-	db.SetMaxOpenConns(1)
-	return db, true, nil
 }
 
 func (q *Queue) closeOwn() {

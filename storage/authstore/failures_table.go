@@ -1,4 +1,4 @@
-package storage
+package authstore
 
 import (
 	"context"
@@ -8,7 +8,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/uptrace/bun"
+	"github.com/entityapi/entityapi/storage"
 )
 
 // tableFailures is the FailureCounter of a PostgreSQL store: the table
@@ -16,7 +16,7 @@ import (
 // shares. Each Add is one atomic upsert, so concurrent attempts on any
 // number of processes are all counted and never exceed the ceiling.
 type tableFailures struct {
-	db *bun.DB
+	db *storage.Conn
 
 	mu        sync.Mutex
 	nextSweep time.Time // when Add next deletes the rows whose window ended
@@ -42,9 +42,9 @@ func (t *tableFailures) Add(ctx context.Context, key string, now time.Time, wind
 	}
 	now = now.Truncate(time.Microsecond) // PostgreSQL's precision: what is stored is what is compared
 	var c FailureCount
-	err := t.db.NewRaw(addFailure, hexKey(key), now.Add(window), now, max(ceiling, 1), now).Scan(ctx, &c.N, &c.Ends)
+	err := t.db.Bun().NewRaw(addFailure, hexKey(key), now.Add(window), now, max(ceiling, 1), now).Scan(ctx, &c.N, &c.Ends)
 	if err != nil {
-		return FailureCount{}, fmt.Errorf("storage: count a failure: %w", err)
+		return FailureCount{}, fmt.Errorf("authstore: count a failure: %w", err)
 	}
 	return c, nil
 }
@@ -52,21 +52,21 @@ func (t *tableFailures) Add(ctx context.Context, key string, now time.Time, wind
 // Peek implements FailureCounter.
 func (t *tableFailures) Peek(ctx context.Context, key string, now time.Time) (FailureCount, error) {
 	var c FailureCount
-	err := t.db.NewRaw("SELECT failures, ends_at FROM credential_failures WHERE key = ? AND ends_at > ?",
+	err := t.db.Bun().NewRaw("SELECT failures, ends_at FROM credential_failures WHERE key = ? AND ends_at > ?",
 		hexKey(key), now.Truncate(time.Microsecond)).Scan(ctx, &c.N, &c.Ends)
 	if errors.Is(err, sql.ErrNoRows) {
 		return FailureCount{}, nil
 	}
 	if err != nil {
-		return FailureCount{}, fmt.Errorf("storage: read a failure count: %w", err)
+		return FailureCount{}, fmt.Errorf("authstore: read a failure count: %w", err)
 	}
 	return c, nil
 }
 
 // Forget implements FailureCounter.
 func (t *tableFailures) Forget(ctx context.Context, key string) error {
-	if _, err := t.db.NewRaw("DELETE FROM credential_failures WHERE key = ?", hexKey(key)).Exec(ctx); err != nil {
-		return fmt.Errorf("storage: forget a failure count: %w", err)
+	if _, err := t.db.Bun().NewRaw("DELETE FROM credential_failures WHERE key = ?", hexKey(key)).Exec(ctx); err != nil {
+		return fmt.Errorf("authstore: forget a failure count: %w", err)
 	}
 	return nil
 }
@@ -83,9 +83,9 @@ func (t *tableFailures) sweep(ctx context.Context, now time.Time) error {
 	if !due {
 		return nil
 	}
-	_, err := t.db.NewRaw("DELETE FROM credential_failures WHERE ends_at <= ?", now.Truncate(time.Microsecond)).Exec(ctx)
+	_, err := t.db.Bun().NewRaw("DELETE FROM credential_failures WHERE ends_at <= ?", now.Truncate(time.Microsecond)).Exec(ctx)
 	if err != nil {
-		return fmt.Errorf("storage: delete ended failure counts: %w", err)
+		return fmt.Errorf("authstore: delete ended failure counts: %w", err)
 	}
 	return nil
 }

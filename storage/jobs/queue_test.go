@@ -1,4 +1,4 @@
-package storage_test
+package jobs_test
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/entityapi/entityapi/storage"
+	"github.com/entityapi/entityapi/storage/jobs"
 	"github.com/entityapi/entityapi/storage/storagetest"
 )
 
@@ -19,32 +20,32 @@ func TestQueueRunsEveryChunkOnce(t *testing.T) {
 		op := stageOperation(t, s, 1, nil, 5, true)
 		var mu sync.Mutex
 		seen := map[int]int{}
-		q, err := s.NewQueue(storage.QueueConfig{Workers: 2, PollEvery: 100 * time.Millisecond})
+		q, err := jobs.NewQueue(s, jobs.Config{Workers: 2, PollEvery: 100 * time.Millisecond})
 		if err != nil {
 			t.Fatal(err)
 		}
-		q.Handle(func(ctx context.Context, job storage.ChunkJob) error {
+		q.Handle(func(ctx context.Context, job jobs.ChunkJob) error {
 			mu.Lock()
 			seen[job.Chunk]++
 			mu.Unlock()
-			_, err := s.FinishChunk(ctx, job.Operation, job.Chunk, storage.ChunkCounts{Read: 1, Write: 1, Created: 1}, nil)
+			_, err := jobs.FinishChunk(ctx, s.Conn, job.Operation, job.Chunk, jobs.ChunkCounts{Read: 1, Write: 1, Created: 1}, nil)
 			return err
 		})
-		jobs := []storage.ChunkJob{}
+		chunkJobs := []jobs.ChunkJob{}
 		for k := 1; k <= 5; k++ {
-			jobs = append(jobs, storage.ChunkJob{Operation: op.ID, Org: 1, Chunk: k})
+			chunkJobs = append(chunkJobs, jobs.ChunkJob{Operation: op.ID, Org: 1, Chunk: k})
 		}
-		if err := q.Enqueue(ctx, append(jobs, jobs...)); err != nil {
+		if err := q.Enqueue(ctx, append(chunkJobs, chunkJobs...)); err != nil {
 			t.Fatal(err)
 		}
-		if err := q.Enqueue(ctx, jobs); err != nil { // again, as the recovery does
+		if err := q.Enqueue(ctx, chunkJobs); err != nil { // again, as the recovery does
 			t.Fatal(err)
 		}
 		if err := q.Start(ctx); err != nil {
 			t.Fatal(err)
 		}
 		defer func() { _ = q.Stop(ctx) }()
-		got := awaitStatus(t, s, op.ID, storage.OperationSuccess)
+		got := awaitStatus(t, s, op.ID, jobs.StatusSuccess)
 		if got.WriteCount != 5 || got.ChunksDone != 5 {
 			t.Errorf("operation = %+v", got)
 		}
@@ -59,7 +60,7 @@ func TestQueueRunsEveryChunkOnce(t *testing.T) {
 }
 
 // awaitStatus polls an operation of organization 1 until it has status.
-func awaitStatus(t *testing.T, s *storage.Store, id int64, status string) *storage.AsyncOperation {
+func awaitStatus(t *testing.T, s *storage.Store, id int64, status string) *jobs.Operation {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
@@ -83,47 +84,47 @@ func TestQueueMaintenance(t *testing.T) {
 		ctx := context.Background()
 		lost := stageOperation(t, s, 1, nil, 2, true)
 		abandoned := stageOperation(t, s, 1, nil, 1, false)
-		orphan := &storage.AsyncOperation{OrganizationID: 1, EntityType: "accounts"}
-		if err := s.OpenSyncOperation(ctx, orphan); err != nil {
+		orphan := &jobs.Operation{OrganizationID: 1, EntityType: "accounts"}
+		if err := jobs.OpenSyncOperation(ctx, s.Conn, orphan); err != nil {
 			t.Fatal(err)
 		}
 		old := stageOperation(t, s, 1, nil, 1, true)
-		if _, err := s.FinishChunk(ctx, old.ID, 1, storage.ChunkCounts{Read: 1}, nil); err != nil {
+		if _, err := jobs.FinishChunk(ctx, s.Conn, old.ID, 1, jobs.ChunkCounts{Read: 1}, nil); err != nil {
 			t.Fatal(err)
 		}
 		time.Sleep(1100 * time.Millisecond) // timestamps have whole seconds on PostgreSQL
-		processed := make(chan storage.ChunkJob, 4)
-		q, err := s.NewQueue(storage.QueueConfig{Workers: 1, PollEvery: 100 * time.Millisecond,
+		processed := make(chan jobs.ChunkJob, 4)
+		q, err := jobs.NewQueue(s, jobs.Config{Workers: 1, PollEvery: 100 * time.Millisecond,
 			Interrupted: time.Millisecond, StaleUpload: time.Millisecond, Lifetime: time.Millisecond, Maintenance: time.Hour})
 		if err != nil {
 			t.Fatal(err)
 		}
-		q.Handle(func(ctx context.Context, job storage.ChunkJob) error {
+		q.Handle(func(ctx context.Context, job jobs.ChunkJob) error {
 			processed <- job
-			_, err := s.FinishChunk(ctx, job.Operation, job.Chunk, storage.ChunkCounts{Read: 1, Write: 1}, nil)
+			_, err := jobs.FinishChunk(ctx, s.Conn, job.Operation, job.Chunk, jobs.ChunkCounts{Read: 1, Write: 1}, nil)
 			return err
 		})
 		if err := q.Maintain(ctx); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.Operation(ctx, 1, old.ID); !errors.Is(err, storage.ErrNotFound) {
+		if _, err := jobs.LoadOperation(ctx, s.Conn, 1, old.ID); !errors.Is(err, storage.ErrNotFound) {
 			t.Errorf("a finished operation past its lifetime: %v, want ErrNotFound", err)
 		}
-		if _, err := s.Chunk(ctx, abandoned.ID, 1); !errors.Is(err, storage.ErrNotFound) {
+		if _, err := jobs.LoadChunk(ctx, s.Conn, abandoned.ID, 1); !errors.Is(err, storage.ErrNotFound) {
 			t.Errorf("an abandoned upload kept its chunk: %v", err)
 		}
 		failed := operation(t, s, 1, orphan.ID)
-		if failed.Status != storage.OperationFailed {
+		if failed.Status != jobs.StatusFailed {
 			t.Errorf("an orphaned synchronous operation is %s, want failed", failed.Status)
 		}
-		if errs, _ := s.OperationErrors(ctx, orphan.ID, 0, 0); len(errs) != 1 || errs[0].Chunk != 0 || errs[0].Status != 500 {
+		if errs, _ := jobs.Errors(ctx, s.Conn, orphan.ID, 0, 0); len(errs) != 1 || errs[0].Chunk != 0 || errs[0].Status != 500 {
 			t.Errorf("orphan errors = %+v", errs)
 		}
 		if err := q.Start(ctx); err != nil {
 			t.Fatal(err)
 		}
 		defer func() { _ = q.Stop(ctx) }()
-		done := awaitStatus(t, s, lost.ID, storage.OperationSuccess)
+		done := awaitStatus(t, s, lost.ID, jobs.StatusSuccess)
 		if done.WriteCount != 2 {
 			t.Errorf("the recovered operation wrote %d", done.WriteCount)
 		}
@@ -136,47 +137,47 @@ func TestQueueMaintenance(t *testing.T) {
 func TestSyncOperationEnd(t *testing.T) {
 	storagetest.Each(t, func(t *testing.T, s *storage.Store) {
 		ctx := context.Background()
-		open := func() *storage.AsyncOperation {
-			op := &storage.AsyncOperation{OrganizationID: 1, EntityType: "accounts"}
-			if err := s.OpenSyncOperation(ctx, op); err != nil {
+		open := func() *jobs.Operation {
+			op := &jobs.Operation{OrganizationID: 1, EntityType: "accounts"}
+			if err := jobs.OpenSyncOperation(ctx, s.Conn, op); err != nil {
 				t.Fatal(err)
 			}
-			if op.Status != storage.OperationRunning || op.ChunkCount != 1 {
+			if op.Status != jobs.StatusRunning || op.ChunkCount != 1 {
 				t.Fatalf("OpenSyncOperation = %+v", op)
 			}
 			return op
 		}
 		ok := open()
-		if err := s.EndSyncOperation(ctx, ok.ID, true, storage.ChunkCounts{Read: 3, Write: 3, Created: 3}, nil); err != nil {
+		if err := jobs.EndSyncOperation(ctx, s.Conn, ok.ID, true, jobs.ChunkCounts{Read: 3, Write: 3, Created: 3}, nil); err != nil {
 			t.Fatal(err)
 		}
-		if got := operation(t, s, 1, ok.ID); got.Status != storage.OperationSuccess || got.WriteCount != 3 || got.FinishedAt == nil {
+		if got := operation(t, s, 1, ok.ID); got.Status != jobs.StatusSuccess || got.WriteCount != 3 || got.FinishedAt == nil {
 			t.Errorf("success: %+v", got)
 		}
 		bad := open()
-		if err := s.EndSyncOperation(ctx, bad.ID, false, storage.ChunkCounts{Read: 3, Errors: 2}, itemErrors("", 2)); err != nil {
+		if err := jobs.EndSyncOperation(ctx, s.Conn, bad.ID, false, jobs.ChunkCounts{Read: 3, Errors: 2}, itemErrors("", 2)); err != nil {
 			t.Fatal(err)
 		}
-		if got := operation(t, s, 1, bad.ID); got.Status != storage.OperationFailed || got.WriteCount != 0 || got.ErrorCount != 2 {
+		if got := operation(t, s, 1, bad.ID); got.Status != jobs.StatusFailed || got.WriteCount != 0 || got.ErrorCount != 2 {
 			t.Errorf("failed: %+v", got)
 		}
-		if errs, _ := s.OperationErrors(ctx, bad.ID, 0, 0); len(errs) != 2 || errs[1].Chunk != 1 || errs[1].N != 2 {
+		if errs, _ := jobs.Errors(ctx, s.Conn, bad.ID, 0, 0); len(errs) != 2 || errs[1].Chunk != 1 || errs[1].N != 2 {
 			t.Errorf("errors = %+v", errs)
 		}
 		cancelled := open()
-		if err := s.CancelOperation(ctx, 1, cancelled.ID); err != nil {
+		if err := jobs.CancelOperation(ctx, s.Conn, 1, cancelled.ID); err != nil {
 			t.Fatal(err)
 		}
-		if err := s.EndSyncOperation(ctx, cancelled.ID, true, storage.ChunkCounts{Read: 1}, nil); !errors.Is(err, storage.ErrFinished) {
+		if err := jobs.EndSyncOperation(ctx, s.Conn, cancelled.ID, true, jobs.ChunkCounts{Read: 1}, nil); !errors.Is(err, jobs.ErrFinished) {
 			t.Errorf("ending a cancelled operation: %v, want ErrFinished", err)
 		}
-		if err := s.DeleteOperation(ctx, cancelled.ID); err != nil {
+		if err := jobs.DeleteOperation(ctx, s.Conn, cancelled.ID); err != nil {
 			t.Fatal(err)
 		}
-		if err := s.DeleteOperation(ctx, cancelled.ID); !errors.Is(err, storage.ErrNotFound) {
+		if err := jobs.DeleteOperation(ctx, s.Conn, cancelled.ID); !errors.Is(err, storage.ErrNotFound) {
 			t.Errorf("deleting twice: %v", err)
 		}
-		if n, err := s.PendingChunkNumbers(ctx, ok.ID); err != nil || len(n) != 0 {
+		if n, err := jobs.PendingChunkNumbers(ctx, s.Conn, ok.ID); err != nil || len(n) != 0 {
 			t.Errorf("PendingChunkNumbers = %v, %v", n, err)
 		}
 	})

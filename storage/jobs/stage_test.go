@@ -1,4 +1,4 @@
-package storage_test
+package jobs_test
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/entityapi/entityapi/storage"
+	"github.com/entityapi/entityapi/storage/jobs"
 	"github.com/entityapi/entityapi/storage/storagetest"
 )
 
@@ -17,29 +18,29 @@ func TestStageChunks(t *testing.T) {
 	storagetest.Each(t, func(t *testing.T, s *storage.Store) {
 		ctx := context.Background()
 		op := stageOperation(t, s, 1, nil, 1, false)
-		chunk := func(k int) *storage.AsyncOperationChunk {
-			items, err := json.Marshal([]storage.ChunkItem{{Index: k - 1, Raw: json.RawMessage(`{"type":"accounts"}`)}})
+		chunk := func(k int) *jobs.Chunk {
+			items, err := json.Marshal([]jobs.ChunkItem{{Index: k - 1, Raw: json.RawMessage(`{"type":"accounts"}`)}})
 			if err != nil {
 				t.Fatal(err)
 			}
-			return &storage.AsyncOperationChunk{OperationID: op.ID, Number: k, Items: items}
+			return &jobs.Chunk{OperationID: op.ID, Number: k, Items: items}
 		}
 		var ue *storage.UniqueError
-		if err := s.StageChunks(ctx, []*storage.AsyncOperationChunk{chunk(2), chunk(1)}); !errors.As(err, &ue) {
+		if err := jobs.StageChunks(ctx, s.Conn, []*jobs.Chunk{chunk(2), chunk(1)}); !errors.As(err, &ue) {
 			t.Fatalf("StageChunks with a number staged before = %v, want a UniqueError", err)
 		}
-		if err := s.StageChunks(ctx, []*storage.AsyncOperationChunk{chunk(2), chunk(3), chunk(4)}); err != nil {
+		if err := jobs.StageChunks(ctx, s.Conn, []*jobs.Chunk{chunk(2), chunk(3), chunk(4)}); err != nil {
 			t.Fatalf("StageChunks: %v", err)
 		}
 		other := chunk(5)
 		other.OperationID++
-		if err := s.StageChunks(ctx, []*storage.AsyncOperationChunk{chunk(5), other}); err == nil {
+		if err := jobs.StageChunks(ctx, s.Conn, []*jobs.Chunk{chunk(5), other}); err == nil {
 			t.Fatal("StageChunks took chunks of two operations")
 		}
-		if err := s.PublishOperation(ctx, op.ID, 4); err != nil {
+		if err := jobs.PublishOperation(ctx, s.Conn, op.ID, 4); err != nil {
 			t.Fatalf("PublishOperation(4 chunks) after StageChunks: %v", err)
 		}
-		chunks, err := s.Chunks(ctx, op.ID, 1, 10)
+		chunks, err := jobs.LoadChunks(ctx, s.Conn, op.ID, 1, 10)
 		if err != nil || len(chunks) != 4 {
 			t.Fatalf("Chunks = %d chunks, %v; want 4", len(chunks), err)
 		}

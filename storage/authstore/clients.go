@@ -1,4 +1,4 @@
-package storage
+package authstore
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 
 	"github.com/uptrace/bun"
 
+	"github.com/entityapi/entityapi/storage"
 	"github.com/entityapi/entityapi/storage/secret"
 )
 
@@ -14,7 +15,7 @@ import (
 // keys that sign access tokens.
 
 // errClientApp reports a client whose App and UserID do not pair up.
-var errClientApp = errors.New("storage: a back-office client needs a user, a storefront client has none")
+var errClientApp = errors.New("authstore: a back-office client needs a user, a storefront client has none")
 
 // CreateClient inserts cl. An empty ID gets a random one (secret.NewClientID).
 // A back-office client's organization is its user's: OrganizationID may be
@@ -22,30 +23,30 @@ var errClientApp = errors.New("storage: a back-office client needs a user, a sto
 // given otherwise, Enabled and Demo included. SecretHash must be a
 // storage/secret hash. A taken id is a *UniqueError; a missing user or
 // organization a *ForeignKeyError.
-func (c *Conn) CreateClient(ctx context.Context, cl *Client) error {
+func (a *Store) CreateClient(ctx context.Context, cl *Client) error {
 	switch {
 	case cl.App == AppBackoffice && cl.UserID == nil, cl.App == AppStorefront && cl.UserID != nil:
 		return errClientApp
 	case cl.App != AppBackoffice && cl.App != AppStorefront:
-		return fmt.Errorf("storage: client application %q (want %s or %s)", cl.App, AppBackoffice, AppStorefront)
+		return fmt.Errorf("authstore: client application %q (want %s or %s)", cl.App, AppBackoffice, AppStorefront)
 	case cl.SecretHash == "":
-		return errors.New("storage: a client needs a secret hash")
+		return errors.New("authstore: a client needs a secret hash")
 	}
 	if cl.ID == "" {
 		cl.ID = secret.NewClientID()
 	}
-	ts := now()
+	ts := storage.Now()
 	if cl.CreatedAt.IsZero() {
 		cl.CreatedAt = ts
 	}
 	if cl.UpdatedAt.IsZero() {
 		cl.UpdatedAt = ts
 	}
-	return c.atomic(ctx, func(c *Conn) error {
+	return a.atomic(ctx, func(a *Store) error {
 		if cl.UserID != nil {
-			u, err := c.UserByID(ctx, *cl.UserID)
+			u, err := a.UserByID(ctx, *cl.UserID)
 			if errors.Is(err, ErrNotFound) {
-				return &ForeignKeyError{Table: "clients"}
+				return &storage.ForeignKeyError{Table: "clients"}
 			}
 			if err != nil {
 				return err
@@ -54,18 +55,18 @@ func (c *Conn) CreateClient(ctx context.Context, cl *Client) error {
 				cl.OrganizationID = u.OrganizationID
 			}
 			if cl.OrganizationID != u.OrganizationID {
-				return fmt.Errorf("storage: client of organization %d acting as a user of organization %d", cl.OrganizationID, u.OrganizationID)
+				return fmt.Errorf("authstore: client of organization %d acting as a user of organization %d", cl.OrganizationID, u.OrganizationID)
 			}
 		}
-		_, err := c.idb.NewInsert().Model(cl).Exec(ctx)
-		return c.s.mapError("insert", "clients", err)
+		_, err := a.c.Bun().NewInsert().Model(cl).Exec(ctx)
+		return a.c.MapError("insert", "clients", err)
 	})
 }
 
 // ClientByID loads a client; ErrNotFound when there is none.
-func (c *Conn) ClientByID(ctx context.Context, id string) (*Client, error) {
+func (a *Store) ClientByID(ctx context.Context, id string) (*Client, error) {
 	cl := new(Client)
-	if err := c.one(ctx, cl, "clients", "? = ?", bun.Ident("id"), id); err != nil {
+	if err := a.c.One(ctx, cl, "clients", "? = ?", bun.Ident("id"), id); err != nil {
 		return nil, err
 	}
 	cl.CreatedAt, cl.UpdatedAt = cl.CreatedAt.UTC(), cl.UpdatedAt.UTC()
@@ -75,14 +76,14 @@ func (c *Conn) ClientByID(ctx context.Context, id string) (*Client, error) {
 // SetClientEnabled enables or disables a client (`entityapi client
 // disable`); ErrNotFound when there is none. Servers notice within their
 // cache time (DESIGN.md §8: at most 30 s).
-func (c *Conn) SetClientEnabled(ctx context.Context, id string, enabled bool) error {
-	return c.atomic(ctx, func(c *Conn) error {
-		res, err := c.idb.NewUpdate().Table("clients").
+func (a *Store) SetClientEnabled(ctx context.Context, id string, enabled bool) error {
+	return a.atomic(ctx, func(a *Store) error {
+		res, err := a.c.Bun().NewUpdate().Table("clients").
 			Set("? = ?", bun.Ident("enabled"), enabled).
-			Set("? = ?", bun.Ident(updatedColumn), now()).
+			Set("? = ?", bun.Ident("updated_at"), storage.Now()).
 			Where("? = ?", bun.Ident("id"), id).Exec(ctx)
 		if err != nil {
-			return c.s.mapError("update", "clients", err)
+			return a.c.MapError("update", "clients", err)
 		}
 		if n, err := res.RowsAffected(); err != nil || n == 0 {
 			return errors.Join(ErrNotFound, err)
@@ -93,28 +94,28 @@ func (c *Conn) SetClientEnabled(ctx context.Context, id string, enabled bool) er
 
 // AddSigningKey stores a signing key; an empty CreatedAt becomes now. A
 // taken kid is a *UniqueError.
-func (c *Conn) AddSigningKey(ctx context.Context, k *SigningKey) error {
+func (a *Store) AddSigningKey(ctx context.Context, k *SigningKey) error {
 	if k.KID == "" || k.PrivatePEM == "" {
-		return errors.New("storage: a signing key needs a kid and a private key")
+		return errors.New("authstore: a signing key needs a kid and a private key")
 	}
 	if k.CreatedAt.IsZero() {
-		k.CreatedAt = now()
+		k.CreatedAt = storage.Now()
 	}
-	return c.atomic(ctx, func(c *Conn) error {
-		_, err := c.idb.NewInsert().Model(k).Exec(ctx)
-		return c.s.mapError("insert", "signing_keys", err)
+	return a.atomic(ctx, func(a *Store) error {
+		_, err := a.c.Bun().NewInsert().Model(k).Exec(ctx)
+		return a.c.MapError("insert", "signing_keys", err)
 	})
 }
 
 // SigningKeys returns every signing key, newest first: by created_at, then
 // by kid (both descending), so that keys made within one second still have
 // one order when their kids sort by time.
-func (c *Conn) SigningKeys(ctx context.Context) ([]SigningKey, error) {
+func (a *Store) SigningKeys(ctx context.Context) ([]SigningKey, error) {
 	keys := []SigningKey{}
-	err := c.idb.NewSelect().Model(&keys).
+	err := a.c.Bun().NewSelect().Model(&keys).
 		OrderExpr("? DESC, ? DESC", bun.Ident("created_at"), bun.Ident("kid")).Scan(ctx)
 	if err != nil {
-		return nil, c.s.mapError("select", "signing_keys", err)
+		return nil, a.c.MapError("select", "signing_keys", err)
 	}
 	for i := range keys {
 		keys[i].CreatedAt = keys[i].CreatedAt.UTC()
@@ -127,10 +128,10 @@ func (c *Conn) SigningKeys(ctx context.Context) ([]SigningKey, error) {
 // whether it changed. An error of fn rolls everything back and is returned.
 // It returns how many keys changed. (The key-encryption of the signing keys,
 // server/auth, seals plain keys with it.)
-func (c *Conn) ResealSigningKeys(ctx context.Context, fn func(k SigningKey) (string, bool, error)) (int, error) {
+func (a *Store) ResealSigningKeys(ctx context.Context, fn func(k SigningKey) (string, bool, error)) (int, error) {
 	changed := 0
-	err := c.atomic(ctx, func(c *Conn) error {
-		keys, err := c.SigningKeys(ctx)
+	err := a.atomic(ctx, func(a *Store) error {
+		keys, err := a.SigningKeys(ctx)
 		if err != nil {
 			return err
 		}
@@ -143,9 +144,9 @@ func (c *Conn) ResealSigningKeys(ctx context.Context, fn func(k SigningKey) (str
 			if !ok {
 				continue
 			}
-			if _, err := c.idb.NewUpdate().Table("signing_keys").Set("private_pem = ?", value).
+			if _, err := a.c.Bun().NewUpdate().Table("signing_keys").Set("private_pem = ?", value).
 				Where("kid = ?", k.KID).Exec(ctx); err != nil {
-				return c.s.mapError("update", "signing_keys", err)
+				return a.c.MapError("update", "signing_keys", err)
 			}
 			changed++
 		}

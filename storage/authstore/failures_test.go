@@ -1,4 +1,4 @@
-package storage_test
+package authstore_test
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/entityapi/entityapi/storage"
+	"github.com/entityapi/entityapi/storage/authstore"
 	"github.com/entityapi/entityapi/storage/storagetest"
 )
 
@@ -15,14 +16,15 @@ import (
 func TestFailureCounter(t *testing.T) {
 	t.Parallel()
 	storagetest.Each(t, func(t *testing.T, s *storage.Store) {
+		a := authstore.New(s)
 		ctx := context.Background()
-		fc := s.FailureCounter()
-		if s.FailureCounter() != fc {
+		fc := a.FailureCounter()
+		if a.FailureCounter() != fc {
 			t.Fatal("FailureCounter() returns other counts on a second call")
 		}
 		t0 := time.Date(2026, 11, 24, 12, 0, 0, 123456789, time.UTC)
 		const window = time.Minute
-		add := func(key string, at time.Duration, ceiling int) storage.FailureCount {
+		add := func(key string, at time.Duration, ceiling int) authstore.FailureCount {
 			t.Helper()
 			c, err := fc.Add(ctx, key, t0.Add(at), window, ceiling)
 			if err != nil {
@@ -30,7 +32,7 @@ func TestFailureCounter(t *testing.T) {
 			}
 			return c
 		}
-		peek := func(key string, at time.Duration) storage.FailureCount {
+		peek := func(key string, at time.Duration) authstore.FailureCount {
 			t.Helper()
 			c, err := fc.Peek(ctx, key, t0.Add(at))
 			if err != nil {
@@ -41,19 +43,19 @@ func TestFailureCounter(t *testing.T) {
 		ends := t0.Add(window).Truncate(time.Microsecond)
 		steps := []struct {
 			name string
-			got  func() storage.FailureCount
-			want storage.FailureCount
+			got  func() authstore.FailureCount
+			want authstore.FailureCount
 		}{
-			{"nothing counted", func() storage.FailureCount { return peek("a", 0) }, storage.FailureCount{}},
-			{"a first attempt starts a window", func() storage.FailureCount { return add("a", 0, 3) }, storage.FailureCount{N: 1, Ends: ends}},
-			{"a second one later in it keeps its end", func() storage.FailureCount { return add("a", 30*time.Second, 3) }, storage.FailureCount{N: 2, Ends: ends}},
-			{"the third reaches the ceiling", func() storage.FailureCount { return add("a", 40*time.Second, 3) }, storage.FailureCount{N: 3, Ends: ends}},
-			{"a fourth stays at the ceiling", func() storage.FailureCount { return add("a", 50*time.Second, 3) }, storage.FailureCount{N: 3, Ends: ends}},
-			{"peek sees the count", func() storage.FailureCount { return peek("a", 59*time.Second) }, storage.FailureCount{N: 3, Ends: ends}},
-			{"other keys are apart", func() storage.FailureCount { return peek("b", 0) }, storage.FailureCount{}},
-			{"the window ends", func() storage.FailureCount { return peek("a", window) }, storage.FailureCount{}},
-			{"after it a new one starts", func() storage.FailureCount { return add("a", window, 3) },
-				storage.FailureCount{N: 1, Ends: t0.Add(2 * window).Truncate(time.Microsecond)}},
+			{"nothing counted", func() authstore.FailureCount { return peek("a", 0) }, authstore.FailureCount{}},
+			{"a first attempt starts a window", func() authstore.FailureCount { return add("a", 0, 3) }, authstore.FailureCount{N: 1, Ends: ends}},
+			{"a second one later in it keeps its end", func() authstore.FailureCount { return add("a", 30*time.Second, 3) }, authstore.FailureCount{N: 2, Ends: ends}},
+			{"the third reaches the ceiling", func() authstore.FailureCount { return add("a", 40*time.Second, 3) }, authstore.FailureCount{N: 3, Ends: ends}},
+			{"a fourth stays at the ceiling", func() authstore.FailureCount { return add("a", 50*time.Second, 3) }, authstore.FailureCount{N: 3, Ends: ends}},
+			{"peek sees the count", func() authstore.FailureCount { return peek("a", 59*time.Second) }, authstore.FailureCount{N: 3, Ends: ends}},
+			{"other keys are apart", func() authstore.FailureCount { return peek("b", 0) }, authstore.FailureCount{}},
+			{"the window ends", func() authstore.FailureCount { return peek("a", window) }, authstore.FailureCount{}},
+			{"after it a new one starts", func() authstore.FailureCount { return add("a", window, 3) },
+				authstore.FailureCount{N: 1, Ends: t0.Add(2 * window).Truncate(time.Microsecond)}},
 		}
 		for _, st := range steps {
 			got := st.got()
@@ -79,6 +81,7 @@ func TestFailureCounter(t *testing.T) {
 func TestFailureCounterIsAtomic(t *testing.T) {
 	t.Parallel()
 	storagetest.Each(t, func(t *testing.T, s *storage.Store) {
+		a := authstore.New(s)
 		const attempts, ceiling = 40, 11
 		now := time.Now()
 		var wg sync.WaitGroup
@@ -87,7 +90,7 @@ func TestFailureCounterIsAtomic(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				c, err := s.FailureCounter().Add(context.Background(), "k", now, time.Minute, ceiling)
+				c, err := a.FailureCounter().Add(context.Background(), "k", now, time.Minute, ceiling)
 				if err != nil {
 					t.Error(err)
 					return
@@ -120,7 +123,8 @@ func TestFailureCountsAreShared(t *testing.T) {
 		t.Run(dialect, func(t *testing.T) {
 			one, two := storagetest.OpenTwo(t, dialect)
 			ctx, now := context.Background(), time.Now()
-			for i, s := range []*storage.Store{one, two, one, two} {
+			a, b := authstore.New(one), authstore.New(two)
+			for i, s := range []*authstore.Store{a, b, a, b} {
 				c, err := s.FailureCounter().Add(ctx, "shared", now, time.Minute, 100)
 				if err != nil {
 					t.Fatal(err)
@@ -129,10 +133,10 @@ func TestFailureCountsAreShared(t *testing.T) {
 					t.Errorf("attempt %d: count %d", i+1, c.N)
 				}
 			}
-			if err := one.FailureCounter().Forget(ctx, "shared"); err != nil {
+			if err := a.FailureCounter().Forget(ctx, "shared"); err != nil {
 				t.Fatal(err)
 			}
-			if c, err := two.FailureCounter().Peek(ctx, "shared", now); err != nil || c.N != 0 {
+			if c, err := b.FailureCounter().Peek(ctx, "shared", now); err != nil || c.N != 0 {
 				t.Errorf("after Forget on the other store: %d, %v", c.N, err)
 			}
 		})

@@ -1,4 +1,4 @@
-package storage_test
+package authstore_test
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/entityapi/entityapi/storage"
+	"github.com/entityapi/entityapi/storage/authstore"
 	"github.com/entityapi/entityapi/storage/secret"
 	"github.com/entityapi/entityapi/storage/storagetest"
 )
@@ -21,7 +22,7 @@ func newUser(t *testing.T, s *storage.Store, org int64, username, email string, 
 	}
 	u := &storage.User{OrganizationID: org, Username: username, Email: email, FirstName: "F", LastName: "L",
 		Enabled: true, PasswordHash: &hash}
-	if err := s.CreateUser(context.Background(), u, roles); err != nil {
+	if err := authstore.New(s).CreateUser(context.Background(), u, roles); err != nil {
 		t.Fatalf("CreateUser(%s): %v", username, err)
 	}
 	return u
@@ -30,27 +31,28 @@ func newUser(t *testing.T, s *storage.Store, org int64, username, email string, 
 func TestCreateOrganization(t *testing.T) {
 	t.Parallel()
 	storagetest.Each(t, func(t *testing.T, s *storage.Store) {
+		a := authstore.New(s)
 		ctx := context.Background()
 		before := time.Now()
-		o, err := s.CreateOrganization(ctx, "Second")
+		o, err := a.CreateOrganization(ctx, "Second")
 		if err != nil {
 			t.Fatal(err)
 		}
 		if o.ID < 2 || !o.Enabled || o.Name != "Second" {
 			t.Errorf("CreateOrganization = %+v", o)
 		}
-		got, err := s.OrganizationByName(ctx, "Second")
+		got, err := a.OrganizationByName(ctx, "Second")
 		if err != nil || got.ID != o.ID || !got.Enabled {
 			t.Fatalf("OrganizationByName(Second) = %+v, %v", got, err)
 		}
-		checkStamp(t, got.CreatedAt, before)
+		storagetest.CheckStamp(t, got.CreatedAt, before)
 		tests := []struct {
 			name string
 			run  func() error
 			want func(error) bool
 		}{
-			{"duplicate name", func() error { _, err := s.CreateOrganization(ctx, "Main"); return err }, isUnique("name")},
-			{"unknown name", func() error { _, err := s.OrganizationByName(ctx, "Nope"); return err }, isNotFound},
+			{"duplicate name", func() error { _, err := a.CreateOrganization(ctx, "Main"); return err }, isUnique("name")},
+			{"unknown name", func() error { _, err := a.OrganizationByName(ctx, "Nope"); return err }, isNotFound},
 		}
 		for _, tc := range tests {
 			t.Run(tc.name, func(t *testing.T) {
@@ -65,12 +67,13 @@ func TestCreateOrganization(t *testing.T) {
 func TestCreateUser(t *testing.T) {
 	t.Parallel()
 	storagetest.Each(t, func(t *testing.T, s *storage.Store) {
+		a := authstore.New(s)
 		ctx := context.Background()
 		u := newUser(t, s, 1, "alice", "alice@example.com", "ROLE_USER", "ROLE_ADMINISTRATOR")
 		if u.ID == 0 {
 			t.Fatal("CreateUser left ID 0")
 		}
-		got, err := s.UserByID(ctx, u.ID)
+		got, err := a.UserByID(ctx, u.ID)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -78,12 +81,12 @@ func TestCreateUser(t *testing.T) {
 			got.PasswordHash == nil || !secret.Verify(*got.PasswordHash, "pw-alice") || got.CreatedAt.Location() != time.UTC {
 			t.Errorf("UserByID = %+v", got)
 		}
-		roles, err := s.UserRoles(ctx, u.ID)
+		roles, err := a.UserRoles(ctx, u.ID)
 		if err != nil || !reflect.DeepEqual(roles, []string{"ROLE_ADMINISTRATOR", "ROLE_USER"}) {
 			t.Errorf("UserRoles = %v, %v; want sorted", roles, err)
 		}
 		bob := newUser(t, s, 1, "bob", "bob@example.com")
-		if roles, err := s.UserRoles(ctx, bob.ID); err != nil || roles == nil || len(roles) != 0 {
+		if roles, err := a.UserRoles(ctx, bob.ID); err != nil || roles == nil || len(roles) != 0 {
 			t.Errorf("UserRoles(no roles) = %#v, %v; want empty", roles, err)
 		}
 
@@ -101,16 +104,16 @@ func TestCreateUser(t *testing.T) {
 		for _, tc := range tests {
 			t.Run(tc.name, func(t *testing.T) {
 				u := tc.user
-				if err := s.CreateUser(ctx, &u, tc.roles); !tc.want(err) {
+				if err := a.CreateUser(ctx, &u, tc.roles); !tc.want(err) {
 					t.Fatalf("CreateUser error = %v", err)
 				}
 				// The transaction left nothing behind.
-				if got, err := s.UserByLogin(ctx, u.Email); tc.name != "taken email" && !errors.Is(err, storage.ErrNotFound) {
+				if got, err := a.UserByLogin(ctx, u.Email); tc.name != "taken email" && !errors.Is(err, storage.ErrNotFound) {
 					t.Errorf("after the failure, UserByLogin(%s) = %+v, %v", u.Email, got, err)
 				}
 			})
 		}
-		if _, err := s.UserByID(ctx, 99999); !errors.Is(err, storage.ErrNotFound) {
+		if _, err := a.UserByID(ctx, 99999); !errors.Is(err, storage.ErrNotFound) {
 			t.Errorf("UserByID(missing) error = %v", err)
 		}
 	})
@@ -119,6 +122,7 @@ func TestCreateUser(t *testing.T) {
 func TestUserByLogin(t *testing.T) {
 	t.Parallel()
 	storagetest.Each(t, func(t *testing.T, s *storage.Store) {
+		a := authstore.New(s)
 		ctx := context.Background()
 		alice := newUser(t, s, 1, "alice", "Alice@Example.com")
 		tricky := newUser(t, s, 1, "bob@example.com", "robert@example.com")
@@ -143,7 +147,7 @@ func TestUserByLogin(t *testing.T) {
 		}
 		for _, tc := range tests {
 			t.Run(tc.login, func(t *testing.T) {
-				u, err := s.UserByLogin(ctx, tc.login)
+				u, err := a.UserByLogin(ctx, tc.login)
 				switch {
 				case tc.want == 0 && !errors.Is(err, storage.ErrNotFound):
 					t.Errorf("UserByLogin = %+v, %v; want ErrNotFound", u, err)
@@ -159,7 +163,7 @@ func TestUsersDemoColumn(t *testing.T) {
 	t.Parallel()
 	storagetest.Each(t, func(t *testing.T, s *storage.Store) {
 		ctx := context.Background()
-		users := table(t, s, "users")
+		users := storagetest.Table(t, s, "users")
 		if users.Columns["demo"] != storage.KindBool {
 			t.Fatalf("users.demo kind = %v", users.Columns["demo"])
 		}

@@ -1,4 +1,4 @@
-package storage_test
+package jobs_test
 
 import (
 	"bytes"
@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/entityapi/entityapi/storage"
+	"github.com/entityapi/entityapi/storage/jobs"
 	"github.com/entityapi/entityapi/storage/storagetest"
 )
 
@@ -39,12 +40,12 @@ func TestQueueStopLogsNoError(t *testing.T) {
 	storagetest.Each(t, func(t *testing.T, s *storage.Store) {
 		for _, after := range []time.Duration{300 * time.Millisecond, time.Second, 1700 * time.Millisecond} {
 			var out lockedBuffer
-			q, err := s.NewQueue(storage.QueueConfig{Workers: 1, PollEvery: 100 * time.Millisecond,
+			q, err := jobs.NewQueue(s, jobs.Config{Workers: 1, PollEvery: 100 * time.Millisecond,
 				Logger: slog.New(slog.NewTextHandler(&out, nil))})
 			if err != nil {
 				t.Fatal(err)
 			}
-			q.Handle(func(context.Context, storage.ChunkJob) error { return nil })
+			q.Handle(func(context.Context, jobs.ChunkJob) error { return nil })
 			if err := q.Start(context.Background()); err != nil {
 				t.Fatal(err)
 			}

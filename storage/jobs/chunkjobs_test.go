@@ -1,4 +1,4 @@
-package storage_test
+package jobs_test
 
 import (
 	"context"
@@ -8,11 +8,12 @@ import (
 	"testing"
 
 	"github.com/entityapi/entityapi/storage"
+	"github.com/entityapi/entityapi/storage/jobs"
 	"github.com/entityapi/entityapi/storage/storagetest"
 )
 
-// TestChunkJobs: runs of consecutive chunks become jobs of up to ten chunks.
-func TestChunkJobs(t *testing.T) {
+// TestForChunks: runs of consecutive chunks become jobs of up to ten chunks.
+func TestForChunks(t *testing.T) {
 	t.Parallel()
 	seq := func(from, to int) []int {
 		var out []int
@@ -36,16 +37,16 @@ func TestChunkJobs(t *testing.T) {
 		{"a thousand", seq(1, 1000), "[1+50 51+50 101+50 151+50 201+50 251+50 301+50 351+50 401+50 451+50 501+50 551+50 601+50 651+50 701+50 751+50 801+50 851+50 901+50 951+50]"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			jobs := storage.ChunkJobs(7, 3, tc.numbers)
+			js := jobs.ForChunks(7, 3, tc.numbers)
 			got := []string{}
-			for _, j := range jobs {
+			for _, j := range js {
 				if j.Operation != 7 || j.Org != 3 {
 					t.Errorf("job %+v: want operation 7 of organization 3", j)
 				}
 				got = append(got, fmt.Sprintf("%d+%d", j.Chunk, j.Chunks()))
 			}
 			if s := fmt.Sprint(got); s != tc.want {
-				t.Errorf("ChunkJobs(%v) = %s, want %s", tc.numbers, s, tc.want)
+				t.Errorf("ForChunks(%v) = %s, want %s", tc.numbers, s, tc.want)
 			}
 		})
 	}
@@ -59,48 +60,48 @@ func TestFinishChunks(t *testing.T) {
 	storagetest.Each(t, func(t *testing.T, s *storage.Store) {
 		ctx := context.Background()
 		op := stageOperation(t, s, 1, nil, 4, true)
-		chunks, err := s.Chunks(ctx, op.ID, 2, 10)
+		chunks, err := jobs.LoadChunks(ctx, s.Conn, op.ID, 2, 10)
 		if err != nil || len(chunks) != 3 || chunks[0].Number != 2 || chunks[2].Number != 4 {
 			t.Fatalf("Chunks(2, 10) = %d chunks, %v", len(chunks), err)
 		}
-		if done, err := s.FinishChunk(ctx, op.ID, 2, storage.ChunkCounts{Read: 1, Write: 1, Created: 1}, nil); err != nil || !done {
+		if done, err := jobs.FinishChunk(ctx, s.Conn, op.ID, 2, jobs.ChunkCounts{Read: 1, Write: 1, Created: 1}, nil); err != nil || !done {
 			t.Fatalf("FinishChunk(2) = %v, %v", done, err)
 		}
-		three := storage.ChunkOutcome{Number: 3, Counts: storage.ChunkCounts{Read: 2, Write: 1, Created: 1, Errors: 1},
+		three := jobs.ChunkOutcome{Number: 3, Counts: jobs.ChunkCounts{Read: 2, Write: 1, Created: 1, Errors: 1},
 			Errors: itemErrors("c", 1)}
 		for _, tc := range []struct {
 			name     string
-			outcomes []storage.ChunkOutcome
+			outcomes []jobs.ChunkOutcome
 			notFound bool
 		}{
-			{"one already done", []storage.ChunkOutcome{three, {Number: 2}}, false},
-			{"one missing", []storage.ChunkOutcome{three, {Number: 9}}, true},
+			{"one already done", []jobs.ChunkOutcome{three, {Number: 2}}, false},
+			{"one missing", []jobs.ChunkOutcome{three, {Number: 9}}, true},
 		} {
-			done, err := s.FinishChunks(ctx, op.ID, tc.outcomes)
+			done, err := jobs.FinishChunks(ctx, s.Conn, op.ID, tc.outcomes)
 			if tc.notFound != errors.Is(err, storage.ErrNotFound) || (!tc.notFound && err != nil) || done {
 				t.Errorf("%s: FinishChunks = %v, %v", tc.name, done, err)
 			}
-			if ch, err := s.Chunk(ctx, op.ID, 3); err != nil || ch.Done {
+			if ch, err := jobs.LoadChunk(ctx, s.Conn, op.ID, 3); err != nil || ch.Done {
 				t.Errorf("%s: chunk 3 is done (%v), yet nothing was to be recorded", tc.name, err)
 			}
 		}
-		four := storage.ChunkOutcome{Number: 4, Counts: storage.ChunkCounts{Read: 3, Write: 1, Updated: 1, Errors: 2},
+		four := jobs.ChunkOutcome{Number: 4, Counts: jobs.ChunkCounts{Read: 3, Write: 1, Updated: 1, Errors: 2},
 			Errors: itemErrors("d", 2)}
-		if done, err := s.FinishChunks(ctx, op.ID, []storage.ChunkOutcome{three, four}); err != nil || !done {
+		if done, err := jobs.FinishChunks(ctx, s.Conn, op.ID, []jobs.ChunkOutcome{three, four}); err != nil || !done {
 			t.Fatalf("FinishChunks(3, 4) = %v, %v", done, err)
 		}
 		got := operation(t, s, 1, op.ID)
-		if got.Status != storage.OperationRunning || got.ChunksDone != 3 || got.ReadCount != 6 || got.WriteCount != 3 ||
+		if got.Status != jobs.StatusRunning || got.ChunksDone != 3 || got.ReadCount != 6 || got.WriteCount != 3 ||
 			got.CreateCount != 2 || got.UpdateCount != 1 || got.ErrorCount != 3 {
 			t.Errorf("after chunks 2, 3 and 4 of 4: %+v", got)
 		}
-		if done, err := s.FinishChunks(ctx, op.ID, []storage.ChunkOutcome{{Number: 1}}); err != nil || !done {
+		if done, err := jobs.FinishChunks(ctx, s.Conn, op.ID, []jobs.ChunkOutcome{{Number: 1}}); err != nil || !done {
 			t.Fatalf("FinishChunks(1) = %v, %v", done, err)
 		}
-		if got := operation(t, s, 1, op.ID); got.Status != storage.OperationSuccess || got.ChunksDone != 4 || got.FinishedAt == nil {
+		if got := operation(t, s, 1, op.ID); got.Status != jobs.StatusSuccess || got.ChunksDone != 4 || got.FinishedAt == nil {
 			t.Errorf("after the last chunk: %+v", got)
 		}
-		all, err := s.OperationErrors(ctx, op.ID, 0, 0)
+		all, err := jobs.Errors(ctx, s.Conn, op.ID, 0, 0)
 		if err != nil {
 			t.Fatal(err)
 		}

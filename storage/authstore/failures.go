@@ -1,4 +1,4 @@
-package storage
+package authstore
 
 import (
 	"context"
@@ -6,6 +6,8 @@ import (
 	"encoding/hex"
 	"sync"
 	"time"
+
+	"github.com/entityapi/entityapi/storage"
 )
 
 // FailureCounter counts failed attempts (wrong client secrets, wrong
@@ -48,21 +50,24 @@ const maxFailureKeys = 1 << 16
 // database shares, so N processes behind a balancer allow no more attempts
 // than one; with SQLite (one process) this Store's memory, bounded. Every
 // call returns the same counts.
-func (s *Store) FailureCounter() FailureCounter {
-	s.failuresOnce.Do(func() {
-		if s.sqlite() {
-			s.failures = newMemoryFailures(maxFailureKeys)
+func (a *Store) FailureCounter() FailureCounter {
+	f := a.failures
+	f.once.Do(func() {
+		if f.sqlite {
+			f.counter = newMemoryFailures(maxFailureKeys)
 		} else {
-			s.failures = &tableFailures{db: s.db}
+			f.counter = &tableFailures{db: f.db}
 		}
 	})
-	return s.failures
+	return f.counter
 }
 
 // failureStore is what Store keeps for FailureCounter.
 type failureStore struct {
-	failuresOnce sync.Once
-	failures     FailureCounter
+	sqlite  bool
+	db      *storage.Conn // outside any transaction
+	once    sync.Once
+	counter FailureCounter
 }
 
 // hashKey is the stored form of a key (see FailureCounter).

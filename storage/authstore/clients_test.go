@@ -1,4 +1,4 @@
-package storage_test
+package authstore_test
 
 import (
 	"context"
@@ -8,14 +8,16 @@ import (
 	"time"
 
 	"github.com/entityapi/entityapi/storage"
+	"github.com/entityapi/entityapi/storage/authstore"
 	"github.com/entityapi/entityapi/storage/storagetest"
 )
 
 func TestCreateClient(t *testing.T) {
 	t.Parallel()
 	storagetest.Each(t, func(t *testing.T, s *storage.Store) {
+		a := authstore.New(s)
 		ctx := context.Background()
-		other, err := s.CreateOrganization(ctx, "Other")
+		other, err := a.CreateOrganization(ctx, "Other")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -24,36 +26,36 @@ func TestCreateClient(t *testing.T) {
 		missing := int64(99999)
 		tests := []struct {
 			name    string
-			client  storage.Client
+			client  authstore.Client
 			wantOrg int64 // 0: CreateClient fails
 			wantErr func(error) bool
 		}{
 			{name: "back office takes its user's organization",
-				client: storage.Client{ID: "bo", App: storage.AppBackoffice, UserID: &otto.ID}, wantOrg: other.ID},
+				client: authstore.Client{ID: "bo", App: authstore.AppBackoffice, UserID: &otto.ID}, wantOrg: other.ID},
 			{name: "back office in its user's organization",
-				client: storage.Client{ID: "bo2", App: storage.AppBackoffice, UserID: &alice.ID, OrganizationID: 1}, wantOrg: 1},
-			{name: "storefront", client: storage.Client{ID: "sf", App: storage.AppStorefront, OrganizationID: other.ID}, wantOrg: other.ID},
-			{name: "generated id", client: storage.Client{App: storage.AppStorefront, OrganizationID: 1}, wantOrg: 1},
-			{name: "taken id", client: storage.Client{ID: "sf", App: storage.AppStorefront, OrganizationID: 1}, wantErr: isUnique("id")},
-			{name: "missing user", client: storage.Client{ID: "x1", App: storage.AppBackoffice, UserID: &missing}, wantErr: isForeignKey},
-			{name: "missing organization", client: storage.Client{ID: "x2", App: storage.AppStorefront, OrganizationID: 999}, wantErr: isForeignKey},
-			{name: "back office without user", client: storage.Client{ID: "x3", App: storage.AppBackoffice, OrganizationID: 1}},
-			{name: "storefront with user", client: storage.Client{ID: "x4", App: storage.AppStorefront, UserID: &alice.ID}},
-			{name: "unknown application", client: storage.Client{ID: "x5", App: "frontend", OrganizationID: 1}},
+				client: authstore.Client{ID: "bo2", App: authstore.AppBackoffice, UserID: &alice.ID, OrganizationID: 1}, wantOrg: 1},
+			{name: "storefront", client: authstore.Client{ID: "sf", App: authstore.AppStorefront, OrganizationID: other.ID}, wantOrg: other.ID},
+			{name: "generated id", client: authstore.Client{App: authstore.AppStorefront, OrganizationID: 1}, wantOrg: 1},
+			{name: "taken id", client: authstore.Client{ID: "sf", App: authstore.AppStorefront, OrganizationID: 1}, wantErr: isUnique("id")},
+			{name: "missing user", client: authstore.Client{ID: "x1", App: authstore.AppBackoffice, UserID: &missing}, wantErr: isForeignKey},
+			{name: "missing organization", client: authstore.Client{ID: "x2", App: authstore.AppStorefront, OrganizationID: 999}, wantErr: isForeignKey},
+			{name: "back office without user", client: authstore.Client{ID: "x3", App: authstore.AppBackoffice, OrganizationID: 1}},
+			{name: "storefront with user", client: authstore.Client{ID: "x4", App: authstore.AppStorefront, UserID: &alice.ID}},
+			{name: "unknown application", client: authstore.Client{ID: "x5", App: "frontend", OrganizationID: 1}},
 			{name: "user of another organization",
-				client: storage.Client{ID: "x6", App: storage.AppBackoffice, UserID: &alice.ID, OrganizationID: other.ID}},
+				client: authstore.Client{ID: "x6", App: authstore.AppBackoffice, UserID: &alice.ID, OrganizationID: other.ID}},
 		}
 		for _, tc := range tests {
 			t.Run(tc.name, func(t *testing.T) {
 				cl := tc.client
 				cl.SecretHash, cl.Name, cl.Enabled = "$2a$10$hash", tc.name, true
-				err := s.CreateClient(ctx, &cl)
+				err := a.CreateClient(ctx, &cl)
 				if tc.wantOrg == 0 {
 					if err == nil || (tc.wantErr != nil && !tc.wantErr(err)) {
 						t.Fatalf("CreateClient error = %v", err)
 					}
 					if tc.client.ID != "sf" {
-						if _, err := s.ClientByID(ctx, tc.client.ID); !errors.Is(err, storage.ErrNotFound) {
+						if _, err := a.ClientByID(ctx, tc.client.ID); !errors.Is(err, storage.ErrNotFound) {
 							t.Errorf("a refused client was stored (%v)", err)
 						}
 					}
@@ -62,7 +64,7 @@ func TestCreateClient(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				got, err := s.ClientByID(ctx, cl.ID)
+				got, err := a.ClientByID(ctx, cl.ID)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -75,14 +77,14 @@ func TestCreateClient(t *testing.T) {
 				}
 			})
 		}
-		if _, err := s.ClientByID(ctx, "nope"); !errors.Is(err, storage.ErrNotFound) {
+		if _, err := a.ClientByID(ctx, "nope"); !errors.Is(err, storage.ErrNotFound) {
 			t.Errorf("ClientByID(missing) error = %v", err)
 		}
-		users := table(t, s, "users")
+		users := storagetest.Table(t, s, "users")
 		if err := s.Delete(ctx, users, other.ID, otto.ID); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.ClientByID(ctx, "bo"); !errors.Is(err, storage.ErrNotFound) {
+		if _, err := a.ClientByID(ctx, "bo"); !errors.Is(err, storage.ErrNotFound) {
 			t.Errorf("the client of a deleted user is still there (%v)", err)
 		}
 	})
@@ -91,8 +93,9 @@ func TestCreateClient(t *testing.T) {
 func TestSetClientEnabled(t *testing.T) {
 	t.Parallel()
 	storagetest.Each(t, func(t *testing.T, s *storage.Store) {
+		a := authstore.New(s)
 		ctx := context.Background()
-		if err := s.CreateClient(ctx, &storage.Client{ID: "sf", App: storage.AppStorefront, OrganizationID: 1,
+		if err := a.CreateClient(ctx, &authstore.Client{ID: "sf", App: authstore.AppStorefront, OrganizationID: 1,
 			SecretHash: "$2a$10$hash", Name: "sf", Enabled: true}); err != nil {
 			t.Fatal(err)
 		}
@@ -106,14 +109,14 @@ func TestSetClientEnabled(t *testing.T) {
 			{"sf", true, nil},
 			{"nope", false, storage.ErrNotFound},
 		} {
-			err := s.SetClientEnabled(ctx, tc.id, tc.enabled)
+			err := a.SetClientEnabled(ctx, tc.id, tc.enabled)
 			if !errors.Is(err, tc.wantErr) || (tc.wantErr == nil && err != nil) {
 				t.Fatalf("SetClientEnabled(%s, %v) = %v, want %v", tc.id, tc.enabled, err, tc.wantErr)
 			}
 			if tc.wantErr != nil {
 				continue
 			}
-			if got, err := s.ClientByID(ctx, tc.id); err != nil || got.Enabled != tc.enabled {
+			if got, err := a.ClientByID(ctx, tc.id); err != nil || got.Enabled != tc.enabled {
 				t.Errorf("after SetClientEnabled(%v): %+v, %v", tc.enabled, got, err)
 			}
 		}
@@ -123,22 +126,23 @@ func TestSetClientEnabled(t *testing.T) {
 func TestSigningKeys(t *testing.T) {
 	t.Parallel()
 	storagetest.Each(t, func(t *testing.T, s *storage.Store) {
+		a := authstore.New(s)
 		ctx := context.Background()
-		if keys, err := s.SigningKeys(ctx); err != nil || len(keys) != 0 {
+		if keys, err := a.SigningKeys(ctx); err != nil || len(keys) != 0 {
 			t.Fatalf("SigningKeys() on a new database = %v, %v", keys, err)
 		}
 		t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-		for _, k := range []storage.SigningKey{
+		for _, k := range []authstore.SigningKey{
 			{KID: "a", PrivatePEM: "pem-a", CreatedAt: t0},
 			{KID: "c", PrivatePEM: "pem-c", CreatedAt: t0.Add(time.Hour)},
 			{KID: "b", PrivatePEM: "pem-b", CreatedAt: t0.Add(time.Hour)},
 			{KID: "now", PrivatePEM: "pem-now"},
 		} {
-			if err := s.AddSigningKey(ctx, &k); err != nil {
+			if err := a.AddSigningKey(ctx, &k); err != nil {
 				t.Fatalf("AddSigningKey(%s): %v", k.KID, err)
 			}
 		}
-		keys, err := s.SigningKeys(ctx)
+		keys, err := a.SigningKeys(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -157,14 +161,14 @@ func TestSigningKeys(t *testing.T) {
 		}
 		for _, tc := range []struct {
 			name string
-			key  storage.SigningKey
+			key  authstore.SigningKey
 			want func(error) bool
 		}{
-			{"taken kid", storage.SigningKey{KID: "a", PrivatePEM: "x"}, isUnique("kid")},
-			{"no kid", storage.SigningKey{PrivatePEM: "x"}, func(err error) bool { return err != nil }},
-			{"no key", storage.SigningKey{KID: "z"}, func(err error) bool { return err != nil }},
+			{"taken kid", authstore.SigningKey{KID: "a", PrivatePEM: "x"}, isUnique("kid")},
+			{"no kid", authstore.SigningKey{PrivatePEM: "x"}, func(err error) bool { return err != nil }},
+			{"no key", authstore.SigningKey{KID: "z"}, func(err error) bool { return err != nil }},
 		} {
-			if err := s.AddSigningKey(ctx, &tc.key); !tc.want(err) {
+			if err := a.AddSigningKey(ctx, &tc.key); !tc.want(err) {
 				t.Errorf("%s: AddSigningKey error = %v", tc.name, err)
 			}
 		}
@@ -176,14 +180,15 @@ func TestSigningKeys(t *testing.T) {
 func TestResealSigningKeys(t *testing.T) {
 	t.Parallel()
 	storagetest.Each(t, func(t *testing.T, s *storage.Store) {
+		a := authstore.New(s)
 		ctx := context.Background()
 		for _, kid := range []string{"k1", "k2", "k3"} {
-			if err := s.AddSigningKey(ctx, &storage.SigningKey{KID: kid, PrivatePEM: "plain " + kid}); err != nil {
+			if err := a.AddSigningKey(ctx, &authstore.SigningKey{KID: kid, PrivatePEM: "plain " + kid}); err != nil {
 				t.Fatal(err)
 			}
 		}
 		values := func() map[string]string {
-			keys, err := s.SigningKeys(ctx)
+			keys, err := a.SigningKeys(ctx)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -194,7 +199,7 @@ func TestResealSigningKeys(t *testing.T) {
 			return out
 		}
 		failing := errors.New("cannot open k1")
-		n, err := s.ResealSigningKeys(ctx, func(k storage.SigningKey) (string, bool, error) {
+		n, err := a.ResealSigningKeys(ctx, func(k authstore.SigningKey) (string, bool, error) {
 			if k.KID == "k1" { // the oldest, so the last one seen: the others were rewritten first
 				return "", false, failing
 			}
@@ -208,7 +213,7 @@ func TestResealSigningKeys(t *testing.T) {
 				t.Errorf("after a failed reseal, key %s = %q: want it unchanged", kid, v)
 			}
 		}
-		n, err = s.ResealSigningKeys(ctx, func(k storage.SigningKey) (string, bool, error) {
+		n, err = a.ResealSigningKeys(ctx, func(k authstore.SigningKey) (string, bool, error) {
 			return "sealed " + k.KID, k.KID != "k2", nil
 		})
 		if err != nil || n != 2 {
