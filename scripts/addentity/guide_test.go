@@ -17,10 +17,10 @@ import (
 	"time"
 
 	"github.com/getkin/kin-openapi/openapi3"
-	"github.com/getkin/kin-openapi/openapi3filter"
 	"github.com/getkin/kin-openapi/routers"
 	"github.com/getkin/kin-openapi/routers/gorillamux"
 
+	"github.com/entityapi/entityapi/openapi/openapitest"
 	"github.com/entityapi/entityapi/scripts/internal/localserver"
 )
 
@@ -67,7 +67,7 @@ func TestGuideAddsAnEntity(t *testing.T) {
 	defer cancel()
 	for _, s := range todo {
 		if s.File != "" {
-			write(t, filepath.Join(scratch, s.File), s.Text)
+			write(t, filepath.Join(scratch, s.File), []byte(s.Text), 0o644)
 			continue
 		}
 		run(ctx, t, scratch, s.Text)
@@ -262,15 +262,7 @@ func (c *client) do(method, path string, body []byte, status int) map[string]any
 	if err != nil {
 		c.t.Fatalf("%s %s is not an operation of the served document: %v", method, path, err)
 	}
-	req.Body = io.NopCloser(bytes.NewReader(body))
-	in := &openapi3filter.ResponseValidationInput{
-		RequestValidationInput: &openapi3filter.RequestValidationInput{Request: req, PathParams: params, Route: route,
-			Options: &openapi3filter.Options{AuthenticationFunc: openapi3filter.NoopAuthenticationFunc}},
-		Status: res.StatusCode, Header: res.Header,
-		Options: &openapi3filter.Options{IncludeResponseStatus: true, MultiError: true},
-	}
-	in.SetBodyBytes(raw)
-	if err := openapi3filter.ValidateResponse(c.ctx, in); err != nil {
+	if err := openapitest.CheckResponse(c.ctx, route, params, req, body, res, raw); err != nil {
 		c.t.Fatalf("%s %s: the answer breaks the served document: %v\n%s", method, path, err, raw)
 	}
 	var doc map[string]any
@@ -304,22 +296,18 @@ func copyTracked(t *testing.T, root, dir string) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		dst := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(dst, raw, info.Mode().Perm()); err != nil {
-			t.Fatal(err)
-		}
+		write(t, filepath.Join(dir, name), raw, info.Mode().Perm())
 	}
 }
 
-func write(t *testing.T, file, text string) {
+// write writes file, making its folder first.
+func write(t *testing.T, file string, data []byte, perm os.FileMode) {
 	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
-		t.Fatal(err)
+	err := os.MkdirAll(filepath.Dir(file), 0o755)
+	if err == nil {
+		err = os.WriteFile(file, data, perm)
 	}
-	if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
+	if err != nil {
 		t.Fatal(err)
 	}
 }

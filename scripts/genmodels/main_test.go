@@ -51,9 +51,18 @@ func TestRun(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			dir := t.TempDir()
 			pkg := filepath.Join(dir, "storage")
-			write(t, filepath.Join(dir, "spec.yaml"), thingsSpec)
-			write(t, filepath.Join(pkg, "models.go"), "package storage\n\n"+c.models)
-			write(t, filepath.Join(pkg, "models_test.go"), "package storage\n\ntype Fake struct {\n\tbun.BaseModel `bun:\"table:things\"`\n}\n")
+			if err := os.Mkdir(pkg, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			for file, text := range map[string]string{
+				filepath.Join(dir, "spec.yaml"):      thingsSpec,
+				filepath.Join(pkg, "models.go"):      "package storage\n\n" + c.models,
+				filepath.Join(pkg, "models_test.go"): "package storage\n\ntype Fake struct {\n\tbun.BaseModel `bun:\"table:things\"`\n}\n",
+			} {
+				if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
 			out := filepath.Join(pkg, "models.gen.go")
 			err := run([]string{filepath.Join(dir, "spec.yaml")}, pkg, out)
 			if name != "found" {
@@ -72,15 +81,5 @@ func TestRun(t *testing.T) {
 				}
 			}
 		})
-	}
-}
-
-func write(t *testing.T, file, text string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
 	}
 }
