@@ -26,7 +26,8 @@ build:
 ## removes the strict server's typed responses (the handlers answer through scripts/genreply's one
 ## Response type); scripts/genquery
 ## makes each generated Gin wrapper parse the query string once instead of once per parameter;
-## scripts/genglue then writes each application's handler methods, server/handlers_<app>.gen.go
+## scripts/genglue then writes each application's handler methods, server/handlers_<app>.gen.go, and
+## scripts/genmodels the list of the Bun models of the documents' tables, storage/models.gen.go
 generate:
 	@for app in $(APPS); do \
 	  rm -rf gen/$$app && mkdir -p gen/$$app && \
@@ -40,6 +41,7 @@ generate:
 	    -out gen/$$app/reply.gen.go -exclude "$$exclude" || exit 1; \
 	done
 	$(GO) run ./scripts/genglue $(APPS)
+	$(GO) run ./scripts/genmodels $(APPS)
 
 # The TypeScript SDK generator, pinned in scripts/package.json.
 OPENAPI_TS := scripts/node_modules/.bin/openapi-typescript
@@ -62,10 +64,10 @@ verify: generate
 	$(MAKE) --no-print-directory sdk
 	$(GO) mod tidy
 	$(GO) run ./scripts/breaking -released openapi/released -bundled openapi/bundled $(APPS)
-	@git diff --exit-code -- gen openapi 'server/*.gen.go' go.mod go.sum || \
+	@git diff --exit-code -- gen openapi 'server/*.gen.go' 'storage/*.gen.go' go.mod go.sum || \
 	  { echo "generated files or go.mod are stale: run 'make generate', 'make sdk' and 'go mod tidy', then commit"; exit 1; }
-	@test -z "$$(git status --porcelain -- gen openapi 'server/*.gen.go')" || \
-	  { echo "untracked generated files:"; git status --porcelain -- gen openapi 'server/*.gen.go'; exit 1; }
+	@test -z "$$(git status --porcelain -- gen openapi 'server/*.gen.go' 'storage/*.gen.go')" || \
+	  { echo "untracked generated files:"; git status --porcelain -- gen openapi 'server/*.gen.go' 'storage/*.gen.go'; exit 1; }
 
 ## release-docs: make the bundled public documents the last released versions (after a new major)
 release-docs: generate

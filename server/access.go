@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/entityapi/entityapi/server/problem"
+	"github.com/entityapi/entityapi/server/resource"
 )
 
 // action is what a request does to a resource type, for the roles table.
@@ -25,14 +26,13 @@ const (
 	roleUser          = "ROLE_USER"
 )
 
-// managed are the types a manager may create and edit; users, roles and the
-// organization stay the administrators'.
-var managed = []string{"businessunits", "accounts", "contacts", "weightunits", "taxjurisdictions"}
-
 // allowed is the roles table of DESIGN.md §8: every role views everything;
-// administrators do everything; managers create and edit the managed types and
-// run batches; nobody else writes.
-func allowed(roles []string, typ string, a action) bool {
+// administrators do everything; managers create and edit the resources whose
+// x-entityapi says managed: true (Resource.Managed; users, roles and the
+// organization stay the administrators') and run batches; nobody else writes.
+// A resource is the administrators' unless its document says otherwise, so a
+// new entity opens to managers only by a line in its own document.
+func allowed(roles []string, res *resource.Resource, a action) bool {
 	if a == viewAction {
 		return len(roles) > 0
 	}
@@ -44,7 +44,7 @@ func allowed(roles []string, typ string, a action) bool {
 	}
 	switch a {
 	case createAction, editAction:
-		return slices.Contains(managed, typ)
+		return res.Managed
 	case batchAction:
 		return true
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 
 	"github.com/entityapi/entityapi/openapi"
+	"github.com/entityapi/entityapi/server/resource"
 	"github.com/entityapi/entityapi/storage/authstore"
 	"github.com/entityapi/entityapi/storage/secret"
 )
@@ -30,10 +31,7 @@ var pathParameter = regexp.MustCompile(`\{[^}]+\}`)
 // documentedOperations lists every operation of the back-office document.
 func documentedOperations(t *testing.T) []documentedOperation {
 	t.Helper()
-	doc, err := openapi3.NewLoader().LoadFromData(openapi.Backoffice)
-	if err != nil {
-		t.Fatal(err)
-	}
+	doc := backofficeDocument(t)
 	var out []documentedOperation
 	for path, item := range doc.Paths.Map() {
 		for method, op := range item.Operations() {
@@ -49,6 +47,26 @@ func documentedOperations(t *testing.T) []documentedOperation {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].id < out[j].id })
 	return out
+}
+
+// backofficeDocument is the served back-office document.
+func backofficeDocument(t *testing.T) *openapi3.T {
+	t.Helper()
+	doc, err := openapi3.NewLoader().LoadFromData(openapi.Backoffice)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return doc
+}
+
+// backofficeRegistry is the resources of the served back-office document.
+func backofficeRegistry(t *testing.T) *resource.Registry {
+	t.Helper()
+	reg, err := resource.Load(backofficeDocument(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return reg
 }
 
 // TestEveryOperationNeedsAToken calls every operation of the public document
@@ -214,10 +232,21 @@ func TestStorefrontTokensAreRefused(t *testing.T) {
 // TestRolesOnEveryWriteOperation holds every write operation of the public
 // document to the roles table of DESIGN.md §8: a user writes nothing; a
 // manager creates and edits business units, accounts, contacts, weight units
-// and tax jurisdictions, and deletes nothing.
+// and tax jurisdictions, and deletes nothing. The table is written here, not
+// read from the documents' x-entityapi managed, so a marker lost or added by
+// mistake fails; a type it does not list (an entity added since) is held to
+// its document's marker instead.
 func TestRolesOnEveryWriteOperation(t *testing.T) {
 	managed := map[string]bool{"businessunits": true, "accounts": true, "contacts": true, "weightunits": true, "taxjurisdictions": true,
-		"asyncoperations": true} // a manager cancels the operations it started
+		"asyncoperations": true, // a manager cancels the operations it started
+		"users":           false, "organizations": false}
+	reg := backofficeRegistry(t)
+	for _, typ := range reg.Types() {
+		if _, listed := managed[typ]; !listed {
+			res, _ := reg.Get(typ)
+			managed[typ] = res.Managed
+		}
+	}
 	eachAPI(t, func(t *testing.T, a *api) {
 		viewer, manager := a.caller("viewer"), a.caller("manager")
 		for _, op := range documentedOperations(t) {

@@ -123,8 +123,8 @@ func TestEveryStorefrontOperation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ids := map[string]string{"countries": "DE", "regions": "DE-BY", "weightunits": "kg", "localizations": "2", "currencies": "EUR"}
 	eachAPI(t, func(t *testing.T, a *api) {
+		ids := map[string]string{"countries": "DE", "regions": "DE-BY", "weightunits": "kg", "localizations": "2", "currencies": "EUR"}
 		a.created(t, "/admin/api/weightunits", `{"data":{"type":"weightunits","id":"kg"}}`)
 		sf := a.caller("storefront")
 		for path, item := range doc.Paths.Map() {
@@ -134,6 +134,9 @@ func TestEveryStorefrontOperation(t *testing.T) {
 			}
 			segs := strings.Split(strings.TrimPrefix(path, "/api/"), "/")
 			if len(segs) > 1 {
+				if ids[segs[0]] == "" { // a type added since: a record made as the back office documents it
+					ids[segs[0]] = exampleRecord(t, a, segs[0])
+				}
 				segs[1] = ids[segs[0]]
 			}
 			url := "/api/" + strings.Join(segs, "/")

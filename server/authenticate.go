@@ -65,7 +65,7 @@ func (a *application) authenticate(c *gin.Context) {
 		return
 	}
 	c.Set(principalKey, p)
-	if a.roles && !allowed(p.Roles, rt.res.Type, routeAction(rt)) {
+	if a.roles && !allowed(p.Roles, rt.res, routeAction(rt)) {
 		a.abort(c, denied())
 		return
 	}

@@ -240,7 +240,7 @@ func (e *engine) readBatchItem(cl *call, res *resource.Resource, raw jobs.ChunkI
 	if update || up != nil {
 		act = editAction
 	}
-	if !allowed(cl.roles, res.Type, act) || (up != nil && !allowed(cl.roles, res.Type, createAction)) {
+	if !allowed(cl.roles, res, act) || (up != nil && !allowed(cl.roles, res, createAction)) {
 		d := denied()
 		d.Pointer = base
 		ci.fail(d)

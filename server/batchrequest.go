@@ -51,7 +51,7 @@ func (a *application) batchRequest(c *gin.Context) {
 		return
 	}
 	res := cl.rt.res
-	if !allowed(cl.roles, res.Type, createAction) || !allowed(cl.roles, res.Type, editAction) {
+	if !allowed(cl.roles, res, createAction) || !allowed(cl.roles, res, editAction) {
 		a.writeError(c, denied())
 		return
 	}

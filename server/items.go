@@ -102,7 +102,7 @@ func (e *engine) newItemSet(ctx context.Context, cl *call, primary *item, doc *j
 		if update {
 			act = editAction
 		}
-		if !allowed(cl.roles, r.Type, act) {
+		if !allowed(cl.roles, res, act) {
 			d := denied()
 			d.Pointer = base
 			errs = append(errs, d)

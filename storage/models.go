@@ -15,20 +15,10 @@ import (
 // the single declaration of its table's columns for Go code: Table metadata is
 // derived from it (see buildTables), and migrations create the same columns.
 // A date column is tagged `type:date` (KindDate); json.RawMessage is KindJSON.
-var models = []any{
-	(*Organization)(nil),
-	(*Country)(nil),
-	(*Region)(nil),
-	(*WeightUnit)(nil),
-	(*TaxJurisdiction)(nil),
-	(*Account)(nil),
-	(*UserRole)(nil),
-	(*BusinessUnit)(nil),
-	(*User)(nil),
-	(*Contact)(nil),
-	(*Localization)(nil),
-	(*Currency)(nil),
-}
+// They are the models of the tables the documents serve, which make generate
+// lists (scripts/genmodels, models.gen.go: entityModels, and joinModels for
+// their join tables), found by their table tags.
+var models = entityModels
 
 // Localization is one language the storefront answers in (migration 0005
 // fixes the four of DESIGN.md §10).
@@ -53,13 +43,6 @@ type Currency struct {
 // The records of batch operations (storage/jobs) and of authentication
 // (storage/authstore) are read and written only by those packages' typed
 // queries, so they are in neither list: the generic queries never see them.
-
-// joinModels lists the join tables (see JoinTable): two key columns, the
-// Left one first, and nothing else.
-var joinModels = []any{
-	(*UserUserRole)(nil),
-	(*AccountContact)(nil),
-}
 
 // Organization owns every scoped record. Migration 0001 creates "Main" as id 1.
 type Organization struct {

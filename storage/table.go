@@ -25,15 +25,15 @@ const (
 // lookupTimeout bounds catalog look-ups made while reporting an error.
 const lookupTimeout = 5 * time.Second
 
-// Table returns the description of a table declared in models.go, or false.
+// Table returns the description of a table of models (models.go), or false.
 // The result is shared: callers must not modify it.
 func (s *Store) Table(name string) (*Table, bool) {
 	t, ok := s.tables[name]
 	return t, ok
 }
 
-// JoinTable returns the description of a join table declared in models.go
-// (joinModels), or false. The result is shared: callers must not modify it.
+// JoinTable returns the description of a join table of joinModels
+// (models.gen.go), or false. The result is shared: callers must not modify it.
 func (s *Store) JoinTable(name string) (*JoinTable, bool) {
 	j, ok := s.joins[name]
 	return j, ok

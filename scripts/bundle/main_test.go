@@ -169,3 +169,35 @@ func TestBundleRefuses(t *testing.T) {
 		})
 	}
 }
+
+// A tag a per-entity document declares is added after the root's own, unless
+// the root declares it (the root's description wins); two documents declaring
+// the same tag is an error.
+func TestBundleEntityTags(t *testing.T) {
+	root := rootDocument + "tags: [{name: things, description: Root things.}]\n"
+	withTags := func(doc, tags string) string {
+		return strings.Replace(doc, "paths:\n", "tags: "+tags+"\npaths:\n", 1)
+	}
+	b, err := bundle(writeApp(t, map[string]string{
+		"app/root.yaml":     root,
+		"app/things.yaml":   withTags(thingsDocument("true"), "[{name: things, description: File things.}, {name: widgets, description: Widgets.}]"),
+		"shared/token.yaml": tokenDocument(""),
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `"tags":[{"description":"Root things.","name":"things"},{"description":"Widgets.","name":"widgets"}]`
+	if !bytes.Contains(b.public, []byte(want)) {
+		t.Errorf("tags of the bundle, want %s:\n%s", want, b.public)
+	}
+	gadgets := strings.NewReplacer("things", "gadgets", "Thing", "Gadget").Replace(thingsDocument("true"))
+	_, err = bundle(writeApp(t, map[string]string{
+		"app/root.yaml":     rootDocument,
+		"app/things.yaml":   withTags(thingsDocument("true"), "[{name: widgets}]"),
+		"app/gadgets.yaml":  withTags(gadgets, "[{name: widgets}]"),
+		"shared/token.yaml": tokenDocument(""),
+	}))
+	if want := `tag "widgets" is declared in both gadgets.yaml and things.yaml`; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("error %v, want one saying %q", err, want)
+	}
+}

@@ -12,13 +12,16 @@ import (
 )
 
 // rootWithEntityPaths returns the root document of an application with, under
-// paths, a reference to every path of every per-entity document beside it, so
-// that adding an entity is adding its file: the root itself keeps only what
-// belongs to no entity (info, servers, security, tags, the token path).
+// paths, a reference to every path of every per-entity document beside it, and
+// under tags, after the root's own, each tag a per-entity document declares in
+// its top-level tags that the root does not, so that adding an entity is adding
+// its file: the root itself keeps only what belongs to no entity (info, servers,
+// security, the token path) and the tags of the entities that were there first.
 //
 // A per-entity document is a .yaml file of the root's folder, other than the
 // root, with an `openapi` member (oapi-codegen.yaml has none). A path named by two
-// documents, or by the root and a document, is an error.
+// documents, or by the root and a document, is an error; so is a tag two
+// per-entity documents both declare.
 func rootWithEntityPaths(root string) ([]byte, error) {
 	var doc map[string]any
 	if err := readYAML(root, &doc); err != nil {
@@ -46,13 +49,52 @@ func rootWithEntityPaths(root string) ([]byte, error) {
 		}
 	}
 	doc["paths"] = paths
+	tags, err := withEntityTags(doc["tags"], files)
+	if err != nil {
+		return nil, err
+	}
+	if tags != nil {
+		doc["tags"] = tags
+	}
 	return json.Marshal(doc)
 }
 
-// entityDocument is a per-entity document: its file name and its paths, sorted.
+// withEntityTags appends to the root's tags those the per-entity documents
+// declare and the root does not, in the order of the files (sorted by name).
+func withEntityTags(rootTags any, files []entityDocument) (any, error) {
+	list, _ := rootTags.([]any)
+	owner := map[string]string{}
+	for _, t := range list {
+		if m, ok := t.(map[string]any); ok {
+			name, _ := m["name"].(string)
+			owner[name] = "the root"
+		}
+	}
+	for _, file := range files {
+		for _, t := range file.tags {
+			name, _ := t["name"].(string)
+			switch prev := owner[name]; {
+			case prev == "the root":
+				continue
+			case prev != "":
+				return nil, fmt.Errorf("tag %q is declared in both %s and %s", name, prev, file.name)
+			}
+			owner[name] = file.name
+			list = append(list, t)
+		}
+	}
+	if list == nil {
+		return rootTags, nil
+	}
+	return list, nil
+}
+
+// entityDocument is a per-entity document: its file name, its paths, sorted,
+// and the tags it declares.
 type entityDocument struct {
 	name  string
 	paths []string
+	tags  []map[string]any
 }
 
 // entityDocuments reads the per-entity documents in the folder of root.
@@ -71,6 +113,7 @@ func entityDocuments(root string) ([]entityDocument, error) {
 		var file struct {
 			OpenAPI string                     `json:"openapi"`
 			Paths   map[string]json.RawMessage `json:"paths"`
+			Tags    []map[string]any           `json:"tags"`
 		}
 		if err := readYAML(filepath.Join(dir, name), &file); err != nil {
 			return nil, err
@@ -78,7 +121,7 @@ func entityDocuments(root string) ([]entityDocument, error) {
 		if file.OpenAPI == "" {
 			continue
 		}
-		doc := entityDocument{name: name}
+		doc := entityDocument{name: name, tags: file.Tags}
 		for p := range file.Paths {
 			doc.paths = append(doc.paths, p)
 		}

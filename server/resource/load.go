@@ -40,7 +40,9 @@ type meta struct {
 	Title  []string   `json:"title"`
 	Upsert [][]string `json:"upsert"`
 	Batch  bool       `json:"batch"`
-	Chunk  struct {
+	// Managed: managers create and edit these records too (DESIGN.md §8).
+	Managed bool `json:"managed"`
+	Chunk   struct {
 		Size     int `json:"size"`
 		Included int `json:"included"`
 	} `json:"chunk"` // batch chunk sizes, when not the defaults (100 / 50)
@@ -93,7 +95,7 @@ func load(s *openapi3.Schema) (*Resource, error) {
 	r := &Resource{
 		Type: typ, Table: m.Table, Scoped: m.Scope == "organization", Self: m.Scope == "self",
 		IDColumn: m.ID.Column, IntID: m.ID.Kind == "integer", IDOps: m.ID.Filter,
-		Title: m.Title, Upsert: m.Upsert, Batch: m.Batch,
+		Title: m.Title, Upsert: m.Upsert, Batch: m.Batch, Managed: m.Managed,
 		ChunkSize: m.Chunk.Size, IncludedChunkSize: m.Chunk.Included,
 		attrs: map[string]*Attribute{}, rels: map[string]*Relationship{},
 	}

@@ -33,6 +33,9 @@ type Resource struct {
 	Title    []string // attributes whose values make the record's title
 	Upsert   [][]string
 	Batch    bool
+	// Managed: managers may create and edit the records, not only
+	// administrators (DESIGN.md §8); x-entityapi managed: true.
+	Managed bool
 	// Batch chunk sizes from x-entityapi chunk (0: the defaults).
 	ChunkSize, IncludedChunkSize int
 
