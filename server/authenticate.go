@@ -11,6 +11,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/entityapi/entityapi/server/auth"
+	"github.com/entityapi/entityapi/server/identity"
 	"github.com/entityapi/entityapi/server/jsonguard"
 	"github.com/entityapi/entityapi/server/problem"
 )
@@ -22,9 +23,9 @@ const (
 )
 
 // principalOf is the authenticated caller of a request.
-func principalOf(c *gin.Context) *auth.Principal {
+func principalOf(c *gin.Context) *identity.Principal {
 	if v, ok := c.Get(principalKey); ok {
-		return v.(*auth.Principal)
+		return v.(*identity.Principal)
 	}
 	return nil
 }

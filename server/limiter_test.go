@@ -9,7 +9,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"github.com/entityapi/entityapi/server/auth"
+	"github.com/entityapi/entityapi/server/identity"
 	"github.com/entityapi/entityapi/storage/authstore"
 )
 
@@ -93,7 +93,7 @@ func TestLimiterOff(t *testing.T) {
 // guest has its address's (its /64 for IPv6). Guests once shared one bucket:
 // their principal is empty, not missing.
 func TestClientKey(t *testing.T) {
-	key := func(remote string, p *auth.Principal) string {
+	key := func(remote string, p *identity.Principal) string {
 		c, _ := gin.CreateTestContext(httptest.NewRecorder())
 		c.Request = httptest.NewRequest(http.MethodGet, "/api/countries", nil)
 		c.Request.RemoteAddr = remote
@@ -102,8 +102,8 @@ func TestClientKey(t *testing.T) {
 		}
 		return clientKey(c)
 	}
-	guest := &auth.Principal{App: authstore.AppStorefront}
-	client := &auth.Principal{App: authstore.AppStorefront, ClientID: "shop"}
+	guest := &identity.Principal{App: authstore.AppStorefront}
+	client := &identity.Principal{App: authstore.AppStorefront, ClientID: "shop"}
 	for _, tc := range []struct {
 		name string
 		got  string

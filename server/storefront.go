@@ -10,7 +10,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"github.com/entityapi/entityapi/server/auth"
+	"github.com/entityapi/entityapi/server/identity"
 	"github.com/entityapi/entityapi/server/problem"
 	"github.com/entityapi/entityapi/storage"
 	"github.com/entityapi/entityapi/storage/authstore"
@@ -150,6 +150,6 @@ func (a *application) guest(c *gin.Context, rt *route) bool {
 	if !a.guests[rt.res.Type] || (c.Request.Method != http.MethodGet && c.Request.Method != http.MethodHead) {
 		return false
 	}
-	c.Set(principalKey, &auth.Principal{App: authstore.AppStorefront})
+	c.Set(principalKey, &identity.Principal{App: authstore.AppStorefront})
 	return true
 }

@@ -108,6 +108,7 @@ func Rules(mod string) []Rule {
 		server     = mod + "/server"
 		serverAuth = mod + "/server/auth"
 		jsonapi    = mod + "/server/jsonapi"
+		identity   = mod + "/server/identity"
 		gin        = "github.com/gin-gonic/gin"
 	)
 	return []Rule{
@@ -151,6 +152,13 @@ func Rules(mod string) []Rule {
 		{
 			Name:      "server/jsonapi must depend on the standard library only",
 			Subject:   func(p string) bool { return p == jsonapi },
+			Forbidden: func(_ string, standard bool) bool { return !standard },
+		},
+		{
+			// Who is calling is a plain value server/auth produces and the
+			// engine reads: a leaf, so that neither needs the other for it.
+			Name:      "server/identity must depend on the standard library only",
+			Subject:   func(p string) bool { return p == identity },
 			Forbidden: func(_ string, standard bool) bool { return !standard },
 		},
 		{

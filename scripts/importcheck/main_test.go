@@ -186,6 +186,17 @@ func TestCheck(t *testing.T) {
 			},
 		},
 		{
+			name: "server/identity depends on the standard library only",
+			graph: graph(
+				"~server/identity -> time",
+				"~server/identity -> ~storage/authstore",
+			),
+			checked: 2,
+			want: []string{
+				"server/identity reaches storage/authstore via server/identity -> storage/authstore",
+			},
+		},
+		{
 			name: "server/jsonapi depends on the standard library only",
 			graph: graph(
 				"~server/jsonapi -> encoding/json",

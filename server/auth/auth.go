@@ -73,17 +73,6 @@ type Events struct {
 	CredentialsRefused func(reason string)
 }
 
-// Principal is who a valid token speaks for. A back-office principal is a
-// user (UserID, that user's Org and Roles) acting through ClientID; a
-// storefront principal is the client itself (UserID 0, no Roles).
-type Principal struct {
-	App      string // authstore.AppBackoffice or authstore.AppStorefront
-	ClientID string
-	UserID   int64
-	Org      int64
-	Roles    []string // sorted role codes (authstore.Store.UserRoles)
-}
-
 // Error is a refused token. Reason is a short sentence that is safe to show
 // the client (it never contains the token or a secret), e.g. "The access
 // token is expired.".

@@ -15,6 +15,7 @@ import (
 	"github.com/golang-jwt/jwt/v5"
 
 	"github.com/entityapi/entityapi/server/auth"
+	"github.com/entityapi/entityapi/server/identity"
 	"github.com/entityapi/entityapi/storage"
 	"github.com/entityapi/entityapi/storage/authstore"
 	"github.com/entityapi/entityapi/storage/storagetest"
@@ -179,7 +180,7 @@ func TestAuthenticateRefusesDemoWithoutDemo(t *testing.T) {
 				}
 			})
 		}
-		want := auth.Principal{App: "backoffice", ClientID: "fred-client", UserID: fred.ID, Org: 1, Roles: []string{"ROLE_USER"}}
+		want := identity.Principal{App: "backoffice", ClientID: "fred-client", UserID: fred.ID, Org: 1, Roles: []string{"ROLE_USER"}}
 		if p, err := plain.Authenticate(ctx, demo.token(t, "fred-client", "secret-fred-client"), "backoffice"); err != nil || !reflect.DeepEqual(*p, want) {
 			t.Errorf("a real client without --demo: %+v, %v", p, err)
 		}

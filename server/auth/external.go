@@ -9,6 +9,7 @@ import (
 	"github.com/golang-jwt/jwt/v5"
 	"golang.org/x/time/rate"
 
+	"github.com/entityapi/entityapi/server/identity"
 	"github.com/entityapi/entityapi/storage/authstore"
 )
 
@@ -60,7 +61,7 @@ func newExternalKeyfunc(ctx context.Context, ext *External) (keyfunc.Keyfunc, er
 // names our user by username or email (authstore.Store.UserByLogin), who must exist,
 // be enabled and not be a demo user unless --demo. The principal's client is
 // the token's azp or client_id, else "external".
-func (s *Service) theirs(ctx context.Context, token, audience string) (*Principal, error) {
+func (s *Service) theirs(ctx context.Context, token, audience string) (*identity.Principal, error) {
 	ext := s.cfg.External
 	if audience != authstore.AppBackoffice {
 		return nil, refuse(reasonStorefront)
@@ -90,6 +91,6 @@ func (s *Service) theirs(ctx context.Context, token, audience string) (*Principa
 			break
 		}
 	}
-	return &Principal{App: authstore.AppBackoffice, ClientID: clientID, UserID: sub.user.ID,
+	return &identity.Principal{App: authstore.AppBackoffice, ClientID: clientID, UserID: sub.user.ID,
 		Org: sub.user.OrganizationID, Roles: append([]string(nil), sub.roles...)}, nil
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/golang-jwt/jwt/v5"
 
 	"github.com/entityapi/entityapi/server/auth"
+	"github.com/entityapi/entityapi/server/identity"
 	"github.com/entityapi/entityapi/storage"
 	"github.com/entityapi/entityapi/storage/authstore"
 	"github.com/entityapi/entityapi/storage/storagetest"
@@ -74,21 +75,21 @@ func TestExternalIdentityProvider(t *testing.T) {
 		idpToken := func(edit func(jwt.MapClaims)) string {
 			return sign(t, jwt.SigningMethodRS256, idpKey, "idp-1", claims(edit))
 		}
-		ivyAs := func(client string) *auth.Principal {
-			return &auth.Principal{App: "backoffice", ClientID: client, UserID: ivy.ID, Org: 1, Roles: []string{"ROLE_MANAGER", "ROLE_USER"}}
+		ivyAs := func(client string) *identity.Principal {
+			return &identity.Principal{App: "backoffice", ClientID: client, UserID: ivy.ID, Org: 1, Roles: []string{"ROLE_MANAGER", "ROLE_USER"}}
 		}
 		tests := []struct {
 			name     string
 			token    string
 			audience string
-			want     *auth.Principal
+			want     *identity.Principal
 			reason   string
 		}{
 			{"email of a user", idpToken(nil), "backoffice", ivyAs("external"), ""},
 			{"email in another case, azp", idpToken(func(c jwt.MapClaims) { c["email"], c["azp"] = "IVY@example.org", "portal" }), "backoffice", ivyAs("portal"), ""},
 			{"client_id claim", idpToken(func(c jwt.MapClaims) { c["client_id"] = "cli" }), "backoffice", ivyAs("cli"), ""},
 			{"user of another organization", idpToken(func(c jwt.MapClaims) { c["email"] = "other-admin@example.com" }), "backoffice",
-				&auth.Principal{App: "backoffice", ClientID: "external", UserID: other.ID, Org: other.OrganizationID, Roles: []string{"ROLE_ADMINISTRATOR"}}, ""},
+				&identity.Principal{App: "backoffice", ClientID: "external", UserID: other.ID, Org: other.OrganizationID, Roles: []string{"ROLE_ADMINISTRATOR"}}, ""},
 			{"unknown email", idpToken(func(c jwt.MapClaims) { c["email"] = "nobody@example.org" }), "backoffice", nil, "The user of the access token does not exist."},
 			{"disabled user", idpToken(func(c jwt.MapClaims) { c["email"] = "jon@example.org" }), "backoffice", nil, "The user of the access token is disabled."},
 			{"no email claim", idpToken(func(c jwt.MapClaims) { delete(c, "email") }), "backoffice", nil, "The access token does not name a user."},

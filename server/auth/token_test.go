@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/entityapi/entityapi/server/auth"
+	"github.com/entityapi/entityapi/server/identity"
 	"github.com/entityapi/entityapi/storage"
 	"github.com/entityapi/entityapi/storage/authstore"
 	"github.com/entityapi/entityapi/storage/storagetest"
@@ -31,28 +32,28 @@ func TestTokenGrants(t *testing.T) {
 		tests := []struct {
 			name string
 			req  request
-			want auth.Principal
+			want identity.Principal
 		}{
 			{"client credentials, form", request{ctype: "form", params: cc("demo-backoffice")},
-				auth.Principal{App: "backoffice", ClientID: "demo-backoffice", UserID: admin.ID, Org: 1, Roles: []string{"ROLE_ADMINISTRATOR"}}},
+				identity.Principal{App: "backoffice", ClientID: "demo-backoffice", UserID: admin.ID, Org: 1, Roles: []string{"ROLE_ADMINISTRATOR"}}},
 			{"client credentials, JSON, back-office path", request{path: "/admin/oauth2-token", ctype: "json", params: cc("demo-viewer")},
-				auth.Principal{App: "backoffice", ClientID: "demo-viewer", UserID: viewer.ID, Org: 1, Roles: []string{"ROLE_USER"}}},
+				identity.Principal{App: "backoffice", ClientID: "demo-viewer", UserID: viewer.ID, Org: 1, Roles: []string{"ROLE_USER"}}},
 			{"client credentials, JSON with charset", request{ctype: "application/json; charset=utf-8",
 				raw: `{"grant_type":"client_credentials","client_id":"demo-storefront","client_secret":"demo-storefront-secret","scope":"x"}`},
-				auth.Principal{App: "storefront", ClientID: "demo-storefront", Org: 1}},
+				identity.Principal{App: "storefront", ClientID: "demo-storefront", Org: 1}},
 			{"client credentials, Basic, form", request{ctype: "form", params: []string{"grant_type", "client_credentials"},
 				basic: []string{"demo-storefront", "demo-storefront-secret"}},
-				auth.Principal{App: "storefront", ClientID: "demo-storefront", Org: 1}},
+				identity.Principal{App: "storefront", ClientID: "demo-storefront", Org: 1}},
 			{"client credentials, Basic, JSON", request{ctype: "json", params: []string{"grant_type", "client_credentials"},
 				basic: []string{"demo-backoffice", "demo-backoffice-secret"}},
-				auth.Principal{App: "backoffice", ClientID: "demo-backoffice", UserID: admin.ID, Org: 1, Roles: []string{"ROLE_ADMINISTRATOR"}}},
+				identity.Principal{App: "backoffice", ClientID: "demo-backoffice", UserID: admin.ID, Org: 1, Roles: []string{"ROLE_ADMINISTRATOR"}}},
 			{"password, form: the token is the user's", request{ctype: "form", params: pw("demo-viewer", "admin", "demo-admin-password")},
-				auth.Principal{App: "backoffice", ClientID: "demo-viewer", UserID: admin.ID, Org: 1, Roles: []string{"ROLE_ADMINISTRATOR"}}},
+				identity.Principal{App: "backoffice", ClientID: "demo-viewer", UserID: admin.ID, Org: 1, Roles: []string{"ROLE_ADMINISTRATOR"}}},
 			{"password by email, JSON", request{ctype: "json", params: pw("demo-backoffice", "viewer@example.com", "demo-viewer-password")},
-				auth.Principal{App: "backoffice", ClientID: "demo-backoffice", UserID: viewer.ID, Org: 1, Roles: []string{"ROLE_USER"}}},
+				identity.Principal{App: "backoffice", ClientID: "demo-backoffice", UserID: viewer.ID, Org: 1, Roles: []string{"ROLE_USER"}}},
 			{"password, Basic", request{ctype: "form", params: []string{"grant_type", "password", "username", "viewer", "password", "demo-viewer-password"},
 				basic: []string{"demo-backoffice", "demo-backoffice-secret"}},
-				auth.Principal{App: "backoffice", ClientID: "demo-backoffice", UserID: viewer.ID, Org: 1, Roles: []string{"ROLE_USER"}}},
+				identity.Principal{App: "backoffice", ClientID: "demo-backoffice", UserID: viewer.ID, Org: 1, Roles: []string{"ROLE_USER"}}},
 		}
 		for _, tc := range tests {
 			t.Run(tc.name, func(t *testing.T) {

@@ -10,6 +10,7 @@ import (
 	"github.com/MicahParks/jwkset"
 	"github.com/golang-jwt/jwt/v5"
 
+	"github.com/entityapi/entityapi/server/identity"
 	"github.com/entityapi/entityapi/storage/authstore"
 )
 
@@ -67,7 +68,7 @@ var errUnknownKID = errors.New("auth: unknown kid")
 //
 // A refused token is an *Error (answer 401 with its Reason). Any other error
 // means the check could not be made (the database failed): answer 500.
-func (s *Service) Authenticate(ctx context.Context, token, audience string) (*Principal, error) {
+func (s *Service) Authenticate(ctx context.Context, token, audience string) (*identity.Principal, error) {
 	if audience != authstore.AppBackoffice && audience != authstore.AppStorefront {
 		return nil, fmt.Errorf("auth: unknown application %q", audience)
 	}
@@ -142,7 +143,7 @@ func (s *Service) ownKey(ctx context.Context) jwt.Keyfunc {
 }
 
 // ours checks one of our own tokens and the principal it names.
-func (s *Service) ours(ctx context.Context, token, audience string) (*Principal, error) {
+func (s *Service) ours(ctx context.Context, token, audience string) (*identity.Principal, error) {
 	claims, known := s.verified.get(token, audience, s.now())
 	if !known {
 		if err := s.parse(token, &claims, s.ownKey(ctx), audience, s.cfg.Issuer); err != nil {
@@ -171,7 +172,7 @@ func (s *Service) ours(ctx context.Context, token, audience string) (*Principal,
 	if err := s.check(sub, audience, userID); err != nil {
 		return nil, err
 	}
-	p := &Principal{App: audience, ClientID: claims.ClientID, Org: sub.client.OrganizationID}
+	p := &identity.Principal{App: audience, ClientID: claims.ClientID, Org: sub.client.OrganizationID}
 	if sub.user != nil {
 		p.UserID, p.Org, p.Roles = sub.user.ID, sub.user.OrganizationID, slices.Clone(sub.roles)
 	}

@@ -1,0 +1,15 @@
+// Package identity holds who is calling, as a plain value: server/auth
+// produces it from a token and the engine reads it, so neither imports the
+// other for it.
+package identity
+
+// Principal is who a valid token speaks for. A back-office principal is a
+// user (UserID, that user's Org and Roles) acting through ClientID; a
+// storefront principal is the client itself (UserID 0, no Roles).
+type Principal struct {
+	App      string // "backoffice" or "storefront" (storage/authstore's AppBackoffice, AppStorefront)
+	ClientID string
+	UserID   int64
+	Org      int64
+	Roles    []string // sorted role codes
+}
