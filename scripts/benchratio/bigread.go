@@ -2,8 +2,9 @@ package main
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
-	"sort"
+	"slices"
 	"strconv"
 )
 
@@ -41,13 +42,8 @@ func (b bigReads) print() {
 	if len(b) == 0 {
 		return
 	}
-	var names []string
-	for name := range b {
-		names = append(names, name)
-	}
-	sort.Strings(names)
 	fmt.Printf("\n%-44s %10s %12s %8s\n", "BigRead request", "SQLite s", "PostgreSQL s", "ratio")
-	for _, name := range names {
+	for _, name := range slices.Sorted(maps.Keys(b)) {
 		sq, pg := b[name]["sqlite"], b[name]["postgres"]
 		if len(sq) == 0 {
 			continue

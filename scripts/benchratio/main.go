@@ -13,8 +13,10 @@ package main
 import (
 	"bufio"
 	"fmt"
+	"maps"
 	"os"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -65,13 +67,8 @@ func main() {
 		}
 	}
 	nsPerOp := runs["ns/op"]
-	var rows []string
-	for key := range nsPerOp {
-		rows = append(rows, key)
-	}
-	sort.Strings(rows)
 	fmt.Printf("\n%-28s %12s %14s %8s\n", "benchmark", "req/s", "bare req/s", "ratio")
-	for _, key := range rows {
+	for _, key := range slices.Sorted(maps.Keys(nsPerOp)) {
 		name, dialect := split(key)
 		bare, ok := pairs[name]
 		if !ok {
