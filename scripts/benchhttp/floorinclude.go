@@ -99,21 +99,28 @@ func (a account) resource(base string, contacts []string) resource[accountAttrib
 }
 
 func (f readFloor) accounts(ctx context.Context, ids []int64) ([]account, error) {
+	return byKeys(ctx, f.db, "accounts", ids, func(rs rows) (account, error) { return scanAccount(rs) })
+}
+
+// byKeys runs the statement name, which reads the organization's rows of one
+// table whose keys are ids, and scans each row with scan: the included
+// accounts and users are read the same way.
+func byKeys[T any](ctx context.Context, db *floorDB, name string, ids []int64, scan func(rows) (T, error)) ([]T, error) {
 	if len(ids) == 0 {
 		return nil, nil
 	}
-	rs, err := f.db.query(ctx, "accounts", floorOrg, f.db.ids(ids))
+	rs, err := db.query(ctx, name, floorOrg, db.ids(ids))
 	if err != nil {
 		return nil, err
 	}
 	defer rs.Close()
-	var out []account
+	var out []T
 	for rs.Next() {
-		a, err := scanAccount(rs)
+		v, err := scan(rs)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, a)
+		out = append(out, v)
 	}
 	return out, rs.Err()
 }
@@ -126,30 +133,22 @@ type user struct {
 }
 
 func (f readFloor) users(ctx context.Context, ids []int64) ([]user, error) {
-	if len(ids) == 0 {
-		return nil, nil
+	return byKeys(ctx, f.db, "users", ids, scanUser)
+}
+
+func scanUser(rs rows) (user, error) {
+	var u user
+	var birthday dateText
+	var emails rawJSON
+	var lastLogin, created, updated timeText
+	if err := rs.Scan(&u.id, &u.a.Username, &u.a.Email, &u.a.FirstName, &u.a.LastName, &u.a.NamePrefix, &u.a.MiddleName,
+		&u.a.NameSuffix, &u.a.Phone, &u.a.Title, &u.a.GoogleID, &birthday, &u.a.Enabled, &emails, &u.a.ExternalID,
+		&lastLogin, &u.a.LoginCount, &u.owner, &created, &updated); err != nil {
+		return u, err
 	}
-	rs, err := f.db.query(ctx, "users", floorOrg, f.db.ids(ids))
-	if err != nil {
-		return nil, err
+	u.a.Birthday, u.a.Emails, u.a.LastLogin = birthday.Value, emails.Value, lastLogin.Value
+	if created.Value != nil && updated.Value != nil {
+		u.a.CreatedAt, u.a.UpdatedAt = *created.Value, *updated.Value
 	}
-	defer rs.Close()
-	var out []user
-	for rs.Next() {
-		var u user
-		var birthday dateText
-		var emails rawJSON
-		var lastLogin, created, updated timeText
-		if err := rs.Scan(&u.id, &u.a.Username, &u.a.Email, &u.a.FirstName, &u.a.LastName, &u.a.NamePrefix, &u.a.MiddleName,
-			&u.a.NameSuffix, &u.a.Phone, &u.a.Title, &u.a.GoogleID, &birthday, &u.a.Enabled, &emails, &u.a.ExternalID,
-			&lastLogin, &u.a.LoginCount, &u.owner, &created, &updated); err != nil {
-			return nil, err
-		}
-		u.a.Birthday, u.a.Emails, u.a.LastLogin = birthday.Value, emails.Value, lastLogin.Value
-		if created.Value != nil && updated.Value != nil {
-			u.a.CreatedAt, u.a.UpdatedAt = *created.Value, *updated.Value
-		}
-		out = append(out, u)
-	}
-	return out, rs.Err()
+	return u, nil
 }
