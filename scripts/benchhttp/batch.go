@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -137,76 +138,64 @@ func rawInsert(ctx context.Context, db *floorDB, prefix string, n int) error {
 		}
 		return b.String()
 	}
-	var exec func(text string, args []any) (int64, error)
-	var finish func() error
+	// insert writes the rows in chunks through exec, which runs one statement
+	// in the transaction and says how many rows it wrote.
+	insert := func(exec func(text string, args []any) (int64, error)) error {
+		full := statement(chunk)
+		for start := 0; start < n; start += chunk {
+			rows := min(chunk, n-start)
+			args = args[:0]
+			for i := start; i < start+rows; i++ {
+				args = append(args, floorOrg, prefix+" "+strconv.Itoa(i), ts, ts)
+			}
+			text := full
+			if rows < chunk {
+				text = statement(rows)
+			}
+			k, err := exec(text, args)
+			if err != nil {
+				return fmt.Errorf("insert: %w", err)
+			}
+			written += k
+		}
+		if written != int64(n) {
+			return fmt.Errorf("raw insert wrote %d rows, want %d", written, n)
+		}
+		return nil
+	}
 	if db.pool != nil {
-		tx, err := db.pool.Begin(ctx)
-		if err != nil {
-			return err
-		}
-		defer func() { _ = tx.Rollback(ctx) }()
-		exec = func(text string, args []any) (int64, error) {
-			tag, err := tx.Exec(ctx, text, args...)
-			return tag.RowsAffected(), err
-		}
-		finish = func() error { return tx.Commit(ctx) }
-	} else {
-		db.writeMu.Lock()
-		defer db.writeMu.Unlock()
-		tx, err := db.sqldb.BeginTx(ctx, nil)
-		if err != nil {
-			return err
-		}
-		defer func() { _ = tx.Rollback() }()
-		exec = func(text string, args []any) (int64, error) {
+		return db.inPgxTx(ctx, func(tx pgx.Tx) error {
+			return insert(func(text string, args []any) (int64, error) {
+				tag, err := tx.Exec(ctx, text, args...)
+				return tag.RowsAffected(), err
+			})
+		})
+	}
+	return db.inSQLiteTx(ctx, func(tx *sql.Tx) error {
+		return insert(func(text string, args []any) (int64, error) {
 			res, err := tx.ExecContext(ctx, text, args...)
 			if err != nil {
 				return 0, err
 			}
 			return res.RowsAffected()
-		}
-		finish = tx.Commit
-	}
-	full := statement(chunk)
-	for start := 0; start < n; start += chunk {
-		rows := min(chunk, n-start)
-		args = args[:0]
-		for i := start; i < start+rows; i++ {
-			args = append(args, floorOrg, prefix+" "+strconv.Itoa(i), ts, ts)
-		}
-		text := full
-		if rows < chunk {
-			text = statement(rows)
-		}
-		k, err := exec(text, args)
-		if err != nil {
-			return fmt.Errorf("insert: %w", err)
-		}
-		written += k
-	}
-	if written != int64(n) {
-		return fmt.Errorf("raw insert wrote %d rows, want %d", written, n)
-	}
-	return finish()
+		})
+	})
 }
 
 // rawCopy writes the same rows with COPY (pgx CopyFrom) in one transaction.
 func rawCopy(ctx context.Context, db *floorDB, prefix string, n int) error {
-	tx, err := db.pool.Begin(ctx)
-	if err != nil {
-		return err
-	}
-	defer func() { _ = tx.Rollback(ctx) }()
-	ts := db.timeArg(time.Now())
-	copied, err := tx.CopyFrom(ctx, pgx.Identifier{"accounts"}, []string{"organization_id", "name", "created_at", "updated_at"},
-		pgx.CopyFromSlice(n, func(i int) ([]any, error) {
-			return []any{int64(floorOrg), prefix + " " + strconv.Itoa(i), ts, ts}, nil
-		}))
-	if err != nil {
-		return fmt.Errorf("copy: %w", err)
-	}
-	if copied != int64(n) {
-		return fmt.Errorf("copy wrote %d rows, want %d", copied, n)
-	}
-	return tx.Commit(ctx)
+	return db.inPgxTx(ctx, func(tx pgx.Tx) error {
+		ts := db.timeArg(time.Now())
+		copied, err := tx.CopyFrom(ctx, pgx.Identifier{"accounts"}, []string{"organization_id", "name", "created_at", "updated_at"},
+			pgx.CopyFromSlice(n, func(i int) ([]any, error) {
+				return []any{int64(floorOrg), prefix + " " + strconv.Itoa(i), ts, ts}, nil
+			}))
+		if err != nil {
+			return fmt.Errorf("copy: %w", err)
+		}
+		if copied != int64(n) {
+			return fmt.Errorf("copy wrote %d rows, want %d", copied, n)
+		}
+		return nil
+	})
 }

@@ -163,16 +163,29 @@ func (d *floorDB) pagedStatement(ctx context.Context, name string, limit int) (*
 // tx runs fn in one transaction.
 func (d *floorDB) tx(ctx context.Context, fn func(q querier) error) error {
 	if d.pool != nil {
-		tx, err := d.pool.Begin(ctx)
-		if err != nil {
-			return err
-		}
-		defer func() { _ = tx.Rollback(ctx) }()
-		if err := fn(pgxTx{tx, d.text}); err != nil {
-			return err
-		}
-		return tx.Commit(ctx)
+		return d.inPgxTx(ctx, func(tx pgx.Tx) error { return fn(pgxTx{tx, d.text}) })
 	}
+	return d.inSQLiteTx(ctx, func(tx *sql.Tx) error { return fn(sqlTx{tx, d.stmts}) })
+}
+
+// inPgxTx runs fn in one PostgreSQL transaction, committed if fn succeeds and
+// rolled back otherwise. The floors' writes and the batch target's raw
+// INSERT and COPY share it.
+func (d *floorDB) inPgxTx(ctx context.Context, fn func(tx pgx.Tx) error) error {
+	tx, err := d.pool.Begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = tx.Rollback(ctx) }()
+	if err := fn(tx); err != nil {
+		return err
+	}
+	return tx.Commit(ctx)
+}
+
+// inSQLiteTx is inPgxTx on SQLite, where it also holds writeMu for the whole
+// transaction: one writer at a time, as the service.
+func (d *floorDB) inSQLiteTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	d.writeMu.Lock()
 	defer d.writeMu.Unlock()
 	tx, err := d.sqldb.BeginTx(ctx, nil)
@@ -180,7 +193,7 @@ func (d *floorDB) tx(ctx context.Context, fn func(q querier) error) error {
 		return err
 	}
 	defer func() { _ = tx.Rollback() }()
-	if err := fn(sqlTx{tx, d.stmts}); err != nil {
+	if err := fn(tx); err != nil {
 		return err
 	}
 	return tx.Commit()
