@@ -117,14 +117,7 @@ var settings = []*setting{
 	{name: "operation-lifetime", def: "720h", usage: "finished batch operations and their errors are deleted after this", serve: true,
 		set: func(c *config, v string) error { return duration(v, &c.jobs.Lifetime) }},
 	{name: "token-ttl", def: "3600", usage: "access token lifetime in seconds", serve: true,
-		set: func(c *config, v string) error {
-			n, err := strconv.Atoi(v)
-			if err != nil || n <= 0 {
-				return fmt.Errorf("want a positive number of seconds")
-			}
-			c.auth.TokenTTL = time.Duration(n) * time.Second
-			return nil
-		}},
+		set: func(c *config, v string) error { return seconds(v, &c.auth.TokenTTL) }},
 	{name: "signing-key-file", show: "none: keys live in the database", usage: "PEM RSA private key that signs tokens instead of the database keys", serve: true,
 		set: func(c *config, v string) error { c.auth.SigningKeyFile = v; return nil }},
 	{name: "key-encryption-key-file", show: "none: signing keys stored as plain PEM",
@@ -179,14 +172,7 @@ var settings = []*setting{
 			return nil
 		}},
 	{name: "cors-max-age", def: "600", usage: "seconds a browser may cache a CORS preflight answer", serve: true,
-		set: func(c *config, v string) error {
-			n, err := strconv.Atoi(v)
-			if err != nil || n <= 0 {
-				return fmt.Errorf("want a positive number of seconds")
-			}
-			c.cors.MaxAge = time.Duration(n) * time.Second
-			return nil
-		}},
+		set: func(c *config, v string) error { return seconds(v, &c.cors.MaxAge) }},
 	{name: "rate-limit", show: "none: no limit", usage: "requests per second each client may send to the APIs, counted per process, such as 10 or 0.5 (0: no limit)", serve: true,
 		set: func(c *config, v string) error {
 			if v == "" {
@@ -323,6 +309,18 @@ func duration(v string, into *time.Duration) error {
 		return fmt.Errorf("want a positive duration such as 30s or 24h")
 	}
 	*into = d
+	return nil
+}
+
+// seconds reads a duration given as a whole positive number of seconds, the
+// unit the values it sets are sent in (a token's expires_in, a CORS max-age),
+// unlike duration's "30s".
+func seconds(v string, into *time.Duration) error {
+	n, err := strconv.Atoi(v)
+	if err != nil || n <= 0 {
+		return fmt.Errorf("want a positive number of seconds")
+	}
+	*into = time.Duration(n) * time.Second
 	return nil
 }
 

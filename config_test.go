@@ -109,6 +109,8 @@ func TestSettingsErrors(t *testing.T) {
 		{"bytes", []string{"--max-body", "10MB"}, nil, `--max-body "10MB": want a positive number of bytes`},
 		{"variable named", nil, map[string]string{"ENTITYAPI_MAX_BATCH_BODY": "-1"}, `ENTITYAPI_MAX_BATCH_BODY "-1": want a positive number of bytes`},
 		{"duration", []string{"--request-timeout", "30"}, nil, `--request-timeout "30": want a positive duration`},
+		{"seconds, not a duration", []string{"--token-ttl", "1h"}, nil, `--token-ttl "1h": want a positive number of seconds`},
+		{"seconds, zero", nil, map[string]string{"ENTITYAPI_CORS_MAX_AGE": "0"}, `ENTITYAPI_CORS_MAX_AGE "0": want a positive number of seconds`},
 		{"address", []string{"--addr", "localhost"}, nil, `--addr "localhost": want HOST:PORT`},
 		{"port", []string{"--addr", ":99999"}, nil, `the port must be a number from 0 to 65535`},
 		{"database scheme", []string{"--database-url", "mysql://root:pw@db/x"}, nil, `--database-url "mysql://root:xxxxx@db/x": want sqlite:PATH or postgres://`},

@@ -227,10 +227,10 @@ func New(cfg Config, store *storage.Store) (*Server, error) {
 	for _, path := range []string{cfg.BackofficeBase + "/oauth2-token", cfg.StorefrontBase + "/oauth2-token", "/oauth2-token"} {
 		if !slices.Contains(tokenPaths, path) {
 			tokenPaths = append(tokenPaths, path)
-			g.POST(path, tokens.TokenHandler)
+			g.POST(path, gin.WrapF(tokens.TokenHandler))
 		}
 	}
-	g.GET("/.well-known/jwks.json", tokens.JWKSHandler)
+	g.GET("/.well-known/jwks.json", gin.WrapF(tokens.JWKSHandler))
 	apps := []*application{bo, sf}
 	g.NoRoute(func(c *gin.Context) { s.unmatched(c, apps) })
 	g.NoMethod(func(c *gin.Context) { s.unmatched(c, apps) })

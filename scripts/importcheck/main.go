@@ -15,6 +15,9 @@
 //     leaf storage/secret, the password and secret hashing both use): the
 //     token service sees the auth records, never the generic tables or the
 //     batch queue.
+//   - server/auth does not depend on github.com/gin-gonic/gin: its handlers
+//     are plain net/http, which the server mounts on its router, so that the
+//     token service does not tie itself to one router.
 //   - gen/... holds code generated from the OpenAPI documents. Apart from the
 //     JSON:API document types in server/jsonapi, which the generator is told
 //     to use, it depends on no package of this module. Regenerating can then
@@ -136,6 +139,11 @@ func Rules(mod string) []Rule {
 				return within(d, storage) && !within(d, authstore) && !within(d, secret)
 			},
 			Gateway: func(d string) bool { return within(d, authstore) },
+		},
+		{
+			Name:      "server/auth must not depend on gin",
+			Subject:   func(p string) bool { return within(p, serverAuth) },
+			Forbidden: func(d string, _ bool) bool { return within(d, gin) },
 		},
 		{
 			Name:    "gen/... may depend on no package of this module but server/jsonapi",

@@ -295,6 +295,22 @@ func TestCheck(t *testing.T) {
 				"server/auth reaches storage/jobs via server/auth -> server/problem -> storage/jobs",
 			},
 		},
+		{
+			name: "server/auth must not reach gin, directly or through another package",
+			graph: graph(
+				"~server/auth -> github.com/gin-gonic/gin",
+				"~server/auth/oidc -> ~server/jsonguard",
+				"~server/jsonguard -> example.com/helper",
+				"example.com/helper -> github.com/gin-gonic/gin/render",
+				"~server -> ~server/auth",
+				"~server -> github.com/gin-gonic/gin",
+			),
+			checked: 4,
+			want: []string{
+				"server/auth reaches github.com/gin-gonic/gin via server/auth -> github.com/gin-gonic/gin",
+				"server/auth/oidc reaches github.com/gin-gonic/gin/render via server/auth/oidc -> server/jsonguard -> example.com/helper -> github.com/gin-gonic/gin/render",
+			},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

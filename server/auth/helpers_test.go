@@ -15,7 +15,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gin-gonic/gin"
 	"github.com/golang-jwt/jwt/v5"
 
 	"github.com/entityapi/entityapi/server/auth"
@@ -44,13 +43,13 @@ func (c *clock) Advance(d time.Duration) {
 	c.now = c.now.Add(d)
 }
 
-// bundle is one Service on a store with the demo principals, mounted on a
-// Gin engine as the server mounts it.
+// bundle is one Service on a store with the demo principals, its handlers
+// mounted on the paths the server mounts them on.
 type bundle struct {
-	store  *storage.Store
-	svc    *auth.Service
-	clock  *clock
-	engine *gin.Engine
+	store   *storage.Store
+	svc     *auth.Service
+	clock   *clock
+	handler http.Handler
 }
 
 // setup loads the demo principals into s and builds a Service with cfg (its
@@ -75,11 +74,11 @@ func setup(t *testing.T, s *storage.Store, cfg auth.Config) *bundle {
 		t.Fatalf("auth.New: %v", err)
 	}
 	b.svc = svc
-	gin.SetMode(gin.TestMode)
-	b.engine = gin.New()
-	b.engine.POST("/oauth2-token", svc.TokenHandler)
-	b.engine.POST("/admin/oauth2-token", svc.TokenHandler)
-	b.engine.GET("/.well-known/jwks.json", svc.JWKSHandler)
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /oauth2-token", svc.TokenHandler)
+	mux.HandleFunc("POST /admin/oauth2-token", svc.TokenHandler)
+	mux.HandleFunc("GET /.well-known/jwks.json", svc.JWKSHandler)
+	b.handler = mux
 	return b
 }
 
@@ -92,6 +91,8 @@ type request struct {
 	raw    string
 	basic  []string // client id and secret for an Authorization: Basic header
 	addr   string   // remote address (an IPv6 one in brackets); default 192.0.2.1
+	remote string   // the request's RemoteAddr as is, port included, instead of addr
+	header map[string]string
 }
 
 // answer is a response of the token endpoint.
@@ -135,8 +136,14 @@ func (b *bundle) post(t *testing.T, r request) answer {
 	if r.addr != "" {
 		req.RemoteAddr = r.addr + ":4321"
 	}
+	if r.remote != "" {
+		req.RemoteAddr = r.remote
+	}
+	for k, v := range r.header {
+		req.Header.Set(k, v)
+	}
 	rec := httptest.NewRecorder()
-	b.engine.ServeHTTP(rec, req)
+	b.handler.ServeHTTP(rec, req)
 	a := answer{status: rec.Code, header: rec.Header(), raw: rec.Body.String()}
 	if err := json.Unmarshal(rec.Body.Bytes(), &a.body); err != nil {
 		t.Fatalf("POST %s: body %q is not a JSON object", path, a.raw)

@@ -19,7 +19,6 @@ import (
 
 	"github.com/MicahParks/jwkset"
 	"github.com/MicahParks/keyfunc/v3"
-	"github.com/gin-gonic/gin"
 
 	"github.com/entityapi/entityapi/storage/authstore"
 )
@@ -191,14 +190,14 @@ func newKID() string {
 
 // JWKSHandler answers GET /.well-known/jwks.json: the public halves of the
 // current key set, for anyone verifying our tokens.
-func (s *Service) JWKSHandler(c *gin.Context) {
-	raw, err := s.keys.Load().public.JSONPublic(c.Request.Context())
+func (s *Service) JWKSHandler(w http.ResponseWriter, r *http.Request) {
+	raw, err := s.keys.Load().public.JSONPublic(r.Context())
 	if err != nil {
-		c.AbortWithStatus(http.StatusInternalServerError)
+		w.WriteHeader(http.StatusInternalServerError)
 		return
 	}
-	c.Header("Cache-Control", "public, max-age=60")
-	c.Data(http.StatusOK, "application/jwk-set+json", raw)
+	w.Header().Set("Cache-Control", "public, max-age=60")
+	writeData(w, http.StatusOK, "application/jwk-set+json", raw)
 }
 
 // CheckKeyFile tells whether path holds a signing key the service can use, so

@@ -28,7 +28,7 @@ import (
 func (b *bundle) jwks(t *testing.T) map[string]map[string]any {
 	t.Helper()
 	rec := httptest.NewRecorder()
-	b.engine.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/.well-known/jwks.json", nil))
+	b.handler.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/.well-known/jwks.json", nil))
 	if rec.Code != http.StatusOK || rec.Header().Get("Content-Type") != "application/jwk-set+json" {
 		t.Fatalf("GET /.well-known/jwks.json: %d %q", rec.Code, rec.Header().Get("Content-Type"))
 	}

@@ -5,13 +5,12 @@ import (
 	"encoding/json"
 	"io"
 	"mime"
+	"net"
 	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/gin-gonic/gin"
 
 	"github.com/entityapi/entityapi/server/jsonguard"
 )
@@ -76,27 +75,62 @@ func serverError() *oauthError {
 
 // write answers e as league does: error, error_description, the same text as
 // message, and hint when there is one.
-func (e *oauthError) write(c *gin.Context) {
+func (e *oauthError) write(w http.ResponseWriter) {
 	if e.basic {
-		c.Header("WWW-Authenticate", `Basic realm="OAuth"`)
+		w.Header().Set("WWW-Authenticate", `Basic realm="OAuth"`)
 	}
 	if e.retryAfter > 0 {
-		c.Header("Retry-After", strconv.FormatInt(int64((e.retryAfter+time.Second-1)/time.Second), 10))
+		w.Header().Set("Retry-After", strconv.FormatInt(int64((e.retryAfter+time.Second-1)/time.Second), 10))
 	}
 	body := map[string]string{"error": e.code, "error_description": e.description, "message": e.description}
 	if e.hint != "" {
 		body["hint"] = e.hint
 	}
-	writeJSON(c, e.status, body)
+	writeJSON(w, e.status, body)
 }
 
 // writeJSON answers a token endpoint body; tokens and errors must not be
 // cached (RFC 6749 §5.1).
-func writeJSON(c *gin.Context, status int, body any) {
+func writeJSON(w http.ResponseWriter, status int, body any) {
 	raw, _ := json.Marshal(body)
-	c.Header("Cache-Control", "no-store")
-	c.Header("Pragma", "no-cache")
-	c.Data(status, "application/json; charset=UTF-8", raw)
+	w.Header().Set("Cache-Control", "no-store")
+	w.Header().Set("Pragma", "no-cache")
+	writeData(w, status, "application/json; charset=UTF-8", raw)
+}
+
+// writeData answers status with raw as the body, framed as the server's
+// router frames its own answers (so mounting these handlers on it changes
+// nothing on the wire): Content-Type unless one is set, and an explicit
+// Content-Length, so that a body larger than net/http's 2 KiB buffer (a key
+// set with several keys) is not sent chunked.
+func writeData(w http.ResponseWriter, status int, contentType string, raw []byte) {
+	h := w.Header()
+	if len(h["Content-Type"]) == 0 {
+		h["Content-Type"] = []string{contentType}
+	}
+	if len(raw) > 0 {
+		h.Set("Content-Length", strconv.Itoa(len(raw)))
+	}
+	w.WriteHeader(status)
+	_, _ = w.Write(raw)
+}
+
+// clientAddr is the address the failure throttle counts a request under:
+// the host of the connection's remote address, normalized as net.IP prints
+// it ("::ffff:192.0.2.1" is 192.0.2.1), and "" when it is not an IP address.
+// Forwarding headers (X-Forwarded-For, X-Real-IP) are never read: a client
+// must not choose the address its failures count under. This is what the
+// router's ClientIP gave with no trusted proxies, as the server configures it.
+func clientAddr(r *http.Request) string {
+	host, _, err := net.SplitHostPort(strings.TrimSpace(r.RemoteAddr))
+	if err != nil {
+		return ""
+	}
+	ip := net.ParseIP(host)
+	if ip == nil {
+		return ""
+	}
+	return ip.String()
 }
 
 // tokenRequest holds the parameters of a token request.
@@ -115,8 +149,8 @@ var tokenParams = []string{"grant_type", "client_id", "client_secret", "username
 // readTokenRequest reads the parameters from a JSON or form body (never the
 // query string, which ends up in logs) and the client credentials from the
 // body or, failing that, HTTP Basic, as league/oauth2-server does.
-func readTokenRequest(c *gin.Context) (*tokenRequest, *oauthError) {
-	params, oerr := bodyParams(c)
+func readTokenRequest(w http.ResponseWriter, r *http.Request) (*tokenRequest, *oauthError) {
+	params, oerr := bodyParams(w, r)
 	if oerr != nil {
 		return nil, oerr
 	}
@@ -124,7 +158,7 @@ func readTokenRequest(c *gin.Context) (*tokenRequest, *oauthError) {
 		grantType: params["grant_type"], clientID: params["client_id"], clientSecret: params["client_secret"],
 		username: params["username"], password: params["password"],
 	}
-	if h := c.GetHeader("Authorization"); len(h) >= 6 && strings.EqualFold(h[:6], "basic ") {
+	if h := r.Header.Get("Authorization"); len(h) >= 6 && strings.EqualFold(h[:6], "basic ") {
 		req.basic = true
 		if raw, err := base64.StdEncoding.DecodeString(strings.TrimSpace(h[6:])); err == nil {
 			if id, secret, ok := strings.Cut(string(raw), ":"); ok {
@@ -151,12 +185,12 @@ func readTokenRequest(c *gin.Context) (*tokenRequest, *oauthError) {
 // bodyParams decodes the body by its Content-Type: a JSON object of strings,
 // or a form. Anything else, a parameter twice or a non-string is
 // invalid_request.
-func bodyParams(c *gin.Context) (map[string]string, *oauthError) {
-	mediaType, _, _ := mime.ParseMediaType(c.GetHeader("Content-Type"))
+func bodyParams(w http.ResponseWriter, r *http.Request) (map[string]string, *oauthError) {
+	mediaType, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	var body []byte
 	var err error
-	if c.Request.Body != nil {
-		body, err = io.ReadAll(http.MaxBytesReader(c.Writer, c.Request.Body, maxTokenBody))
+	if r.Body != nil {
+		body, err = io.ReadAll(http.MaxBytesReader(w, r.Body, maxTokenBody))
 	}
 	if err != nil {
 		return nil, invalidRequest("The request body could not be read.")

@@ -10,7 +10,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/gin-gonic/gin"
 	"github.com/golang-jwt/jwt/v5"
 
 	"github.com/entityapi/entityapi/storage/authstore"
@@ -55,32 +54,31 @@ var dummyHash = sync.OnceValue(func() string {
 // and tokens are never logged or echoed.
 //
 // Wrong client secrets and wrong passwords are throttled (see throttle):
-// per credential from one address (c.ClientIP(), so the engine's trusted
-// proxies decide what the address is) and per credential from all
-// addresses; what crossed a limit gets 429 with Retry-After until its window
+// per credential from one address (clientAddr: the connection's, never a
+// forwarding header) and per credential from all addresses; what crossed a limit gets 429 with Retry-After until its window
 // ends, and nothing else does.
-func (s *Service) TokenHandler(c *gin.Context) {
-	answer, oerr := s.token(c)
+func (s *Service) TokenHandler(w http.ResponseWriter, r *http.Request) {
+	answer, oerr := s.token(w, r)
 	if oerr != nil {
 		if refused[oerr.code] && s.cfg.Events.CredentialsRefused != nil {
 			s.cfg.Events.CredentialsRefused(oerr.code)
 		}
-		oerr.write(c)
+		oerr.write(w)
 		return
 	}
 	if s.cfg.Events.TokenIssued != nil {
 		s.cfg.Events.TokenIssued(answer.app, answer.grant)
 	}
-	writeJSON(c, http.StatusOK, answer)
+	writeJSON(w, http.StatusOK, answer)
 }
 
 // refused are the token endpoint's errors that refuse credentials (the
 // others reject a malformed request or report our own failure).
 var refused = map[string]bool{"invalid_client": true, "invalid_grant": true, "too_many_requests": true}
 
-// token runs one token request.
-func (s *Service) token(c *gin.Context) (*tokenAnswer, *oauthError) {
-	req, oerr := readTokenRequest(c)
+// token runs one token request (w only bounds the body's size).
+func (s *Service) token(w http.ResponseWriter, r *http.Request) (*tokenAnswer, *oauthError) {
+	req, oerr := readTokenRequest(w, r)
 	if oerr != nil {
 		return nil, oerr
 	}
@@ -94,7 +92,7 @@ func (s *Service) token(c *gin.Context) (*tokenAnswer, *oauthError) {
 	if req.clientID == "" {
 		return nil, missing("client_id")
 	}
-	ctx, now, addr := c.Request.Context(), s.now(), c.ClientIP()
+	ctx, now, addr := r.Context(), s.now(), clientAddr(r)
 	cred := clientCredential(req.clientID, addr)
 	if oerr := s.admit(ctx, now, cred); oerr != nil {
 		return nil, oerr

@@ -87,16 +87,12 @@ func isObject(b []byte) bool {
 // members calls fn with every member of the object b: the key as written
 // (quoted) and the value's bytes.
 func members(b []byte, fn func(key, val []byte)) {
-	i := skipSpace(b, 0)
-	if i >= len(b) || b[i] != '{' {
+	i := enter(b, '{')
+	if i < 0 {
 		return
 	}
-	i++
 	for {
-		i = skipSpace(b, i)
-		if i < len(b) && b[i] == ',' {
-			i = skipSpace(b, i+1)
-		}
+		i = nextEntry(b, i)
 		if i >= len(b) || b[i] != '"' {
 			return
 		}
@@ -107,38 +103,62 @@ func members(b []byte, fn func(key, val []byte)) {
 		if i >= len(b) || b[i] != ':' {
 			return
 		}
-		i = skipSpace(b, i+1)
-		vs := i
-		i = skipValue(b, i)
-		if i <= vs {
+		var val []byte
+		if val, i = valueAt(b, skipSpace(b, i+1)); val == nil {
 			return
 		}
-		fn(key, b[vs:i])
+		fn(key, val)
 	}
 }
 
 // elements calls fn with every element of the array b.
 func elements(b []byte, fn func(val []byte)) {
-	i := skipSpace(b, 0)
-	if i >= len(b) || b[i] != '[' {
+	i := enter(b, '[')
+	if i < 0 {
 		return
 	}
-	i++
 	for {
-		i = skipSpace(b, i)
-		if i < len(b) && b[i] == ',' {
-			i = skipSpace(b, i+1)
-		}
+		i = nextEntry(b, i)
 		if i >= len(b) || b[i] == ']' {
 			return
 		}
-		vs := i
-		i = skipValue(b, i)
-		if i <= vs {
+		var val []byte
+		if val, i = valueAt(b, i); val == nil {
 			return
 		}
-		fn(b[vs:i])
+		fn(val)
 	}
+}
+
+// enter returns the offset just past the open byte ('{' or '[') that b
+// starts with after space, or -1 when b does not start with it: members and
+// elements walk only the container they were asked for.
+func enter(b []byte, open byte) int {
+	i := skipSpace(b, 0)
+	if i >= len(b) || b[i] != open {
+		return -1
+	}
+	return i + 1
+}
+
+// nextEntry skips the space and the comma, if any, before the next member or
+// element from offset i.
+func nextEntry(b []byte, i int) int {
+	i = skipSpace(b, i)
+	if i < len(b) && b[i] == ',' {
+		i = skipSpace(b, i+1)
+	}
+	return i
+}
+
+// valueAt returns the value starting at offset i and the offset after it;
+// val is nil when no value starts there (the walk then stops).
+func valueAt(b []byte, i int) (val []byte, end int) {
+	end = skipValue(b, i)
+	if end <= i {
+		return nil, i
+	}
+	return b[i:end], end
 }
 
 // unquote decodes a JSON string exactly as encoding/json does (escapes, and

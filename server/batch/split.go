@@ -382,24 +382,10 @@ func (s *splitter) addIncluded(i int, raw json.RawMessage) {
 		s.incTargets[r] = struct{}{}
 	}
 	before := len(s.problems)
-	t, present, isString := str(f.typ)
-	it.Type = t
-	switch {
-	case !present || isString && t == "":
-		s.add(problem.RequestData(detailTypeRequired, base()+"/type"))
-	case !isString:
-		s.add(problem.RequestData(detailTypeString, base()+"/type"))
-	}
-	id, present, isString := str(f.id)
-	it.ID = id
-	switch {
-	case !present || isString && id == "":
-		s.add(problem.RequestData(detailIDRequired, base()+"/id"))
-	case !isString:
-		s.add(problem.RequestData(detailIDString, base()+"/id"))
-	}
+	it.Type = s.requiredString(f.typ, base, "type", detailTypeRequired, detailTypeString)
+	it.ID = s.requiredString(f.id, base, "id", detailIDRequired, detailIDString)
 	if len(s.problems) == before {
-		k := key(t, id)
+		k := key(it.Type, it.ID)
 		if first, dup := s.incIndex[k]; dup {
 			s.add(problem.RequestData(fmt.Sprintf("The item duplicates the item with the index %d.", first), base()))
 		} else {
@@ -408,6 +394,21 @@ func (s *splitter) addIncluded(i int, raw json.RawMessage) {
 		}
 	}
 	s.inc = append(s.inc, it)
+}
+
+// requiredString reads the member of an included item that must be a
+// non-empty string (its type and its id) and adds the problem at base()+"/"+
+// member when it is absent or empty (required) or not a string (notString).
+// base is called only for a problem, as the pointer is rarely needed.
+func (s *splitter) requiredString(raw []byte, base func() string, member, required, notString string) string {
+	v, present, isString := str(raw)
+	switch {
+	case !present || isString && v == "":
+		s.add(problem.RequestData(required, base()+"/"+member))
+	case !isString:
+		s.add(problem.RequestData(notString, base()+"/"+member))
+	}
+	return v
 }
 
 // send emits a chunk unless the request is already known to be void.

@@ -158,13 +158,7 @@ func LoadOperation(ctx context.Context, c *storage.Conn, org, id int64) (*Operat
 // when it is missing or still staging.
 func StartOperation(ctx context.Context, c *storage.Conn, id int64) error {
 	return c.Atomic(ctx, func(c *storage.Conn) error {
-		ts := storage.Now()
-		res, err := c.Bun().NewUpdate().Table(opTable).
-			Set("status = ?", StatusRunning).
-			Set("started_at = ?", ts).
-			Set("updated_at = ?", ts).
-			Where("id = ? AND status = ?", id, StatusNew).Exec(ctx)
-		err = c.Affected("update", opTable, res, err)
+		err := transition(ctx, c, StatusRunning, stampStarted, "id = ? AND status = ?", id, StatusNew)
 		if !errors.Is(err, storage.ErrNotFound) {
 			return err
 		}
@@ -308,13 +302,7 @@ func FinishChunks(ctx context.Context, c *storage.Conn, opID int64, outcomes []C
 // when it has already ended, storage.ErrNotFound when it is missing.
 func FailOperation(ctx context.Context, c *storage.Conn, id int64, e OperationError) error {
 	return c.Atomic(ctx, func(c *storage.Conn) error {
-		ts := storage.Now()
-		res, err := c.Bun().NewUpdate().Table(opTable).
-			Set("status = ?", StatusFailed).
-			Set("finished_at = ?", ts).
-			Set("updated_at = ?", ts).
-			Where("id = ? AND status NOT IN (?)", id, bun.In(finalStatuses)).Exec(ctx)
-		if err := c.Affected("update", opTable, res, err); err != nil {
+		if err := transition(ctx, c, StatusFailed, stampFinished, "id = ? AND status NOT IN (?)", id, bun.In(finalStatuses)); err != nil {
 			if !errors.Is(err, storage.ErrNotFound) {
 				return err
 			}
@@ -324,7 +312,7 @@ func FailOperation(ctx context.Context, c *storage.Conn, id int64, e OperationEr
 			return ErrFinished
 		}
 		var last int
-		err = c.Bun().NewSelect().Table(errTable).ColumnExpr("COALESCE(MAX(n), 0)").
+		err := c.Bun().NewSelect().Table(errTable).ColumnExpr("COALESCE(MAX(n), 0)").
 			Where("operation_id = ? AND chunk = 0", id).Scan(ctx, &last)
 		if err != nil {
 			return c.MapError("select", errTable, err)
@@ -342,13 +330,8 @@ func FailOperation(ctx context.Context, c *storage.Conn, id int64, e OperationEr
 // another organization or still staging.
 func CancelOperation(ctx context.Context, c *storage.Conn, org, id int64) error {
 	return c.Atomic(ctx, func(c *storage.Conn) error {
-		ts := storage.Now()
-		res, err := c.Bun().NewUpdate().Table(opTable).
-			Set("status = ?", StatusCancelled).
-			Set("finished_at = ?", ts).
-			Set("updated_at = ?", ts).
-			Where("id = ? AND organization_id = ? AND status IN (?, ?)", id, org, StatusNew, StatusRunning).Exec(ctx)
-		err = c.Affected("update", opTable, res, err)
+		err := transition(ctx, c, StatusCancelled, stampFinished, "id = ? AND organization_id = ? AND status IN (?, ?)",
+			id, org, StatusNew, StatusRunning)
 		if !errors.Is(err, storage.ErrNotFound) {
 			return err
 		}
@@ -357,6 +340,26 @@ func CancelOperation(ctx context.Context, c *storage.Conn, org, id int64) error 
 		}
 		return ErrFinished
 	})
+}
+
+// The time columns a transition stamps besides updated_at.
+const (
+	stampStarted  = "started_at"
+	stampFinished = "finished_at"
+)
+
+// transition moves the operations that where (with args) selects to status,
+// stamping the time column stamp and updated_at with one time: a start or an
+// end is recorded the same way wherever it happens. storage.ErrNotFound when
+// where selects none, which the caller tells apart (ended, staging, missing).
+func transition(ctx context.Context, c *storage.Conn, status, stamp, where string, args ...any) error {
+	ts := storage.Now()
+	res, err := c.Bun().NewUpdate().Table(opTable).
+		Set("status = ?", status).
+		Set(stamp+" = ?", ts).
+		Set("updated_at = ?", ts).
+		Where(where, args...).Exec(ctx)
+	return c.Affected("update", opTable, res, err)
 }
 
 // operationStatus returns an operation's state, staging included;
