@@ -11,21 +11,20 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/entityapi/entityapi/server/auth"
+	"github.com/entityapi/entityapi/server/engine"
 	"github.com/entityapi/entityapi/server/identity"
 	"github.com/entityapi/entityapi/server/jsonguard"
 	"github.com/entityapi/entityapi/server/problem"
 )
 
-// Keys of request state kept on the Gin context.
-const (
-	principalKey = "entityapi.principal"
-	bodyKey      = "entityapi.body"
-)
+// bodyKey keeps the request body, read once (readBody), on the Gin context.
+const bodyKey = "entityapi.body"
 
-// principalOf is the authenticated caller of a request.
+// principalOf is the authenticated caller of a request, nil before (or
+// outside) authentication.
 func principalOf(c *gin.Context) *identity.Principal {
-	if v, ok := c.Get(principalKey); ok {
-		return v.(*identity.Principal)
+	if r := requestOf(c); r != nil {
+		return r.Principal
 	}
 	return nil
 }
@@ -35,18 +34,19 @@ func principalOf(c *gin.Context) *identity.Principal {
 // body of a single-resource request; never from the query string. It also checks
 // the caller's roles against the route (403).
 func (a *application) authenticate(c *gin.Context) {
-	rt := a.routes.lookup(c.Request.Method, c.FullPath())
-	if rt == nil {
+	r := requestOf(c)
+	if r == nil {
 		c.Next()
 		return
 	}
-	token, err := a.bearer(c, rt)
+	rt := r.Route
+	token, err := a.bearer(c, r)
 	if err != nil {
 		a.abort(c, err)
 		return
 	}
 	if token == "" {
-		if a.guests != nil && a.guest(c, rt) {
+		if a.guests != nil && a.guest(c, r) {
 			c.Next()
 			return
 		}
@@ -65,9 +65,9 @@ func (a *application) authenticate(c *gin.Context) {
 		a.abort(c, err)
 		return
 	}
-	c.Set(principalKey, p)
-	if a.roles && !allowed(p.Roles, rt.res, routeAction(rt)) {
-		a.abort(c, denied())
+	r.Principal = p
+	if a.roles && !rt.Allows(p.Roles) {
+		a.abort(c, engine.Denied())
 		return
 	}
 	c.Next()
@@ -79,7 +79,7 @@ func (a *application) unauthenticated(c *gin.Context, reason string) {
 }
 
 // bearer finds the token of a request.
-func (a *application) bearer(c *gin.Context, rt *route) (string, error) {
+func (a *application) bearer(c *gin.Context, r *engine.Request) (string, error) {
 	if h := c.GetHeader("Authorization"); h != "" {
 		scheme, token, _ := strings.Cut(h, " ")
 		if !strings.EqualFold(scheme, "Bearer") {
@@ -87,7 +87,7 @@ func (a *application) bearer(c *gin.Context, rt *route) (string, error) {
 		}
 		return strings.TrimSpace(token), nil
 	}
-	if rt.kin.Operation.RequestBody == nil || formatOf(c) != jsonapiFormat || rt.isBatch() {
+	if r.Route.Operation().Operation.RequestBody == nil || r.Format != engine.JSONAPI || r.Route.IsBatch() {
 		return "", nil
 	}
 	body, err := a.readBody(c)

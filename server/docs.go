@@ -175,7 +175,7 @@ func (d docsPageData) Document() string { return d.Prefix + "/api/openapi.json" 
 // serveDocs registers <base>/api/doc and its assets. The page names only paths on
 // its own origin: with --public-url, its path is the prefix a proxy strips.
 func (a *application) serveDocs(g *gin.Engine) {
-	base := a.routes.base
+	base := a.base
 	prefix := base
 	connect := "'self'"
 	if a.cfg.PublicURL != "" {
@@ -202,7 +202,7 @@ func (a *application) serveDocs(g *gin.Engine) {
 		"font-src 'self'; connect-src " + connect + "; base-uri 'none'; form-action 'none'; frame-ancestors 'self'"
 	page := func(c *gin.Context) {
 		d := data
-		d.TokenURL = a.engine.publicBase(c.Request) + base + "/oauth2-token"
+		d.TokenURL = a.publicBase(c.Request) + base + "/oauth2-token"
 		var buf bytes.Buffer
 		if err := docsPage.Execute(&buf, d); err != nil {
 			panic(err)

@@ -2,6 +2,7 @@ package server
 
 import (
 	bo "github.com/entityapi/entityapi/gen/backoffice"
+	"github.com/entityapi/entityapi/server/engine"
 	"github.com/entityapi/entityapi/server/jsonapi"
 )
 
@@ -11,7 +12,7 @@ import (
 // scripts/genglue (handlers_backoffice.gen.go) from what each operation is; the
 // ones the engine does not serve generically are written by hand
 // (handlers_operations.go), and the generator leaves those out.
-type backofficeHandlers struct{ e *engine }
+type backofficeHandlers struct{ e *engine.Engine }
 
 var _ bo.StrictServerInterface = (*backofficeHandlers)(nil)
 

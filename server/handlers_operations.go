@@ -12,15 +12,15 @@ import (
 
 // GetAsyncOperation serves getAsyncOperation.
 func (h *backofficeHandlers) GetAsyncOperation(ctx context.Context, _ bo.GetAsyncOperationRequestObject) (bo.GetAsyncOperationResponseObject, error) {
-	return bo.Reply(h.e.GetOperation(ctx))
+	return bo.Reply(h.e.GetOperation(requestOf(ctx)))
 }
 
 // UpdateAsyncOperation serves updateAsyncOperation (a cancel).
 func (h *backofficeHandlers) UpdateAsyncOperation(ctx context.Context, _ bo.UpdateAsyncOperationRequestObject) (bo.UpdateAsyncOperationResponseObject, error) {
-	return bo.Reply(h.e.CancelOperation(ctx))
+	return bo.Reply(h.e.CancelOperation(requestOf(ctx)))
 }
 
 // ListAsyncOperationErrors serves listAsyncOperationErrors.
 func (h *backofficeHandlers) ListAsyncOperationErrors(ctx context.Context, _ bo.ListAsyncOperationErrorsRequestObject) (bo.ListAsyncOperationErrorsResponseObject, error) {
-	return bo.Reply(h.e.OperationErrors(ctx))
+	return bo.Reply(h.e.OperationErrors(requestOf(ctx)))
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/entityapi/entityapi/server/engine"
 	"github.com/entityapi/entityapi/server/identity"
 	"github.com/entityapi/entityapi/storage/authstore"
 )
@@ -98,7 +99,7 @@ func TestClientKey(t *testing.T) {
 		c.Request = httptest.NewRequest(http.MethodGet, "/api/countries", nil)
 		c.Request.RemoteAddr = remote
 		if p != nil {
-			c.Set(principalKey, p)
+			c.Set(requestKey, &engine.Request{Principal: p})
 		}
 		return clientKey(c)
 	}

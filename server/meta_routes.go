@@ -11,7 +11,7 @@ import (
 // servers[0] naming the configured base so "try it" tools reach this server, and
 // its docs page (<base>/api/doc, docs.go).
 func (a *application) serveDocument(g *gin.Engine) {
-	base := a.routes.base
+	base := a.base
 	doc := *a.doc
 	servers := *a.doc.Servers[0]
 	servers.URL = strings.TrimSuffix(a.cfg.PublicURL, "/") + base

@@ -11,6 +11,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/entityapi/entityapi/server/engine"
 	"github.com/entityapi/entityapi/server/problem"
 )
 
@@ -52,7 +53,7 @@ func (s *Server) recover(c *gin.Context) {
 
 // formatOf is the negotiated format of a request, negotiating now if no
 // middleware did yet (unknown routes).
-func formatOf(c *gin.Context) format {
+func formatOf(c *gin.Context) engine.Format {
 	return negotiationOf(c).format
 }
 
@@ -73,7 +74,13 @@ func (a *application) negotiate(c *gin.Context) {
 		a.abort(c, n.problem)
 		return
 	}
-	if rt := a.routes.lookup(c.Request.Method, c.FullPath()); rt != nil && rt.kind == relationshipRoute && n.format == plainFormat {
+	r := requestOf(c)
+	if r == nil {
+		c.Next()
+		return
+	}
+	r.Format = n.format
+	if r.Route.IsRelationship() && n.format == engine.Plain {
 		if c.Request.Method == http.MethodGet {
 			a.abort(c, problem.NotAcceptable("Relationship endpoints answer in JSON:API only (application/vnd.api+json)."))
 		} else {
@@ -89,7 +96,7 @@ func (a *application) negotiate(c *gin.Context) {
 // method 405, anything else 404; each with a reason.
 func (s *Server) unmatched(c *gin.Context, apps []*application) {
 	for _, a := range apps {
-		methods := a.routes.allowed(c.Request.URL.Path)
+		methods := a.routes.Allowed(c.Request.URL.Path)
 		if methods == nil && c.Request.URL.Path == "/oauth2-token" {
 			methods = []string{http.MethodOptions, http.MethodPost} // the shared token endpoint (DESIGN.md §3)
 		}

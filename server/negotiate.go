@@ -6,21 +6,14 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/entityapi/entityapi/server/engine"
 	"github.com/entityapi/entityapi/server/jsonapi"
 	"github.com/entityapi/entityapi/server/problem"
 )
 
-// format is the representation a request is answered in.
-type format int
-
-const (
-	plainFormat format = iota
-	jsonapiFormat
-)
-
 // negotiation is the outcome of reading Accept and Content-Type (DESIGN.md §3).
 type negotiation struct {
-	format format
+	format engine.Format
 	// errorsJSONAPI: the request named the JSON:API media type somewhere, so even a
 	// 406 or 415 answers with a JSON:API error document.
 	errorsJSONAPI bool
@@ -96,20 +89,20 @@ func negotiate(r *http.Request) negotiation {
 	hasBody := r.ContentLength > 0 || len(r.TransferEncoding) > 0
 	switch {
 	case ctJSONAPI && len(ctParams) > 0:
-		n.format = jsonapiFormat
+		n.format = engine.JSONAPI
 		n.problem = problem.UnsupportedMediaType(`The "Content-Type" request header should contain JSON:API media type without any parameters.`)
 	case namedInAccept && !cleanInAccept:
-		n.format = jsonapiFormat
+		n.format = engine.JSONAPI
 		n.problem = problem.NotAcceptable(`The "Accept" request header should contains at least one instance of JSON:API media type without any parameters.`)
 	case cleanInAccept || ctJSONAPI:
-		n.format = jsonapiFormat
+		n.format = engine.JSONAPI
 		if len(acceptValues) > 0 && !accepts(ranges, jsonapi.MediaType, jsonapi.PlainMediaType, "application/*", "*/*") {
 			n.problem = problem.NotAcceptable(`The "Accept" request header does not accept JSON:API content type.`)
 		} else if hasBody && !ctJSONAPI {
 			n.problem = problem.UnsupportedMediaType(`The "Content-Type" request header must be "application/vnd.api+json" for a JSON:API request with a body.`)
 		}
 	default:
-		n.format = plainFormat
+		n.format = engine.Plain
 		if len(acceptValues) > 0 && !accepts(ranges, jsonapi.PlainMediaType, "application/*", "*/*") {
 			n.problem = problem.NotAcceptable("Only JSON representation of the requested resource is supported.")
 		} else if hasBody && (ctErr != nil || ctType != jsonapi.PlainMediaType || !onlyCharset(ctParams)) {

@@ -5,30 +5,32 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/entityapi/entityapi/server/engine"
 )
 
 // TestNegotiate covers every row of the format table of DESIGN.md §3.
 func TestNegotiate(t *testing.T) {
 	cases := []struct {
 		name, accept, contentType, body string
-		format                          format
+		format                          engine.Format
 		status                          int // 0: acceptable
 		jsonAPIErrors                   bool
 	}{
-		{name: "accept json:api", accept: "application/vnd.api+json", format: jsonapiFormat},
-		{name: "accept json:api with q", accept: "text/html, application/vnd.api+json;q=0.5", format: jsonapiFormat},
-		{name: "content type json:api", contentType: "application/vnd.api+json", body: "{}", format: jsonapiFormat},
-		{name: "every json:api accept has parameters", accept: "application/vnd.api+json; ext=\"x\"", format: jsonapiFormat, status: 406, jsonAPIErrors: true},
-		{name: "json:api content type with parameters", accept: "application/vnd.api+json", contentType: "application/vnd.api+json; charset=utf-8", body: "{}", format: jsonapiFormat, status: 415, jsonAPIErrors: true},
-		{name: "json:api body but accept excludes it", accept: "text/html", contentType: "application/vnd.api+json", body: "{}", format: jsonapiFormat, status: 406, jsonAPIErrors: true},
-		{name: "json:api body, accept json", accept: "application/json", contentType: "application/vnd.api+json", body: "{}", format: jsonapiFormat},
-		{name: "no headers", format: plainFormat},
-		{name: "any", accept: "*/*", format: plainFormat},
-		{name: "plain json", accept: "application/json", contentType: "application/json; charset=utf-8", body: "{}", format: plainFormat},
-		{name: "plain accept excludes json", accept: "text/html", format: plainFormat, status: 406},
-		{name: "plain body of another type", contentType: "text/plain", body: "x", format: plainFormat, status: 415},
-		{name: "plain body without content type", body: "{}", format: plainFormat, status: 415},
-		{name: "json:api accept with q=0 only", accept: "application/vnd.api+json;q=0", format: jsonapiFormat, status: 406, jsonAPIErrors: true},
+		{name: "accept json:api", accept: "application/vnd.api+json", format: engine.JSONAPI},
+		{name: "accept json:api with q", accept: "text/html, application/vnd.api+json;q=0.5", format: engine.JSONAPI},
+		{name: "content type json:api", contentType: "application/vnd.api+json", body: "{}", format: engine.JSONAPI},
+		{name: "every json:api accept has parameters", accept: "application/vnd.api+json; ext=\"x\"", format: engine.JSONAPI, status: 406, jsonAPIErrors: true},
+		{name: "json:api content type with parameters", accept: "application/vnd.api+json", contentType: "application/vnd.api+json; charset=utf-8", body: "{}", format: engine.JSONAPI, status: 415, jsonAPIErrors: true},
+		{name: "json:api body but accept excludes it", accept: "text/html", contentType: "application/vnd.api+json", body: "{}", format: engine.JSONAPI, status: 406, jsonAPIErrors: true},
+		{name: "json:api body, accept json", accept: "application/json", contentType: "application/vnd.api+json", body: "{}", format: engine.JSONAPI},
+		{name: "no headers", format: engine.Plain},
+		{name: "any", accept: "*/*", format: engine.Plain},
+		{name: "plain json", accept: "application/json", contentType: "application/json; charset=utf-8", body: "{}", format: engine.Plain},
+		{name: "plain accept excludes json", accept: "text/html", format: engine.Plain, status: 406},
+		{name: "plain body of another type", contentType: "text/plain", body: "x", format: engine.Plain, status: 415},
+		{name: "plain body without content type", body: "{}", format: engine.Plain, status: 415},
+		{name: "json:api accept with q=0 only", accept: "application/vnd.api+json;q=0", format: engine.JSONAPI, status: 406, jsonAPIErrors: true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/entityapi/entityapi/server/engine"
 	"github.com/entityapi/entityapi/server/jsonapi"
 	"github.com/entityapi/entityapi/server/problem"
 )
@@ -88,7 +89,7 @@ var badParameter = regexp.MustCompile(`^Invalid format for parameter (\S+):`)
 func writeProblems(c *gin.Context, list problem.List) {
 	status := list.Status()
 	n := negotiationOf(c)
-	jsonAPI := n.format == jsonapiFormat || (n.problem != nil && n.errorsJSONAPI)
+	jsonAPI := n.format == engine.JSONAPI || (n.problem != nil && n.errorsJSONAPI)
 	var body []byte
 	if jsonAPI {
 		doc := jsonapi.ErrorDocument{Errors: make([]jsonapi.Error, len(list))}

@@ -1,11 +1,13 @@
-// Package server is entityapi's HTTP side: Gin, media type negotiation, request
-// validation against the public OpenAPI documents, the error documents, and the one
-// generic JSON:API engine the generated handlers delegate to.
+// Package server is entityapi's HTTP edge: Gin, the middleware (request id,
+// CORS, rate limit, metrics, the request log), media type negotiation,
+// authentication, request validation against the public OpenAPI documents,
+// the error documents, the docs pages, the batch upload, and the wiring of
+// the generated handlers to the generic engine (server/engine), which they
+// hand an engine.Request.
 package server
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -22,6 +24,7 @@ import (
 	"github.com/entityapi/entityapi/openapi"
 	"github.com/entityapi/entityapi/server/auth"
 	"github.com/entityapi/entityapi/server/batch"
+	"github.com/entityapi/entityapi/server/engine"
 	"github.com/entityapi/entityapi/server/resource"
 	"github.com/entityapi/entityapi/storage"
 	"github.com/entityapi/entityapi/storage/authstore"
@@ -85,12 +88,6 @@ type Server struct {
 	syncHold atomic.Pointer[chan struct{}]
 }
 
-var (
-	errNoGinContext = errors.New("server: handler called without a Gin context")
-	errNoRoute      = errors.New("server: no documented route for this request")
-	errNoPrincipal  = errors.New("server: a documented route was reached without authentication")
-)
-
 // New builds exactly what production runs; tests use it too.
 func New(cfg Config, store *storage.Store) (*Server, error) {
 	if cfg.MaxBody <= 0 {
@@ -153,23 +150,23 @@ func New(cfg Config, store *storage.Store) (*Server, error) {
 		g.Use(corsPolicy.handle) // before any route, so that every answer of a covered address has it
 	}
 
-	bo, err := newApplication(&cfg, store, openapi.Backoffice, cfg.BackofficeBase)
+	engineCfg := engine.Config{OwnerRoles: records.UserRoles, ChunkDone: m.chunkDone}
+	bo, err := newApplication(&cfg, store, openapi.Backoffice, cfg.BackofficeBase, engineCfg)
 	if err != nil {
 		stop()
 		return nil, fmt.Errorf("back office: %w", err)
 	}
 	bo.auth, bo.audience, bo.roles, bo.metrics, bo.limiter = tokens, "backoffice", true, m, limits
-	bo.authRecords = records
 	bo.syncHold = &s.syncHold
 	queue, err := jobs.NewQueue(store, cfg.Jobs)
 	if err != nil {
 		stop()
 		return nil, err
 	}
-	queue.Handle(bo.processChunk)
+	queue.Handle(bo.engine.ProcessChunk)
 	bo.queue, s.queue = queue, queue
 	group := g.Group("")
-	group.Use(bo.deadline, bo.negotiate, bo.authenticate, bo.rateLimit, bo.validate)
+	group.Use(bo.begin, bo.negotiate, bo.authenticate, bo.rateLimit, bo.validate)
 	handler := backoffice.NewStrictHandlerWithOptions(&backofficeHandlers{bo.engine}, nil, backoffice.StrictGinServerOptions{
 		RequestErrorHandlerFunc:  bo.requestError,
 		HandlerErrorFunc:         bo.writeError,
@@ -179,14 +176,12 @@ func New(cfg Config, store *storage.Store) (*Server, error) {
 		BaseURL:      cfg.BackofficeBase,
 		ErrorHandler: func(c *gin.Context, err error, _ int) { bo.requestError(c, err) },
 	})
-	for _, rt := range bo.routes.byKey {
-		if rt.isBatch() {
-			group.PATCH(rt.ginPath, bo.batchRequest) // streams: not a generated handler (DESIGN.md §2)
-		}
+	for _, rt := range bo.routes.Batches() {
+		group.PATCH(rt.Pattern(), bo.batchRequest) // streams: not a generated handler (DESIGN.md §2)
 	}
 	bo.serveDocument(g)
 
-	sf, err := newApplication(&cfg, store, openapi.Storefront, cfg.StorefrontBase)
+	sf, err := newApplication(&cfg, store, openapi.Storefront, cfg.StorefrontBase, engineCfg)
 	if err != nil {
 		stop()
 		return nil, fmt.Errorf("storefront: %w", err)
@@ -196,7 +191,7 @@ func New(cfg Config, store *storage.Store) (*Server, error) {
 		stop()
 		return nil, err
 	}
-	sf.engine.only = map[string][]any{"currencies": toAny(sf.locales.currencies)}
+	sf.engine.LimitTo("currencies", toAny(sf.locales.currencies))
 	guests := cfg.GuestResources
 	if guests == nil {
 		guests = DefaultGuestResources
@@ -210,7 +205,7 @@ func New(cfg Config, store *storage.Store) (*Server, error) {
 		sf.guests[typ] = true
 	}
 	sfGroup := g.Group("")
-	sfGroup.Use(sf.deadline, sf.negotiate, sf.authenticate, sf.rateLimit, sf.localeHeaders, sf.validate)
+	sfGroup.Use(sf.begin, sf.negotiate, sf.authenticate, sf.rateLimit, sf.localeHeaders, sf.validate)
 	sfHandler := storefront.NewStrictHandlerWithOptions(&storefrontHandlers{sf.engine}, nil, storefront.StrictGinServerOptions{
 		RequestErrorHandlerFunc:  sf.requestError,
 		HandlerErrorFunc:         sf.writeError,
@@ -296,28 +291,27 @@ func (h *headWriter) Write(b []byte) (int, error) { return len(b), nil }
 // application is one API application (back office, storefront): its document,
 // resources, routes and engine.
 type application struct {
-	cfg     *Config
-	doc     *openapi3.T
-	raw     []byte
-	reg     *resource.Registry
-	routes  *routeTable
-	engine  *engine
-	log     *slog.Logger
-	docJSON []byte
-	auth    *auth.Service
-	// authRecords gives batch jobs their owner's roles (processChunk).
-	authRecords *authstore.Store
-	audience    string             // the token audience of this application
-	queue       *jobs.Queue        // where batch chunks go
-	roles       bool               // callers' roles decide what they may do (the back office; storefront clients only read)
-	guests      map[string]bool    // storefront: resource types readable without a token
-	locales     *storefrontLocales // storefront: what X-Localization-ID and X-Currency may name
-	metrics     *metrics
-	limiter     *limiter                       // per-client request rate, shared by both applications; nil: none
-	syncHold    *atomic.Pointer[chan struct{}] // see Server.syncHold
+	cfg      *Config
+	doc      *openapi3.T
+	raw      []byte
+	base     string // the application's path prefix, such as /admin
+	reg      *resource.Registry
+	routes   *engine.RouteTable
+	engine   *engine.Engine
+	log      *slog.Logger
+	docJSON  []byte
+	auth     *auth.Service
+	audience string             // the token audience of this application
+	queue    *jobs.Queue        // where batch chunks go
+	roles    bool               // callers' roles decide what they may do (the back office; storefront clients only read)
+	guests   map[string]bool    // storefront: resource types readable without a token
+	locales  *storefrontLocales // storefront: what X-Localization-ID and X-Currency may name
+	metrics  *metrics
+	limiter  *limiter                       // per-client request rate, shared by both applications; nil: none
+	syncHold *atomic.Pointer[chan struct{}] // see Server.syncHold
 }
 
-func newApplication(cfg *Config, store *storage.Store, raw []byte, base string) (*application, error) {
+func newApplication(cfg *Config, store *storage.Store, raw []byte, base string, engineCfg engine.Config) (*application, error) {
 	loader := openapi3.NewLoader()
 	doc, err := loader.LoadFromData(raw)
 	if err != nil {
@@ -326,62 +320,9 @@ func newApplication(cfg *Config, store *storage.Store, raw []byte, base string) 
 	if err := doc.Validate(context.Background()); err != nil {
 		return nil, fmt.Errorf("document: %w", err)
 	}
-	reg, err := resource.Load(doc)
+	e, err := engine.New(doc, store, base, engineCfg)
 	if err != nil {
 		return nil, err
 	}
-	routes, err := newRouteTable(doc, reg, base)
-	if err != nil {
-		return nil, err
-	}
-	tables := map[string]*storage.Table{}
-	joins := map[string]*storage.JoinTable{}
-	for _, typ := range reg.Types() {
-		res, _ := reg.Get(typ)
-		t, ok := store.Table(res.Table)
-		if !ok {
-			return nil, fmt.Errorf("resource %s: no table %q in storage", typ, res.Table)
-		}
-		if err := checkColumns(res, t); err != nil {
-			return nil, err
-		}
-		tables[typ] = t
-		for _, rel := range res.Relationships {
-			if th := rel.Through; th != nil {
-				j, ok := store.JoinTable(th.Table)
-				if !ok || !((j.Left == th.Column && j.Right == th.Target) || (j.Right == th.Column && j.Left == th.Target)) {
-					return nil, fmt.Errorf("resource %s: relationship %s: no join table %s(%s, %s) in storage", typ, rel.Name, th.Table, th.Column, th.Target)
-				}
-				joins[th.Table] = j
-			}
-		}
-	}
-	app := &application{cfg: cfg, doc: doc, raw: raw, reg: reg, routes: routes, log: cfg.Logger,
-		engine: &engine{store: store, reg: reg, routes: routes, tables: tables, joins: joins, items: newItemSchemas(routes), cfg: cfg,
-			shownCols: newShownColumns(reg, tables)}}
-	return app, nil
-}
-
-// checkColumns makes a document naming a column storage does not have fail at start.
-func checkColumns(res *resource.Resource, t *storage.Table) error {
-	has := func(col string) bool { _, ok := t.Columns[col]; return ok || col == t.Key }
-	if !has(res.IDColumn) {
-		return fmt.Errorf("resource %s: no column %q in table %s", res.Type, res.IDColumn, t.Name)
-	}
-	for _, a := range append(res.Attributes, res.WriteOnly...) {
-		if !has(a.Column) {
-			return fmt.Errorf("resource %s: attribute %s: no column %q in table %s", res.Type, a.Name, a.Column, t.Name)
-		}
-		for lang, col := range a.Localized {
-			if !has(col) {
-				return fmt.Errorf("resource %s: attribute %s in %s: no column %q in table %s", res.Type, a.Name, lang, col, t.Name)
-			}
-		}
-	}
-	for _, rel := range res.Relationships {
-		if !rel.ToMany && !rel.Organization && !has(rel.Column) {
-			return fmt.Errorf("resource %s: relationship %s: no column %q in table %s", res.Type, rel.Name, rel.Column, t.Name)
-		}
-	}
-	return nil
+	return &application{cfg: cfg, doc: doc, raw: raw, base: base, reg: e.Registry(), routes: e.Routes(), engine: e, log: cfg.Logger}, nil
 }

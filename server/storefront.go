@@ -10,6 +10,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/entityapi/entityapi/server/engine"
 	"github.com/entityapi/entityapi/server/identity"
 	"github.com/entityapi/entityapi/server/problem"
 	"github.com/entityapi/entityapi/storage"
@@ -26,9 +27,6 @@ var (
 	DefaultGuestResources = []string{"countries", "regions", "localizations", "currencies"}
 	DefaultCurrencies     = []string{"USD", "EUR", "GBP"}
 )
-
-// langKey holds the language of a storefront request on the Gin context.
-const langKey = "entityapi.lang"
 
 // localization is one row of the localizations table.
 type localization struct {
@@ -107,7 +105,8 @@ func loadStorefrontLocales(ctx context.Context, store *storage.Store, cfg *Confi
 // request, keeps the language for the engine, and names what applies in
 // Content-Language and X-Currency (oro-behaviour §12.2).
 func (a *application) localeHeaders(c *gin.Context) {
-	if a.routes.lookup(c.Request.Method, c.FullPath()) == nil {
+	r := requestOf(c)
+	if r == nil {
 		c.Next()
 		return
 	}
@@ -138,7 +137,7 @@ func (a *application) localeHeaders(c *gin.Context) {
 		}
 		currency = v
 	}
-	c.Set(langKey, loc.language)
+	r.Lang = loc.language
 	c.Header("Content-Language", strings.ReplaceAll(loc.locale, "_", "-"))
 	c.Header("X-Currency", currency)
 	c.Next()
@@ -146,10 +145,10 @@ func (a *application) localeHeaders(c *gin.Context) {
 
 // guest lets a request without a token through as an anonymous storefront
 // visitor when it reads a whitelisted resource; false when it may not.
-func (a *application) guest(c *gin.Context, rt *route) bool {
-	if !a.guests[rt.res.Type] || (c.Request.Method != http.MethodGet && c.Request.Method != http.MethodHead) {
+func (a *application) guest(c *gin.Context, r *engine.Request) bool {
+	if !a.guests[r.Route.Resource().Type] || (c.Request.Method != http.MethodGet && c.Request.Method != http.MethodHead) {
 		return false
 	}
-	c.Set(principalKey, &identity.Principal{App: authstore.AppStorefront})
+	r.Principal = &identity.Principal{App: authstore.AppStorefront}
 	return true
 }

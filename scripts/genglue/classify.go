@@ -76,12 +76,13 @@ var actions = map[shape]map[string]action{
 // call is the engine call a generated method makes.
 type call struct {
 	engine string
-	args   []string // after ctx; empty when the method ignores its request object
+	args   []string // after the engine's request; empty when the method ignores its request object
 }
 
-// expr is the call as Go source, the receiver's engine being h.e.
+// expr is the call as Go source, the receiver's engine being h.e and the
+// engine's view of the request being requestOf(ctx) (server/request.go).
 func (c call) expr() string {
-	return "h.e." + c.engine + "(" + strings.Join(append([]string{"ctx"}, c.args...), ", ") + ")"
+	return "h.e." + c.engine + "(" + strings.Join(append([]string{"requestOf(ctx)"}, c.args...), ", ") + ")"
 }
 
 // classify decides the engine call of op from its method, its path's shape and

@@ -29,6 +29,8 @@
 //   - server/jsonapi is the JSON:API document model shared by the generated
 //     code and the handlers. It depends on the standard library only, so that
 //     both can use it and it can be lifted into an SDK as is.
+//   - Only package server, the HTTP edge, depends on Gin: the packages below
+//     it (the engine, the batch splitter, auth, ...) work on plain values.
 //   - server/... never depends on the main package at the module root; the
 //     main package wires everything together and sits on top.
 //
@@ -168,6 +170,15 @@ func Rules(mod string) []Rule {
 			Name:      "server/identity must depend on the standard library only",
 			Subject:   func(p string) bool { return p == identity },
 			Forbidden: func(_ string, standard bool) bool { return !standard },
+		},
+		{
+			// Only the HTTP edge, package server itself, speaks Gin: the
+			// engine and every package below it work on plain values
+			// (engine.Request, net/http), so they can be read, tested and
+			// kept whatever serves the HTTP.
+			Name:      "packages below server must not depend on gin",
+			Subject:   func(p string) bool { return within(p, server) && p != server },
+			Forbidden: func(d string, _ bool) bool { return within(d, gin) },
 		},
 		{
 			Name:      "server/... must not depend on the main package",

@@ -73,7 +73,7 @@ func TestCheck(t *testing.T) {
 				"~server/api -> ~server/jsonapi",
 				"~server/api -> ~gen/backoffice",
 				"~server/api -> ~storage/sql",
-				"~server/api -> github.com/gin-gonic/gin",
+				"~ -> github.com/gin-gonic/gin",
 				"github.com/gin-gonic/gin -> net/http",
 				"~server/jsonapi -> encoding/json",
 				"~server/jsonapi -> C",
@@ -131,7 +131,6 @@ func TestCheck(t *testing.T) {
 				"~storage/a -> ~storage/c",
 				"~storage/c -> ~server/api",
 				"~storage/b -> ~server/api",
-				"~server/api -> github.com/gin-gonic/gin",
 			),
 			checked: 5,
 			want: []string{
@@ -208,6 +207,22 @@ func TestCheck(t *testing.T) {
 			want: []string{
 				"server/jsonapi reaches server/jsonapi/internal via server/jsonapi -> server/jsonapi/internal",
 				"server/jsonapi reaches github.com/google/uuid via server/jsonapi -> github.com/google/uuid",
+			},
+		},
+		{
+			name: "only package server depends on gin",
+			graph: graph(
+				"~server -> github.com/gin-gonic/gin",
+				"~server -> ~server/engine",
+				"~server/engine -> ~server/jsonapi",
+				"~server/auth -> github.com/gin-gonic/gin/render",
+				"~server/batch -> example.com/ginwrap",
+				"example.com/ginwrap -> github.com/gin-gonic/gin",
+			),
+			checked: 5,
+			want: []string{
+				"server/auth reaches github.com/gin-gonic/gin/render via server/auth -> github.com/gin-gonic/gin/render",
+				"server/batch reaches github.com/gin-gonic/gin via server/batch -> example.com/ginwrap -> github.com/gin-gonic/gin",
 			},
 		},
 		{

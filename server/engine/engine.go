@@ -1,0 +1,171 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+
+	"github.com/entityapi/entityapi/server/identity"
+	"github.com/entityapi/entityapi/server/jsonapi"
+	"github.com/entityapi/entityapi/server/problem"
+	"github.com/entityapi/entityapi/server/resource"
+	"github.com/entityapi/entityapi/storage"
+	"github.com/entityapi/entityapi/storage/jobs"
+)
+
+// Engine is the one generic JSON:API engine of an application: every
+// generated handler method delegates to it, and it reads what it needs from
+// the route the request matched and the resource metadata of the document.
+// It knows nothing of HTTP servers: the edge (package server) hands it a
+// Request it has read, negotiated, authenticated and checked.
+type Engine struct {
+	store  *storage.Store
+	reg    *resource.Registry
+	routes *RouteTable
+	tables map[string]*storage.Table     // resource type -> table
+	joins  map[string]*storage.JoinTable // join table name -> join table
+	items  *itemSchemas
+	cfg    Config
+	// shownCols are the columns the reads that render documents ask for.
+	shownCols shownColumns
+	// only limits a resource type to the records with these keys, such as
+	// the enabled currencies; other records do not exist for the API.
+	only map[string][]any
+}
+
+// Config is what an engine is told from outside, once, at start.
+type Config struct {
+	// OwnerRoles gives a batch job the roles of the user who sent the batch
+	// (nil: the job runs with no role, as a storefront client would).
+	OwnerRoles func(ctx context.Context, user int64) ([]string, error)
+	// ChunkDone counts a batch chunk written, in mode "sync" or "async" (nil:
+	// not counted).
+	ChunkDone func(typ, mode string, counts jobs.ChunkCounts)
+}
+
+// Request is one API request as the edge hands it to the engine: the route it
+// matched and what the edge read, negotiated, authenticated and checked. The
+// engine reads nothing else of the HTTP exchange.
+type Request struct {
+	// Ctx is the request's own context: the server's deadline, the client's
+	// cancellation.
+	Ctx    context.Context
+	Route  *Route
+	ID     string // the {id} of the address, "" on a collection
+	Path   string // the address's path as the client sent it
+	Origin string // the scheme and host of the application's public addresses
+	// Query is the query string, parsed once and read whole (ReadQuery); read only.
+	Query     url.Values
+	Format    Format
+	Principal *identity.Principal // who is calling; nil until authenticated
+	Lang      string              // the language of localized values (storefront X-Localization-ID); "": the default
+	XInclude  []string            // the X-Include header's values
+}
+
+// call is the per-request state the engine works with.
+type call struct {
+	ctx      context.Context
+	id       string // the {id} of the address, "" on a collection
+	path     string // the address's path as the client sent it
+	origin   string // the scheme and host of the application's public addresses
+	rt       *Route
+	f        Format
+	org      int64    // the caller's organization
+	user     int64    // the caller's user (back office), 0 for a storefront client
+	lang     string   // the language of localized values (storefront X-Localization-ID); "": the default
+	roles    []string // the caller's roles
+	hateoas  bool
+	title    bool // meta=title: each resource carries its title
+	xinclude map[string]bool
+	query    url.Values // the query string, parsed once; read only
+	base     string     // absolute base of the application's addresses
+	routes   *RouteTable
+}
+
+// Errors of a request the edge handed over incomplete: a wiring mistake, never
+// a client's (answered 500).
+var (
+	errNoRoute     = errors.New("engine: no documented route for this request")
+	errNoPrincipal = errors.New("engine: a documented route was reached without authentication")
+)
+
+func (e *Engine) begin(r *Request) (*call, error) {
+	if r == nil || r.Route == nil {
+		return nil, errNoRoute
+	}
+	p := r.Principal
+	if p == nil {
+		return nil, errNoPrincipal
+	}
+	cl := &call{ctx: r.Ctx, id: r.ID, path: r.Path, origin: r.Origin, rt: r.Route, f: r.Format, org: p.Org, user: p.UserID,
+		roles: p.Roles, lang: r.Lang, query: r.Query, routes: e.routes, xinclude: map[string]bool{}}
+	for _, v := range r.XInclude {
+		for _, key := range strings.Split(v, ";") {
+			if key = strings.TrimSpace(key); key != "" {
+				cl.xinclude[key] = true
+			}
+		}
+	}
+	cl.hateoas = cl.f == JSONAPI && !cl.xinclude["noHateoas"]
+	if meta, ok := cl.query["meta"]; ok {
+		if err := cl.parseMeta(meta[len(meta)-1]); err != nil {
+			return nil, err
+		}
+	}
+	cl.base = cl.origin + e.routes.base
+	return cl, nil
+}
+
+func (e *Engine) table(res *resource.Resource) *storage.Table {
+	return e.tables[res.Type]
+}
+
+// key converts an identifier from an address or a body to a storage key.
+func key(res *resource.Resource, id string) (any, error) {
+	if !res.IntID {
+		return id, nil
+	}
+	n, ok := parseID(id)
+	if !ok {
+		return nil, problem.NotFound()
+	}
+	return n, nil
+}
+
+func parseID(s string) (int64, bool) {
+	if s == "" || len(s) > 18 {
+		return 0, false
+	}
+	var n int64
+	for _, r := range s {
+		if r < '0' || r > '9' {
+			return 0, false
+		}
+		n = n*10 + int64(r-'0')
+	}
+	return n, true
+}
+
+// reply encodes a response document or plain body.
+func (cl *call) reply(status int, doc *jsonapi.TopLevel, plain []byte) *jsonapi.Reply {
+	if cl.f == Plain {
+		return &jsonapi.Reply{Status: status, ContentType: jsonapi.PlainMediaType, Body: plain}
+	}
+	return jsonapi.DocumentReply(status, doc)
+}
+
+// parseMeta reads meta=title (oro-behaviour §5.3); title is the one meta property.
+func (cl *call) parseMeta(value string) error {
+	if cl.f == Plain {
+		return problem.Filter("meta", "The filter is not supported by the plain format; use JSON:API.")
+	}
+	for _, name := range strings.Split(value, ",") {
+		if name != "title" {
+			return problem.Filter("meta", fmt.Sprintf("The %q is not known meta property. Known properties: title.", name))
+		}
+		cl.title = true
+	}
+	return nil
+}

@@ -1,0 +1,295 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/entityapi/entityapi/server/batch"
+	"github.com/entityapi/entityapi/storage"
+	"github.com/entityapi/entityapi/storage/jobs"
+)
+
+// This file is the job queue's work on a batch (DESIGN.md §7): a job names a
+// run of staged chunks of one operation (jobs.ForChunks). The operation
+// and its owner's roles are loaded once per job and the chunks in one query;
+// the chunks then go chunksPerTx at a time: each chunk is checked on its own
+// (its links, problems and pointers stay its own), then the items of all are
+// written with the same multi-row INSERTs and the outcomes of all recorded
+// (FinishChunks) in one transaction, so ten chunks cost a fixed number of
+// statements and one commit whatever their number of items. A chunk another
+// run has recorded rolls that transaction back, and its chunks then go one
+// by one.
+
+// ProcessChunk is the job queue's handler of batch chunks: it processes the
+// chunks of job as the operation's owner, the outcome of each recorded in the
+// transaction of its writes.
+func (e *Engine) ProcessChunk(ctx context.Context, job jobs.ChunkJob) error {
+	store := e.store
+	op, err := jobs.LoadOperation(ctx, store.Conn, job.Org, job.Operation)
+	if errors.Is(err, storage.ErrNotFound) {
+		return nil // deleted: nothing is left to do
+	}
+	if err != nil {
+		return err
+	}
+	switch op.Status {
+	case jobs.StatusSuccess, jobs.StatusFailed, jobs.StatusCancelled:
+		return nil
+	}
+	if op.Status == jobs.StatusNew { // the first job: a write of its own, not one per chunk
+		if err := jobs.StartOperation(ctx, store.Conn, op.ID); err != nil {
+			if errors.Is(err, jobs.ErrFinished) || errors.Is(err, storage.ErrNotFound) {
+				return nil
+			}
+			return err
+		}
+	}
+	chunks, err := jobs.LoadChunks(ctx, store.Conn, op.ID, job.Chunk, job.Chunks())
+	if err != nil {
+		return err
+	}
+	pending := chunks[:0]
+	for _, ch := range chunks {
+		if !ch.Done {
+			pending = append(pending, ch)
+		}
+	}
+	if len(pending) == 0 {
+		return nil
+	}
+	cl := &call{f: JSONAPI, org: op.OrganizationID, routes: e.routes, xinclude: map[string]bool{}}
+	if op.OwnerID != nil {
+		cl.user = *op.OwnerID
+		if cl.roles, err = e.ownerRoles(ctx, *op.OwnerID); err != nil {
+			return err
+		}
+	}
+	// A job's chunks are written chunksPerTx at a time, each run in a
+	// transaction of its own, so that a job may name more chunks (fewer
+	// fetches and completions of jobs) without holding SQLite's one writer
+	// longer.
+	for first := true; len(pending) > 0; first = false {
+		if !first {
+			// A cancel takes effect after the transaction under way, as
+			// it would between jobs.
+			op, err = jobs.LoadOperation(ctx, store.Conn, job.Org, job.Operation)
+			if errors.Is(err, storage.ErrNotFound) {
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+			switch op.Status {
+			case jobs.StatusSuccess, jobs.StatusFailed, jobs.StatusCancelled:
+				return nil
+			}
+		}
+		n := min(len(pending), chunksPerTx)
+		if err := e.runPending(ctx, cl, op, pending[:n]); err != nil {
+			return err
+		}
+		pending = pending[n:]
+	}
+	return nil
+}
+
+// chunksPerTx is the most chunks written in one transaction.
+const chunksPerTx = 10
+
+// runPending processes chunks of a job not yet done, in one transaction.
+func (e *Engine) runPending(ctx context.Context, cl *call, op *jobs.Operation, pending []jobs.Chunk) error {
+	if len(pending) == 1 {
+		return e.runStaged(ctx, cl, op, &pending[0])
+	}
+	err := e.runStagedTogether(ctx, cl, op, pending)
+	if !errors.Is(err, errAlreadyDone) {
+		return err
+	}
+	// Another run recorded one of these chunks meanwhile (a re-enqueued
+	// job over the same chunks): each chunk goes on its own, and those
+	// already done are left.
+	store := e.store
+	for _, ch := range pending {
+		fresh, err := jobs.LoadChunk(ctx, store.Conn, op.ID, ch.Number)
+		if errors.Is(err, storage.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if fresh.Done {
+			continue
+		}
+		if err := e.runStaged(ctx, cl, op, fresh); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// runStaged processes one staged chunk in a transaction of its own.
+func (e *Engine) runStaged(ctx context.Context, cl *call, op *jobs.Operation, ch *jobs.Chunk) error {
+	data, included, err := decodeChunk(ch)
+	if err != nil {
+		return err
+	}
+	out, err := e.runChunk(ctx, cl, op.EntityType, data, included, false, finishChunk(ctx, op.ID, ch.Number))
+	if errors.Is(err, errAlreadyDone) {
+		return nil
+	}
+	if err == nil {
+		e.chunkDone(op.EntityType, "async", out.counts)
+	}
+	return err
+}
+
+// runStagedTogether processes staged chunks in one transaction: each is
+// checked, then their items are written together and their outcomes
+// recorded together (a fixed number of statements per job). errAlreadyDone when one of
+// them was already recorded (nothing is then written).
+func (e *Engine) runStagedTogether(ctx context.Context, cl *call, op *jobs.Operation, chunks []jobs.Chunk) error {
+	runs := make([]*checkedChunk, len(chunks))
+	for i := range chunks {
+		data, included, err := decodeChunk(&chunks[i])
+		if err != nil {
+			return err
+		}
+		if runs[i], err = e.checkChunk(ctx, cl, op.EntityType, data, included); err != nil {
+			return err
+		}
+	}
+	err := e.store.Tx(ctx, func(c *storage.Conn) error {
+		writing := time.Now()
+		if err := e.writeTogether(ctx, c, cl, runs); err != nil {
+			return err
+		}
+		// Each chunk's time (the operation's aggregateTime adds them up) is
+		// its own checks and its share of the writes.
+		share := time.Since(writing) / time.Duration(len(runs))
+		outcomes := make([]jobs.ChunkOutcome, len(runs))
+		for i, run := range runs {
+			run.finish(true)
+			run.out.counts.Millis = (run.checking + share).Milliseconds()
+			outcomes[i] = jobs.ChunkOutcome{Number: chunks[i].Number, Counts: run.out.counts, Errors: run.out.ErrorRows()}
+		}
+		done, err := jobs.FinishChunks(ctx, c, op.ID, outcomes)
+		if err == nil && !done {
+			return errAlreadyDone
+		}
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	for _, run := range runs {
+		e.chunkDone(op.EntityType, "async", run.out.counts)
+	}
+	return nil
+}
+
+// writeTogether writes the live items of checked chunks in c's transaction:
+// first all at once (multi-row INSERTs of up to 500 rows across chunks) in a
+// savepoint; when that fails, each chunk as writeChunk does, so that only the
+// items to blame are skipped.
+func (e *Engine) writeTogether(ctx context.Context, c *storage.Conn, cl *call, runs []*checkedChunk) error {
+	var live []*item
+	for _, run := range runs {
+		for _, ci := range run.all {
+			if !ci.failed {
+				live = append(live, ci.item)
+			}
+		}
+	}
+	if len(live) == 0 {
+		return nil
+	}
+	err := c.Tx(ctx, func(sp *storage.Conn) error {
+		_, err := e.writeRecords(ctx, sp, cl, live, true)
+		return err
+	})
+	if err == nil {
+		return nil
+	}
+	for _, run := range runs {
+		if err := e.writeChunk(ctx, c, cl, run.all, run.adjacent, false); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// finishChunk records a chunk's outcome; errAlreadyDone rolls back the
+// writes of a chunk another run has recorded.
+func finishChunk(ctx context.Context, opID int64, number int) func(c *storage.Conn, out *ChunkOutcome) error {
+	return func(c *storage.Conn, out *ChunkOutcome) error {
+		done, err := jobs.FinishChunk(ctx, c, opID, number, out.counts, out.ErrorRows())
+		if err == nil && !done {
+			return errAlreadyDone
+		}
+		return err
+	}
+}
+
+// decodeChunk reads the items of a staged chunk.
+func decodeChunk(ch *jobs.Chunk) (data, included []jobs.ChunkItem, err error) {
+	if data, err = decodeStaged(ch.Items); err != nil {
+		return nil, nil, err
+	}
+	if included, err = decodeStaged(ch.Included); err != nil {
+		return nil, nil, err
+	}
+	return data, included, nil
+}
+
+// decodeStaged reads the items of a staged chunk (nil: none).
+func decodeStaged(raw []byte) ([]jobs.ChunkItem, error) {
+	if len(raw) == 0 {
+		return nil, nil
+	}
+	if items, ok := readStaged(raw); ok {
+		return items, nil
+	}
+	var items []jobs.ChunkItem
+	if err := json.Unmarshal(raw, &items); err != nil {
+		return nil, fmt.Errorf("engine: a staged chunk is not readable: %w", err)
+	}
+	return items, nil
+}
+
+// readStaged reads staged items as stagedItems writes them, each item's
+// bytes a sub-slice of raw rather than a copy made through reflection; ok is
+// false for any other form (then encoding/json reads it, or says why not).
+func readStaged(raw []byte) (items []jobs.ChunkItem, ok bool) {
+	if !json.Valid(raw) {
+		return nil, false
+	}
+	ok = true
+	items = make([]jobs.ChunkItem, 0, 128) // a chunk holds 100 items unless configured otherwise
+	isArray := batch.Elements(raw, func(el []byte) {
+		var it jobs.ChunkItem
+		isObject := batch.Members(el, func(key, val []byte) {
+			switch string(key) {
+			case `"index"`:
+				n, err := strconv.Atoi(string(val))
+				it.Index, ok = n, ok && err == nil
+			case `"raw"`:
+				it.Raw = val
+			case `"hashed"`:
+				it.Hashed, ok = string(val) == "true", ok && (string(val) == "true" || string(val) == "false")
+			case `"problems"`:
+				ok = ok && json.Unmarshal(val, &it.Problems) == nil
+			default:
+				ok = false
+			}
+		})
+		if !isObject || it.Raw == nil {
+			ok = false
+		}
+		items = append(items, it)
+	})
+	return items, ok && isArray
+}

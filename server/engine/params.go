@@ -1,0 +1,218 @@
+package engine
+
+import (
+	"fmt"
+	"net/url"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/entityapi/entityapi/server/problem"
+	"github.com/entityapi/entityapi/server/resource"
+	"github.com/entityapi/entityapi/storage"
+)
+
+// Paging limits (DESIGN.md §5).
+const (
+	defaultPageSize = 10
+	maxPageSize     = 1000
+	maxUnpaged      = 10000
+)
+
+// listParams is a parsed list query: filters, sort, page, include, fields.
+type listParams struct {
+	where    []storage.Cond
+	order    []storage.Order
+	number   int
+	size     int // -1: everything up to maxUnpaged
+	include  [][]*resource.Relationship
+	fields   map[string]map[string]bool // type -> fields to return; absent type: all
+	filtered bool                       // at least one filter[...] was given
+}
+
+// parseShape reads fields[type] and include, the shape of the answer; both are JSON:API only.
+func (e *Engine) parseShape(q url.Values, res *resource.Resource, f Format) (*listParams, error) {
+	p := &listParams{fields: map[string]map[string]bool{}}
+	var errs problem.List
+	for key, values := range q {
+		if !strings.HasPrefix(key, "fields[") && key != "include" && key != "fields" {
+			continue
+		}
+		if f == Plain {
+			errs = append(errs, problem.Filter(key, "The filter is not supported by the plain format; use JSON:API."))
+			continue
+		}
+		value := values[len(values)-1]
+		if key == "include" {
+			inc, err := e.parseInclude(res, value)
+			if err != nil {
+				errs = append(errs, err.(*problem.Problem))
+			}
+			p.include = inc
+			continue
+		}
+		typ := strings.TrimSuffix(strings.TrimPrefix(key, "fields["), "]")
+		target, ok := e.reg.Get(typ)
+		if key == "fields" || typ == "" {
+			errs = append(errs, problem.Filter(key, "An entity type is not specified."))
+			continue
+		}
+		if !ok {
+			errs = append(errs, problem.Filter(key, "An entity type is not known."))
+			continue
+		}
+		set := map[string]bool{}
+		for _, name := range strings.Split(value, ",") {
+			a, isAttr := target.Attribute(name)
+			isAttr = isAttr && !a.WriteOnly
+			_, isRel := target.Relationship(name)
+			if name == "" {
+				errs = append(errs, problem.Filter(key, fmt.Sprintf("Expected an array of not empty strings. Given %q.", value)))
+				break
+			}
+			if !isAttr && !isRel {
+				errs = append(errs, problem.Filter(key, fmt.Sprintf("The field %q is unknown.", name)))
+				break
+			}
+			set[name] = true
+		}
+		p.fields[typ] = set
+	}
+	if len(errs) > 0 {
+		return nil, errs
+	}
+	return p, nil
+}
+
+func (e *Engine) parseInclude(res *resource.Resource, value string) ([][]*resource.Relationship, error) {
+	var out [][]*resource.Relationship
+	for _, path := range strings.Split(value, ",") {
+		if path == "" {
+			return nil, problem.Filter("include", fmt.Sprintf("Expected an array of not empty strings. Given %q.", value))
+		}
+		cur := res
+		var chain []*resource.Relationship
+		for _, name := range strings.Split(path, ".") {
+			rel, ok := cur.Relationship(name)
+			if !ok {
+				return nil, problem.Filter("include", fmt.Sprintf("The relationship %q is unknown.", path))
+			}
+			chain = append(chain, rel)
+			cur, _ = e.reg.Get(rel.Target)
+		}
+		out = append(out, chain)
+	}
+	return out, nil
+}
+
+// parseList reads filters, sort and page on top of the shape.
+func (e *Engine) parseList(q url.Values, res *resource.Resource, f Format, lang string) (*listParams, error) {
+	p, err := e.parseShape(q, res, f)
+	if err != nil {
+		return nil, err
+	}
+	var errs problem.List
+	keys := make([]string, 0, len(q))
+	for k := range q {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, key := range keys {
+		if !strings.HasPrefix(key, "filter[") && !strings.HasPrefix(key, "filter") {
+			continue
+		}
+		cond, err := e.parseFilter(res, key, q.Get(key), lang)
+		if err != nil {
+			errs = append(errs, err.(*problem.Problem))
+			continue
+		}
+		p.where = append(p.where, cond)
+		p.filtered = true
+	}
+	if s := q.Get("sort"); s != "" {
+		order, err := parseSort(res, s, lang)
+		if err != nil {
+			errs = append(errs, err.(*problem.Problem))
+		}
+		p.order = order
+	}
+	var pageErrs problem.List
+	p.number, p.size, pageErrs = parsePage(q)
+	errs = append(errs, pageErrs...)
+	if len(errs) > 0 {
+		return nil, errs
+	}
+	return p, nil
+}
+
+// unsupported refuses the list parameters (and those named in also) that a
+// route does not take (relationship endpoints, operation errors), rather than
+// serving the request as if they were absent.
+func unsupported(q url.Values, also ...string) problem.List {
+	var errs problem.List
+	for _, name := range append([]string{"sort", "include", "fields", "filter"}, also...) {
+		for key := range q {
+			if key == name || strings.HasPrefix(key, name+"[") {
+				errs = append(errs, problem.Filter(key, "The parameter is not supported by this resource."))
+			}
+		}
+	}
+	return errs
+}
+
+// parsePage reads page[number] and page[size] (DESIGN.md §5).
+func parsePage(q url.Values) (number, size int, errs problem.List) {
+	number, size = 1, defaultPageSize
+	if v, ok := q["page[number]"]; ok {
+		n, err := strconv.Atoi(v[0])
+		switch {
+		case err != nil:
+			errs = append(errs, problem.Filter("page[number]", fmt.Sprintf("Expected integer value. Given %q.", v[0])))
+		case n < 1:
+			errs = append(errs, problem.Filter("page[number]", "The value should be greater than or equals to 1."))
+		default:
+			number = n
+		}
+	}
+	if v, ok := q["page[size]"]; ok {
+		n, err := strconv.Atoi(v[0])
+		switch {
+		case err != nil:
+			errs = append(errs, problem.Filter("page[size]", fmt.Sprintf("Expected integer value. Given %q.", v[0])))
+		case n == 0 || n < -1:
+			errs = append(errs, problem.Filter("page[size]", "The value should be -1 (all records) or between 1 and 1000."))
+		case n > maxPageSize:
+			errs = append(errs, problem.Filter("page[size]", fmt.Sprintf("The value should be less than or equals to %d.", maxPageSize)))
+		default:
+			size = n
+		}
+	}
+	return number, size, errs
+}
+
+func parseSort(res *resource.Resource, value, lang string) ([]storage.Order, error) {
+	var out []storage.Order
+	for _, f := range strings.Split(value, ",") {
+		desc := strings.HasPrefix(f, "-")
+		name := strings.TrimPrefix(f, "-")
+		col, ok := sortColumn(res, name, lang)
+		if !ok {
+			return nil, problem.Sort(fmt.Sprintf("Sorting by %q field is not supported.", name))
+		}
+		out = append(out, storage.Order{Column: col, Desc: desc})
+	}
+	return out, nil
+}
+
+func sortColumn(res *resource.Resource, name, lang string) (string, bool) {
+	if name == "id" {
+		return res.IDColumn, true
+	}
+	if a, ok := res.Attribute(name); ok && a.Sort {
+		return a.ColumnIn(lang), true
+	}
+	if rel, ok := res.Relationship(name); ok && rel.Sort {
+		return rel.Column, true
+	}
+	return "", false
+}

@@ -1,0 +1,125 @@
+package engine
+
+import (
+	"net/http"
+
+	"github.com/entityapi/entityapi/server/jsonapi"
+	"github.com/entityapi/entityapi/server/problem"
+	"github.com/entityapi/entityapi/storage"
+)
+
+// Related answers GET /api/{type}/{id}/{relationship}: the related record, or a
+// list of related records with the target's paging, sorting and filters.
+func (e *Engine) Related(r *Request) (*jsonapi.Reply, error) {
+	cl, owner, err := e.beginOwnedRead(r)
+	if err != nil {
+		return nil, err
+	}
+	ctx := cl.ctx
+	res, rel := cl.rt.res, cl.rt.rel
+	target, _ := e.reg.Get(rel.Target)
+	self := cl.origin + cl.path
+	if rel.ToMany {
+		cond := e.memberOf(rel, []any{owner[res.IDColumn]})
+		return e.list(ctx, cl, target, &cond, self)
+	}
+	p, err := e.parseShape(cl.query, target, cl.f)
+	if err != nil {
+		return nil, err
+	}
+	_, rows, err := e.related(ctx, cl, res, []storage.Row{owner}, rel)
+	if err != nil {
+		return nil, err
+	}
+	var row storage.Row
+	if len(rows) > 0 {
+		row = rows[0]
+	}
+	return e.single(ctx, cl, target, row, p, http.StatusOK)
+}
+
+// Relationship answers GET /api/{type}/{id}/relationships/{relationship} with
+// resource identifiers (paged for to-many). It takes no include, fields, sort or
+// filter (nor page on a to-one): a 400 names them, as the document declares
+// none, rather than answering as if they were absent.
+func (e *Engine) Relationship(r *Request) (*jsonapi.Reply, error) {
+	cl, owner, err := e.beginOwnedRead(r)
+	if err != nil {
+		return nil, err
+	}
+	ctx := cl.ctx
+	res, rel := cl.rt.res, cl.rt.rel
+	id := keyString(owner[res.IDColumn])
+	self := cl.link(res.Type, id) + "/relationships/" + rel.Name
+	links := &jsonapi.Links{Self: self}
+	_, links.Related = cl.relationshipLinks(res.Type, id, rel.Name)
+	q := cl.query
+	p := &listParams{}
+	var errs problem.List
+	if rel.ToMany {
+		var pageErrs problem.List
+		p.number, p.size, pageErrs = parsePage(q)
+		errs = append(unsupported(q), pageErrs...)
+	} else {
+		errs = unsupported(q, "page")
+	}
+	if len(errs) > 0 {
+		return nil, errs
+	}
+	if !rel.ToMany {
+		doc := &jsonapi.TopLevel{Data: jsonapi.ToOne{}}
+		if v := toOneKey(cl, rel, owner); v != nil {
+			doc.Data = jsonapi.ToOne{Identifier: &jsonapi.Identifier{Type: rel.Target, ID: keyString(v)}}
+		}
+		if cl.hateoas {
+			doc.Links = links
+		}
+		return cl.reply(http.StatusOK, doc, nil), nil
+	}
+	target, _ := e.reg.Get(rel.Target)
+	related := storage.Query{Table: e.table(target), Columns: e.shown(target, cl.lang), Org: cl.org, Where: []storage.Cond{e.memberOf(rel, []any{owner[res.IDColumn]})}}
+	rows, hasMore, total, err := e.page(ctx, cl, related, p)
+	if err != nil {
+		return nil, err
+	}
+	data := make(jsonapi.ToMany, len(rows))
+	for i, row := range rows {
+		data[i] = jsonapi.Identifier{Type: target.Type, ID: keyString(row[target.IDColumn])}
+	}
+	doc := &jsonapi.TopLevel{Data: data}
+	if cl.hateoas {
+		doc.Links = cl.pageLinks(self, p, hasMore, total)
+		doc.Links.Related = links.Related
+	}
+	return withTotal(cl.reply(http.StatusOK, doc, nil), total), nil
+}
+
+// beginOwned starts a request on a relationship or subresource: the caller, and
+// the record whose relationship it is (404 when the caller cannot see it),
+// every column of it (a write may change it).
+func (e *Engine) beginOwned(r *Request) (*call, storage.Row, error) {
+	return e.startOwned(r, false)
+}
+
+// beginOwnedRead is beginOwned for a read: the owner is read as a document
+// in the caller's language would show it (loadShown).
+func (e *Engine) beginOwnedRead(r *Request) (*call, storage.Row, error) {
+	return e.startOwned(r, true)
+}
+
+// startOwned is beginOwned, or beginOwnedRead when shown is true.
+func (e *Engine) startOwned(r *Request, shown bool) (*call, storage.Row, error) {
+	cl, err := e.begin(r)
+	if err != nil {
+		return nil, nil, err
+	}
+	var cols []string // nil: every column
+	if shown {
+		cols = e.shown(cl.rt.res, cl.lang)
+	}
+	owner, err := e.loadColumns(cl.ctx, cl, cl.rt.res, cl.id, cols)
+	if err != nil {
+		return nil, nil, err
+	}
+	return cl, owner, nil
+}

@@ -1,0 +1,65 @@
+package server
+
+import (
+	"context"
+	"net/http"
+	"strings"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/entityapi/entityapi/server/engine"
+)
+
+// requestKey keeps the engine's view of a request (engine.Request) on the
+// Gin context; gin.Context answers Value for a string key from its keys, so
+// the generated handlers' ctx carries it to the engine (requestOf).
+const requestKey = "entityapi.request"
+
+// begin is an application's first middleware. It finds the documented route
+// the router matched, once for the whole request, and starts the engine's
+// view of the request, which the middlewares after it complete: negotiate
+// its format, authenticate its caller, localeHeaders its language, validate
+// its query. A request the document has no route for goes on without one
+// (the unmatched handler answers it).
+//
+// It also gives the request its deadline (--request-timeout), so that every
+// query the request sends is cancelled when the time is up: modernc's
+// SQLite interrupts the running statement, pgx cancels it on the server;
+// writeError answers the failure 503 (problem.TimedOut). Without it the HTTP
+// server's write timeout only dropped the answer while the queries ran on
+// for minutes (issue 15). Batch uploads have their own, longer deadlines
+// (batchRequest) and are left alone.
+func (a *application) begin(c *gin.Context) {
+	rt := a.routes.Lookup(c.Request.Method, c.FullPath())
+	if rt == nil {
+		c.Next()
+		return
+	}
+	if a.cfg.RequestTimeout > 0 && !rt.IsBatch() {
+		ctx, cancel := context.WithTimeout(c.Request.Context(), a.cfg.RequestTimeout)
+		defer cancel()
+		c.Request = c.Request.WithContext(ctx)
+	}
+	c.Set(requestKey, &engine.Request{Ctx: c.Request.Context(), Route: rt, ID: c.Param("id"), Path: c.Request.URL.Path,
+		Origin: a.publicBase(c.Request), XInclude: c.Request.Header.Values("X-Include")})
+	c.Next()
+}
+
+// requestOf is the engine's view of a request begin started, or nil outside
+// the documented routes.
+func requestOf(ctx context.Context) *engine.Request {
+	r, _ := ctx.Value(requestKey).(*engine.Request)
+	return r
+}
+
+// publicBase is --public-url, or the scheme and host the request came to.
+func (a *application) publicBase(r *http.Request) string {
+	if a.cfg.PublicURL != "" {
+		return strings.TrimSuffix(a.cfg.PublicURL, "/")
+	}
+	scheme := "http"
+	if r.TLS != nil {
+		scheme = "https"
+	}
+	return scheme + "://" + r.Host
+}
