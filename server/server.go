@@ -121,8 +121,9 @@ func New(cfg Config, store *storage.Store) (*Server, error) {
 	g.HandleMethodNotAllowed = true
 	g.ContextWithFallback = true
 	g.RemoveExtraSlash = false
-	// No proxy is trusted unless configured: X-Forwarded-For must not let a client
-	// choose the address the token endpoint's failure limit counts.
+	// No proxy is trusted: X-Forwarded-For must not let a client choose the
+	// address the rate limit counts (c.ClientIP; the token endpoint's failure
+	// limit reads the connection's address itself, server/auth).
 	if err := g.SetTrustedProxies(nil); err != nil {
 		return nil, err
 	}
