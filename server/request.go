@@ -63,3 +63,12 @@ func (a *application) publicBase(r *http.Request) string {
 	}
 	return scheme + "://" + r.Host
 }
+
+// batchRequest hands a batch request, PATCH /api/{type}, to the
+// application's batch pipeline (server/batch), which streams its body, and
+// answers the error it returns when it has answered nothing itself.
+func (a *application) batchRequest(c *gin.Context) {
+	if err := a.batches.Serve(c.Writer, c.Request, requestOf(c)); err != nil {
+		a.writeError(c, err)
+	}
+}

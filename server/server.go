@@ -24,6 +24,7 @@ import (
 	"github.com/entityapi/entityapi/openapi"
 	"github.com/entityapi/entityapi/server/auth"
 	"github.com/entityapi/entityapi/server/batch"
+	"github.com/entityapi/entityapi/server/batch/split"
 	"github.com/entityapi/entityapi/server/engine"
 	"github.com/entityapi/entityapi/server/resource"
 	"github.com/entityapi/entityapi/storage"
@@ -100,7 +101,7 @@ func New(cfg Config, store *storage.Store) (*Server, error) {
 		cfg.MaxBatchBody = 1 << 30
 	}
 	if cfg.MaxBatchItem <= 0 {
-		cfg.MaxBatchItem = batch.DefaultMaxItemBytes
+		cfg.MaxBatchItem = split.DefaultMaxItemBytes
 	}
 	if cfg.SyncBatchTimeout <= 0 {
 		cfg.SyncBatchTimeout = 25 * time.Second
@@ -158,14 +159,15 @@ func New(cfg Config, store *storage.Store) (*Server, error) {
 		return nil, fmt.Errorf("back office: %w", err)
 	}
 	bo.auth, bo.audience, bo.roles, bo.metrics, bo.limiter = tokens, "backoffice", true, m, limits
-	bo.syncHold = &s.syncHold
 	queue, err := jobs.NewQueue(store, cfg.Jobs)
 	if err != nil {
 		stop()
 		return nil, err
 	}
-	queue.Handle(bo.engine.ProcessChunk)
-	bo.queue, s.queue = queue, queue
+	bo.batches = batch.New(bo.engine, queue, batch.Config{MaxBody: cfg.MaxBatchBody, MaxItem: cfg.MaxBatchItem,
+		SyncTimeout: cfg.SyncBatchTimeout, UploadTimeout: cfg.BatchUploadTimeout, Log: cfg.Logger, SyncHold: &s.syncHold})
+	queue.Handle(bo.batches.ProcessChunk)
+	s.queue = queue
 	group := g.Group("")
 	group.Use(bo.begin, bo.negotiate, bo.authenticate, bo.rateLimit, bo.validate)
 	handler := backoffice.NewStrictHandlerWithOptions(&backofficeHandlers{bo.engine}, nil, backoffice.StrictGinServerOptions{
@@ -303,13 +305,12 @@ type application struct {
 	docJSON  []byte
 	auth     *auth.Service
 	audience string             // the token audience of this application
-	queue    *jobs.Queue        // where batch chunks go
+	batches  *batch.Pipeline    // the back office's batch uploads and jobs; nil on the storefront
 	roles    bool               // callers' roles decide what they may do (the back office; storefront clients only read)
 	guests   map[string]bool    // storefront: resource types readable without a token
 	locales  *storefrontLocales // storefront: what X-Localization-ID and X-Currency may name
 	metrics  *metrics
-	limiter  *limiter                       // per-client request rate, shared by both applications; nil: none
-	syncHold *atomic.Pointer[chan struct{}] // see Server.syncHold
+	limiter  *limiter // per-client request rate, shared by both applications; nil: none
 }
 
 func newApplication(cfg *Config, store *storage.Store, raw []byte, base string, engineCfg engine.Config) (*application, error) {

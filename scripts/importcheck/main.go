@@ -30,6 +30,9 @@
 //     it work on plain values (the engine on engine.Request; server/auth's
 //     token and JWKS handlers are net/http, which the server mounts on its
 //     router), so none of them ties itself to one router.
+//   - server/batch/split, the splitter of batch bodies, knows nothing of
+//     resources, storage or HTTP: it depends on the standard library and the
+//     error, document and JSON guard packages only.
 //   - server/... never depends on the main package at the module root; the
 //     main package wires everything together and sits on top.
 //
@@ -112,6 +115,9 @@ func Rules(mod string) []Rule {
 		server     = mod + "/server"
 		serverAuth = mod + "/server/auth"
 		jsonapi    = mod + "/server/jsonapi"
+		jsonguard  = mod + "/server/jsonguard"
+		problem    = mod + "/server/problem"
+		splitter   = mod + "/server/batch/split"
 		identity   = mod + "/server/identity"
 		gin        = "github.com/gin-gonic/gin"
 	)
@@ -173,6 +179,17 @@ func Rules(mod string) []Rule {
 			Name:      "packages below server must not depend on gin",
 			Subject:   func(p string) bool { return within(p, server) && p != server },
 			Forbidden: func(d string, _ bool) bool { return within(d, gin) },
+		},
+		{
+			// The splitter reports the structure of a batch body only: what
+			// a resource is, where records are kept and how the request came
+			// are the engine's, storage's and the edge's, so it can be fuzzed
+			// and measured alone.
+			Name:    "server/batch/split must depend on the standard library, server/problem, server/jsonapi and server/jsonguard only",
+			Subject: func(p string) bool { return p == splitter },
+			Forbidden: func(d string, standard bool) bool {
+				return !standard && d != problem && d != jsonapi && d != jsonguard
+			},
 		},
 		{
 			Name:      "server/... must not depend on the main package",

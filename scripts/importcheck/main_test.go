@@ -226,6 +226,23 @@ func TestCheck(t *testing.T) {
 			},
 		},
 		{
+			name: "the splitter reaches neither the engine, storage nor a third-party package",
+			graph: graph(
+				"~server/batch/split -> encoding/json",
+				"~server/batch/split -> ~server/problem",
+				"~server/batch/split -> ~server/jsonguard",
+				"~server/batch/split -> ~server/engine",
+				"~server/batch/split -> github.com/google/uuid",
+				"~server/batch -> ~server/batch/split",
+				"~server/batch -> ~storage/jobs",
+			),
+			checked: 6,
+			want: []string{
+				"server/batch/split reaches server/engine via server/batch/split -> server/engine",
+				"server/batch/split reaches github.com/google/uuid via server/batch/split -> github.com/google/uuid",
+			},
+		},
+		{
 			name: "server never depends on the main package",
 			graph: graph(
 				"~server/api -> ~server/mw",

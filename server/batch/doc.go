@@ -1,16 +1,10 @@
-// Package batch reads the body of a batch request (PATCH /admin/api/{type}: a
-// root "data" array of resource objects of one type and an optional root
-// "included" array) as a stream, checks its structure and splits it into
-// chunks that are closed under reference (DESIGN.md §7, oro-behaviour §10.1 and
-// §10.3).
-//
-// The body is never decoded as a whole: the root object is walked token by
-// token and every item is decoded on its own into a json.RawMessage, so what is
-// held in memory is decided by the splitter alone (see Split for the exact
-// memory consequences).
-//
-// The package knows nothing about resources, storage or HTTP: it reports the
-// structure of the request only. Whether an included item's type exists, whether
-// an item's attributes are valid and whether a relationship target exists are
-// per-item questions answered later by the item validator.
+// Package batch is the batch pipeline of an application (DESIGN.md §7): the
+// upload of PATCH /api/{type} (request.go), whose body is read as a stream
+// and cut into chunks by server/batch/split, staged under an invisible
+// operation and, once the body is whole and sound, published and queued, or
+// run at once with X-Mode: sync; and the job that runs the queued chunks
+// (job.go). The engine (server/engine) checks and writes the items of a
+// chunk and renders the answers, storage/jobs keeps the operations, chunks
+// and queue, and the HTTP edge (package server) maps the errors Serve
+// returns to HTTP.
 package batch

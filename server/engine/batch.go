@@ -7,7 +7,7 @@ import (
 	"net/http"
 	"strconv"
 
-	"github.com/entityapi/entityapi/server/batch"
+	"github.com/entityapi/entityapi/server/batch/split"
 	"github.com/entityapi/entityapi/server/jsonapi"
 	"github.com/entityapi/entityapi/server/resource"
 	"github.com/entityapi/entityapi/storage"
@@ -56,7 +56,7 @@ func (b *Batch) Operation() *jobs.Operation {
 
 // Stage is a split chunk as it waits in the database for its job: its
 // items as sent, with every password hashed (seal.go).
-func (b *Batch) Stage(operation int64, ch batch.Chunk) *jobs.Chunk {
+func (b *Batch) Stage(operation int64, ch split.Chunk) *jobs.Chunk {
 	return &jobs.Chunk{OperationID: operation, Number: ch.Number,
 		Items: stagedItems(b.e.sealItems(b.cl.rt.res, ch.Data)), Included: stagedItems(b.e.sealItems(nil, ch.Included))}
 }
@@ -64,7 +64,7 @@ func (b *Batch) Stage(operation int64, ch batch.Chunk) *jobs.Chunk {
 // Run writes the one chunk of a synchronous batch in one transaction, all or
 // nothing: record runs in it when the items are written. Hashing the
 // passwords is the run's work, timed with it.
-func (b *Batch) Run(ctx context.Context, ch batch.Chunk, record func(c *storage.Conn, out *ChunkOutcome) error) (*ChunkOutcome, error) {
+func (b *Batch) Run(ctx context.Context, ch split.Chunk, record func(c *storage.Conn, out *ChunkOutcome) error) (*ChunkOutcome, error) {
 	data, included := b.e.sealItems(b.cl.rt.res, ch.Data), b.e.sealItems(nil, ch.Included)
 	out, err := b.e.runChunk(ctx, b.cl, b.cl.rt.res.Type, data, included, true, record)
 	if err == nil {

@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"unicode/utf8"
 
-	"github.com/entityapi/entityapi/server/batch"
+	"github.com/entityapi/entityapi/server/batch/split"
 	"github.com/entityapi/entityapi/server/jsonapi"
 )
 
@@ -27,7 +27,7 @@ func decodeItem(raw []byte) (r *jsonapi.Resource, value map[string]any, ok bool)
 	value = make(map[string]any, 4)
 	ok = true
 	var seen uint8
-	isObject := batch.Members(raw, func(key, val []byte) {
+	isObject := split.Members(raw, func(key, val []byte) {
 		if !ok {
 			return
 		}
@@ -98,7 +98,7 @@ func plainMembers(val []byte, decode bool) (raws map[string]json.RawMessage, val
 		values = map[string]any{}
 	}
 	ok = true
-	isObject := batch.Members(val, func(key, v []byte) {
+	isObject := split.Members(val, func(key, v []byte) {
 		if !ok {
 			return
 		}

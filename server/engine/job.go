@@ -8,100 +8,38 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/entityapi/entityapi/server/batch"
+	"github.com/entityapi/entityapi/server/batch/split"
 	"github.com/entityapi/entityapi/storage"
 	"github.com/entityapi/entityapi/storage/jobs"
 )
 
-// This file is the job queue's work on a batch (DESIGN.md §7): a job names a
-// run of staged chunks of one operation (jobs.ForChunks). The operation
-// and its owner's roles are loaded once per job and the chunks in one query;
-// the chunks then go chunksPerTx at a time: each chunk is checked on its own
-// (its links, problems and pointers stay its own), then the items of all are
-// written with the same multi-row INSERTs and the outcomes of all recorded
-// (FinishChunks) in one transaction, so ten chunks cost a fixed number of
-// statements and one commit whatever their number of items. A chunk another
-// run has recorded rolls that transaction back, and its chunks then go one
-// by one.
+// This file is the engine's part of the job queue's work on a batch
+// (DESIGN.md §7; the job itself is server/batch's): the chunks of a run go
+// together. Each chunk is checked on its own (its links, problems and
+// pointers stay its own), then the items of all are written with the same
+// multi-row INSERTs and the outcomes of all recorded (FinishChunks) in one
+// transaction, so ten chunks cost a fixed number of statements and one
+// commit whatever their number of items. A chunk another run has recorded
+// rolls that transaction back, and its chunks then go one by one.
 
-// ProcessChunk is the job queue's handler of batch chunks: it processes the
-// chunks of job as the operation's owner, the outcome of each recorded in the
-// transaction of its writes.
-func (e *Engine) ProcessChunk(ctx context.Context, job jobs.ChunkJob) error {
-	store := e.store
-	op, err := jobs.LoadOperation(ctx, store.Conn, job.Org, job.Operation)
-	if errors.Is(err, storage.ErrNotFound) {
-		return nil // deleted: nothing is left to do
-	}
-	if err != nil {
-		return err
-	}
-	switch op.Status {
-	case jobs.StatusSuccess, jobs.StatusFailed, jobs.StatusCancelled:
-		return nil
-	}
-	if op.Status == jobs.StatusNew { // the first job: a write of its own, not one per chunk
-		if err := jobs.StartOperation(ctx, store.Conn, op.ID); err != nil {
-			if errors.Is(err, jobs.ErrFinished) || errors.Is(err, storage.ErrNotFound) {
-				return nil
-			}
-			return err
-		}
-	}
-	chunks, err := jobs.LoadChunks(ctx, store.Conn, op.ID, job.Chunk, job.Chunks())
-	if err != nil {
-		return err
-	}
-	pending := chunks[:0]
-	for _, ch := range chunks {
-		if !ch.Done {
-			pending = append(pending, ch)
-		}
-	}
-	if len(pending) == 0 {
-		return nil
-	}
+// BatchOf is the batch of an operation as its job runs it: as the user who
+// sent it, with that user's roles now (Config.OwnerRoles).
+func (e *Engine) BatchOf(ctx context.Context, op *jobs.Operation) (*Batch, error) {
 	cl := &call{f: JSONAPI, org: op.OrganizationID, routes: e.routes, xinclude: map[string]bool{}}
 	if op.OwnerID != nil {
 		cl.user = *op.OwnerID
+		var err error
 		if cl.roles, err = e.ownerRoles(ctx, *op.OwnerID); err != nil {
-			return err
+			return nil, err
 		}
 	}
-	// A job's chunks are written chunksPerTx at a time, each run in a
-	// transaction of its own, so that a job may name more chunks (fewer
-	// fetches and completions of jobs) without holding SQLite's one writer
-	// longer.
-	for first := true; len(pending) > 0; first = false {
-		if !first {
-			// A cancel takes effect after the transaction under way, as
-			// it would between jobs.
-			op, err = jobs.LoadOperation(ctx, store.Conn, job.Org, job.Operation)
-			if errors.Is(err, storage.ErrNotFound) {
-				return nil
-			}
-			if err != nil {
-				return err
-			}
-			switch op.Status {
-			case jobs.StatusSuccess, jobs.StatusFailed, jobs.StatusCancelled:
-				return nil
-			}
-		}
-		n := min(len(pending), chunksPerTx)
-		if err := e.runPending(ctx, cl, op, pending[:n]); err != nil {
-			return err
-		}
-		pending = pending[n:]
-	}
-	return nil
+	return &Batch{e: e, cl: cl}, nil
 }
 
-// chunksPerTx is the most chunks written in one transaction.
-const chunksPerTx = 10
-
-// runPending processes chunks of a job not yet done, in one transaction.
-func (e *Engine) runPending(ctx context.Context, cl *call, op *jobs.Operation, pending []jobs.Chunk) error {
+// RunStaged processes staged chunks of op not yet done, in one transaction;
+// a chunk another run has recorded meanwhile is left as it is.
+func (b *Batch) RunStaged(ctx context.Context, op *jobs.Operation, pending []jobs.Chunk) error {
+	e, cl := b.e, b.cl
 	if len(pending) == 1 {
 		return e.runStaged(ctx, cl, op, &pending[0])
 	}
@@ -269,9 +207,9 @@ func readStaged(raw []byte) (items []jobs.ChunkItem, ok bool) {
 	}
 	ok = true
 	items = make([]jobs.ChunkItem, 0, 128) // a chunk holds 100 items unless configured otherwise
-	isArray := batch.Elements(raw, func(el []byte) {
+	isArray := split.Elements(raw, func(el []byte) {
 		var it jobs.ChunkItem
-		isObject := batch.Members(el, func(key, val []byte) {
+		isObject := split.Members(el, func(key, val []byte) {
 			switch string(key) {
 			case `"index"`:
 				n, err := strconv.Atoi(string(val))

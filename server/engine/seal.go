@@ -10,7 +10,7 @@ import (
 
 	"github.com/getkin/kin-openapi/openapi3"
 
-	"github.com/entityapi/entityapi/server/batch"
+	"github.com/entityapi/entityapi/server/batch/split"
 	"github.com/entityapi/entityapi/server/jsonapi"
 	"github.com/entityapi/entityapi/server/problem"
 	"github.com/entityapi/entityapi/server/resource"
@@ -29,7 +29,7 @@ import (
 // sealItems turns the items of a split into staged items with every password
 // hashed. res is the batch's type for primary items, nil for included ones.
 // Items of types without write-only attributes are passed on as sent.
-func (e *Engine) sealItems(res *resource.Resource, items []batch.Item) []jobs.ChunkItem {
+func (e *Engine) sealItems(res *resource.Resource, items []split.Item) []jobs.ChunkItem {
 	out := make([]jobs.ChunkItem, len(items))
 	names := e.secretNames()
 	var wg sync.WaitGroup

@@ -1,4 +1,4 @@
-package batch_test
+package split_test
 
 import (
 	"errors"
@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/entityapi/entityapi/server/batch"
+	"github.com/entityapi/entityapi/server/batch/split"
 	"github.com/entityapi/entityapi/server/problem"
 )
 
@@ -48,94 +48,94 @@ func TestStructuralProblems(t *testing.T) {
 	cases := []struct {
 		name string
 		body string
-		lim  batch.Limits
+		lim  split.Limits
 		want []want
 	}{
 		// the document
-		{"empty body", ``, batch.Limits{}, []want{{rdc, "The request data should not be empty.", ""}}},
-		{"white space only", " \n\t ", batch.Limits{}, []want{{rdc, "The request data should not be empty.", ""}}},
-		{"null body", `null`, batch.Limits{}, []want{{rdc, "The request data should not be empty.", ""}}},
-		{"empty object", `{}`, batch.Limits{}, []want{{rdc, "The request data should not be empty.", ""}}},
-		{"meta only", `{"meta":{"a":1},"jsonapi":{"version":"1.0"}}`, batch.Limits{}, []want{{rdc, "The request data should not be empty.", ""}}},
-		{"included only", `{"included":[]}`, batch.Limits{}, []want{{rdc, "The request data should not be empty.", ""}}},
-		{"empty data array", `{"data":[]}`, batch.Limits{}, []want{{rdc, "The request data should not be empty.", "/data"}}},
-		{"null data", `{"data":null}`, batch.Limits{}, []want{{rdc, "The request data should not be empty.", "/data"}}},
-		{"data is an object", `{"data":{"type":"accounts"}}`, batch.Limits{}, []want{{rdc, "The 'data' property should be an array of resource objects.", "/data"}}},
-		{"data is a string", `{"data":"x"}`, batch.Limits{}, []want{{rdc, "The 'data' property should be an array of resource objects.", "/data"}}},
-		{"root is an array", `[{"type":"accounts"}]`, batch.Limits{}, []want{{rdc, "The request data should be an object.", ""}}},
-		{"root is a string", `"accounts"`, batch.Limits{}, []want{{rdc, "The request data should be an object.", ""}}},
-		{"unknown member", `{"data":[` + acc + `],"links":{}}`, batch.Limits{}, []want{{rdc, "The 'links' property is not allowed here.", "/links"}}},
-		{"unknown member escaped", `{"a/b~":1,"data":[` + acc + `]}`, batch.Limits{}, []want{{rdc, "The 'a/b~' property is not allowed here.", "/a~1b~0"}}},
-		{"data twice", `{"data":[` + acc + `],"data":[` + acc + `]}`, batch.Limits{}, []want{{rdc, "The 'data' property should occur only once.", "/data"}}},
-		{"included twice", `{"included":[],"data":[` + acc + `],"included":[]}`, batch.Limits{}, []want{{rdc, "The 'included' property should occur only once.", "/included"}}},
-		{"included not an array", `{"data":[` + acc + `],"included":{}}`, batch.Limits{}, []want{{rdc, "The 'included' property should be an array of resource objects.", "/included"}}},
+		{"empty body", ``, split.Limits{}, []want{{rdc, "The request data should not be empty.", ""}}},
+		{"white space only", " \n\t ", split.Limits{}, []want{{rdc, "The request data should not be empty.", ""}}},
+		{"null body", `null`, split.Limits{}, []want{{rdc, "The request data should not be empty.", ""}}},
+		{"empty object", `{}`, split.Limits{}, []want{{rdc, "The request data should not be empty.", ""}}},
+		{"meta only", `{"meta":{"a":1},"jsonapi":{"version":"1.0"}}`, split.Limits{}, []want{{rdc, "The request data should not be empty.", ""}}},
+		{"included only", `{"included":[]}`, split.Limits{}, []want{{rdc, "The request data should not be empty.", ""}}},
+		{"empty data array", `{"data":[]}`, split.Limits{}, []want{{rdc, "The request data should not be empty.", "/data"}}},
+		{"null data", `{"data":null}`, split.Limits{}, []want{{rdc, "The request data should not be empty.", "/data"}}},
+		{"data is an object", `{"data":{"type":"accounts"}}`, split.Limits{}, []want{{rdc, "The 'data' property should be an array of resource objects.", "/data"}}},
+		{"data is a string", `{"data":"x"}`, split.Limits{}, []want{{rdc, "The 'data' property should be an array of resource objects.", "/data"}}},
+		{"root is an array", `[{"type":"accounts"}]`, split.Limits{}, []want{{rdc, "The request data should be an object.", ""}}},
+		{"root is a string", `"accounts"`, split.Limits{}, []want{{rdc, "The request data should be an object.", ""}}},
+		{"unknown member", `{"data":[` + acc + `],"links":{}}`, split.Limits{}, []want{{rdc, "The 'links' property is not allowed here.", "/links"}}},
+		{"unknown member escaped", `{"a/b~":1,"data":[` + acc + `]}`, split.Limits{}, []want{{rdc, "The 'a/b~' property is not allowed here.", "/a~1b~0"}}},
+		{"data twice", `{"data":[` + acc + `],"data":[` + acc + `]}`, split.Limits{}, []want{{rdc, "The 'data' property should occur only once.", "/data"}}},
+		{"included twice", `{"included":[],"data":[` + acc + `],"included":[]}`, split.Limits{}, []want{{rdc, "The 'included' property should occur only once.", "/included"}}},
+		{"included not an array", `{"data":[` + acc + `],"included":{}}`, split.Limits{}, []want{{rdc, "The 'included' property should be an array of resource objects.", "/included"}}},
 
 		// malformed JSON, with Oro's [line:column]
-		{"truncated", `{"data":[{"type":"accounts"}`, batch.Limits{}, []want{{malformed, "Invalid json message received. Parsing error in [1:29]. Unexpected end of JSON input.", ""}}},
-		{"truncated literal", `nul`, batch.Limits{}, []want{{malformed, "Invalid json message received. Parsing error in [1:4]. Unexpected end of JSON input.", ""}}},
-		{"trailing comma in item", `{"data":[{"type":"accounts",}]}`, batch.Limits{}, []want{{malformed, "Invalid json message received. Parsing error in [1:29]. Invalid character '}' looking for beginning of object key string.", ""}}},
-		{"missing comma between items", `{"data":[{"type":"accounts"} {"type":"accounts"}]}`, batch.Limits{}, []want{{malformed, "Invalid json message received. Parsing error in [1:30]. Expected comma after array element.", ""}}},
-		{"bad escape inside an item", `{"data":[{"type":"accounts","attributes":{"name":"a\x"}}]}`, batch.Limits{}, []want{{malformed, "Invalid json message received. Parsing error in [1:53]. Invalid character 'x' in string escape code.", ""}}},
-		{"garbage after the document", `{"data":[{"type":"accounts"}]} x`, batch.Limits{}, []want{{malformed, "Invalid json message received. Parsing error in [1:32]. Invalid character 'x' looking for beginning of value.", ""}}},
-		{"second document", `{"data":[{"type":"accounts"}]} {}`, batch.Limits{}, []want{{malformed, "Invalid json message received. Parsing error in [1:32]. Invalid character '{' after top-level value.", ""}}},
-		{"bad value in meta", `{"data":[{"type":"accounts"}],"meta":nul}`, batch.Limits{}, []want{{malformed, "Invalid json message received. Parsing error in [1:41]. Invalid character '}' in literal null (expecting 'l').", ""}}},
-		{"multi-line", "{\n  \"data\": [\n    {\"type\": \"accounts\"},\n    x\n  ]\n}", batch.Limits{}, []want{{malformed, "Invalid json message received. Parsing error in [4:5]. Invalid character 'x' looking for beginning of value.", ""}}},
-		{"multi-line inside an item", "{\n  \"data\": [\n    {\"type\": \"accounts\"},\n    {\"type\": tru}\n  ]\n}", batch.Limits{}, []want{{malformed, "Invalid json message received. Parsing error in [4:17]. Invalid character '}' in literal true (expecting 'e').", ""}}},
-		{"problems before the malformed spot are kept", `{"data":[1 2]}`, batch.Limits{}, []want{
+		{"truncated", `{"data":[{"type":"accounts"}`, split.Limits{}, []want{{malformed, "Invalid json message received. Parsing error in [1:29]. Unexpected end of JSON input.", ""}}},
+		{"truncated literal", `nul`, split.Limits{}, []want{{malformed, "Invalid json message received. Parsing error in [1:4]. Unexpected end of JSON input.", ""}}},
+		{"trailing comma in item", `{"data":[{"type":"accounts",}]}`, split.Limits{}, []want{{malformed, "Invalid json message received. Parsing error in [1:29]. Invalid character '}' looking for beginning of object key string.", ""}}},
+		{"missing comma between items", `{"data":[{"type":"accounts"} {"type":"accounts"}]}`, split.Limits{}, []want{{malformed, "Invalid json message received. Parsing error in [1:30]. Expected comma after array element.", ""}}},
+		{"bad escape inside an item", `{"data":[{"type":"accounts","attributes":{"name":"a\x"}}]}`, split.Limits{}, []want{{malformed, "Invalid json message received. Parsing error in [1:53]. Invalid character 'x' in string escape code.", ""}}},
+		{"garbage after the document", `{"data":[{"type":"accounts"}]} x`, split.Limits{}, []want{{malformed, "Invalid json message received. Parsing error in [1:32]. Invalid character 'x' looking for beginning of value.", ""}}},
+		{"second document", `{"data":[{"type":"accounts"}]} {}`, split.Limits{}, []want{{malformed, "Invalid json message received. Parsing error in [1:32]. Invalid character '{' after top-level value.", ""}}},
+		{"bad value in meta", `{"data":[{"type":"accounts"}],"meta":nul}`, split.Limits{}, []want{{malformed, "Invalid json message received. Parsing error in [1:41]. Invalid character '}' in literal null (expecting 'l').", ""}}},
+		{"multi-line", "{\n  \"data\": [\n    {\"type\": \"accounts\"},\n    x\n  ]\n}", split.Limits{}, []want{{malformed, "Invalid json message received. Parsing error in [4:5]. Invalid character 'x' looking for beginning of value.", ""}}},
+		{"multi-line inside an item", "{\n  \"data\": [\n    {\"type\": \"accounts\"},\n    {\"type\": tru}\n  ]\n}", split.Limits{}, []want{{malformed, "Invalid json message received. Parsing error in [4:17]. Invalid character '}' in literal true (expecting 'e').", ""}}},
+		{"problems before the malformed spot are kept", `{"data":[1 2]}`, split.Limits{}, []want{
 			{rdc, "The item should be an object.", "/data/0"},
 			{malformed, "Invalid json message received. Parsing error in [1:12]. Expected comma after array element.", ""},
 		}},
 
 		// data items
-		{"data item not an object", `{"data":[` + acc + `,[],"x"]}`, batch.Limits{}, []want{
+		{"data item not an object", `{"data":[` + acc + `,[],"x"]}`, split.Limits{}, []want{
 			{rdc, "The item should be an object.", "/data/1"},
 			{rdc, "The item should be an object.", "/data/2"},
 		}},
-		{"missing type", `{"data":[` + acc + `,{"attributes":{}}]}`, batch.Limits{}, []want{{rdc, "The 'type' property is required.", "/data/1/type"}}},
-		{"null type", `{"data":[{"type":null}]}`, batch.Limits{}, []want{{rdc, "The 'type' property is required.", "/data/0/type"}}},
-		{"empty type", `{"data":[{"type":""}]}`, batch.Limits{}, []want{{rdc, "The 'type' property is required.", "/data/0/type"}}},
-		{"other type", `{"data":[` + acc + `,{"type":"contacts"}]}`, batch.Limits{}, []want{{rdc, "The 'type' property of the primary data object should match the requested resource.", "/data/1/type"}}},
-		{"type not a string", `{"data":[{"type":1}]}`, batch.Limits{}, []want{{rdc, "The 'type' property of the primary data object should match the requested resource.", "/data/0/type"}}},
-		{"type is case-sensitive", `{"data":[{"Type":"accounts"}]}`, batch.Limits{}, []want{{rdc, "The 'type' property is required.", "/data/0/type"}}},
-		{"id not a string", `{"data":[{"type":"accounts","id":12}]}`, batch.Limits{}, []want{{rdc, "The 'id' property should be a string.", "/data/0/id"}}},
-		{"every problem is reported", `{"data":[{"type":"contacts"},` + acc + `,{"type":"users","id":1}]}`, batch.Limits{}, []want{
+		{"missing type", `{"data":[` + acc + `,{"attributes":{}}]}`, split.Limits{}, []want{{rdc, "The 'type' property is required.", "/data/1/type"}}},
+		{"null type", `{"data":[{"type":null}]}`, split.Limits{}, []want{{rdc, "The 'type' property is required.", "/data/0/type"}}},
+		{"empty type", `{"data":[{"type":""}]}`, split.Limits{}, []want{{rdc, "The 'type' property is required.", "/data/0/type"}}},
+		{"other type", `{"data":[` + acc + `,{"type":"contacts"}]}`, split.Limits{}, []want{{rdc, "The 'type' property of the primary data object should match the requested resource.", "/data/1/type"}}},
+		{"type not a string", `{"data":[{"type":1}]}`, split.Limits{}, []want{{rdc, "The 'type' property of the primary data object should match the requested resource.", "/data/0/type"}}},
+		{"type is case-sensitive", `{"data":[{"Type":"accounts"}]}`, split.Limits{}, []want{{rdc, "The 'type' property is required.", "/data/0/type"}}},
+		{"id not a string", `{"data":[{"type":"accounts","id":12}]}`, split.Limits{}, []want{{rdc, "The 'id' property should be a string.", "/data/0/id"}}},
+		{"every problem is reported", `{"data":[{"type":"contacts"},` + acc + `,{"type":"users","id":1}]}`, split.Limits{}, []want{
 			{rdc, "The 'type' property of the primary data object should match the requested resource.", "/data/0/type"},
 			{rdc, "The 'type' property of the primary data object should match the requested resource.", "/data/2/type"},
 			{rdc, "The 'id' property should be a string.", "/data/2/id"},
 		}},
 
 		// included items
-		{"included not an object", doc([]string{acc}, []string{`1`}, false), batch.Limits{}, []want{{rdc, "The item should be an object.", "/included/0"}}},
-		{"included without type", doc([]string{linkedTo("c1")}, []string{`{"id":"c1"}`}, false), batch.Limits{}, []want{{rdc, "The 'type' property is required.", "/included/0/type"}}},
-		{"included type not a string", doc([]string{linkedTo("c1")}, []string{`{"type":7,"id":"c1"}`}, false), batch.Limits{}, []want{{rdc, "The 'type' property should be a string.", "/included/0/type"}}},
-		{"included without id", doc([]string{linkedTo("c1")}, []string{contact("c1"), `{"type":"contacts"}`}, false), batch.Limits{}, []want{{rdc, "The 'id' property is required.", "/included/1/id"}}},
-		{"included empty id", doc([]string{linkedTo("c1")}, []string{contact("c1"), contact("")}, true), batch.Limits{}, []want{{rdc, "The 'id' property is required.", "/included/1/id"}}},
-		{"included id not a string", doc([]string{linkedTo("c1")}, []string{`{"type":"contacts","id":1}`}, false), batch.Limits{}, []want{{rdc, "The 'id' property should be a string.", "/included/0/id"}}},
-		{"duplicate included", doc([]string{linkedTo("c1")}, []string{contact("c1"), contact("c2"), contact("c1")}, false), batch.Limits{}, []want{
+		{"included not an object", doc([]string{acc}, []string{`1`}, false), split.Limits{}, []want{{rdc, "The item should be an object.", "/included/0"}}},
+		{"included without type", doc([]string{linkedTo("c1")}, []string{`{"id":"c1"}`}, false), split.Limits{}, []want{{rdc, "The 'type' property is required.", "/included/0/type"}}},
+		{"included type not a string", doc([]string{linkedTo("c1")}, []string{`{"type":7,"id":"c1"}`}, false), split.Limits{}, []want{{rdc, "The 'type' property should be a string.", "/included/0/type"}}},
+		{"included without id", doc([]string{linkedTo("c1")}, []string{contact("c1"), `{"type":"contacts"}`}, false), split.Limits{}, []want{{rdc, "The 'id' property is required.", "/included/1/id"}}},
+		{"included empty id", doc([]string{linkedTo("c1")}, []string{contact("c1"), contact("")}, true), split.Limits{}, []want{{rdc, "The 'id' property is required.", "/included/1/id"}}},
+		{"included id not a string", doc([]string{linkedTo("c1")}, []string{`{"type":"contacts","id":1}`}, false), split.Limits{}, []want{{rdc, "The 'id' property should be a string.", "/included/0/id"}}},
+		{"duplicate included", doc([]string{linkedTo("c1")}, []string{contact("c1"), contact("c2"), contact("c1")}, false), split.Limits{}, []want{
 			{rdc, "The item duplicates the item with the index 0.", "/included/2"},
 			{rdc, unlinked, "/included/1"},
 		}},
-		{"unlinked included (after data)", doc([]string{linkedTo("c1"), acc}, []string{contact("c1"), contact("c2")}, false), batch.Limits{}, []want{{rdc, unlinked, "/included/1"}}},
-		{"unlinked included (before data)", doc([]string{linkedTo("c1"), acc}, []string{contact("c2"), contact("c1")}, true), batch.Limits{}, []want{{rdc, unlinked, "/included/0"}}},
+		{"unlinked included (after data)", doc([]string{linkedTo("c1"), acc}, []string{contact("c1"), contact("c2")}, false), split.Limits{}, []want{{rdc, unlinked, "/included/1"}}},
+		{"unlinked included (before data)", doc([]string{linkedTo("c1"), acc}, []string{contact("c2"), contact("c1")}, true), split.Limits{}, []want{{rdc, unlinked, "/included/0"}}},
 		{"included items linked only with each other", doc([]string{acc}, []string{
 			`{"type":"contacts","id":"c1","relationships":{"x":{"data":{"type":"contacts","id":"c2"}}}}`, contact("c2"),
-		}, false), batch.Limits{}, []want{{rdc, unlinked, "/included/0"}, {rdc, unlinked, "/included/1"}}},
-		{"an id of another type does not link", doc([]string{linkedTo("c1")}, []string{`{"type":"users","id":"c1"}`}, false), batch.Limits{}, []want{{rdc, unlinked, "/included/0"}}},
+		}, false), split.Limits{}, []want{{rdc, unlinked, "/included/0"}, {rdc, unlinked, "/included/1"}}},
+		{"an id of another type does not link", doc([]string{linkedTo("c1")}, []string{`{"type":"users","id":"c1"}`}, false), split.Limits{}, []want{{rdc, unlinked, "/included/0"}}},
 
 		// sizes
 		{"too large group (data)", doc(append([]string{acc}, many(5, linkedTo("c1"))...), []string{contact("c1")}, true),
-			batch.Limits{ChunkSize: 2, IncludedChunkSize: 2, MaxFactor: 2},
+			split.Limits{ChunkSize: 2, IncludedChunkSize: 2, MaxFactor: 2},
 			[]want{{rdc, "The related items of one request part exceed the chunk limit.", "/data/1"}}},
 		{"too large group (included)", doc([]string{acc, acc, linkedTo("c1", "c2", "c3", "c4", "c5")}, []string{contact("c1"), contact("c2"), contact("c3"), contact("c4"), contact("c5")}, false),
-			batch.Limits{ChunkSize: 2, IncludedChunkSize: 2, MaxFactor: 2},
+			split.Limits{ChunkSize: 2, IncludedChunkSize: 2, MaxFactor: 2},
 			[]want{{rdc, "The related items of one request part exceed the chunk limit.", "/data/2"}}},
-		{"MaxItems", doc(plains(101), nil, false), batch.SyncLimits, []want{{rdc, "The data limit for the synchronous operation exceeded.", "/data"}}},
-		{"MaxIncluded", doc([]string{linkedTo("c1")}, contacts(51), true), batch.SyncLimits, []want{{rdc, "The data limit for the synchronous operation exceeded for the section \"included\".", "/included"}}},
-		{"MaxItems stops reading", doc(plains(3), nil, false) + "garbage", batch.Limits{MaxItems: 2}, []want{{rdc, "The data limit for the synchronous operation exceeded.", "/data"}}},
+		{"MaxItems", doc(plains(101), nil, false), split.SyncLimits, []want{{rdc, "The data limit for the synchronous operation exceeded.", "/data"}}},
+		{"MaxIncluded", doc([]string{linkedTo("c1")}, contacts(51), true), split.SyncLimits, []want{{rdc, "The data limit for the synchronous operation exceeded for the section \"included\".", "/included"}}},
+		{"MaxItems stops reading", doc(plains(3), nil, false) + "garbage", split.Limits{MaxItems: 2}, []want{{rdc, "The data limit for the synchronous operation exceeded.", "/data"}}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			chunks, _, err := split(tc.body, tc.lim)
+			chunks, _, err := splitAll(tc.body, tc.lim)
 			l := problems(t, err)
 			var got []want
 			for _, p := range l {
@@ -162,10 +162,10 @@ func TestProblemCap(t *testing.T) {
 	}
 	var emitted int
 	body := doc(items, nil, false) + "garbage that is never read"
-	_, err := batch.Split(strings.NewReader(body), "accounts", batch.Limits{}, func(batch.Chunk) error { emitted++; return nil })
+	_, err := split.Split(strings.NewReader(body), "accounts", split.Limits{}, func(split.Chunk) error { emitted++; return nil })
 	l := problems(t, err)
-	if len(l) != batch.MaxProblems {
-		t.Fatalf("%d problems, want %d", len(l), batch.MaxProblems)
+	if len(l) != split.MaxProblems {
+		t.Fatalf("%d problems, want %d", len(l), split.MaxProblems)
 	}
 	if l[99].Pointer != "/data/99/type" {
 		t.Errorf("last problem at %s", l[99].Pointer)
@@ -178,7 +178,7 @@ func TestProblemCap(t *testing.T) {
 func TestNoChunkAfterAProblem(t *testing.T) {
 	items := plains(250)
 	items[0] = `{"type":"contacts"}`
-	chunks, st, err := split(doc(items, nil, false), batch.Limits{})
+	chunks, st, err := splitAll(doc(items, nil, false), split.Limits{})
 	if len(problems(t, err)) != 1 || len(chunks) != 0 || st.Chunks != 0 || st.Data != 250 {
 		t.Fatalf("err %v, %d chunks, stats %+v", err, len(chunks), st)
 	}
@@ -187,9 +187,9 @@ func TestNoChunkAfterAProblem(t *testing.T) {
 func TestPlainChunks(t *testing.T) {
 	body := doc(plains(250), nil, false)
 	r := &chunkedReader{r: strings.NewReader(body), n: 512}
-	var chunks []batch.Chunk
+	var chunks []split.Chunk
 	var readAt []int
-	st, err := batch.Split(r, "accounts", batch.DefaultLimits, func(c batch.Chunk) error {
+	st, err := split.Split(r, "accounts", split.DefaultLimits, func(c split.Chunk) error {
 		chunks = append(chunks, c)
 		readAt = append(readAt, r.read)
 		return nil
@@ -197,7 +197,7 @@ func TestPlainChunks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st != (batch.Stats{Data: 250, Chunks: 3}) {
+	if st != (split.Stats{Data: 250, Chunks: 3}) {
 		t.Errorf("stats %+v", st)
 	}
 	wantRanges := [][2]int{{0, 99}, {100, 199}, {200, 249}}
@@ -217,7 +217,7 @@ func TestPlainChunks(t *testing.T) {
 	if readAt[0] >= len(body)/2 || readAt[1] >= len(body) {
 		t.Errorf("chunks emitted after reading %v of %d bytes", readAt, len(body))
 	}
-	checkChunks(t, []byte(body), "accounts", batch.DefaultLimits, chunks)
+	checkChunks(t, []byte(body), "accounts", split.DefaultLimits, chunks)
 }
 
 // The 250-item example of the issue, as updates: items with ids may be linked
@@ -227,7 +227,7 @@ func TestPlainChunksWithIDs(t *testing.T) {
 	for i := range items {
 		items[i] = fmt.Sprintf(`{"type":"accounts","id":"%d","meta":{"update":true},"attributes":{"name":"n"}}`, i+1)
 	}
-	chunks, _, err := split(doc(items, nil, false), batch.Limits{})
+	chunks, _, err := splitAll(doc(items, nil, false), split.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -237,7 +237,7 @@ func TestPlainChunksWithIDs(t *testing.T) {
 	if chunks[0].Data[4].ID != "5" {
 		t.Errorf("id %q", chunks[0].Data[4].ID)
 	}
-	checkChunks(t, []byte(doc(items, nil, false)), "accounts", batch.Limits{}, chunks)
+	checkChunks(t, []byte(doc(items, nil, false)), "accounts", split.Limits{}, chunks)
 }
 
 func TestIncludedChunks(t *testing.T) {
@@ -257,12 +257,12 @@ func TestIncludedChunks(t *testing.T) {
 		return s + "}"
 	}
 	type chunk struct{ data, included []int }
-	small := batch.Limits{ChunkSize: 2, IncludedChunkSize: 1, MaxFactor: 10}
+	small := split.Limits{ChunkSize: 2, IncludedChunkSize: 1, MaxFactor: 10}
 	cases := []struct {
 		name     string
 		data     []string
 		included []string
-		lim      batch.Limits
+		lim      split.Limits
 		first    []chunk // included before data
 		after    []chunk // included after data (nil: as first)
 	}{
@@ -285,7 +285,7 @@ func TestIncludedChunks(t *testing.T) {
 			name:     "linked through another included item",
 			data:     []string{refTo("c1"), acc(1)},
 			included: []string{contact("c2"), contact("c1", `"friend":{"data":{"type":"contacts","id":"c2"}}`)},
-			lim:      batch.Limits{ChunkSize: 2, IncludedChunkSize: 2},
+			lim:      split.Limits{ChunkSize: 2, IncludedChunkSize: 2},
 			first:    []chunk{{[]int{0, 1}, []int{0, 1}}},
 		},
 		{
@@ -299,7 +299,7 @@ func TestIncludedChunks(t *testing.T) {
 			name:     "groups are packed while they fit",
 			data:     []string{refTo("c1"), refTo("c2"), refTo("c3"), acc(3)},
 			included: []string{contact("c1"), contact("c2"), contact("c3")},
-			lim:      batch.Limits{ChunkSize: 3, IncludedChunkSize: 2},
+			lim:      split.Limits{ChunkSize: 3, IncludedChunkSize: 2},
 			// plain item 3 is emitted with the last group
 			first: []chunk{{[]int{0, 1}, []int{0, 1}}, {[]int{2, 3}, []int{2}}},
 		},
@@ -307,7 +307,7 @@ func TestIncludedChunks(t *testing.T) {
 			name:     "a group larger than the chunk size gets its own chunk",
 			data:     []string{acc(0), refTo("c1"), refTo("c1"), refTo("c1"), acc(4)},
 			included: []string{contact("c1")},
-			lim:      batch.Limits{ChunkSize: 2, IncludedChunkSize: 1, MaxFactor: 2},
+			lim:      split.Limits{ChunkSize: 2, IncludedChunkSize: 1, MaxFactor: 2},
 			first:    []chunk{{[]int{0, 4}, []int{}}, {[]int{1, 2, 3}, []int{0}}},
 		},
 		{
@@ -325,7 +325,7 @@ func TestIncludedChunks(t *testing.T) {
 		for _, first := range []bool{true, false} {
 			t.Run(fmt.Sprintf("%s/included first %v", tc.name, first), func(t *testing.T) {
 				body := doc(tc.data, tc.included, first)
-				chunks, st, err := split(body, tc.lim)
+				chunks, st, err := splitAll(body, tc.lim)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -359,7 +359,7 @@ func TestGroupAcrossChunks(t *testing.T) {
 	for _, first := range []bool{true, false} {
 		t.Run(fmt.Sprintf("included first %v", first), func(t *testing.T) {
 			body := doc(items, included, first)
-			chunks, st, err := split(body, batch.DefaultLimits)
+			chunks, st, err := splitAll(body, split.DefaultLimits)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -380,7 +380,7 @@ func TestGroupAcrossChunks(t *testing.T) {
 			if !found || st.Chunks != 2 || st.Data != 200 || st.Included != 1 {
 				t.Errorf("found %v, stats %+v", found, st)
 			}
-			checkChunks(t, []byte(body), "accounts", batch.DefaultLimits, chunks)
+			checkChunks(t, []byte(body), "accounts", split.DefaultLimits, chunks)
 		})
 	}
 }
@@ -402,7 +402,7 @@ func TestSyncLimitsGiveOneChunk(t *testing.T) {
 		inc = append(inc, fmt.Sprintf(`{"type":"contacts","id":"c%d"}`, i))
 	}
 	for _, first := range []bool{true, false} {
-		chunks, _, err := split(doc(items, inc, first), batch.SyncLimits)
+		chunks, _, err := splitAll(doc(items, inc, first), split.SyncLimits)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -415,7 +415,7 @@ func TestSyncLimitsGiveOneChunk(t *testing.T) {
 func TestEmitErrorStops(t *testing.T) {
 	boom := errors.New("boom")
 	calls := 0
-	st, err := batch.Split(strings.NewReader(doc(plains(1000), nil, false)), "accounts", batch.DefaultLimits, func(c batch.Chunk) error {
+	st, err := split.Split(strings.NewReader(doc(plains(1000), nil, false)), "accounts", split.DefaultLimits, func(c split.Chunk) error {
 		calls++
 		if c.Number == 2 {
 			return boom
@@ -430,7 +430,7 @@ func TestEmitErrorStops(t *testing.T) {
 	}
 	// The same at the end of the body, where groups are emitted.
 	body := doc([]string{plain(0), `{"type":"accounts","relationships":{"c":{"data":{"type":"contacts","id":"1"}}}}`}, []string{`{"type":"contacts","id":"1"}`}, false)
-	_, err = batch.Split(strings.NewReader(body), "accounts", batch.DefaultLimits, func(batch.Chunk) error { return boom })
+	_, err = split.Split(strings.NewReader(body), "accounts", split.DefaultLimits, func(split.Chunk) error { return boom })
 	if err != boom {
 		t.Fatalf("err %v at the end", err)
 	}
@@ -443,7 +443,7 @@ func (f failingReader) Read([]byte) (int, error) { return 0, f.err }
 func TestReaderErrorIsReturnedAsIs(t *testing.T) {
 	tooLarge := errors.New("http: request body too large")
 	r := io.MultiReader(strings.NewReader(`{"data":[{"type":"accounts"},`), failingReader{tooLarge})
-	_, err := batch.Split(r, "accounts", batch.DefaultLimits, func(batch.Chunk) error { return nil })
+	_, err := split.Split(r, "accounts", split.DefaultLimits, func(split.Chunk) error { return nil })
 	if err != tooLarge {
 		t.Fatalf("err %v, want the reader's error", err)
 	}
@@ -453,10 +453,10 @@ func TestReaderErrorIsReturnedAsIs(t *testing.T) {
 }
 
 func TestItemPointer(t *testing.T) {
-	if p := (batch.Item{Index: 17}).Pointer(); p != "/data/17" {
+	if p := (split.Item{Index: 17}).Pointer(); p != "/data/17" {
 		t.Error(p)
 	}
-	if p := (batch.Item{Included: true, Index: 2}).Pointer(); p != "/included/2" {
+	if p := (split.Item{Included: true, Index: 2}).Pointer(); p != "/included/2" {
 		t.Error(p)
 	}
 }
@@ -482,7 +482,7 @@ func TestMalformedPosition(t *testing.T) {
 	want := "Invalid json message received. Parsing error in [503:51]. Invalid character '\"' after object key:value pair."
 	for _, n := range []int{1, 7, 512, 1 << 20} {
 		r := &chunkedReader{r: strings.NewReader(body), n: n}
-		_, err := batch.Split(r, "accounts", batch.DefaultLimits, func(batch.Chunk) error { return nil })
+		_, err := split.Split(r, "accounts", split.DefaultLimits, func(split.Chunk) error { return nil })
 		l := problems(t, err)
 		if len(l) != 1 || l[0].Title != malformed || l[0].Detail != want {
 			t.Errorf("reads of %d bytes: %v", n, err)
@@ -495,7 +495,7 @@ func TestMalformedPosition(t *testing.T) {
 func TestEscapedMembers(t *testing.T) {
 	body := `{"data":[{"\u0074ype":"acc\u006funts","id":"\"a\\","relationships":{"r":{"data":[{"type":"contacts","id":"\u00e9"}]}}}],` +
 		`"included":[{"type":"contacts","id":"é"}]}`
-	chunks, _, err := split(body, batch.DefaultLimits)
+	chunks, _, err := splitAll(body, split.DefaultLimits)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -523,7 +523,7 @@ func TestEmptyIncludedFirstStreams(t *testing.T) {
 	} {
 		r := &chunkedReader{r: strings.NewReader(tc.body), n: 256}
 		var readAt []int
-		st, err := batch.Split(r, "accounts", batch.DefaultLimits, func(batch.Chunk) error {
+		st, err := split.Split(r, "accounts", split.DefaultLimits, func(split.Chunk) error {
 			readAt = append(readAt, r.read)
 			return nil
 		})

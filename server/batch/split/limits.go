@@ -1,4 +1,4 @@
-package batch
+package split
 
 // This file holds what a split hands out (items and chunks) and the limits
 // it keeps to.

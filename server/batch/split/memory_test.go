@@ -1,4 +1,4 @@
-package batch_test
+package split_test
 
 import (
 	"bufio"
@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/entityapi/entityapi/server/batch"
+	"github.com/entityapi/entityapi/server/batch/split"
 )
 
 const heapObjects = "/memory/classes/heap/objects:bytes"
@@ -98,7 +98,7 @@ func TestMemoryBounded(t *testing.T) {
 			runtime.GC()
 			hw := newHeapHighWater()
 			items := 0
-			st, err := batch.Split(pr, "accounts", batch.DefaultLimits, func(c batch.Chunk) error {
+			st, err := split.Split(pr, "accounts", split.DefaultLimits, func(c split.Chunk) error {
 				items += len(c.Data)
 				hw.read()
 				return nil
@@ -178,9 +178,9 @@ func TestMemoryHeldItems(t *testing.T) {
 			hw := newHeapHighWater()
 			items, next := 0, 0
 			var grouped []int
-			lim := batch.DefaultLimits
+			lim := split.DefaultLimits
 			lim.SpoolDir = t.TempDir()
-			st, err := batch.Split(pr, "accounts", lim, func(c batch.Chunk) error {
+			st, err := split.Split(pr, "accounts", lim, func(c split.Chunk) error {
 				hw.read()
 				items += len(c.Data)
 				if len(c.Included) > 0 {

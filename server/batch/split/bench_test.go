@@ -1,11 +1,11 @@
-package batch_test
+package split_test
 
 import (
 	"bytes"
 	"fmt"
 	"testing"
 
-	"github.com/entityapi/entityapi/server/batch"
+	"github.com/entityapi/entityapi/server/batch/split"
 )
 
 // BenchmarkSplit measures how many items per second Split reads and chunks:
@@ -46,7 +46,7 @@ func BenchmarkSplit(b *testing.B) {
 			b.ReportAllocs()
 			items := 0
 			for b.Loop() {
-				st, err := batch.Split(bytes.NewReader(bc.body), "accounts", batch.DefaultLimits, func(batch.Chunk) error { return nil })
+				st, err := split.Split(bytes.NewReader(bc.body), "accounts", split.DefaultLimits, func(split.Chunk) error { return nil })
 				if err != nil {
 					b.Fatal(err)
 				}

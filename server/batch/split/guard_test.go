@@ -1,4 +1,4 @@
-package batch_test
+package split_test
 
 import (
 	"bufio"
@@ -10,7 +10,7 @@ import (
 	"testing"
 	"testing/iotest"
 
-	"github.com/entityapi/entityapi/server/batch"
+	"github.com/entityapi/entityapi/server/batch/split"
 	"github.com/entityapi/entityapi/server/jsonguard"
 )
 
@@ -43,7 +43,7 @@ func TestSplitRefusesWhatTheGuardRefuses(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			for _, r := range []io.Reader{strings.NewReader(tc.body), iotest.OneByteReader(strings.NewReader(tc.body))} {
 				emitted := 0
-				_, err := batch.Split(r, "accounts", batch.Limits{ChunkSize: 1}, func(batch.Chunk) error { emitted++; return nil })
+				_, err := split.Split(r, "accounts", split.Limits{ChunkSize: 1}, func(split.Chunk) error { emitted++; return nil })
 				l := problems(t, err)
 				want := "Invalid json message received. Parsing error in " + tc.detail
 				if len(l) != 1 || l[0].Title != malformed || l[0].Detail != want {
@@ -65,7 +65,7 @@ func TestSplitRefusesWhatTheGuardRefuses(t *testing.T) {
 // to the limit is fine.
 func TestSplitBoundsValues(t *testing.T) {
 	const max = 200
-	lim := batch.Limits{MaxItemBytes: max}
+	lim := split.Limits{MaxItemBytes: max}
 	sized := func(n int) string { // an item of exactly n bytes
 		s := `{"type":"accounts","attributes":{"name":""}}`
 		return `{"type":"accounts","attributes":{"name":"` + strings.Repeat("x", n-len(s)) + `"}}`
@@ -85,7 +85,7 @@ func TestSplitBoundsValues(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			chunks, _, err := split(tc.body, lim)
+			chunks, _, err := splitAll(tc.body, lim)
 			if tc.detail == "" {
 				if err != nil || len(chunks) == 0 {
 					t.Fatalf("err %v, %d chunks", err, len(chunks))
@@ -135,15 +135,15 @@ func TestLargeItemIsNotHeld(t *testing.T) {
 	hw := newHeapHighWater()
 	before := hw.max
 	src := &countingReader{r: pr}
-	_, err := batch.Split(src, "accounts", batch.DefaultLimits, func(batch.Chunk) error { hw.read(); return nil })
+	_, err := split.Split(src, "accounts", split.DefaultLimits, func(split.Chunk) error { hw.read(); return nil })
 	hw.read()
 	pr.CloseWithError(io.ErrClosedPipe)
 	l := problems(t, err)
 	if len(l) != 1 || l[0].Pointer != "/data/1" || l.Status() != http.StatusRequestEntityTooLarge {
 		t.Fatalf("problems %v", l)
 	}
-	if src.n > batch.DefaultMaxItemBytes+1<<20 {
-		t.Errorf("read %d bytes of the body before refusing an item over %d", src.n, batch.DefaultMaxItemBytes)
+	if src.n > split.DefaultMaxItemBytes+1<<20 {
+		t.Errorf("read %d bytes of the body before refusing an item over %d", src.n, split.DefaultMaxItemBytes)
 	}
 	grew := int64(hw.max) - int64(before)
 	t.Logf("a %d MiB item: %d bytes read, heap grew by %.1f MiB", name>>20, src.n, float64(grew)/(1<<20))

@@ -1,10 +1,10 @@
-package batch_test
+package split_test
 
 import (
 	"bytes"
 	"testing"
 
-	"github.com/entityapi/entityapi/server/batch"
+	"github.com/entityapi/entityapi/server/batch/split"
 	"github.com/entityapi/entityapi/server/problem"
 )
 
@@ -18,10 +18,10 @@ func FuzzSplit(f *testing.F) {
 	f.Add([]byte(`{"data":[{"type":"accounts"}]}`))
 	f.Add([]byte(`{"included":[{"type":"contacts","id":"c1"}],"data":[{"type":"accounts","relationships":{"c":{"data":{"type":"contacts","id":"c1"}}}},{"type":"accounts"}]}`))
 	f.Add([]byte(`{"data":[{"type":"accounts","id":"a"},{"type":"accounts"},{"type":"accounts"}],"included":[{"type":"contacts","id":"c","relationships":{"a":{"data":[{"type":"accounts","id":"a"}]}}}]}`))
-	lim := batch.Limits{ChunkSize: 2, IncludedChunkSize: 2, MaxFactor: 3, MaxItemBytes: 256}
+	lim := split.Limits{ChunkSize: 2, IncludedChunkSize: 2, MaxFactor: 3, MaxItemBytes: 256}
 	f.Fuzz(func(t *testing.T, body []byte) {
-		var chunks []batch.Chunk
-		st, err := batch.Split(bytes.NewReader(body), "accounts", lim, func(c batch.Chunk) error {
+		var chunks []split.Chunk
+		st, err := split.Split(bytes.NewReader(body), "accounts", lim, func(c split.Chunk) error {
 			chunks = append(chunks, c)
 			return nil
 		})
@@ -33,7 +33,7 @@ func FuzzSplit(f *testing.F) {
 			if !ok {
 				t.Fatalf("error %T %v is not a problem list", err, err)
 			}
-			if len(l) == 0 || len(l) > batch.MaxProblems {
+			if len(l) == 0 || len(l) > split.MaxProblems {
 				t.Fatalf("%d problems", len(l))
 			}
 			for _, p := range l {

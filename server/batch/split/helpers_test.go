@@ -1,4 +1,4 @@
-package batch_test
+package split_test
 
 import (
 	"bytes"
@@ -8,14 +8,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/entityapi/entityapi/server/batch"
+	"github.com/entityapi/entityapi/server/batch/split"
 	"github.com/entityapi/entityapi/server/problem"
 )
 
-// split runs batch.Split over body and keeps every emitted chunk.
-func split(body string, lim batch.Limits) ([]batch.Chunk, batch.Stats, error) {
-	var chunks []batch.Chunk
-	st, err := batch.Split(strings.NewReader(body), "accounts", lim, func(c batch.Chunk) error {
+// splitAll runs split.Split over body and keeps every emitted chunk.
+func splitAll(body string, lim split.Limits) ([]split.Chunk, split.Stats, error) {
+	var chunks []split.Chunk
+	st, err := split.Split(strings.NewReader(body), "accounts", lim, func(c split.Chunk) error {
 		chunks = append(chunks, c)
 		return nil
 	})
@@ -50,7 +50,7 @@ func plains(n int) []string {
 }
 
 // indexes lists the indexes of items, for compact comparisons.
-func indexes(items []batch.Item) []int {
+func indexes(items []split.Item) []int {
 	out := make([]int, len(items))
 	for i, it := range items {
 		out[i] = it.Index
@@ -106,7 +106,7 @@ func walkRefs(raw json.RawMessage) []string {
 // of the request is in exactly one chunk, as sent; chunks are numbered in
 // order, sorted, within the limits and closed under reference; every included
 // item travels with at least one data item.
-func checkChunks(t testing.TB, body []byte, typ string, lim batch.Limits, chunks []batch.Chunk) {
+func checkChunks(t testing.TB, body []byte, typ string, lim split.Limits, chunks []split.Chunk) {
 	t.Helper()
 	if !json.Valid(body) {
 		t.Fatalf("a body that is not JSON was accepted: %q", body)

@@ -1,4 +1,4 @@
-package batch
+package split
 
 // This file links held data items with the included items they refer to,
 // once the whole body has been read, and emits the chunks that hold them.

@@ -1,4 +1,4 @@
-package batch
+package split
 
 // This file holds the structural problems a split reports and how reading
 // goes on (or stops) after one.

@@ -1,4 +1,4 @@
-package batch_test
+package split_test
 
 import (
 	"fmt"
@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/entityapi/entityapi/server/batch"
+	"github.com/entityapi/entityapi/server/batch/split"
 )
 
 // TestRandomBodies builds well-formed bodies with random links and checks the
@@ -24,7 +24,7 @@ func TestRandomBodies(t *testing.T) {
 	})
 	for iter := range 2000 {
 		nData, nInc := 1+rng.IntN(30), rng.IntN(12)
-		lim := batch.Limits{ChunkSize: 1 + rng.IntN(5), IncludedChunkSize: 1 + rng.IntN(3), MaxFactor: 1 + rng.IntN(4)}
+		lim := split.Limits{ChunkSize: 1 + rng.IntN(5), IncludedChunkSize: 1 + rng.IntN(3), MaxFactor: 1 + rng.IntN(4)}
 		if iter%2 == 1 { // held items go to a temporary file after the first few bytes
 			lim.SpoolMemory, lim.SpoolDir = int64(1+rng.IntN(200)), spoolDir
 		}
@@ -142,7 +142,7 @@ func TestRandomBodies(t *testing.T) {
 		if nInc == 0 && rng.IntN(2) == 0 {
 			body = doc(data, nil, false)
 		}
-		chunks, st, err := split(body, lim)
+		chunks, st, err := splitAll(body, lim)
 		if len(wantPointers) > 0 {
 			var got []string
 			for _, p := range problems(t, err) {

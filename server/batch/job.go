@@ -1,0 +1,89 @@
+package batch
+
+import (
+	"context"
+	"errors"
+
+	"github.com/entityapi/entityapi/storage"
+	"github.com/entityapi/entityapi/storage/jobs"
+)
+
+// This file is the job queue's work on a batch (DESIGN.md §7): a job names a
+// run of staged chunks of one operation (jobs.ForChunks). The operation and
+// its owner's roles are loaded once per job and the chunks in one query; the
+// chunks then go chunksPerTx at a time, each run in one transaction
+// (engine.Batch.RunStaged: ten chunks cost a fixed number of statements and
+// one commit whatever their number of items).
+
+// ProcessChunk is the job queue's handler of batch chunks: it processes the
+// chunks of job as the operation's owner, the outcome of each recorded in the
+// transaction of its writes.
+func (p *Pipeline) ProcessChunk(ctx context.Context, job jobs.ChunkJob) error {
+	store := p.engine.Store()
+	op, err := jobs.LoadOperation(ctx, store.Conn, job.Org, job.Operation)
+	if errors.Is(err, storage.ErrNotFound) {
+		return nil // deleted: nothing is left to do
+	}
+	if err != nil {
+		return err
+	}
+	switch op.Status {
+	case jobs.StatusSuccess, jobs.StatusFailed, jobs.StatusCancelled:
+		return nil
+	}
+	if op.Status == jobs.StatusNew { // the first job: a write of its own, not one per chunk
+		if err := jobs.StartOperation(ctx, store.Conn, op.ID); err != nil {
+			if errors.Is(err, jobs.ErrFinished) || errors.Is(err, storage.ErrNotFound) {
+				return nil
+			}
+			return err
+		}
+	}
+	chunks, err := jobs.LoadChunks(ctx, store.Conn, op.ID, job.Chunk, job.Chunks())
+	if err != nil {
+		return err
+	}
+	pending := chunks[:0]
+	for _, ch := range chunks {
+		if !ch.Done {
+			pending = append(pending, ch)
+		}
+	}
+	if len(pending) == 0 {
+		return nil
+	}
+	b, err := p.engine.BatchOf(ctx, op)
+	if err != nil {
+		return err
+	}
+	// A job's chunks are written chunksPerTx at a time, each run in a
+	// transaction of its own, so that a job may name more chunks (fewer
+	// fetches and completions of jobs) without holding SQLite's one writer
+	// longer.
+	for first := true; len(pending) > 0; first = false {
+		if !first {
+			// A cancel takes effect after the transaction under way, as
+			// it would between jobs.
+			op, err = jobs.LoadOperation(ctx, store.Conn, job.Org, job.Operation)
+			if errors.Is(err, storage.ErrNotFound) {
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+			switch op.Status {
+			case jobs.StatusSuccess, jobs.StatusFailed, jobs.StatusCancelled:
+				return nil
+			}
+		}
+		n := min(len(pending), chunksPerTx)
+		if err := b.RunStaged(ctx, op, pending[:n]); err != nil {
+			return err
+		}
+		pending = pending[n:]
+	}
+	return nil
+}
+
+// chunksPerTx is the most chunks written in one transaction.
+const chunksPerTx = 10

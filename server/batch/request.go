@@ -1,0 +1,358 @@
+package batch
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/entityapi/entityapi/server/batch/split"
+	"github.com/entityapi/entityapi/server/engine"
+	"github.com/entityapi/entityapi/server/problem"
+	"github.com/entityapi/entityapi/storage"
+	"github.com/entityapi/entityapi/storage/jobs"
+)
+
+// This file serves the batch request, PATCH /api/{type} (DESIGN.md §7): the
+// body streams through server/batch/split, which cuts it into chunks staged
+// under an invisible operation; once the body has been read whole and found
+// sound, the operation is published and its chunks enqueued. With X-Mode:
+// sync, the one chunk is processed at once in one transaction.
+
+// Config bounds the batch requests of an application.
+type Config struct {
+	MaxBody int64 // the largest body, in bytes (413 beyond)
+	MaxItem int64 // the largest item, in bytes
+	// SyncTimeout is how long a synchronous batch is waited for before it
+	// is answered as an asynchronous operation.
+	SyncTimeout time.Duration
+	// UploadTimeout bounds reading a body and answering it, in place of the
+	// HTTP server's own read and write timeouts.
+	UploadTimeout time.Duration
+	Log           *slog.Logger
+	// SyncHold, set only by tests, makes synchronous batches wait before
+	// their chunk runs while it holds a channel, until that is closed.
+	SyncHold *atomic.Pointer[chan struct{}]
+}
+
+// Pipeline is the batch pipeline of one application: the uploads (Serve)
+// and the job that runs their chunks (ProcessChunk).
+type Pipeline struct {
+	engine *engine.Engine
+	queue  *jobs.Queue
+	cfg    Config
+	log    *slog.Logger
+}
+
+// New is the pipeline of the application e serves; its chunks go to queue.
+func New(e *engine.Engine, queue *jobs.Queue, cfg Config) *Pipeline {
+	log := cfg.Log
+	if log == nil {
+		log = slog.Default()
+	}
+	return &Pipeline{engine: e, queue: queue, cfg: cfg, log: log}
+}
+
+// Serve answers PATCH /api/{type}, or returns the error to answer with when
+// it has written nothing (the edge maps errors to HTTP in one place). r is
+// the engine's view of the request; hr and w its HTTP exchange, for the
+// body, the headers and the upload's deadlines.
+func (p *Pipeline) Serve(w http.ResponseWriter, hr *http.Request, r *engine.Request) error {
+	if r != nil && r.Format == engine.Plain {
+		w.Header().Set("Allow", strings.Join(p.plainMethods(hr.URL.Path), ", "))
+		pr := problem.NotAllowed(http.MethodPatch)
+		pr.Detail = "The batch operation is available in the JSON:API format only (application/vnd.api+json)."
+		return pr
+	}
+	mode := strings.TrimSpace(hr.Header.Get("X-Mode"))
+	if mode != "" && mode != "async" && mode != "sync" {
+		return problem.HeaderValue("X-Mode", `The accepted values for the "X-Mode" are "sync" or "async".`)
+	}
+	b, err := p.engine.BeginBatch(r)
+	if err != nil {
+		return err
+	}
+	res := b.Resource()
+	// A large upload outlasts the server-wide read and write timeouts, which
+	// are sized for single requests: this request gets its own deadline.
+	deadline := time.Now().Add(p.cfg.UploadTimeout)
+	if mode == "sync" {
+		deadline = time.Now().Add(p.cfg.SyncTimeout + time.Minute)
+	}
+	rc := http.NewResponseController(w)
+	_ = rc.SetReadDeadline(deadline) // not every writer supports deadlines (tests' recorders): then the server's apply
+	_ = rc.SetWriteDeadline(deadline)
+	body := http.MaxBytesReader(w, hr.Body, p.cfg.MaxBody)
+	lim := split.Limits{ChunkSize: res.ChunkSize, IncludedChunkSize: res.IncludedChunkSize, MaxItemBytes: p.cfg.MaxItem}
+	if mode == "sync" {
+		return p.serveSync(hr.Context(), w, b, body)
+	}
+	return p.serveAsync(hr.Context(), w, b, body, lim)
+}
+
+// plainMethods are the methods of an address in the plain format: all but the
+// batch PATCH.
+func (p *Pipeline) plainMethods(path string) []string {
+	var out []string
+	for _, m := range p.engine.Routes().Allowed(path) {
+		if m != http.MethodPatch {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// serveAsync stages the request's chunks and answers 202 with the operation.
+func (p *Pipeline) serveAsync(ctx context.Context, w http.ResponseWriter, b *engine.Batch, body io.Reader, lim split.Limits) error {
+	store := p.engine.Store()
+	op := b.Operation()
+	if err := jobs.CreateOperation(ctx, store.Conn, op); err != nil {
+		return err
+	}
+	chunks := 0
+	stager := p.startStaging(ctx)
+	_, err := split.Split(body, b.Resource().Type, lim, func(ch split.Chunk) error {
+		chunks++
+		return stager.stage(b.Stage(op.ID, ch))
+	})
+	if serr := stager.wait(); err == nil {
+		err = serr
+	}
+	if err == nil {
+		err = jobs.PublishOperation(ctx, store.Conn, op.ID, chunks)
+	}
+	if err != nil {
+		// Nothing of a refused request stays; the housekeeping deletes what
+		// this cannot (the database went away, say).
+		if derr := jobs.DeleteOperation(context.WithoutCancel(ctx), store.Conn, op.ID); derr != nil {
+			p.log.Warn("batch: discard a refused upload", "operation", op.ID, "error", derr)
+		}
+		return p.splitError(err)
+	}
+	// The answer shows the operation as accepted, read before its chunks
+	// are queued: always "new", never whatever a fast worker made of it
+	// in the meantime.
+	if op, err = jobs.LoadOperation(ctx, store.Conn, op.OrganizationID, op.ID); err != nil {
+		return err
+	}
+	numbers := make([]int, chunks)
+	for i := range numbers {
+		numbers[i] = i + 1
+	}
+	if err := p.queue.Enqueue(ctx, jobs.ForChunks(op.ID, op.OrganizationID, numbers)); err != nil {
+		// The operation is published: the housekeeping enqueues its chunks
+		// when it sees that they do not move.
+		p.log.Error("batch: enqueue", "operation", op.ID, "error", err)
+	}
+	p.accepted(w, b, op)
+	return nil
+}
+
+// stager writes the chunks of an upload beside the request's reading and
+// splitting of the body (each took about half of an upload of plain
+// records), at most stageAhead chunks behind it; the chunks waiting when it
+// is free are written in one transaction.
+type stager struct {
+	chunks chan *jobs.Chunk
+	failed atomic.Pointer[error]
+	done   chan error
+}
+
+const stageAhead = 4
+
+// startStaging starts the stager of one upload; wait must be called.
+func (p *Pipeline) startStaging(ctx context.Context) *stager {
+	s := &stager{chunks: make(chan *jobs.Chunk, stageAhead), done: make(chan error, 1)}
+	go func() {
+		var err error
+		waiting := make([]*jobs.Chunk, 0, stageAhead+1)
+		for ch := range s.chunks {
+			if err != nil {
+				continue // the split stops at its next chunk
+			}
+			// The chunks split while the last ones were written go
+			// together, in one transaction.
+			waiting = append(waiting[:0], ch)
+		more:
+			for len(waiting) <= stageAhead {
+				select {
+				case next, ok := <-s.chunks:
+					if !ok {
+						break more
+					}
+					waiting = append(waiting, next)
+				default:
+					break more
+				}
+			}
+			if err = jobs.StageChunks(ctx, p.engine.Store().Conn, waiting); err != nil {
+				s.failed.Store(&err)
+			}
+		}
+		s.done <- err
+	}()
+	return s
+}
+
+// stage hands a chunk to the stager, or returns the error of an earlier one.
+func (s *stager) stage(ch *jobs.Chunk) error {
+	if err := s.failed.Load(); err != nil {
+		return *err
+	}
+	s.chunks <- ch
+	return nil
+}
+
+// wait returns once every chunk handed over has been written, with the
+// first error.
+func (s *stager) wait() error {
+	close(s.chunks)
+	return <-s.done
+}
+
+// accepted answers 202 with the operation and its address.
+func (p *Pipeline) accepted(w http.ResponseWriter, b *engine.Batch, op *jobs.Operation) {
+	location, reply := b.Accepted(op)
+	w.Header().Set("Content-Location", location)
+	if err := reply.Write(w); err != nil {
+		p.log.Debug("batch: write the answer", "error", err)
+	}
+}
+
+// splitError maps what a split returns: problems of the body are a 400, a body
+// over the limit a 413; anything else is the server's.
+func (p *Pipeline) splitError(err error) error {
+	var tooLarge *http.MaxBytesError
+	if errors.As(err, &tooLarge) {
+		return problem.BodyTooLarge(p.cfg.MaxBody)
+	}
+	return err
+}
+
+// syncRun is a synchronous batch running beside the request that waits for
+// it. mu orders its end against the request's timeout: whichever comes
+// second sees what the first did.
+type syncRun struct {
+	mu       sync.Mutex
+	finished bool  // the chunk's transaction has ended
+	opened   int64 // the request timed out and made this operation visible
+}
+
+type syncResult struct {
+	out *engine.ChunkOutcome
+	err error
+}
+
+// serveSync processes a request of at most one chunk in one transaction and
+// answers with the records (200) or the problems; past the timeout it answers
+// 202 with an operation that records the end (DESIGN.md §7).
+func (p *Pipeline) serveSync(ctx context.Context, w http.ResponseWriter, b *engine.Batch, body io.Reader) error {
+	var chunk *split.Chunk
+	lim := split.SyncLimits
+	lim.MaxItemBytes = p.cfg.MaxItem
+	_, err := split.Split(body, b.Resource().Type, lim, func(ch split.Chunk) error {
+		chunk = &ch
+		return nil
+	})
+	if err != nil {
+		return p.splitError(err)
+	}
+	run := &syncRun{}
+	done := make(chan syncResult, 1)
+	work := context.WithoutCancel(ctx) // the request may go away; the transaction still ends cleanly
+	go func() {
+		if p.cfg.SyncHold != nil {
+			if hold := p.cfg.SyncHold.Load(); hold != nil {
+				<-*hold
+			}
+		}
+		locked := false
+		out, err := b.Run(work, *chunk, func(c *storage.Conn, out *engine.ChunkOutcome) error {
+			run.mu.Lock()
+			locked = true
+			if run.opened != 0 {
+				return jobs.EndSyncOperation(work, c, run.opened, true, out.Counts(), nil)
+			}
+			return nil
+		})
+		if !locked {
+			run.mu.Lock()
+		}
+		run.finished = true
+		if run.opened != 0 {
+			p.endOpened(work, run.opened, out, err)
+		}
+		run.mu.Unlock()
+		done <- syncResult{out, err}
+	}()
+	timer := time.NewTimer(p.cfg.SyncTimeout)
+	defer timer.Stop()
+	select {
+	case r := <-done:
+		return p.syncAnswer(w, b, r)
+	case <-timer.C:
+	}
+	op := b.Operation()
+	if err := jobs.OpenSyncOperation(work, p.engine.Store().Conn, op); err != nil {
+		return p.syncAnswer(w, b, <-done) // no operation to show: wait for the end instead
+	}
+	run.mu.Lock()
+	if run.finished {
+		run.mu.Unlock()
+		if err := jobs.DeleteOperation(work, p.engine.Store().Conn, op.ID); err != nil {
+			p.log.Warn("batch: delete a synchronous operation", "operation", op.ID, "error", err)
+		}
+		return p.syncAnswer(w, b, <-done)
+	}
+	run.opened = op.ID
+	run.mu.Unlock()
+	if shown, err := jobs.LoadOperation(ctx, p.engine.Store().Conn, op.OrganizationID, op.ID); err == nil {
+		op = shown
+	}
+	p.accepted(w, b, op)
+	return nil
+}
+
+// endOpened records the end of a synchronous batch that outlived its wait
+// when its transaction did not record it: its items had problems (nothing
+// was written) or it failed.
+func (p *Pipeline) endOpened(ctx context.Context, id int64, out *engine.ChunkOutcome, err error) {
+	var rerr error
+	switch {
+	case err == nil && len(out.Problems()) > 0:
+		counts := out.Counts()
+		counts.Write, counts.Created, counts.Updated = 0, 0, 0
+		rerr = jobs.EndSyncOperation(ctx, p.engine.Store().Conn, id, false, counts, out.ErrorRows())
+	case err != nil && !errors.Is(err, jobs.ErrFinished):
+		rerr = jobs.FailOperation(ctx, p.engine.Store().Conn, id, jobs.OperationError{Status: 500, Title: "runtime exception",
+			Detail: textPtr("The operation failed; nothing of it was written.")})
+	}
+	if rerr != nil && !errors.Is(rerr, jobs.ErrFinished) {
+		p.log.Error("batch: record the end of a synchronous operation", "operation", id, "error", rerr)
+	}
+}
+
+// syncAnswer answers a synchronous batch that ended in time.
+func (p *Pipeline) syncAnswer(w http.ResponseWriter, b *engine.Batch, r syncResult) error {
+	if r.err != nil {
+		return r.err
+	}
+	if ps := r.out.Problems(); len(ps) > 0 {
+		return ps
+	}
+	reply, err := b.Reply(r.out)
+	if err != nil {
+		return err
+	}
+	if err := reply.Write(w); err != nil {
+		p.log.Debug("batch: write the answer", "error", err)
+	}
+	return nil
+}
+
+func textPtr(s string) *string { return &s }
