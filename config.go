@@ -15,6 +15,7 @@ import (
 
 	"github.com/entityapi/entityapi/server"
 	"github.com/entityapi/entityapi/server/auth"
+	"github.com/entityapi/entityapi/server/storefront"
 	"github.com/entityapi/entityapi/storage"
 	"github.com/entityapi/entityapi/storage/jobs"
 )
@@ -55,10 +56,10 @@ var settings = []*setting{
 		set: func(c *config, v string) error { return basePath(v, &c.backofficeBase) }},
 	{name: "storefront-base", show: "none: the storefront is at `/api/...`", usage: "path prefix of the storefront application", serve: true,
 		set: func(c *config, v string) error { return basePath(v, &c.storefrontBase) }},
-	{name: "guest-resources", def: strings.Join(server.DefaultGuestResources, ","), list: true, serve: true,
+	{name: "guest-resources", def: strings.Join(storefront.DefaultGuestResources, ","), list: true, serve: true,
 		usage: "storefront resources readable without a token (empty: none)",
 		set:   func(c *config, v string) error { c.guestResources = splitList(v); return nil }},
-	{name: "currencies", def: strings.Join(server.DefaultCurrencies, ","), list: true, serve: true,
+	{name: "currencies", def: strings.Join(storefront.DefaultCurrencies, ","), list: true, serve: true,
 		usage: "the enabled storefront currencies (ISO 4217) of X-Currency",
 		set: func(c *config, v string) error {
 			if c.currencies = splitList(v); len(c.currencies) == 0 {

@@ -46,9 +46,12 @@ func (a *application) authenticate(c *gin.Context) {
 		return
 	}
 	if token == "" {
-		if a.guests != nil && a.guest(c, r) {
-			c.Next()
-			return
+		if a.storefront != nil {
+			if guest := a.storefront.Guest(rt.Resource().Type, c.Request.Method); guest != nil {
+				r.Principal = guest
+				c.Next()
+				return
+			}
 		}
 		a.metrics.authFailure("missing_token")
 		a.unauthenticated(c, "The access token is missing.")

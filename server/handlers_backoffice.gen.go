@@ -5,8 +5,24 @@ package server
 import (
 	"context"
 
+	"github.com/gin-gonic/gin"
+
 	bo "github.com/entityapi/entityapi/gen/backoffice"
 )
+
+// mountBackoffice registers the backoffice application's generated handlers on group, under
+// its base path, with the application's error answers.
+func mountBackoffice(a *application, group gin.IRouter) {
+	h := bo.NewStrictHandlerWithOptions(&backofficeHandlers{a.engine}, nil, bo.StrictGinServerOptions{
+		RequestErrorHandlerFunc:  a.requestError,
+		HandlerErrorFunc:         a.writeError,
+		ResponseErrorHandlerFunc: a.writeError,
+	})
+	bo.RegisterHandlersWithOptions(group, h, bo.GinServerOptions{
+		BaseURL:      a.base,
+		ErrorHandler: func(c *gin.Context, err error, _ int) { a.requestError(c, err) },
+	})
+}
 
 // AddAccountContactsRelationship serves addAccountContactsRelationship (POST /api/accounts/{id}/relationships/contacts).
 func (h *backofficeHandlers) AddAccountContactsRelationship(ctx context.Context, r bo.AddAccountContactsRelationshipRequestObject) (bo.AddAccountContactsRelationshipResponseObject, error) {

@@ -5,8 +5,24 @@ package server
 import (
 	"context"
 
+	"github.com/gin-gonic/gin"
+
 	sf "github.com/entityapi/entityapi/gen/storefront"
 )
+
+// mountStorefront registers the storefront application's generated handlers on group, under
+// its base path, with the application's error answers.
+func mountStorefront(a *application, group gin.IRouter) {
+	h := sf.NewStrictHandlerWithOptions(&storefrontHandlers{a.engine}, nil, sf.StrictGinServerOptions{
+		RequestErrorHandlerFunc:  a.requestError,
+		HandlerErrorFunc:         a.writeError,
+		ResponseErrorHandlerFunc: a.writeError,
+	})
+	sf.RegisterHandlersWithOptions(group, h, sf.GinServerOptions{
+		BaseURL:      a.base,
+		ErrorHandler: func(c *gin.Context, err error, _ int) { a.requestError(c, err) },
+	})
+}
 
 // GetCountry serves getCountry (GET /api/countries/{id}).
 func (h *storefrontHandlers) GetCountry(ctx context.Context, _ sf.GetCountryRequestObject) (sf.GetCountryResponseObject, error) {

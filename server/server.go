@@ -19,14 +19,13 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/gin-gonic/gin"
 
-	"github.com/entityapi/entityapi/gen/backoffice"
-	"github.com/entityapi/entityapi/gen/storefront"
 	"github.com/entityapi/entityapi/openapi"
 	"github.com/entityapi/entityapi/server/auth"
 	"github.com/entityapi/entityapi/server/batch"
 	"github.com/entityapi/entityapi/server/batch/split"
 	"github.com/entityapi/entityapi/server/engine"
 	"github.com/entityapi/entityapi/server/resource"
+	"github.com/entityapi/entityapi/server/storefront"
 	"github.com/entityapi/entityapi/storage"
 	"github.com/entityapi/entityapi/storage/authstore"
 	"github.com/entityapi/entityapi/storage/jobs"
@@ -38,9 +37,9 @@ type Config struct {
 	BackofficeBase string // path prefix of the back-office application, such as /admin
 	StorefrontBase string // path prefix of the storefront application ("" by default)
 	// GuestResources are the storefront types readable without a token
-	// (nil: DefaultGuestResources).
+	// (nil: storefront.DefaultGuestResources).
 	GuestResources []string
-	// Currencies are the enabled X-Currency codes (nil: DefaultCurrencies);
+	// Currencies are the enabled X-Currency codes (nil: storefront.DefaultCurrencies);
 	// DefaultCurrency applies without the header ("": the first).
 	Currencies      []string
 	DefaultCurrency string
@@ -170,15 +169,7 @@ func New(cfg Config, store *storage.Store) (*Server, error) {
 	s.queue = queue
 	group := g.Group("")
 	group.Use(bo.begin, bo.negotiate, bo.authenticate, bo.rateLimit, bo.validate)
-	handler := backoffice.NewStrictHandlerWithOptions(&backofficeHandlers{bo.engine}, nil, backoffice.StrictGinServerOptions{
-		RequestErrorHandlerFunc:  bo.requestError,
-		HandlerErrorFunc:         bo.writeError,
-		ResponseErrorHandlerFunc: bo.writeError,
-	})
-	backoffice.RegisterHandlersWithOptions(group, handler, backoffice.GinServerOptions{
-		BaseURL:      cfg.BackofficeBase,
-		ErrorHandler: func(c *gin.Context, err error, _ int) { bo.requestError(c, err) },
-	})
+	mountBackoffice(bo, group)
 	for _, rt := range bo.routes.Batches() {
 		group.PATCH(rt.Pattern(), bo.batchRequest) // streams: not a generated handler (DESIGN.md §2)
 	}
@@ -190,34 +181,16 @@ func New(cfg Config, store *storage.Store) (*Server, error) {
 		return nil, fmt.Errorf("storefront: %w", err)
 	}
 	sf.auth, sf.audience, sf.metrics, sf.limiter = tokens, "storefront", m, limits
-	if sf.locales, err = loadStorefrontLocales(ctx, store, &cfg); err != nil {
+	sf.storefront, err = storefront.Load(ctx, store, sf.reg, storefront.Settings{GuestResources: cfg.GuestResources,
+		Currencies: cfg.Currencies, DefaultCurrency: cfg.DefaultCurrency})
+	if err != nil {
 		stop()
 		return nil, err
 	}
-	sf.engine.LimitTo("currencies", toAny(sf.locales.currencies))
-	guests := cfg.GuestResources
-	if guests == nil {
-		guests = DefaultGuestResources
-	}
-	sf.guests = map[string]bool{}
-	for _, typ := range guests {
-		if _, ok := sf.reg.Get(typ); !ok {
-			stop()
-			return nil, fmt.Errorf("storefront: guest resource %q is not a storefront resource", typ)
-		}
-		sf.guests[typ] = true
-	}
+	sf.engine.LimitTo("currencies", toAny(sf.storefront.Currencies()))
 	sfGroup := g.Group("")
 	sfGroup.Use(sf.begin, sf.negotiate, sf.authenticate, sf.rateLimit, sf.localeHeaders, sf.validate)
-	sfHandler := storefront.NewStrictHandlerWithOptions(&storefrontHandlers{sf.engine}, nil, storefront.StrictGinServerOptions{
-		RequestErrorHandlerFunc:  sf.requestError,
-		HandlerErrorFunc:         sf.writeError,
-		ResponseErrorHandlerFunc: sf.writeError,
-	})
-	storefront.RegisterHandlersWithOptions(sfGroup, sfHandler, storefront.GinServerOptions{
-		BaseURL:      cfg.StorefrontBase,
-		ErrorHandler: func(c *gin.Context, err error, _ int) { sf.requestError(c, err) },
-	})
+	mountStorefront(sf, sfGroup)
 	sf.serveDocument(g)
 
 	// Each application's token endpoint, and /oauth2-token, which accepts
@@ -304,13 +277,13 @@ type application struct {
 	log      *slog.Logger
 	docJSON  []byte
 	auth     *auth.Service
-	audience string             // the token audience of this application
-	batches  *batch.Pipeline    // the back office's batch uploads and jobs; nil on the storefront
-	roles    bool               // callers' roles decide what they may do (the back office; storefront clients only read)
-	guests   map[string]bool    // storefront: resource types readable without a token
-	locales  *storefrontLocales // storefront: what X-Localization-ID and X-Currency may name
-	metrics  *metrics
-	limiter  *limiter // per-client request rate, shared by both applications; nil: none
+	audience string          // the token audience of this application
+	batches  *batch.Pipeline // the back office's batch uploads and jobs; nil on the storefront
+	roles    bool            // callers' roles decide what they may do (the back office; storefront clients only read)
+	// storefront: the guests and locales of the storefront; nil on the back office.
+	storefront *storefront.Storefront
+	metrics    *metrics
+	limiter    *limiter // per-client request rate, shared by both applications; nil: none
 }
 
 func newApplication(cfg *Config, store *storage.Store, raw []byte, base string, engineCfg engine.Config) (*application, error) {
