@@ -265,13 +265,7 @@ func FinishChunks(ctx context.Context, c *storage.Conn, opID int64, outcomes []C
 		ts := storage.Now()
 		k := len(numbers)
 		// Every right-hand side reads the row as it was before the update.
-		_, err = c.Bun().NewUpdate().Table(opTable).
-			Set("read_count = read_count + ?", total.Read).
-			Set("write_count = write_count + ?", total.Write).
-			Set("error_count = error_count + ?", total.Errors).
-			Set("create_count = create_count + ?", total.Created).
-			Set("update_count = update_count + ?", total.Updated).
-			Set("aggregate_ms = aggregate_ms + ?", total.Millis).
+		_, err = setCounts(c.Bun().NewUpdate().Table(opTable), total, true).
 			Set("chunks_done = chunks_done + ?", k).
 			Set("status = CASE WHEN status IN (?, ?) AND chunks_done + ? >= chunk_count THEN ? WHEN status = ? THEN ? ELSE status END",
 				StatusNew, StatusRunning, k, StatusSuccess, StatusNew, StatusRunning).
@@ -416,14 +410,8 @@ func EndSyncOperation(ctx context.Context, c *storage.Conn, id int64, success bo
 	}
 	return c.Atomic(ctx, func(c *storage.Conn) error {
 		ts := storage.Now()
-		res, err := c.Bun().NewUpdate().Table(opTable).
+		res, err := setCounts(c.Bun().NewUpdate().Table(opTable), counts, false).
 			Set("status = ?", status).
-			Set("read_count = ?", counts.Read).
-			Set("write_count = ?", counts.Write).
-			Set("error_count = ?", counts.Errors).
-			Set("create_count = ?", counts.Created).
-			Set("update_count = ?", counts.Updated).
-			Set("aggregate_ms = ?", counts.Millis).
 			Set("chunks_done = 1").
 			Set("finished_at = ?", ts).
 			Set("updated_at = ?", ts).
@@ -454,4 +442,23 @@ func insertErrors(ctx context.Context, c *storage.Conn, opID int64, chunk int, e
 	}
 	_, err := c.Bun().NewInsert().Model(&rows).Exec(ctx)
 	return c.MapError("insert", errTable, err)
+}
+
+// setCounts sets an operation's counters to counts, or adds counts to them
+// when add is set (a chunk's share of the whole).
+func setCounts(q *bun.UpdateQuery, counts ChunkCounts, add bool) *bun.UpdateQuery {
+	for _, col := range []struct {
+		name  string
+		value int64
+	}{
+		{"read_count", int64(counts.Read)}, {"write_count", int64(counts.Write)}, {"error_count", int64(counts.Errors)},
+		{"create_count", int64(counts.Created)}, {"update_count", int64(counts.Updated)}, {"aggregate_ms", counts.Millis},
+	} {
+		if add {
+			q = q.Set(col.name+" = "+col.name+" + ?", col.value)
+		} else {
+			q = q.Set(col.name+" = ?", col.value)
+		}
+	}
+	return q
 }
