@@ -13,7 +13,7 @@ import (
 // mountBackoffice registers the backoffice application's generated handlers on group, under
 // its base path, with the application's error answers.
 func mountBackoffice(a *application, group gin.IRouter) {
-	h := bo.NewStrictHandlerWithOptions(&backofficeHandlers{a.engine}, nil, bo.StrictGinServerOptions{
+	h := bo.NewStrictHandlerWithOptions(&backofficeHandlers{a}, nil, bo.StrictGinServerOptions{
 		RequestErrorHandlerFunc:  a.requestError,
 		HandlerErrorFunc:         a.writeError,
 		ResponseErrorHandlerFunc: a.writeError,
@@ -26,540 +26,540 @@ func mountBackoffice(a *application, group gin.IRouter) {
 
 // AddAccountContactsRelationship serves addAccountContactsRelationship (POST /api/accounts/{id}/relationships/contacts).
 func (h *backofficeHandlers) AddAccountContactsRelationship(ctx context.Context, r bo.AddAccountContactsRelationshipRequestObject) (bo.AddAccountContactsRelationshipResponseObject, error) {
-	return bo.Reply(h.e.AddToRelationship(requestOf(ctx), r.Body))
+	return bo.Reply(h.engine.AddToRelationship(requestOf(ctx), r.Body))
 }
 
 // AddContactAccountsRelationship serves addContactAccountsRelationship (POST /api/contacts/{id}/relationships/accounts).
 func (h *backofficeHandlers) AddContactAccountsRelationship(ctx context.Context, r bo.AddContactAccountsRelationshipRequestObject) (bo.AddContactAccountsRelationshipResponseObject, error) {
-	return bo.Reply(h.e.AddToRelationship(requestOf(ctx), r.Body))
+	return bo.Reply(h.engine.AddToRelationship(requestOf(ctx), r.Body))
 }
 
 // AddUserUserRolesRelationship serves addUserUserRolesRelationship (POST /api/users/{id}/relationships/userRoles).
 func (h *backofficeHandlers) AddUserUserRolesRelationship(ctx context.Context, r bo.AddUserUserRolesRelationshipRequestObject) (bo.AddUserUserRolesRelationshipResponseObject, error) {
-	return bo.Reply(h.e.AddToRelationship(requestOf(ctx), r.Body))
+	return bo.Reply(h.engine.AddToRelationship(requestOf(ctx), r.Body))
 }
 
 // CreateAccount serves createAccount (POST /api/accounts).
 func (h *backofficeHandlers) CreateAccount(ctx context.Context, r bo.CreateAccountRequestObject) (bo.CreateAccountResponseObject, error) {
-	return bo.Reply(h.e.Create(requestOf(ctx), r.ApplicationVndAPIPlusJSONBody, derefObject(r.JSONBody)))
+	return bo.Reply(h.engine.Create(requestOf(ctx), r.ApplicationVndAPIPlusJSONBody, derefObject(r.JSONBody)))
 }
 
 // CreateBusinessUnit serves createBusinessUnit (POST /api/businessunits).
 func (h *backofficeHandlers) CreateBusinessUnit(ctx context.Context, r bo.CreateBusinessUnitRequestObject) (bo.CreateBusinessUnitResponseObject, error) {
-	return bo.Reply(h.e.Create(requestOf(ctx), r.ApplicationVndAPIPlusJSONBody, derefObject(r.JSONBody)))
+	return bo.Reply(h.engine.Create(requestOf(ctx), r.ApplicationVndAPIPlusJSONBody, derefObject(r.JSONBody)))
 }
 
 // CreateContact serves createContact (POST /api/contacts).
 func (h *backofficeHandlers) CreateContact(ctx context.Context, r bo.CreateContactRequestObject) (bo.CreateContactResponseObject, error) {
-	return bo.Reply(h.e.Create(requestOf(ctx), r.ApplicationVndAPIPlusJSONBody, derefObject(r.JSONBody)))
+	return bo.Reply(h.engine.Create(requestOf(ctx), r.ApplicationVndAPIPlusJSONBody, derefObject(r.JSONBody)))
 }
 
 // CreateTaxJurisdiction serves createTaxJurisdiction (POST /api/taxjurisdictions).
 func (h *backofficeHandlers) CreateTaxJurisdiction(ctx context.Context, r bo.CreateTaxJurisdictionRequestObject) (bo.CreateTaxJurisdictionResponseObject, error) {
-	return bo.Reply(h.e.Create(requestOf(ctx), r.ApplicationVndAPIPlusJSONBody, derefObject(r.JSONBody)))
+	return bo.Reply(h.engine.Create(requestOf(ctx), r.ApplicationVndAPIPlusJSONBody, derefObject(r.JSONBody)))
 }
 
 // CreateUser serves createUser (POST /api/users).
 func (h *backofficeHandlers) CreateUser(ctx context.Context, r bo.CreateUserRequestObject) (bo.CreateUserResponseObject, error) {
-	return bo.Reply(h.e.Create(requestOf(ctx), r.ApplicationVndAPIPlusJSONBody, derefObject(r.JSONBody)))
+	return bo.Reply(h.engine.Create(requestOf(ctx), r.ApplicationVndAPIPlusJSONBody, derefObject(r.JSONBody)))
 }
 
 // CreateWeightUnit serves createWeightUnit (POST /api/weightunits).
 func (h *backofficeHandlers) CreateWeightUnit(ctx context.Context, r bo.CreateWeightUnitRequestObject) (bo.CreateWeightUnitResponseObject, error) {
-	return bo.Reply(h.e.Create(requestOf(ctx), r.ApplicationVndAPIPlusJSONBody, derefObject(r.JSONBody)))
+	return bo.Reply(h.engine.Create(requestOf(ctx), r.ApplicationVndAPIPlusJSONBody, derefObject(r.JSONBody)))
 }
 
 // DeleteAccount serves deleteAccount (DELETE /api/accounts/{id}).
 func (h *backofficeHandlers) DeleteAccount(ctx context.Context, _ bo.DeleteAccountRequestObject) (bo.DeleteAccountResponseObject, error) {
-	return bo.Reply(h.e.Delete(requestOf(ctx)))
+	return bo.Reply(h.engine.Delete(requestOf(ctx)))
 }
 
 // DeleteAccountContactsRelationship serves deleteAccountContactsRelationship (DELETE /api/accounts/{id}/relationships/contacts).
 func (h *backofficeHandlers) DeleteAccountContactsRelationship(ctx context.Context, r bo.DeleteAccountContactsRelationshipRequestObject) (bo.DeleteAccountContactsRelationshipResponseObject, error) {
-	return bo.Reply(h.e.RemoveFromRelationship(requestOf(ctx), r.Body))
+	return bo.Reply(h.engine.RemoveFromRelationship(requestOf(ctx), r.Body))
 }
 
 // DeleteAccounts serves deleteAccounts (DELETE /api/accounts).
 func (h *backofficeHandlers) DeleteAccounts(ctx context.Context, _ bo.DeleteAccountsRequestObject) (bo.DeleteAccountsResponseObject, error) {
-	return bo.Reply(h.e.DeleteList(requestOf(ctx)))
+	return bo.Reply(h.engine.DeleteList(requestOf(ctx)))
 }
 
 // DeleteBusinessUnit serves deleteBusinessUnit (DELETE /api/businessunits/{id}).
 func (h *backofficeHandlers) DeleteBusinessUnit(ctx context.Context, _ bo.DeleteBusinessUnitRequestObject) (bo.DeleteBusinessUnitResponseObject, error) {
-	return bo.Reply(h.e.Delete(requestOf(ctx)))
+	return bo.Reply(h.engine.Delete(requestOf(ctx)))
 }
 
 // DeleteBusinessUnits serves deleteBusinessUnits (DELETE /api/businessunits).
 func (h *backofficeHandlers) DeleteBusinessUnits(ctx context.Context, _ bo.DeleteBusinessUnitsRequestObject) (bo.DeleteBusinessUnitsResponseObject, error) {
-	return bo.Reply(h.e.DeleteList(requestOf(ctx)))
+	return bo.Reply(h.engine.DeleteList(requestOf(ctx)))
 }
 
 // DeleteContact serves deleteContact (DELETE /api/contacts/{id}).
 func (h *backofficeHandlers) DeleteContact(ctx context.Context, _ bo.DeleteContactRequestObject) (bo.DeleteContactResponseObject, error) {
-	return bo.Reply(h.e.Delete(requestOf(ctx)))
+	return bo.Reply(h.engine.Delete(requestOf(ctx)))
 }
 
 // DeleteContactAccountsRelationship serves deleteContactAccountsRelationship (DELETE /api/contacts/{id}/relationships/accounts).
 func (h *backofficeHandlers) DeleteContactAccountsRelationship(ctx context.Context, r bo.DeleteContactAccountsRelationshipRequestObject) (bo.DeleteContactAccountsRelationshipResponseObject, error) {
-	return bo.Reply(h.e.RemoveFromRelationship(requestOf(ctx), r.Body))
+	return bo.Reply(h.engine.RemoveFromRelationship(requestOf(ctx), r.Body))
 }
 
 // DeleteContacts serves deleteContacts (DELETE /api/contacts).
 func (h *backofficeHandlers) DeleteContacts(ctx context.Context, _ bo.DeleteContactsRequestObject) (bo.DeleteContactsResponseObject, error) {
-	return bo.Reply(h.e.DeleteList(requestOf(ctx)))
+	return bo.Reply(h.engine.DeleteList(requestOf(ctx)))
 }
 
 // DeleteTaxJurisdiction serves deleteTaxJurisdiction (DELETE /api/taxjurisdictions/{id}).
 func (h *backofficeHandlers) DeleteTaxJurisdiction(ctx context.Context, _ bo.DeleteTaxJurisdictionRequestObject) (bo.DeleteTaxJurisdictionResponseObject, error) {
-	return bo.Reply(h.e.Delete(requestOf(ctx)))
+	return bo.Reply(h.engine.Delete(requestOf(ctx)))
 }
 
 // DeleteTaxJurisdictions serves deleteTaxJurisdictions (DELETE /api/taxjurisdictions).
 func (h *backofficeHandlers) DeleteTaxJurisdictions(ctx context.Context, _ bo.DeleteTaxJurisdictionsRequestObject) (bo.DeleteTaxJurisdictionsResponseObject, error) {
-	return bo.Reply(h.e.DeleteList(requestOf(ctx)))
+	return bo.Reply(h.engine.DeleteList(requestOf(ctx)))
 }
 
 // DeleteUser serves deleteUser (DELETE /api/users/{id}).
 func (h *backofficeHandlers) DeleteUser(ctx context.Context, _ bo.DeleteUserRequestObject) (bo.DeleteUserResponseObject, error) {
-	return bo.Reply(h.e.Delete(requestOf(ctx)))
+	return bo.Reply(h.engine.Delete(requestOf(ctx)))
 }
 
 // DeleteUserUserRolesRelationship serves deleteUserUserRolesRelationship (DELETE /api/users/{id}/relationships/userRoles).
 func (h *backofficeHandlers) DeleteUserUserRolesRelationship(ctx context.Context, r bo.DeleteUserUserRolesRelationshipRequestObject) (bo.DeleteUserUserRolesRelationshipResponseObject, error) {
-	return bo.Reply(h.e.RemoveFromRelationship(requestOf(ctx), r.Body))
+	return bo.Reply(h.engine.RemoveFromRelationship(requestOf(ctx), r.Body))
 }
 
 // DeleteUsers serves deleteUsers (DELETE /api/users).
 func (h *backofficeHandlers) DeleteUsers(ctx context.Context, _ bo.DeleteUsersRequestObject) (bo.DeleteUsersResponseObject, error) {
-	return bo.Reply(h.e.DeleteList(requestOf(ctx)))
+	return bo.Reply(h.engine.DeleteList(requestOf(ctx)))
 }
 
 // DeleteWeightUnit serves deleteWeightUnit (DELETE /api/weightunits/{id}).
 func (h *backofficeHandlers) DeleteWeightUnit(ctx context.Context, _ bo.DeleteWeightUnitRequestObject) (bo.DeleteWeightUnitResponseObject, error) {
-	return bo.Reply(h.e.Delete(requestOf(ctx)))
+	return bo.Reply(h.engine.Delete(requestOf(ctx)))
 }
 
 // DeleteWeightUnits serves deleteWeightUnits (DELETE /api/weightunits).
 func (h *backofficeHandlers) DeleteWeightUnits(ctx context.Context, _ bo.DeleteWeightUnitsRequestObject) (bo.DeleteWeightUnitsResponseObject, error) {
-	return bo.Reply(h.e.DeleteList(requestOf(ctx)))
+	return bo.Reply(h.engine.DeleteList(requestOf(ctx)))
 }
 
 // GetAccount serves getAccount (GET /api/accounts/{id}).
 func (h *backofficeHandlers) GetAccount(ctx context.Context, _ bo.GetAccountRequestObject) (bo.GetAccountResponseObject, error) {
-	return bo.Reply(h.e.Get(requestOf(ctx)))
+	return bo.Reply(h.engine.Get(requestOf(ctx)))
 }
 
 // GetAccountContactsRelationship serves getAccountContactsRelationship (GET /api/accounts/{id}/relationships/contacts).
 func (h *backofficeHandlers) GetAccountContactsRelationship(ctx context.Context, _ bo.GetAccountContactsRelationshipRequestObject) (bo.GetAccountContactsRelationshipResponseObject, error) {
-	return bo.Reply(h.e.Relationship(requestOf(ctx)))
+	return bo.Reply(h.engine.Relationship(requestOf(ctx)))
 }
 
 // GetAccountDefaultContact serves getAccountDefaultContact (GET /api/accounts/{id}/defaultContact).
 func (h *backofficeHandlers) GetAccountDefaultContact(ctx context.Context, _ bo.GetAccountDefaultContactRequestObject) (bo.GetAccountDefaultContactResponseObject, error) {
-	return bo.Reply(h.e.Related(requestOf(ctx)))
+	return bo.Reply(h.engine.Related(requestOf(ctx)))
 }
 
 // GetAccountDefaultContactRelationship serves getAccountDefaultContactRelationship (GET /api/accounts/{id}/relationships/defaultContact).
 func (h *backofficeHandlers) GetAccountDefaultContactRelationship(ctx context.Context, _ bo.GetAccountDefaultContactRelationshipRequestObject) (bo.GetAccountDefaultContactRelationshipResponseObject, error) {
-	return bo.Reply(h.e.Relationship(requestOf(ctx)))
+	return bo.Reply(h.engine.Relationship(requestOf(ctx)))
 }
 
 // GetAccountOrganization serves getAccountOrganization (GET /api/accounts/{id}/organization).
 func (h *backofficeHandlers) GetAccountOrganization(ctx context.Context, _ bo.GetAccountOrganizationRequestObject) (bo.GetAccountOrganizationResponseObject, error) {
-	return bo.Reply(h.e.Related(requestOf(ctx)))
+	return bo.Reply(h.engine.Related(requestOf(ctx)))
 }
 
 // GetAccountOrganizationRelationship serves getAccountOrganizationRelationship (GET /api/accounts/{id}/relationships/organization).
 func (h *backofficeHandlers) GetAccountOrganizationRelationship(ctx context.Context, _ bo.GetAccountOrganizationRelationshipRequestObject) (bo.GetAccountOrganizationRelationshipResponseObject, error) {
-	return bo.Reply(h.e.Relationship(requestOf(ctx)))
+	return bo.Reply(h.engine.Relationship(requestOf(ctx)))
 }
 
 // GetAccountOwner serves getAccountOwner (GET /api/accounts/{id}/owner).
 func (h *backofficeHandlers) GetAccountOwner(ctx context.Context, _ bo.GetAccountOwnerRequestObject) (bo.GetAccountOwnerResponseObject, error) {
-	return bo.Reply(h.e.Related(requestOf(ctx)))
+	return bo.Reply(h.engine.Related(requestOf(ctx)))
 }
 
 // GetAccountOwnerRelationship serves getAccountOwnerRelationship (GET /api/accounts/{id}/relationships/owner).
 func (h *backofficeHandlers) GetAccountOwnerRelationship(ctx context.Context, _ bo.GetAccountOwnerRelationshipRequestObject) (bo.GetAccountOwnerRelationshipResponseObject, error) {
-	return bo.Reply(h.e.Relationship(requestOf(ctx)))
+	return bo.Reply(h.engine.Relationship(requestOf(ctx)))
 }
 
 // GetAccountReferredBy serves getAccountReferredBy (GET /api/accounts/{id}/referredBy).
 func (h *backofficeHandlers) GetAccountReferredBy(ctx context.Context, _ bo.GetAccountReferredByRequestObject) (bo.GetAccountReferredByResponseObject, error) {
-	return bo.Reply(h.e.Related(requestOf(ctx)))
+	return bo.Reply(h.engine.Related(requestOf(ctx)))
 }
 
 // GetAccountReferredByRelationship serves getAccountReferredByRelationship (GET /api/accounts/{id}/relationships/referredBy).
 func (h *backofficeHandlers) GetAccountReferredByRelationship(ctx context.Context, _ bo.GetAccountReferredByRelationshipRequestObject) (bo.GetAccountReferredByRelationshipResponseObject, error) {
-	return bo.Reply(h.e.Relationship(requestOf(ctx)))
+	return bo.Reply(h.engine.Relationship(requestOf(ctx)))
 }
 
 // GetBusinessUnit serves getBusinessUnit (GET /api/businessunits/{id}).
 func (h *backofficeHandlers) GetBusinessUnit(ctx context.Context, _ bo.GetBusinessUnitRequestObject) (bo.GetBusinessUnitResponseObject, error) {
-	return bo.Reply(h.e.Get(requestOf(ctx)))
+	return bo.Reply(h.engine.Get(requestOf(ctx)))
 }
 
 // GetBusinessUnitOrganization serves getBusinessUnitOrganization (GET /api/businessunits/{id}/organization).
 func (h *backofficeHandlers) GetBusinessUnitOrganization(ctx context.Context, _ bo.GetBusinessUnitOrganizationRequestObject) (bo.GetBusinessUnitOrganizationResponseObject, error) {
-	return bo.Reply(h.e.Related(requestOf(ctx)))
+	return bo.Reply(h.engine.Related(requestOf(ctx)))
 }
 
 // GetBusinessUnitOrganizationRelationship serves getBusinessUnitOrganizationRelationship (GET /api/businessunits/{id}/relationships/organization).
 func (h *backofficeHandlers) GetBusinessUnitOrganizationRelationship(ctx context.Context, _ bo.GetBusinessUnitOrganizationRelationshipRequestObject) (bo.GetBusinessUnitOrganizationRelationshipResponseObject, error) {
-	return bo.Reply(h.e.Relationship(requestOf(ctx)))
+	return bo.Reply(h.engine.Relationship(requestOf(ctx)))
 }
 
 // GetBusinessUnitOwner serves getBusinessUnitOwner (GET /api/businessunits/{id}/owner).
 func (h *backofficeHandlers) GetBusinessUnitOwner(ctx context.Context, _ bo.GetBusinessUnitOwnerRequestObject) (bo.GetBusinessUnitOwnerResponseObject, error) {
-	return bo.Reply(h.e.Related(requestOf(ctx)))
+	return bo.Reply(h.engine.Related(requestOf(ctx)))
 }
 
 // GetBusinessUnitOwnerRelationship serves getBusinessUnitOwnerRelationship (GET /api/businessunits/{id}/relationships/owner).
 func (h *backofficeHandlers) GetBusinessUnitOwnerRelationship(ctx context.Context, _ bo.GetBusinessUnitOwnerRelationshipRequestObject) (bo.GetBusinessUnitOwnerRelationshipResponseObject, error) {
-	return bo.Reply(h.e.Relationship(requestOf(ctx)))
+	return bo.Reply(h.engine.Relationship(requestOf(ctx)))
 }
 
 // GetBusinessUnitUsersRelationship serves getBusinessUnitUsersRelationship (GET /api/businessunits/{id}/relationships/users).
 func (h *backofficeHandlers) GetBusinessUnitUsersRelationship(ctx context.Context, _ bo.GetBusinessUnitUsersRelationshipRequestObject) (bo.GetBusinessUnitUsersRelationshipResponseObject, error) {
-	return bo.Reply(h.e.Relationship(requestOf(ctx)))
+	return bo.Reply(h.engine.Relationship(requestOf(ctx)))
 }
 
 // GetContact serves getContact (GET /api/contacts/{id}).
 func (h *backofficeHandlers) GetContact(ctx context.Context, _ bo.GetContactRequestObject) (bo.GetContactResponseObject, error) {
-	return bo.Reply(h.e.Get(requestOf(ctx)))
+	return bo.Reply(h.engine.Get(requestOf(ctx)))
 }
 
 // GetContactAccountsRelationship serves getContactAccountsRelationship (GET /api/contacts/{id}/relationships/accounts).
 func (h *backofficeHandlers) GetContactAccountsRelationship(ctx context.Context, _ bo.GetContactAccountsRelationshipRequestObject) (bo.GetContactAccountsRelationshipResponseObject, error) {
-	return bo.Reply(h.e.Relationship(requestOf(ctx)))
+	return bo.Reply(h.engine.Relationship(requestOf(ctx)))
 }
 
 // GetContactAssignedTo serves getContactAssignedTo (GET /api/contacts/{id}/assignedTo).
 func (h *backofficeHandlers) GetContactAssignedTo(ctx context.Context, _ bo.GetContactAssignedToRequestObject) (bo.GetContactAssignedToResponseObject, error) {
-	return bo.Reply(h.e.Related(requestOf(ctx)))
+	return bo.Reply(h.engine.Related(requestOf(ctx)))
 }
 
 // GetContactAssignedToRelationship serves getContactAssignedToRelationship (GET /api/contacts/{id}/relationships/assignedTo).
 func (h *backofficeHandlers) GetContactAssignedToRelationship(ctx context.Context, _ bo.GetContactAssignedToRelationshipRequestObject) (bo.GetContactAssignedToRelationshipResponseObject, error) {
-	return bo.Reply(h.e.Relationship(requestOf(ctx)))
+	return bo.Reply(h.engine.Relationship(requestOf(ctx)))
 }
 
 // GetContactOrganization serves getContactOrganization (GET /api/contacts/{id}/organization).
 func (h *backofficeHandlers) GetContactOrganization(ctx context.Context, _ bo.GetContactOrganizationRequestObject) (bo.GetContactOrganizationResponseObject, error) {
-	return bo.Reply(h.e.Related(requestOf(ctx)))
+	return bo.Reply(h.engine.Related(requestOf(ctx)))
 }
 
 // GetContactOrganizationRelationship serves getContactOrganizationRelationship (GET /api/contacts/{id}/relationships/organization).
 func (h *backofficeHandlers) GetContactOrganizationRelationship(ctx context.Context, _ bo.GetContactOrganizationRelationshipRequestObject) (bo.GetContactOrganizationRelationshipResponseObject, error) {
-	return bo.Reply(h.e.Relationship(requestOf(ctx)))
+	return bo.Reply(h.engine.Relationship(requestOf(ctx)))
 }
 
 // GetContactOwner serves getContactOwner (GET /api/contacts/{id}/owner).
 func (h *backofficeHandlers) GetContactOwner(ctx context.Context, _ bo.GetContactOwnerRequestObject) (bo.GetContactOwnerResponseObject, error) {
-	return bo.Reply(h.e.Related(requestOf(ctx)))
+	return bo.Reply(h.engine.Related(requestOf(ctx)))
 }
 
 // GetContactOwnerRelationship serves getContactOwnerRelationship (GET /api/contacts/{id}/relationships/owner).
 func (h *backofficeHandlers) GetContactOwnerRelationship(ctx context.Context, _ bo.GetContactOwnerRelationshipRequestObject) (bo.GetContactOwnerRelationshipResponseObject, error) {
-	return bo.Reply(h.e.Relationship(requestOf(ctx)))
+	return bo.Reply(h.engine.Relationship(requestOf(ctx)))
 }
 
 // GetContactReportsTo serves getContactReportsTo (GET /api/contacts/{id}/reportsTo).
 func (h *backofficeHandlers) GetContactReportsTo(ctx context.Context, _ bo.GetContactReportsToRequestObject) (bo.GetContactReportsToResponseObject, error) {
-	return bo.Reply(h.e.Related(requestOf(ctx)))
+	return bo.Reply(h.engine.Related(requestOf(ctx)))
 }
 
 // GetContactReportsToRelationship serves getContactReportsToRelationship (GET /api/contacts/{id}/relationships/reportsTo).
 func (h *backofficeHandlers) GetContactReportsToRelationship(ctx context.Context, _ bo.GetContactReportsToRelationshipRequestObject) (bo.GetContactReportsToRelationshipResponseObject, error) {
-	return bo.Reply(h.e.Relationship(requestOf(ctx)))
+	return bo.Reply(h.engine.Relationship(requestOf(ctx)))
 }
 
 // GetCountry serves getCountry (GET /api/countries/{id}).
 func (h *backofficeHandlers) GetCountry(ctx context.Context, _ bo.GetCountryRequestObject) (bo.GetCountryResponseObject, error) {
-	return bo.Reply(h.e.Get(requestOf(ctx)))
+	return bo.Reply(h.engine.Get(requestOf(ctx)))
 }
 
 // GetCountryRegionsRelationship serves getCountryRegionsRelationship (GET /api/countries/{id}/relationships/regions).
 func (h *backofficeHandlers) GetCountryRegionsRelationship(ctx context.Context, _ bo.GetCountryRegionsRelationshipRequestObject) (bo.GetCountryRegionsRelationshipResponseObject, error) {
-	return bo.Reply(h.e.Relationship(requestOf(ctx)))
+	return bo.Reply(h.engine.Relationship(requestOf(ctx)))
 }
 
 // GetOrganization serves getOrganization (GET /api/organizations/{id}).
 func (h *backofficeHandlers) GetOrganization(ctx context.Context, _ bo.GetOrganizationRequestObject) (bo.GetOrganizationResponseObject, error) {
-	return bo.Reply(h.e.Get(requestOf(ctx)))
+	return bo.Reply(h.engine.Get(requestOf(ctx)))
 }
 
 // GetOrganizationBusinessUnitsRelationship serves getOrganizationBusinessUnitsRelationship (GET /api/organizations/{id}/relationships/businessUnits).
 func (h *backofficeHandlers) GetOrganizationBusinessUnitsRelationship(ctx context.Context, _ bo.GetOrganizationBusinessUnitsRelationshipRequestObject) (bo.GetOrganizationBusinessUnitsRelationshipResponseObject, error) {
-	return bo.Reply(h.e.Relationship(requestOf(ctx)))
+	return bo.Reply(h.engine.Relationship(requestOf(ctx)))
 }
 
 // GetOrganizationUsersRelationship serves getOrganizationUsersRelationship (GET /api/organizations/{id}/relationships/users).
 func (h *backofficeHandlers) GetOrganizationUsersRelationship(ctx context.Context, _ bo.GetOrganizationUsersRelationshipRequestObject) (bo.GetOrganizationUsersRelationshipResponseObject, error) {
-	return bo.Reply(h.e.Relationship(requestOf(ctx)))
+	return bo.Reply(h.engine.Relationship(requestOf(ctx)))
 }
 
 // GetRegion serves getRegion (GET /api/regions/{id}).
 func (h *backofficeHandlers) GetRegion(ctx context.Context, _ bo.GetRegionRequestObject) (bo.GetRegionResponseObject, error) {
-	return bo.Reply(h.e.Get(requestOf(ctx)))
+	return bo.Reply(h.engine.Get(requestOf(ctx)))
 }
 
 // GetRegionCountry serves getRegionCountry (GET /api/regions/{id}/country).
 func (h *backofficeHandlers) GetRegionCountry(ctx context.Context, _ bo.GetRegionCountryRequestObject) (bo.GetRegionCountryResponseObject, error) {
-	return bo.Reply(h.e.Related(requestOf(ctx)))
+	return bo.Reply(h.engine.Related(requestOf(ctx)))
 }
 
 // GetRegionCountryRelationship serves getRegionCountryRelationship (GET /api/regions/{id}/relationships/country).
 func (h *backofficeHandlers) GetRegionCountryRelationship(ctx context.Context, _ bo.GetRegionCountryRelationshipRequestObject) (bo.GetRegionCountryRelationshipResponseObject, error) {
-	return bo.Reply(h.e.Relationship(requestOf(ctx)))
+	return bo.Reply(h.engine.Relationship(requestOf(ctx)))
 }
 
 // GetTaxJurisdiction serves getTaxJurisdiction (GET /api/taxjurisdictions/{id}).
 func (h *backofficeHandlers) GetTaxJurisdiction(ctx context.Context, _ bo.GetTaxJurisdictionRequestObject) (bo.GetTaxJurisdictionResponseObject, error) {
-	return bo.Reply(h.e.Get(requestOf(ctx)))
+	return bo.Reply(h.engine.Get(requestOf(ctx)))
 }
 
 // GetTaxJurisdictionCountry serves getTaxJurisdictionCountry (GET /api/taxjurisdictions/{id}/country).
 func (h *backofficeHandlers) GetTaxJurisdictionCountry(ctx context.Context, _ bo.GetTaxJurisdictionCountryRequestObject) (bo.GetTaxJurisdictionCountryResponseObject, error) {
-	return bo.Reply(h.e.Related(requestOf(ctx)))
+	return bo.Reply(h.engine.Related(requestOf(ctx)))
 }
 
 // GetTaxJurisdictionCountryRelationship serves getTaxJurisdictionCountryRelationship (GET /api/taxjurisdictions/{id}/relationships/country).
 func (h *backofficeHandlers) GetTaxJurisdictionCountryRelationship(ctx context.Context, _ bo.GetTaxJurisdictionCountryRelationshipRequestObject) (bo.GetTaxJurisdictionCountryRelationshipResponseObject, error) {
-	return bo.Reply(h.e.Relationship(requestOf(ctx)))
+	return bo.Reply(h.engine.Relationship(requestOf(ctx)))
 }
 
 // GetTaxJurisdictionRegion serves getTaxJurisdictionRegion (GET /api/taxjurisdictions/{id}/region).
 func (h *backofficeHandlers) GetTaxJurisdictionRegion(ctx context.Context, _ bo.GetTaxJurisdictionRegionRequestObject) (bo.GetTaxJurisdictionRegionResponseObject, error) {
-	return bo.Reply(h.e.Related(requestOf(ctx)))
+	return bo.Reply(h.engine.Related(requestOf(ctx)))
 }
 
 // GetTaxJurisdictionRegionRelationship serves getTaxJurisdictionRegionRelationship (GET /api/taxjurisdictions/{id}/relationships/region).
 func (h *backofficeHandlers) GetTaxJurisdictionRegionRelationship(ctx context.Context, _ bo.GetTaxJurisdictionRegionRelationshipRequestObject) (bo.GetTaxJurisdictionRegionRelationshipResponseObject, error) {
-	return bo.Reply(h.e.Relationship(requestOf(ctx)))
+	return bo.Reply(h.engine.Relationship(requestOf(ctx)))
 }
 
 // GetUser serves getUser (GET /api/users/{id}).
 func (h *backofficeHandlers) GetUser(ctx context.Context, _ bo.GetUserRequestObject) (bo.GetUserResponseObject, error) {
-	return bo.Reply(h.e.Get(requestOf(ctx)))
+	return bo.Reply(h.engine.Get(requestOf(ctx)))
 }
 
 // GetUserOrganization serves getUserOrganization (GET /api/users/{id}/organization).
 func (h *backofficeHandlers) GetUserOrganization(ctx context.Context, _ bo.GetUserOrganizationRequestObject) (bo.GetUserOrganizationResponseObject, error) {
-	return bo.Reply(h.e.Related(requestOf(ctx)))
+	return bo.Reply(h.engine.Related(requestOf(ctx)))
 }
 
 // GetUserOrganizationRelationship serves getUserOrganizationRelationship (GET /api/users/{id}/relationships/organization).
 func (h *backofficeHandlers) GetUserOrganizationRelationship(ctx context.Context, _ bo.GetUserOrganizationRelationshipRequestObject) (bo.GetUserOrganizationRelationshipResponseObject, error) {
-	return bo.Reply(h.e.Relationship(requestOf(ctx)))
+	return bo.Reply(h.engine.Relationship(requestOf(ctx)))
 }
 
 // GetUserOwner serves getUserOwner (GET /api/users/{id}/owner).
 func (h *backofficeHandlers) GetUserOwner(ctx context.Context, _ bo.GetUserOwnerRequestObject) (bo.GetUserOwnerResponseObject, error) {
-	return bo.Reply(h.e.Related(requestOf(ctx)))
+	return bo.Reply(h.engine.Related(requestOf(ctx)))
 }
 
 // GetUserOwnerRelationship serves getUserOwnerRelationship (GET /api/users/{id}/relationships/owner).
 func (h *backofficeHandlers) GetUserOwnerRelationship(ctx context.Context, _ bo.GetUserOwnerRelationshipRequestObject) (bo.GetUserOwnerRelationshipResponseObject, error) {
-	return bo.Reply(h.e.Relationship(requestOf(ctx)))
+	return bo.Reply(h.engine.Relationship(requestOf(ctx)))
 }
 
 // GetUserRole serves getUserRole (GET /api/userroles/{id}).
 func (h *backofficeHandlers) GetUserRole(ctx context.Context, _ bo.GetUserRoleRequestObject) (bo.GetUserRoleResponseObject, error) {
-	return bo.Reply(h.e.Get(requestOf(ctx)))
+	return bo.Reply(h.engine.Get(requestOf(ctx)))
 }
 
 // GetUserUserRolesRelationship serves getUserUserRolesRelationship (GET /api/users/{id}/relationships/userRoles).
 func (h *backofficeHandlers) GetUserUserRolesRelationship(ctx context.Context, _ bo.GetUserUserRolesRelationshipRequestObject) (bo.GetUserUserRolesRelationshipResponseObject, error) {
-	return bo.Reply(h.e.Relationship(requestOf(ctx)))
+	return bo.Reply(h.engine.Relationship(requestOf(ctx)))
 }
 
 // GetWeightUnit serves getWeightUnit (GET /api/weightunits/{id}).
 func (h *backofficeHandlers) GetWeightUnit(ctx context.Context, _ bo.GetWeightUnitRequestObject) (bo.GetWeightUnitResponseObject, error) {
-	return bo.Reply(h.e.Get(requestOf(ctx)))
+	return bo.Reply(h.engine.Get(requestOf(ctx)))
 }
 
 // ListAccountContacts serves listAccountContacts (GET /api/accounts/{id}/contacts).
 func (h *backofficeHandlers) ListAccountContacts(ctx context.Context, _ bo.ListAccountContactsRequestObject) (bo.ListAccountContactsResponseObject, error) {
-	return bo.Reply(h.e.Related(requestOf(ctx)))
+	return bo.Reply(h.engine.Related(requestOf(ctx)))
 }
 
 // ListAccounts serves listAccounts (GET /api/accounts).
 func (h *backofficeHandlers) ListAccounts(ctx context.Context, _ bo.ListAccountsRequestObject) (bo.ListAccountsResponseObject, error) {
-	return bo.Reply(h.e.List(requestOf(ctx)))
+	return bo.Reply(h.engine.List(requestOf(ctx)))
 }
 
 // ListBusinessUnitUsers serves listBusinessUnitUsers (GET /api/businessunits/{id}/users).
 func (h *backofficeHandlers) ListBusinessUnitUsers(ctx context.Context, _ bo.ListBusinessUnitUsersRequestObject) (bo.ListBusinessUnitUsersResponseObject, error) {
-	return bo.Reply(h.e.Related(requestOf(ctx)))
+	return bo.Reply(h.engine.Related(requestOf(ctx)))
 }
 
 // ListBusinessUnits serves listBusinessUnits (GET /api/businessunits).
 func (h *backofficeHandlers) ListBusinessUnits(ctx context.Context, _ bo.ListBusinessUnitsRequestObject) (bo.ListBusinessUnitsResponseObject, error) {
-	return bo.Reply(h.e.List(requestOf(ctx)))
+	return bo.Reply(h.engine.List(requestOf(ctx)))
 }
 
 // ListContactAccounts serves listContactAccounts (GET /api/contacts/{id}/accounts).
 func (h *backofficeHandlers) ListContactAccounts(ctx context.Context, _ bo.ListContactAccountsRequestObject) (bo.ListContactAccountsResponseObject, error) {
-	return bo.Reply(h.e.Related(requestOf(ctx)))
+	return bo.Reply(h.engine.Related(requestOf(ctx)))
 }
 
 // ListContacts serves listContacts (GET /api/contacts).
 func (h *backofficeHandlers) ListContacts(ctx context.Context, _ bo.ListContactsRequestObject) (bo.ListContactsResponseObject, error) {
-	return bo.Reply(h.e.List(requestOf(ctx)))
+	return bo.Reply(h.engine.List(requestOf(ctx)))
 }
 
 // ListCountries serves listCountries (GET /api/countries).
 func (h *backofficeHandlers) ListCountries(ctx context.Context, _ bo.ListCountriesRequestObject) (bo.ListCountriesResponseObject, error) {
-	return bo.Reply(h.e.List(requestOf(ctx)))
+	return bo.Reply(h.engine.List(requestOf(ctx)))
 }
 
 // ListCountryRegions serves listCountryRegions (GET /api/countries/{id}/regions).
 func (h *backofficeHandlers) ListCountryRegions(ctx context.Context, _ bo.ListCountryRegionsRequestObject) (bo.ListCountryRegionsResponseObject, error) {
-	return bo.Reply(h.e.Related(requestOf(ctx)))
+	return bo.Reply(h.engine.Related(requestOf(ctx)))
 }
 
 // ListOrganizationBusinessUnits serves listOrganizationBusinessUnits (GET /api/organizations/{id}/businessUnits).
 func (h *backofficeHandlers) ListOrganizationBusinessUnits(ctx context.Context, _ bo.ListOrganizationBusinessUnitsRequestObject) (bo.ListOrganizationBusinessUnitsResponseObject, error) {
-	return bo.Reply(h.e.Related(requestOf(ctx)))
+	return bo.Reply(h.engine.Related(requestOf(ctx)))
 }
 
 // ListOrganizationUsers serves listOrganizationUsers (GET /api/organizations/{id}/users).
 func (h *backofficeHandlers) ListOrganizationUsers(ctx context.Context, _ bo.ListOrganizationUsersRequestObject) (bo.ListOrganizationUsersResponseObject, error) {
-	return bo.Reply(h.e.Related(requestOf(ctx)))
+	return bo.Reply(h.engine.Related(requestOf(ctx)))
 }
 
 // ListOrganizations serves listOrganizations (GET /api/organizations).
 func (h *backofficeHandlers) ListOrganizations(ctx context.Context, _ bo.ListOrganizationsRequestObject) (bo.ListOrganizationsResponseObject, error) {
-	return bo.Reply(h.e.List(requestOf(ctx)))
+	return bo.Reply(h.engine.List(requestOf(ctx)))
 }
 
 // ListRegions serves listRegions (GET /api/regions).
 func (h *backofficeHandlers) ListRegions(ctx context.Context, _ bo.ListRegionsRequestObject) (bo.ListRegionsResponseObject, error) {
-	return bo.Reply(h.e.List(requestOf(ctx)))
+	return bo.Reply(h.engine.List(requestOf(ctx)))
 }
 
 // ListTaxJurisdictions serves listTaxJurisdictions (GET /api/taxjurisdictions).
 func (h *backofficeHandlers) ListTaxJurisdictions(ctx context.Context, _ bo.ListTaxJurisdictionsRequestObject) (bo.ListTaxJurisdictionsResponseObject, error) {
-	return bo.Reply(h.e.List(requestOf(ctx)))
+	return bo.Reply(h.engine.List(requestOf(ctx)))
 }
 
 // ListUserRoles serves listUserRoles (GET /api/userroles).
 func (h *backofficeHandlers) ListUserRoles(ctx context.Context, _ bo.ListUserRolesRequestObject) (bo.ListUserRolesResponseObject, error) {
-	return bo.Reply(h.e.List(requestOf(ctx)))
+	return bo.Reply(h.engine.List(requestOf(ctx)))
 }
 
 // ListUserUserRoles serves listUserUserRoles (GET /api/users/{id}/userRoles).
 func (h *backofficeHandlers) ListUserUserRoles(ctx context.Context, _ bo.ListUserUserRolesRequestObject) (bo.ListUserUserRolesResponseObject, error) {
-	return bo.Reply(h.e.Related(requestOf(ctx)))
+	return bo.Reply(h.engine.Related(requestOf(ctx)))
 }
 
 // ListUsers serves listUsers (GET /api/users).
 func (h *backofficeHandlers) ListUsers(ctx context.Context, _ bo.ListUsersRequestObject) (bo.ListUsersResponseObject, error) {
-	return bo.Reply(h.e.List(requestOf(ctx)))
+	return bo.Reply(h.engine.List(requestOf(ctx)))
 }
 
 // ListWeightUnits serves listWeightUnits (GET /api/weightunits).
 func (h *backofficeHandlers) ListWeightUnits(ctx context.Context, _ bo.ListWeightUnitsRequestObject) (bo.ListWeightUnitsResponseObject, error) {
-	return bo.Reply(h.e.List(requestOf(ctx)))
+	return bo.Reply(h.engine.List(requestOf(ctx)))
 }
 
 // UpdateAccount serves updateAccount (PATCH /api/accounts/{id}).
 func (h *backofficeHandlers) UpdateAccount(ctx context.Context, r bo.UpdateAccountRequestObject) (bo.UpdateAccountResponseObject, error) {
-	return bo.Reply(h.e.Update(requestOf(ctx), r.ApplicationVndAPIPlusJSONBody, derefObject(r.JSONBody)))
+	return bo.Reply(h.engine.Update(requestOf(ctx), r.ApplicationVndAPIPlusJSONBody, derefObject(r.JSONBody)))
 }
 
 // UpdateAccountContactsRelationship serves updateAccountContactsRelationship (PATCH /api/accounts/{id}/relationships/contacts).
 func (h *backofficeHandlers) UpdateAccountContactsRelationship(ctx context.Context, r bo.UpdateAccountContactsRelationshipRequestObject) (bo.UpdateAccountContactsRelationshipResponseObject, error) {
-	return bo.Reply(h.e.UpdateRelationship(requestOf(ctx), r.Body))
+	return bo.Reply(h.engine.UpdateRelationship(requestOf(ctx), r.Body))
 }
 
 // UpdateAccountDefaultContactRelationship serves updateAccountDefaultContactRelationship (PATCH /api/accounts/{id}/relationships/defaultContact).
 func (h *backofficeHandlers) UpdateAccountDefaultContactRelationship(ctx context.Context, r bo.UpdateAccountDefaultContactRelationshipRequestObject) (bo.UpdateAccountDefaultContactRelationshipResponseObject, error) {
-	return bo.Reply(h.e.UpdateRelationship(requestOf(ctx), r.Body))
+	return bo.Reply(h.engine.UpdateRelationship(requestOf(ctx), r.Body))
 }
 
 // UpdateAccountOwnerRelationship serves updateAccountOwnerRelationship (PATCH /api/accounts/{id}/relationships/owner).
 func (h *backofficeHandlers) UpdateAccountOwnerRelationship(ctx context.Context, r bo.UpdateAccountOwnerRelationshipRequestObject) (bo.UpdateAccountOwnerRelationshipResponseObject, error) {
-	return bo.Reply(h.e.UpdateRelationship(requestOf(ctx), r.Body))
+	return bo.Reply(h.engine.UpdateRelationship(requestOf(ctx), r.Body))
 }
 
 // UpdateAccountReferredByRelationship serves updateAccountReferredByRelationship (PATCH /api/accounts/{id}/relationships/referredBy).
 func (h *backofficeHandlers) UpdateAccountReferredByRelationship(ctx context.Context, r bo.UpdateAccountReferredByRelationshipRequestObject) (bo.UpdateAccountReferredByRelationshipResponseObject, error) {
-	return bo.Reply(h.e.UpdateRelationship(requestOf(ctx), r.Body))
+	return bo.Reply(h.engine.UpdateRelationship(requestOf(ctx), r.Body))
 }
 
 // UpdateBusinessUnit serves updateBusinessUnit (PATCH /api/businessunits/{id}).
 func (h *backofficeHandlers) UpdateBusinessUnit(ctx context.Context, r bo.UpdateBusinessUnitRequestObject) (bo.UpdateBusinessUnitResponseObject, error) {
-	return bo.Reply(h.e.Update(requestOf(ctx), r.ApplicationVndAPIPlusJSONBody, derefObject(r.JSONBody)))
+	return bo.Reply(h.engine.Update(requestOf(ctx), r.ApplicationVndAPIPlusJSONBody, derefObject(r.JSONBody)))
 }
 
 // UpdateBusinessUnitOwnerRelationship serves updateBusinessUnitOwnerRelationship (PATCH /api/businessunits/{id}/relationships/owner).
 func (h *backofficeHandlers) UpdateBusinessUnitOwnerRelationship(ctx context.Context, r bo.UpdateBusinessUnitOwnerRelationshipRequestObject) (bo.UpdateBusinessUnitOwnerRelationshipResponseObject, error) {
-	return bo.Reply(h.e.UpdateRelationship(requestOf(ctx), r.Body))
+	return bo.Reply(h.engine.UpdateRelationship(requestOf(ctx), r.Body))
 }
 
 // UpdateContact serves updateContact (PATCH /api/contacts/{id}).
 func (h *backofficeHandlers) UpdateContact(ctx context.Context, r bo.UpdateContactRequestObject) (bo.UpdateContactResponseObject, error) {
-	return bo.Reply(h.e.Update(requestOf(ctx), r.ApplicationVndAPIPlusJSONBody, derefObject(r.JSONBody)))
+	return bo.Reply(h.engine.Update(requestOf(ctx), r.ApplicationVndAPIPlusJSONBody, derefObject(r.JSONBody)))
 }
 
 // UpdateContactAccountsRelationship serves updateContactAccountsRelationship (PATCH /api/contacts/{id}/relationships/accounts).
 func (h *backofficeHandlers) UpdateContactAccountsRelationship(ctx context.Context, r bo.UpdateContactAccountsRelationshipRequestObject) (bo.UpdateContactAccountsRelationshipResponseObject, error) {
-	return bo.Reply(h.e.UpdateRelationship(requestOf(ctx), r.Body))
+	return bo.Reply(h.engine.UpdateRelationship(requestOf(ctx), r.Body))
 }
 
 // UpdateContactAssignedToRelationship serves updateContactAssignedToRelationship (PATCH /api/contacts/{id}/relationships/assignedTo).
 func (h *backofficeHandlers) UpdateContactAssignedToRelationship(ctx context.Context, r bo.UpdateContactAssignedToRelationshipRequestObject) (bo.UpdateContactAssignedToRelationshipResponseObject, error) {
-	return bo.Reply(h.e.UpdateRelationship(requestOf(ctx), r.Body))
+	return bo.Reply(h.engine.UpdateRelationship(requestOf(ctx), r.Body))
 }
 
 // UpdateContactOwnerRelationship serves updateContactOwnerRelationship (PATCH /api/contacts/{id}/relationships/owner).
 func (h *backofficeHandlers) UpdateContactOwnerRelationship(ctx context.Context, r bo.UpdateContactOwnerRelationshipRequestObject) (bo.UpdateContactOwnerRelationshipResponseObject, error) {
-	return bo.Reply(h.e.UpdateRelationship(requestOf(ctx), r.Body))
+	return bo.Reply(h.engine.UpdateRelationship(requestOf(ctx), r.Body))
 }
 
 // UpdateContactReportsToRelationship serves updateContactReportsToRelationship (PATCH /api/contacts/{id}/relationships/reportsTo).
 func (h *backofficeHandlers) UpdateContactReportsToRelationship(ctx context.Context, r bo.UpdateContactReportsToRelationshipRequestObject) (bo.UpdateContactReportsToRelationshipResponseObject, error) {
-	return bo.Reply(h.e.UpdateRelationship(requestOf(ctx), r.Body))
+	return bo.Reply(h.engine.UpdateRelationship(requestOf(ctx), r.Body))
 }
 
 // UpdateOrganization serves updateOrganization (PATCH /api/organizations/{id}).
 func (h *backofficeHandlers) UpdateOrganization(ctx context.Context, r bo.UpdateOrganizationRequestObject) (bo.UpdateOrganizationResponseObject, error) {
-	return bo.Reply(h.e.Update(requestOf(ctx), r.ApplicationVndAPIPlusJSONBody, derefObject(r.JSONBody)))
+	return bo.Reply(h.engine.Update(requestOf(ctx), r.ApplicationVndAPIPlusJSONBody, derefObject(r.JSONBody)))
 }
 
 // UpdateTaxJurisdiction serves updateTaxJurisdiction (PATCH /api/taxjurisdictions/{id}).
 func (h *backofficeHandlers) UpdateTaxJurisdiction(ctx context.Context, r bo.UpdateTaxJurisdictionRequestObject) (bo.UpdateTaxJurisdictionResponseObject, error) {
-	return bo.Reply(h.e.Update(requestOf(ctx), r.ApplicationVndAPIPlusJSONBody, derefObject(r.JSONBody)))
+	return bo.Reply(h.engine.Update(requestOf(ctx), r.ApplicationVndAPIPlusJSONBody, derefObject(r.JSONBody)))
 }
 
 // UpdateTaxJurisdictionCountryRelationship serves updateTaxJurisdictionCountryRelationship (PATCH /api/taxjurisdictions/{id}/relationships/country).
 func (h *backofficeHandlers) UpdateTaxJurisdictionCountryRelationship(ctx context.Context, r bo.UpdateTaxJurisdictionCountryRelationshipRequestObject) (bo.UpdateTaxJurisdictionCountryRelationshipResponseObject, error) {
-	return bo.Reply(h.e.UpdateRelationship(requestOf(ctx), r.Body))
+	return bo.Reply(h.engine.UpdateRelationship(requestOf(ctx), r.Body))
 }
 
 // UpdateTaxJurisdictionRegionRelationship serves updateTaxJurisdictionRegionRelationship (PATCH /api/taxjurisdictions/{id}/relationships/region).
 func (h *backofficeHandlers) UpdateTaxJurisdictionRegionRelationship(ctx context.Context, r bo.UpdateTaxJurisdictionRegionRelationshipRequestObject) (bo.UpdateTaxJurisdictionRegionRelationshipResponseObject, error) {
-	return bo.Reply(h.e.UpdateRelationship(requestOf(ctx), r.Body))
+	return bo.Reply(h.engine.UpdateRelationship(requestOf(ctx), r.Body))
 }
 
 // UpdateUser serves updateUser (PATCH /api/users/{id}).
 func (h *backofficeHandlers) UpdateUser(ctx context.Context, r bo.UpdateUserRequestObject) (bo.UpdateUserResponseObject, error) {
-	return bo.Reply(h.e.Update(requestOf(ctx), r.ApplicationVndAPIPlusJSONBody, derefObject(r.JSONBody)))
+	return bo.Reply(h.engine.Update(requestOf(ctx), r.ApplicationVndAPIPlusJSONBody, derefObject(r.JSONBody)))
 }
 
 // UpdateUserOwnerRelationship serves updateUserOwnerRelationship (PATCH /api/users/{id}/relationships/owner).
 func (h *backofficeHandlers) UpdateUserOwnerRelationship(ctx context.Context, r bo.UpdateUserOwnerRelationshipRequestObject) (bo.UpdateUserOwnerRelationshipResponseObject, error) {
-	return bo.Reply(h.e.UpdateRelationship(requestOf(ctx), r.Body))
+	return bo.Reply(h.engine.UpdateRelationship(requestOf(ctx), r.Body))
 }
 
 // UpdateUserUserRolesRelationship serves updateUserUserRolesRelationship (PATCH /api/users/{id}/relationships/userRoles).
 func (h *backofficeHandlers) UpdateUserUserRolesRelationship(ctx context.Context, r bo.UpdateUserUserRolesRelationshipRequestObject) (bo.UpdateUserUserRolesRelationshipResponseObject, error) {
-	return bo.Reply(h.e.UpdateRelationship(requestOf(ctx), r.Body))
+	return bo.Reply(h.engine.UpdateRelationship(requestOf(ctx), r.Body))
 }
 
 // UpdateWeightUnit serves updateWeightUnit (PATCH /api/weightunits/{id}).
 func (h *backofficeHandlers) UpdateWeightUnit(ctx context.Context, r bo.UpdateWeightUnitRequestObject) (bo.UpdateWeightUnitResponseObject, error) {
-	return bo.Reply(h.e.Update(requestOf(ctx), r.ApplicationVndAPIPlusJSONBody, derefObject(r.JSONBody)))
+	return bo.Reply(h.engine.Update(requestOf(ctx), r.ApplicationVndAPIPlusJSONBody, derefObject(r.JSONBody)))
 }

@@ -13,7 +13,7 @@ import (
 // mountStorefront registers the storefront application's generated handlers on group, under
 // its base path, with the application's error answers.
 func mountStorefront(a *application, group gin.IRouter) {
-	h := sf.NewStrictHandlerWithOptions(&storefrontHandlers{a.engine}, nil, sf.StrictGinServerOptions{
+	h := sf.NewStrictHandlerWithOptions(&storefrontHandlers{a}, nil, sf.StrictGinServerOptions{
 		RequestErrorHandlerFunc:  a.requestError,
 		HandlerErrorFunc:         a.writeError,
 		ResponseErrorHandlerFunc: a.writeError,
@@ -26,70 +26,70 @@ func mountStorefront(a *application, group gin.IRouter) {
 
 // GetCountry serves getCountry (GET /api/countries/{id}).
 func (h *storefrontHandlers) GetCountry(ctx context.Context, _ sf.GetCountryRequestObject) (sf.GetCountryResponseObject, error) {
-	return sf.Reply(h.e.Get(requestOf(ctx)))
+	return sf.Reply(h.engine.Get(requestOf(ctx)))
 }
 
 // GetCountryRegionsRelationship serves getCountryRegionsRelationship (GET /api/countries/{id}/relationships/regions).
 func (h *storefrontHandlers) GetCountryRegionsRelationship(ctx context.Context, _ sf.GetCountryRegionsRelationshipRequestObject) (sf.GetCountryRegionsRelationshipResponseObject, error) {
-	return sf.Reply(h.e.Relationship(requestOf(ctx)))
+	return sf.Reply(h.engine.Relationship(requestOf(ctx)))
 }
 
 // GetCurrency serves getCurrency (GET /api/currencies/{id}).
 func (h *storefrontHandlers) GetCurrency(ctx context.Context, _ sf.GetCurrencyRequestObject) (sf.GetCurrencyResponseObject, error) {
-	return sf.Reply(h.e.Get(requestOf(ctx)))
+	return sf.Reply(h.engine.Get(requestOf(ctx)))
 }
 
 // GetLocalization serves getLocalization (GET /api/localizations/{id}).
 func (h *storefrontHandlers) GetLocalization(ctx context.Context, _ sf.GetLocalizationRequestObject) (sf.GetLocalizationResponseObject, error) {
-	return sf.Reply(h.e.Get(requestOf(ctx)))
+	return sf.Reply(h.engine.Get(requestOf(ctx)))
 }
 
 // GetRegion serves getRegion (GET /api/regions/{id}).
 func (h *storefrontHandlers) GetRegion(ctx context.Context, _ sf.GetRegionRequestObject) (sf.GetRegionResponseObject, error) {
-	return sf.Reply(h.e.Get(requestOf(ctx)))
+	return sf.Reply(h.engine.Get(requestOf(ctx)))
 }
 
 // GetRegionCountry serves getRegionCountry (GET /api/regions/{id}/country).
 func (h *storefrontHandlers) GetRegionCountry(ctx context.Context, _ sf.GetRegionCountryRequestObject) (sf.GetRegionCountryResponseObject, error) {
-	return sf.Reply(h.e.Related(requestOf(ctx)))
+	return sf.Reply(h.engine.Related(requestOf(ctx)))
 }
 
 // GetRegionCountryRelationship serves getRegionCountryRelationship (GET /api/regions/{id}/relationships/country).
 func (h *storefrontHandlers) GetRegionCountryRelationship(ctx context.Context, _ sf.GetRegionCountryRelationshipRequestObject) (sf.GetRegionCountryRelationshipResponseObject, error) {
-	return sf.Reply(h.e.Relationship(requestOf(ctx)))
+	return sf.Reply(h.engine.Relationship(requestOf(ctx)))
 }
 
 // GetWeightUnit serves getWeightUnit (GET /api/weightunits/{id}).
 func (h *storefrontHandlers) GetWeightUnit(ctx context.Context, _ sf.GetWeightUnitRequestObject) (sf.GetWeightUnitResponseObject, error) {
-	return sf.Reply(h.e.Get(requestOf(ctx)))
+	return sf.Reply(h.engine.Get(requestOf(ctx)))
 }
 
 // ListCountries serves listCountries (GET /api/countries).
 func (h *storefrontHandlers) ListCountries(ctx context.Context, _ sf.ListCountriesRequestObject) (sf.ListCountriesResponseObject, error) {
-	return sf.Reply(h.e.List(requestOf(ctx)))
+	return sf.Reply(h.engine.List(requestOf(ctx)))
 }
 
 // ListCountryRegions serves listCountryRegions (GET /api/countries/{id}/regions).
 func (h *storefrontHandlers) ListCountryRegions(ctx context.Context, _ sf.ListCountryRegionsRequestObject) (sf.ListCountryRegionsResponseObject, error) {
-	return sf.Reply(h.e.Related(requestOf(ctx)))
+	return sf.Reply(h.engine.Related(requestOf(ctx)))
 }
 
 // ListCurrencies serves listCurrencies (GET /api/currencies).
 func (h *storefrontHandlers) ListCurrencies(ctx context.Context, _ sf.ListCurrenciesRequestObject) (sf.ListCurrenciesResponseObject, error) {
-	return sf.Reply(h.e.List(requestOf(ctx)))
+	return sf.Reply(h.engine.List(requestOf(ctx)))
 }
 
 // ListLocalizations serves listLocalizations (GET /api/localizations).
 func (h *storefrontHandlers) ListLocalizations(ctx context.Context, _ sf.ListLocalizationsRequestObject) (sf.ListLocalizationsResponseObject, error) {
-	return sf.Reply(h.e.List(requestOf(ctx)))
+	return sf.Reply(h.engine.List(requestOf(ctx)))
 }
 
 // ListRegions serves listRegions (GET /api/regions).
 func (h *storefrontHandlers) ListRegions(ctx context.Context, _ sf.ListRegionsRequestObject) (sf.ListRegionsResponseObject, error) {
-	return sf.Reply(h.e.List(requestOf(ctx)))
+	return sf.Reply(h.engine.List(requestOf(ctx)))
 }
 
 // ListWeightUnits serves listWeightUnits (GET /api/weightunits).
 func (h *storefrontHandlers) ListWeightUnits(ctx context.Context, _ sf.ListWeightUnitsRequestObject) (sf.ListWeightUnitsResponseObject, error) {
-	return sf.Reply(h.e.List(requestOf(ctx)))
+	return sf.Reply(h.engine.List(requestOf(ctx)))
 }

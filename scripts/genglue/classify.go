@@ -79,10 +79,10 @@ type call struct {
 	args   []string // after the engine's request; empty when the method ignores its request object
 }
 
-// expr is the call as Go source, the receiver's engine being h.e and the
+// expr is the call as Go source, the receiver's engine being h.engine and the
 // engine's view of the request being requestOf(ctx) (server/request.go).
 func (c call) expr() string {
-	return "h.e." + c.engine + "(" + strings.Join(append([]string{"requestOf(ctx)"}, c.args...), ", ") + ")"
+	return "h.engine." + c.engine + "(" + strings.Join(append([]string{"requestOf(ctx)"}, c.args...), ", ") + ")"
 }
 
 // classify decides the engine call of op from its method, its path's shape and

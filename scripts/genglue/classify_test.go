@@ -18,18 +18,18 @@ func TestClassify(t *testing.T) {
 		want         string // the call, or a part of the error
 		fails        bool
 	}{
-		{"GET", "/api/accounts", nil, "h.e.List(requestOf(ctx))", false},
-		{"POST", "/api/accounts", doc, "h.e.Create(requestOf(ctx), r.ApplicationVndAPIPlusJSONBody, derefObject(r.JSONBody))", false},
-		{"DELETE", "/api/accounts", nil, "h.e.DeleteList(requestOf(ctx))", false},
-		{"GET", "/api/accounts/{id}", nil, "h.e.Get(requestOf(ctx))", false},
-		{"PATCH", "/api/accounts/{id}", doc, "h.e.Update(requestOf(ctx), r.ApplicationVndAPIPlusJSONBody, derefObject(r.JSONBody))", false},
-		{"DELETE", "/api/accounts/{id}", nil, "h.e.Delete(requestOf(ctx))", false},
-		{"GET", "/api/accounts/{id}/owner", nil, "h.e.Related(requestOf(ctx))", false},
-		{"GET", "/api/accounts/{id}/contacts", nil, "h.e.Related(requestOf(ctx))", false},
-		{"GET", "/api/accounts/{id}/relationships/contacts", nil, "h.e.Relationship(requestOf(ctx))", false},
-		{"PATCH", "/api/accounts/{id}/relationships/owner", link, "h.e.UpdateRelationship(requestOf(ctx), r.Body)", false},
-		{"POST", "/api/accounts/{id}/relationships/contacts", link, "h.e.AddToRelationship(requestOf(ctx), r.Body)", false},
-		{"DELETE", "/api/accounts/{id}/relationships/contacts", link, "h.e.RemoveFromRelationship(requestOf(ctx), r.Body)", false},
+		{"GET", "/api/accounts", nil, "h.engine.List(requestOf(ctx))", false},
+		{"POST", "/api/accounts", doc, "h.engine.Create(requestOf(ctx), r.ApplicationVndAPIPlusJSONBody, derefObject(r.JSONBody))", false},
+		{"DELETE", "/api/accounts", nil, "h.engine.DeleteList(requestOf(ctx))", false},
+		{"GET", "/api/accounts/{id}", nil, "h.engine.Get(requestOf(ctx))", false},
+		{"PATCH", "/api/accounts/{id}", doc, "h.engine.Update(requestOf(ctx), r.ApplicationVndAPIPlusJSONBody, derefObject(r.JSONBody))", false},
+		{"DELETE", "/api/accounts/{id}", nil, "h.engine.Delete(requestOf(ctx))", false},
+		{"GET", "/api/accounts/{id}/owner", nil, "h.engine.Related(requestOf(ctx))", false},
+		{"GET", "/api/accounts/{id}/contacts", nil, "h.engine.Related(requestOf(ctx))", false},
+		{"GET", "/api/accounts/{id}/relationships/contacts", nil, "h.engine.Relationship(requestOf(ctx))", false},
+		{"PATCH", "/api/accounts/{id}/relationships/owner", link, "h.engine.UpdateRelationship(requestOf(ctx), r.Body)", false},
+		{"POST", "/api/accounts/{id}/relationships/contacts", link, "h.engine.AddToRelationship(requestOf(ctx), r.Body)", false},
+		{"DELETE", "/api/accounts/{id}/relationships/contacts", link, "h.engine.RemoveFromRelationship(requestOf(ctx), r.Body)", false},
 
 		// Unknown shapes: never guessed.
 		{"POST", "/oauth2-token", nil, "not under /api/{type}", true},

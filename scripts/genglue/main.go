@@ -142,7 +142,7 @@ func writeMount(b *bytes.Buffer, alias, app, typ string) {
 	fmt.Fprintf(b, "\n// mount%s registers the %s application's generated handlers on group, under\n", goName(app), app)
 	fmt.Fprintf(b, "// its base path, with the application's error answers.\n")
 	fmt.Fprintf(b, "func mount%s(a *application, group gin.IRouter) {\n", goName(app))
-	fmt.Fprintf(b, "\th := %s.NewStrictHandlerWithOptions(&%s{a.engine}, nil, %s.StrictGinServerOptions{\n", alias, typ, alias)
+	fmt.Fprintf(b, "\th := %s.NewStrictHandlerWithOptions(&%s{a}, nil, %s.StrictGinServerOptions{\n", alias, typ, alias)
 	fmt.Fprintf(b, "\t\tRequestErrorHandlerFunc:  a.requestError,\n\t\tHandlerErrorFunc:         a.writeError,\n\t\tResponseErrorHandlerFunc: a.writeError,\n\t})\n")
 	fmt.Fprintf(b, "\t%s.RegisterHandlersWithOptions(group, h, %s.GinServerOptions{\n", alias, alias)
 	fmt.Fprintf(b, "\t\tBaseURL:      a.base,\n\t\tErrorHandler: func(c *gin.Context, err error, _ int) { a.requestError(c, err) },\n\t})\n}\n")

@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -217,8 +218,9 @@ func (s *stager) wait() error {
 
 // accepted answers 202 with the operation and its address.
 func (p *Pipeline) accepted(w http.ResponseWriter, b *engine.Batch, op *jobs.Operation) {
-	location, reply := b.Accepted(op)
-	w.Header().Set("Content-Location", location)
+	v := b.View()
+	reply := operationReply(v, http.StatusAccepted, op)
+	w.Header().Set("Content-Location", v.Link(engine.OperationsType, strconv.FormatInt(op.ID, 10)))
 	if err := reply.Write(w); err != nil {
 		p.log.Debug("batch: write the answer", "error", err)
 	}

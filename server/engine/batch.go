@@ -15,10 +15,10 @@ import (
 )
 
 // This file is what the engine does for a batch request, PATCH /api/{type}
-// (DESIGN.md §7): the batch pipeline (package server for now) reads and
-// splits the body, stages and queues the chunks, and times the synchronous
-// mode; the engine turns a split chunk into staged items (passwords hashed),
-// writes a chunk, and renders the answers.
+// (DESIGN.md §7): the batch pipeline (server/batch) reads and splits the
+// body, stages and queues the chunks, times the synchronous mode and serves
+// the operations; the engine turns a split chunk into staged items
+// (passwords hashed), writes a chunk, and renders the written records.
 
 // Batch is one batch request as the engine serves it.
 type Batch struct {
@@ -73,11 +73,9 @@ func (b *Batch) Run(ctx context.Context, ch split.Chunk, record func(c *storage.
 	return out, err
 }
 
-// Accepted is the 202 answer of a batch left to run as an operation, and the
-// operation's address for Content-Location.
-func (b *Batch) Accepted(op *jobs.Operation) (location string, reply *jsonapi.Reply) {
-	return b.cl.link(operationsType, strconv.FormatInt(op.ID, 10)), b.e.operationReply(b.cl, http.StatusAccepted, op)
-}
+// View is the batch request as its answers see it (the operation's address
+// and rendering are server/batch's).
+func (b *Batch) View() *View { return &View{cl: b.cl} }
 
 // Reply renders the written records in request order: primary records
 // with the client's id in meta.dataId, the included ones with meta.includeId.

@@ -27,7 +27,7 @@ const (
 )
 
 // operationsType is the resource type of batch operations; they are not
-// records of the generic engine but of the batch code (operations.go).
+// records of the generic engine but of the batch pipeline (server/batch/operations.go).
 const operationsType = "asyncoperations"
 
 // operationsResource stands for asyncoperations where routes need a resource:

@@ -1,17 +1,15 @@
-package engine
+package batch
 
 import (
-	"context"
 	"errors"
 	"math"
 	"net/http"
-	"slices"
 	"strconv"
 	"time"
 
+	"github.com/entityapi/entityapi/server/engine"
 	"github.com/entityapi/entityapi/server/jsonapi"
 	"github.com/entityapi/entityapi/server/problem"
-	"github.com/entityapi/entityapi/server/resource"
 	"github.com/entityapi/entityapi/storage"
 	"github.com/entityapi/entityapi/storage/jobs"
 )
@@ -22,32 +20,32 @@ import (
 // organization, 404 elsewhere).
 
 // GetOperation answers GET /api/asyncoperations/{id}.
-func (e *Engine) GetOperation(r *Request) (*jsonapi.Reply, error) {
-	cl, err := e.begin(r)
+func (p *Pipeline) GetOperation(r *engine.Request) (*jsonapi.Reply, error) {
+	v, err := p.engine.View(r)
 	if err != nil {
 		return nil, err
 	}
-	op, err := e.readableOperation(cl.ctx, cl, cl.id, false)
+	op, err := p.readableOperation(v, false)
 	if err != nil {
 		return nil, err
 	}
-	return e.operationReply(cl, http.StatusOK, op), nil
+	return operationReply(v, http.StatusOK, op), nil
 }
 
 // CancelOperation answers PATCH /api/asyncoperations/{id}, whose body (checked
 // by the validator) can only ask for status cancelled: a new or running
 // operation is cancelled, a finished one is a 409.
-func (e *Engine) CancelOperation(r *Request) (*jsonapi.Reply, error) {
-	cl, err := e.begin(r)
+func (p *Pipeline) CancelOperation(r *engine.Request) (*jsonapi.Reply, error) {
+	v, err := p.engine.View(r)
 	if err != nil {
 		return nil, err
 	}
-	ctx := cl.ctx
-	op, err := e.readableOperation(ctx, cl, cl.id, true)
+	ctx, conn := v.Ctx(), p.engine.Store().Conn
+	op, err := p.readableOperation(v, true)
 	if err != nil {
 		return nil, err
 	}
-	switch err := jobs.CancelOperation(ctx, e.store.Conn, cl.org, op.ID); {
+	switch err := jobs.CancelOperation(ctx, conn, v.Org(), op.ID); {
 	case errors.Is(err, jobs.ErrFinished):
 		return nil, problem.Conflict("The operation has already finished; only a new or running operation can be cancelled.", "")
 	case errors.Is(err, storage.ErrNotFound):
@@ -55,89 +53,86 @@ func (e *Engine) CancelOperation(r *Request) (*jsonapi.Reply, error) {
 	case err != nil:
 		return nil, err
 	}
-	if op, err = jobs.LoadOperation(ctx, e.store.Conn, cl.org, op.ID); err != nil {
+	if op, err = jobs.LoadOperation(ctx, conn, v.Org(), op.ID); err != nil {
 		return nil, err
 	}
-	return e.operationReply(cl, http.StatusOK, op), nil
+	return operationReply(v, http.StatusOK, op), nil
 }
 
 // OperationErrors answers GET /api/asyncoperations/{id}/errors: a page of the
 // item errors, in chunk then position order.
-func (e *Engine) OperationErrors(r *Request) (*jsonapi.Reply, error) {
-	cl, err := e.begin(r)
+func (p *Pipeline) OperationErrors(r *engine.Request) (*jsonapi.Reply, error) {
+	v, err := p.engine.View(r)
 	if err != nil {
 		return nil, err
 	}
-	ctx := cl.ctx
-	q := cl.query
-	errs := unsupported(q)
-	number, size, pageErrs := parsePage(q)
-	errs = append(errs, pageErrs...)
+	ctx, conn := v.Ctx(), p.engine.Store().Conn
+	number, size, errs := v.Page()
 	if len(errs) > 0 {
 		return nil, errs
 	}
-	op, err := e.readableOperation(ctx, cl, cl.id, false)
+	op, err := p.readableOperation(v, false)
 	if err != nil {
 		return nil, err
 	}
 	total := -1
-	if cl.xinclude["totalCount"] {
-		if total, err = jobs.CountErrors(ctx, e.store.Conn, op.ID); err != nil {
+	if v.Includes("totalCount") {
+		if total, err = jobs.CountErrors(ctx, conn, op.ID); err != nil {
 			return nil, err
 		}
 	}
 	limit, offset := size+1, (number-1)*size
 	if size < 0 {
-		limit, offset = maxUnpaged+1, 0
+		limit, offset = engine.MaxUnpaged+1, 0
 	}
-	rows, err := jobs.Errors(ctx, e.store.Conn, op.ID, limit, offset)
+	rows, err := jobs.Errors(ctx, conn, op.ID, limit, offset)
 	if err != nil {
 		return nil, err
 	}
 	hasMore := len(rows) > limit-1
 	if hasMore && size < 0 {
-		return nil, problem.Filter("page[size]", "More than "+strconv.Itoa(maxUnpaged)+" errors exist; use paging.")
+		return nil, problem.Filter("page[size]", "More than "+strconv.Itoa(engine.MaxUnpaged)+" errors exist; use paging.")
 	}
 	if hasMore {
 		rows = rows[:limit-1]
 	}
-	if cl.f == Plain {
+	if v.Plain() {
 		list := make([][]jsonapi.Member, len(rows))
 		for i, r := range rows {
 			list[i] = append([]jsonapi.Member{{Name: "id", Value: errorID(r)}}, errorAttributes(r)...)
 		}
-		return withTotal(cl.reply(http.StatusOK, nil, jsonapi.AppendObjects(jsonapi.Buffer(), list)), total), nil
+		return engine.WithTotal(v.Reply(http.StatusOK, nil, jsonapi.AppendObjects(jsonapi.Buffer(), list)), total), nil
 	}
 	objs := make(jsonapi.Many, len(rows))
 	for i, r := range rows {
 		objs[i] = &jsonapi.ResourceObject{Type: "asyncoperationerrors", ID: errorID(r), Attributes: errorAttributes(r)}
 	}
 	doc := &jsonapi.TopLevel{Data: objs}
-	if cl.hateoas {
-		self := cl.link(operationsType, strconv.FormatInt(op.ID, 10)) + "/errors"
-		doc.Links = cl.pageLinks(self, &listParams{number: number, size: size}, hasMore, -1)
+	if v.Hateoas() {
+		self := v.Link(engine.OperationsType, strconv.FormatInt(op.ID, 10)) + "/errors"
+		doc.Links = v.PageLinks(self, number, size, hasMore)
 	}
-	return withTotal(cl.reply(http.StatusOK, doc, nil), total), nil
+	return engine.WithTotal(v.Reply(http.StatusOK, doc, nil), total), nil
 }
 
-// readableOperation loads the operation named by id for cl: 404 when it does
-// not exist in the caller's organization, 403 unless the caller owns it or
-// administers the organization.
-func (e *Engine) readableOperation(ctx context.Context, cl *call, id string, cancel bool) (*jobs.Operation, error) {
-	n, ok := parseID(id)
+// readableOperation loads the operation the address names for the caller:
+// 404 when it does not exist in the caller's organization, 403 unless the
+// caller owns it or administers the organization.
+func (p *Pipeline) readableOperation(v *engine.View, cancel bool) (*jobs.Operation, error) {
+	n, ok := engine.ParseID(v.ID())
 	if !ok {
 		return nil, problem.NotFound()
 	}
-	op, err := jobs.LoadOperation(ctx, e.store.Conn, cl.org, n)
+	op, err := jobs.LoadOperation(v.Ctx(), p.engine.Store().Conn, v.Org(), n)
 	if errors.Is(err, storage.ErrNotFound) {
 		return nil, problem.NotFound()
 	}
 	if err != nil {
 		return nil, err
 	}
-	owner := op.OwnerID != nil && *op.OwnerID == cl.user && cl.user != 0
-	if !owner && !slices.Contains(cl.roles, roleAdministrator) {
-		d := Denied()
+	owner := op.OwnerID != nil && *op.OwnerID == v.User() && v.User() != 0
+	if !owner && !v.Administrator() {
+		d := engine.Denied()
 		d.Detail = "No access to this operation: only its owner and the organization's administrators may read it."
 		if cancel {
 			d.Detail = "No access to this operation: only its owner and the organization's administrators may cancel it."
@@ -148,20 +143,20 @@ func (e *Engine) readableOperation(ctx context.Context, cl *call, id string, can
 }
 
 // operationReply renders an operation in the negotiated format.
-func (e *Engine) operationReply(cl *call, status int, op *jobs.Operation) *jsonapi.Reply {
+func operationReply(v *engine.View, status int, op *jobs.Operation) *jsonapi.Reply {
 	id := strconv.FormatInt(op.ID, 10)
 	var owner any
 	if op.OwnerID != nil {
 		owner = *op.OwnerID
 	}
-	if cl.f == Plain {
+	if v.Plain() {
 		members := append([]jsonapi.Member{{Name: "id", Value: op.ID}}, operationAttributes(op)...)
 		members = append(members, jsonapi.Member{Name: "owner", Value: owner}, jsonapi.Member{Name: "organization", Value: op.OrganizationID})
-		return cl.reply(status, nil, jsonapi.AppendObject(jsonapi.Buffer(), members))
+		return v.Reply(status, nil, jsonapi.AppendObject(jsonapi.Buffer(), members))
 	}
-	obj := &jsonapi.ResourceObject{Type: operationsType, ID: id, Attributes: operationAttributes(op)}
-	if cl.hateoas {
-		obj.Self = cl.link(operationsType, id)
+	obj := &jsonapi.ResourceObject{Type: engine.OperationsType, ID: id, Attributes: operationAttributes(op)}
+	if v.Hateoas() {
+		obj.Self = v.Link(engine.OperationsType, id)
 	}
 	ownerRel := jsonapi.RelationshipObject{Name: "owner"}
 	if op.OwnerID != nil {
@@ -169,7 +164,7 @@ func (e *Engine) operationReply(cl *call, status int, op *jobs.Operation) *jsona
 	}
 	obj.Relationships = []jsonapi.RelationshipObject{ownerRel,
 		{Name: "organization", Data: []jsonapi.Identifier{{Type: "organizations", ID: strconv.FormatInt(op.OrganizationID, 10)}}}}
-	return cl.reply(status, &jsonapi.TopLevel{Data: jsonapi.One{Resource: obj}}, nil)
+	return v.Reply(status, &jsonapi.TopLevel{Data: jsonapi.One{Resource: obj}}, nil)
 }
 
 // operationAttributes are the attributes of the seed's asyncoperations.
@@ -208,8 +203,8 @@ func operationAttributes(op *jobs.Operation) []jsonapi.Member {
 	return []jsonapi.Member{
 		{Name: "status", Value: op.Status},
 		{Name: "progress", Value: progress},
-		{Name: "createdAt", Value: wireValue(resource.DateTime, op.CreatedAt)},
-		{Name: "updatedAt", Value: wireValue(resource.DateTime, op.UpdatedAt)},
+		{Name: "createdAt", Value: engine.DateTime(op.CreatedAt)},
+		{Name: "updatedAt", Value: engine.DateTime(op.UpdatedAt)},
 		{Name: "elapsedTime", Value: elapsed},
 		{Name: "entityType", Value: op.EntityType},
 		{Name: "summary", Value: summary},
