@@ -3,9 +3,9 @@ package storefront
 import (
 	"context"
 	"fmt"
+	"maps"
 	"net/http"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -85,14 +85,7 @@ func (s *Storefront) Guest(typ, method string) *identity.Principal {
 }
 
 // Guests are the types readable without a token, sorted.
-func (s *Storefront) Guests() []string {
-	out := make([]string, 0, len(s.guests))
-	for typ := range s.guests {
-		out = append(out, typ)
-	}
-	sort.Strings(out)
-	return out
-}
+func (s *Storefront) Guests() []string { return slices.Sorted(maps.Keys(s.guests)) }
 
 // Currencies are the enabled currency codes, sorted: the only records of
 // the currencies resource the storefront shows.
