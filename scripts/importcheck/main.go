@@ -30,6 +30,9 @@
 //     it work on plain values (the engine on engine.Request; server/auth's
 //     token and JWKS handlers are net/http, which the server mounts on its
 //     router), so none of them ties itself to one router.
+//   - The server packages go one way: server (the HTTP edge) uses
+//     server/batch, server/storefront and server/auth, which stand side by
+//     side and use server/engine, which uses none of them.
 //   - server/batch/split, the splitter of batch bodies, knows nothing of
 //     resources, storage or HTTP: it depends on the standard library and the
 //     error, document and JSON guard packages only.
@@ -118,6 +121,9 @@ func Rules(mod string) []Rule {
 		jsonguard  = mod + "/server/jsonguard"
 		problem    = mod + "/server/problem"
 		splitter   = mod + "/server/batch/split"
+		engine     = mod + "/server/engine"
+		batchPipe  = mod + "/server/batch"
+		storefront = mod + "/server/storefront"
 		identity   = mod + "/server/identity"
 		gin        = "github.com/gin-gonic/gin"
 	)
@@ -189,6 +195,27 @@ func Rules(mod string) []Rule {
 			Subject: func(p string) bool { return p == splitter },
 			Forbidden: func(d string, standard bool) bool {
 				return !standard && d != problem && d != jsonapi && d != jsonguard
+			},
+		},
+		{
+			// The engine is below the pipeline, the storefront and auth:
+			// they use it, it uses none of them (nor the edge), so that each
+			// can be changed without the engine knowing.
+			Name:    "server/engine must not depend on server, server/batch, server/storefront or server/auth",
+			Subject: func(p string) bool { return p == engine },
+			Forbidden: func(d string, _ bool) bool {
+				return d == server || d == batchPipe || within(d, storefront) || within(d, serverAuth)
+			},
+		},
+		{
+			// The packages between the edge and the engine stand side by
+			// side: none reaches another (or the edge).
+			Name: "server/batch, server/storefront and server/auth must not depend on each other or on server",
+			Subject: func(p string) bool {
+				return p == batchPipe || within(p, storefront) || within(p, serverAuth)
+			},
+			Forbidden: func(d string, _ bool) bool {
+				return d == server || d == batchPipe || within(d, storefront) || within(d, serverAuth)
 			},
 		},
 		{

@@ -243,6 +243,37 @@ func TestCheck(t *testing.T) {
 			},
 		},
 		{
+			name: "the edge uses the pipeline, the storefront and auth, which use the engine, which uses none of them",
+			graph: graph(
+				"~server -> ~server/batch",
+				"~server -> ~server/storefront",
+				"~server -> ~server/auth",
+				"~server/batch -> ~server/engine",
+				"~server/batch -> ~server/batch/split",
+				"~server/engine -> ~server/batch/split",
+				"~server/storefront -> ~server/resource",
+			),
+			checked: 7,
+		},
+		{
+			name: "the engine reaching up, and the packages beside each other",
+			graph: graph(
+				"~server/engine -> ~server/storefront",
+				"~server/engine -> ~server",
+				"~server/batch -> ~server/auth",
+				"~server/storefront -> ~server/batch",
+				"~server/auth -> ~server",
+			),
+			checked: 5,
+			want: []string{
+				"server/auth reaches server via server/auth -> server",
+				"server/batch reaches server/auth via server/batch -> server/auth",
+				"server/engine reaches server via server/engine -> server",
+				"server/engine reaches server/storefront via server/engine -> server/storefront",
+				"server/storefront reaches server/batch via server/storefront -> server/batch",
+			},
+		},
+		{
 			name: "server never depends on the main package",
 			graph: graph(
 				"~server/api -> ~server/mw",
