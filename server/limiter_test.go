@@ -94,6 +94,7 @@ func TestLimiterOff(t *testing.T) {
 // guest has its address's (its /64 for IPv6). Guests once shared one bucket:
 // their principal is empty, not missing.
 func TestClientKey(t *testing.T) {
+	gin.SetMode(gin.ReleaseMode) // as server.New does: no debug banner from the test contexts
 	key := func(remote string, p *identity.Principal) string {
 		c, _ := gin.CreateTestContext(httptest.NewRecorder())
 		c.Request = httptest.NewRequest(http.MethodGet, "/api/countries", nil)
