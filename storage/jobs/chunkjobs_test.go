@@ -105,10 +105,7 @@ func TestFinishChunks(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var keys []string
-		for _, e := range all {
-			keys = append(keys, fmt.Sprintf("%d-%d %s", e.Chunk, e.N, *e.Pointer))
-		}
+		keys := errorKeys(all)
 		want := []string{"3-1 /data/c0/attributes/name", "4-1 /data/d0/attributes/name", "4-2 /data/d1/attributes/name"}
 		if !reflect.DeepEqual(keys, want) {
 			t.Errorf("errors = %v, want %v", keys, want)

@@ -57,6 +57,15 @@ func operation(t *testing.T, s *storage.Store, org, id int64) *jobs.Operation {
 	return op
 }
 
+// errorKeys names each error by its chunk, number and pointer, in order.
+func errorKeys(rows []jobs.OperationError) []string {
+	var keys []string
+	for _, e := range rows {
+		keys = append(keys, fmt.Sprintf("%d-%d %s", e.Chunk, e.N, *e.Pointer))
+	}
+	return keys
+}
+
 func ptr[T any](v T) *T { return &v }
 
 func isNotFound(err error) bool { return errors.Is(err, storage.ErrNotFound) }
@@ -324,10 +333,7 @@ func TestOperationErrorsAndFailure(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var keys []string
-		for _, e := range all {
-			keys = append(keys, fmt.Sprintf("%d-%d %s", e.Chunk, e.N, *e.Pointer))
-		}
+		keys := errorKeys(all)
 		want := []string{"1-1 /data/a0/attributes/name", "1-2 /data/a1/attributes/name", "1-3 /data/a2/attributes/name",
 			"2-1 /data/b0/attributes/name", "2-2 /data/b1/attributes/name"}
 		if !reflect.DeepEqual(keys, want) {
