@@ -331,8 +331,8 @@ func (p *Pipeline) endOpened(ctx context.Context, id int64, out *engine.ChunkOut
 		counts.Write, counts.Created, counts.Updated = 0, 0, 0
 		rerr = jobs.EndSyncOperation(ctx, p.engine.Store().Conn, id, false, counts, out.ErrorRows())
 	case err != nil && !errors.Is(err, jobs.ErrFinished):
-		rerr = jobs.FailOperation(ctx, p.engine.Store().Conn, id, jobs.OperationError{Status: 500, Title: "runtime exception",
-			Detail: textPtr("The operation failed; nothing of it was written.")})
+		rerr = jobs.FailOperation(ctx, p.engine.Store().Conn, id,
+			jobs.RuntimeException("The operation failed; nothing of it was written."))
 	}
 	if rerr != nil && !errors.Is(rerr, jobs.ErrFinished) {
 		p.log.Error("batch: record the end of a synchronous operation", "operation", id, "error", rerr)
@@ -356,5 +356,3 @@ func (p *Pipeline) syncAnswer(w http.ResponseWriter, b *engine.Batch, r syncResu
 	}
 	return nil
 }
-
-func textPtr(s string) *string { return &s }

@@ -305,7 +305,7 @@ func (q *Queue) maintain(ctx context.Context) error {
 		if len(numbers) == 0 {
 			// Nothing staged is left to run, yet the operation never ended:
 			// its work died with a process (a synchronous batch).
-			err := FailOperation(ctx, s.Conn, op.ID, runtimeException("The operation was interrupted; nothing of it was written."))
+			err := FailOperation(ctx, s.Conn, op.ID, RuntimeException("The operation was interrupted; nothing of it was written."))
 			if err != nil && !errors.Is(err, ErrFinished) {
 				return err
 			}
@@ -343,7 +343,7 @@ func (w *chunkWorker) Work(ctx context.Context, job *river.Job[ChunkJob]) error 
 	// The job's own context may have ended (its timeout): the failure is
 	// still recorded.
 	ferr := FailOperation(context.WithoutCancel(ctx), w.q.store.Conn, job.Args.Operation,
-		runtimeException(fmt.Sprintf("The chunk %d could not be processed.", job.Args.Chunk)))
+		RuntimeException(fmt.Sprintf("The chunk %d could not be processed.", job.Args.Chunk)))
 	if ferr != nil && !errors.Is(ferr, ErrFinished) && !errors.Is(ferr, storage.ErrNotFound) {
 		return ferr
 	}
@@ -366,9 +366,9 @@ func (q *Queue) closeOwn() {
 	}
 }
 
-// runtimeException is the error an operation fails with when our side could
+// RuntimeException is the error an operation fails with when our side could
 // not run it (a process died, a chunk kept failing): Oro's 500 "runtime
 // exception", with a detail that says what was lost.
-func runtimeException(detail string) OperationError {
+func RuntimeException(detail string) OperationError {
 	return OperationError{Status: 500, Title: "runtime exception", Detail: &detail}
 }
