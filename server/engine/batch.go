@@ -93,7 +93,7 @@ func (b *Batch) Reply(out *ChunkOutcome) (*jsonapi.Reply, error) {
 		for i, ci := range items {
 			keys[i] = ci.key
 		}
-		rows, err := e.store.Find(ctx, storage.Query{Table: e.table(res), Org: cl.org,
+		rows, err := cl.db.Find(ctx, storage.Query{Table: e.table(res), Org: cl.org,
 			Where: []storage.Cond{{Column: res.IDColumn, Op: storage.Eq, Values: keys}}})
 		if err != nil {
 			return nil, err

@@ -82,7 +82,7 @@ func (e *Engine) runChunk(ctx context.Context, cl *call, typ string, data, inclu
 		run.finish(false)
 		return run.out, nil
 	}
-	err = e.store.Tx(ctx, func(c *storage.Conn) error {
+	err = cl.db.Tx(ctx, func(c *storage.Conn) error {
 		return e.writeChecked(ctx, c, cl, run, atomic, record)
 	})
 	if errors.Is(err, errAtomicFailed) {
@@ -323,7 +323,7 @@ func (e *Engine) prefetch(ctx context.Context, cl *call, all []*chunkItem, set *
 			keys = append(keys, k)
 			found[ks] = false
 		}
-		rows, err := e.store.Find(ctx, storage.Query{Table: e.table(target), Org: cl.org,
+		rows, err := cl.db.Find(ctx, storage.Query{Table: e.table(target), Org: cl.org,
 			Where: []storage.Cond{{Column: target.IDColumn, Op: storage.Eq, Values: keys}}})
 		if err != nil {
 			return nil, err
@@ -356,7 +356,7 @@ func (e *Engine) loadCurrent(ctx context.Context, cl *call, all []*chunkItem) er
 			ci.key = k
 			keys = append(keys, k)
 		}
-		rows, err := e.store.Find(ctx, storage.Query{Table: e.table(res), Org: cl.org,
+		rows, err := cl.db.Find(ctx, storage.Query{Table: e.table(res), Org: cl.org,
 			Where: []storage.Cond{{Column: res.IDColumn, Op: storage.Eq, Values: keys}}})
 		if err != nil {
 			return err

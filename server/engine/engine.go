@@ -82,6 +82,10 @@ type call struct {
 	query    url.Values // the query string, parsed once; read only
 	base     string     // absolute base of the application's addresses
 	routes   *RouteTable
+	// db runs every query of the call: the store itself, or the one
+	// transaction an atomic request (or a validate-only write) runs in, so
+	// that a later step reads what an earlier one wrote.
+	db *storage.Conn
 }
 
 // Errors of a request the edge handed over incomplete: a wiring mistake, never
@@ -100,7 +104,7 @@ func (e *Engine) begin(r *Request) (*call, error) {
 		return nil, errNoPrincipal
 	}
 	cl := &call{ctx: r.Ctx, id: r.ID, path: r.Path, origin: r.Origin, rt: r.Route, f: r.Format, org: p.Org, user: p.UserID,
-		roles: p.Roles, lang: r.Lang, query: r.Query, routes: e.routes, xinclude: map[string]bool{}}
+		roles: p.Roles, lang: r.Lang, query: r.Query, routes: e.routes, xinclude: map[string]bool{}, db: e.store.Conn}
 	for _, v := range r.XInclude {
 		for _, key := range strings.Split(v, ";") {
 			if key = strings.TrimSpace(key); key != "" {

@@ -66,7 +66,7 @@ func groupByOwner(pairs [][2]any) map[string][]any {
 // pairs returns (related key, owner key) for every member of a to-many
 // relationship of the given owners, in one query.
 func (e *Engine) pairs(ctx context.Context, cl *call, res *resource.Resource, rel *resource.Relationship, keys []any) ([][2]any, error) {
-	return e.store.MemberPairs(ctx, e.membersOf(cl, rel), keys)
+	return cl.db.MemberPairs(ctx, e.membersOf(cl, rel), keys)
 }
 
 func ownerKeys(res *resource.Resource, rows []storage.Row) []any {
@@ -120,7 +120,7 @@ func (e *Engine) related(ctx context.Context, cl *call, res *resource.Resource, 
 		}
 		cond = storage.Cond{Column: target.IDColumn, Op: storage.Eq, Values: values}
 	}
-	found, err := e.store.Find(ctx, storage.Query{Table: e.table(target), Columns: e.shown(target, cl.lang), Org: cl.org, Where: []storage.Cond{cond}})
+	found, err := cl.db.Find(ctx, storage.Query{Table: e.table(target), Columns: e.shown(target, cl.lang), Org: cl.org, Where: []storage.Cond{cond}})
 	return target, found, err
 }
 

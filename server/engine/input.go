@@ -278,7 +278,7 @@ func (e *Engine) existingIn(ctx context.Context, cl *call, rel *resource.Relatio
 			return keys, missing, nil
 		}
 	}
-	found, err := e.store.Existing(ctx, e.table(target), cl.org, target.IDColumn, keys)
+	found, err := cl.db.Existing(ctx, e.table(target), cl.org, target.IDColumn, keys)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -322,7 +322,7 @@ func (e *Engine) lookAhead(ctx context.Context, cl *call, set *itemSet) (presenc
 	}
 	var out presence
 	for target, keys := range wanted {
-		found, err := e.store.Existing(ctx, e.table(target), cl.org, target.IDColumn, keys)
+		found, err := cl.db.Existing(ctx, e.table(target), cl.org, target.IDColumn, keys)
 		if err != nil {
 			return nil, err
 		}

@@ -170,7 +170,7 @@ func (e *Engine) prepare(ctx context.Context, cl *call, set *itemSet) error {
 		}
 		it.ch = ch
 		if it.upsert != nil {
-			if err := e.match(ctx, e.store.Conn, cl, it); err != nil {
+			if err := e.match(ctx, cl.db, cl, it); err != nil {
 				if list, ok := problem.From(err); ok {
 					errs = append(errs, list...)
 					continue
@@ -237,9 +237,9 @@ func (e *Engine) write(ctx context.Context, cl *call, set *itemSet) error {
 	}
 	var err error
 	if set.oneStatement() {
-		err = writeAll(e.store.Conn) // a statement is its own transaction
+		err = writeAll(cl.db) // a statement is its own transaction
 	} else {
-		err = e.store.Tx(ctx, writeAll)
+		err = cl.db.Tx(ctx, writeAll)
 	}
 	if errors.Is(err, storage.ErrNotFound) {
 		return problem.NotFound()

@@ -25,7 +25,7 @@ import (
 // BatchOf is the batch of an operation as its job runs it: as the user who
 // sent it, with that user's roles now (Config.OwnerRoles).
 func (e *Engine) BatchOf(ctx context.Context, op *jobs.Operation) (*Batch, error) {
-	cl := &call{f: JSONAPI, org: op.OrganizationID, routes: e.routes, xinclude: map[string]bool{}}
+	cl := &call{f: JSONAPI, org: op.OrganizationID, routes: e.routes, xinclude: map[string]bool{}, db: e.store.Conn}
 	if op.OwnerID != nil {
 		cl.user = *op.OwnerID
 		var err error
@@ -100,7 +100,7 @@ func (e *Engine) runStagedTogether(ctx context.Context, cl *call, op *jobs.Opera
 			return err
 		}
 	}
-	err := e.store.Tx(ctx, func(c *storage.Conn) error {
+	err := cl.db.Tx(ctx, func(c *storage.Conn) error {
 		writing := time.Now()
 		if err := e.writeTogether(ctx, c, cl, runs); err != nil {
 			return err

@@ -52,7 +52,7 @@ func (e *Engine) loadShownLinked(ctx context.Context, cl *call, res *resource.Re
 		names = append(names, rel.Name)
 		members = append(members, e.membersOf(cl, rel))
 	}
-	row, keys, err := e.store.GetMembers(ctx, e.table(res), cl.org, k, e.shown(res, cl.lang), members)
+	row, keys, err := cl.db.GetMembers(ctx, e.table(res), cl.org, k, e.shown(res, cl.lang), members)
 	if errors.Is(err, storage.ErrNotFound) {
 		return nil, nil, problem.NotFound()
 	}
@@ -89,7 +89,7 @@ func (e *Engine) loadColumns(ctx context.Context, cl *call, res *resource.Resour
 	if err != nil {
 		return nil, err
 	}
-	row, err := e.store.GetColumns(ctx, e.table(res), cl.org, k, cols)
+	row, err := cl.db.GetColumns(ctx, e.table(res), cl.org, k, cols)
 	if errors.Is(err, storage.ErrNotFound) {
 		return nil, problem.NotFound()
 	}
@@ -225,7 +225,7 @@ func (e *Engine) list(ctx context.Context, cl *call, res *resource.Resource, ext
 func (e *Engine) page(ctx context.Context, cl *call, q storage.Query, p *listParams) (rows []storage.Row, hasMore bool, total int, err error) {
 	total = -1
 	if cl.xinclude["totalCount"] {
-		if total, err = e.store.Count(ctx, q); err != nil {
+		if total, err = cl.db.Count(ctx, q); err != nil {
 			return nil, false, 0, err
 		}
 	}
@@ -236,7 +236,7 @@ func (e *Engine) page(ctx context.Context, cl *call, q storage.Query, p *listPar
 		q.Offset = (p.number - 1) * p.size
 	}
 	q.Limit = limit + 1
-	if rows, err = e.store.Find(ctx, q); err != nil {
+	if rows, err = cl.db.Find(ctx, q); err != nil {
 		return nil, false, 0, err
 	}
 	hasMore = len(rows) > limit

@@ -64,7 +64,7 @@ func (e *Engine) changeRelationship(r *Request, doc *jsonapi.Document, how relat
 		return nil, list
 	}
 	k := owner[res.IDColumn]
-	err = e.store.Tx(ctx, func(c *storage.Conn) error {
+	err = cl.db.Tx(ctx, func(c *storage.Conn) error {
 		if !rel.ToMany {
 			var v any
 			if len(keys) > 0 {

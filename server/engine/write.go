@@ -175,7 +175,7 @@ func (e *Engine) Delete(r *Request) (*jsonapi.Reply, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := e.store.Delete(ctx, e.table(cl.rt.res), cl.org, k); err != nil {
+	if err := cl.db.Delete(ctx, e.table(cl.rt.res), cl.org, k); err != nil {
 		if errors.Is(err, storage.ErrNotFound) {
 			return nil, problem.NotFound()
 		}
@@ -201,7 +201,7 @@ func (e *Engine) DeleteList(r *Request) (*jsonapi.Reply, error) {
 		return nil, problem.Filter("filter", "At least one filter must be provided.")
 	}
 	q := storage.Query{Table: e.table(res), Org: cl.org, Where: p.where}
-	n, err := e.store.DeleteWhere(ctx, q, maxDeleteList)
+	n, err := cl.db.DeleteWhere(ctx, q, maxDeleteList)
 	if errors.Is(err, storage.ErrTooMany) {
 		return nil, problem.Filter("filter", "More than 1000 records match the filters; nothing was deleted.")
 	}

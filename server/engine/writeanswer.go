@@ -25,7 +25,7 @@ func (e *Engine) writtenRow(ctx context.Context, cl *call, it *item) (storage.Ro
 	if it.stored != nil {
 		return it.stored, nil
 	}
-	return e.store.Get(ctx, e.table(it.res), cl.org, it.key)
+	return cl.db.Get(ctx, e.table(it.res), cl.org, it.key)
 }
 
 // answerLinkage is the to-many linkage of the primary record of set, whose
