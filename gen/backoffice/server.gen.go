@@ -2095,7 +2095,7 @@ type IncludedRequestResource struct {
 	// Example: new-contact-1
 	Id string `json:"id"`
 
-	// Meta Options of a request's resource object. `upsert` creates the record when none matches and updates it when one does: `true` or `["id"]` match by identifier (only where the resource allows it), `["field"]` by one of the fields the resource lists as upsert criteria; several matches are a 409. `update: true` marks an included (or batch) record as an existing one to change. At most one of them. JSON:API only.
+	// Meta Options of a request's resource object. `upsert` creates the record when none matches and updates it when one does: `true` or `["id"]` match by identifier (only where the resource allows it), `["field"]` by one of the fields the resource lists as upsert criteria; several matches are a 409. `update: true` marks an included (or batch) record as an existing one to change. `validate: true` on the primary data (or on every item of a synchronous batch) runs every check and answers what the write would answer, ids included, without storing anything. At most one of them. JSON:API only.
 	Meta *RequestMeta `json:"meta,omitempty"`
 
 	// Relationships The record's relationships, as in a create or update of its own resource.
@@ -2356,7 +2356,7 @@ type RelationshipLinks struct {
 	Self *string `json:"self,omitempty"`
 }
 
-// RequestMeta Options of a request's resource object. `upsert` creates the record when none matches and updates it when one does: `true` or `["id"]` match by identifier (only where the resource allows it), `["field"]` by one of the fields the resource lists as upsert criteria; several matches are a 409. `update: true` marks an included (or batch) record as an existing one to change. At most one of them. JSON:API only.
+// RequestMeta Options of a request's resource object. `upsert` creates the record when none matches and updates it when one does: `true` or `["id"]` match by identifier (only where the resource allows it), `["field"]` by one of the fields the resource lists as upsert criteria; several matches are a 409. `update: true` marks an included (or batch) record as an existing one to change. `validate: true` on the primary data (or on every item of a synchronous batch) runs every check and answers what the write would answer, ids included, without storing anything. At most one of them. JSON:API only.
 type RequestMeta struct {
 	// Update true changes the existing record with this id (included and batch records).
 	Update *bool `json:"update,omitempty"`
@@ -2365,6 +2365,9 @@ type RequestMeta struct {
 	//
 	// Example: ["externalId"]
 	Upsert *RequestMeta_Upsert `json:"upsert,omitempty"`
+
+	// Validate true checks the request and answers as the write would, without storing anything (primary data, and every item of a synchronous batch).
+	Validate *bool `json:"validate,omitempty"`
 }
 
 // RequestMetaUpsert0 defines model for RequestMeta.Upsert.0.

@@ -82,7 +82,14 @@ func (b *Batch) View() *View { return &View{cl: b.cl} }
 // Records are read back with one query per type (and its linkage), whatever
 // their number.
 func (b *Batch) Reply(out *ChunkOutcome) (*jsonapi.Reply, error) {
-	e, cl, ctx := b.e, b.cl, b.cl.ctx
+	if out.validated != nil {
+		return out.validated, nil
+	}
+	return b.e.batchReply(b.cl, out)
+}
+
+func (e *Engine) batchReply(cl *call, out *ChunkOutcome) (*jsonapi.Reply, error) {
+	ctx := cl.ctx
 	byType := map[*resource.Resource][]*chunkItem{}
 	for _, ci := range append(append([]*chunkItem(nil), out.data...), out.included...) {
 		byType[ci.res] = append(byType[ci.res], ci)

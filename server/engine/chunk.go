@@ -28,6 +28,7 @@ import (
 type chunkItem struct {
 	*item
 	included bool
+	validate bool // meta.validate: checked and answered, not stored (sync batches only)
 	index    int // zero-based position in its array of the original request
 	problems problem.List
 	failed   bool // skipped: its own problems, or those of an item linked with it
@@ -39,6 +40,9 @@ type ChunkOutcome struct {
 	problems []*problem.Problem // in the order of DESIGN.md §7: data before included, by index, then position
 	data     []*chunkItem       // the primary items, in request order
 	included []*chunkItem
+	// validated is the answer of a validate-only chunk, rendered before its
+	// writes were rolled back (validate.go).
+	validated *jsonapi.Reply
 }
 
 // Counts are what the chunk wrote, created, updated and refused.
@@ -74,13 +78,16 @@ var errAlreadyDone = errors.New("engine: the chunk was already processed")
 // written and the problems are returned as the outcome's).
 func (e *Engine) runChunk(ctx context.Context, cl *call, typ string, data, included []jobs.ChunkItem, atomic bool,
 	record func(c *storage.Conn, out *ChunkOutcome) error) (*ChunkOutcome, error) {
-	run, err := e.checkChunk(ctx, cl, typ, data, included)
+	run, err := e.checkChunk(ctx, cl, typ, data, included, atomic)
 	if err != nil {
 		return nil, err
 	}
 	if atomic && anyFailed(run.all) {
 		run.finish(false)
 		return run.out, nil
+	}
+	if atomic && run.validateOnly() {
+		return e.validateChunk(ctx, cl, run, record)
 	}
 	err = cl.db.Tx(ctx, func(c *storage.Conn) error {
 		return e.writeChecked(ctx, c, cl, run, atomic, record)
@@ -119,7 +126,7 @@ func (r *checkedChunk) finish(written bool) {
 // checkChunk reads and checks the items of one chunk outside any
 // transaction: meta, permissions, schema, the records updated and those
 // named in relationships (one query per type), and the values to write.
-func (e *Engine) checkChunk(ctx context.Context, cl *call, typ string, data, included []jobs.ChunkItem) (*checkedChunk, error) {
+func (e *Engine) checkChunk(ctx context.Context, cl *call, typ string, data, included []jobs.ChunkItem, sync bool) (*checkedChunk, error) {
 	started := time.Now()
 	res, ok := e.reg.Get(typ)
 	if !ok {
@@ -129,12 +136,13 @@ func (e *Engine) checkChunk(ctx context.Context, cl *call, typ string, data, inc
 	set := &itemSet{known: map[string]*item{}, created: map[string]*item{}}
 	all := make([]*chunkItem, 0, len(data)+len(included))
 	for _, raw := range data {
-		ci := e.readBatchItem(cl, res, raw, false)
+		ci := e.readBatchItem(cl, res, raw, false, sync)
 		out.data = append(out.data, ci)
 		all = append(all, ci)
 	}
+	refuseMixedValidate(out.data)
 	for _, raw := range included {
-		ci := e.readBatchItem(cl, nil, raw, true)
+		ci := e.readBatchItem(cl, nil, raw, true, sync)
 		out.included = append(out.included, ci)
 		all = append(all, ci)
 	}
@@ -205,7 +213,7 @@ var errAtomicFailed = errors.New("engine: an item of an atomic batch failed")
 // readBatchItem reads one staged item: its resource object, meta options,
 // permission and schema. res is the batch's type for primary items, nil for
 // included ones (their type is their own).
-func (e *Engine) readBatchItem(cl *call, res *resource.Resource, raw jobs.ChunkItem, included bool) *chunkItem {
+func (e *Engine) readBatchItem(cl *call, res *resource.Resource, raw jobs.ChunkItem, included, sync bool) *chunkItem {
 	base := "/data/"
 	if included {
 		base = "/included/"
@@ -232,12 +240,19 @@ func (e *Engine) readBatchItem(cl *call, res *resource.Resource, raw jobs.ChunkI
 	if r.ID != nil {
 		ci.clientID = *r.ID
 	}
-	update, up, err := readMeta(res, ci.in, false, http.MethodPost)
+	opts, err := readMeta(res, ci.in, false, http.MethodPost)
+	switch {
+	case err == nil && opts.validate && included:
+		err = validateNotSupported(ci.in, "The option is not supported on an included record; put it in the primary items' meta.")
+	case err == nil && opts.validate && !sync:
+		err = validateNotSupported(ci.in, `The option is supported only in a synchronous batch ("X-Mode: sync").`)
+	}
 	if err != nil {
 		ci.fail(err.(*problem.Problem))
 		return ci
 	}
-	ci.update, ci.upsert = update, up
+	update, up := opts.update, opts.upsert
+	ci.update, ci.upsert, ci.validate = update, up, opts.validate
 	if update && ci.clientID == "" {
 		ci.fail(problem.RequestData("The identifier of an item to update is required.", base+"/id"))
 		return ci

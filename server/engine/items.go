@@ -92,14 +92,17 @@ func (e *Engine) newItemSet(ctx context.Context, cl *call, primary *item, doc *j
 			continue
 		}
 		it := &item{res: res, in: resourceInput(&r, base), clientID: *r.ID}
-		update, up, err := readMeta(res, it.in, false, http.MethodPost)
+		opts, err := readMeta(res, it.in, false, http.MethodPost)
+		if err == nil && opts.validate {
+			err = validateNotSupported(it.in, "The option is not supported on an included record; put it in the primary data's meta.")
+		}
 		if err != nil {
 			errs = append(errs, err.(*problem.Problem))
 			continue
 		}
-		it.update, it.upsert = update, up
+		it.update, it.upsert = opts.update, opts.upsert
 		act := createAction
-		if update {
+		if it.update {
 			act = editAction
 		}
 		if !allowed(cl.roles, res, act) {

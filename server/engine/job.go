@@ -96,7 +96,7 @@ func (e *Engine) runStagedTogether(ctx context.Context, cl *call, op *jobs.Opera
 		if err != nil {
 			return err
 		}
-		if runs[i], err = e.checkChunk(ctx, cl, op.EntityType, data, included); err != nil {
+		if runs[i], err = e.checkChunk(ctx, cl, op.EntityType, data, included, false); err != nil {
 			return err
 		}
 	}

@@ -18,32 +18,6 @@ type upsert struct {
 	field *resource.Attribute
 }
 
-// readMeta reads the meta options of a resource object: meta.update (included
-// and batch records only) and meta.upsert, checked against the resource's
-// criteria. primary tells whether this is the request's primary data; method is
-// the request's.
-func readMeta(res *resource.Resource, in *input, primary bool, method string) (update bool, up *upsert, err error) {
-	rawUpsert, hasUpsert := in.meta["upsert"]
-	rawUpdate, hasUpdate := in.meta["update"]
-	if hasUpsert && hasUpdate {
-		return false, nil, problem.RequestData("Only one meta option can be used.", in.base+"/meta")
-	}
-	if hasUpdate {
-		if primary {
-			return false, nil, valueProblem(in, "update", "The option is not supported.")
-		}
-		if json.Unmarshal(rawUpdate, &update) != nil {
-			return false, nil, valueProblem(in, "update", "This value should be a boolean.")
-		}
-		return update, nil, nil
-	}
-	if !hasUpsert {
-		return false, nil, nil
-	}
-	up, err = readUpsert(res, in, rawUpsert, method)
-	return false, up, err
-}
-
 func readUpsert(res *resource.Resource, in *input, raw json.RawMessage, method string) (*upsert, error) {
 	var on bool
 	var fields []string

@@ -59,7 +59,6 @@ func (e *Engine) save(r *Request, doc *jsonapi.Document, plain jsonapi.Object, u
 	if err != nil {
 		return nil, err
 	}
-	ctx := cl.ctx
 	res := cl.rt.res
 	if errs := unsupported(cl.query, "page"); len(errs) > 0 {
 		return nil, errs // the answer is the record as written: include and the rest would be ignored
@@ -68,11 +67,24 @@ func (e *Engine) save(r *Request, doc *jsonapi.Document, plain jsonapi.Object, u
 	if err != nil {
 		return nil, err
 	}
-	primary := &item{res: res, in: in, update: update}
-	_, primary.upsert, err = readMeta(res, in, true, cl.rt.method)
+	opts, err := readMeta(res, in, true, cl.rt.method)
 	if err != nil {
 		return nil, err
 	}
+	if opts.validate {
+		return e.dryRun(cl, func(cl *call) (*jsonapi.Reply, error) {
+			return e.saveItem(cl, doc, in, opts.upsert, update)
+		})
+	}
+	return e.saveItem(cl, doc, in, opts.upsert, update)
+}
+
+// saveItem writes the request's primary record (and its included ones) and
+// answers it.
+func (e *Engine) saveItem(cl *call, doc *jsonapi.Document, in *input, up *upsert, update bool) (*jsonapi.Reply, error) {
+	ctx, res := cl.ctx, cl.rt.res
+	primary := &item{res: res, in: in, update: update, upsert: up}
+	var err error
 	// An update that needs nothing of the record but its key (no business
 	// rule reads it, no included record) does not read it first: the UPDATE
 	// finds it or answers 404. checkLater makes the other answers the same:

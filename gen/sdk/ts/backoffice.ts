@@ -3692,7 +3692,7 @@ export interface components {
              */
             self?: string;
         };
-        /** @description Options of a request's resource object. `upsert` creates the record when none matches and updates it when one does: `true` or `["id"]` match by identifier (only where the resource allows it), `["field"]` by one of the fields the resource lists as upsert criteria; several matches are a 409. `update: true` marks an included (or batch) record as an existing one to change. At most one of them. JSON:API only. */
+        /** @description Options of a request's resource object. `upsert` creates the record when none matches and updates it when one does: `true` or `["id"]` match by identifier (only where the resource allows it), `["field"]` by one of the fields the resource lists as upsert criteria; several matches are a 409. `update: true` marks an included (or batch) record as an existing one to change. `validate: true` on the primary data (or on every item of a synchronous batch) runs every check and answers what the write would answer, ids included, without storing anything. At most one of them. JSON:API only. */
         RequestMeta: {
             /** @description true changes the existing record with this id (included and batch records). */
             update?: boolean;
@@ -3703,6 +3703,8 @@ export interface components {
              *     ]
              */
             upsert?: boolean | string[];
+            /** @description true checks the request and answers as the write would, without storing anything (primary data, and every item of a synchronous batch). */
+            validate?: boolean;
         };
         /** @description Links of one resource object. Removed by `X-Include: noHateoas`. */
         ResourceLinks: {
