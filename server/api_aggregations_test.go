@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	bo "github.com/entityapi/entityapi/gen/sdk/go/backoffice"
 	"github.com/entityapi/entityapi/server"
 	"github.com/entityapi/entityapi/storage"
 	"github.com/entityapi/entityapi/storage/storagetest"
@@ -297,6 +298,36 @@ func TestAggregationErrors(t *testing.T) {
 		a.do(http.MethodDelete, "/admin/api/accounts?filter%5Bname%5D=x&"+aggregations("name count"), jsonAPI, "").want(t, 400)
 		if r := a.do(http.MethodGet, "/admin/api/accounts?filter%5Bname%5D=x", jsonAPI, "").want(t, 200); r.value("data/0") == nil {
 			t.Error("the refused delete removed the account")
+		}
+	})
+}
+
+// TestSDKAggregations reads meta.aggregatedData with the generated Go client:
+// the parameter is a field of the list's parameters and each figure decodes
+// as the union the document describes.
+func TestSDKAggregations(t *testing.T) {
+	eachAPI(t, func(t *testing.T, a *api) {
+		ctx := context.Background()
+		c := sdkBackoffice(t, a, "admin")
+		for _, name := range []string{"Initech", "Initech", "Umbrella"} {
+			a.do(http.MethodPost, "/admin/api/accounts", jsonAPI, `{"data":{"type":"accounts","attributes":{"name":"`+name+`"}}}`).want(t, 201)
+		}
+		res, err := c.ListAccountsWithResponse(ctx, &bo.ListAccountsParams{FilterAggregations: ptr("name count,name max last")})
+		sdkOK(t, err)
+		doc := res.ApplicationvndApiJSON200
+		if doc == nil || doc.Meta == nil || doc.Meta.AggregatedData == nil {
+			t.Fatalf("listAccounts: status %d, no meta.aggregatedData\n%s", res.StatusCode(), res.Body)
+		}
+		figures := *doc.Meta.AggregatedData
+		counts, err := figures["nameCount"].AsAggregatedValue2()
+		if err != nil || len(counts) != 2 || counts[0].Count != 2 {
+			t.Fatalf("nameCount = %v (%v)\n%s", counts, err, res.Body)
+		}
+		if v, err := counts[0].Value.AsAggregatedCountValue0(); err != nil || v != "Initech" {
+			t.Errorf("nameCount[0].value = %q (%v), want Initech", v, err)
+		}
+		if last, err := figures["last"].AsAggregatedValue1(); err != nil || last != "Umbrella" {
+			t.Errorf("last = %q (%v), want Umbrella", last, err)
 		}
 	})
 }

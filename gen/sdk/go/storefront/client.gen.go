@@ -150,7 +150,7 @@ type AggregatedCount struct {
 type AggregatedCountValue0 = string
 
 // AggregatedCountValue1 defines model for AggregatedCount.Value.1.
-type AggregatedCountValue1 = float32
+type AggregatedCountValue1 = float64
 
 // AggregatedCountValue2 defines model for AggregatedCount.Value.2.
 type AggregatedCountValue2 = bool
@@ -166,7 +166,7 @@ type AggregatedValue struct {
 }
 
 // AggregatedValue0 defines model for AggregatedValue.0.
-type AggregatedValue0 = float32
+type AggregatedValue0 = float64
 
 // AggregatedValue1 defines model for AggregatedValue.1.
 type AggregatedValue1 = string
