@@ -29,6 +29,7 @@ type config struct {
 	demo                                            bool
 	maxBody, maxBatchBody, maxBatchItem             int64
 	maxHeaderBytes                                  int
+	maxAggregationValues                            int
 	readHeaderTimeout, requestTimeout, idleTimeout  time.Duration
 	shutdownTimeout, syncBatchTimeout, batchUpload  time.Duration
 	logFormat, metricsAddr                          string
@@ -78,6 +79,8 @@ var settings = []*setting{
 		set: func(c *config, v string) error { return byteCount(v, &c.maxBatchBody) }},
 	{name: "max-batch-item", def: "1048576", usage: "largest item of a batch request in bytes (413 above, refused while it streams in)", serve: true,
 		set: func(c *config, v string) error { return byteCount(v, &c.maxBatchItem) }},
+	{name: "max-aggregation-values", def: "100", usage: "most values a count of filter[aggregations] answers, the most frequent first", serve: true,
+		set: func(c *config, v string) error { return valueCount(v, &c.maxAggregationValues) }},
 	{name: "max-header-bytes", def: "1048576", usage: "largest request line and headers in bytes (431 above)", serve: true,
 		set: func(c *config, v string) error {
 			var n int64
@@ -299,6 +302,17 @@ func failureLimit(v string, into *int) error {
 	}
 	if n == 0 {
 		n = -1
+	}
+	*into = n
+	return nil
+}
+
+// valueCount reads a positive number of values, at most 10,000: a bound on
+// what one answer lists, which an operator may lower or raise within reason.
+func valueCount(v string, into *int) error {
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 || n > 10000 {
+		return fmt.Errorf("want a number from 1 to 10000")
 	}
 	*into = n
 	return nil

@@ -151,8 +151,8 @@ func serve(ctx context.Context, cfg *config, store *storage.Store, log *slog.Log
 	h, err := server.New(server.Config{
 		PublicURL: cfg.publicURL, BackofficeBase: cfg.backofficeBase, MaxBody: cfg.maxBody, Logger: log, Auth: cfg.auth,
 		MaxBatchBody: cfg.maxBatchBody, MaxBatchItem: cfg.maxBatchItem, SyncBatchTimeout: cfg.syncBatchTimeout, BatchUploadTimeout: cfg.batchUpload,
-		RequestTimeout: cfg.requestTimeout,
-		Jobs:           cfg.jobs, StorefrontBase: cfg.storefrontBase, GuestResources: cfg.guestResources,
+		RequestTimeout: cfg.requestTimeout, MaxAggregationValues: cfg.maxAggregationValues,
+		Jobs: cfg.jobs, StorefrontBase: cfg.storefrontBase, GuestResources: cfg.guestResources,
 		Currencies: cfg.currencies, DefaultCurrency: cfg.defaultCurrency,
 		CORS: cfg.cors, RateLimit: cfg.rateLimit, SeparateMetrics: cfg.metricsAddr != "",
 	}, store)

@@ -59,6 +59,9 @@ type Config struct {
 	// zero: none): its queries are cancelled when it passes and the answer is
 	// a 503 error document.
 	RequestTimeout time.Duration
+	// MaxAggregationValues is the most values a count of filter[aggregations]
+	// answers (--max-aggregation-values; zero: 100).
+	MaxAggregationValues int
 	// Jobs configures the batch job queue: workers, rescue, lifetime.
 	Jobs   jobs.Config
 	Logger *slog.Logger
@@ -151,7 +154,7 @@ func New(cfg Config, store *storage.Store) (*Server, error) {
 		g.Use(corsPolicy.handle) // before any route, so that every answer of a covered address has it
 	}
 
-	engineCfg := engine.Config{OwnerRoles: records.UserRoles, ChunkDone: m.chunkDone}
+	engineCfg := engine.Config{OwnerRoles: records.UserRoles, ChunkDone: m.chunkDone, MaxAggregationValues: cfg.MaxAggregationValues}
 	bo, err := newApplication(&cfg, store, openapi.Backoffice, cfg.BackofficeBase, engineCfg)
 	if err != nil {
 		stop()

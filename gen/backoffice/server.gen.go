@@ -976,6 +976,43 @@ type AccountWritableRelationships struct {
 	ReferredBy *AccountReferredByToOneRequest `json:"referredBy,omitempty"`
 }
 
+// AggregatedCount One value of a `count` aggregation and how many records hold it.
+type AggregatedCount struct {
+	// Count How many of the matching records hold the value.
+	Count int64 `json:"count"`
+
+	// Value The value, of the field's type.
+	Value AggregatedCount_Value `json:"value"`
+}
+
+// AggregatedCountValue0 defines model for AggregatedCount.Value.0.
+type AggregatedCountValue0 = string
+
+// AggregatedCountValue1 defines model for AggregatedCount.Value.1.
+type AggregatedCountValue1 = float64
+
+// AggregatedCountValue2 defines model for AggregatedCount.Value.2.
+type AggregatedCountValue2 = bool
+
+// AggregatedCount_Value The value, of the field's type.
+type AggregatedCount_Value struct {
+	union json.RawMessage
+}
+
+// AggregatedValue One figure of `meta.aggregatedData`: for `count`, the values with how many records hold each, the most frequent first; for `sum` and `avg`, a number; for `min` and `max`, a value of the field's type; null when no record has a value.
+type AggregatedValue struct {
+	union json.RawMessage
+}
+
+// AggregatedValue0 defines model for AggregatedValue.0.
+type AggregatedValue0 = float64
+
+// AggregatedValue1 defines model for AggregatedValue.1.
+type AggregatedValue1 = string
+
+// AggregatedValue2 defines model for AggregatedValue.2.
+type AggregatedValue2 = []AggregatedCount
+
 // AsyncOperation An asynchronous operation, created by a batch request to process it in the background.
 type AsyncOperation struct {
 	// Attributes The fields of an asynchronous operation.
@@ -1451,6 +1488,14 @@ type BusinessUnitWritableRelationships struct {
 
 	// Owner Sets the parent business unit, or removes it with null.
 	Owner *BusinessUnitOwnerToOneRequest `json:"owner,omitempty"`
+}
+
+// CollectionMeta Extra information about a list as a whole.
+type CollectionMeta struct {
+	// AggregatedData The figures `filter[aggregations]` asked for, over every record the filters match (not only the page): one member per term, named by its alias or by the field and the function (`loginCountSum`, `enabledCount`).
+	//
+	// Example: {"enabledCount":[{"count":3,"value":true},{"count":1,"value":false}],"loginCountSum":42}
+	AggregatedData *map[string]AggregatedValue `json:"aggregatedData,omitempty"`
 }
 
 // Contact A contact, a person the organization deals with.
@@ -2116,6 +2161,9 @@ type IncludedResource struct {
 type JsonApiObject struct {
 	Version *string `json:"version,omitempty"`
 }
+
+// JsonNull JSON null, and nothing else. The second branch of `anyOf` wherever a value may be a referenced schema or null (an empty to-one relationship, a missing related record): under OpenAPI 3.0.3 `nullable` only widens a `type` in the same schema, so `{nullable: true, allOf: [$ref]}` does not admit null; this schema does.
+type JsonNull = map[string]interface{}
 
 // Organization An organization: the tenant every other record of the back office belongs to.
 type Organization struct {
@@ -3211,6 +3259,9 @@ type WeightUnitWritableAttributes struct {
 // AccountFields defines model for AccountFields.
 type AccountFields = string
 
+// AccountFilterAggregations defines model for AccountFilterAggregations.
+type AccountFilterAggregations = string
+
 // AccountFilterContacts defines model for AccountFilterContacts.
 type AccountFilterContacts = string
 
@@ -3291,6 +3342,9 @@ type ContactFields = string
 
 // ContactFilterAccounts defines model for ContactFilterAccounts.
 type ContactFilterAccounts = string
+
+// ContactFilterAggregations defines model for ContactFilterAggregations.
+type ContactFilterAggregations = string
 
 // ContactFilterAssignedTo defines model for ContactFilterAssignedTo.
 type ContactFilterAssignedTo = string
@@ -3447,6 +3501,9 @@ type TaxJurisdictionSort = string
 
 // UserFields defines model for UserFields.
 type UserFields = string
+
+// UserFilterAggregations defines model for UserFilterAggregations.
+type UserFilterAggregations = string
 
 // UserFilterCreatedAt defines model for UserFilterCreatedAt.
 type UserFilterCreatedAt = string
@@ -3657,6 +3714,9 @@ type ListAccountsParams struct {
 	// FilterUpdatedAt Accounts by time of last change, as for `filter[createdAt]`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterUpdatedAt *AccountFilterUpdatedAt `form:"filter[updatedAt],omitempty" json:"filter[updatedAt],omitempty"`
 
+	// FilterAggregations Figures over every account the other filters match, not only the page, answered in `meta.aggregatedData` (JSON:API only; in the plain format a 400): terms `field function` separated by commas, each optionally with an alias as a third word (`name count total`). Fields and functions: `name` (`count`, `min`, `max`), `createdAt` (`min`, `max`). Each answer is named by its alias, or by the field and the function (`nameCount`). `count` answers `[{value, count}]`, the values most records hold first (ties by value; records without a value are left out), at most 100 of them unless the server's `--max-aggregation-values` says otherwise; `sum`, `avg`, `min` and `max` answer one value, null when no record has one. At most 10 terms and 1,000 characters; an unknown field, a function the field does not take, a malformed term or a name given twice is a 400.
+	FilterAggregations *AccountFilterAggregations `form:"filter[aggregations],omitempty" json:"filter[aggregations],omitempty"`
+
 	// PageNumber The page to return, starting at 1.
 	PageNumber *PageNumber `form:"page[number],omitempty" json:"page[number],omitempty"`
 
@@ -3758,6 +3818,9 @@ type ListAccountContactsParams struct {
 
 	// FilterUpdatedAt Contacts by time of last change, as for `filter[createdAt]`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterUpdatedAt *ContactFilterUpdatedAt `form:"filter[updatedAt],omitempty" json:"filter[updatedAt],omitempty"`
+
+	// FilterAggregations Figures over every contact the other filters match, not only the page, answered in `meta.aggregatedData` (JSON:API only; in the plain format a 400): terms `field function` separated by commas, each optionally with an alias as a third word (`lastName count total`). Fields and functions: `lastName` (`count`, `min`, `max`), `gender` (`count`), `birthday` (`min`, `max`). Each answer is named by its alias, or by the field and the function (`lastNameCount`). `count` answers `[{value, count}]`, the values most records hold first (ties by value; records without a value are left out), at most 100 of them unless the server's `--max-aggregation-values` says otherwise; `sum`, `avg`, `min` and `max` answer one value, null when no record has one. At most 10 terms and 1,000 characters; an unknown field, a function the field does not take, a malformed term or a name given twice is a 400.
+	FilterAggregations *ContactFilterAggregations `form:"filter[aggregations],omitempty" json:"filter[aggregations],omitempty"`
 
 	// PageNumber The page to return, starting at 1.
 	PageNumber *PageNumber `form:"page[number],omitempty" json:"page[number],omitempty"`
@@ -4206,6 +4269,9 @@ type ListBusinessUnitUsersParams struct {
 	// FilterUpdatedAt Users by time of last change, as for `filter[createdAt]`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterUpdatedAt *UserFilterUpdatedAt `form:"filter[updatedAt],omitempty" json:"filter[updatedAt],omitempty"`
 
+	// FilterAggregations Figures over every user the other filters match, not only the page, answered in `meta.aggregatedData` (JSON:API only; in the plain format a 400): terms `field function` separated by commas, each optionally with an alias as a third word (`enabled count total`). Fields and functions: `enabled` (`count`), `lastLogin` (`min`, `max`), `loginCount` (`sum`, `avg`, `min`, `max`). Each answer is named by its alias, or by the field and the function (`enabledCount`). `count` answers `[{value, count}]`, the values most records hold first (ties by value; records without a value are left out), at most 100 of them unless the server's `--max-aggregation-values` says otherwise; `sum`, `avg`, `min` and `max` answer one value, null when no record has one. At most 10 terms and 1,000 characters; an unknown field, a function the field does not take, a malformed term or a name given twice is a 400.
+	FilterAggregations *UserFilterAggregations `form:"filter[aggregations],omitempty" json:"filter[aggregations],omitempty"`
+
 	// PageNumber The page to return, starting at 1.
 	PageNumber *PageNumber `form:"page[number],omitempty" json:"page[number],omitempty"`
 
@@ -4317,6 +4383,9 @@ type ListContactsParams struct {
 	// FilterUpdatedAt Contacts by time of last change, as for `filter[createdAt]`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterUpdatedAt *ContactFilterUpdatedAt `form:"filter[updatedAt],omitempty" json:"filter[updatedAt],omitempty"`
 
+	// FilterAggregations Figures over every contact the other filters match, not only the page, answered in `meta.aggregatedData` (JSON:API only; in the plain format a 400): terms `field function` separated by commas, each optionally with an alias as a third word (`lastName count total`). Fields and functions: `lastName` (`count`, `min`, `max`), `gender` (`count`), `birthday` (`min`, `max`). Each answer is named by its alias, or by the field and the function (`lastNameCount`). `count` answers `[{value, count}]`, the values most records hold first (ties by value; records without a value are left out), at most 100 of them unless the server's `--max-aggregation-values` says otherwise; `sum`, `avg`, `min` and `max` answer one value, null when no record has one. At most 10 terms and 1,000 characters; an unknown field, a function the field does not take, a malformed term or a name given twice is a 400.
+	FilterAggregations *ContactFilterAggregations `form:"filter[aggregations],omitempty" json:"filter[aggregations],omitempty"`
+
 	// PageNumber The page to return, starting at 1.
 	PageNumber *PageNumber `form:"page[number],omitempty" json:"page[number],omitempty"`
 
@@ -4415,6 +4484,9 @@ type ListContactAccountsParams struct {
 
 	// FilterUpdatedAt Accounts by time of last change, as for `filter[createdAt]`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterUpdatedAt *AccountFilterUpdatedAt `form:"filter[updatedAt],omitempty" json:"filter[updatedAt],omitempty"`
+
+	// FilterAggregations Figures over every account the other filters match, not only the page, answered in `meta.aggregatedData` (JSON:API only; in the plain format a 400): terms `field function` separated by commas, each optionally with an alias as a third word (`name count total`). Fields and functions: `name` (`count`, `min`, `max`), `createdAt` (`min`, `max`). Each answer is named by its alias, or by the field and the function (`nameCount`). `count` answers `[{value, count}]`, the values most records hold first (ties by value; records without a value are left out), at most 100 of them unless the server's `--max-aggregation-values` says otherwise; `sum`, `avg`, `min` and `max` answer one value, null when no record has one. At most 10 terms and 1,000 characters; an unknown field, a function the field does not take, a malformed term or a name given twice is a 400.
+	FilterAggregations *AccountFilterAggregations `form:"filter[aggregations],omitempty" json:"filter[aggregations],omitempty"`
 
 	// PageNumber The page to return, starting at 1.
 	PageNumber *PageNumber `form:"page[number],omitempty" json:"page[number],omitempty"`
@@ -4917,6 +4989,9 @@ type ListOrganizationUsersParams struct {
 	// FilterUpdatedAt Users by time of last change, as for `filter[createdAt]`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterUpdatedAt *UserFilterUpdatedAt `form:"filter[updatedAt],omitempty" json:"filter[updatedAt],omitempty"`
 
+	// FilterAggregations Figures over every user the other filters match, not only the page, answered in `meta.aggregatedData` (JSON:API only; in the plain format a 400): terms `field function` separated by commas, each optionally with an alias as a third word (`enabled count total`). Fields and functions: `enabled` (`count`), `lastLogin` (`min`, `max`), `loginCount` (`sum`, `avg`, `min`, `max`). Each answer is named by its alias, or by the field and the function (`enabledCount`). `count` answers `[{value, count}]`, the values most records hold first (ties by value; records without a value are left out), at most 100 of them unless the server's `--max-aggregation-values` says otherwise; `sum`, `avg`, `min` and `max` answer one value, null when no record has one. At most 10 terms and 1,000 characters; an unknown field, a function the field does not take, a malformed term or a name given twice is a 400.
+	FilterAggregations *UserFilterAggregations `form:"filter[aggregations],omitempty" json:"filter[aggregations],omitempty"`
+
 	// PageNumber The page to return, starting at 1.
 	PageNumber *PageNumber `form:"page[number],omitempty" json:"page[number],omitempty"`
 
@@ -5282,6 +5357,9 @@ type ListUsersParams struct {
 
 	// FilterUpdatedAt Users by time of last change, as for `filter[createdAt]`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterUpdatedAt *UserFilterUpdatedAt `form:"filter[updatedAt],omitempty" json:"filter[updatedAt],omitempty"`
+
+	// FilterAggregations Figures over every user the other filters match, not only the page, answered in `meta.aggregatedData` (JSON:API only; in the plain format a 400): terms `field function` separated by commas, each optionally with an alias as a third word (`enabled count total`). Fields and functions: `enabled` (`count`), `lastLogin` (`min`, `max`), `loginCount` (`sum`, `avg`, `min`, `max`). Each answer is named by its alias, or by the field and the function (`enabledCount`). `count` answers `[{value, count}]`, the values most records hold first (ties by value; records without a value are left out), at most 100 of them unless the server's `--max-aggregation-values` says otherwise; `sum`, `avg`, `min` and `max` answer one value, null when no record has one. At most 10 terms and 1,000 characters; an unknown field, a function the field does not take, a malformed term or a name given twice is a 400.
+	FilterAggregations *UserFilterAggregations `form:"filter[aggregations],omitempty" json:"filter[aggregations],omitempty"`
 
 	// PageNumber The page to return, starting at 1.
 	PageNumber *PageNumber `form:"page[number],omitempty" json:"page[number],omitempty"`
@@ -5797,6 +5875,208 @@ func (a AsyncOperationSummary) MarshalJSON() ([]byte, error) {
 		}
 	}
 	return json.Marshal(object)
+}
+
+// AsAggregatedCountValue0 returns the union data inside the AggregatedCount_Value as a AggregatedCountValue0
+func (t AggregatedCount_Value) AsAggregatedCountValue0() (AggregatedCountValue0, error) {
+	var body AggregatedCountValue0
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromAggregatedCountValue0 overwrites any union data inside the AggregatedCount_Value as the provided AggregatedCountValue0
+func (t *AggregatedCount_Value) FromAggregatedCountValue0(v AggregatedCountValue0) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeAggregatedCountValue0 performs a merge with any union data inside the AggregatedCount_Value, using the provided AggregatedCountValue0
+func (t *AggregatedCount_Value) MergeAggregatedCountValue0(v AggregatedCountValue0) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsAggregatedCountValue1 returns the union data inside the AggregatedCount_Value as a AggregatedCountValue1
+func (t AggregatedCount_Value) AsAggregatedCountValue1() (AggregatedCountValue1, error) {
+	var body AggregatedCountValue1
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromAggregatedCountValue1 overwrites any union data inside the AggregatedCount_Value as the provided AggregatedCountValue1
+func (t *AggregatedCount_Value) FromAggregatedCountValue1(v AggregatedCountValue1) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeAggregatedCountValue1 performs a merge with any union data inside the AggregatedCount_Value, using the provided AggregatedCountValue1
+func (t *AggregatedCount_Value) MergeAggregatedCountValue1(v AggregatedCountValue1) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsAggregatedCountValue2 returns the union data inside the AggregatedCount_Value as a AggregatedCountValue2
+func (t AggregatedCount_Value) AsAggregatedCountValue2() (AggregatedCountValue2, error) {
+	var body AggregatedCountValue2
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromAggregatedCountValue2 overwrites any union data inside the AggregatedCount_Value as the provided AggregatedCountValue2
+func (t *AggregatedCount_Value) FromAggregatedCountValue2(v AggregatedCountValue2) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeAggregatedCountValue2 performs a merge with any union data inside the AggregatedCount_Value, using the provided AggregatedCountValue2
+func (t *AggregatedCount_Value) MergeAggregatedCountValue2(v AggregatedCountValue2) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t AggregatedCount_Value) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *AggregatedCount_Value) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsAggregatedValue0 returns the union data inside the AggregatedValue as a AggregatedValue0
+func (t AggregatedValue) AsAggregatedValue0() (AggregatedValue0, error) {
+	var body AggregatedValue0
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromAggregatedValue0 overwrites any union data inside the AggregatedValue as the provided AggregatedValue0
+func (t *AggregatedValue) FromAggregatedValue0(v AggregatedValue0) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeAggregatedValue0 performs a merge with any union data inside the AggregatedValue, using the provided AggregatedValue0
+func (t *AggregatedValue) MergeAggregatedValue0(v AggregatedValue0) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsAggregatedValue1 returns the union data inside the AggregatedValue as a AggregatedValue1
+func (t AggregatedValue) AsAggregatedValue1() (AggregatedValue1, error) {
+	var body AggregatedValue1
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromAggregatedValue1 overwrites any union data inside the AggregatedValue as the provided AggregatedValue1
+func (t *AggregatedValue) FromAggregatedValue1(v AggregatedValue1) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeAggregatedValue1 performs a merge with any union data inside the AggregatedValue, using the provided AggregatedValue1
+func (t *AggregatedValue) MergeAggregatedValue1(v AggregatedValue1) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsAggregatedValue2 returns the union data inside the AggregatedValue as a AggregatedValue2
+func (t AggregatedValue) AsAggregatedValue2() (AggregatedValue2, error) {
+	var body AggregatedValue2
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromAggregatedValue2 overwrites any union data inside the AggregatedValue as the provided AggregatedValue2
+func (t *AggregatedValue) FromAggregatedValue2(v AggregatedValue2) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeAggregatedValue2 performs a merge with any union data inside the AggregatedValue, using the provided AggregatedValue2
+func (t *AggregatedValue) MergeAggregatedValue2(v AggregatedValue2) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsJsonNull returns the union data inside the AggregatedValue as a JsonNull
+func (t AggregatedValue) AsJsonNull() (JsonNull, error) {
+	var body JsonNull
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromJsonNull overwrites any union data inside the AggregatedValue as the provided JsonNull
+func (t *AggregatedValue) FromJsonNull(v JsonNull) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeJsonNull performs a merge with any union data inside the AggregatedValue, using the provided JsonNull
+func (t *AggregatedValue) MergeJsonNull(v JsonNull) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t AggregatedValue) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *AggregatedValue) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
 }
 
 // AsCountry returns the union data inside the CountryOrRegion as a Country
@@ -6646,6 +6926,14 @@ func (siw *ServerInterfaceWrapper) ListAccounts(c *gin.Context) {
 		return
 	}
 
+	// ------------- Optional query parameter "filter[aggregations]" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[aggregations]", query, &params.FilterAggregations, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[aggregations]: %w", err), http.StatusBadRequest)
+		return
+	}
+
 	// ------------- Optional query parameter "page[number]" -------------
 
 	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[number]", query, &params.PageNumber, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
@@ -7046,6 +7334,14 @@ func (siw *ServerInterfaceWrapper) ListAccountContacts(c *gin.Context) {
 	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[updatedAt]", query, &params.FilterUpdatedAt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[updatedAt]: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "filter[aggregations]" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[aggregations]", query, &params.FilterAggregations, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[aggregations]: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -9159,6 +9455,14 @@ func (siw *ServerInterfaceWrapper) ListBusinessUnitUsers(c *gin.Context) {
 		return
 	}
 
+	// ------------- Optional query parameter "filter[aggregations]" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[aggregations]", query, &params.FilterAggregations, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[aggregations]: %w", err), http.StatusBadRequest)
+		return
+	}
+
 	// ------------- Optional query parameter "page[number]" -------------
 
 	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[number]", query, &params.PageNumber, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
@@ -9502,6 +9806,14 @@ func (siw *ServerInterfaceWrapper) ListContacts(c *gin.Context) {
 	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[updatedAt]", query, &params.FilterUpdatedAt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[updatedAt]: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "filter[aggregations]" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[aggregations]", query, &params.FilterAggregations, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[aggregations]: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -9897,6 +10209,14 @@ func (siw *ServerInterfaceWrapper) ListContactAccounts(c *gin.Context) {
 	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[updatedAt]", query, &params.FilterUpdatedAt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[updatedAt]: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "filter[aggregations]" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[aggregations]", query, &params.FilterAggregations, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[aggregations]: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -12035,6 +12355,14 @@ func (siw *ServerInterfaceWrapper) ListOrganizationUsers(c *gin.Context) {
 		return
 	}
 
+	// ------------- Optional query parameter "filter[aggregations]" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[aggregations]", query, &params.FilterAggregations, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[aggregations]: %w", err), http.StatusBadRequest)
+		return
+	}
+
 	// ------------- Optional query parameter "page[number]" -------------
 
 	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[number]", query, &params.PageNumber, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
@@ -13574,6 +13902,14 @@ func (siw *ServerInterfaceWrapper) ListUsers(c *gin.Context) {
 	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[updatedAt]", query, &params.FilterUpdatedAt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[updatedAt]: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "filter[aggregations]" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[aggregations]", query, &params.FilterAggregations, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[aggregations]: %w", err), http.StatusBadRequest)
 		return
 	}
 

@@ -43,6 +43,9 @@ type Config struct {
 	// ChunkDone counts a batch chunk written, in mode "sync" or "async" (nil:
 	// not counted).
 	ChunkDone func(typ, mode string, counts jobs.ChunkCounts)
+	// MaxAggregationValues is the most values one count of
+	// filter[aggregations] answers (zero: defaultAggregationValues).
+	MaxAggregationValues int
 }
 
 // Request is one API request as the edge hands it to the engine: the route it

@@ -28,6 +28,7 @@ type listParams struct {
 	include  [][]*resource.Relationship
 	fields   map[string]map[string]bool // type -> fields to return; absent type: all
 	filtered bool                       // at least one filter[...] was given
+	aggs     []aggregation              // filter[aggregations] (aggregate.go)
 }
 
 // parseShape reads fields[type] and include, the shape of the answer; both are JSON:API only.
@@ -119,6 +120,14 @@ func (e *Engine) parseList(q url.Values, res *resource.Resource, f Format, lang 
 	sort.Strings(keys)
 	for _, key := range keys {
 		if !strings.HasPrefix(key, "filter[") && !strings.HasPrefix(key, "filter") {
+			continue
+		}
+		if key == aggregationsKey {
+			aggs, err := parseAggregations(q, res, f)
+			if err != nil {
+				errs = append(errs, err)
+			}
+			p.aggs = aggs
 			continue
 		}
 		cond, err := e.parseFilter(res, key, q.Get(key), lang)

@@ -216,6 +216,13 @@ func (e *Engine) list(ctx context.Context, cl *call, res *resource.Resource, ext
 	if cl.hateoas {
 		doc.Links = cl.pageLinks(self, p, hasMore, total)
 	}
+	if p.aggs != nil {
+		data, err := e.aggregatedData(ctx, q, p.aggs)
+		if err != nil {
+			return nil, err
+		}
+		doc.Meta = []jsonapi.Member{{Name: "aggregatedData", Value: data}}
+	}
 	return withTotal(cl.reply(http.StatusOK, doc, nil), total), nil
 }
 

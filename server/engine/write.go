@@ -209,6 +209,9 @@ func (e *Engine) DeleteList(r *Request) (*jsonapi.Reply, error) {
 	if err != nil {
 		return nil, err
 	}
+	if p.aggs != nil {
+		return nil, problem.Filter(aggregationsKey, "Aggregations are answered by lists, not by deletes.")
+	}
 	if !p.filtered {
 		return nil, problem.Filter("filter", "At least one filter must be provided.")
 	}

@@ -67,6 +67,9 @@ type TopLevel struct {
 	// fields left the path out or nothing is related.
 	IncludeAsked bool
 	Links        *Links
+	// Meta is the document's top-level meta (nil: none), such as a list's
+	// meta.aggregatedData.
+	Meta []Member
 }
 
 func (o One) appendPrimary(b []byte) []byte {
@@ -150,6 +153,10 @@ func (d *TopLevel) writePieces(p *pieces) {
 			p.b = append(p.b, `,"links":`...)
 			p.b = append(p.b, l...)
 		}
+	}
+	if d.Meta != nil {
+		p.b = append(p.b, `,"meta":`...)
+		p.b = AppendObject(p.b, d.Meta)
 	}
 	p.b = append(p.b, '}')
 }

@@ -60,6 +60,9 @@ type Attribute struct {
 	// Localized maps a language code to the column holding the value in that
 	// language (x-localized); Column is the default language's.
 	Localized map[string]string
+	// Aggregate lists the functions filter[aggregations] may apply to the
+	// attribute (x-aggregate; see aggregate.go); empty: none.
+	Aggregate []string
 }
 
 // ColumnIn is the attribute's column for a language ("" or an unknown one:

@@ -46,6 +46,12 @@ func attribute(name string, s *openapi3.Schema) (*Attribute, error) {
 	if err := decodeExt(s.Extensions["x-list"], &a.List); err != nil {
 		return nil, err
 	}
+	if err := decodeExt(s.Extensions["x-aggregate"], &a.Aggregate); err != nil {
+		return nil, err
+	}
+	if err := checkAggregate(a); err != nil {
+		return nil, err
+	}
 	if v, ok := s.Extensions["x-sort"]; ok {
 		if err := decodeExt(v, &a.Sort); err != nil {
 			return nil, err

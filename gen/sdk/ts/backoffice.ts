@@ -1992,6 +1992,7 @@ export interface components {
             data: components["schemas"]["Account"][];
             included?: components["schemas"]["IncludedResource"][];
             links?: components["schemas"]["DocumentLinks"];
+            meta?: components["schemas"]["CollectionMeta"];
         };
         /** @description Identifies one of the contacts of the account in a request body. */
         AccountContactsIdentifierRequest: {
@@ -2259,6 +2260,18 @@ export interface components {
             owner?: components["schemas"]["AccountOwnerToOneRequest"];
             referredBy?: components["schemas"]["AccountReferredByToOneRequest"];
         };
+        /** @description One value of a `count` aggregation and how many records hold it. */
+        AggregatedCount: {
+            /**
+             * Format: int64
+             * @description How many of the matching records hold the value.
+             */
+            count: number;
+            /** @description The value, of the field's type. */
+            value: string | number | boolean;
+        };
+        /** @description One figure of `meta.aggregatedData`: for `count`, the values with how many records hold each, the most frequent first; for `sum` and `avg`, a number; for `min` and `max`, a value of the field's type; null when no record has a value. */
+        AggregatedValue: number | string | components["schemas"]["AggregatedCount"][] | components["schemas"]["JsonNull"];
         /** @description An asynchronous operation, created by a batch request to process it in the background. */
         AsyncOperation: {
             /** @description The fields of an asynchronous operation. */
@@ -2772,6 +2785,28 @@ export interface components {
             organization?: components["schemas"]["BusinessUnitOrganizationToOneRequest"];
             owner?: components["schemas"]["BusinessUnitOwnerToOneRequest"];
         };
+        /** @description Extra information about a list as a whole. */
+        CollectionMeta: {
+            /**
+             * @description The figures `filter[aggregations]` asked for, over every record the filters match (not only the page): one member per term, named by its alias or by the field and the function (`loginCountSum`, `enabledCount`).
+             * @example {
+             *       "enabledCount": [
+             *         {
+             *           "count": 3,
+             *           "value": true
+             *         },
+             *         {
+             *           "count": 1,
+             *           "value": false
+             *         }
+             *       ],
+             *       "loginCountSum": 42
+             *     }
+             */
+            aggregatedData?: {
+                [key: string]: components["schemas"]["AggregatedValue"];
+            };
+        };
         /** @description A contact, a person the organization deals with. */
         Contact: {
             attributes?: components["schemas"]["ContactAttributes"];
@@ -2945,6 +2980,7 @@ export interface components {
             data: components["schemas"]["Contact"][];
             included?: components["schemas"]["IncludedResource"][];
             links?: components["schemas"]["DocumentLinks"];
+            meta?: components["schemas"]["CollectionMeta"];
         };
         /** @description The body that creates a contact. */
         ContactCreateDocument: {
@@ -4158,6 +4194,7 @@ export interface components {
             data: components["schemas"]["User"][];
             included?: components["schemas"]["IncludedResource"][];
             links?: components["schemas"]["DocumentLinks"];
+            meta?: components["schemas"]["CollectionMeta"];
         };
         /** @description The fields a client may set when creating a user. */
         UserCreateAttributes: {
@@ -5178,6 +5215,11 @@ export interface components {
          */
         AccountFields: string;
         /**
+         * @description Figures over every account the other filters match, not only the page, answered in `meta.aggregatedData` (JSON:API only; in the plain format a 400): terms `field function` separated by commas, each optionally with an alias as a third word (`name count total`). Fields and functions: `name` (`count`, `min`, `max`), `createdAt` (`min`, `max`). Each answer is named by its alias, or by the field and the function (`nameCount`). `count` answers `[{value, count}]`, the values most records hold first (ties by value; records without a value are left out), at most 100 of them unless the server's `--max-aggregation-values` says otherwise; `sum`, `avg`, `min` and `max` answer one value, null when no record has one. At most 10 terms and 1,000 characters; an unknown field, a function the field does not take, a malformed term or a name given twice is a 400.
+         * @example name count,createdAt max
+         */
+        AccountFilterAggregations: string;
+        /**
          * @description Accounts with any of the given contact identifiers, separated by commas. Operators: `neq` (none of them), `exists` (`true`: at least one, `false`: none), `neq_or_null` (none of them, or none at all), `contains` (all of them), `not_contains` (not all of them). Each value has at most 1,000 characters; a longer one is a 400.
          * @example 12
          */
@@ -5312,6 +5354,11 @@ export interface components {
          * @example 42
          */
         ContactFilterAccounts: string;
+        /**
+         * @description Figures over every contact the other filters match, not only the page, answered in `meta.aggregatedData` (JSON:API only; in the plain format a 400): terms `field function` separated by commas, each optionally with an alias as a third word (`lastName count total`). Fields and functions: `lastName` (`count`, `min`, `max`), `gender` (`count`), `birthday` (`min`, `max`). Each answer is named by its alias, or by the field and the function (`lastNameCount`). `count` answers `[{value, count}]`, the values most records hold first (ties by value; records without a value are left out), at most 100 of them unless the server's `--max-aggregation-values` says otherwise; `sum`, `avg`, `min` and `max` answer one value, null when no record has one. At most 10 terms and 1,000 characters; an unknown field, a function the field does not take, a malformed term or a name given twice is a 400.
+         * @example gender count,birthday min
+         */
+        ContactFilterAggregations: string;
         /**
          * @description Contacts assigned to the given users, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[assignedTo][exists]=false` finds those without one), `neq_or_null`. Each value has at most 1,000 characters; a longer one is a 400.
          * @example 5
@@ -5567,6 +5614,11 @@ export interface components {
          */
         UserFields: string;
         /**
+         * @description Figures over every user the other filters match, not only the page, answered in `meta.aggregatedData` (JSON:API only; in the plain format a 400): terms `field function` separated by commas, each optionally with an alias as a third word (`enabled count total`). Fields and functions: `enabled` (`count`), `lastLogin` (`min`, `max`), `loginCount` (`sum`, `avg`, `min`, `max`). Each answer is named by its alias, or by the field and the function (`enabledCount`). `count` answers `[{value, count}]`, the values most records hold first (ties by value; records without a value are left out), at most 100 of them unless the server's `--max-aggregation-values` says otherwise; `sum`, `avg`, `min` and `max` answer one value, null when no record has one. At most 10 terms and 1,000 characters; an unknown field, a function the field does not take, a malformed term or a name given twice is a 400.
+         * @example loginCount sum,enabled count
+         */
+        UserFilterAggregations: string;
+        /**
          * @description Users by creation time (`2026-11-01`, `2026-11-01T09:30:00Z`), a range (`2026-01-01..2026-06-30`) or an operator (`filter[createdAt][gte]=2026-11-01`). Each value has at most 1,000 characters; a longer one is a 400.
          * @example 2026-11-01..2026-11-30
          */
@@ -5787,6 +5839,11 @@ export interface operations {
                  * @example 2026-11-01..2026-11-30
                  */
                 "filter[updatedAt]"?: components["parameters"]["AccountFilterUpdatedAt"];
+                /**
+                 * @description Figures over every account the other filters match, not only the page, answered in `meta.aggregatedData` (JSON:API only; in the plain format a 400): terms `field function` separated by commas, each optionally with an alias as a third word (`name count total`). Fields and functions: `name` (`count`, `min`, `max`), `createdAt` (`min`, `max`). Each answer is named by its alias, or by the field and the function (`nameCount`). `count` answers `[{value, count}]`, the values most records hold first (ties by value; records without a value are left out), at most 100 of them unless the server's `--max-aggregation-values` says otherwise; `sum`, `avg`, `min` and `max` answer one value, null when no record has one. At most 10 terms and 1,000 characters; an unknown field, a function the field does not take, a malformed term or a name given twice is a 400.
+                 * @example name count,createdAt max
+                 */
+                "filter[aggregations]"?: components["parameters"]["AccountFilterAggregations"];
                 /** @description The page to return, starting at 1. */
                 "page[number]"?: components["parameters"]["PageNumber"];
                 /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400. */
@@ -6943,6 +7000,11 @@ export interface operations {
                  * @example 2026-11-01..2026-11-30
                  */
                 "filter[updatedAt]"?: components["parameters"]["ContactFilterUpdatedAt"];
+                /**
+                 * @description Figures over every contact the other filters match, not only the page, answered in `meta.aggregatedData` (JSON:API only; in the plain format a 400): terms `field function` separated by commas, each optionally with an alias as a third word (`lastName count total`). Fields and functions: `lastName` (`count`, `min`, `max`), `gender` (`count`), `birthday` (`min`, `max`). Each answer is named by its alias, or by the field and the function (`lastNameCount`). `count` answers `[{value, count}]`, the values most records hold first (ties by value; records without a value are left out), at most 100 of them unless the server's `--max-aggregation-values` says otherwise; `sum`, `avg`, `min` and `max` answer one value, null when no record has one. At most 10 terms and 1,000 characters; an unknown field, a function the field does not take, a malformed term or a name given twice is a 400.
+                 * @example gender count,birthday min
+                 */
+                "filter[aggregations]"?: components["parameters"]["ContactFilterAggregations"];
                 /** @description The page to return, starting at 1. */
                 "page[number]"?: components["parameters"]["PageNumber"];
                 /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400. */
@@ -10052,6 +10114,11 @@ export interface operations {
                  * @example 2026-11-01..2026-11-30
                  */
                 "filter[updatedAt]"?: components["parameters"]["UserFilterUpdatedAt"];
+                /**
+                 * @description Figures over every user the other filters match, not only the page, answered in `meta.aggregatedData` (JSON:API only; in the plain format a 400): terms `field function` separated by commas, each optionally with an alias as a third word (`enabled count total`). Fields and functions: `enabled` (`count`), `lastLogin` (`min`, `max`), `loginCount` (`sum`, `avg`, `min`, `max`). Each answer is named by its alias, or by the field and the function (`enabledCount`). `count` answers `[{value, count}]`, the values most records hold first (ties by value; records without a value are left out), at most 100 of them unless the server's `--max-aggregation-values` says otherwise; `sum`, `avg`, `min` and `max` answer one value, null when no record has one. At most 10 terms and 1,000 characters; an unknown field, a function the field does not take, a malformed term or a name given twice is a 400.
+                 * @example loginCount sum,enabled count
+                 */
+                "filter[aggregations]"?: components["parameters"]["UserFilterAggregations"];
                 /** @description The page to return, starting at 1. */
                 "page[number]"?: components["parameters"]["PageNumber"];
                 /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400. */
@@ -10290,6 +10357,11 @@ export interface operations {
                  * @example 2026-11-01..2026-11-30
                  */
                 "filter[updatedAt]"?: components["parameters"]["ContactFilterUpdatedAt"];
+                /**
+                 * @description Figures over every contact the other filters match, not only the page, answered in `meta.aggregatedData` (JSON:API only; in the plain format a 400): terms `field function` separated by commas, each optionally with an alias as a third word (`lastName count total`). Fields and functions: `lastName` (`count`, `min`, `max`), `gender` (`count`), `birthday` (`min`, `max`). Each answer is named by its alias, or by the field and the function (`lastNameCount`). `count` answers `[{value, count}]`, the values most records hold first (ties by value; records without a value are left out), at most 100 of them unless the server's `--max-aggregation-values` says otherwise; `sum`, `avg`, `min` and `max` answer one value, null when no record has one. At most 10 terms and 1,000 characters; an unknown field, a function the field does not take, a malformed term or a name given twice is a 400.
+                 * @example gender count,birthday min
+                 */
+                "filter[aggregations]"?: components["parameters"]["ContactFilterAggregations"];
                 /** @description The page to return, starting at 1. */
                 "page[number]"?: components["parameters"]["PageNumber"];
                 /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400. */
@@ -11715,6 +11787,11 @@ export interface operations {
                  * @example 2026-11-01..2026-11-30
                  */
                 "filter[updatedAt]"?: components["parameters"]["AccountFilterUpdatedAt"];
+                /**
+                 * @description Figures over every account the other filters match, not only the page, answered in `meta.aggregatedData` (JSON:API only; in the plain format a 400): terms `field function` separated by commas, each optionally with an alias as a third word (`name count total`). Fields and functions: `name` (`count`, `min`, `max`), `createdAt` (`min`, `max`). Each answer is named by its alias, or by the field and the function (`nameCount`). `count` answers `[{value, count}]`, the values most records hold first (ties by value; records without a value are left out), at most 100 of them unless the server's `--max-aggregation-values` says otherwise; `sum`, `avg`, `min` and `max` answer one value, null when no record has one. At most 10 terms and 1,000 characters; an unknown field, a function the field does not take, a malformed term or a name given twice is a 400.
+                 * @example name count,createdAt max
+                 */
+                "filter[aggregations]"?: components["parameters"]["AccountFilterAggregations"];
                 /** @description The page to return, starting at 1. */
                 "page[number]"?: components["parameters"]["PageNumber"];
                 /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400. */
@@ -14242,6 +14319,11 @@ export interface operations {
                  * @example 2026-11-01..2026-11-30
                  */
                 "filter[updatedAt]"?: components["parameters"]["UserFilterUpdatedAt"];
+                /**
+                 * @description Figures over every user the other filters match, not only the page, answered in `meta.aggregatedData` (JSON:API only; in the plain format a 400): terms `field function` separated by commas, each optionally with an alias as a third word (`enabled count total`). Fields and functions: `enabled` (`count`), `lastLogin` (`min`, `max`), `loginCount` (`sum`, `avg`, `min`, `max`). Each answer is named by its alias, or by the field and the function (`enabledCount`). `count` answers `[{value, count}]`, the values most records hold first (ties by value; records without a value are left out), at most 100 of them unless the server's `--max-aggregation-values` says otherwise; `sum`, `avg`, `min` and `max` answer one value, null when no record has one. At most 10 terms and 1,000 characters; an unknown field, a function the field does not take, a malformed term or a name given twice is a 400.
+                 * @example loginCount sum,enabled count
+                 */
+                "filter[aggregations]"?: components["parameters"]["UserFilterAggregations"];
                 /** @description The page to return, starting at 1. */
                 "page[number]"?: components["parameters"]["PageNumber"];
                 /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400. */
@@ -16303,6 +16385,11 @@ export interface operations {
                  * @example 2026-11-01..2026-11-30
                  */
                 "filter[updatedAt]"?: components["parameters"]["UserFilterUpdatedAt"];
+                /**
+                 * @description Figures over every user the other filters match, not only the page, answered in `meta.aggregatedData` (JSON:API only; in the plain format a 400): terms `field function` separated by commas, each optionally with an alias as a third word (`enabled count total`). Fields and functions: `enabled` (`count`), `lastLogin` (`min`, `max`), `loginCount` (`sum`, `avg`, `min`, `max`). Each answer is named by its alias, or by the field and the function (`enabledCount`). `count` answers `[{value, count}]`, the values most records hold first (ties by value; records without a value are left out), at most 100 of them unless the server's `--max-aggregation-values` says otherwise; `sum`, `avg`, `min` and `max` answer one value, null when no record has one. At most 10 terms and 1,000 characters; an unknown field, a function the field does not take, a malformed term or a name given twice is a 400.
+                 * @example loginCount sum,enabled count
+                 */
+                "filter[aggregations]"?: components["parameters"]["UserFilterAggregations"];
                 /** @description The page to return, starting at 1. */
                 "page[number]"?: components["parameters"]["PageNumber"];
                 /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400. */

@@ -364,6 +364,40 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /** @description One value of a `count` aggregation and how many records hold it. */
+        AggregatedCount: {
+            /**
+             * Format: int64
+             * @description How many of the matching records hold the value.
+             */
+            count: number;
+            /** @description The value, of the field's type. */
+            value: string | number | boolean;
+        };
+        /** @description One figure of `meta.aggregatedData`: for `count`, the values with how many records hold each, the most frequent first; for `sum` and `avg`, a number; for `min` and `max`, a value of the field's type; null when no record has a value. */
+        AggregatedValue: number | string | components["schemas"]["AggregatedCount"][] | components["schemas"]["JsonNull"];
+        /** @description Extra information about a list as a whole. */
+        CollectionMeta: {
+            /**
+             * @description The figures `filter[aggregations]` asked for, over every record the filters match (not only the page): one member per term, named by its alias or by the field and the function (`loginCountSum`, `enabledCount`).
+             * @example {
+             *       "enabledCount": [
+             *         {
+             *           "count": 3,
+             *           "value": true
+             *         },
+             *         {
+             *           "count": 1,
+             *           "value": false
+             *         }
+             *       ],
+             *       "loginCountSum": 42
+             *     }
+             */
+            aggregatedData?: {
+                [key: string]: components["schemas"]["AggregatedValue"];
+            };
+        };
         /** @description A country (ISO 3166-1). */
         Country: {
             attributes?: {
@@ -463,6 +497,7 @@ export interface components {
         CurrencyCollectionDocument: {
             data: components["schemas"]["Currency"][];
             links?: components["schemas"]["DocumentLinks"];
+            meta?: components["schemas"]["CollectionMeta"];
         };
         /** @description A document holding one currency. */
         CurrencyDocument: {
@@ -577,6 +612,7 @@ export interface components {
         LocalizationCollectionDocument: {
             data: components["schemas"]["Localization"][];
             links?: components["schemas"]["DocumentLinks"];
+            meta?: components["schemas"]["CollectionMeta"];
         };
         /** @description A document holding one localization. */
         LocalizationDocument: {
@@ -1171,6 +1207,11 @@ export interface components {
          */
         CurrencyFields: string;
         /**
+         * @description Figures over every currency the other filters match, not only the page, answered in `meta.aggregatedData` (JSON:API only; in the plain format a 400): terms `field function` separated by commas, each optionally with an alias as a third word (`symbol count total`). Fields and functions: `symbol` (`count`). Each answer is named by its alias, or by the field and the function (`symbolCount`). `count` answers `[{value, count}]`, the values most records hold first (ties by value; records without a value are left out), at most 100 of them unless the server's `--max-aggregation-values` says otherwise; `sum`, `avg`, `min` and `max` answer one value, null when no record has one. At most 10 terms and 1,000 characters; an unknown field, a function the field does not take, a malformed term or a name given twice is a 400.
+         * @example symbol count
+         */
+        CurrencyFilterAggregations: string;
+        /**
          * @description Currencies by ISO 4217 code; several codes separated by commas (`EUR,GBP`). Operators: `filter[id][neq]=USD`. Each value has at most 1,000 characters; a longer one is a 400.
          * @example EUR,GBP
          */
@@ -1190,6 +1231,11 @@ export interface components {
          * @example title,languageCode
          */
         LocalizationFields: string;
+        /**
+         * @description Figures over every localization the other filters match, not only the page, answered in `meta.aggregatedData` (JSON:API only; in the plain format a 400): terms `field function` separated by commas, each optionally with an alias as a third word (`languageCode count total`). Fields and functions: `languageCode` (`count`, `min`, `max`). Each answer is named by its alias, or by the field and the function (`languageCodeCount`). `count` answers `[{value, count}]`, the values most records hold first (ties by value; records without a value are left out), at most 100 of them unless the server's `--max-aggregation-values` says otherwise; `sum`, `avg`, `min` and `max` answer one value, null when no record has one. At most 10 terms and 1,000 characters; an unknown field, a function the field does not take, a malformed term or a name given twice is a 400.
+         * @example languageCode count
+         */
+        LocalizationFilterAggregations: string;
         /**
          * @description Localizations by formatting code (`de_DE`); several separated by commas. Operator `neq`. Each value has at most 1,000 characters; a longer one is a 400.
          * @example de_DE
@@ -1677,6 +1723,11 @@ export interface operations {
                  * @example EUR,GBP
                  */
                 "filter[id]"?: components["parameters"]["CurrencyFilterId"];
+                /**
+                 * @description Figures over every currency the other filters match, not only the page, answered in `meta.aggregatedData` (JSON:API only; in the plain format a 400): terms `field function` separated by commas, each optionally with an alias as a third word (`symbol count total`). Fields and functions: `symbol` (`count`). Each answer is named by its alias, or by the field and the function (`symbolCount`). `count` answers `[{value, count}]`, the values most records hold first (ties by value; records without a value are left out), at most 100 of them unless the server's `--max-aggregation-values` says otherwise; `sum`, `avg`, `min` and `max` answer one value, null when no record has one. At most 10 terms and 1,000 characters; an unknown field, a function the field does not take, a malformed term or a name given twice is a 400.
+                 * @example symbol count
+                 */
+                "filter[aggregations]"?: components["parameters"]["CurrencyFilterAggregations"];
                 /** @description The page to return, starting at 1. */
                 "page[number]"?: components["parameters"]["PageNumber"];
                 /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400. */
@@ -1898,6 +1949,11 @@ export interface operations {
                  * @example de_DE
                  */
                 "filter[formattingCode]"?: components["parameters"]["LocalizationFilterFormattingCode"];
+                /**
+                 * @description Figures over every localization the other filters match, not only the page, answered in `meta.aggregatedData` (JSON:API only; in the plain format a 400): terms `field function` separated by commas, each optionally with an alias as a third word (`languageCode count total`). Fields and functions: `languageCode` (`count`, `min`, `max`). Each answer is named by its alias, or by the field and the function (`languageCodeCount`). `count` answers `[{value, count}]`, the values most records hold first (ties by value; records without a value are left out), at most 100 of them unless the server's `--max-aggregation-values` says otherwise; `sum`, `avg`, `min` and `max` answer one value, null when no record has one. At most 10 terms and 1,000 characters; an unknown field, a function the field does not take, a malformed term or a name given twice is a 400.
+                 * @example languageCode count
+                 */
+                "filter[aggregations]"?: components["parameters"]["LocalizationFilterAggregations"];
                 /** @description The page to return, starting at 1. */
                 "page[number]"?: components["parameters"]["PageNumber"];
                 /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400. */

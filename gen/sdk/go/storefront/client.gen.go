@@ -137,6 +137,51 @@ func (e WeightUnitType) Valid() bool {
 	}
 }
 
+// AggregatedCount One value of a `count` aggregation and how many records hold it.
+type AggregatedCount struct {
+	// Count How many of the matching records hold the value.
+	Count int64 `json:"count"`
+
+	// Value The value, of the field's type.
+	Value AggregatedCount_Value `json:"value"`
+}
+
+// AggregatedCountValue0 defines model for AggregatedCount.Value.0.
+type AggregatedCountValue0 = string
+
+// AggregatedCountValue1 defines model for AggregatedCount.Value.1.
+type AggregatedCountValue1 = float64
+
+// AggregatedCountValue2 defines model for AggregatedCount.Value.2.
+type AggregatedCountValue2 = bool
+
+// AggregatedCount_Value The value, of the field's type.
+type AggregatedCount_Value struct {
+	union json.RawMessage
+}
+
+// AggregatedValue One figure of `meta.aggregatedData`: for `count`, the values with how many records hold each, the most frequent first; for `sum` and `avg`, a number; for `min` and `max`, a value of the field's type; null when no record has a value.
+type AggregatedValue struct {
+	union json.RawMessage
+}
+
+// AggregatedValue0 defines model for AggregatedValue.0.
+type AggregatedValue0 = float64
+
+// AggregatedValue1 defines model for AggregatedValue.1.
+type AggregatedValue1 = string
+
+// AggregatedValue2 defines model for AggregatedValue.2.
+type AggregatedValue2 = []AggregatedCount
+
+// CollectionMeta Extra information about a list as a whole.
+type CollectionMeta struct {
+	// AggregatedData The figures `filter[aggregations]` asked for, over every record the filters match (not only the page): one member per term, named by its alias or by the field and the function (`loginCountSum`, `enabledCount`).
+	//
+	// Example: {"enabledCount":[{"count":3,"value":true},{"count":1,"value":false}],"loginCountSum":42}
+	AggregatedData *map[string]AggregatedValue `json:"aggregatedData,omitempty"`
+}
+
 // Country A country (ISO 3166-1).
 type Country struct {
 	Attributes *struct {
@@ -285,6 +330,9 @@ type CurrencyCollectionDocument struct {
 
 	// Links Top-level links. `self` addresses the collection; `first`, `prev` and `next` appear on lists when they lead somewhere, `last` when the total is known. Removed by `X-Include: noHateoas`.
 	Links *DocumentLinks `json:"links,omitempty"`
+
+	// Meta Extra information about a list as a whole.
+	Meta *CollectionMeta `json:"meta,omitempty"`
 }
 
 // CurrencyDocument A document holding one currency.
@@ -410,6 +458,9 @@ type LocalizationCollectionDocument struct {
 
 	// Links Top-level links. `self` addresses the collection; `first`, `prev` and `next` appear on lists when they lead somewhere, `last` when the total is known. Removed by `X-Include: noHateoas`.
 	Links *DocumentLinks `json:"links,omitempty"`
+
+	// Meta Extra information about a list as a whole.
+	Meta *CollectionMeta `json:"meta,omitempty"`
 }
 
 // LocalizationDocument A document holding one localization.
@@ -736,6 +787,9 @@ type CountrySort = string
 // CurrencyFields defines model for CurrencyFields.
 type CurrencyFields = string
 
+// CurrencyFilterAggregations defines model for CurrencyFilterAggregations.
+type CurrencyFilterAggregations = string
+
 // CurrencyFilterId defines model for CurrencyFilterId.
 type CurrencyFilterId = string
 
@@ -747,6 +801,9 @@ type CurrencySort = string
 
 // LocalizationFields defines model for LocalizationFields.
 type LocalizationFields = string
+
+// LocalizationFilterAggregations defines model for LocalizationFilterAggregations.
+type LocalizationFilterAggregations = string
 
 // LocalizationFilterFormattingCode defines model for LocalizationFilterFormattingCode.
 type LocalizationFilterFormattingCode = string
@@ -999,6 +1056,9 @@ type ListCurrenciesParams struct {
 	// FilterId Currencies by ISO 4217 code; several codes separated by commas (`EUR,GBP`). Operators: `filter[id][neq]=USD`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterId *CurrencyFilterId `form:"filter[id],omitempty" json:"filter[id],omitempty"`
 
+	// FilterAggregations Figures over every currency the other filters match, not only the page, answered in `meta.aggregatedData` (JSON:API only; in the plain format a 400): terms `field function` separated by commas, each optionally with an alias as a third word (`symbol count total`). Fields and functions: `symbol` (`count`). Each answer is named by its alias, or by the field and the function (`symbolCount`). `count` answers `[{value, count}]`, the values most records hold first (ties by value; records without a value are left out), at most 100 of them unless the server's `--max-aggregation-values` says otherwise; `sum`, `avg`, `min` and `max` answer one value, null when no record has one. At most 10 terms and 1,000 characters; an unknown field, a function the field does not take, a malformed term or a name given twice is a 400.
+	FilterAggregations *CurrencyFilterAggregations `form:"filter[aggregations],omitempty" json:"filter[aggregations],omitempty"`
+
 	// PageNumber The page to return, starting at 1.
 	PageNumber *PageNumber `form:"page[number],omitempty" json:"page[number],omitempty"`
 
@@ -1055,6 +1115,9 @@ type ListLocalizationsParams struct {
 
 	// FilterFormattingCode Localizations by formatting code (`de_DE`); several separated by commas. Operator `neq`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterFormattingCode *LocalizationFilterFormattingCode `form:"filter[formattingCode],omitempty" json:"filter[formattingCode],omitempty"`
+
+	// FilterAggregations Figures over every localization the other filters match, not only the page, answered in `meta.aggregatedData` (JSON:API only; in the plain format a 400): terms `field function` separated by commas, each optionally with an alias as a third word (`languageCode count total`). Fields and functions: `languageCode` (`count`, `min`, `max`). Each answer is named by its alias, or by the field and the function (`languageCodeCount`). `count` answers `[{value, count}]`, the values most records hold first (ties by value; records without a value are left out), at most 100 of them unless the server's `--max-aggregation-values` says otherwise; `sum`, `avg`, `min` and `max` answer one value, null when no record has one. At most 10 terms and 1,000 characters; an unknown field, a function the field does not take, a malformed term or a name given twice is a 400.
+	FilterAggregations *LocalizationFilterAggregations `form:"filter[aggregations],omitempty" json:"filter[aggregations],omitempty"`
 
 	// PageNumber The page to return, starting at 1.
 	PageNumber *PageNumber `form:"page[number],omitempty" json:"page[number],omitempty"`
@@ -1260,6 +1323,208 @@ type CreateTokenJSONRequestBody = TokenRequest
 
 // CreateTokenFormdataRequestBody defines body for CreateToken for application/x-www-form-urlencoded ContentType.
 type CreateTokenFormdataRequestBody = TokenRequest
+
+// AsAggregatedCountValue0 returns the union data inside the AggregatedCount_Value as a AggregatedCountValue0
+func (t AggregatedCount_Value) AsAggregatedCountValue0() (AggregatedCountValue0, error) {
+	var body AggregatedCountValue0
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromAggregatedCountValue0 overwrites any union data inside the AggregatedCount_Value as the provided AggregatedCountValue0
+func (t *AggregatedCount_Value) FromAggregatedCountValue0(v AggregatedCountValue0) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeAggregatedCountValue0 performs a merge with any union data inside the AggregatedCount_Value, using the provided AggregatedCountValue0
+func (t *AggregatedCount_Value) MergeAggregatedCountValue0(v AggregatedCountValue0) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsAggregatedCountValue1 returns the union data inside the AggregatedCount_Value as a AggregatedCountValue1
+func (t AggregatedCount_Value) AsAggregatedCountValue1() (AggregatedCountValue1, error) {
+	var body AggregatedCountValue1
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromAggregatedCountValue1 overwrites any union data inside the AggregatedCount_Value as the provided AggregatedCountValue1
+func (t *AggregatedCount_Value) FromAggregatedCountValue1(v AggregatedCountValue1) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeAggregatedCountValue1 performs a merge with any union data inside the AggregatedCount_Value, using the provided AggregatedCountValue1
+func (t *AggregatedCount_Value) MergeAggregatedCountValue1(v AggregatedCountValue1) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsAggregatedCountValue2 returns the union data inside the AggregatedCount_Value as a AggregatedCountValue2
+func (t AggregatedCount_Value) AsAggregatedCountValue2() (AggregatedCountValue2, error) {
+	var body AggregatedCountValue2
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromAggregatedCountValue2 overwrites any union data inside the AggregatedCount_Value as the provided AggregatedCountValue2
+func (t *AggregatedCount_Value) FromAggregatedCountValue2(v AggregatedCountValue2) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeAggregatedCountValue2 performs a merge with any union data inside the AggregatedCount_Value, using the provided AggregatedCountValue2
+func (t *AggregatedCount_Value) MergeAggregatedCountValue2(v AggregatedCountValue2) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t AggregatedCount_Value) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *AggregatedCount_Value) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsAggregatedValue0 returns the union data inside the AggregatedValue as a AggregatedValue0
+func (t AggregatedValue) AsAggregatedValue0() (AggregatedValue0, error) {
+	var body AggregatedValue0
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromAggregatedValue0 overwrites any union data inside the AggregatedValue as the provided AggregatedValue0
+func (t *AggregatedValue) FromAggregatedValue0(v AggregatedValue0) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeAggregatedValue0 performs a merge with any union data inside the AggregatedValue, using the provided AggregatedValue0
+func (t *AggregatedValue) MergeAggregatedValue0(v AggregatedValue0) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsAggregatedValue1 returns the union data inside the AggregatedValue as a AggregatedValue1
+func (t AggregatedValue) AsAggregatedValue1() (AggregatedValue1, error) {
+	var body AggregatedValue1
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromAggregatedValue1 overwrites any union data inside the AggregatedValue as the provided AggregatedValue1
+func (t *AggregatedValue) FromAggregatedValue1(v AggregatedValue1) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeAggregatedValue1 performs a merge with any union data inside the AggregatedValue, using the provided AggregatedValue1
+func (t *AggregatedValue) MergeAggregatedValue1(v AggregatedValue1) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsAggregatedValue2 returns the union data inside the AggregatedValue as a AggregatedValue2
+func (t AggregatedValue) AsAggregatedValue2() (AggregatedValue2, error) {
+	var body AggregatedValue2
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromAggregatedValue2 overwrites any union data inside the AggregatedValue as the provided AggregatedValue2
+func (t *AggregatedValue) FromAggregatedValue2(v AggregatedValue2) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeAggregatedValue2 performs a merge with any union data inside the AggregatedValue, using the provided AggregatedValue2
+func (t *AggregatedValue) MergeAggregatedValue2(v AggregatedValue2) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsJsonNull returns the union data inside the AggregatedValue as a JsonNull
+func (t AggregatedValue) AsJsonNull() (JsonNull, error) {
+	var body JsonNull
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromJsonNull overwrites any union data inside the AggregatedValue as the provided JsonNull
+func (t *AggregatedValue) FromJsonNull(v JsonNull) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeJsonNull performs a merge with any union data inside the AggregatedValue, using the provided JsonNull
+func (t *AggregatedValue) MergeJsonNull(v JsonNull) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t AggregatedValue) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *AggregatedValue) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
 
 // AsCountry returns the union data inside the CountryOrRegion as a Country
 func (t CountryOrRegion) AsCountry() (Country, error) {
@@ -2631,6 +2896,18 @@ func NewListCurrenciesRequest(server string, params *ListCurrenciesParams) (*htt
 
 		}
 
+		if params.FilterAggregations != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "filter[aggregations]", *params.FilterAggregations, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
 		if params.PageNumber != nil {
 
 			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "page[number]", *params.PageNumber, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
@@ -2919,6 +3196,18 @@ func NewListLocalizationsRequest(server string, params *ListLocalizationsParams)
 		if params.FilterFormattingCode != nil {
 
 			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "filter[formattingCode]", *params.FilterFormattingCode, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.FilterAggregations != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "filter[aggregations]", *params.FilterAggregations, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
