@@ -2027,7 +2027,7 @@ type CountryToOne struct {
 // CountryToOneDocument The country identifier of a relationship endpoint.
 type CountryToOneDocument = jsonapi.Document
 
-// DocumentLinks Top-level links. `self` addresses the collection; `first`, `prev` and `next` appear on lists when they lead somewhere, `last` when the total is known. Removed by `X-Include: noHateoas`.
+// DocumentLinks Top-level links. `self` addresses the collection; on a page by number `first`, `prev` and `next` appear when they lead somewhere, `last` when the total is known. On a cursor page (`page[after]` or `page[before]`) `first` starts the walk again, and `prev` and `next` carry the cursors of the page's ends; each is left out at its end of the list (JSON:API's way to say a link is unavailable). Removed by `X-Include: noHateoas`.
 type DocumentLinks struct {
 	First   *string `json:"first,omitempty"`
 	Last    *string `json:"last,omitempty"`
@@ -2046,6 +2046,22 @@ type Error struct {
 	//
 	// Example: This value should not be blank.
 	Detail *string `json:"detail,omitempty"`
+
+	// Links Sent for the problems a published profile defines: `about` is the address of the problem type (the cursor-pagination profile's `max-size-exceeded`, `unsupported-sort` and `range-pagination-not-supported`); `code` then names it.
+	Links *struct {
+		// About Example: https://jsonapi.org/profiles/ethanresnick/cursor-pagination/max-size-exceeded
+		About string `json:"about"`
+	} `json:"links,omitempty"`
+
+	// Meta What a client needs to act on the problem, such as the largest page size.
+	Meta *struct {
+		Page *struct {
+			// MaxSize The largest `page[size]`.
+			//
+			// Example: 1000
+			MaxSize int `json:"maxSize"`
+		} `json:"page,omitempty"`
+	} `json:"meta,omitempty"`
 
 	// Source Where the problem is in the request.
 	Source *struct {
@@ -3385,6 +3401,12 @@ type OrganizationInclude = string
 // OrganizationSort defines model for OrganizationSort.
 type OrganizationSort = string
 
+// PageAfter defines model for PageAfter.
+type PageAfter = string
+
+// PageBefore defines model for PageBefore.
+type PageBefore = string
+
 // PageNumber defines model for PageNumber.
 type PageNumber = int
 
@@ -3657,8 +3679,14 @@ type ListAccountsParams struct {
 	// PageNumber The page to return, starting at 1.
 	PageNumber *PageNumber `form:"page[number],omitempty" json:"page[number],omitempty"`
 
-	// PageSize Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400.
+	// PageSize Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000.
 	PageSize *PageSize `form:"page[size],omitempty" json:"page[size],omitempty"`
+
+	// PageAfter Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`.
+	PageAfter *PageAfter `form:"page[after],omitempty" json:"page[after],omitempty"`
+
+	// PageBefore Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`.
+	PageBefore *PageBefore `form:"page[before],omitempty" json:"page[before],omitempty"`
 
 	// Sort Fields to sort by, separated by commas; a leading `-` sorts descending. Sortable: `id`, `name`, `externalId`, `defaultContact`, `owner`, `referredBy`, `createdAt`, `updatedAt`.
 	Sort *AccountSort `form:"sort,omitempty" json:"sort,omitempty"`
@@ -3759,8 +3787,14 @@ type ListAccountContactsParams struct {
 	// PageNumber The page to return, starting at 1.
 	PageNumber *PageNumber `form:"page[number],omitempty" json:"page[number],omitempty"`
 
-	// PageSize Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400.
+	// PageSize Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000.
 	PageSize *PageSize `form:"page[size],omitempty" json:"page[size],omitempty"`
+
+	// PageAfter Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`.
+	PageAfter *PageAfter `form:"page[after],omitempty" json:"page[after],omitempty"`
+
+	// PageBefore Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`.
+	PageBefore *PageBefore `form:"page[before],omitempty" json:"page[before],omitempty"`
 
 	// Sort Fields to sort by, separated by commas; a leading `-` sorts descending. Sortable: `id`, `lastName`, `primaryEmail`, `externalId`, `assignedTo`, `owner`, `reportsTo`, `createdAt`, `updatedAt`.
 	Sort *ContactSort `form:"sort,omitempty" json:"sort,omitempty"`
@@ -3918,8 +3952,14 @@ type GetAccountContactsRelationshipParams struct {
 	// PageNumber The page to return, starting at 1.
 	PageNumber *PageNumber `form:"page[number],omitempty" json:"page[number],omitempty"`
 
-	// PageSize Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400.
+	// PageSize Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000.
 	PageSize *PageSize `form:"page[size],omitempty" json:"page[size],omitempty"`
+
+	// PageAfter Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`.
+	PageAfter *PageAfter `form:"page[after],omitempty" json:"page[after],omitempty"`
+
+	// PageBefore Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`.
+	PageBefore *PageBefore `form:"page[before],omitempty" json:"page[before],omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -3960,7 +4000,7 @@ type ListAsyncOperationErrorsParams struct {
 	// PageNumber The page to return, starting at 1.
 	PageNumber *PageNumber `form:"page[number],omitempty" json:"page[number],omitempty"`
 
-	// PageSize Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400.
+	// PageSize Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000.
 	PageSize *PageSize `form:"page[size],omitempty" json:"page[size],omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
@@ -4020,8 +4060,14 @@ type ListBusinessUnitsParams struct {
 	// PageNumber The page to return, starting at 1.
 	PageNumber *PageNumber `form:"page[number],omitempty" json:"page[number],omitempty"`
 
-	// PageSize Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400.
+	// PageSize Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000.
 	PageSize *PageSize `form:"page[size],omitempty" json:"page[size],omitempty"`
+
+	// PageAfter Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`.
+	PageAfter *PageAfter `form:"page[after],omitempty" json:"page[after],omitempty"`
+
+	// PageBefore Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`.
+	PageBefore *PageBefore `form:"page[before],omitempty" json:"page[before],omitempty"`
 
 	// Sort Fields to sort by, separated by commas; a leading `-` sorts descending. Sortable: `id`, `name`, `owner`, `createdAt`, `updatedAt`.
 	Sort *BusinessUnitSort `form:"sort,omitempty" json:"sort,omitempty"`
@@ -4161,8 +4207,14 @@ type GetBusinessUnitUsersRelationshipParams struct {
 	// PageNumber The page to return, starting at 1.
 	PageNumber *PageNumber `form:"page[number],omitempty" json:"page[number],omitempty"`
 
-	// PageSize Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400.
+	// PageSize Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000.
 	PageSize *PageSize `form:"page[size],omitempty" json:"page[size],omitempty"`
+
+	// PageAfter Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`.
+	PageAfter *PageAfter `form:"page[after],omitempty" json:"page[after],omitempty"`
+
+	// PageBefore Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`.
+	PageBefore *PageBefore `form:"page[before],omitempty" json:"page[before],omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -4206,8 +4258,14 @@ type ListBusinessUnitUsersParams struct {
 	// PageNumber The page to return, starting at 1.
 	PageNumber *PageNumber `form:"page[number],omitempty" json:"page[number],omitempty"`
 
-	// PageSize Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400.
+	// PageSize Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000.
 	PageSize *PageSize `form:"page[size],omitempty" json:"page[size],omitempty"`
+
+	// PageAfter Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`.
+	PageAfter *PageAfter `form:"page[after],omitempty" json:"page[after],omitempty"`
+
+	// PageBefore Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`.
+	PageBefore *PageBefore `form:"page[before],omitempty" json:"page[before],omitempty"`
 
 	// Sort Fields to sort by, separated by commas; a leading `-` sorts descending. Sortable: `id`, `username`, `email`, `lastName`, `enabled`, `externalId`, `owner`, `createdAt`, `updatedAt`.
 	Sort *UserSort `form:"sort,omitempty" json:"sort,omitempty"`
@@ -4317,8 +4375,14 @@ type ListContactsParams struct {
 	// PageNumber The page to return, starting at 1.
 	PageNumber *PageNumber `form:"page[number],omitempty" json:"page[number],omitempty"`
 
-	// PageSize Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400.
+	// PageSize Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000.
 	PageSize *PageSize `form:"page[size],omitempty" json:"page[size],omitempty"`
+
+	// PageAfter Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`.
+	PageAfter *PageAfter `form:"page[after],omitempty" json:"page[after],omitempty"`
+
+	// PageBefore Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`.
+	PageBefore *PageBefore `form:"page[before],omitempty" json:"page[before],omitempty"`
 
 	// Sort Fields to sort by, separated by commas; a leading `-` sorts descending. Sortable: `id`, `lastName`, `primaryEmail`, `externalId`, `assignedTo`, `owner`, `reportsTo`, `createdAt`, `updatedAt`.
 	Sort *ContactSort `form:"sort,omitempty" json:"sort,omitempty"`
@@ -4416,8 +4480,14 @@ type ListContactAccountsParams struct {
 	// PageNumber The page to return, starting at 1.
 	PageNumber *PageNumber `form:"page[number],omitempty" json:"page[number],omitempty"`
 
-	// PageSize Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400.
+	// PageSize Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000.
 	PageSize *PageSize `form:"page[size],omitempty" json:"page[size],omitempty"`
+
+	// PageAfter Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`.
+	PageAfter *PageAfter `form:"page[after],omitempty" json:"page[after],omitempty"`
+
+	// PageBefore Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`.
+	PageBefore *PageBefore `form:"page[before],omitempty" json:"page[before],omitempty"`
 
 	// Sort Fields to sort by, separated by commas; a leading `-` sorts descending. Sortable: `id`, `name`, `externalId`, `defaultContact`, `owner`, `referredBy`, `createdAt`, `updatedAt`.
 	Sort *AccountSort `form:"sort,omitempty" json:"sort,omitempty"`
@@ -4545,8 +4615,14 @@ type GetContactAccountsRelationshipParams struct {
 	// PageNumber The page to return, starting at 1.
 	PageNumber *PageNumber `form:"page[number],omitempty" json:"page[number],omitempty"`
 
-	// PageSize Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400.
+	// PageSize Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000.
 	PageSize *PageSize `form:"page[size],omitempty" json:"page[size],omitempty"`
+
+	// PageAfter Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`.
+	PageAfter *PageAfter `form:"page[after],omitempty" json:"page[after],omitempty"`
+
+	// PageBefore Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`.
+	PageBefore *PageBefore `form:"page[before],omitempty" json:"page[before],omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -4620,8 +4696,14 @@ type ListCountriesParams struct {
 	// PageNumber The page to return, starting at 1.
 	PageNumber *PageNumber `form:"page[number],omitempty" json:"page[number],omitempty"`
 
-	// PageSize Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400.
+	// PageSize Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000.
 	PageSize *PageSize `form:"page[size],omitempty" json:"page[size],omitempty"`
+
+	// PageAfter Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`.
+	PageAfter *PageAfter `form:"page[after],omitempty" json:"page[after],omitempty"`
+
+	// PageBefore Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`.
+	PageBefore *PageBefore `form:"page[before],omitempty" json:"page[before],omitempty"`
 
 	// Sort Fields to sort by, separated by commas; a leading `-` sorts descending. Sortable: `id`, `name`, `iso3Code`.
 	Sort *CountrySort `form:"sort,omitempty" json:"sort,omitempty"`
@@ -4671,8 +4753,14 @@ type ListCountryRegionsParams struct {
 	// PageNumber The page to return, starting at 1.
 	PageNumber *PageNumber `form:"page[number],omitempty" json:"page[number],omitempty"`
 
-	// PageSize Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400.
+	// PageSize Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000.
 	PageSize *PageSize `form:"page[size],omitempty" json:"page[size],omitempty"`
+
+	// PageAfter Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`.
+	PageAfter *PageAfter `form:"page[after],omitempty" json:"page[after],omitempty"`
+
+	// PageBefore Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`.
+	PageBefore *PageBefore `form:"page[before],omitempty" json:"page[before],omitempty"`
 
 	// Sort Fields to sort by, separated by commas; a leading `-` sorts descending. Sortable: `id`, `code`, `name`, `country`.
 	Sort *RegionSort `form:"sort,omitempty" json:"sort,omitempty"`
@@ -4698,8 +4786,14 @@ type GetCountryRegionsRelationshipParams struct {
 	// PageNumber The page to return, starting at 1.
 	PageNumber *PageNumber `form:"page[number],omitempty" json:"page[number],omitempty"`
 
-	// PageSize Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400.
+	// PageSize Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000.
 	PageSize *PageSize `form:"page[size],omitempty" json:"page[size],omitempty"`
+
+	// PageAfter Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`.
+	PageAfter *PageAfter `form:"page[after],omitempty" json:"page[after],omitempty"`
+
+	// PageBefore Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`.
+	PageBefore *PageBefore `form:"page[before],omitempty" json:"page[before],omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -4731,8 +4825,14 @@ type ListOrganizationsParams struct {
 	// PageNumber The page to return, starting at 1.
 	PageNumber *PageNumber `form:"page[number],omitempty" json:"page[number],omitempty"`
 
-	// PageSize Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400.
+	// PageSize Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000.
 	PageSize *PageSize `form:"page[size],omitempty" json:"page[size],omitempty"`
+
+	// PageAfter Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`.
+	PageAfter *PageAfter `form:"page[after],omitempty" json:"page[after],omitempty"`
+
+	// PageBefore Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`.
+	PageBefore *PageBefore `form:"page[before],omitempty" json:"page[before],omitempty"`
 
 	// Sort Fields to sort by, separated by commas; a leading `-` sorts descending. Sortable: `id`, `name`, `enabled`, `createdAt`, `updatedAt`.
 	Sort *OrganizationSort `form:"sort,omitempty" json:"sort,omitempty"`
@@ -4821,8 +4921,14 @@ type ListOrganizationBusinessUnitsParams struct {
 	// PageNumber The page to return, starting at 1.
 	PageNumber *PageNumber `form:"page[number],omitempty" json:"page[number],omitempty"`
 
-	// PageSize Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400.
+	// PageSize Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000.
 	PageSize *PageSize `form:"page[size],omitempty" json:"page[size],omitempty"`
+
+	// PageAfter Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`.
+	PageAfter *PageAfter `form:"page[after],omitempty" json:"page[after],omitempty"`
+
+	// PageBefore Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`.
+	PageBefore *PageBefore `form:"page[before],omitempty" json:"page[before],omitempty"`
 
 	// Sort Fields to sort by, separated by commas; a leading `-` sorts descending. Sortable: `id`, `name`, `owner`, `createdAt`, `updatedAt`.
 	Sort *BusinessUnitSort `form:"sort,omitempty" json:"sort,omitempty"`
@@ -4860,8 +4966,14 @@ type GetOrganizationBusinessUnitsRelationshipParams struct {
 	// PageNumber The page to return, starting at 1.
 	PageNumber *PageNumber `form:"page[number],omitempty" json:"page[number],omitempty"`
 
-	// PageSize Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400.
+	// PageSize Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000.
 	PageSize *PageSize `form:"page[size],omitempty" json:"page[size],omitempty"`
+
+	// PageAfter Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`.
+	PageAfter *PageAfter `form:"page[after],omitempty" json:"page[after],omitempty"`
+
+	// PageBefore Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`.
+	PageBefore *PageBefore `form:"page[before],omitempty" json:"page[before],omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -4872,8 +4984,14 @@ type GetOrganizationUsersRelationshipParams struct {
 	// PageNumber The page to return, starting at 1.
 	PageNumber *PageNumber `form:"page[number],omitempty" json:"page[number],omitempty"`
 
-	// PageSize Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400.
+	// PageSize Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000.
 	PageSize *PageSize `form:"page[size],omitempty" json:"page[size],omitempty"`
+
+	// PageAfter Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`.
+	PageAfter *PageAfter `form:"page[after],omitempty" json:"page[after],omitempty"`
+
+	// PageBefore Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`.
+	PageBefore *PageBefore `form:"page[before],omitempty" json:"page[before],omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -4917,8 +5035,14 @@ type ListOrganizationUsersParams struct {
 	// PageNumber The page to return, starting at 1.
 	PageNumber *PageNumber `form:"page[number],omitempty" json:"page[number],omitempty"`
 
-	// PageSize Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400.
+	// PageSize Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000.
 	PageSize *PageSize `form:"page[size],omitempty" json:"page[size],omitempty"`
+
+	// PageAfter Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`.
+	PageAfter *PageAfter `form:"page[after],omitempty" json:"page[after],omitempty"`
+
+	// PageBefore Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`.
+	PageBefore *PageBefore `form:"page[before],omitempty" json:"page[before],omitempty"`
 
 	// Sort Fields to sort by, separated by commas; a leading `-` sorts descending. Sortable: `id`, `username`, `email`, `lastName`, `enabled`, `externalId`, `owner`, `createdAt`, `updatedAt`.
 	Sort *UserSort `form:"sort,omitempty" json:"sort,omitempty"`
@@ -4965,8 +5089,14 @@ type ListRegionsParams struct {
 	// PageNumber The page to return, starting at 1.
 	PageNumber *PageNumber `form:"page[number],omitempty" json:"page[number],omitempty"`
 
-	// PageSize Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400.
+	// PageSize Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000.
 	PageSize *PageSize `form:"page[size],omitempty" json:"page[size],omitempty"`
+
+	// PageAfter Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`.
+	PageAfter *PageAfter `form:"page[after],omitempty" json:"page[after],omitempty"`
+
+	// PageBefore Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`.
+	PageBefore *PageBefore `form:"page[before],omitempty" json:"page[before],omitempty"`
 
 	// Sort Fields to sort by, separated by commas; a leading `-` sorts descending. Sortable: `id`, `code`, `name`, `country`.
 	Sort *RegionSort `form:"sort,omitempty" json:"sort,omitempty"`
@@ -5076,8 +5206,14 @@ type ListTaxJurisdictionsParams struct {
 	// PageNumber The page to return, starting at 1.
 	PageNumber *PageNumber `form:"page[number],omitempty" json:"page[number],omitempty"`
 
-	// PageSize Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400.
+	// PageSize Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000.
 	PageSize *PageSize `form:"page[size],omitempty" json:"page[size],omitempty"`
+
+	// PageAfter Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`.
+	PageAfter *PageAfter `form:"page[after],omitempty" json:"page[after],omitempty"`
+
+	// PageBefore Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`.
+	PageBefore *PageBefore `form:"page[before],omitempty" json:"page[before],omitempty"`
 
 	// Sort Fields to sort by, separated by commas; a leading `-` sorts descending. Sortable: `id`, `code`, `country`, `region`, `createdAt`, `updatedAt`.
 	Sort *TaxJurisdictionSort `form:"sort,omitempty" json:"sort,omitempty"`
@@ -5178,8 +5314,14 @@ type ListUserRolesParams struct {
 	// PageNumber The page to return, starting at 1.
 	PageNumber *PageNumber `form:"page[number],omitempty" json:"page[number],omitempty"`
 
-	// PageSize Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400.
+	// PageSize Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000.
 	PageSize *PageSize `form:"page[size],omitempty" json:"page[size],omitempty"`
+
+	// PageAfter Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`.
+	PageAfter *PageAfter `form:"page[after],omitempty" json:"page[after],omitempty"`
+
+	// PageBefore Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`.
+	PageBefore *PageBefore `form:"page[before],omitempty" json:"page[before],omitempty"`
 
 	// Sort Fields to sort by, separated by commas; a leading `-` sorts descending. Sortable: `id`.
 	Sort *UserRoleSort `form:"sort,omitempty" json:"sort,omitempty"`
@@ -5283,8 +5425,14 @@ type ListUsersParams struct {
 	// PageNumber The page to return, starting at 1.
 	PageNumber *PageNumber `form:"page[number],omitempty" json:"page[number],omitempty"`
 
-	// PageSize Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400.
+	// PageSize Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000.
 	PageSize *PageSize `form:"page[size],omitempty" json:"page[size],omitempty"`
+
+	// PageAfter Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`.
+	PageAfter *PageAfter `form:"page[after],omitempty" json:"page[after],omitempty"`
+
+	// PageBefore Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`.
+	PageBefore *PageBefore `form:"page[before],omitempty" json:"page[before],omitempty"`
 
 	// Sort Fields to sort by, separated by commas; a leading `-` sorts descending. Sortable: `id`, `username`, `email`, `lastName`, `enabled`, `externalId`, `owner`, `createdAt`, `updatedAt`.
 	Sort *UserSort `form:"sort,omitempty" json:"sort,omitempty"`
@@ -5424,8 +5572,14 @@ type GetUserUserRolesRelationshipParams struct {
 	// PageNumber The page to return, starting at 1.
 	PageNumber *PageNumber `form:"page[number],omitempty" json:"page[number],omitempty"`
 
-	// PageSize Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400.
+	// PageSize Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000.
 	PageSize *PageSize `form:"page[size],omitempty" json:"page[size],omitempty"`
+
+	// PageAfter Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`.
+	PageAfter *PageAfter `form:"page[after],omitempty" json:"page[after],omitempty"`
+
+	// PageBefore Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`.
+	PageBefore *PageBefore `form:"page[before],omitempty" json:"page[before],omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -5439,8 +5593,14 @@ type ListUserUserRolesParams struct {
 	// PageNumber The page to return, starting at 1.
 	PageNumber *PageNumber `form:"page[number],omitempty" json:"page[number],omitempty"`
 
-	// PageSize Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400.
+	// PageSize Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000.
 	PageSize *PageSize `form:"page[size],omitempty" json:"page[size],omitempty"`
+
+	// PageAfter Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`.
+	PageAfter *PageAfter `form:"page[after],omitempty" json:"page[after],omitempty"`
+
+	// PageBefore Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`.
+	PageBefore *PageBefore `form:"page[before],omitempty" json:"page[before],omitempty"`
 
 	// Sort Fields to sort by, separated by commas; a leading `-` sorts descending. Sortable: `id`.
 	Sort *UserRoleSort `form:"sort,omitempty" json:"sort,omitempty"`
@@ -5484,8 +5644,14 @@ type ListWeightUnitsParams struct {
 	// PageNumber The page to return, starting at 1.
 	PageNumber *PageNumber `form:"page[number],omitempty" json:"page[number],omitempty"`
 
-	// PageSize Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400.
+	// PageSize Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000.
 	PageSize *PageSize `form:"page[size],omitempty" json:"page[size],omitempty"`
+
+	// PageAfter Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`.
+	PageAfter *PageAfter `form:"page[after],omitempty" json:"page[after],omitempty"`
+
+	// PageBefore Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`.
+	PageBefore *PageBefore `form:"page[before],omitempty" json:"page[before],omitempty"`
 
 	// Sort Fields to sort by, separated by commas; a leading `-` sorts descending. Sortable: `id`, `createdAt`, `updatedAt`.
 	Sort *WeightUnitSort `form:"sort,omitempty" json:"sort,omitempty"`
@@ -6659,6 +6825,22 @@ func (siw *ServerInterfaceWrapper) ListAccounts(c *gin.Context) {
 		return
 	}
 
+	// ------------- Optional query parameter "page[after]" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[after]", query, &params.PageAfter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[after]: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "page[before]" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[before]", query, &params.PageBefore, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[before]: %w", err), http.StatusBadRequest)
+		return
+	}
+
 	// ------------- Optional query parameter "sort" -------------
 
 	err = runtime.BindQueryParameterWithOptions("form", true, false, "sort", query, &params.Sort, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
@@ -7059,6 +7241,22 @@ func (siw *ServerInterfaceWrapper) ListAccountContacts(c *gin.Context) {
 	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[size]", query, &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[size]: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "page[after]" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[after]", query, &params.PageAfter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[after]: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "page[before]" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[before]", query, &params.PageBefore, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[before]: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -7678,6 +7876,22 @@ func (siw *ServerInterfaceWrapper) GetAccountContactsRelationship(c *gin.Context
 	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[size]", query, &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[size]: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "page[after]" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[after]", query, &params.PageAfter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[after]: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "page[before]" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[before]", query, &params.PageBefore, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[before]: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -8352,6 +8566,22 @@ func (siw *ServerInterfaceWrapper) ListBusinessUnits(c *gin.Context) {
 		return
 	}
 
+	// ------------- Optional query parameter "page[after]" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[after]", query, &params.PageAfter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[after]: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "page[before]" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[before]", query, &params.PageBefore, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[before]: %w", err), http.StatusBadRequest)
+		return
+	}
+
 	// ------------- Optional query parameter "sort" -------------
 
 	err = runtime.BindQueryParameterWithOptions("form", true, false, "sort", query, &params.Sort, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
@@ -9018,6 +9248,22 @@ func (siw *ServerInterfaceWrapper) GetBusinessUnitUsersRelationship(c *gin.Conte
 		return
 	}
 
+	// ------------- Optional query parameter "page[after]" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[after]", query, &params.PageAfter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[after]: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "page[before]" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[before]", query, &params.PageBefore, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[before]: %w", err), http.StatusBadRequest)
+		return
+	}
+
 	headers := c.Request.Header
 
 	// ------------- Optional header parameter "X-Include" -------------
@@ -9169,6 +9415,22 @@ func (siw *ServerInterfaceWrapper) ListBusinessUnitUsers(c *gin.Context) {
 	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[size]", query, &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[size]: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "page[after]" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[after]", query, &params.PageAfter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[after]: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "page[before]" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[before]", query, &params.PageBefore, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[before]: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -9515,6 +9777,22 @@ func (siw *ServerInterfaceWrapper) ListContacts(c *gin.Context) {
 	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[size]", query, &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[size]: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "page[after]" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[after]", query, &params.PageAfter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[after]: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "page[before]" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[before]", query, &params.PageBefore, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[before]: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -9910,6 +10188,22 @@ func (siw *ServerInterfaceWrapper) ListContactAccounts(c *gin.Context) {
 	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[size]", query, &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[size]: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "page[after]" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[after]", query, &params.PageAfter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[after]: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "page[before]" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[before]", query, &params.PageBefore, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[before]: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -10415,6 +10709,22 @@ func (siw *ServerInterfaceWrapper) GetContactAccountsRelationship(c *gin.Context
 	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[size]", query, &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[size]: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "page[after]" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[after]", query, &params.PageAfter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[after]: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "page[before]" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[before]", query, &params.PageBefore, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[before]: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -10934,6 +11244,22 @@ func (siw *ServerInterfaceWrapper) ListCountries(c *gin.Context) {
 		return
 	}
 
+	// ------------- Optional query parameter "page[after]" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[after]", query, &params.PageAfter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[after]: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "page[before]" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[before]", query, &params.PageBefore, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[before]: %w", err), http.StatusBadRequest)
+		return
+	}
+
 	// ------------- Optional query parameter "sort" -------------
 
 	err = runtime.BindQueryParameterWithOptions("form", true, false, "sort", query, &params.Sort, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
@@ -11138,6 +11464,22 @@ func (siw *ServerInterfaceWrapper) ListCountryRegions(c *gin.Context) {
 		return
 	}
 
+	// ------------- Optional query parameter "page[after]" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[after]", query, &params.PageAfter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[after]: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "page[before]" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[before]", query, &params.PageBefore, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[before]: %w", err), http.StatusBadRequest)
+		return
+	}
+
 	// ------------- Optional query parameter "sort" -------------
 
 	err = runtime.BindQueryParameterWithOptions("form", true, false, "sort", query, &params.Sort, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
@@ -11241,6 +11583,22 @@ func (siw *ServerInterfaceWrapper) GetCountryRegionsRelationship(c *gin.Context)
 	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[size]", query, &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[size]: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "page[after]" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[after]", query, &params.PageAfter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[after]: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "page[before]" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[before]", query, &params.PageBefore, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[before]: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -11354,6 +11712,22 @@ func (siw *ServerInterfaceWrapper) ListOrganizations(c *gin.Context) {
 	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[size]", query, &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[size]: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "page[after]" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[after]", query, &params.PageAfter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[after]: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "page[before]" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[before]", query, &params.PageBefore, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[before]: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -11690,6 +12064,22 @@ func (siw *ServerInterfaceWrapper) ListOrganizationBusinessUnits(c *gin.Context)
 		return
 	}
 
+	// ------------- Optional query parameter "page[after]" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[after]", query, &params.PageAfter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[after]: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "page[before]" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[before]", query, &params.PageBefore, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[before]: %w", err), http.StatusBadRequest)
+		return
+	}
+
 	// ------------- Optional query parameter "sort" -------------
 
 	err = runtime.BindQueryParameterWithOptions("form", true, false, "sort", query, &params.Sort, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
@@ -11828,6 +12218,22 @@ func (siw *ServerInterfaceWrapper) GetOrganizationBusinessUnitsRelationship(c *g
 		return
 	}
 
+	// ------------- Optional query parameter "page[after]" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[after]", query, &params.PageAfter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[after]: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "page[before]" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[before]", query, &params.PageBefore, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[before]: %w", err), http.StatusBadRequest)
+		return
+	}
+
 	headers := c.Request.Header
 
 	// ------------- Optional header parameter "X-Include" -------------
@@ -11891,6 +12297,22 @@ func (siw *ServerInterfaceWrapper) GetOrganizationUsersRelationship(c *gin.Conte
 	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[size]", query, &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[size]: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "page[after]" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[after]", query, &params.PageAfter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[after]: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "page[before]" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[before]", query, &params.PageBefore, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[before]: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -12048,6 +12470,22 @@ func (siw *ServerInterfaceWrapper) ListOrganizationUsers(c *gin.Context) {
 		return
 	}
 
+	// ------------- Optional query parameter "page[after]" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[after]", query, &params.PageAfter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[after]: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "page[before]" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[before]", query, &params.PageBefore, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[before]: %w", err), http.StatusBadRequest)
+		return
+	}
+
 	// ------------- Optional query parameter "sort" -------------
 
 	err = runtime.BindQueryParameterWithOptions("form", true, false, "sort", query, &params.Sort, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
@@ -12198,6 +12636,22 @@ func (siw *ServerInterfaceWrapper) ListRegions(c *gin.Context) {
 	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[size]", query, &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[size]: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "page[after]" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[after]", query, &params.PageAfter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[after]: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "page[before]" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[before]", query, &params.PageBefore, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[before]: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -12645,6 +13099,22 @@ func (siw *ServerInterfaceWrapper) ListTaxJurisdictions(c *gin.Context) {
 	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[size]", query, &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[size]: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "page[after]" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[after]", query, &params.PageAfter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[after]: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "page[before]" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[before]", query, &params.PageBefore, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[before]: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -13226,6 +13696,22 @@ func (siw *ServerInterfaceWrapper) ListUserRoles(c *gin.Context) {
 		return
 	}
 
+	// ------------- Optional query parameter "page[after]" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[after]", query, &params.PageAfter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[after]: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "page[before]" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[before]", query, &params.PageBefore, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[before]: %w", err), http.StatusBadRequest)
+		return
+	}
+
 	// ------------- Optional query parameter "sort" -------------
 
 	err = runtime.BindQueryParameterWithOptions("form", true, false, "sort", query, &params.Sort, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
@@ -13587,6 +14073,22 @@ func (siw *ServerInterfaceWrapper) ListUsers(c *gin.Context) {
 	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[size]", query, &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[size]: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "page[after]" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[after]", query, &params.PageAfter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[after]: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "page[before]" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[before]", query, &params.PageBefore, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[before]: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -14281,6 +14783,22 @@ func (siw *ServerInterfaceWrapper) GetUserUserRolesRelationship(c *gin.Context) 
 		return
 	}
 
+	// ------------- Optional query parameter "page[after]" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[after]", query, &params.PageAfter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[after]: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "page[before]" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[before]", query, &params.PageBefore, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[before]: %w", err), http.StatusBadRequest)
+		return
+	}
+
 	headers := c.Request.Header
 
 	// ------------- Optional header parameter "X-Include" -------------
@@ -14402,6 +14920,22 @@ func (siw *ServerInterfaceWrapper) ListUserUserRoles(c *gin.Context) {
 	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[size]", query, &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[size]: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "page[after]" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[after]", query, &params.PageAfter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[after]: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "page[before]" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[before]", query, &params.PageBefore, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[before]: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -14572,6 +15106,22 @@ func (siw *ServerInterfaceWrapper) ListWeightUnits(c *gin.Context) {
 	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[size]", query, &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[size]: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "page[after]" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[after]", query, &params.PageAfter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[after]: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "page[before]" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[before]", query, &params.PageBefore, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[before]: %w", err), http.StatusBadRequest)
 		return
 	}
 

@@ -206,7 +206,8 @@ func (e *Engine) list(ctx context.Context, cl *call, res *resource.Resource, ext
 		for i, row := range rows {
 			objs[i] = e.plainObject(cl, res, row, links)
 		}
-		return withTotal(cl.reply(http.StatusOK, nil, jsonapi.AppendObjects(jsonapi.Buffer(), objs)).Pooled(), total), nil
+		reply := cl.reply(http.StatusOK, nil, jsonapi.AppendObjects(jsonapi.Buffer(), objs)).Pooled()
+		return withTotal(cl.withLinkHeader(reply, self, p), total), nil
 	}
 	data := jsonapi.Many(e.resourceObjects(cl, res, rows, p.fields[res.Type], links))
 	doc := &jsonapi.TopLevel{Data: data, IncludeAsked: len(p.include) > 0}
@@ -214,13 +215,14 @@ func (e *Engine) list(ctx context.Context, cl *call, res *resource.Resource, ext
 		return nil, err
 	}
 	if cl.hateoas {
-		doc.Links = cl.pageLinks(self, p, hasMore, total)
+		doc.Links = cl.listLinks(self, p, hasMore, total)
 	}
 	return withTotal(cl.reply(http.StatusOK, doc, nil), total), nil
 }
 
-// page reads one page of q: the rows, whether more follow, and the number of all
-// matches when X-Include asks for it (-1 otherwise). Fetching one row more than
+// page reads one page of q: the rows, whether more follow (a cursor page
+// keeps that in p.cursor), and the number of all matches when X-Include
+// asks for it (-1 otherwise). Fetching one row more than
 // the page tells whether a next page exists without counting.
 func (e *Engine) page(ctx context.Context, cl *call, q storage.Query, p *listParams) (rows []storage.Row, hasMore bool, total int, err error) {
 	total = -1
@@ -228,6 +230,10 @@ func (e *Engine) page(ctx context.Context, cl *call, q storage.Query, p *listPar
 		if total, err = e.store.Count(ctx, q); err != nil {
 			return nil, false, 0, err
 		}
+	}
+	if p.cursor != nil {
+		rows, err = e.cursorRead(ctx, q, p)
+		return rows, false, total, err
 	}
 	limit := p.size
 	if p.size < 0 {

@@ -3351,7 +3351,7 @@ export interface components {
             data: components["schemas"]["CountryIdentifier"] | components["schemas"]["JsonNull"];
             links?: components["schemas"]["DocumentLinks"];
         };
-        /** @description Top-level links. `self` addresses the collection; `first`, `prev` and `next` appear on lists when they lead somewhere, `last` when the total is known. Removed by `X-Include: noHateoas`. */
+        /** @description Top-level links. `self` addresses the collection; on a page by number `first`, `prev` and `next` appear when they lead somewhere, `last` when the total is known. On a cursor page (`page[after]` or `page[before]`) `first` starts the walk again, and `prev` and `next` carry the cursors of the page's ends; each is left out at its end of the list (JSON:API's way to say a link is unavailable). Removed by `X-Include: noHateoas`. */
         DocumentLinks: {
             /** Format: uri */
             first?: string;
@@ -3375,6 +3375,24 @@ export interface components {
              * @example This value should not be blank.
              */
             detail?: string;
+            /** @description Sent for the problems a published profile defines: `about` is the address of the problem type (the cursor-pagination profile's `max-size-exceeded`, `unsupported-sort` and `range-pagination-not-supported`); `code` then names it. */
+            links?: {
+                /**
+                 * Format: uri
+                 * @example https://jsonapi.org/profiles/ethanresnick/cursor-pagination/max-size-exceeded
+                 */
+                about: string;
+            };
+            /** @description What a client needs to act on the problem, such as the largest page size. */
+            meta?: {
+                page?: {
+                    /**
+                     * @description The largest `page[size]`.
+                     * @example 1000
+                     */
+                    maxSize: number;
+                };
+            };
             /** @description Where the problem is in the request. */
             source?: {
                 /**
@@ -5470,9 +5488,13 @@ export interface components {
          * @example name
          */
         OrganizationSort: string;
+        /** @description Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. */
+        PageAfter: string;
+        /** @description Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`. */
+        PageBefore: string;
         /** @description The page to return, starting at 1. */
         PageNumber: number;
-        /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400. */
+        /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000. */
         PageSize: number;
         /**
          * @description The region fields to return, separated by commas; JSON:API only.
@@ -5708,6 +5730,11 @@ export interface components {
          */
         ContentLocation: string;
         /**
+         * @description Plain format, cursor paging (`page[after]` or `page[before]`): the addresses of the next and previous pages (RFC 8288), `<...>; rel="next"` and `<...>; rel="prev"`, each left out at its end of the list.
+         * @example <https://api.example.com/admin/api/accounts?page%5Bafter%5D=WzQyXQ&page%5Bsize%5D=25>; rel="next"
+         */
+        Link: string;
+        /**
          * @description The absolute address of the created resource.
          * @example https://api.example.com/admin/api/accounts/42
          */
@@ -5787,8 +5814,12 @@ export interface operations {
                 "filter[updatedAt]"?: components["parameters"]["AccountFilterUpdatedAt"];
                 /** @description The page to return, starting at 1. */
                 "page[number]"?: components["parameters"]["PageNumber"];
-                /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400. */
+                /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000. */
                 "page[size]"?: components["parameters"]["PageSize"];
+                /** @description Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. */
+                "page[after]"?: components["parameters"]["PageAfter"];
+                /** @description Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`. */
+                "page[before]"?: components["parameters"]["PageBefore"];
                 /**
                  * @description Fields to sort by, separated by commas; a leading `-` sorts descending. Sortable: `id`, `name`, `externalId`, `defaultContact`, `owner`, `referredBy`, `createdAt`, `updatedAt`.
                  * @example -createdAt
@@ -5850,6 +5881,7 @@ export interface operations {
             /** @description A page of accounts. */
             200: {
                 headers: {
+                    Link: components["headers"]["Link"];
                     "X-Include-Total-Count": components["headers"]["XIncludeTotalCount"];
                     "X-Request-ID": components["headers"]["XRequestID"];
                     [name: string]: unknown;
@@ -6943,8 +6975,12 @@ export interface operations {
                 "filter[updatedAt]"?: components["parameters"]["ContactFilterUpdatedAt"];
                 /** @description The page to return, starting at 1. */
                 "page[number]"?: components["parameters"]["PageNumber"];
-                /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400. */
+                /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000. */
                 "page[size]"?: components["parameters"]["PageSize"];
+                /** @description Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. */
+                "page[after]"?: components["parameters"]["PageAfter"];
+                /** @description Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`. */
+                "page[before]"?: components["parameters"]["PageBefore"];
                 /**
                  * @description Fields to sort by, separated by commas; a leading `-` sorts descending. Sortable: `id`, `lastName`, `primaryEmail`, `externalId`, `assignedTo`, `owner`, `reportsTo`, `createdAt`, `updatedAt`.
                  * @example lastName
@@ -7012,6 +7048,7 @@ export interface operations {
             /** @description A page of the contacts of the account. */
             200: {
                 headers: {
+                    Link: components["headers"]["Link"];
                     "X-Include-Total-Count": components["headers"]["XIncludeTotalCount"];
                     "X-Request-ID": components["headers"]["XRequestID"];
                     [name: string]: unknown;
@@ -7789,8 +7826,12 @@ export interface operations {
             query?: {
                 /** @description The page to return, starting at 1. */
                 "page[number]"?: components["parameters"]["PageNumber"];
-                /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400. */
+                /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000. */
                 "page[size]"?: components["parameters"]["PageSize"];
+                /** @description Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. */
+                "page[after]"?: components["parameters"]["PageAfter"];
+                /** @description Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`. */
+                "page[before]"?: components["parameters"]["PageBefore"];
             };
             header?: {
                 /**
@@ -8538,7 +8579,7 @@ export interface operations {
             query?: {
                 /** @description The page to return, starting at 1. */
                 "page[number]"?: components["parameters"]["PageNumber"];
-                /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400. */
+                /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000. */
                 "page[size]"?: components["parameters"]["PageSize"];
             };
             header?: {
@@ -8655,8 +8696,12 @@ export interface operations {
                 "filter[updatedAt]"?: components["parameters"]["BusinessUnitFilterUpdatedAt"];
                 /** @description The page to return, starting at 1. */
                 "page[number]"?: components["parameters"]["PageNumber"];
-                /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400. */
+                /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000. */
                 "page[size]"?: components["parameters"]["PageSize"];
+                /** @description Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. */
+                "page[after]"?: components["parameters"]["PageAfter"];
+                /** @description Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`. */
+                "page[before]"?: components["parameters"]["PageBefore"];
                 /**
                  * @description Fields to sort by, separated by commas; a leading `-` sorts descending. Sortable: `id`, `name`, `owner`, `createdAt`, `updatedAt`.
                  * @example name
@@ -8718,6 +8763,7 @@ export interface operations {
             /** @description A page of business units. */
             200: {
                 headers: {
+                    Link: components["headers"]["Link"];
                     "X-Include-Total-Count": components["headers"]["XIncludeTotalCount"];
                     "X-Request-ID": components["headers"]["XRequestID"];
                     [name: string]: unknown;
@@ -9940,8 +9986,12 @@ export interface operations {
             query?: {
                 /** @description The page to return, starting at 1. */
                 "page[number]"?: components["parameters"]["PageNumber"];
-                /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400. */
+                /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000. */
                 "page[size]"?: components["parameters"]["PageSize"];
+                /** @description Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. */
+                "page[after]"?: components["parameters"]["PageAfter"];
+                /** @description Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`. */
+                "page[before]"?: components["parameters"]["PageBefore"];
             };
             header?: {
                 /**
@@ -10052,8 +10102,12 @@ export interface operations {
                 "filter[updatedAt]"?: components["parameters"]["UserFilterUpdatedAt"];
                 /** @description The page to return, starting at 1. */
                 "page[number]"?: components["parameters"]["PageNumber"];
-                /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400. */
+                /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000. */
                 "page[size]"?: components["parameters"]["PageSize"];
+                /** @description Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. */
+                "page[after]"?: components["parameters"]["PageAfter"];
+                /** @description Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`. */
+                "page[before]"?: components["parameters"]["PageBefore"];
                 /**
                  * @description Fields to sort by, separated by commas; a leading `-` sorts descending. Sortable: `id`, `username`, `email`, `lastName`, `enabled`, `externalId`, `owner`, `createdAt`, `updatedAt`.
                  * @example lastName,-createdAt
@@ -10121,6 +10175,7 @@ export interface operations {
             /** @description A page of the users whose business unit this is. */
             200: {
                 headers: {
+                    Link: components["headers"]["Link"];
                     "X-Include-Total-Count": components["headers"]["XIncludeTotalCount"];
                     "X-Request-ID": components["headers"]["XRequestID"];
                     [name: string]: unknown;
@@ -10290,8 +10345,12 @@ export interface operations {
                 "filter[updatedAt]"?: components["parameters"]["ContactFilterUpdatedAt"];
                 /** @description The page to return, starting at 1. */
                 "page[number]"?: components["parameters"]["PageNumber"];
-                /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400. */
+                /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000. */
                 "page[size]"?: components["parameters"]["PageSize"];
+                /** @description Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. */
+                "page[after]"?: components["parameters"]["PageAfter"];
+                /** @description Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`. */
+                "page[before]"?: components["parameters"]["PageBefore"];
                 /**
                  * @description Fields to sort by, separated by commas; a leading `-` sorts descending. Sortable: `id`, `lastName`, `primaryEmail`, `externalId`, `assignedTo`, `owner`, `reportsTo`, `createdAt`, `updatedAt`.
                  * @example lastName
@@ -10353,6 +10412,7 @@ export interface operations {
             /** @description A page of contacts. */
             200: {
                 headers: {
+                    Link: components["headers"]["Link"];
                     "X-Include-Total-Count": components["headers"]["XIncludeTotalCount"];
                     "X-Request-ID": components["headers"]["XRequestID"];
                     [name: string]: unknown;
@@ -11715,8 +11775,12 @@ export interface operations {
                 "filter[updatedAt]"?: components["parameters"]["AccountFilterUpdatedAt"];
                 /** @description The page to return, starting at 1. */
                 "page[number]"?: components["parameters"]["PageNumber"];
-                /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400. */
+                /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000. */
                 "page[size]"?: components["parameters"]["PageSize"];
+                /** @description Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. */
+                "page[after]"?: components["parameters"]["PageAfter"];
+                /** @description Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`. */
+                "page[before]"?: components["parameters"]["PageBefore"];
                 /**
                  * @description Fields to sort by, separated by commas; a leading `-` sorts descending. Sortable: `id`, `name`, `externalId`, `defaultContact`, `owner`, `referredBy`, `createdAt`, `updatedAt`.
                  * @example -createdAt
@@ -11784,6 +11848,7 @@ export interface operations {
             /** @description A page of the accounts the contact belongs to. */
             200: {
                 headers: {
+                    Link: components["headers"]["Link"];
                     "X-Include-Total-Count": components["headers"]["XIncludeTotalCount"];
                     "X-Request-ID": components["headers"]["XRequestID"];
                     [name: string]: unknown;
@@ -12356,8 +12421,12 @@ export interface operations {
             query?: {
                 /** @description The page to return, starting at 1. */
                 "page[number]"?: components["parameters"]["PageNumber"];
-                /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400. */
+                /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000. */
                 "page[size]"?: components["parameters"]["PageSize"];
+                /** @description Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. */
+                "page[after]"?: components["parameters"]["PageAfter"];
+                /** @description Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`. */
+                "page[before]"?: components["parameters"]["PageBefore"];
             };
             header?: {
                 /**
@@ -13063,8 +13132,12 @@ export interface operations {
                 "filter[regions]"?: components["parameters"]["CountryFilterRegions"];
                 /** @description The page to return, starting at 1. */
                 "page[number]"?: components["parameters"]["PageNumber"];
-                /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400. */
+                /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000. */
                 "page[size]"?: components["parameters"]["PageSize"];
+                /** @description Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. */
+                "page[after]"?: components["parameters"]["PageAfter"];
+                /** @description Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`. */
+                "page[before]"?: components["parameters"]["PageBefore"];
                 /**
                  * @description Fields to sort by, separated by commas; a leading `-` sorts descending. Sortable: `id`, `name`, `iso3Code`.
                  * @example -name
@@ -13106,6 +13179,7 @@ export interface operations {
             /** @description A page of countries. */
             200: {
                 headers: {
+                    Link: components["headers"]["Link"];
                     "X-Include-Total-Count": components["headers"]["XIncludeTotalCount"];
                     "X-Request-ID": components["headers"]["XRequestID"];
                     [name: string]: unknown;
@@ -13270,8 +13344,12 @@ export interface operations {
                 "filter[code]"?: components["parameters"]["RegionFilterCode"];
                 /** @description The page to return, starting at 1. */
                 "page[number]"?: components["parameters"]["PageNumber"];
-                /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400. */
+                /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000. */
                 "page[size]"?: components["parameters"]["PageSize"];
+                /** @description Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. */
+                "page[after]"?: components["parameters"]["PageAfter"];
+                /** @description Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`. */
+                "page[before]"?: components["parameters"]["PageBefore"];
                 /**
                  * @description Fields to sort by, separated by commas; a leading `-` sorts descending. Sortable: `id`, `code`, `name`, `country`.
                  * @example name
@@ -13319,6 +13397,7 @@ export interface operations {
             /** @description A page of the country's regions. */
             200: {
                 headers: {
+                    Link: components["headers"]["Link"];
                     "X-Include-Total-Count": components["headers"]["XIncludeTotalCount"];
                     "X-Request-ID": components["headers"]["XRequestID"];
                     [name: string]: unknown;
@@ -13375,8 +13454,12 @@ export interface operations {
             query?: {
                 /** @description The page to return, starting at 1. */
                 "page[number]"?: components["parameters"]["PageNumber"];
-                /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400. */
+                /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000. */
                 "page[size]"?: components["parameters"]["PageSize"];
+                /** @description Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. */
+                "page[after]"?: components["parameters"]["PageAfter"];
+                /** @description Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`. */
+                "page[before]"?: components["parameters"]["PageBefore"];
             };
             header?: {
                 /**
@@ -13467,8 +13550,12 @@ export interface operations {
                 "filter[updatedAt]"?: components["parameters"]["OrganizationFilterUpdatedAt"];
                 /** @description The page to return, starting at 1. */
                 "page[number]"?: components["parameters"]["PageNumber"];
-                /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400. */
+                /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000. */
                 "page[size]"?: components["parameters"]["PageSize"];
+                /** @description Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. */
+                "page[after]"?: components["parameters"]["PageAfter"];
+                /** @description Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`. */
+                "page[before]"?: components["parameters"]["PageBefore"];
                 /**
                  * @description Fields to sort by, separated by commas; a leading `-` sorts descending. Sortable: `id`, `name`, `enabled`, `createdAt`, `updatedAt`.
                  * @example name
@@ -13530,6 +13617,7 @@ export interface operations {
             /** @description A page of organizations. */
             200: {
                 headers: {
+                    Link: components["headers"]["Link"];
                     "X-Include-Total-Count": components["headers"]["XIncludeTotalCount"];
                     "X-Request-ID": components["headers"]["XRequestID"];
                     [name: string]: unknown;
@@ -13912,8 +14000,12 @@ export interface operations {
                 "filter[updatedAt]"?: components["parameters"]["BusinessUnitFilterUpdatedAt"];
                 /** @description The page to return, starting at 1. */
                 "page[number]"?: components["parameters"]["PageNumber"];
-                /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400. */
+                /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000. */
                 "page[size]"?: components["parameters"]["PageSize"];
+                /** @description Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. */
+                "page[after]"?: components["parameters"]["PageAfter"];
+                /** @description Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`. */
+                "page[before]"?: components["parameters"]["PageBefore"];
                 /**
                  * @description Fields to sort by, separated by commas; a leading `-` sorts descending. Sortable: `id`, `name`, `owner`, `createdAt`, `updatedAt`.
                  * @example name
@@ -13981,6 +14073,7 @@ export interface operations {
             /** @description A page of the business units of the organization. */
             200: {
                 headers: {
+                    Link: components["headers"]["Link"];
                     "X-Include-Total-Count": components["headers"]["XIncludeTotalCount"];
                     "X-Request-ID": components["headers"]["XRequestID"];
                     [name: string]: unknown;
@@ -14065,8 +14158,12 @@ export interface operations {
             query?: {
                 /** @description The page to return, starting at 1. */
                 "page[number]"?: components["parameters"]["PageNumber"];
-                /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400. */
+                /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000. */
                 "page[size]"?: components["parameters"]["PageSize"];
+                /** @description Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. */
+                "page[after]"?: components["parameters"]["PageAfter"];
+                /** @description Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`. */
+                "page[before]"?: components["parameters"]["PageBefore"];
             };
             header?: {
                 /**
@@ -14126,8 +14223,12 @@ export interface operations {
             query?: {
                 /** @description The page to return, starting at 1. */
                 "page[number]"?: components["parameters"]["PageNumber"];
-                /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400. */
+                /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000. */
                 "page[size]"?: components["parameters"]["PageSize"];
+                /** @description Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. */
+                "page[after]"?: components["parameters"]["PageAfter"];
+                /** @description Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`. */
+                "page[before]"?: components["parameters"]["PageBefore"];
             };
             header?: {
                 /**
@@ -14242,8 +14343,12 @@ export interface operations {
                 "filter[updatedAt]"?: components["parameters"]["UserFilterUpdatedAt"];
                 /** @description The page to return, starting at 1. */
                 "page[number]"?: components["parameters"]["PageNumber"];
-                /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400. */
+                /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000. */
                 "page[size]"?: components["parameters"]["PageSize"];
+                /** @description Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. */
+                "page[after]"?: components["parameters"]["PageAfter"];
+                /** @description Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`. */
+                "page[before]"?: components["parameters"]["PageBefore"];
                 /**
                  * @description Fields to sort by, separated by commas; a leading `-` sorts descending. Sortable: `id`, `username`, `email`, `lastName`, `enabled`, `externalId`, `owner`, `createdAt`, `updatedAt`.
                  * @example lastName,-createdAt
@@ -14311,6 +14416,7 @@ export interface operations {
             /** @description A page of the users of the organization. */
             200: {
                 headers: {
+                    Link: components["headers"]["Link"];
                     "X-Include-Total-Count": components["headers"]["XIncludeTotalCount"];
                     "X-Request-ID": components["headers"]["XRequestID"];
                     [name: string]: unknown;
@@ -14440,8 +14546,12 @@ export interface operations {
                 "filter[code]"?: components["parameters"]["RegionFilterCode"];
                 /** @description The page to return, starting at 1. */
                 "page[number]"?: components["parameters"]["PageNumber"];
-                /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400. */
+                /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000. */
                 "page[size]"?: components["parameters"]["PageSize"];
+                /** @description Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. */
+                "page[after]"?: components["parameters"]["PageAfter"];
+                /** @description Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`. */
+                "page[before]"?: components["parameters"]["PageBefore"];
                 /**
                  * @description Fields to sort by, separated by commas; a leading `-` sorts descending. Sortable: `id`, `code`, `name`, `country`.
                  * @example name
@@ -14483,6 +14593,7 @@ export interface operations {
             /** @description A page of regions. */
             200: {
                 headers: {
+                    Link: components["headers"]["Link"];
                     "X-Include-Total-Count": components["headers"]["XIncludeTotalCount"];
                     "X-Request-ID": components["headers"]["XRequestID"];
                     [name: string]: unknown;
@@ -14793,8 +14904,12 @@ export interface operations {
                 "filter[updatedAt]"?: components["parameters"]["TaxJurisdictionFilterUpdatedAt"];
                 /** @description The page to return, starting at 1. */
                 "page[number]"?: components["parameters"]["PageNumber"];
-                /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400. */
+                /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000. */
                 "page[size]"?: components["parameters"]["PageSize"];
+                /** @description Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. */
+                "page[after]"?: components["parameters"]["PageAfter"];
+                /** @description Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`. */
+                "page[before]"?: components["parameters"]["PageBefore"];
                 /**
                  * @description Fields to sort by, separated by commas; a leading `-` sorts descending. Sortable: `id`, `code`, `country`, `region`, `createdAt`, `updatedAt`.
                  * @example code
@@ -14841,6 +14956,7 @@ export interface operations {
             /** @description A page of tax jurisdictions. */
             200: {
                 headers: {
+                    Link: components["headers"]["Link"];
                     "X-Include-Total-Count": components["headers"]["XIncludeTotalCount"];
                     "X-Request-ID": components["headers"]["XRequestID"];
                     [name: string]: unknown;
@@ -16101,8 +16217,12 @@ export interface operations {
                 "filter[id]"?: components["parameters"]["UserRoleFilterId"];
                 /** @description The page to return, starting at 1. */
                 "page[number]"?: components["parameters"]["PageNumber"];
-                /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400. */
+                /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000. */
                 "page[size]"?: components["parameters"]["PageSize"];
+                /** @description Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. */
+                "page[after]"?: components["parameters"]["PageAfter"];
+                /** @description Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`. */
+                "page[before]"?: components["parameters"]["PageBefore"];
                 /**
                  * @description Fields to sort by, separated by commas; a leading `-` sorts descending. Sortable: `id`.
                  * @example id
@@ -16134,6 +16254,7 @@ export interface operations {
             /** @description A page of user roles. */
             200: {
                 headers: {
+                    Link: components["headers"]["Link"];
                     "X-Include-Total-Count": components["headers"]["XIncludeTotalCount"];
                     "X-Request-ID": components["headers"]["XRequestID"];
                     [name: string]: unknown;
@@ -16303,8 +16424,12 @@ export interface operations {
                 "filter[updatedAt]"?: components["parameters"]["UserFilterUpdatedAt"];
                 /** @description The page to return, starting at 1. */
                 "page[number]"?: components["parameters"]["PageNumber"];
-                /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400. */
+                /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000. */
                 "page[size]"?: components["parameters"]["PageSize"];
+                /** @description Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. */
+                "page[after]"?: components["parameters"]["PageAfter"];
+                /** @description Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`. */
+                "page[before]"?: components["parameters"]["PageBefore"];
                 /**
                  * @description Fields to sort by, separated by commas; a leading `-` sorts descending. Sortable: `id`, `username`, `email`, `lastName`, `enabled`, `externalId`, `owner`, `createdAt`, `updatedAt`.
                  * @example lastName,-createdAt
@@ -16366,6 +16491,7 @@ export interface operations {
             /** @description A page of users. */
             200: {
                 headers: {
+                    Link: components["headers"]["Link"];
                     "X-Include-Total-Count": components["headers"]["XIncludeTotalCount"];
                     "X-Request-ID": components["headers"]["XRequestID"];
                     [name: string]: unknown;
@@ -17924,8 +18050,12 @@ export interface operations {
             query?: {
                 /** @description The page to return, starting at 1. */
                 "page[number]"?: components["parameters"]["PageNumber"];
-                /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400. */
+                /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000. */
                 "page[size]"?: components["parameters"]["PageSize"];
+                /** @description Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. */
+                "page[after]"?: components["parameters"]["PageAfter"];
+                /** @description Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`. */
+                "page[before]"?: components["parameters"]["PageBefore"];
             };
             header?: {
                 /**
@@ -18115,8 +18245,12 @@ export interface operations {
                 "filter[id]"?: components["parameters"]["UserRoleFilterId"];
                 /** @description The page to return, starting at 1. */
                 "page[number]"?: components["parameters"]["PageNumber"];
-                /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400. */
+                /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000. */
                 "page[size]"?: components["parameters"]["PageSize"];
+                /** @description Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. */
+                "page[after]"?: components["parameters"]["PageAfter"];
+                /** @description Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`. */
+                "page[before]"?: components["parameters"]["PageBefore"];
                 /**
                  * @description Fields to sort by, separated by commas; a leading `-` sorts descending. Sortable: `id`.
                  * @example id
@@ -18154,6 +18288,7 @@ export interface operations {
             /** @description A page of the roles of the user. */
             200: {
                 headers: {
+                    Link: components["headers"]["Link"];
                     "X-Include-Total-Count": components["headers"]["XIncludeTotalCount"];
                     "X-Request-ID": components["headers"]["XRequestID"];
                     [name: string]: unknown;
@@ -18214,8 +18349,12 @@ export interface operations {
                 "filter[updatedAt]"?: components["parameters"]["WeightUnitFilterUpdatedAt"];
                 /** @description The page to return, starting at 1. */
                 "page[number]"?: components["parameters"]["PageNumber"];
-                /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400. */
+                /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000. */
                 "page[size]"?: components["parameters"]["PageSize"];
+                /** @description Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. */
+                "page[after]"?: components["parameters"]["PageAfter"];
+                /** @description Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`. */
+                "page[before]"?: components["parameters"]["PageBefore"];
                 /**
                  * @description Fields to sort by, separated by commas; a leading `-` sorts descending. Sortable: `id`, `createdAt`, `updatedAt`.
                  * @example -createdAt
@@ -18247,6 +18386,7 @@ export interface operations {
             /** @description A page of weight units. */
             200: {
                 headers: {
+                    Link: components["headers"]["Link"];
                     "X-Include-Total-Count": components["headers"]["XIncludeTotalCount"];
                     "X-Request-ID": components["headers"]["XRequestID"];
                     [name: string]: unknown;

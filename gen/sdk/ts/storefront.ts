@@ -478,7 +478,7 @@ export interface components {
             /** @example € */
             symbol?: string;
         };
-        /** @description Top-level links. `self` addresses the collection; `first`, `prev` and `next` appear on lists when they lead somewhere, `last` when the total is known. Removed by `X-Include: noHateoas`. */
+        /** @description Top-level links. `self` addresses the collection; on a page by number `first`, `prev` and `next` appear when they lead somewhere, `last` when the total is known. On a cursor page (`page[after]` or `page[before]`) `first` starts the walk again, and `prev` and `next` carry the cursors of the page's ends; each is left out at its end of the list (JSON:API's way to say a link is unavailable). Removed by `X-Include: noHateoas`. */
         DocumentLinks: {
             /** Format: uri */
             first?: string;
@@ -502,6 +502,24 @@ export interface components {
              * @example This value should not be blank.
              */
             detail?: string;
+            /** @description Sent for the problems a published profile defines: `about` is the address of the problem type (the cursor-pagination profile's `max-size-exceeded`, `unsupported-sort` and `range-pagination-not-supported`); `code` then names it. */
+            links?: {
+                /**
+                 * Format: uri
+                 * @example https://jsonapi.org/profiles/ethanresnick/cursor-pagination/max-size-exceeded
+                 */
+                about: string;
+            };
+            /** @description What a client needs to act on the problem, such as the largest page size. */
+            meta?: {
+                page?: {
+                    /**
+                     * @description The largest `page[size]`.
+                     * @example 1000
+                     */
+                    maxSize: number;
+                };
+            };
             /** @description Where the problem is in the request. */
             source?: {
                 /**
@@ -1225,9 +1243,13 @@ export interface components {
          * @example title
          */
         Meta: string;
+        /** @description Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. */
+        PageAfter: string;
+        /** @description Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`. */
+        PageBefore: string;
         /** @description The page to return, starting at 1. */
         PageNumber: number;
-        /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400. */
+        /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000. */
         PageSize: number;
         /**
          * @description The region fields to return, separated by commas; JSON:API only.
@@ -1318,6 +1340,11 @@ export interface components {
          */
         ContentLanguage: string;
         /**
+         * @description Plain format, cursor paging (`page[after]` or `page[before]`): the addresses of the next and previous pages (RFC 8288), `<...>; rel="next"` and `<...>; rel="prev"`, each left out at its end of the list.
+         * @example <https://api.example.com/admin/api/accounts?page%5Bafter%5D=WzQyXQ&page%5Bsize%5D=25>; rel="next"
+         */
+        Link: string;
+        /**
          * @description Storefront: the currency that applies to this answer (the request's `X-Currency`, or the default), as an ISO 4217 code.
          * @example EUR
          */
@@ -1357,8 +1384,12 @@ export interface operations {
                 "filter[regions]"?: components["parameters"]["CountryFilterRegions"];
                 /** @description The page to return, starting at 1. */
                 "page[number]"?: components["parameters"]["PageNumber"];
-                /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400. */
+                /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000. */
                 "page[size]"?: components["parameters"]["PageSize"];
+                /** @description Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. */
+                "page[after]"?: components["parameters"]["PageAfter"];
+                /** @description Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`. */
+                "page[before]"?: components["parameters"]["PageBefore"];
                 /**
                  * @description Fields to sort by, separated by commas; a leading `-` sorts descending. Sortable: `id`, `name`, `iso3Code`.
                  * @example -name
@@ -1411,6 +1442,7 @@ export interface operations {
             200: {
                 headers: {
                     "Content-Language": components["headers"]["ContentLanguage"];
+                    Link: components["headers"]["Link"];
                     "X-Currency": components["headers"]["XCurrencyApplied"];
                     "X-Include-Total-Count": components["headers"]["XIncludeTotalCount"];
                     "X-Request-ID": components["headers"]["XRequestID"];
@@ -1520,8 +1552,12 @@ export interface operations {
                 "filter[code]"?: components["parameters"]["RegionFilterCode"];
                 /** @description The page to return, starting at 1. */
                 "page[number]"?: components["parameters"]["PageNumber"];
-                /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400. */
+                /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000. */
                 "page[size]"?: components["parameters"]["PageSize"];
+                /** @description Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. */
+                "page[after]"?: components["parameters"]["PageAfter"];
+                /** @description Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`. */
+                "page[before]"?: components["parameters"]["PageBefore"];
                 /**
                  * @description Fields to sort by, separated by commas; a leading `-` sorts descending. Sortable: `id`, `code`, `name`, `country`.
                  * @example name
@@ -1580,6 +1616,7 @@ export interface operations {
             200: {
                 headers: {
                     "Content-Language": components["headers"]["ContentLanguage"];
+                    Link: components["headers"]["Link"];
                     "X-Currency": components["headers"]["XCurrencyApplied"];
                     "X-Include-Total-Count": components["headers"]["XIncludeTotalCount"];
                     "X-Request-ID": components["headers"]["XRequestID"];
@@ -1605,8 +1642,12 @@ export interface operations {
             query?: {
                 /** @description The page to return, starting at 1. */
                 "page[number]"?: components["parameters"]["PageNumber"];
-                /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400. */
+                /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000. */
                 "page[size]"?: components["parameters"]["PageSize"];
+                /** @description Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. */
+                "page[after]"?: components["parameters"]["PageAfter"];
+                /** @description Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`. */
+                "page[before]"?: components["parameters"]["PageBefore"];
             };
             header?: {
                 /**
@@ -1679,8 +1720,12 @@ export interface operations {
                 "filter[id]"?: components["parameters"]["CurrencyFilterId"];
                 /** @description The page to return, starting at 1. */
                 "page[number]"?: components["parameters"]["PageNumber"];
-                /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400. */
+                /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000. */
                 "page[size]"?: components["parameters"]["PageSize"];
+                /** @description Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. */
+                "page[after]"?: components["parameters"]["PageAfter"];
+                /** @description Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`. */
+                "page[before]"?: components["parameters"]["PageBefore"];
                 /**
                  * @description Fields to sort by, separated by commas; a leading `-` sorts descending. Sortable: `id`, `name`.
                  * @example name
@@ -1723,6 +1768,7 @@ export interface operations {
             200: {
                 headers: {
                     "Content-Language": components["headers"]["ContentLanguage"];
+                    Link: components["headers"]["Link"];
                     "X-Currency": components["headers"]["XCurrencyApplied"];
                     "X-Include-Total-Count": components["headers"]["XIncludeTotalCount"];
                     "X-Request-ID": components["headers"]["XRequestID"];
@@ -1900,8 +1946,12 @@ export interface operations {
                 "filter[formattingCode]"?: components["parameters"]["LocalizationFilterFormattingCode"];
                 /** @description The page to return, starting at 1. */
                 "page[number]"?: components["parameters"]["PageNumber"];
-                /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400. */
+                /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000. */
                 "page[size]"?: components["parameters"]["PageSize"];
+                /** @description Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. */
+                "page[after]"?: components["parameters"]["PageAfter"];
+                /** @description Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`. */
+                "page[before]"?: components["parameters"]["PageBefore"];
                 /**
                  * @description Fields to sort by, separated by commas; a leading `-` sorts descending. Sortable: `id`, `title`, `languageCode`.
                  * @example title
@@ -1944,6 +1994,7 @@ export interface operations {
             200: {
                 headers: {
                     "Content-Language": components["headers"]["ContentLanguage"];
+                    Link: components["headers"]["Link"];
                     "X-Currency": components["headers"]["XCurrencyApplied"];
                     "X-Include-Total-Count": components["headers"]["XIncludeTotalCount"];
                     "X-Request-ID": components["headers"]["XRequestID"];
@@ -2109,8 +2160,12 @@ export interface operations {
                 "filter[code]"?: components["parameters"]["RegionFilterCode"];
                 /** @description The page to return, starting at 1. */
                 "page[number]"?: components["parameters"]["PageNumber"];
-                /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400. */
+                /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000. */
                 "page[size]"?: components["parameters"]["PageSize"];
+                /** @description Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. */
+                "page[after]"?: components["parameters"]["PageAfter"];
+                /** @description Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`. */
+                "page[before]"?: components["parameters"]["PageBefore"];
                 /**
                  * @description Fields to sort by, separated by commas; a leading `-` sorts descending. Sortable: `id`, `code`, `name`, `country`.
                  * @example name
@@ -2163,6 +2218,7 @@ export interface operations {
             200: {
                 headers: {
                     "Content-Language": components["headers"]["ContentLanguage"];
+                    Link: components["headers"]["Link"];
                     "X-Currency": components["headers"]["XCurrencyApplied"];
                     "X-Include-Total-Count": components["headers"]["XIncludeTotalCount"];
                     "X-Request-ID": components["headers"]["XRequestID"];
@@ -2413,8 +2469,12 @@ export interface operations {
                 "filter[updatedAt]"?: components["parameters"]["WeightUnitFilterUpdatedAt"];
                 /** @description The page to return, starting at 1. */
                 "page[number]"?: components["parameters"]["PageNumber"];
-                /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400. */
+                /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000. */
                 "page[size]"?: components["parameters"]["PageSize"];
+                /** @description Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. */
+                "page[after]"?: components["parameters"]["PageAfter"];
+                /** @description Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`. */
+                "page[before]"?: components["parameters"]["PageBefore"];
                 /**
                  * @description Fields to sort by, separated by commas; a leading `-` sorts descending. Sortable: `id`, `createdAt`, `updatedAt`.
                  * @example -createdAt
@@ -2457,6 +2517,7 @@ export interface operations {
             200: {
                 headers: {
                     "Content-Language": components["headers"]["ContentLanguage"];
+                    Link: components["headers"]["Link"];
                     "X-Currency": components["headers"]["XCurrencyApplied"];
                     "X-Include-Total-Count": components["headers"]["XIncludeTotalCount"];
                     "X-Request-ID": components["headers"]["XRequestID"];
