@@ -233,6 +233,7 @@ func TestCursorErrors(t *testing.T) {
 			{name: "after and before", path: p + "page[after]=&page[before]=", status: 400, param: "page[before]"},
 			{name: "size -1", path: p + "page[size]=-1&page[after]=", status: 400, param: "page[size]"},
 			{name: "size over the maximum", path: p + "page[size]=1001&page[after]=", status: 400, param: "page[size]"},
+			{name: "operation errors page by number only", path: "/admin/api/asyncoperations/1/errors?page[after]=", status: 400, param: "page[after]"},
 			{name: "relationship, made up", path: "/admin/api/countries/US/relationships/regions?page[after]=WzQyXQ", status: 400, param: "page[after]"},
 		}
 		runListCases(t, a, cases)
