@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"time"
 	"testing"
 
 	"github.com/entityapi/entityapi/storage"
@@ -22,7 +23,8 @@ func TestSeekWalksEveryOrder(t *testing.T) {
 		accounts := storagetest.Table(t, s, "accounts")
 		rows := make([]storage.Row, 53)
 		for i := range rows {
-			rows[i] = storage.Row{"name": fmt.Sprintf("N%d", i%4)}
+			rows[i] = storage.Row{"name": fmt.Sprintf("N%d", i%4),
+				"created_at": time.Date(2026, 1, 1+i%5, 8, 0, i%7, 0, time.UTC)}
 			if i%3 != 0 {
 				rows[i]["external_id"] = fmt.Sprintf("E%02d", (i*11)%53)
 			}
@@ -37,6 +39,8 @@ func TestSeekWalksEveryOrder(t *testing.T) {
 			{{Column: "external_id", Desc: true}},
 			{{Column: "name"}, {Column: "external_id", Desc: true}},
 			{{Column: "name", Desc: true}, {Column: "external_id"}, {Column: "id", Desc: true}},
+			{{Column: "created_at", Desc: true}, {Column: "external_id"}},
+			{{Column: "created_at"}, {Column: "name", Desc: true}},
 		} {
 			t.Run(fmt.Sprint(orders), func(t *testing.T) {
 				base := storage.Query{Table: accounts, Org: 1, OrderBy: orders,
@@ -44,6 +48,9 @@ func TestSeekWalksEveryOrder(t *testing.T) {
 				all, err := s.Find(ctx, base)
 				if err != nil {
 					t.Fatal(err)
+				}
+				if orders != nil && orders[0].Column == "created_at" && all[0]["created_at"] == all[len(all)-1]["created_at"] {
+					t.Fatal("the rows were not given their times")
 				}
 				want := keysOf(all)
 				order := storage.Ordering(accounts, orders)
