@@ -262,3 +262,23 @@ func TestCursorErrors(t *testing.T) {
 		}
 	})
 }
+
+// TestCursorStorefront walks the storefront's countries and the regions of
+// one, where the language of X-Localization-ID picks the sorted names.
+func TestCursorStorefront(t *testing.T) {
+	eachAPI(t, func(t *testing.T, a *api) {
+		sf := a.caller("storefront")
+		for _, path := range []string{"/api/countries?sort=-name", "/api/countries/US/regions?sort=name", "/api/countries/US/relationships/regions"} {
+			all := allIDs(t, sf, path)
+			sep := "?"
+			if strings.Contains(path, "?") {
+				sep = "&"
+			}
+			forward, _ := walk(t, sf, path+sep+"page[size]=17&page[after]=", "next")
+			backward, _ := walk(t, sf, path+sep+"page[size]=17&page[before]=", "prev")
+			if !slices.Equal(forward, all) || !slices.Equal(backward, all) {
+				t.Errorf("%s: forward %d, backward %d records, want the %d of the list in its order", path, len(forward), len(backward), len(all))
+			}
+		}
+	})
+}
