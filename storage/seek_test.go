@@ -6,8 +6,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"time"
 	"testing"
+	"time"
 
 	"github.com/entityapi/entityapi/storage"
 	"github.com/entityapi/entityapi/storage/storagetest"
