@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/entityapi/entityapi/storage"
+	"github.com/entityapi/entityapi/storage/storagetest"
 )
 
 // Cursor paging (issue 18, the JSON:API cursor-pagination profile):
@@ -281,4 +282,47 @@ func TestCursorStorefront(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestCursorDeepPageSeeks: the engine reads a deep cursor page with one
+// statement that seeks by key (LIMIT, no OFFSET) and a deep page by number
+// with an OFFSET, as the same list's rows.
+func TestCursorDeepPageSeeks(t *testing.T) {
+	for _, dialect := range storagetest.Dialects() {
+		t.Run(dialect, func(t *testing.T) {
+			store := storagetest.Open(t, dialect)
+			counter := &queryCounter{}
+			store.AddStatementHook(counter)
+			a := newAPI(t, store)
+			rows := make([]storage.Row, 600)
+			for i := range rows {
+				rows[i] = storage.Row{"name": fmt.Sprintf("Deep %d", i)}
+			}
+			seedRows(t, store, "accounts", rows...)
+			all := allIDs(t, a, "/admin/api/accounts?sort=-id")
+			next := "/admin/api/accounts?sort=-id&page[size]=50&page[after]="
+			var deep *result
+			for range 10 {
+				r := a.do(http.MethodGet, next, jsonAPI, "").want(t, 200)
+				next = strings.TrimPrefix(r.value("links/next").(string), a.base)
+			}
+			queries := counter.during(func() { deep = a.do(http.MethodGet, next, jsonAPI, "").want(t, 200) })
+			if got := dataIDs(t, deep); !slices.Equal(got, all[500:550]) {
+				t.Errorf("the 11th page: %v, want %v", got, all[500:550])
+			}
+			var reads []string
+			for _, q := range queries {
+				if strings.Contains(q, `FROM "accounts"`) {
+					reads = append(reads, q)
+				}
+			}
+			if len(reads) != 1 || strings.Contains(strings.ToUpper(reads[0]), "OFFSET") || !strings.Contains(reads[0], `"id" < `) {
+				t.Errorf("the statements reading the 11th page: %q, want one seeking by id with no OFFSET", reads)
+			}
+			byNumber := counter.during(func() { a.do(http.MethodGet, "/admin/api/accounts?sort=-id&page[size]=50&page[number]=11", jsonAPI, "").want(t, 200) })
+			if !slices.ContainsFunc(byNumber, func(q string) bool { return strings.Contains(q, "OFFSET") }) {
+				t.Errorf("a page by number without OFFSET: %q", byNumber)
+			}
+		})
+	}
 }
