@@ -319,7 +319,9 @@ func TestCursorDeepPageSeeks(t *testing.T) {
 			if len(reads) != 1 || strings.Contains(strings.ToUpper(reads[0]), "OFFSET") || !strings.Contains(reads[0], `"id" < `) {
 				t.Errorf("the statements reading the 11th page: %q, want one seeking by id with no OFFSET", reads)
 			}
-			byNumber := counter.during(func() { a.do(http.MethodGet, "/admin/api/accounts?sort=-id&page[size]=50&page[number]=11", jsonAPI, "").want(t, 200) })
+			byNumber := counter.during(func() {
+				a.do(http.MethodGet, "/admin/api/accounts?sort=-id&page[size]=50&page[number]=11", jsonAPI, "").want(t, 200)
+			})
 			if !slices.ContainsFunc(byNumber, func(q string) bool { return strings.Contains(q, "OFFSET") }) {
 				t.Errorf("a page by number without OFFSET: %q", byNumber)
 			}

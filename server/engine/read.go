@@ -222,8 +222,8 @@ func (e *Engine) list(ctx context.Context, cl *call, res *resource.Resource, ext
 
 // page reads one page of q: the rows, whether more follow (a cursor page
 // keeps that in p.cursor), and the number of all matches when X-Include
-// asks for it (-1 otherwise). Fetching one row more than
-// the page tells whether a next page exists without counting.
+// asks for it (-1 otherwise). Fetching one row more than the page tells
+// whether a next page exists without counting.
 func (e *Engine) page(ctx context.Context, cl *call, q storage.Query, p *listParams) (rows []storage.Row, hasMore bool, total int, err error) {
 	total = -1
 	if cl.xinclude["totalCount"] {
