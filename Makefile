@@ -91,13 +91,16 @@ fuzz:
 	$(GO) test ./server -run '^$$' -fuzz FuzzRequestDocument -fuzztime $${FUZZTIME:-30s}
 
 ## bench: Go benchmarks of the API and their ratio to a bare handler, the 100,000-account batch against a raw
-## INSERT, a RECORDS-record (1,000,000) batch's rate and peak RSS, and bench-http (set TEST_DATABASE_URL for PostgreSQL)
+## INSERT, a RECORDS-record (1,000,000) batch's rate and peak RSS, a cursor walk over WALK_RECORDS (1,000,000) accounts
+## with its time per page at each tenth, and bench-http (set TEST_DATABASE_URL for PostgreSQL)
 bench:
 	set -o pipefail; { $(GO) test ./server -run '^$$' -bench . -skip '100k$$' -benchmem -count=$${COUNT:-3} && \
 	  $(GO) test ./server -run '^$$' -bench '100k$$' -benchtime 1x -benchmem -count=$${BATCH_COUNT:-3} -timeout 2h; } | \
 	  $(GO) run ./scripts/benchratio
 	$(GO) run ./scripts/batchload -records $${RECORDS:-1000000} -update
 	if [ -n "$$TEST_DATABASE_URL" ]; then $(GO) run ./scripts/batchload -records $${RECORDS:-1000000} -update -postgres-admin "$$TEST_DATABASE_URL"; fi
+	$(GO) run ./scripts/cursorwalk -records $${WALK_RECORDS:-1000000}
+	if [ -n "$$TEST_DATABASE_URL" ]; then $(GO) run ./scripts/cursorwalk -records $${WALK_RECORDS:-1000000} -postgres-admin "$$TEST_DATABASE_URL"; fi
 	$(MAKE) --no-print-directory bench-http
 
 ## bench-http: the table of issue 16: the real binary over loopback HTTP (wrk -c32 -t2; apt-get install wrk) against

@@ -28,7 +28,7 @@ type CORSConfig struct {
 // response headers beyond the safelisted ones they may read.
 const (
 	corsAllowHeaders  = "Authorization, Content-Type, Accept, X-Include, X-Mode, X-Localization-ID, X-Currency, X-Request-ID"
-	corsExposeHeaders = "Location, Content-Location, X-Include-Total-Count, X-Include-Deleted-Count, X-Request-ID, Retry-After, X-Currency, Content-Language"
+	corsExposeHeaders = "Location, Content-Location, Link, X-Include-Total-Count, X-Include-Deleted-Count, X-Request-ID, Retry-After, X-Currency, Content-Language"
 )
 
 // preflightKey marks a preflight from an allowed origin for unmatched, which

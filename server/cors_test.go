@@ -15,7 +15,7 @@ import (
 const (
 	shopOrigin   = "https://shop.example.com"
 	allowHeaders = "Authorization, Content-Type, Accept, X-Include, X-Mode, X-Localization-ID, X-Currency, X-Request-ID"
-	exposed      = "Location, Content-Location, X-Include-Total-Count, X-Include-Deleted-Count, X-Request-ID, Retry-After, X-Currency, Content-Language"
+	exposed      = "Location, Content-Location, Link, X-Include-Total-Count, X-Include-Deleted-Count, X-Request-ID, Retry-After, X-Currency, Content-Language"
 )
 
 // corsCase is one request and every Access-Control-* header its answer must

@@ -94,7 +94,13 @@ func writeProblems(c *gin.Context, list problem.List) {
 	if jsonAPI {
 		doc := jsonapi.ErrorDocument{Errors: make([]jsonapi.Error, len(list))}
 		for i, p := range list {
-			e := jsonapi.Error{Status: strconv.Itoa(p.Kind.Status()), Title: p.Title, Detail: p.Detail}
+			e := jsonapi.Error{Status: strconv.Itoa(p.Kind.Status()), Code: p.Code, Title: p.Title, Detail: p.Detail}
+			if p.About != "" {
+				e.Links = &jsonapi.ErrorLinks{About: p.About}
+			}
+			if p.Meta != nil {
+				e.Meta = p.Meta
+			}
 			if p.Pointer != "" || p.Parameter != "" || p.Header != "" {
 				e.Source = &jsonapi.ErrorSource{Pointer: p.Pointer, Parameter: p.Parameter, Header: p.Header}
 			}
@@ -119,7 +125,7 @@ func writeProblems(c *gin.Context, list problem.List) {
 		if p.Header != "" {
 			src = p.Header
 		}
-		plain[i] = jsonapi.PlainError{Title: p.Title, Detail: p.Detail, Source: src}
+		plain[i] = jsonapi.PlainError{Code: p.Code, Title: p.Title, Detail: p.Detail, Source: src}
 	}
 	body, _ = json.Marshal(plain)
 	c.Data(status, jsonapi.PlainMediaType, body)

@@ -141,6 +141,16 @@ type Query struct {
 	OrderBy []Order
 	Limit   int // 0: no limit
 	Offset  int
+	// Seek, when not nil, keeps only the rows that come strictly after
+	// these values in the query's order (Ordering(Table, OrderBy): one
+	// value per column, the key last), or before them with Backward: a
+	// page read by key, which the database finds through an index however
+	// deep it is, where Offset reads and drops every row before it.
+	Seek []any
+	// Backward reads the order from its end (with Seek: the rows before
+	// it), so that Limit takes the rows nearest the end or the position;
+	// Find still returns them in the query's order. Offset must be 0.
+	Backward bool
 }
 
 // ErrNotFound reports that no row has the given key (in the organization).

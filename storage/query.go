@@ -9,7 +9,7 @@ import (
 )
 
 // Find returns the rows of q.Table that match q, in q.OrderBy order (then by
-// key), paged by q.Limit and q.Offset. The columns of q.Columns (or every
+// key), paged by q.Limit and q.Offset or q.Seek. The columns of q.Columns (or every
 // column except organization_id) are read, with values normalized to their
 // Kind's Go type.
 func (c *Conn) Find(ctx context.Context, q Query) ([]Row, error) {
@@ -25,6 +25,9 @@ func (c *Conn) Find(ctx context.Context, q Query) ([]Row, error) {
 	out, err := scanRows(rows, t, cols, rowsHint(q.Limit))
 	if err != nil {
 		return nil, c.s.mapError("find", t.Name, err)
+	}
+	if q.Backward {
+		return reversed(out), nil
 	}
 	return out, nil
 }
@@ -76,6 +79,9 @@ func (s *Store) findStatement(q Query) (*sqlText, []string, error) {
 	st.add("SELECT ")
 	s.readColumns(&st, t, cols)
 	st.add(" FROM ?", bun.Ident(t.Name))
+	if q.Backward && q.Offset != 0 {
+		return nil, nil, fmt.Errorf("storage: find in %s: an offset read backward", t.Name)
+	}
 	if err := s.where(&st, q); err != nil {
 		return nil, nil, err
 	}
@@ -113,6 +119,7 @@ func (c *Conn) Count(ctx context.Context, q Query) (int, error) {
 	if q.Table == nil {
 		return 0, fmt.Errorf("storage: count: query without a table")
 	}
+	q.Seek = nil // every match counts, not those after a page's position
 	var st sqlText
 	st.add("SELECT count(*) FROM ?", bun.Ident(q.Table.Name))
 	if err := c.s.where(&st, q); err != nil {

@@ -62,6 +62,10 @@ func (s *Store) where(st *sqlText, q Query) error {
 		}
 		sep = " AND "
 	}
+	if q.Seek != nil {
+		st.add(sep)
+		return s.seek(st, q)
+	}
 	return nil
 }
 
@@ -397,29 +401,37 @@ func (s *Store) inList(st *sqlText, col bun.Ident, k Kind, values []any, not boo
 	return nil
 }
 
-// orderBy appends ORDER BY q.OrderBy, then the key as a tie-breaker so that
-// pages never overlap. NULLs sort as the largest value on both databases
-// (PostgreSQL's default; SQLite needs it spelled out).
+// Ordering is the whole order of a query of t sorted by orders: orders,
+// then the key as a tie-breaker (unless orders has it) so that the order is
+// total and pages never overlap. Query.Seek holds one value per column of it.
+func Ordering(t *Table, orders []Order) []Order {
+	if slices.ContainsFunc(orders, func(o Order) bool { return o.Column == t.Key }) {
+		return orders
+	}
+	return append(slices.Clip(orders), Order{Column: t.Key})
+}
+
+// orderBy appends ORDER BY Ordering(q.Table, q.OrderBy), each direction
+// turned over when q.Backward. NULLs sort as the largest value on both
+// databases (PostgreSQL's default; SQLite needs it spelled out), so turning
+// a direction over also moves them to the other end.
 func (s *Store) orderBy(st *sqlText, q Query) error {
 	t := q.Table
-	orders := q.OrderBy
-	if !slices.ContainsFunc(orders, func(o Order) bool { return o.Column == t.Key }) {
-		orders = append(slices.Clip(orders), Order{Column: t.Key})
-	}
 	st.add(" ORDER BY ")
-	for i, o := range orders {
+	for i, o := range Ordering(t, q.OrderBy) {
 		if _, ok := t.Columns[o.Column]; !ok {
 			return fmt.Errorf("storage: %s: cannot sort by unknown column %q", t.Name, o.Column)
 		}
 		if i > 0 {
 			st.add(", ")
 		}
+		desc := o.Desc != q.Backward
 		dir := " ASC"
-		if o.Desc {
+		if desc {
 			dir = " DESC"
 		}
 		if s.sqlite() && o.Column != t.Key {
-			if o.Desc {
+			if desc {
 				dir += " NULLS FIRST"
 			} else {
 				dir += " NULLS LAST"

@@ -297,7 +297,7 @@ type CurrencyPlain struct {
 	Symbol *string `json:"symbol,omitempty"`
 }
 
-// DocumentLinks Top-level links. `self` addresses the collection; `first`, `prev` and `next` appear on lists when they lead somewhere, `last` when the total is known. Removed by `X-Include: noHateoas`.
+// DocumentLinks Top-level links. `self` addresses the collection; on a page by number `first`, `prev` and `next` appear when they lead somewhere, `last` when the total is known. On a cursor page (`page[after]` or `page[before]`) `first` starts the walk again, and `prev` and `next` carry the cursors of the page's ends; each is left out at its end of the list (JSON:API's way to say a link is unavailable). Removed by `X-Include: noHateoas`.
 type DocumentLinks struct {
 	First   *string `json:"first,omitempty"`
 	Last    *string `json:"last,omitempty"`
@@ -316,6 +316,22 @@ type Error struct {
 	//
 	// Example: This value should not be blank.
 	Detail *string `json:"detail,omitempty"`
+
+	// Links Sent for the problems a published profile defines: `about` is the address of the problem type (the cursor-pagination profile's `max-size-exceeded`, `unsupported-sort` and `range-pagination-not-supported`); `code` then names it.
+	Links *struct {
+		// About Example: https://jsonapi.org/profiles/ethanresnick/cursor-pagination/max-size-exceeded
+		About string `json:"about"`
+	} `json:"links,omitempty"`
+
+	// Meta What a client needs to act on the problem, such as the largest page size.
+	Meta *struct {
+		Page *struct {
+			// MaxSize The largest `page[size]`.
+			//
+			// Example: 1000
+			MaxSize int `json:"maxSize"`
+		} `json:"page,omitempty"`
+	} `json:"meta,omitempty"`
 
 	// Source Where the problem is in the request.
 	Source *struct {
@@ -660,6 +676,12 @@ type LocalizationSort = string
 // Meta defines model for Meta.
 type Meta = string
 
+// PageAfter defines model for PageAfter.
+type PageAfter = string
+
+// PageBefore defines model for PageBefore.
+type PageBefore = string
+
 // PageNumber defines model for PageNumber.
 type PageNumber = int
 
@@ -776,8 +798,14 @@ type ListCountriesParams struct {
 	// PageNumber The page to return, starting at 1.
 	PageNumber *PageNumber `form:"page[number],omitempty" json:"page[number],omitempty"`
 
-	// PageSize Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400.
+	// PageSize Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000.
 	PageSize *PageSize `form:"page[size],omitempty" json:"page[size],omitempty"`
+
+	// PageAfter Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`.
+	PageAfter *PageAfter `form:"page[after],omitempty" json:"page[after],omitempty"`
+
+	// PageBefore Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`.
+	PageBefore *PageBefore `form:"page[before],omitempty" json:"page[before],omitempty"`
 
 	// Sort Fields to sort by, separated by commas; a leading `-` sorts descending. Sortable: `id`, `name`, `iso3Code`.
 	Sort *CountrySort `form:"sort,omitempty" json:"sort,omitempty"`
@@ -839,8 +867,14 @@ type ListCountryRegionsParams struct {
 	// PageNumber The page to return, starting at 1.
 	PageNumber *PageNumber `form:"page[number],omitempty" json:"page[number],omitempty"`
 
-	// PageSize Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400.
+	// PageSize Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000.
 	PageSize *PageSize `form:"page[size],omitempty" json:"page[size],omitempty"`
+
+	// PageAfter Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`.
+	PageAfter *PageAfter `form:"page[after],omitempty" json:"page[after],omitempty"`
+
+	// PageBefore Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`.
+	PageBefore *PageBefore `form:"page[before],omitempty" json:"page[before],omitempty"`
 
 	// Sort Fields to sort by, separated by commas; a leading `-` sorts descending. Sortable: `id`, `code`, `name`, `country`.
 	Sort *RegionSort `form:"sort,omitempty" json:"sort,omitempty"`
@@ -872,8 +906,14 @@ type GetCountryRegionsRelationshipParams struct {
 	// PageNumber The page to return, starting at 1.
 	PageNumber *PageNumber `form:"page[number],omitempty" json:"page[number],omitempty"`
 
-	// PageSize Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400.
+	// PageSize Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000.
 	PageSize *PageSize `form:"page[size],omitempty" json:"page[size],omitempty"`
+
+	// PageAfter Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`.
+	PageAfter *PageAfter `form:"page[after],omitempty" json:"page[after],omitempty"`
+
+	// PageBefore Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`.
+	PageBefore *PageBefore `form:"page[before],omitempty" json:"page[before],omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -896,8 +936,14 @@ type ListCurrenciesParams struct {
 	// PageNumber The page to return, starting at 1.
 	PageNumber *PageNumber `form:"page[number],omitempty" json:"page[number],omitempty"`
 
-	// PageSize Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400.
+	// PageSize Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000.
 	PageSize *PageSize `form:"page[size],omitempty" json:"page[size],omitempty"`
+
+	// PageAfter Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`.
+	PageAfter *PageAfter `form:"page[after],omitempty" json:"page[after],omitempty"`
+
+	// PageBefore Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`.
+	PageBefore *PageBefore `form:"page[before],omitempty" json:"page[before],omitempty"`
 
 	// Sort Fields to sort by, separated by commas; a leading `-` sorts descending. Sortable: `id`, `name`.
 	Sort *CurrencySort `form:"sort,omitempty" json:"sort,omitempty"`
@@ -956,8 +1002,14 @@ type ListLocalizationsParams struct {
 	// PageNumber The page to return, starting at 1.
 	PageNumber *PageNumber `form:"page[number],omitempty" json:"page[number],omitempty"`
 
-	// PageSize Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400.
+	// PageSize Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000.
 	PageSize *PageSize `form:"page[size],omitempty" json:"page[size],omitempty"`
+
+	// PageAfter Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`.
+	PageAfter *PageAfter `form:"page[after],omitempty" json:"page[after],omitempty"`
+
+	// PageBefore Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`.
+	PageBefore *PageBefore `form:"page[before],omitempty" json:"page[before],omitempty"`
 
 	// Sort Fields to sort by, separated by commas; a leading `-` sorts descending. Sortable: `id`, `title`, `languageCode`.
 	Sort *LocalizationSort `form:"sort,omitempty" json:"sort,omitempty"`
@@ -1010,8 +1062,14 @@ type ListRegionsParams struct {
 	// PageNumber The page to return, starting at 1.
 	PageNumber *PageNumber `form:"page[number],omitempty" json:"page[number],omitempty"`
 
-	// PageSize Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400.
+	// PageSize Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000.
 	PageSize *PageSize `form:"page[size],omitempty" json:"page[size],omitempty"`
+
+	// PageAfter Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`.
+	PageAfter *PageAfter `form:"page[after],omitempty" json:"page[after],omitempty"`
+
+	// PageBefore Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`.
+	PageBefore *PageBefore `form:"page[before],omitempty" json:"page[before],omitempty"`
 
 	// Sort Fields to sort by, separated by commas; a leading `-` sorts descending. Sortable: `id`, `code`, `name`, `country`.
 	Sort *RegionSort `form:"sort,omitempty" json:"sort,omitempty"`
@@ -1112,8 +1170,14 @@ type ListWeightUnitsParams struct {
 	// PageNumber The page to return, starting at 1.
 	PageNumber *PageNumber `form:"page[number],omitempty" json:"page[number],omitempty"`
 
-	// PageSize Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400.
+	// PageSize Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000.
 	PageSize *PageSize `form:"page[size],omitempty" json:"page[size],omitempty"`
+
+	// PageAfter Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`.
+	PageAfter *PageAfter `form:"page[after],omitempty" json:"page[after],omitempty"`
+
+	// PageBefore Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`.
+	PageBefore *PageBefore `form:"page[before],omitempty" json:"page[before],omitempty"`
 
 	// Sort Fields to sort by, separated by commas; a leading `-` sorts descending. Sortable: `id`, `createdAt`, `updatedAt`.
 	Sort *WeightUnitSort `form:"sort,omitempty" json:"sort,omitempty"`
@@ -1521,6 +1585,22 @@ func (siw *ServerInterfaceWrapper) ListCountries(c *gin.Context) {
 		return
 	}
 
+	// ------------- Optional query parameter "page[after]" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[after]", query, &params.PageAfter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[after]: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "page[before]" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[before]", query, &params.PageBefore, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[before]: %w", err), http.StatusBadRequest)
+		return
+	}
+
 	// ------------- Optional query parameter "sort" -------------
 
 	err = runtime.BindQueryParameterWithOptions("form", true, false, "sort", query, &params.Sort, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
@@ -1801,6 +1881,22 @@ func (siw *ServerInterfaceWrapper) ListCountryRegions(c *gin.Context) {
 		return
 	}
 
+	// ------------- Optional query parameter "page[after]" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[after]", query, &params.PageAfter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[after]: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "page[before]" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[before]", query, &params.PageBefore, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[before]: %w", err), http.StatusBadRequest)
+		return
+	}
+
 	// ------------- Optional query parameter "sort" -------------
 
 	err = runtime.BindQueryParameterWithOptions("form", true, false, "sort", query, &params.Sort, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
@@ -1945,6 +2041,22 @@ func (siw *ServerInterfaceWrapper) GetCountryRegionsRelationship(c *gin.Context)
 		return
 	}
 
+	// ------------- Optional query parameter "page[after]" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[after]", query, &params.PageAfter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[after]: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "page[before]" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[before]", query, &params.PageBefore, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[before]: %w", err), http.StatusBadRequest)
+		return
+	}
+
 	headers := c.Request.Header
 
 	// ------------- Optional header parameter "X-Include" -------------
@@ -2053,6 +2165,22 @@ func (siw *ServerInterfaceWrapper) ListCurrencies(c *gin.Context) {
 	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[size]", query, &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[size]: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "page[after]" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[after]", query, &params.PageAfter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[after]: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "page[before]" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[before]", query, &params.PageBefore, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[before]: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -2319,6 +2447,22 @@ func (siw *ServerInterfaceWrapper) ListLocalizations(c *gin.Context) {
 		return
 	}
 
+	// ------------- Optional query parameter "page[after]" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[after]", query, &params.PageAfter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[after]: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "page[before]" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[before]", query, &params.PageBefore, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[before]: %w", err), http.StatusBadRequest)
+		return
+	}
+
 	// ------------- Optional query parameter "sort" -------------
 
 	err = runtime.BindQueryParameterWithOptions("form", true, false, "sort", query, &params.Sort, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
@@ -2563,6 +2707,22 @@ func (siw *ServerInterfaceWrapper) ListRegions(c *gin.Context) {
 	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[size]", query, &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[size]: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "page[after]" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[after]", query, &params.PageAfter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[after]: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "page[before]" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[before]", query, &params.PageBefore, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[before]: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -3049,6 +3209,22 @@ func (siw *ServerInterfaceWrapper) ListWeightUnits(c *gin.Context) {
 	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[size]", query, &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[size]: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "page[after]" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[after]", query, &params.PageAfter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[after]: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "page[before]" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[before]", query, &params.PageBefore, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[before]: %w", err), http.StatusBadRequest)
 		return
 	}
 

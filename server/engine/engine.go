@@ -33,6 +33,8 @@ type Engine struct {
 	// only limits a resource type to the records with these keys, such as
 	// the enabled currencies; other records do not exist for the API.
 	only map[string][]any
+	// cursors signs and checks the cursors of cursor paging.
+	cursors cursorCodec
 }
 
 // Config is what an engine is told from outside, once, at start.

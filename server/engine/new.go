@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/getkin/kin-openapi/openapi3"
 
@@ -10,6 +11,9 @@ import (
 	"github.com/entityapi/entityapi/storage"
 	"github.com/entityapi/entityapi/storage/jobs"
 )
+
+// cursorKeyWait bounds the start's one read (or first write) of the cursor key.
+const cursorKeyWait = 30 * time.Second
 
 // New builds the engine of one application from its validated document: its
 // resources, the routes under base, and the storage tables each resource
@@ -46,8 +50,14 @@ func New(doc *openapi3.T, store *storage.Store, base string, cfg Config) (*Engin
 			}
 		}
 	}
+	ctx, cancel := context.WithTimeout(context.Background(), cursorKeyWait)
+	defer cancel()
+	cursorKey, err := store.CursorKey(ctx)
+	if err != nil {
+		return nil, err
+	}
 	return &Engine{store: store, reg: reg, routes: routes, tables: tables, joins: joins, items: newItemSchemas(routes), cfg: cfg,
-		shownCols: newShownColumns(reg, tables)}, nil
+		shownCols: newShownColumns(reg, tables), cursors: cursorCodec{key: cursorKey}}, nil
 }
 
 // checkColumns makes a document naming a column storage does not have fail at start.

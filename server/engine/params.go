@@ -29,6 +29,7 @@ type listParams struct {
 	fields   map[string]map[string]bool // type -> fields to return; absent type: all
 	filtered bool                       // at least one filter[...] was given
 	aggs     []aggregation              // filter[aggregations] (aggregate.go)
+	cursor   *cursorPage                // page[after] or page[before]; nil: paged by number
 }
 
 // parseShape reads fields[type] and include, the shape of the answer; both are JSON:API only.
@@ -151,6 +152,9 @@ func (e *Engine) parseList(q url.Values, res *resource.Resource, f Format, lang 
 	if len(errs) > 0 {
 		return nil, errs
 	}
+	if p.cursor, errs = e.parseCursor(q, e.table(res), p.order, p.size); len(errs) > 0 {
+		return nil, errs
+	}
 	return p, nil
 }
 
@@ -191,7 +195,7 @@ func parsePage(q url.Values) (number, size int, errs problem.List) {
 		case n == 0 || n < -1:
 			errs = append(errs, problem.Filter("page[size]", "The value should be -1 (all records) or between 1 and 1000."))
 		case n > maxPageSize:
-			errs = append(errs, problem.Filter("page[size]", fmt.Sprintf("The value should be less than or equals to %d.", maxPageSize)))
+			errs = append(errs, problem.PageSizeTooLarge(maxPageSize))
 		default:
 			size = n
 		}

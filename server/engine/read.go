@@ -206,7 +206,8 @@ func (e *Engine) list(ctx context.Context, cl *call, res *resource.Resource, ext
 		for i, row := range rows {
 			objs[i] = e.plainObject(cl, res, row, links)
 		}
-		return withTotal(cl.reply(http.StatusOK, nil, jsonapi.AppendObjects(jsonapi.Buffer(), objs)).Pooled(), total), nil
+		reply := cl.reply(http.StatusOK, nil, jsonapi.AppendObjects(jsonapi.Buffer(), objs)).Pooled()
+		return withTotal(cl.withLinkHeader(reply, self, p), total), nil
 	}
 	data := jsonapi.Many(e.resourceObjects(cl, res, rows, p.fields[res.Type], links))
 	doc := &jsonapi.TopLevel{Data: data, IncludeAsked: len(p.include) > 0}
@@ -214,7 +215,7 @@ func (e *Engine) list(ctx context.Context, cl *call, res *resource.Resource, ext
 		return nil, err
 	}
 	if cl.hateoas {
-		doc.Links = cl.pageLinks(self, p, hasMore, total)
+		doc.Links = cl.listLinks(self, p, hasMore, total)
 	}
 	if p.aggs != nil {
 		data, err := e.aggregatedData(ctx, q, p.aggs)
@@ -226,15 +227,20 @@ func (e *Engine) list(ctx context.Context, cl *call, res *resource.Resource, ext
 	return withTotal(cl.reply(http.StatusOK, doc, nil), total), nil
 }
 
-// page reads one page of q: the rows, whether more follow, and the number of all
-// matches when X-Include asks for it (-1 otherwise). Fetching one row more than
-// the page tells whether a next page exists without counting.
+// page reads one page of q: the rows, whether more follow (a cursor page
+// keeps that in p.cursor), and the number of all matches when X-Include
+// asks for it (-1 otherwise). Fetching one row more than the page tells
+// whether a next page exists without counting.
 func (e *Engine) page(ctx context.Context, cl *call, q storage.Query, p *listParams) (rows []storage.Row, hasMore bool, total int, err error) {
 	total = -1
 	if cl.xinclude["totalCount"] {
 		if total, err = cl.db.Count(ctx, q); err != nil {
 			return nil, false, 0, err
 		}
+	}
+	if p.cursor != nil {
+		rows, err = e.cursorRead(ctx, q, p)
+		return rows, false, total, err
 	}
 	limit := p.size
 	if p.size < 0 {

@@ -56,10 +56,14 @@ func (e *Engine) Relationship(r *Request) (*jsonapi.Reply, error) {
 	q := cl.query
 	p := &listParams{}
 	var errs problem.List
+	target, _ := e.reg.Get(rel.Target)
 	if rel.ToMany {
 		var pageErrs problem.List
 		p.number, p.size, pageErrs = parsePage(q)
 		errs = append(unsupported(q), pageErrs...)
+		if len(errs) == 0 {
+			p.cursor, errs = e.parseCursor(q, e.table(target), nil, p.size)
+		}
 	} else {
 		errs = unsupported(q, "page")
 	}
@@ -76,7 +80,6 @@ func (e *Engine) Relationship(r *Request) (*jsonapi.Reply, error) {
 		}
 		return cl.reply(http.StatusOK, doc, nil), nil
 	}
-	target, _ := e.reg.Get(rel.Target)
 	related := storage.Query{Table: e.table(target), Columns: e.shown(target, cl.lang), Org: cl.org, Where: []storage.Cond{e.memberOf(rel, []any{owner[res.IDColumn]})}}
 	rows, hasMore, total, err := e.page(ctx, cl, related, p)
 	if err != nil {
@@ -88,7 +91,7 @@ func (e *Engine) Relationship(r *Request) (*jsonapi.Reply, error) {
 	}
 	doc := &jsonapi.TopLevel{Data: data}
 	if cl.hateoas {
-		doc.Links = cl.pageLinks(self, p, hasMore, total)
+		doc.Links = cl.listLinks(self, p, hasMore, total)
 		doc.Links.Related = links.Related
 	}
 	return withTotal(cl.reply(http.StatusOK, doc, nil), total), nil

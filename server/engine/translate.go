@@ -69,6 +69,10 @@ func parameterProblem(re *openapi3filter.RequestError, rt *Route) *problem.Probl
 	if name == "sort" {
 		return problem.Sort(detail)
 	}
+	var se *openapi3.SchemaError
+	if name == "page[size]" && errors.As(re.Err, &se) && se.SchemaField == "maximum" && se.Schema.Max != nil {
+		return problem.PageSizeTooLarge(int(*se.Schema.Max))
+	}
 	return problem.Filter(name, queryDetail(re.Err, detail))
 }
 

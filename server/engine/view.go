@@ -63,9 +63,10 @@ func (v *View) Reply(status int, doc *jsonapi.TopLevel, plain []byte) *jsonapi.R
 
 // Page reads page[number] and page[size] of a paged list that takes no
 // other list parameter (sort, include, fields and filter are refused, not
-// ignored); size is -1 for every record at once, at most MaxUnpaged.
+// ignored, and so are the cursors of cursor paging, which such a list does
+// not offer); size is -1 for every record at once, at most MaxUnpaged.
 func (v *View) Page() (number, size int, errs problem.List) {
-	errs = unsupported(v.cl.query)
+	errs = unsupported(v.cl.query, "page[after]", "page[before]")
 	number, size, pageErrs := parsePage(v.cl.query)
 	return number, size, append(errs, pageErrs...)
 }

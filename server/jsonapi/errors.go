@@ -7,6 +7,14 @@ type Error struct {
 	Title  string       `json:"title"`
 	Detail string       `json:"detail,omitempty"`
 	Source *ErrorSource `json:"source,omitempty"`
+	Links  *ErrorLinks  `json:"links,omitempty"`
+	Meta   any          `json:"meta,omitempty"`
+}
+
+// ErrorLinks are an error's links: about, the definition of a problem a
+// published profile defines.
+type ErrorLinks struct {
+	About string `json:"about"`
 }
 
 // ErrorSource tells where in the request a problem is; at most one member is set.

@@ -147,3 +147,31 @@ func RateLimited(seconds int64) *Problem {
 	return &Problem{Kind: TooManyRequests, Title: "too many requests http exception",
 		Detail: fmt.Sprintf("Too many requests. Retry in %d %s.", seconds, unit)}
 }
+
+// cursorProfile is the address of the JSON:API cursor-pagination profile,
+// whose error types name the problems of a cursor request.
+const cursorProfile = "https://jsonapi.org/profiles/ethanresnick/cursor-pagination/"
+
+// PageSizeTooLarge reports a page[size] over the largest page, with the
+// largest in meta.page.maxSize as the cursor-pagination profile asks.
+func PageSizeTooLarge(maxSize int) *Problem {
+	p := Filter("page[size]", fmt.Sprintf("The value should be less than or equals to %d.", maxSize))
+	p.Code, p.About = "max-size-exceeded", cursorProfile+"max-size-exceeded"
+	p.Meta = map[string]any{"page": map[string]any{"maxSize": maxSize}}
+	return p
+}
+
+// UnsupportedCursorSort reports a sort that a cursor cannot hold a place in.
+func UnsupportedCursorSort(detail string) *Problem {
+	p := Sort(detail)
+	p.Code, p.About = "unsupported-sort", cursorProfile+"unsupported-sort"
+	return p
+}
+
+// CursorRange reports page[after] and page[before] given together: the
+// profile's range paging, which the service does not offer.
+func CursorRange() *Problem {
+	p := Filter("page[before]", "Give page[after] or page[before], not both.")
+	p.Code, p.About = "range-pagination-not-supported", cursorProfile+"range-pagination-not-supported"
+	return p
+}

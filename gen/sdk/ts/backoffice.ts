@@ -3387,7 +3387,7 @@ export interface components {
             data: components["schemas"]["CountryIdentifier"] | components["schemas"]["JsonNull"];
             links?: components["schemas"]["DocumentLinks"];
         };
-        /** @description Top-level links. `self` addresses the collection; `first`, `prev` and `next` appear on lists when they lead somewhere, `last` when the total is known. Removed by `X-Include: noHateoas`. */
+        /** @description Top-level links. `self` addresses the collection; on a page by number `first`, `prev` and `next` appear when they lead somewhere, `last` when the total is known. On a cursor page (`page[after]` or `page[before]`) `first` starts the walk again, and `prev` and `next` carry the cursors of the page's ends; each is left out at its end of the list (JSON:API's way to say a link is unavailable). Removed by `X-Include: noHateoas`. */
         DocumentLinks: {
             /** Format: uri */
             first?: string;
@@ -3411,6 +3411,24 @@ export interface components {
              * @example This value should not be blank.
              */
             detail?: string;
+            /** @description Sent for the problems a published profile defines: `about` is the address of the problem type (the cursor-pagination profile's `max-size-exceeded`, `unsupported-sort` and `range-pagination-not-supported`); `code` then names it. */
+            links?: {
+                /**
+                 * Format: uri
+                 * @example https://jsonapi.org/profiles/ethanresnick/cursor-pagination/max-size-exceeded
+                 */
+                about: string;
+            };
+            /** @description What a client needs to act on the problem, such as the largest page size. */
+            meta?: {
+                page?: {
+                    /**
+                     * @description The largest `page[size]`.
+                     * @example 1000
+                     */
+                    maxSize: number;
+                };
+            };
             /** @description Where the problem is in the request. */
             source?: {
                 /**
@@ -5519,9 +5537,13 @@ export interface components {
          * @example name
          */
         OrganizationSort: string;
+        /** @description Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. */
+        PageAfter: string;
+        /** @description Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`. */
+        PageBefore: string;
         /** @description The page to return, starting at 1. */
         PageNumber: number;
-        /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400. */
+        /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000. */
         PageSize: number;
         /**
          * @description The region fields to return, separated by commas; JSON:API only.
@@ -5762,6 +5784,11 @@ export interface components {
          */
         ContentLocation: string;
         /**
+         * @description Plain format, cursor paging (`page[after]` or `page[before]`): the addresses of the next and previous pages (RFC 8288), `<...>; rel="next"` and `<...>; rel="prev"`, each left out at its end of the list.
+         * @example <https://api.example.com/admin/api/accounts?page%5Bafter%5D=WzQyXQ&page%5Bsize%5D=25>; rel="next"
+         */
+        Link: string;
+        /**
          * @description The absolute address of the created resource.
          * @example https://api.example.com/admin/api/accounts/42
          */
@@ -5846,8 +5873,12 @@ export interface operations {
                 "filter[aggregations]"?: components["parameters"]["AccountFilterAggregations"];
                 /** @description The page to return, starting at 1. */
                 "page[number]"?: components["parameters"]["PageNumber"];
-                /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400. */
+                /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000. */
                 "page[size]"?: components["parameters"]["PageSize"];
+                /** @description Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. */
+                "page[after]"?: components["parameters"]["PageAfter"];
+                /** @description Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`. */
+                "page[before]"?: components["parameters"]["PageBefore"];
                 /**
                  * @description Fields to sort by, separated by commas; a leading `-` sorts descending. Sortable: `id`, `name`, `externalId`, `defaultContact`, `owner`, `referredBy`, `createdAt`, `updatedAt`.
                  * @example -createdAt
@@ -5909,6 +5940,7 @@ export interface operations {
             /** @description A page of accounts. */
             200: {
                 headers: {
+                    Link: components["headers"]["Link"];
                     "X-Include-Total-Count": components["headers"]["XIncludeTotalCount"];
                     "X-Request-ID": components["headers"]["XRequestID"];
                     [name: string]: unknown;
@@ -7007,8 +7039,12 @@ export interface operations {
                 "filter[aggregations]"?: components["parameters"]["ContactFilterAggregations"];
                 /** @description The page to return, starting at 1. */
                 "page[number]"?: components["parameters"]["PageNumber"];
-                /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400. */
+                /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000. */
                 "page[size]"?: components["parameters"]["PageSize"];
+                /** @description Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. */
+                "page[after]"?: components["parameters"]["PageAfter"];
+                /** @description Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`. */
+                "page[before]"?: components["parameters"]["PageBefore"];
                 /**
                  * @description Fields to sort by, separated by commas; a leading `-` sorts descending. Sortable: `id`, `lastName`, `primaryEmail`, `externalId`, `assignedTo`, `owner`, `reportsTo`, `createdAt`, `updatedAt`.
                  * @example lastName
@@ -7076,6 +7112,7 @@ export interface operations {
             /** @description A page of the contacts of the account. */
             200: {
                 headers: {
+                    Link: components["headers"]["Link"];
                     "X-Include-Total-Count": components["headers"]["XIncludeTotalCount"];
                     "X-Request-ID": components["headers"]["XRequestID"];
                     [name: string]: unknown;
@@ -7853,8 +7890,12 @@ export interface operations {
             query?: {
                 /** @description The page to return, starting at 1. */
                 "page[number]"?: components["parameters"]["PageNumber"];
-                /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400. */
+                /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000. */
                 "page[size]"?: components["parameters"]["PageSize"];
+                /** @description Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. */
+                "page[after]"?: components["parameters"]["PageAfter"];
+                /** @description Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`. */
+                "page[before]"?: components["parameters"]["PageBefore"];
             };
             header?: {
                 /**
@@ -8602,7 +8643,7 @@ export interface operations {
             query?: {
                 /** @description The page to return, starting at 1. */
                 "page[number]"?: components["parameters"]["PageNumber"];
-                /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400. */
+                /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000. */
                 "page[size]"?: components["parameters"]["PageSize"];
             };
             header?: {
@@ -8719,8 +8760,12 @@ export interface operations {
                 "filter[updatedAt]"?: components["parameters"]["BusinessUnitFilterUpdatedAt"];
                 /** @description The page to return, starting at 1. */
                 "page[number]"?: components["parameters"]["PageNumber"];
-                /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400. */
+                /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000. */
                 "page[size]"?: components["parameters"]["PageSize"];
+                /** @description Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. */
+                "page[after]"?: components["parameters"]["PageAfter"];
+                /** @description Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`. */
+                "page[before]"?: components["parameters"]["PageBefore"];
                 /**
                  * @description Fields to sort by, separated by commas; a leading `-` sorts descending. Sortable: `id`, `name`, `owner`, `createdAt`, `updatedAt`.
                  * @example name
@@ -8782,6 +8827,7 @@ export interface operations {
             /** @description A page of business units. */
             200: {
                 headers: {
+                    Link: components["headers"]["Link"];
                     "X-Include-Total-Count": components["headers"]["XIncludeTotalCount"];
                     "X-Request-ID": components["headers"]["XRequestID"];
                     [name: string]: unknown;
@@ -10004,8 +10050,12 @@ export interface operations {
             query?: {
                 /** @description The page to return, starting at 1. */
                 "page[number]"?: components["parameters"]["PageNumber"];
-                /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400. */
+                /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000. */
                 "page[size]"?: components["parameters"]["PageSize"];
+                /** @description Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. */
+                "page[after]"?: components["parameters"]["PageAfter"];
+                /** @description Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`. */
+                "page[before]"?: components["parameters"]["PageBefore"];
             };
             header?: {
                 /**
@@ -10121,8 +10171,12 @@ export interface operations {
                 "filter[aggregations]"?: components["parameters"]["UserFilterAggregations"];
                 /** @description The page to return, starting at 1. */
                 "page[number]"?: components["parameters"]["PageNumber"];
-                /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400. */
+                /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000. */
                 "page[size]"?: components["parameters"]["PageSize"];
+                /** @description Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. */
+                "page[after]"?: components["parameters"]["PageAfter"];
+                /** @description Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`. */
+                "page[before]"?: components["parameters"]["PageBefore"];
                 /**
                  * @description Fields to sort by, separated by commas; a leading `-` sorts descending. Sortable: `id`, `username`, `email`, `lastName`, `enabled`, `externalId`, `owner`, `createdAt`, `updatedAt`.
                  * @example lastName,-createdAt
@@ -10190,6 +10244,7 @@ export interface operations {
             /** @description A page of the users whose business unit this is. */
             200: {
                 headers: {
+                    Link: components["headers"]["Link"];
                     "X-Include-Total-Count": components["headers"]["XIncludeTotalCount"];
                     "X-Request-ID": components["headers"]["XRequestID"];
                     [name: string]: unknown;
@@ -10364,8 +10419,12 @@ export interface operations {
                 "filter[aggregations]"?: components["parameters"]["ContactFilterAggregations"];
                 /** @description The page to return, starting at 1. */
                 "page[number]"?: components["parameters"]["PageNumber"];
-                /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400. */
+                /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000. */
                 "page[size]"?: components["parameters"]["PageSize"];
+                /** @description Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. */
+                "page[after]"?: components["parameters"]["PageAfter"];
+                /** @description Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`. */
+                "page[before]"?: components["parameters"]["PageBefore"];
                 /**
                  * @description Fields to sort by, separated by commas; a leading `-` sorts descending. Sortable: `id`, `lastName`, `primaryEmail`, `externalId`, `assignedTo`, `owner`, `reportsTo`, `createdAt`, `updatedAt`.
                  * @example lastName
@@ -10427,6 +10486,7 @@ export interface operations {
             /** @description A page of contacts. */
             200: {
                 headers: {
+                    Link: components["headers"]["Link"];
                     "X-Include-Total-Count": components["headers"]["XIncludeTotalCount"];
                     "X-Request-ID": components["headers"]["XRequestID"];
                     [name: string]: unknown;
@@ -11794,8 +11854,12 @@ export interface operations {
                 "filter[aggregations]"?: components["parameters"]["AccountFilterAggregations"];
                 /** @description The page to return, starting at 1. */
                 "page[number]"?: components["parameters"]["PageNumber"];
-                /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400. */
+                /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000. */
                 "page[size]"?: components["parameters"]["PageSize"];
+                /** @description Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. */
+                "page[after]"?: components["parameters"]["PageAfter"];
+                /** @description Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`. */
+                "page[before]"?: components["parameters"]["PageBefore"];
                 /**
                  * @description Fields to sort by, separated by commas; a leading `-` sorts descending. Sortable: `id`, `name`, `externalId`, `defaultContact`, `owner`, `referredBy`, `createdAt`, `updatedAt`.
                  * @example -createdAt
@@ -11863,6 +11927,7 @@ export interface operations {
             /** @description A page of the accounts the contact belongs to. */
             200: {
                 headers: {
+                    Link: components["headers"]["Link"];
                     "X-Include-Total-Count": components["headers"]["XIncludeTotalCount"];
                     "X-Request-ID": components["headers"]["XRequestID"];
                     [name: string]: unknown;
@@ -12435,8 +12500,12 @@ export interface operations {
             query?: {
                 /** @description The page to return, starting at 1. */
                 "page[number]"?: components["parameters"]["PageNumber"];
-                /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400. */
+                /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000. */
                 "page[size]"?: components["parameters"]["PageSize"];
+                /** @description Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. */
+                "page[after]"?: components["parameters"]["PageAfter"];
+                /** @description Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`. */
+                "page[before]"?: components["parameters"]["PageBefore"];
             };
             header?: {
                 /**
@@ -13142,8 +13211,12 @@ export interface operations {
                 "filter[regions]"?: components["parameters"]["CountryFilterRegions"];
                 /** @description The page to return, starting at 1. */
                 "page[number]"?: components["parameters"]["PageNumber"];
-                /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400. */
+                /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000. */
                 "page[size]"?: components["parameters"]["PageSize"];
+                /** @description Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. */
+                "page[after]"?: components["parameters"]["PageAfter"];
+                /** @description Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`. */
+                "page[before]"?: components["parameters"]["PageBefore"];
                 /**
                  * @description Fields to sort by, separated by commas; a leading `-` sorts descending. Sortable: `id`, `name`, `iso3Code`.
                  * @example -name
@@ -13185,6 +13258,7 @@ export interface operations {
             /** @description A page of countries. */
             200: {
                 headers: {
+                    Link: components["headers"]["Link"];
                     "X-Include-Total-Count": components["headers"]["XIncludeTotalCount"];
                     "X-Request-ID": components["headers"]["XRequestID"];
                     [name: string]: unknown;
@@ -13349,8 +13423,12 @@ export interface operations {
                 "filter[code]"?: components["parameters"]["RegionFilterCode"];
                 /** @description The page to return, starting at 1. */
                 "page[number]"?: components["parameters"]["PageNumber"];
-                /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400. */
+                /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000. */
                 "page[size]"?: components["parameters"]["PageSize"];
+                /** @description Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. */
+                "page[after]"?: components["parameters"]["PageAfter"];
+                /** @description Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`. */
+                "page[before]"?: components["parameters"]["PageBefore"];
                 /**
                  * @description Fields to sort by, separated by commas; a leading `-` sorts descending. Sortable: `id`, `code`, `name`, `country`.
                  * @example name
@@ -13398,6 +13476,7 @@ export interface operations {
             /** @description A page of the country's regions. */
             200: {
                 headers: {
+                    Link: components["headers"]["Link"];
                     "X-Include-Total-Count": components["headers"]["XIncludeTotalCount"];
                     "X-Request-ID": components["headers"]["XRequestID"];
                     [name: string]: unknown;
@@ -13454,8 +13533,12 @@ export interface operations {
             query?: {
                 /** @description The page to return, starting at 1. */
                 "page[number]"?: components["parameters"]["PageNumber"];
-                /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400. */
+                /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000. */
                 "page[size]"?: components["parameters"]["PageSize"];
+                /** @description Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. */
+                "page[after]"?: components["parameters"]["PageAfter"];
+                /** @description Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`. */
+                "page[before]"?: components["parameters"]["PageBefore"];
             };
             header?: {
                 /**
@@ -13546,8 +13629,12 @@ export interface operations {
                 "filter[updatedAt]"?: components["parameters"]["OrganizationFilterUpdatedAt"];
                 /** @description The page to return, starting at 1. */
                 "page[number]"?: components["parameters"]["PageNumber"];
-                /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400. */
+                /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000. */
                 "page[size]"?: components["parameters"]["PageSize"];
+                /** @description Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. */
+                "page[after]"?: components["parameters"]["PageAfter"];
+                /** @description Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`. */
+                "page[before]"?: components["parameters"]["PageBefore"];
                 /**
                  * @description Fields to sort by, separated by commas; a leading `-` sorts descending. Sortable: `id`, `name`, `enabled`, `createdAt`, `updatedAt`.
                  * @example name
@@ -13609,6 +13696,7 @@ export interface operations {
             /** @description A page of organizations. */
             200: {
                 headers: {
+                    Link: components["headers"]["Link"];
                     "X-Include-Total-Count": components["headers"]["XIncludeTotalCount"];
                     "X-Request-ID": components["headers"]["XRequestID"];
                     [name: string]: unknown;
@@ -13991,8 +14079,12 @@ export interface operations {
                 "filter[updatedAt]"?: components["parameters"]["BusinessUnitFilterUpdatedAt"];
                 /** @description The page to return, starting at 1. */
                 "page[number]"?: components["parameters"]["PageNumber"];
-                /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400. */
+                /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000. */
                 "page[size]"?: components["parameters"]["PageSize"];
+                /** @description Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. */
+                "page[after]"?: components["parameters"]["PageAfter"];
+                /** @description Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`. */
+                "page[before]"?: components["parameters"]["PageBefore"];
                 /**
                  * @description Fields to sort by, separated by commas; a leading `-` sorts descending. Sortable: `id`, `name`, `owner`, `createdAt`, `updatedAt`.
                  * @example name
@@ -14060,6 +14152,7 @@ export interface operations {
             /** @description A page of the business units of the organization. */
             200: {
                 headers: {
+                    Link: components["headers"]["Link"];
                     "X-Include-Total-Count": components["headers"]["XIncludeTotalCount"];
                     "X-Request-ID": components["headers"]["XRequestID"];
                     [name: string]: unknown;
@@ -14144,8 +14237,12 @@ export interface operations {
             query?: {
                 /** @description The page to return, starting at 1. */
                 "page[number]"?: components["parameters"]["PageNumber"];
-                /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400. */
+                /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000. */
                 "page[size]"?: components["parameters"]["PageSize"];
+                /** @description Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. */
+                "page[after]"?: components["parameters"]["PageAfter"];
+                /** @description Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`. */
+                "page[before]"?: components["parameters"]["PageBefore"];
             };
             header?: {
                 /**
@@ -14205,8 +14302,12 @@ export interface operations {
             query?: {
                 /** @description The page to return, starting at 1. */
                 "page[number]"?: components["parameters"]["PageNumber"];
-                /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400. */
+                /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000. */
                 "page[size]"?: components["parameters"]["PageSize"];
+                /** @description Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. */
+                "page[after]"?: components["parameters"]["PageAfter"];
+                /** @description Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`. */
+                "page[before]"?: components["parameters"]["PageBefore"];
             };
             header?: {
                 /**
@@ -14326,8 +14427,12 @@ export interface operations {
                 "filter[aggregations]"?: components["parameters"]["UserFilterAggregations"];
                 /** @description The page to return, starting at 1. */
                 "page[number]"?: components["parameters"]["PageNumber"];
-                /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400. */
+                /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000. */
                 "page[size]"?: components["parameters"]["PageSize"];
+                /** @description Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. */
+                "page[after]"?: components["parameters"]["PageAfter"];
+                /** @description Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`. */
+                "page[before]"?: components["parameters"]["PageBefore"];
                 /**
                  * @description Fields to sort by, separated by commas; a leading `-` sorts descending. Sortable: `id`, `username`, `email`, `lastName`, `enabled`, `externalId`, `owner`, `createdAt`, `updatedAt`.
                  * @example lastName,-createdAt
@@ -14395,6 +14500,7 @@ export interface operations {
             /** @description A page of the users of the organization. */
             200: {
                 headers: {
+                    Link: components["headers"]["Link"];
                     "X-Include-Total-Count": components["headers"]["XIncludeTotalCount"];
                     "X-Request-ID": components["headers"]["XRequestID"];
                     [name: string]: unknown;
@@ -14524,8 +14630,12 @@ export interface operations {
                 "filter[code]"?: components["parameters"]["RegionFilterCode"];
                 /** @description The page to return, starting at 1. */
                 "page[number]"?: components["parameters"]["PageNumber"];
-                /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400. */
+                /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000. */
                 "page[size]"?: components["parameters"]["PageSize"];
+                /** @description Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. */
+                "page[after]"?: components["parameters"]["PageAfter"];
+                /** @description Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`. */
+                "page[before]"?: components["parameters"]["PageBefore"];
                 /**
                  * @description Fields to sort by, separated by commas; a leading `-` sorts descending. Sortable: `id`, `code`, `name`, `country`.
                  * @example name
@@ -14567,6 +14677,7 @@ export interface operations {
             /** @description A page of regions. */
             200: {
                 headers: {
+                    Link: components["headers"]["Link"];
                     "X-Include-Total-Count": components["headers"]["XIncludeTotalCount"];
                     "X-Request-ID": components["headers"]["XRequestID"];
                     [name: string]: unknown;
@@ -14877,8 +14988,12 @@ export interface operations {
                 "filter[updatedAt]"?: components["parameters"]["TaxJurisdictionFilterUpdatedAt"];
                 /** @description The page to return, starting at 1. */
                 "page[number]"?: components["parameters"]["PageNumber"];
-                /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400. */
+                /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000. */
                 "page[size]"?: components["parameters"]["PageSize"];
+                /** @description Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. */
+                "page[after]"?: components["parameters"]["PageAfter"];
+                /** @description Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`. */
+                "page[before]"?: components["parameters"]["PageBefore"];
                 /**
                  * @description Fields to sort by, separated by commas; a leading `-` sorts descending. Sortable: `id`, `code`, `country`, `region`, `createdAt`, `updatedAt`.
                  * @example code
@@ -14925,6 +15040,7 @@ export interface operations {
             /** @description A page of tax jurisdictions. */
             200: {
                 headers: {
+                    Link: components["headers"]["Link"];
                     "X-Include-Total-Count": components["headers"]["XIncludeTotalCount"];
                     "X-Request-ID": components["headers"]["XRequestID"];
                     [name: string]: unknown;
@@ -16185,8 +16301,12 @@ export interface operations {
                 "filter[id]"?: components["parameters"]["UserRoleFilterId"];
                 /** @description The page to return, starting at 1. */
                 "page[number]"?: components["parameters"]["PageNumber"];
-                /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400. */
+                /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000. */
                 "page[size]"?: components["parameters"]["PageSize"];
+                /** @description Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. */
+                "page[after]"?: components["parameters"]["PageAfter"];
+                /** @description Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`. */
+                "page[before]"?: components["parameters"]["PageBefore"];
                 /**
                  * @description Fields to sort by, separated by commas; a leading `-` sorts descending. Sortable: `id`.
                  * @example id
@@ -16218,6 +16338,7 @@ export interface operations {
             /** @description A page of user roles. */
             200: {
                 headers: {
+                    Link: components["headers"]["Link"];
                     "X-Include-Total-Count": components["headers"]["XIncludeTotalCount"];
                     "X-Request-ID": components["headers"]["XRequestID"];
                     [name: string]: unknown;
@@ -16392,8 +16513,12 @@ export interface operations {
                 "filter[aggregations]"?: components["parameters"]["UserFilterAggregations"];
                 /** @description The page to return, starting at 1. */
                 "page[number]"?: components["parameters"]["PageNumber"];
-                /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400. */
+                /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000. */
                 "page[size]"?: components["parameters"]["PageSize"];
+                /** @description Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. */
+                "page[after]"?: components["parameters"]["PageAfter"];
+                /** @description Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`. */
+                "page[before]"?: components["parameters"]["PageBefore"];
                 /**
                  * @description Fields to sort by, separated by commas; a leading `-` sorts descending. Sortable: `id`, `username`, `email`, `lastName`, `enabled`, `externalId`, `owner`, `createdAt`, `updatedAt`.
                  * @example lastName,-createdAt
@@ -16455,6 +16580,7 @@ export interface operations {
             /** @description A page of users. */
             200: {
                 headers: {
+                    Link: components["headers"]["Link"];
                     "X-Include-Total-Count": components["headers"]["XIncludeTotalCount"];
                     "X-Request-ID": components["headers"]["XRequestID"];
                     [name: string]: unknown;
@@ -18013,8 +18139,12 @@ export interface operations {
             query?: {
                 /** @description The page to return, starting at 1. */
                 "page[number]"?: components["parameters"]["PageNumber"];
-                /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400. */
+                /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000. */
                 "page[size]"?: components["parameters"]["PageSize"];
+                /** @description Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. */
+                "page[after]"?: components["parameters"]["PageAfter"];
+                /** @description Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`. */
+                "page[before]"?: components["parameters"]["PageBefore"];
             };
             header?: {
                 /**
@@ -18204,8 +18334,12 @@ export interface operations {
                 "filter[id]"?: components["parameters"]["UserRoleFilterId"];
                 /** @description The page to return, starting at 1. */
                 "page[number]"?: components["parameters"]["PageNumber"];
-                /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400. */
+                /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000. */
                 "page[size]"?: components["parameters"]["PageSize"];
+                /** @description Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. */
+                "page[after]"?: components["parameters"]["PageAfter"];
+                /** @description Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`. */
+                "page[before]"?: components["parameters"]["PageBefore"];
                 /**
                  * @description Fields to sort by, separated by commas; a leading `-` sorts descending. Sortable: `id`.
                  * @example id
@@ -18243,6 +18377,7 @@ export interface operations {
             /** @description A page of the roles of the user. */
             200: {
                 headers: {
+                    Link: components["headers"]["Link"];
                     "X-Include-Total-Count": components["headers"]["XIncludeTotalCount"];
                     "X-Request-ID": components["headers"]["XRequestID"];
                     [name: string]: unknown;
@@ -18303,8 +18438,12 @@ export interface operations {
                 "filter[updatedAt]"?: components["parameters"]["WeightUnitFilterUpdatedAt"];
                 /** @description The page to return, starting at 1. */
                 "page[number]"?: components["parameters"]["PageNumber"];
-                /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400. */
+                /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000. */
                 "page[size]"?: components["parameters"]["PageSize"];
+                /** @description Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. */
+                "page[after]"?: components["parameters"]["PageAfter"];
+                /** @description Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`. */
+                "page[before]"?: components["parameters"]["PageBefore"];
                 /**
                  * @description Fields to sort by, separated by commas; a leading `-` sorts descending. Sortable: `id`, `createdAt`, `updatedAt`.
                  * @example -createdAt
@@ -18336,6 +18475,7 @@ export interface operations {
             /** @description A page of weight units. */
             200: {
                 headers: {
+                    Link: components["headers"]["Link"];
                     "X-Include-Total-Count": components["headers"]["XIncludeTotalCount"];
                     "X-Request-ID": components["headers"]["XRequestID"];
                     [name: string]: unknown;

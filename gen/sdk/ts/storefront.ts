@@ -513,7 +513,7 @@ export interface components {
             /** @example € */
             symbol?: string;
         };
-        /** @description Top-level links. `self` addresses the collection; `first`, `prev` and `next` appear on lists when they lead somewhere, `last` when the total is known. Removed by `X-Include: noHateoas`. */
+        /** @description Top-level links. `self` addresses the collection; on a page by number `first`, `prev` and `next` appear when they lead somewhere, `last` when the total is known. On a cursor page (`page[after]` or `page[before]`) `first` starts the walk again, and `prev` and `next` carry the cursors of the page's ends; each is left out at its end of the list (JSON:API's way to say a link is unavailable). Removed by `X-Include: noHateoas`. */
         DocumentLinks: {
             /** Format: uri */
             first?: string;
@@ -537,6 +537,24 @@ export interface components {
              * @example This value should not be blank.
              */
             detail?: string;
+            /** @description Sent for the problems a published profile defines: `about` is the address of the problem type (the cursor-pagination profile's `max-size-exceeded`, `unsupported-sort` and `range-pagination-not-supported`); `code` then names it. */
+            links?: {
+                /**
+                 * Format: uri
+                 * @example https://jsonapi.org/profiles/ethanresnick/cursor-pagination/max-size-exceeded
+                 */
+                about: string;
+            };
+            /** @description What a client needs to act on the problem, such as the largest page size. */
+            meta?: {
+                page?: {
+                    /**
+                     * @description The largest `page[size]`.
+                     * @example 1000
+                     */
+                    maxSize: number;
+                };
+            };
             /** @description Where the problem is in the request. */
             source?: {
                 /**
@@ -1271,9 +1289,13 @@ export interface components {
          * @example title
          */
         Meta: string;
+        /** @description Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. */
+        PageAfter: string;
+        /** @description Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`. */
+        PageBefore: string;
         /** @description The page to return, starting at 1. */
         PageNumber: number;
-        /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400. */
+        /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000. */
         PageSize: number;
         /**
          * @description The region fields to return, separated by commas; JSON:API only.
@@ -1364,6 +1386,11 @@ export interface components {
          */
         ContentLanguage: string;
         /**
+         * @description Plain format, cursor paging (`page[after]` or `page[before]`): the addresses of the next and previous pages (RFC 8288), `<...>; rel="next"` and `<...>; rel="prev"`, each left out at its end of the list.
+         * @example <https://api.example.com/admin/api/accounts?page%5Bafter%5D=WzQyXQ&page%5Bsize%5D=25>; rel="next"
+         */
+        Link: string;
+        /**
          * @description Storefront: the currency that applies to this answer (the request's `X-Currency`, or the default), as an ISO 4217 code.
          * @example EUR
          */
@@ -1403,8 +1430,12 @@ export interface operations {
                 "filter[regions]"?: components["parameters"]["CountryFilterRegions"];
                 /** @description The page to return, starting at 1. */
                 "page[number]"?: components["parameters"]["PageNumber"];
-                /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400. */
+                /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000. */
                 "page[size]"?: components["parameters"]["PageSize"];
+                /** @description Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. */
+                "page[after]"?: components["parameters"]["PageAfter"];
+                /** @description Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`. */
+                "page[before]"?: components["parameters"]["PageBefore"];
                 /**
                  * @description Fields to sort by, separated by commas; a leading `-` sorts descending. Sortable: `id`, `name`, `iso3Code`.
                  * @example -name
@@ -1457,6 +1488,7 @@ export interface operations {
             200: {
                 headers: {
                     "Content-Language": components["headers"]["ContentLanguage"];
+                    Link: components["headers"]["Link"];
                     "X-Currency": components["headers"]["XCurrencyApplied"];
                     "X-Include-Total-Count": components["headers"]["XIncludeTotalCount"];
                     "X-Request-ID": components["headers"]["XRequestID"];
@@ -1566,8 +1598,12 @@ export interface operations {
                 "filter[code]"?: components["parameters"]["RegionFilterCode"];
                 /** @description The page to return, starting at 1. */
                 "page[number]"?: components["parameters"]["PageNumber"];
-                /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400. */
+                /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000. */
                 "page[size]"?: components["parameters"]["PageSize"];
+                /** @description Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. */
+                "page[after]"?: components["parameters"]["PageAfter"];
+                /** @description Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`. */
+                "page[before]"?: components["parameters"]["PageBefore"];
                 /**
                  * @description Fields to sort by, separated by commas; a leading `-` sorts descending. Sortable: `id`, `code`, `name`, `country`.
                  * @example name
@@ -1626,6 +1662,7 @@ export interface operations {
             200: {
                 headers: {
                     "Content-Language": components["headers"]["ContentLanguage"];
+                    Link: components["headers"]["Link"];
                     "X-Currency": components["headers"]["XCurrencyApplied"];
                     "X-Include-Total-Count": components["headers"]["XIncludeTotalCount"];
                     "X-Request-ID": components["headers"]["XRequestID"];
@@ -1651,8 +1688,12 @@ export interface operations {
             query?: {
                 /** @description The page to return, starting at 1. */
                 "page[number]"?: components["parameters"]["PageNumber"];
-                /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400. */
+                /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000. */
                 "page[size]"?: components["parameters"]["PageSize"];
+                /** @description Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. */
+                "page[after]"?: components["parameters"]["PageAfter"];
+                /** @description Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`. */
+                "page[before]"?: components["parameters"]["PageBefore"];
             };
             header?: {
                 /**
@@ -1730,8 +1771,12 @@ export interface operations {
                 "filter[aggregations]"?: components["parameters"]["CurrencyFilterAggregations"];
                 /** @description The page to return, starting at 1. */
                 "page[number]"?: components["parameters"]["PageNumber"];
-                /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400. */
+                /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000. */
                 "page[size]"?: components["parameters"]["PageSize"];
+                /** @description Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. */
+                "page[after]"?: components["parameters"]["PageAfter"];
+                /** @description Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`. */
+                "page[before]"?: components["parameters"]["PageBefore"];
                 /**
                  * @description Fields to sort by, separated by commas; a leading `-` sorts descending. Sortable: `id`, `name`.
                  * @example name
@@ -1774,6 +1819,7 @@ export interface operations {
             200: {
                 headers: {
                     "Content-Language": components["headers"]["ContentLanguage"];
+                    Link: components["headers"]["Link"];
                     "X-Currency": components["headers"]["XCurrencyApplied"];
                     "X-Include-Total-Count": components["headers"]["XIncludeTotalCount"];
                     "X-Request-ID": components["headers"]["XRequestID"];
@@ -1956,8 +2002,12 @@ export interface operations {
                 "filter[aggregations]"?: components["parameters"]["LocalizationFilterAggregations"];
                 /** @description The page to return, starting at 1. */
                 "page[number]"?: components["parameters"]["PageNumber"];
-                /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400. */
+                /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000. */
                 "page[size]"?: components["parameters"]["PageSize"];
+                /** @description Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. */
+                "page[after]"?: components["parameters"]["PageAfter"];
+                /** @description Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`. */
+                "page[before]"?: components["parameters"]["PageBefore"];
                 /**
                  * @description Fields to sort by, separated by commas; a leading `-` sorts descending. Sortable: `id`, `title`, `languageCode`.
                  * @example title
@@ -2000,6 +2050,7 @@ export interface operations {
             200: {
                 headers: {
                     "Content-Language": components["headers"]["ContentLanguage"];
+                    Link: components["headers"]["Link"];
                     "X-Currency": components["headers"]["XCurrencyApplied"];
                     "X-Include-Total-Count": components["headers"]["XIncludeTotalCount"];
                     "X-Request-ID": components["headers"]["XRequestID"];
@@ -2165,8 +2216,12 @@ export interface operations {
                 "filter[code]"?: components["parameters"]["RegionFilterCode"];
                 /** @description The page to return, starting at 1. */
                 "page[number]"?: components["parameters"]["PageNumber"];
-                /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400. */
+                /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000. */
                 "page[size]"?: components["parameters"]["PageSize"];
+                /** @description Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. */
+                "page[after]"?: components["parameters"]["PageAfter"];
+                /** @description Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`. */
+                "page[before]"?: components["parameters"]["PageBefore"];
                 /**
                  * @description Fields to sort by, separated by commas; a leading `-` sorts descending. Sortable: `id`, `code`, `name`, `country`.
                  * @example name
@@ -2219,6 +2274,7 @@ export interface operations {
             200: {
                 headers: {
                     "Content-Language": components["headers"]["ContentLanguage"];
+                    Link: components["headers"]["Link"];
                     "X-Currency": components["headers"]["XCurrencyApplied"];
                     "X-Include-Total-Count": components["headers"]["XIncludeTotalCount"];
                     "X-Request-ID": components["headers"]["XRequestID"];
@@ -2469,8 +2525,12 @@ export interface operations {
                 "filter[updatedAt]"?: components["parameters"]["WeightUnitFilterUpdatedAt"];
                 /** @description The page to return, starting at 1. */
                 "page[number]"?: components["parameters"]["PageNumber"];
-                /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400. */
+                /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000. */
                 "page[size]"?: components["parameters"]["PageSize"];
+                /** @description Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. */
+                "page[after]"?: components["parameters"]["PageAfter"];
+                /** @description Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`. */
+                "page[before]"?: components["parameters"]["PageBefore"];
                 /**
                  * @description Fields to sort by, separated by commas; a leading `-` sorts descending. Sortable: `id`, `createdAt`, `updatedAt`.
                  * @example -createdAt
@@ -2513,6 +2573,7 @@ export interface operations {
             200: {
                 headers: {
                     "Content-Language": components["headers"]["ContentLanguage"];
+                    Link: components["headers"]["Link"];
                     "X-Currency": components["headers"]["XCurrencyApplied"];
                     "X-Include-Total-Count": components["headers"]["XIncludeTotalCount"];
                     "X-Request-ID": components["headers"]["XRequestID"];
