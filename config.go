@@ -28,6 +28,7 @@ type config struct {
 	guestResources, currencies                      []string
 	demo                                            bool
 	maxBody, maxBatchBody, maxBatchItem             int64
+	maxAtomicOperations                             int
 	maxHeaderBytes                                  int
 	readHeaderTimeout, requestTimeout, idleTimeout  time.Duration
 	shutdownTimeout, syncBatchTimeout, batchUpload  time.Duration
@@ -78,6 +79,15 @@ var settings = []*setting{
 		set: func(c *config, v string) error { return byteCount(v, &c.maxBatchBody) }},
 	{name: "max-batch-item", def: "1048576", usage: "largest item of a batch request in bytes (413 above, refused while it streams in)", serve: true,
 		set: func(c *config, v string) error { return byteCount(v, &c.maxBatchItem) }},
+	{name: "max-atomic-operations", def: "1000", usage: "most operations of one atomic request, POST /admin/api/operations (413 above)", serve: true,
+		set: func(c *config, v string) error {
+			n, err := strconv.Atoi(v)
+			if err != nil || n <= 0 {
+				return fmt.Errorf("want a positive number")
+			}
+			c.maxAtomicOperations = n
+			return nil
+		}},
 	{name: "max-header-bytes", def: "1048576", usage: "largest request line and headers in bytes (431 above)", serve: true,
 		set: func(c *config, v string) error {
 			var n int64
