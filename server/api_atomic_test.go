@@ -67,6 +67,15 @@ func TestAtomicOperations(t *testing.T) {
 			{"op":"remove","href":"`+a.base+`/admin/api/contacts/`+ada+`"}`).want(t, 204)
 		a.do(http.MethodGet, "/admin/api/contacts/"+ada, jsonAPI, "").want(t, 404)
 
+		// update by data alone, a to-one relationship, and upsert in data.meta
+		a.atomic(`{"op":"update","data":{"type":"accounts","id":"`+acme+`","attributes":{"name":"By data"}}},
+			{"op":"update","ref":{"type":"accounts","id":"`+acme+`","relationship":"defaultContact"},"data":{"type":"contacts","id":"`+bob+`"}},
+			{"op":"add","data":{"type":"accounts","meta":{"upsert":["externalId"]},"attributes":{"name":"By data meta","externalId":"AT-2"}}}`).want(t, 200)
+		got = a.do(http.MethodGet, "/admin/api/accounts/"+acme, jsonAPI, "").want(t, 200)
+		if got.value("data/attributes/name") != "By data" || got.value("data/relationships/defaultContact/data/id") != bob {
+			t.Fatalf("after the update by data: %s", got.body)
+		}
+
 		// upsert through meta
 		a.atomic(`{"op":"add","data":{"type":"accounts","attributes":{"name":"Upserted","externalId":"AT-1"}},"meta":{"upsert":["externalId"]}}`).want(t, 200)
 		u := a.atomic(`{"op":"add","data":{"type":"accounts","attributes":{"name":"Upserted again","externalId":"AT-1"}},"meta":{"upsert":["externalId"]}}`).want(t, 200)
@@ -86,6 +95,17 @@ func TestAtomicAllOrNothing(t *testing.T) {
 				"relationships":{"accounts":{"data":[{"type":"accounts","lid":"a"}]}}}},
 			{"op":"add","data":{"type":"accounts","attributes":{"name":42}}}`).want(t, 400)
 		if p := r.value("errors/0/source/pointer"); p != "/atomic:operations/3/data/attributes/name" {
+			t.Fatalf("pointer %v\n%s", p, r.body)
+		}
+		if n := a.count("/admin/api/accounts?filter[name]=Kept"); n != before {
+			t.Fatalf("%d accounts stored by a failed atomic request", n-before)
+		}
+		// a unique clash the database finds (a failed statement, which aborts a
+		// PostgreSQL transaction) is the client's 400, and rolls back the rest
+		r = a.atomic(`
+			{"op":"add","data":{"type":"accounts","attributes":{"name":"Kept","externalId":"AT-U"}}},
+			{"op":"add","data":{"type":"accounts","attributes":{"name":"Kept","externalId":"AT-U"}}}`).want(t, 400)
+		if p := r.value("errors/0/source/pointer"); p != "/atomic:operations/1/data/attributes/externalId" {
 			t.Fatalf("pointer %v\n%s", p, r.body)
 		}
 		if n := a.count("/admin/api/accounts?filter[name]=Kept"); n != before {
@@ -112,7 +132,14 @@ func TestAtomicMalformed(t *testing.T) {
 			{"lid and id", `{"op":"add","data":{"type":"accounts","id":"1","lid":"x","attributes":{"name":"n"}}}`, 400, "/atomic:operations/0/data/lid"},
 			{"unknown type", `{"op":"add","data":{"type":"gadgets","attributes":{}}}`, 404, "/atomic:operations/0"},
 			{"unknown href", `{"op":"remove","href":"/elsewhere/1"}`, 400, "/atomic:operations/0/href"},
-			{"remove a collection", `{"op":"remove","href":"/api/countries/US"}`, 405, "/atomic:operations/0"},
+			{"remove a country", `{"op":"remove","href":"/api/countries/US"}`, 405, "/atomic:operations/0"},
+			{"remove from a to-one", `{"op":"remove","ref":{"type":"accounts","id":"1","relationship":"owner"},"data":null}`, 405, "/atomic:operations/0"},
+			{"unknown relationship", `{"op":"add","ref":{"type":"accounts","id":"1","relationship":"friends"},"data":[]}`, 404, "/atomic:operations/0"},
+			{"href with a query", `{"op":"remove","href":"/api/accounts/1?x=1"}`, 400, "/atomic:operations/0/href"},
+			{"href of another host", `{"op":"remove","href":"https://elsewhere.example/admin/api/accounts/1"}`, 400, "/atomic:operations/0/href"},
+			{"remove with data", `{"op":"remove","ref":{"type":"accounts","id":"1"},"data":{"type":"accounts","id":"1"}}`, 400, "/atomic:operations/0/data"},
+			{"update without id", `{"op":"update","data":{"type":"accounts","attributes":{}}}`, 400, "/atomic:operations/0"},
+			{"extra member", `{"op":"add","data":{"type":"accounts","attributes":{"name":"n"}},"color":"red"}`, 400, ""},
 			{"type against ref", `{"op":"update","ref":{"type":"accounts","id":"1"},"data":{"type":"contacts","id":"1","attributes":{}}}`, 409, "/atomic:operations/0/data/type"},
 			{"empty operations", ``, 400, ""},
 			{"not an array", `{}}`, 400, ""},
@@ -167,6 +194,7 @@ func TestAtomicMediaTypes(t *testing.T) {
 		}{
 			{"ext both ways", atomicType, atomicType, 200},
 			{"accept without parameters", "application/vnd.api+json", atomicType, 200},
+			{"ext without a space", atomicType, `application/vnd.api+json;ext="https://jsonapi.org/ext/atomic"`, 200},
 			{"no accept", "", atomicType, 200},
 			{"accept wildcard", "*/*", atomicType, 200},
 			{"content type without ext", atomicType, "application/vnd.api+json", 415},
