@@ -226,7 +226,13 @@ func TestAtomicLimit(t *testing.T) {
 		t.Run(dialect, func(t *testing.T) {
 			a := newAPIWith(t, storagetest.Open(t, dialect), func(c *server.Config) { c.MaxAtomicOperations = 3 })
 			op := `{"op":"add","data":{"type":"accounts","attributes":{"name":"Limited"}}}`
-			a.atomic(strings.Repeat(op+",", 3)+op).want(t, 413)
+			r := a.atomic(strings.Repeat(op+",", 3)+op).want(t, 413)
+			if p := r.value("errors/0/source/pointer"); p != "/atomic:operations" {
+				t.Fatalf("pointer %v\n%s", p, r.body)
+			}
+			// the body is bounded by --max-body (64 KiB in the tests) as any other
+			long := `{"op":"add","data":{"type":"accounts","attributes":{"name":"` + strings.Repeat("x", 70<<10) + `"}}}`
+			a.atomic(long).want(t, 413)
 			a.atomic(strings.Repeat(op+",", 2)+op).want(t, 200)
 			if n := a.count("/admin/api/accounts?filter[name]=Limited"); n != 3 {
 				t.Fatalf("%d accounts, want 3", n)
