@@ -1,7 +1,6 @@
 package server_test
 
 import (
-	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -21,7 +20,8 @@ func (a *api) atomic(ops string) *result {
 	return a.do(http.MethodPost, "/admin/api/operations", atomicHeaders, `{"atomic:operations":[`+ops+`]}`)
 }
 
-// count is the number of records of a list address.
+// count is the number of records of a list address (its first page: the
+// tests count fewer than 10).
 func (a *api) count(path string) int {
 	a.t.Helper()
 	r := a.do(http.MethodGet, path, jsonAPI, "").want(a.t, 200)
@@ -29,6 +29,8 @@ func (a *api) count(path string) int {
 	return len(list)
 }
 
+// TestAtomicOperations: records added and linked by lid, updated, related and
+// removed in atomic requests, through ref, href and data, and upsert.
 func TestAtomicOperations(t *testing.T) {
 	eachAPI(t, func(t *testing.T, a *api) {
 		r := a.atomic(`
@@ -85,6 +87,8 @@ func TestAtomicOperations(t *testing.T) {
 	})
 }
 
+// TestAtomicAllOrNothing: a failure in the last operation, found by the schema
+// or by the database, stores none of the operations before it.
 func TestAtomicAllOrNothing(t *testing.T) {
 	eachAPI(t, func(t *testing.T, a *api) {
 		before := a.count("/admin/api/accounts?filter[name]=Kept")
@@ -114,6 +118,8 @@ func TestAtomicAllOrNothing(t *testing.T) {
 	})
 }
 
+// TestAtomicMalformed: bad operations are 4xx error documents pointing into
+// the request, and store nothing.
 func TestAtomicMalformed(t *testing.T) {
 	eachAPI(t, func(t *testing.T, a *api) {
 		add := `{"op":"add","data":{"type":"accounts","lid":"x","attributes":{"name":"Malformed"}}}`
@@ -164,6 +170,8 @@ func TestAtomicMalformed(t *testing.T) {
 	})
 }
 
+// TestAtomicAccess: each operation has the roles of its own route, and another
+// organization's records do not exist for it.
 func TestAtomicAccess(t *testing.T) {
 	eachAPI(t, func(t *testing.T, a *api) {
 		// a manager may add accounts but not users: 403, and the account is not stored
@@ -187,6 +195,8 @@ func TestAtomicAccess(t *testing.T) {
 	})
 }
 
+// TestAtomicMediaTypes: the extension media type is required on
+// /admin/api/operations and still refused everywhere else.
 func TestAtomicMediaTypes(t *testing.T) {
 	eachAPI(t, func(t *testing.T, a *api) {
 		body := `{"atomic:operations":[{"op":"add","data":{"type":"accounts","attributes":{"name":"Media"}}}]}`
@@ -221,6 +231,7 @@ func TestAtomicMediaTypes(t *testing.T) {
 	})
 }
 
+// TestAtomicLimit: --max-atomic-operations and --max-body bound a request.
 func TestAtomicLimit(t *testing.T) {
 	for _, dialect := range storagetest.Dialects() {
 		t.Run(dialect, func(t *testing.T) {
@@ -240,5 +251,3 @@ func TestAtomicLimit(t *testing.T) {
 		})
 	}
 }
-
-var _ = fmt.Sprint
