@@ -104,6 +104,13 @@ func TestAtomicAllOrNothing(t *testing.T) {
 		if n := a.count("/admin/api/accounts?filter[name]=Kept"); n != before {
 			t.Fatalf("%d accounts stored by a failed atomic request", n-before)
 		}
+		// a relationship operation naming a record that does not exist
+		r = a.atomic(`
+			{"op":"add","data":{"type":"accounts","lid":"k","attributes":{"name":"Kept"}}},
+			{"op":"add","ref":{"type":"accounts","lid":"k","relationship":"contacts"},"data":[{"type":"contacts","id":"999999"}]}`).want(t, 400)
+		if p := r.value("errors/0/source/pointer"); p != "/atomic:operations/1/data/0" {
+			t.Fatalf("pointer %v\n%s", p, r.body)
+		}
 		// a unique clash the database finds (a failed statement, which aborts a
 		// PostgreSQL transaction) is the client's 400, and rolls back the rest
 		r = a.atomic(`
