@@ -28,6 +28,7 @@ type config struct {
 	guestResources, currencies                      []string
 	demo                                            bool
 	maxBody, maxBatchBody, maxBatchItem             int64
+	maxAtomicOperations                             int
 	maxHeaderBytes                                  int
 	maxAggregationValues                            int
 	readHeaderTimeout, requestTimeout, idleTimeout  time.Duration
@@ -81,6 +82,8 @@ var settings = []*setting{
 		set: func(c *config, v string) error { return byteCount(v, &c.maxBatchItem) }},
 	{name: "max-aggregation-values", def: "100", usage: "most values a count of filter[aggregations] answers, the most frequent first", serve: true,
 		set: func(c *config, v string) error { return valueCount(v, &c.maxAggregationValues) }},
+	{name: "max-atomic-operations", def: "1000", usage: "most operations of one atomic request, POST /admin/api/operations (413 above)", serve: true,
+		set: func(c *config, v string) error { return valueCount(v, &c.maxAtomicOperations) }},
 	{name: "max-header-bytes", def: "1048576", usage: "largest request line and headers in bytes (431 above)", serve: true,
 		set: func(c *config, v string) error {
 			var n int64

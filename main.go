@@ -150,7 +150,7 @@ func serve(ctx context.Context, cfg *config, store *storage.Store, log *slog.Log
 	warnUnsealedKeys(cfg, log)
 	h, err := server.New(server.Config{
 		PublicURL: cfg.publicURL, BackofficeBase: cfg.backofficeBase, MaxBody: cfg.maxBody, Logger: log, Auth: cfg.auth,
-		MaxBatchBody: cfg.maxBatchBody, MaxBatchItem: cfg.maxBatchItem, SyncBatchTimeout: cfg.syncBatchTimeout, BatchUploadTimeout: cfg.batchUpload,
+		MaxBatchBody: cfg.maxBatchBody, MaxBatchItem: cfg.maxBatchItem, MaxAtomicOperations: cfg.maxAtomicOperations, SyncBatchTimeout: cfg.syncBatchTimeout, BatchUploadTimeout: cfg.batchUpload,
 		RequestTimeout: cfg.requestTimeout, MaxAggregationValues: cfg.maxAggregationValues,
 		Jobs: cfg.jobs, StorefrontBase: cfg.storefrontBase, GuestResources: cfg.guestResources,
 		Currencies: cfg.currencies, DefaultCurrency: cfg.defaultCurrency,

@@ -71,7 +71,9 @@ var contractOnce = sync.OnceValues(func() (*contract, error) {
 func (k *contract) check(t testing.TB, req *http.Request, reqBody []byte, res *http.Response, body []byte) {
 	t.Helper()
 	mediaType := strings.TrimSpace(strings.Split(res.Header.Get("Content-Type"), ";")[0])
-	if mediaType == "application/vnd.api+json" && len(body) > 0 {
+	if mediaType == "application/vnd.api+json" && len(body) > 0 && strings.Contains(res.Header.Get("Content-Type"), "ext=") {
+		k.checkAtomicResults(t, body)
+	} else if mediaType == "application/vnd.api+json" && len(body) > 0 {
 		v, err := jsonschema.UnmarshalJSON(bytes.NewReader(body))
 		if err != nil {
 			t.Fatalf("response is not JSON: %v\n%s", err, body)
@@ -157,6 +159,33 @@ func (k *contract) report() {
 	}
 	if len(no2xx) > 0 {
 		fmt.Printf("contract: operations with no validated 2xx response: %s\n", strings.Join(no2xx, ", "))
+	}
+}
+
+// checkAtomicResults holds the answer of an atomic request (the Atomic
+// Operations extension, whose atomic:results the base JSON:API schema does not
+// know) to that schema result by result: each data is validated as the
+// primary data of a document of its own.
+func (k *contract) checkAtomicResults(t testing.TB, body []byte) {
+	t.Helper()
+	var doc struct {
+		Results []map[string]json.RawMessage `json:"atomic:results"`
+	}
+	if err := json.Unmarshal(body, &doc); err != nil {
+		t.Fatalf("atomic answer is not JSON: %v\n%s", err, body)
+	}
+	for i, r := range doc.Results {
+		data, ok := r["data"]
+		if !ok {
+			continue
+		}
+		v, err := jsonschema.UnmarshalJSON(bytes.NewReader([]byte(`{"data":` + string(data) + `}`)))
+		if err != nil {
+			t.Fatalf("atomic result %d is not JSON: %v", i, err)
+		}
+		if err := k.jsonapi.Validate(v); err != nil {
+			t.Fatalf("atomic result %d breaks the JSON:API schema: %v\n%s", i, err, data)
+		}
 	}
 }
 

@@ -61,7 +61,12 @@ func negotiationOf(c *gin.Context) negotiation {
 	if v, ok := c.Get(negotiationKey); ok {
 		return v.(negotiation)
 	}
-	n := negotiate(c.Request)
+	var n negotiation
+	if r := requestOf(c); r != nil && r.Route.IsAtomic() {
+		n = negotiateAtomic(c.Request)
+	} else {
+		n = negotiate(c.Request)
+	}
 	c.Set(negotiationKey, n)
 	return n
 }

@@ -120,3 +120,55 @@ func onlyCharset(params map[string]string) bool {
 	}
 	return true
 }
+
+// negotiateAtomic is negotiate for POST /api/operations, the one address whose
+// JSON:API media type carries a parameter (DESIGN.md §0): the body must be
+// application/vnd.api+json with ext="https://jsonapi.org/ext/atomic" and
+// nothing else (415 otherwise), and Accept, when it names JSON:API, must name
+// it with that ext or without parameters (406 otherwise); a wildcard is
+// fine, but a plain-only Accept is a 406: there is no plain format here.
+// Every answer is JSON:API.
+func negotiateAtomic(r *http.Request) negotiation {
+	n := negotiation{format: engine.JSONAPI, errorsJSONAPI: true}
+	ctType, ctParams, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if err != nil || ctType != jsonapi.MediaType || len(ctParams) != 1 || ctParams["ext"] != jsonapi.AtomicExtension {
+		n.problem = problem.UnsupportedMediaType(`The "Content-Type" request header must be "` + jsonapi.AtomicMediaType + `".`)
+		return n
+	}
+	values := r.Header.Values("Accept")
+	if len(values) == 0 {
+		return n
+	}
+	for _, v := range values {
+		for _, part := range strings.Split(v, ",") {
+			if acceptsAtomic(strings.TrimSpace(part)) {
+				return n
+			}
+		}
+	}
+	n.problem = problem.NotAcceptable(`The "Accept" request header should list the JSON:API media type without parameters or with ext="` + jsonapi.AtomicExtension + `" only.`)
+	return n
+}
+
+// acceptsAtomic tells whether one Accept range (q above 0) takes the answer of
+// an atomic request: a wildcard, or the JSON:API media type without
+// parameters but q or with the atomic ext alone.
+func acceptsAtomic(part string) bool {
+	typ, params, err := mime.ParseMediaType(part)
+	if err != nil {
+		return false
+	}
+	if q, ok := params["q"]; ok {
+		if v, err := strconv.ParseFloat(q, 64); err != nil || v <= 0 {
+			return false
+		}
+		delete(params, "q")
+	}
+	switch typ {
+	case "*/*", "application/*":
+		return true
+	case jsonapi.MediaType:
+		return len(params) == 0 || (len(params) == 1 && params["ext"] == jsonapi.AtomicExtension)
+	}
+	return false
+}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/entityapi/entityapi/server/engine"
+	"github.com/entityapi/entityapi/server/jsonapi"
 )
 
 // TestNegotiate covers every row of the format table of DESIGN.md §3.
@@ -31,6 +32,9 @@ func TestNegotiate(t *testing.T) {
 		{name: "plain body of another type", contentType: "text/plain", body: "x", format: engine.Plain, status: 415},
 		{name: "plain body without content type", body: "{}", format: engine.Plain, status: 415},
 		{name: "json:api accept with q=0 only", accept: "application/vnd.api+json;q=0", format: engine.JSONAPI, status: 406, jsonAPIErrors: true},
+		// the atomic extension is the one of POST /api/operations (negotiateAtomic) only
+		{name: "atomic content type elsewhere", accept: "application/vnd.api+json", contentType: jsonapi.AtomicMediaType, body: "{}", format: engine.JSONAPI, status: 415, jsonAPIErrors: true},
+		{name: "atomic accept elsewhere", accept: jsonapi.AtomicMediaType, format: engine.JSONAPI, status: 406, jsonAPIErrors: true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -63,6 +67,51 @@ func TestNegotiate(t *testing.T) {
 			}
 			if tc.status != 0 && n.errorsJSONAPI != tc.jsonAPIErrors {
 				t.Errorf("JSON:API errors %v, want %v", n.errorsJSONAPI, tc.jsonAPIErrors)
+			}
+		})
+	}
+}
+
+// TestNegotiateAtomic covers the media types of POST /api/operations: the
+// atomic extension required in Content-Type, allowed in Accept, and JSON:API
+// errors whatever the request named.
+func TestNegotiateAtomic(t *testing.T) {
+	cases := []struct {
+		name, accept, contentType string
+		status                    int // 0: acceptable
+	}{
+		{"ext both ways", jsonapi.AtomicMediaType, jsonapi.AtomicMediaType, 0},
+		{"ext without a space", "application/vnd.api+json;ext=\"https://jsonapi.org/ext/atomic\"", "application/vnd.api+json;ext=\"https://jsonapi.org/ext/atomic\"", 0},
+		{"accept without parameters", "application/vnd.api+json", jsonapi.AtomicMediaType, 0},
+		{"accept with q", "text/html, " + jsonapi.AtomicMediaType + ";q=0.5", jsonapi.AtomicMediaType, 0},
+		{"no accept", "", jsonapi.AtomicMediaType, 0},
+		{"accept anything", "*/*", jsonapi.AtomicMediaType, 0},
+		{"no content type", jsonapi.AtomicMediaType, "", 415},
+		{"content type without ext", jsonapi.AtomicMediaType, "application/vnd.api+json", 415},
+		{"content type with another ext", jsonapi.AtomicMediaType, `application/vnd.api+json; ext="https://example.com/ext"`, 415},
+		{"content type with two exts", jsonapi.AtomicMediaType, `application/vnd.api+json; ext="https://jsonapi.org/ext/atomic https://example.com/ext"`, 415},
+		{"content type with a profile too", jsonapi.AtomicMediaType, jsonapi.AtomicMediaType + `; profile="https://example.com/p"`, 415},
+		{"plain content type", jsonapi.AtomicMediaType, "application/json", 415},
+		{"accept with another ext", `application/vnd.api+json; ext="https://example.com/ext"`, jsonapi.AtomicMediaType, 406},
+		{"accept with q=0", jsonapi.AtomicMediaType + ";q=0", jsonapi.AtomicMediaType, 406},
+		{"accept plain only", "application/json", jsonapi.AtomicMediaType, 406},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			r := httptest.NewRequest(http.MethodPost, "/admin/api/operations", strings.NewReader("{}"))
+			if tc.accept != "" {
+				r.Header.Set("Accept", tc.accept)
+			}
+			if tc.contentType != "" {
+				r.Header.Set("Content-Type", tc.contentType)
+			}
+			n := negotiateAtomic(r)
+			got := 0
+			if n.problem != nil {
+				got = n.problem.Kind.Status()
+			}
+			if got != tc.status || n.format != engine.JSONAPI || !n.errorsJSONAPI {
+				t.Errorf("status %d format %v JSON:API errors %v, want %d, JSON:API", got, n.format, n.errorsJSONAPI, tc.status)
 			}
 		})
 	}

@@ -159,6 +159,11 @@ func prismOtherAnswers(t *testing.T, a *api) {
 	viewer := a.caller("viewer")
 	viewer.do(http.MethodPost, "/admin/api/accounts", jsonAPI, `{"data":{"type":"accounts","attributes":{"name":"No"}}}`).want(t, http.StatusForbidden)
 	viewer.do(http.MethodPost, "/admin/api/accounts", plain, `{"name":"No"}`).want(t, http.StatusForbidden)
+	// an atomic request (its own media type): results, no result with data, an error
+	a.atomic(`{"op":"add","data":{"type":"accounts","lid":"p","attributes":{"name":"Prism atomic"}}},
+		{"op":"update","ref":{"type":"accounts","lid":"p"},"data":{"type":"accounts","lid":"p","attributes":{"name":"Prism atomic 2"}}}`).want(t, http.StatusOK)
+	a.atomic(`{"op":"remove","ref":{"type":"weightunits","id":"dup"}}`).want(t, http.StatusNoContent)
+	a.atomic(`{"op":"add","data":{"type":"accounts","attributes":{"name":""}}}`).want(t, http.StatusBadRequest)
 }
 
 // prismStorefront replays every storefront operation on its example record in both

@@ -53,8 +53,8 @@ func TestSDKTypeScript(t *testing.T) {
 		if err != nil {
 			t.Fatalf("node roundtrip.mjs: %v\n%s", err, msg)
 		}
-		if steps := strings.Count(string(msg), "ok  "); steps != 9 {
-			t.Errorf("the round trip reported %d steps, want 9:\n%s", steps, msg)
+		if steps := strings.Count(string(msg), "ok  "); steps != 10 {
+			t.Errorf("the round trip reported %d steps, want 10:\n%s", steps, msg)
 		}
 		if f := failures(); len(f) > 0 {
 			t.Errorf("the TypeScript client received %d responses that break the contract:\n%s", len(f), strings.Join(f, "\n"))

@@ -49,6 +49,9 @@ type Config struct {
 	// MaxBatchItem is the largest item of a batch request (1 MiB by
 	// default); the splitter refuses a larger one without holding it.
 	MaxBatchItem int64
+	// MaxAtomicOperations is the most operations of one atomic request
+	// (1,000 by default; 413 above).
+	MaxAtomicOperations int
 	// SyncBatchTimeout is how long a synchronous batch is waited for before
 	// it is answered as an asynchronous operation (25 s by default).
 	SyncBatchTimeout time.Duration
@@ -104,6 +107,9 @@ func New(cfg Config, store *storage.Store) (*Server, error) {
 	}
 	if cfg.MaxBatchItem <= 0 {
 		cfg.MaxBatchItem = split.DefaultMaxItemBytes
+	}
+	if cfg.MaxAtomicOperations <= 0 {
+		cfg.MaxAtomicOperations = 1000
 	}
 	if cfg.SyncBatchTimeout <= 0 {
 		cfg.SyncBatchTimeout = 25 * time.Second
@@ -175,6 +181,9 @@ func New(cfg Config, store *storage.Store) (*Server, error) {
 	mountBackoffice(bo, group)
 	for _, rt := range bo.routes.Batches() {
 		group.PATCH(rt.Pattern(), bo.batchRequest) // streams: not a generated handler (DESIGN.md §2)
+	}
+	for _, rt := range bo.routes.Atomic() {
+		group.POST(rt.Pattern(), bo.atomicRequest) // JSON:API Atomic Operations (atomic.go)
 	}
 	bo.serveDocument(g)
 

@@ -7,6 +7,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/entityapi/entityapi/server/engine"
+	"github.com/entityapi/entityapi/server/jsonapi"
 )
 
 // validate checks a request against its operation in the public document before
@@ -40,6 +41,14 @@ func (a *application) validate(c *gin.Context) {
 		if p := rt.CheckAddress(r.ID, body, r.Format == engine.JSONAPI); p != nil {
 			a.abort(c, p)
 			return
+		}
+		if rt.IsAtomic() {
+			if p := engine.CountAtomic(body, a.cfg.MaxAtomicOperations); p != nil {
+				a.abort(c, p) // before the schema reads every operation
+				return
+			}
+			// negotiateAtomic took the media type; the document's key is this spelling of it
+			c.Request.Header.Set("Content-Type", jsonapi.AtomicMediaType)
 		}
 		c.Request.Body = io.NopCloser(bytes.NewReader(body))
 	}

@@ -17,7 +17,8 @@ import (
 // documents but left out of code generation, because it is not a one-line
 // delegation to the generic engine.
 var servedBy = map[string]bool{
-	"auth": true, // the token endpoint, server/auth
+	"auth":   true, // the token endpoint, server/auth
+	"atomic": true, // POST /api/operations (JSON:API Atomic Operations), server/atomic.go
 }
 
 // operationMarker is the x-entityapi extension of an operation.

@@ -19,6 +19,7 @@ declare const process: { env: Record<string, string | undefined>; exitCode?: num
 
 type Schemas = components["schemas"];
 const JSONAPI = "application/vnd.api+json";
+const ATOMIC = 'application/vnd.api+json; ext="https://jsonapi.org/ext/atomic"';
 
 const root = (process.env.ENTITYAPI_URL ?? "http://127.0.0.1:8080").replace(/\/$/, "");
 const clientId = process.env.ENTITYAPI_CLIENT_ID ?? "demo-backoffice";
@@ -155,6 +156,24 @@ async function main(): Promise<void> {
   const errors = await api.GET("/api/asyncoperations/{id}/errors", { params: { path: { id: operation.id } } });
   check(errors.data?.data.length === 1 && errors.data.data[0]!.attributes.source?.pointer === "/data/1/attributes/name", "operation errors", errors.data);
   step("batchAccounts, polled to success, with its item error");
+
+  // An atomic request speaks the Atomic Operations extension's media type, in both headers: a
+  // client of its own, whose typed answers are that media type's documents.
+  const atomicApi = createClient<paths, typeof ATOMIC>({
+    baseUrl: `${root}/admin`,
+    headers: { Accept: ATOMIC, "Content-Type": ATOMIC, Authorization: `Bearer ${token.data.access_token}` },
+  });
+  const operations: Schemas["AtomicRequestDocument"] = {
+    "atomic:operations": [
+      { op: "add", data: { type: "accounts", lid: "ts", attributes: { name: `TS ${run} atomic` } } },
+      { op: "update", ref: { type: "accounts", lid: "ts" }, data: { type: "accounts", lid: "ts", attributes: { externalId: `TS-${run}-AT` } } },
+    ],
+  };
+  const atomic = await atomicApi.POST("/api/operations", { body: operations });
+  const results = atomic.data?.["atomic:results"];
+  check(atomic.response.status === 200 && results?.length === 2, `runAtomicOperations ${atomic.response.status}`, atomic.error);
+  check(results[1]?.data?.id === results[0]?.data?.id && results[1]?.data?.attributes?.externalId === `TS-${run}-AT`, "atomic results", results);
+  step("runAtomicOperations (add, then update by lid)");
 }
 
 main().catch((err: unknown) => {

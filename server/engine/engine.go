@@ -67,6 +67,9 @@ type Request struct {
 	Principal *identity.Principal // who is calling; nil until authenticated
 	Lang      string              // the language of localized values (storefront X-Localization-ID); "": the default
 	XInclude  []string            // the X-Include header's values
+	// db, when set, is the transaction the request runs in: one operation of
+	// an atomic request (atomic.go). Nil: the store.
+	db *storage.Conn
 }
 
 // call is the per-request state the engine works with.
@@ -116,6 +119,9 @@ func (e *Engine) begin(r *Request) (*call, error) {
 				cl.xinclude[key] = true
 			}
 		}
+	}
+	if r.db != nil {
+		cl.db = r.db
 	}
 	cl.hateoas = cl.f == JSONAPI && !cl.xinclude["noHateoas"]
 	if meta, ok := cl.query["meta"]; ok {

@@ -24,6 +24,7 @@ const (
 	relationshipRoute                     // /api/{type}/{id}/relationships/{relationship}
 	operationRoute                        // /api/asyncoperations/{id}
 	operationErrorsRoute                  // /api/asyncoperations/{id}/errors
+	atomicRoute                           // POST /api/operations (JSON:API Atomic Operations)
 )
 
 // operationsType is the resource type of batch operations; they are not
@@ -34,6 +35,14 @@ const operationsType = "asyncoperations"
 // its identifiers are integers and every caller with a role may try to read
 // it (the owner check is the handler's).
 var operationsResource = &resource.Resource{Type: operationsType, IntID: true}
+
+// atomicType names the address of atomic requests, /api/operations; it is not
+// a resource type: each of its operations is checked against its own route
+// (server/engine/atomic.go).
+const atomicType = "operations"
+
+// atomicResource stands for the atomic address where routes need a resource.
+var atomicResource = &resource.Resource{Type: atomicType}
 
 // route is one documented operation as the engine and the validator see it.
 type Route struct {
@@ -114,6 +123,10 @@ func newRoute(doc *openapi3.T, reg *resource.Registry, base, path string, item *
 	if segs[1] == operationsType {
 		return newOperationRoute(doc, base, path, item, method, op, segs)
 	}
+	if segs[1] == atomicType && len(segs) == 2 {
+		return &Route{method: method, pattern: base + path, kind: atomicRoute, res: atomicResource,
+			kin: &routers.Route{Spec: doc, Server: doc.Servers[0], Path: path, PathItem: item, Method: method, Operation: op}}, nil
+	}
 	res, ok := reg.Get(segs[1])
 	if !ok {
 		return nil, nil
@@ -153,6 +166,10 @@ func newOperationRoute(doc *openapi3.T, base, path string, item *openapi3.PathIt
 	}
 	return rt, nil
 }
+
+// IsAtomic tells whether a route is POST /api/operations, the JSON:API Atomic
+// Operations request, whose media types carry the extension (negotiate.go).
+func (rt *Route) IsAtomic() bool { return rt.kind == atomicRoute }
 
 // IsBatch tells whether a route is the batch operation of its type (PATCH on
 // the collection), which streams its body past the validator.
@@ -243,6 +260,18 @@ func (t *RouteTable) Batches() []*Route {
 	return out
 }
 
+// Atomic is the application's atomic request route, POST /api/operations, if
+// its document has one; the edge serves it by hand (server/atomic.go).
+func (t *RouteTable) Atomic() []*Route {
+	var out []*Route
+	for _, rt := range t.byKey {
+		if rt.IsAtomic() {
+			out = append(out, rt)
+		}
+	}
+	return out
+}
+
 // Pattern is the route's path as the router writes it, such as
 // /admin/api/accounts/:id.
 func (rt *Route) Pattern() string { return rt.pattern }
@@ -263,7 +292,12 @@ func (rt *Route) IsRelationship() bool { return rt.kind == relationshipRoute }
 
 // Allows tells whether a caller with these roles may do what the route does
 // (the back office; 403 otherwise, Denied).
-func (rt *Route) Allows(roles []string) bool { return allowed(roles, rt.res, routeAction(rt)) }
+//
+// Every caller of the application may send an atomic request: each of its
+// operations is checked against the roles of its own route (atomic.go).
+func (rt *Route) Allows(roles []string) bool {
+	return rt.kind == atomicRoute || allowed(roles, rt.res, routeAction(rt))
+}
 
 // CheckAddress answers 409 when a JSON:API body's type or id contradicts the
 // address (oro-behaviour §15); it runs before schema validation, as Oro does.

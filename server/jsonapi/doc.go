@@ -11,4 +11,9 @@ package jsonapi
 const (
 	MediaType      = "application/vnd.api+json"
 	PlainMediaType = "application/json"
+	// AtomicExtension is the URI of JSON:API's Atomic Operations extension, and
+	// AtomicMediaType the media type of its requests and answers, the one
+	// JSON:API media type with a parameter that the API speaks (DESIGN.md §0).
+	AtomicExtension = "https://jsonapi.org/ext/atomic"
+	AtomicMediaType = MediaType + `; ext="` + AtomicExtension + `"`
 )

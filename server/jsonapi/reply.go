@@ -24,6 +24,11 @@ func DocumentReply(status int, doc *TopLevel) *Reply {
 	return &Reply{Status: status, ContentType: MediaType, doc: doc}
 }
 
+// Document is the response document of a reply made with DocumentReply and
+// not yet written, or nil; an atomic request takes each operation's record
+// from it (server/engine/atomic.go).
+func (r *Reply) Document() *TopLevel { return r.doc }
+
 // buffers recycles response buffers: a large list answer would otherwise grow
 // a fresh buffer from small to large on every request.
 var buffers = sync.Pool{New: func() any { b := make([]byte, 0, 16<<10); return &b }}

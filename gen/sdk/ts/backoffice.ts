@@ -1100,6 +1100,32 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/operations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Run several writes atomically
+         * @description Runs the operations of `atomic:operations` in order, in one transaction: every one is stored, or none. Each operation is what one request would be: `add` without `ref` creates a record (`POST /api/{data.type}`); `update` changes one (`PATCH /api/{type}/{id}`, the target from `ref` or from `data`); `remove` deletes one (`DELETE /api/{type}/{id}`); with `ref.relationship`, `add`, `update` and `remove` are the relationship endpoint's `POST`, `PATCH` and `DELETE`. `href` may name the target address instead of `ref` (absolute, or relative to the application base, such as `/api/accounts/7`). Each operation is checked as its own request would be: the roles of its address, the caller's organization, the schema of its body, the business rules, and `meta.upsert`.
+         *
+         *     A record added with a local id (`lid` in its `data`) can be named by later operations of the same request with `{"type": ..., "lid": ...}`: in `ref`, and as a related identifier in `data`. An unknown `lid`, a `lid` defined twice, or one named with another type is a 400.
+         *
+         *     The media type carries the extension, in both directions: `Content-Type: application/vnd.api+json; ext="https://jsonapi.org/ext/atomic"` (without the `ext`, or with another one, 415), and `Accept` may list the JSON:API media type with that `ext` or without parameters (anything else naming JSON:API is a 406). This is the one address where the JSON:API media type takes a parameter; there is no plain format here.
+         *
+         *     The answer lists one result per operation, in order: the record as the single request would answer it (`data`) for `add` and `update` of a record, an empty object for relationship operations and `remove`. When no result has data the answer is 204 without a body. The first operation that fails answers with its errors, whose `source.pointer` leads into the request (such as `/atomic:operations/2/data/attributes/name`), and nothing is stored. A request has at most 1,000 operations by default (`--max-atomic-operations`); more is a 413. While it runs, the request holds the database's write slot on SQLite.
+         */
+        post: operations["runAtomicOperations"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/organizations": {
         parameters: {
             query?: never;
@@ -2497,6 +2523,84 @@ export interface components {
         } & {
             [key: string]: unknown;
         }) | null;
+        /** @description One operation: what it does (`op`), its target (`ref` or `href`, at most one), and the body the single request would carry (`data`, `meta`). */
+        AtomicOperation: {
+            /** @description The primary data of the single request: a resource object (`add`, `update`), or for a relationship a resource identifier, a list of them, or null. A resource object or identifier may carry `lid` instead of `id`. */
+            data?: {
+                [key: string]: unknown;
+            } | {
+                [key: string]: unknown;
+            }[] | components["schemas"]["JsonNull"];
+            /**
+             * @description The target's address, absolute or relative to the application base.
+             * @example /api/accounts/7
+             */
+            href?: string;
+            /** @description The meta of the record of an `add` or `update` (the single request's `data.meta`, which may be sent there instead, not both), such as `{"upsert": ["externalId"]}`. */
+            meta?: {
+                [key: string]: unknown;
+            };
+            /**
+             * @description `add`, `update` or `remove`.
+             * @example add
+             * @enum {string}
+             */
+            op: "add" | "update" | "remove";
+            ref?: components["schemas"]["AtomicRef"];
+        };
+        /** @description The target of an operation: a record by `type` and `id` (or the `lid` an earlier `add` of this request gave it), and optionally one of its relationships. */
+        AtomicRef: {
+            /** @example 7 */
+            id?: string;
+            /** @example acme */
+            lid?: string;
+            /** @example contacts */
+            relationship?: string;
+            /** @example accounts */
+            type: string;
+        };
+        /** @description A request of the Atomic Operations extension. */
+        AtomicRequestDocument: {
+            /** @description The operations, run in this order. */
+            "atomic:operations": components["schemas"]["AtomicOperation"][];
+            jsonapi?: components["schemas"]["JsonApiObject"];
+            /** @description Meta information of the request; not read. */
+            meta?: {
+                [key: string]: unknown;
+            };
+        };
+        /** @description The result of one operation: the record as the single request answers it (`data`), or an empty object. */
+        AtomicResult: {
+            data?: components["schemas"]["AtomicResultResource"];
+            /** @description Meta information of the result. */
+            meta?: {
+                [key: string]: unknown;
+            };
+        };
+        /** @description The results of an Atomic Operations request. */
+        AtomicResultDocument: {
+            /** @description One result per operation, in the order of the operations. */
+            "atomic:results": components["schemas"]["AtomicResult"][];
+        };
+        /** @description A resource object, as the single request's answer shows it. */
+        AtomicResultResource: {
+            attributes?: {
+                [key: string]: unknown;
+            };
+            /** @example 12 */
+            id: string;
+            links?: {
+                [key: string]: unknown;
+            };
+            meta?: {
+                [key: string]: unknown;
+            };
+            relationships?: {
+                [key: string]: unknown;
+            };
+            /** @example accounts */
+            type: string;
+        };
         /** @description A business unit of the organization. */
         BusinessUnit: {
             attributes?: components["schemas"]["BusinessUnitAttributes"];
@@ -13584,6 +13688,123 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    runAtomicOperations: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "atomic:operations": [
+                 *         {
+                 *           "data": {
+                 *             "attributes": {
+                 *               "name": "Acme"
+                 *             },
+                 *             "lid": "acme",
+                 *             "type": "accounts"
+                 *           },
+                 *           "op": "add"
+                 *         },
+                 *         {
+                 *           "data": {
+                 *             "attributes": {
+                 *               "firstName": "Ada",
+                 *               "lastName": "Lovelace"
+                 *             },
+                 *             "relationships": {
+                 *               "accounts": {
+                 *                 "data": [
+                 *                   {
+                 *                     "lid": "acme",
+                 *                     "type": "accounts"
+                 *                   }
+                 *                 ]
+                 *               }
+                 *             },
+                 *             "type": "contacts"
+                 *           },
+                 *           "op": "add"
+                 *         },
+                 *         {
+                 *           "op": "remove",
+                 *           "ref": {
+                 *             "id": "3",
+                 *             "type": "accounts"
+                 *           }
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/vnd.api+json; ext=\"https://jsonapi.org/ext/atomic\"": components["schemas"]["AtomicRequestDocument"];
+            };
+        };
+        responses: {
+            /** @description The results of the operations, in the order of the operations. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "atomic:results": [
+                     *         {
+                     *           "data": {
+                     *             "attributes": {
+                     *               "name": "Acme"
+                     *             },
+                     *             "id": "12",
+                     *             "type": "accounts"
+                     *           }
+                     *         },
+                     *         {
+                     *           "data": {
+                     *             "attributes": {
+                     *               "firstName": "Ada",
+                     *               "lastName": "Lovelace"
+                     *             },
+                     *             "id": "40",
+                     *             "relationships": {
+                     *               "accounts": {
+                     *                 "data": [
+                     *                   {
+                     *                     "id": "12",
+                     *                     "type": "accounts"
+                     *                   }
+                     *                 ]
+                     *               }
+                     *             },
+                     *             "type": "contacts"
+                     *           }
+                     *         },
+                     *         {}
+                     *       ]
+                     *     }
+                     */
+                    "application/vnd.api+json; ext=\"https://jsonapi.org/ext/atomic\"": components["schemas"]["AtomicResultDocument"];
+                };
+            };
+            204: components["responses"]["NoContent"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];

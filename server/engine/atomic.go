@@ -1,0 +1,514 @@
+package engine
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/entityapi/entityapi/server/jsonapi"
+	"github.com/entityapi/entityapi/server/problem"
+	"github.com/entityapi/entityapi/storage"
+)
+
+// An atomic request (JSON:API Atomic Operations, POST /api/operations) runs
+// its operations in order in one transaction. Each operation is the single
+// request it stands for: it is mapped to that request's route, checked with
+// that route's roles and schema, and served by the same engine function
+// (Create, Update, Delete, changeRelationship) on a call whose queries run in
+// the transaction, so a later operation sees what an earlier one wrote and the
+// first failure rolls everything back.
+
+// atomicOperation is one member of atomic:operations, as the document's
+// schema (AtomicOperation) has already checked it.
+type atomicOperation struct {
+	Op   string          `json:"op"`
+	Ref  *atomicRef      `json:"ref"`
+	Href *string         `json:"href"`
+	Data json.RawMessage `json:"data"`
+	Meta json.RawMessage `json:"meta"`
+}
+
+// atomicRef is an operation's target by type and id (or local id).
+type atomicRef struct {
+	Type         string  `json:"type"`
+	ID           *string `json:"id"`
+	LID          *string `json:"lid"`
+	Relationship *string `json:"relationship"`
+}
+
+// localID is what a lid stands for once its add has run.
+type localID struct {
+	typ, id string
+}
+
+// atomicRun is the state of one atomic request.
+type atomicRun struct {
+	r    *Request
+	lids map[string]localID
+}
+
+// CountAtomic reads how many operations an atomic request body holds, without
+// reading them, so that a request over the limit is refused (413) before any
+// work; a body it cannot read is left to the schema check (0, nil).
+func CountAtomic(body []byte, limit int) *problem.Problem {
+	var doc struct {
+		Ops []json.RawMessage `json:"atomic:operations"`
+	}
+	if json.Unmarshal(body, &doc) != nil || limit <= 0 || len(doc.Ops) <= limit {
+		return nil
+	}
+	return &problem.Problem{Kind: problem.TooLarge, Title: "request entity too large http exception",
+		Detail:  "An atomic request may hold at most " + strconv.Itoa(limit) + " operations; this one holds " + strconv.Itoa(len(doc.Ops)) + ".",
+		Pointer: "/atomic:operations"}
+}
+
+// Atomic answers POST /api/operations: every operation stored, or none. The
+// answer is 200 with one result per operation, or 204 when no result has data.
+func (e *Engine) Atomic(r *Request, body []byte) (*jsonapi.Reply, error) {
+	if _, err := e.begin(r); err != nil {
+		return nil, err
+	}
+	var doc struct {
+		Ops []json.RawMessage `json:"atomic:operations"`
+	}
+	if err := json.Unmarshal(body, &doc); err != nil || len(doc.Ops) == 0 {
+		return nil, problem.RequestData("The request should hold a non-empty atomic:operations array.", "/atomic:operations")
+	}
+	run := &atomicRun{r: r, lids: map[string]localID{}}
+	results := make([][]byte, len(doc.Ops))
+	anyData := false
+	err := e.store.Conn.Tx(r.Ctx, func(tx *storage.Conn) error {
+		for i, raw := range doc.Ops {
+			result, err := e.runOperation(run, tx, i, raw)
+			if err != nil {
+				return atOperation(err, i)
+			}
+			results[i] = result
+			anyData = anyData || result != nil
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if !anyData {
+		return &jsonapi.Reply{Status: http.StatusNoContent}, nil
+	}
+	out := []byte(`{"atomic:results":[`)
+	for i, result := range results {
+		if i > 0 {
+			out = append(out, ',')
+		}
+		if result == nil {
+			out = append(out, "{}"...)
+			continue
+		}
+		out = append(out, `{"data":`...)
+		out = append(out, result...)
+		out = append(out, '}')
+	}
+	out = append(out, "]}"...)
+	return &jsonapi.Reply{Status: http.StatusOK, ContentType: jsonapi.AtomicMediaType, Body: out}, nil
+}
+
+// atOperation moves the problems of operation i into the request: a pointer
+// into the single request's document (/data/...) is prefixed with the
+// operation's place, and a problem that says nowhere points at the operation.
+func atOperation(err error, i int) error {
+	list, ok := problem.From(err)
+	if !ok {
+		return err
+	}
+	prefix := "/atomic:operations/" + strconv.Itoa(i)
+	out := make(problem.List, len(list))
+	for j, p := range list {
+		q := *p
+		switch {
+		case strings.HasPrefix(q.Pointer, prefix):
+		case strings.HasPrefix(q.Pointer, "/"):
+			q.Pointer = prefix + q.Pointer
+		case q.Pointer == "" && q.Parameter == "" && q.Header == "":
+			q.Pointer = prefix
+		}
+		out[j] = &q
+	}
+	return out
+}
+
+// runOperation runs operation i as its single request, in tx; its result is the
+// record answered (add and update of a record), or nil.
+func (e *Engine) runOperation(run *atomicRun, tx *storage.Conn, i int, raw json.RawMessage) ([]byte, error) {
+	prefix := "/atomic:operations/" + strconv.Itoa(i)
+	var op atomicOperation
+	if err := json.Unmarshal(raw, &op); err != nil {
+		return nil, problem.RequestData("The operation is not valid.", prefix)
+	}
+	if op.Ref != nil && op.Href != nil {
+		return nil, problem.RequestData("An operation names its target by ref or by href, not both.", prefix)
+	}
+	data, definedLID, err := run.resolveData(&op)
+	if err != nil {
+		return nil, err
+	}
+	typ, id, rel, err := run.target(&op, data)
+	if err != nil {
+		return nil, err
+	}
+	rt, path, id, err := e.operationRoute(run.r, &op, typ, id, rel)
+	if err != nil {
+		return nil, err
+	}
+	if !rt.Allows(run.r.Principal.Roles) {
+		return nil, Denied()
+	}
+	single := &Request{Ctx: run.r.Ctx, Route: rt, ID: id, Path: path, Origin: run.r.Origin, Query: url.Values{},
+		Format: JSONAPI, Principal: run.r.Principal, Lang: run.r.Lang, XInclude: run.r.XInclude, db: tx}
+	var reply *jsonapi.Reply
+	if rt.kind == itemRoute && rt.method == http.MethodDelete {
+		if op.Data != nil && string(op.Data) != "null" {
+			return nil, problem.RequestData("A remove operation carries no data.", "/data")
+		}
+		reply, err = e.Delete(single)
+	} else {
+		var doc *jsonapi.Document
+		if doc, err = e.singleDocument(run.r, rt, id, data); err != nil {
+			return nil, err
+		}
+		switch {
+		case rt.kind == collectionRoute:
+			reply, err = e.Create(single, doc, nil)
+		case rt.kind == itemRoute:
+			reply, err = e.Update(single, doc, nil)
+		case rt.method == http.MethodPost:
+			reply, err = e.changeRelationship(single, doc, addMembers)
+		case rt.method == http.MethodDelete:
+			reply, err = e.changeRelationship(single, doc, removeMembers)
+		default:
+			reply, err = e.changeRelationship(single, doc, replaceMembers)
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	top := reply.Document()
+	if top == nil {
+		return nil, nil
+	}
+	one, ok := top.Data.(jsonapi.One)
+	if !ok || one.Resource == nil {
+		return nil, nil
+	}
+	if definedLID != "" {
+		run.lids[definedLID] = localID{typ: one.Resource.Type, id: one.Resource.ID}
+	}
+	return one.Resource.AppendJSON(nil), nil
+}
+
+// resolveData replaces the local ids of an operation's data by the ids their
+// adds gave the records: the data's own lid (an update), and the lids of
+// related identifiers. The lid of an add's data is taken out and returned, to
+// be recorded once the record exists.
+func (run *atomicRun) resolveData(op *atomicOperation) (json.RawMessage, string, error) {
+	if len(op.Data) == 0 || string(op.Data) == "null" {
+		return op.Data, "", nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(op.Data))
+	dec.UseNumber()
+	var data any
+	if err := dec.Decode(&data); err != nil {
+		return nil, "", problem.RequestData("The operation's data is not valid.", "/data")
+	}
+	defined := ""
+	relationshipOp := op.Ref != nil && op.Ref.Relationship != nil ||
+		op.Href != nil && strings.Contains(*op.Href, "/relationships/")
+	switch d := data.(type) {
+	case []any:
+		for j, v := range d {
+			if err := run.resolveIdentifier(v, "/data/"+strconv.Itoa(j)); err != nil {
+				return nil, "", err
+			}
+		}
+	case map[string]any:
+		if len(op.Meta) > 0 && !relationshipOp {
+			if _, has := d["meta"]; has {
+				return nil, "", problem.RequestData("The operation's meta and its data's meta are one: send one of them.", "/meta")
+			}
+			d["meta"] = op.Meta // {"upsert": ...}: the resource object's meta, as in a single request
+		}
+		if relationshipOp {
+			if err := run.resolveIdentifier(d, "/data"); err != nil {
+				return nil, "", err
+			}
+			break
+		}
+		if lid, ok := d["lid"]; ok {
+			s, isString := lid.(string)
+			if !isString || s == "" {
+				return nil, "", problem.RequestData("A lid is a non-empty string.", "/data/lid")
+			}
+			if _, hasID := d["id"]; hasID {
+				return nil, "", problem.RequestData("A resource object has an id or a lid, not both.", "/data/lid")
+			}
+			if op.Op == "add" {
+				if _, taken := run.lids[s]; taken {
+					return nil, "", problem.RequestData("The lid "+strconv.Quote(s)+" is already given to another record of this request.", "/data/lid")
+				}
+				defined = s
+				delete(d, "lid")
+			} else if err := run.resolveIdentifier(d, "/data"); err != nil {
+				return nil, "", err
+			}
+		}
+		if rels, ok := d["relationships"].(map[string]any); ok {
+			for name, r := range rels {
+				ro, ok := r.(map[string]any)
+				if !ok {
+					continue
+				}
+				at := "/data/relationships/" + name + "/data"
+				switch linkage := ro["data"].(type) {
+				case map[string]any:
+					if err := run.resolveIdentifier(linkage, at); err != nil {
+						return nil, "", err
+					}
+				case []any:
+					for j, v := range linkage {
+						if err := run.resolveIdentifier(v, at+"/"+strconv.Itoa(j)); err != nil {
+							return nil, "", err
+						}
+					}
+				}
+			}
+		}
+	}
+	out, err := json.Marshal(data)
+	if err != nil {
+		return nil, "", err
+	}
+	return out, defined, nil
+}
+
+// resolveIdentifier replaces a resource identifier's lid by its id.
+func (run *atomicRun) resolveIdentifier(v any, at string) error {
+	ident, ok := v.(map[string]any)
+	if !ok {
+		return nil // the schema check reports it
+	}
+	lid, ok := ident["lid"]
+	if !ok {
+		return nil
+	}
+	s, _ := lid.(string)
+	if _, hasID := ident["id"]; hasID {
+		return problem.RequestData("A resource identifier has an id or a lid, not both.", at+"/lid")
+	}
+	typ, _ := ident["type"].(string)
+	id, err := run.lookup(typ, s, at+"/lid")
+	if err != nil {
+		return err
+	}
+	delete(ident, "lid")
+	ident["id"] = id
+	return nil
+}
+
+// lookup is the id a lid stands for, of type typ.
+func (run *atomicRun) lookup(typ, lid, at string) (string, error) {
+	known, ok := run.lids[lid]
+	if !ok {
+		return "", problem.RequestData("The lid "+strconv.Quote(lid)+" is not given to a record added by an earlier operation of this request.", at)
+	}
+	if known.typ != typ {
+		return "", problem.RequestData("The lid "+strconv.Quote(lid)+" is given to a record of type "+strconv.Quote(known.typ)+", not "+strconv.Quote(typ)+".", at)
+	}
+	return known.id, nil
+}
+
+// target is the resource type, id and relationship an operation acts on, from
+// its ref, its href, or its data (an add or update without either).
+func (run *atomicRun) target(op *atomicOperation, data json.RawMessage) (typ, id, rel string, err error) {
+	switch {
+	case op.Ref != nil:
+		ref := op.Ref
+		if ref.ID != nil && ref.LID != nil {
+			return "", "", "", problem.RequestData("A ref has an id or a lid, not both.", "/ref/lid")
+		}
+		typ = ref.Type
+		switch {
+		case ref.ID != nil:
+			id = *ref.ID
+		case ref.LID != nil:
+			if id, err = run.lookup(ref.Type, *ref.LID, "/ref/lid"); err != nil {
+				return "", "", "", err
+			}
+		}
+		if ref.Relationship != nil {
+			rel = *ref.Relationship
+		}
+		return typ, id, rel, nil
+	case op.Href != nil:
+		return "", "", "", nil // operationRoute reads the address
+	}
+	var d struct {
+		Type string  `json:"type"`
+		ID   *string `json:"id"`
+	}
+	_ = json.Unmarshal(data, &d) // the schema check reports a data that is not an object
+	if d.Type == "" {
+		return "", "", "", problem.RequestData("The operation names no target: it needs a ref, an href, or data with a type.", "")
+	}
+	if d.ID != nil {
+		id = *d.ID
+	}
+	if op.Op != "add" && id == "" {
+		return "", "", "", problem.RequestData("The operation names no record: it needs a ref, an href, or data with an id.", "")
+	}
+	return d.Type, id, "", nil
+}
+
+// operationRoute is the documented route an operation stands for, and the
+// address of that single request: add is POST on the collection (or on a
+// relationship), update PATCH and remove DELETE on the record (or on a
+// relationship). An address the application does not have is a 404, a method
+// the address does not allow a 405, as for the single request.
+func (e *Engine) operationRoute(r *Request, op *atomicOperation, typ, id, rel string) (*Route, string, string, error) {
+	base := e.routes.base
+	var path string
+	if op.Href != nil {
+		p, err := e.hrefPath(r, *op.Href)
+		if err != nil {
+			return nil, "", "", err
+		}
+		path = p
+	} else {
+		if typ == "" || strings.Contains(typ, "/") || strings.Contains(id, "/") || strings.Contains(rel, "/") {
+			return nil, "", "", problem.UnknownPath("The operation's target names no address of the API.")
+		}
+		path = base + "/api/" + typ
+		if op.Op != "add" || rel != "" {
+			if id == "" {
+				return nil, "", "", problem.RequestData("The operation needs the id of its record.", "/ref/id")
+			}
+			path += "/" + id
+		}
+		if rel != "" {
+			path += "/relationships/" + rel
+		}
+	}
+	method := map[string]string{"add": http.MethodPost, "update": http.MethodPatch, "remove": http.MethodDelete}[op.Op]
+	if method == "" {
+		return nil, "", "", problem.RequestData("The op should be add, update or remove.", "/op")
+	}
+	rt, params := e.routes.match(method, path)
+	if rt == nil {
+		if e.routes.Allowed(path) != nil {
+			return nil, "", "", problem.NotAllowed(method)
+		}
+		return nil, "", "", problem.UnknownPath("The operation's target names no address of the API.")
+	}
+	switch {
+	case rt.kind == collectionRoute && method == http.MethodPost,
+		rt.kind == itemRoute && method != http.MethodPost,
+		rt.kind == relationshipRoute:
+	default:
+		return nil, "", "", problem.RequestData("The operation's target is not an address an operation may change.", "")
+	}
+	return rt, path, params["id"], nil
+}
+
+// hrefPath is the path of an operation's href, absolute or relative to the
+// application base; only addresses of this application are taken.
+func (e *Engine) hrefPath(r *Request, href string) (string, error) {
+	u, err := url.Parse(href)
+	bad := problem.RequestData("The href is not an address of this API.", "/href")
+	if err != nil || u.RawQuery != "" || u.Fragment != "" {
+		return "", bad
+	}
+	base := e.routes.base
+	if u.IsAbs() {
+		if u.Scheme+"://"+u.Host != r.Origin {
+			return "", bad
+		}
+		if !strings.HasPrefix(u.Path, base+"/api/") {
+			return "", bad
+		}
+		return u.Path, nil
+	}
+	switch {
+	case strings.HasPrefix(u.Path, base+"/api/") && base != "":
+		return u.Path, nil
+	case strings.HasPrefix(u.Path, "/api/"):
+		return base + u.Path, nil
+	case strings.HasPrefix(u.Path, "api/"):
+		return base + "/" + u.Path, nil
+	}
+	return "", bad
+}
+
+// match finds the route of a method on a request path, and the values of its
+// path parameters.
+func (t *RouteTable) match(method, path string) (*Route, map[string]string) {
+	segs := strings.Split(path, "/")
+	for key, rt := range t.byKey {
+		if !strings.HasPrefix(key, method+" ") {
+			continue
+		}
+		pat := strings.Split(rt.pattern, "/")
+		if len(pat) != len(segs) {
+			continue
+		}
+		params := map[string]string{}
+		ok := true
+		for i, s := range pat {
+			switch {
+			case strings.HasPrefix(s, ":"):
+				if segs[i] == "" {
+					ok = false
+				}
+				params[s[1:]] = segs[i]
+			case s != segs[i]:
+				ok = false
+			}
+			if !ok {
+				break
+			}
+		}
+		if ok {
+			return rt, params
+		}
+	}
+	return nil, nil
+}
+
+// singleDocument is the body the single request of an operation would carry,
+// {"data": ...}, checked as that request's body is: type and id
+// against the address (409), then the route's schema.
+func (e *Engine) singleDocument(r *Request, rt *Route, id string, data json.RawMessage) (*jsonapi.Document, error) {
+	doc := jsonapi.Document{Data: data}
+	if len(doc.Data) == 0 {
+		doc.Data = json.RawMessage("null")
+	}
+	body, err := json.Marshal(doc)
+	if err != nil {
+		return nil, err
+	}
+	if p := rt.CheckAddress(id, body, true); p != nil {
+		return nil, p
+	}
+	req, err := http.NewRequestWithContext(r.Ctx, rt.method, rt.pattern, bytes.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Content-Type", jsonapi.MediaType)
+	params := map[string]string{}
+	if id != "" {
+		params["id"] = id
+	}
+	if err := rt.Check(r.Ctx, req, params, url.Values{}); err != nil {
+		return nil, Translate(err, rt, JSONAPI)
+	}
+	return &doc, nil
+}

@@ -1,0 +1,43 @@
+package server_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/entityapi/entityapi/gen/sdk/go/backoffice"
+)
+
+// TestSDKAtomicOperations sends an atomic request with the generated Go client:
+// its typed method sends the extension's media type on its own, with no
+// request editor, and decodes the results.
+func TestSDKAtomicOperations(t *testing.T) {
+	eachAPI(t, func(t *testing.T, a *api) {
+		c, err := backoffice.NewClientWithResponses(a.base+"/admin", backoffice.WithHTTPClient(sdkDoer{t}),
+			backoffice.WithRequestEditorFn(bearer(a.token("admin"))))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var account, contact backoffice.AtomicOperation_Data
+		sdkOK(t, account.FromAtomicOperationData0(map[string]any{"type": "accounts", "lid": "sdk",
+			"attributes": map[string]any{"name": "SDK Atomic"}}))
+		sdkOK(t, contact.FromAtomicOperationData0(map[string]any{"type": "contacts",
+			"attributes":    map[string]any{"firstName": "Grace", "lastName": "Hopper"},
+			"relationships": map[string]any{"accounts": map[string]any{"data": []any{map[string]any{"type": "accounts", "lid": "sdk"}}}}}))
+		res, err := c.RunAtomicOperationsWithApplicationVndAPIPlusJSONExthttpsjsonapiOrgextatomicBodyWithResponse(context.Background(),
+			backoffice.AtomicRequestDocument{AtomicOperations: []backoffice.AtomicOperation{
+				{Op: backoffice.Add, Data: &account},
+				{Op: backoffice.Add, Data: &contact},
+			}})
+		sdkOK(t, err)
+		doc := res.ApplicationvndApiJSONExthttpsjsonapiOrgextatomic200
+		if doc == nil || len(doc.AtomicResults) != 2 || doc.AtomicResults[0].Data == nil || doc.AtomicResults[1].Data == nil {
+			t.Fatalf("status %d\n%s", res.StatusCode(), res.Body)
+		}
+		id := doc.AtomicResults[0].Data.Id
+		rels := *doc.AtomicResults[1].Data.Relationships
+		linked := rels["accounts"].(map[string]any)["data"].([]any)[0].(map[string]any)["id"]
+		if linked != id {
+			t.Fatalf("the contact's account %v, want %s", linked, id)
+		}
+	})
+}
