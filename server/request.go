@@ -41,8 +41,22 @@ func (a *application) begin(c *gin.Context) {
 		c.Request = c.Request.WithContext(ctx)
 	}
 	c.Set(requestKey, &engine.Request{Ctx: c.Request.Context(), Route: rt, ID: c.Param("id"), Path: c.Request.URL.Path,
-		Origin: a.publicBase(c.Request), XInclude: c.Request.Header.Values("X-Include")})
+		Origin: a.publicBase(c.Request), XInclude: c.Request.Header.Values("X-Include"),
+		IfMatch: headerValues(c.Request.Header, "If-Match"), IfNoneMatch: headerValues(c.Request.Header, "If-None-Match")})
 	c.Next()
+}
+
+// headerValues is the values of a header, nil when the request has none
+// (an empty If-Match is there, and malformed, not absent).
+func headerValues(h http.Header, name string) []string {
+	v, ok := h[http.CanonicalHeaderKey(name)]
+	if !ok {
+		return nil
+	}
+	if v == nil {
+		return []string{}
+	}
+	return v
 }
 
 // requestOf is the engine's view of a request begin started, or nil outside

@@ -238,6 +238,10 @@ func (e *Engine) readBatchItem(cl *call, res *resource.Resource, raw jobs.ChunkI
 		return ci
 	}
 	ci.update, ci.upsert = update, up
+	if ci.expect, err = readVersion(ci.in, update, up); err != nil {
+		ci.fail(err.(*problem.Problem))
+		return ci
+	}
 	if update && ci.clientID == "" {
 		ci.fail(problem.RequestData("The identifier of an item to update is required.", base+"/id"))
 		return ci

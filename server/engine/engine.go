@@ -62,6 +62,11 @@ type Request struct {
 	Principal *identity.Principal // who is calling; nil until authenticated
 	Lang      string              // the language of localized values (storefront X-Localization-ID); "": the default
 	XInclude  []string            // the X-Include header's values
+	Currency  string              // the storefront's X-Currency as it applies; "" elsewhere
+	// IfMatch and IfNoneMatch are the values of those headers, nil when the
+	// request has none (etag.go).
+	IfMatch     []string
+	IfNoneMatch []string
 }
 
 // call is the per-request state the engine works with.
@@ -75,11 +80,14 @@ type call struct {
 	org      int64    // the caller's organization
 	user     int64    // the caller's user (back office), 0 for a storefront client
 	lang     string   // the language of localized values (storefront X-Localization-ID); "": the default
+	currency string   // the storefront's currency, part of a representation's ETag
 	roles    []string // the caller's roles
 	hateoas  bool
 	title    bool // meta=title: each resource carries its title
 	xinclude map[string]bool
 	query    url.Values // the query string, parsed once; read only
+	// ifMatch and ifNoneMatch are the conditional headers' values (nil: absent).
+	ifMatch, ifNoneMatch []string
 	base     string     // absolute base of the application's addresses
 	routes   *RouteTable
 }
@@ -100,7 +108,8 @@ func (e *Engine) begin(r *Request) (*call, error) {
 		return nil, errNoPrincipal
 	}
 	cl := &call{ctx: r.Ctx, id: r.ID, path: r.Path, origin: r.Origin, rt: r.Route, f: r.Format, org: p.Org, user: p.UserID,
-		roles: p.Roles, lang: r.Lang, query: r.Query, routes: e.routes, xinclude: map[string]bool{}}
+		roles: p.Roles, lang: r.Lang, currency: r.Currency, query: r.Query, routes: e.routes, xinclude: map[string]bool{},
+		ifMatch: r.IfMatch, ifNoneMatch: r.IfNoneMatch}
 	for _, v := range r.XInclude {
 		for _, key := range strings.Split(v, ";") {
 			if key = strings.TrimSpace(key); key != "" {

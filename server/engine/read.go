@@ -30,7 +30,11 @@ func (e *Engine) Get(r *Request) (*jsonapi.Reply, error) {
 	if err != nil {
 		return nil, err
 	}
-	return e.singleLinked(ctx, cl, res, row, links, p, http.StatusOK)
+	reply, err := e.singleLinked(ctx, cl, res, row, links, p, http.StatusOK)
+	if err != nil {
+		return nil, err
+	}
+	return conditionalRead(cl, reply, recordETag(cl, e.table(res), row))
 }
 
 // loadShownLinked is loadShown and loadLinkage in one statement (see

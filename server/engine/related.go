@@ -94,30 +94,16 @@ func (e *Engine) Relationship(r *Request) (*jsonapi.Reply, error) {
 	return withTotal(cl.reply(http.StatusOK, doc, nil), total), nil
 }
 
-// beginOwned starts a request on a relationship or subresource: the caller, and
-// the record whose relationship it is (404 when the caller cannot see it),
-// every column of it (a write may change it).
-func (e *Engine) beginOwned(r *Request) (*call, storage.Row, error) {
-	return e.startOwned(r, false)
-}
-
-// beginOwnedRead is beginOwned for a read: the owner is read as a document
-// in the caller's language would show it (loadShown).
+// beginOwnedRead starts a read of a relationship or subresource: the
+// caller, and the record whose relationship it is (404 when the caller
+// cannot see it), read as a document in the caller's language would show it
+// (loadShown).
 func (e *Engine) beginOwnedRead(r *Request) (*call, storage.Row, error) {
-	return e.startOwned(r, true)
-}
-
-// startOwned is beginOwned, or beginOwnedRead when shown is true.
-func (e *Engine) startOwned(r *Request, shown bool) (*call, storage.Row, error) {
 	cl, err := e.begin(r)
 	if err != nil {
 		return nil, nil, err
 	}
-	var cols []string // nil: every column
-	if shown {
-		cols = e.shown(cl.rt.res, cl.lang)
-	}
-	owner, err := e.loadColumns(cl.ctx, cl, cl.rt.res, cl.id, cols)
+	owner, err := e.loadShown(cl.ctx, cl, cl.rt.res, cl.id)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -81,6 +81,22 @@ func Conflict(detail, pointer string) *Problem {
 	return &Problem{Kind: ConflictKind, Title: "conflict constraint", Detail: detail, Pointer: pointer}
 }
 
+// PreconditionFailed reports an If-Match the record does not meet: the
+// version it names is not the record's current one (someone changed the
+// record since the client read it), the record does not exist, or the header
+// is not a list of strong entity tags. Nothing was written.
+func PreconditionFailed(detail string) *Problem {
+	return &Problem{Kind: PreconditionKind, Title: "precondition failed http exception", Detail: detail, Header: "If-Match"}
+}
+
+// StaleItem is PreconditionFailed for an item of a batch: the version its
+// meta names is not the record's current one; pointer is the item's
+// meta.version.
+func StaleItem(pointer string) *Problem {
+	return &Problem{Kind: PreconditionKind, Title: "precondition failed http exception",
+		Detail: "The record has changed since the version given in meta.version.", Pointer: pointer}
+}
+
 // NotAllowed reports a method the address does not support.
 func NotAllowed(method string) *Problem {
 	return &Problem{Kind: MethodNotAllowed, Title: "method not allowed http exception", Detail: fmt.Sprintf("The %s method is not allowed for this resource.", method)}

@@ -1,0 +1,312 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"hash/fnv"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/entityapi/entityapi/server/jsonapi"
+	"github.com/entityapi/entityapi/server/problem"
+	"github.com/entityapi/entityapi/storage"
+)
+
+// Conditional requests (issue 18, RFC 9110 §13). A record's ETag is
+// "<version>-<shape>": the version its table counts (storage.VersionColumn)
+// and four hex digits of a hash of what shapes the document (format, query,
+// language, currency, X-Include), so that two representations of one
+// state never share a tag, yet If-Match compares only the version: a tag
+// read in either format, with any fields, names the same state. A list's
+// tag is a hash of its answer's bytes (listETag).
+
+// maxTags bounds the entity tags one If-Match or If-None-Match may list.
+const maxTags = 64
+
+// entityTag is one member of an If-Match or If-None-Match list.
+type entityTag struct {
+	weak   bool
+	opaque string // with its quotes
+}
+
+// tagList is a parsed If-Match or If-None-Match: any (the header is "*") or
+// its tags.
+type tagList struct {
+	any  bool
+	tags []entityTag
+}
+
+// errBadTags reports a header that is not "*" or a list of entity tags.
+var errBadTags = errors.New("not an entity-tag list")
+
+// parseTags reads the values of an If-Match or If-None-Match header (RFC
+// 9110: "*" / #entity-tag); nil values mean the header is absent (nil, nil).
+func parseTags(values []string) (*tagList, error) {
+	if values == nil {
+		return nil, nil
+	}
+	l := &tagList{}
+	for _, v := range values {
+		for rest := strings.TrimSpace(v); rest != ""; {
+			if rest[0] == ',' {
+				rest = strings.TrimLeft(rest[1:], " \t")
+				continue
+			}
+			if rest[0] == '*' {
+				l.any = true
+				rest = strings.TrimLeft(rest[1:], " \t")
+				continue
+			}
+			var t entityTag
+			if strings.HasPrefix(rest, "W/") {
+				t.weak, rest = true, rest[2:]
+			}
+			if rest == "" || rest[0] != '"' {
+				return nil, errBadTags
+			}
+			end := strings.IndexByte(rest[1:], '"')
+			if end < 0 {
+				return nil, errBadTags
+			}
+			t.opaque, rest = rest[:end+2], rest[end+2:]
+			for i := 1; i < len(t.opaque)-1; i++ {
+				if c := t.opaque[i]; c < 0x21 || c == 0x7f {
+					return nil, errBadTags
+				}
+			}
+			rest = strings.TrimLeft(rest, " \t")
+			if rest != "" && rest[0] != ',' {
+				return nil, errBadTags
+			}
+			if l.tags = append(l.tags, t); len(l.tags) > maxTags {
+				return nil, errBadTags
+			}
+		}
+	}
+	if !l.any && len(l.tags) == 0 {
+		return nil, errBadTags
+	}
+	if l.any && len(l.tags) > 0 {
+		return nil, errBadTags // "*" stands alone
+	}
+	return l, nil
+}
+
+// matchesWeak tells whether If-None-Match l names tag, by the weak
+// comparison RFC 9110 §13.1.2 prescribes for it (W/ ignored).
+func (l *tagList) matchesWeak(tag string) bool {
+	if l.any {
+		return true
+	}
+	for _, t := range l.tags {
+		if t.opaque == tag {
+			return true
+		}
+	}
+	return false
+}
+
+// versionOf reads the version a strong tag of ours names; false for a weak
+// tag or one that is not ours.
+func (t entityTag) versionOf() (int64, bool) {
+	if t.weak {
+		return 0, false
+	}
+	inner := t.opaque[1 : len(t.opaque)-1]
+	head, _, ok := strings.Cut(inner, "-")
+	if !ok {
+		return 0, false
+	}
+	v, err := strconv.ParseInt(head, 10, 64)
+	return v, err == nil && v > 0
+}
+
+// precondition is a parsed If-Match a write must meet: the versions it
+// accepts, or any version of an existing record.
+type precondition struct {
+	any      bool
+	versions []int64
+}
+
+// readIfMatch parses the request's If-Match: nil when absent, 412 when
+// malformed (a weak tag counts as malformed: If-Match compares strongly).
+func readIfMatch(cl *call) (*precondition, error) {
+	l, err := parseTags(cl.ifMatch)
+	if err != nil {
+		return nil, problem.PreconditionFailed("The If-Match header is not \"*\" or a list of entity tags.")
+	}
+	if l == nil {
+		return nil, nil
+	}
+	p := &precondition{any: l.any}
+	for _, t := range l.tags {
+		if t.weak {
+			return nil, problem.PreconditionFailed("A weak entity tag cannot be used in If-Match.")
+		}
+		if v, ok := t.versionOf(); ok {
+			p.versions = append(p.versions, v)
+		}
+	}
+	return p, nil
+}
+
+// holds tells whether a record at version v meets the precondition.
+func (p *precondition) holds(v int64) bool {
+	if p.any {
+		return true
+	}
+	for _, want := range p.versions {
+		if want == v {
+			return true
+		}
+	}
+	return false
+}
+
+// Failures of If-Match, worded once.
+var (
+	errStale   = problem.PreconditionFailed("The record has changed since the entity tag in If-Match was read.")
+	errMissing = problem.PreconditionFailed("No record matches If-Match: the record does not exist.")
+)
+
+// check compares the current version of the record with key with p, in c's
+// transaction, and locks the row until it ends (storage.Conn.Version): the
+// write that follows in the same transaction is then the only one that can
+// have read that version. A missing record fails the precondition too.
+func (p *precondition) check(ctx context.Context, c *storage.Conn, t *storage.Table, org int64, key any) error {
+	if p == nil {
+		return nil
+	}
+	if !t.Versioned {
+		return errStale // not reached: only versioned resources document If-Match
+	}
+	v, err := c.Version(ctx, t, org, key)
+	if errors.Is(err, storage.ErrNotFound) {
+		return errMissing
+	}
+	if err != nil {
+		return err
+	}
+	if !p.holds(v) {
+		return errStale
+	}
+	return nil
+}
+
+// missingAsPrecondition turns the 404 of a record an If-Match write looked
+// for into the 412 RFC 9110 §13.1.1 asks for.
+func missingAsPrecondition(p *precondition, err error) error {
+	if p == nil || err == nil {
+		return err
+	}
+	if list, ok := problem.From(err); ok && len(list) == 1 && list[0].Kind == problem.NotFoundKind {
+		return errMissing
+	}
+	return err
+}
+
+// shapeHash is four hex digits naming the representation a request asks for.
+func shapeHash(cl *call) string {
+	h := fnv.New32a()
+	_, _ = io.WriteString(h, strconv.Itoa(int(cl.f)))
+	_, _ = io.WriteString(h, "\x00"+cl.query.Encode()+"\x00"+cl.lang+"\x00"+cl.currency)
+	_, _ = io.WriteString(h, "\x00"+strconv.FormatBool(cl.hateoas)+strconv.FormatBool(cl.title))
+	s := h.Sum32()
+	const hex = "0123456789abcdef"
+	return string([]byte{hex[s>>12&0xf], hex[s>>8&0xf], hex[s>>4&0xf], hex[s&0xf]})
+}
+
+// recordETag is the strong ETag of a record's document: its version and the
+// shape of the request; "" when the record has no version.
+func recordETag(cl *call, t *storage.Table, row storage.Row) string {
+	if !t.Versioned {
+		return ""
+	}
+	v, ok := row[storage.VersionColumn].(int64)
+	if !ok {
+		return ""
+	}
+	return `"` + strconv.FormatInt(v, 10) + "-" + shapeHash(cl) + `"`
+}
+
+// bodyETag is the strong ETag of an answer's bytes.
+func bodyETag(body []byte) string {
+	h := fnv.New64a()
+	_, _ = h.Write(body)
+	return `"b` + strconv.FormatUint(h.Sum64(), 16) + `"`
+}
+
+// conditionalRead gives a read's reply its ETag and, when If-None-Match
+// names it, turns it into 304 Not Modified without a body (RFC 9110
+// §13.1.2): a client that holds the document does not get it again.
+func conditionalRead(cl *call, reply *jsonapi.Reply, tag string) (*jsonapi.Reply, error) {
+	if tag == "" || reply == nil {
+		return reply, nil
+	}
+	if reply.Header == nil {
+		reply.Header = http.Header{}
+	}
+	reply.Header.Set("ETag", tag)
+	l, err := parseTags(cl.ifNoneMatch)
+	if err != nil {
+		return nil, problem.HeaderValue("If-None-Match", "The If-None-Match header is not \"*\" or a list of entity tags.")
+	}
+	if l != nil && l.matchesWeak(tag) {
+		return &jsonapi.Reply{Status: http.StatusNotModified, Header: reply.Header}, nil
+	}
+	return reply, nil
+}
+
+// readVersion reads meta.version of a resource object: the version of the
+// record the client read, which the write must still find (as If-Match
+// does, for a record of a batch or an included one). It goes with an
+// update: meta.update on an item, or the primary data of a PATCH; with
+// meta.upsert the record may not exist, and a version expected of it would
+// be a contradiction, so the two are not combined.
+func readVersion(in *input, update bool, up *upsert) (*precondition, error) {
+	raw, ok := in.meta["version"]
+	if !ok {
+		return nil, nil
+	}
+	var v int64
+	if json.Unmarshal(raw, &v) != nil || v < 1 {
+		return nil, valueProblem(in, "version", "This value should be a positive integer.")
+	}
+	switch {
+	case up != nil:
+		return nil, problem.RequestData("Only one meta option can be used.", in.base+"/meta")
+	case !update:
+		return nil, valueProblem(in, "version", "The option is supported only for a record to update.")
+	}
+	return &precondition{versions: []int64{v}}, nil
+}
+
+// checkVersions holds an item to its If-Match and meta.version before it is
+// written, in c's transaction (see precondition.check). A stale
+// meta.version is a problem at the item's meta.version: in a batch the
+// item's error.
+func (e *Engine) checkVersions(ctx context.Context, c *storage.Conn, cl *call, it *item) error {
+	if it.ifMatch == nil && it.expect == nil {
+		return nil
+	}
+	if !it.update {
+		if it.ifMatch != nil {
+			return errMissing // an upsert that found nothing to update
+		}
+		return problem.StaleItem(it.in.base + "/meta/version")
+	}
+	t := e.table(it.res)
+	if err := it.ifMatch.check(ctx, c, t, cl.org, it.key); err != nil {
+		return err
+	}
+	if err := it.expect.check(ctx, c, t, cl.org, it.key); err != nil {
+		if _, isProblem := problem.From(err); isProblem {
+			return problem.StaleItem(it.in.base + "/meta/version")
+		}
+		return err
+	}
+	return nil
+}
