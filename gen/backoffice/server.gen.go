@@ -2095,7 +2095,7 @@ type IncludedRequestResource struct {
 	// Example: new-contact-1
 	Id string `json:"id"`
 
-	// Meta Options of a request's resource object. `upsert` creates the record when none matches and updates it when one does: `true` or `["id"]` match by identifier (only where the resource allows it), `["field"]` by one of the fields the resource lists as upsert criteria; several matches are a 409. `update: true` marks an included (or batch) record as an existing one to change. At most one of them. JSON:API only.
+	// Meta Options of a request's resource object. `upsert` creates the record when none matches and updates it when one does: `true` or `["id"]` match by identifier (only where the resource allows it), `["field"]` by one of the fields the resource lists as upsert criteria; several matches are a 409. `update: true` marks an included (or batch) record as an existing one to change. At most one of them. `version` makes an update conditional on the version read. JSON:API only.
 	Meta *RequestMeta `json:"meta,omitempty"`
 
 	// Relationships The record's relationships, as in a create or update of its own resource.
@@ -2356,7 +2356,7 @@ type RelationshipLinks struct {
 	Self *string `json:"self,omitempty"`
 }
 
-// RequestMeta Options of a request's resource object. `upsert` creates the record when none matches and updates it when one does: `true` or `["id"]` match by identifier (only where the resource allows it), `["field"]` by one of the fields the resource lists as upsert criteria; several matches are a 409. `update: true` marks an included (or batch) record as an existing one to change. At most one of them. JSON:API only.
+// RequestMeta Options of a request's resource object. `upsert` creates the record when none matches and updates it when one does: `true` or `["id"]` match by identifier (only where the resource allows it), `["field"]` by one of the fields the resource lists as upsert criteria; several matches are a 409. `update: true` marks an included (or batch) record as an existing one to change. At most one of them. `version` makes an update conditional on the version read. JSON:API only.
 type RequestMeta struct {
 	// Update true changes the existing record with this id (included and batch records).
 	Update *bool `json:"update,omitempty"`
@@ -2365,6 +2365,11 @@ type RequestMeta struct {
 	//
 	// Example: ["externalId"]
 	Upsert *RequestMeta_Upsert `json:"upsert,omitempty"`
+
+	// Version The version of the record the client read (the number that starts its `ETag`): the update is made only if the record still has it, as with `If-Match`; else a 412 `precondition failed http exception` at `meta/version` (in a batch, the item's error). Only with an update (`update: true`, or the primary data of a PATCH), never with `upsert`.
+	//
+	// Example: 17
+	Version *int64 `json:"version,omitempty"`
 }
 
 // RequestMetaUpsert0 defines model for RequestMeta.Upsert.0.
@@ -3349,6 +3354,12 @@ type CountryInclude = string
 // CountrySort defines model for CountrySort.
 type CountrySort = string
 
+// IfMatch defines model for IfMatch.
+type IfMatch = string
+
+// IfNoneMatch defines model for IfNoneMatch.
+type IfNoneMatch = string
+
 // Meta defines model for Meta.
 type Meta = string
 
@@ -3562,6 +3573,12 @@ type PayloadTooLargeApplicationJSON = PlainErrorList
 // PayloadTooLargeApplicationVndAPIPlusJSON A JSON:API error document.
 type PayloadTooLargeApplicationVndAPIPlusJSON = ErrorDocument
 
+// PreconditionFailedApplicationJSON The plain-format error body, a bare array of problems.
+type PreconditionFailedApplicationJSON = PlainErrorList
+
+// PreconditionFailedApplicationVndAPIPlusJSON A JSON:API error document.
+type PreconditionFailedApplicationVndAPIPlusJSON = ErrorDocument
+
 // ServiceUnavailableApplicationJSON The plain-format error body, a bare array of problems.
 type ServiceUnavailableApplicationJSON = PlainErrorList
 
@@ -3691,6 +3708,12 @@ type ListAccountsParams struct {
 	XInclude *XInclude `json:"X-Include,omitempty"`
 }
 
+// DeleteAccountParams defines parameters for DeleteAccount.
+type DeleteAccountParams struct {
+	// IfMatch Write only if the record is still in the state the client read: `*` (any existing record) or one or more strong entity tags as `ETag` answered them, separated by commas. A tag matches when the version it names (the number before `-`) is the record's current version, whichever representation it was read in. A stale tag, a weak (`W/`) or malformed one, or a record that does not exist is a 412 and nothing changes; of two clients that read the same version and write, exactly one succeeds.
+	IfMatch *IfMatch `json:"If-Match,omitempty"`
+}
+
 // GetAccountParams defines parameters for GetAccount.
 type GetAccountParams struct {
 	// Include Related resources to add in `included`; JSON:API only. Paths: `contacts`, `defaultContact`, `organization`, `owner`, `referredBy`, and deeper paths such as `owner.organization` or `contacts.owner`.
@@ -3719,6 +3742,15 @@ type GetAccountParams struct {
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
+}
+
+// UpdateAccountParams defines parameters for UpdateAccount.
+type UpdateAccountParams struct {
+	// IfMatch Write only if the record is still in the state the client read: `*` (any existing record) or one or more strong entity tags as `ETag` answered them, separated by commas. A tag matches when the version it names (the number before `-`) is the record's current version, whichever representation it was read in. A stale tag, a weak (`W/`) or malformed one, or a record that does not exist is a 412 and nothing changes; of two clients that read the same version and write, exactly one succeeds.
+	IfMatch *IfMatch `json:"If-Match,omitempty"`
 }
 
 // ListAccountContactsParams defines parameters for ListAccountContacts.
@@ -3913,6 +3945,12 @@ type GetAccountReferredByParams struct {
 	XInclude *XInclude `json:"X-Include,omitempty"`
 }
 
+// DeleteAccountContactsRelationshipParams defines parameters for DeleteAccountContactsRelationship.
+type DeleteAccountContactsRelationshipParams struct {
+	// IfMatch Write only if the record is still in the state the client read: `*` (any existing record) or one or more strong entity tags as `ETag` answered them, separated by commas. A tag matches when the version it names (the number before `-`) is the record's current version, whichever representation it was read in. A stale tag, a weak (`W/`) or malformed one, or a record that does not exist is a 412 and nothing changes; of two clients that read the same version and write, exactly one succeeds.
+	IfMatch *IfMatch `json:"If-Match,omitempty"`
+}
+
 // GetAccountContactsRelationshipParams defines parameters for GetAccountContactsRelationship.
 type GetAccountContactsRelationshipParams struct {
 	// PageNumber The page to return, starting at 1.
@@ -3925,10 +3963,28 @@ type GetAccountContactsRelationshipParams struct {
 	XInclude *XInclude `json:"X-Include,omitempty"`
 }
 
+// UpdateAccountContactsRelationshipParams defines parameters for UpdateAccountContactsRelationship.
+type UpdateAccountContactsRelationshipParams struct {
+	// IfMatch Write only if the record is still in the state the client read: `*` (any existing record) or one or more strong entity tags as `ETag` answered them, separated by commas. A tag matches when the version it names (the number before `-`) is the record's current version, whichever representation it was read in. A stale tag, a weak (`W/`) or malformed one, or a record that does not exist is a 412 and nothing changes; of two clients that read the same version and write, exactly one succeeds.
+	IfMatch *IfMatch `json:"If-Match,omitempty"`
+}
+
+// AddAccountContactsRelationshipParams defines parameters for AddAccountContactsRelationship.
+type AddAccountContactsRelationshipParams struct {
+	// IfMatch Write only if the record is still in the state the client read: `*` (any existing record) or one or more strong entity tags as `ETag` answered them, separated by commas. A tag matches when the version it names (the number before `-`) is the record's current version, whichever representation it was read in. A stale tag, a weak (`W/`) or malformed one, or a record that does not exist is a 412 and nothing changes; of two clients that read the same version and write, exactly one succeeds.
+	IfMatch *IfMatch `json:"If-Match,omitempty"`
+}
+
 // GetAccountDefaultContactRelationshipParams defines parameters for GetAccountDefaultContactRelationship.
 type GetAccountDefaultContactRelationshipParams struct {
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
+}
+
+// UpdateAccountDefaultContactRelationshipParams defines parameters for UpdateAccountDefaultContactRelationship.
+type UpdateAccountDefaultContactRelationshipParams struct {
+	// IfMatch Write only if the record is still in the state the client read: `*` (any existing record) or one or more strong entity tags as `ETag` answered them, separated by commas. A tag matches when the version it names (the number before `-`) is the record's current version, whichever representation it was read in. A stale tag, a weak (`W/`) or malformed one, or a record that does not exist is a 412 and nothing changes; of two clients that read the same version and write, exactly one succeeds.
+	IfMatch *IfMatch `json:"If-Match,omitempty"`
 }
 
 // GetAccountOrganizationRelationshipParams defines parameters for GetAccountOrganizationRelationship.
@@ -3943,10 +3999,22 @@ type GetAccountOwnerRelationshipParams struct {
 	XInclude *XInclude `json:"X-Include,omitempty"`
 }
 
+// UpdateAccountOwnerRelationshipParams defines parameters for UpdateAccountOwnerRelationship.
+type UpdateAccountOwnerRelationshipParams struct {
+	// IfMatch Write only if the record is still in the state the client read: `*` (any existing record) or one or more strong entity tags as `ETag` answered them, separated by commas. A tag matches when the version it names (the number before `-`) is the record's current version, whichever representation it was read in. A stale tag, a weak (`W/`) or malformed one, or a record that does not exist is a 412 and nothing changes; of two clients that read the same version and write, exactly one succeeds.
+	IfMatch *IfMatch `json:"If-Match,omitempty"`
+}
+
 // GetAccountReferredByRelationshipParams defines parameters for GetAccountReferredByRelationship.
 type GetAccountReferredByRelationshipParams struct {
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
+}
+
+// UpdateAccountReferredByRelationshipParams defines parameters for UpdateAccountReferredByRelationship.
+type UpdateAccountReferredByRelationshipParams struct {
+	// IfMatch Write only if the record is still in the state the client read: `*` (any existing record) or one or more strong entity tags as `ETag` answered them, separated by commas. A tag matches when the version it names (the number before `-`) is the record's current version, whichever representation it was read in. A stale tag, a weak (`W/`) or malformed one, or a record that does not exist is a 412 and nothing changes; of two clients that read the same version and write, exactly one succeeds.
+	IfMatch *IfMatch `json:"If-Match,omitempty"`
 }
 
 // GetAsyncOperationParams defines parameters for GetAsyncOperation.
@@ -4054,6 +4122,12 @@ type ListBusinessUnitsParams struct {
 	XInclude *XInclude `json:"X-Include,omitempty"`
 }
 
+// DeleteBusinessUnitParams defines parameters for DeleteBusinessUnit.
+type DeleteBusinessUnitParams struct {
+	// IfMatch Write only if the record is still in the state the client read: `*` (any existing record) or one or more strong entity tags as `ETag` answered them, separated by commas. A tag matches when the version it names (the number before `-`) is the record's current version, whichever representation it was read in. A stale tag, a weak (`W/`) or malformed one, or a record that does not exist is a 412 and nothing changes; of two clients that read the same version and write, exactly one succeeds.
+	IfMatch *IfMatch `json:"If-Match,omitempty"`
+}
+
 // GetBusinessUnitParams defines parameters for GetBusinessUnit.
 type GetBusinessUnitParams struct {
 	// Include Related resources to add in `included`; JSON:API only. Paths: `organization`, `owner`, `users`, and deeper paths such as `owner.owner` or `users.userRoles`.
@@ -4082,6 +4156,15 @@ type GetBusinessUnitParams struct {
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
+}
+
+// UpdateBusinessUnitParams defines parameters for UpdateBusinessUnit.
+type UpdateBusinessUnitParams struct {
+	// IfMatch Write only if the record is still in the state the client read: `*` (any existing record) or one or more strong entity tags as `ETag` answered them, separated by commas. A tag matches when the version it names (the number before `-`) is the record's current version, whichever representation it was read in. A stale tag, a weak (`W/`) or malformed one, or a record that does not exist is a 412 and nothing changes; of two clients that read the same version and write, exactly one succeeds.
+	IfMatch *IfMatch `json:"If-Match,omitempty"`
 }
 
 // GetBusinessUnitOrganizationParams defines parameters for GetBusinessUnitOrganization.
@@ -4154,6 +4237,12 @@ type GetBusinessUnitOrganizationRelationshipParams struct {
 type GetBusinessUnitOwnerRelationshipParams struct {
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
+}
+
+// UpdateBusinessUnitOwnerRelationshipParams defines parameters for UpdateBusinessUnitOwnerRelationship.
+type UpdateBusinessUnitOwnerRelationshipParams struct {
+	// IfMatch Write only if the record is still in the state the client read: `*` (any existing record) or one or more strong entity tags as `ETag` answered them, separated by commas. A tag matches when the version it names (the number before `-`) is the record's current version, whichever representation it was read in. A stale tag, a weak (`W/`) or malformed one, or a record that does not exist is a 412 and nothing changes; of two clients that read the same version and write, exactly one succeeds.
+	IfMatch *IfMatch `json:"If-Match,omitempty"`
 }
 
 // GetBusinessUnitUsersRelationshipParams defines parameters for GetBusinessUnitUsersRelationship.
@@ -4351,6 +4440,12 @@ type ListContactsParams struct {
 	XInclude *XInclude `json:"X-Include,omitempty"`
 }
 
+// DeleteContactParams defines parameters for DeleteContact.
+type DeleteContactParams struct {
+	// IfMatch Write only if the record is still in the state the client read: `*` (any existing record) or one or more strong entity tags as `ETag` answered them, separated by commas. A tag matches when the version it names (the number before `-`) is the record's current version, whichever representation it was read in. A stale tag, a weak (`W/`) or malformed one, or a record that does not exist is a 412 and nothing changes; of two clients that read the same version and write, exactly one succeeds.
+	IfMatch *IfMatch `json:"If-Match,omitempty"`
+}
+
 // GetContactParams defines parameters for GetContact.
 type GetContactParams struct {
 	// Include Related resources to add in `included`; JSON:API only. Paths: `accounts`, `assignedTo`, `organization`, `owner`, `reportsTo`, and deeper paths such as `owner.owner` or `accounts.owner`.
@@ -4379,6 +4474,15 @@ type GetContactParams struct {
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
+}
+
+// UpdateContactParams defines parameters for UpdateContact.
+type UpdateContactParams struct {
+	// IfMatch Write only if the record is still in the state the client read: `*` (any existing record) or one or more strong entity tags as `ETag` answered them, separated by commas. A tag matches when the version it names (the number before `-`) is the record's current version, whichever representation it was read in. A stale tag, a weak (`W/`) or malformed one, or a record that does not exist is a 412 and nothing changes; of two clients that read the same version and write, exactly one succeeds.
+	IfMatch *IfMatch `json:"If-Match,omitempty"`
 }
 
 // ListContactAccountsParams defines parameters for ListContactAccounts.
@@ -4540,6 +4644,12 @@ type GetContactOwnerParams struct {
 	XInclude *XInclude `json:"X-Include,omitempty"`
 }
 
+// DeleteContactAccountsRelationshipParams defines parameters for DeleteContactAccountsRelationship.
+type DeleteContactAccountsRelationshipParams struct {
+	// IfMatch Write only if the record is still in the state the client read: `*` (any existing record) or one or more strong entity tags as `ETag` answered them, separated by commas. A tag matches when the version it names (the number before `-`) is the record's current version, whichever representation it was read in. A stale tag, a weak (`W/`) or malformed one, or a record that does not exist is a 412 and nothing changes; of two clients that read the same version and write, exactly one succeeds.
+	IfMatch *IfMatch `json:"If-Match,omitempty"`
+}
+
 // GetContactAccountsRelationshipParams defines parameters for GetContactAccountsRelationship.
 type GetContactAccountsRelationshipParams struct {
 	// PageNumber The page to return, starting at 1.
@@ -4552,10 +4662,28 @@ type GetContactAccountsRelationshipParams struct {
 	XInclude *XInclude `json:"X-Include,omitempty"`
 }
 
+// UpdateContactAccountsRelationshipParams defines parameters for UpdateContactAccountsRelationship.
+type UpdateContactAccountsRelationshipParams struct {
+	// IfMatch Write only if the record is still in the state the client read: `*` (any existing record) or one or more strong entity tags as `ETag` answered them, separated by commas. A tag matches when the version it names (the number before `-`) is the record's current version, whichever representation it was read in. A stale tag, a weak (`W/`) or malformed one, or a record that does not exist is a 412 and nothing changes; of two clients that read the same version and write, exactly one succeeds.
+	IfMatch *IfMatch `json:"If-Match,omitempty"`
+}
+
+// AddContactAccountsRelationshipParams defines parameters for AddContactAccountsRelationship.
+type AddContactAccountsRelationshipParams struct {
+	// IfMatch Write only if the record is still in the state the client read: `*` (any existing record) or one or more strong entity tags as `ETag` answered them, separated by commas. A tag matches when the version it names (the number before `-`) is the record's current version, whichever representation it was read in. A stale tag, a weak (`W/`) or malformed one, or a record that does not exist is a 412 and nothing changes; of two clients that read the same version and write, exactly one succeeds.
+	IfMatch *IfMatch `json:"If-Match,omitempty"`
+}
+
 // GetContactAssignedToRelationshipParams defines parameters for GetContactAssignedToRelationship.
 type GetContactAssignedToRelationshipParams struct {
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
+}
+
+// UpdateContactAssignedToRelationshipParams defines parameters for UpdateContactAssignedToRelationship.
+type UpdateContactAssignedToRelationshipParams struct {
+	// IfMatch Write only if the record is still in the state the client read: `*` (any existing record) or one or more strong entity tags as `ETag` answered them, separated by commas. A tag matches when the version it names (the number before `-`) is the record's current version, whichever representation it was read in. A stale tag, a weak (`W/`) or malformed one, or a record that does not exist is a 412 and nothing changes; of two clients that read the same version and write, exactly one succeeds.
+	IfMatch *IfMatch `json:"If-Match,omitempty"`
 }
 
 // GetContactOrganizationRelationshipParams defines parameters for GetContactOrganizationRelationship.
@@ -4570,10 +4698,22 @@ type GetContactOwnerRelationshipParams struct {
 	XInclude *XInclude `json:"X-Include,omitempty"`
 }
 
+// UpdateContactOwnerRelationshipParams defines parameters for UpdateContactOwnerRelationship.
+type UpdateContactOwnerRelationshipParams struct {
+	// IfMatch Write only if the record is still in the state the client read: `*` (any existing record) or one or more strong entity tags as `ETag` answered them, separated by commas. A tag matches when the version it names (the number before `-`) is the record's current version, whichever representation it was read in. A stale tag, a weak (`W/`) or malformed one, or a record that does not exist is a 412 and nothing changes; of two clients that read the same version and write, exactly one succeeds.
+	IfMatch *IfMatch `json:"If-Match,omitempty"`
+}
+
 // GetContactReportsToRelationshipParams defines parameters for GetContactReportsToRelationship.
 type GetContactReportsToRelationshipParams struct {
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
+}
+
+// UpdateContactReportsToRelationshipParams defines parameters for UpdateContactReportsToRelationship.
+type UpdateContactReportsToRelationshipParams struct {
+	// IfMatch Write only if the record is still in the state the client read: `*` (any existing record) or one or more strong entity tags as `ETag` answered them, separated by commas. A tag matches when the version it names (the number before `-`) is the record's current version, whichever representation it was read in. A stale tag, a weak (`W/`) or malformed one, or a record that does not exist is a 412 and nothing changes; of two clients that read the same version and write, exactly one succeeds.
+	IfMatch *IfMatch `json:"If-Match,omitempty"`
 }
 
 // GetContactReportsToParams defines parameters for GetContactReportsTo.
@@ -4793,6 +4933,15 @@ type GetOrganizationParams struct {
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
+}
+
+// UpdateOrganizationParams defines parameters for UpdateOrganization.
+type UpdateOrganizationParams struct {
+	// IfMatch Write only if the record is still in the state the client read: `*` (any existing record) or one or more strong entity tags as `ETag` answered them, separated by commas. A tag matches when the version it names (the number before `-`) is the record's current version, whichever representation it was read in. A stale tag, a weak (`W/`) or malformed one, or a record that does not exist is a 412 and nothing changes; of two clients that read the same version and write, exactly one succeeds.
+	IfMatch *IfMatch `json:"If-Match,omitempty"`
 }
 
 // ListOrganizationBusinessUnitsParams defines parameters for ListOrganizationBusinessUnits.
@@ -5101,6 +5250,12 @@ type ListTaxJurisdictionsParams struct {
 	XInclude *XInclude `json:"X-Include,omitempty"`
 }
 
+// DeleteTaxJurisdictionParams defines parameters for DeleteTaxJurisdiction.
+type DeleteTaxJurisdictionParams struct {
+	// IfMatch Write only if the record is still in the state the client read: `*` (any existing record) or one or more strong entity tags as `ETag` answered them, separated by commas. A tag matches when the version it names (the number before `-`) is the record's current version, whichever representation it was read in. A stale tag, a weak (`W/`) or malformed one, or a record that does not exist is a 412 and nothing changes; of two clients that read the same version and write, exactly one succeeds.
+	IfMatch *IfMatch `json:"If-Match,omitempty"`
+}
+
 // GetTaxJurisdictionParams defines parameters for GetTaxJurisdiction.
 type GetTaxJurisdictionParams struct {
 	// Include Related resources to add in `included`; JSON:API only. Paths: `country`, `region`, `region.country`.
@@ -5120,6 +5275,15 @@ type GetTaxJurisdictionParams struct {
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
+}
+
+// UpdateTaxJurisdictionParams defines parameters for UpdateTaxJurisdiction.
+type UpdateTaxJurisdictionParams struct {
+	// IfMatch Write only if the record is still in the state the client read: `*` (any existing record) or one or more strong entity tags as `ETag` answered them, separated by commas. A tag matches when the version it names (the number before `-`) is the record's current version, whichever representation it was read in. A stale tag, a weak (`W/`) or malformed one, or a record that does not exist is a 412 and nothing changes; of two clients that read the same version and write, exactly one succeeds.
+	IfMatch *IfMatch `json:"If-Match,omitempty"`
 }
 
 // GetTaxJurisdictionCountryParams defines parameters for GetTaxJurisdictionCountry.
@@ -5164,10 +5328,22 @@ type GetTaxJurisdictionCountryRelationshipParams struct {
 	XInclude *XInclude `json:"X-Include,omitempty"`
 }
 
+// UpdateTaxJurisdictionCountryRelationshipParams defines parameters for UpdateTaxJurisdictionCountryRelationship.
+type UpdateTaxJurisdictionCountryRelationshipParams struct {
+	// IfMatch Write only if the record is still in the state the client read: `*` (any existing record) or one or more strong entity tags as `ETag` answered them, separated by commas. A tag matches when the version it names (the number before `-`) is the record's current version, whichever representation it was read in. A stale tag, a weak (`W/`) or malformed one, or a record that does not exist is a 412 and nothing changes; of two clients that read the same version and write, exactly one succeeds.
+	IfMatch *IfMatch `json:"If-Match,omitempty"`
+}
+
 // GetTaxJurisdictionRegionRelationshipParams defines parameters for GetTaxJurisdictionRegionRelationship.
 type GetTaxJurisdictionRegionRelationshipParams struct {
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
+}
+
+// UpdateTaxJurisdictionRegionRelationshipParams defines parameters for UpdateTaxJurisdictionRegionRelationship.
+type UpdateTaxJurisdictionRegionRelationshipParams struct {
+	// IfMatch Write only if the record is still in the state the client read: `*` (any existing record) or one or more strong entity tags as `ETag` answered them, separated by commas. A tag matches when the version it names (the number before `-`) is the record's current version, whichever representation it was read in. A stale tag, a weak (`W/`) or malformed one, or a record that does not exist is a 412 and nothing changes; of two clients that read the same version and write, exactly one succeeds.
+	IfMatch *IfMatch `json:"If-Match,omitempty"`
 }
 
 // ListUserRolesParams defines parameters for ListUserRoles.
@@ -5317,6 +5493,12 @@ type ListUsersParams struct {
 	XInclude *XInclude `json:"X-Include,omitempty"`
 }
 
+// DeleteUserParams defines parameters for DeleteUser.
+type DeleteUserParams struct {
+	// IfMatch Write only if the record is still in the state the client read: `*` (any existing record) or one or more strong entity tags as `ETag` answered them, separated by commas. A tag matches when the version it names (the number before `-`) is the record's current version, whichever representation it was read in. A stale tag, a weak (`W/`) or malformed one, or a record that does not exist is a 412 and nothing changes; of two clients that read the same version and write, exactly one succeeds.
+	IfMatch *IfMatch `json:"If-Match,omitempty"`
+}
+
 // GetUserParams defines parameters for GetUser.
 type GetUserParams struct {
 	// Include Related resources to add in `included`; JSON:API only. Paths: `organization`, `owner`, `userRoles`, and deeper paths such as `owner.organization`.
@@ -5345,6 +5527,15 @@ type GetUserParams struct {
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
+}
+
+// UpdateUserParams defines parameters for UpdateUser.
+type UpdateUserParams struct {
+	// IfMatch Write only if the record is still in the state the client read: `*` (any existing record) or one or more strong entity tags as `ETag` answered them, separated by commas. A tag matches when the version it names (the number before `-`) is the record's current version, whichever representation it was read in. A stale tag, a weak (`W/`) or malformed one, or a record that does not exist is a 412 and nothing changes; of two clients that read the same version and write, exactly one succeeds.
+	IfMatch *IfMatch `json:"If-Match,omitempty"`
 }
 
 // GetUserOrganizationParams defines parameters for GetUserOrganization.
@@ -5419,6 +5610,18 @@ type GetUserOwnerRelationshipParams struct {
 	XInclude *XInclude `json:"X-Include,omitempty"`
 }
 
+// UpdateUserOwnerRelationshipParams defines parameters for UpdateUserOwnerRelationship.
+type UpdateUserOwnerRelationshipParams struct {
+	// IfMatch Write only if the record is still in the state the client read: `*` (any existing record) or one or more strong entity tags as `ETag` answered them, separated by commas. A tag matches when the version it names (the number before `-`) is the record's current version, whichever representation it was read in. A stale tag, a weak (`W/`) or malformed one, or a record that does not exist is a 412 and nothing changes; of two clients that read the same version and write, exactly one succeeds.
+	IfMatch *IfMatch `json:"If-Match,omitempty"`
+}
+
+// DeleteUserUserRolesRelationshipParams defines parameters for DeleteUserUserRolesRelationship.
+type DeleteUserUserRolesRelationshipParams struct {
+	// IfMatch Write only if the record is still in the state the client read: `*` (any existing record) or one or more strong entity tags as `ETag` answered them, separated by commas. A tag matches when the version it names (the number before `-`) is the record's current version, whichever representation it was read in. A stale tag, a weak (`W/`) or malformed one, or a record that does not exist is a 412 and nothing changes; of two clients that read the same version and write, exactly one succeeds.
+	IfMatch *IfMatch `json:"If-Match,omitempty"`
+}
+
 // GetUserUserRolesRelationshipParams defines parameters for GetUserUserRolesRelationship.
 type GetUserUserRolesRelationshipParams struct {
 	// PageNumber The page to return, starting at 1.
@@ -5429,6 +5632,18 @@ type GetUserUserRolesRelationshipParams struct {
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
+}
+
+// UpdateUserUserRolesRelationshipParams defines parameters for UpdateUserUserRolesRelationship.
+type UpdateUserUserRolesRelationshipParams struct {
+	// IfMatch Write only if the record is still in the state the client read: `*` (any existing record) or one or more strong entity tags as `ETag` answered them, separated by commas. A tag matches when the version it names (the number before `-`) is the record's current version, whichever representation it was read in. A stale tag, a weak (`W/`) or malformed one, or a record that does not exist is a 412 and nothing changes; of two clients that read the same version and write, exactly one succeeds.
+	IfMatch *IfMatch `json:"If-Match,omitempty"`
+}
+
+// AddUserUserRolesRelationshipParams defines parameters for AddUserUserRolesRelationship.
+type AddUserUserRolesRelationshipParams struct {
+	// IfMatch Write only if the record is still in the state the client read: `*` (any existing record) or one or more strong entity tags as `ETag` answered them, separated by commas. A tag matches when the version it names (the number before `-`) is the record's current version, whichever representation it was read in. A stale tag, a weak (`W/`) or malformed one, or a record that does not exist is a 412 and nothing changes; of two clients that read the same version and write, exactly one succeeds.
+	IfMatch *IfMatch `json:"If-Match,omitempty"`
 }
 
 // ListUserUserRolesParams defines parameters for ListUserUserRoles.
@@ -5500,6 +5715,12 @@ type ListWeightUnitsParams struct {
 	XInclude *XInclude `json:"X-Include,omitempty"`
 }
 
+// DeleteWeightUnitParams defines parameters for DeleteWeightUnit.
+type DeleteWeightUnitParams struct {
+	// IfMatch Write only if the record is still in the state the client read: `*` (any existing record) or one or more strong entity tags as `ETag` answered them, separated by commas. A tag matches when the version it names (the number before `-`) is the record's current version, whichever representation it was read in. A stale tag, a weak (`W/`) or malformed one, or a record that does not exist is a 412 and nothing changes; of two clients that read the same version and write, exactly one succeeds.
+	IfMatch *IfMatch `json:"If-Match,omitempty"`
+}
+
 // GetWeightUnitParams defines parameters for GetWeightUnit.
 type GetWeightUnitParams struct {
 	// FieldsWeightunits The weight unit fields to return, separated by commas; JSON:API only.
@@ -5510,6 +5731,15 @@ type GetWeightUnitParams struct {
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
+}
+
+// UpdateWeightUnitParams defines parameters for UpdateWeightUnit.
+type UpdateWeightUnitParams struct {
+	// IfMatch Write only if the record is still in the state the client read: `*` (any existing record) or one or more strong entity tags as `ETag` answered them, separated by commas. A tag matches when the version it names (the number before `-`) is the record's current version, whichever representation it was read in. A stale tag, a weak (`W/`) or malformed one, or a record that does not exist is a 412 and nothing changes; of two clients that read the same version and write, exactly one succeeds.
+	IfMatch *IfMatch `json:"If-Match,omitempty"`
 }
 
 // CreateAccountJSONRequestBody defines body for CreateAccount for application/json ContentType.
@@ -6099,13 +6329,13 @@ type ServerInterface interface {
 	CreateAccount(c *gin.Context)
 	// DeleteAccount Delete an account
 	// (DELETE /api/accounts/{id})
-	DeleteAccount(c *gin.Context, id AccountId)
+	DeleteAccount(c *gin.Context, id AccountId, params DeleteAccountParams)
 	// GetAccount Get an account
 	// (GET /api/accounts/{id})
 	GetAccount(c *gin.Context, id AccountId, params GetAccountParams)
 	// UpdateAccount Update an account
 	// (PATCH /api/accounts/{id})
-	UpdateAccount(c *gin.Context, id AccountId)
+	UpdateAccount(c *gin.Context, id AccountId, params UpdateAccountParams)
 	// ListAccountContacts List the contacts of an account
 	// (GET /api/accounts/{id}/contacts)
 	ListAccountContacts(c *gin.Context, id AccountId, params ListAccountContactsParams)
@@ -6123,22 +6353,22 @@ type ServerInterface interface {
 	GetAccountReferredBy(c *gin.Context, id AccountId, params GetAccountReferredByParams)
 	// DeleteAccountContactsRelationship Remove contacts from an account
 	// (DELETE /api/accounts/{id}/relationships/contacts)
-	DeleteAccountContactsRelationship(c *gin.Context, id AccountId)
+	DeleteAccountContactsRelationship(c *gin.Context, id AccountId, params DeleteAccountContactsRelationshipParams)
 	// GetAccountContactsRelationship List the contact identifiers of an account
 	// (GET /api/accounts/{id}/relationships/contacts)
 	GetAccountContactsRelationship(c *gin.Context, id AccountId, params GetAccountContactsRelationshipParams)
 	// UpdateAccountContactsRelationship Replace the contacts of an account
 	// (PATCH /api/accounts/{id}/relationships/contacts)
-	UpdateAccountContactsRelationship(c *gin.Context, id AccountId)
+	UpdateAccountContactsRelationship(c *gin.Context, id AccountId, params UpdateAccountContactsRelationshipParams)
 	// AddAccountContactsRelationship Add contacts to an account
 	// (POST /api/accounts/{id}/relationships/contacts)
-	AddAccountContactsRelationship(c *gin.Context, id AccountId)
+	AddAccountContactsRelationship(c *gin.Context, id AccountId, params AddAccountContactsRelationshipParams)
 	// GetAccountDefaultContactRelationship Get the default contact identifier of an account
 	// (GET /api/accounts/{id}/relationships/defaultContact)
 	GetAccountDefaultContactRelationship(c *gin.Context, id AccountId, params GetAccountDefaultContactRelationshipParams)
 	// UpdateAccountDefaultContactRelationship Set the default contact of an account
 	// (PATCH /api/accounts/{id}/relationships/defaultContact)
-	UpdateAccountDefaultContactRelationship(c *gin.Context, id AccountId)
+	UpdateAccountDefaultContactRelationship(c *gin.Context, id AccountId, params UpdateAccountDefaultContactRelationshipParams)
 	// GetAccountOrganizationRelationship Get the organization identifier of an account
 	// (GET /api/accounts/{id}/relationships/organization)
 	GetAccountOrganizationRelationship(c *gin.Context, id AccountId, params GetAccountOrganizationRelationshipParams)
@@ -6147,13 +6377,13 @@ type ServerInterface interface {
 	GetAccountOwnerRelationship(c *gin.Context, id AccountId, params GetAccountOwnerRelationshipParams)
 	// UpdateAccountOwnerRelationship Set the owner of an account
 	// (PATCH /api/accounts/{id}/relationships/owner)
-	UpdateAccountOwnerRelationship(c *gin.Context, id AccountId)
+	UpdateAccountOwnerRelationship(c *gin.Context, id AccountId, params UpdateAccountOwnerRelationshipParams)
 	// GetAccountReferredByRelationship Get the referring account identifier of an account
 	// (GET /api/accounts/{id}/relationships/referredBy)
 	GetAccountReferredByRelationship(c *gin.Context, id AccountId, params GetAccountReferredByRelationshipParams)
 	// UpdateAccountReferredByRelationship Set the referring account of an account
 	// (PATCH /api/accounts/{id}/relationships/referredBy)
-	UpdateAccountReferredByRelationship(c *gin.Context, id AccountId)
+	UpdateAccountReferredByRelationship(c *gin.Context, id AccountId, params UpdateAccountReferredByRelationshipParams)
 	// GetAsyncOperation Get an asynchronous operation
 	// (GET /api/asyncoperations/{id})
 	GetAsyncOperation(c *gin.Context, id AsyncOperationId, params GetAsyncOperationParams)
@@ -6174,13 +6404,13 @@ type ServerInterface interface {
 	CreateBusinessUnit(c *gin.Context)
 	// DeleteBusinessUnit Delete a business unit
 	// (DELETE /api/businessunits/{id})
-	DeleteBusinessUnit(c *gin.Context, id BusinessUnitId)
+	DeleteBusinessUnit(c *gin.Context, id BusinessUnitId, params DeleteBusinessUnitParams)
 	// GetBusinessUnit Get a business unit
 	// (GET /api/businessunits/{id})
 	GetBusinessUnit(c *gin.Context, id BusinessUnitId, params GetBusinessUnitParams)
 	// UpdateBusinessUnit Update a business unit
 	// (PATCH /api/businessunits/{id})
-	UpdateBusinessUnit(c *gin.Context, id BusinessUnitId)
+	UpdateBusinessUnit(c *gin.Context, id BusinessUnitId, params UpdateBusinessUnitParams)
 	// GetBusinessUnitOrganization Get the organization of a business unit
 	// (GET /api/businessunits/{id}/organization)
 	GetBusinessUnitOrganization(c *gin.Context, id BusinessUnitId, params GetBusinessUnitOrganizationParams)
@@ -6195,7 +6425,7 @@ type ServerInterface interface {
 	GetBusinessUnitOwnerRelationship(c *gin.Context, id BusinessUnitId, params GetBusinessUnitOwnerRelationshipParams)
 	// UpdateBusinessUnitOwnerRelationship Set the parent unit of a business unit
 	// (PATCH /api/businessunits/{id}/relationships/owner)
-	UpdateBusinessUnitOwnerRelationship(c *gin.Context, id BusinessUnitId)
+	UpdateBusinessUnitOwnerRelationship(c *gin.Context, id BusinessUnitId, params UpdateBusinessUnitOwnerRelationshipParams)
 	// GetBusinessUnitUsersRelationship List the user identifiers of a business unit
 	// (GET /api/businessunits/{id}/relationships/users)
 	GetBusinessUnitUsersRelationship(c *gin.Context, id BusinessUnitId, params GetBusinessUnitUsersRelationshipParams)
@@ -6213,13 +6443,13 @@ type ServerInterface interface {
 	CreateContact(c *gin.Context)
 	// DeleteContact Delete a contact
 	// (DELETE /api/contacts/{id})
-	DeleteContact(c *gin.Context, id ContactId)
+	DeleteContact(c *gin.Context, id ContactId, params DeleteContactParams)
 	// GetContact Get a contact
 	// (GET /api/contacts/{id})
 	GetContact(c *gin.Context, id ContactId, params GetContactParams)
 	// UpdateContact Update a contact
 	// (PATCH /api/contacts/{id})
-	UpdateContact(c *gin.Context, id ContactId)
+	UpdateContact(c *gin.Context, id ContactId, params UpdateContactParams)
 	// ListContactAccounts List the accounts of a contact
 	// (GET /api/contacts/{id}/accounts)
 	ListContactAccounts(c *gin.Context, id ContactId, params ListContactAccountsParams)
@@ -6234,22 +6464,22 @@ type ServerInterface interface {
 	GetContactOwner(c *gin.Context, id ContactId, params GetContactOwnerParams)
 	// DeleteContactAccountsRelationship Remove accounts from a contact
 	// (DELETE /api/contacts/{id}/relationships/accounts)
-	DeleteContactAccountsRelationship(c *gin.Context, id ContactId)
+	DeleteContactAccountsRelationship(c *gin.Context, id ContactId, params DeleteContactAccountsRelationshipParams)
 	// GetContactAccountsRelationship List the account identifiers of a contact
 	// (GET /api/contacts/{id}/relationships/accounts)
 	GetContactAccountsRelationship(c *gin.Context, id ContactId, params GetContactAccountsRelationshipParams)
 	// UpdateContactAccountsRelationship Replace the accounts of a contact
 	// (PATCH /api/contacts/{id}/relationships/accounts)
-	UpdateContactAccountsRelationship(c *gin.Context, id ContactId)
+	UpdateContactAccountsRelationship(c *gin.Context, id ContactId, params UpdateContactAccountsRelationshipParams)
 	// AddContactAccountsRelationship Add accounts to a contact
 	// (POST /api/contacts/{id}/relationships/accounts)
-	AddContactAccountsRelationship(c *gin.Context, id ContactId)
+	AddContactAccountsRelationship(c *gin.Context, id ContactId, params AddContactAccountsRelationshipParams)
 	// GetContactAssignedToRelationship Get the assigned user identifier of a contact
 	// (GET /api/contacts/{id}/relationships/assignedTo)
 	GetContactAssignedToRelationship(c *gin.Context, id ContactId, params GetContactAssignedToRelationshipParams)
 	// UpdateContactAssignedToRelationship Set the assigned user of a contact
 	// (PATCH /api/contacts/{id}/relationships/assignedTo)
-	UpdateContactAssignedToRelationship(c *gin.Context, id ContactId)
+	UpdateContactAssignedToRelationship(c *gin.Context, id ContactId, params UpdateContactAssignedToRelationshipParams)
 	// GetContactOrganizationRelationship Get the organization identifier of a contact
 	// (GET /api/contacts/{id}/relationships/organization)
 	GetContactOrganizationRelationship(c *gin.Context, id ContactId, params GetContactOrganizationRelationshipParams)
@@ -6258,13 +6488,13 @@ type ServerInterface interface {
 	GetContactOwnerRelationship(c *gin.Context, id ContactId, params GetContactOwnerRelationshipParams)
 	// UpdateContactOwnerRelationship Set the owner of a contact
 	// (PATCH /api/contacts/{id}/relationships/owner)
-	UpdateContactOwnerRelationship(c *gin.Context, id ContactId)
+	UpdateContactOwnerRelationship(c *gin.Context, id ContactId, params UpdateContactOwnerRelationshipParams)
 	// GetContactReportsToRelationship Get the superior contact identifier of a contact
 	// (GET /api/contacts/{id}/relationships/reportsTo)
 	GetContactReportsToRelationship(c *gin.Context, id ContactId, params GetContactReportsToRelationshipParams)
 	// UpdateContactReportsToRelationship Set the superior contact of a contact
 	// (PATCH /api/contacts/{id}/relationships/reportsTo)
-	UpdateContactReportsToRelationship(c *gin.Context, id ContactId)
+	UpdateContactReportsToRelationship(c *gin.Context, id ContactId, params UpdateContactReportsToRelationshipParams)
 	// GetContactReportsTo Get the superior contact of a contact
 	// (GET /api/contacts/{id}/reportsTo)
 	GetContactReportsTo(c *gin.Context, id ContactId, params GetContactReportsToParams)
@@ -6288,7 +6518,7 @@ type ServerInterface interface {
 	GetOrganization(c *gin.Context, id OrganizationId, params GetOrganizationParams)
 	// UpdateOrganization Update an organization
 	// (PATCH /api/organizations/{id})
-	UpdateOrganization(c *gin.Context, id OrganizationId)
+	UpdateOrganization(c *gin.Context, id OrganizationId, params UpdateOrganizationParams)
 	// ListOrganizationBusinessUnits List the business units of an organization
 	// (GET /api/organizations/{id}/businessUnits)
 	ListOrganizationBusinessUnits(c *gin.Context, id OrganizationId, params ListOrganizationBusinessUnitsParams)
@@ -6324,13 +6554,13 @@ type ServerInterface interface {
 	CreateTaxJurisdiction(c *gin.Context)
 	// DeleteTaxJurisdiction Delete a tax jurisdiction
 	// (DELETE /api/taxjurisdictions/{id})
-	DeleteTaxJurisdiction(c *gin.Context, id TaxJurisdictionId)
+	DeleteTaxJurisdiction(c *gin.Context, id TaxJurisdictionId, params DeleteTaxJurisdictionParams)
 	// GetTaxJurisdiction Get a tax jurisdiction
 	// (GET /api/taxjurisdictions/{id})
 	GetTaxJurisdiction(c *gin.Context, id TaxJurisdictionId, params GetTaxJurisdictionParams)
 	// UpdateTaxJurisdiction Update a tax jurisdiction
 	// (PATCH /api/taxjurisdictions/{id})
-	UpdateTaxJurisdiction(c *gin.Context, id TaxJurisdictionId)
+	UpdateTaxJurisdiction(c *gin.Context, id TaxJurisdictionId, params UpdateTaxJurisdictionParams)
 	// GetTaxJurisdictionCountry Get the country of a tax jurisdiction
 	// (GET /api/taxjurisdictions/{id}/country)
 	GetTaxJurisdictionCountry(c *gin.Context, id TaxJurisdictionId, params GetTaxJurisdictionCountryParams)
@@ -6342,13 +6572,13 @@ type ServerInterface interface {
 	GetTaxJurisdictionCountryRelationship(c *gin.Context, id TaxJurisdictionId, params GetTaxJurisdictionCountryRelationshipParams)
 	// UpdateTaxJurisdictionCountryRelationship Set the country of a tax jurisdiction
 	// (PATCH /api/taxjurisdictions/{id}/relationships/country)
-	UpdateTaxJurisdictionCountryRelationship(c *gin.Context, id TaxJurisdictionId)
+	UpdateTaxJurisdictionCountryRelationship(c *gin.Context, id TaxJurisdictionId, params UpdateTaxJurisdictionCountryRelationshipParams)
 	// GetTaxJurisdictionRegionRelationship Get the region identifier of a tax jurisdiction
 	// (GET /api/taxjurisdictions/{id}/relationships/region)
 	GetTaxJurisdictionRegionRelationship(c *gin.Context, id TaxJurisdictionId, params GetTaxJurisdictionRegionRelationshipParams)
 	// UpdateTaxJurisdictionRegionRelationship Set the region of a tax jurisdiction
 	// (PATCH /api/taxjurisdictions/{id}/relationships/region)
-	UpdateTaxJurisdictionRegionRelationship(c *gin.Context, id TaxJurisdictionId)
+	UpdateTaxJurisdictionRegionRelationship(c *gin.Context, id TaxJurisdictionId, params UpdateTaxJurisdictionRegionRelationshipParams)
 	// ListUserRoles List user roles
 	// (GET /api/userroles)
 	ListUserRoles(c *gin.Context, params ListUserRolesParams)
@@ -6366,13 +6596,13 @@ type ServerInterface interface {
 	CreateUser(c *gin.Context)
 	// DeleteUser Delete a user
 	// (DELETE /api/users/{id})
-	DeleteUser(c *gin.Context, id UserId)
+	DeleteUser(c *gin.Context, id UserId, params DeleteUserParams)
 	// GetUser Get a user
 	// (GET /api/users/{id})
 	GetUser(c *gin.Context, id UserId, params GetUserParams)
 	// UpdateUser Update a user
 	// (PATCH /api/users/{id})
-	UpdateUser(c *gin.Context, id UserId)
+	UpdateUser(c *gin.Context, id UserId, params UpdateUserParams)
 	// GetUserOrganization Get the organization of a user
 	// (GET /api/users/{id}/organization)
 	GetUserOrganization(c *gin.Context, id UserId, params GetUserOrganizationParams)
@@ -6387,19 +6617,19 @@ type ServerInterface interface {
 	GetUserOwnerRelationship(c *gin.Context, id UserId, params GetUserOwnerRelationshipParams)
 	// UpdateUserOwnerRelationship Set the business unit of a user
 	// (PATCH /api/users/{id}/relationships/owner)
-	UpdateUserOwnerRelationship(c *gin.Context, id UserId)
+	UpdateUserOwnerRelationship(c *gin.Context, id UserId, params UpdateUserOwnerRelationshipParams)
 	// DeleteUserUserRolesRelationship Remove roles from a user
 	// (DELETE /api/users/{id}/relationships/userRoles)
-	DeleteUserUserRolesRelationship(c *gin.Context, id UserId)
+	DeleteUserUserRolesRelationship(c *gin.Context, id UserId, params DeleteUserUserRolesRelationshipParams)
 	// GetUserUserRolesRelationship List the user role identifiers of a user
 	// (GET /api/users/{id}/relationships/userRoles)
 	GetUserUserRolesRelationship(c *gin.Context, id UserId, params GetUserUserRolesRelationshipParams)
 	// UpdateUserUserRolesRelationship Replace the roles of a user
 	// (PATCH /api/users/{id}/relationships/userRoles)
-	UpdateUserUserRolesRelationship(c *gin.Context, id UserId)
+	UpdateUserUserRolesRelationship(c *gin.Context, id UserId, params UpdateUserUserRolesRelationshipParams)
 	// AddUserUserRolesRelationship Add roles to a user
 	// (POST /api/users/{id}/relationships/userRoles)
-	AddUserUserRolesRelationship(c *gin.Context, id UserId)
+	AddUserUserRolesRelationship(c *gin.Context, id UserId, params AddUserUserRolesRelationshipParams)
 	// ListUserUserRoles List the roles of a user
 	// (GET /api/users/{id}/userRoles)
 	ListUserUserRoles(c *gin.Context, id UserId, params ListUserUserRolesParams)
@@ -6414,13 +6644,13 @@ type ServerInterface interface {
 	CreateWeightUnit(c *gin.Context)
 	// DeleteWeightUnit Delete a weight unit
 	// (DELETE /api/weightunits/{id})
-	DeleteWeightUnit(c *gin.Context, id WeightUnitId)
+	DeleteWeightUnit(c *gin.Context, id WeightUnitId, params DeleteWeightUnitParams)
 	// GetWeightUnit Get a weight unit
 	// (GET /api/weightunits/{id})
 	GetWeightUnit(c *gin.Context, id WeightUnitId, params GetWeightUnitParams)
 	// UpdateWeightUnit Update a weight unit
 	// (PATCH /api/weightunits/{id})
-	UpdateWeightUnit(c *gin.Context, id WeightUnitId)
+	UpdateWeightUnit(c *gin.Context, id WeightUnitId, params UpdateWeightUnitParams)
 }
 
 // ServerInterfaceWrapper converts contexts to parameters.
@@ -6790,6 +7020,30 @@ func (siw *ServerInterfaceWrapper) DeleteAccount(c *gin.Context) {
 		return
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params DeleteAccountParams
+
+	headers := c.Request.Header
+
+	// ------------- Optional header parameter "If-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-Match")]; found {
+		var IfMatch IfMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-Match", valueList[0], &IfMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfMatch = &IfMatch
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -6797,7 +7051,7 @@ func (siw *ServerInterfaceWrapper) DeleteAccount(c *gin.Context) {
 		}
 	}
 
-	siw.Handler.DeleteAccount(c, id)
+	siw.Handler.DeleteAccount(c, id, params)
 }
 
 // GetAccount operation middleware
@@ -6904,6 +7158,25 @@ func (siw *ServerInterfaceWrapper) GetAccount(c *gin.Context) {
 
 	}
 
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-None-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-None-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -6929,6 +7202,30 @@ func (siw *ServerInterfaceWrapper) UpdateAccount(c *gin.Context) {
 		return
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params UpdateAccountParams
+
+	headers := c.Request.Header
+
+	// ------------- Optional header parameter "If-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-Match")]; found {
+		var IfMatch IfMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-Match", valueList[0], &IfMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfMatch = &IfMatch
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -6936,7 +7233,7 @@ func (siw *ServerInterfaceWrapper) UpdateAccount(c *gin.Context) {
 		}
 	}
 
-	siw.Handler.UpdateAccount(c, id)
+	siw.Handler.UpdateAccount(c, id, params)
 }
 
 // ListAccountContacts operation middleware
@@ -7636,6 +7933,30 @@ func (siw *ServerInterfaceWrapper) DeleteAccountContactsRelationship(c *gin.Cont
 		return
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params DeleteAccountContactsRelationshipParams
+
+	headers := c.Request.Header
+
+	// ------------- Optional header parameter "If-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-Match")]; found {
+		var IfMatch IfMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-Match", valueList[0], &IfMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfMatch = &IfMatch
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -7643,7 +7964,7 @@ func (siw *ServerInterfaceWrapper) DeleteAccountContactsRelationship(c *gin.Cont
 		}
 	}
 
-	siw.Handler.DeleteAccountContactsRelationship(c, id)
+	siw.Handler.DeleteAccountContactsRelationship(c, id, params)
 }
 
 // GetAccountContactsRelationship operation middleware
@@ -7727,6 +8048,30 @@ func (siw *ServerInterfaceWrapper) UpdateAccountContactsRelationship(c *gin.Cont
 		return
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params UpdateAccountContactsRelationshipParams
+
+	headers := c.Request.Header
+
+	// ------------- Optional header parameter "If-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-Match")]; found {
+		var IfMatch IfMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-Match", valueList[0], &IfMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfMatch = &IfMatch
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -7734,7 +8079,7 @@ func (siw *ServerInterfaceWrapper) UpdateAccountContactsRelationship(c *gin.Cont
 		}
 	}
 
-	siw.Handler.UpdateAccountContactsRelationship(c, id)
+	siw.Handler.UpdateAccountContactsRelationship(c, id, params)
 }
 
 // AddAccountContactsRelationship operation middleware
@@ -7752,6 +8097,30 @@ func (siw *ServerInterfaceWrapper) AddAccountContactsRelationship(c *gin.Context
 		return
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params AddAccountContactsRelationshipParams
+
+	headers := c.Request.Header
+
+	// ------------- Optional header parameter "If-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-Match")]; found {
+		var IfMatch IfMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-Match", valueList[0], &IfMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfMatch = &IfMatch
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -7759,7 +8128,7 @@ func (siw *ServerInterfaceWrapper) AddAccountContactsRelationship(c *gin.Context
 		}
 	}
 
-	siw.Handler.AddAccountContactsRelationship(c, id)
+	siw.Handler.AddAccountContactsRelationship(c, id, params)
 }
 
 // GetAccountDefaultContactRelationship operation middleware
@@ -7826,6 +8195,30 @@ func (siw *ServerInterfaceWrapper) UpdateAccountDefaultContactRelationship(c *gi
 		return
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params UpdateAccountDefaultContactRelationshipParams
+
+	headers := c.Request.Header
+
+	// ------------- Optional header parameter "If-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-Match")]; found {
+		var IfMatch IfMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-Match", valueList[0], &IfMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfMatch = &IfMatch
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -7833,7 +8226,7 @@ func (siw *ServerInterfaceWrapper) UpdateAccountDefaultContactRelationship(c *gi
 		}
 	}
 
-	siw.Handler.UpdateAccountDefaultContactRelationship(c, id)
+	siw.Handler.UpdateAccountDefaultContactRelationship(c, id, params)
 }
 
 // GetAccountOrganizationRelationship operation middleware
@@ -7949,6 +8342,30 @@ func (siw *ServerInterfaceWrapper) UpdateAccountOwnerRelationship(c *gin.Context
 		return
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params UpdateAccountOwnerRelationshipParams
+
+	headers := c.Request.Header
+
+	// ------------- Optional header parameter "If-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-Match")]; found {
+		var IfMatch IfMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-Match", valueList[0], &IfMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfMatch = &IfMatch
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -7956,7 +8373,7 @@ func (siw *ServerInterfaceWrapper) UpdateAccountOwnerRelationship(c *gin.Context
 		}
 	}
 
-	siw.Handler.UpdateAccountOwnerRelationship(c, id)
+	siw.Handler.UpdateAccountOwnerRelationship(c, id, params)
 }
 
 // GetAccountReferredByRelationship operation middleware
@@ -8023,6 +8440,30 @@ func (siw *ServerInterfaceWrapper) UpdateAccountReferredByRelationship(c *gin.Co
 		return
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params UpdateAccountReferredByRelationshipParams
+
+	headers := c.Request.Header
+
+	// ------------- Optional header parameter "If-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-Match")]; found {
+		var IfMatch IfMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-Match", valueList[0], &IfMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfMatch = &IfMatch
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -8030,7 +8471,7 @@ func (siw *ServerInterfaceWrapper) UpdateAccountReferredByRelationship(c *gin.Co
 		}
 	}
 
-	siw.Handler.UpdateAccountReferredByRelationship(c, id)
+	siw.Handler.UpdateAccountReferredByRelationship(c, id, params)
 }
 
 // GetAsyncOperation operation middleware
@@ -8483,6 +8924,30 @@ func (siw *ServerInterfaceWrapper) DeleteBusinessUnit(c *gin.Context) {
 		return
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params DeleteBusinessUnitParams
+
+	headers := c.Request.Header
+
+	// ------------- Optional header parameter "If-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-Match")]; found {
+		var IfMatch IfMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-Match", valueList[0], &IfMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfMatch = &IfMatch
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -8490,7 +8955,7 @@ func (siw *ServerInterfaceWrapper) DeleteBusinessUnit(c *gin.Context) {
 		}
 	}
 
-	siw.Handler.DeleteBusinessUnit(c, id)
+	siw.Handler.DeleteBusinessUnit(c, id, params)
 }
 
 // GetBusinessUnit operation middleware
@@ -8597,6 +9062,25 @@ func (siw *ServerInterfaceWrapper) GetBusinessUnit(c *gin.Context) {
 
 	}
 
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-None-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-None-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -8622,6 +9106,30 @@ func (siw *ServerInterfaceWrapper) UpdateBusinessUnit(c *gin.Context) {
 		return
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params UpdateBusinessUnitParams
+
+	headers := c.Request.Header
+
+	// ------------- Optional header parameter "If-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-Match")]; found {
+		var IfMatch IfMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-Match", valueList[0], &IfMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfMatch = &IfMatch
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -8629,7 +9137,7 @@ func (siw *ServerInterfaceWrapper) UpdateBusinessUnit(c *gin.Context) {
 		}
 	}
 
-	siw.Handler.UpdateBusinessUnit(c, id)
+	siw.Handler.UpdateBusinessUnit(c, id, params)
 }
 
 // GetBusinessUnitOrganization operation middleware
@@ -8973,6 +9481,30 @@ func (siw *ServerInterfaceWrapper) UpdateBusinessUnitOwnerRelationship(c *gin.Co
 		return
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params UpdateBusinessUnitOwnerRelationshipParams
+
+	headers := c.Request.Header
+
+	// ------------- Optional header parameter "If-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-Match")]; found {
+		var IfMatch IfMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-Match", valueList[0], &IfMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfMatch = &IfMatch
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -8980,7 +9512,7 @@ func (siw *ServerInterfaceWrapper) UpdateBusinessUnitOwnerRelationship(c *gin.Co
 		}
 	}
 
-	siw.Handler.UpdateBusinessUnitOwnerRelationship(c, id)
+	siw.Handler.UpdateBusinessUnitOwnerRelationship(c, id, params)
 }
 
 // GetBusinessUnitUsersRelationship operation middleware
@@ -9649,6 +10181,30 @@ func (siw *ServerInterfaceWrapper) DeleteContact(c *gin.Context) {
 		return
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params DeleteContactParams
+
+	headers := c.Request.Header
+
+	// ------------- Optional header parameter "If-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-Match")]; found {
+		var IfMatch IfMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-Match", valueList[0], &IfMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfMatch = &IfMatch
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -9656,7 +10212,7 @@ func (siw *ServerInterfaceWrapper) DeleteContact(c *gin.Context) {
 		}
 	}
 
-	siw.Handler.DeleteContact(c, id)
+	siw.Handler.DeleteContact(c, id, params)
 }
 
 // GetContact operation middleware
@@ -9763,6 +10319,25 @@ func (siw *ServerInterfaceWrapper) GetContact(c *gin.Context) {
 
 	}
 
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-None-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-None-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -9788,6 +10363,30 @@ func (siw *ServerInterfaceWrapper) UpdateContact(c *gin.Context) {
 		return
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params UpdateContactParams
+
+	headers := c.Request.Header
+
+	// ------------- Optional header parameter "If-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-Match")]; found {
+		var IfMatch IfMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-Match", valueList[0], &IfMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfMatch = &IfMatch
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -9795,7 +10394,7 @@ func (siw *ServerInterfaceWrapper) UpdateContact(c *gin.Context) {
 		}
 	}
 
-	siw.Handler.UpdateContact(c, id)
+	siw.Handler.UpdateContact(c, id, params)
 }
 
 // ListContactAccounts operation middleware
@@ -10373,6 +10972,30 @@ func (siw *ServerInterfaceWrapper) DeleteContactAccountsRelationship(c *gin.Cont
 		return
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params DeleteContactAccountsRelationshipParams
+
+	headers := c.Request.Header
+
+	// ------------- Optional header parameter "If-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-Match")]; found {
+		var IfMatch IfMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-Match", valueList[0], &IfMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfMatch = &IfMatch
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -10380,7 +11003,7 @@ func (siw *ServerInterfaceWrapper) DeleteContactAccountsRelationship(c *gin.Cont
 		}
 	}
 
-	siw.Handler.DeleteContactAccountsRelationship(c, id)
+	siw.Handler.DeleteContactAccountsRelationship(c, id, params)
 }
 
 // GetContactAccountsRelationship operation middleware
@@ -10464,6 +11087,30 @@ func (siw *ServerInterfaceWrapper) UpdateContactAccountsRelationship(c *gin.Cont
 		return
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params UpdateContactAccountsRelationshipParams
+
+	headers := c.Request.Header
+
+	// ------------- Optional header parameter "If-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-Match")]; found {
+		var IfMatch IfMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-Match", valueList[0], &IfMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfMatch = &IfMatch
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -10471,7 +11118,7 @@ func (siw *ServerInterfaceWrapper) UpdateContactAccountsRelationship(c *gin.Cont
 		}
 	}
 
-	siw.Handler.UpdateContactAccountsRelationship(c, id)
+	siw.Handler.UpdateContactAccountsRelationship(c, id, params)
 }
 
 // AddContactAccountsRelationship operation middleware
@@ -10489,6 +11136,30 @@ func (siw *ServerInterfaceWrapper) AddContactAccountsRelationship(c *gin.Context
 		return
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params AddContactAccountsRelationshipParams
+
+	headers := c.Request.Header
+
+	// ------------- Optional header parameter "If-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-Match")]; found {
+		var IfMatch IfMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-Match", valueList[0], &IfMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfMatch = &IfMatch
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -10496,7 +11167,7 @@ func (siw *ServerInterfaceWrapper) AddContactAccountsRelationship(c *gin.Context
 		}
 	}
 
-	siw.Handler.AddContactAccountsRelationship(c, id)
+	siw.Handler.AddContactAccountsRelationship(c, id, params)
 }
 
 // GetContactAssignedToRelationship operation middleware
@@ -10563,6 +11234,30 @@ func (siw *ServerInterfaceWrapper) UpdateContactAssignedToRelationship(c *gin.Co
 		return
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params UpdateContactAssignedToRelationshipParams
+
+	headers := c.Request.Header
+
+	// ------------- Optional header parameter "If-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-Match")]; found {
+		var IfMatch IfMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-Match", valueList[0], &IfMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfMatch = &IfMatch
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -10570,7 +11265,7 @@ func (siw *ServerInterfaceWrapper) UpdateContactAssignedToRelationship(c *gin.Co
 		}
 	}
 
-	siw.Handler.UpdateContactAssignedToRelationship(c, id)
+	siw.Handler.UpdateContactAssignedToRelationship(c, id, params)
 }
 
 // GetContactOrganizationRelationship operation middleware
@@ -10686,6 +11381,30 @@ func (siw *ServerInterfaceWrapper) UpdateContactOwnerRelationship(c *gin.Context
 		return
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params UpdateContactOwnerRelationshipParams
+
+	headers := c.Request.Header
+
+	// ------------- Optional header parameter "If-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-Match")]; found {
+		var IfMatch IfMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-Match", valueList[0], &IfMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfMatch = &IfMatch
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -10693,7 +11412,7 @@ func (siw *ServerInterfaceWrapper) UpdateContactOwnerRelationship(c *gin.Context
 		}
 	}
 
-	siw.Handler.UpdateContactOwnerRelationship(c, id)
+	siw.Handler.UpdateContactOwnerRelationship(c, id, params)
 }
 
 // GetContactReportsToRelationship operation middleware
@@ -10760,6 +11479,30 @@ func (siw *ServerInterfaceWrapper) UpdateContactReportsToRelationship(c *gin.Con
 		return
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params UpdateContactReportsToRelationshipParams
+
+	headers := c.Request.Header
+
+	// ------------- Optional header parameter "If-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-Match")]; found {
+		var IfMatch IfMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-Match", valueList[0], &IfMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfMatch = &IfMatch
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -10767,7 +11510,7 @@ func (siw *ServerInterfaceWrapper) UpdateContactReportsToRelationship(c *gin.Con
 		}
 	}
 
-	siw.Handler.UpdateContactReportsToRelationship(c, id)
+	siw.Handler.UpdateContactReportsToRelationship(c, id, params)
 }
 
 // GetContactReportsTo operation middleware
@@ -11564,6 +12307,25 @@ func (siw *ServerInterfaceWrapper) GetOrganization(c *gin.Context) {
 
 	}
 
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-None-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-None-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -11589,6 +12351,30 @@ func (siw *ServerInterfaceWrapper) UpdateOrganization(c *gin.Context) {
 		return
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params UpdateOrganizationParams
+
+	headers := c.Request.Header
+
+	// ------------- Optional header parameter "If-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-Match")]; found {
+		var IfMatch IfMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-Match", valueList[0], &IfMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfMatch = &IfMatch
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -11596,7 +12382,7 @@ func (siw *ServerInterfaceWrapper) UpdateOrganization(c *gin.Context) {
 		}
 	}
 
-	siw.Handler.UpdateOrganization(c, id)
+	siw.Handler.UpdateOrganization(c, id, params)
 }
 
 // ListOrganizationBusinessUnits operation middleware
@@ -12755,6 +13541,30 @@ func (siw *ServerInterfaceWrapper) DeleteTaxJurisdiction(c *gin.Context) {
 		return
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params DeleteTaxJurisdictionParams
+
+	headers := c.Request.Header
+
+	// ------------- Optional header parameter "If-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-Match")]; found {
+		var IfMatch IfMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-Match", valueList[0], &IfMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfMatch = &IfMatch
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -12762,7 +13572,7 @@ func (siw *ServerInterfaceWrapper) DeleteTaxJurisdiction(c *gin.Context) {
 		}
 	}
 
-	siw.Handler.DeleteTaxJurisdiction(c, id)
+	siw.Handler.DeleteTaxJurisdiction(c, id, params)
 }
 
 // GetTaxJurisdiction operation middleware
@@ -12845,6 +13655,25 @@ func (siw *ServerInterfaceWrapper) GetTaxJurisdiction(c *gin.Context) {
 
 	}
 
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-None-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-None-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -12870,6 +13699,30 @@ func (siw *ServerInterfaceWrapper) UpdateTaxJurisdiction(c *gin.Context) {
 		return
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params UpdateTaxJurisdictionParams
+
+	headers := c.Request.Header
+
+	// ------------- Optional header parameter "If-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-Match")]; found {
+		var IfMatch IfMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-Match", valueList[0], &IfMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfMatch = &IfMatch
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -12877,7 +13730,7 @@ func (siw *ServerInterfaceWrapper) UpdateTaxJurisdiction(c *gin.Context) {
 		}
 	}
 
-	siw.Handler.UpdateTaxJurisdiction(c, id)
+	siw.Handler.UpdateTaxJurisdiction(c, id, params)
 }
 
 // GetTaxJurisdictionCountry operation middleware
@@ -13108,6 +13961,30 @@ func (siw *ServerInterfaceWrapper) UpdateTaxJurisdictionCountryRelationship(c *g
 		return
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params UpdateTaxJurisdictionCountryRelationshipParams
+
+	headers := c.Request.Header
+
+	// ------------- Optional header parameter "If-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-Match")]; found {
+		var IfMatch IfMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-Match", valueList[0], &IfMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfMatch = &IfMatch
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -13115,7 +13992,7 @@ func (siw *ServerInterfaceWrapper) UpdateTaxJurisdictionCountryRelationship(c *g
 		}
 	}
 
-	siw.Handler.UpdateTaxJurisdictionCountryRelationship(c, id)
+	siw.Handler.UpdateTaxJurisdictionCountryRelationship(c, id, params)
 }
 
 // GetTaxJurisdictionRegionRelationship operation middleware
@@ -13182,6 +14059,30 @@ func (siw *ServerInterfaceWrapper) UpdateTaxJurisdictionRegionRelationship(c *gi
 		return
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params UpdateTaxJurisdictionRegionRelationshipParams
+
+	headers := c.Request.Header
+
+	// ------------- Optional header parameter "If-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-Match")]; found {
+		var IfMatch IfMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-Match", valueList[0], &IfMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfMatch = &IfMatch
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -13189,7 +14090,7 @@ func (siw *ServerInterfaceWrapper) UpdateTaxJurisdictionRegionRelationship(c *gi
 		}
 	}
 
-	siw.Handler.UpdateTaxJurisdictionRegionRelationship(c, id)
+	siw.Handler.UpdateTaxJurisdictionRegionRelationship(c, id, params)
 }
 
 // ListUserRoles operation middleware
@@ -13721,6 +14622,30 @@ func (siw *ServerInterfaceWrapper) DeleteUser(c *gin.Context) {
 		return
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params DeleteUserParams
+
+	headers := c.Request.Header
+
+	// ------------- Optional header parameter "If-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-Match")]; found {
+		var IfMatch IfMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-Match", valueList[0], &IfMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfMatch = &IfMatch
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -13728,7 +14653,7 @@ func (siw *ServerInterfaceWrapper) DeleteUser(c *gin.Context) {
 		}
 	}
 
-	siw.Handler.DeleteUser(c, id)
+	siw.Handler.DeleteUser(c, id, params)
 }
 
 // GetUser operation middleware
@@ -13835,6 +14760,25 @@ func (siw *ServerInterfaceWrapper) GetUser(c *gin.Context) {
 
 	}
 
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-None-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-None-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -13860,6 +14804,30 @@ func (siw *ServerInterfaceWrapper) UpdateUser(c *gin.Context) {
 		return
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params UpdateUserParams
+
+	headers := c.Request.Header
+
+	// ------------- Optional header parameter "If-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-Match")]; found {
+		var IfMatch IfMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-Match", valueList[0], &IfMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfMatch = &IfMatch
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -13867,7 +14835,7 @@ func (siw *ServerInterfaceWrapper) UpdateUser(c *gin.Context) {
 		}
 	}
 
-	siw.Handler.UpdateUser(c, id)
+	siw.Handler.UpdateUser(c, id, params)
 }
 
 // GetUserOrganization operation middleware
@@ -14211,6 +15179,30 @@ func (siw *ServerInterfaceWrapper) UpdateUserOwnerRelationship(c *gin.Context) {
 		return
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params UpdateUserOwnerRelationshipParams
+
+	headers := c.Request.Header
+
+	// ------------- Optional header parameter "If-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-Match")]; found {
+		var IfMatch IfMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-Match", valueList[0], &IfMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfMatch = &IfMatch
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -14218,7 +15210,7 @@ func (siw *ServerInterfaceWrapper) UpdateUserOwnerRelationship(c *gin.Context) {
 		}
 	}
 
-	siw.Handler.UpdateUserOwnerRelationship(c, id)
+	siw.Handler.UpdateUserOwnerRelationship(c, id, params)
 }
 
 // DeleteUserUserRolesRelationship operation middleware
@@ -14236,6 +15228,30 @@ func (siw *ServerInterfaceWrapper) DeleteUserUserRolesRelationship(c *gin.Contex
 		return
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params DeleteUserUserRolesRelationshipParams
+
+	headers := c.Request.Header
+
+	// ------------- Optional header parameter "If-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-Match")]; found {
+		var IfMatch IfMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-Match", valueList[0], &IfMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfMatch = &IfMatch
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -14243,7 +15259,7 @@ func (siw *ServerInterfaceWrapper) DeleteUserUserRolesRelationship(c *gin.Contex
 		}
 	}
 
-	siw.Handler.DeleteUserUserRolesRelationship(c, id)
+	siw.Handler.DeleteUserUserRolesRelationship(c, id, params)
 }
 
 // GetUserUserRolesRelationship operation middleware
@@ -14327,6 +15343,30 @@ func (siw *ServerInterfaceWrapper) UpdateUserUserRolesRelationship(c *gin.Contex
 		return
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params UpdateUserUserRolesRelationshipParams
+
+	headers := c.Request.Header
+
+	// ------------- Optional header parameter "If-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-Match")]; found {
+		var IfMatch IfMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-Match", valueList[0], &IfMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfMatch = &IfMatch
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -14334,7 +15374,7 @@ func (siw *ServerInterfaceWrapper) UpdateUserUserRolesRelationship(c *gin.Contex
 		}
 	}
 
-	siw.Handler.UpdateUserUserRolesRelationship(c, id)
+	siw.Handler.UpdateUserUserRolesRelationship(c, id, params)
 }
 
 // AddUserUserRolesRelationship operation middleware
@@ -14352,6 +15392,30 @@ func (siw *ServerInterfaceWrapper) AddUserUserRolesRelationship(c *gin.Context) 
 		return
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params AddUserUserRolesRelationshipParams
+
+	headers := c.Request.Header
+
+	// ------------- Optional header parameter "If-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-Match")]; found {
+		var IfMatch IfMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-Match", valueList[0], &IfMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfMatch = &IfMatch
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -14359,7 +15423,7 @@ func (siw *ServerInterfaceWrapper) AddUserUserRolesRelationship(c *gin.Context) 
 		}
 	}
 
-	siw.Handler.AddUserUserRolesRelationship(c, id)
+	siw.Handler.AddUserUserRolesRelationship(c, id, params)
 }
 
 // ListUserUserRoles operation middleware
@@ -14658,6 +15722,30 @@ func (siw *ServerInterfaceWrapper) DeleteWeightUnit(c *gin.Context) {
 		return
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params DeleteWeightUnitParams
+
+	headers := c.Request.Header
+
+	// ------------- Optional header parameter "If-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-Match")]; found {
+		var IfMatch IfMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-Match", valueList[0], &IfMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfMatch = &IfMatch
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -14665,7 +15753,7 @@ func (siw *ServerInterfaceWrapper) DeleteWeightUnit(c *gin.Context) {
 		}
 	}
 
-	siw.Handler.DeleteWeightUnit(c, id)
+	siw.Handler.DeleteWeightUnit(c, id, params)
 }
 
 // GetWeightUnit operation middleware
@@ -14724,6 +15812,25 @@ func (siw *ServerInterfaceWrapper) GetWeightUnit(c *gin.Context) {
 
 	}
 
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-None-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-None-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -14749,6 +15856,30 @@ func (siw *ServerInterfaceWrapper) UpdateWeightUnit(c *gin.Context) {
 		return
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params UpdateWeightUnitParams
+
+	headers := c.Request.Header
+
+	// ------------- Optional header parameter "If-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-Match")]; found {
+		var IfMatch IfMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-Match", valueList[0], &IfMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfMatch = &IfMatch
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -14756,7 +15887,7 @@ func (siw *ServerInterfaceWrapper) UpdateWeightUnit(c *gin.Context) {
 		}
 	}
 
-	siw.Handler.UpdateWeightUnit(c, id)
+	siw.Handler.UpdateWeightUnit(c, id, params)
 }
 
 // GinServerOptions provides options for the Gin server.
@@ -14925,7 +16056,8 @@ type CreateAccountResponseObject interface {
 }
 
 type DeleteAccountRequestObject struct {
-	Id AccountId `json:"id"`
+	Id     AccountId `json:"id"`
+	Params DeleteAccountParams
 }
 
 type DeleteAccountResponseObject interface {
@@ -14943,6 +16075,7 @@ type GetAccountResponseObject interface {
 
 type UpdateAccountRequestObject struct {
 	Id                            AccountId `json:"id"`
+	Params                        UpdateAccountParams
 	JSONBody                      *UpdateAccountJSONRequestBody
 	ApplicationVndAPIPlusJSONBody *UpdateAccountApplicationVndAPIPlusJSONRequestBody
 }
@@ -14997,8 +16130,9 @@ type GetAccountReferredByResponseObject interface {
 }
 
 type DeleteAccountContactsRelationshipRequestObject struct {
-	Id   AccountId `json:"id"`
-	Body *DeleteAccountContactsRelationshipApplicationVndAPIPlusJSONRequestBody
+	Id     AccountId `json:"id"`
+	Params DeleteAccountContactsRelationshipParams
+	Body   *DeleteAccountContactsRelationshipApplicationVndAPIPlusJSONRequestBody
 }
 
 type DeleteAccountContactsRelationshipResponseObject interface {
@@ -15015,8 +16149,9 @@ type GetAccountContactsRelationshipResponseObject interface {
 }
 
 type UpdateAccountContactsRelationshipRequestObject struct {
-	Id   AccountId `json:"id"`
-	Body *UpdateAccountContactsRelationshipApplicationVndAPIPlusJSONRequestBody
+	Id     AccountId `json:"id"`
+	Params UpdateAccountContactsRelationshipParams
+	Body   *UpdateAccountContactsRelationshipApplicationVndAPIPlusJSONRequestBody
 }
 
 type UpdateAccountContactsRelationshipResponseObject interface {
@@ -15024,8 +16159,9 @@ type UpdateAccountContactsRelationshipResponseObject interface {
 }
 
 type AddAccountContactsRelationshipRequestObject struct {
-	Id   AccountId `json:"id"`
-	Body *AddAccountContactsRelationshipApplicationVndAPIPlusJSONRequestBody
+	Id     AccountId `json:"id"`
+	Params AddAccountContactsRelationshipParams
+	Body   *AddAccountContactsRelationshipApplicationVndAPIPlusJSONRequestBody
 }
 
 type AddAccountContactsRelationshipResponseObject interface {
@@ -15042,8 +16178,9 @@ type GetAccountDefaultContactRelationshipResponseObject interface {
 }
 
 type UpdateAccountDefaultContactRelationshipRequestObject struct {
-	Id   AccountId `json:"id"`
-	Body *UpdateAccountDefaultContactRelationshipApplicationVndAPIPlusJSONRequestBody
+	Id     AccountId `json:"id"`
+	Params UpdateAccountDefaultContactRelationshipParams
+	Body   *UpdateAccountDefaultContactRelationshipApplicationVndAPIPlusJSONRequestBody
 }
 
 type UpdateAccountDefaultContactRelationshipResponseObject interface {
@@ -15069,8 +16206,9 @@ type GetAccountOwnerRelationshipResponseObject interface {
 }
 
 type UpdateAccountOwnerRelationshipRequestObject struct {
-	Id   AccountId `json:"id"`
-	Body *UpdateAccountOwnerRelationshipApplicationVndAPIPlusJSONRequestBody
+	Id     AccountId `json:"id"`
+	Params UpdateAccountOwnerRelationshipParams
+	Body   *UpdateAccountOwnerRelationshipApplicationVndAPIPlusJSONRequestBody
 }
 
 type UpdateAccountOwnerRelationshipResponseObject interface {
@@ -15087,8 +16225,9 @@ type GetAccountReferredByRelationshipResponseObject interface {
 }
 
 type UpdateAccountReferredByRelationshipRequestObject struct {
-	Id   AccountId `json:"id"`
-	Body *UpdateAccountReferredByRelationshipApplicationVndAPIPlusJSONRequestBody
+	Id     AccountId `json:"id"`
+	Params UpdateAccountReferredByRelationshipParams
+	Body   *UpdateAccountReferredByRelationshipApplicationVndAPIPlusJSONRequestBody
 }
 
 type UpdateAccountReferredByRelationshipResponseObject interface {
@@ -15149,7 +16288,8 @@ type CreateBusinessUnitResponseObject interface {
 }
 
 type DeleteBusinessUnitRequestObject struct {
-	Id BusinessUnitId `json:"id"`
+	Id     BusinessUnitId `json:"id"`
+	Params DeleteBusinessUnitParams
 }
 
 type DeleteBusinessUnitResponseObject interface {
@@ -15167,6 +16307,7 @@ type GetBusinessUnitResponseObject interface {
 
 type UpdateBusinessUnitRequestObject struct {
 	Id                            BusinessUnitId `json:"id"`
+	Params                        UpdateBusinessUnitParams
 	JSONBody                      *UpdateBusinessUnitJSONRequestBody
 	ApplicationVndAPIPlusJSONBody *UpdateBusinessUnitApplicationVndAPIPlusJSONRequestBody
 }
@@ -15212,8 +16353,9 @@ type GetBusinessUnitOwnerRelationshipResponseObject interface {
 }
 
 type UpdateBusinessUnitOwnerRelationshipRequestObject struct {
-	Id   BusinessUnitId `json:"id"`
-	Body *UpdateBusinessUnitOwnerRelationshipApplicationVndAPIPlusJSONRequestBody
+	Id     BusinessUnitId `json:"id"`
+	Params UpdateBusinessUnitOwnerRelationshipParams
+	Body   *UpdateBusinessUnitOwnerRelationshipApplicationVndAPIPlusJSONRequestBody
 }
 
 type UpdateBusinessUnitOwnerRelationshipResponseObject interface {
@@ -15264,7 +16406,8 @@ type CreateContactResponseObject interface {
 }
 
 type DeleteContactRequestObject struct {
-	Id ContactId `json:"id"`
+	Id     ContactId `json:"id"`
+	Params DeleteContactParams
 }
 
 type DeleteContactResponseObject interface {
@@ -15282,6 +16425,7 @@ type GetContactResponseObject interface {
 
 type UpdateContactRequestObject struct {
 	Id                            ContactId `json:"id"`
+	Params                        UpdateContactParams
 	JSONBody                      *UpdateContactJSONRequestBody
 	ApplicationVndAPIPlusJSONBody *UpdateContactApplicationVndAPIPlusJSONRequestBody
 }
@@ -15327,8 +16471,9 @@ type GetContactOwnerResponseObject interface {
 }
 
 type DeleteContactAccountsRelationshipRequestObject struct {
-	Id   ContactId `json:"id"`
-	Body *DeleteContactAccountsRelationshipApplicationVndAPIPlusJSONRequestBody
+	Id     ContactId `json:"id"`
+	Params DeleteContactAccountsRelationshipParams
+	Body   *DeleteContactAccountsRelationshipApplicationVndAPIPlusJSONRequestBody
 }
 
 type DeleteContactAccountsRelationshipResponseObject interface {
@@ -15345,8 +16490,9 @@ type GetContactAccountsRelationshipResponseObject interface {
 }
 
 type UpdateContactAccountsRelationshipRequestObject struct {
-	Id   ContactId `json:"id"`
-	Body *UpdateContactAccountsRelationshipApplicationVndAPIPlusJSONRequestBody
+	Id     ContactId `json:"id"`
+	Params UpdateContactAccountsRelationshipParams
+	Body   *UpdateContactAccountsRelationshipApplicationVndAPIPlusJSONRequestBody
 }
 
 type UpdateContactAccountsRelationshipResponseObject interface {
@@ -15354,8 +16500,9 @@ type UpdateContactAccountsRelationshipResponseObject interface {
 }
 
 type AddContactAccountsRelationshipRequestObject struct {
-	Id   ContactId `json:"id"`
-	Body *AddContactAccountsRelationshipApplicationVndAPIPlusJSONRequestBody
+	Id     ContactId `json:"id"`
+	Params AddContactAccountsRelationshipParams
+	Body   *AddContactAccountsRelationshipApplicationVndAPIPlusJSONRequestBody
 }
 
 type AddContactAccountsRelationshipResponseObject interface {
@@ -15372,8 +16519,9 @@ type GetContactAssignedToRelationshipResponseObject interface {
 }
 
 type UpdateContactAssignedToRelationshipRequestObject struct {
-	Id   ContactId `json:"id"`
-	Body *UpdateContactAssignedToRelationshipApplicationVndAPIPlusJSONRequestBody
+	Id     ContactId `json:"id"`
+	Params UpdateContactAssignedToRelationshipParams
+	Body   *UpdateContactAssignedToRelationshipApplicationVndAPIPlusJSONRequestBody
 }
 
 type UpdateContactAssignedToRelationshipResponseObject interface {
@@ -15399,8 +16547,9 @@ type GetContactOwnerRelationshipResponseObject interface {
 }
 
 type UpdateContactOwnerRelationshipRequestObject struct {
-	Id   ContactId `json:"id"`
-	Body *UpdateContactOwnerRelationshipApplicationVndAPIPlusJSONRequestBody
+	Id     ContactId `json:"id"`
+	Params UpdateContactOwnerRelationshipParams
+	Body   *UpdateContactOwnerRelationshipApplicationVndAPIPlusJSONRequestBody
 }
 
 type UpdateContactOwnerRelationshipResponseObject interface {
@@ -15417,8 +16566,9 @@ type GetContactReportsToRelationshipResponseObject interface {
 }
 
 type UpdateContactReportsToRelationshipRequestObject struct {
-	Id   ContactId `json:"id"`
-	Body *UpdateContactReportsToRelationshipApplicationVndAPIPlusJSONRequestBody
+	Id     ContactId `json:"id"`
+	Params UpdateContactReportsToRelationshipParams
+	Body   *UpdateContactReportsToRelationshipApplicationVndAPIPlusJSONRequestBody
 }
 
 type UpdateContactReportsToRelationshipResponseObject interface {
@@ -15488,6 +16638,7 @@ type GetOrganizationResponseObject interface {
 
 type UpdateOrganizationRequestObject struct {
 	Id                            OrganizationId `json:"id"`
+	Params                        UpdateOrganizationParams
 	JSONBody                      *UpdateOrganizationJSONRequestBody
 	ApplicationVndAPIPlusJSONBody *UpdateOrganizationApplicationVndAPIPlusJSONRequestBody
 }
@@ -15593,7 +16744,8 @@ type CreateTaxJurisdictionResponseObject interface {
 }
 
 type DeleteTaxJurisdictionRequestObject struct {
-	Id TaxJurisdictionId `json:"id"`
+	Id     TaxJurisdictionId `json:"id"`
+	Params DeleteTaxJurisdictionParams
 }
 
 type DeleteTaxJurisdictionResponseObject interface {
@@ -15611,6 +16763,7 @@ type GetTaxJurisdictionResponseObject interface {
 
 type UpdateTaxJurisdictionRequestObject struct {
 	Id                            TaxJurisdictionId `json:"id"`
+	Params                        UpdateTaxJurisdictionParams
 	JSONBody                      *UpdateTaxJurisdictionJSONRequestBody
 	ApplicationVndAPIPlusJSONBody *UpdateTaxJurisdictionApplicationVndAPIPlusJSONRequestBody
 }
@@ -15647,8 +16800,9 @@ type GetTaxJurisdictionCountryRelationshipResponseObject interface {
 }
 
 type UpdateTaxJurisdictionCountryRelationshipRequestObject struct {
-	Id   TaxJurisdictionId `json:"id"`
-	Body *UpdateTaxJurisdictionCountryRelationshipApplicationVndAPIPlusJSONRequestBody
+	Id     TaxJurisdictionId `json:"id"`
+	Params UpdateTaxJurisdictionCountryRelationshipParams
+	Body   *UpdateTaxJurisdictionCountryRelationshipApplicationVndAPIPlusJSONRequestBody
 }
 
 type UpdateTaxJurisdictionCountryRelationshipResponseObject interface {
@@ -15665,8 +16819,9 @@ type GetTaxJurisdictionRegionRelationshipResponseObject interface {
 }
 
 type UpdateTaxJurisdictionRegionRelationshipRequestObject struct {
-	Id   TaxJurisdictionId `json:"id"`
-	Body *UpdateTaxJurisdictionRegionRelationshipApplicationVndAPIPlusJSONRequestBody
+	Id     TaxJurisdictionId `json:"id"`
+	Params UpdateTaxJurisdictionRegionRelationshipParams
+	Body   *UpdateTaxJurisdictionRegionRelationshipApplicationVndAPIPlusJSONRequestBody
 }
 
 type UpdateTaxJurisdictionRegionRelationshipResponseObject interface {
@@ -15716,7 +16871,8 @@ type CreateUserResponseObject interface {
 }
 
 type DeleteUserRequestObject struct {
-	Id UserId `json:"id"`
+	Id     UserId `json:"id"`
+	Params DeleteUserParams
 }
 
 type DeleteUserResponseObject interface {
@@ -15734,6 +16890,7 @@ type GetUserResponseObject interface {
 
 type UpdateUserRequestObject struct {
 	Id                            UserId `json:"id"`
+	Params                        UpdateUserParams
 	JSONBody                      *UpdateUserJSONRequestBody
 	ApplicationVndAPIPlusJSONBody *UpdateUserApplicationVndAPIPlusJSONRequestBody
 }
@@ -15779,8 +16936,9 @@ type GetUserOwnerRelationshipResponseObject interface {
 }
 
 type UpdateUserOwnerRelationshipRequestObject struct {
-	Id   UserId `json:"id"`
-	Body *UpdateUserOwnerRelationshipApplicationVndAPIPlusJSONRequestBody
+	Id     UserId `json:"id"`
+	Params UpdateUserOwnerRelationshipParams
+	Body   *UpdateUserOwnerRelationshipApplicationVndAPIPlusJSONRequestBody
 }
 
 type UpdateUserOwnerRelationshipResponseObject interface {
@@ -15788,8 +16946,9 @@ type UpdateUserOwnerRelationshipResponseObject interface {
 }
 
 type DeleteUserUserRolesRelationshipRequestObject struct {
-	Id   UserId `json:"id"`
-	Body *DeleteUserUserRolesRelationshipApplicationVndAPIPlusJSONRequestBody
+	Id     UserId `json:"id"`
+	Params DeleteUserUserRolesRelationshipParams
+	Body   *DeleteUserUserRolesRelationshipApplicationVndAPIPlusJSONRequestBody
 }
 
 type DeleteUserUserRolesRelationshipResponseObject interface {
@@ -15806,8 +16965,9 @@ type GetUserUserRolesRelationshipResponseObject interface {
 }
 
 type UpdateUserUserRolesRelationshipRequestObject struct {
-	Id   UserId `json:"id"`
-	Body *UpdateUserUserRolesRelationshipApplicationVndAPIPlusJSONRequestBody
+	Id     UserId `json:"id"`
+	Params UpdateUserUserRolesRelationshipParams
+	Body   *UpdateUserUserRolesRelationshipApplicationVndAPIPlusJSONRequestBody
 }
 
 type UpdateUserUserRolesRelationshipResponseObject interface {
@@ -15815,8 +16975,9 @@ type UpdateUserUserRolesRelationshipResponseObject interface {
 }
 
 type AddUserUserRolesRelationshipRequestObject struct {
-	Id   UserId `json:"id"`
-	Body *AddUserUserRolesRelationshipApplicationVndAPIPlusJSONRequestBody
+	Id     UserId `json:"id"`
+	Params AddUserUserRolesRelationshipParams
+	Body   *AddUserUserRolesRelationshipApplicationVndAPIPlusJSONRequestBody
 }
 
 type AddUserUserRolesRelationshipResponseObject interface {
@@ -15858,7 +17019,8 @@ type CreateWeightUnitResponseObject interface {
 }
 
 type DeleteWeightUnitRequestObject struct {
-	Id WeightUnitId `json:"id"`
+	Id     WeightUnitId `json:"id"`
+	Params DeleteWeightUnitParams
 }
 
 type DeleteWeightUnitResponseObject interface {
@@ -15876,6 +17038,7 @@ type GetWeightUnitResponseObject interface {
 
 type UpdateWeightUnitRequestObject struct {
 	Id                            WeightUnitId `json:"id"`
+	Params                        UpdateWeightUnitParams
 	JSONBody                      *UpdateWeightUnitJSONRequestBody
 	ApplicationVndAPIPlusJSONBody *UpdateWeightUnitApplicationVndAPIPlusJSONRequestBody
 }
@@ -16398,10 +17561,11 @@ func (sh *strictHandler) CreateAccount(ctx *gin.Context) {
 }
 
 // DeleteAccount operation middleware
-func (sh *strictHandler) DeleteAccount(ctx *gin.Context, id AccountId) {
+func (sh *strictHandler) DeleteAccount(ctx *gin.Context, id AccountId, params DeleteAccountParams) {
 	var request DeleteAccountRequestObject
 
 	request.Id = id
+	request.Params = params
 
 	handler := func(ctx *gin.Context, request interface{}) (interface{}, error) {
 		return sh.ssi.DeleteAccount(ctx, request.(DeleteAccountRequestObject))
@@ -16451,10 +17615,11 @@ func (sh *strictHandler) GetAccount(ctx *gin.Context, id AccountId, params GetAc
 }
 
 // UpdateAccount operation middleware
-func (sh *strictHandler) UpdateAccount(ctx *gin.Context, id AccountId) {
+func (sh *strictHandler) UpdateAccount(ctx *gin.Context, id AccountId, params UpdateAccountParams) {
 	var request UpdateAccountRequestObject
 
 	request.Id = id
+	request.Params = params
 	if strings.HasPrefix(ctx.GetHeader("Content-Type"), "application/json") {
 
 		var body UpdateAccountJSONRequestBody
@@ -16654,10 +17819,11 @@ func (sh *strictHandler) GetAccountReferredBy(ctx *gin.Context, id AccountId, pa
 }
 
 // DeleteAccountContactsRelationship operation middleware
-func (sh *strictHandler) DeleteAccountContactsRelationship(ctx *gin.Context, id AccountId) {
+func (sh *strictHandler) DeleteAccountContactsRelationship(ctx *gin.Context, id AccountId, params DeleteAccountContactsRelationshipParams) {
 	var request DeleteAccountContactsRelationshipRequestObject
 
 	request.Id = id
+	request.Params = params
 
 	var body DeleteAccountContactsRelationshipApplicationVndAPIPlusJSONRequestBody
 	var err error
@@ -16725,10 +17891,11 @@ func (sh *strictHandler) GetAccountContactsRelationship(ctx *gin.Context, id Acc
 }
 
 // UpdateAccountContactsRelationship operation middleware
-func (sh *strictHandler) UpdateAccountContactsRelationship(ctx *gin.Context, id AccountId) {
+func (sh *strictHandler) UpdateAccountContactsRelationship(ctx *gin.Context, id AccountId, params UpdateAccountContactsRelationshipParams) {
 	var request UpdateAccountContactsRelationshipRequestObject
 
 	request.Id = id
+	request.Params = params
 
 	var body UpdateAccountContactsRelationshipApplicationVndAPIPlusJSONRequestBody
 	var err error
@@ -16769,10 +17936,11 @@ func (sh *strictHandler) UpdateAccountContactsRelationship(ctx *gin.Context, id 
 }
 
 // AddAccountContactsRelationship operation middleware
-func (sh *strictHandler) AddAccountContactsRelationship(ctx *gin.Context, id AccountId) {
+func (sh *strictHandler) AddAccountContactsRelationship(ctx *gin.Context, id AccountId, params AddAccountContactsRelationshipParams) {
 	var request AddAccountContactsRelationshipRequestObject
 
 	request.Id = id
+	request.Params = params
 
 	var body AddAccountContactsRelationshipApplicationVndAPIPlusJSONRequestBody
 	var err error
@@ -16840,10 +18008,11 @@ func (sh *strictHandler) GetAccountDefaultContactRelationship(ctx *gin.Context, 
 }
 
 // UpdateAccountDefaultContactRelationship operation middleware
-func (sh *strictHandler) UpdateAccountDefaultContactRelationship(ctx *gin.Context, id AccountId) {
+func (sh *strictHandler) UpdateAccountDefaultContactRelationship(ctx *gin.Context, id AccountId, params UpdateAccountDefaultContactRelationshipParams) {
 	var request UpdateAccountDefaultContactRelationshipRequestObject
 
 	request.Id = id
+	request.Params = params
 
 	var body UpdateAccountDefaultContactRelationshipApplicationVndAPIPlusJSONRequestBody
 	var err error
@@ -16938,10 +18107,11 @@ func (sh *strictHandler) GetAccountOwnerRelationship(ctx *gin.Context, id Accoun
 }
 
 // UpdateAccountOwnerRelationship operation middleware
-func (sh *strictHandler) UpdateAccountOwnerRelationship(ctx *gin.Context, id AccountId) {
+func (sh *strictHandler) UpdateAccountOwnerRelationship(ctx *gin.Context, id AccountId, params UpdateAccountOwnerRelationshipParams) {
 	var request UpdateAccountOwnerRelationshipRequestObject
 
 	request.Id = id
+	request.Params = params
 
 	var body UpdateAccountOwnerRelationshipApplicationVndAPIPlusJSONRequestBody
 	var err error
@@ -17009,10 +18179,11 @@ func (sh *strictHandler) GetAccountReferredByRelationship(ctx *gin.Context, id A
 }
 
 // UpdateAccountReferredByRelationship operation middleware
-func (sh *strictHandler) UpdateAccountReferredByRelationship(ctx *gin.Context, id AccountId) {
+func (sh *strictHandler) UpdateAccountReferredByRelationship(ctx *gin.Context, id AccountId, params UpdateAccountReferredByRelationshipParams) {
 	var request UpdateAccountReferredByRelationshipRequestObject
 
 	request.Id = id
+	request.Params = params
 
 	var body UpdateAccountReferredByRelationshipApplicationVndAPIPlusJSONRequestBody
 	var err error
@@ -17294,10 +18465,11 @@ func (sh *strictHandler) CreateBusinessUnit(ctx *gin.Context) {
 }
 
 // DeleteBusinessUnit operation middleware
-func (sh *strictHandler) DeleteBusinessUnit(ctx *gin.Context, id BusinessUnitId) {
+func (sh *strictHandler) DeleteBusinessUnit(ctx *gin.Context, id BusinessUnitId, params DeleteBusinessUnitParams) {
 	var request DeleteBusinessUnitRequestObject
 
 	request.Id = id
+	request.Params = params
 
 	handler := func(ctx *gin.Context, request interface{}) (interface{}, error) {
 		return sh.ssi.DeleteBusinessUnit(ctx, request.(DeleteBusinessUnitRequestObject))
@@ -17347,10 +18519,11 @@ func (sh *strictHandler) GetBusinessUnit(ctx *gin.Context, id BusinessUnitId, pa
 }
 
 // UpdateBusinessUnit operation middleware
-func (sh *strictHandler) UpdateBusinessUnit(ctx *gin.Context, id BusinessUnitId) {
+func (sh *strictHandler) UpdateBusinessUnit(ctx *gin.Context, id BusinessUnitId, params UpdateBusinessUnitParams) {
 	var request UpdateBusinessUnitRequestObject
 
 	request.Id = id
+	request.Params = params
 	if strings.HasPrefix(ctx.GetHeader("Content-Type"), "application/json") {
 
 		var body UpdateBusinessUnitJSONRequestBody
@@ -17523,10 +18696,11 @@ func (sh *strictHandler) GetBusinessUnitOwnerRelationship(ctx *gin.Context, id B
 }
 
 // UpdateBusinessUnitOwnerRelationship operation middleware
-func (sh *strictHandler) UpdateBusinessUnitOwnerRelationship(ctx *gin.Context, id BusinessUnitId) {
+func (sh *strictHandler) UpdateBusinessUnitOwnerRelationship(ctx *gin.Context, id BusinessUnitId, params UpdateBusinessUnitOwnerRelationshipParams) {
 	var request UpdateBusinessUnitOwnerRelationshipRequestObject
 
 	request.Id = id
+	request.Params = params
 
 	var body UpdateBusinessUnitOwnerRelationshipApplicationVndAPIPlusJSONRequestBody
 	var err error
@@ -17740,10 +18914,11 @@ func (sh *strictHandler) CreateContact(ctx *gin.Context) {
 }
 
 // DeleteContact operation middleware
-func (sh *strictHandler) DeleteContact(ctx *gin.Context, id ContactId) {
+func (sh *strictHandler) DeleteContact(ctx *gin.Context, id ContactId, params DeleteContactParams) {
 	var request DeleteContactRequestObject
 
 	request.Id = id
+	request.Params = params
 
 	handler := func(ctx *gin.Context, request interface{}) (interface{}, error) {
 		return sh.ssi.DeleteContact(ctx, request.(DeleteContactRequestObject))
@@ -17793,10 +18968,11 @@ func (sh *strictHandler) GetContact(ctx *gin.Context, id ContactId, params GetCo
 }
 
 // UpdateContact operation middleware
-func (sh *strictHandler) UpdateContact(ctx *gin.Context, id ContactId) {
+func (sh *strictHandler) UpdateContact(ctx *gin.Context, id ContactId, params UpdateContactParams) {
 	var request UpdateContactRequestObject
 
 	request.Id = id
+	request.Params = params
 	if strings.HasPrefix(ctx.GetHeader("Content-Type"), "application/json") {
 
 		var body UpdateContactJSONRequestBody
@@ -17969,10 +19145,11 @@ func (sh *strictHandler) GetContactOwner(ctx *gin.Context, id ContactId, params 
 }
 
 // DeleteContactAccountsRelationship operation middleware
-func (sh *strictHandler) DeleteContactAccountsRelationship(ctx *gin.Context, id ContactId) {
+func (sh *strictHandler) DeleteContactAccountsRelationship(ctx *gin.Context, id ContactId, params DeleteContactAccountsRelationshipParams) {
 	var request DeleteContactAccountsRelationshipRequestObject
 
 	request.Id = id
+	request.Params = params
 
 	var body DeleteContactAccountsRelationshipApplicationVndAPIPlusJSONRequestBody
 	var err error
@@ -18040,10 +19217,11 @@ func (sh *strictHandler) GetContactAccountsRelationship(ctx *gin.Context, id Con
 }
 
 // UpdateContactAccountsRelationship operation middleware
-func (sh *strictHandler) UpdateContactAccountsRelationship(ctx *gin.Context, id ContactId) {
+func (sh *strictHandler) UpdateContactAccountsRelationship(ctx *gin.Context, id ContactId, params UpdateContactAccountsRelationshipParams) {
 	var request UpdateContactAccountsRelationshipRequestObject
 
 	request.Id = id
+	request.Params = params
 
 	var body UpdateContactAccountsRelationshipApplicationVndAPIPlusJSONRequestBody
 	var err error
@@ -18084,10 +19262,11 @@ func (sh *strictHandler) UpdateContactAccountsRelationship(ctx *gin.Context, id 
 }
 
 // AddContactAccountsRelationship operation middleware
-func (sh *strictHandler) AddContactAccountsRelationship(ctx *gin.Context, id ContactId) {
+func (sh *strictHandler) AddContactAccountsRelationship(ctx *gin.Context, id ContactId, params AddContactAccountsRelationshipParams) {
 	var request AddContactAccountsRelationshipRequestObject
 
 	request.Id = id
+	request.Params = params
 
 	var body AddContactAccountsRelationshipApplicationVndAPIPlusJSONRequestBody
 	var err error
@@ -18155,10 +19334,11 @@ func (sh *strictHandler) GetContactAssignedToRelationship(ctx *gin.Context, id C
 }
 
 // UpdateContactAssignedToRelationship operation middleware
-func (sh *strictHandler) UpdateContactAssignedToRelationship(ctx *gin.Context, id ContactId) {
+func (sh *strictHandler) UpdateContactAssignedToRelationship(ctx *gin.Context, id ContactId, params UpdateContactAssignedToRelationshipParams) {
 	var request UpdateContactAssignedToRelationshipRequestObject
 
 	request.Id = id
+	request.Params = params
 
 	var body UpdateContactAssignedToRelationshipApplicationVndAPIPlusJSONRequestBody
 	var err error
@@ -18253,10 +19433,11 @@ func (sh *strictHandler) GetContactOwnerRelationship(ctx *gin.Context, id Contac
 }
 
 // UpdateContactOwnerRelationship operation middleware
-func (sh *strictHandler) UpdateContactOwnerRelationship(ctx *gin.Context, id ContactId) {
+func (sh *strictHandler) UpdateContactOwnerRelationship(ctx *gin.Context, id ContactId, params UpdateContactOwnerRelationshipParams) {
 	var request UpdateContactOwnerRelationshipRequestObject
 
 	request.Id = id
+	request.Params = params
 
 	var body UpdateContactOwnerRelationshipApplicationVndAPIPlusJSONRequestBody
 	var err error
@@ -18324,10 +19505,11 @@ func (sh *strictHandler) GetContactReportsToRelationship(ctx *gin.Context, id Co
 }
 
 // UpdateContactReportsToRelationship operation middleware
-func (sh *strictHandler) UpdateContactReportsToRelationship(ctx *gin.Context, id ContactId) {
+func (sh *strictHandler) UpdateContactReportsToRelationship(ctx *gin.Context, id ContactId, params UpdateContactReportsToRelationshipParams) {
 	var request UpdateContactReportsToRelationshipRequestObject
 
 	request.Id = id
+	request.Params = params
 
 	var body UpdateContactReportsToRelationshipApplicationVndAPIPlusJSONRequestBody
 	var err error
@@ -18555,10 +19737,11 @@ func (sh *strictHandler) GetOrganization(ctx *gin.Context, id OrganizationId, pa
 }
 
 // UpdateOrganization operation middleware
-func (sh *strictHandler) UpdateOrganization(ctx *gin.Context, id OrganizationId) {
+func (sh *strictHandler) UpdateOrganization(ctx *gin.Context, id OrganizationId, params UpdateOrganizationParams) {
 	var request UpdateOrganizationRequestObject
 
 	request.Id = id
+	request.Params = params
 	if strings.HasPrefix(ctx.GetHeader("Content-Type"), "application/json") {
 
 		var body UpdateOrganizationJSONRequestBody
@@ -18957,10 +20140,11 @@ func (sh *strictHandler) CreateTaxJurisdiction(ctx *gin.Context) {
 }
 
 // DeleteTaxJurisdiction operation middleware
-func (sh *strictHandler) DeleteTaxJurisdiction(ctx *gin.Context, id TaxJurisdictionId) {
+func (sh *strictHandler) DeleteTaxJurisdiction(ctx *gin.Context, id TaxJurisdictionId, params DeleteTaxJurisdictionParams) {
 	var request DeleteTaxJurisdictionRequestObject
 
 	request.Id = id
+	request.Params = params
 
 	handler := func(ctx *gin.Context, request interface{}) (interface{}, error) {
 		return sh.ssi.DeleteTaxJurisdiction(ctx, request.(DeleteTaxJurisdictionRequestObject))
@@ -19010,10 +20194,11 @@ func (sh *strictHandler) GetTaxJurisdiction(ctx *gin.Context, id TaxJurisdiction
 }
 
 // UpdateTaxJurisdiction operation middleware
-func (sh *strictHandler) UpdateTaxJurisdiction(ctx *gin.Context, id TaxJurisdictionId) {
+func (sh *strictHandler) UpdateTaxJurisdiction(ctx *gin.Context, id TaxJurisdictionId, params UpdateTaxJurisdictionParams) {
 	var request UpdateTaxJurisdictionRequestObject
 
 	request.Id = id
+	request.Params = params
 	if strings.HasPrefix(ctx.GetHeader("Content-Type"), "application/json") {
 
 		var body UpdateTaxJurisdictionJSONRequestBody
@@ -19159,10 +20344,11 @@ func (sh *strictHandler) GetTaxJurisdictionCountryRelationship(ctx *gin.Context,
 }
 
 // UpdateTaxJurisdictionCountryRelationship operation middleware
-func (sh *strictHandler) UpdateTaxJurisdictionCountryRelationship(ctx *gin.Context, id TaxJurisdictionId) {
+func (sh *strictHandler) UpdateTaxJurisdictionCountryRelationship(ctx *gin.Context, id TaxJurisdictionId, params UpdateTaxJurisdictionCountryRelationshipParams) {
 	var request UpdateTaxJurisdictionCountryRelationshipRequestObject
 
 	request.Id = id
+	request.Params = params
 
 	var body UpdateTaxJurisdictionCountryRelationshipApplicationVndAPIPlusJSONRequestBody
 	var err error
@@ -19230,10 +20416,11 @@ func (sh *strictHandler) GetTaxJurisdictionRegionRelationship(ctx *gin.Context, 
 }
 
 // UpdateTaxJurisdictionRegionRelationship operation middleware
-func (sh *strictHandler) UpdateTaxJurisdictionRegionRelationship(ctx *gin.Context, id TaxJurisdictionId) {
+func (sh *strictHandler) UpdateTaxJurisdictionRegionRelationship(ctx *gin.Context, id TaxJurisdictionId, params UpdateTaxJurisdictionRegionRelationshipParams) {
 	var request UpdateTaxJurisdictionRegionRelationshipRequestObject
 
 	request.Id = id
+	request.Params = params
 
 	var body UpdateTaxJurisdictionRegionRelationshipApplicationVndAPIPlusJSONRequestBody
 	var err error
@@ -19446,10 +20633,11 @@ func (sh *strictHandler) CreateUser(ctx *gin.Context) {
 }
 
 // DeleteUser operation middleware
-func (sh *strictHandler) DeleteUser(ctx *gin.Context, id UserId) {
+func (sh *strictHandler) DeleteUser(ctx *gin.Context, id UserId, params DeleteUserParams) {
 	var request DeleteUserRequestObject
 
 	request.Id = id
+	request.Params = params
 
 	handler := func(ctx *gin.Context, request interface{}) (interface{}, error) {
 		return sh.ssi.DeleteUser(ctx, request.(DeleteUserRequestObject))
@@ -19499,10 +20687,11 @@ func (sh *strictHandler) GetUser(ctx *gin.Context, id UserId, params GetUserPara
 }
 
 // UpdateUser operation middleware
-func (sh *strictHandler) UpdateUser(ctx *gin.Context, id UserId) {
+func (sh *strictHandler) UpdateUser(ctx *gin.Context, id UserId, params UpdateUserParams) {
 	var request UpdateUserRequestObject
 
 	request.Id = id
+	request.Params = params
 	if strings.HasPrefix(ctx.GetHeader("Content-Type"), "application/json") {
 
 		var body UpdateUserJSONRequestBody
@@ -19675,10 +20864,11 @@ func (sh *strictHandler) GetUserOwnerRelationship(ctx *gin.Context, id UserId, p
 }
 
 // UpdateUserOwnerRelationship operation middleware
-func (sh *strictHandler) UpdateUserOwnerRelationship(ctx *gin.Context, id UserId) {
+func (sh *strictHandler) UpdateUserOwnerRelationship(ctx *gin.Context, id UserId, params UpdateUserOwnerRelationshipParams) {
 	var request UpdateUserOwnerRelationshipRequestObject
 
 	request.Id = id
+	request.Params = params
 
 	var body UpdateUserOwnerRelationshipApplicationVndAPIPlusJSONRequestBody
 	var err error
@@ -19719,10 +20909,11 @@ func (sh *strictHandler) UpdateUserOwnerRelationship(ctx *gin.Context, id UserId
 }
 
 // DeleteUserUserRolesRelationship operation middleware
-func (sh *strictHandler) DeleteUserUserRolesRelationship(ctx *gin.Context, id UserId) {
+func (sh *strictHandler) DeleteUserUserRolesRelationship(ctx *gin.Context, id UserId, params DeleteUserUserRolesRelationshipParams) {
 	var request DeleteUserUserRolesRelationshipRequestObject
 
 	request.Id = id
+	request.Params = params
 
 	var body DeleteUserUserRolesRelationshipApplicationVndAPIPlusJSONRequestBody
 	var err error
@@ -19790,10 +20981,11 @@ func (sh *strictHandler) GetUserUserRolesRelationship(ctx *gin.Context, id UserI
 }
 
 // UpdateUserUserRolesRelationship operation middleware
-func (sh *strictHandler) UpdateUserUserRolesRelationship(ctx *gin.Context, id UserId) {
+func (sh *strictHandler) UpdateUserUserRolesRelationship(ctx *gin.Context, id UserId, params UpdateUserUserRolesRelationshipParams) {
 	var request UpdateUserUserRolesRelationshipRequestObject
 
 	request.Id = id
+	request.Params = params
 
 	var body UpdateUserUserRolesRelationshipApplicationVndAPIPlusJSONRequestBody
 	var err error
@@ -19834,10 +21026,11 @@ func (sh *strictHandler) UpdateUserUserRolesRelationship(ctx *gin.Context, id Us
 }
 
 // AddUserUserRolesRelationship operation middleware
-func (sh *strictHandler) AddUserUserRolesRelationship(ctx *gin.Context, id UserId) {
+func (sh *strictHandler) AddUserUserRolesRelationship(ctx *gin.Context, id UserId, params AddUserUserRolesRelationshipParams) {
 	var request AddUserUserRolesRelationshipRequestObject
 
 	request.Id = id
+	request.Params = params
 
 	var body AddUserUserRolesRelationshipApplicationVndAPIPlusJSONRequestBody
 	var err error
@@ -20024,10 +21217,11 @@ func (sh *strictHandler) CreateWeightUnit(ctx *gin.Context) {
 }
 
 // DeleteWeightUnit operation middleware
-func (sh *strictHandler) DeleteWeightUnit(ctx *gin.Context, id WeightUnitId) {
+func (sh *strictHandler) DeleteWeightUnit(ctx *gin.Context, id WeightUnitId, params DeleteWeightUnitParams) {
 	var request DeleteWeightUnitRequestObject
 
 	request.Id = id
+	request.Params = params
 
 	handler := func(ctx *gin.Context, request interface{}) (interface{}, error) {
 		return sh.ssi.DeleteWeightUnit(ctx, request.(DeleteWeightUnitRequestObject))
@@ -20077,10 +21271,11 @@ func (sh *strictHandler) GetWeightUnit(ctx *gin.Context, id WeightUnitId, params
 }
 
 // UpdateWeightUnit operation middleware
-func (sh *strictHandler) UpdateWeightUnit(ctx *gin.Context, id WeightUnitId) {
+func (sh *strictHandler) UpdateWeightUnit(ctx *gin.Context, id WeightUnitId, params UpdateWeightUnitParams) {
 	var request UpdateWeightUnitRequestObject
 
 	request.Id = id
+	request.Params = params
 	if strings.HasPrefix(ctx.GetHeader("Content-Type"), "application/json") {
 
 		var body UpdateWeightUnitJSONRequestBody

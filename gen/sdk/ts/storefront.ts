@@ -1019,6 +1019,15 @@ export interface components {
                 "application/vnd.api+json": components["schemas"]["ErrorDocument"];
             };
         };
+        /** @description The answer has not changed since the client read it: `If-None-Match` names the current `ETag`. There is no body. */
+        NotModified: {
+            headers: {
+                ETag: components["headers"]["ETag"];
+                "X-Request-ID": components["headers"]["XRequestID"];
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
         /** @description The server could not finish the request within its request timeout (`--request-timeout`, 30 s by default); its database work was stopped and nothing was written. Try again later, or ask for less (a smaller page, fewer includes). */
         ServiceUnavailable: {
             headers: {
@@ -1186,6 +1195,11 @@ export interface components {
          */
         CurrencySort: string;
         /**
+         * @description Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+         * @example "17-3fa2"
+         */
+        IfNoneMatch: string;
+        /**
          * @description The localization fields to return, separated by commas; JSON:API only.
          * @example title,languageCode
          */
@@ -1317,6 +1331,11 @@ export interface components {
          * @example de-DE
          */
         ContentLanguage: string;
+        /**
+         * @description A strong entity tag of this answer. For one record it is `"<version>-<shape>"`: the record's version, which every change of the record increments, and four hex digits naming the representation (format, fields, include, meta, language, currency, `X-Include`); send it back in `If-Match` to write only if the record is unchanged, or in `If-None-Match` to get 304 while the answer is unchanged. For a list or a relationship it is a hash of the answer.
+         * @example "17-3fa2"
+         */
+        ETag: string;
         /**
          * @description Storefront: the currency that applies to this answer (the request's `X-Currency`, or the default), as an ISO 4217 code.
          * @example EUR
@@ -2556,6 +2575,11 @@ export interface operations {
                  * @example EUR
                  */
                 "X-Currency"?: components["parameters"]["XCurrency"];
+                /**
+                 * @description Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+                 * @example "17-3fa2"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
                 /**
@@ -2572,6 +2596,7 @@ export interface operations {
             200: {
                 headers: {
                     "Content-Language": components["headers"]["ContentLanguage"];
+                    ETag: components["headers"]["ETag"];
                     "X-Currency": components["headers"]["XCurrencyApplied"];
                     "X-Request-ID": components["headers"]["XRequestID"];
                     [name: string]: unknown;
@@ -2608,6 +2633,7 @@ export interface operations {
                     "application/vnd.api+json": components["schemas"]["WeightUnitDocument"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];

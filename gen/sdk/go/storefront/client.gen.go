@@ -745,6 +745,9 @@ type CurrencyId = string
 // CurrencySort defines model for CurrencySort.
 type CurrencySort = string
 
+// IfNoneMatch defines model for IfNoneMatch.
+type IfNoneMatch = string
+
 // LocalizationFields defines model for LocalizationFields.
 type LocalizationFields = string
 
@@ -1253,6 +1256,9 @@ type GetWeightUnitParams struct {
 
 	// XCurrency Storefront only: the currency of price data, one of the enabled currencies of `GET /api/currencies` (USD, the default, EUR and GBP unless configured otherwise). An unknown code is a 400 `invalid header value exception` naming the header. There is no price data yet, but the header is validated and the currency that applies is echoed in the `X-Currency` response header.
 	XCurrency *XCurrency `json:"X-Currency,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // CreateTokenJSONRequestBody defines body for CreateToken for application/json ContentType.
@@ -3965,6 +3971,17 @@ func NewGetWeightUnitRequest(server string, id WeightUnitId, params *GetWeightUn
 			}
 
 			req.Header.Set("X-Currency", headerParam2)
+		}
+
+		if params.IfNoneMatch != nil {
+			var headerParam3 string
+
+			headerParam3, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam3)
 		}
 
 	}
@@ -7069,8 +7086,15 @@ func (r ListWeightUnitsResponse) ContentType() string {
 // GetWeightUnitResponse200Headers the declared response headers of an HTTP 200 response for GetWeightUnit
 type GetWeightUnitResponse200Headers struct {
 	ContentLanguage string
+	ETag            *string
 	XCurrency       string
 	XRequestID      *string
+}
+
+// GetWeightUnitResponse304Headers the declared response headers of an HTTP 304 response for GetWeightUnit
+type GetWeightUnitResponse304Headers struct {
+	ETag       *string
+	XRequestID *string
 }
 
 // GetWeightUnitResponse400Headers the declared response headers of an HTTP 400 response for GetWeightUnit
@@ -7156,6 +7180,8 @@ type GetWeightUnitResponse struct {
 	ApplicationvndApiJSON503 *ServiceUnavailableApplicationVndAPIPlusJSON
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetWeightUnitResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *GetWeightUnitResponse304Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
 	Headers400 *GetWeightUnitResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
@@ -11061,6 +11087,9 @@ func ParseGetWeightUnitResponse(rsp *http.Response) (*GetWeightUnitResponse, err
 		}
 		response.ApplicationvndApiJSON200 = &dest
 
+	case rsp.StatusCode == 304:
+		break // No content-type
+
 	case rsp.Header.Get("Content-Type") == "application/json" && rsp.StatusCode == 400:
 		var dest BadRequestApplicationJSON
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -11185,6 +11214,13 @@ func ParseGetWeightUnitResponse(rsp *http.Response) (*GetWeightUnitResponse, err
 			}
 			headers.ContentLanguage = value
 		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
 		if values := rsp.Header.Values("X-Currency"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Currency", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -11200,6 +11236,23 @@ func ParseGetWeightUnitResponse(rsp *http.Response) (*GetWeightUnitResponse, err
 			headers.XRequestID = &value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers GetWeightUnitResponse304Headers
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers304 = &headers
 	case rsp.StatusCode == 400:
 		var headers GetWeightUnitResponse400Headers
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
