@@ -107,7 +107,7 @@ func TestSDKBackofficeRoundTrip(t *testing.T) {
 			var doc bo.AccountUpdateDocument
 			doc.Data.Type, doc.Data.Id = bo.AccountUpdateDocumentDataTypeAccounts, ids["SDK-2"]
 			doc.Data.Attributes = &bo.AccountWritableAttributes{Name: ptr("Account SDK-2 renamed")}
-			res, err := c.UpdateAccountWithApplicationVndAPIPlusJSONBodyWithResponse(ctx, ids["SDK-2"], doc)
+			res, err := c.UpdateAccountWithApplicationVndAPIPlusJSONBodyWithResponse(ctx, ids["SDK-2"], nil, doc)
 			sdkOK(t, err)
 			if res.ApplicationvndApiJSON200 == nil {
 				t.Fatalf("updateAccount: status %d\n%s", res.StatusCode(), res.Body)
@@ -166,7 +166,7 @@ func TestSDKBackofficeRoundTrip(t *testing.T) {
 		})
 
 		t.Run("delete", func(t *testing.T) {
-			res, err := c.DeleteAccountWithResponse(ctx, ids["SDK-3"])
+			res, err := c.DeleteAccountWithResponse(ctx, ids["SDK-3"], nil)
 			sdkOK(t, err)
 			if res.StatusCode() != http.StatusNoContent {
 				t.Fatalf("deleteAccount: status %d\n%s", res.StatusCode(), res.Body)

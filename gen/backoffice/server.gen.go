@@ -2366,7 +2366,7 @@ type RequestMeta struct {
 	// Example: ["externalId"]
 	Upsert *RequestMeta_Upsert `json:"upsert,omitempty"`
 
-	// Version The version of the record the client read (the number that starts its `ETag`): the update is made only if the record still has it, as with `If-Match`; else a 412 `precondition failed http exception` at `meta/version` (in a batch, the item's error). Only with an update (`update: true`, or the primary data of a PATCH), never with `upsert`.
+	// Version The version of the record the client read (the number that starts its `ETag`): the update is made only if the record still has it, as with `If-Match`; else a 409 `conflict constraint` at `meta/version` (in a batch, the item's error). Only with an update (`update: true`, or the primary data of a PATCH), never with `upsert`.
 	//
 	// Example: 17
 	Version *int64 `json:"version,omitempty"`

@@ -286,8 +286,8 @@ func readVersion(in *input, update bool, up *upsert) (*precondition, error) {
 
 // checkVersions holds an item to its If-Match and meta.version before it is
 // written, in c's transaction (see precondition.check). A stale
-// meta.version is a problem at the item's meta.version: in a batch the
-// item's error.
+// meta.version is a 409 at the item's meta.version: in a batch the item's
+// error (in a synchronous batch, the whole batch's failure).
 func (e *Engine) checkVersions(ctx context.Context, c *storage.Conn, cl *call, it *item) error {
 	if it.ifMatch == nil && it.expect == nil {
 		return nil
@@ -296,17 +296,21 @@ func (e *Engine) checkVersions(ctx context.Context, c *storage.Conn, cl *call, i
 		if it.ifMatch != nil {
 			return errMissing // an upsert that found nothing to update
 		}
-		return problem.StaleItem(it.in.base + "/meta/version")
+		return problem.StaleVersion(it.in.base + "/meta/version")
 	}
 	t := e.table(it.res)
 	if err := it.ifMatch.check(ctx, c, t, cl.org, it.key); err != nil {
 		return err
 	}
-	if err := it.expect.check(ctx, c, t, cl.org, it.key); err != nil {
-		if _, isProblem := problem.From(err); isProblem {
-			return problem.StaleItem(it.in.base + "/meta/version")
-		}
-		return err
+	if it.expect == nil {
+		return nil
+	}
+	v, err := c.Version(ctx, t, cl.org, it.key)
+	if err != nil {
+		return err // a missing record is answered as without meta.version
+	}
+	if !it.expect.holds(v) {
+		return problem.StaleVersion(it.in.base + "/meta/version")
 	}
 	return nil
 }

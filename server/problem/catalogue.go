@@ -89,11 +89,13 @@ func PreconditionFailed(detail string) *Problem {
 	return &Problem{Kind: PreconditionKind, Title: "precondition failed http exception", Detail: detail, Header: "If-Match"}
 }
 
-// StaleItem is PreconditionFailed for an item of a batch: the version its
-// meta names is not the record's current one; pointer is the item's
-// meta.version.
-func StaleItem(pointer string) *Problem {
-	return &Problem{Kind: PreconditionKind, Title: "precondition failed http exception",
+// StaleVersion reports a record whose version is not the one meta.version
+// names (pointer): someone changed it since the client read it, so the
+// update is refused. It is a conflict of the body with the stored record
+// (409, as a single request and as a batch item), not an HTTP precondition:
+// If-Match's failure is PreconditionFailed.
+func StaleVersion(pointer string) *Problem {
+	return &Problem{Kind: ConflictKind, Title: "conflict constraint",
 		Detail: "The record has changed since the version given in meta.version.", Pointer: pointer}
 }
 
