@@ -3705,7 +3705,7 @@ export interface components {
             upsert?: boolean | string[];
             /**
              * Format: int64
-             * @description The version of the record the client read (the number that starts its `ETag`): the update is made only if the record still has it, as with `If-Match`; else a 412 `precondition failed http exception` at `meta/version` (in a batch, the item's error). Only with an update (`update: true`, or the primary data of a PATCH), never with `upsert`.
+             * @description The version of the record the client read (the number that starts its `ETag`): the update is made only if the record still has it, as with `If-Match`; else a 409 `conflict constraint` at `meta/version` (in a batch, the item's error). Only with an update (`update: true`, or the primary data of a PATCH), never with `upsert`.
              * @example 17
              */
             version?: number;
