@@ -88,8 +88,8 @@ type call struct {
 	query    url.Values // the query string, parsed once; read only
 	// ifMatch and ifNoneMatch are the conditional headers' values (nil: absent).
 	ifMatch, ifNoneMatch []string
-	base     string     // absolute base of the application's addresses
-	routes   *RouteTable
+	base                 string // absolute base of the application's addresses
+	routes               *RouteTable
 }
 
 // Errors of a request the edge handed over incomplete: a wiring mistake, never
