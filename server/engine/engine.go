@@ -86,10 +86,10 @@ type call struct {
 	title    bool // meta=title: each resource carries its title
 	xinclude map[string]bool
 	query    url.Values // the query string, parsed once; read only
+	base     string     // absolute base of the application's addresses
+	routes   *RouteTable
 	// ifMatch and ifNoneMatch are the conditional headers' values (nil: absent).
 	ifMatch, ifNoneMatch []string
-	base                 string // absolute base of the application's addresses
-	routes               *RouteTable
 }
 
 // Errors of a request the edge handed over incomplete: a wiring mistake, never
