@@ -3706,6 +3706,9 @@ type ListAccountsParams struct {
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // DeleteAccountParams defines parameters for DeleteAccount.
@@ -3823,6 +3826,9 @@ type ListAccountContactsParams struct {
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // GetAccountDefaultContactParams defines parameters for GetAccountDefaultContact.
@@ -3853,6 +3859,9 @@ type GetAccountDefaultContactParams struct {
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // GetAccountOrganizationParams defines parameters for GetAccountOrganization.
@@ -3883,6 +3892,9 @@ type GetAccountOrganizationParams struct {
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // GetAccountOwnerParams defines parameters for GetAccountOwner.
@@ -3913,6 +3925,9 @@ type GetAccountOwnerParams struct {
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // GetAccountReferredByParams defines parameters for GetAccountReferredBy.
@@ -3943,6 +3958,9 @@ type GetAccountReferredByParams struct {
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // DeleteAccountContactsRelationshipParams defines parameters for DeleteAccountContactsRelationship.
@@ -3961,6 +3979,9 @@ type GetAccountContactsRelationshipParams struct {
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // UpdateAccountContactsRelationshipParams defines parameters for UpdateAccountContactsRelationship.
@@ -3979,6 +4000,9 @@ type AddAccountContactsRelationshipParams struct {
 type GetAccountDefaultContactRelationshipParams struct {
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // UpdateAccountDefaultContactRelationshipParams defines parameters for UpdateAccountDefaultContactRelationship.
@@ -3991,12 +4015,18 @@ type UpdateAccountDefaultContactRelationshipParams struct {
 type GetAccountOrganizationRelationshipParams struct {
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // GetAccountOwnerRelationshipParams defines parameters for GetAccountOwnerRelationship.
 type GetAccountOwnerRelationshipParams struct {
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // UpdateAccountOwnerRelationshipParams defines parameters for UpdateAccountOwnerRelationship.
@@ -4009,6 +4039,9 @@ type UpdateAccountOwnerRelationshipParams struct {
 type GetAccountReferredByRelationshipParams struct {
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // UpdateAccountReferredByRelationshipParams defines parameters for UpdateAccountReferredByRelationship.
@@ -4120,6 +4153,9 @@ type ListBusinessUnitsParams struct {
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // DeleteBusinessUnitParams defines parameters for DeleteBusinessUnit.
@@ -4195,6 +4231,9 @@ type GetBusinessUnitOrganizationParams struct {
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // GetBusinessUnitOwnerParams defines parameters for GetBusinessUnitOwner.
@@ -4225,18 +4264,27 @@ type GetBusinessUnitOwnerParams struct {
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // GetBusinessUnitOrganizationRelationshipParams defines parameters for GetBusinessUnitOrganizationRelationship.
 type GetBusinessUnitOrganizationRelationshipParams struct {
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // GetBusinessUnitOwnerRelationshipParams defines parameters for GetBusinessUnitOwnerRelationship.
 type GetBusinessUnitOwnerRelationshipParams struct {
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // UpdateBusinessUnitOwnerRelationshipParams defines parameters for UpdateBusinessUnitOwnerRelationship.
@@ -4255,6 +4303,9 @@ type GetBusinessUnitUsersRelationshipParams struct {
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // ListBusinessUnitUsersParams defines parameters for ListBusinessUnitUsers.
@@ -4327,6 +4378,9 @@ type ListBusinessUnitUsersParams struct {
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // DeleteContactsParams defines parameters for DeleteContacts.
@@ -4438,6 +4492,9 @@ type ListContactsParams struct {
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // DeleteContactParams defines parameters for DeleteContact.
@@ -4552,6 +4609,9 @@ type ListContactAccountsParams struct {
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // GetContactAssignedToParams defines parameters for GetContactAssignedTo.
@@ -4582,6 +4642,9 @@ type GetContactAssignedToParams struct {
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // GetContactOrganizationParams defines parameters for GetContactOrganization.
@@ -4612,6 +4675,9 @@ type GetContactOrganizationParams struct {
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // GetContactOwnerParams defines parameters for GetContactOwner.
@@ -4642,6 +4708,9 @@ type GetContactOwnerParams struct {
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // DeleteContactAccountsRelationshipParams defines parameters for DeleteContactAccountsRelationship.
@@ -4660,6 +4729,9 @@ type GetContactAccountsRelationshipParams struct {
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // UpdateContactAccountsRelationshipParams defines parameters for UpdateContactAccountsRelationship.
@@ -4678,6 +4750,9 @@ type AddContactAccountsRelationshipParams struct {
 type GetContactAssignedToRelationshipParams struct {
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // UpdateContactAssignedToRelationshipParams defines parameters for UpdateContactAssignedToRelationship.
@@ -4690,12 +4765,18 @@ type UpdateContactAssignedToRelationshipParams struct {
 type GetContactOrganizationRelationshipParams struct {
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // GetContactOwnerRelationshipParams defines parameters for GetContactOwnerRelationship.
 type GetContactOwnerRelationshipParams struct {
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // UpdateContactOwnerRelationshipParams defines parameters for UpdateContactOwnerRelationship.
@@ -4708,6 +4789,9 @@ type UpdateContactOwnerRelationshipParams struct {
 type GetContactReportsToRelationshipParams struct {
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // UpdateContactReportsToRelationshipParams defines parameters for UpdateContactReportsToRelationship.
@@ -4744,6 +4828,9 @@ type GetContactReportsToParams struct {
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // ListCountriesParams defines parameters for ListCountries.
@@ -4780,6 +4867,9 @@ type ListCountriesParams struct {
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // GetCountryParams defines parameters for GetCountry.
@@ -4798,6 +4888,9 @@ type GetCountryParams struct {
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // ListCountryRegionsParams defines parameters for ListCountryRegions.
@@ -4831,6 +4924,9 @@ type ListCountryRegionsParams struct {
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // GetCountryRegionsRelationshipParams defines parameters for GetCountryRegionsRelationship.
@@ -4843,6 +4939,9 @@ type GetCountryRegionsRelationshipParams struct {
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // ListOrganizationsParams defines parameters for ListOrganizations.
@@ -4903,6 +5002,9 @@ type ListOrganizationsParams struct {
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // GetOrganizationParams defines parameters for GetOrganization.
@@ -5002,6 +5104,9 @@ type ListOrganizationBusinessUnitsParams struct {
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // GetOrganizationBusinessUnitsRelationshipParams defines parameters for GetOrganizationBusinessUnitsRelationship.
@@ -5014,6 +5119,9 @@ type GetOrganizationBusinessUnitsRelationshipParams struct {
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // GetOrganizationUsersRelationshipParams defines parameters for GetOrganizationUsersRelationship.
@@ -5026,6 +5134,9 @@ type GetOrganizationUsersRelationshipParams struct {
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // ListOrganizationUsersParams defines parameters for ListOrganizationUsers.
@@ -5098,6 +5209,9 @@ type ListOrganizationUsersParams struct {
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // ListRegionsParams defines parameters for ListRegions.
@@ -5134,6 +5248,9 @@ type ListRegionsParams struct {
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // GetRegionParams defines parameters for GetRegion.
@@ -5152,6 +5269,9 @@ type GetRegionParams struct {
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // GetRegionCountryParams defines parameters for GetRegionCountry.
@@ -5170,12 +5290,18 @@ type GetRegionCountryParams struct {
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // GetRegionCountryRelationshipParams defines parameters for GetRegionCountryRelationship.
 type GetRegionCountryRelationshipParams struct {
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // DeleteTaxJurisdictionsParams defines parameters for DeleteTaxJurisdictions.
@@ -5248,6 +5374,9 @@ type ListTaxJurisdictionsParams struct {
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // DeleteTaxJurisdictionParams defines parameters for DeleteTaxJurisdiction.
@@ -5302,6 +5431,9 @@ type GetTaxJurisdictionCountryParams struct {
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // GetTaxJurisdictionRegionParams defines parameters for GetTaxJurisdictionRegion.
@@ -5320,12 +5452,18 @@ type GetTaxJurisdictionRegionParams struct {
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // GetTaxJurisdictionCountryRelationshipParams defines parameters for GetTaxJurisdictionCountryRelationship.
 type GetTaxJurisdictionCountryRelationshipParams struct {
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // UpdateTaxJurisdictionCountryRelationshipParams defines parameters for UpdateTaxJurisdictionCountryRelationship.
@@ -5338,6 +5476,9 @@ type UpdateTaxJurisdictionCountryRelationshipParams struct {
 type GetTaxJurisdictionRegionRelationshipParams struct {
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // UpdateTaxJurisdictionRegionRelationshipParams defines parameters for UpdateTaxJurisdictionRegionRelationship.
@@ -5368,6 +5509,9 @@ type ListUserRolesParams struct {
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // GetUserRoleParams defines parameters for GetUserRole.
@@ -5380,6 +5524,9 @@ type GetUserRoleParams struct {
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // DeleteUsersParams defines parameters for DeleteUsers.
@@ -5491,6 +5638,9 @@ type ListUsersParams struct {
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // DeleteUserParams defines parameters for DeleteUser.
@@ -5566,6 +5716,9 @@ type GetUserOrganizationParams struct {
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // GetUserOwnerParams defines parameters for GetUserOwner.
@@ -5596,18 +5749,27 @@ type GetUserOwnerParams struct {
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // GetUserOrganizationRelationshipParams defines parameters for GetUserOrganizationRelationship.
 type GetUserOrganizationRelationshipParams struct {
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // GetUserOwnerRelationshipParams defines parameters for GetUserOwnerRelationship.
 type GetUserOwnerRelationshipParams struct {
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // UpdateUserOwnerRelationshipParams defines parameters for UpdateUserOwnerRelationship.
@@ -5632,6 +5794,9 @@ type GetUserUserRolesRelationshipParams struct {
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // UpdateUserUserRolesRelationshipParams defines parameters for UpdateUserUserRolesRelationship.
@@ -5668,6 +5833,9 @@ type ListUserUserRolesParams struct {
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // DeleteWeightUnitsParams defines parameters for DeleteWeightUnits.
@@ -5713,6 +5881,9 @@ type ListWeightUnitsParams struct {
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // DeleteWeightUnitParams defines parameters for DeleteWeightUnit.
@@ -6982,6 +7153,25 @@ func (siw *ServerInterfaceWrapper) ListAccounts(c *gin.Context) {
 
 	}
 
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-None-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-None-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -7452,6 +7642,25 @@ func (siw *ServerInterfaceWrapper) ListAccountContacts(c *gin.Context) {
 
 	}
 
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-None-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-None-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -7563,6 +7772,25 @@ func (siw *ServerInterfaceWrapper) GetAccountDefaultContact(c *gin.Context) {
 		}
 
 		params.XInclude = &XInclude
+
+	}
+
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-None-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-None-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
 
 	}
 
@@ -7680,6 +7908,25 @@ func (siw *ServerInterfaceWrapper) GetAccountOrganization(c *gin.Context) {
 
 	}
 
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-None-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-None-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -7791,6 +8038,25 @@ func (siw *ServerInterfaceWrapper) GetAccountOwner(c *gin.Context) {
 		}
 
 		params.XInclude = &XInclude
+
+	}
+
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-None-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-None-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
 
 	}
 
@@ -7908,6 +8174,25 @@ func (siw *ServerInterfaceWrapper) GetAccountReferredBy(c *gin.Context) {
 
 	}
 
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-None-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-None-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -8020,6 +8305,25 @@ func (siw *ServerInterfaceWrapper) GetAccountContactsRelationship(c *gin.Context
 		}
 
 		params.XInclude = &XInclude
+
+	}
+
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-None-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-None-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
 
 	}
 
@@ -8170,6 +8474,25 @@ func (siw *ServerInterfaceWrapper) GetAccountDefaultContactRelationship(c *gin.C
 
 	}
 
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-None-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-None-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -8268,6 +8591,25 @@ func (siw *ServerInterfaceWrapper) GetAccountOrganizationRelationship(c *gin.Con
 
 	}
 
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-None-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-None-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -8314,6 +8656,25 @@ func (siw *ServerInterfaceWrapper) GetAccountOwnerRelationship(c *gin.Context) {
 		}
 
 		params.XInclude = &XInclude
+
+	}
+
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-None-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-None-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
 
 	}
 
@@ -8412,6 +8773,25 @@ func (siw *ServerInterfaceWrapper) GetAccountReferredByRelationship(c *gin.Conte
 		}
 
 		params.XInclude = &XInclude
+
+	}
+
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-None-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-None-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
 
 	}
 
@@ -8886,6 +9266,25 @@ func (siw *ServerInterfaceWrapper) ListBusinessUnits(c *gin.Context) {
 
 	}
 
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-None-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-None-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -9244,6 +9643,25 @@ func (siw *ServerInterfaceWrapper) GetBusinessUnitOrganization(c *gin.Context) {
 
 	}
 
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-None-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-None-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -9358,6 +9776,25 @@ func (siw *ServerInterfaceWrapper) GetBusinessUnitOwner(c *gin.Context) {
 
 	}
 
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-None-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-None-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -9407,6 +9844,25 @@ func (siw *ServerInterfaceWrapper) GetBusinessUnitOrganizationRelationship(c *gi
 
 	}
 
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-None-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-None-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -9453,6 +9909,25 @@ func (siw *ServerInterfaceWrapper) GetBusinessUnitOwnerRelationship(c *gin.Conte
 		}
 
 		params.XInclude = &XInclude
+
+	}
+
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-None-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-None-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
 
 	}
 
@@ -9568,6 +10043,25 @@ func (siw *ServerInterfaceWrapper) GetBusinessUnitUsersRelationship(c *gin.Conte
 		}
 
 		params.XInclude = &XInclude
+
+	}
+
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-None-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-None-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
 
 	}
 
@@ -9794,6 +10288,25 @@ func (siw *ServerInterfaceWrapper) ListBusinessUnitUsers(c *gin.Context) {
 		}
 
 		params.XInclude = &XInclude
+
+	}
+
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-None-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-None-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
 
 	}
 
@@ -10140,6 +10653,25 @@ func (siw *ServerInterfaceWrapper) ListContacts(c *gin.Context) {
 		}
 
 		params.XInclude = &XInclude
+
+	}
+
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-None-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-None-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
 
 	}
 
@@ -10605,6 +11137,25 @@ func (siw *ServerInterfaceWrapper) ListContactAccounts(c *gin.Context) {
 
 	}
 
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-None-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-None-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -10716,6 +11267,25 @@ func (siw *ServerInterfaceWrapper) GetContactAssignedTo(c *gin.Context) {
 		}
 
 		params.XInclude = &XInclude
+
+	}
+
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-None-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-None-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
 
 	}
 
@@ -10833,6 +11403,25 @@ func (siw *ServerInterfaceWrapper) GetContactOrganization(c *gin.Context) {
 
 	}
 
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-None-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-None-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -10944,6 +11533,25 @@ func (siw *ServerInterfaceWrapper) GetContactOwner(c *gin.Context) {
 		}
 
 		params.XInclude = &XInclude
+
+	}
+
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-None-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-None-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
 
 	}
 
@@ -11059,6 +11667,25 @@ func (siw *ServerInterfaceWrapper) GetContactAccountsRelationship(c *gin.Context
 		}
 
 		params.XInclude = &XInclude
+
+	}
+
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-None-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-None-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
 
 	}
 
@@ -11209,6 +11836,25 @@ func (siw *ServerInterfaceWrapper) GetContactAssignedToRelationship(c *gin.Conte
 
 	}
 
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-None-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-None-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -11307,6 +11953,25 @@ func (siw *ServerInterfaceWrapper) GetContactOrganizationRelationship(c *gin.Con
 
 	}
 
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-None-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-None-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -11353,6 +12018,25 @@ func (siw *ServerInterfaceWrapper) GetContactOwnerRelationship(c *gin.Context) {
 		}
 
 		params.XInclude = &XInclude
+
+	}
+
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-None-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-None-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
 
 	}
 
@@ -11451,6 +12135,25 @@ func (siw *ServerInterfaceWrapper) GetContactReportsToRelationship(c *gin.Contex
 		}
 
 		params.XInclude = &XInclude
+
+	}
+
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-None-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-None-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
 
 	}
 
@@ -11617,6 +12320,25 @@ func (siw *ServerInterfaceWrapper) GetContactReportsTo(c *gin.Context) {
 
 	}
 
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-None-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-None-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -11738,6 +12460,25 @@ func (siw *ServerInterfaceWrapper) ListCountries(c *gin.Context) {
 
 	}
 
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-None-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-None-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -11817,6 +12558,25 @@ func (siw *ServerInterfaceWrapper) GetCountry(c *gin.Context) {
 		}
 
 		params.XInclude = &XInclude
+
+	}
+
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-None-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-None-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
 
 	}
 
@@ -11942,6 +12702,25 @@ func (siw *ServerInterfaceWrapper) ListCountryRegions(c *gin.Context) {
 
 	}
 
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-None-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-None-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -12005,6 +12784,25 @@ func (siw *ServerInterfaceWrapper) GetCountryRegionsRelationship(c *gin.Context)
 		}
 
 		params.XInclude = &XInclude
+
+	}
+
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-None-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-None-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
 
 	}
 
@@ -12190,6 +12988,25 @@ func (siw *ServerInterfaceWrapper) ListOrganizations(c *gin.Context) {
 		}
 
 		params.XInclude = &XInclude
+
+	}
+
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-None-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-None-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
 
 	}
 
@@ -12569,6 +13386,25 @@ func (siw *ServerInterfaceWrapper) ListOrganizationBusinessUnits(c *gin.Context)
 
 	}
 
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-None-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-None-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -12635,6 +13471,25 @@ func (siw *ServerInterfaceWrapper) GetOrganizationBusinessUnitsRelationship(c *g
 
 	}
 
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-None-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-None-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -12698,6 +13553,25 @@ func (siw *ServerInterfaceWrapper) GetOrganizationUsersRelationship(c *gin.Conte
 		}
 
 		params.XInclude = &XInclude
+
+	}
+
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-None-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-None-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
 
 	}
 
@@ -12927,6 +13801,25 @@ func (siw *ServerInterfaceWrapper) ListOrganizationUsers(c *gin.Context) {
 
 	}
 
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-None-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-None-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -13048,6 +13941,25 @@ func (siw *ServerInterfaceWrapper) ListRegions(c *gin.Context) {
 
 	}
 
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-None-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-None-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -13127,6 +14039,25 @@ func (siw *ServerInterfaceWrapper) GetRegion(c *gin.Context) {
 		}
 
 		params.XInclude = &XInclude
+
+	}
+
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-None-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-None-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
 
 	}
 
@@ -13212,6 +14143,25 @@ func (siw *ServerInterfaceWrapper) GetRegionCountry(c *gin.Context) {
 
 	}
 
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-None-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-None-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -13258,6 +14208,25 @@ func (siw *ServerInterfaceWrapper) GetRegionCountryRelationship(c *gin.Context) 
 		}
 
 		params.XInclude = &XInclude
+
+	}
+
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-None-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-None-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
 
 	}
 
@@ -13500,6 +14469,25 @@ func (siw *ServerInterfaceWrapper) ListTaxJurisdictions(c *gin.Context) {
 		}
 
 		params.XInclude = &XInclude
+
+	}
+
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-None-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-None-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
 
 	}
 
@@ -13805,6 +14793,25 @@ func (siw *ServerInterfaceWrapper) GetTaxJurisdictionCountry(c *gin.Context) {
 
 	}
 
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-None-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-None-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -13887,6 +14894,25 @@ func (siw *ServerInterfaceWrapper) GetTaxJurisdictionRegion(c *gin.Context) {
 
 	}
 
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-None-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-None-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -13933,6 +14959,25 @@ func (siw *ServerInterfaceWrapper) GetTaxJurisdictionCountryRelationship(c *gin.
 		}
 
 		params.XInclude = &XInclude
+
+	}
+
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-None-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-None-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
 
 	}
 
@@ -14031,6 +15076,25 @@ func (siw *ServerInterfaceWrapper) GetTaxJurisdictionRegionRelationship(c *gin.C
 		}
 
 		params.XInclude = &XInclude
+
+	}
+
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-None-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-None-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
 
 	}
 
@@ -14172,6 +15236,25 @@ func (siw *ServerInterfaceWrapper) ListUserRoles(c *gin.Context) {
 
 	}
 
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-None-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-None-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -14235,6 +15318,25 @@ func (siw *ServerInterfaceWrapper) GetUserRole(c *gin.Context) {
 		}
 
 		params.XInclude = &XInclude
+
+	}
+
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-None-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-None-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
 
 	}
 
@@ -14581,6 +15683,25 @@ func (siw *ServerInterfaceWrapper) ListUsers(c *gin.Context) {
 		}
 
 		params.XInclude = &XInclude
+
+	}
+
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-None-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-None-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
 
 	}
 
@@ -14942,6 +16063,25 @@ func (siw *ServerInterfaceWrapper) GetUserOrganization(c *gin.Context) {
 
 	}
 
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-None-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-None-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -15056,6 +16196,25 @@ func (siw *ServerInterfaceWrapper) GetUserOwner(c *gin.Context) {
 
 	}
 
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-None-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-None-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -15105,6 +16264,25 @@ func (siw *ServerInterfaceWrapper) GetUserOrganizationRelationship(c *gin.Contex
 
 	}
 
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-None-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-None-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -15151,6 +16329,25 @@ func (siw *ServerInterfaceWrapper) GetUserOwnerRelationship(c *gin.Context) {
 		}
 
 		params.XInclude = &XInclude
+
+	}
+
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-None-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-None-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
 
 	}
 
@@ -15315,6 +16512,25 @@ func (siw *ServerInterfaceWrapper) GetUserUserRolesRelationship(c *gin.Context) 
 		}
 
 		params.XInclude = &XInclude
+
+	}
+
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-None-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-None-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
 
 	}
 
@@ -15514,6 +16730,25 @@ func (siw *ServerInterfaceWrapper) ListUserUserRoles(c *gin.Context) {
 
 	}
 
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-None-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-None-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -15681,6 +16916,25 @@ func (siw *ServerInterfaceWrapper) ListWeightUnits(c *gin.Context) {
 		}
 
 		params.XInclude = &XInclude
+
+	}
+
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-None-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-None-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
 
 	}
 

@@ -751,6 +751,9 @@ type ListCountriesParams struct {
 
 	// XCurrency Storefront only: the currency of price data, one of the enabled currencies of `GET /api/currencies` (USD, the default, EUR and GBP unless configured otherwise). An unknown code is a 400 `invalid header value exception` naming the header. There is no price data yet, but the header is validated and the currency that applies is echoed in the `X-Currency` response header.
 	XCurrency *XCurrency `json:"X-Currency,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // GetCountryParams defines parameters for GetCountry.
@@ -775,6 +778,9 @@ type GetCountryParams struct {
 
 	// XCurrency Storefront only: the currency of price data, one of the enabled currencies of `GET /api/currencies` (USD, the default, EUR and GBP unless configured otherwise). An unknown code is a 400 `invalid header value exception` naming the header. There is no price data yet, but the header is validated and the currency that applies is echoed in the `X-Currency` response header.
 	XCurrency *XCurrency `json:"X-Currency,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // ListCountryRegionsParams defines parameters for ListCountryRegions.
@@ -814,6 +820,9 @@ type ListCountryRegionsParams struct {
 
 	// XCurrency Storefront only: the currency of price data, one of the enabled currencies of `GET /api/currencies` (USD, the default, EUR and GBP unless configured otherwise). An unknown code is a 400 `invalid header value exception` naming the header. There is no price data yet, but the header is validated and the currency that applies is echoed in the `X-Currency` response header.
 	XCurrency *XCurrency `json:"X-Currency,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // GetCountryRegionsRelationshipParams defines parameters for GetCountryRegionsRelationship.
@@ -832,6 +841,9 @@ type GetCountryRegionsRelationshipParams struct {
 
 	// XCurrency Storefront only: the currency of price data, one of the enabled currencies of `GET /api/currencies` (USD, the default, EUR and GBP unless configured otherwise). An unknown code is a 400 `invalid header value exception` naming the header. There is no price data yet, but the header is validated and the currency that applies is echoed in the `X-Currency` response header.
 	XCurrency *XCurrency `json:"X-Currency,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // ListCurrenciesParams defines parameters for ListCurrencies.
@@ -862,6 +874,9 @@ type ListCurrenciesParams struct {
 
 	// XCurrency Storefront only: the currency of price data, one of the enabled currencies of `GET /api/currencies` (USD, the default, EUR and GBP unless configured otherwise). An unknown code is a 400 `invalid header value exception` naming the header. There is no price data yet, but the header is validated and the currency that applies is echoed in the `X-Currency` response header.
 	XCurrency *XCurrency `json:"X-Currency,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // GetCurrencyParams defines parameters for GetCurrency.
@@ -880,6 +895,9 @@ type GetCurrencyParams struct {
 
 	// XCurrency Storefront only: the currency of price data, one of the enabled currencies of `GET /api/currencies` (USD, the default, EUR and GBP unless configured otherwise). An unknown code is a 400 `invalid header value exception` naming the header. There is no price data yet, but the header is validated and the currency that applies is echoed in the `X-Currency` response header.
 	XCurrency *XCurrency `json:"X-Currency,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // ListLocalizationsParams defines parameters for ListLocalizations.
@@ -919,6 +937,9 @@ type ListLocalizationsParams struct {
 
 	// XCurrency Storefront only: the currency of price data, one of the enabled currencies of `GET /api/currencies` (USD, the default, EUR and GBP unless configured otherwise). An unknown code is a 400 `invalid header value exception` naming the header. There is no price data yet, but the header is validated and the currency that applies is echoed in the `X-Currency` response header.
 	XCurrency *XCurrency `json:"X-Currency,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // GetLocalizationParams defines parameters for GetLocalization.
@@ -937,6 +958,9 @@ type GetLocalizationParams struct {
 
 	// XCurrency Storefront only: the currency of price data, one of the enabled currencies of `GET /api/currencies` (USD, the default, EUR and GBP unless configured otherwise). An unknown code is a 400 `invalid header value exception` naming the header. There is no price data yet, but the header is validated and the currency that applies is echoed in the `X-Currency` response header.
 	XCurrency *XCurrency `json:"X-Currency,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // ListRegionsParams defines parameters for ListRegions.
@@ -979,6 +1003,9 @@ type ListRegionsParams struct {
 
 	// XCurrency Storefront only: the currency of price data, one of the enabled currencies of `GET /api/currencies` (USD, the default, EUR and GBP unless configured otherwise). An unknown code is a 400 `invalid header value exception` naming the header. There is no price data yet, but the header is validated and the currency that applies is echoed in the `X-Currency` response header.
 	XCurrency *XCurrency `json:"X-Currency,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // GetRegionParams defines parameters for GetRegion.
@@ -1003,6 +1030,9 @@ type GetRegionParams struct {
 
 	// XCurrency Storefront only: the currency of price data, one of the enabled currencies of `GET /api/currencies` (USD, the default, EUR and GBP unless configured otherwise). An unknown code is a 400 `invalid header value exception` naming the header. There is no price data yet, but the header is validated and the currency that applies is echoed in the `X-Currency` response header.
 	XCurrency *XCurrency `json:"X-Currency,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // GetRegionCountryParams defines parameters for GetRegionCountry.
@@ -1027,6 +1057,9 @@ type GetRegionCountryParams struct {
 
 	// XCurrency Storefront only: the currency of price data, one of the enabled currencies of `GET /api/currencies` (USD, the default, EUR and GBP unless configured otherwise). An unknown code is a 400 `invalid header value exception` naming the header. There is no price data yet, but the header is validated and the currency that applies is echoed in the `X-Currency` response header.
 	XCurrency *XCurrency `json:"X-Currency,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // GetRegionCountryRelationshipParams defines parameters for GetRegionCountryRelationship.
@@ -1039,6 +1072,9 @@ type GetRegionCountryRelationshipParams struct {
 
 	// XCurrency Storefront only: the currency of price data, one of the enabled currencies of `GET /api/currencies` (USD, the default, EUR and GBP unless configured otherwise). An unknown code is a 400 `invalid header value exception` naming the header. There is no price data yet, but the header is validated and the currency that applies is echoed in the `X-Currency` response header.
 	XCurrency *XCurrency `json:"X-Currency,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // ListWeightUnitsParams defines parameters for ListWeightUnits.
@@ -1075,6 +1111,9 @@ type ListWeightUnitsParams struct {
 
 	// XCurrency Storefront only: the currency of price data, one of the enabled currencies of `GET /api/currencies` (USD, the default, EUR and GBP unless configured otherwise). An unknown code is a 400 `invalid header value exception` naming the header. There is no price data yet, but the header is validated and the currency that applies is echoed in the `X-Currency` response header.
 	XCurrency *XCurrency `json:"X-Currency,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // GetWeightUnitParams defines parameters for GetWeightUnit.
@@ -1364,6 +1403,25 @@ func (siw *ServerInterfaceWrapper) ListCountries(c *gin.Context) {
 
 	}
 
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-None-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-None-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -1481,6 +1539,25 @@ func (siw *ServerInterfaceWrapper) GetCountry(c *gin.Context) {
 		}
 
 		params.XCurrency = &XCurrency
+
+	}
+
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-None-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-None-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
 
 	}
 
@@ -1644,6 +1721,25 @@ func (siw *ServerInterfaceWrapper) ListCountryRegions(c *gin.Context) {
 
 	}
 
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-None-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-None-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -1745,6 +1841,25 @@ func (siw *ServerInterfaceWrapper) GetCountryRegionsRelationship(c *gin.Context)
 		}
 
 		params.XCurrency = &XCurrency
+
+	}
+
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-None-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-None-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
 
 	}
 
@@ -1875,6 +1990,25 @@ func (siw *ServerInterfaceWrapper) ListCurrencies(c *gin.Context) {
 
 	}
 
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-None-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-None-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -1976,6 +2110,25 @@ func (siw *ServerInterfaceWrapper) GetCurrency(c *gin.Context) {
 		}
 
 		params.XCurrency = &XCurrency
+
+	}
+
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-None-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-None-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
 
 	}
 
@@ -2130,6 +2283,25 @@ func (siw *ServerInterfaceWrapper) ListLocalizations(c *gin.Context) {
 
 	}
 
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-None-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-None-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -2231,6 +2403,25 @@ func (siw *ServerInterfaceWrapper) GetLocalization(c *gin.Context) {
 		}
 
 		params.XCurrency = &XCurrency
+
+	}
+
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-None-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-None-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
 
 	}
 
@@ -2393,6 +2584,25 @@ func (siw *ServerInterfaceWrapper) ListRegions(c *gin.Context) {
 
 	}
 
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-None-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-None-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -2510,6 +2720,25 @@ func (siw *ServerInterfaceWrapper) GetRegion(c *gin.Context) {
 		}
 
 		params.XCurrency = &XCurrency
+
+	}
+
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-None-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-None-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
 
 	}
 
@@ -2633,6 +2862,25 @@ func (siw *ServerInterfaceWrapper) GetRegionCountry(c *gin.Context) {
 
 	}
 
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-None-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-None-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -2717,6 +2965,25 @@ func (siw *ServerInterfaceWrapper) GetRegionCountryRelationship(c *gin.Context) 
 		}
 
 		params.XCurrency = &XCurrency
+
+	}
+
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-None-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-None-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
 
 	}
 
@@ -2860,6 +3127,25 @@ func (siw *ServerInterfaceWrapper) ListWeightUnits(c *gin.Context) {
 		}
 
 		params.XCurrency = &XCurrency
+
+	}
+
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-None-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-None-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
 
 	}
 

@@ -232,17 +232,37 @@ func recordETag(cl *call, t *storage.Table, row storage.Row) string {
 	return `"` + strconv.FormatInt(v, 10) + "-" + shapeHash(cl) + `"`
 }
 
-// bodyETag is the strong ETag of an answer's bytes.
-func bodyETag(body []byte) string {
+// bodyETag is the strong ETag of an answer: a hash of its bytes and of the
+// total count it reports, "b<hex>" (never a record's "<version>-" form, so
+// If-Match cannot mistake it for a version).
+func bodyETag(reply *jsonapi.Reply) (string, error) {
 	h := fnv.New64a()
-	_, _ = h.Write(body)
-	return `"b` + strconv.FormatUint(h.Sum64(), 16) + `"`
+	if err := reply.Digest(h); err != nil {
+		return "", err
+	}
+	_, _ = io.WriteString(h, "\x00"+reply.ContentType+"\x00"+reply.Header.Get("X-Include-Total-Count"))
+	return `"b` + strconv.FormatUint(h.Sum64(), 16) + `"`, nil
+}
+
+// tagged answers a read whose ETag is a hash of its answer (a list, a
+// subresource, a relationship): read renders it, then it is tagged and
+// compared with If-None-Match.
+func tagged(r *Request, read func(*Request) (*jsonapi.Reply, error)) (*jsonapi.Reply, error) {
+	reply, err := read(r)
+	if err != nil || reply.Status != http.StatusOK {
+		return reply, err
+	}
+	tag, err := bodyETag(reply)
+	if err != nil {
+		return nil, err
+	}
+	return conditionalRead(r.IfNoneMatch, reply, tag)
 }
 
 // conditionalRead gives a read's reply its ETag and, when If-None-Match
 // names it, turns it into 304 Not Modified without a body (RFC 9110
 // §13.1.2): a client that holds the document does not get it again.
-func conditionalRead(cl *call, reply *jsonapi.Reply, tag string) (*jsonapi.Reply, error) {
+func conditionalRead(ifNoneMatch []string, reply *jsonapi.Reply, tag string) (*jsonapi.Reply, error) {
 	if tag == "" || reply == nil {
 		return reply, nil
 	}
@@ -250,7 +270,7 @@ func conditionalRead(cl *call, reply *jsonapi.Reply, tag string) (*jsonapi.Reply
 		reply.Header = http.Header{}
 	}
 	reply.Header.Set("ETag", tag)
-	l, err := parseTags(cl.ifNoneMatch)
+	l, err := parseTags(ifNoneMatch)
 	if err != nil {
 		return nil, problem.HeaderValue("If-None-Match", "The If-None-Match header is not \"*\" or a list of entity tags.")
 	}

@@ -10,7 +10,10 @@ import (
 
 // Related answers GET /api/{type}/{id}/{relationship}: the related record, or a
 // list of related records with the target's paging, sorting and filters.
-func (e *Engine) Related(r *Request) (*jsonapi.Reply, error) {
+func (e *Engine) Related(r *Request) (*jsonapi.Reply, error) { return tagged(r, e.relatedAnswer) }
+
+// relatedAnswer is Related before its ETag (tagged).
+func (e *Engine) relatedAnswer(r *Request) (*jsonapi.Reply, error) {
 	cl, owner, err := e.beginOwnedRead(r)
 	if err != nil {
 		return nil, err
@@ -42,7 +45,10 @@ func (e *Engine) Related(r *Request) (*jsonapi.Reply, error) {
 // resource identifiers (paged for to-many). It takes no include, fields, sort or
 // filter (nor page on a to-one): a 400 names them, as the document declares
 // none, rather than answering as if they were absent.
-func (e *Engine) Relationship(r *Request) (*jsonapi.Reply, error) {
+func (e *Engine) Relationship(r *Request) (*jsonapi.Reply, error) { return tagged(r, e.relationshipAnswer) }
+
+// relationshipAnswer is Relationship before its ETag (tagged).
+func (e *Engine) relationshipAnswer(r *Request) (*jsonapi.Reply, error) {
 	cl, owner, err := e.beginOwnedRead(r)
 	if err != nil {
 		return nil, err
