@@ -346,3 +346,53 @@ func TestBatchItemVersion(t *testing.T) {
 		})
 	})
 }
+
+// TestAnswerETags: a list, a subresource, a relationship and a record
+// without a version carry the hash of their answer, 304 while it stands and
+// a new tag once a record of it changes.
+func TestAnswerETags(t *testing.T) {
+	eachAPI(t, func(t *testing.T, a *api) {
+		acc := a.created(t, "/admin/api/accounts", `{"data":{"type":"accounts","attributes":{"name":"Listed","externalId":"L-1"}}}`)
+		contact := a.created(t, "/admin/api/contacts", `{"data":{"type":"contacts","attributes":{"lastName":"Listed"},
+			"relationships":{"accounts":{"data":[{"type":"accounts","id":"`+acc+`"}]}}}}`)
+		answerTag := regexp.MustCompile(`^"b[0-9a-f]+"$`)
+		for _, tc := range []struct {
+			name, path string
+			headers    map[string]string
+		}{
+			{"list", "/admin/api/accounts?filter[externalId]=L-1", jsonAPI},
+			{"plain list", "/admin/api/accounts?filter[externalId]=L-1", plain},
+			{"subresource", "/admin/api/contacts/" + contact + "/accounts", jsonAPI},
+			{"relationship", "/admin/api/contacts/" + contact + "/relationships/accounts", jsonAPI},
+			{"record without a version", "/admin/api/countries/DE", jsonAPI},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				first := a.do(http.MethodGet, tc.path, tc.headers, "").want(t, 200)
+				tag := first.header.Get("ETag")
+				if !answerTag.MatchString(tag) {
+					t.Fatalf("ETag %q is not an answer's tag", tag)
+				}
+				h := map[string]string{"If-None-Match": tag}
+				for k, v := range tc.headers {
+					h[k] = v
+				}
+				r := a.do(http.MethodGet, tc.path, h, "").want(t, 304)
+				if len(r.body) != 0 || r.header.Get("ETag") != tag {
+					t.Errorf("304 with body %q, ETag %q", r.body, r.header.Get("ETag"))
+				}
+				if tc.name == "record without a version" {
+					return
+				}
+				a.do(http.MethodPatch, "/admin/api/accounts/"+acc, jsonAPI,
+					`{"data":{"type":"accounts","id":"`+acc+`","attributes":{"name":"Listed `+tc.name+`"}}}`).want(t, 200)
+				if tc.name == "relationship" { // identifiers only: a member's name is not in the answer
+					a.do(http.MethodGet, tc.path, h, "").want(t, 304)
+					return
+				}
+				if r := a.do(http.MethodGet, tc.path, h, "").want(t, 200); r.header.Get("ETag") == tag {
+					t.Errorf("the tag %s stayed after a record of the answer changed", tag)
+				}
+			})
+		}
+	})
+}

@@ -45,7 +45,9 @@ func (e *Engine) relatedAnswer(r *Request) (*jsonapi.Reply, error) {
 // resource identifiers (paged for to-many). It takes no include, fields, sort or
 // filter (nor page on a to-one): a 400 names them, as the document declares
 // none, rather than answering as if they were absent.
-func (e *Engine) Relationship(r *Request) (*jsonapi.Reply, error) { return tagged(r, e.relationshipAnswer) }
+func (e *Engine) Relationship(r *Request) (*jsonapi.Reply, error) {
+	return tagged(r, e.relationshipAnswer)
+}
 
 // relationshipAnswer is Relationship before its ETag (tagged).
 func (e *Engine) relationshipAnswer(r *Request) (*jsonapi.Reply, error) {

@@ -5770,7 +5770,7 @@ export interface components {
          */
         ContentLocation: string;
         /**
-         * @description A strong entity tag of this answer. For one record it is `"<version>-<shape>"`: the record's version, which every change of the record increments, and four hex digits naming the representation (format, fields, include, meta, language, currency, `X-Include`); send it back in `If-Match` to write only if the record is unchanged, or in `If-None-Match` to get 304 while the answer is unchanged. For a list or a relationship it is a hash of the answer.
+         * @description A strong entity tag of this answer. For one record it is `"<version>-<shape>"`: the record's version, which every change of the record increments, and four hex digits naming the representation (format, fields, include, meta, language, currency, `X-Include`); send it back in `If-Match` to write only if the record is unchanged, or in `If-None-Match` to get 304 while the answer is unchanged. For a list, a subresource, a relationship or a record without a version (a catalogue such as countries) it is `"b<hex>"`, a hash of the answer.
          * @example "17-3fa2"
          */
         ETag: string;
@@ -5908,6 +5908,11 @@ export interface operations {
                  * @example totalCount;noHateoas
                  */
                 "X-Include"?: components["parameters"]["XInclude"];
+                /**
+                 * @description Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+                 * @example "17-3fa2"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path?: never;
             cookie?: never;
@@ -5917,6 +5922,7 @@ export interface operations {
             /** @description A page of accounts. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Include-Total-Count": components["headers"]["XIncludeTotalCount"];
                     "X-Request-ID": components["headers"]["XRequestID"];
                     [name: string]: unknown;
@@ -5994,6 +6000,7 @@ export interface operations {
                     "application/vnd.api+json": components["schemas"]["AccountCollectionDocument"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -7085,6 +7092,11 @@ export interface operations {
                  * @example totalCount;noHateoas
                  */
                 "X-Include"?: components["parameters"]["XInclude"];
+                /**
+                 * @description Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+                 * @example "17-3fa2"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
                 /**
@@ -7100,6 +7112,7 @@ export interface operations {
             /** @description A page of the contacts of the account. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Include-Total-Count": components["headers"]["XIncludeTotalCount"];
                     "X-Request-ID": components["headers"]["XRequestID"];
                     [name: string]: unknown;
@@ -7217,6 +7230,7 @@ export interface operations {
                     "application/vnd.api+json": components["schemas"]["ContactCollectionDocument"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -7277,6 +7291,11 @@ export interface operations {
                  * @example totalCount;noHateoas
                  */
                 "X-Include"?: components["parameters"]["XInclude"];
+                /**
+                 * @description Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+                 * @example "17-3fa2"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
                 /**
@@ -7292,6 +7311,7 @@ export interface operations {
             /** @description The contact, or null. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-ID": components["headers"]["XRequestID"];
                     [name: string]: unknown;
                 };
@@ -7404,6 +7424,7 @@ export interface operations {
                     "application/vnd.api+json": components["schemas"]["ContactNullableDocument"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -7464,6 +7485,11 @@ export interface operations {
                  * @example totalCount;noHateoas
                  */
                 "X-Include"?: components["parameters"]["XInclude"];
+                /**
+                 * @description Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+                 * @example "17-3fa2"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
                 /**
@@ -7479,6 +7505,7 @@ export interface operations {
             /** @description The organization. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-ID": components["headers"]["XRequestID"];
                     [name: string]: unknown;
                 };
@@ -7546,6 +7573,7 @@ export interface operations {
                     "application/vnd.api+json": components["schemas"]["OrganizationDocument"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -7606,6 +7634,11 @@ export interface operations {
                  * @example totalCount;noHateoas
                  */
                 "X-Include"?: components["parameters"]["XInclude"];
+                /**
+                 * @description Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+                 * @example "17-3fa2"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
                 /**
@@ -7621,6 +7654,7 @@ export interface operations {
             /** @description The user, or null. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-ID": components["headers"]["XRequestID"];
                     [name: string]: unknown;
                 };
@@ -7715,6 +7749,7 @@ export interface operations {
                     "application/vnd.api+json": components["schemas"]["UserNullableDocument"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -7775,6 +7810,11 @@ export interface operations {
                  * @example totalCount;noHateoas
                  */
                 "X-Include"?: components["parameters"]["XInclude"];
+                /**
+                 * @description Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+                 * @example "17-3fa2"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
                 /**
@@ -7790,6 +7830,7 @@ export interface operations {
             /** @description The account, or null. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-ID": components["headers"]["XRequestID"];
                     [name: string]: unknown;
                 };
@@ -7862,6 +7903,7 @@ export interface operations {
                     "application/vnd.api+json": components["schemas"]["AccountNullableDocument"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -7886,6 +7928,11 @@ export interface operations {
                  * @example totalCount;noHateoas
                  */
                 "X-Include"?: components["parameters"]["XInclude"];
+                /**
+                 * @description Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+                 * @example "17-3fa2"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
                 /**
@@ -7901,6 +7948,7 @@ export interface operations {
             /** @description The contact identifiers. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Include-Total-Count": components["headers"]["XIncludeTotalCount"];
                     "X-Request-ID": components["headers"]["XRequestID"];
                     [name: string]: unknown;
@@ -7919,6 +7967,7 @@ export interface operations {
                     "application/vnd.api+json": components["schemas"]["ContactToManyDocument"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -8088,6 +8137,11 @@ export interface operations {
                  * @example totalCount;noHateoas
                  */
                 "X-Include"?: components["parameters"]["XInclude"];
+                /**
+                 * @description Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+                 * @example "17-3fa2"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
                 /**
@@ -8103,6 +8157,7 @@ export interface operations {
             /** @description The contact identifier, or null. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-ID": components["headers"]["XRequestID"];
                     [name: string]: unknown;
                 };
@@ -8118,6 +8173,7 @@ export interface operations {
                     "application/vnd.api+json": components["schemas"]["ContactToOneDocument"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -8185,6 +8241,11 @@ export interface operations {
                  * @example totalCount;noHateoas
                  */
                 "X-Include"?: components["parameters"]["XInclude"];
+                /**
+                 * @description Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+                 * @example "17-3fa2"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
                 /**
@@ -8200,6 +8261,7 @@ export interface operations {
             /** @description The organization identifier. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-ID": components["headers"]["XRequestID"];
                     [name: string]: unknown;
                 };
@@ -8215,6 +8277,7 @@ export interface operations {
                     "application/vnd.api+json": components["schemas"]["OrganizationToOneDocument"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -8234,6 +8297,11 @@ export interface operations {
                  * @example totalCount;noHateoas
                  */
                 "X-Include"?: components["parameters"]["XInclude"];
+                /**
+                 * @description Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+                 * @example "17-3fa2"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
                 /**
@@ -8249,6 +8317,7 @@ export interface operations {
             /** @description The user identifier, or null. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-ID": components["headers"]["XRequestID"];
                     [name: string]: unknown;
                 };
@@ -8264,6 +8333,7 @@ export interface operations {
                     "application/vnd.api+json": components["schemas"]["UserToOneDocument"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -8331,6 +8401,11 @@ export interface operations {
                  * @example totalCount;noHateoas
                  */
                 "X-Include"?: components["parameters"]["XInclude"];
+                /**
+                 * @description Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+                 * @example "17-3fa2"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
                 /**
@@ -8346,6 +8421,7 @@ export interface operations {
             /** @description The account identifier, or null. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-ID": components["headers"]["XRequestID"];
                     [name: string]: unknown;
                 };
@@ -8361,6 +8437,7 @@ export interface operations {
                     "application/vnd.api+json": components["schemas"]["AccountToOneDocument"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -8839,6 +8916,11 @@ export interface operations {
                  * @example totalCount;noHateoas
                  */
                 "X-Include"?: components["parameters"]["XInclude"];
+                /**
+                 * @description Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+                 * @example "17-3fa2"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path?: never;
             cookie?: never;
@@ -8848,6 +8930,7 @@ export interface operations {
             /** @description A page of business units. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Include-Total-Count": components["headers"]["XIncludeTotalCount"];
                     "X-Request-ID": components["headers"]["XRequestID"];
                     [name: string]: unknown;
@@ -8917,6 +9000,7 @@ export interface operations {
                     "application/vnd.api+json": components["schemas"]["BusinessUnitCollectionDocument"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -9716,6 +9800,11 @@ export interface operations {
                  * @example totalCount;noHateoas
                  */
                 "X-Include"?: components["parameters"]["XInclude"];
+                /**
+                 * @description Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+                 * @example "17-3fa2"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
                 /**
@@ -9731,6 +9820,7 @@ export interface operations {
             /** @description The organization. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-ID": components["headers"]["XRequestID"];
                     [name: string]: unknown;
                 };
@@ -9798,6 +9888,7 @@ export interface operations {
                     "application/vnd.api+json": components["schemas"]["OrganizationDocument"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -9858,6 +9949,11 @@ export interface operations {
                  * @example totalCount;noHateoas
                  */
                 "X-Include"?: components["parameters"]["XInclude"];
+                /**
+                 * @description Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+                 * @example "17-3fa2"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
                 /**
@@ -9873,6 +9969,7 @@ export interface operations {
             /** @description The business unit, or null. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-ID": components["headers"]["XRequestID"];
                     [name: string]: unknown;
                 };
@@ -9937,6 +10034,7 @@ export interface operations {
                     "application/vnd.api+json": components["schemas"]["BusinessUnitNullableDocument"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -9956,6 +10054,11 @@ export interface operations {
                  * @example totalCount;noHateoas
                  */
                 "X-Include"?: components["parameters"]["XInclude"];
+                /**
+                 * @description Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+                 * @example "17-3fa2"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
                 /**
@@ -9971,6 +10074,7 @@ export interface operations {
             /** @description The organization identifier. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-ID": components["headers"]["XRequestID"];
                     [name: string]: unknown;
                 };
@@ -9986,6 +10090,7 @@ export interface operations {
                     "application/vnd.api+json": components["schemas"]["OrganizationToOneDocument"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -10005,6 +10110,11 @@ export interface operations {
                  * @example totalCount;noHateoas
                  */
                 "X-Include"?: components["parameters"]["XInclude"];
+                /**
+                 * @description Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+                 * @example "17-3fa2"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
                 /**
@@ -10020,6 +10130,7 @@ export interface operations {
             /** @description The business unit identifier, or null. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-ID": components["headers"]["XRequestID"];
                     [name: string]: unknown;
                 };
@@ -10035,6 +10146,7 @@ export interface operations {
                     "application/vnd.api+json": components["schemas"]["BusinessUnitToOneDocument"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -10107,6 +10219,11 @@ export interface operations {
                  * @example totalCount;noHateoas
                  */
                 "X-Include"?: components["parameters"]["XInclude"];
+                /**
+                 * @description Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+                 * @example "17-3fa2"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
                 /**
@@ -10122,6 +10239,7 @@ export interface operations {
             /** @description The user identifiers. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Include-Total-Count": components["headers"]["XIncludeTotalCount"];
                     "X-Request-ID": components["headers"]["XRequestID"];
                     [name: string]: unknown;
@@ -10140,6 +10258,7 @@ export interface operations {
                     "application/vnd.api+json": components["schemas"]["UserToManyDocument"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -10264,6 +10383,11 @@ export interface operations {
                  * @example totalCount;noHateoas
                  */
                 "X-Include"?: components["parameters"]["XInclude"];
+                /**
+                 * @description Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+                 * @example "17-3fa2"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
                 /**
@@ -10279,6 +10403,7 @@ export interface operations {
             /** @description A page of the users whose business unit this is. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Include-Total-Count": components["headers"]["XIncludeTotalCount"];
                     "X-Request-ID": components["headers"]["XRequestID"];
                     [name: string]: unknown;
@@ -10378,6 +10503,7 @@ export interface operations {
                     "application/vnd.api+json": components["schemas"]["UserCollectionDocument"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -10502,6 +10628,11 @@ export interface operations {
                  * @example totalCount;noHateoas
                  */
                 "X-Include"?: components["parameters"]["XInclude"];
+                /**
+                 * @description Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+                 * @example "17-3fa2"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path?: never;
             cookie?: never;
@@ -10511,6 +10642,7 @@ export interface operations {
             /** @description A page of contacts. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Include-Total-Count": components["headers"]["XIncludeTotalCount"];
                     "X-Request-ID": components["headers"]["XRequestID"];
                     [name: string]: unknown;
@@ -10628,6 +10760,7 @@ export interface operations {
                     "application/vnd.api+json": components["schemas"]["ContactCollectionDocument"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -11948,6 +12081,11 @@ export interface operations {
                  * @example totalCount;noHateoas
                  */
                 "X-Include"?: components["parameters"]["XInclude"];
+                /**
+                 * @description Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+                 * @example "17-3fa2"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
                 /**
@@ -11963,6 +12101,7 @@ export interface operations {
             /** @description A page of the accounts the contact belongs to. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Include-Total-Count": components["headers"]["XIncludeTotalCount"];
                     "X-Request-ID": components["headers"]["XRequestID"];
                     [name: string]: unknown;
@@ -12040,6 +12179,7 @@ export interface operations {
                     "application/vnd.api+json": components["schemas"]["AccountCollectionDocument"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -12100,6 +12240,11 @@ export interface operations {
                  * @example totalCount;noHateoas
                  */
                 "X-Include"?: components["parameters"]["XInclude"];
+                /**
+                 * @description Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+                 * @example "17-3fa2"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
                 /**
@@ -12115,6 +12260,7 @@ export interface operations {
             /** @description The user, or null. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-ID": components["headers"]["XRequestID"];
                     [name: string]: unknown;
                 };
@@ -12209,6 +12355,7 @@ export interface operations {
                     "application/vnd.api+json": components["schemas"]["UserNullableDocument"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -12269,6 +12416,11 @@ export interface operations {
                  * @example totalCount;noHateoas
                  */
                 "X-Include"?: components["parameters"]["XInclude"];
+                /**
+                 * @description Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+                 * @example "17-3fa2"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
                 /**
@@ -12284,6 +12436,7 @@ export interface operations {
             /** @description The organization. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-ID": components["headers"]["XRequestID"];
                     [name: string]: unknown;
                 };
@@ -12351,6 +12504,7 @@ export interface operations {
                     "application/vnd.api+json": components["schemas"]["OrganizationDocument"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -12411,6 +12565,11 @@ export interface operations {
                  * @example totalCount;noHateoas
                  */
                 "X-Include"?: components["parameters"]["XInclude"];
+                /**
+                 * @description Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+                 * @example "17-3fa2"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
                 /**
@@ -12426,6 +12585,7 @@ export interface operations {
             /** @description The user, or null. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-ID": components["headers"]["XRequestID"];
                     [name: string]: unknown;
                 };
@@ -12520,6 +12680,7 @@ export interface operations {
                     "application/vnd.api+json": components["schemas"]["UserNullableDocument"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -12544,6 +12705,11 @@ export interface operations {
                  * @example totalCount;noHateoas
                  */
                 "X-Include"?: components["parameters"]["XInclude"];
+                /**
+                 * @description Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+                 * @example "17-3fa2"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
                 /**
@@ -12559,6 +12725,7 @@ export interface operations {
             /** @description The account identifiers. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Include-Total-Count": components["headers"]["XIncludeTotalCount"];
                     "X-Request-ID": components["headers"]["XRequestID"];
                     [name: string]: unknown;
@@ -12577,6 +12744,7 @@ export interface operations {
                     "application/vnd.api+json": components["schemas"]["AccountToManyDocument"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -12746,6 +12914,11 @@ export interface operations {
                  * @example totalCount;noHateoas
                  */
                 "X-Include"?: components["parameters"]["XInclude"];
+                /**
+                 * @description Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+                 * @example "17-3fa2"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
                 /**
@@ -12761,6 +12934,7 @@ export interface operations {
             /** @description The user identifier, or null. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-ID": components["headers"]["XRequestID"];
                     [name: string]: unknown;
                 };
@@ -12776,6 +12950,7 @@ export interface operations {
                     "application/vnd.api+json": components["schemas"]["UserToOneDocument"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -12843,6 +13018,11 @@ export interface operations {
                  * @example totalCount;noHateoas
                  */
                 "X-Include"?: components["parameters"]["XInclude"];
+                /**
+                 * @description Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+                 * @example "17-3fa2"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
                 /**
@@ -12858,6 +13038,7 @@ export interface operations {
             /** @description The organization identifier. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-ID": components["headers"]["XRequestID"];
                     [name: string]: unknown;
                 };
@@ -12873,6 +13054,7 @@ export interface operations {
                     "application/vnd.api+json": components["schemas"]["OrganizationToOneDocument"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -12892,6 +13074,11 @@ export interface operations {
                  * @example totalCount;noHateoas
                  */
                 "X-Include"?: components["parameters"]["XInclude"];
+                /**
+                 * @description Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+                 * @example "17-3fa2"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
                 /**
@@ -12907,6 +13094,7 @@ export interface operations {
             /** @description The user identifier, or null. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-ID": components["headers"]["XRequestID"];
                     [name: string]: unknown;
                 };
@@ -12922,6 +13110,7 @@ export interface operations {
                     "application/vnd.api+json": components["schemas"]["UserToOneDocument"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -12989,6 +13178,11 @@ export interface operations {
                  * @example totalCount;noHateoas
                  */
                 "X-Include"?: components["parameters"]["XInclude"];
+                /**
+                 * @description Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+                 * @example "17-3fa2"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
                 /**
@@ -13004,6 +13198,7 @@ export interface operations {
             /** @description The contact identifier, or null. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-ID": components["headers"]["XRequestID"];
                     [name: string]: unknown;
                 };
@@ -13019,6 +13214,7 @@ export interface operations {
                     "application/vnd.api+json": components["schemas"]["ContactToOneDocument"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -13127,6 +13323,11 @@ export interface operations {
                  * @example totalCount;noHateoas
                  */
                 "X-Include"?: components["parameters"]["XInclude"];
+                /**
+                 * @description Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+                 * @example "17-3fa2"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
                 /**
@@ -13142,6 +13343,7 @@ export interface operations {
             /** @description The contact, or null. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-ID": components["headers"]["XRequestID"];
                     [name: string]: unknown;
                 };
@@ -13254,6 +13456,7 @@ export interface operations {
                     "application/vnd.api+json": components["schemas"]["ContactNullableDocument"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -13318,6 +13521,11 @@ export interface operations {
                  * @example totalCount;noHateoas
                  */
                 "X-Include"?: components["parameters"]["XInclude"];
+                /**
+                 * @description Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+                 * @example "17-3fa2"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path?: never;
             cookie?: never;
@@ -13327,6 +13535,7 @@ export interface operations {
             /** @description A page of countries. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Include-Total-Count": components["headers"]["XIncludeTotalCount"];
                     "X-Request-ID": components["headers"]["XRequestID"];
                     [name: string]: unknown;
@@ -13372,6 +13581,7 @@ export interface operations {
                     "application/vnd.api+json": components["schemas"]["CountryCollectionDocument"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -13411,6 +13621,11 @@ export interface operations {
                  * @example totalCount;noHateoas
                  */
                 "X-Include"?: components["parameters"]["XInclude"];
+                /**
+                 * @description Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+                 * @example "17-3fa2"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
                 /**
@@ -13426,6 +13641,7 @@ export interface operations {
             /** @description The country. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-ID": components["headers"]["XRequestID"];
                     [name: string]: unknown;
                 };
@@ -13466,6 +13682,7 @@ export interface operations {
                     "application/vnd.api+json": components["schemas"]["CountryDocument"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -13525,6 +13742,11 @@ export interface operations {
                  * @example totalCount;noHateoas
                  */
                 "X-Include"?: components["parameters"]["XInclude"];
+                /**
+                 * @description Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+                 * @example "17-3fa2"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
                 /**
@@ -13540,6 +13762,7 @@ export interface operations {
             /** @description A page of the country's regions. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Include-Total-Count": components["headers"]["XIncludeTotalCount"];
                     "X-Request-ID": components["headers"]["XRequestID"];
                     [name: string]: unknown;
@@ -13581,6 +13804,7 @@ export interface operations {
                     "application/vnd.api+json": components["schemas"]["RegionCollectionDocument"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -13605,6 +13829,11 @@ export interface operations {
                  * @example totalCount;noHateoas
                  */
                 "X-Include"?: components["parameters"]["XInclude"];
+                /**
+                 * @description Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+                 * @example "17-3fa2"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
                 /**
@@ -13620,6 +13849,7 @@ export interface operations {
             /** @description The region identifiers. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Include-Total-Count": components["headers"]["XIncludeTotalCount"];
                     "X-Request-ID": components["headers"]["XRequestID"];
                     [name: string]: unknown;
@@ -13638,6 +13868,7 @@ export interface operations {
                     "application/vnd.api+json": components["schemas"]["RegionToManyDocument"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -13742,6 +13973,11 @@ export interface operations {
                  * @example totalCount;noHateoas
                  */
                 "X-Include"?: components["parameters"]["XInclude"];
+                /**
+                 * @description Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+                 * @example "17-3fa2"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path?: never;
             cookie?: never;
@@ -13751,6 +13987,7 @@ export interface operations {
             /** @description A page of organizations. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Include-Total-Count": components["headers"]["XIncludeTotalCount"];
                     "X-Request-ID": components["headers"]["XRequestID"];
                     [name: string]: unknown;
@@ -13823,6 +14060,7 @@ export interface operations {
                     "application/vnd.api+json": components["schemas"]["OrganizationCollectionDocument"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -14201,6 +14439,11 @@ export interface operations {
                  * @example totalCount;noHateoas
                  */
                 "X-Include"?: components["parameters"]["XInclude"];
+                /**
+                 * @description Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+                 * @example "17-3fa2"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
                 /**
@@ -14216,6 +14459,7 @@ export interface operations {
             /** @description A page of the business units of the organization. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Include-Total-Count": components["headers"]["XIncludeTotalCount"];
                     "X-Request-ID": components["headers"]["XRequestID"];
                     [name: string]: unknown;
@@ -14285,6 +14529,7 @@ export interface operations {
                     "application/vnd.api+json": components["schemas"]["BusinessUnitCollectionDocument"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -14309,6 +14554,11 @@ export interface operations {
                  * @example totalCount;noHateoas
                  */
                 "X-Include"?: components["parameters"]["XInclude"];
+                /**
+                 * @description Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+                 * @example "17-3fa2"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
                 /**
@@ -14324,6 +14574,7 @@ export interface operations {
             /** @description The business unit identifiers. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Include-Total-Count": components["headers"]["XIncludeTotalCount"];
                     "X-Request-ID": components["headers"]["XRequestID"];
                     [name: string]: unknown;
@@ -14346,6 +14597,7 @@ export interface operations {
                     "application/vnd.api+json": components["schemas"]["BusinessUnitToManyDocument"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -14370,6 +14622,11 @@ export interface operations {
                  * @example totalCount;noHateoas
                  */
                 "X-Include"?: components["parameters"]["XInclude"];
+                /**
+                 * @description Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+                 * @example "17-3fa2"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
                 /**
@@ -14385,6 +14642,7 @@ export interface operations {
             /** @description The user identifiers. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Include-Total-Count": components["headers"]["XIncludeTotalCount"];
                     "X-Request-ID": components["headers"]["XRequestID"];
                     [name: string]: unknown;
@@ -14407,6 +14665,7 @@ export interface operations {
                     "application/vnd.api+json": components["schemas"]["UserToManyDocument"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -14531,6 +14790,11 @@ export interface operations {
                  * @example totalCount;noHateoas
                  */
                 "X-Include"?: components["parameters"]["XInclude"];
+                /**
+                 * @description Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+                 * @example "17-3fa2"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
                 /**
@@ -14546,6 +14810,7 @@ export interface operations {
             /** @description A page of the users of the organization. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Include-Total-Count": components["headers"]["XIncludeTotalCount"];
                     "X-Request-ID": components["headers"]["XRequestID"];
                     [name: string]: unknown;
@@ -14645,6 +14910,7 @@ export interface operations {
                     "application/vnd.api+json": components["schemas"]["UserCollectionDocument"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -14709,6 +14975,11 @@ export interface operations {
                  * @example totalCount;noHateoas
                  */
                 "X-Include"?: components["parameters"]["XInclude"];
+                /**
+                 * @description Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+                 * @example "17-3fa2"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path?: never;
             cookie?: never;
@@ -14718,6 +14989,7 @@ export interface operations {
             /** @description A page of regions. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Include-Total-Count": components["headers"]["XIncludeTotalCount"];
                     "X-Request-ID": components["headers"]["XRequestID"];
                     [name: string]: unknown;
@@ -14759,6 +15031,7 @@ export interface operations {
                     "application/vnd.api+json": components["schemas"]["RegionCollectionDocument"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -14798,6 +15071,11 @@ export interface operations {
                  * @example totalCount;noHateoas
                  */
                 "X-Include"?: components["parameters"]["XInclude"];
+                /**
+                 * @description Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+                 * @example "17-3fa2"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
                 /**
@@ -14813,6 +15091,7 @@ export interface operations {
             /** @description The region. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-ID": components["headers"]["XRequestID"];
                     [name: string]: unknown;
                 };
@@ -14849,6 +15128,7 @@ export interface operations {
                     "application/vnd.api+json": components["schemas"]["RegionDocument"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -14889,6 +15169,11 @@ export interface operations {
                  * @example totalCount;noHateoas
                  */
                 "X-Include"?: components["parameters"]["XInclude"];
+                /**
+                 * @description Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+                 * @example "17-3fa2"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
                 /**
@@ -14904,6 +15189,7 @@ export interface operations {
             /** @description The country. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-ID": components["headers"]["XRequestID"];
                     [name: string]: unknown;
                 };
@@ -14934,6 +15220,7 @@ export interface operations {
                     "application/vnd.api+json": components["schemas"]["CountryDocument"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -14953,6 +15240,11 @@ export interface operations {
                  * @example totalCount;noHateoas
                  */
                 "X-Include"?: components["parameters"]["XInclude"];
+                /**
+                 * @description Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+                 * @example "17-3fa2"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
                 /**
@@ -14968,6 +15260,7 @@ export interface operations {
             /** @description The country identifier. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-ID": components["headers"]["XRequestID"];
                     [name: string]: unknown;
                 };
@@ -14983,6 +15276,7 @@ export interface operations {
                     "application/vnd.api+json": components["schemas"]["CountryToOneDocument"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -15067,6 +15361,11 @@ export interface operations {
                  * @example totalCount;noHateoas
                  */
                 "X-Include"?: components["parameters"]["XInclude"];
+                /**
+                 * @description Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+                 * @example "17-3fa2"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path?: never;
             cookie?: never;
@@ -15076,6 +15375,7 @@ export interface operations {
             /** @description A page of tax jurisdictions. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Include-Total-Count": components["headers"]["XIncludeTotalCount"];
                     "X-Request-ID": components["headers"]["XRequestID"];
                     [name: string]: unknown;
@@ -15150,6 +15450,7 @@ export interface operations {
                     "application/vnd.api+json": components["schemas"]["TaxJurisdictionCollectionDocument"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -16020,6 +16321,11 @@ export interface operations {
                  * @example totalCount;noHateoas
                  */
                 "X-Include"?: components["parameters"]["XInclude"];
+                /**
+                 * @description Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+                 * @example "17-3fa2"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
                 /**
@@ -16035,6 +16341,7 @@ export interface operations {
             /** @description The country. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-ID": components["headers"]["XRequestID"];
                     [name: string]: unknown;
                 };
@@ -16066,6 +16373,7 @@ export interface operations {
                     "application/vnd.api+json": components["schemas"]["CountryDocument"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -16106,6 +16414,11 @@ export interface operations {
                  * @example totalCount;noHateoas
                  */
                 "X-Include"?: components["parameters"]["XInclude"];
+                /**
+                 * @description Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+                 * @example "17-3fa2"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
                 /**
@@ -16121,6 +16434,7 @@ export interface operations {
             /** @description The region, or null. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-ID": components["headers"]["XRequestID"];
                     [name: string]: unknown;
                 };
@@ -16157,6 +16471,7 @@ export interface operations {
                     "application/vnd.api+json": components["schemas"]["RegionNullableDocument"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -16176,6 +16491,11 @@ export interface operations {
                  * @example totalCount;noHateoas
                  */
                 "X-Include"?: components["parameters"]["XInclude"];
+                /**
+                 * @description Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+                 * @example "17-3fa2"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
                 /**
@@ -16191,6 +16511,7 @@ export interface operations {
             /** @description The country identifier. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-ID": components["headers"]["XRequestID"];
                     [name: string]: unknown;
                 };
@@ -16206,6 +16527,7 @@ export interface operations {
                     "application/vnd.api+json": components["schemas"]["CountryToOneDocument"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -16273,6 +16595,11 @@ export interface operations {
                  * @example totalCount;noHateoas
                  */
                 "X-Include"?: components["parameters"]["XInclude"];
+                /**
+                 * @description Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+                 * @example "17-3fa2"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
                 /**
@@ -16288,6 +16615,7 @@ export interface operations {
             /** @description The region identifier, or null. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-ID": components["headers"]["XRequestID"];
                     [name: string]: unknown;
                 };
@@ -16303,6 +16631,7 @@ export interface operations {
                     "application/vnd.api+json": components["schemas"]["TaxRegionToOneDocument"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -16395,6 +16724,11 @@ export interface operations {
                  * @example totalCount;noHateoas
                  */
                 "X-Include"?: components["parameters"]["XInclude"];
+                /**
+                 * @description Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+                 * @example "17-3fa2"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path?: never;
             cookie?: never;
@@ -16404,6 +16738,7 @@ export interface operations {
             /** @description A page of user roles. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Include-Total-Count": components["headers"]["XIncludeTotalCount"];
                     "X-Request-ID": components["headers"]["XRequestID"];
                     [name: string]: unknown;
@@ -16434,6 +16769,7 @@ export interface operations {
                     "application/vnd.api+json": components["schemas"]["UserRoleCollectionDocument"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -16463,6 +16799,11 @@ export interface operations {
                  * @example totalCount;noHateoas
                  */
                 "X-Include"?: components["parameters"]["XInclude"];
+                /**
+                 * @description Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+                 * @example "17-3fa2"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
                 /**
@@ -16478,6 +16819,7 @@ export interface operations {
             /** @description The user role. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-ID": components["headers"]["XRequestID"];
                     [name: string]: unknown;
                 };
@@ -16503,6 +16845,7 @@ export interface operations {
                     "application/vnd.api+json": components["schemas"]["UserRoleDocument"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -16627,6 +16970,11 @@ export interface operations {
                  * @example totalCount;noHateoas
                  */
                 "X-Include"?: components["parameters"]["XInclude"];
+                /**
+                 * @description Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+                 * @example "17-3fa2"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path?: never;
             cookie?: never;
@@ -16636,6 +16984,7 @@ export interface operations {
             /** @description A page of users. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Include-Total-Count": components["headers"]["XIncludeTotalCount"];
                     "X-Request-ID": components["headers"]["XRequestID"];
                     [name: string]: unknown;
@@ -16735,6 +17084,7 @@ export interface operations {
                     "application/vnd.api+json": components["schemas"]["UserCollectionDocument"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -17840,6 +18190,11 @@ export interface operations {
                  * @example totalCount;noHateoas
                  */
                 "X-Include"?: components["parameters"]["XInclude"];
+                /**
+                 * @description Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+                 * @example "17-3fa2"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
                 /**
@@ -17855,6 +18210,7 @@ export interface operations {
             /** @description The organization. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-ID": components["headers"]["XRequestID"];
                     [name: string]: unknown;
                 };
@@ -17922,6 +18278,7 @@ export interface operations {
                     "application/vnd.api+json": components["schemas"]["OrganizationDocument"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -17982,6 +18339,11 @@ export interface operations {
                  * @example totalCount;noHateoas
                  */
                 "X-Include"?: components["parameters"]["XInclude"];
+                /**
+                 * @description Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+                 * @example "17-3fa2"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
                 /**
@@ -17997,6 +18359,7 @@ export interface operations {
             /** @description The business unit, or null. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-ID": components["headers"]["XRequestID"];
                     [name: string]: unknown;
                 };
@@ -18061,6 +18424,7 @@ export interface operations {
                     "application/vnd.api+json": components["schemas"]["BusinessUnitNullableDocument"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -18080,6 +18444,11 @@ export interface operations {
                  * @example totalCount;noHateoas
                  */
                 "X-Include"?: components["parameters"]["XInclude"];
+                /**
+                 * @description Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+                 * @example "17-3fa2"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
                 /**
@@ -18095,6 +18464,7 @@ export interface operations {
             /** @description The organization identifier. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-ID": components["headers"]["XRequestID"];
                     [name: string]: unknown;
                 };
@@ -18110,6 +18480,7 @@ export interface operations {
                     "application/vnd.api+json": components["schemas"]["OrganizationToOneDocument"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -18129,6 +18500,11 @@ export interface operations {
                  * @example totalCount;noHateoas
                  */
                 "X-Include"?: components["parameters"]["XInclude"];
+                /**
+                 * @description Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+                 * @example "17-3fa2"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
                 /**
@@ -18144,6 +18520,7 @@ export interface operations {
             /** @description The business unit identifier, or null. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Request-ID": components["headers"]["XRequestID"];
                     [name: string]: unknown;
                 };
@@ -18159,6 +18536,7 @@ export interface operations {
                     "application/vnd.api+json": components["schemas"]["BusinessUnitToOneDocument"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -18231,6 +18609,11 @@ export interface operations {
                  * @example totalCount;noHateoas
                  */
                 "X-Include"?: components["parameters"]["XInclude"];
+                /**
+                 * @description Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+                 * @example "17-3fa2"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
                 /**
@@ -18246,6 +18629,7 @@ export interface operations {
             /** @description The user role identifiers. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Include-Total-Count": components["headers"]["XIncludeTotalCount"];
                     "X-Request-ID": components["headers"]["XRequestID"];
                     [name: string]: unknown;
@@ -18264,6 +18648,7 @@ export interface operations {
                     "application/vnd.api+json": components["schemas"]["UserRoleToManyDocument"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -18458,6 +18843,11 @@ export interface operations {
                  * @example totalCount;noHateoas
                  */
                 "X-Include"?: components["parameters"]["XInclude"];
+                /**
+                 * @description Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+                 * @example "17-3fa2"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
                 /**
@@ -18473,6 +18863,7 @@ export interface operations {
             /** @description A page of the roles of the user. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Include-Total-Count": components["headers"]["XIncludeTotalCount"];
                     "X-Request-ID": components["headers"]["XRequestID"];
                     [name: string]: unknown;
@@ -18503,6 +18894,7 @@ export interface operations {
                     "application/vnd.api+json": components["schemas"]["UserRoleCollectionDocument"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -18557,6 +18949,11 @@ export interface operations {
                  * @example totalCount;noHateoas
                  */
                 "X-Include"?: components["parameters"]["XInclude"];
+                /**
+                 * @description Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+                 * @example "17-3fa2"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path?: never;
             cookie?: never;
@@ -18566,6 +18963,7 @@ export interface operations {
             /** @description A page of weight units. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Include-Total-Count": components["headers"]["XIncludeTotalCount"];
                     "X-Request-ID": components["headers"]["XRequestID"];
                     [name: string]: unknown;
@@ -18625,6 +19023,7 @@ export interface operations {
                     "application/vnd.api+json": components["schemas"]["WeightUnitCollectionDocument"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];

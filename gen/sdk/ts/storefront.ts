@@ -1332,7 +1332,7 @@ export interface components {
          */
         ContentLanguage: string;
         /**
-         * @description A strong entity tag of this answer. For one record it is `"<version>-<shape>"`: the record's version, which every change of the record increments, and four hex digits naming the representation (format, fields, include, meta, language, currency, `X-Include`); send it back in `If-Match` to write only if the record is unchanged, or in `If-None-Match` to get 304 while the answer is unchanged. For a list or a relationship it is a hash of the answer.
+         * @description A strong entity tag of this answer. For one record it is `"<version>-<shape>"`: the record's version, which every change of the record increments, and four hex digits naming the representation (format, fields, include, meta, language, currency, `X-Include`); send it back in `If-Match` to write only if the record is unchanged, or in `If-None-Match` to get 304 while the answer is unchanged. For a list, a subresource, a relationship or a record without a version (a catalogue such as countries) it is `"b<hex>"`, a hash of the answer.
          * @example "17-3fa2"
          */
         ETag: string;
@@ -1420,6 +1420,11 @@ export interface operations {
                  * @example EUR
                  */
                 "X-Currency"?: components["parameters"]["XCurrency"];
+                /**
+                 * @description Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+                 * @example "17-3fa2"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path?: never;
             cookie?: never;
@@ -1430,6 +1435,7 @@ export interface operations {
             200: {
                 headers: {
                     "Content-Language": components["headers"]["ContentLanguage"];
+                    ETag: components["headers"]["ETag"];
                     "X-Currency": components["headers"]["XCurrencyApplied"];
                     "X-Include-Total-Count": components["headers"]["XIncludeTotalCount"];
                     "X-Request-ID": components["headers"]["XRequestID"];
@@ -1440,6 +1446,7 @@ export interface operations {
                     "application/vnd.api+json": components["schemas"]["CountryCollectionDocument"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -1489,6 +1496,11 @@ export interface operations {
                  * @example EUR
                  */
                 "X-Currency"?: components["parameters"]["XCurrency"];
+                /**
+                 * @description Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+                 * @example "17-3fa2"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
                 /**
@@ -1505,6 +1517,7 @@ export interface operations {
             200: {
                 headers: {
                     "Content-Language": components["headers"]["ContentLanguage"];
+                    ETag: components["headers"]["ETag"];
                     "X-Currency": components["headers"]["XCurrencyApplied"];
                     "X-Request-ID": components["headers"]["XRequestID"];
                     [name: string]: unknown;
@@ -1514,6 +1527,7 @@ export interface operations {
                     "application/vnd.api+json": components["schemas"]["CountryDocument"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -1583,6 +1597,11 @@ export interface operations {
                  * @example EUR
                  */
                 "X-Currency"?: components["parameters"]["XCurrency"];
+                /**
+                 * @description Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+                 * @example "17-3fa2"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
                 /**
@@ -1599,6 +1618,7 @@ export interface operations {
             200: {
                 headers: {
                     "Content-Language": components["headers"]["ContentLanguage"];
+                    ETag: components["headers"]["ETag"];
                     "X-Currency": components["headers"]["XCurrencyApplied"];
                     "X-Include-Total-Count": components["headers"]["XIncludeTotalCount"];
                     "X-Request-ID": components["headers"]["XRequestID"];
@@ -1609,6 +1629,7 @@ export interface operations {
                     "application/vnd.api+json": components["schemas"]["RegionCollectionDocument"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -1643,6 +1664,11 @@ export interface operations {
                  * @example EUR
                  */
                 "X-Currency"?: components["parameters"]["XCurrency"];
+                /**
+                 * @description Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+                 * @example "17-3fa2"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
                 /**
@@ -1659,6 +1685,7 @@ export interface operations {
             200: {
                 headers: {
                     "Content-Language": components["headers"]["ContentLanguage"];
+                    ETag: components["headers"]["ETag"];
                     "X-Currency": components["headers"]["XCurrencyApplied"];
                     "X-Include-Total-Count": components["headers"]["XIncludeTotalCount"];
                     "X-Request-ID": components["headers"]["XRequestID"];
@@ -1678,6 +1705,7 @@ export interface operations {
                     "application/vnd.api+json": components["schemas"]["RegionToManyDocument"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -1732,6 +1760,11 @@ export interface operations {
                  * @example EUR
                  */
                 "X-Currency"?: components["parameters"]["XCurrency"];
+                /**
+                 * @description Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+                 * @example "17-3fa2"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path?: never;
             cookie?: never;
@@ -1742,6 +1775,7 @@ export interface operations {
             200: {
                 headers: {
                     "Content-Language": components["headers"]["ContentLanguage"];
+                    ETag: components["headers"]["ETag"];
                     "X-Currency": components["headers"]["XCurrencyApplied"];
                     "X-Include-Total-Count": components["headers"]["XIncludeTotalCount"];
                     "X-Request-ID": components["headers"]["XRequestID"];
@@ -1801,6 +1835,7 @@ export interface operations {
                     "application/vnd.api+json": components["schemas"]["CurrencyCollectionDocument"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -1840,6 +1875,11 @@ export interface operations {
                  * @example EUR
                  */
                 "X-Currency"?: components["parameters"]["XCurrency"];
+                /**
+                 * @description Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+                 * @example "17-3fa2"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
                 /**
@@ -1856,6 +1896,7 @@ export interface operations {
             200: {
                 headers: {
                     "Content-Language": components["headers"]["ContentLanguage"];
+                    ETag: components["headers"]["ETag"];
                     "X-Currency": components["headers"]["XCurrencyApplied"];
                     "X-Request-ID": components["headers"]["XRequestID"];
                     [name: string]: unknown;
@@ -1884,6 +1925,7 @@ export interface operations {
                     "application/vnd.api+json": components["schemas"]["CurrencyDocument"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -1953,6 +1995,11 @@ export interface operations {
                  * @example EUR
                  */
                 "X-Currency"?: components["parameters"]["XCurrency"];
+                /**
+                 * @description Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+                 * @example "17-3fa2"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path?: never;
             cookie?: never;
@@ -1963,6 +2010,7 @@ export interface operations {
             200: {
                 headers: {
                     "Content-Language": components["headers"]["ContentLanguage"];
+                    ETag: components["headers"]["ETag"];
                     "X-Currency": components["headers"]["XCurrencyApplied"];
                     "X-Include-Total-Count": components["headers"]["XIncludeTotalCount"];
                     "X-Request-ID": components["headers"]["XRequestID"];
@@ -2013,6 +2061,7 @@ export interface operations {
                     "application/vnd.api+json": components["schemas"]["LocalizationCollectionDocument"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -2052,6 +2101,11 @@ export interface operations {
                  * @example EUR
                  */
                 "X-Currency"?: components["parameters"]["XCurrency"];
+                /**
+                 * @description Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+                 * @example "17-3fa2"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
                 /**
@@ -2068,6 +2122,7 @@ export interface operations {
             200: {
                 headers: {
                     "Content-Language": components["headers"]["ContentLanguage"];
+                    ETag: components["headers"]["ETag"];
                     "X-Currency": components["headers"]["XCurrencyApplied"];
                     "X-Request-ID": components["headers"]["XRequestID"];
                     [name: string]: unknown;
@@ -2098,6 +2153,7 @@ export interface operations {
                     "application/vnd.api+json": components["schemas"]["LocalizationDocument"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -2172,6 +2228,11 @@ export interface operations {
                  * @example EUR
                  */
                 "X-Currency"?: components["parameters"]["XCurrency"];
+                /**
+                 * @description Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+                 * @example "17-3fa2"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path?: never;
             cookie?: never;
@@ -2182,6 +2243,7 @@ export interface operations {
             200: {
                 headers: {
                     "Content-Language": components["headers"]["ContentLanguage"];
+                    ETag: components["headers"]["ETag"];
                     "X-Currency": components["headers"]["XCurrencyApplied"];
                     "X-Include-Total-Count": components["headers"]["XIncludeTotalCount"];
                     "X-Request-ID": components["headers"]["XRequestID"];
@@ -2192,6 +2254,7 @@ export interface operations {
                     "application/vnd.api+json": components["schemas"]["RegionCollectionDocument"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -2241,6 +2304,11 @@ export interface operations {
                  * @example EUR
                  */
                 "X-Currency"?: components["parameters"]["XCurrency"];
+                /**
+                 * @description Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+                 * @example "17-3fa2"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
                 /**
@@ -2257,6 +2325,7 @@ export interface operations {
             200: {
                 headers: {
                     "Content-Language": components["headers"]["ContentLanguage"];
+                    ETag: components["headers"]["ETag"];
                     "X-Currency": components["headers"]["XCurrencyApplied"];
                     "X-Request-ID": components["headers"]["XRequestID"];
                     [name: string]: unknown;
@@ -2266,6 +2335,7 @@ export interface operations {
                     "application/vnd.api+json": components["schemas"]["RegionDocument"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -2316,6 +2386,11 @@ export interface operations {
                  * @example EUR
                  */
                 "X-Currency"?: components["parameters"]["XCurrency"];
+                /**
+                 * @description Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+                 * @example "17-3fa2"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
                 /**
@@ -2332,6 +2407,7 @@ export interface operations {
             200: {
                 headers: {
                     "Content-Language": components["headers"]["ContentLanguage"];
+                    ETag: components["headers"]["ETag"];
                     "X-Currency": components["headers"]["XCurrencyApplied"];
                     "X-Request-ID": components["headers"]["XRequestID"];
                     [name: string]: unknown;
@@ -2341,6 +2417,7 @@ export interface operations {
                     "application/vnd.api+json": components["schemas"]["CountryDocument"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -2370,6 +2447,11 @@ export interface operations {
                  * @example EUR
                  */
                 "X-Currency"?: components["parameters"]["XCurrency"];
+                /**
+                 * @description Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+                 * @example "17-3fa2"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
                 /**
@@ -2386,6 +2468,7 @@ export interface operations {
             200: {
                 headers: {
                     "Content-Language": components["headers"]["ContentLanguage"];
+                    ETag: components["headers"]["ETag"];
                     "X-Currency": components["headers"]["XCurrencyApplied"];
                     "X-Request-ID": components["headers"]["XRequestID"];
                     [name: string]: unknown;
@@ -2402,6 +2485,7 @@ export interface operations {
                     "application/vnd.api+json": components["schemas"]["CountryToOneDocument"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -2466,6 +2550,11 @@ export interface operations {
                  * @example EUR
                  */
                 "X-Currency"?: components["parameters"]["XCurrency"];
+                /**
+                 * @description Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+                 * @example "17-3fa2"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path?: never;
             cookie?: never;
@@ -2476,6 +2565,7 @@ export interface operations {
             200: {
                 headers: {
                     "Content-Language": components["headers"]["ContentLanguage"];
+                    ETag: components["headers"]["ETag"];
                     "X-Currency": components["headers"]["XCurrencyApplied"];
                     "X-Include-Total-Count": components["headers"]["XIncludeTotalCount"];
                     "X-Request-ID": components["headers"]["XRequestID"];
@@ -2536,6 +2626,7 @@ export interface operations {
                     "application/vnd.api+json": components["schemas"]["WeightUnitCollectionDocument"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];

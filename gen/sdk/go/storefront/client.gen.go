@@ -914,6 +914,9 @@ type ListCountriesParams struct {
 
 	// XCurrency Storefront only: the currency of price data, one of the enabled currencies of `GET /api/currencies` (USD, the default, EUR and GBP unless configured otherwise). An unknown code is a 400 `invalid header value exception` naming the header. There is no price data yet, but the header is validated and the currency that applies is echoed in the `X-Currency` response header.
 	XCurrency *XCurrency `json:"X-Currency,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // GetCountryParams defines parameters for GetCountry.
@@ -938,6 +941,9 @@ type GetCountryParams struct {
 
 	// XCurrency Storefront only: the currency of price data, one of the enabled currencies of `GET /api/currencies` (USD, the default, EUR and GBP unless configured otherwise). An unknown code is a 400 `invalid header value exception` naming the header. There is no price data yet, but the header is validated and the currency that applies is echoed in the `X-Currency` response header.
 	XCurrency *XCurrency `json:"X-Currency,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // ListCountryRegionsParams defines parameters for ListCountryRegions.
@@ -977,6 +983,9 @@ type ListCountryRegionsParams struct {
 
 	// XCurrency Storefront only: the currency of price data, one of the enabled currencies of `GET /api/currencies` (USD, the default, EUR and GBP unless configured otherwise). An unknown code is a 400 `invalid header value exception` naming the header. There is no price data yet, but the header is validated and the currency that applies is echoed in the `X-Currency` response header.
 	XCurrency *XCurrency `json:"X-Currency,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // GetCountryRegionsRelationshipParams defines parameters for GetCountryRegionsRelationship.
@@ -995,6 +1004,9 @@ type GetCountryRegionsRelationshipParams struct {
 
 	// XCurrency Storefront only: the currency of price data, one of the enabled currencies of `GET /api/currencies` (USD, the default, EUR and GBP unless configured otherwise). An unknown code is a 400 `invalid header value exception` naming the header. There is no price data yet, but the header is validated and the currency that applies is echoed in the `X-Currency` response header.
 	XCurrency *XCurrency `json:"X-Currency,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // ListCurrenciesParams defines parameters for ListCurrencies.
@@ -1025,6 +1037,9 @@ type ListCurrenciesParams struct {
 
 	// XCurrency Storefront only: the currency of price data, one of the enabled currencies of `GET /api/currencies` (USD, the default, EUR and GBP unless configured otherwise). An unknown code is a 400 `invalid header value exception` naming the header. There is no price data yet, but the header is validated and the currency that applies is echoed in the `X-Currency` response header.
 	XCurrency *XCurrency `json:"X-Currency,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // GetCurrencyParams defines parameters for GetCurrency.
@@ -1043,6 +1058,9 @@ type GetCurrencyParams struct {
 
 	// XCurrency Storefront only: the currency of price data, one of the enabled currencies of `GET /api/currencies` (USD, the default, EUR and GBP unless configured otherwise). An unknown code is a 400 `invalid header value exception` naming the header. There is no price data yet, but the header is validated and the currency that applies is echoed in the `X-Currency` response header.
 	XCurrency *XCurrency `json:"X-Currency,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // ListLocalizationsParams defines parameters for ListLocalizations.
@@ -1082,6 +1100,9 @@ type ListLocalizationsParams struct {
 
 	// XCurrency Storefront only: the currency of price data, one of the enabled currencies of `GET /api/currencies` (USD, the default, EUR and GBP unless configured otherwise). An unknown code is a 400 `invalid header value exception` naming the header. There is no price data yet, but the header is validated and the currency that applies is echoed in the `X-Currency` response header.
 	XCurrency *XCurrency `json:"X-Currency,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // GetLocalizationParams defines parameters for GetLocalization.
@@ -1100,6 +1121,9 @@ type GetLocalizationParams struct {
 
 	// XCurrency Storefront only: the currency of price data, one of the enabled currencies of `GET /api/currencies` (USD, the default, EUR and GBP unless configured otherwise). An unknown code is a 400 `invalid header value exception` naming the header. There is no price data yet, but the header is validated and the currency that applies is echoed in the `X-Currency` response header.
 	XCurrency *XCurrency `json:"X-Currency,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // ListRegionsParams defines parameters for ListRegions.
@@ -1142,6 +1166,9 @@ type ListRegionsParams struct {
 
 	// XCurrency Storefront only: the currency of price data, one of the enabled currencies of `GET /api/currencies` (USD, the default, EUR and GBP unless configured otherwise). An unknown code is a 400 `invalid header value exception` naming the header. There is no price data yet, but the header is validated and the currency that applies is echoed in the `X-Currency` response header.
 	XCurrency *XCurrency `json:"X-Currency,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // GetRegionParams defines parameters for GetRegion.
@@ -1166,6 +1193,9 @@ type GetRegionParams struct {
 
 	// XCurrency Storefront only: the currency of price data, one of the enabled currencies of `GET /api/currencies` (USD, the default, EUR and GBP unless configured otherwise). An unknown code is a 400 `invalid header value exception` naming the header. There is no price data yet, but the header is validated and the currency that applies is echoed in the `X-Currency` response header.
 	XCurrency *XCurrency `json:"X-Currency,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // GetRegionCountryParams defines parameters for GetRegionCountry.
@@ -1190,6 +1220,9 @@ type GetRegionCountryParams struct {
 
 	// XCurrency Storefront only: the currency of price data, one of the enabled currencies of `GET /api/currencies` (USD, the default, EUR and GBP unless configured otherwise). An unknown code is a 400 `invalid header value exception` naming the header. There is no price data yet, but the header is validated and the currency that applies is echoed in the `X-Currency` response header.
 	XCurrency *XCurrency `json:"X-Currency,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // GetRegionCountryRelationshipParams defines parameters for GetRegionCountryRelationship.
@@ -1202,6 +1235,9 @@ type GetRegionCountryRelationshipParams struct {
 
 	// XCurrency Storefront only: the currency of price data, one of the enabled currencies of `GET /api/currencies` (USD, the default, EUR and GBP unless configured otherwise). An unknown code is a 400 `invalid header value exception` naming the header. There is no price data yet, but the header is validated and the currency that applies is echoed in the `X-Currency` response header.
 	XCurrency *XCurrency `json:"X-Currency,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // ListWeightUnitsParams defines parameters for ListWeightUnits.
@@ -1238,6 +1274,9 @@ type ListWeightUnitsParams struct {
 
 	// XCurrency Storefront only: the currency of price data, one of the enabled currencies of `GET /api/currencies` (USD, the default, EUR and GBP unless configured otherwise). An unknown code is a 400 `invalid header value exception` naming the header. There is no price data yet, but the header is validated and the currency that applies is echoed in the `X-Currency` response header.
 	XCurrency *XCurrency `json:"X-Currency,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // GetWeightUnitParams defines parameters for GetWeightUnit.
@@ -2154,6 +2193,17 @@ func NewListCountriesRequest(server string, params *ListCountriesParams) (*http.
 			req.Header.Set("X-Currency", headerParam2)
 		}
 
+		if params.IfNoneMatch != nil {
+			var headerParam3 string
+
+			headerParam3, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam3)
+		}
+
 	}
 
 	return req, nil
@@ -2286,6 +2336,17 @@ func NewGetCountryRequest(server string, id CountryId, params *GetCountryParams)
 			}
 
 			req.Header.Set("X-Currency", headerParam2)
+		}
+
+		if params.IfNoneMatch != nil {
+			var headerParam3 string
+
+			headerParam3, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam3)
 		}
 
 	}
@@ -2482,6 +2543,17 @@ func NewListCountryRegionsRequest(server string, id CountryId, params *ListCount
 			req.Header.Set("X-Currency", headerParam2)
 		}
 
+		if params.IfNoneMatch != nil {
+			var headerParam3 string
+
+			headerParam3, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam3)
+		}
+
 	}
 
 	return req, nil
@@ -2590,6 +2662,17 @@ func NewGetCountryRegionsRelationshipRequest(server string, id CountryId, params
 			}
 
 			req.Header.Set("X-Currency", headerParam2)
+		}
+
+		if params.IfNoneMatch != nil {
+			var headerParam3 string
+
+			headerParam3, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam3)
 		}
 
 	}
@@ -2743,6 +2826,17 @@ func NewListCurrenciesRequest(server string, params *ListCurrenciesParams) (*htt
 			req.Header.Set("X-Currency", headerParam2)
 		}
 
+		if params.IfNoneMatch != nil {
+			var headerParam3 string
+
+			headerParam3, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam3)
+		}
+
 	}
 
 	return req, nil
@@ -2851,6 +2945,17 @@ func NewGetCurrencyRequest(server string, id CurrencyId, params *GetCurrencyPara
 			}
 
 			req.Header.Set("X-Currency", headerParam2)
+		}
+
+		if params.IfNoneMatch != nil {
+			var headerParam3 string
+
+			headerParam3, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam3)
 		}
 
 	}
@@ -3040,6 +3145,17 @@ func NewListLocalizationsRequest(server string, params *ListLocalizationsParams)
 			req.Header.Set("X-Currency", headerParam2)
 		}
 
+		if params.IfNoneMatch != nil {
+			var headerParam3 string
+
+			headerParam3, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam3)
+		}
+
 	}
 
 	return req, nil
@@ -3148,6 +3264,17 @@ func NewGetLocalizationRequest(server string, id LocalizationId, params *GetLoca
 			}
 
 			req.Header.Set("X-Currency", headerParam2)
+		}
+
+		if params.IfNoneMatch != nil {
+			var headerParam3 string
+
+			headerParam3, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam3)
 		}
 
 	}
@@ -3349,6 +3476,17 @@ func NewListRegionsRequest(server string, params *ListRegionsParams) (*http.Requ
 			req.Header.Set("X-Currency", headerParam2)
 		}
 
+		if params.IfNoneMatch != nil {
+			var headerParam3 string
+
+			headerParam3, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam3)
+		}
+
 	}
 
 	return req, nil
@@ -3481,6 +3619,17 @@ func NewGetRegionRequest(server string, id RegionId, params *GetRegionParams) (*
 			}
 
 			req.Header.Set("X-Currency", headerParam2)
+		}
+
+		if params.IfNoneMatch != nil {
+			var headerParam3 string
+
+			headerParam3, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam3)
 		}
 
 	}
@@ -3617,6 +3766,17 @@ func NewGetRegionCountryRequest(server string, id RegionId, params *GetRegionCou
 			req.Header.Set("X-Currency", headerParam2)
 		}
 
+		if params.IfNoneMatch != nil {
+			var headerParam3 string
+
+			headerParam3, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam3)
+		}
+
 	}
 
 	return req, nil
@@ -3686,6 +3846,17 @@ func NewGetRegionCountryRelationshipRequest(server string, id RegionId, params *
 			}
 
 			req.Header.Set("X-Currency", headerParam2)
+		}
+
+		if params.IfNoneMatch != nil {
+			var headerParam3 string
+
+			headerParam3, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam3)
 		}
 
 	}
@@ -3861,6 +4032,17 @@ func NewListWeightUnitsRequest(server string, params *ListWeightUnitsParams) (*h
 			}
 
 			req.Header.Set("X-Currency", headerParam2)
+		}
+
+		if params.IfNoneMatch != nil {
+			var headerParam3 string
+
+			headerParam3, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam3)
 		}
 
 	}
@@ -4247,9 +4429,16 @@ type ClientWithResponsesInterface interface {
 // ListCountriesResponse200Headers the declared response headers of an HTTP 200 response for ListCountries
 type ListCountriesResponse200Headers struct {
 	ContentLanguage    string
+	ETag               *string
 	XCurrency          string
 	XIncludeTotalCount *int
 	XRequestID         *string
+}
+
+// ListCountriesResponse304Headers the declared response headers of an HTTP 304 response for ListCountries
+type ListCountriesResponse304Headers struct {
+	ETag       *string
+	XRequestID *string
 }
 
 // ListCountriesResponse400Headers the declared response headers of an HTTP 400 response for ListCountries
@@ -4326,6 +4515,8 @@ type ListCountriesResponse struct {
 	ApplicationvndApiJSON503 *ServiceUnavailableApplicationVndAPIPlusJSON
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListCountriesResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *ListCountriesResponse304Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
 	Headers400 *ListCountriesResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
@@ -4454,8 +4645,15 @@ func (r ListCountriesResponse) ContentType() string {
 // GetCountryResponse200Headers the declared response headers of an HTTP 200 response for GetCountry
 type GetCountryResponse200Headers struct {
 	ContentLanguage string
+	ETag            *string
 	XCurrency       string
 	XRequestID      *string
+}
+
+// GetCountryResponse304Headers the declared response headers of an HTTP 304 response for GetCountry
+type GetCountryResponse304Headers struct {
+	ETag       *string
+	XRequestID *string
 }
 
 // GetCountryResponse400Headers the declared response headers of an HTTP 400 response for GetCountry
@@ -4541,6 +4739,8 @@ type GetCountryResponse struct {
 	ApplicationvndApiJSON503 *ServiceUnavailableApplicationVndAPIPlusJSON
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetCountryResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *GetCountryResponse304Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
 	Headers400 *GetCountryResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
@@ -4681,9 +4881,16 @@ func (r GetCountryResponse) ContentType() string {
 // ListCountryRegionsResponse200Headers the declared response headers of an HTTP 200 response for ListCountryRegions
 type ListCountryRegionsResponse200Headers struct {
 	ContentLanguage    string
+	ETag               *string
 	XCurrency          string
 	XIncludeTotalCount *int
 	XRequestID         *string
+}
+
+// ListCountryRegionsResponse304Headers the declared response headers of an HTTP 304 response for ListCountryRegions
+type ListCountryRegionsResponse304Headers struct {
+	ETag       *string
+	XRequestID *string
 }
 
 // ListCountryRegionsResponse400Headers the declared response headers of an HTTP 400 response for ListCountryRegions
@@ -4769,6 +4976,8 @@ type ListCountryRegionsResponse struct {
 	ApplicationvndApiJSON503 *ServiceUnavailableApplicationVndAPIPlusJSON
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListCountryRegionsResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *ListCountryRegionsResponse304Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
 	Headers400 *ListCountryRegionsResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
@@ -4909,9 +5118,16 @@ func (r ListCountryRegionsResponse) ContentType() string {
 // GetCountryRegionsRelationshipResponse200Headers the declared response headers of an HTTP 200 response for GetCountryRegionsRelationship
 type GetCountryRegionsRelationshipResponse200Headers struct {
 	ContentLanguage    string
+	ETag               *string
 	XCurrency          string
 	XIncludeTotalCount *int
 	XRequestID         *string
+}
+
+// GetCountryRegionsRelationshipResponse304Headers the declared response headers of an HTTP 304 response for GetCountryRegionsRelationship
+type GetCountryRegionsRelationshipResponse304Headers struct {
+	ETag       *string
+	XRequestID *string
 }
 
 // GetCountryRegionsRelationshipResponse400Headers the declared response headers of an HTTP 400 response for GetCountryRegionsRelationship
@@ -4995,6 +5211,8 @@ type GetCountryRegionsRelationshipResponse struct {
 	ApplicationvndApiJSON503 *ServiceUnavailableApplicationVndAPIPlusJSON
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetCountryRegionsRelationshipResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *GetCountryRegionsRelationshipResponse304Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
 	Headers400 *GetCountryRegionsRelationshipResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
@@ -5130,9 +5348,16 @@ func (r GetCountryRegionsRelationshipResponse) ContentType() string {
 // ListCurrenciesResponse200Headers the declared response headers of an HTTP 200 response for ListCurrencies
 type ListCurrenciesResponse200Headers struct {
 	ContentLanguage    string
+	ETag               *string
 	XCurrency          string
 	XIncludeTotalCount *int
 	XRequestID         *string
+}
+
+// ListCurrenciesResponse304Headers the declared response headers of an HTTP 304 response for ListCurrencies
+type ListCurrenciesResponse304Headers struct {
+	ETag       *string
+	XRequestID *string
 }
 
 // ListCurrenciesResponse400Headers the declared response headers of an HTTP 400 response for ListCurrencies
@@ -5209,6 +5434,8 @@ type ListCurrenciesResponse struct {
 	ApplicationvndApiJSON503 *ServiceUnavailableApplicationVndAPIPlusJSON
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListCurrenciesResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *ListCurrenciesResponse304Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
 	Headers400 *ListCurrenciesResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
@@ -5337,8 +5564,15 @@ func (r ListCurrenciesResponse) ContentType() string {
 // GetCurrencyResponse200Headers the declared response headers of an HTTP 200 response for GetCurrency
 type GetCurrencyResponse200Headers struct {
 	ContentLanguage string
+	ETag            *string
 	XCurrency       string
 	XRequestID      *string
+}
+
+// GetCurrencyResponse304Headers the declared response headers of an HTTP 304 response for GetCurrency
+type GetCurrencyResponse304Headers struct {
+	ETag       *string
+	XRequestID *string
 }
 
 // GetCurrencyResponse400Headers the declared response headers of an HTTP 400 response for GetCurrency
@@ -5424,6 +5658,8 @@ type GetCurrencyResponse struct {
 	ApplicationvndApiJSON503 *ServiceUnavailableApplicationVndAPIPlusJSON
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetCurrencyResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *GetCurrencyResponse304Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
 	Headers400 *GetCurrencyResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
@@ -5564,9 +5800,16 @@ func (r GetCurrencyResponse) ContentType() string {
 // ListLocalizationsResponse200Headers the declared response headers of an HTTP 200 response for ListLocalizations
 type ListLocalizationsResponse200Headers struct {
 	ContentLanguage    string
+	ETag               *string
 	XCurrency          string
 	XIncludeTotalCount *int
 	XRequestID         *string
+}
+
+// ListLocalizationsResponse304Headers the declared response headers of an HTTP 304 response for ListLocalizations
+type ListLocalizationsResponse304Headers struct {
+	ETag       *string
+	XRequestID *string
 }
 
 // ListLocalizationsResponse400Headers the declared response headers of an HTTP 400 response for ListLocalizations
@@ -5643,6 +5886,8 @@ type ListLocalizationsResponse struct {
 	ApplicationvndApiJSON503 *ServiceUnavailableApplicationVndAPIPlusJSON
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListLocalizationsResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *ListLocalizationsResponse304Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
 	Headers400 *ListLocalizationsResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
@@ -5771,8 +6016,15 @@ func (r ListLocalizationsResponse) ContentType() string {
 // GetLocalizationResponse200Headers the declared response headers of an HTTP 200 response for GetLocalization
 type GetLocalizationResponse200Headers struct {
 	ContentLanguage string
+	ETag            *string
 	XCurrency       string
 	XRequestID      *string
+}
+
+// GetLocalizationResponse304Headers the declared response headers of an HTTP 304 response for GetLocalization
+type GetLocalizationResponse304Headers struct {
+	ETag       *string
+	XRequestID *string
 }
 
 // GetLocalizationResponse400Headers the declared response headers of an HTTP 400 response for GetLocalization
@@ -5858,6 +6110,8 @@ type GetLocalizationResponse struct {
 	ApplicationvndApiJSON503 *ServiceUnavailableApplicationVndAPIPlusJSON
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetLocalizationResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *GetLocalizationResponse304Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
 	Headers400 *GetLocalizationResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
@@ -5998,9 +6252,16 @@ func (r GetLocalizationResponse) ContentType() string {
 // ListRegionsResponse200Headers the declared response headers of an HTTP 200 response for ListRegions
 type ListRegionsResponse200Headers struct {
 	ContentLanguage    string
+	ETag               *string
 	XCurrency          string
 	XIncludeTotalCount *int
 	XRequestID         *string
+}
+
+// ListRegionsResponse304Headers the declared response headers of an HTTP 304 response for ListRegions
+type ListRegionsResponse304Headers struct {
+	ETag       *string
+	XRequestID *string
 }
 
 // ListRegionsResponse400Headers the declared response headers of an HTTP 400 response for ListRegions
@@ -6077,6 +6338,8 @@ type ListRegionsResponse struct {
 	ApplicationvndApiJSON503 *ServiceUnavailableApplicationVndAPIPlusJSON
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListRegionsResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *ListRegionsResponse304Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
 	Headers400 *ListRegionsResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
@@ -6205,8 +6468,15 @@ func (r ListRegionsResponse) ContentType() string {
 // GetRegionResponse200Headers the declared response headers of an HTTP 200 response for GetRegion
 type GetRegionResponse200Headers struct {
 	ContentLanguage string
+	ETag            *string
 	XCurrency       string
 	XRequestID      *string
+}
+
+// GetRegionResponse304Headers the declared response headers of an HTTP 304 response for GetRegion
+type GetRegionResponse304Headers struct {
+	ETag       *string
+	XRequestID *string
 }
 
 // GetRegionResponse400Headers the declared response headers of an HTTP 400 response for GetRegion
@@ -6292,6 +6562,8 @@ type GetRegionResponse struct {
 	ApplicationvndApiJSON503 *ServiceUnavailableApplicationVndAPIPlusJSON
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetRegionResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *GetRegionResponse304Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
 	Headers400 *GetRegionResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
@@ -6432,8 +6704,15 @@ func (r GetRegionResponse) ContentType() string {
 // GetRegionCountryResponse200Headers the declared response headers of an HTTP 200 response for GetRegionCountry
 type GetRegionCountryResponse200Headers struct {
 	ContentLanguage string
+	ETag            *string
 	XCurrency       string
 	XRequestID      *string
+}
+
+// GetRegionCountryResponse304Headers the declared response headers of an HTTP 304 response for GetRegionCountry
+type GetRegionCountryResponse304Headers struct {
+	ETag       *string
+	XRequestID *string
 }
 
 // GetRegionCountryResponse400Headers the declared response headers of an HTTP 400 response for GetRegionCountry
@@ -6519,6 +6798,8 @@ type GetRegionCountryResponse struct {
 	ApplicationvndApiJSON503 *ServiceUnavailableApplicationVndAPIPlusJSON
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetRegionCountryResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *GetRegionCountryResponse304Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
 	Headers400 *GetRegionCountryResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
@@ -6659,8 +6940,15 @@ func (r GetRegionCountryResponse) ContentType() string {
 // GetRegionCountryRelationshipResponse200Headers the declared response headers of an HTTP 200 response for GetRegionCountryRelationship
 type GetRegionCountryRelationshipResponse200Headers struct {
 	ContentLanguage string
+	ETag            *string
 	XCurrency       string
 	XRequestID      *string
+}
+
+// GetRegionCountryRelationshipResponse304Headers the declared response headers of an HTTP 304 response for GetRegionCountryRelationship
+type GetRegionCountryRelationshipResponse304Headers struct {
+	ETag       *string
+	XRequestID *string
 }
 
 // GetRegionCountryRelationshipResponse400Headers the declared response headers of an HTTP 400 response for GetRegionCountryRelationship
@@ -6744,6 +7032,8 @@ type GetRegionCountryRelationshipResponse struct {
 	ApplicationvndApiJSON503 *ServiceUnavailableApplicationVndAPIPlusJSON
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetRegionCountryRelationshipResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *GetRegionCountryRelationshipResponse304Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
 	Headers400 *GetRegionCountryRelationshipResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
@@ -6879,9 +7169,16 @@ func (r GetRegionCountryRelationshipResponse) ContentType() string {
 // ListWeightUnitsResponse200Headers the declared response headers of an HTTP 200 response for ListWeightUnits
 type ListWeightUnitsResponse200Headers struct {
 	ContentLanguage    string
+	ETag               *string
 	XCurrency          string
 	XIncludeTotalCount *int
 	XRequestID         *string
+}
+
+// ListWeightUnitsResponse304Headers the declared response headers of an HTTP 304 response for ListWeightUnits
+type ListWeightUnitsResponse304Headers struct {
+	ETag       *string
+	XRequestID *string
 }
 
 // ListWeightUnitsResponse400Headers the declared response headers of an HTTP 400 response for ListWeightUnits
@@ -6958,6 +7255,8 @@ type ListWeightUnitsResponse struct {
 	ApplicationvndApiJSON503 *ServiceUnavailableApplicationVndAPIPlusJSON
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListWeightUnitsResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *ListWeightUnitsResponse304Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
 	Headers400 *ListWeightUnitsResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
@@ -7714,6 +8013,9 @@ func ParseListCountriesResponse(rsp *http.Response) (*ListCountriesResponse, err
 		}
 		response.ApplicationvndApiJSON200 = &dest
 
+	case rsp.StatusCode == 304:
+		break // No content-type
+
 	case rsp.Header.Get("Content-Type") == "application/json" && rsp.StatusCode == 400:
 		var dest BadRequestApplicationJSON
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -7824,6 +8126,13 @@ func ParseListCountriesResponse(rsp *http.Response) (*ListCountriesResponse, err
 			}
 			headers.ContentLanguage = value
 		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
 		if values := rsp.Header.Values("X-Currency"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Currency", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -7846,6 +8155,23 @@ func ParseListCountriesResponse(rsp *http.Response) (*ListCountriesResponse, err
 			headers.XRequestID = &value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers ListCountriesResponse304Headers
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers304 = &headers
 	case rsp.StatusCode == 400:
 		var headers ListCountriesResponse400Headers
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
@@ -7962,6 +8288,9 @@ func ParseGetCountryResponse(rsp *http.Response) (*GetCountryResponse, error) {
 			return nil, err
 		}
 		response.ApplicationvndApiJSON200 = &dest
+
+	case rsp.StatusCode == 304:
+		break // No content-type
 
 	case rsp.Header.Get("Content-Type") == "application/json" && rsp.StatusCode == 400:
 		var dest BadRequestApplicationJSON
@@ -8087,6 +8416,13 @@ func ParseGetCountryResponse(rsp *http.Response) (*GetCountryResponse, error) {
 			}
 			headers.ContentLanguage = value
 		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
 		if values := rsp.Header.Values("X-Currency"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Currency", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -8102,6 +8438,23 @@ func ParseGetCountryResponse(rsp *http.Response) (*GetCountryResponse, error) {
 			headers.XRequestID = &value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers GetCountryResponse304Headers
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers304 = &headers
 	case rsp.StatusCode == 400:
 		var headers GetCountryResponse400Headers
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
@@ -8229,6 +8582,9 @@ func ParseListCountryRegionsResponse(rsp *http.Response) (*ListCountryRegionsRes
 		}
 		response.ApplicationvndApiJSON200 = &dest
 
+	case rsp.StatusCode == 304:
+		break // No content-type
+
 	case rsp.Header.Get("Content-Type") == "application/json" && rsp.StatusCode == 400:
 		var dest BadRequestApplicationJSON
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -8353,6 +8709,13 @@ func ParseListCountryRegionsResponse(rsp *http.Response) (*ListCountryRegionsRes
 			}
 			headers.ContentLanguage = value
 		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
 		if values := rsp.Header.Values("X-Currency"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Currency", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -8375,6 +8738,23 @@ func ParseListCountryRegionsResponse(rsp *http.Response) (*ListCountryRegionsRes
 			headers.XRequestID = &value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers ListCountryRegionsResponse304Headers
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers304 = &headers
 	case rsp.StatusCode == 400:
 		var headers ListCountryRegionsResponse400Headers
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
@@ -8494,6 +8874,9 @@ func ParseGetCountryRegionsRelationshipResponse(rsp *http.Response) (*GetCountry
 			return nil, err
 		}
 		response.ApplicationvndApiJSON200 = &dest
+
+	case rsp.StatusCode == 304:
+		break // No content-type
 
 	case rsp.Header.Get("Content-Type") == "application/json" && rsp.StatusCode == 400:
 		var dest BadRequestApplicationJSON
@@ -8619,6 +9002,13 @@ func ParseGetCountryRegionsRelationshipResponse(rsp *http.Response) (*GetCountry
 			}
 			headers.ContentLanguage = value
 		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
 		if values := rsp.Header.Values("X-Currency"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Currency", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -8641,6 +9031,23 @@ func ParseGetCountryRegionsRelationshipResponse(rsp *http.Response) (*GetCountry
 			headers.XRequestID = &value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers GetCountryRegionsRelationshipResponse304Headers
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers304 = &headers
 	case rsp.StatusCode == 400:
 		var headers GetCountryRegionsRelationshipResponse400Headers
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
@@ -8768,6 +9175,9 @@ func ParseListCurrenciesResponse(rsp *http.Response) (*ListCurrenciesResponse, e
 		}
 		response.ApplicationvndApiJSON200 = &dest
 
+	case rsp.StatusCode == 304:
+		break // No content-type
+
 	case rsp.Header.Get("Content-Type") == "application/json" && rsp.StatusCode == 400:
 		var dest BadRequestApplicationJSON
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -8878,6 +9288,13 @@ func ParseListCurrenciesResponse(rsp *http.Response) (*ListCurrenciesResponse, e
 			}
 			headers.ContentLanguage = value
 		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
 		if values := rsp.Header.Values("X-Currency"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Currency", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -8900,6 +9317,23 @@ func ParseListCurrenciesResponse(rsp *http.Response) (*ListCurrenciesResponse, e
 			headers.XRequestID = &value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers ListCurrenciesResponse304Headers
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers304 = &headers
 	case rsp.StatusCode == 400:
 		var headers ListCurrenciesResponse400Headers
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
@@ -9016,6 +9450,9 @@ func ParseGetCurrencyResponse(rsp *http.Response) (*GetCurrencyResponse, error) 
 			return nil, err
 		}
 		response.ApplicationvndApiJSON200 = &dest
+
+	case rsp.StatusCode == 304:
+		break // No content-type
 
 	case rsp.Header.Get("Content-Type") == "application/json" && rsp.StatusCode == 400:
 		var dest BadRequestApplicationJSON
@@ -9141,6 +9578,13 @@ func ParseGetCurrencyResponse(rsp *http.Response) (*GetCurrencyResponse, error) 
 			}
 			headers.ContentLanguage = value
 		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
 		if values := rsp.Header.Values("X-Currency"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Currency", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -9156,6 +9600,23 @@ func ParseGetCurrencyResponse(rsp *http.Response) (*GetCurrencyResponse, error) 
 			headers.XRequestID = &value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers GetCurrencyResponse304Headers
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers304 = &headers
 	case rsp.StatusCode == 400:
 		var headers GetCurrencyResponse400Headers
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
@@ -9283,6 +9744,9 @@ func ParseListLocalizationsResponse(rsp *http.Response) (*ListLocalizationsRespo
 		}
 		response.ApplicationvndApiJSON200 = &dest
 
+	case rsp.StatusCode == 304:
+		break // No content-type
+
 	case rsp.Header.Get("Content-Type") == "application/json" && rsp.StatusCode == 400:
 		var dest BadRequestApplicationJSON
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -9393,6 +9857,13 @@ func ParseListLocalizationsResponse(rsp *http.Response) (*ListLocalizationsRespo
 			}
 			headers.ContentLanguage = value
 		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
 		if values := rsp.Header.Values("X-Currency"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Currency", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -9415,6 +9886,23 @@ func ParseListLocalizationsResponse(rsp *http.Response) (*ListLocalizationsRespo
 			headers.XRequestID = &value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers ListLocalizationsResponse304Headers
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers304 = &headers
 	case rsp.StatusCode == 400:
 		var headers ListLocalizationsResponse400Headers
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
@@ -9531,6 +10019,9 @@ func ParseGetLocalizationResponse(rsp *http.Response) (*GetLocalizationResponse,
 			return nil, err
 		}
 		response.ApplicationvndApiJSON200 = &dest
+
+	case rsp.StatusCode == 304:
+		break // No content-type
 
 	case rsp.Header.Get("Content-Type") == "application/json" && rsp.StatusCode == 400:
 		var dest BadRequestApplicationJSON
@@ -9656,6 +10147,13 @@ func ParseGetLocalizationResponse(rsp *http.Response) (*GetLocalizationResponse,
 			}
 			headers.ContentLanguage = value
 		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
 		if values := rsp.Header.Values("X-Currency"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Currency", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -9671,6 +10169,23 @@ func ParseGetLocalizationResponse(rsp *http.Response) (*GetLocalizationResponse,
 			headers.XRequestID = &value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers GetLocalizationResponse304Headers
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers304 = &headers
 	case rsp.StatusCode == 400:
 		var headers GetLocalizationResponse400Headers
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
@@ -9798,6 +10313,9 @@ func ParseListRegionsResponse(rsp *http.Response) (*ListRegionsResponse, error) 
 		}
 		response.ApplicationvndApiJSON200 = &dest
 
+	case rsp.StatusCode == 304:
+		break // No content-type
+
 	case rsp.Header.Get("Content-Type") == "application/json" && rsp.StatusCode == 400:
 		var dest BadRequestApplicationJSON
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -9908,6 +10426,13 @@ func ParseListRegionsResponse(rsp *http.Response) (*ListRegionsResponse, error) 
 			}
 			headers.ContentLanguage = value
 		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
 		if values := rsp.Header.Values("X-Currency"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Currency", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -9930,6 +10455,23 @@ func ParseListRegionsResponse(rsp *http.Response) (*ListRegionsResponse, error) 
 			headers.XRequestID = &value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers ListRegionsResponse304Headers
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers304 = &headers
 	case rsp.StatusCode == 400:
 		var headers ListRegionsResponse400Headers
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
@@ -10046,6 +10588,9 @@ func ParseGetRegionResponse(rsp *http.Response) (*GetRegionResponse, error) {
 			return nil, err
 		}
 		response.ApplicationvndApiJSON200 = &dest
+
+	case rsp.StatusCode == 304:
+		break // No content-type
 
 	case rsp.Header.Get("Content-Type") == "application/json" && rsp.StatusCode == 400:
 		var dest BadRequestApplicationJSON
@@ -10171,6 +10716,13 @@ func ParseGetRegionResponse(rsp *http.Response) (*GetRegionResponse, error) {
 			}
 			headers.ContentLanguage = value
 		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
 		if values := rsp.Header.Values("X-Currency"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Currency", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -10186,6 +10738,23 @@ func ParseGetRegionResponse(rsp *http.Response) (*GetRegionResponse, error) {
 			headers.XRequestID = &value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers GetRegionResponse304Headers
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers304 = &headers
 	case rsp.StatusCode == 400:
 		var headers GetRegionResponse400Headers
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
@@ -10313,6 +10882,9 @@ func ParseGetRegionCountryResponse(rsp *http.Response) (*GetRegionCountryRespons
 		}
 		response.ApplicationvndApiJSON200 = &dest
 
+	case rsp.StatusCode == 304:
+		break // No content-type
+
 	case rsp.Header.Get("Content-Type") == "application/json" && rsp.StatusCode == 400:
 		var dest BadRequestApplicationJSON
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -10437,6 +11009,13 @@ func ParseGetRegionCountryResponse(rsp *http.Response) (*GetRegionCountryRespons
 			}
 			headers.ContentLanguage = value
 		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
 		if values := rsp.Header.Values("X-Currency"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Currency", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -10452,6 +11031,23 @@ func ParseGetRegionCountryResponse(rsp *http.Response) (*GetRegionCountryRespons
 			headers.XRequestID = &value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers GetRegionCountryResponse304Headers
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers304 = &headers
 	case rsp.StatusCode == 400:
 		var headers GetRegionCountryResponse400Headers
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
@@ -10571,6 +11167,9 @@ func ParseGetRegionCountryRelationshipResponse(rsp *http.Response) (*GetRegionCo
 			return nil, err
 		}
 		response.ApplicationvndApiJSON200 = &dest
+
+	case rsp.StatusCode == 304:
+		break // No content-type
 
 	case rsp.Header.Get("Content-Type") == "application/json" && rsp.StatusCode == 400:
 		var dest BadRequestApplicationJSON
@@ -10696,6 +11295,13 @@ func ParseGetRegionCountryRelationshipResponse(rsp *http.Response) (*GetRegionCo
 			}
 			headers.ContentLanguage = value
 		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
 		if values := rsp.Header.Values("X-Currency"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Currency", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -10711,6 +11317,23 @@ func ParseGetRegionCountryRelationshipResponse(rsp *http.Response) (*GetRegionCo
 			headers.XRequestID = &value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers GetRegionCountryRelationshipResponse304Headers
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers304 = &headers
 	case rsp.StatusCode == 400:
 		var headers GetRegionCountryRelationshipResponse400Headers
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
@@ -10838,6 +11461,9 @@ func ParseListWeightUnitsResponse(rsp *http.Response) (*ListWeightUnitsResponse,
 		}
 		response.ApplicationvndApiJSON200 = &dest
 
+	case rsp.StatusCode == 304:
+		break // No content-type
+
 	case rsp.Header.Get("Content-Type") == "application/json" && rsp.StatusCode == 400:
 		var dest BadRequestApplicationJSON
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -10948,6 +11574,13 @@ func ParseListWeightUnitsResponse(rsp *http.Response) (*ListWeightUnitsResponse,
 			}
 			headers.ContentLanguage = value
 		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
 		if values := rsp.Header.Values("X-Currency"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Currency", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -10970,6 +11603,23 @@ func ParseListWeightUnitsResponse(rsp *http.Response) (*ListWeightUnitsResponse,
 			headers.XRequestID = &value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers ListWeightUnitsResponse304Headers
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers304 = &headers
 	case rsp.StatusCode == 400:
 		var headers ListWeightUnitsResponse400Headers
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
