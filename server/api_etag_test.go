@@ -198,11 +198,34 @@ func TestIfMatch(t *testing.T) {
 				}
 			})
 		}
+		t.Run("a list over several header lines", func(t *testing.T) {
+			k, err := contractOnce()
+			if err != nil {
+				t.Fatal(err)
+			}
+			body := rename("Two lines")
+			req, _ := http.NewRequest(http.MethodPatch, a.base+path, strings.NewReader(body))
+			req.Header.Set("Content-Type", "application/vnd.api+json")
+			req.Header.Set("Authorization", "Bearer "+a.token(a.as))
+			req.Header.Add("If-Match", stale)
+			req.Header.Add("If-Match", a.etag(t, path))
+			res, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			raw, _ := io.ReadAll(res.Body)
+			res.Body.Close()
+			k.check(t, req, []byte(body), res, raw)
+			if res.StatusCode != 200 {
+				t.Fatalf("status %d, want 200 (the second line names the current version)\n%s", res.StatusCode, raw)
+			}
+		})
 		t.Run("plain error document", func(t *testing.T) {
 			r := a.do(http.MethodPatch, path, with(map[string]string{"If-Match": stale, "Accept": "application/json", "Content-Type": "application/json"}),
 				`{"name":"Lost"}`).want(t, 412)
 			checkValues(t, r, map[string]any{"0/source": "If-Match"})
 		})
+		current = a.etag(t, path)
 		accepted := []struct {
 			name, method, path, header, body string
 			status                           int

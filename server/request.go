@@ -46,12 +46,19 @@ func (a *application) begin(c *gin.Context) {
 	c.Next()
 }
 
-// headerValues is the values of a header, nil when the request has none
-// (an empty If-Match is there, and malformed, not absent).
+// headerValues is the values of a list header, nil when the request has
+// none (an empty If-Match is there, and malformed, not absent). Several
+// lines of it are one list (RFC 9110 §5.3): they are joined into one line
+// on the request too, as the generated binding takes one value only.
 func headerValues(h http.Header, name string) []string {
-	v, ok := h[http.CanonicalHeaderKey(name)]
+	key := http.CanonicalHeaderKey(name)
+	v, ok := h[key]
 	if !ok {
 		return nil
+	}
+	if len(v) > 1 {
+		v = []string{strings.Join(v, ", ")}
+		h[key] = v
 	}
 	if v == nil {
 		return []string{}
