@@ -155,6 +155,29 @@ func TestETagAndIfNoneMatch(t *testing.T) {
 		if r.header.Get("ETag") == tag {
 			t.Errorf("the tag %s stayed after a change", tag)
 		}
+
+		// Members linked from the other side (the contact's endpoint, a
+		// join table) leave the account's version alone, but its document
+		// shows them: its tag changes, and If-Match on the version holds.
+		t.Run("members changed from the other side", func(t *testing.T) {
+			before := a.etag(t, path)
+			contact := a.created(t, "/admin/api/contacts", `{"data":{"type":"contacts","attributes":{"lastName":"Other side"}}}`)
+			a.do(http.MethodPost, "/admin/api/contacts/"+contact+"/relationships/accounts", jsonAPI,
+				`{"data":[{"type":"accounts","id":"`+acc+`"}]}`).want(t, 204)
+			a.do(http.MethodGet, path, with(map[string]string{"If-None-Match": before}), "").want(t, 200)
+			a.do(http.MethodPatch, path, with(map[string]string{"If-Match": before}),
+				`{"data":{"type":"accounts","id":"`+acc+`","attributes":{"name":"Same version"}}}`).want(t, 200)
+		})
+		t.Run("inverse members", func(t *testing.T) {
+			bu := a.created(t, "/admin/api/businessunits", `{"data":{"type":"businessunits","attributes":{"name":"Inverse"}}}`)
+			buPath := "/admin/api/businessunits/" + bu
+			before := a.etag(t, buPath)
+			user := a.created(t, "/admin/api/users", `{"data":{"type":"users","attributes":{"username":"etag-user","email":"etag@example.com",
+				"firstName":"E","lastName":"Tag","password":"correct horse battery"}}}`)
+			a.do(http.MethodPatch, "/admin/api/users/"+user+"/relationships/owner", jsonAPI,
+				`{"data":{"type":"businessunits","id":"`+bu+`"}}`).want(t, 204)
+			a.do(http.MethodGet, buPath, with(map[string]string{"If-None-Match": before}), "").want(t, 200)
+		})
 	})
 }
 

@@ -7,6 +7,7 @@ import (
 	"hash/fnv"
 	"io"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -208,20 +209,39 @@ func missingAsPrecondition(p *precondition, err error) error {
 	return err
 }
 
-// shapeHash is four hex digits naming the representation a request asks for.
-func shapeHash(cl *call) string {
+// shapeHash is four hex digits naming the representation a request asks
+// for, and the members of the to-many relationships it shows: those are
+// kept outside the record's row (a join table, or the other records'
+// references, as the users of a business unit), and a change of them need
+// not count the record's version, yet the document shows it, so the tag of
+// a GET changes with them (If-Match still compares the version alone).
+func shapeHash(cl *call, links linkage) string {
 	h := fnv.New32a()
 	_, _ = io.WriteString(h, strconv.Itoa(int(cl.f)))
 	_, _ = io.WriteString(h, "\x00"+cl.query.Encode()+"\x00"+cl.lang+"\x00"+cl.currency)
 	_, _ = io.WriteString(h, "\x00"+strconv.FormatBool(cl.hateoas)+strconv.FormatBool(cl.title))
+	names := make([]string, 0, len(links))
+	for name := range links {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		_, _ = io.WriteString(h, "\x00"+name+":")
+		for _, keys := range links[name] { // one owner: the record
+			for _, k := range keys {
+				_, _ = io.WriteString(h, keyString(k)+",")
+			}
+		}
+	}
 	s := h.Sum32()
 	const hex = "0123456789abcdef"
 	return string([]byte{hex[s>>12&0xf], hex[s>>8&0xf], hex[s>>4&0xf], hex[s&0xf]})
 }
 
 // recordETag is the strong ETag of a record's document: its version and the
-// shape of the request; "" when the record has no version.
-func recordETag(cl *call, t *storage.Table, row storage.Row) string {
+// shape of the request and of its to-many linkage (links, as loaded for the
+// document); "" when the record has no version.
+func recordETag(cl *call, t *storage.Table, row storage.Row, links linkage) string {
 	if !t.Versioned {
 		return ""
 	}
@@ -229,7 +249,7 @@ func recordETag(cl *call, t *storage.Table, row storage.Row) string {
 	if !ok {
 		return ""
 	}
-	return `"` + strconv.FormatInt(v, 10) + "-" + shapeHash(cl) + `"`
+	return `"` + strconv.FormatInt(v, 10) + "-" + shapeHash(cl, links) + `"`
 }
 
 // bodyETag is the strong ETag of an answer: a hash of its bytes and of the

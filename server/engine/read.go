@@ -34,7 +34,7 @@ func (e *Engine) Get(r *Request) (*jsonapi.Reply, error) {
 	if err != nil {
 		return nil, err
 	}
-	tag := recordETag(cl, e.table(res), row)
+	tag := recordETag(cl, e.table(res), row, links)
 	if tag == "" { // a record without a version: its answer's hash
 		if tag, err = bodyETag(reply); err != nil {
 			return nil, err
