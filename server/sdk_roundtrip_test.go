@@ -117,6 +117,33 @@ func TestSDKBackofficeRoundTrip(t *testing.T) {
 			}
 		})
 
+		t.Run("conditional update", func(t *testing.T) {
+			got, err := c.GetAccountWithResponse(ctx, ids["SDK-2"], &bo.GetAccountParams{})
+			sdkOK(t, err)
+			if got.Headers200 == nil || got.Headers200.ETag == nil {
+				t.Fatalf("getAccount: no ETag (status %d)", got.StatusCode())
+			}
+			tag := got.Headers200.ETag
+			same, err := c.GetAccountWithResponse(ctx, ids["SDK-2"], &bo.GetAccountParams{IfNoneMatch: tag})
+			sdkOK(t, err)
+			if same.StatusCode() != 304 || same.Headers304 == nil || same.Headers304.ETag == nil || *same.Headers304.ETag != *tag {
+				t.Fatalf("getAccount with If-None-Match: status %d", same.StatusCode())
+			}
+			var doc bo.AccountUpdateDocument
+			doc.Data.Type, doc.Data.Id = bo.AccountUpdateDocumentDataTypeAccounts, ids["SDK-2"]
+			doc.Data.Attributes = &bo.AccountWritableAttributes{Name: ptr("Account SDK-2 guarded")}
+			won, err := c.UpdateAccountWithApplicationVndAPIPlusJSONBodyWithResponse(ctx, ids["SDK-2"], &bo.UpdateAccountParams{IfMatch: tag}, doc)
+			sdkOK(t, err)
+			if won.ApplicationvndApiJSON200 == nil {
+				t.Fatalf("updateAccount with the current tag: status %d\n%s", won.StatusCode(), won.Body)
+			}
+			lost, err := c.UpdateAccountWithApplicationVndAPIPlusJSONBodyWithResponse(ctx, ids["SDK-2"], &bo.UpdateAccountParams{IfMatch: tag}, doc)
+			sdkOK(t, err)
+			if lost.ApplicationvndApiJSON412 == nil {
+				t.Fatalf("updateAccount with a stale tag: status %d\n%s", lost.StatusCode(), lost.Body)
+			}
+		})
+
 		t.Run("upsert creates, then updates", func(t *testing.T) {
 			var upsert bo.RequestMeta_Upsert
 			if err := upsert.FromRequestMetaUpsert1([]string{"externalId"}); err != nil {
