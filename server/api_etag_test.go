@@ -442,3 +442,19 @@ func TestAnswerETags(t *testing.T) {
 		}
 	})
 }
+
+// TestStorefrontETags: the storefront's reads carry tags too, one per
+// language: a tag read in German does not answer 304 in French.
+func TestStorefrontETags(t *testing.T) {
+	eachAPI(t, func(t *testing.T, a *api) {
+		for _, path := range []string{"/api/countries/DE", "/api/regions?filter[country]=DE&page[size]=2"} {
+			de := a.do(http.MethodGet, path, withHeaders(guest, "X-Localization-ID", "2"), "").want(t, 200)
+			tag := de.header.Get("ETag")
+			if tag == "" {
+				t.Fatalf("%s: no ETag", path)
+			}
+			a.do(http.MethodGet, path, withHeaders(guest, "X-Localization-ID", "2", "If-None-Match", tag), "").want(t, 304)
+			a.do(http.MethodGet, path, withHeaders(guest, "X-Localization-ID", "3", "If-None-Match", tag), "").want(t, 200)
+		}
+	})
+}
