@@ -458,3 +458,17 @@ func TestStorefrontETags(t *testing.T) {
 		}
 	})
 }
+
+// TestIfMatchWithUpsert: a PATCH that may create its record (meta.upsert)
+// creates nothing under If-Match: the record it expects does not exist.
+func TestIfMatchWithUpsert(t *testing.T) {
+	eachAPI(t, func(t *testing.T, a *api) {
+		body := `{"data":{"type":"weightunits","id":"etag-u","meta":{"upsert":true},"attributes":{"conversionRates":{"kg":1}}}}`
+		a.do(http.MethodPatch, "/admin/api/weightunits/etag-u", with(map[string]string{"If-Match": "*"}), body).want(t, 412)
+		a.do(http.MethodGet, "/admin/api/weightunits/etag-u", jsonAPI, "").want(t, 404)
+		a.do(http.MethodPatch, "/admin/api/weightunits/etag-u", jsonAPI, body).want(t, 201)
+		tag := a.etag(t, "/admin/api/weightunits/etag-u")
+		a.do(http.MethodPatch, "/admin/api/weightunits/etag-u", with(map[string]string{"If-Match": tag}), body).want(t, 200)
+		a.do(http.MethodPatch, "/admin/api/weightunits/etag-u", with(map[string]string{"If-Match": tag}), body).want(t, 412)
+	})
+}
