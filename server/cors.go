@@ -27,8 +27,8 @@ type CORSConfig struct {
 // Header lists of CORS answers (issue 9): what scripts may send, and which
 // response headers beyond the safelisted ones they may read.
 const (
-	corsAllowHeaders  = "Authorization, Content-Type, Accept, X-Include, X-Mode, X-Localization-ID, X-Currency, X-Request-ID"
-	corsExposeHeaders = "Location, Content-Location, Link, X-Include-Total-Count, X-Include-Deleted-Count, X-Request-ID, Retry-After, X-Currency, Content-Language"
+	corsAllowHeaders  = "Authorization, Content-Type, Accept, X-Include, X-Mode, X-Localization-ID, X-Currency, X-Request-ID, If-Match, If-None-Match"
+	corsExposeHeaders = "Location, Content-Location, Link, X-Include-Total-Count, X-Include-Deleted-Count, X-Request-ID, Retry-After, X-Currency, Content-Language, ETag"
 )
 
 // preflightKey marks a preflight from an allowed origin for unmatched, which

@@ -14,8 +14,8 @@ import (
 // The CORS answers the tests expect (issue 9).
 const (
 	shopOrigin   = "https://shop.example.com"
-	allowHeaders = "Authorization, Content-Type, Accept, X-Include, X-Mode, X-Localization-ID, X-Currency, X-Request-ID"
-	exposed      = "Location, Content-Location, Link, X-Include-Total-Count, X-Include-Deleted-Count, X-Request-ID, Retry-After, X-Currency, Content-Language"
+	allowHeaders = "Authorization, Content-Type, Accept, X-Include, X-Mode, X-Localization-ID, X-Currency, X-Request-ID, If-Match, If-None-Match"
+	exposed      = "Location, Content-Location, Link, X-Include-Total-Count, X-Include-Deleted-Count, X-Request-ID, Retry-After, X-Currency, Content-Language, ETag"
 )
 
 // corsCase is one request and every Access-Control-* header its answer must

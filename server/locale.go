@@ -19,6 +19,7 @@ func (a *application) localeHeaders(c *gin.Context) {
 		return
 	}
 	r.Lang = loc.Language
+	r.Currency = loc.Currency
 	c.Header("Content-Language", loc.ContentLanguage)
 	c.Header("X-Currency", loc.Currency)
 	c.Next()

@@ -41,8 +41,29 @@ func (a *application) begin(c *gin.Context) {
 		c.Request = c.Request.WithContext(ctx)
 	}
 	c.Set(requestKey, &engine.Request{Ctx: c.Request.Context(), Route: rt, ID: c.Param("id"), Path: c.Request.URL.Path,
-		Origin: a.publicBase(c.Request), XInclude: c.Request.Header.Values("X-Include")})
+		Origin: a.publicBase(c.Request), XInclude: c.Request.Header.Values("X-Include"),
+		IfMatch: headerValues(c.Request.Header, "If-Match"), IfNoneMatch: headerValues(c.Request.Header, "If-None-Match")})
 	c.Next()
+}
+
+// headerValues is the values of a list header, nil when the request has
+// none (an empty If-Match is there, and malformed, not absent). Several
+// lines of it are one list (RFC 9110 §5.3): they are joined into one line
+// on the request too, as the generated binding takes one value only.
+func headerValues(h http.Header, name string) []string {
+	key := http.CanonicalHeaderKey(name)
+	v, ok := h[key]
+	if !ok {
+		return nil
+	}
+	if len(v) > 1 {
+		v = []string{strings.Join(v, ", ")}
+		h[key] = v
+	}
+	if v == nil {
+		return []string{}
+	}
+	return v
 }
 
 // requestOf is the engine's view of a request begin started, or nil outside

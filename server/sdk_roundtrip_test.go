@@ -107,13 +107,40 @@ func TestSDKBackofficeRoundTrip(t *testing.T) {
 			var doc bo.AccountUpdateDocument
 			doc.Data.Type, doc.Data.Id = bo.AccountUpdateDocumentDataTypeAccounts, ids["SDK-2"]
 			doc.Data.Attributes = &bo.AccountWritableAttributes{Name: ptr("Account SDK-2 renamed")}
-			res, err := c.UpdateAccountWithApplicationVndAPIPlusJSONBodyWithResponse(ctx, ids["SDK-2"], doc)
+			res, err := c.UpdateAccountWithApplicationVndAPIPlusJSONBodyWithResponse(ctx, ids["SDK-2"], nil, doc)
 			sdkOK(t, err)
 			if res.ApplicationvndApiJSON200 == nil {
 				t.Fatalf("updateAccount: status %d\n%s", res.StatusCode(), res.Body)
 			}
 			if got := res.ApplicationvndApiJSON200.Data.Attributes; *got.Name != "Account SDK-2 renamed" || *got.ExternalId != "SDK-2" {
 				t.Fatalf("updated account: %s", res.Body)
+			}
+		})
+
+		t.Run("conditional update", func(t *testing.T) {
+			got, err := c.GetAccountWithResponse(ctx, ids["SDK-2"], &bo.GetAccountParams{})
+			sdkOK(t, err)
+			if got.Headers200 == nil || got.Headers200.ETag == nil {
+				t.Fatalf("getAccount: no ETag (status %d)", got.StatusCode())
+			}
+			tag := got.Headers200.ETag
+			same, err := c.GetAccountWithResponse(ctx, ids["SDK-2"], &bo.GetAccountParams{IfNoneMatch: tag})
+			sdkOK(t, err)
+			if same.StatusCode() != 304 || same.Headers304 == nil || same.Headers304.ETag == nil || *same.Headers304.ETag != *tag {
+				t.Fatalf("getAccount with If-None-Match: status %d", same.StatusCode())
+			}
+			var doc bo.AccountUpdateDocument
+			doc.Data.Type, doc.Data.Id = bo.AccountUpdateDocumentDataTypeAccounts, ids["SDK-2"]
+			doc.Data.Attributes = &bo.AccountWritableAttributes{Name: ptr("Account SDK-2 guarded")}
+			won, err := c.UpdateAccountWithApplicationVndAPIPlusJSONBodyWithResponse(ctx, ids["SDK-2"], &bo.UpdateAccountParams{IfMatch: tag}, doc)
+			sdkOK(t, err)
+			if won.ApplicationvndApiJSON200 == nil {
+				t.Fatalf("updateAccount with the current tag: status %d\n%s", won.StatusCode(), won.Body)
+			}
+			lost, err := c.UpdateAccountWithApplicationVndAPIPlusJSONBodyWithResponse(ctx, ids["SDK-2"], &bo.UpdateAccountParams{IfMatch: tag}, doc)
+			sdkOK(t, err)
+			if lost.ApplicationvndApiJSON412 == nil {
+				t.Fatalf("updateAccount with a stale tag: status %d\n%s", lost.StatusCode(), lost.Body)
 			}
 		})
 
@@ -166,7 +193,7 @@ func TestSDKBackofficeRoundTrip(t *testing.T) {
 		})
 
 		t.Run("delete", func(t *testing.T) {
-			res, err := c.DeleteAccountWithResponse(ctx, ids["SDK-3"])
+			res, err := c.DeleteAccountWithResponse(ctx, ids["SDK-3"], nil)
 			sdkOK(t, err)
 			if res.StatusCode() != http.StatusNoContent {
 				t.Fatalf("deleteAccount: status %d\n%s", res.StatusCode(), res.Body)

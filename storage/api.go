@@ -43,6 +43,10 @@ type Table struct {
 	Scoped  bool            // rows belong to an organization (column organization_id)
 	Columns map[string]Kind // every column except organization_id
 	Order   []string        // the columns in declaration order
+	// Versioned: the table has the version column (KindInt) that every
+	// change of a row increments (version.go); reads return it like any
+	// other column, writes never take it from a Row.
+	Versioned bool
 }
 
 // Row is one record: column name to value (see Kind for the Go types).

@@ -52,6 +52,7 @@ type Organization struct {
 	Name        string    `bun:"name,notnull"`
 	Description *string   `bun:"description"`
 	Enabled     bool      `bun:"enabled,notnull"`
+	Version     int64     `bun:"version,notnull,default:1"`
 	CreatedAt   time.Time `bun:"created_at,nullzero,notnull,default:current_timestamp"`
 	UpdatedAt   time.Time `bun:"updated_at,nullzero,notnull,default:current_timestamp"`
 }
@@ -88,6 +89,7 @@ type WeightUnit struct {
 	OrganizationID  int64           `bun:"organization_id,pk"`
 	Code            string          `bun:"code,pk"`
 	ConversionRates json.RawMessage `bun:"conversion_rates"`
+	Version         int64           `bun:"version,notnull,default:1"`
 	CreatedAt       time.Time       `bun:"created_at,nullzero,notnull,default:current_timestamp"`
 	UpdatedAt       time.Time       `bun:"updated_at,nullzero,notnull,default:current_timestamp"`
 }
@@ -104,6 +106,7 @@ type TaxJurisdiction struct {
 	ZipCodes       json.RawMessage `bun:"zip_codes"`
 	CountryCode    string          `bun:"country_code,notnull"`
 	RegionCode     *string         `bun:"region_code"`
+	Version        int64           `bun:"version,notnull,default:1"`
 	CreatedAt      time.Time       `bun:"created_at,nullzero,notnull,default:current_timestamp"`
 	UpdatedAt      time.Time       `bun:"updated_at,nullzero,notnull,default:current_timestamp"`
 }
@@ -121,6 +124,7 @@ type Account struct {
 	OwnerID          *int64    `bun:"owner_id"`
 	DefaultContactID *int64    `bun:"default_contact_id"`
 	ReferredByID     *int64    `bun:"referred_by_id"`
+	Version          int64     `bun:"version,notnull,default:1"`
 	CreatedAt        time.Time `bun:"created_at,nullzero,notnull,default:current_timestamp"`
 	UpdatedAt        time.Time `bun:"updated_at,nullzero,notnull,default:current_timestamp"`
 }
@@ -146,6 +150,7 @@ type BusinessUnit struct {
 	Email          *string   `bun:"email"`
 	Fax            *string   `bun:"fax"`
 	OwnerID        *int64    `bun:"owner_id"`
+	Version        int64     `bun:"version,notnull,default:1"`
 	CreatedAt      time.Time `bun:"created_at,nullzero,notnull,default:current_timestamp"`
 	UpdatedAt      time.Time `bun:"updated_at,nullzero,notnull,default:current_timestamp"`
 }
@@ -180,6 +185,7 @@ type User struct {
 	LoginCount     int64           `bun:"login_count,notnull"`
 	PasswordHash   *string         `bun:"password_hash"`
 	OwnerID        *int64          `bun:"owner_id"`
+	Version        int64           `bun:"version,notnull,default:1"`
 	CreatedAt      time.Time       `bun:"created_at,nullzero,notnull,default:current_timestamp"`
 	UpdatedAt      time.Time       `bun:"updated_at,nullzero,notnull,default:current_timestamp"`
 }
@@ -216,6 +222,7 @@ type Contact struct {
 	OwnerID        *int64          `bun:"owner_id"`
 	AssignedToID   *int64          `bun:"assigned_to_id"`
 	ReportsToID    *int64          `bun:"reports_to_id"`
+	Version        int64           `bun:"version,notnull,default:1"`
 	CreatedAt      time.Time       `bun:"created_at,nullzero,notnull,default:current_timestamp"`
 	UpdatedAt      time.Time       `bun:"updated_at,nullzero,notnull,default:current_timestamp"`
 }

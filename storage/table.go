@@ -136,6 +136,12 @@ func tableOf(st *schema.Table) (*Table, error) {
 			t.AutoKey = f.AutoIncrement || f.Identity
 		}
 	}
+	if k, ok := t.Columns[VersionColumn]; ok {
+		if k != KindInt {
+			return nil, fmt.Errorf("storage: model %s: column %s is not int64", st.TypeName, VersionColumn)
+		}
+		t.Versioned = true
+	}
 	if t.Key == "" {
 		return nil, fmt.Errorf("storage: model %s: no primary key column besides %s", st.TypeName, orgColumn)
 	}

@@ -3,6 +3,7 @@ package storage_test
 import (
 	"context"
 	"reflect"
+	"slices"
 	"testing"
 	"time"
 
@@ -23,7 +24,7 @@ func TestTablesFromModels(t *testing.T) {
 		kinds   map[string]storage.Kind
 	}{
 		{"organizations", "id", true, false,
-			[]string{"id", "name", "description", "enabled", "created_at", "updated_at"},
+			[]string{"id", "name", "description", "enabled", "version", "created_at", "updated_at"},
 			map[string]storage.Kind{"id": storage.KindInt, "enabled": storage.KindBool, "created_at": storage.KindTime}},
 		{"countries", "code", false, false,
 			[]string{"code", "iso3", "name_en", "name_de", "name_fr", "name_es"},
@@ -31,34 +32,35 @@ func TestTablesFromModels(t *testing.T) {
 		{"regions", "code", false, false,
 			[]string{"code", "country_code", "sub_code", "name_en", "name_de", "name_fr", "name_es"}, nil},
 		{"weightunits", "code", false, true,
-			[]string{"code", "conversion_rates", "created_at", "updated_at"},
+			[]string{"code", "conversion_rates", "version", "created_at", "updated_at"},
 			map[string]storage.Kind{"conversion_rates": storage.KindJSON}},
 		{"taxjurisdictions", "id", true, true,
-			[]string{"id", "code", "description", "region_text", "zip_codes", "country_code", "region_code", "created_at", "updated_at"},
+			[]string{"id", "code", "description", "region_text", "zip_codes", "country_code", "region_code", "version", "created_at", "updated_at"},
 			map[string]storage.Kind{"zip_codes": storage.KindJSON, "region_code": storage.KindString}},
 		{"accounts", "id", true, true,
-			[]string{"id", "name", "external_id", "owner_id", "default_contact_id", "referred_by_id", "created_at", "updated_at"},
+			[]string{"id", "name", "external_id", "owner_id", "default_contact_id", "referred_by_id", "version", "created_at", "updated_at"},
 			map[string]storage.Kind{"external_id": storage.KindString, "updated_at": storage.KindTime, "referred_by_id": storage.KindInt}},
 		{"userroles", "code", false, false, []string{"code", "label"}, nil},
 		{"businessunits", "id", true, true,
-			[]string{"id", "name", "phone", "website", "email", "fax", "owner_id", "created_at", "updated_at"},
+			[]string{"id", "name", "phone", "website", "email", "fax", "owner_id", "version", "created_at", "updated_at"},
 			map[string]storage.Kind{"owner_id": storage.KindInt}},
 		{"users", "id", true, true,
 			[]string{"id", "username", "email", "first_name", "last_name", "name_prefix", "middle_name", "name_suffix",
 				"phone", "title", "google_id", "birthday", "enabled", "demo", "emails", "external_id", "last_login", "login_count",
-				"password_hash", "owner_id", "created_at", "updated_at"},
+				"password_hash", "owner_id", "version", "created_at", "updated_at"},
 			map[string]storage.Kind{"birthday": storage.KindDate, "enabled": storage.KindBool, "demo": storage.KindBool,
 				"emails": storage.KindJSON, "last_login": storage.KindTime, "login_count": storage.KindInt}},
 		{"contacts", "id", true, true,
 			[]string{"id", "name_prefix", "first_name", "middle_name", "last_name", "name_suffix", "gender", "birthday",
 				"description", "job_title", "emails", "phones", "primary_email", "primary_phone", "external_id",
-				"owner_id", "assigned_to_id", "reports_to_id", "created_at", "updated_at"},
+				"owner_id", "assigned_to_id", "reports_to_id", "version", "created_at", "updated_at"},
 			map[string]storage.Kind{"birthday": storage.KindDate, "phones": storage.KindJSON, "reports_to_id": storage.KindInt}},
 	}
 	s := storagetest.Shared(t, "sqlite")
 	for _, tc := range tests {
 		tbl := storagetest.Table(t, s, tc.name)
-		if tbl.Key != tc.key || tbl.AutoKey != tc.autoKey || tbl.Scoped != tc.scoped || !reflect.DeepEqual(tbl.Order, tc.order) {
+		versioned := slices.Contains(tc.order, storage.VersionColumn)
+		if tbl.Key != tc.key || tbl.AutoKey != tc.autoKey || tbl.Scoped != tc.scoped || tbl.Versioned != versioned || !reflect.DeepEqual(tbl.Order, tc.order) {
 			t.Errorf("%s = %+v", tc.name, tbl)
 		}
 		if len(tbl.Columns) != len(tbl.Order) {

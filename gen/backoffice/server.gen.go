@@ -2156,7 +2156,7 @@ type IncludedRequestResource struct {
 	// Example: new-contact-1
 	Id string `json:"id"`
 
-	// Meta Options of a request's resource object. `upsert` creates the record when none matches and updates it when one does: `true` or `["id"]` match by identifier (only where the resource allows it), `["field"]` by one of the fields the resource lists as upsert criteria; several matches are a 409. `update: true` marks an included (or batch) record as an existing one to change. `validate: true` on the primary data (or on every item of a synchronous batch) runs every check and answers what the write would answer, ids included, without storing anything. At most one of them. JSON:API only.
+	// Meta Options of a request's resource object. `upsert` creates the record when none matches and updates it when one does: `true` or `["id"]` match by identifier (only where the resource allows it), `["field"]` by one of the fields the resource lists as upsert criteria; several matches are a 409. `update: true` marks an included (or batch) record as an existing one to change. `validate: true` on the primary data (or on every item of a synchronous batch) runs every check and answers what the write would answer, ids included, without storing anything. At most one of them. `version` makes an update conditional on the version read. JSON:API only.
 	Meta *RequestMeta `json:"meta,omitempty"`
 
 	// Relationships The record's relationships, as in a create or update of its own resource.
@@ -2420,7 +2420,7 @@ type RelationshipLinks struct {
 	Self *string `json:"self,omitempty"`
 }
 
-// RequestMeta Options of a request's resource object. `upsert` creates the record when none matches and updates it when one does: `true` or `["id"]` match by identifier (only where the resource allows it), `["field"]` by one of the fields the resource lists as upsert criteria; several matches are a 409. `update: true` marks an included (or batch) record as an existing one to change. `validate: true` on the primary data (or on every item of a synchronous batch) runs every check and answers what the write would answer, ids included, without storing anything. At most one of them. JSON:API only.
+// RequestMeta Options of a request's resource object. `upsert` creates the record when none matches and updates it when one does: `true` or `["id"]` match by identifier (only where the resource allows it), `["field"]` by one of the fields the resource lists as upsert criteria; several matches are a 409. `update: true` marks an included (or batch) record as an existing one to change. `validate: true` on the primary data (or on every item of a synchronous batch) runs every check and answers what the write would answer, ids included, without storing anything. At most one of them. `version` makes an update conditional on the version read. JSON:API only.
 type RequestMeta struct {
 	// Update true changes the existing record with this id (included and batch records).
 	Update *bool `json:"update,omitempty"`
@@ -2432,6 +2432,11 @@ type RequestMeta struct {
 
 	// Validate true checks the request and answers as the write would, without storing anything (primary data, and every item of a synchronous batch).
 	Validate *bool `json:"validate,omitempty"`
+
+	// Version The version of the record the client read (the number that starts its `ETag`): the update is made only if the record still has it, as with `If-Match`; else a 409 `conflict constraint` at `meta/version` (in a batch, the item's error). Only with an update (`update: true`, or the primary data of a PATCH), never with `upsert`.
+	//
+	// Example: 17
+	Version *int64 `json:"version,omitempty"`
 }
 
 // RequestMetaUpsert0 defines model for RequestMeta.Upsert.0.
@@ -3422,6 +3427,12 @@ type CountryInclude = string
 // CountrySort defines model for CountrySort.
 type CountrySort = string
 
+// IfMatch defines model for IfMatch.
+type IfMatch = string
+
+// IfNoneMatch defines model for IfNoneMatch.
+type IfNoneMatch = string
+
 // Meta defines model for Meta.
 type Meta = string
 
@@ -3644,6 +3655,12 @@ type PayloadTooLargeApplicationJSON = PlainErrorList
 // PayloadTooLargeApplicationVndAPIPlusJSON A JSON:API error document.
 type PayloadTooLargeApplicationVndAPIPlusJSON = ErrorDocument
 
+// PreconditionFailedApplicationJSON The plain-format error body, a bare array of problems.
+type PreconditionFailedApplicationJSON = PlainErrorList
+
+// PreconditionFailedApplicationVndAPIPlusJSON A JSON:API error document.
+type PreconditionFailedApplicationVndAPIPlusJSON = ErrorDocument
+
 // ServiceUnavailableApplicationJSON The plain-format error body, a bare array of problems.
 type ServiceUnavailableApplicationJSON = PlainErrorList
 
@@ -3780,6 +3797,15 @@ type ListAccountsParams struct {
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
+}
+
+// DeleteAccountParams defines parameters for DeleteAccount.
+type DeleteAccountParams struct {
+	// IfMatch Write only if the record is still in the state the client read: `*` (any existing record) or one or more strong entity tags as `ETag` answered them, separated by commas. A tag matches when the version it names (the number before `-`) is the record's current version, whichever representation it was read in. A stale tag, a weak (`W/`) or malformed one, or a record that does not exist is a 412 and nothing changes; of two clients that read the same version and write, exactly one succeeds.
+	IfMatch *IfMatch `json:"If-Match,omitempty"`
 }
 
 // GetAccountParams defines parameters for GetAccount.
@@ -3810,6 +3836,15 @@ type GetAccountParams struct {
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
+}
+
+// UpdateAccountParams defines parameters for UpdateAccount.
+type UpdateAccountParams struct {
+	// IfMatch Write only if the record is still in the state the client read: `*` (any existing record) or one or more strong entity tags as `ETag` answered them, separated by commas. A tag matches when the version it names (the number before `-`) is the record's current version, whichever representation it was read in. A stale tag, a weak (`W/`) or malformed one, or a record that does not exist is a 412 and nothing changes; of two clients that read the same version and write, exactly one succeeds.
+	IfMatch *IfMatch `json:"If-Match,omitempty"`
 }
 
 // ListAccountContactsParams defines parameters for ListAccountContacts.
@@ -3891,6 +3926,9 @@ type ListAccountContactsParams struct {
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // GetAccountDefaultContactParams defines parameters for GetAccountDefaultContact.
@@ -3921,6 +3959,9 @@ type GetAccountDefaultContactParams struct {
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // GetAccountOrganizationParams defines parameters for GetAccountOrganization.
@@ -3951,6 +3992,9 @@ type GetAccountOrganizationParams struct {
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // GetAccountOwnerParams defines parameters for GetAccountOwner.
@@ -3981,6 +4025,9 @@ type GetAccountOwnerParams struct {
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // GetAccountReferredByParams defines parameters for GetAccountReferredBy.
@@ -4011,6 +4058,15 @@ type GetAccountReferredByParams struct {
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
+}
+
+// DeleteAccountContactsRelationshipParams defines parameters for DeleteAccountContactsRelationship.
+type DeleteAccountContactsRelationshipParams struct {
+	// IfMatch Write only if the record is still in the state the client read: `*` (any existing record) or one or more strong entity tags as `ETag` answered them, separated by commas. A tag matches when the version it names (the number before `-`) is the record's current version, whichever representation it was read in. A stale tag, a weak (`W/`) or malformed one, or a record that does not exist is a 412 and nothing changes; of two clients that read the same version and write, exactly one succeeds.
+	IfMatch *IfMatch `json:"If-Match,omitempty"`
 }
 
 // GetAccountContactsRelationshipParams defines parameters for GetAccountContactsRelationship.
@@ -4029,30 +4085,75 @@ type GetAccountContactsRelationshipParams struct {
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
+}
+
+// UpdateAccountContactsRelationshipParams defines parameters for UpdateAccountContactsRelationship.
+type UpdateAccountContactsRelationshipParams struct {
+	// IfMatch Write only if the record is still in the state the client read: `*` (any existing record) or one or more strong entity tags as `ETag` answered them, separated by commas. A tag matches when the version it names (the number before `-`) is the record's current version, whichever representation it was read in. A stale tag, a weak (`W/`) or malformed one, or a record that does not exist is a 412 and nothing changes; of two clients that read the same version and write, exactly one succeeds.
+	IfMatch *IfMatch `json:"If-Match,omitempty"`
+}
+
+// AddAccountContactsRelationshipParams defines parameters for AddAccountContactsRelationship.
+type AddAccountContactsRelationshipParams struct {
+	// IfMatch Write only if the record is still in the state the client read: `*` (any existing record) or one or more strong entity tags as `ETag` answered them, separated by commas. A tag matches when the version it names (the number before `-`) is the record's current version, whichever representation it was read in. A stale tag, a weak (`W/`) or malformed one, or a record that does not exist is a 412 and nothing changes; of two clients that read the same version and write, exactly one succeeds.
+	IfMatch *IfMatch `json:"If-Match,omitempty"`
 }
 
 // GetAccountDefaultContactRelationshipParams defines parameters for GetAccountDefaultContactRelationship.
 type GetAccountDefaultContactRelationshipParams struct {
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
+}
+
+// UpdateAccountDefaultContactRelationshipParams defines parameters for UpdateAccountDefaultContactRelationship.
+type UpdateAccountDefaultContactRelationshipParams struct {
+	// IfMatch Write only if the record is still in the state the client read: `*` (any existing record) or one or more strong entity tags as `ETag` answered them, separated by commas. A tag matches when the version it names (the number before `-`) is the record's current version, whichever representation it was read in. A stale tag, a weak (`W/`) or malformed one, or a record that does not exist is a 412 and nothing changes; of two clients that read the same version and write, exactly one succeeds.
+	IfMatch *IfMatch `json:"If-Match,omitempty"`
 }
 
 // GetAccountOrganizationRelationshipParams defines parameters for GetAccountOrganizationRelationship.
 type GetAccountOrganizationRelationshipParams struct {
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // GetAccountOwnerRelationshipParams defines parameters for GetAccountOwnerRelationship.
 type GetAccountOwnerRelationshipParams struct {
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
+}
+
+// UpdateAccountOwnerRelationshipParams defines parameters for UpdateAccountOwnerRelationship.
+type UpdateAccountOwnerRelationshipParams struct {
+	// IfMatch Write only if the record is still in the state the client read: `*` (any existing record) or one or more strong entity tags as `ETag` answered them, separated by commas. A tag matches when the version it names (the number before `-`) is the record's current version, whichever representation it was read in. A stale tag, a weak (`W/`) or malformed one, or a record that does not exist is a 412 and nothing changes; of two clients that read the same version and write, exactly one succeeds.
+	IfMatch *IfMatch `json:"If-Match,omitempty"`
 }
 
 // GetAccountReferredByRelationshipParams defines parameters for GetAccountReferredByRelationship.
 type GetAccountReferredByRelationshipParams struct {
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
+}
+
+// UpdateAccountReferredByRelationshipParams defines parameters for UpdateAccountReferredByRelationship.
+type UpdateAccountReferredByRelationshipParams struct {
+	// IfMatch Write only if the record is still in the state the client read: `*` (any existing record) or one or more strong entity tags as `ETag` answered them, separated by commas. A tag matches when the version it names (the number before `-`) is the record's current version, whichever representation it was read in. A stale tag, a weak (`W/`) or malformed one, or a record that does not exist is a 412 and nothing changes; of two clients that read the same version and write, exactly one succeeds.
+	IfMatch *IfMatch `json:"If-Match,omitempty"`
 }
 
 // GetAsyncOperationParams defines parameters for GetAsyncOperation.
@@ -4164,6 +4265,15 @@ type ListBusinessUnitsParams struct {
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
+}
+
+// DeleteBusinessUnitParams defines parameters for DeleteBusinessUnit.
+type DeleteBusinessUnitParams struct {
+	// IfMatch Write only if the record is still in the state the client read: `*` (any existing record) or one or more strong entity tags as `ETag` answered them, separated by commas. A tag matches when the version it names (the number before `-`) is the record's current version, whichever representation it was read in. A stale tag, a weak (`W/`) or malformed one, or a record that does not exist is a 412 and nothing changes; of two clients that read the same version and write, exactly one succeeds.
+	IfMatch *IfMatch `json:"If-Match,omitempty"`
 }
 
 // GetBusinessUnitParams defines parameters for GetBusinessUnit.
@@ -4194,6 +4304,15 @@ type GetBusinessUnitParams struct {
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
+}
+
+// UpdateBusinessUnitParams defines parameters for UpdateBusinessUnit.
+type UpdateBusinessUnitParams struct {
+	// IfMatch Write only if the record is still in the state the client read: `*` (any existing record) or one or more strong entity tags as `ETag` answered them, separated by commas. A tag matches when the version it names (the number before `-`) is the record's current version, whichever representation it was read in. A stale tag, a weak (`W/`) or malformed one, or a record that does not exist is a 412 and nothing changes; of two clients that read the same version and write, exactly one succeeds.
+	IfMatch *IfMatch `json:"If-Match,omitempty"`
 }
 
 // GetBusinessUnitOrganizationParams defines parameters for GetBusinessUnitOrganization.
@@ -4224,6 +4343,9 @@ type GetBusinessUnitOrganizationParams struct {
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // GetBusinessUnitOwnerParams defines parameters for GetBusinessUnitOwner.
@@ -4254,18 +4376,33 @@ type GetBusinessUnitOwnerParams struct {
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // GetBusinessUnitOrganizationRelationshipParams defines parameters for GetBusinessUnitOrganizationRelationship.
 type GetBusinessUnitOrganizationRelationshipParams struct {
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // GetBusinessUnitOwnerRelationshipParams defines parameters for GetBusinessUnitOwnerRelationship.
 type GetBusinessUnitOwnerRelationshipParams struct {
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
+}
+
+// UpdateBusinessUnitOwnerRelationshipParams defines parameters for UpdateBusinessUnitOwnerRelationship.
+type UpdateBusinessUnitOwnerRelationshipParams struct {
+	// IfMatch Write only if the record is still in the state the client read: `*` (any existing record) or one or more strong entity tags as `ETag` answered them, separated by commas. A tag matches when the version it names (the number before `-`) is the record's current version, whichever representation it was read in. A stale tag, a weak (`W/`) or malformed one, or a record that does not exist is a 412 and nothing changes; of two clients that read the same version and write, exactly one succeeds.
+	IfMatch *IfMatch `json:"If-Match,omitempty"`
 }
 
 // GetBusinessUnitUsersRelationshipParams defines parameters for GetBusinessUnitUsersRelationship.
@@ -4284,6 +4421,9 @@ type GetBusinessUnitUsersRelationshipParams struct {
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // ListBusinessUnitUsersParams defines parameters for ListBusinessUnitUsers.
@@ -4365,6 +4505,9 @@ type ListBusinessUnitUsersParams struct {
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // DeleteContactsParams defines parameters for DeleteContacts.
@@ -4485,6 +4628,15 @@ type ListContactsParams struct {
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
+}
+
+// DeleteContactParams defines parameters for DeleteContact.
+type DeleteContactParams struct {
+	// IfMatch Write only if the record is still in the state the client read: `*` (any existing record) or one or more strong entity tags as `ETag` answered them, separated by commas. A tag matches when the version it names (the number before `-`) is the record's current version, whichever representation it was read in. A stale tag, a weak (`W/`) or malformed one, or a record that does not exist is a 412 and nothing changes; of two clients that read the same version and write, exactly one succeeds.
+	IfMatch *IfMatch `json:"If-Match,omitempty"`
 }
 
 // GetContactParams defines parameters for GetContact.
@@ -4515,6 +4667,15 @@ type GetContactParams struct {
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
+}
+
+// UpdateContactParams defines parameters for UpdateContact.
+type UpdateContactParams struct {
+	// IfMatch Write only if the record is still in the state the client read: `*` (any existing record) or one or more strong entity tags as `ETag` answered them, separated by commas. A tag matches when the version it names (the number before `-`) is the record's current version, whichever representation it was read in. A stale tag, a weak (`W/`) or malformed one, or a record that does not exist is a 412 and nothing changes; of two clients that read the same version and write, exactly one succeeds.
+	IfMatch *IfMatch `json:"If-Match,omitempty"`
 }
 
 // ListContactAccountsParams defines parameters for ListContactAccounts.
@@ -4593,6 +4754,9 @@ type ListContactAccountsParams struct {
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // GetContactAssignedToParams defines parameters for GetContactAssignedTo.
@@ -4623,6 +4787,9 @@ type GetContactAssignedToParams struct {
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // GetContactOrganizationParams defines parameters for GetContactOrganization.
@@ -4653,6 +4820,9 @@ type GetContactOrganizationParams struct {
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // GetContactOwnerParams defines parameters for GetContactOwner.
@@ -4683,6 +4853,15 @@ type GetContactOwnerParams struct {
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
+}
+
+// DeleteContactAccountsRelationshipParams defines parameters for DeleteContactAccountsRelationship.
+type DeleteContactAccountsRelationshipParams struct {
+	// IfMatch Write only if the record is still in the state the client read: `*` (any existing record) or one or more strong entity tags as `ETag` answered them, separated by commas. A tag matches when the version it names (the number before `-`) is the record's current version, whichever representation it was read in. A stale tag, a weak (`W/`) or malformed one, or a record that does not exist is a 412 and nothing changes; of two clients that read the same version and write, exactly one succeeds.
+	IfMatch *IfMatch `json:"If-Match,omitempty"`
 }
 
 // GetContactAccountsRelationshipParams defines parameters for GetContactAccountsRelationship.
@@ -4701,30 +4880,75 @@ type GetContactAccountsRelationshipParams struct {
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
+}
+
+// UpdateContactAccountsRelationshipParams defines parameters for UpdateContactAccountsRelationship.
+type UpdateContactAccountsRelationshipParams struct {
+	// IfMatch Write only if the record is still in the state the client read: `*` (any existing record) or one or more strong entity tags as `ETag` answered them, separated by commas. A tag matches when the version it names (the number before `-`) is the record's current version, whichever representation it was read in. A stale tag, a weak (`W/`) or malformed one, or a record that does not exist is a 412 and nothing changes; of two clients that read the same version and write, exactly one succeeds.
+	IfMatch *IfMatch `json:"If-Match,omitempty"`
+}
+
+// AddContactAccountsRelationshipParams defines parameters for AddContactAccountsRelationship.
+type AddContactAccountsRelationshipParams struct {
+	// IfMatch Write only if the record is still in the state the client read: `*` (any existing record) or one or more strong entity tags as `ETag` answered them, separated by commas. A tag matches when the version it names (the number before `-`) is the record's current version, whichever representation it was read in. A stale tag, a weak (`W/`) or malformed one, or a record that does not exist is a 412 and nothing changes; of two clients that read the same version and write, exactly one succeeds.
+	IfMatch *IfMatch `json:"If-Match,omitempty"`
 }
 
 // GetContactAssignedToRelationshipParams defines parameters for GetContactAssignedToRelationship.
 type GetContactAssignedToRelationshipParams struct {
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
+}
+
+// UpdateContactAssignedToRelationshipParams defines parameters for UpdateContactAssignedToRelationship.
+type UpdateContactAssignedToRelationshipParams struct {
+	// IfMatch Write only if the record is still in the state the client read: `*` (any existing record) or one or more strong entity tags as `ETag` answered them, separated by commas. A tag matches when the version it names (the number before `-`) is the record's current version, whichever representation it was read in. A stale tag, a weak (`W/`) or malformed one, or a record that does not exist is a 412 and nothing changes; of two clients that read the same version and write, exactly one succeeds.
+	IfMatch *IfMatch `json:"If-Match,omitempty"`
 }
 
 // GetContactOrganizationRelationshipParams defines parameters for GetContactOrganizationRelationship.
 type GetContactOrganizationRelationshipParams struct {
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // GetContactOwnerRelationshipParams defines parameters for GetContactOwnerRelationship.
 type GetContactOwnerRelationshipParams struct {
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
+}
+
+// UpdateContactOwnerRelationshipParams defines parameters for UpdateContactOwnerRelationship.
+type UpdateContactOwnerRelationshipParams struct {
+	// IfMatch Write only if the record is still in the state the client read: `*` (any existing record) or one or more strong entity tags as `ETag` answered them, separated by commas. A tag matches when the version it names (the number before `-`) is the record's current version, whichever representation it was read in. A stale tag, a weak (`W/`) or malformed one, or a record that does not exist is a 412 and nothing changes; of two clients that read the same version and write, exactly one succeeds.
+	IfMatch *IfMatch `json:"If-Match,omitempty"`
 }
 
 // GetContactReportsToRelationshipParams defines parameters for GetContactReportsToRelationship.
 type GetContactReportsToRelationshipParams struct {
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
+}
+
+// UpdateContactReportsToRelationshipParams defines parameters for UpdateContactReportsToRelationship.
+type UpdateContactReportsToRelationshipParams struct {
+	// IfMatch Write only if the record is still in the state the client read: `*` (any existing record) or one or more strong entity tags as `ETag` answered them, separated by commas. A tag matches when the version it names (the number before `-`) is the record's current version, whichever representation it was read in. A stale tag, a weak (`W/`) or malformed one, or a record that does not exist is a 412 and nothing changes; of two clients that read the same version and write, exactly one succeeds.
+	IfMatch *IfMatch `json:"If-Match,omitempty"`
 }
 
 // GetContactReportsToParams defines parameters for GetContactReportsTo.
@@ -4755,6 +4979,9 @@ type GetContactReportsToParams struct {
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // ListCountriesParams defines parameters for ListCountries.
@@ -4797,6 +5024,9 @@ type ListCountriesParams struct {
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // GetCountryParams defines parameters for GetCountry.
@@ -4815,6 +5045,9 @@ type GetCountryParams struct {
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // ListCountryRegionsParams defines parameters for ListCountryRegions.
@@ -4854,6 +5087,9 @@ type ListCountryRegionsParams struct {
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // GetCountryRegionsRelationshipParams defines parameters for GetCountryRegionsRelationship.
@@ -4872,6 +5108,9 @@ type GetCountryRegionsRelationshipParams struct {
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // ListOrganizationsParams defines parameters for ListOrganizations.
@@ -4938,6 +5177,9 @@ type ListOrganizationsParams struct {
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // GetOrganizationParams defines parameters for GetOrganization.
@@ -4968,6 +5210,15 @@ type GetOrganizationParams struct {
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
+}
+
+// UpdateOrganizationParams defines parameters for UpdateOrganization.
+type UpdateOrganizationParams struct {
+	// IfMatch Write only if the record is still in the state the client read: `*` (any existing record) or one or more strong entity tags as `ETag` answered them, separated by commas. A tag matches when the version it names (the number before `-`) is the record's current version, whichever representation it was read in. A stale tag, a weak (`W/`) or malformed one, or a record that does not exist is a 412 and nothing changes; of two clients that read the same version and write, exactly one succeeds.
+	IfMatch *IfMatch `json:"If-Match,omitempty"`
 }
 
 // ListOrganizationBusinessUnitsParams defines parameters for ListOrganizationBusinessUnits.
@@ -5034,6 +5285,9 @@ type ListOrganizationBusinessUnitsParams struct {
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // GetOrganizationBusinessUnitsRelationshipParams defines parameters for GetOrganizationBusinessUnitsRelationship.
@@ -5052,6 +5306,9 @@ type GetOrganizationBusinessUnitsRelationshipParams struct {
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // GetOrganizationUsersRelationshipParams defines parameters for GetOrganizationUsersRelationship.
@@ -5070,6 +5327,9 @@ type GetOrganizationUsersRelationshipParams struct {
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // ListOrganizationUsersParams defines parameters for ListOrganizationUsers.
@@ -5151,6 +5411,9 @@ type ListOrganizationUsersParams struct {
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // ListRegionsParams defines parameters for ListRegions.
@@ -5193,6 +5456,9 @@ type ListRegionsParams struct {
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // GetRegionParams defines parameters for GetRegion.
@@ -5211,6 +5477,9 @@ type GetRegionParams struct {
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // GetRegionCountryParams defines parameters for GetRegionCountry.
@@ -5229,12 +5498,18 @@ type GetRegionCountryParams struct {
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // GetRegionCountryRelationshipParams defines parameters for GetRegionCountryRelationship.
 type GetRegionCountryRelationshipParams struct {
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // DeleteTaxJurisdictionsParams defines parameters for DeleteTaxJurisdictions.
@@ -5313,6 +5588,15 @@ type ListTaxJurisdictionsParams struct {
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
+}
+
+// DeleteTaxJurisdictionParams defines parameters for DeleteTaxJurisdiction.
+type DeleteTaxJurisdictionParams struct {
+	// IfMatch Write only if the record is still in the state the client read: `*` (any existing record) or one or more strong entity tags as `ETag` answered them, separated by commas. A tag matches when the version it names (the number before `-`) is the record's current version, whichever representation it was read in. A stale tag, a weak (`W/`) or malformed one, or a record that does not exist is a 412 and nothing changes; of two clients that read the same version and write, exactly one succeeds.
+	IfMatch *IfMatch `json:"If-Match,omitempty"`
 }
 
 // GetTaxJurisdictionParams defines parameters for GetTaxJurisdiction.
@@ -5334,6 +5618,15 @@ type GetTaxJurisdictionParams struct {
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
+}
+
+// UpdateTaxJurisdictionParams defines parameters for UpdateTaxJurisdiction.
+type UpdateTaxJurisdictionParams struct {
+	// IfMatch Write only if the record is still in the state the client read: `*` (any existing record) or one or more strong entity tags as `ETag` answered them, separated by commas. A tag matches when the version it names (the number before `-`) is the record's current version, whichever representation it was read in. A stale tag, a weak (`W/`) or malformed one, or a record that does not exist is a 412 and nothing changes; of two clients that read the same version and write, exactly one succeeds.
+	IfMatch *IfMatch `json:"If-Match,omitempty"`
 }
 
 // GetTaxJurisdictionCountryParams defines parameters for GetTaxJurisdictionCountry.
@@ -5352,6 +5645,9 @@ type GetTaxJurisdictionCountryParams struct {
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // GetTaxJurisdictionRegionParams defines parameters for GetTaxJurisdictionRegion.
@@ -5370,18 +5666,39 @@ type GetTaxJurisdictionRegionParams struct {
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // GetTaxJurisdictionCountryRelationshipParams defines parameters for GetTaxJurisdictionCountryRelationship.
 type GetTaxJurisdictionCountryRelationshipParams struct {
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
+}
+
+// UpdateTaxJurisdictionCountryRelationshipParams defines parameters for UpdateTaxJurisdictionCountryRelationship.
+type UpdateTaxJurisdictionCountryRelationshipParams struct {
+	// IfMatch Write only if the record is still in the state the client read: `*` (any existing record) or one or more strong entity tags as `ETag` answered them, separated by commas. A tag matches when the version it names (the number before `-`) is the record's current version, whichever representation it was read in. A stale tag, a weak (`W/`) or malformed one, or a record that does not exist is a 412 and nothing changes; of two clients that read the same version and write, exactly one succeeds.
+	IfMatch *IfMatch `json:"If-Match,omitempty"`
 }
 
 // GetTaxJurisdictionRegionRelationshipParams defines parameters for GetTaxJurisdictionRegionRelationship.
 type GetTaxJurisdictionRegionRelationshipParams struct {
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
+}
+
+// UpdateTaxJurisdictionRegionRelationshipParams defines parameters for UpdateTaxJurisdictionRegionRelationship.
+type UpdateTaxJurisdictionRegionRelationshipParams struct {
+	// IfMatch Write only if the record is still in the state the client read: `*` (any existing record) or one or more strong entity tags as `ETag` answered them, separated by commas. A tag matches when the version it names (the number before `-`) is the record's current version, whichever representation it was read in. A stale tag, a weak (`W/`) or malformed one, or a record that does not exist is a 412 and nothing changes; of two clients that read the same version and write, exactly one succeeds.
+	IfMatch *IfMatch `json:"If-Match,omitempty"`
 }
 
 // ListUserRolesParams defines parameters for ListUserRoles.
@@ -5412,6 +5729,9 @@ type ListUserRolesParams struct {
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // GetUserRoleParams defines parameters for GetUserRole.
@@ -5424,6 +5744,9 @@ type GetUserRoleParams struct {
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // DeleteUsersParams defines parameters for DeleteUsers.
@@ -5544,6 +5867,15 @@ type ListUsersParams struct {
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
+}
+
+// DeleteUserParams defines parameters for DeleteUser.
+type DeleteUserParams struct {
+	// IfMatch Write only if the record is still in the state the client read: `*` (any existing record) or one or more strong entity tags as `ETag` answered them, separated by commas. A tag matches when the version it names (the number before `-`) is the record's current version, whichever representation it was read in. A stale tag, a weak (`W/`) or malformed one, or a record that does not exist is a 412 and nothing changes; of two clients that read the same version and write, exactly one succeeds.
+	IfMatch *IfMatch `json:"If-Match,omitempty"`
 }
 
 // GetUserParams defines parameters for GetUser.
@@ -5574,6 +5906,15 @@ type GetUserParams struct {
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
+}
+
+// UpdateUserParams defines parameters for UpdateUser.
+type UpdateUserParams struct {
+	// IfMatch Write only if the record is still in the state the client read: `*` (any existing record) or one or more strong entity tags as `ETag` answered them, separated by commas. A tag matches when the version it names (the number before `-`) is the record's current version, whichever representation it was read in. A stale tag, a weak (`W/`) or malformed one, or a record that does not exist is a 412 and nothing changes; of two clients that read the same version and write, exactly one succeeds.
+	IfMatch *IfMatch `json:"If-Match,omitempty"`
 }
 
 // GetUserOrganizationParams defines parameters for GetUserOrganization.
@@ -5604,6 +5945,9 @@ type GetUserOrganizationParams struct {
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // GetUserOwnerParams defines parameters for GetUserOwner.
@@ -5634,18 +5978,39 @@ type GetUserOwnerParams struct {
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // GetUserOrganizationRelationshipParams defines parameters for GetUserOrganizationRelationship.
 type GetUserOrganizationRelationshipParams struct {
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // GetUserOwnerRelationshipParams defines parameters for GetUserOwnerRelationship.
 type GetUserOwnerRelationshipParams struct {
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
+}
+
+// UpdateUserOwnerRelationshipParams defines parameters for UpdateUserOwnerRelationship.
+type UpdateUserOwnerRelationshipParams struct {
+	// IfMatch Write only if the record is still in the state the client read: `*` (any existing record) or one or more strong entity tags as `ETag` answered them, separated by commas. A tag matches when the version it names (the number before `-`) is the record's current version, whichever representation it was read in. A stale tag, a weak (`W/`) or malformed one, or a record that does not exist is a 412 and nothing changes; of two clients that read the same version and write, exactly one succeeds.
+	IfMatch *IfMatch `json:"If-Match,omitempty"`
+}
+
+// DeleteUserUserRolesRelationshipParams defines parameters for DeleteUserUserRolesRelationship.
+type DeleteUserUserRolesRelationshipParams struct {
+	// IfMatch Write only if the record is still in the state the client read: `*` (any existing record) or one or more strong entity tags as `ETag` answered them, separated by commas. A tag matches when the version it names (the number before `-`) is the record's current version, whichever representation it was read in. A stale tag, a weak (`W/`) or malformed one, or a record that does not exist is a 412 and nothing changes; of two clients that read the same version and write, exactly one succeeds.
+	IfMatch *IfMatch `json:"If-Match,omitempty"`
 }
 
 // GetUserUserRolesRelationshipParams defines parameters for GetUserUserRolesRelationship.
@@ -5664,6 +6029,21 @@ type GetUserUserRolesRelationshipParams struct {
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
+}
+
+// UpdateUserUserRolesRelationshipParams defines parameters for UpdateUserUserRolesRelationship.
+type UpdateUserUserRolesRelationshipParams struct {
+	// IfMatch Write only if the record is still in the state the client read: `*` (any existing record) or one or more strong entity tags as `ETag` answered them, separated by commas. A tag matches when the version it names (the number before `-`) is the record's current version, whichever representation it was read in. A stale tag, a weak (`W/`) or malformed one, or a record that does not exist is a 412 and nothing changes; of two clients that read the same version and write, exactly one succeeds.
+	IfMatch *IfMatch `json:"If-Match,omitempty"`
+}
+
+// AddUserUserRolesRelationshipParams defines parameters for AddUserUserRolesRelationship.
+type AddUserUserRolesRelationshipParams struct {
+	// IfMatch Write only if the record is still in the state the client read: `*` (any existing record) or one or more strong entity tags as `ETag` answered them, separated by commas. A tag matches when the version it names (the number before `-`) is the record's current version, whichever representation it was read in. A stale tag, a weak (`W/`) or malformed one, or a record that does not exist is a 412 and nothing changes; of two clients that read the same version and write, exactly one succeeds.
+	IfMatch *IfMatch `json:"If-Match,omitempty"`
 }
 
 // ListUserUserRolesParams defines parameters for ListUserUserRoles.
@@ -5694,6 +6074,9 @@ type ListUserUserRolesParams struct {
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // DeleteWeightUnitsParams defines parameters for DeleteWeightUnits.
@@ -5745,6 +6128,15 @@ type ListWeightUnitsParams struct {
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
+}
+
+// DeleteWeightUnitParams defines parameters for DeleteWeightUnit.
+type DeleteWeightUnitParams struct {
+	// IfMatch Write only if the record is still in the state the client read: `*` (any existing record) or one or more strong entity tags as `ETag` answered them, separated by commas. A tag matches when the version it names (the number before `-`) is the record's current version, whichever representation it was read in. A stale tag, a weak (`W/`) or malformed one, or a record that does not exist is a 412 and nothing changes; of two clients that read the same version and write, exactly one succeeds.
+	IfMatch *IfMatch `json:"If-Match,omitempty"`
 }
 
 // GetWeightUnitParams defines parameters for GetWeightUnit.
@@ -5757,6 +6149,15 @@ type GetWeightUnitParams struct {
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
+}
+
+// UpdateWeightUnitParams defines parameters for UpdateWeightUnit.
+type UpdateWeightUnitParams struct {
+	// IfMatch Write only if the record is still in the state the client read: `*` (any existing record) or one or more strong entity tags as `ETag` answered them, separated by commas. A tag matches when the version it names (the number before `-`) is the record's current version, whichever representation it was read in. A stale tag, a weak (`W/`) or malformed one, or a record that does not exist is a 412 and nothing changes; of two clients that read the same version and write, exactly one succeeds.
+	IfMatch *IfMatch `json:"If-Match,omitempty"`
 }
 
 // CreateAccountJSONRequestBody defines body for CreateAccount for application/json ContentType.
@@ -6548,13 +6949,13 @@ type ServerInterface interface {
 	CreateAccount(c *gin.Context)
 	// DeleteAccount Delete an account
 	// (DELETE /api/accounts/{id})
-	DeleteAccount(c *gin.Context, id AccountId)
+	DeleteAccount(c *gin.Context, id AccountId, params DeleteAccountParams)
 	// GetAccount Get an account
 	// (GET /api/accounts/{id})
 	GetAccount(c *gin.Context, id AccountId, params GetAccountParams)
 	// UpdateAccount Update an account
 	// (PATCH /api/accounts/{id})
-	UpdateAccount(c *gin.Context, id AccountId)
+	UpdateAccount(c *gin.Context, id AccountId, params UpdateAccountParams)
 	// ListAccountContacts List the contacts of an account
 	// (GET /api/accounts/{id}/contacts)
 	ListAccountContacts(c *gin.Context, id AccountId, params ListAccountContactsParams)
@@ -6572,22 +6973,22 @@ type ServerInterface interface {
 	GetAccountReferredBy(c *gin.Context, id AccountId, params GetAccountReferredByParams)
 	// DeleteAccountContactsRelationship Remove contacts from an account
 	// (DELETE /api/accounts/{id}/relationships/contacts)
-	DeleteAccountContactsRelationship(c *gin.Context, id AccountId)
+	DeleteAccountContactsRelationship(c *gin.Context, id AccountId, params DeleteAccountContactsRelationshipParams)
 	// GetAccountContactsRelationship List the contact identifiers of an account
 	// (GET /api/accounts/{id}/relationships/contacts)
 	GetAccountContactsRelationship(c *gin.Context, id AccountId, params GetAccountContactsRelationshipParams)
 	// UpdateAccountContactsRelationship Replace the contacts of an account
 	// (PATCH /api/accounts/{id}/relationships/contacts)
-	UpdateAccountContactsRelationship(c *gin.Context, id AccountId)
+	UpdateAccountContactsRelationship(c *gin.Context, id AccountId, params UpdateAccountContactsRelationshipParams)
 	// AddAccountContactsRelationship Add contacts to an account
 	// (POST /api/accounts/{id}/relationships/contacts)
-	AddAccountContactsRelationship(c *gin.Context, id AccountId)
+	AddAccountContactsRelationship(c *gin.Context, id AccountId, params AddAccountContactsRelationshipParams)
 	// GetAccountDefaultContactRelationship Get the default contact identifier of an account
 	// (GET /api/accounts/{id}/relationships/defaultContact)
 	GetAccountDefaultContactRelationship(c *gin.Context, id AccountId, params GetAccountDefaultContactRelationshipParams)
 	// UpdateAccountDefaultContactRelationship Set the default contact of an account
 	// (PATCH /api/accounts/{id}/relationships/defaultContact)
-	UpdateAccountDefaultContactRelationship(c *gin.Context, id AccountId)
+	UpdateAccountDefaultContactRelationship(c *gin.Context, id AccountId, params UpdateAccountDefaultContactRelationshipParams)
 	// GetAccountOrganizationRelationship Get the organization identifier of an account
 	// (GET /api/accounts/{id}/relationships/organization)
 	GetAccountOrganizationRelationship(c *gin.Context, id AccountId, params GetAccountOrganizationRelationshipParams)
@@ -6596,13 +6997,13 @@ type ServerInterface interface {
 	GetAccountOwnerRelationship(c *gin.Context, id AccountId, params GetAccountOwnerRelationshipParams)
 	// UpdateAccountOwnerRelationship Set the owner of an account
 	// (PATCH /api/accounts/{id}/relationships/owner)
-	UpdateAccountOwnerRelationship(c *gin.Context, id AccountId)
+	UpdateAccountOwnerRelationship(c *gin.Context, id AccountId, params UpdateAccountOwnerRelationshipParams)
 	// GetAccountReferredByRelationship Get the referring account identifier of an account
 	// (GET /api/accounts/{id}/relationships/referredBy)
 	GetAccountReferredByRelationship(c *gin.Context, id AccountId, params GetAccountReferredByRelationshipParams)
 	// UpdateAccountReferredByRelationship Set the referring account of an account
 	// (PATCH /api/accounts/{id}/relationships/referredBy)
-	UpdateAccountReferredByRelationship(c *gin.Context, id AccountId)
+	UpdateAccountReferredByRelationship(c *gin.Context, id AccountId, params UpdateAccountReferredByRelationshipParams)
 	// GetAsyncOperation Get an asynchronous operation
 	// (GET /api/asyncoperations/{id})
 	GetAsyncOperation(c *gin.Context, id AsyncOperationId, params GetAsyncOperationParams)
@@ -6623,13 +7024,13 @@ type ServerInterface interface {
 	CreateBusinessUnit(c *gin.Context)
 	// DeleteBusinessUnit Delete a business unit
 	// (DELETE /api/businessunits/{id})
-	DeleteBusinessUnit(c *gin.Context, id BusinessUnitId)
+	DeleteBusinessUnit(c *gin.Context, id BusinessUnitId, params DeleteBusinessUnitParams)
 	// GetBusinessUnit Get a business unit
 	// (GET /api/businessunits/{id})
 	GetBusinessUnit(c *gin.Context, id BusinessUnitId, params GetBusinessUnitParams)
 	// UpdateBusinessUnit Update a business unit
 	// (PATCH /api/businessunits/{id})
-	UpdateBusinessUnit(c *gin.Context, id BusinessUnitId)
+	UpdateBusinessUnit(c *gin.Context, id BusinessUnitId, params UpdateBusinessUnitParams)
 	// GetBusinessUnitOrganization Get the organization of a business unit
 	// (GET /api/businessunits/{id}/organization)
 	GetBusinessUnitOrganization(c *gin.Context, id BusinessUnitId, params GetBusinessUnitOrganizationParams)
@@ -6644,7 +7045,7 @@ type ServerInterface interface {
 	GetBusinessUnitOwnerRelationship(c *gin.Context, id BusinessUnitId, params GetBusinessUnitOwnerRelationshipParams)
 	// UpdateBusinessUnitOwnerRelationship Set the parent unit of a business unit
 	// (PATCH /api/businessunits/{id}/relationships/owner)
-	UpdateBusinessUnitOwnerRelationship(c *gin.Context, id BusinessUnitId)
+	UpdateBusinessUnitOwnerRelationship(c *gin.Context, id BusinessUnitId, params UpdateBusinessUnitOwnerRelationshipParams)
 	// GetBusinessUnitUsersRelationship List the user identifiers of a business unit
 	// (GET /api/businessunits/{id}/relationships/users)
 	GetBusinessUnitUsersRelationship(c *gin.Context, id BusinessUnitId, params GetBusinessUnitUsersRelationshipParams)
@@ -6662,13 +7063,13 @@ type ServerInterface interface {
 	CreateContact(c *gin.Context)
 	// DeleteContact Delete a contact
 	// (DELETE /api/contacts/{id})
-	DeleteContact(c *gin.Context, id ContactId)
+	DeleteContact(c *gin.Context, id ContactId, params DeleteContactParams)
 	// GetContact Get a contact
 	// (GET /api/contacts/{id})
 	GetContact(c *gin.Context, id ContactId, params GetContactParams)
 	// UpdateContact Update a contact
 	// (PATCH /api/contacts/{id})
-	UpdateContact(c *gin.Context, id ContactId)
+	UpdateContact(c *gin.Context, id ContactId, params UpdateContactParams)
 	// ListContactAccounts List the accounts of a contact
 	// (GET /api/contacts/{id}/accounts)
 	ListContactAccounts(c *gin.Context, id ContactId, params ListContactAccountsParams)
@@ -6683,22 +7084,22 @@ type ServerInterface interface {
 	GetContactOwner(c *gin.Context, id ContactId, params GetContactOwnerParams)
 	// DeleteContactAccountsRelationship Remove accounts from a contact
 	// (DELETE /api/contacts/{id}/relationships/accounts)
-	DeleteContactAccountsRelationship(c *gin.Context, id ContactId)
+	DeleteContactAccountsRelationship(c *gin.Context, id ContactId, params DeleteContactAccountsRelationshipParams)
 	// GetContactAccountsRelationship List the account identifiers of a contact
 	// (GET /api/contacts/{id}/relationships/accounts)
 	GetContactAccountsRelationship(c *gin.Context, id ContactId, params GetContactAccountsRelationshipParams)
 	// UpdateContactAccountsRelationship Replace the accounts of a contact
 	// (PATCH /api/contacts/{id}/relationships/accounts)
-	UpdateContactAccountsRelationship(c *gin.Context, id ContactId)
+	UpdateContactAccountsRelationship(c *gin.Context, id ContactId, params UpdateContactAccountsRelationshipParams)
 	// AddContactAccountsRelationship Add accounts to a contact
 	// (POST /api/contacts/{id}/relationships/accounts)
-	AddContactAccountsRelationship(c *gin.Context, id ContactId)
+	AddContactAccountsRelationship(c *gin.Context, id ContactId, params AddContactAccountsRelationshipParams)
 	// GetContactAssignedToRelationship Get the assigned user identifier of a contact
 	// (GET /api/contacts/{id}/relationships/assignedTo)
 	GetContactAssignedToRelationship(c *gin.Context, id ContactId, params GetContactAssignedToRelationshipParams)
 	// UpdateContactAssignedToRelationship Set the assigned user of a contact
 	// (PATCH /api/contacts/{id}/relationships/assignedTo)
-	UpdateContactAssignedToRelationship(c *gin.Context, id ContactId)
+	UpdateContactAssignedToRelationship(c *gin.Context, id ContactId, params UpdateContactAssignedToRelationshipParams)
 	// GetContactOrganizationRelationship Get the organization identifier of a contact
 	// (GET /api/contacts/{id}/relationships/organization)
 	GetContactOrganizationRelationship(c *gin.Context, id ContactId, params GetContactOrganizationRelationshipParams)
@@ -6707,13 +7108,13 @@ type ServerInterface interface {
 	GetContactOwnerRelationship(c *gin.Context, id ContactId, params GetContactOwnerRelationshipParams)
 	// UpdateContactOwnerRelationship Set the owner of a contact
 	// (PATCH /api/contacts/{id}/relationships/owner)
-	UpdateContactOwnerRelationship(c *gin.Context, id ContactId)
+	UpdateContactOwnerRelationship(c *gin.Context, id ContactId, params UpdateContactOwnerRelationshipParams)
 	// GetContactReportsToRelationship Get the superior contact identifier of a contact
 	// (GET /api/contacts/{id}/relationships/reportsTo)
 	GetContactReportsToRelationship(c *gin.Context, id ContactId, params GetContactReportsToRelationshipParams)
 	// UpdateContactReportsToRelationship Set the superior contact of a contact
 	// (PATCH /api/contacts/{id}/relationships/reportsTo)
-	UpdateContactReportsToRelationship(c *gin.Context, id ContactId)
+	UpdateContactReportsToRelationship(c *gin.Context, id ContactId, params UpdateContactReportsToRelationshipParams)
 	// GetContactReportsTo Get the superior contact of a contact
 	// (GET /api/contacts/{id}/reportsTo)
 	GetContactReportsTo(c *gin.Context, id ContactId, params GetContactReportsToParams)
@@ -6737,7 +7138,7 @@ type ServerInterface interface {
 	GetOrganization(c *gin.Context, id OrganizationId, params GetOrganizationParams)
 	// UpdateOrganization Update an organization
 	// (PATCH /api/organizations/{id})
-	UpdateOrganization(c *gin.Context, id OrganizationId)
+	UpdateOrganization(c *gin.Context, id OrganizationId, params UpdateOrganizationParams)
 	// ListOrganizationBusinessUnits List the business units of an organization
 	// (GET /api/organizations/{id}/businessUnits)
 	ListOrganizationBusinessUnits(c *gin.Context, id OrganizationId, params ListOrganizationBusinessUnitsParams)
@@ -6773,13 +7174,13 @@ type ServerInterface interface {
 	CreateTaxJurisdiction(c *gin.Context)
 	// DeleteTaxJurisdiction Delete a tax jurisdiction
 	// (DELETE /api/taxjurisdictions/{id})
-	DeleteTaxJurisdiction(c *gin.Context, id TaxJurisdictionId)
+	DeleteTaxJurisdiction(c *gin.Context, id TaxJurisdictionId, params DeleteTaxJurisdictionParams)
 	// GetTaxJurisdiction Get a tax jurisdiction
 	// (GET /api/taxjurisdictions/{id})
 	GetTaxJurisdiction(c *gin.Context, id TaxJurisdictionId, params GetTaxJurisdictionParams)
 	// UpdateTaxJurisdiction Update a tax jurisdiction
 	// (PATCH /api/taxjurisdictions/{id})
-	UpdateTaxJurisdiction(c *gin.Context, id TaxJurisdictionId)
+	UpdateTaxJurisdiction(c *gin.Context, id TaxJurisdictionId, params UpdateTaxJurisdictionParams)
 	// GetTaxJurisdictionCountry Get the country of a tax jurisdiction
 	// (GET /api/taxjurisdictions/{id}/country)
 	GetTaxJurisdictionCountry(c *gin.Context, id TaxJurisdictionId, params GetTaxJurisdictionCountryParams)
@@ -6791,13 +7192,13 @@ type ServerInterface interface {
 	GetTaxJurisdictionCountryRelationship(c *gin.Context, id TaxJurisdictionId, params GetTaxJurisdictionCountryRelationshipParams)
 	// UpdateTaxJurisdictionCountryRelationship Set the country of a tax jurisdiction
 	// (PATCH /api/taxjurisdictions/{id}/relationships/country)
-	UpdateTaxJurisdictionCountryRelationship(c *gin.Context, id TaxJurisdictionId)
+	UpdateTaxJurisdictionCountryRelationship(c *gin.Context, id TaxJurisdictionId, params UpdateTaxJurisdictionCountryRelationshipParams)
 	// GetTaxJurisdictionRegionRelationship Get the region identifier of a tax jurisdiction
 	// (GET /api/taxjurisdictions/{id}/relationships/region)
 	GetTaxJurisdictionRegionRelationship(c *gin.Context, id TaxJurisdictionId, params GetTaxJurisdictionRegionRelationshipParams)
 	// UpdateTaxJurisdictionRegionRelationship Set the region of a tax jurisdiction
 	// (PATCH /api/taxjurisdictions/{id}/relationships/region)
-	UpdateTaxJurisdictionRegionRelationship(c *gin.Context, id TaxJurisdictionId)
+	UpdateTaxJurisdictionRegionRelationship(c *gin.Context, id TaxJurisdictionId, params UpdateTaxJurisdictionRegionRelationshipParams)
 	// ListUserRoles List user roles
 	// (GET /api/userroles)
 	ListUserRoles(c *gin.Context, params ListUserRolesParams)
@@ -6815,13 +7216,13 @@ type ServerInterface interface {
 	CreateUser(c *gin.Context)
 	// DeleteUser Delete a user
 	// (DELETE /api/users/{id})
-	DeleteUser(c *gin.Context, id UserId)
+	DeleteUser(c *gin.Context, id UserId, params DeleteUserParams)
 	// GetUser Get a user
 	// (GET /api/users/{id})
 	GetUser(c *gin.Context, id UserId, params GetUserParams)
 	// UpdateUser Update a user
 	// (PATCH /api/users/{id})
-	UpdateUser(c *gin.Context, id UserId)
+	UpdateUser(c *gin.Context, id UserId, params UpdateUserParams)
 	// GetUserOrganization Get the organization of a user
 	// (GET /api/users/{id}/organization)
 	GetUserOrganization(c *gin.Context, id UserId, params GetUserOrganizationParams)
@@ -6836,19 +7237,19 @@ type ServerInterface interface {
 	GetUserOwnerRelationship(c *gin.Context, id UserId, params GetUserOwnerRelationshipParams)
 	// UpdateUserOwnerRelationship Set the business unit of a user
 	// (PATCH /api/users/{id}/relationships/owner)
-	UpdateUserOwnerRelationship(c *gin.Context, id UserId)
+	UpdateUserOwnerRelationship(c *gin.Context, id UserId, params UpdateUserOwnerRelationshipParams)
 	// DeleteUserUserRolesRelationship Remove roles from a user
 	// (DELETE /api/users/{id}/relationships/userRoles)
-	DeleteUserUserRolesRelationship(c *gin.Context, id UserId)
+	DeleteUserUserRolesRelationship(c *gin.Context, id UserId, params DeleteUserUserRolesRelationshipParams)
 	// GetUserUserRolesRelationship List the user role identifiers of a user
 	// (GET /api/users/{id}/relationships/userRoles)
 	GetUserUserRolesRelationship(c *gin.Context, id UserId, params GetUserUserRolesRelationshipParams)
 	// UpdateUserUserRolesRelationship Replace the roles of a user
 	// (PATCH /api/users/{id}/relationships/userRoles)
-	UpdateUserUserRolesRelationship(c *gin.Context, id UserId)
+	UpdateUserUserRolesRelationship(c *gin.Context, id UserId, params UpdateUserUserRolesRelationshipParams)
 	// AddUserUserRolesRelationship Add roles to a user
 	// (POST /api/users/{id}/relationships/userRoles)
-	AddUserUserRolesRelationship(c *gin.Context, id UserId)
+	AddUserUserRolesRelationship(c *gin.Context, id UserId, params AddUserUserRolesRelationshipParams)
 	// ListUserUserRoles List the roles of a user
 	// (GET /api/users/{id}/userRoles)
 	ListUserUserRoles(c *gin.Context, id UserId, params ListUserUserRolesParams)
@@ -6863,13 +7264,13 @@ type ServerInterface interface {
 	CreateWeightUnit(c *gin.Context)
 	// DeleteWeightUnit Delete a weight unit
 	// (DELETE /api/weightunits/{id})
-	DeleteWeightUnit(c *gin.Context, id WeightUnitId)
+	DeleteWeightUnit(c *gin.Context, id WeightUnitId, params DeleteWeightUnitParams)
 	// GetWeightUnit Get a weight unit
 	// (GET /api/weightunits/{id})
 	GetWeightUnit(c *gin.Context, id WeightUnitId, params GetWeightUnitParams)
 	// UpdateWeightUnit Update a weight unit
 	// (PATCH /api/weightunits/{id})
-	UpdateWeightUnit(c *gin.Context, id WeightUnitId)
+	UpdateWeightUnit(c *gin.Context, id WeightUnitId, params UpdateWeightUnitParams)
 }
 
 // ServerInterfaceWrapper converts contexts to parameters.
@@ -7225,6 +7626,25 @@ func (siw *ServerInterfaceWrapper) ListAccounts(c *gin.Context) {
 
 	}
 
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-None-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-None-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -7263,6 +7683,30 @@ func (siw *ServerInterfaceWrapper) DeleteAccount(c *gin.Context) {
 		return
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params DeleteAccountParams
+
+	headers := c.Request.Header
+
+	// ------------- Optional header parameter "If-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-Match")]; found {
+		var IfMatch IfMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-Match", valueList[0], &IfMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfMatch = &IfMatch
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -7270,7 +7714,7 @@ func (siw *ServerInterfaceWrapper) DeleteAccount(c *gin.Context) {
 		}
 	}
 
-	siw.Handler.DeleteAccount(c, id)
+	siw.Handler.DeleteAccount(c, id, params)
 }
 
 // GetAccount operation middleware
@@ -7377,6 +7821,25 @@ func (siw *ServerInterfaceWrapper) GetAccount(c *gin.Context) {
 
 	}
 
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-None-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-None-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -7402,6 +7865,30 @@ func (siw *ServerInterfaceWrapper) UpdateAccount(c *gin.Context) {
 		return
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params UpdateAccountParams
+
+	headers := c.Request.Header
+
+	// ------------- Optional header parameter "If-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-Match")]; found {
+		var IfMatch IfMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-Match", valueList[0], &IfMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfMatch = &IfMatch
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -7409,7 +7896,7 @@ func (siw *ServerInterfaceWrapper) UpdateAccount(c *gin.Context) {
 		}
 	}
 
-	siw.Handler.UpdateAccount(c, id)
+	siw.Handler.UpdateAccount(c, id, params)
 }
 
 // ListAccountContacts operation middleware
@@ -7652,6 +8139,25 @@ func (siw *ServerInterfaceWrapper) ListAccountContacts(c *gin.Context) {
 
 	}
 
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-None-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-None-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -7763,6 +8269,25 @@ func (siw *ServerInterfaceWrapper) GetAccountDefaultContact(c *gin.Context) {
 		}
 
 		params.XInclude = &XInclude
+
+	}
+
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-None-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-None-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
 
 	}
 
@@ -7880,6 +8405,25 @@ func (siw *ServerInterfaceWrapper) GetAccountOrganization(c *gin.Context) {
 
 	}
 
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-None-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-None-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -7991,6 +8535,25 @@ func (siw *ServerInterfaceWrapper) GetAccountOwner(c *gin.Context) {
 		}
 
 		params.XInclude = &XInclude
+
+	}
+
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-None-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-None-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
 
 	}
 
@@ -8108,6 +8671,25 @@ func (siw *ServerInterfaceWrapper) GetAccountReferredBy(c *gin.Context) {
 
 	}
 
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-None-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-None-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -8133,6 +8715,30 @@ func (siw *ServerInterfaceWrapper) DeleteAccountContactsRelationship(c *gin.Cont
 		return
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params DeleteAccountContactsRelationshipParams
+
+	headers := c.Request.Header
+
+	// ------------- Optional header parameter "If-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-Match")]; found {
+		var IfMatch IfMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-Match", valueList[0], &IfMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfMatch = &IfMatch
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -8140,7 +8746,7 @@ func (siw *ServerInterfaceWrapper) DeleteAccountContactsRelationship(c *gin.Cont
 		}
 	}
 
-	siw.Handler.DeleteAccountContactsRelationship(c, id)
+	siw.Handler.DeleteAccountContactsRelationship(c, id, params)
 }
 
 // GetAccountContactsRelationship operation middleware
@@ -8215,6 +8821,25 @@ func (siw *ServerInterfaceWrapper) GetAccountContactsRelationship(c *gin.Context
 
 	}
 
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-None-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-None-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -8240,6 +8865,30 @@ func (siw *ServerInterfaceWrapper) UpdateAccountContactsRelationship(c *gin.Cont
 		return
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params UpdateAccountContactsRelationshipParams
+
+	headers := c.Request.Header
+
+	// ------------- Optional header parameter "If-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-Match")]; found {
+		var IfMatch IfMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-Match", valueList[0], &IfMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfMatch = &IfMatch
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -8247,7 +8896,7 @@ func (siw *ServerInterfaceWrapper) UpdateAccountContactsRelationship(c *gin.Cont
 		}
 	}
 
-	siw.Handler.UpdateAccountContactsRelationship(c, id)
+	siw.Handler.UpdateAccountContactsRelationship(c, id, params)
 }
 
 // AddAccountContactsRelationship operation middleware
@@ -8265,6 +8914,30 @@ func (siw *ServerInterfaceWrapper) AddAccountContactsRelationship(c *gin.Context
 		return
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params AddAccountContactsRelationshipParams
+
+	headers := c.Request.Header
+
+	// ------------- Optional header parameter "If-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-Match")]; found {
+		var IfMatch IfMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-Match", valueList[0], &IfMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfMatch = &IfMatch
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -8272,7 +8945,7 @@ func (siw *ServerInterfaceWrapper) AddAccountContactsRelationship(c *gin.Context
 		}
 	}
 
-	siw.Handler.AddAccountContactsRelationship(c, id)
+	siw.Handler.AddAccountContactsRelationship(c, id, params)
 }
 
 // GetAccountDefaultContactRelationship operation middleware
@@ -8314,6 +8987,25 @@ func (siw *ServerInterfaceWrapper) GetAccountDefaultContactRelationship(c *gin.C
 
 	}
 
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-None-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-None-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -8339,6 +9031,30 @@ func (siw *ServerInterfaceWrapper) UpdateAccountDefaultContactRelationship(c *gi
 		return
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params UpdateAccountDefaultContactRelationshipParams
+
+	headers := c.Request.Header
+
+	// ------------- Optional header parameter "If-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-Match")]; found {
+		var IfMatch IfMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-Match", valueList[0], &IfMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfMatch = &IfMatch
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -8346,7 +9062,7 @@ func (siw *ServerInterfaceWrapper) UpdateAccountDefaultContactRelationship(c *gi
 		}
 	}
 
-	siw.Handler.UpdateAccountDefaultContactRelationship(c, id)
+	siw.Handler.UpdateAccountDefaultContactRelationship(c, id, params)
 }
 
 // GetAccountOrganizationRelationship operation middleware
@@ -8385,6 +9101,25 @@ func (siw *ServerInterfaceWrapper) GetAccountOrganizationRelationship(c *gin.Con
 		}
 
 		params.XInclude = &XInclude
+
+	}
+
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-None-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-None-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
 
 	}
 
@@ -8437,6 +9172,25 @@ func (siw *ServerInterfaceWrapper) GetAccountOwnerRelationship(c *gin.Context) {
 
 	}
 
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-None-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-None-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -8462,6 +9216,30 @@ func (siw *ServerInterfaceWrapper) UpdateAccountOwnerRelationship(c *gin.Context
 		return
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params UpdateAccountOwnerRelationshipParams
+
+	headers := c.Request.Header
+
+	// ------------- Optional header parameter "If-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-Match")]; found {
+		var IfMatch IfMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-Match", valueList[0], &IfMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfMatch = &IfMatch
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -8469,7 +9247,7 @@ func (siw *ServerInterfaceWrapper) UpdateAccountOwnerRelationship(c *gin.Context
 		}
 	}
 
-	siw.Handler.UpdateAccountOwnerRelationship(c, id)
+	siw.Handler.UpdateAccountOwnerRelationship(c, id, params)
 }
 
 // GetAccountReferredByRelationship operation middleware
@@ -8511,6 +9289,25 @@ func (siw *ServerInterfaceWrapper) GetAccountReferredByRelationship(c *gin.Conte
 
 	}
 
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-None-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-None-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -8536,6 +9333,30 @@ func (siw *ServerInterfaceWrapper) UpdateAccountReferredByRelationship(c *gin.Co
 		return
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params UpdateAccountReferredByRelationshipParams
+
+	headers := c.Request.Header
+
+	// ------------- Optional header parameter "If-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-Match")]; found {
+		var IfMatch IfMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-Match", valueList[0], &IfMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfMatch = &IfMatch
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -8543,7 +9364,7 @@ func (siw *ServerInterfaceWrapper) UpdateAccountReferredByRelationship(c *gin.Co
 		}
 	}
 
-	siw.Handler.UpdateAccountReferredByRelationship(c, id)
+	siw.Handler.UpdateAccountReferredByRelationship(c, id, params)
 }
 
 // GetAsyncOperation operation middleware
@@ -8974,6 +9795,25 @@ func (siw *ServerInterfaceWrapper) ListBusinessUnits(c *gin.Context) {
 
 	}
 
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-None-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-None-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -9012,6 +9852,30 @@ func (siw *ServerInterfaceWrapper) DeleteBusinessUnit(c *gin.Context) {
 		return
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params DeleteBusinessUnitParams
+
+	headers := c.Request.Header
+
+	// ------------- Optional header parameter "If-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-Match")]; found {
+		var IfMatch IfMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-Match", valueList[0], &IfMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfMatch = &IfMatch
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -9019,7 +9883,7 @@ func (siw *ServerInterfaceWrapper) DeleteBusinessUnit(c *gin.Context) {
 		}
 	}
 
-	siw.Handler.DeleteBusinessUnit(c, id)
+	siw.Handler.DeleteBusinessUnit(c, id, params)
 }
 
 // GetBusinessUnit operation middleware
@@ -9126,6 +9990,25 @@ func (siw *ServerInterfaceWrapper) GetBusinessUnit(c *gin.Context) {
 
 	}
 
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-None-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-None-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -9151,6 +10034,30 @@ func (siw *ServerInterfaceWrapper) UpdateBusinessUnit(c *gin.Context) {
 		return
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params UpdateBusinessUnitParams
+
+	headers := c.Request.Header
+
+	// ------------- Optional header parameter "If-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-Match")]; found {
+		var IfMatch IfMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-Match", valueList[0], &IfMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfMatch = &IfMatch
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -9158,7 +10065,7 @@ func (siw *ServerInterfaceWrapper) UpdateBusinessUnit(c *gin.Context) {
 		}
 	}
 
-	siw.Handler.UpdateBusinessUnit(c, id)
+	siw.Handler.UpdateBusinessUnit(c, id, params)
 }
 
 // GetBusinessUnitOrganization operation middleware
@@ -9262,6 +10169,25 @@ func (siw *ServerInterfaceWrapper) GetBusinessUnitOrganization(c *gin.Context) {
 		}
 
 		params.XInclude = &XInclude
+
+	}
+
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-None-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-None-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
 
 	}
 
@@ -9379,6 +10305,25 @@ func (siw *ServerInterfaceWrapper) GetBusinessUnitOwner(c *gin.Context) {
 
 	}
 
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-None-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-None-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -9425,6 +10370,25 @@ func (siw *ServerInterfaceWrapper) GetBusinessUnitOrganizationRelationship(c *gi
 		}
 
 		params.XInclude = &XInclude
+
+	}
+
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-None-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-None-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
 
 	}
 
@@ -9477,6 +10441,25 @@ func (siw *ServerInterfaceWrapper) GetBusinessUnitOwnerRelationship(c *gin.Conte
 
 	}
 
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-None-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-None-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -9502,6 +10485,30 @@ func (siw *ServerInterfaceWrapper) UpdateBusinessUnitOwnerRelationship(c *gin.Co
 		return
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params UpdateBusinessUnitOwnerRelationshipParams
+
+	headers := c.Request.Header
+
+	// ------------- Optional header parameter "If-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-Match")]; found {
+		var IfMatch IfMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-Match", valueList[0], &IfMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfMatch = &IfMatch
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -9509,7 +10516,7 @@ func (siw *ServerInterfaceWrapper) UpdateBusinessUnitOwnerRelationship(c *gin.Co
 		}
 	}
 
-	siw.Handler.UpdateBusinessUnitOwnerRelationship(c, id)
+	siw.Handler.UpdateBusinessUnitOwnerRelationship(c, id, params)
 }
 
 // GetBusinessUnitUsersRelationship operation middleware
@@ -9581,6 +10588,25 @@ func (siw *ServerInterfaceWrapper) GetBusinessUnitUsersRelationship(c *gin.Conte
 		}
 
 		params.XInclude = &XInclude
+
+	}
+
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-None-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-None-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
 
 	}
 
@@ -9831,6 +10857,25 @@ func (siw *ServerInterfaceWrapper) ListBusinessUnitUsers(c *gin.Context) {
 		}
 
 		params.XInclude = &XInclude
+
+	}
+
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-None-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-None-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
 
 	}
 
@@ -10204,6 +11249,25 @@ func (siw *ServerInterfaceWrapper) ListContacts(c *gin.Context) {
 
 	}
 
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-None-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-None-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -10242,6 +11306,30 @@ func (siw *ServerInterfaceWrapper) DeleteContact(c *gin.Context) {
 		return
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params DeleteContactParams
+
+	headers := c.Request.Header
+
+	// ------------- Optional header parameter "If-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-Match")]; found {
+		var IfMatch IfMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-Match", valueList[0], &IfMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfMatch = &IfMatch
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -10249,7 +11337,7 @@ func (siw *ServerInterfaceWrapper) DeleteContact(c *gin.Context) {
 		}
 	}
 
-	siw.Handler.DeleteContact(c, id)
+	siw.Handler.DeleteContact(c, id, params)
 }
 
 // GetContact operation middleware
@@ -10356,6 +11444,25 @@ func (siw *ServerInterfaceWrapper) GetContact(c *gin.Context) {
 
 	}
 
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-None-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-None-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -10381,6 +11488,30 @@ func (siw *ServerInterfaceWrapper) UpdateContact(c *gin.Context) {
 		return
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params UpdateContactParams
+
+	headers := c.Request.Header
+
+	// ------------- Optional header parameter "If-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-Match")]; found {
+		var IfMatch IfMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-Match", valueList[0], &IfMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfMatch = &IfMatch
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -10388,7 +11519,7 @@ func (siw *ServerInterfaceWrapper) UpdateContact(c *gin.Context) {
 		}
 	}
 
-	siw.Handler.UpdateContact(c, id)
+	siw.Handler.UpdateContact(c, id, params)
 }
 
 // ListContactAccounts operation middleware
@@ -10623,6 +11754,25 @@ func (siw *ServerInterfaceWrapper) ListContactAccounts(c *gin.Context) {
 
 	}
 
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-None-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-None-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -10734,6 +11884,25 @@ func (siw *ServerInterfaceWrapper) GetContactAssignedTo(c *gin.Context) {
 		}
 
 		params.XInclude = &XInclude
+
+	}
+
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-None-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-None-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
 
 	}
 
@@ -10851,6 +12020,25 @@ func (siw *ServerInterfaceWrapper) GetContactOrganization(c *gin.Context) {
 
 	}
 
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-None-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-None-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -10965,6 +12153,25 @@ func (siw *ServerInterfaceWrapper) GetContactOwner(c *gin.Context) {
 
 	}
 
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-None-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-None-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -10990,6 +12197,30 @@ func (siw *ServerInterfaceWrapper) DeleteContactAccountsRelationship(c *gin.Cont
 		return
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params DeleteContactAccountsRelationshipParams
+
+	headers := c.Request.Header
+
+	// ------------- Optional header parameter "If-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-Match")]; found {
+		var IfMatch IfMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-Match", valueList[0], &IfMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfMatch = &IfMatch
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -10997,7 +12228,7 @@ func (siw *ServerInterfaceWrapper) DeleteContactAccountsRelationship(c *gin.Cont
 		}
 	}
 
-	siw.Handler.DeleteContactAccountsRelationship(c, id)
+	siw.Handler.DeleteContactAccountsRelationship(c, id, params)
 }
 
 // GetContactAccountsRelationship operation middleware
@@ -11072,6 +12303,25 @@ func (siw *ServerInterfaceWrapper) GetContactAccountsRelationship(c *gin.Context
 
 	}
 
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-None-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-None-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -11097,6 +12347,30 @@ func (siw *ServerInterfaceWrapper) UpdateContactAccountsRelationship(c *gin.Cont
 		return
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params UpdateContactAccountsRelationshipParams
+
+	headers := c.Request.Header
+
+	// ------------- Optional header parameter "If-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-Match")]; found {
+		var IfMatch IfMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-Match", valueList[0], &IfMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfMatch = &IfMatch
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -11104,7 +12378,7 @@ func (siw *ServerInterfaceWrapper) UpdateContactAccountsRelationship(c *gin.Cont
 		}
 	}
 
-	siw.Handler.UpdateContactAccountsRelationship(c, id)
+	siw.Handler.UpdateContactAccountsRelationship(c, id, params)
 }
 
 // AddContactAccountsRelationship operation middleware
@@ -11122,6 +12396,30 @@ func (siw *ServerInterfaceWrapper) AddContactAccountsRelationship(c *gin.Context
 		return
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params AddContactAccountsRelationshipParams
+
+	headers := c.Request.Header
+
+	// ------------- Optional header parameter "If-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-Match")]; found {
+		var IfMatch IfMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-Match", valueList[0], &IfMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfMatch = &IfMatch
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -11129,7 +12427,7 @@ func (siw *ServerInterfaceWrapper) AddContactAccountsRelationship(c *gin.Context
 		}
 	}
 
-	siw.Handler.AddContactAccountsRelationship(c, id)
+	siw.Handler.AddContactAccountsRelationship(c, id, params)
 }
 
 // GetContactAssignedToRelationship operation middleware
@@ -11171,6 +12469,25 @@ func (siw *ServerInterfaceWrapper) GetContactAssignedToRelationship(c *gin.Conte
 
 	}
 
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-None-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-None-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -11196,6 +12513,30 @@ func (siw *ServerInterfaceWrapper) UpdateContactAssignedToRelationship(c *gin.Co
 		return
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params UpdateContactAssignedToRelationshipParams
+
+	headers := c.Request.Header
+
+	// ------------- Optional header parameter "If-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-Match")]; found {
+		var IfMatch IfMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-Match", valueList[0], &IfMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfMatch = &IfMatch
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -11203,7 +12544,7 @@ func (siw *ServerInterfaceWrapper) UpdateContactAssignedToRelationship(c *gin.Co
 		}
 	}
 
-	siw.Handler.UpdateContactAssignedToRelationship(c, id)
+	siw.Handler.UpdateContactAssignedToRelationship(c, id, params)
 }
 
 // GetContactOrganizationRelationship operation middleware
@@ -11242,6 +12583,25 @@ func (siw *ServerInterfaceWrapper) GetContactOrganizationRelationship(c *gin.Con
 		}
 
 		params.XInclude = &XInclude
+
+	}
+
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-None-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-None-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
 
 	}
 
@@ -11294,6 +12654,25 @@ func (siw *ServerInterfaceWrapper) GetContactOwnerRelationship(c *gin.Context) {
 
 	}
 
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-None-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-None-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -11319,6 +12698,30 @@ func (siw *ServerInterfaceWrapper) UpdateContactOwnerRelationship(c *gin.Context
 		return
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params UpdateContactOwnerRelationshipParams
+
+	headers := c.Request.Header
+
+	// ------------- Optional header parameter "If-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-Match")]; found {
+		var IfMatch IfMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-Match", valueList[0], &IfMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfMatch = &IfMatch
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -11326,7 +12729,7 @@ func (siw *ServerInterfaceWrapper) UpdateContactOwnerRelationship(c *gin.Context
 		}
 	}
 
-	siw.Handler.UpdateContactOwnerRelationship(c, id)
+	siw.Handler.UpdateContactOwnerRelationship(c, id, params)
 }
 
 // GetContactReportsToRelationship operation middleware
@@ -11368,6 +12771,25 @@ func (siw *ServerInterfaceWrapper) GetContactReportsToRelationship(c *gin.Contex
 
 	}
 
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-None-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-None-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -11393,6 +12815,30 @@ func (siw *ServerInterfaceWrapper) UpdateContactReportsToRelationship(c *gin.Con
 		return
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params UpdateContactReportsToRelationshipParams
+
+	headers := c.Request.Header
+
+	// ------------- Optional header parameter "If-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-Match")]; found {
+		var IfMatch IfMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-Match", valueList[0], &IfMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfMatch = &IfMatch
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -11400,7 +12846,7 @@ func (siw *ServerInterfaceWrapper) UpdateContactReportsToRelationship(c *gin.Con
 		}
 	}
 
-	siw.Handler.UpdateContactReportsToRelationship(c, id)
+	siw.Handler.UpdateContactReportsToRelationship(c, id, params)
 }
 
 // GetContactReportsTo operation middleware
@@ -11504,6 +12950,25 @@ func (siw *ServerInterfaceWrapper) GetContactReportsTo(c *gin.Context) {
 		}
 
 		params.XInclude = &XInclude
+
+	}
+
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-None-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-None-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
 
 	}
 
@@ -11644,6 +13109,25 @@ func (siw *ServerInterfaceWrapper) ListCountries(c *gin.Context) {
 
 	}
 
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-None-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-None-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -11723,6 +13207,25 @@ func (siw *ServerInterfaceWrapper) GetCountry(c *gin.Context) {
 		}
 
 		params.XInclude = &XInclude
+
+	}
+
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-None-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-None-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
 
 	}
 
@@ -11864,6 +13367,25 @@ func (siw *ServerInterfaceWrapper) ListCountryRegions(c *gin.Context) {
 
 	}
 
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-None-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-None-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -11943,6 +13465,25 @@ func (siw *ServerInterfaceWrapper) GetCountryRegionsRelationship(c *gin.Context)
 		}
 
 		params.XInclude = &XInclude
+
+	}
+
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-None-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-None-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
 
 	}
 
@@ -12147,6 +13688,25 @@ func (siw *ServerInterfaceWrapper) ListOrganizations(c *gin.Context) {
 
 	}
 
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-None-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-None-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -12261,6 +13821,25 @@ func (siw *ServerInterfaceWrapper) GetOrganization(c *gin.Context) {
 
 	}
 
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-None-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-None-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -12286,6 +13865,30 @@ func (siw *ServerInterfaceWrapper) UpdateOrganization(c *gin.Context) {
 		return
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params UpdateOrganizationParams
+
+	headers := c.Request.Header
+
+	// ------------- Optional header parameter "If-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-Match")]; found {
+		var IfMatch IfMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-Match", valueList[0], &IfMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfMatch = &IfMatch
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -12293,7 +13896,7 @@ func (siw *ServerInterfaceWrapper) UpdateOrganization(c *gin.Context) {
 		}
 	}
 
-	siw.Handler.UpdateOrganization(c, id)
+	siw.Handler.UpdateOrganization(c, id, params)
 }
 
 // ListOrganizationBusinessUnits operation middleware
@@ -12496,6 +14099,25 @@ func (siw *ServerInterfaceWrapper) ListOrganizationBusinessUnits(c *gin.Context)
 
 	}
 
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-None-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-None-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -12578,6 +14200,25 @@ func (siw *ServerInterfaceWrapper) GetOrganizationBusinessUnitsRelationship(c *g
 
 	}
 
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-None-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-None-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -12657,6 +14298,25 @@ func (siw *ServerInterfaceWrapper) GetOrganizationUsersRelationship(c *gin.Conte
 		}
 
 		params.XInclude = &XInclude
+
+	}
+
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-None-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-None-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
 
 	}
 
@@ -12910,6 +14570,25 @@ func (siw *ServerInterfaceWrapper) ListOrganizationUsers(c *gin.Context) {
 
 	}
 
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-None-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-None-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -13047,6 +14726,25 @@ func (siw *ServerInterfaceWrapper) ListRegions(c *gin.Context) {
 
 	}
 
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-None-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-None-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -13126,6 +14824,25 @@ func (siw *ServerInterfaceWrapper) GetRegion(c *gin.Context) {
 		}
 
 		params.XInclude = &XInclude
+
+	}
+
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-None-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-None-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
 
 	}
 
@@ -13211,6 +14928,25 @@ func (siw *ServerInterfaceWrapper) GetRegionCountry(c *gin.Context) {
 
 	}
 
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-None-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-None-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -13257,6 +14993,25 @@ func (siw *ServerInterfaceWrapper) GetRegionCountryRelationship(c *gin.Context) 
 		}
 
 		params.XInclude = &XInclude
+
+	}
+
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-None-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-None-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
 
 	}
 
@@ -13518,6 +15273,25 @@ func (siw *ServerInterfaceWrapper) ListTaxJurisdictions(c *gin.Context) {
 
 	}
 
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-None-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-None-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -13556,6 +15330,30 @@ func (siw *ServerInterfaceWrapper) DeleteTaxJurisdiction(c *gin.Context) {
 		return
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params DeleteTaxJurisdictionParams
+
+	headers := c.Request.Header
+
+	// ------------- Optional header parameter "If-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-Match")]; found {
+		var IfMatch IfMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-Match", valueList[0], &IfMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfMatch = &IfMatch
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -13563,7 +15361,7 @@ func (siw *ServerInterfaceWrapper) DeleteTaxJurisdiction(c *gin.Context) {
 		}
 	}
 
-	siw.Handler.DeleteTaxJurisdiction(c, id)
+	siw.Handler.DeleteTaxJurisdiction(c, id, params)
 }
 
 // GetTaxJurisdiction operation middleware
@@ -13646,6 +15444,25 @@ func (siw *ServerInterfaceWrapper) GetTaxJurisdiction(c *gin.Context) {
 
 	}
 
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-None-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-None-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -13671,6 +15488,30 @@ func (siw *ServerInterfaceWrapper) UpdateTaxJurisdiction(c *gin.Context) {
 		return
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params UpdateTaxJurisdictionParams
+
+	headers := c.Request.Header
+
+	// ------------- Optional header parameter "If-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-Match")]; found {
+		var IfMatch IfMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-Match", valueList[0], &IfMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfMatch = &IfMatch
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -13678,7 +15519,7 @@ func (siw *ServerInterfaceWrapper) UpdateTaxJurisdiction(c *gin.Context) {
 		}
 	}
 
-	siw.Handler.UpdateTaxJurisdiction(c, id)
+	siw.Handler.UpdateTaxJurisdiction(c, id, params)
 }
 
 // GetTaxJurisdictionCountry operation middleware
@@ -13750,6 +15591,25 @@ func (siw *ServerInterfaceWrapper) GetTaxJurisdictionCountry(c *gin.Context) {
 		}
 
 		params.XInclude = &XInclude
+
+	}
+
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-None-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-None-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
 
 	}
 
@@ -13835,6 +15695,25 @@ func (siw *ServerInterfaceWrapper) GetTaxJurisdictionRegion(c *gin.Context) {
 
 	}
 
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-None-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-None-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -13884,6 +15763,25 @@ func (siw *ServerInterfaceWrapper) GetTaxJurisdictionCountryRelationship(c *gin.
 
 	}
 
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-None-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-None-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -13909,6 +15807,30 @@ func (siw *ServerInterfaceWrapper) UpdateTaxJurisdictionCountryRelationship(c *g
 		return
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params UpdateTaxJurisdictionCountryRelationshipParams
+
+	headers := c.Request.Header
+
+	// ------------- Optional header parameter "If-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-Match")]; found {
+		var IfMatch IfMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-Match", valueList[0], &IfMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfMatch = &IfMatch
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -13916,7 +15838,7 @@ func (siw *ServerInterfaceWrapper) UpdateTaxJurisdictionCountryRelationship(c *g
 		}
 	}
 
-	siw.Handler.UpdateTaxJurisdictionCountryRelationship(c, id)
+	siw.Handler.UpdateTaxJurisdictionCountryRelationship(c, id, params)
 }
 
 // GetTaxJurisdictionRegionRelationship operation middleware
@@ -13958,6 +15880,25 @@ func (siw *ServerInterfaceWrapper) GetTaxJurisdictionRegionRelationship(c *gin.C
 
 	}
 
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-None-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-None-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -13983,6 +15924,30 @@ func (siw *ServerInterfaceWrapper) UpdateTaxJurisdictionRegionRelationship(c *gi
 		return
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params UpdateTaxJurisdictionRegionRelationshipParams
+
+	headers := c.Request.Header
+
+	// ------------- Optional header parameter "If-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-Match")]; found {
+		var IfMatch IfMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-Match", valueList[0], &IfMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfMatch = &IfMatch
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -13990,7 +15955,7 @@ func (siw *ServerInterfaceWrapper) UpdateTaxJurisdictionRegionRelationship(c *gi
 		}
 	}
 
-	siw.Handler.UpdateTaxJurisdictionRegionRelationship(c, id)
+	siw.Handler.UpdateTaxJurisdictionRegionRelationship(c, id, params)
 }
 
 // ListUserRoles operation middleware
@@ -14088,6 +16053,25 @@ func (siw *ServerInterfaceWrapper) ListUserRoles(c *gin.Context) {
 
 	}
 
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-None-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-None-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -14151,6 +16135,25 @@ func (siw *ServerInterfaceWrapper) GetUserRole(c *gin.Context) {
 		}
 
 		params.XInclude = &XInclude
+
+	}
+
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-None-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-None-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
 
 	}
 
@@ -14524,6 +16527,25 @@ func (siw *ServerInterfaceWrapper) ListUsers(c *gin.Context) {
 
 	}
 
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-None-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-None-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -14562,6 +16584,30 @@ func (siw *ServerInterfaceWrapper) DeleteUser(c *gin.Context) {
 		return
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params DeleteUserParams
+
+	headers := c.Request.Header
+
+	// ------------- Optional header parameter "If-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-Match")]; found {
+		var IfMatch IfMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-Match", valueList[0], &IfMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfMatch = &IfMatch
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -14569,7 +16615,7 @@ func (siw *ServerInterfaceWrapper) DeleteUser(c *gin.Context) {
 		}
 	}
 
-	siw.Handler.DeleteUser(c, id)
+	siw.Handler.DeleteUser(c, id, params)
 }
 
 // GetUser operation middleware
@@ -14676,6 +16722,25 @@ func (siw *ServerInterfaceWrapper) GetUser(c *gin.Context) {
 
 	}
 
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-None-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-None-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -14701,6 +16766,30 @@ func (siw *ServerInterfaceWrapper) UpdateUser(c *gin.Context) {
 		return
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params UpdateUserParams
+
+	headers := c.Request.Header
+
+	// ------------- Optional header parameter "If-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-Match")]; found {
+		var IfMatch IfMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-Match", valueList[0], &IfMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfMatch = &IfMatch
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -14708,7 +16797,7 @@ func (siw *ServerInterfaceWrapper) UpdateUser(c *gin.Context) {
 		}
 	}
 
-	siw.Handler.UpdateUser(c, id)
+	siw.Handler.UpdateUser(c, id, params)
 }
 
 // GetUserOrganization operation middleware
@@ -14812,6 +16901,25 @@ func (siw *ServerInterfaceWrapper) GetUserOrganization(c *gin.Context) {
 		}
 
 		params.XInclude = &XInclude
+
+	}
+
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-None-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-None-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
 
 	}
 
@@ -14929,6 +17037,25 @@ func (siw *ServerInterfaceWrapper) GetUserOwner(c *gin.Context) {
 
 	}
 
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-None-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-None-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -14975,6 +17102,25 @@ func (siw *ServerInterfaceWrapper) GetUserOrganizationRelationship(c *gin.Contex
 		}
 
 		params.XInclude = &XInclude
+
+	}
+
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-None-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-None-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
 
 	}
 
@@ -15027,6 +17173,25 @@ func (siw *ServerInterfaceWrapper) GetUserOwnerRelationship(c *gin.Context) {
 
 	}
 
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-None-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-None-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -15052,6 +17217,30 @@ func (siw *ServerInterfaceWrapper) UpdateUserOwnerRelationship(c *gin.Context) {
 		return
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params UpdateUserOwnerRelationshipParams
+
+	headers := c.Request.Header
+
+	// ------------- Optional header parameter "If-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-Match")]; found {
+		var IfMatch IfMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-Match", valueList[0], &IfMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfMatch = &IfMatch
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -15059,7 +17248,7 @@ func (siw *ServerInterfaceWrapper) UpdateUserOwnerRelationship(c *gin.Context) {
 		}
 	}
 
-	siw.Handler.UpdateUserOwnerRelationship(c, id)
+	siw.Handler.UpdateUserOwnerRelationship(c, id, params)
 }
 
 // DeleteUserUserRolesRelationship operation middleware
@@ -15077,6 +17266,30 @@ func (siw *ServerInterfaceWrapper) DeleteUserUserRolesRelationship(c *gin.Contex
 		return
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params DeleteUserUserRolesRelationshipParams
+
+	headers := c.Request.Header
+
+	// ------------- Optional header parameter "If-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-Match")]; found {
+		var IfMatch IfMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-Match", valueList[0], &IfMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfMatch = &IfMatch
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -15084,7 +17297,7 @@ func (siw *ServerInterfaceWrapper) DeleteUserUserRolesRelationship(c *gin.Contex
 		}
 	}
 
-	siw.Handler.DeleteUserUserRolesRelationship(c, id)
+	siw.Handler.DeleteUserUserRolesRelationship(c, id, params)
 }
 
 // GetUserUserRolesRelationship operation middleware
@@ -15159,6 +17372,25 @@ func (siw *ServerInterfaceWrapper) GetUserUserRolesRelationship(c *gin.Context) 
 
 	}
 
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-None-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-None-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -15184,6 +17416,30 @@ func (siw *ServerInterfaceWrapper) UpdateUserUserRolesRelationship(c *gin.Contex
 		return
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params UpdateUserUserRolesRelationshipParams
+
+	headers := c.Request.Header
+
+	// ------------- Optional header parameter "If-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-Match")]; found {
+		var IfMatch IfMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-Match", valueList[0], &IfMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfMatch = &IfMatch
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -15191,7 +17447,7 @@ func (siw *ServerInterfaceWrapper) UpdateUserUserRolesRelationship(c *gin.Contex
 		}
 	}
 
-	siw.Handler.UpdateUserUserRolesRelationship(c, id)
+	siw.Handler.UpdateUserUserRolesRelationship(c, id, params)
 }
 
 // AddUserUserRolesRelationship operation middleware
@@ -15209,6 +17465,30 @@ func (siw *ServerInterfaceWrapper) AddUserUserRolesRelationship(c *gin.Context) 
 		return
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params AddUserUserRolesRelationshipParams
+
+	headers := c.Request.Header
+
+	// ------------- Optional header parameter "If-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-Match")]; found {
+		var IfMatch IfMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-Match", valueList[0], &IfMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfMatch = &IfMatch
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -15216,7 +17496,7 @@ func (siw *ServerInterfaceWrapper) AddUserUserRolesRelationship(c *gin.Context) 
 		}
 	}
 
-	siw.Handler.AddUserUserRolesRelationship(c, id)
+	siw.Handler.AddUserUserRolesRelationship(c, id, params)
 }
 
 // ListUserUserRoles operation middleware
@@ -15320,6 +17600,25 @@ func (siw *ServerInterfaceWrapper) ListUserUserRoles(c *gin.Context) {
 		}
 
 		params.XInclude = &XInclude
+
+	}
+
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-None-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-None-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
 
 	}
 
@@ -15509,6 +17808,25 @@ func (siw *ServerInterfaceWrapper) ListWeightUnits(c *gin.Context) {
 
 	}
 
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-None-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-None-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -15547,6 +17865,30 @@ func (siw *ServerInterfaceWrapper) DeleteWeightUnit(c *gin.Context) {
 		return
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params DeleteWeightUnitParams
+
+	headers := c.Request.Header
+
+	// ------------- Optional header parameter "If-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-Match")]; found {
+		var IfMatch IfMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-Match", valueList[0], &IfMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfMatch = &IfMatch
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -15554,7 +17896,7 @@ func (siw *ServerInterfaceWrapper) DeleteWeightUnit(c *gin.Context) {
 		}
 	}
 
-	siw.Handler.DeleteWeightUnit(c, id)
+	siw.Handler.DeleteWeightUnit(c, id, params)
 }
 
 // GetWeightUnit operation middleware
@@ -15613,6 +17955,25 @@ func (siw *ServerInterfaceWrapper) GetWeightUnit(c *gin.Context) {
 
 	}
 
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-None-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-None-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -15638,6 +17999,30 @@ func (siw *ServerInterfaceWrapper) UpdateWeightUnit(c *gin.Context) {
 		return
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params UpdateWeightUnitParams
+
+	headers := c.Request.Header
+
+	// ------------- Optional header parameter "If-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-Match")]; found {
+		var IfMatch IfMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-Match", valueList[0], &IfMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfMatch = &IfMatch
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -15645,7 +18030,7 @@ func (siw *ServerInterfaceWrapper) UpdateWeightUnit(c *gin.Context) {
 		}
 	}
 
-	siw.Handler.UpdateWeightUnit(c, id)
+	siw.Handler.UpdateWeightUnit(c, id, params)
 }
 
 // GinServerOptions provides options for the Gin server.
@@ -15814,7 +18199,8 @@ type CreateAccountResponseObject interface {
 }
 
 type DeleteAccountRequestObject struct {
-	Id AccountId `json:"id"`
+	Id     AccountId `json:"id"`
+	Params DeleteAccountParams
 }
 
 type DeleteAccountResponseObject interface {
@@ -15832,6 +18218,7 @@ type GetAccountResponseObject interface {
 
 type UpdateAccountRequestObject struct {
 	Id                            AccountId `json:"id"`
+	Params                        UpdateAccountParams
 	JSONBody                      *UpdateAccountJSONRequestBody
 	ApplicationVndAPIPlusJSONBody *UpdateAccountApplicationVndAPIPlusJSONRequestBody
 }
@@ -15886,8 +18273,9 @@ type GetAccountReferredByResponseObject interface {
 }
 
 type DeleteAccountContactsRelationshipRequestObject struct {
-	Id   AccountId `json:"id"`
-	Body *DeleteAccountContactsRelationshipApplicationVndAPIPlusJSONRequestBody
+	Id     AccountId `json:"id"`
+	Params DeleteAccountContactsRelationshipParams
+	Body   *DeleteAccountContactsRelationshipApplicationVndAPIPlusJSONRequestBody
 }
 
 type DeleteAccountContactsRelationshipResponseObject interface {
@@ -15904,8 +18292,9 @@ type GetAccountContactsRelationshipResponseObject interface {
 }
 
 type UpdateAccountContactsRelationshipRequestObject struct {
-	Id   AccountId `json:"id"`
-	Body *UpdateAccountContactsRelationshipApplicationVndAPIPlusJSONRequestBody
+	Id     AccountId `json:"id"`
+	Params UpdateAccountContactsRelationshipParams
+	Body   *UpdateAccountContactsRelationshipApplicationVndAPIPlusJSONRequestBody
 }
 
 type UpdateAccountContactsRelationshipResponseObject interface {
@@ -15913,8 +18302,9 @@ type UpdateAccountContactsRelationshipResponseObject interface {
 }
 
 type AddAccountContactsRelationshipRequestObject struct {
-	Id   AccountId `json:"id"`
-	Body *AddAccountContactsRelationshipApplicationVndAPIPlusJSONRequestBody
+	Id     AccountId `json:"id"`
+	Params AddAccountContactsRelationshipParams
+	Body   *AddAccountContactsRelationshipApplicationVndAPIPlusJSONRequestBody
 }
 
 type AddAccountContactsRelationshipResponseObject interface {
@@ -15931,8 +18321,9 @@ type GetAccountDefaultContactRelationshipResponseObject interface {
 }
 
 type UpdateAccountDefaultContactRelationshipRequestObject struct {
-	Id   AccountId `json:"id"`
-	Body *UpdateAccountDefaultContactRelationshipApplicationVndAPIPlusJSONRequestBody
+	Id     AccountId `json:"id"`
+	Params UpdateAccountDefaultContactRelationshipParams
+	Body   *UpdateAccountDefaultContactRelationshipApplicationVndAPIPlusJSONRequestBody
 }
 
 type UpdateAccountDefaultContactRelationshipResponseObject interface {
@@ -15958,8 +18349,9 @@ type GetAccountOwnerRelationshipResponseObject interface {
 }
 
 type UpdateAccountOwnerRelationshipRequestObject struct {
-	Id   AccountId `json:"id"`
-	Body *UpdateAccountOwnerRelationshipApplicationVndAPIPlusJSONRequestBody
+	Id     AccountId `json:"id"`
+	Params UpdateAccountOwnerRelationshipParams
+	Body   *UpdateAccountOwnerRelationshipApplicationVndAPIPlusJSONRequestBody
 }
 
 type UpdateAccountOwnerRelationshipResponseObject interface {
@@ -15976,8 +18368,9 @@ type GetAccountReferredByRelationshipResponseObject interface {
 }
 
 type UpdateAccountReferredByRelationshipRequestObject struct {
-	Id   AccountId `json:"id"`
-	Body *UpdateAccountReferredByRelationshipApplicationVndAPIPlusJSONRequestBody
+	Id     AccountId `json:"id"`
+	Params UpdateAccountReferredByRelationshipParams
+	Body   *UpdateAccountReferredByRelationshipApplicationVndAPIPlusJSONRequestBody
 }
 
 type UpdateAccountReferredByRelationshipResponseObject interface {
@@ -16038,7 +18431,8 @@ type CreateBusinessUnitResponseObject interface {
 }
 
 type DeleteBusinessUnitRequestObject struct {
-	Id BusinessUnitId `json:"id"`
+	Id     BusinessUnitId `json:"id"`
+	Params DeleteBusinessUnitParams
 }
 
 type DeleteBusinessUnitResponseObject interface {
@@ -16056,6 +18450,7 @@ type GetBusinessUnitResponseObject interface {
 
 type UpdateBusinessUnitRequestObject struct {
 	Id                            BusinessUnitId `json:"id"`
+	Params                        UpdateBusinessUnitParams
 	JSONBody                      *UpdateBusinessUnitJSONRequestBody
 	ApplicationVndAPIPlusJSONBody *UpdateBusinessUnitApplicationVndAPIPlusJSONRequestBody
 }
@@ -16101,8 +18496,9 @@ type GetBusinessUnitOwnerRelationshipResponseObject interface {
 }
 
 type UpdateBusinessUnitOwnerRelationshipRequestObject struct {
-	Id   BusinessUnitId `json:"id"`
-	Body *UpdateBusinessUnitOwnerRelationshipApplicationVndAPIPlusJSONRequestBody
+	Id     BusinessUnitId `json:"id"`
+	Params UpdateBusinessUnitOwnerRelationshipParams
+	Body   *UpdateBusinessUnitOwnerRelationshipApplicationVndAPIPlusJSONRequestBody
 }
 
 type UpdateBusinessUnitOwnerRelationshipResponseObject interface {
@@ -16153,7 +18549,8 @@ type CreateContactResponseObject interface {
 }
 
 type DeleteContactRequestObject struct {
-	Id ContactId `json:"id"`
+	Id     ContactId `json:"id"`
+	Params DeleteContactParams
 }
 
 type DeleteContactResponseObject interface {
@@ -16171,6 +18568,7 @@ type GetContactResponseObject interface {
 
 type UpdateContactRequestObject struct {
 	Id                            ContactId `json:"id"`
+	Params                        UpdateContactParams
 	JSONBody                      *UpdateContactJSONRequestBody
 	ApplicationVndAPIPlusJSONBody *UpdateContactApplicationVndAPIPlusJSONRequestBody
 }
@@ -16216,8 +18614,9 @@ type GetContactOwnerResponseObject interface {
 }
 
 type DeleteContactAccountsRelationshipRequestObject struct {
-	Id   ContactId `json:"id"`
-	Body *DeleteContactAccountsRelationshipApplicationVndAPIPlusJSONRequestBody
+	Id     ContactId `json:"id"`
+	Params DeleteContactAccountsRelationshipParams
+	Body   *DeleteContactAccountsRelationshipApplicationVndAPIPlusJSONRequestBody
 }
 
 type DeleteContactAccountsRelationshipResponseObject interface {
@@ -16234,8 +18633,9 @@ type GetContactAccountsRelationshipResponseObject interface {
 }
 
 type UpdateContactAccountsRelationshipRequestObject struct {
-	Id   ContactId `json:"id"`
-	Body *UpdateContactAccountsRelationshipApplicationVndAPIPlusJSONRequestBody
+	Id     ContactId `json:"id"`
+	Params UpdateContactAccountsRelationshipParams
+	Body   *UpdateContactAccountsRelationshipApplicationVndAPIPlusJSONRequestBody
 }
 
 type UpdateContactAccountsRelationshipResponseObject interface {
@@ -16243,8 +18643,9 @@ type UpdateContactAccountsRelationshipResponseObject interface {
 }
 
 type AddContactAccountsRelationshipRequestObject struct {
-	Id   ContactId `json:"id"`
-	Body *AddContactAccountsRelationshipApplicationVndAPIPlusJSONRequestBody
+	Id     ContactId `json:"id"`
+	Params AddContactAccountsRelationshipParams
+	Body   *AddContactAccountsRelationshipApplicationVndAPIPlusJSONRequestBody
 }
 
 type AddContactAccountsRelationshipResponseObject interface {
@@ -16261,8 +18662,9 @@ type GetContactAssignedToRelationshipResponseObject interface {
 }
 
 type UpdateContactAssignedToRelationshipRequestObject struct {
-	Id   ContactId `json:"id"`
-	Body *UpdateContactAssignedToRelationshipApplicationVndAPIPlusJSONRequestBody
+	Id     ContactId `json:"id"`
+	Params UpdateContactAssignedToRelationshipParams
+	Body   *UpdateContactAssignedToRelationshipApplicationVndAPIPlusJSONRequestBody
 }
 
 type UpdateContactAssignedToRelationshipResponseObject interface {
@@ -16288,8 +18690,9 @@ type GetContactOwnerRelationshipResponseObject interface {
 }
 
 type UpdateContactOwnerRelationshipRequestObject struct {
-	Id   ContactId `json:"id"`
-	Body *UpdateContactOwnerRelationshipApplicationVndAPIPlusJSONRequestBody
+	Id     ContactId `json:"id"`
+	Params UpdateContactOwnerRelationshipParams
+	Body   *UpdateContactOwnerRelationshipApplicationVndAPIPlusJSONRequestBody
 }
 
 type UpdateContactOwnerRelationshipResponseObject interface {
@@ -16306,8 +18709,9 @@ type GetContactReportsToRelationshipResponseObject interface {
 }
 
 type UpdateContactReportsToRelationshipRequestObject struct {
-	Id   ContactId `json:"id"`
-	Body *UpdateContactReportsToRelationshipApplicationVndAPIPlusJSONRequestBody
+	Id     ContactId `json:"id"`
+	Params UpdateContactReportsToRelationshipParams
+	Body   *UpdateContactReportsToRelationshipApplicationVndAPIPlusJSONRequestBody
 }
 
 type UpdateContactReportsToRelationshipResponseObject interface {
@@ -16377,6 +18781,7 @@ type GetOrganizationResponseObject interface {
 
 type UpdateOrganizationRequestObject struct {
 	Id                            OrganizationId `json:"id"`
+	Params                        UpdateOrganizationParams
 	JSONBody                      *UpdateOrganizationJSONRequestBody
 	ApplicationVndAPIPlusJSONBody *UpdateOrganizationApplicationVndAPIPlusJSONRequestBody
 }
@@ -16482,7 +18887,8 @@ type CreateTaxJurisdictionResponseObject interface {
 }
 
 type DeleteTaxJurisdictionRequestObject struct {
-	Id TaxJurisdictionId `json:"id"`
+	Id     TaxJurisdictionId `json:"id"`
+	Params DeleteTaxJurisdictionParams
 }
 
 type DeleteTaxJurisdictionResponseObject interface {
@@ -16500,6 +18906,7 @@ type GetTaxJurisdictionResponseObject interface {
 
 type UpdateTaxJurisdictionRequestObject struct {
 	Id                            TaxJurisdictionId `json:"id"`
+	Params                        UpdateTaxJurisdictionParams
 	JSONBody                      *UpdateTaxJurisdictionJSONRequestBody
 	ApplicationVndAPIPlusJSONBody *UpdateTaxJurisdictionApplicationVndAPIPlusJSONRequestBody
 }
@@ -16536,8 +18943,9 @@ type GetTaxJurisdictionCountryRelationshipResponseObject interface {
 }
 
 type UpdateTaxJurisdictionCountryRelationshipRequestObject struct {
-	Id   TaxJurisdictionId `json:"id"`
-	Body *UpdateTaxJurisdictionCountryRelationshipApplicationVndAPIPlusJSONRequestBody
+	Id     TaxJurisdictionId `json:"id"`
+	Params UpdateTaxJurisdictionCountryRelationshipParams
+	Body   *UpdateTaxJurisdictionCountryRelationshipApplicationVndAPIPlusJSONRequestBody
 }
 
 type UpdateTaxJurisdictionCountryRelationshipResponseObject interface {
@@ -16554,8 +18962,9 @@ type GetTaxJurisdictionRegionRelationshipResponseObject interface {
 }
 
 type UpdateTaxJurisdictionRegionRelationshipRequestObject struct {
-	Id   TaxJurisdictionId `json:"id"`
-	Body *UpdateTaxJurisdictionRegionRelationshipApplicationVndAPIPlusJSONRequestBody
+	Id     TaxJurisdictionId `json:"id"`
+	Params UpdateTaxJurisdictionRegionRelationshipParams
+	Body   *UpdateTaxJurisdictionRegionRelationshipApplicationVndAPIPlusJSONRequestBody
 }
 
 type UpdateTaxJurisdictionRegionRelationshipResponseObject interface {
@@ -16605,7 +19014,8 @@ type CreateUserResponseObject interface {
 }
 
 type DeleteUserRequestObject struct {
-	Id UserId `json:"id"`
+	Id     UserId `json:"id"`
+	Params DeleteUserParams
 }
 
 type DeleteUserResponseObject interface {
@@ -16623,6 +19033,7 @@ type GetUserResponseObject interface {
 
 type UpdateUserRequestObject struct {
 	Id                            UserId `json:"id"`
+	Params                        UpdateUserParams
 	JSONBody                      *UpdateUserJSONRequestBody
 	ApplicationVndAPIPlusJSONBody *UpdateUserApplicationVndAPIPlusJSONRequestBody
 }
@@ -16668,8 +19079,9 @@ type GetUserOwnerRelationshipResponseObject interface {
 }
 
 type UpdateUserOwnerRelationshipRequestObject struct {
-	Id   UserId `json:"id"`
-	Body *UpdateUserOwnerRelationshipApplicationVndAPIPlusJSONRequestBody
+	Id     UserId `json:"id"`
+	Params UpdateUserOwnerRelationshipParams
+	Body   *UpdateUserOwnerRelationshipApplicationVndAPIPlusJSONRequestBody
 }
 
 type UpdateUserOwnerRelationshipResponseObject interface {
@@ -16677,8 +19089,9 @@ type UpdateUserOwnerRelationshipResponseObject interface {
 }
 
 type DeleteUserUserRolesRelationshipRequestObject struct {
-	Id   UserId `json:"id"`
-	Body *DeleteUserUserRolesRelationshipApplicationVndAPIPlusJSONRequestBody
+	Id     UserId `json:"id"`
+	Params DeleteUserUserRolesRelationshipParams
+	Body   *DeleteUserUserRolesRelationshipApplicationVndAPIPlusJSONRequestBody
 }
 
 type DeleteUserUserRolesRelationshipResponseObject interface {
@@ -16695,8 +19108,9 @@ type GetUserUserRolesRelationshipResponseObject interface {
 }
 
 type UpdateUserUserRolesRelationshipRequestObject struct {
-	Id   UserId `json:"id"`
-	Body *UpdateUserUserRolesRelationshipApplicationVndAPIPlusJSONRequestBody
+	Id     UserId `json:"id"`
+	Params UpdateUserUserRolesRelationshipParams
+	Body   *UpdateUserUserRolesRelationshipApplicationVndAPIPlusJSONRequestBody
 }
 
 type UpdateUserUserRolesRelationshipResponseObject interface {
@@ -16704,8 +19118,9 @@ type UpdateUserUserRolesRelationshipResponseObject interface {
 }
 
 type AddUserUserRolesRelationshipRequestObject struct {
-	Id   UserId `json:"id"`
-	Body *AddUserUserRolesRelationshipApplicationVndAPIPlusJSONRequestBody
+	Id     UserId `json:"id"`
+	Params AddUserUserRolesRelationshipParams
+	Body   *AddUserUserRolesRelationshipApplicationVndAPIPlusJSONRequestBody
 }
 
 type AddUserUserRolesRelationshipResponseObject interface {
@@ -16747,7 +19162,8 @@ type CreateWeightUnitResponseObject interface {
 }
 
 type DeleteWeightUnitRequestObject struct {
-	Id WeightUnitId `json:"id"`
+	Id     WeightUnitId `json:"id"`
+	Params DeleteWeightUnitParams
 }
 
 type DeleteWeightUnitResponseObject interface {
@@ -16765,6 +19181,7 @@ type GetWeightUnitResponseObject interface {
 
 type UpdateWeightUnitRequestObject struct {
 	Id                            WeightUnitId `json:"id"`
+	Params                        UpdateWeightUnitParams
 	JSONBody                      *UpdateWeightUnitJSONRequestBody
 	ApplicationVndAPIPlusJSONBody *UpdateWeightUnitApplicationVndAPIPlusJSONRequestBody
 }
@@ -17287,10 +19704,11 @@ func (sh *strictHandler) CreateAccount(ctx *gin.Context) {
 }
 
 // DeleteAccount operation middleware
-func (sh *strictHandler) DeleteAccount(ctx *gin.Context, id AccountId) {
+func (sh *strictHandler) DeleteAccount(ctx *gin.Context, id AccountId, params DeleteAccountParams) {
 	var request DeleteAccountRequestObject
 
 	request.Id = id
+	request.Params = params
 
 	handler := func(ctx *gin.Context, request interface{}) (interface{}, error) {
 		return sh.ssi.DeleteAccount(ctx, request.(DeleteAccountRequestObject))
@@ -17340,10 +19758,11 @@ func (sh *strictHandler) GetAccount(ctx *gin.Context, id AccountId, params GetAc
 }
 
 // UpdateAccount operation middleware
-func (sh *strictHandler) UpdateAccount(ctx *gin.Context, id AccountId) {
+func (sh *strictHandler) UpdateAccount(ctx *gin.Context, id AccountId, params UpdateAccountParams) {
 	var request UpdateAccountRequestObject
 
 	request.Id = id
+	request.Params = params
 	if strings.HasPrefix(ctx.GetHeader("Content-Type"), "application/json") {
 
 		var body UpdateAccountJSONRequestBody
@@ -17543,10 +19962,11 @@ func (sh *strictHandler) GetAccountReferredBy(ctx *gin.Context, id AccountId, pa
 }
 
 // DeleteAccountContactsRelationship operation middleware
-func (sh *strictHandler) DeleteAccountContactsRelationship(ctx *gin.Context, id AccountId) {
+func (sh *strictHandler) DeleteAccountContactsRelationship(ctx *gin.Context, id AccountId, params DeleteAccountContactsRelationshipParams) {
 	var request DeleteAccountContactsRelationshipRequestObject
 
 	request.Id = id
+	request.Params = params
 
 	var body DeleteAccountContactsRelationshipApplicationVndAPIPlusJSONRequestBody
 	var err error
@@ -17614,10 +20034,11 @@ func (sh *strictHandler) GetAccountContactsRelationship(ctx *gin.Context, id Acc
 }
 
 // UpdateAccountContactsRelationship operation middleware
-func (sh *strictHandler) UpdateAccountContactsRelationship(ctx *gin.Context, id AccountId) {
+func (sh *strictHandler) UpdateAccountContactsRelationship(ctx *gin.Context, id AccountId, params UpdateAccountContactsRelationshipParams) {
 	var request UpdateAccountContactsRelationshipRequestObject
 
 	request.Id = id
+	request.Params = params
 
 	var body UpdateAccountContactsRelationshipApplicationVndAPIPlusJSONRequestBody
 	var err error
@@ -17658,10 +20079,11 @@ func (sh *strictHandler) UpdateAccountContactsRelationship(ctx *gin.Context, id 
 }
 
 // AddAccountContactsRelationship operation middleware
-func (sh *strictHandler) AddAccountContactsRelationship(ctx *gin.Context, id AccountId) {
+func (sh *strictHandler) AddAccountContactsRelationship(ctx *gin.Context, id AccountId, params AddAccountContactsRelationshipParams) {
 	var request AddAccountContactsRelationshipRequestObject
 
 	request.Id = id
+	request.Params = params
 
 	var body AddAccountContactsRelationshipApplicationVndAPIPlusJSONRequestBody
 	var err error
@@ -17729,10 +20151,11 @@ func (sh *strictHandler) GetAccountDefaultContactRelationship(ctx *gin.Context, 
 }
 
 // UpdateAccountDefaultContactRelationship operation middleware
-func (sh *strictHandler) UpdateAccountDefaultContactRelationship(ctx *gin.Context, id AccountId) {
+func (sh *strictHandler) UpdateAccountDefaultContactRelationship(ctx *gin.Context, id AccountId, params UpdateAccountDefaultContactRelationshipParams) {
 	var request UpdateAccountDefaultContactRelationshipRequestObject
 
 	request.Id = id
+	request.Params = params
 
 	var body UpdateAccountDefaultContactRelationshipApplicationVndAPIPlusJSONRequestBody
 	var err error
@@ -17827,10 +20250,11 @@ func (sh *strictHandler) GetAccountOwnerRelationship(ctx *gin.Context, id Accoun
 }
 
 // UpdateAccountOwnerRelationship operation middleware
-func (sh *strictHandler) UpdateAccountOwnerRelationship(ctx *gin.Context, id AccountId) {
+func (sh *strictHandler) UpdateAccountOwnerRelationship(ctx *gin.Context, id AccountId, params UpdateAccountOwnerRelationshipParams) {
 	var request UpdateAccountOwnerRelationshipRequestObject
 
 	request.Id = id
+	request.Params = params
 
 	var body UpdateAccountOwnerRelationshipApplicationVndAPIPlusJSONRequestBody
 	var err error
@@ -17898,10 +20322,11 @@ func (sh *strictHandler) GetAccountReferredByRelationship(ctx *gin.Context, id A
 }
 
 // UpdateAccountReferredByRelationship operation middleware
-func (sh *strictHandler) UpdateAccountReferredByRelationship(ctx *gin.Context, id AccountId) {
+func (sh *strictHandler) UpdateAccountReferredByRelationship(ctx *gin.Context, id AccountId, params UpdateAccountReferredByRelationshipParams) {
 	var request UpdateAccountReferredByRelationshipRequestObject
 
 	request.Id = id
+	request.Params = params
 
 	var body UpdateAccountReferredByRelationshipApplicationVndAPIPlusJSONRequestBody
 	var err error
@@ -18183,10 +20608,11 @@ func (sh *strictHandler) CreateBusinessUnit(ctx *gin.Context) {
 }
 
 // DeleteBusinessUnit operation middleware
-func (sh *strictHandler) DeleteBusinessUnit(ctx *gin.Context, id BusinessUnitId) {
+func (sh *strictHandler) DeleteBusinessUnit(ctx *gin.Context, id BusinessUnitId, params DeleteBusinessUnitParams) {
 	var request DeleteBusinessUnitRequestObject
 
 	request.Id = id
+	request.Params = params
 
 	handler := func(ctx *gin.Context, request interface{}) (interface{}, error) {
 		return sh.ssi.DeleteBusinessUnit(ctx, request.(DeleteBusinessUnitRequestObject))
@@ -18236,10 +20662,11 @@ func (sh *strictHandler) GetBusinessUnit(ctx *gin.Context, id BusinessUnitId, pa
 }
 
 // UpdateBusinessUnit operation middleware
-func (sh *strictHandler) UpdateBusinessUnit(ctx *gin.Context, id BusinessUnitId) {
+func (sh *strictHandler) UpdateBusinessUnit(ctx *gin.Context, id BusinessUnitId, params UpdateBusinessUnitParams) {
 	var request UpdateBusinessUnitRequestObject
 
 	request.Id = id
+	request.Params = params
 	if strings.HasPrefix(ctx.GetHeader("Content-Type"), "application/json") {
 
 		var body UpdateBusinessUnitJSONRequestBody
@@ -18412,10 +20839,11 @@ func (sh *strictHandler) GetBusinessUnitOwnerRelationship(ctx *gin.Context, id B
 }
 
 // UpdateBusinessUnitOwnerRelationship operation middleware
-func (sh *strictHandler) UpdateBusinessUnitOwnerRelationship(ctx *gin.Context, id BusinessUnitId) {
+func (sh *strictHandler) UpdateBusinessUnitOwnerRelationship(ctx *gin.Context, id BusinessUnitId, params UpdateBusinessUnitOwnerRelationshipParams) {
 	var request UpdateBusinessUnitOwnerRelationshipRequestObject
 
 	request.Id = id
+	request.Params = params
 
 	var body UpdateBusinessUnitOwnerRelationshipApplicationVndAPIPlusJSONRequestBody
 	var err error
@@ -18629,10 +21057,11 @@ func (sh *strictHandler) CreateContact(ctx *gin.Context) {
 }
 
 // DeleteContact operation middleware
-func (sh *strictHandler) DeleteContact(ctx *gin.Context, id ContactId) {
+func (sh *strictHandler) DeleteContact(ctx *gin.Context, id ContactId, params DeleteContactParams) {
 	var request DeleteContactRequestObject
 
 	request.Id = id
+	request.Params = params
 
 	handler := func(ctx *gin.Context, request interface{}) (interface{}, error) {
 		return sh.ssi.DeleteContact(ctx, request.(DeleteContactRequestObject))
@@ -18682,10 +21111,11 @@ func (sh *strictHandler) GetContact(ctx *gin.Context, id ContactId, params GetCo
 }
 
 // UpdateContact operation middleware
-func (sh *strictHandler) UpdateContact(ctx *gin.Context, id ContactId) {
+func (sh *strictHandler) UpdateContact(ctx *gin.Context, id ContactId, params UpdateContactParams) {
 	var request UpdateContactRequestObject
 
 	request.Id = id
+	request.Params = params
 	if strings.HasPrefix(ctx.GetHeader("Content-Type"), "application/json") {
 
 		var body UpdateContactJSONRequestBody
@@ -18858,10 +21288,11 @@ func (sh *strictHandler) GetContactOwner(ctx *gin.Context, id ContactId, params 
 }
 
 // DeleteContactAccountsRelationship operation middleware
-func (sh *strictHandler) DeleteContactAccountsRelationship(ctx *gin.Context, id ContactId) {
+func (sh *strictHandler) DeleteContactAccountsRelationship(ctx *gin.Context, id ContactId, params DeleteContactAccountsRelationshipParams) {
 	var request DeleteContactAccountsRelationshipRequestObject
 
 	request.Id = id
+	request.Params = params
 
 	var body DeleteContactAccountsRelationshipApplicationVndAPIPlusJSONRequestBody
 	var err error
@@ -18929,10 +21360,11 @@ func (sh *strictHandler) GetContactAccountsRelationship(ctx *gin.Context, id Con
 }
 
 // UpdateContactAccountsRelationship operation middleware
-func (sh *strictHandler) UpdateContactAccountsRelationship(ctx *gin.Context, id ContactId) {
+func (sh *strictHandler) UpdateContactAccountsRelationship(ctx *gin.Context, id ContactId, params UpdateContactAccountsRelationshipParams) {
 	var request UpdateContactAccountsRelationshipRequestObject
 
 	request.Id = id
+	request.Params = params
 
 	var body UpdateContactAccountsRelationshipApplicationVndAPIPlusJSONRequestBody
 	var err error
@@ -18973,10 +21405,11 @@ func (sh *strictHandler) UpdateContactAccountsRelationship(ctx *gin.Context, id 
 }
 
 // AddContactAccountsRelationship operation middleware
-func (sh *strictHandler) AddContactAccountsRelationship(ctx *gin.Context, id ContactId) {
+func (sh *strictHandler) AddContactAccountsRelationship(ctx *gin.Context, id ContactId, params AddContactAccountsRelationshipParams) {
 	var request AddContactAccountsRelationshipRequestObject
 
 	request.Id = id
+	request.Params = params
 
 	var body AddContactAccountsRelationshipApplicationVndAPIPlusJSONRequestBody
 	var err error
@@ -19044,10 +21477,11 @@ func (sh *strictHandler) GetContactAssignedToRelationship(ctx *gin.Context, id C
 }
 
 // UpdateContactAssignedToRelationship operation middleware
-func (sh *strictHandler) UpdateContactAssignedToRelationship(ctx *gin.Context, id ContactId) {
+func (sh *strictHandler) UpdateContactAssignedToRelationship(ctx *gin.Context, id ContactId, params UpdateContactAssignedToRelationshipParams) {
 	var request UpdateContactAssignedToRelationshipRequestObject
 
 	request.Id = id
+	request.Params = params
 
 	var body UpdateContactAssignedToRelationshipApplicationVndAPIPlusJSONRequestBody
 	var err error
@@ -19142,10 +21576,11 @@ func (sh *strictHandler) GetContactOwnerRelationship(ctx *gin.Context, id Contac
 }
 
 // UpdateContactOwnerRelationship operation middleware
-func (sh *strictHandler) UpdateContactOwnerRelationship(ctx *gin.Context, id ContactId) {
+func (sh *strictHandler) UpdateContactOwnerRelationship(ctx *gin.Context, id ContactId, params UpdateContactOwnerRelationshipParams) {
 	var request UpdateContactOwnerRelationshipRequestObject
 
 	request.Id = id
+	request.Params = params
 
 	var body UpdateContactOwnerRelationshipApplicationVndAPIPlusJSONRequestBody
 	var err error
@@ -19213,10 +21648,11 @@ func (sh *strictHandler) GetContactReportsToRelationship(ctx *gin.Context, id Co
 }
 
 // UpdateContactReportsToRelationship operation middleware
-func (sh *strictHandler) UpdateContactReportsToRelationship(ctx *gin.Context, id ContactId) {
+func (sh *strictHandler) UpdateContactReportsToRelationship(ctx *gin.Context, id ContactId, params UpdateContactReportsToRelationshipParams) {
 	var request UpdateContactReportsToRelationshipRequestObject
 
 	request.Id = id
+	request.Params = params
 
 	var body UpdateContactReportsToRelationshipApplicationVndAPIPlusJSONRequestBody
 	var err error
@@ -19444,10 +21880,11 @@ func (sh *strictHandler) GetOrganization(ctx *gin.Context, id OrganizationId, pa
 }
 
 // UpdateOrganization operation middleware
-func (sh *strictHandler) UpdateOrganization(ctx *gin.Context, id OrganizationId) {
+func (sh *strictHandler) UpdateOrganization(ctx *gin.Context, id OrganizationId, params UpdateOrganizationParams) {
 	var request UpdateOrganizationRequestObject
 
 	request.Id = id
+	request.Params = params
 	if strings.HasPrefix(ctx.GetHeader("Content-Type"), "application/json") {
 
 		var body UpdateOrganizationJSONRequestBody
@@ -19846,10 +22283,11 @@ func (sh *strictHandler) CreateTaxJurisdiction(ctx *gin.Context) {
 }
 
 // DeleteTaxJurisdiction operation middleware
-func (sh *strictHandler) DeleteTaxJurisdiction(ctx *gin.Context, id TaxJurisdictionId) {
+func (sh *strictHandler) DeleteTaxJurisdiction(ctx *gin.Context, id TaxJurisdictionId, params DeleteTaxJurisdictionParams) {
 	var request DeleteTaxJurisdictionRequestObject
 
 	request.Id = id
+	request.Params = params
 
 	handler := func(ctx *gin.Context, request interface{}) (interface{}, error) {
 		return sh.ssi.DeleteTaxJurisdiction(ctx, request.(DeleteTaxJurisdictionRequestObject))
@@ -19899,10 +22337,11 @@ func (sh *strictHandler) GetTaxJurisdiction(ctx *gin.Context, id TaxJurisdiction
 }
 
 // UpdateTaxJurisdiction operation middleware
-func (sh *strictHandler) UpdateTaxJurisdiction(ctx *gin.Context, id TaxJurisdictionId) {
+func (sh *strictHandler) UpdateTaxJurisdiction(ctx *gin.Context, id TaxJurisdictionId, params UpdateTaxJurisdictionParams) {
 	var request UpdateTaxJurisdictionRequestObject
 
 	request.Id = id
+	request.Params = params
 	if strings.HasPrefix(ctx.GetHeader("Content-Type"), "application/json") {
 
 		var body UpdateTaxJurisdictionJSONRequestBody
@@ -20048,10 +22487,11 @@ func (sh *strictHandler) GetTaxJurisdictionCountryRelationship(ctx *gin.Context,
 }
 
 // UpdateTaxJurisdictionCountryRelationship operation middleware
-func (sh *strictHandler) UpdateTaxJurisdictionCountryRelationship(ctx *gin.Context, id TaxJurisdictionId) {
+func (sh *strictHandler) UpdateTaxJurisdictionCountryRelationship(ctx *gin.Context, id TaxJurisdictionId, params UpdateTaxJurisdictionCountryRelationshipParams) {
 	var request UpdateTaxJurisdictionCountryRelationshipRequestObject
 
 	request.Id = id
+	request.Params = params
 
 	var body UpdateTaxJurisdictionCountryRelationshipApplicationVndAPIPlusJSONRequestBody
 	var err error
@@ -20119,10 +22559,11 @@ func (sh *strictHandler) GetTaxJurisdictionRegionRelationship(ctx *gin.Context, 
 }
 
 // UpdateTaxJurisdictionRegionRelationship operation middleware
-func (sh *strictHandler) UpdateTaxJurisdictionRegionRelationship(ctx *gin.Context, id TaxJurisdictionId) {
+func (sh *strictHandler) UpdateTaxJurisdictionRegionRelationship(ctx *gin.Context, id TaxJurisdictionId, params UpdateTaxJurisdictionRegionRelationshipParams) {
 	var request UpdateTaxJurisdictionRegionRelationshipRequestObject
 
 	request.Id = id
+	request.Params = params
 
 	var body UpdateTaxJurisdictionRegionRelationshipApplicationVndAPIPlusJSONRequestBody
 	var err error
@@ -20335,10 +22776,11 @@ func (sh *strictHandler) CreateUser(ctx *gin.Context) {
 }
 
 // DeleteUser operation middleware
-func (sh *strictHandler) DeleteUser(ctx *gin.Context, id UserId) {
+func (sh *strictHandler) DeleteUser(ctx *gin.Context, id UserId, params DeleteUserParams) {
 	var request DeleteUserRequestObject
 
 	request.Id = id
+	request.Params = params
 
 	handler := func(ctx *gin.Context, request interface{}) (interface{}, error) {
 		return sh.ssi.DeleteUser(ctx, request.(DeleteUserRequestObject))
@@ -20388,10 +22830,11 @@ func (sh *strictHandler) GetUser(ctx *gin.Context, id UserId, params GetUserPara
 }
 
 // UpdateUser operation middleware
-func (sh *strictHandler) UpdateUser(ctx *gin.Context, id UserId) {
+func (sh *strictHandler) UpdateUser(ctx *gin.Context, id UserId, params UpdateUserParams) {
 	var request UpdateUserRequestObject
 
 	request.Id = id
+	request.Params = params
 	if strings.HasPrefix(ctx.GetHeader("Content-Type"), "application/json") {
 
 		var body UpdateUserJSONRequestBody
@@ -20564,10 +23007,11 @@ func (sh *strictHandler) GetUserOwnerRelationship(ctx *gin.Context, id UserId, p
 }
 
 // UpdateUserOwnerRelationship operation middleware
-func (sh *strictHandler) UpdateUserOwnerRelationship(ctx *gin.Context, id UserId) {
+func (sh *strictHandler) UpdateUserOwnerRelationship(ctx *gin.Context, id UserId, params UpdateUserOwnerRelationshipParams) {
 	var request UpdateUserOwnerRelationshipRequestObject
 
 	request.Id = id
+	request.Params = params
 
 	var body UpdateUserOwnerRelationshipApplicationVndAPIPlusJSONRequestBody
 	var err error
@@ -20608,10 +23052,11 @@ func (sh *strictHandler) UpdateUserOwnerRelationship(ctx *gin.Context, id UserId
 }
 
 // DeleteUserUserRolesRelationship operation middleware
-func (sh *strictHandler) DeleteUserUserRolesRelationship(ctx *gin.Context, id UserId) {
+func (sh *strictHandler) DeleteUserUserRolesRelationship(ctx *gin.Context, id UserId, params DeleteUserUserRolesRelationshipParams) {
 	var request DeleteUserUserRolesRelationshipRequestObject
 
 	request.Id = id
+	request.Params = params
 
 	var body DeleteUserUserRolesRelationshipApplicationVndAPIPlusJSONRequestBody
 	var err error
@@ -20679,10 +23124,11 @@ func (sh *strictHandler) GetUserUserRolesRelationship(ctx *gin.Context, id UserI
 }
 
 // UpdateUserUserRolesRelationship operation middleware
-func (sh *strictHandler) UpdateUserUserRolesRelationship(ctx *gin.Context, id UserId) {
+func (sh *strictHandler) UpdateUserUserRolesRelationship(ctx *gin.Context, id UserId, params UpdateUserUserRolesRelationshipParams) {
 	var request UpdateUserUserRolesRelationshipRequestObject
 
 	request.Id = id
+	request.Params = params
 
 	var body UpdateUserUserRolesRelationshipApplicationVndAPIPlusJSONRequestBody
 	var err error
@@ -20723,10 +23169,11 @@ func (sh *strictHandler) UpdateUserUserRolesRelationship(ctx *gin.Context, id Us
 }
 
 // AddUserUserRolesRelationship operation middleware
-func (sh *strictHandler) AddUserUserRolesRelationship(ctx *gin.Context, id UserId) {
+func (sh *strictHandler) AddUserUserRolesRelationship(ctx *gin.Context, id UserId, params AddUserUserRolesRelationshipParams) {
 	var request AddUserUserRolesRelationshipRequestObject
 
 	request.Id = id
+	request.Params = params
 
 	var body AddUserUserRolesRelationshipApplicationVndAPIPlusJSONRequestBody
 	var err error
@@ -20913,10 +23360,11 @@ func (sh *strictHandler) CreateWeightUnit(ctx *gin.Context) {
 }
 
 // DeleteWeightUnit operation middleware
-func (sh *strictHandler) DeleteWeightUnit(ctx *gin.Context, id WeightUnitId) {
+func (sh *strictHandler) DeleteWeightUnit(ctx *gin.Context, id WeightUnitId, params DeleteWeightUnitParams) {
 	var request DeleteWeightUnitRequestObject
 
 	request.Id = id
+	request.Params = params
 
 	handler := func(ctx *gin.Context, request interface{}) (interface{}, error) {
 		return sh.ssi.DeleteWeightUnit(ctx, request.(DeleteWeightUnitRequestObject))
@@ -20966,10 +23414,11 @@ func (sh *strictHandler) GetWeightUnit(ctx *gin.Context, id WeightUnitId, params
 }
 
 // UpdateWeightUnit operation middleware
-func (sh *strictHandler) UpdateWeightUnit(ctx *gin.Context, id WeightUnitId) {
+func (sh *strictHandler) UpdateWeightUnit(ctx *gin.Context, id WeightUnitId, params UpdateWeightUnitParams) {
 	var request UpdateWeightUnitRequestObject
 
 	request.Id = id
+	request.Params = params
 	if strings.HasPrefix(ctx.GetHeader("Content-Type"), "application/json") {
 
 		var body UpdateWeightUnitJSONRequestBody

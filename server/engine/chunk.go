@@ -253,6 +253,10 @@ func (e *Engine) readBatchItem(cl *call, res *resource.Resource, raw jobs.ChunkI
 	}
 	update, up := opts.update, opts.upsert
 	ci.update, ci.upsert, ci.validate = update, up, opts.validate
+	if ci.expect, err = readVersion(ci.in, update, up); err != nil {
+		ci.fail(err.(*problem.Problem))
+		return ci
+	}
 	if update && ci.clientID == "" {
 		ci.fail(problem.RequestData("The identifier of an item to update is required.", base+"/id"))
 		return ci

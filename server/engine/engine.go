@@ -67,6 +67,11 @@ type Request struct {
 	Principal *identity.Principal // who is calling; nil until authenticated
 	Lang      string              // the language of localized values (storefront X-Localization-ID); "": the default
 	XInclude  []string            // the X-Include header's values
+	Currency  string              // the storefront's X-Currency as it applies; "" elsewhere
+	// IfMatch and IfNoneMatch are the values of those headers, nil when the
+	// request has none (etag.go).
+	IfMatch     []string
+	IfNoneMatch []string
 	// db, when set, is the transaction the request runs in: one operation of
 	// an atomic request (atomic.go). Nil: the store.
 	db *storage.Conn
@@ -83,6 +88,7 @@ type call struct {
 	org      int64    // the caller's organization
 	user     int64    // the caller's user (back office), 0 for a storefront client
 	lang     string   // the language of localized values (storefront X-Localization-ID); "": the default
+	currency string   // the storefront's currency, part of a representation's ETag
 	roles    []string // the caller's roles
 	hateoas  bool
 	title    bool // meta=title: each resource carries its title
@@ -90,6 +96,8 @@ type call struct {
 	query    url.Values // the query string, parsed once; read only
 	base     string     // absolute base of the application's addresses
 	routes   *RouteTable
+	// ifMatch and ifNoneMatch are the conditional headers' values (nil: absent).
+	ifMatch, ifNoneMatch []string
 	// db runs every query of the call: the store itself, or the one
 	// transaction an atomic request (or a validate-only write) runs in, so
 	// that a later step reads what an earlier one wrote.
@@ -112,7 +120,8 @@ func (e *Engine) begin(r *Request) (*call, error) {
 		return nil, errNoPrincipal
 	}
 	cl := &call{ctx: r.Ctx, id: r.ID, path: r.Path, origin: r.Origin, rt: r.Route, f: r.Format, org: p.Org, user: p.UserID,
-		roles: p.Roles, lang: r.Lang, query: r.Query, routes: e.routes, xinclude: map[string]bool{}, db: e.store.Conn}
+		roles: p.Roles, lang: r.Lang, currency: r.Currency, query: r.Query, routes: e.routes, xinclude: map[string]bool{},
+		ifMatch: r.IfMatch, ifNoneMatch: r.IfNoneMatch, db: e.store.Conn}
 	for _, v := range r.XInclude {
 		for _, key := range strings.Split(v, ";") {
 			if key = strings.TrimSpace(key); key != "" {

@@ -36,6 +36,9 @@ type item struct {
 	// this record alone.
 	members    []*resource.Relationship
 	memberKeys [][]any
+	// ifMatch is the request's If-Match (the primary record of a PATCH),
+	// expect its meta.version: the versions the write must find (etag.go).
+	ifMatch, expect *precondition
 }
 
 // keepsClientID tells whether the record is created under the identifier the
@@ -101,6 +104,10 @@ func (e *Engine) newItemSet(ctx context.Context, cl *call, primary *item, doc *j
 			continue
 		}
 		it.update, it.upsert = opts.update, opts.upsert
+		if it.expect, err = readVersion(it.in, opts.update, opts.upsert); err != nil {
+			errs = append(errs, err.(*problem.Problem))
+			continue
+		}
 		act := createAction
 		if it.update {
 			act = editAction
@@ -264,7 +271,7 @@ func (s *itemSet) oneStatement() bool {
 		return false
 	}
 	it := s.items[0]
-	return it.upsert == nil && len(it.ch.links) == 0 && len(it.ch.newOne) == 0 && len(it.ch.newMany) == 0
+	return it.upsert == nil && it.ifMatch == nil && it.expect == nil && len(it.ch.links) == 0 && len(it.ch.newOne) == 0 && len(it.ch.newMany) == 0
 }
 
 // writeRecords writes items in c's transaction (or with c outside one when
@@ -279,6 +286,11 @@ func (e *Engine) writeRecords(ctx context.Context, c *storage.Conn, cl *call, it
 			if err := e.match(ctx, c, cl, it); err != nil {
 				return it, err
 			}
+		}
+	}
+	for _, it := range items {
+		if err := e.checkVersions(ctx, c, cl, it); err != nil {
+			return it, err
 		}
 	}
 	var single []*item

@@ -30,7 +30,17 @@ func (e *Engine) Get(r *Request) (*jsonapi.Reply, error) {
 	if err != nil {
 		return nil, err
 	}
-	return e.singleLinked(ctx, cl, res, row, links, p, http.StatusOK)
+	reply, err := e.singleLinked(ctx, cl, res, row, links, p, http.StatusOK)
+	if err != nil {
+		return nil, err
+	}
+	tag := recordETag(cl, e.table(res), row, links)
+	if tag == "" { // a record without a version: its answer's hash
+		if tag, err = bodyETag(reply); err != nil {
+			return nil, err
+		}
+	}
+	return conditionalRead(cl.ifNoneMatch, reply, tag)
 }
 
 // loadShownLinked is loadShown and loadLinkage in one statement (see
@@ -167,7 +177,12 @@ func (e *Engine) singleLinked(ctx context.Context, cl *call, res *resource.Resou
 }
 
 // List answers GET /api/{type}.
-func (e *Engine) List(r *Request) (*jsonapi.Reply, error) {
+//
+// Its ETag is a hash of the answer (tagged).
+func (e *Engine) List(r *Request) (*jsonapi.Reply, error) { return tagged(r, e.listAnswer) }
+
+// listAnswer is List before its ETag.
+func (e *Engine) listAnswer(r *Request) (*jsonapi.Reply, error) {
 	cl, err := e.begin(r)
 	if err != nil {
 		return nil, err

@@ -10,7 +10,10 @@ import (
 
 // Related answers GET /api/{type}/{id}/{relationship}: the related record, or a
 // list of related records with the target's paging, sorting and filters.
-func (e *Engine) Related(r *Request) (*jsonapi.Reply, error) {
+func (e *Engine) Related(r *Request) (*jsonapi.Reply, error) { return tagged(r, e.relatedAnswer) }
+
+// relatedAnswer is Related before its ETag (tagged).
+func (e *Engine) relatedAnswer(r *Request) (*jsonapi.Reply, error) {
 	cl, owner, err := e.beginOwnedRead(r)
 	if err != nil {
 		return nil, err
@@ -43,6 +46,11 @@ func (e *Engine) Related(r *Request) (*jsonapi.Reply, error) {
 // filter (nor page on a to-one): a 400 names them, as the document declares
 // none, rather than answering as if they were absent.
 func (e *Engine) Relationship(r *Request) (*jsonapi.Reply, error) {
+	return tagged(r, e.relationshipAnswer)
+}
+
+// relationshipAnswer is Relationship before its ETag (tagged).
+func (e *Engine) relationshipAnswer(r *Request) (*jsonapi.Reply, error) {
 	cl, owner, err := e.beginOwnedRead(r)
 	if err != nil {
 		return nil, err
@@ -97,30 +105,16 @@ func (e *Engine) Relationship(r *Request) (*jsonapi.Reply, error) {
 	return withTotal(cl.reply(http.StatusOK, doc, nil), total), nil
 }
 
-// beginOwned starts a request on a relationship or subresource: the caller, and
-// the record whose relationship it is (404 when the caller cannot see it),
-// every column of it (a write may change it).
-func (e *Engine) beginOwned(r *Request) (*call, storage.Row, error) {
-	return e.startOwned(r, false)
-}
-
-// beginOwnedRead is beginOwned for a read: the owner is read as a document
-// in the caller's language would show it (loadShown).
+// beginOwnedRead starts a read of a relationship or subresource: the
+// caller, and the record whose relationship it is (404 when the caller
+// cannot see it), read as a document in the caller's language would show it
+// (loadShown).
 func (e *Engine) beginOwnedRead(r *Request) (*call, storage.Row, error) {
-	return e.startOwned(r, true)
-}
-
-// startOwned is beginOwned, or beginOwnedRead when shown is true.
-func (e *Engine) startOwned(r *Request, shown bool) (*call, storage.Row, error) {
 	cl, err := e.begin(r)
 	if err != nil {
 		return nil, nil, err
 	}
-	var cols []string // nil: every column
-	if shown {
-		cols = e.shown(cl.rt.res, cl.lang)
-	}
-	owner, err := e.loadColumns(cl.ctx, cl, cl.rt.res, cl.id, cols)
+	owner, err := e.loadShown(cl.ctx, cl, cl.rt.res, cl.id)
 	if err != nil {
 		return nil, nil, err
 	}

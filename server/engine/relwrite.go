@@ -35,9 +35,17 @@ func (e *Engine) RemoveFromRelationship(r *Request, doc *jsonapi.Document) (*jso
 }
 
 func (e *Engine) changeRelationship(r *Request, doc *jsonapi.Document, how relationshipChange) (*jsonapi.Reply, error) {
-	cl, owner, err := e.beginOwned(r)
+	cl, err := e.begin(r)
 	if err != nil {
 		return nil, err
+	}
+	pre, err := readIfMatch(cl)
+	if err != nil {
+		return nil, err
+	}
+	owner, err := e.load(cl.ctx, cl, cl.rt.res, cl.id)
+	if err != nil {
+		return nil, missingAsPrecondition(pre, err)
 	}
 	ctx := cl.ctx
 	res, rel := cl.rt.res, cl.rt.rel
@@ -64,25 +72,39 @@ func (e *Engine) changeRelationship(r *Request, doc *jsonapi.Document, how relat
 		return nil, list
 	}
 	k := owner[res.IDColumn]
+	t := e.table(res)
 	err = cl.db.Tx(ctx, func(c *storage.Conn) error {
+		if err := pre.check(ctx, c, t, cl.org, k); err != nil {
+			return err
+		}
 		if !rel.ToMany {
 			var v any
 			if len(keys) > 0 {
 				v = keys[0]
 			}
-			return c.Update(ctx, e.table(res), cl.org, k, storage.Row{rel.Column: v})
+			return c.Update(ctx, t, cl.org, k, storage.Row{rel.Column: v}) // counts the version
 		}
 		j := e.joins[rel.Through.Table]
+		var err error
 		switch how {
 		case addMembers:
-			return c.Link(ctx, j, joinPairs(j, rel, k, keys))
+			err = c.Link(ctx, j, joinPairs(j, rel, k, keys))
 		case removeMembers:
-			return c.Unlink(ctx, j, joinPairs(j, rel, k, keys))
+			err = c.Unlink(ctx, j, joinPairs(j, rel, k, keys))
+		default:
+			err = e.replaceLinks(ctx, c, rel, k, keys)
 		}
-		return e.replaceLinks(ctx, c, rel, k, keys)
+		if err != nil {
+			return err
+		}
+		// The members are the owner's state: its version counts their change.
+		return c.Touch(ctx, t, cl.org, k)
 	})
+	if _, isProblem := problem.From(err); isProblem {
+		return nil, err
+	}
 	if err != nil {
-		return nil, writeProblem(res, &input{}, err)
+		return nil, missingAsPrecondition(pre, writeProblem(res, &input{}, err))
 	}
 	return &jsonapi.Reply{Status: http.StatusNoContent}, nil
 }

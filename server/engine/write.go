@@ -85,6 +85,15 @@ func (e *Engine) saveItem(cl *call, doc *jsonapi.Document, in *input, up *upsert
 	ctx, res := cl.ctx, cl.rt.res
 	primary := &item{res: res, in: in, update: update, upsert: up}
 	var err error
+	if primary.expect, err = readVersion(in, update, primary.upsert); err != nil {
+		return nil, err
+	}
+	if update {
+		if primary.ifMatch, err = readIfMatch(cl); err != nil {
+			return nil, err
+		}
+	}
+	pre := primary.ifMatch
 	// An update that needs nothing of the record but its key (no business
 	// rule reads it, no included record) does not read it first: the UPDATE
 	// finds it or answers 404. checkLater makes the other answers the same:
@@ -95,12 +104,12 @@ func (e *Engine) saveItem(cl *call, doc *jsonapi.Document, in *input, up *upsert
 	case primary.upsert != nil:
 	case update && rules[res.Type] == nil && !hasIncluded(doc):
 		if primary.key, err = e.visibleKey(cl, res, cl.id); err != nil {
-			return nil, err
+			return nil, missingAsPrecondition(pre, err)
 		}
 		checkLater = true
 	case update:
 		if primary.current, err = e.load(ctx, cl, res, cl.id); err != nil {
-			return nil, err
+			return nil, missingAsPrecondition(pre, err)
 		}
 		primary.key = primary.current[res.IDColumn]
 	case res.IntID && in.id != nil:
@@ -118,7 +127,7 @@ func (e *Engine) saveItem(cl *call, doc *jsonapi.Document, in *input, up *upsert
 	if err := e.prepare(ctx, cl, set); err != nil {
 		if _, isProblem := problem.From(err); isProblem && checkLater {
 			if _, missing := e.load(ctx, cl, res, cl.id); missing != nil {
-				return nil, missing
+				return nil, missingAsPrecondition(pre, missing)
 			}
 		}
 		return nil, err
@@ -127,7 +136,7 @@ func (e *Engine) saveItem(cl *call, doc *jsonapi.Document, in *input, up *upsert
 		primary.ch.row[res.IDColumn] = *in.id
 	}
 	if err := e.write(ctx, cl, set); err != nil {
-		return nil, err
+		return nil, missingAsPrecondition(pre, err)
 	}
 	row, err := e.writtenRow(ctx, cl, primary)
 	if err != nil {
@@ -183,13 +192,32 @@ func (e *Engine) Delete(r *Request) (*jsonapi.Reply, error) {
 		return nil, err
 	}
 	ctx := cl.ctx
-	k, err := key(cl.rt.res, cl.id)
+	pre, err := readIfMatch(cl)
 	if err != nil {
 		return nil, err
 	}
-	if err := cl.db.Delete(ctx, e.table(cl.rt.res), cl.org, k); err != nil {
+	k, err := key(cl.rt.res, cl.id)
+	if err != nil {
+		return nil, missingAsPrecondition(pre, err)
+	}
+	t := e.table(cl.rt.res)
+	del := func(c *storage.Conn) error { return c.Delete(ctx, t, cl.org, k) }
+	if pre != nil {
+		del = func(c *storage.Conn) error {
+			return c.Tx(ctx, func(c *storage.Conn) error {
+				if err := pre.check(ctx, c, t, cl.org, k); err != nil {
+					return err
+				}
+				return c.Delete(ctx, t, cl.org, k)
+			})
+		}
+	}
+	if err := del(cl.db); err != nil {
 		if errors.Is(err, storage.ErrNotFound) {
-			return nil, problem.NotFound()
+			return nil, missingAsPrecondition(pre, problem.NotFound())
+		}
+		if _, isProblem := problem.From(err); isProblem {
+			return nil, err
 		}
 		return nil, writeProblem(cl.rt.res, &input{}, err)
 	}

@@ -1,6 +1,7 @@
 package jsonapi
 
 import (
+	"io"
 	"net/http"
 	"strconv"
 	"sync"
@@ -44,6 +45,21 @@ func Buffer() []byte { return (*buffers.Get().(*[]byte))[:0] }
 func (r *Reply) Pooled() *Reply {
 	r.pooled = true
 	return r
+}
+
+// Digest writes the body the reply would send to w (a hash, for an ETag),
+// without sending it or keeping it whole: a document is encoded piece by
+// piece as Write encodes it, and stays to be written.
+func (r *Reply) Digest(w io.Writer) error {
+	if r.doc == nil {
+		_, err := w.Write(r.Body)
+		return err
+	}
+	b, err := r.doc.writeTo(w, Buffer(), nil)
+	if cap(b) <= maxPooled {
+		buffers.Put(&b)
+	}
+	return err
 }
 
 // Write sends the reply. Headers already set on w (request id, CORS) are kept.

@@ -81,6 +81,24 @@ func Conflict(detail, pointer string) *Problem {
 	return &Problem{Kind: ConflictKind, Title: "conflict constraint", Detail: detail, Pointer: pointer}
 }
 
+// PreconditionFailed reports an If-Match the record does not meet: the
+// version it names is not the record's current one (someone changed the
+// record since the client read it), the record does not exist, or the header
+// is not a list of strong entity tags. Nothing was written.
+func PreconditionFailed(detail string) *Problem {
+	return &Problem{Kind: PreconditionKind, Title: "precondition failed http exception", Detail: detail, Header: "If-Match"}
+}
+
+// StaleVersion reports a record whose version is not the one meta.version
+// names (pointer): someone changed it since the client read it, so the
+// update is refused. It is a conflict of the body with the stored record
+// (409, as a single request and as a batch item), not an HTTP precondition:
+// If-Match's failure is PreconditionFailed.
+func StaleVersion(pointer string) *Problem {
+	return &Problem{Kind: ConflictKind, Title: "conflict constraint",
+		Detail: "The record has changed since the version given in meta.version.", Pointer: pointer}
+}
+
 // NotAllowed reports a method the address does not support.
 func NotAllowed(method string) *Problem {
 	return &Problem{Kind: MethodNotAllowed, Title: "method not allowed http exception", Detail: fmt.Sprintf("The %s method is not allowed for this resource.", method)}

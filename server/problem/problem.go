@@ -28,6 +28,7 @@ const (
 	TooManyRequests
 	Internal
 	Unavailable
+	PreconditionKind
 )
 
 var statuses = [...]int{
@@ -43,6 +44,7 @@ var statuses = [...]int{
 	TooManyRequests:   http.StatusTooManyRequests,
 	Internal:          http.StatusInternalServerError,
 	Unavailable:       http.StatusServiceUnavailable,
+	PreconditionKind:  http.StatusPreconditionFailed,
 }
 
 // Status is the HTTP status of a kind.

@@ -1073,6 +1073,15 @@ export interface components {
                 "application/vnd.api+json": components["schemas"]["ErrorDocument"];
             };
         };
+        /** @description The answer has not changed since the client read it: `If-None-Match` names the current `ETag`. There is no body. */
+        NotModified: {
+            headers: {
+                ETag: components["headers"]["ETag"];
+                "X-Request-ID": components["headers"]["XRequestID"];
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
         /** @description The server could not finish the request within its request timeout (`--request-timeout`, 30 s by default); its database work was stopped and nothing was written. Try again later, or ask for less (a smaller page, fewer includes). */
         ServiceUnavailable: {
             headers: {
@@ -1245,6 +1254,11 @@ export interface components {
          */
         CurrencySort: string;
         /**
+         * @description Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+         * @example "17-3fa2"
+         */
+        IfNoneMatch: string;
+        /**
          * @description The localization fields to return, separated by commas; JSON:API only.
          * @example title,languageCode
          */
@@ -1386,6 +1400,11 @@ export interface components {
          */
         ContentLanguage: string;
         /**
+         * @description A strong entity tag of this answer. For one record it is `"<version>-<shape>"`: the record's version, which every change of the record increments, and four hex digits naming the representation (format, fields, include, meta, language, currency, `X-Include`); send it back in `If-Match` to write only if the record is unchanged, or in `If-None-Match` to get 304 while the answer is unchanged. For a list, a subresource, a relationship or a record without a version (a catalogue such as countries) it is `"b<hex>"`, a hash of the answer.
+         * @example "17-3fa2"
+         */
+        ETag: string;
+        /**
          * @description Plain format, cursor paging (`page[after]` or `page[before]`): the addresses of the next and previous pages (RFC 8288), `<...>; rel="next"` and `<...>; rel="prev"`, each left out at its end of the list.
          * @example <https://api.example.com/admin/api/accounts?page%5Bafter%5D=WzQyXQ&page%5Bsize%5D=25>; rel="next"
          */
@@ -1478,6 +1497,11 @@ export interface operations {
                  * @example EUR
                  */
                 "X-Currency"?: components["parameters"]["XCurrency"];
+                /**
+                 * @description Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+                 * @example "17-3fa2"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path?: never;
             cookie?: never;
@@ -1488,6 +1512,7 @@ export interface operations {
             200: {
                 headers: {
                     "Content-Language": components["headers"]["ContentLanguage"];
+                    ETag: components["headers"]["ETag"];
                     Link: components["headers"]["Link"];
                     "X-Currency": components["headers"]["XCurrencyApplied"];
                     "X-Include-Total-Count": components["headers"]["XIncludeTotalCount"];
@@ -1499,6 +1524,7 @@ export interface operations {
                     "application/vnd.api+json": components["schemas"]["CountryCollectionDocument"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -1548,6 +1574,11 @@ export interface operations {
                  * @example EUR
                  */
                 "X-Currency"?: components["parameters"]["XCurrency"];
+                /**
+                 * @description Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+                 * @example "17-3fa2"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
                 /**
@@ -1564,6 +1595,7 @@ export interface operations {
             200: {
                 headers: {
                     "Content-Language": components["headers"]["ContentLanguage"];
+                    ETag: components["headers"]["ETag"];
                     "X-Currency": components["headers"]["XCurrencyApplied"];
                     "X-Request-ID": components["headers"]["XRequestID"];
                     [name: string]: unknown;
@@ -1573,6 +1605,7 @@ export interface operations {
                     "application/vnd.api+json": components["schemas"]["CountryDocument"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -1646,6 +1679,11 @@ export interface operations {
                  * @example EUR
                  */
                 "X-Currency"?: components["parameters"]["XCurrency"];
+                /**
+                 * @description Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+                 * @example "17-3fa2"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
                 /**
@@ -1662,6 +1700,7 @@ export interface operations {
             200: {
                 headers: {
                     "Content-Language": components["headers"]["ContentLanguage"];
+                    ETag: components["headers"]["ETag"];
                     Link: components["headers"]["Link"];
                     "X-Currency": components["headers"]["XCurrencyApplied"];
                     "X-Include-Total-Count": components["headers"]["XIncludeTotalCount"];
@@ -1673,6 +1712,7 @@ export interface operations {
                     "application/vnd.api+json": components["schemas"]["RegionCollectionDocument"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -1711,6 +1751,11 @@ export interface operations {
                  * @example EUR
                  */
                 "X-Currency"?: components["parameters"]["XCurrency"];
+                /**
+                 * @description Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+                 * @example "17-3fa2"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
                 /**
@@ -1727,6 +1772,7 @@ export interface operations {
             200: {
                 headers: {
                     "Content-Language": components["headers"]["ContentLanguage"];
+                    ETag: components["headers"]["ETag"];
                     "X-Currency": components["headers"]["XCurrencyApplied"];
                     "X-Include-Total-Count": components["headers"]["XIncludeTotalCount"];
                     "X-Request-ID": components["headers"]["XRequestID"];
@@ -1746,6 +1792,7 @@ export interface operations {
                     "application/vnd.api+json": components["schemas"]["RegionToManyDocument"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -1809,6 +1856,11 @@ export interface operations {
                  * @example EUR
                  */
                 "X-Currency"?: components["parameters"]["XCurrency"];
+                /**
+                 * @description Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+                 * @example "17-3fa2"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path?: never;
             cookie?: never;
@@ -1819,6 +1871,7 @@ export interface operations {
             200: {
                 headers: {
                     "Content-Language": components["headers"]["ContentLanguage"];
+                    ETag: components["headers"]["ETag"];
                     Link: components["headers"]["Link"];
                     "X-Currency": components["headers"]["XCurrencyApplied"];
                     "X-Include-Total-Count": components["headers"]["XIncludeTotalCount"];
@@ -1879,6 +1932,7 @@ export interface operations {
                     "application/vnd.api+json": components["schemas"]["CurrencyCollectionDocument"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -1918,6 +1972,11 @@ export interface operations {
                  * @example EUR
                  */
                 "X-Currency"?: components["parameters"]["XCurrency"];
+                /**
+                 * @description Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+                 * @example "17-3fa2"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
                 /**
@@ -1934,6 +1993,7 @@ export interface operations {
             200: {
                 headers: {
                     "Content-Language": components["headers"]["ContentLanguage"];
+                    ETag: components["headers"]["ETag"];
                     "X-Currency": components["headers"]["XCurrencyApplied"];
                     "X-Request-ID": components["headers"]["XRequestID"];
                     [name: string]: unknown;
@@ -1962,6 +2022,7 @@ export interface operations {
                     "application/vnd.api+json": components["schemas"]["CurrencyDocument"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -2040,6 +2101,11 @@ export interface operations {
                  * @example EUR
                  */
                 "X-Currency"?: components["parameters"]["XCurrency"];
+                /**
+                 * @description Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+                 * @example "17-3fa2"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path?: never;
             cookie?: never;
@@ -2050,6 +2116,7 @@ export interface operations {
             200: {
                 headers: {
                     "Content-Language": components["headers"]["ContentLanguage"];
+                    ETag: components["headers"]["ETag"];
                     Link: components["headers"]["Link"];
                     "X-Currency": components["headers"]["XCurrencyApplied"];
                     "X-Include-Total-Count": components["headers"]["XIncludeTotalCount"];
@@ -2101,6 +2168,7 @@ export interface operations {
                     "application/vnd.api+json": components["schemas"]["LocalizationCollectionDocument"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -2140,6 +2208,11 @@ export interface operations {
                  * @example EUR
                  */
                 "X-Currency"?: components["parameters"]["XCurrency"];
+                /**
+                 * @description Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+                 * @example "17-3fa2"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
                 /**
@@ -2156,6 +2229,7 @@ export interface operations {
             200: {
                 headers: {
                     "Content-Language": components["headers"]["ContentLanguage"];
+                    ETag: components["headers"]["ETag"];
                     "X-Currency": components["headers"]["XCurrencyApplied"];
                     "X-Request-ID": components["headers"]["XRequestID"];
                     [name: string]: unknown;
@@ -2186,6 +2260,7 @@ export interface operations {
                     "application/vnd.api+json": components["schemas"]["LocalizationDocument"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -2264,6 +2339,11 @@ export interface operations {
                  * @example EUR
                  */
                 "X-Currency"?: components["parameters"]["XCurrency"];
+                /**
+                 * @description Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+                 * @example "17-3fa2"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path?: never;
             cookie?: never;
@@ -2274,6 +2354,7 @@ export interface operations {
             200: {
                 headers: {
                     "Content-Language": components["headers"]["ContentLanguage"];
+                    ETag: components["headers"]["ETag"];
                     Link: components["headers"]["Link"];
                     "X-Currency": components["headers"]["XCurrencyApplied"];
                     "X-Include-Total-Count": components["headers"]["XIncludeTotalCount"];
@@ -2285,6 +2366,7 @@ export interface operations {
                     "application/vnd.api+json": components["schemas"]["RegionCollectionDocument"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -2334,6 +2416,11 @@ export interface operations {
                  * @example EUR
                  */
                 "X-Currency"?: components["parameters"]["XCurrency"];
+                /**
+                 * @description Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+                 * @example "17-3fa2"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
                 /**
@@ -2350,6 +2437,7 @@ export interface operations {
             200: {
                 headers: {
                     "Content-Language": components["headers"]["ContentLanguage"];
+                    ETag: components["headers"]["ETag"];
                     "X-Currency": components["headers"]["XCurrencyApplied"];
                     "X-Request-ID": components["headers"]["XRequestID"];
                     [name: string]: unknown;
@@ -2359,6 +2447,7 @@ export interface operations {
                     "application/vnd.api+json": components["schemas"]["RegionDocument"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -2409,6 +2498,11 @@ export interface operations {
                  * @example EUR
                  */
                 "X-Currency"?: components["parameters"]["XCurrency"];
+                /**
+                 * @description Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+                 * @example "17-3fa2"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
                 /**
@@ -2425,6 +2519,7 @@ export interface operations {
             200: {
                 headers: {
                     "Content-Language": components["headers"]["ContentLanguage"];
+                    ETag: components["headers"]["ETag"];
                     "X-Currency": components["headers"]["XCurrencyApplied"];
                     "X-Request-ID": components["headers"]["XRequestID"];
                     [name: string]: unknown;
@@ -2434,6 +2529,7 @@ export interface operations {
                     "application/vnd.api+json": components["schemas"]["CountryDocument"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -2463,6 +2559,11 @@ export interface operations {
                  * @example EUR
                  */
                 "X-Currency"?: components["parameters"]["XCurrency"];
+                /**
+                 * @description Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+                 * @example "17-3fa2"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
                 /**
@@ -2479,6 +2580,7 @@ export interface operations {
             200: {
                 headers: {
                     "Content-Language": components["headers"]["ContentLanguage"];
+                    ETag: components["headers"]["ETag"];
                     "X-Currency": components["headers"]["XCurrencyApplied"];
                     "X-Request-ID": components["headers"]["XRequestID"];
                     [name: string]: unknown;
@@ -2495,6 +2597,7 @@ export interface operations {
                     "application/vnd.api+json": components["schemas"]["CountryToOneDocument"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -2563,6 +2666,11 @@ export interface operations {
                  * @example EUR
                  */
                 "X-Currency"?: components["parameters"]["XCurrency"];
+                /**
+                 * @description Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+                 * @example "17-3fa2"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path?: never;
             cookie?: never;
@@ -2573,6 +2681,7 @@ export interface operations {
             200: {
                 headers: {
                     "Content-Language": components["headers"]["ContentLanguage"];
+                    ETag: components["headers"]["ETag"];
                     Link: components["headers"]["Link"];
                     "X-Currency": components["headers"]["XCurrencyApplied"];
                     "X-Include-Total-Count": components["headers"]["XIncludeTotalCount"];
@@ -2634,6 +2743,7 @@ export interface operations {
                     "application/vnd.api+json": components["schemas"]["WeightUnitCollectionDocument"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -2673,6 +2783,11 @@ export interface operations {
                  * @example EUR
                  */
                 "X-Currency"?: components["parameters"]["XCurrency"];
+                /**
+                 * @description Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+                 * @example "17-3fa2"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
                 /**
@@ -2689,6 +2804,7 @@ export interface operations {
             200: {
                 headers: {
                     "Content-Language": components["headers"]["ContentLanguage"];
+                    ETag: components["headers"]["ETag"];
                     "X-Currency": components["headers"]["XCurrencyApplied"];
                     "X-Request-ID": components["headers"]["XRequestID"];
                     [name: string]: unknown;
@@ -2725,6 +2841,7 @@ export interface operations {
                     "application/vnd.api+json": components["schemas"]["WeightUnitDocument"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];

@@ -815,6 +815,9 @@ type CurrencyId = string
 // CurrencySort defines model for CurrencySort.
 type CurrencySort = string
 
+// IfNoneMatch defines model for IfNoneMatch.
+type IfNoneMatch = string
+
 // LocalizationFields defines model for LocalizationFields.
 type LocalizationFields = string
 
@@ -996,6 +999,9 @@ type ListCountriesParams struct {
 
 	// XCurrency Storefront only: the currency of price data, one of the enabled currencies of `GET /api/currencies` (USD, the default, EUR and GBP unless configured otherwise). An unknown code is a 400 `invalid header value exception` naming the header. There is no price data yet, but the header is validated and the currency that applies is echoed in the `X-Currency` response header.
 	XCurrency *XCurrency `json:"X-Currency,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // GetCountryParams defines parameters for GetCountry.
@@ -1020,6 +1026,9 @@ type GetCountryParams struct {
 
 	// XCurrency Storefront only: the currency of price data, one of the enabled currencies of `GET /api/currencies` (USD, the default, EUR and GBP unless configured otherwise). An unknown code is a 400 `invalid header value exception` naming the header. There is no price data yet, but the header is validated and the currency that applies is echoed in the `X-Currency` response header.
 	XCurrency *XCurrency `json:"X-Currency,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // ListCountryRegionsParams defines parameters for ListCountryRegions.
@@ -1065,6 +1074,9 @@ type ListCountryRegionsParams struct {
 
 	// XCurrency Storefront only: the currency of price data, one of the enabled currencies of `GET /api/currencies` (USD, the default, EUR and GBP unless configured otherwise). An unknown code is a 400 `invalid header value exception` naming the header. There is no price data yet, but the header is validated and the currency that applies is echoed in the `X-Currency` response header.
 	XCurrency *XCurrency `json:"X-Currency,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // GetCountryRegionsRelationshipParams defines parameters for GetCountryRegionsRelationship.
@@ -1089,6 +1101,9 @@ type GetCountryRegionsRelationshipParams struct {
 
 	// XCurrency Storefront only: the currency of price data, one of the enabled currencies of `GET /api/currencies` (USD, the default, EUR and GBP unless configured otherwise). An unknown code is a 400 `invalid header value exception` naming the header. There is no price data yet, but the header is validated and the currency that applies is echoed in the `X-Currency` response header.
 	XCurrency *XCurrency `json:"X-Currency,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // ListCurrenciesParams defines parameters for ListCurrencies.
@@ -1128,6 +1143,9 @@ type ListCurrenciesParams struct {
 
 	// XCurrency Storefront only: the currency of price data, one of the enabled currencies of `GET /api/currencies` (USD, the default, EUR and GBP unless configured otherwise). An unknown code is a 400 `invalid header value exception` naming the header. There is no price data yet, but the header is validated and the currency that applies is echoed in the `X-Currency` response header.
 	XCurrency *XCurrency `json:"X-Currency,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // GetCurrencyParams defines parameters for GetCurrency.
@@ -1146,6 +1164,9 @@ type GetCurrencyParams struct {
 
 	// XCurrency Storefront only: the currency of price data, one of the enabled currencies of `GET /api/currencies` (USD, the default, EUR and GBP unless configured otherwise). An unknown code is a 400 `invalid header value exception` naming the header. There is no price data yet, but the header is validated and the currency that applies is echoed in the `X-Currency` response header.
 	XCurrency *XCurrency `json:"X-Currency,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // ListLocalizationsParams defines parameters for ListLocalizations.
@@ -1194,6 +1215,9 @@ type ListLocalizationsParams struct {
 
 	// XCurrency Storefront only: the currency of price data, one of the enabled currencies of `GET /api/currencies` (USD, the default, EUR and GBP unless configured otherwise). An unknown code is a 400 `invalid header value exception` naming the header. There is no price data yet, but the header is validated and the currency that applies is echoed in the `X-Currency` response header.
 	XCurrency *XCurrency `json:"X-Currency,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // GetLocalizationParams defines parameters for GetLocalization.
@@ -1212,6 +1236,9 @@ type GetLocalizationParams struct {
 
 	// XCurrency Storefront only: the currency of price data, one of the enabled currencies of `GET /api/currencies` (USD, the default, EUR and GBP unless configured otherwise). An unknown code is a 400 `invalid header value exception` naming the header. There is no price data yet, but the header is validated and the currency that applies is echoed in the `X-Currency` response header.
 	XCurrency *XCurrency `json:"X-Currency,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // ListRegionsParams defines parameters for ListRegions.
@@ -1260,6 +1287,9 @@ type ListRegionsParams struct {
 
 	// XCurrency Storefront only: the currency of price data, one of the enabled currencies of `GET /api/currencies` (USD, the default, EUR and GBP unless configured otherwise). An unknown code is a 400 `invalid header value exception` naming the header. There is no price data yet, but the header is validated and the currency that applies is echoed in the `X-Currency` response header.
 	XCurrency *XCurrency `json:"X-Currency,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // GetRegionParams defines parameters for GetRegion.
@@ -1284,6 +1314,9 @@ type GetRegionParams struct {
 
 	// XCurrency Storefront only: the currency of price data, one of the enabled currencies of `GET /api/currencies` (USD, the default, EUR and GBP unless configured otherwise). An unknown code is a 400 `invalid header value exception` naming the header. There is no price data yet, but the header is validated and the currency that applies is echoed in the `X-Currency` response header.
 	XCurrency *XCurrency `json:"X-Currency,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // GetRegionCountryParams defines parameters for GetRegionCountry.
@@ -1308,6 +1341,9 @@ type GetRegionCountryParams struct {
 
 	// XCurrency Storefront only: the currency of price data, one of the enabled currencies of `GET /api/currencies` (USD, the default, EUR and GBP unless configured otherwise). An unknown code is a 400 `invalid header value exception` naming the header. There is no price data yet, but the header is validated and the currency that applies is echoed in the `X-Currency` response header.
 	XCurrency *XCurrency `json:"X-Currency,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // GetRegionCountryRelationshipParams defines parameters for GetRegionCountryRelationship.
@@ -1320,6 +1356,9 @@ type GetRegionCountryRelationshipParams struct {
 
 	// XCurrency Storefront only: the currency of price data, one of the enabled currencies of `GET /api/currencies` (USD, the default, EUR and GBP unless configured otherwise). An unknown code is a 400 `invalid header value exception` naming the header. There is no price data yet, but the header is validated and the currency that applies is echoed in the `X-Currency` response header.
 	XCurrency *XCurrency `json:"X-Currency,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // ListWeightUnitsParams defines parameters for ListWeightUnits.
@@ -1362,6 +1401,9 @@ type ListWeightUnitsParams struct {
 
 	// XCurrency Storefront only: the currency of price data, one of the enabled currencies of `GET /api/currencies` (USD, the default, EUR and GBP unless configured otherwise). An unknown code is a 400 `invalid header value exception` naming the header. There is no price data yet, but the header is validated and the currency that applies is echoed in the `X-Currency` response header.
 	XCurrency *XCurrency `json:"X-Currency,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // GetWeightUnitParams defines parameters for GetWeightUnit.
@@ -1380,6 +1422,9 @@ type GetWeightUnitParams struct {
 
 	// XCurrency Storefront only: the currency of price data, one of the enabled currencies of `GET /api/currencies` (USD, the default, EUR and GBP unless configured otherwise). An unknown code is a 400 `invalid header value exception` naming the header. There is no price data yet, but the header is validated and the currency that applies is echoed in the `X-Currency` response header.
 	XCurrency *XCurrency `json:"X-Currency,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // CreateTokenJSONRequestBody defines body for CreateToken for application/json ContentType.
@@ -2501,6 +2546,17 @@ func NewListCountriesRequest(server string, params *ListCountriesParams) (*http.
 			req.Header.Set("X-Currency", headerParam2)
 		}
 
+		if params.IfNoneMatch != nil {
+			var headerParam3 string
+
+			headerParam3, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam3)
+		}
+
 	}
 
 	return req, nil
@@ -2633,6 +2689,17 @@ func NewGetCountryRequest(server string, id CountryId, params *GetCountryParams)
 			}
 
 			req.Header.Set("X-Currency", headerParam2)
+		}
+
+		if params.IfNoneMatch != nil {
+			var headerParam3 string
+
+			headerParam3, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam3)
 		}
 
 	}
@@ -2853,6 +2920,17 @@ func NewListCountryRegionsRequest(server string, id CountryId, params *ListCount
 			req.Header.Set("X-Currency", headerParam2)
 		}
 
+		if params.IfNoneMatch != nil {
+			var headerParam3 string
+
+			headerParam3, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam3)
+		}
+
 	}
 
 	return req, nil
@@ -2985,6 +3063,17 @@ func NewGetCountryRegionsRelationshipRequest(server string, id CountryId, params
 			}
 
 			req.Header.Set("X-Currency", headerParam2)
+		}
+
+		if params.IfNoneMatch != nil {
+			var headerParam3 string
+
+			headerParam3, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam3)
 		}
 
 	}
@@ -3174,6 +3263,17 @@ func NewListCurrenciesRequest(server string, params *ListCurrenciesParams) (*htt
 			req.Header.Set("X-Currency", headerParam2)
 		}
 
+		if params.IfNoneMatch != nil {
+			var headerParam3 string
+
+			headerParam3, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam3)
+		}
+
 	}
 
 	return req, nil
@@ -3282,6 +3382,17 @@ func NewGetCurrencyRequest(server string, id CurrencyId, params *GetCurrencyPara
 			}
 
 			req.Header.Set("X-Currency", headerParam2)
+		}
+
+		if params.IfNoneMatch != nil {
+			var headerParam3 string
+
+			headerParam3, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam3)
 		}
 
 	}
@@ -3507,6 +3618,17 @@ func NewListLocalizationsRequest(server string, params *ListLocalizationsParams)
 			req.Header.Set("X-Currency", headerParam2)
 		}
 
+		if params.IfNoneMatch != nil {
+			var headerParam3 string
+
+			headerParam3, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam3)
+		}
+
 	}
 
 	return req, nil
@@ -3615,6 +3737,17 @@ func NewGetLocalizationRequest(server string, id LocalizationId, params *GetLoca
 			}
 
 			req.Header.Set("X-Currency", headerParam2)
+		}
+
+		if params.IfNoneMatch != nil {
+			var headerParam3 string
+
+			headerParam3, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam3)
 		}
 
 	}
@@ -3840,6 +3973,17 @@ func NewListRegionsRequest(server string, params *ListRegionsParams) (*http.Requ
 			req.Header.Set("X-Currency", headerParam2)
 		}
 
+		if params.IfNoneMatch != nil {
+			var headerParam3 string
+
+			headerParam3, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam3)
+		}
+
 	}
 
 	return req, nil
@@ -3972,6 +4116,17 @@ func NewGetRegionRequest(server string, id RegionId, params *GetRegionParams) (*
 			}
 
 			req.Header.Set("X-Currency", headerParam2)
+		}
+
+		if params.IfNoneMatch != nil {
+			var headerParam3 string
+
+			headerParam3, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam3)
 		}
 
 	}
@@ -4108,6 +4263,17 @@ func NewGetRegionCountryRequest(server string, id RegionId, params *GetRegionCou
 			req.Header.Set("X-Currency", headerParam2)
 		}
 
+		if params.IfNoneMatch != nil {
+			var headerParam3 string
+
+			headerParam3, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam3)
+		}
+
 	}
 
 	return req, nil
@@ -4177,6 +4343,17 @@ func NewGetRegionCountryRelationshipRequest(server string, id RegionId, params *
 			}
 
 			req.Header.Set("X-Currency", headerParam2)
+		}
+
+		if params.IfNoneMatch != nil {
+			var headerParam3 string
+
+			headerParam3, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam3)
 		}
 
 	}
@@ -4378,6 +4555,17 @@ func NewListWeightUnitsRequest(server string, params *ListWeightUnitsParams) (*h
 			req.Header.Set("X-Currency", headerParam2)
 		}
 
+		if params.IfNoneMatch != nil {
+			var headerParam3 string
+
+			headerParam3, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam3)
+		}
+
 	}
 
 	return req, nil
@@ -4486,6 +4674,17 @@ func NewGetWeightUnitRequest(server string, id WeightUnitId, params *GetWeightUn
 			}
 
 			req.Header.Set("X-Currency", headerParam2)
+		}
+
+		if params.IfNoneMatch != nil {
+			var headerParam3 string
+
+			headerParam3, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam3)
 		}
 
 	}
@@ -4751,10 +4950,17 @@ type ClientWithResponsesInterface interface {
 // ListCountriesResponse200Headers the declared response headers of an HTTP 200 response for ListCountries
 type ListCountriesResponse200Headers struct {
 	ContentLanguage    string
+	ETag               *string
 	Link               *string
 	XCurrency          string
 	XIncludeTotalCount *int
 	XRequestID         *string
+}
+
+// ListCountriesResponse304Headers the declared response headers of an HTTP 304 response for ListCountries
+type ListCountriesResponse304Headers struct {
+	ETag       *string
+	XRequestID *string
 }
 
 // ListCountriesResponse400Headers the declared response headers of an HTTP 400 response for ListCountries
@@ -4831,6 +5037,8 @@ type ListCountriesResponse struct {
 	ApplicationvndApiJSON503 *ServiceUnavailableApplicationVndAPIPlusJSON
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListCountriesResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *ListCountriesResponse304Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
 	Headers400 *ListCountriesResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
@@ -4959,8 +5167,15 @@ func (r ListCountriesResponse) ContentType() string {
 // GetCountryResponse200Headers the declared response headers of an HTTP 200 response for GetCountry
 type GetCountryResponse200Headers struct {
 	ContentLanguage string
+	ETag            *string
 	XCurrency       string
 	XRequestID      *string
+}
+
+// GetCountryResponse304Headers the declared response headers of an HTTP 304 response for GetCountry
+type GetCountryResponse304Headers struct {
+	ETag       *string
+	XRequestID *string
 }
 
 // GetCountryResponse400Headers the declared response headers of an HTTP 400 response for GetCountry
@@ -5046,6 +5261,8 @@ type GetCountryResponse struct {
 	ApplicationvndApiJSON503 *ServiceUnavailableApplicationVndAPIPlusJSON
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetCountryResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *GetCountryResponse304Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
 	Headers400 *GetCountryResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
@@ -5186,10 +5403,17 @@ func (r GetCountryResponse) ContentType() string {
 // ListCountryRegionsResponse200Headers the declared response headers of an HTTP 200 response for ListCountryRegions
 type ListCountryRegionsResponse200Headers struct {
 	ContentLanguage    string
+	ETag               *string
 	Link               *string
 	XCurrency          string
 	XIncludeTotalCount *int
 	XRequestID         *string
+}
+
+// ListCountryRegionsResponse304Headers the declared response headers of an HTTP 304 response for ListCountryRegions
+type ListCountryRegionsResponse304Headers struct {
+	ETag       *string
+	XRequestID *string
 }
 
 // ListCountryRegionsResponse400Headers the declared response headers of an HTTP 400 response for ListCountryRegions
@@ -5275,6 +5499,8 @@ type ListCountryRegionsResponse struct {
 	ApplicationvndApiJSON503 *ServiceUnavailableApplicationVndAPIPlusJSON
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListCountryRegionsResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *ListCountryRegionsResponse304Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
 	Headers400 *ListCountryRegionsResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
@@ -5415,9 +5641,16 @@ func (r ListCountryRegionsResponse) ContentType() string {
 // GetCountryRegionsRelationshipResponse200Headers the declared response headers of an HTTP 200 response for GetCountryRegionsRelationship
 type GetCountryRegionsRelationshipResponse200Headers struct {
 	ContentLanguage    string
+	ETag               *string
 	XCurrency          string
 	XIncludeTotalCount *int
 	XRequestID         *string
+}
+
+// GetCountryRegionsRelationshipResponse304Headers the declared response headers of an HTTP 304 response for GetCountryRegionsRelationship
+type GetCountryRegionsRelationshipResponse304Headers struct {
+	ETag       *string
+	XRequestID *string
 }
 
 // GetCountryRegionsRelationshipResponse400Headers the declared response headers of an HTTP 400 response for GetCountryRegionsRelationship
@@ -5501,6 +5734,8 @@ type GetCountryRegionsRelationshipResponse struct {
 	ApplicationvndApiJSON503 *ServiceUnavailableApplicationVndAPIPlusJSON
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetCountryRegionsRelationshipResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *GetCountryRegionsRelationshipResponse304Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
 	Headers400 *GetCountryRegionsRelationshipResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
@@ -5636,10 +5871,17 @@ func (r GetCountryRegionsRelationshipResponse) ContentType() string {
 // ListCurrenciesResponse200Headers the declared response headers of an HTTP 200 response for ListCurrencies
 type ListCurrenciesResponse200Headers struct {
 	ContentLanguage    string
+	ETag               *string
 	Link               *string
 	XCurrency          string
 	XIncludeTotalCount *int
 	XRequestID         *string
+}
+
+// ListCurrenciesResponse304Headers the declared response headers of an HTTP 304 response for ListCurrencies
+type ListCurrenciesResponse304Headers struct {
+	ETag       *string
+	XRequestID *string
 }
 
 // ListCurrenciesResponse400Headers the declared response headers of an HTTP 400 response for ListCurrencies
@@ -5716,6 +5958,8 @@ type ListCurrenciesResponse struct {
 	ApplicationvndApiJSON503 *ServiceUnavailableApplicationVndAPIPlusJSON
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListCurrenciesResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *ListCurrenciesResponse304Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
 	Headers400 *ListCurrenciesResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
@@ -5844,8 +6088,15 @@ func (r ListCurrenciesResponse) ContentType() string {
 // GetCurrencyResponse200Headers the declared response headers of an HTTP 200 response for GetCurrency
 type GetCurrencyResponse200Headers struct {
 	ContentLanguage string
+	ETag            *string
 	XCurrency       string
 	XRequestID      *string
+}
+
+// GetCurrencyResponse304Headers the declared response headers of an HTTP 304 response for GetCurrency
+type GetCurrencyResponse304Headers struct {
+	ETag       *string
+	XRequestID *string
 }
 
 // GetCurrencyResponse400Headers the declared response headers of an HTTP 400 response for GetCurrency
@@ -5931,6 +6182,8 @@ type GetCurrencyResponse struct {
 	ApplicationvndApiJSON503 *ServiceUnavailableApplicationVndAPIPlusJSON
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetCurrencyResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *GetCurrencyResponse304Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
 	Headers400 *GetCurrencyResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
@@ -6071,10 +6324,17 @@ func (r GetCurrencyResponse) ContentType() string {
 // ListLocalizationsResponse200Headers the declared response headers of an HTTP 200 response for ListLocalizations
 type ListLocalizationsResponse200Headers struct {
 	ContentLanguage    string
+	ETag               *string
 	Link               *string
 	XCurrency          string
 	XIncludeTotalCount *int
 	XRequestID         *string
+}
+
+// ListLocalizationsResponse304Headers the declared response headers of an HTTP 304 response for ListLocalizations
+type ListLocalizationsResponse304Headers struct {
+	ETag       *string
+	XRequestID *string
 }
 
 // ListLocalizationsResponse400Headers the declared response headers of an HTTP 400 response for ListLocalizations
@@ -6151,6 +6411,8 @@ type ListLocalizationsResponse struct {
 	ApplicationvndApiJSON503 *ServiceUnavailableApplicationVndAPIPlusJSON
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListLocalizationsResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *ListLocalizationsResponse304Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
 	Headers400 *ListLocalizationsResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
@@ -6279,8 +6541,15 @@ func (r ListLocalizationsResponse) ContentType() string {
 // GetLocalizationResponse200Headers the declared response headers of an HTTP 200 response for GetLocalization
 type GetLocalizationResponse200Headers struct {
 	ContentLanguage string
+	ETag            *string
 	XCurrency       string
 	XRequestID      *string
+}
+
+// GetLocalizationResponse304Headers the declared response headers of an HTTP 304 response for GetLocalization
+type GetLocalizationResponse304Headers struct {
+	ETag       *string
+	XRequestID *string
 }
 
 // GetLocalizationResponse400Headers the declared response headers of an HTTP 400 response for GetLocalization
@@ -6366,6 +6635,8 @@ type GetLocalizationResponse struct {
 	ApplicationvndApiJSON503 *ServiceUnavailableApplicationVndAPIPlusJSON
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetLocalizationResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *GetLocalizationResponse304Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
 	Headers400 *GetLocalizationResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
@@ -6506,10 +6777,17 @@ func (r GetLocalizationResponse) ContentType() string {
 // ListRegionsResponse200Headers the declared response headers of an HTTP 200 response for ListRegions
 type ListRegionsResponse200Headers struct {
 	ContentLanguage    string
+	ETag               *string
 	Link               *string
 	XCurrency          string
 	XIncludeTotalCount *int
 	XRequestID         *string
+}
+
+// ListRegionsResponse304Headers the declared response headers of an HTTP 304 response for ListRegions
+type ListRegionsResponse304Headers struct {
+	ETag       *string
+	XRequestID *string
 }
 
 // ListRegionsResponse400Headers the declared response headers of an HTTP 400 response for ListRegions
@@ -6586,6 +6864,8 @@ type ListRegionsResponse struct {
 	ApplicationvndApiJSON503 *ServiceUnavailableApplicationVndAPIPlusJSON
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListRegionsResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *ListRegionsResponse304Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
 	Headers400 *ListRegionsResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
@@ -6714,8 +6994,15 @@ func (r ListRegionsResponse) ContentType() string {
 // GetRegionResponse200Headers the declared response headers of an HTTP 200 response for GetRegion
 type GetRegionResponse200Headers struct {
 	ContentLanguage string
+	ETag            *string
 	XCurrency       string
 	XRequestID      *string
+}
+
+// GetRegionResponse304Headers the declared response headers of an HTTP 304 response for GetRegion
+type GetRegionResponse304Headers struct {
+	ETag       *string
+	XRequestID *string
 }
 
 // GetRegionResponse400Headers the declared response headers of an HTTP 400 response for GetRegion
@@ -6801,6 +7088,8 @@ type GetRegionResponse struct {
 	ApplicationvndApiJSON503 *ServiceUnavailableApplicationVndAPIPlusJSON
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetRegionResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *GetRegionResponse304Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
 	Headers400 *GetRegionResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
@@ -6941,8 +7230,15 @@ func (r GetRegionResponse) ContentType() string {
 // GetRegionCountryResponse200Headers the declared response headers of an HTTP 200 response for GetRegionCountry
 type GetRegionCountryResponse200Headers struct {
 	ContentLanguage string
+	ETag            *string
 	XCurrency       string
 	XRequestID      *string
+}
+
+// GetRegionCountryResponse304Headers the declared response headers of an HTTP 304 response for GetRegionCountry
+type GetRegionCountryResponse304Headers struct {
+	ETag       *string
+	XRequestID *string
 }
 
 // GetRegionCountryResponse400Headers the declared response headers of an HTTP 400 response for GetRegionCountry
@@ -7028,6 +7324,8 @@ type GetRegionCountryResponse struct {
 	ApplicationvndApiJSON503 *ServiceUnavailableApplicationVndAPIPlusJSON
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetRegionCountryResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *GetRegionCountryResponse304Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
 	Headers400 *GetRegionCountryResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
@@ -7168,8 +7466,15 @@ func (r GetRegionCountryResponse) ContentType() string {
 // GetRegionCountryRelationshipResponse200Headers the declared response headers of an HTTP 200 response for GetRegionCountryRelationship
 type GetRegionCountryRelationshipResponse200Headers struct {
 	ContentLanguage string
+	ETag            *string
 	XCurrency       string
 	XRequestID      *string
+}
+
+// GetRegionCountryRelationshipResponse304Headers the declared response headers of an HTTP 304 response for GetRegionCountryRelationship
+type GetRegionCountryRelationshipResponse304Headers struct {
+	ETag       *string
+	XRequestID *string
 }
 
 // GetRegionCountryRelationshipResponse400Headers the declared response headers of an HTTP 400 response for GetRegionCountryRelationship
@@ -7253,6 +7558,8 @@ type GetRegionCountryRelationshipResponse struct {
 	ApplicationvndApiJSON503 *ServiceUnavailableApplicationVndAPIPlusJSON
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetRegionCountryRelationshipResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *GetRegionCountryRelationshipResponse304Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
 	Headers400 *GetRegionCountryRelationshipResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
@@ -7388,10 +7695,17 @@ func (r GetRegionCountryRelationshipResponse) ContentType() string {
 // ListWeightUnitsResponse200Headers the declared response headers of an HTTP 200 response for ListWeightUnits
 type ListWeightUnitsResponse200Headers struct {
 	ContentLanguage    string
+	ETag               *string
 	Link               *string
 	XCurrency          string
 	XIncludeTotalCount *int
 	XRequestID         *string
+}
+
+// ListWeightUnitsResponse304Headers the declared response headers of an HTTP 304 response for ListWeightUnits
+type ListWeightUnitsResponse304Headers struct {
+	ETag       *string
+	XRequestID *string
 }
 
 // ListWeightUnitsResponse400Headers the declared response headers of an HTTP 400 response for ListWeightUnits
@@ -7468,6 +7782,8 @@ type ListWeightUnitsResponse struct {
 	ApplicationvndApiJSON503 *ServiceUnavailableApplicationVndAPIPlusJSON
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListWeightUnitsResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *ListWeightUnitsResponse304Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
 	Headers400 *ListWeightUnitsResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
@@ -7596,8 +7912,15 @@ func (r ListWeightUnitsResponse) ContentType() string {
 // GetWeightUnitResponse200Headers the declared response headers of an HTTP 200 response for GetWeightUnit
 type GetWeightUnitResponse200Headers struct {
 	ContentLanguage string
+	ETag            *string
 	XCurrency       string
 	XRequestID      *string
+}
+
+// GetWeightUnitResponse304Headers the declared response headers of an HTTP 304 response for GetWeightUnit
+type GetWeightUnitResponse304Headers struct {
+	ETag       *string
+	XRequestID *string
 }
 
 // GetWeightUnitResponse400Headers the declared response headers of an HTTP 400 response for GetWeightUnit
@@ -7683,6 +8006,8 @@ type GetWeightUnitResponse struct {
 	ApplicationvndApiJSON503 *ServiceUnavailableApplicationVndAPIPlusJSON
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetWeightUnitResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *GetWeightUnitResponse304Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
 	Headers400 *GetWeightUnitResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
@@ -8215,6 +8540,9 @@ func ParseListCountriesResponse(rsp *http.Response) (*ListCountriesResponse, err
 		}
 		response.ApplicationvndApiJSON200 = &dest
 
+	case rsp.StatusCode == 304:
+		break // No content-type
+
 	case rsp.Header.Get("Content-Type") == "application/json" && rsp.StatusCode == 400:
 		var dest BadRequestApplicationJSON
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -8325,6 +8653,13 @@ func ParseListCountriesResponse(rsp *http.Response) (*ListCountriesResponse, err
 			}
 			headers.ContentLanguage = value
 		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -8354,6 +8689,23 @@ func ParseListCountriesResponse(rsp *http.Response) (*ListCountriesResponse, err
 			headers.XRequestID = &value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers ListCountriesResponse304Headers
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers304 = &headers
 	case rsp.StatusCode == 400:
 		var headers ListCountriesResponse400Headers
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
@@ -8470,6 +8822,9 @@ func ParseGetCountryResponse(rsp *http.Response) (*GetCountryResponse, error) {
 			return nil, err
 		}
 		response.ApplicationvndApiJSON200 = &dest
+
+	case rsp.StatusCode == 304:
+		break // No content-type
 
 	case rsp.Header.Get("Content-Type") == "application/json" && rsp.StatusCode == 400:
 		var dest BadRequestApplicationJSON
@@ -8595,6 +8950,13 @@ func ParseGetCountryResponse(rsp *http.Response) (*GetCountryResponse, error) {
 			}
 			headers.ContentLanguage = value
 		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
 		if values := rsp.Header.Values("X-Currency"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Currency", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -8610,6 +8972,23 @@ func ParseGetCountryResponse(rsp *http.Response) (*GetCountryResponse, error) {
 			headers.XRequestID = &value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers GetCountryResponse304Headers
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers304 = &headers
 	case rsp.StatusCode == 400:
 		var headers GetCountryResponse400Headers
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
@@ -8737,6 +9116,9 @@ func ParseListCountryRegionsResponse(rsp *http.Response) (*ListCountryRegionsRes
 		}
 		response.ApplicationvndApiJSON200 = &dest
 
+	case rsp.StatusCode == 304:
+		break // No content-type
+
 	case rsp.Header.Get("Content-Type") == "application/json" && rsp.StatusCode == 400:
 		var dest BadRequestApplicationJSON
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -8861,6 +9243,13 @@ func ParseListCountryRegionsResponse(rsp *http.Response) (*ListCountryRegionsRes
 			}
 			headers.ContentLanguage = value
 		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -8890,6 +9279,23 @@ func ParseListCountryRegionsResponse(rsp *http.Response) (*ListCountryRegionsRes
 			headers.XRequestID = &value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers ListCountryRegionsResponse304Headers
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers304 = &headers
 	case rsp.StatusCode == 400:
 		var headers ListCountryRegionsResponse400Headers
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
@@ -9009,6 +9415,9 @@ func ParseGetCountryRegionsRelationshipResponse(rsp *http.Response) (*GetCountry
 			return nil, err
 		}
 		response.ApplicationvndApiJSON200 = &dest
+
+	case rsp.StatusCode == 304:
+		break // No content-type
 
 	case rsp.Header.Get("Content-Type") == "application/json" && rsp.StatusCode == 400:
 		var dest BadRequestApplicationJSON
@@ -9134,6 +9543,13 @@ func ParseGetCountryRegionsRelationshipResponse(rsp *http.Response) (*GetCountry
 			}
 			headers.ContentLanguage = value
 		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
 		if values := rsp.Header.Values("X-Currency"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Currency", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -9156,6 +9572,23 @@ func ParseGetCountryRegionsRelationshipResponse(rsp *http.Response) (*GetCountry
 			headers.XRequestID = &value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers GetCountryRegionsRelationshipResponse304Headers
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers304 = &headers
 	case rsp.StatusCode == 400:
 		var headers GetCountryRegionsRelationshipResponse400Headers
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
@@ -9283,6 +9716,9 @@ func ParseListCurrenciesResponse(rsp *http.Response) (*ListCurrenciesResponse, e
 		}
 		response.ApplicationvndApiJSON200 = &dest
 
+	case rsp.StatusCode == 304:
+		break // No content-type
+
 	case rsp.Header.Get("Content-Type") == "application/json" && rsp.StatusCode == 400:
 		var dest BadRequestApplicationJSON
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -9393,6 +9829,13 @@ func ParseListCurrenciesResponse(rsp *http.Response) (*ListCurrenciesResponse, e
 			}
 			headers.ContentLanguage = value
 		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -9422,6 +9865,23 @@ func ParseListCurrenciesResponse(rsp *http.Response) (*ListCurrenciesResponse, e
 			headers.XRequestID = &value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers ListCurrenciesResponse304Headers
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers304 = &headers
 	case rsp.StatusCode == 400:
 		var headers ListCurrenciesResponse400Headers
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
@@ -9538,6 +9998,9 @@ func ParseGetCurrencyResponse(rsp *http.Response) (*GetCurrencyResponse, error) 
 			return nil, err
 		}
 		response.ApplicationvndApiJSON200 = &dest
+
+	case rsp.StatusCode == 304:
+		break // No content-type
 
 	case rsp.Header.Get("Content-Type") == "application/json" && rsp.StatusCode == 400:
 		var dest BadRequestApplicationJSON
@@ -9663,6 +10126,13 @@ func ParseGetCurrencyResponse(rsp *http.Response) (*GetCurrencyResponse, error) 
 			}
 			headers.ContentLanguage = value
 		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
 		if values := rsp.Header.Values("X-Currency"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Currency", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -9678,6 +10148,23 @@ func ParseGetCurrencyResponse(rsp *http.Response) (*GetCurrencyResponse, error) 
 			headers.XRequestID = &value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers GetCurrencyResponse304Headers
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers304 = &headers
 	case rsp.StatusCode == 400:
 		var headers GetCurrencyResponse400Headers
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
@@ -9805,6 +10292,9 @@ func ParseListLocalizationsResponse(rsp *http.Response) (*ListLocalizationsRespo
 		}
 		response.ApplicationvndApiJSON200 = &dest
 
+	case rsp.StatusCode == 304:
+		break // No content-type
+
 	case rsp.Header.Get("Content-Type") == "application/json" && rsp.StatusCode == 400:
 		var dest BadRequestApplicationJSON
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -9915,6 +10405,13 @@ func ParseListLocalizationsResponse(rsp *http.Response) (*ListLocalizationsRespo
 			}
 			headers.ContentLanguage = value
 		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -9944,6 +10441,23 @@ func ParseListLocalizationsResponse(rsp *http.Response) (*ListLocalizationsRespo
 			headers.XRequestID = &value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers ListLocalizationsResponse304Headers
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers304 = &headers
 	case rsp.StatusCode == 400:
 		var headers ListLocalizationsResponse400Headers
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
@@ -10060,6 +10574,9 @@ func ParseGetLocalizationResponse(rsp *http.Response) (*GetLocalizationResponse,
 			return nil, err
 		}
 		response.ApplicationvndApiJSON200 = &dest
+
+	case rsp.StatusCode == 304:
+		break // No content-type
 
 	case rsp.Header.Get("Content-Type") == "application/json" && rsp.StatusCode == 400:
 		var dest BadRequestApplicationJSON
@@ -10185,6 +10702,13 @@ func ParseGetLocalizationResponse(rsp *http.Response) (*GetLocalizationResponse,
 			}
 			headers.ContentLanguage = value
 		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
 		if values := rsp.Header.Values("X-Currency"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Currency", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -10200,6 +10724,23 @@ func ParseGetLocalizationResponse(rsp *http.Response) (*GetLocalizationResponse,
 			headers.XRequestID = &value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers GetLocalizationResponse304Headers
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers304 = &headers
 	case rsp.StatusCode == 400:
 		var headers GetLocalizationResponse400Headers
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
@@ -10327,6 +10868,9 @@ func ParseListRegionsResponse(rsp *http.Response) (*ListRegionsResponse, error) 
 		}
 		response.ApplicationvndApiJSON200 = &dest
 
+	case rsp.StatusCode == 304:
+		break // No content-type
+
 	case rsp.Header.Get("Content-Type") == "application/json" && rsp.StatusCode == 400:
 		var dest BadRequestApplicationJSON
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -10437,6 +10981,13 @@ func ParseListRegionsResponse(rsp *http.Response) (*ListRegionsResponse, error) 
 			}
 			headers.ContentLanguage = value
 		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -10466,6 +11017,23 @@ func ParseListRegionsResponse(rsp *http.Response) (*ListRegionsResponse, error) 
 			headers.XRequestID = &value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers ListRegionsResponse304Headers
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers304 = &headers
 	case rsp.StatusCode == 400:
 		var headers ListRegionsResponse400Headers
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
@@ -10582,6 +11150,9 @@ func ParseGetRegionResponse(rsp *http.Response) (*GetRegionResponse, error) {
 			return nil, err
 		}
 		response.ApplicationvndApiJSON200 = &dest
+
+	case rsp.StatusCode == 304:
+		break // No content-type
 
 	case rsp.Header.Get("Content-Type") == "application/json" && rsp.StatusCode == 400:
 		var dest BadRequestApplicationJSON
@@ -10707,6 +11278,13 @@ func ParseGetRegionResponse(rsp *http.Response) (*GetRegionResponse, error) {
 			}
 			headers.ContentLanguage = value
 		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
 		if values := rsp.Header.Values("X-Currency"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Currency", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -10722,6 +11300,23 @@ func ParseGetRegionResponse(rsp *http.Response) (*GetRegionResponse, error) {
 			headers.XRequestID = &value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers GetRegionResponse304Headers
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers304 = &headers
 	case rsp.StatusCode == 400:
 		var headers GetRegionResponse400Headers
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
@@ -10849,6 +11444,9 @@ func ParseGetRegionCountryResponse(rsp *http.Response) (*GetRegionCountryRespons
 		}
 		response.ApplicationvndApiJSON200 = &dest
 
+	case rsp.StatusCode == 304:
+		break // No content-type
+
 	case rsp.Header.Get("Content-Type") == "application/json" && rsp.StatusCode == 400:
 		var dest BadRequestApplicationJSON
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -10973,6 +11571,13 @@ func ParseGetRegionCountryResponse(rsp *http.Response) (*GetRegionCountryRespons
 			}
 			headers.ContentLanguage = value
 		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
 		if values := rsp.Header.Values("X-Currency"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Currency", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -10988,6 +11593,23 @@ func ParseGetRegionCountryResponse(rsp *http.Response) (*GetRegionCountryRespons
 			headers.XRequestID = &value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers GetRegionCountryResponse304Headers
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers304 = &headers
 	case rsp.StatusCode == 400:
 		var headers GetRegionCountryResponse400Headers
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
@@ -11107,6 +11729,9 @@ func ParseGetRegionCountryRelationshipResponse(rsp *http.Response) (*GetRegionCo
 			return nil, err
 		}
 		response.ApplicationvndApiJSON200 = &dest
+
+	case rsp.StatusCode == 304:
+		break // No content-type
 
 	case rsp.Header.Get("Content-Type") == "application/json" && rsp.StatusCode == 400:
 		var dest BadRequestApplicationJSON
@@ -11232,6 +11857,13 @@ func ParseGetRegionCountryRelationshipResponse(rsp *http.Response) (*GetRegionCo
 			}
 			headers.ContentLanguage = value
 		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
 		if values := rsp.Header.Values("X-Currency"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Currency", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -11247,6 +11879,23 @@ func ParseGetRegionCountryRelationshipResponse(rsp *http.Response) (*GetRegionCo
 			headers.XRequestID = &value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers GetRegionCountryRelationshipResponse304Headers
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers304 = &headers
 	case rsp.StatusCode == 400:
 		var headers GetRegionCountryRelationshipResponse400Headers
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
@@ -11374,6 +12023,9 @@ func ParseListWeightUnitsResponse(rsp *http.Response) (*ListWeightUnitsResponse,
 		}
 		response.ApplicationvndApiJSON200 = &dest
 
+	case rsp.StatusCode == 304:
+		break // No content-type
+
 	case rsp.Header.Get("Content-Type") == "application/json" && rsp.StatusCode == 400:
 		var dest BadRequestApplicationJSON
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -11484,6 +12136,13 @@ func ParseListWeightUnitsResponse(rsp *http.Response) (*ListWeightUnitsResponse,
 			}
 			headers.ContentLanguage = value
 		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -11513,6 +12172,23 @@ func ParseListWeightUnitsResponse(rsp *http.Response) (*ListWeightUnitsResponse,
 			headers.XRequestID = &value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers ListWeightUnitsResponse304Headers
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers304 = &headers
 	case rsp.StatusCode == 400:
 		var headers ListWeightUnitsResponse400Headers
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
@@ -11629,6 +12305,9 @@ func ParseGetWeightUnitResponse(rsp *http.Response) (*GetWeightUnitResponse, err
 			return nil, err
 		}
 		response.ApplicationvndApiJSON200 = &dest
+
+	case rsp.StatusCode == 304:
+		break // No content-type
 
 	case rsp.Header.Get("Content-Type") == "application/json" && rsp.StatusCode == 400:
 		var dest BadRequestApplicationJSON
@@ -11754,6 +12433,13 @@ func ParseGetWeightUnitResponse(rsp *http.Response) (*GetWeightUnitResponse, err
 			}
 			headers.ContentLanguage = value
 		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
 		if values := rsp.Header.Values("X-Currency"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Currency", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -11769,6 +12455,23 @@ func ParseGetWeightUnitResponse(rsp *http.Response) (*GetWeightUnitResponse, err
 			headers.XRequestID = &value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers GetWeightUnitResponse304Headers
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers304 = &headers
 	case rsp.StatusCode == 400:
 		var headers GetWeightUnitResponse400Headers
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
