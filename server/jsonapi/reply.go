@@ -48,14 +48,20 @@ func (r *Reply) Pooled() *Reply {
 }
 
 // Digest writes the body the reply would send to w (a hash, for an ETag),
-// without sending it or keeping it whole: a document is encoded piece by
-// piece as Write encodes it, and stays to be written.
+// without sending it. A document of one piece (most answers) is kept as the
+// reply's body, encoded once for both; a longer one is encoded piece by
+// piece, never held whole, and again when written.
 func (r *Reply) Digest(w io.Writer) error {
 	if r.doc == nil {
 		_, err := w.Write(r.Body)
 		return err
 	}
-	b, err := r.doc.writeTo(w, Buffer(), nil)
+	whole := -1
+	b, err := r.doc.writeTo(w, Buffer(), func(n int) { whole = n })
+	if err == nil && whole >= 0 {
+		r.Body, r.pooled, r.doc = b[:whole], true, nil // writeTo hands back its buffer emptied, the piece still in it
+		return nil
+	}
 	if cap(b) <= maxPooled {
 		buffers.Put(&b)
 	}

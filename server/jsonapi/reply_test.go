@@ -1,0 +1,60 @@
+package jsonapi
+
+import (
+	"bytes"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// TestDigestThenWrite: a reply digested for its ETag writes exactly the
+// bytes it digested, and the bytes it would have written undigested; a
+// document of one piece is encoded once (kept as the body), a longer one
+// is not held whole.
+func TestDigestThenWrite(t *testing.T) {
+	many := func(n int) Many {
+		m := make(Many, n)
+		for i := range m {
+			m[i] = &ResourceObject{Type: "regions", ID: strconv.Itoa(i), Attributes: []Member{{Name: "name", Value: strings.Repeat("r", 100)}}}
+		}
+		return m
+	}
+	for _, tc := range []struct {
+		name string
+		n    int
+		kept bool // encoded once, kept as the body
+	}{
+		{"one piece", 10, true},
+		{"several pieces", 2000, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			doc := &TopLevel{Data: many(tc.n), Links: &Links{Self: "http://x/api/regions"}}
+			want := doc.AppendJSON(nil)
+			reply := DocumentReply(200, doc)
+			var digested bytes.Buffer
+			if err := reply.Digest(&digested); err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(digested.Bytes(), want) {
+				t.Fatalf("digested %d bytes, the document is %d", digested.Len(), len(want))
+			}
+			if kept := reply.Document() == nil; kept != tc.kept {
+				t.Errorf("document kept as the body: %v, want %v", kept, tc.kept)
+			}
+			rec := httptest.NewRecorder()
+			if err := reply.Write(rec); err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(rec.Body.Bytes(), want) {
+				t.Fatalf("wrote %d bytes after the digest, the document is %d", rec.Body.Len(), len(want))
+			}
+			if rec.Header().Get("Content-Type") != MediaType {
+				t.Errorf("Content-Type %q", rec.Header().Get("Content-Type"))
+			}
+			if tc.kept && rec.Header().Get("Content-Length") != strconv.Itoa(len(want)) {
+				t.Errorf("Content-Length %q, want %d", rec.Header().Get("Content-Length"), len(want))
+			}
+		})
+	}
+}
