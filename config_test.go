@@ -124,7 +124,7 @@ func TestSettingsErrors(t *testing.T) {
 		{"default currency", []string{"--default-currency", "JPY"}, nil, `--default-currency "JPY" is not one of --currencies USD,EUR,GBP`},
 		{"no currency", nil, map[string]string{"ENTITYAPI_CURRENCIES": " , "}, `ENTITYAPI_CURRENCIES " , ": name at least one`},
 		{"workers", []string{"--workers", "0"}, nil, `--workers "0": want a positive number`},
-		{"atomic operations", nil, map[string]string{"ENTITYAPI_MAX_ATOMIC_OPERATIONS": "0"}, `ENTITYAPI_MAX_ATOMIC_OPERATIONS "0": want a positive number`},
+		{"atomic operations", nil, map[string]string{"ENTITYAPI_MAX_ATOMIC_OPERATIONS": "0"}, `ENTITYAPI_MAX_ATOMIC_OPERATIONS "0": want a number from 1 to 10000`},
 		{"boolean", nil, map[string]string{"ENTITYAPI_DEMO": "yes please"}, `ENTITYAPI_DEMO "yes please": want true or false`},
 		{"failure limit", []string{"--token-failures-total", "-5"}, nil, `--token-failures-total "-5": want a number of failures (0: no limit)`},
 		{"unknown flag", []string{"--max-bdy", "1"}, nil, `flag provided but not defined: -max-bdy`},
