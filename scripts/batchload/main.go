@@ -26,15 +26,14 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"net/http"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"strconv"
-	"strings"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -71,55 +70,20 @@ func main() {
 }
 
 func run(ctx context.Context, records int, databaseURL, pgAdmin string, workers int, update bool) (err error) {
-	tmp, err := os.MkdirTemp("", "batchload-")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(tmp)
-	database := "sqlite"
-	if pgAdmin != "" {
-		db, err := localserver.CreateDatabase(ctx, pgAdmin, "-postgres-admin", "entityapi_batchload_")
-		if err != nil {
-			return err
-		}
-		databaseURL = db.URL
-		defer func() {
-			if derr := db.Drop(); derr != nil && err == nil {
-				err = derr
-			}
-		}()
-	}
-	if databaseURL != "" {
-		database = strings.SplitN(databaseURL, ":", 2)[0]
-	}
-
-	bin := filepath.Join(tmp, "entityapi")
-	if err := localserver.Build(ctx, "", "github.com/entityapi/entityapi", bin); err != nil {
-		return fmt.Errorf("go build: %w", err)
-	}
-	addr, err := localserver.FreeAddr()
-	if err != nil {
-		return err
-	}
-	args := []string{"serve", "--demo", "--data-dir", filepath.Join(tmp, "data"), "--addr", addr, "--token-ttl", "86400"}
-	if databaseURL != "" {
-		args = append(args, "--database-url", databaseURL)
-	}
+	var extra []string
 	if workers > 0 {
-		args = append(args, "--workers", strconv.Itoa(workers))
+		extra = []string{"--workers", strconv.Itoa(workers)}
 	}
-	srv, err := localserver.Start("server", bin, args, addr, filepath.Join(tmp, "server.log"))
+	srv, err := localserver.StartDemo(ctx, "batchload", databaseURL, pgAdmin, extra...)
 	if err != nil {
 		return err
 	}
-	defer func() { srv.Stop(err != nil) }()
+	defer func() { err = errors.Join(err, srv.Stop(err != nil)) }()
+	database := srv.Database
 
 	base := srv.Base()
 	pid := srv.PID()
 	fmt.Fprintf(os.Stderr, "batchload: %d accounts to %s (%s, pid %d)\n", records, base, database, pid)
-	if err := srv.AwaitReady(ctx, http.DefaultClient); err != nil {
-		return err
-	}
 	token, err := localserver.Token(ctx, http.DefaultClient, base)
 	if err != nil {
 		return err

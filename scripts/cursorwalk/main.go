@@ -18,13 +18,13 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"net/http"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -64,48 +64,13 @@ func main() {
 }
 
 func run(ctx context.Context, records, size int, databaseURL, pgAdmin string) (err error) {
-	tmp, err := os.MkdirTemp("", "cursorwalk-")
+	srv, err := localserver.StartDemo(ctx, "cursorwalk", databaseURL, pgAdmin)
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(tmp)
-	database := "sqlite"
-	if pgAdmin != "" {
-		db, err := localserver.CreateDatabase(ctx, pgAdmin, "-postgres-admin", "entityapi_cursorwalk_")
-		if err != nil {
-			return err
-		}
-		databaseURL = db.URL
-		defer func() {
-			if derr := db.Drop(); derr != nil && err == nil {
-				err = derr
-			}
-		}()
-	}
-	if databaseURL != "" {
-		database = strings.SplitN(databaseURL, ":", 2)[0]
-	}
-	bin := filepath.Join(tmp, "entityapi")
-	if err := localserver.Build(ctx, "", "github.com/entityapi/entityapi", bin); err != nil {
-		return fmt.Errorf("go build: %w", err)
-	}
-	addr, err := localserver.FreeAddr()
-	if err != nil {
-		return err
-	}
-	args := []string{"serve", "--demo", "--data-dir", filepath.Join(tmp, "data"), "--addr", addr, "--token-ttl", "86400"}
-	if databaseURL != "" {
-		args = append(args, "--database-url", databaseURL)
-	}
-	srv, err := localserver.Start("server", bin, args, addr, filepath.Join(tmp, "server.log"))
-	if err != nil {
-		return err
-	}
-	defer func() { srv.Stop(err != nil) }()
+	defer func() { err = errors.Join(err, srv.Stop(err != nil)) }()
+	database := srv.Database
 	c := &client{base: srv.Base()}
-	if err := srv.AwaitReady(ctx, http.DefaultClient); err != nil {
-		return err
-	}
 	if c.token, err = localserver.Token(ctx, http.DefaultClient, c.base); err != nil {
 		return err
 	}
