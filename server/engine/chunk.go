@@ -29,7 +29,7 @@ type chunkItem struct {
 	*item
 	included bool
 	validate bool // meta.validate: checked and answered, not stored (sync batches only)
-	index    int // zero-based position in its array of the original request
+	index    int  // zero-based position in its array of the original request
 	problems problem.List
 	failed   bool // skipped: its own problems, or those of an item linked with it
 }
