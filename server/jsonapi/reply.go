@@ -48,24 +48,62 @@ func (r *Reply) Pooled() *Reply {
 }
 
 // Digest writes the body the reply would send to w (a hash, for an ETag),
-// without sending it. A document of one piece (most answers) is kept as the
-// reply's body, encoded once for both; a longer one is encoded piece by
-// piece, never held whole, and again when written.
+// without sending it. A document of at most maxHeld bytes (most answers) is
+// kept as the reply's body, encoded once for both; a longer one is encoded
+// piece by piece, never held whole, and again when written.
 func (r *Reply) Digest(w io.Writer) error {
 	if r.doc == nil {
 		_, err := w.Write(r.Body)
 		return err
 	}
 	whole := -1
-	b, err := r.doc.writeTo(w, Buffer(), func(n int) { whole = n })
-	if err == nil && whole >= 0 {
-		r.Body, r.pooled, r.doc = b[:whole], true, nil // writeTo hands back its buffer emptied, the piece still in it
+	held := &holder{w: w, b: Buffer()}
+	b, err := r.doc.writeTo(held, Buffer(), func(n int) { whole = n })
+	switch {
+	case err == nil && whole >= 0: // one piece: writeTo hands back its buffer emptied, the piece still in it
+		r.Body, r.pooled, r.doc = b[:whole], true, nil
+		held.release()
 		return nil
+	case err == nil && !held.over:
+		r.Body, r.pooled, r.doc = held.b, true, nil
+	default:
+		held.release()
 	}
 	if cap(b) <= maxPooled {
 		buffers.Put(&b)
 	}
 	return err
+}
+
+// maxHeld is the largest document Digest keeps whole to write it as it was
+// hashed, rather than encoding it a second time.
+const maxHeld = 1 << 20
+
+// holder passes each piece of a document to w and keeps a copy of them
+// all until they pass maxHeld.
+type holder struct {
+	w    io.Writer
+	b    []byte
+	over bool
+}
+
+func (h *holder) Write(p []byte) (int, error) {
+	if !h.over {
+		if len(h.b)+len(p) > maxHeld {
+			h.over = true
+		} else {
+			h.b = append(h.b, p...)
+		}
+	}
+	return h.w.Write(p)
+}
+
+// release hands the copy's buffer back (when Digest did not keep it).
+func (h *holder) release() {
+	if b := h.b[:0]; cap(b) <= maxPooled {
+		buffers.Put(&b)
+	}
+	h.b = nil
 }
 
 // Write sends the reply. Headers already set on w (request id, CORS) are kept.

@@ -26,7 +26,8 @@ func TestDigestThenWrite(t *testing.T) {
 		kept bool // encoded once, kept as the body
 	}{
 		{"one piece", 10, true},
-		{"several pieces", 2000, false},
+		{"several pieces, held", 2000, true},
+		{"more than is held", 12000, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			doc := &TopLevel{Data: many(tc.n), Links: &Links{Self: "http://x/api/regions"}}
