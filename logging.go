@@ -5,6 +5,8 @@ import (
 	"log/slog"
 	"net/http"
 	"time"
+
+	"github.com/entityapi/entityapi/server"
 )
 
 // newLogger builds the process's logger: JSON lines by default, for log
@@ -15,7 +17,7 @@ func newLogger(w io.Writer, format string, level slog.Level) *slog.Logger {
 	if format == "text" {
 		return slog.New(slog.NewTextHandler(w, opts))
 	}
-	return slog.New(slog.NewJSONHandler(w, opts))
+	return slog.New(server.NewJSONLogHandler(w, opts))
 }
 
 // metricsServer serves GET /metrics alone on --metrics-addr, so that the

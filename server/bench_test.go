@@ -62,7 +62,7 @@ func benchServer(tb testing.TB, dialect string) http.Handler {
 func benchServerOn(tb testing.TB, store *storage.Store) http.Handler {
 	tb.Helper()
 	srv, err := server.New(server.Config{BackofficeBase: "/admin", MaxBody: 64 << 10,
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}, store)
+		Logger: slog.New(server.NewJSONLogHandler(io.Discard, nil))}, store)
 	if err != nil {
 		tb.Fatalf("server.New: %v", err)
 	}

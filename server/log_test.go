@@ -59,7 +59,7 @@ func newLogCapture(t *testing.T, dialect string) *logCapture {
 	t.Helper()
 	l := &logCapture{store: storagetest.Open(t, dialect)}
 	srv, err := server.New(server.Config{BackofficeBase: "/admin",
-		Logger: slog.New(slog.NewJSONHandler(l, &slog.HandlerOptions{Level: slog.LevelDebug}))}, l.store)
+		Logger: slog.New(server.NewJSONLogHandler(l, &slog.HandlerOptions{Level: slog.LevelDebug}))}, l.store)
 	if err != nil {
 		t.Fatal(err)
 	}

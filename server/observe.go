@@ -50,25 +50,13 @@ func (s *Server) observe(c *gin.Context) {
 	if !s.log.Enabled(c.Request.Context(), level) {
 		return
 	}
-	// The record is built here rather than by Logger.LogAttrs, which would
-	// also walk the stack for a caller that no handler of ours prints (the
-	// line costs a few percent of a small read under load).
-	rec := slog.NewRecord(end, level, "request", 0)
-	rec.AddAttrs(
-		slog.String("method", method),
-		slog.String("route", route),
-		slog.String("app", app),
-		slog.Int("status", status),
-		slog.Float64("duration_ms", float64(elapsed.Microseconds())/1000),
-		slog.Int("bytes", max(c.Writer.Size(), 0)),
-		slog.String("request_id", c.GetString(requestIDKey)))
+	line := requestLine{method: method, route: route, app: app, status: status,
+		durationMS: float64(elapsed.Microseconds()) / 1000, bytes: max(c.Writer.Size(), 0),
+		requestID: c.GetString(requestIDKey)}
 	if p := principalOf(c); p != nil && p.ClientID != "" { // storefront guests have an empty principal
-		rec.AddAttrs(slog.String("client_id", p.ClientID))
-		if p.UserID != 0 {
-			rec.AddAttrs(slog.Int64("user_id", p.UserID))
-		}
+		line.clientID, line.userID = p.ClientID, p.UserID
 	}
-	_ = s.log.Handler().Handle(c.Request.Context(), rec)
+	logRequest(c.Request.Context(), s.log, end, level, &line)
 }
 
 // appPrefixes tell which application a route template belongs to, for the
