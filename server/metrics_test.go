@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"bufio"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -239,4 +240,38 @@ func TestMetricsSeparateAddress(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestMetricsMadeUpMethods: requests with methods of the client's own
+// invention are counted under one method label, OTHER, whatever route they
+// reach, so that a caller cannot add a series per request (each would stay
+// in memory and in every scrape for the life of the process).
+func TestMetricsMadeUpMethods(t *testing.T) {
+	eachAPI(t, func(t *testing.T, a *api) {
+		const sent = 40
+		for path, status := range map[string]int{"/admin/api/countries": http.StatusMethodNotAllowed, "/nowhere/at/all": http.StatusNotFound} {
+			t.Run(path, func(t *testing.T) {
+				before := readMetrics(t, a.base+"/metrics")
+				for i := range sent {
+					a.do(fmt.Sprintf("MADEUP%d", i), path, jsonAPI, "").want(t, status)
+				}
+				after := readMetrics(t, a.base+"/metrics")
+				moved := 0.0
+				for s, v := range after {
+					if !strings.HasPrefix(s, "entityapi_http_requests_total{") {
+						continue
+					}
+					if strings.Contains(s, "MADEUP") {
+						t.Fatalf("a made-up method became a label: %s", s)
+					}
+					if strings.Contains(s, `method="OTHER"`) {
+						moved += v - before[s]
+					}
+				}
+				if moved != sent {
+					t.Errorf("the OTHER series moved by %v, want %d", moved, sent)
+				}
+			})
+		}
+	})
 }

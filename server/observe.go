@@ -43,9 +43,9 @@ func (s *Server) observe(c *gin.Context) {
 		// on a closed connection, say). Recorded as 499 at INFO.
 		status, level = StatusClientClosedRequest, slog.LevelInfo
 	}
-	code := strconv.Itoa(status)
-	s.metrics.requests.WithLabelValues(app, method, route, code).Inc()
-	s.metrics.duration.WithLabelValues(app, method, route, code).Observe(elapsed.Seconds())
+	code, label := strconv.Itoa(status), methodLabel(method)
+	s.metrics.requests.WithLabelValues(app, label, route, code).Inc()
+	s.metrics.duration.WithLabelValues(app, label, route, code).Observe(elapsed.Seconds())
 
 	if !s.log.Enabled(c.Request.Context(), level) {
 		return
@@ -57,6 +57,24 @@ func (s *Server) observe(c *gin.Context) {
 		line.clientID, line.userID = p.ClientID, p.UserID
 	}
 	logRequest(c.Request.Context(), s.log, end, level, &line)
+}
+
+// otherMethod is the method label of a request whose method is none of
+// HTTP's standard ones.
+const otherMethod = "OTHER"
+
+// methodLabel is the method a request is counted under: one of the
+// standard methods, or otherMethod. A client may send any token as its
+// method, and each label value is a series of its own in every scrape and
+// in memory for the life of the process: counted as sent, made-up methods
+// would grow both without bound. The log line keeps the method as sent.
+func methodLabel(m string) string {
+	switch m {
+	case http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch,
+		http.MethodDelete, http.MethodOptions, http.MethodConnect, http.MethodTrace:
+		return m
+	}
+	return otherMethod
 }
 
 // appPrefixes tell which application a route template belongs to, for the
