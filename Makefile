@@ -81,10 +81,12 @@ lint:
 	$(GO) run ./scripts/importcheck
 	bash scripts/lint-openapi.sh $(foreach app,$(APPS),openapi/bundled/$(app).yaml)
 
-## test: every test, on SQLite and (when TEST_DATABASE_URL is set) PostgreSQL
+## test: every test, on SQLite and (when TEST_DATABASE_URL is set) PostgreSQL. The server package runs
+## both databases' suites in one binary, close to go test's default 10-minute limit on a 2-core machine
+## (a busy one went over it), hence TEST_TIMEOUT (30m)
 test:
 	@summary=$$(mktemp); trap 'rm -f $$summary' EXIT; \
-	  CONTRACT_SUMMARY=$$summary $(GO) test -count=1 ./... && { cat $$summary; true; }
+	  CONTRACT_SUMMARY=$$summary $(GO) test -count=1 -timeout $${TEST_TIMEOUT:-30m} ./... && { cat $$summary; true; }
 
 ## fuzz: run the request-document fuzz test for a while (FUZZTIME=30s)
 fuzz:
