@@ -9,7 +9,8 @@ import (
 	"strconv"
 	"sync"
 	"time"
-	"unicode/utf8"
+
+	"github.com/entityapi/entityapi/server/jsonapi"
 )
 
 // Every request writes one log line (observe). Through slog's JSON handler
@@ -18,7 +19,9 @@ import (
 // float formatted by encoding/json. The request line has a fixed shape, so
 // the handler the binary logs JSON through (NewJSONLogHandler) can write it
 // directly: the same bytes slog would write (TestRequestLineAsSlog holds
-// them equal), appended into a pooled buffer. Every other record, and every
+// them equal), appended into a pooled buffer. Strings are quoted by
+// jsonapi.AppendString, whose escapes are slog's: encoding/json's without
+// the HTML ones, U+2028 and U+2029 escaped, invalid UTF-8 as \ufffd. Every other record, and every
 // handler derived by WithAttrs or WithGroup, goes through slog's own.
 
 // requestLine is what the log line of a request says, in its order.
@@ -125,13 +128,13 @@ func appendRequestLine(b []byte, t time.Time, level slog.Level, l *requestLine) 
 	b = append(b, `{"time":"`...)
 	b = t.AppendFormat(b, time.RFC3339Nano)
 	b = append(b, `","level":`...)
-	b = appendLogString(b, level.String())
+	b = jsonapi.AppendString(b, level.String())
 	b = append(b, `,"msg":"`+requestMessage+`","method":`...)
-	b = appendLogString(b, l.method)
+	b = jsonapi.AppendString(b, l.method)
 	b = append(b, `,"route":`...)
-	b = appendLogString(b, l.route)
+	b = jsonapi.AppendString(b, l.route)
 	b = append(b, `,"app":`...)
-	b = appendLogString(b, l.app)
+	b = jsonapi.AppendString(b, l.app)
 	b = append(b, `,"status":`...)
 	b = strconv.AppendInt(b, int64(l.status), 10)
 	b = append(b, `,"duration_ms":`...)
@@ -139,10 +142,10 @@ func appendRequestLine(b []byte, t time.Time, level slog.Level, l *requestLine) 
 	b = append(b, `,"bytes":`...)
 	b = strconv.AppendInt(b, int64(l.bytes), 10)
 	b = append(b, `,"request_id":`...)
-	b = appendLogString(b, l.requestID)
+	b = jsonapi.AppendString(b, l.requestID)
 	if l.clientID != "" {
 		b = append(b, `,"client_id":`...)
-		b = appendLogString(b, l.clientID)
+		b = jsonapi.AppendString(b, l.clientID)
 		if l.userID != 0 {
 			b = append(b, `,"user_id":`...)
 			b = strconv.AppendInt(b, l.userID, 10)
@@ -177,59 +180,7 @@ func appendLogFloat(b []byte, f float64) []byte {
 	}
 	raw, err := json.Marshal(f)
 	if err != nil { // NaN or an infinity, which slog writes as an error text
-		return appendLogString(b, "!ERROR:"+err.Error())
+		return jsonapi.AppendString(b, "!ERROR:"+err.Error())
 	}
 	return append(b, raw...)
-}
-
-// appendLogString appends s quoted as slog's JSON handler quotes it:
-// encoding/json's escapes without the HTML ones, U+2028 and U+2029 escaped,
-// an invalid UTF-8 byte as \ufffd.
-func appendLogString(b []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-			i += size
-			start = i
-			continue
-		}
-		if r == '\u2028' || r == '\u2029' {
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xf])
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
 }

@@ -94,7 +94,7 @@ func run(ctx context.Context, records int, databaseURL, pgAdmin string, workers 
 			return err
 		}
 	}
-	creates := func(w io.Writer) error { return writeBatch(w, records) }
+	creates := func(w io.Writer) error { return localserver.WriteAccounts(w, records, "Load") }
 	if err := measure(ctx, base, token, pid, database, "create", records, creates); err != nil {
 		return err
 	}
@@ -191,26 +191,6 @@ func sendBatch(ctx context.Context, base, token string, write func(io.Writer) er
 		return "", fmt.Errorf("batch: %w", err)
 	}
 	return op.Data.ID, nil
-}
-
-// writeBatch writes {"data":[...]} with n accounts named "Load <i>".
-func writeBatch(w io.Writer, n int) error {
-	bw := bufio.NewWriterSize(w, 64<<10)
-	_, _ = bw.WriteString(`{"data":[`)
-	var num []byte
-	for i := range n {
-		if i > 0 {
-			_ = bw.WriteByte(',')
-		}
-		_, _ = bw.WriteString(`{"type":"accounts","attributes":{"name":"Load `)
-		num = strconv.AppendInt(num[:0], int64(i), 10)
-		_, _ = bw.Write(num)
-		if _, err := bw.WriteString(`"}}`); err != nil {
-			return err
-		}
-	}
-	_, _ = bw.WriteString(`]}`)
-	return bw.Flush()
 }
 
 // writeUpdates writes {"data":[...]} with n meta.update items over the

@@ -15,7 +15,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -149,7 +148,7 @@ func (c *client) send(req *http.Request, want int, v any) (http.Header, error) {
 // load streams one asynchronous batch of n accounts and waits for it.
 func (c *client) load(ctx context.Context, n int) error {
 	pr, pw := io.Pipe()
-	go func() { pw.CloseWithError(writeAccounts(pw, n)) }()
+	go func() { pw.CloseWithError(localserver.WriteAccounts(pw, n, "Walk")) }()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPatch, c.base+"/admin/api/accounts", pr)
 	if err != nil {
 		return err
@@ -172,26 +171,6 @@ func (c *client) load(ctx context.Context, n int) error {
 		case <-time.After(pollEvery):
 		}
 	}
-}
-
-// writeAccounts writes {"data":[...]} with n accounts named "Walk <i>".
-func writeAccounts(w io.Writer, n int) error {
-	bw := bufio.NewWriterSize(w, 64<<10)
-	_, _ = bw.WriteString(`{"data":[`)
-	var num []byte
-	for i := range n {
-		if i > 0 {
-			_ = bw.WriteByte(',')
-		}
-		_, _ = bw.WriteString(`{"type":"accounts","attributes":{"name":"Walk `)
-		num = strconv.AppendInt(num[:0], int64(i), 10)
-		_, _ = bw.Write(num)
-		if _, err := bw.WriteString(`"}}`); err != nil {
-			return err
-		}
-	}
-	_, _ = bw.WriteString(`]}`)
-	return bw.Flush()
 }
 
 type page struct {
