@@ -79,7 +79,10 @@ func (e *Engine) fillObject(cl *call, obj *jsonapi.ResourceObject, slab *objectS
 	id := keyString(row[res.IDColumn])
 	obj.Type, obj.ID = res.Type, id
 	if cl.hateoas {
-		obj.Self = cl.link(res.Type, id)
+		if slab.collection == "" {
+			slab.collection = cl.link(res.Type, "")
+		}
+		obj.Collection = slab.collection
 	}
 	if cl.title {
 		obj.Meta = []jsonapi.Member{{Name: "title", Value: title(res, row, cl.lang)}}
@@ -110,7 +113,7 @@ func (e *Engine) fillObject(cl *call, obj *jsonapi.ResourceObject, slab *objectS
 		}
 		if cl.hateoas {
 			e := cl.routes.links[res.Type][rel.Name]
-			ro.Owner, ro.HasSelf, ro.HasRelated = obj.Self, e[0], e[1]
+			ro.HasSelf, ro.HasRelated = e[0], e[1] // from the object's address
 		}
 		obj.Relationships = append(obj.Relationships, ro)
 	}

@@ -15,6 +15,10 @@ type objectSlab struct {
 	attrs []jsonapi.Member
 	rels  []jsonapi.RelationshipObject
 	ids   []jsonapi.Identifier
+	// collection is the address of the records' collection, built for the
+	// first of them and shared by all: each object's address is written
+	// from it and the object's id (jsonapi.ResourceObject.Collection).
+	collection string
 }
 
 // newObjectSlab sizes a slab for n records of res: every attribute and

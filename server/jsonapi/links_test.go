@@ -1,6 +1,7 @@
 package jsonapi
 
 import (
+	"net/url"
 	"testing"
 	"time"
 )
@@ -30,7 +31,7 @@ func TestRelationshipLinksFromOwner(t *testing.T) {
 				want = append(append(want, `,"links":`...), appendLinks(nil, l)...)
 			}
 			want = append(want, '}')
-			if got := rel.appendJSON(nil); string(got) != string(want) {
+			if got := rel.appendJSON(nil, nil); string(got) != string(want) {
 				t.Errorf("owner %q, self %v, related %v:\n got %s\nwant %s", owner, flags[0], flags[1], got, want)
 			}
 		}
@@ -44,5 +45,28 @@ func TestDateTimeValue(t *testing.T) {
 	want := AppendString(nil, at.UTC().Format(DateTimeLayout))
 	if got := AppendValue(nil, at); string(got) != string(want) || string(got) != `"2026-03-04T04:06:07Z"` {
 		t.Errorf("AppendValue(%v) = %s, want %s", at, got, want)
+	}
+}
+
+// TestAddressFromCollection: a resource object given its collection's
+// address (Collection) instead of its own (Self) writes the same bytes as
+// one given Self = Collection/ID (ID path-escaped), and so do the links of
+// its relationships left without an Owner.
+func TestAddressFromCollection(t *testing.T) {
+	for _, id := range []string{"DE-BY", "42", "a b/c?d#e", "é ", `x"y\z`, "\xe2\x82"} {
+		for _, collection := range []string{"http://x/api/regions", "http://x\"q/api/regions"} {
+			self := collection + "/" + url.PathEscape(id)
+			rels := func(owner string) []RelationshipObject {
+				return []RelationshipObject{
+					{Name: "country", Data: []Identifier{{Type: "countries", ID: "DE"}}, Owner: owner, HasSelf: true, HasRelated: true},
+					{Name: "cities", ToMany: true, Owner: owner, HasRelated: true},
+				}
+			}
+			want := (&ResourceObject{Type: "regions", ID: id, Self: self, Relationships: rels(self)}).AppendJSON(nil)
+			got := (&ResourceObject{Type: "regions", ID: id, Collection: collection, Relationships: rels("")}).AppendJSON(nil)
+			if string(got) != string(want) {
+				t.Errorf("id %q in %q:\n got %s\nwant %s", id, collection, got, want)
+			}
+		}
 	}
 }

@@ -1,6 +1,9 @@
 package jsonapi
 
-import "io"
+import (
+	"io"
+	"net/url"
+)
 
 // Member is one named value of an object whose member order matters to readers
 // (attributes in schema order, plain fields, meta).
@@ -16,18 +19,24 @@ type ResourceObject struct {
 	ID            string
 	Attributes    []Member
 	Relationships []RelationshipObject
-	Self          string
-	Meta          []Member
+	// Self is the resource's address; when it is empty and Collection is
+	// set, the address is Collection/ID (ID path-escaped), written as the
+	// object is encoded: a page of records then builds no address string
+	// per record, only one for its collection.
+	Self       string
+	Collection string
+	Meta       []Member
 }
 
 // RelationshipObject is one relationship of a response resource. Data holds no
 // identifier (null) or one for a to-one relationship; any number for a to-many one.
 //
 // Its links are written from the address of the resource it belongs to
-// (Owner): the relationship endpoint Owner/relationships/Name when HasSelf,
-// the subresource Owner/Name when HasRelated. A page of resources has a few
-// relationships each; building both addresses as strings for every one of
-// them was most of the allocations of rendering a list.
+// (Owner, or when Owner is empty the address of the resource object it is
+// written in): the relationship endpoint Owner/relationships/Name when
+// HasSelf, the subresource Owner/Name when HasRelated. A page of resources
+// has a few relationships each; building both addresses as strings for
+// every one of them was most of the allocations of rendering a list.
 type RelationshipObject struct {
 	Name                string
 	ToMany              bool
@@ -209,10 +218,10 @@ func (r *ResourceObject) AppendJSON(b []byte) []byte {
 		b = append(b, `,"meta":`...)
 		b = AppendObject(b, r.Meta)
 	}
-	if r.Self != "" {
-		b = append(b, `,"links":{"self":`...)
-		b = AppendString(b, r.Self)
-		b = append(b, '}')
+	if r.Self != "" || r.Collection != "" {
+		b = append(b, `,"links":{"self":"`...)
+		b = r.appendAddress(b)
+		b = append(b, `"}`...)
 	}
 	if r.Attributes != nil {
 		b = append(b, `,"attributes":`...)
@@ -226,14 +235,34 @@ func (r *ResourceObject) AppendJSON(b []byte) []byte {
 			}
 			b = AppendString(b, rel.Name)
 			b = append(b, ':')
-			b = rel.appendJSON(b)
+			b = rel.appendJSON(b, r)
 		}
 		b = append(b, '}')
 	}
 	return append(b, '}')
 }
 
-func (rel *RelationshipObject) appendJSON(b []byte) []byte {
+// appendAddress appends the resource's address (Self, or Collection/ID)
+// escaped as inside a JSON string.
+func (r *ResourceObject) appendAddress(b []byte) []byte {
+	if r.Self != "" {
+		return appendStringBody(b, r.Self)
+	}
+	b = appendStringBody(b, r.Collection)
+	b = append(b, '/')
+	return appendStringBody(b, url.PathEscape(r.ID))
+}
+
+// appendOwner appends the address the relationship's links start from:
+// Owner, or that of the resource object it belongs to.
+func (rel *RelationshipObject) appendOwner(b []byte, of *ResourceObject) []byte {
+	if rel.Owner != "" || of == nil {
+		return appendStringBody(b, rel.Owner)
+	}
+	return of.appendAddress(b)
+}
+
+func (rel *RelationshipObject) appendJSON(b []byte, of *ResourceObject) []byte {
 	b = append(b, `{"data":`...)
 	switch {
 	case rel.ToMany:
@@ -247,7 +276,7 @@ func (rel *RelationshipObject) appendJSON(b []byte) []byte {
 		b = append(b, `,"links":{`...)
 		if rel.HasSelf {
 			b = append(b, `"self":"`...)
-			b = appendStringBody(b, rel.Owner)
+			b = rel.appendOwner(b, of)
 			b = append(b, "/relationships/"...)
 			b = appendStringBody(b, rel.Name)
 			b = append(b, '"')
@@ -257,7 +286,7 @@ func (rel *RelationshipObject) appendJSON(b []byte) []byte {
 				b = append(b, ',')
 			}
 			b = append(b, `"related":"`...)
-			b = appendStringBody(b, rel.Owner)
+			b = rel.appendOwner(b, of)
 			b = append(b, '/')
 			b = appendStringBody(b, rel.Name)
 			b = append(b, '"')
