@@ -68,7 +68,7 @@ func measureBatch(ctx context.Context, n, round int, s system) (sample, error) {
 	if err != nil {
 		return sample{}, err
 	}
-	sm := sample{rate: float64(n) / elapsed.Seconds()}
+	sm := sample{rate: float64(n) / elapsed.Seconds(), cpuUS: -1}
 	sm.allocs, sm.statements = perRequest(before, after, int64(n))
 	return sm, nil
 }
@@ -78,7 +78,7 @@ func timeRows(n int, fn func() error) (sample, error) {
 	if err := fn(); err != nil {
 		return sample{}, err
 	}
-	return sample{rate: float64(n) / time.Since(start).Seconds(), allocs: -1, statements: -1}, nil
+	return sample{rate: float64(n) / time.Since(start).Seconds(), allocs: -1, statements: -1, cpuUS: -1}, nil
 }
 
 // runBatch uploads body and polls the operation until it ends; it fails

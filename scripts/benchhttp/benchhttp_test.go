@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"strings"
 	"testing"
 )
@@ -155,13 +156,14 @@ func TestCompareDocuments(t *testing.T) {
 }
 
 func TestRender(t *testing.T) {
-	runs := func(rates ...float64) []sample {
+	runsCPU := func(cpu float64, rates ...float64) []sample {
 		out := make([]sample, len(rates))
 		for i, r := range rates {
-			out[i] = sample{rate: r, p50: 2, p99: 9, allocs: 500, statements: -1}
+			out[i] = sample{rate: r, p50: 2, p99: 9, allocs: 500, statements: -1, cpuUS: cpu + float64(i)}
 		}
 		return out
 	}
+	runs := func(rates ...float64) []sample { return runsCPU(-1, rates...) }
 	one, batch := *targetByName("one"), *targetByName("batch")
 	failed := runs(100, 100, 100)
 	failed[1].failures = 4
@@ -170,8 +172,8 @@ func TestRender(t *testing.T) {
 		config: config{rounds: 3, connections: 32, threads: 2, batchRecords: 100_000},
 		rows: []row{
 			{database: "sqlite", target: one, samples: map[string][]sample{
-				sysService: runs(900, 1000, 1100), sysBaseline: runs(400, 500, 600),
-				sysBytes: runs(9000, 10000, 11000), sysDB: runs(1200, 1250, 1300)}},
+				sysService: runsCPU(99, 900, 1000, 1100), sysBaseline: runs(400, 500, 600),
+				sysBytes: runs(9000, 10000, 11000), sysDB: runsCPU(79, 1200, 1250, 1300)}},
 			{database: "postgres", target: one, samples: map[string][]sample{
 				sysService: failed, sysBaseline: runs(100, 100, 100), sysBytes: runs(1, 1, 1), sysDB: runs(1000, 1000, 1000)}},
 			{database: "postgres", target: batch, samples: map[string][]sample{
@@ -181,9 +183,10 @@ func TestRender(t *testing.T) {
 	out := r.render()
 	for _, want := range []string{
 		"| database | target | service | baseline (main) | new/old | bytes floor | DB / write / INSERT floor |",
-		"| sqlite | GET one country | 1,000 | 500 | 2.00 | 10,000 | 1,250 | 0.80 | 0.10 | >= 0.8 | met | 500 | - | 2.00 | 9.00 |",
+		"| goal | met | CPU µs/req | floor CPU µs/req | CPU floor / service | allocs/req |",
+		"| sqlite | GET one country | 1,000 | 500 | 2.00 | 10,000 | 1,250 | 0.80 | 0.10 | >= 0.8 | met | 100.0 | 80.0 | 0.80 | 500 | - | 2.00 | 9.00 |",
 		"| postgres | GET one country | 100 | 100 | 1.00 | 1 | 1,000 | 0.10 | 100.00 | >= 0.8 | FAILED (service: 4 failed requests) |",
-		"| postgres | async batch of 100,000 accounts (first byte to success) | 25,000 | 10,000 | 2.50 | - | 50,000 | 0.50 | - | >= 0.5 | met | 500 | - | - | - |",
+		"| postgres | async batch of 100,000 accounts (first byte to success) | 25,000 | 10,000 | 2.50 | - | 50,000 | 0.50 | - | >= 0.5 | met | - | - | - | 500 | - | - | - |",
 		"| postgres | async batch of 100,000 accounts (first byte to success) against COPY | 25,000 | 10,000 | 2.50 | - | 100,000 | 0.25 | - | (1.0 possible) | - |",
 		"- command: `go run ./scripts/benchhttp -rounds 3`",
 		"- load average (1, 5, 15 min) before: 1.00 1.00 1.00; after: 2.00 2.00 2.00",
@@ -200,5 +203,30 @@ func TestRotate(t *testing.T) {
 		if got := strings.Join(rotate(in, k), ""); got != want {
 			t.Errorf("rotate(%d) = %s, want %s", k, got, want)
 		}
+	}
+}
+
+// TestStatCPU reads utime and stime from /proc stat lines, also when the
+// command name holds spaces and parentheses, and refuses short or
+// malformed ones; this process's own reading parses.
+func TestStatCPU(t *testing.T) {
+	for _, tc := range []struct {
+		stat string
+		want float64
+		ok   bool
+	}{
+		{"1234 (entityapi) S 1 1234 1234 0 -1 4194560 3056 0 0 0 250 75 0 0 20 0 8 0 12345 1000 2000", 3.25, true},
+		{"7 (a (b) c)) R 1 7 7 0 -1 0 0 0 0 0 1 2 0 0 20 0 1 0 1 1 1", 0.03, true},
+		{"7 (x) R 1 7 7 0 -1 0 0 0 0 0 1", 0, false},
+		{"7 x R 1", 0, false},
+		{"7 (x) R 1 7 7 0 -1 0 0 0 0 0 1 -2 0 0 20 0 1 0 1 1 1", 0, false},
+	} {
+		got, err := statCPU(tc.stat)
+		if (err == nil) != tc.ok || (tc.ok && got != tc.want) {
+			t.Errorf("statCPU(%q) = %v, %v; want %v (ok %v)", tc.stat, got, err, tc.want, tc.ok)
+		}
+	}
+	if v, err := processCPU(os.Getpid()); err != nil || v < 0 {
+		t.Errorf("processCPU(self) = %v, %v", v, err)
 	}
 }

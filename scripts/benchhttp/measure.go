@@ -39,6 +39,7 @@ type sample struct {
 	allocs     float64 // per request (per row for the batch) on a service; -1 unknown
 	statements float64 // likewise; -1 when the service does not count them
 	failures   int64   // requests that did not get a 2xx answer, or socket errors
+	cpuUS      float64 // CPU time per request of the serving process, µs (cpu.go); -1 unknown
 }
 
 // row is one target on one database: the samples of every system.
@@ -169,9 +170,9 @@ func measureDatabase(ctx context.Context, cfg config, wrkPath, tmp, database str
 				if err != nil {
 					return nil, fmt.Errorf("%s on %s: %w", name, s.name, err)
 				}
-				progress("%s round %d/%d %-8s %-12s %10.0f/s  p50 %6.2f ms  p99 %7.2f ms  allocs %s  statements %s  failures %d  load %s",
-					database, round+1, cfg.rounds, name, s.name, sm.rate, sm.p50, sm.p99, perUnit(sm.allocs), perUnit(sm.statements),
-					sm.failures, loadAverage())
+				progress("%s round %d/%d %-8s %-12s %10.0f/s  p50 %6.2f ms  p99 %7.2f ms  CPU %s µs/req  allocs %s  statements %s  failures %d  load %s",
+					database, round+1, cfg.rounds, name, s.name, sm.rate, sm.p50, sm.p99, perUnit(sm.cpuUS), perUnit(sm.allocs),
+					perUnit(sm.statements), sm.failures, loadAverage())
 				samples[name][s.name] = append(samples[name][s.name], sm)
 			}
 		}
@@ -198,12 +199,23 @@ func measureHTTP(ctx context.Context, w *wrkRunner, cfg config, t target, s syst
 			return sample{}, err
 		}
 	}
+	cpuBefore, err := processCPU(s.pidOf())
+	if err != nil {
+		return sample{}, err
+	}
 	res, err := w.run(ctx, s.base, req, cfg.duration)
 	if err != nil {
 		return sample{}, err
 	}
+	cpuAfter, err := processCPU(s.pidOf())
+	if err != nil {
+		return sample{}, err
+	}
 	sm := sample{rate: res.rate(), p50: float64(res.P50US) / 1000, p99: float64(res.P99US) / 1000,
-		allocs: -1, statements: -1, failures: res.failures()}
+		allocs: -1, statements: -1, failures: res.failures(), cpuUS: -1}
+	if res.Requests > 0 {
+		sm.cpuUS = (cpuAfter - cpuBefore) * 1e6 / float64(res.Requests)
+	}
 	if s.svc != nil {
 		if after, err = s.svc.counters(ctx); err != nil {
 			return sample{}, err

@@ -80,7 +80,7 @@ func (r *report) render() string {
 		head = append(head, "baseline ("+r.baseline+")", "new/old")
 	}
 	head = append(head, "bytes floor", "DB / write / INSERT floor", "service / floor", "service / bytes floor",
-		"goal", "met", "allocs/req", "SQL/req", "p50 ms", "p99 ms")
+		"goal", "met", "CPU µs/req", "floor CPU µs/req", "CPU floor / service", "allocs/req", "SQL/req", "p50 ms", "p99 ms")
 	b.WriteString("| " + strings.Join(head, " | ") + " |\n")
 	b.WriteString("|" + strings.Repeat("---|", len(head)) + "\n")
 	for _, row := range r.rows {
@@ -93,7 +93,10 @@ func (r *report) render() string {
 		"with wrk -c%d -t%d, targets and systems in rotating order; a floor is this process's net/http server on the loopback: "+
 		"bytes = the service's captured answer, DB = the same queries prepared (pgx / database/sql) and encoding/json, "+
 		"write = one INSERT/UPDATE ... RETURNING in a transaction, INSERT/COPY = the batch's rows straight into the table; "+
-		"a line is FAILED when any request got a status of 400 or more or a socket error (wrk's counts).\n\n",
+		"a line is FAILED when any request got a status of 400 or more or a socket error (wrk's counts). "+
+		"CPU µs/req is the user and system time of the process answering (the service's; the floors' is this process's) "+
+		"per request, medians; CPU floor / service is their ratio, the share of the service's processor time a floor needs for "+
+		"the same answers: it moves less with the machine's other load than requests per second do.\n\n",
 		r.config.rounds, r.config.duration, r.config.warmup, r.config.connections, r.config.threads)
 	fmt.Fprintf(&b, "- command: `%s`\n", r.command)
 	fmt.Fprintf(&b, "- machine: %s; %s (the service built with it)\n", r.machine, r.goVersion)
@@ -148,7 +151,9 @@ func (r *report) renderRow(row row, copyLine, baseline bool) string {
 	if len(failed) > 0 {
 		met = "FAILED (" + strings.Join(failed, "; ") + ")"
 	}
-	cells = append(cells, goal, met,
+	cpuOf := func(s sample) float64 { return s.cpuUS }
+	svcCPU, floorCPU := stat(svc, cpuOf), stat(row.samples[floorName], cpuOf)
+	cells = append(cells, goal, met, amount(svcCPU, 1), amount(floorCPU, 1), ratio(floorCPU, svcCPU),
 		amount(stat(svc, func(s sample) float64 { return s.allocs }), 0),
 		amount(stat(svc, func(s sample) float64 { return s.statements }), 2))
 	if t.kind == batchTarget {
