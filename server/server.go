@@ -185,7 +185,8 @@ func New(cfg Config, store *storage.Store) (*Server, error) {
 		return nil, err
 	}
 	bo.batches = batch.New(bo.engine, queue, batch.Config{MaxBody: cfg.MaxBatchBody, MaxItem: cfg.MaxBatchItem,
-		SyncTimeout: cfg.SyncBatchTimeout, UploadTimeout: cfg.BatchUploadTimeout, Log: cfg.Logger, SyncHold: &s.syncHold})
+		SyncTimeout: cfg.SyncBatchTimeout, UploadTimeout: cfg.BatchUploadTimeout, Log: cfg.Logger, SyncHold: &s.syncHold,
+		Tracer: s.tracer})
 	queue.Handle(bo.batches.ProcessChunk)
 	s.queue = queue
 	group := g.Group("")

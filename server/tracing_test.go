@@ -250,3 +250,43 @@ func TestTracingHonoursTraceparent(t *testing.T) {
 		})
 	}
 }
+
+// TestTracingBatchChunkJobs: an asynchronous batch's chunk jobs are spans of
+// traces of their own, each linked to the request that queued them, with
+// the statements that wrote the chunk under them.
+func TestTracingBatchChunkJobs(t *testing.T) {
+	for _, dialect := range storagetest.Dialects() {
+		t.Run(dialect, func(t *testing.T) {
+			a, rec := tracedAPI(t, dialect, nil)
+			r := a.do(http.MethodPatch, "/admin/api/accounts", jsonAPI, batchAccounts(3, "Traced batch")).want(t, 202)
+			opID, _ := get(r.doc, "data/id").(string)
+			req := rec.await(t, "of the PATCH", func(sp tracetest.SpanStub) bool { return sp.Name == "PATCH /admin/api/accounts" })
+			if got := attr(req, "http.response.status_code"); got != "202" {
+				t.Errorf("batch request span: status %s, want 202", got)
+			}
+			named(t, rec.children(req), "engine")
+			job := rec.await(t, "of the chunk job", func(sp tracetest.SpanStub) bool {
+				return sp.Name == "batch chunk job" && attr(sp, "entityapi.asyncoperation.id") == opID
+			})
+			if job.Parent.IsValid() || job.SpanContext.TraceID() == req.SpanContext.TraceID() {
+				t.Errorf("chunk job span: parent %v, trace %s; want the root of a trace of its own", job.Parent, job.SpanContext.TraceID())
+			}
+			if len(job.Links) != 1 || !job.Links[0].SpanContext.Equal(req.SpanContext.WithRemote(true)) {
+				t.Fatalf("chunk job span's links %v, want one to the request span %v", job.Links, req.SpanContext)
+			}
+			if job.SpanKind != trace.SpanKindConsumer || job.Status.Code != 0 {
+				t.Errorf("chunk job span: kind %v, status %v", job.SpanKind, job.Status)
+			}
+			inserted := false
+			for _, st := range sqlChildren(t, rec, job, dialect) {
+				inserted = inserted || (st.Name == "INSERT" && strings.Contains(attr(st, "db.query.text"), "accounts"))
+			}
+			if !inserted {
+				t.Errorf("no INSERT into accounts under the chunk job span; its children: %s", spanNames(rec.children(job)))
+			}
+			if op := a.awaitOperation(t, opID); get(op.doc, "data/attributes/status") != "success" {
+				t.Errorf("the traced batch did not succeed: %s", op.body)
+			}
+		})
+	}
+}
