@@ -32,8 +32,11 @@ func tracesWanted(getenv func(string) string) bool {
 	return getenv("OTEL_EXPORTER_OTLP_ENDPOINT") != "" || getenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT") != ""
 }
 
-// otlpProtocol is the one OTLP protocol this binary speaks.
-const otlpProtocol = "http/protobuf"
+// otlpOverHTTP tells whether an OTLP protocol setting names one of the
+// protocols the HTTP exporter speaks (it has no gRPC).
+func otlpOverHTTP(protocol string) bool {
+	return protocol == "" || protocol == "http/protobuf" || protocol == "http/json"
+}
 
 // tracerProvider is the OpenTelemetry SDK's tracer provider exporting to the
 // collector the environment names, or nil when it names none (tracesWanted).
@@ -43,8 +46,8 @@ func tracerProvider(ctx context.Context, getenv func(string) string) (*sdktrace.
 		return nil, nil
 	}
 	for _, key := range []string{"OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "OTEL_EXPORTER_OTLP_PROTOCOL"} {
-		if p := getenv(key); p != "" && p != otlpProtocol {
-			return nil, fmt.Errorf("%s=%s: entityapi sends traces over OTLP/HTTP only (%s)", key, p, otlpProtocol)
+		if p := getenv(key); !otlpOverHTTP(p) {
+			return nil, fmt.Errorf("%s=%s: entityapi sends traces over OTLP/HTTP only (http/protobuf or http/json)", key, p)
 		}
 	}
 	exporter, err := otlptracehttp.New(ctx)

@@ -77,7 +77,14 @@ func TestTracerProviderExportsOverOTLPHTTP(t *testing.T) {
 }
 
 func TestTracerProviderRefusesGRPC(t *testing.T) {
-	_, err := tracerProvider(context.Background(), func(k string) string {
+	tp, err := tracerProvider(context.Background(), func(k string) string {
+		return map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://collector:4318", "OTEL_EXPORTER_OTLP_PROTOCOL": "http/json"}[k]
+	})
+	if err != nil || tp == nil {
+		t.Fatalf("OTEL_EXPORTER_OTLP_PROTOCOL=http/json: provider %v, error %v; want one", tp, err)
+	}
+	_ = flushTraces(tp)
+	_, err = tracerProvider(context.Background(), func(k string) string {
 		return map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://collector:4317", "OTEL_EXPORTER_OTLP_PROTOCOL": "grpc"}[k]
 	})
 	if err == nil || !strings.Contains(err.Error(), "OTLP/HTTP") {
