@@ -151,7 +151,9 @@ func sqlChildren(t *testing.T, rec *spans, sp tracetest.SpanStub, dialect string
 // TestTracingRequestSpanTree: a GET is a server span named by its route
 // template, with the status and the client, whose children are the
 // validation and the engine; the engine's children are the statements that
-// read the record.
+// read the record. On PostgreSQL that read goes through pgx's pool, not
+// database/sql (storage/rows.go), so both paths are held here: the batch
+// test's statements run in transactions, through database/sql and Bun.
 func TestTracingRequestSpanTree(t *testing.T) {
 	for _, dialect := range storagetest.Dialects() {
 		t.Run(dialect, func(t *testing.T) {
