@@ -148,6 +148,15 @@ func serve(ctx context.Context, cfg *config, store *storage.Store, log *slog.Log
 		}
 	}
 	warnUnsealedKeys(cfg, log)
+	tp, err := tracerProvider(ctx, os.Getenv)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err := flushTraces(tp); err != nil {
+			log.Warn("send the last traces", "error", err)
+		}
+	}()
 	h, err := server.New(server.Config{
 		PublicURL: cfg.publicURL, BackofficeBase: cfg.backofficeBase, MaxBody: cfg.maxBody, Logger: log, Auth: cfg.auth,
 		MaxBatchBody: cfg.maxBatchBody, MaxBatchItem: cfg.maxBatchItem, MaxAtomicOperations: cfg.maxAtomicOperations, SyncBatchTimeout: cfg.syncBatchTimeout, BatchUploadTimeout: cfg.batchUpload,
@@ -155,6 +164,7 @@ func serve(ctx context.Context, cfg *config, store *storage.Store, log *slog.Log
 		Jobs: cfg.jobs, StorefrontBase: cfg.storefrontBase, GuestResources: cfg.guestResources,
 		Currencies: cfg.currencies, DefaultCurrency: cfg.defaultCurrency,
 		CORS: cfg.cors, RateLimit: cfg.rateLimit, SeparateMetrics: cfg.metricsAddr != "",
+		TracerProvider: providerOf(tp),
 	}, store)
 	if err != nil {
 		return err
@@ -172,7 +182,7 @@ func serve(ctx context.Context, cfg *config, store *storage.Store, log *slog.Log
 		log.Info("metrics listening", "addr", mln.Addr().String())
 	}
 	base := bannerBase(cfg.publicURL, ln.Addr())
-	log.Info("entityapi listening", "addr", ln.Addr().String(), "database", store.Dialect(), "demo", cfg.demo,
+	log.Info("entityapi listening", "addr", ln.Addr().String(), "database", store.Dialect(), "demo", cfg.demo, "traces", tp != nil,
 		"backoffice", base+cfg.backofficeBase+"/api", "openapi", base+cfg.backofficeBase+"/api/openapi.yaml")
 	writeBanner(stderr, base, cfg)
 	select {

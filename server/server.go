@@ -18,6 +18,7 @@ import (
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/gin-gonic/gin"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/entityapi/entityapi/openapi"
 	"github.com/entityapi/entityapi/server/auth"
@@ -26,6 +27,7 @@ import (
 	"github.com/entityapi/entityapi/server/engine"
 	"github.com/entityapi/entityapi/server/resource"
 	"github.com/entityapi/entityapi/server/storefront"
+	"github.com/entityapi/entityapi/server/telemetry"
 	"github.com/entityapi/entityapi/storage"
 	"github.com/entityapi/entityapi/storage/authstore"
 	"github.com/entityapi/entityapi/storage/jobs"
@@ -76,6 +78,10 @@ type Config struct {
 	CORS CORSConfig
 	// RateLimit is each client's request rate (zero: no limit).
 	RateLimit RateLimitConfig
+	// TracerProvider receives the spans of requests, their checks, the
+	// engine, SQL statements and batch chunk jobs (tracing.go); nil, the
+	// default, records none and costs nothing.
+	TracerProvider trace.TracerProvider
 }
 
 // Server is the HTTP handler of every application.
@@ -89,6 +95,7 @@ type Server struct {
 	// application of a route for their labels and the request log.
 	metrics *metrics
 	apps    appPrefixes
+	tracer  trace.Tracer // nil: tracing off
 	// syncHold, set only by tests (export_test.go), makes synchronous batches
 	// wait before their chunk runs, so a test can order the run after the timeout.
 	syncHold atomic.Pointer[chan struct{}]
@@ -153,15 +160,20 @@ func New(cfg Config, store *storage.Store) (*Server, error) {
 		stop()
 		return nil, fmt.Errorf("tokens: %w", err)
 	}
-	s := &Server{gin: g, store: store, log: cfg.Logger, stop: stop, metrics: m, apps: newAppPrefixes(&cfg)}
+	s := &Server{gin: g, store: store, log: cfg.Logger, stop: stop, metrics: m, apps: newAppPrefixes(&cfg),
+		tracer: telemetry.Tracer(cfg.TracerProvider)}
 	var tokenPaths []string
+	if s.tracer != nil {
+		g.Use(s.traceRequest) // first: its span holds the whole request
+		store.AddStatementHook(newSQLSpans(s.tracer, store.Dialect()))
+	}
 	g.Use(s.observe, s.recover, requestID)
 	if corsPolicy != nil {
 		g.Use(corsPolicy.handle) // before any route, so that every answer of a covered address has it
 	}
 
 	engineCfg := engine.Config{OwnerRoles: records.UserRoles, ChunkDone: m.chunkDone, MaxAggregationValues: cfg.MaxAggregationValues}
-	bo, err := newApplication(&cfg, store, openapi.Backoffice, cfg.BackofficeBase, engineCfg)
+	bo, err := newApplication(&cfg, store, openapi.Backoffice, cfg.BackofficeBase, engineCfg, s.tracer)
 	if err != nil {
 		stop()
 		return nil, fmt.Errorf("back office: %w", err)
@@ -173,11 +185,13 @@ func New(cfg Config, store *storage.Store) (*Server, error) {
 		return nil, err
 	}
 	bo.batches = batch.New(bo.engine, queue, batch.Config{MaxBody: cfg.MaxBatchBody, MaxItem: cfg.MaxBatchItem,
-		SyncTimeout: cfg.SyncBatchTimeout, UploadTimeout: cfg.BatchUploadTimeout, Log: cfg.Logger, SyncHold: &s.syncHold})
+		SyncTimeout: cfg.SyncBatchTimeout, UploadTimeout: cfg.BatchUploadTimeout, Log: cfg.Logger, SyncHold: &s.syncHold,
+		Tracer: s.tracer})
 	queue.Handle(bo.batches.ProcessChunk)
 	s.queue = queue
 	group := g.Group("")
 	group.Use(bo.begin, bo.negotiate, bo.authenticate, bo.rateLimit, bo.validate)
+	bo.traceEngine(group)
 	mountBackoffice(bo, group)
 	for _, rt := range bo.routes.Batches() {
 		group.PATCH(rt.Pattern(), bo.batchRequest) // streams: not a generated handler (DESIGN.md §2)
@@ -187,7 +201,7 @@ func New(cfg Config, store *storage.Store) (*Server, error) {
 	}
 	bo.serveDocument(g)
 
-	sf, err := newApplication(&cfg, store, openapi.Storefront, cfg.StorefrontBase, engineCfg)
+	sf, err := newApplication(&cfg, store, openapi.Storefront, cfg.StorefrontBase, engineCfg, s.tracer)
 	if err != nil {
 		stop()
 		return nil, fmt.Errorf("storefront: %w", err)
@@ -202,6 +216,7 @@ func New(cfg Config, store *storage.Store) (*Server, error) {
 	sf.engine.LimitTo("currencies", toAny(sf.storefront.Currencies()))
 	sfGroup := g.Group("")
 	sfGroup.Use(sf.begin, sf.negotiate, sf.authenticate, sf.rateLimit, sf.localeHeaders, sf.validate)
+	sf.traceEngine(sfGroup)
 	mountStorefront(sf, sfGroup)
 	sf.serveDocument(g)
 
@@ -296,9 +311,11 @@ type application struct {
 	storefront *storefront.Storefront
 	metrics    *metrics
 	limiter    *limiter // per-client request rate, shared by both applications; nil: none
+
+	tracer trace.Tracer // nil: tracing off (tracing.go)
 }
 
-func newApplication(cfg *Config, store *storage.Store, raw []byte, base string, engineCfg engine.Config) (*application, error) {
+func newApplication(cfg *Config, store *storage.Store, raw []byte, base string, engineCfg engine.Config, tracer trace.Tracer) (*application, error) {
 	loader := openapi3.NewLoader()
 	doc, err := loader.LoadFromData(raw)
 	if err != nil {
@@ -311,5 +328,6 @@ func newApplication(cfg *Config, store *storage.Store, raw []byte, base string, 
 	if err != nil {
 		return nil, err
 	}
-	return &application{cfg: cfg, doc: doc, raw: raw, base: base, reg: e.Registry(), routes: e.Routes(), engine: e, log: cfg.Logger}, nil
+	return &application{cfg: cfg, doc: doc, raw: raw, base: base, reg: e.Registry(), routes: e.Routes(), engine: e, log: cfg.Logger,
+		tracer: tracer}, nil
 }

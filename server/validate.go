@@ -11,41 +11,56 @@ import (
 )
 
 // validate checks a request against its operation in the public document before
-// the generated handler sees it: the query string read whole, body size and
+// the generated handler sees it (check), in a span of its own when tracing is on.
+func (a *application) validate(c *gin.Context) {
+	if a.tracer == nil {
+		if a.check(c) {
+			c.Next()
+		}
+		return
+	}
+	_, span := a.tracer.Start(c.Request.Context(), "validate")
+	ok := a.check(c)
+	endChecked(span, ok, c.Writer.Status())
+	if ok {
+		c.Next()
+	}
+}
+
+// check is validate's work: the query string read whole, body size and
 // encoding, type and id against the address (409, before the schema), then
 // kin-openapi's parameter and body checks, and no NUL in a string of the body.
-func (a *application) validate(c *gin.Context) {
+// It answers a request that fails and returns false.
+func (a *application) check(c *gin.Context) bool {
 	if p := engine.ReadQuery(c.Request.URL.RawQuery); p != nil {
 		a.abort(c, p) // before anything reads the query, a batch included
-		return
+		return false
 	}
 	r := requestOf(c)
 	if r == nil {
-		c.Next()
-		return
+		return true
 	}
 	rt := r.Route
 	query := c.Request.URL.Query()
 	r.Query = query // the engine reads these values, not the raw query again
 	if rt.IsBatch() {
-		c.Next() // a batch streams: its handler checks the body as it reads it
-		return
+		return true // a batch streams: its handler checks the body as it reads it
 	}
 	var body []byte
 	if rt.Operation().Operation.RequestBody != nil && c.Request.Body != nil {
 		var err error
 		if body, err = a.readBody(c); err != nil {
 			a.abort(c, err)
-			return
+			return false
 		}
 		if p := rt.CheckAddress(r.ID, body, r.Format == engine.JSONAPI); p != nil {
 			a.abort(c, p)
-			return
+			return false
 		}
 		if rt.IsAtomic() {
 			if p := engine.CountAtomic(body, a.cfg.MaxAtomicOperations); p != nil {
 				a.abort(c, p) // before the schema reads every operation
-				return
+				return false
 			}
 			// negotiateAtomic took the media type; the document's key is this spelling of it
 			c.Request.Header.Set("Content-Type", jsonapi.AtomicMediaType)
@@ -58,14 +73,14 @@ func (a *application) validate(c *gin.Context) {
 	}
 	if err := rt.Check(c.Request.Context(), c.Request, params, query); err != nil {
 		a.abort(c, engine.Translate(err, rt, r.Format))
-		return
+		return false
 	}
 	if p := engine.RefuseNUL(body); p != nil {
 		a.abort(c, p)
-		return
+		return false
 	}
 	if body != nil {
 		c.Request.Body = io.NopCloser(bytes.NewReader(body))
 	}
-	c.Next()
+	return true
 }

@@ -25,6 +25,7 @@ import (
 // pairs maps a benchmark to the bare handler it is compared with (ns/op).
 var pairs = map[string]string{
 	"GetOne":          "BareHandler",
+	"GetOneTraced":    "BareHandler",
 	"GetList":         "BareHandlerList",
 	"ContactsInclude": "BareHandlerContacts",
 	"GetOneHTTP":      "BareHandlerHTTP",

@@ -4,6 +4,11 @@ import (
 	"context"
 	"errors"
 
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/entityapi/entityapi/server/telemetry"
 	"github.com/entityapi/entityapi/storage"
 	"github.com/entityapi/entityapi/storage/jobs"
 )
@@ -18,7 +23,18 @@ import (
 // ProcessChunk is the job queue's handler of batch chunks: it processes the
 // chunks of job as the operation's owner, the outcome of each recorded in the
 // transaction of its writes.
-func (p *Pipeline) ProcessChunk(ctx context.Context, job jobs.ChunkJob) error {
+func (p *Pipeline) ProcessChunk(ctx context.Context, job jobs.ChunkJob) (err error) {
+	if p.cfg.Tracer != nil {
+		var span trace.Span
+		ctx, span = p.chunkSpan(ctx, job)
+		defer func() {
+			if err != nil {
+				span.RecordError(err)
+				span.SetStatus(codes.Error, "chunk job failed")
+			}
+			span.End()
+		}()
+	}
 	store := p.engine.Store()
 	op, err := jobs.LoadOperation(ctx, store.Conn, job.Org, job.Operation)
 	if errors.Is(err, storage.ErrNotFound) {
@@ -87,3 +103,16 @@ func (p *Pipeline) ProcessChunk(ctx context.Context, job jobs.ChunkJob) error {
 
 // chunksPerTx is the most chunks written in one transaction.
 const chunksPerTx = 10
+
+// chunkSpan starts the span of a chunk job: the root of a trace of its own
+// (the job runs long after the request, in any process), linked to the
+// span of the request that queued it when the job carries one.
+func (p *Pipeline) chunkSpan(ctx context.Context, job jobs.ChunkJob) (context.Context, trace.Span) {
+	opts := []trace.SpanStartOption{trace.WithNewRoot(), trace.WithSpanKind(trace.SpanKindConsumer),
+		trace.WithAttributes(attribute.Int64("entityapi.asyncoperation.id", job.Operation),
+			attribute.Int("entityapi.chunk.first", job.Chunk), attribute.Int("entityapi.chunk.count", job.Chunks()))}
+	if queued := telemetry.Stored(job.Trace); queued.IsValid() {
+		opts = append(opts, trace.WithLinks(trace.Link{SpanContext: queued}))
+	}
+	return p.cfg.Tracer.Start(ctx, "batch chunk job", opts...)
+}

@@ -12,9 +12,12 @@ import (
 	"sync/atomic"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/entityapi/entityapi/server/batch/split"
 	"github.com/entityapi/entityapi/server/engine"
 	"github.com/entityapi/entityapi/server/problem"
+	"github.com/entityapi/entityapi/server/telemetry"
 	"github.com/entityapi/entityapi/storage"
 	"github.com/entityapi/entityapi/storage/jobs"
 )
@@ -39,6 +42,9 @@ type Config struct {
 	// SyncHold, set only by tests, makes synchronous batches wait before
 	// their chunk runs while it holds a channel, until that is closed.
 	SyncHold *atomic.Pointer[chan struct{}]
+	// Tracer records a span of each chunk job, linked to the request that
+	// queued it (job.go); nil: none.
+	Tracer trace.Tracer
 }
 
 // Pipeline is the batch pipeline of one application: the uploads (Serve)
@@ -145,7 +151,14 @@ func (p *Pipeline) serveAsync(ctx context.Context, w http.ResponseWriter, b *eng
 	for i := range numbers {
 		numbers[i] = i + 1
 	}
-	if err := p.queue.Enqueue(ctx, jobs.ForChunks(op.ID, op.OrganizationID, numbers)); err != nil {
+	queued := jobs.ForChunks(op.ID, op.OrganizationID, numbers)
+	if p.cfg.Tracer != nil {
+		parent := telemetry.RequestTraceparent(ctx) // the chunk jobs' spans link to this request (job.go)
+		for i := range queued {
+			queued[i].Trace = parent
+		}
+	}
+	if err := p.queue.Enqueue(ctx, queued); err != nil {
 		// The operation is published: the housekeeping enqueues its chunks
 		// when it sees that they do not move.
 		p.log.Error("batch: enqueue", "operation", op.ID, "error", err)

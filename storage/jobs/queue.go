@@ -29,11 +29,17 @@ import (
 // the Count-1 chunks after it (Count 0 is 1, as in jobs enqueued before
 // ranges existed). The organization travels with it because every operation
 // query is scoped.
+//
+// Trace is the W3C traceparent of the request that queued the job, when
+// tracing is on, so that the job's span can link to it; it takes no part in
+// the job's uniqueness (river:"unique" marks the fields that do), so a job
+// queued again by the housekeeping, without it, is still the same job.
 type ChunkJob struct {
-	Operation int64 `json:"operation"`
-	Org       int64 `json:"org"`
-	Chunk     int   `json:"chunk"`
-	Count     int   `json:"count,omitempty"`
+	Operation int64  `json:"operation" river:"unique"`
+	Org       int64  `json:"org" river:"unique"`
+	Chunk     int    `json:"chunk" river:"unique"`
+	Count     int    `json:"count,omitempty" river:"unique"`
+	Trace     string `json:"trace,omitempty"`
 }
 
 // Chunks is how many chunks the job names (at least 1).

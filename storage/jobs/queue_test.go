@@ -13,13 +13,16 @@ import (
 )
 
 // TestQueueRunsEveryChunkOnce enqueues every chunk twice (as a recovery
-// would) and checks that each is processed exactly once.
+// would) and checks that each is processed exactly once. The first jobs
+// carry the trace of the request that queued them, the recovery's do not:
+// they are still the same jobs, and the trace reaches the worker.
 func TestQueueRunsEveryChunkOnce(t *testing.T) {
 	storagetest.Each(t, func(t *testing.T, s *storage.Store) {
 		ctx := context.Background()
 		op := stageOperation(t, s, 1, nil, 5, true)
 		var mu sync.Mutex
 		seen := map[int]int{}
+		traces := map[int]string{}
 		q, err := jobs.NewQueue(s, jobs.Config{Workers: 2, PollEvery: 100 * time.Millisecond})
 		if err != nil {
 			t.Fatal(err)
@@ -27,6 +30,7 @@ func TestQueueRunsEveryChunkOnce(t *testing.T) {
 		q.Handle(func(ctx context.Context, job jobs.ChunkJob) error {
 			mu.Lock()
 			seen[job.Chunk]++
+			traces[job.Chunk] = job.Trace
 			mu.Unlock()
 			_, err := jobs.FinishChunk(ctx, s.Conn, job.Operation, job.Chunk, jobs.ChunkCounts{Read: 1, Write: 1, Created: 1}, nil)
 			return err
@@ -35,10 +39,16 @@ func TestQueueRunsEveryChunkOnce(t *testing.T) {
 		for k := 1; k <= 5; k++ {
 			chunkJobs = append(chunkJobs, jobs.ChunkJob{Operation: op.ID, Org: 1, Chunk: k})
 		}
-		if err := q.Enqueue(ctx, append(chunkJobs, chunkJobs...)); err != nil {
+		const traceparent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+		traced := make([]jobs.ChunkJob, 0, len(chunkJobs))
+		for _, j := range chunkJobs {
+			j.Trace = traceparent
+			traced = append(traced, j)
+		}
+		if err := q.Enqueue(ctx, append(traced, traced...)); err != nil {
 			t.Fatal(err)
 		}
-		if err := q.Enqueue(ctx, chunkJobs); err != nil { // again, as the recovery does
+		if err := q.Enqueue(ctx, chunkJobs); err != nil { // again, as the recovery does, without a trace
 			t.Fatal(err)
 		}
 		if err := q.Start(ctx); err != nil {
@@ -54,6 +64,9 @@ func TestQueueRunsEveryChunkOnce(t *testing.T) {
 		for k := 1; k <= 5; k++ {
 			if seen[k] != 1 {
 				t.Errorf("chunk %d ran %d times", k, seen[k])
+			}
+			if traces[k] != traceparent {
+				t.Errorf("chunk %d's job carried trace %q, want %q", k, traces[k], traceparent)
 			}
 		}
 	})
