@@ -47,10 +47,12 @@ var allocBounds = []allocBound{
 		max: map[string]float64{"sqlite": 861, "postgres": 677}},
 	{name: "contacts with accounts and owner", seeded: true, request: getting(benchContactsInclude),
 		max: map[string]float64{"sqlite": 3320, "postgres": 2512}},
+	// The writes record their change events (issue 19): a transaction and a
+	// second INSERT, about 353/370 (POST) and 360/368 (PATCH) when raised.
 	{name: "POST an account", request: accountCreator,
-		max: map[string]float64{"sqlite": 300, "postgres": 266}},
+		max: map[string]float64{"sqlite": 405, "postgres": 425}},
 	{name: "PATCH an account", request: accountPatcher,
-		max: map[string]float64{"sqlite": 313, "postgres": 280}},
+		max: map[string]float64{"sqlite": 414, "postgres": 423}},
 }
 
 // TestAllocationsPerRequest measures each bound's request with

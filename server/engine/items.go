@@ -230,10 +230,10 @@ func (s *itemSet) linked() error {
 	return nil
 }
 
-// write stores every record of the set in one transaction (a write of one
-// statement is a transaction by itself: no BEGIN and COMMIT): first each
-// record's own values, then the references between records the request
-// creates. Each record's statement reads it back for the answer (item.stored).
+// write stores every record of the set in one transaction, with their change
+// events: first each record's own values, then the references between
+// records the request creates. Each record's statement reads it back for the
+// answer (item.stored).
 func (e *Engine) write(ctx context.Context, cl *call, set *itemSet) error {
 	for _, it := range set.items {
 		it.answered = true
@@ -247,7 +247,8 @@ func (e *Engine) write(ctx context.Context, cl *call, set *itemSet) error {
 	}
 	var err error
 	if set.oneStatement() {
-		err = writeAll(cl.db) // a statement is its own transaction
+		// One statement and its event: a transaction, or the caller's.
+		err = cl.db.Atomic(ctx, writeAll)
 	} else {
 		err = cl.db.Tx(ctx, writeAll)
 	}
@@ -274,8 +275,8 @@ func (s *itemSet) oneStatement() bool {
 	return it.upsert == nil && it.ifMatch == nil && it.expect == nil && len(it.ch.links) == 0 && len(it.ch.newOne) == 0 && len(it.ch.newMany) == 0
 }
 
-// writeRecords writes items in c's transaction (or with c outside one when
-// they take one statement, see oneStatement): upserts find their records,
+// writeRecords writes items, and their change events, in c's transaction:
+// upserts find their records,
 // every record gets its own values, then the references between records the
 // request creates are filled in. With bulk, plain creates (no upsert, no
 // reference to another new record) of one type share multi-row INSERTs. On an
@@ -394,7 +395,9 @@ func (e *Engine) writeRecords(ctx context.Context, c *storage.Conn, cl *call, it
 			return first[rel], err
 		}
 	}
-	return nil, nil
+	// Last, so that each event reads its record's version as the writes
+	// above left it; one statement for every record (a batch's chunks too).
+	return nil, c.RecordEvents(ctx, e.itemEvents(cl, items))
 }
 
 // includedObjects renders the records of the request other than the primary one,

@@ -201,18 +201,21 @@ func (e *Engine) Delete(r *Request) (*jsonapi.Reply, error) {
 		return nil, missingAsPrecondition(pre, err)
 	}
 	t := e.table(cl.rt.res)
-	del := func(c *storage.Conn) error { return c.Delete(ctx, t, cl.org, k) }
-	if pre != nil {
-		del = func(c *storage.Conn) error {
-			return c.Tx(ctx, func(c *storage.Conn) error {
-				if err := pre.check(ctx, c, t, cl.org, k); err != nil {
-					return err
-				}
-				return c.Delete(ctx, t, cl.org, k)
-			})
+	// The event first, so that it reads the version the record had; a
+	// record that is not there rolls it back with the DELETE.
+	events := []storage.Event{cl.event(t, cl.rt.res, k, storage.EventDeleted)}
+	err = cl.db.Atomic(ctx, func(c *storage.Conn) error {
+		if pre != nil {
+			if err := pre.check(ctx, c, t, cl.org, k); err != nil {
+				return err
+			}
 		}
-	}
-	if err := del(cl.db); err != nil {
+		if err := c.RecordEvents(ctx, events); err != nil {
+			return err
+		}
+		return c.Delete(ctx, t, cl.org, k)
+	})
+	if err != nil {
 		if errors.Is(err, storage.ErrNotFound) {
 			return nil, missingAsPrecondition(pre, problem.NotFound())
 		}
@@ -244,7 +247,8 @@ func (e *Engine) DeleteList(r *Request) (*jsonapi.Reply, error) {
 		return nil, problem.Filter("filter", "At least one filter must be provided.")
 	}
 	q := storage.Query{Table: e.table(res), Org: cl.org, Where: p.where}
-	n, err := cl.db.DeleteWhere(ctx, q, maxDeleteList)
+	ev := cl.event(q.Table, res, nil, storage.EventDeleted)
+	n, err := cl.db.DeleteWhere(ctx, q, maxDeleteList, &ev)
 	if errors.Is(err, storage.ErrTooMany) {
 		return nil, problem.Filter("filter", "More than 1000 records match the filters; nothing was deleted.")
 	}
