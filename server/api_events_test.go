@@ -77,8 +77,8 @@ func (f *feed) expect(t *testing.T, want []wantEvent) {
 		if w.rels != nil && !sameNames(attrs["changedRelationships"], w.rels) {
 			t.Errorf("event %d changed relationships %v, want %v", i, attrs["changedRelationships"], w.rels)
 		}
-		if attrs["userId"] == nil {
-			t.Errorf("event %d names no user: %v", i, attrs)
+		if attrs["userId"] == nil || attrs["clientId"] != "test-admin" {
+			t.Errorf("event %d names user %v and client %v, want the caller's", i, attrs["userId"], attrs["clientId"])
 		}
 		if _, err := time.Parse(time.RFC3339, fmt.Sprint(attrs["occurredAt"])); err != nil {
 			t.Errorf("event %d: occurredAt %v", i, attrs["occurredAt"])

@@ -2241,7 +2241,7 @@ type EventAttributes struct {
 	// Example: ["contacts"]
 	ChangedRelationships *[]string `json:"changedRelationships,omitempty"`
 
-	// ClientId The OAuth 2.0 client that made the change; null for a batch job.
+	// ClientId The OAuth 2.0 client that made the change (for a batch, the client that sent it).
 	//
 	// Example: demo-backoffice
 	ClientId *string `json:"clientId,omitempty"`

@@ -57,6 +57,12 @@ CREATE SEQUENCE event_positions;
 {{end}}
 --bun:split
 
+-- The client that sent a batch, which the change events of its chunks name
+-- as the events of a single request name theirs.
+ALTER TABLE async_operations ADD COLUMN client_id TEXT;
+
+--bun:split
+
 -- integration: reads the events feed and every record of its organization,
 -- changes nothing (DESIGN §8).
 INSERT INTO userroles (code, label) VALUES ('ROLE_INTEGRATION', 'Integration');

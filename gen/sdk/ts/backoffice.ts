@@ -3652,7 +3652,7 @@ export interface components {
              */
             changedRelationships?: string[];
             /**
-             * @description The OAuth 2.0 client that made the change; null for a batch job.
+             * @description The OAuth 2.0 client that made the change (for a batch, the client that sent it).
              * @example demo-backoffice
              */
             clientId?: string | null;
