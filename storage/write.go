@@ -99,7 +99,7 @@ func insertStatement(t *Table, org int64, row Row) (st *sqlText, key any, err er
 func (c *Conn) returning(ctx context.Context, t *Table, st *sqlText) (Row, error) {
 	st.add(" RETURNING ")
 	c.s.readColumns(st, t, t.Order)
-	rows, err := c.query(ctx, st)
+	rows, err := c.query(ctx, c.noted(st, t))
 	if err != nil {
 		return nil, err
 	}
@@ -209,6 +209,9 @@ func (c *Conn) UpdateRow(ctx context.Context, t *Table, org int64, key any, valu
 		return nil, err
 	}
 	if st == nil {
+		if err := c.noteAlone(ctx); err != nil {
+			return nil, err
+		}
 		return c.Get(ctx, t, org, key)
 	}
 	var stored Row

@@ -240,16 +240,20 @@ func (e *Engine) write(ctx context.Context, cl *call, set *itemSet) error {
 	}
 	answerMembers(set)
 	var failed *item
+	inline := false
 	writeAll := func(c *storage.Conn) error {
 		var err error
-		failed, err = e.writeRecords(ctx, c, cl, set.items, false)
+		failed, err = e.writeRecords(ctx, c, cl, set.items, false, inline)
 		return err
 	}
 	var err error
-	if set.oneStatement() {
-		// One statement and its event: a transaction, or the caller's.
-		err = cl.db.Atomic(ctx, writeAll)
-	} else {
+	switch {
+	case set.oneStatement() && cl.db.NotesInline():
+		inline = true
+		err = writeAll(cl.db) // the write and its event are one statement
+	case set.oneStatement():
+		err = cl.db.Atomic(ctx, writeAll) // the write and its event: a transaction, or the caller's
+	default:
 		err = cl.db.Tx(ctx, writeAll)
 	}
 	if errors.Is(err, storage.ErrNotFound) {
@@ -275,13 +279,15 @@ func (s *itemSet) oneStatement() bool {
 	return it.upsert == nil && it.ifMatch == nil && it.expect == nil && len(it.ch.links) == 0 && len(it.ch.newOne) == 0 && len(it.ch.newMany) == 0
 }
 
-// writeRecords writes items, and their change events, in c's transaction:
-// upserts find their records,
+// writeRecords writes items, and their change events, in c's transaction
+// (with inline, the one item of a set that oneStatement writes, with c
+// outside a transaction or in one: its event goes in its write's statement,
+// storage.Conn.Noting): upserts find their records,
 // every record gets its own values, then the references between records the
 // request creates are filled in. With bulk, plain creates (no upsert, no
 // reference to another new record) of one type share multi-row INSERTs. On an
 // error it returns the item being written (the first of a multi-row INSERT).
-func (e *Engine) writeRecords(ctx context.Context, c *storage.Conn, cl *call, items []*item, bulk bool) (failed *item, err error) {
+func (e *Engine) writeRecords(ctx context.Context, c *storage.Conn, cl *call, items []*item, bulk, inline bool) (failed *item, err error) {
 	for _, it := range items {
 		if it.upsert != nil {
 			if err := e.match(ctx, c, cl, it); err != nil {
@@ -323,6 +329,10 @@ func (e *Engine) writeRecords(ctx context.Context, c *storage.Conn, cl *call, it
 	}
 	for _, it := range single {
 		t := e.table(it.res)
+		c := c
+		if inline {
+			c = c.Noting(e.itemEvents(cl, []*item{it})[0])
+		}
 		switch {
 		case it.answered && it.update && len(it.members) > 0:
 			members := make([]storage.Members, len(it.members))
@@ -394,6 +404,9 @@ func (e *Engine) writeRecords(ctx context.Context, c *storage.Conn, cl *call, it
 		if err := c.Link(ctx, e.joins[rel.Through.Table], pairs[rel]); err != nil {
 			return first[rel], err
 		}
+	}
+	if inline {
+		return nil, nil
 	}
 	// Last, so that each event reads its record's version as the writes
 	// above left it; one statement for every record (a batch's chunks too).

@@ -149,7 +149,7 @@ func (e *Engine) writeTogether(ctx context.Context, c *storage.Conn, cl *call, r
 		return nil
 	}
 	err := c.Tx(ctx, func(sp *storage.Conn) error {
-		_, err := e.writeRecords(ctx, sp, cl, live, true)
+		_, err := e.writeRecords(ctx, sp, cl, live, true, false)
 		return err
 	})
 	if err == nil {
