@@ -142,6 +142,12 @@ func TestEventsOnEveryWritePath(t *testing.T) {
 				return []wantEvent{{typ: "accounts", action: created, id: id},
 					{typ: "accounts", action: deleted, id: id, attrs: []string{}, version: 1}}
 			}},
+			{"a record whose id the client gives", func(t *testing.T) []wantEvent {
+				a.do(http.MethodPost, "/admin/api/weightunits", jsonAPI, `{"data":{"type":"weightunits","id":"evt"}}`).want(t, 201)
+				a.do(http.MethodDelete, "/admin/api/weightunits/evt", jsonAPI, "").want(t, 204)
+				return []wantEvent{{typ: "weightunits", action: created, id: "evt", version: 1},
+					{typ: "weightunits", action: deleted, id: "evt", version: 1}}
+			}},
 			{"delete of a missing record", func(t *testing.T) []wantEvent {
 				a.do(http.MethodDelete, "/admin/api/accounts/999999", jsonAPI, "").want(t, 404)
 				return marker(t)
