@@ -17,10 +17,11 @@ import (
 // NotesInline tells whether Noting can be used: on PostgreSQL.
 func (c *Conn) NotesInline() bool { return !c.s.sqlite() }
 
-// Noting returns c for one InsertRow, UpdateRow or UpdateRowMembers whose
-// statement also records ev (PostgreSQL only, see NotesInline): ev's Key
-// and Version are taken from the row written. A write that finds no row
-// records nothing.
+// Noting returns c for one InsertRow, UpdateRow, UpdateRowMembers or
+// Delete whose statement also records ev (PostgreSQL only, see
+// NotesInline): ev's Key and Version are taken from the row written (for a
+// delete, the version the row had). A write that finds no row records
+// nothing.
 func (c *Conn) Noting(ev Event) *Conn {
 	d := *c
 	d.note = &ev
@@ -31,10 +32,38 @@ func (c *Conn) Noting(ev Event) *Conn {
 // that it also inserts c.note for the row it returns; st itself when c
 // notes nothing.
 func (c *Conn) noted(st *sqlText, t *Table) *sqlText {
-	ev := c.note
-	if ev == nil {
+	if c.note == nil {
 		return st
 	}
+	out := &sqlText{}
+	out.add("WITH w AS (")
+	out.add(st.String(), st.args...)
+	out.add("), e AS (")
+	c.eventFromW(out, t)
+	out.add(") SELECT * FROM w")
+	return out
+}
+
+// notedDelete is st, the DELETE of one row of t, made to insert c.note
+// for the row it deletes, with the version it had: the statement's row
+// count is the event's, which is the deleted row's.
+func (c *Conn) notedDelete(st *sqlText, t *Table) *sqlText {
+	out := &sqlText{}
+	out.add("WITH w AS (")
+	out.add(st.String(), st.args...)
+	out.add(" RETURNING ?", bun.Ident(t.Key))
+	if t.Versioned {
+		out.add(", ?", bun.Ident(VersionColumn))
+	}
+	out.add(") ")
+	c.eventFromW(out, t)
+	return out
+}
+
+// eventFromW appends the INSERT of c.note for each row of w, the rows a
+// write of t returned (their key, and version when t has one).
+func (c *Conn) eventFromW(out *sqlText, t *Table) {
+	ev := c.note
 	attrs, _ := nameList(ev.Attributes) // lists of strings always encode
 	rels, _ := nameList(ev.Relationships)
 	at, _ := toSQL(KindTime, now(), true)
@@ -45,10 +74,7 @@ func (c *Conn) noted(st *sqlText, t *Table) *sqlText {
 	if ev.User != 0 {
 		user = ev.User
 	}
-	out := &sqlText{}
-	out.add("WITH w AS (")
-	out.add(st.String(), st.args...)
-	out.add("), e AS (INSERT INTO ? (", bun.Ident("event_outbox"))
+	out.add("INSERT INTO ? (", bun.Ident("event_outbox"))
 	out.idents(eventColumns)
 	out.add(") SELECT CAST(? AS BIGINT), CAST(? AS TEXT), CAST(w.? AS TEXT), CAST(? AS TEXT), CAST(? AS JSONB), CAST(? AS JSONB), ",
 		ev.Org, ev.Type, bun.Ident(t.Key), ev.Action, attrs, rels)
@@ -57,8 +83,7 @@ func (c *Conn) noted(st *sqlText, t *Table) *sqlText {
 	} else {
 		out.add("NULL")
 	}
-	out.add(", CAST(? AS TEXT), CAST(? AS BIGINT), CAST(? AS TIMESTAMPTZ) FROM w) SELECT * FROM w", client, user, at)
-	return out
+	out.add(", CAST(? AS TEXT), CAST(? AS BIGINT), CAST(? AS TIMESTAMPTZ) FROM w", client, user, at)
 }
 
 // noteAlone records c.note by itself, for a noted update that has nothing

@@ -284,6 +284,9 @@ func (c *Conn) Delete(ctx context.Context, t *Table, org int64, key any) error {
 	var st sqlText
 	st.add("DELETE FROM ?", bun.Ident(t.Name))
 	keyWhere(&st, t, org, keyArg)
+	if c.note != nil {
+		return c.execOne(ctx, "delete", t, c.notedDelete(&st, t))
+	}
 	return c.execOne(ctx, "delete", t, &st)
 }
 

@@ -202,19 +202,24 @@ func (e *Engine) Delete(r *Request) (*jsonapi.Reply, error) {
 	}
 	t := e.table(cl.rt.res)
 	// The event first, so that it reads the version the record had; a
-	// record that is not there rolls it back with the DELETE.
+	// record that is not there rolls it back with the DELETE. On PostgreSQL
+	// a DELETE without If-Match records it in its own statement.
 	events := []storage.Event{cl.event(t, cl.rt.res, k, storage.EventDeleted)}
-	err = cl.db.Atomic(ctx, func(c *storage.Conn) error {
-		if pre != nil {
-			if err := pre.check(ctx, c, t, cl.org, k); err != nil {
+	if pre == nil && cl.db.NotesInline() {
+		err = cl.db.Noting(events[0]).Delete(ctx, t, cl.org, k)
+	} else {
+		err = cl.db.Atomic(ctx, func(c *storage.Conn) error {
+			if pre != nil {
+				if err := pre.check(ctx, c, t, cl.org, k); err != nil {
+					return err
+				}
+			}
+			if err := c.RecordEvents(ctx, events); err != nil {
 				return err
 			}
-		}
-		if err := c.RecordEvents(ctx, events); err != nil {
-			return err
-		}
-		return c.Delete(ctx, t, cl.org, k)
-	})
+			return c.Delete(ctx, t, cl.org, k)
+		})
+	}
 	if err != nil {
 		if errors.Is(err, storage.ErrNotFound) {
 			return nil, missingAsPrecondition(pre, problem.NotFound())
