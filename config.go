@@ -123,6 +123,8 @@ var settings = []*setting{
 		set: func(c *config, v string) error { return duration(v, &c.jobs.RescueAfter) }},
 	{name: "operation-lifetime", def: "720h", usage: "finished batch operations and their errors are deleted after this", serve: true,
 		set: func(c *config, v string) error { return duration(v, &c.jobs.Lifetime) }},
+	{name: "event-lifetime", def: "720h", usage: "change events (GET /admin/api/events) are deleted this long after their change", serve: true,
+		set: func(c *config, v string) error { return duration(v, &c.jobs.EventLifetime) }},
 	{name: "token-ttl", def: "3600", usage: "access token lifetime in seconds", serve: true,
 		set: func(c *config, v string) error { return seconds(v, &c.auth.TokenTTL) }},
 	{name: "signing-key-file", show: "none: keys live in the database", usage: "PEM RSA private key that signs tokens instead of the database keys", serve: true,

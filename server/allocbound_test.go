@@ -47,10 +47,13 @@ var allocBounds = []allocBound{
 		max: map[string]float64{"sqlite": 861, "postgres": 677}},
 	{name: "contacts with accounts and owner", seeded: true, request: getting(benchContactsInclude),
 		max: map[string]float64{"sqlite": 3320, "postgres": 2512}},
+	// The writes record their change events (issue 19): on SQLite in a
+	// transaction and a second INSERT, about 353 (POST) and 366 (PATCH)
+	// when raised; on PostgreSQL in the write's own statement, 272 and 284.
 	{name: "POST an account", request: accountCreator,
-		max: map[string]float64{"sqlite": 300, "postgres": 266}},
+		max: map[string]float64{"sqlite": 405, "postgres": 313}},
 	{name: "PATCH an account", request: accountPatcher,
-		max: map[string]float64{"sqlite": 313, "postgres": 280}},
+		max: map[string]float64{"sqlite": 420, "postgres": 327}},
 }
 
 // TestAllocationsPerRequest measures each bound's request with

@@ -357,7 +357,8 @@ func TestBatchSyncTimeout(t *testing.T) {
 
 // TestBatchQueriesPerChunk: a chunk costs the same number of queries whatever
 // its number of items, relationships included (they are looked up once per
-// related type, and the synchronous answer reads the records back per type).
+// related type, and the synchronous answer reads the records back per type),
+// and its change events are one multi-row statement (issue 19).
 func TestBatchQueriesPerChunk(t *testing.T) {
 	for _, dialect := range storagetest.Dialects() {
 		t.Run(dialect, func(t *testing.T) {
@@ -384,6 +385,15 @@ func TestBatchQueriesPerChunk(t *testing.T) {
 					}
 				})
 				counts[n] = len(queries)
+				events := 0
+				for _, q := range queries {
+					if strings.Contains(q, `INTO "events"`) || strings.Contains(q, `INTO "event_outbox"`) {
+						events++
+					}
+				}
+				if events != 1 {
+					t.Errorf("a chunk of %d items wrote its change events with %d statements, want 1", n, events)
+				}
 			}
 			t.Logf("queries of a synchronous batch: %v", counts)
 			if counts[5] != counts[50] {

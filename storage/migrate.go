@@ -33,6 +33,9 @@ type sqlTypes struct {
 	Timestamp string // a point in time, stored UTC
 	JSON      string // a JSON document
 	Now       string // the current time in whole seconds
+	// Postgres: the migration runs on PostgreSQL, for the parts only one
+	// database has ({{if .Postgres}}...{{end}}: the event outbox).
+	Postgres bool
 }
 
 var (
@@ -47,6 +50,7 @@ var (
 		Timestamp: "TIMESTAMPTZ",
 		JSON:      "JSONB",
 		Now:       "date_trunc('second', CURRENT_TIMESTAMP)",
+		Postgres:  true,
 	}
 )
 

@@ -245,6 +245,9 @@ func (r Response) VisitGetCountryRegionsRelationshipResponse(w http.ResponseWrit
 	return r.Reply.Write(w)
 }
 
+// VisitGetEventResponse writes the reply.
+func (r Response) VisitGetEventResponse(w http.ResponseWriter) error { return r.Reply.Write(w) }
+
 // VisitGetOrganizationResponse writes the reply.
 func (r Response) VisitGetOrganizationResponse(w http.ResponseWriter) error { return r.Reply.Write(w) }
 
@@ -364,6 +367,9 @@ func (r Response) VisitListCountriesResponse(w http.ResponseWriter) error { retu
 func (r Response) VisitListCountryRegionsResponse(w http.ResponseWriter) error {
 	return r.Reply.Write(w)
 }
+
+// VisitListEventsResponse writes the reply.
+func (r Response) VisitListEventsResponse(w http.ResponseWriter) error { return r.Reply.Write(w) }
 
 // VisitListOrganizationBusinessUnitsResponse writes the reply.
 func (r Response) VisitListOrganizationBusinessUnitsResponse(w http.ResponseWriter) error {

@@ -447,6 +447,63 @@ func (e CountryIdentifierType) Valid() bool {
 	}
 }
 
+// Defines values for EventType.
+const (
+	Events EventType = "events"
+)
+
+// Valid indicates whether the value is a known member of the EventType enum.
+func (e EventType) Valid() bool {
+	switch e {
+	case Events:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for EventAttributesAction.
+const (
+	EventAttributesActionCreated EventAttributesAction = "created"
+	EventAttributesActionDeleted EventAttributesAction = "deleted"
+	EventAttributesActionUpdated EventAttributesAction = "updated"
+)
+
+// Valid indicates whether the value is a known member of the EventAttributesAction enum.
+func (e EventAttributesAction) Valid() bool {
+	switch e {
+	case EventAttributesActionCreated:
+		return true
+	case EventAttributesActionDeleted:
+		return true
+	case EventAttributesActionUpdated:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for EventPlainAction.
+const (
+	EventPlainActionCreated EventPlainAction = "created"
+	EventPlainActionDeleted EventPlainAction = "deleted"
+	EventPlainActionUpdated EventPlainAction = "updated"
+)
+
+// Valid indicates whether the value is a known member of the EventPlainAction enum.
+func (e EventPlainAction) Valid() bool {
+	switch e {
+	case EventPlainActionCreated:
+		return true
+	case EventPlainActionDeleted:
+		return true
+	case EventPlainActionUpdated:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for OrganizationType.
 const (
 	OrganizationTypeOrganizations OrganizationType = "organizations"
@@ -2146,6 +2203,122 @@ type ErrorDocument struct {
 	} `json:"meta,omitempty"`
 }
 
+// Event A change of one record: which record, what was done, the names of what changed, the record's version after the change (for a delete: the last one it had), who changed it and when.
+type Event struct {
+	// Attributes The fields of a change event.
+	Attributes *EventAttributes `json:"attributes,omitempty"`
+
+	// Id The event's position in the feed.
+	//
+	// Example: 1042
+	Id string `json:"id"`
+
+	// Links Links of one resource object. Removed by `X-Include: noHateoas`.
+	Links *ResourceLinks `json:"links,omitempty"`
+
+	// Meta Extra information about one resource object.
+	Meta *ResourceMeta `json:"meta,omitempty"`
+	Type EventType     `json:"type"`
+}
+
+// EventType defines model for Event.Type.
+type EventType string
+
+// EventAttributes The fields of a change event.
+type EventAttributes struct {
+	// Action What was done to the record.
+	//
+	// Example: updated
+	Action *EventAttributesAction `json:"action,omitempty"`
+
+	// ChangedAttributes The names of the attributes the change set (none for a delete).
+	//
+	// Example: ["name"]
+	ChangedAttributes *[]string `json:"changedAttributes,omitempty"`
+
+	// ChangedRelationships The names of the relationships the change set.
+	//
+	// Example: ["contacts"]
+	ChangedRelationships *[]string `json:"changedRelationships,omitempty"`
+
+	// ClientId The OAuth 2.0 client that made the change (for a batch, the client that sent it).
+	//
+	// Example: demo-backoffice
+	ClientId *string `json:"clientId,omitempty"`
+
+	// OccurredAt When the change was written (UTC).
+	//
+	// Example: 2024-05-01T12:00:00Z
+	OccurredAt *time.Time `json:"occurredAt,omitempty"`
+
+	// ResourceId The id of the changed record.
+	//
+	// Example: 42
+	ResourceId *string `json:"resourceId,omitempty"`
+
+	// ResourceType The type of the changed record.
+	//
+	// Example: accounts
+	ResourceType *string `json:"resourceType,omitempty"`
+
+	// UserId The user the change was made as; null for a client without a user.
+	//
+	// Example: 1
+	UserId *int64 `json:"userId,omitempty"`
+
+	// Version The record's version after the change (its ETag), for a delete the last version it had; null for records without versions.
+	//
+	// Example: 3
+	Version *int64 `json:"version,omitempty"`
+}
+
+// EventAttributesAction What was done to the record.
+//
+// Example: updated
+type EventAttributesAction string
+
+// EventCollectionDocument A document holding a page of change events.
+type EventCollectionDocument = jsonapi.Document
+
+// EventDocument A document holding one change event.
+type EventDocument = jsonapi.Document
+
+// EventPlain A change event in the plain format.
+type EventPlain struct {
+	// Action Example: updated
+	Action *EventPlainAction `json:"action,omitempty"`
+
+	// ChangedAttributes Example: ["name"]
+	ChangedAttributes *[]string `json:"changedAttributes,omitempty"`
+
+	// ChangedRelationships Example: []
+	ChangedRelationships *[]string `json:"changedRelationships,omitempty"`
+
+	// ClientId Example: demo-backoffice
+	ClientId *string `json:"clientId,omitempty"`
+
+	// Id Example: 1042
+	Id int64 `json:"id"`
+
+	// OccurredAt Example: 2024-05-01T12:00:00Z
+	OccurredAt *time.Time `json:"occurredAt,omitempty"`
+
+	// ResourceId Example: 42
+	ResourceId *string `json:"resourceId,omitempty"`
+
+	// ResourceType Example: accounts
+	ResourceType *string `json:"resourceType,omitempty"`
+
+	// UserId Example: 1
+	UserId *int64 `json:"userId,omitempty"`
+
+	// Version Example: 3
+	Version *int64 `json:"version,omitempty"`
+}
+
+// EventPlainAction Example: updated
+type EventPlainAction string
+
 // IncludedRequestResource A related record sent with the primary one in the same request: created when its id is a new temporary id, changed when `meta.update` is true (its id is then the record's real id). Primary data refers to it by `type` and `id`; each one must be linked with the primary record, directly or through another included record. Its attributes and relationships follow the rules of its own resource.
 type IncludedRequestResource struct {
 	// Attributes The record's fields, as in a create or update of its own resource.
@@ -3426,6 +3599,30 @@ type CountryInclude = string
 
 // CountrySort defines model for CountrySort.
 type CountrySort = string
+
+// EventFields defines model for EventFields.
+type EventFields = string
+
+// EventFilterAction defines model for EventFilterAction.
+type EventFilterAction = string
+
+// EventFilterId defines model for EventFilterId.
+type EventFilterId = string
+
+// EventFilterOccurredAt defines model for EventFilterOccurredAt.
+type EventFilterOccurredAt = string
+
+// EventFilterResourceId defines model for EventFilterResourceId.
+type EventFilterResourceId = string
+
+// EventFilterResourceType defines model for EventFilterResourceType.
+type EventFilterResourceType = string
+
+// EventId defines model for EventId.
+type EventId = string
+
+// EventSort defines model for EventSort.
+type EventSort = string
 
 // IfMatch defines model for IfMatch.
 type IfMatch = string
@@ -5105,6 +5302,66 @@ type GetCountryRegionsRelationshipParams struct {
 
 	// PageBefore Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`.
 	PageBefore *PageBefore `form:"page[before],omitempty" json:"page[before],omitempty"`
+
+	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
+	XInclude *XInclude `json:"X-Include,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
+}
+
+// ListEventsParams defines parameters for ListEvents.
+type ListEventsParams struct {
+	// FilterId Events by id (position); several ids separated by commas. Operators: `filter[id][gt]=1042`, `lt`, `gte`, `lte`, `neq`.
+	FilterId *EventFilterId `form:"filter[id],omitempty" json:"filter[id],omitempty"`
+
+	// FilterResourceType Events of records of these types, separated by commas (`accounts,contacts`). Operators: `filter[resourceType][neq]=users`.
+	FilterResourceType *EventFilterResourceType `form:"filter[resourceType],omitempty" json:"filter[resourceType],omitempty"`
+
+	// FilterResourceId Events of the records with these ids, separated by commas; use with `filter[resourceType]`.
+	FilterResourceId *EventFilterResourceId `form:"filter[resourceId],omitempty" json:"filter[resourceId],omitempty"`
+
+	// FilterAction Events of these actions, separated by commas: `created`, `updated`, `deleted`. Operators: `filter[action][neq]=deleted`.
+	FilterAction *EventFilterAction `form:"filter[action],omitempty" json:"filter[action],omitempty"`
+
+	// FilterOccurredAt Events by when the change happened (UTC, `2006-01-02T15:04:05Z`); a range is `from..to`. Operators: `filter[occurredAt][gte]=2024-05-01T00:00:00Z`, `gt`, `lt`, `lte`.
+	FilterOccurredAt *EventFilterOccurredAt `form:"filter[occurredAt],omitempty" json:"filter[occurredAt],omitempty"`
+
+	// PageNumber The page to return, starting at 1.
+	PageNumber *PageNumber `form:"page[number],omitempty" json:"page[number],omitempty"`
+
+	// PageSize Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000.
+	PageSize *PageSize `form:"page[size],omitempty" json:"page[size],omitempty"`
+
+	// PageAfter Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`.
+	PageAfter *PageAfter `form:"page[after],omitempty" json:"page[after],omitempty"`
+
+	// PageBefore Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`.
+	PageBefore *PageBefore `form:"page[before],omitempty" json:"page[before],omitempty"`
+
+	// Sort Fields to sort by, separated by commas; a leading `-` sorts descending. Sortable: `id` (the feed's order, the default), `occurredAt`.
+	Sort *EventSort `form:"sort,omitempty" json:"sort,omitempty"`
+
+	// FieldsEvents The event fields to return, separated by commas; JSON:API only.
+	FieldsEvents *EventFields `form:"fields[events],omitempty" json:"fields[events],omitempty"`
+
+	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
+	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
+
+	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
+	XInclude *XInclude `json:"X-Include,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
+}
+
+// GetEventParams defines parameters for GetEvent.
+type GetEventParams struct {
+	// FieldsEvents The event fields to return, separated by commas; JSON:API only.
+	FieldsEvents *EventFields `form:"fields[events],omitempty" json:"fields[events],omitempty"`
+
+	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
+	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -7130,6 +7387,12 @@ type ServerInterface interface {
 	// GetCountryRegionsRelationship List the region identifiers of a country
 	// (GET /api/countries/{id}/relationships/regions)
 	GetCountryRegionsRelationship(c *gin.Context, id CountryId, params GetCountryRegionsRelationshipParams)
+	// ListEvents List change events
+	// (GET /api/events)
+	ListEvents(c *gin.Context, params ListEventsParams)
+	// GetEvent Get a change event
+	// (GET /api/events/{id})
+	GetEvent(c *gin.Context, id EventId, params GetEventParams)
 	// ListOrganizations List organizations
 	// (GET /api/organizations)
 	ListOrganizations(c *gin.Context, params ListOrganizationsParams)
@@ -13497,6 +13760,247 @@ func (siw *ServerInterfaceWrapper) GetCountryRegionsRelationship(c *gin.Context)
 	siw.Handler.GetCountryRegionsRelationship(c, id, params)
 }
 
+// ListEvents operation middleware
+func (siw *ServerInterfaceWrapper) ListEvents(c *gin.Context) {
+	query := c.Request.URL.Query()
+
+	var err error
+	_ = err
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListEventsParams
+
+	// ------------- Optional query parameter "filter[id]" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[id]", query, &params.FilterId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[id]: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "filter[resourceType]" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[resourceType]", query, &params.FilterResourceType, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[resourceType]: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "filter[resourceId]" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[resourceId]", query, &params.FilterResourceId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[resourceId]: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "filter[action]" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[action]", query, &params.FilterAction, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[action]: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "filter[occurredAt]" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[occurredAt]", query, &params.FilterOccurredAt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[occurredAt]: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "page[number]" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[number]", query, &params.PageNumber, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[number]: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "page[size]" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[size]", query, &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[size]: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "page[after]" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[after]", query, &params.PageAfter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[after]: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "page[before]" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[before]", query, &params.PageBefore, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[before]: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "sort" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "sort", query, &params.Sort, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter sort: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "fields[events]" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[events]", query, &params.FieldsEvents, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[events]: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "meta" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	headers := c.Request.Header
+
+	// ------------- Optional header parameter "X-Include" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("X-Include")]; found {
+		var XInclude XInclude
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for X-Include, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "X-Include", valueList[0], &XInclude, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter X-Include: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.XInclude = &XInclude
+
+	}
+
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-None-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-None-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
+
+	}
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		middleware(c)
+		if c.IsAborted() {
+			return
+		}
+	}
+
+	siw.Handler.ListEvents(c, params)
+}
+
+// GetEvent operation middleware
+func (siw *ServerInterfaceWrapper) GetEvent(c *gin.Context) {
+	query := c.Request.URL.Query()
+
+	var err error
+	_ = err
+
+	// ------------- Path parameter "id" -------------
+	var id EventId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", c.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: true})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter id: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetEventParams
+
+	// ------------- Optional query parameter "fields[events]" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[events]", query, &params.FieldsEvents, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[events]: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "meta" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	headers := c.Request.Header
+
+	// ------------- Optional header parameter "X-Include" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("X-Include")]; found {
+		var XInclude XInclude
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for X-Include, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "X-Include", valueList[0], &XInclude, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter X-Include: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.XInclude = &XInclude
+
+	}
+
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-None-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-None-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
+
+	}
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		middleware(c)
+		if c.IsAborted() {
+			return
+		}
+	}
+
+	siw.Handler.GetEvent(c, id, params)
+}
+
 // ListOrganizations operation middleware
 func (siw *ServerInterfaceWrapper) ListOrganizations(c *gin.Context) {
 	query := c.Request.URL.Query()
@@ -18124,6 +18628,8 @@ func RegisterHandlersWithOptions(router gin.IRouter, si ServerInterface, options
 	router.GET(options.BaseURL+"/api/countries/:id", wrapper.GetCountry)
 	router.GET(options.BaseURL+"/api/countries/:id/regions", wrapper.ListCountryRegions)
 	router.GET(options.BaseURL+"/api/countries/:id/relationships/regions", wrapper.GetCountryRegionsRelationship)
+	router.GET(options.BaseURL+"/api/events", wrapper.ListEvents)
+	router.GET(options.BaseURL+"/api/events/:id", wrapper.GetEvent)
 	router.GET(options.BaseURL+"/api/organizations", wrapper.ListOrganizations)
 	router.GET(options.BaseURL+"/api/organizations/:id", wrapper.GetOrganization)
 	router.PATCH(options.BaseURL+"/api/organizations/:id", wrapper.UpdateOrganization)
@@ -18762,6 +19268,23 @@ type GetCountryRegionsRelationshipResponseObject interface {
 	VisitGetCountryRegionsRelationshipResponse(w http.ResponseWriter) error
 }
 
+type ListEventsRequestObject struct {
+	Params ListEventsParams
+}
+
+type ListEventsResponseObject interface {
+	VisitListEventsResponse(w http.ResponseWriter) error
+}
+
+type GetEventRequestObject struct {
+	Id     EventId `json:"id"`
+	Params GetEventParams
+}
+
+type GetEventResponseObject interface {
+	VisitGetEventResponse(w http.ResponseWriter) error
+}
+
 type ListOrganizationsRequestObject struct {
 	Params ListOrganizationsParams
 }
@@ -19384,6 +19907,12 @@ type StrictServerInterface interface {
 	// GetCountryRegionsRelationship List the region identifiers of a country
 	// (GET /api/countries/{id}/relationships/regions)
 	GetCountryRegionsRelationship(ctx context.Context, request GetCountryRegionsRelationshipRequestObject) (GetCountryRegionsRelationshipResponseObject, error)
+	// ListEvents List change events
+	// (GET /api/events)
+	ListEvents(ctx context.Context, request ListEventsRequestObject) (ListEventsResponseObject, error)
+	// GetEvent Get a change event
+	// (GET /api/events/{id})
+	GetEvent(ctx context.Context, request GetEventRequestObject) (GetEventResponseObject, error)
 	// ListOrganizations List organizations
 	// (GET /api/organizations)
 	ListOrganizations(ctx context.Context, request ListOrganizationsRequestObject) (ListOrganizationsResponseObject, error)
@@ -21819,6 +22348,59 @@ func (sh *strictHandler) GetCountryRegionsRelationship(ctx *gin.Context, id Coun
 		sh.options.HandlerErrorFunc(ctx, err)
 	} else if validResponse, ok := response.(GetCountryRegionsRelationshipResponseObject); ok {
 		if err := validResponse.VisitGetCountryRegionsRelationshipResponse(ctx.Writer); err != nil {
+			sh.options.ResponseErrorHandlerFunc(ctx, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(ctx, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
+// ListEvents operation middleware
+func (sh *strictHandler) ListEvents(ctx *gin.Context, params ListEventsParams) {
+	var request ListEventsRequestObject
+
+	request.Params = params
+
+	handler := func(ctx *gin.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListEvents(ctx, request.(ListEventsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListEvents")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		sh.options.HandlerErrorFunc(ctx, err)
+	} else if validResponse, ok := response.(ListEventsResponseObject); ok {
+		if err := validResponse.VisitListEventsResponse(ctx.Writer); err != nil {
+			sh.options.ResponseErrorHandlerFunc(ctx, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(ctx, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
+// GetEvent operation middleware
+func (sh *strictHandler) GetEvent(ctx *gin.Context, id EventId, params GetEventParams) {
+	var request GetEventRequestObject
+
+	request.Id = id
+	request.Params = params
+
+	handler := func(ctx *gin.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetEvent(ctx, request.(GetEventRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetEvent")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		sh.options.HandlerErrorFunc(ctx, err)
+	} else if validResponse, ok := response.(GetEventResponseObject); ok {
+		if err := validResponse.VisitGetEventResponse(ctx.Writer); err != nil {
 			sh.options.ResponseErrorHandlerFunc(ctx, err)
 		}
 	} else if response != nil {

@@ -91,11 +91,14 @@ type Config struct {
 	NoWorkers   bool          // insert jobs only (an API-only process)
 	RescueAfter time.Duration // a chunk left running by a dead process is retried after this (60 s)
 	Lifetime    time.Duration // finished operations are deleted after this (30 days)
-	Interrupted time.Duration // a published operation without progress for this long is re-enqueued (2 × RescueAfter)
-	Maintenance time.Duration // how often the housekeeping runs (1 min)
-	StaleUpload time.Duration // an upload without a new chunk for this long is abandoned and deleted (1 h)
-	PollEvery   time.Duration // how often workers look for jobs where no notification arrives (SQLite: 200 ms)
-	Logger      *slog.Logger
+	// EventLifetime: change events are deleted this long after their
+	// change (30 days), by the same housekeeping.
+	EventLifetime time.Duration
+	Interrupted   time.Duration // a published operation without progress for this long is re-enqueued (2 × RescueAfter)
+	Maintenance   time.Duration // how often the housekeeping runs (1 min)
+	StaleUpload   time.Duration // an upload without a new chunk for this long is abandoned and deleted (1 h)
+	PollEvery     time.Duration // how often workers look for jobs where no notification arrives (SQLite: 200 ms)
+	Logger        *slog.Logger
 }
 
 // Queue is the batch job queue of one process.
@@ -130,6 +133,9 @@ func NewQueue(s *storage.Store, cfg Config) (*Queue, error) {
 	}
 	if cfg.Lifetime <= 0 {
 		cfg.Lifetime = 30 * 24 * time.Hour
+	}
+	if cfg.EventLifetime <= 0 {
+		cfg.EventLifetime = 30 * 24 * time.Hour
 	}
 	if cfg.Interrupted <= 0 {
 		cfg.Interrupted = 2 * cfg.RescueAfter
@@ -277,14 +283,23 @@ func ForChunks(opID, org int64, numbers []int) []ChunkJob {
 // Maintain runs the housekeeping once (the periodic job's body; tests call it).
 func (q *Queue) Maintain(ctx context.Context) error { return q.maintain(ctx) }
 
-// maintain deletes finished operations past their lifetime and abandoned
-// uploads, refreshes SQLite's planner statistics (Optimize), re-enqueues the chunks of operations that stopped moving (a crash
+// maintain deletes finished operations and change events past their
+// lifetimes, and abandoned uploads, numbers committed events (SequenceEvents),
+// refreshes SQLite's planner statistics (Optimize), re-enqueues the chunks of operations that stopped moving (a crash
 // between publishing and enqueueing), and fails operations that can no longer
 // finish (a synchronous batch whose process died).
 func (q *Queue) maintain(ctx context.Context) error {
 	s := q.store
 	now := time.Now()
 	if _, err := DeleteFinishedBefore(ctx, s.Conn, now.Add(-q.cfg.Lifetime)); err != nil {
+		return err
+	}
+	// Events: numbered (so that none waits for a reader of the feed to
+	// appear), and deleted after their lifetime.
+	if err := s.SequenceEvents(ctx); err != nil {
+		return err
+	}
+	if _, err := s.DeleteEventsBefore(ctx, now.Add(-q.cfg.EventLifetime)); err != nil {
 		return err
 	}
 	if err := s.Optimize(ctx); err != nil {

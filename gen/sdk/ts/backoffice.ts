@@ -1100,6 +1100,52 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List change events
+         * @description Returns the change events of the caller's organization, oldest first (sorted by `id`, the event's position in the feed), 10 per page by default. Each create, update or delete of a record, whatever the request that made it (single, by filter, a relationship endpoint, an upsert, a batch, atomic operations, included records), leaves one event once its transaction commits, and never one for a change that rolled back. Events are thin: they name the changed attributes and relationships and the record's version; read the record for its values. The order is the order in which the changes committed, so a consumer that follows it never skips one: start with `page[after]=` (cursor paging), and follow `links.next`, which a page of events always has, from its last event; when a page comes back empty, ask the same address again later. `filter[id][gt]` with the last id handled does the same. Only administrators and the `ROLE_INTEGRATION` role may read events (403 for other roles); events are kept for `--event-lifetime` (30 days by default).
+         */
+        get: operations["listEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/events/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The event's id, its position in the feed.
+                 * @example 1042
+                 */
+                id: components["parameters"]["EventId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a change event
+         * @description Returns one change event of the caller's organization by its id (its position in the feed). Administrators and the `ROLE_INTEGRATION` role only.
+         */
+        get: operations["getEvent"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/operations": {
         parameters: {
             query?: never;
@@ -3570,6 +3616,127 @@ export interface components {
                 requestId?: string;
             };
         };
+        /** @description A change of one record: which record, what was done, the names of what changed, the record's version after the change (for a delete: the last one it had), who changed it and when. */
+        Event: {
+            attributes?: components["schemas"]["EventAttributes"];
+            /**
+             * @description The event's position in the feed.
+             * @example 1042
+             */
+            id: string;
+            links?: components["schemas"]["ResourceLinks"];
+            meta?: components["schemas"]["ResourceMeta"];
+            /** @enum {string} */
+            type: "events";
+        };
+        /** @description The fields of a change event. */
+        EventAttributes: {
+            /**
+             * @description What was done to the record.
+             * @example updated
+             * @enum {string}
+             */
+            action?: "created" | "updated" | "deleted";
+            /**
+             * @description The names of the attributes the change set (none for a delete).
+             * @example [
+             *       "name"
+             *     ]
+             */
+            changedAttributes?: string[];
+            /**
+             * @description The names of the relationships the change set.
+             * @example [
+             *       "contacts"
+             *     ]
+             */
+            changedRelationships?: string[];
+            /**
+             * @description The OAuth 2.0 client that made the change (for a batch, the client that sent it).
+             * @example demo-backoffice
+             */
+            clientId?: string | null;
+            /**
+             * Format: date-time
+             * @description When the change was written (UTC).
+             * @example 2024-05-01T12:00:00Z
+             */
+            occurredAt?: string;
+            /**
+             * @description The id of the changed record.
+             * @example 42
+             */
+            resourceId?: string;
+            /**
+             * @description The type of the changed record.
+             * @example accounts
+             */
+            resourceType?: string;
+            /**
+             * Format: int64
+             * @description The user the change was made as; null for a client without a user.
+             * @example 1
+             */
+            userId?: number | null;
+            /**
+             * Format: int64
+             * @description The record's version after the change (its ETag), for a delete the last version it had; null for records without versions.
+             * @example 3
+             */
+            version?: number | null;
+        };
+        /** @description A document holding a page of change events. */
+        EventCollectionDocument: {
+            data: components["schemas"]["Event"][];
+            links?: components["schemas"]["DocumentLinks"];
+        };
+        /** @description A document holding one change event. */
+        EventDocument: {
+            data: components["schemas"]["Event"];
+            links?: components["schemas"]["DocumentLinks"];
+        };
+        /** @description A change event in the plain format. */
+        EventPlain: {
+            /**
+             * @example updated
+             * @enum {string}
+             */
+            action?: "created" | "updated" | "deleted";
+            /**
+             * @example [
+             *       "name"
+             *     ]
+             */
+            changedAttributes?: string[];
+            /** @example [] */
+            changedRelationships?: string[];
+            /** @example demo-backoffice */
+            clientId?: string | null;
+            /**
+             * Format: int64
+             * @example 1042
+             */
+            id: number;
+            /**
+             * Format: date-time
+             * @example 2024-05-01T12:00:00Z
+             */
+            occurredAt?: string;
+            /** @example 42 */
+            resourceId?: string;
+            /** @example accounts */
+            resourceType?: string;
+            /**
+             * Format: int64
+             * @example 1
+             */
+            userId?: number | null;
+            /**
+             * Format: int64
+             * @example 3
+             */
+            version?: number | null;
+        };
         /** @description A related record sent with the primary one in the same request: created when its id is a new temporary id, changed when `meta.update` is true (its id is then the record's real id). Primary data refers to it by `type` and `id`; each one must be linked with the primary record, directly or through another included record. Its attributes and relationships follow the rules of its own resource. */
         IncludedRequestResource: {
             /** @description The record's fields, as in a create or update of its own resource. */
@@ -5633,6 +5800,46 @@ export interface components {
          * @example -name
          */
         CountrySort: string;
+        /**
+         * @description The event fields to return, separated by commas; JSON:API only.
+         * @example resourceType,resourceId,action
+         */
+        EventFields: string;
+        /**
+         * @description Events of these actions, separated by commas: `created`, `updated`, `deleted`. Operators: `filter[action][neq]=deleted`.
+         * @example created,deleted
+         */
+        EventFilterAction: string;
+        /**
+         * @description Events by id (position); several ids separated by commas. Operators: `filter[id][gt]=1042`, `lt`, `gte`, `lte`, `neq`.
+         * @example 1042
+         */
+        EventFilterId: string;
+        /**
+         * @description Events by when the change happened (UTC, `2006-01-02T15:04:05Z`); a range is `from..to`. Operators: `filter[occurredAt][gte]=2024-05-01T00:00:00Z`, `gt`, `lt`, `lte`.
+         * @example 2024-05-01T00:00:00Z..2024-05-02T00:00:00Z
+         */
+        EventFilterOccurredAt: string;
+        /**
+         * @description Events of the records with these ids, separated by commas; use with `filter[resourceType]`.
+         * @example 42
+         */
+        EventFilterResourceId: string;
+        /**
+         * @description Events of records of these types, separated by commas (`accounts,contacts`). Operators: `filter[resourceType][neq]=users`.
+         * @example accounts,contacts
+         */
+        EventFilterResourceType: string;
+        /**
+         * @description The event's id, its position in the feed.
+         * @example 1042
+         */
+        EventId: string;
+        /**
+         * @description Fields to sort by, separated by commas; a leading `-` sorts descending. Sortable: `id` (the feed's order, the default), `occurredAt`.
+         * @example id
+         */
+        EventSort: string;
         /**
          * @description Write only if the record is still in the state the client read: `*` (any existing record) or one or more strong entity tags as `ETag` answered them, separated by commas. A tag matches when the version it names (the number before `-`) is the record's current version, whichever representation it was read in. A stale tag, a weak (`W/`) or malformed one, or a record that does not exist is a 412 and nothing changes; of two clients that read the same version and write, exactly one succeeds.
          * @example "17-3fa2"
@@ -14132,6 +14339,233 @@ export interface operations {
                      *     }
                      */
                     "application/vnd.api+json": components["schemas"]["RegionToManyDocument"];
+                };
+            };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listEvents: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Events by id (position); several ids separated by commas. Operators: `filter[id][gt]=1042`, `lt`, `gte`, `lte`, `neq`.
+                 * @example 1042
+                 */
+                "filter[id]"?: components["parameters"]["EventFilterId"];
+                /**
+                 * @description Events of records of these types, separated by commas (`accounts,contacts`). Operators: `filter[resourceType][neq]=users`.
+                 * @example accounts,contacts
+                 */
+                "filter[resourceType]"?: components["parameters"]["EventFilterResourceType"];
+                /**
+                 * @description Events of the records with these ids, separated by commas; use with `filter[resourceType]`.
+                 * @example 42
+                 */
+                "filter[resourceId]"?: components["parameters"]["EventFilterResourceId"];
+                /**
+                 * @description Events of these actions, separated by commas: `created`, `updated`, `deleted`. Operators: `filter[action][neq]=deleted`.
+                 * @example created,deleted
+                 */
+                "filter[action]"?: components["parameters"]["EventFilterAction"];
+                /**
+                 * @description Events by when the change happened (UTC, `2006-01-02T15:04:05Z`); a range is `from..to`. Operators: `filter[occurredAt][gte]=2024-05-01T00:00:00Z`, `gt`, `lt`, `lte`.
+                 * @example 2024-05-01T00:00:00Z..2024-05-02T00:00:00Z
+                 */
+                "filter[occurredAt]"?: components["parameters"]["EventFilterOccurredAt"];
+                /** @description The page to return, starting at 1. */
+                "page[number]"?: components["parameters"]["PageNumber"];
+                /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000. */
+                "page[size]"?: components["parameters"]["PageSize"];
+                /** @description Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. */
+                "page[after]"?: components["parameters"]["PageAfter"];
+                /** @description Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`. */
+                "page[before]"?: components["parameters"]["PageBefore"];
+                /**
+                 * @description Fields to sort by, separated by commas; a leading `-` sorts descending. Sortable: `id` (the feed's order, the default), `occurredAt`.
+                 * @example id
+                 */
+                sort?: components["parameters"]["EventSort"];
+                /**
+                 * @description The event fields to return, separated by commas; JSON:API only.
+                 * @example resourceType,resourceId,action
+                 */
+                "fields[events]"?: components["parameters"]["EventFields"];
+                /**
+                 * @description `title` adds each record's title in `meta.title`; JSON:API only.
+                 * @example title
+                 */
+                meta?: components["parameters"]["Meta"];
+            };
+            header?: {
+                /**
+                 * @description Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
+                 * @example totalCount;noHateoas
+                 */
+                "X-Include"?: components["parameters"]["XInclude"];
+                /**
+                 * @description Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+                 * @example "17-3fa2"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of change events. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    Link: components["headers"]["Link"];
+                    "X-Include-Total-Count": components["headers"]["XIncludeTotalCount"];
+                    "X-Request-ID": components["headers"]["XRequestID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "action": "updated",
+                     *         "changedAttributes": [
+                     *           "name"
+                     *         ],
+                     *         "changedRelationships": [],
+                     *         "clientId": "demo-backoffice",
+                     *         "id": 1042,
+                     *         "occurredAt": "2024-05-01T12:00:00Z",
+                     *         "resourceId": "42",
+                     *         "resourceType": "accounts",
+                     *         "userId": 1,
+                     *         "version": 3
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["EventPlain"][];
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "attributes": {
+                     *             "action": "updated",
+                     *             "changedAttributes": [
+                     *               "name"
+                     *             ],
+                     *             "changedRelationships": [],
+                     *             "clientId": "demo-backoffice",
+                     *             "occurredAt": "2024-05-01T12:00:00Z",
+                     *             "resourceId": "42",
+                     *             "resourceType": "accounts",
+                     *             "userId": 1,
+                     *             "version": 3
+                     *           },
+                     *           "id": "1042",
+                     *           "type": "events"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/vnd.api+json": components["schemas"]["EventCollectionDocument"];
+                };
+            };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            406: components["responses"]["NotAcceptable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getEvent: {
+        parameters: {
+            query?: {
+                /**
+                 * @description The event fields to return, separated by commas; JSON:API only.
+                 * @example resourceType,resourceId,action
+                 */
+                "fields[events]"?: components["parameters"]["EventFields"];
+                /**
+                 * @description `title` adds each record's title in `meta.title`; JSON:API only.
+                 * @example title
+                 */
+                meta?: components["parameters"]["Meta"];
+            };
+            header?: {
+                /**
+                 * @description Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
+                 * @example totalCount;noHateoas
+                 */
+                "X-Include"?: components["parameters"]["XInclude"];
+                /**
+                 * @description Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+                 * @example "17-3fa2"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                /**
+                 * @description The event's id, its position in the feed.
+                 * @example 1042
+                 */
+                id: components["parameters"]["EventId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The change event. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "X-Request-ID": components["headers"]["XRequestID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "action": "deleted",
+                     *       "changedAttributes": [],
+                     *       "changedRelationships": [],
+                     *       "clientId": "demo-backoffice",
+                     *       "id": 1043,
+                     *       "occurredAt": "2024-05-01T12:00:05Z",
+                     *       "resourceId": "7",
+                     *       "resourceType": "contacts",
+                     *       "userId": 1,
+                     *       "version": 2
+                     *     }
+                     */
+                    "application/json": components["schemas"]["EventPlain"];
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "attributes": {
+                     *           "action": "deleted",
+                     *           "changedAttributes": [],
+                     *           "changedRelationships": [],
+                     *           "clientId": "demo-backoffice",
+                     *           "occurredAt": "2024-05-01T12:00:05Z",
+                     *           "resourceId": "7",
+                     *           "resourceType": "contacts",
+                     *           "userId": 1,
+                     *           "version": 2
+                     *         },
+                     *         "id": "1043",
+                     *         "type": "events"
+                     *       }
+                     *     }
+                     */
+                    "application/vnd.api+json": components["schemas"]["EventDocument"];
                 };
             };
             304: components["responses"]["NotModified"];
