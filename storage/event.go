@@ -80,6 +80,9 @@ func (c *Conn) RecordEvents(ctx context.Context, events []Event) error {
 	if !c.s.sqlite() {
 		table = "event_outbox" // numbered into events by the sequencer
 	}
+	if rows, ok := c.eventCopyRows(events); ok {
+		return c.s.mapError("insert", table, c.copyRows(ctx, table, eventColumns, rows))
+	}
 	at, _ := toSQL(KindTime, now(), true)
 	for start := 0; start < len(events); start += eventsPerStatement {
 		var st sqlText
@@ -99,6 +102,35 @@ func (c *Conn) RecordEvents(ctx context.Context, events []Event) error {
 		}
 	}
 	return nil
+}
+
+// eventCopyRows are events as the rows of a COPY (PostgreSQL, in a
+// transaction, many events whose versions are known: a batch chunk of
+// creates), or false when they go with an INSERT.
+func (c *Conn) eventCopyRows(events []Event) ([][]any, bool) {
+	if c.pg == nil || len(events) < copyMinRows {
+		return nil, false
+	}
+	at := now().UTC().Truncate(time.Second)
+	rows := make([][]any, len(events))
+	for i, ev := range events {
+		var version, client, user any
+		switch {
+		case ev.Version != nil:
+			version = *ev.Version
+		case ev.Table != nil && ev.Table.Versioned:
+			return nil, false // read from the row: INSERT ... SELECT
+		}
+		if ev.Client != "" {
+			client = ev.Client
+		}
+		if ev.User != 0 {
+			user = ev.User
+		}
+		rows[i] = []any{ev.Org, ev.Type, keyText(ev.Key), ev.Action, namesText(ev.Attributes),
+			namesText(ev.Relationships), version, client, user, at}
+	}
+	return rows, true
 }
 
 // addEventValues appends the VALUES tuple of one event.

@@ -53,10 +53,14 @@ FROM (SELECT * FROM moved ORDER BY id) AS m`)
 }
 
 // DeleteEventsBefore deletes the events of the feed that occurred before t
-// (the housekeeping, after the events' lifetime) and returns how many.
+// (the housekeeping, after the events' lifetime) and returns how many. The
+// newest event always stays: on SQLite an event's id is the table's rowid,
+// which would start again from the largest one left, and a follower past a
+// deleted id would then skip the events that reuse it.
 func (s *Store) DeleteEventsBefore(ctx context.Context, t time.Time) (int, error) {
 	var st sqlText
-	st.add("DELETE FROM ? WHERE ? < ?", bun.Ident("events"), bun.Ident("occurred_at"), t.UTC().Truncate(time.Second))
+	st.add("DELETE FROM ? WHERE ? < ? AND ? < (SELECT max(?) FROM ?)", bun.Ident("events"), bun.Ident("occurred_at"),
+		t.UTC().Truncate(time.Second), bun.Ident("id"), bun.Ident("id"), bun.Ident("events"))
 	var n int64
 	err := s.Conn.atomic(ctx, func(c *Conn) error {
 		res, err := c.exec(ctx, &st)

@@ -139,27 +139,39 @@ func TestEventsRollBackWithTheirChange(t *testing.T) {
 }
 
 // TestDeleteEventsBefore: the housekeeping's retention deletes the events
-// older than their lifetime and keeps the rest.
+// older than their lifetime and keeps the rest, and always the newest
+// event, so that a new event's id is larger than every id a follower has
+// read (on SQLite the id is the rowid, which would otherwise start again).
 func TestDeleteEventsBefore(t *testing.T) {
 	t.Parallel()
 	storagetest.Each(t, func(t *testing.T, s *storage.Store) {
 		ctx := context.Background()
-		if err := s.Tx(ctx, func(c *storage.Conn) error { return c.RecordEvents(ctx, event("old")) }); err != nil {
-			t.Fatal(err)
+		for _, id := range []string{"first", "second"} {
+			if err := s.Tx(ctx, func(c *storage.Conn) error { return c.RecordEvents(ctx, event(id)) }); err != nil {
+				t.Fatal(err)
+			}
 		}
 		f := &follower{s: s, t: storagetest.Table(t, s, "events")}
-		f.until(t, 1)
+		f.until(t, 2)
 		if n, err := s.DeleteEventsBefore(ctx, time.Now().Add(-time.Hour)); err != nil || n != 0 {
 			t.Fatalf("DeleteEventsBefore(an hour ago) = %d, %v; want 0", n, err)
 		}
 		if n, err := s.DeleteEventsBefore(ctx, time.Now().Add(time.Hour)); err != nil || n != 1 {
-			t.Fatalf("DeleteEventsBefore(in an hour) = %d, %v; want 1", n, err)
+			t.Fatalf("DeleteEventsBefore(in an hour) = %d, %v; want 1 (the newest stays)", n, err)
+		}
+		read := f.last
+		if err := s.Tx(ctx, func(c *storage.Conn) error { return c.RecordEvents(ctx, event("new")) }); err != nil {
+			t.Fatal(err)
+		}
+		f.until(t, 3)
+		if f.last <= read {
+			t.Fatalf("the event after the housekeeping has id %d, not above %d, the last one read", f.last, read)
 		}
 		f.last = 0
 		f.order = nil
 		f.read(t)
-		if len(f.order) != 0 {
-			t.Fatalf("events left after their lifetime: %v", f.order)
+		if !slices.Equal(f.order, []string{"second", "new"}) {
+			t.Fatalf("events left after their lifetime: %v, want the newest old one and the new one", f.order)
 		}
 	})
 }

@@ -11,15 +11,14 @@ import (
 // second part inserts the event from the row the write returns (its key
 // and version), and whose answer is that row. A single create or update
 // then costs one round trip, atomic by itself, instead of BEGIN, the write,
-// the event and COMMIT. SQLite has no writes in WITH; there the event is
-// its own INSERT in the write's transaction (RecordEvents).
+// the event and COMMIT. SQLite has no writes in WITH; there the write's
+// own statement records the event through a trigger (eventtrigger.go).
 
-// NotesInline tells whether Noting can be used: on PostgreSQL.
-func (c *Conn) NotesInline() bool { return !c.s.sqlite() }
+// NotesInline tells whether Noting can be used (on both databases).
+func (c *Conn) NotesInline() bool { return true }
 
 // Noting returns c for one InsertRow, UpdateRow, UpdateRowMembers or
-// Delete whose statement also records ev (PostgreSQL only, see
-// NotesInline): ev's Key and Version are taken from the row written (for a
+// Delete whose statement also records ev: ev's Key and Version are taken from the row written (for a
 // delete, the version the row had). A write that finds no row records
 // nothing.
 func (c *Conn) Noting(ev Event) *Conn {
@@ -35,6 +34,10 @@ func (c *Conn) noted(st *sqlText, t *Table) *sqlText {
 	if c.note == nil {
 		return st
 	}
+	if c.s.sqlite() {
+		c.arm(t) // its trigger records it
+		return st
+	}
 	out := &sqlText{}
 	out.add("WITH w AS (")
 	out.add(st.String(), st.args...)
@@ -48,6 +51,10 @@ func (c *Conn) noted(st *sqlText, t *Table) *sqlText {
 // for the row it deletes, with the version it had: the statement's row
 // count is the event's, which is the deleted row's.
 func (c *Conn) notedDelete(st *sqlText, t *Table) *sqlText {
+	if c.s.sqlite() {
+		c.arm(t) // its trigger records it
+		return st
+	}
 	out := &sqlText{}
 	out.add("WITH w AS (")
 	out.add(st.String(), st.args...)

@@ -11,19 +11,13 @@ import (
 	"github.com/entityapi/entityapi/storage/storagetest"
 )
 
-// TestNotingWritesTheEventWithItsRow: on PostgreSQL a noted InsertRow,
-// UpdateRow or Delete records its event in its own statement, with the
-// row's key and version; a write that fails or finds no row records none. SQLite has no
-// writes in WITH and does not offer it.
+// TestNotingWritesTheEventWithItsRow: a noted InsertRow, UpdateRow or
+// Delete records its event in its own statement (PostgreSQL: a WITH;
+// SQLite: the note triggers), with the row's key and version; a write that
+// fails or finds no row records none.
 func TestNotingWritesTheEventWithItsRow(t *testing.T) {
 	t.Parallel()
 	storagetest.Each(t, func(t *testing.T, s *storage.Store) {
-		if !s.NotesInline() {
-			if s.Dialect() != "sqlite" {
-				t.Fatalf("%s does not note inline", s.Dialect())
-			}
-			return
-		}
 		ctx := context.Background()
 		accounts := storagetest.Table(t, s, "accounts")
 		ev := func(action string) storage.Event {

@@ -93,7 +93,10 @@ func (s *Store) Migrate(ctx context.Context) (err error) {
 	if _, err := m.Migrate(ctx); err != nil {
 		return fmt.Errorf("storage: migrate: %w", err)
 	}
-	return s.migrateQueue(ctx)
+	if err := s.migrateQueue(ctx); err != nil {
+		return err
+	}
+	return s.renewConnections(ctx) // the note triggers of new tables
 }
 
 // migrateQueue creates or upgrades the job queue's tables (River's own

@@ -66,14 +66,14 @@ func (c *Conn) InsertRow(ctx context.Context, t *Table, org int64, row Row) (Row
 // costs one round trip, not BEGIN, the statement and COMMIT.
 func (c *Conn) alone(ctx context.Context, fn func(c *Conn) error) error {
 	if c.tx != nil {
-		return fn(c)
+		return c.armed(fn)
 	}
 	release, err := c.s.acquireWrite(ctx)
 	if err != nil {
 		return err
 	}
 	defer release()
-	return fn(c)
+	return c.armed(fn)
 }
 
 // insertStatement is the INSERT of one row, and the row's key when the
@@ -285,7 +285,15 @@ func (c *Conn) Delete(ctx context.Context, t *Table, org int64, key any) error {
 	st.add("DELETE FROM ?", bun.Ident(t.Name))
 	keyWhere(&st, t, org, keyArg)
 	if c.note != nil {
-		return c.execOne(ctx, "delete", t, c.notedDelete(&st, t))
+		// One statement, with its event in it: atomic by itself.
+		err := c.alone(ctx, func(c *Conn) error {
+			res, err := c.exec(ctx, c.notedDelete(&st, t)) // under the write slot
+			if err != nil {
+				return err
+			}
+			return affected(res, 1)
+		})
+		return c.s.mapError("delete", t.Name, err)
 	}
 	return c.execOne(ctx, "delete", t, &st)
 }

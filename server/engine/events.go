@@ -26,12 +26,41 @@ func (e *Engine) itemEvents(cl *call, items []*item) []storage.Event {
 		if it.update {
 			action = storage.EventUpdated
 		}
-		ev := cl.event(e.table(it.res), it.res, it.key, action)
+		t := e.table(it.res)
+		ev := cl.event(t, it.res, it.key, action)
 		ev.Attributes, ev.Relationships = changedNames(it.in)
+		if !it.update && len(it.ch.newOne) == 0 && t.Versioned {
+			// A new row is version 1 until a later write of the request
+			// fills in a reference to another new record: the event need
+			// not read it back (a batch chunk's hundred lookups).
+			ev.Version = &firstVersion
+		}
 		out[i] = ev
 	}
 	return out
 }
+
+// groupEvent is the one event of every record of group, creates of one
+// type that InsertMany writes together, when they all set the same
+// attributes and relationships (a batch nearly always does): InsertMany
+// then records the events with the rows (storage.Conn.Noting), each with
+// its own key. False when the names differ.
+func (e *Engine) groupEvent(cl *call, group []*item) (storage.Event, bool) {
+	evs := e.itemEvents(cl, group[:1])
+	ev := evs[0]
+	for _, it := range group[1:] {
+		attrs, rels := changedNames(it.in)
+		if !slices.Equal(attrs, ev.Attributes) || !slices.Equal(rels, ev.Relationships) {
+			return storage.Event{}, false
+		}
+	}
+	ev.Key = nil
+	return ev, true
+}
+
+// firstVersion is the version of a new row (storage.VersionColumn); events
+// only read it.
+var firstVersion = int64(1)
 
 // event is an event of the caller's on the record with key.
 func (cl *call) event(t *storage.Table, res *resource.Resource, key any, action string) storage.Event {

@@ -313,13 +313,22 @@ func (e *Engine) writeRecords(ctx context.Context, c *storage.Conn, cl *call, it
 		}
 		single = append(single, it)
 	}
+	// When every item is a create of one group with the same names, the
+	// group's InsertMany records their events (in the items' order).
+	notedAll := false
 	for _, res := range order {
 		group := groups[res]
 		rows := make([]storage.Row, len(group))
 		for i, it := range group {
 			rows[i] = it.ch.row
 		}
-		keys, err := c.InsertMany(ctx, e.table(res), cl.org, rows)
+		ins := c
+		if len(group) == len(items) && !inline {
+			if ev, ok := e.groupEvent(cl, group); ok {
+				ins, notedAll = c.Noting(ev), true
+			}
+		}
+		keys, err := ins.InsertMany(ctx, e.table(res), cl.org, rows)
 		if err != nil {
 			return group[0], err
 		}
@@ -409,7 +418,11 @@ func (e *Engine) writeRecords(ctx context.Context, c *storage.Conn, cl *call, it
 		return nil, nil
 	}
 	// Last, so that each event reads its record's version as the writes
-	// above left it; one statement for every record (a batch's chunks too).
+	// above left it; one statement for every record (a batch's chunks too)
+	// unless InsertMany recorded them.
+	if notedAll {
+		return nil, nil
+	}
 	return nil, c.RecordEvents(ctx, e.itemEvents(cl, items))
 }
 

@@ -12,8 +12,14 @@
 -- the next position, only once no transaction that started before it is
 -- still running: a follower that read position n never sees a later commit
 -- appear below n.
+-- On SQLite the id is the rowid without AUTOINCREMENT: each write of an
+-- event then touches the table's last page and that of one index, no
+-- sqlite_sequence row and no time index (the note triggers, eventtrigger.go,
+-- put an event in the statement of most writes: every page counts). The
+-- largest id is never reused because the housekeeping always keeps the
+-- newest event (DeleteEventsBefore).
 CREATE TABLE events (
-    id {{if .Postgres}}BIGINT PRIMARY KEY{{else}}{{.Serial}}{{end}},
+    id {{if .Postgres}}BIGINT{{else}}INTEGER{{end}} PRIMARY KEY,
     organization_id BIGINT NOT NULL,
     resource_type TEXT NOT NULL,
     resource_id TEXT NOT NULL,
@@ -29,11 +35,11 @@ CREATE TABLE events (
 --bun:split
 
 CREATE INDEX events_organization_id_id_idx ON events (organization_id, id);
-
+{{if .Postgres}}
 --bun:split
 
 CREATE INDEX events_occurred_at_idx ON events (occurred_at);
-{{if .Postgres}}
+
 --bun:split
 
 CREATE TABLE event_outbox (
