@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"testing"
+	"time"
 
 	"github.com/entityapi/entityapi/storage"
 	"github.com/entityapi/entityapi/storage/storagetest"
@@ -100,4 +102,35 @@ func TestNoteWithoutTriggerIsAnError(t *testing.T) {
 	if _, err := s.Noting(ev).InsertRow(ctx, accounts, 1, storage.Row{"name": "Unnoted"}); err == nil {
 		t.Fatal("a noted insert without its trigger succeeded")
 	}
+}
+
+// TestNotedDeleteIgnoresCascades: deleting a contact that another one
+// reports to sets that one's reports_to_id to NULL (ON DELETE SET NULL, a
+// write of the same table in the same statement); the noted delete records
+// the one event of the deleted contact, not one for the contact the
+// database changed on its own (SQLite: the note is for one key).
+func TestNotedDeleteIgnoresCascades(t *testing.T) {
+	t.Parallel()
+	storagetest.Each(t, func(t *testing.T, s *storage.Store) {
+		ctx := context.Background()
+		contacts := storagetest.Table(t, s, "contacts")
+		boss, err := s.InsertRow(ctx, contacts, 1, storage.Row{"last_name": "Boss"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.InsertRow(ctx, contacts, 1, storage.Row{"last_name": "Report", "reports_to_id": boss["id"]}); err != nil {
+			t.Fatal(err)
+		}
+		ev := storage.Event{Org: 1, Type: "contacts", Action: storage.EventDeleted, Table: contacts, Key: boss["id"]}
+		if err := s.Noting(ev).Delete(ctx, contacts, 1, boss["id"]); err != nil {
+			t.Fatal(err)
+		}
+		f := &follower{s: s, t: storagetest.Table(t, s, "events")}
+		f.until(t, 1)
+		time.Sleep(50 * time.Millisecond)
+		f.read(t)
+		if want := []string{fmt.Sprint(boss["id"])}; !slices.Equal(f.order, want) {
+			t.Fatalf("events of %v, want only the deleted contact's %v", f.order, want)
+		}
+	})
 }
