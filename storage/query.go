@@ -228,7 +228,7 @@ func scanRows(rows rowSource, t *Table, cols []string, sizeHint int) ([]Row, err
 		if err := rows.Scan(dest...); err != nil {
 			return nil, err
 		}
-		r := make(Row, len(cols))
+		r := newRow(len(cols))
 		for i, col := range cols {
 			v, err := fromSQL(kinds[i], raw[i])
 			if err != nil {

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"net/http"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -228,5 +230,37 @@ func TestStatCPU(t *testing.T) {
 	}
 	if v, err := processCPU(os.Getpid()); err != nil || v < 0 {
 		t.Errorf("processCPU(self) = %v, %v", v, err)
+	}
+}
+
+// TestTraceSink: the sink counts the exports posted to /v1/traces, answers
+// them as a collector does, refuses other addresses, and names itself in the
+// environment the traced service gets.
+func TestTraceSink(t *testing.T) {
+	s, err := startTraceSink()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.close()
+	base := "http://" + s.addr
+	for _, c := range []struct {
+		method, path string
+		want         int
+	}{{http.MethodPost, "/v1/traces", 200}, {http.MethodPost, "/v1/metrics", 404}, {http.MethodGet, "/v1/traces", 404}} {
+		req, _ := http.NewRequest(c.method, base+c.path, strings.NewReader("spans"))
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if res.StatusCode != c.want {
+			t.Errorf("%s %s: %d, want %d", c.method, c.path, res.StatusCode, c.want)
+		}
+	}
+	if n := s.exports(); n != 1 {
+		t.Errorf("%d exports counted, want 1", n)
+	}
+	if env := s.env(); !slices.Contains(env, "OTEL_EXPORTER_OTLP_ENDPOINT="+base) {
+		t.Errorf("env %v does not name the sink", env)
 	}
 }

@@ -57,6 +57,7 @@ type config struct {
 	batchRecords int
 	targets      string // comma-separated target names, "" for all
 	cpuProfile   string // file of this process's CPU profile (the floors'), "" for none
+	traced       bool   // the working tree's service exports every request's trace (traces.go)
 }
 
 func main() {
@@ -73,6 +74,7 @@ func main() {
 	flag.IntVar(&cfg.batchRecords, "batch-records", 100_000, "accounts in the batch target (0: no batch target)")
 	flag.StringVar(&cfg.targets, "targets", "", "only these targets, comma-separated ("+strings.Join(targetNames(), ",")+"; default: all)")
 	flag.StringVar(&cfg.cpuProfile, "cpuprofile", "", "write this process's CPU profile (the floors' work) to this file")
+	flag.BoolVar(&cfg.traced, "traced", false, "start the working tree's service with tracing on, every request sampled, exporting to an OTLP/HTTP sink in this process (with -baseline HEAD, new/old is tracing's cost)")
 	flag.Parse()
 	if err := cfg.check(); err != nil {
 		fmt.Fprintln(os.Stderr, "benchhttp:", err)
@@ -143,6 +145,14 @@ func run(ctx context.Context, cfg config, args []string) error {
 	if err != nil {
 		return err
 	}
+	var sink *traceSink
+	if cfg.traced {
+		if sink, err = startTraceSink(); err != nil {
+			return err
+		}
+		defer sink.close()
+		builds[0].env = sink.env()
+	}
 	report := &report{
 		command:    "go run ./scripts/benchhttp " + strings.Join(args[1:], " "),
 		goVersion:  runtime.Version(),
@@ -167,6 +177,11 @@ func run(ctx context.Context, cfg config, args []string) error {
 		report.rows = append(report.rows, rows...)
 	}
 	report.loadAfter = loadAverage()
+	if sink != nil {
+		if report.traceExports = sink.exports(); report.traceExports == 0 {
+			return fmt.Errorf("-traced: the service sent no traces to the sink")
+		}
+	}
 	fmt.Print(report.render())
 	return nil
 }

@@ -80,7 +80,7 @@ func measureDatabase(ctx context.Context, cfg config, wrkPath, tmp, database str
 			dbURL = db.URL
 		}
 		progress("%s: starting %s", database, b.name)
-		svc, err := startService(ctx, b.name, b.bin, filepath.Join(dir, b.name), dbURL)
+		svc, err := startService(ctx, b.name, b.bin, filepath.Join(dir, b.name), dbURL, b.env)
 		if err != nil {
 			return nil, err
 		}

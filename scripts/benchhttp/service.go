@@ -24,6 +24,7 @@ const jsonAPI = "application/vnd.api+json"
 type build struct {
 	name string // "service" or "baseline"
 	bin  string
+	env  []string // added to its environment (-traced: the OTLP exporter's)
 }
 
 // buildBinaries builds the working tree and, when rev is set, that git
@@ -97,7 +98,7 @@ type service struct {
 
 // startService starts bin on a free loopback port with the demo data, waits
 // until it is ready and takes a token.
-func startService(ctx context.Context, name, bin, dir, databaseURL string) (*service, error) {
+func startService(ctx context.Context, name, bin, dir, databaseURL string, env []string) (*service, error) {
 	addr, err := localserver.FreeAddr()
 	if err != nil {
 		return nil, err
@@ -111,7 +112,7 @@ func startService(ctx context.Context, name, bin, dir, databaseURL string) (*ser
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	if s.proc, err = localserver.Start(name, bin, args, addr, filepath.Join(dir, "server.log")); err != nil {
+	if s.proc, err = localserver.Start(name, bin, args, addr, filepath.Join(dir, "server.log"), env...); err != nil {
 		return nil, err
 	}
 	s.base = s.proc.Base()

@@ -20,6 +20,8 @@ type report struct {
 	baseline   string
 	config     config
 	rows       []row
+	// traceExports counts the trace exports the sink received (-traced).
+	traceExports int
 }
 
 // median of vs (0 for none); the mean of the middle two for an even count.
@@ -75,7 +77,11 @@ func floorOf(kind targetKind) string {
 func (r *report) render() string {
 	var b strings.Builder
 	baseline := r.baseline != ""
-	head := []string{"database", "target", "service"}
+	service := "service"
+	if r.config.traced {
+		service = "service (traced)"
+	}
+	head := []string{"database", "target", service}
 	if baseline {
 		head = append(head, "baseline ("+r.baseline+")", "new/old")
 	}
@@ -102,6 +108,9 @@ func (r *report) render() string {
 	fmt.Fprintf(&b, "- machine: %s; %s (the service built with it)\n", r.machine, r.goVersion)
 	fmt.Fprintf(&b, "- date: %s\n", r.date)
 	fmt.Fprintf(&b, "- load average (1, 5, 15 min) before: %s; after: %s\n", r.loadBefore, r.loadAfter)
+	if r.config.traced {
+		fmt.Fprintf(&b, "- traced: the service exported every request's spans over OTLP/HTTP to a sink in this process (%d exports received)\n", r.traceExports)
+	}
 	return b.String()
 }
 

@@ -112,8 +112,10 @@ func (e *Engine) cursorRead(ctx context.Context, q storage.Query, p *listParams)
 	more := len(rows) > p.size
 	switch {
 	case more && c.before:
+		storage.Release(rows[:len(rows)-p.size])
 		rows = rows[len(rows)-p.size:] // the extra record is the farthest back
 	case more:
+		storage.Release(rows[p.size:])
 		rows = rows[:p.size]
 	}
 	if len(rows) == 0 {

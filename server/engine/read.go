@@ -218,6 +218,9 @@ func (e *Engine) list(ctx context.Context, cl *call, res *resource.Resource, ext
 	if err != nil {
 		return nil, err
 	}
+	// The reply holds the rows' values, not the rows: they go back to
+	// storage for the next read once it is built.
+	defer storage.Release(rows)
 	links, err := e.loadLinkage(ctx, cl, res, rows, p.fields[res.Type])
 	if err != nil {
 		return nil, err
@@ -278,6 +281,7 @@ func (e *Engine) page(ctx context.Context, cl *call, q storage.Query, p *listPar
 		return nil, false, 0, problem.Filter("page[size]", fmt.Sprintf("More than %d records match; use paging.", maxUnpaged))
 	}
 	if hasMore {
+		storage.Release(rows[limit:]) // read only to tell that more follow
 		rows = rows[:limit]
 	}
 	return rows, hasMore, total, nil

@@ -97,6 +97,7 @@ func (e *Engine) relationshipAnswer(r *Request) (*jsonapi.Reply, error) {
 	for i, row := range rows {
 		data[i] = jsonapi.Identifier{Type: target.Type, ID: keyString(row[target.IDColumn])}
 	}
+	storage.Release(rows) // the identifiers are made: the rows go back to storage
 	doc := &jsonapi.TopLevel{Data: data}
 	if cl.hateoas {
 		doc.Links = cl.listLinks(self, p, hasMore, total)

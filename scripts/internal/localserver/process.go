@@ -31,8 +31,9 @@ type Process struct {
 }
 
 // Start starts bin with args (which should listen on addr) writing its
-// output to logPath. It does not wait for it to be ready: see AwaitReady.
-func Start(name, bin string, args []string, addr, logPath string) (*Process, error) {
+// output to logPath, with env (KEY=VALUE) added to this process's
+// environment. It does not wait for it to be ready: see AwaitReady.
+func Start(name, bin string, args []string, addr, logPath string, env ...string) (*Process, error) {
 	logFile, err := os.Create(logPath)
 	if err != nil {
 		return nil, err
@@ -40,6 +41,9 @@ func Start(name, bin string, args []string, addr, logPath string) (*Process, err
 	defer logFile.Close() // the child has its own descriptor
 	p := &Process{name: name, base: "http://" + addr, done: make(chan struct{}), logPath: logPath}
 	p.cmd = exec.Command(bin, args...)
+	if len(env) > 0 {
+		p.cmd.Env = append(os.Environ(), env...)
+	}
 	p.cmd.Stdout, p.cmd.Stderr = logFile, logFile
 	if err := p.cmd.Start(); err != nil {
 		return nil, err
