@@ -17,7 +17,7 @@ import (
 // On SQLite a write of one record and its change event go in one statement
 // too, as on PostgreSQL (eventinline.go), but through a trigger: SQLite
 // has no writes in WITH, and BEGIN, the write, the event's INSERT and
-// COMMIT cost several times the write alone (each statement is a trip
+// COMMIT cost about twice the write alone (each statement is a trip
 // through the driver, and all of them hold the single write slot).
 //
 // Every connection of a Store has, for each table, three TEMP triggers
@@ -141,33 +141,45 @@ func (s *Store) installTriggers(ctx context.Context, conn sqlite.ExecQuerierCont
 	return nil
 }
 
-// writeTriggers appends the three note triggers of t.
+// writeTriggers appends the three note triggers of t: each inserts the
+// event of the row it fires for, its key and version from the row, its
+// action from the trigger, the rest (noteFields) from the armed note.
 func writeTriggers(b *strings.Builder, t *Table) {
-	for _, on := range []struct{ event, row, action, key string }{
-		{"INSERT", "NEW", EventCreated, "NULL"},
-		{"UPDATE", "NEW", EventUpdated, ""},
-		{"DELETE", "OLD", EventDeleted, ""},
+	cols := []string{"resource_id", "action", "version"}
+	for _, f := range noteFields {
+		cols = append(cols, quoteIdent(f))
+	}
+	for _, on := range []struct{ event, row, action string }{
+		{"INSERT", "NEW", EventCreated},
+		{"UPDATE", "NEW", EventUpdated},
+		{"DELETE", "OLD", EventDeleted},
 	} {
 		rowKey := fmt.Sprintf("CAST(%s.%s AS TEXT)", on.row, quoteIdent(t.Key))
-		key := on.key
-		if key == "" {
-			key = rowKey
+		key := rowKey // an update or a delete is for the noted row
+		if on.event == "INSERT" {
+			key = "NULL" // a new row's key may be the database's
 		}
 		version := "NULL"
 		if t.Versioned {
 			version = on.row + "." + quoteIdent(VersionColumn)
 		}
-		fmt.Fprintf(b, "CREATE TEMP TRIGGER IF NOT EXISTS %s AFTER %s ON main.%s FOR EACH ROW WHEN entityapi_noting('%s', %s) BEGIN "+
-			"INSERT INTO events (organization_id, resource_type, resource_id, action, changed_attributes, changed_relationships, version, client_id, user_id, occurred_at) "+
-			"VALUES (entityapi_note(0), entityapi_note(1), %s, '%s', entityapi_note(2), entityapi_note(3), %s, entityapi_note(4), entityapi_note(5), entityapi_note(6)); END;\n",
+		values := []string{rowKey, sqlString(on.action), version}
+		for i := range noteFields {
+			values = append(values, fmt.Sprintf("entityapi_note(%d)", i))
+		}
+		fmt.Fprintf(b, "CREATE TEMP TRIGGER IF NOT EXISTS %s AFTER %s ON main.%s FOR EACH ROW WHEN entityapi_noting(%s, %s) "+
+			"BEGIN INSERT INTO events (%s) VALUES (%s); END;\n",
 			quoteIdent("entityapi_note_"+strings.ToLower(on.event)+"_"+t.Name), on.event, quoteIdent(t.Name),
-			t.Name, key, rowKey, on.action, version)
+			sqlString(t.Name), key, strings.Join(cols, ", "), strings.Join(values, ", "))
 	}
 }
 
-// quoteIdent quotes a table or column name of the models (letters, digits
-// and underscores only, from models.go) for the trigger texts.
+// quoteIdent quotes a table or column name of the models for the trigger
+// texts (they come from models.go, never from a request).
 func quoteIdent(name string) string { return `"` + strings.ReplaceAll(name, `"`, `""`) + `"` }
+
+// sqlString is s as an SQL string literal.
+func sqlString(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
 
 // renewConnections makes every connection of a SQLite store have the note
 // triggers of the tables a migration may just have created: the idle ones
