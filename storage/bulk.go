@@ -33,9 +33,9 @@ const (
 // (BEGIN IMMEDIATE), and SQLite advances the counter past explicit keys.
 //
 // On a Conn from Noting, every row also gets the note as its change event
-// (its key the row's), in the same transaction: on SQLite the INSERTs
-// record them themselves (the note triggers, eventtrigger.go), on
-// PostgreSQL they follow the rows (RecordEvents, COPY for many).
+// (its key the row's), in the same transaction, after the rows: on SQLite
+// one INSERT ... SELECT over the run of keys just reserved
+// (recordRunEvents), on PostgreSQL RecordEvents (COPY for many).
 func (c *Conn) InsertMany(ctx context.Context, t *Table, org int64, rows []Row) ([]any, error) {
 	if len(rows) == 0 {
 		return nil, nil
@@ -85,19 +85,14 @@ func (c *Conn) InsertMany(ctx context.Context, t *Table, org int64, rows []Row) 
 				keys[i] = vals[i][indexOf(cols[i], t.Key)]
 			}
 		}
-		if c.note != nil && c.s.sqlite() {
-			disarm := c.armRows(t)
-			if err := c.insertGroups(ctx, t, cols, vals); err != nil {
-				disarm(0)
-				return err
-			}
-			return disarm(len(rows))
-		}
 		if err := c.insertGroups(ctx, t, cols, vals); err != nil {
 			return err
 		}
 		if c.note == nil {
 			return nil
+		}
+		if first, last := keys[0], keys[len(keys)-1]; c.s.sqlite() && t.AutoKey && last.(int64)-first.(int64) == int64(len(keys)-1) {
+			return c.recordRunEvents(ctx, t, org, first.(int64), last.(int64))
 		}
 		events := make([]Event, len(keys))
 		for i, k := range keys {

@@ -104,6 +104,47 @@ func (c *Conn) RecordEvents(ctx context.Context, events []Event) error {
 	return nil
 }
 
+// recordRunEvents records c.note for each row of t whose key is in
+// first..last, the run of keys InsertMany reserved on SQLite for the rows
+// it has just inserted (no other row can have one: they follow the
+// largest key, under the write lock), with one INSERT ... SELECT that
+// takes each key and version from its row, in key order, which is the
+// rows' order.
+func (c *Conn) recordRunEvents(ctx context.Context, t *Table, org int64, first, last int64) error {
+	ev := c.note
+	var client, user any
+	if ev.Client != "" {
+		client = ev.Client
+	}
+	if ev.User != 0 {
+		user = ev.User
+	}
+	var st sqlText
+	st.add("INSERT INTO ? (", bun.Ident("events"))
+	st.idents(eventColumns)
+	st.add(") SELECT ?, ?, CAST(? AS TEXT), ?, ?, ?, ", ev.Org, ev.Type, bun.Ident(t.Key), ev.Action,
+		namesText(ev.Attributes), namesText(ev.Relationships))
+	if t.Versioned {
+		st.add("?", bun.Ident(VersionColumn))
+	} else {
+		st.add("NULL")
+	}
+	st.add(", ?, ?, ? FROM ? WHERE ? BETWEEN ? AND ?", client, user, now().UTC().Truncate(time.Second),
+		bun.Ident(t.Name), bun.Ident(t.Key), first, last)
+	if t.Scoped {
+		st.add(" AND ? = ?", bun.Ident(orgColumn), org)
+	}
+	st.add(" ORDER BY ?", bun.Ident(t.Key))
+	res, err := c.exec(ctx, &st)
+	if err != nil {
+		return c.s.mapError("insert", "events", err)
+	}
+	if n, err := res.RowsAffected(); err != nil || n != last-first+1 {
+		return fmt.Errorf("storage: %d change events for the %d rows of %s inserted (%v)", n, last-first+1, t.Name, err)
+	}
+	return nil
+}
+
 // eventCopyRows are events as the rows of a COPY (PostgreSQL, in a
 // transaction, many events whose versions are known: a batch chunk of
 // creates), or false when they go with an INSERT.

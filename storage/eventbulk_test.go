@@ -14,9 +14,8 @@ import (
 
 // TestInsertManyNotingRecordsEachRow: a noted InsertMany (a batch chunk of
 // creates that set the same names) gives each row its own event, with the
-// row's key, in the rows' transaction: on SQLite the INSERTs' note triggers
-// write them, on PostgreSQL a COPY after the rows (100 rows: over
-// copyMinRows). A chunk that fails leaves neither rows nor events.
+// row's key, in the rows' transaction: on SQLite one INSERT ... SELECT over
+// the rows' keys, on PostgreSQL a COPY (100 rows: over copyMinRows). A chunk that fails leaves neither rows nor events.
 func TestInsertManyNotingRecordsEachRow(t *testing.T) {
 	t.Parallel()
 	storagetest.Each(t, func(t *testing.T, s *storage.Store) {

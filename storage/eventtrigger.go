@@ -40,12 +40,9 @@ import (
 type armedNote struct {
 	table string
 	key   string // the row an update or delete must be for; "" for a create
-	// rows: the note is for every row the statements insert into table
-	// (InsertMany), not for one.
-	rows bool
 	// fields are entityapi_note's answers, by index (noteFields).
 	fields [7]driver.Value
-	// met counts the rows the note was recorded for.
+	// met is 1 once the note is recorded.
 	met atomic.Int64
 }
 
@@ -63,10 +60,6 @@ func newSQLiteConnector(s *Store, dsn string) driver.Connector {
 		n := s.armed.Load()
 		if n == nil || args[0] != n.table {
 			return int64(0), nil
-		}
-		if n.rows {
-			n.met.Add(1)
-			return int64(1), nil
 		}
 		// A create's trigger gives no key (the row's may be new); an update's
 		// or a delete's must be for the noted row, not one a cascade reaches.
@@ -221,22 +214,6 @@ func namesText(names []string) string {
 // arm makes c.note the note of the write of a row of t about to run on
 // SQLite (the caller holds the write slot: alone, armed).
 func (c *Conn) arm(t *Table) { c.s.armed.Store(c.armedNote(t)) }
-
-// armRows makes c.note the note of every row the statements about to run
-// insert into t (the caller holds the write slot, in a transaction) and
-// returns its disarm, which reports rows inserted without their event.
-func (c *Conn) armRows(t *Table) (disarm func(inserted int) error) {
-	n := c.armedNote(t)
-	n.rows = true
-	c.s.armed.Store(n)
-	return func(inserted int) error {
-		c.s.armed.Store(nil)
-		if met := n.met.Load(); met != int64(inserted) {
-			return fmt.Errorf("storage: %d of %d rows of %s got their change event (no note trigger met the rest)", met, inserted, t.Name)
-		}
-		return nil
-	}
-}
 
 // armedNote is c.note as the triggers of t read it.
 func (c *Conn) armedNote(t *Table) *armedNote {

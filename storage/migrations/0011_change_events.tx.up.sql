@@ -12,12 +12,15 @@
 -- the next position, only once no transaction that started before it is
 -- still running: a follower that read position n never sees a later commit
 -- appear below n.
--- On SQLite the id is the rowid without AUTOINCREMENT: each write of an
--- event then touches the table's last page and that of one index, no
--- sqlite_sequence row and no time index (the note triggers, eventtrigger.go,
--- put an event in the statement of most writes: every page counts). The
--- largest id is never reused because the housekeeping always keeps the
--- newest event (DeleteEventsBefore).
+-- On SQLite the id is the rowid without AUTOINCREMENT, and the table has no
+-- index: each event then adds one page at most to its write's commit (the
+-- table's last), no sqlite_sequence row and no index page (the note
+-- triggers, eventtrigger.go, put an event in the statement of most writes,
+-- and each page a commit writes is a system call). The feed reads it by
+-- id, a range of the rowid; an organization's events are filtered as they
+-- are read, which suits the one process, and usually one organization, of
+-- a SQLite database. The largest id is never reused because the
+-- housekeeping always keeps the newest event (DeleteEventsBefore).
 CREATE TABLE events (
     id {{if .Postgres}}BIGINT{{else}}INTEGER{{end}} PRIMARY KEY,
     organization_id BIGINT NOT NULL,
@@ -32,10 +35,11 @@ CREATE TABLE events (
     occurred_at {{.Timestamp}} NOT NULL
 );
 
+{{if .Postgres}}
 --bun:split
 
 CREATE INDEX events_organization_id_id_idx ON events (organization_id, id);
-{{if .Postgres}}
+
 --bun:split
 
 CREATE INDEX events_occurred_at_idx ON events (occurred_at);
