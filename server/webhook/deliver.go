@@ -44,7 +44,7 @@ func (s *Service) newClient() *http.Client {
 	dialer := &net.Dialer{Timeout: s.cfg.Timeout, Control: s.cfg.Guard.control}
 	transport := &http.Transport{
 		Proxy:                 nil,
-		DialContext:           dialer.DialContext,
+		DialContext:           s.cfg.Guard.dial(dialer),
 		ForceAttemptHTTP2:     true,
 		MaxIdleConns:          32,
 		IdleConnTimeout:       90 * time.Second,

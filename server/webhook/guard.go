@@ -149,3 +149,37 @@ func (g *Guard) control(_, address string, _ syscall.RawConn) error {
 	}
 	return nil
 }
+
+// dial connects to address (host:port) as a delivery does: the host is
+// resolved (Resolve), every address it resolves to is checked, and the
+// dialer's Control checks the address once more as it connects.
+func (g *Guard) dial(d *net.Dialer) func(ctx context.Context, network, address string) (net.Conn, error) {
+	return func(ctx context.Context, network, address string) (net.Conn, error) {
+		host, port, err := net.SplitHostPort(address)
+		if err != nil {
+			return nil, err
+		}
+		var addrs []netip.Addr
+		if a, err := netip.ParseAddr(host); err == nil {
+			addrs = []netip.Addr{a}
+		} else if addrs, err = g.resolve(ctx, host); err != nil {
+			return nil, err
+		}
+		var errs []error
+		for _, a := range addrs {
+			if err := g.checkAddr(a); err != nil {
+				errs = append(errs, fmt.Errorf("webhook: %s is %s: %w", host, a, err))
+				continue
+			}
+			conn, err := d.DialContext(ctx, network, net.JoinHostPort(a.Unmap().String(), port))
+			if err == nil {
+				return conn, nil
+			}
+			errs = append(errs, err)
+		}
+		if len(errs) == 0 {
+			return nil, fmt.Errorf("webhook: %s resolves to no address", host)
+		}
+		return nil, errors.Join(errs...)
+	}
+}

@@ -138,7 +138,8 @@ func (s *Service) Update(r *engine.Request, doc *jsonapi.Document, plain jsonapi
 			return nil, err
 		}
 		until := storage.Now().Add(rotationOverlap)
-		h.PreviousSecret, h.PreviousUntil, h.Secret = &h.Secret, &until, sealed
+		previous := h.Secret
+		h.PreviousSecret, h.PreviousUntil, h.Secret = &previous, &until, sealed
 	}
 	if err := jobs.UpdateWebhook(v.Ctx(), s.engine.Store().Conn, h); err != nil {
 		if errors.Is(err, storage.ErrNotFound) {
