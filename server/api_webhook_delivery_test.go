@@ -328,3 +328,86 @@ func TestWebhookDeliveryTraced(t *testing.T) {
 		})
 	}
 }
+
+// TestWebhookLogTestAndReplay: a test message and the replay of an event
+// arrive (to a disabled webhook too), and every attempt is in the log.
+func TestWebhookLogTestAndReplay(t *testing.T) {
+	eachWebhookAPI(t, fastWebhooks, func(t *testing.T, a *api) {
+		rcv := newReceiver(t)
+		hookID, secret := createWebhook(t, a, rcv.hs.URL, `["accounts.created"]`)
+		rcv.expect(secret)
+		createAccount(t, a, "Logged")
+		got := rcv.await(1)
+		var eventMsg string
+		for msg := range got {
+			eventMsg = msg
+		}
+		a.do(http.MethodPatch, "/admin/api/webhooks/"+hookID, jsonAPI,
+			`{"data":{"type":"webhooks","id":"`+hookID+`","attributes":{"enabled":false}}}`).want(t, 200)
+		base := "/admin/api/webhooks/" + hookID + "/deliveries"
+		r := a.do(http.MethodPost, base, jsonAPI, `{"data":{"type":"webhookdeliveries"}}`).want(t, 202)
+		testMsg, _ := r.value("meta/messageId").(string)
+		if !strings.HasPrefix(testMsg, "test_") {
+			t.Fatalf("a test message answered %s", r.body)
+		}
+		eventID := strings.TrimPrefix(eventMsg, "evt_")
+		r = a.do(http.MethodPost, base, plain, `{"eventId":`+eventID+`}`).want(t, 202)
+		if r.value("messageId") != eventMsg {
+			t.Errorf("a replay answered %s, want %s", r.body, eventMsg)
+		}
+		deadline := time.Now().Add(60 * time.Second)
+		for time.Now().Before(deadline) {
+			rcv.mu.Lock()
+			n := rcv.got[eventMsg] + rcv.got[testMsg]
+			rcv.mu.Unlock()
+			if n >= 3 {
+				break
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		rcv.await(2)
+		rcv.mu.Lock()
+		if rcv.got[eventMsg] != 2 || rcv.got[testMsg] != 1 || rcv.bodies[testMsg]["type"] != "webhook.test" {
+			t.Errorf("the receiver got %v, test body %v", rcv.got, rcv.bodies[testMsg])
+		}
+		rcv.mu.Unlock()
+		// The log: newest first, three successful attempts.
+		var log *result
+		for time.Now().Before(deadline) {
+			if log = a.do(http.MethodGet, base, jsonAPI, "").want(t, 200); len(log.value("data").([]any)) >= 3 {
+				break
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		entries := log.value("data").([]any)
+		if len(entries) != 3 {
+			t.Fatalf("the log is %s", log.body)
+		}
+		for _, e := range entries {
+			attrs := get(e, "attributes").(map[string]any)
+			if attrs["statusCode"] != float64(200) || attrs["attempt"] != float64(1) || attrs["error"] != nil {
+				t.Errorf("a log entry is %v", attrs)
+			}
+			if (attrs["messageId"] == testMsg) != (attrs["eventId"] == nil) {
+				t.Errorf("a log entry's event is %v", attrs)
+			}
+		}
+		a.do(http.MethodGet, base+"?page[size]=1", plain, "").want(t, 200)
+		// Another organization's event, or one that does not exist, is refused.
+		createAccount(t, a.caller("elsewhere-admin"), "Elsewhere")
+		events := (&feed{a: a.caller("elsewhere-admin")}).next(t, 1)
+		if len(events) == 0 {
+			t.Fatal("the other organization has no event")
+		}
+		elsewhere := events[len(events)-1]["id"].(string)
+		for _, id := range []string{elsewhere, "999999"} {
+			bad := a.do(http.MethodPost, base, jsonAPI, `{"data":{"type":"webhookdeliveries","attributes":{"eventId":"`+id+`"}}}`).want(t, 400)
+			if bad.value("errors/0/source/pointer") != "/data/attributes/eventId" {
+				t.Errorf("event %s: %s", id, bad.body)
+			}
+		}
+		a.caller("elsewhere-admin").do(http.MethodGet, base, jsonAPI, "").want(t, 404)
+		a.caller("manager").do(http.MethodGet, base, jsonAPI, "").want(t, 403)
+		a.caller("manager").do(http.MethodPost, base, jsonAPI, `{"data":{"type":"webhookdeliveries"}}`).want(t, 403)
+	})
+}

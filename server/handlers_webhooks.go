@@ -35,3 +35,13 @@ func (h *backofficeHandlers) UpdateWebhook(ctx context.Context, r bo.UpdateWebho
 func (h *backofficeHandlers) DeleteWebhook(ctx context.Context, _ bo.DeleteWebhookRequestObject) (bo.DeleteWebhookResponseObject, error) {
 	return bo.Reply(h.webhooks.Delete(requestOf(ctx)))
 }
+
+// ListWebhookDeliveries serves listWebhookDeliveries (the delivery log).
+func (h *backofficeHandlers) ListWebhookDeliveries(ctx context.Context, _ bo.ListWebhookDeliveriesRequestObject) (bo.ListWebhookDeliveriesResponseObject, error) {
+	return bo.Reply(h.webhooks.Deliveries(requestOf(ctx)))
+}
+
+// SendWebhookMessage serves sendWebhookMessage (a test message, a replay).
+func (h *backofficeHandlers) SendWebhookMessage(ctx context.Context, r bo.SendWebhookMessageRequestObject) (bo.SendWebhookMessageResponseObject, error) {
+	return bo.Reply(h.webhooks.Send(requestOf(ctx), r.ApplicationVndAPIPlusJSONBody, derefObject(r.JSONBody)))
+}

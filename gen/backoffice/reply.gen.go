@@ -414,11 +414,21 @@ func (r Response) VisitListUserUserRolesResponse(w http.ResponseWriter) error {
 // VisitListUsersResponse writes the reply.
 func (r Response) VisitListUsersResponse(w http.ResponseWriter) error { return r.Reply.Write(w) }
 
+// VisitListWebhookDeliveriesResponse writes the reply.
+func (r Response) VisitListWebhookDeliveriesResponse(w http.ResponseWriter) error {
+	return r.Reply.Write(w)
+}
+
 // VisitListWebhooksResponse writes the reply.
 func (r Response) VisitListWebhooksResponse(w http.ResponseWriter) error { return r.Reply.Write(w) }
 
 // VisitListWeightUnitsResponse writes the reply.
 func (r Response) VisitListWeightUnitsResponse(w http.ResponseWriter) error { return r.Reply.Write(w) }
+
+// VisitSendWebhookMessageResponse writes the reply.
+func (r Response) VisitSendWebhookMessageResponse(w http.ResponseWriter) error {
+	return r.Reply.Write(w)
+}
 
 // VisitUpdateAccountResponse writes the reply.
 func (r Response) VisitUpdateAccountResponse(w http.ResponseWriter) error { return r.Reply.Write(w) }

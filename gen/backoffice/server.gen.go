@@ -729,6 +729,21 @@ func (e WebhookType) Valid() bool {
 	}
 }
 
+// Defines values for WebhookDeliveryType.
+const (
+	Webhookdeliveries WebhookDeliveryType = "webhookdeliveries"
+)
+
+// Valid indicates whether the value is a known member of the WebhookDeliveryType enum.
+func (e WebhookDeliveryType) Valid() bool {
+	switch e {
+	case Webhookdeliveries:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for WeightUnitType.
 const (
 	Weightunits WeightUnitType = "weightunits"
@@ -3453,8 +3468,70 @@ type WebhookCreateDocument = jsonapi.Document
 // WebhookCreatePlain The plain body that creates a webhook.
 type WebhookCreatePlain = jsonapi.Object
 
+// WebhookDelivery One attempt to deliver a message to a webhook.
+type WebhookDelivery struct {
+	Attributes *struct {
+		// Attempt The attempt's number, from 1.
+		Attempt *int64 `json:"attempt,omitempty"`
+
+		// CreatedAt When the attempt ended (UTC).
+		CreatedAt *time.Time `json:"createdAt,omitempty"`
+
+		// DurationMs How long the attempt took, in milliseconds.
+		DurationMs *int64 `json:"durationMs,omitempty"`
+
+		// Error What went wrong; null on success.
+		Error *string `json:"error,omitempty"`
+
+		// EventId The event the message carried; null for a test message.
+		EventId *string `json:"eventId,omitempty"`
+
+		// MessageId The webhook-id of the message: evt_<event id>, or test_... for a test message.
+		MessageId *string `json:"messageId,omitempty"`
+
+		// StatusCode The receiver's HTTP status; null when no answer came.
+		StatusCode *int64 `json:"statusCode,omitempty"`
+	} `json:"attributes,omitempty"`
+
+	// Id Example: 71
+	Id   string              `json:"id"`
+	Type WebhookDeliveryType `json:"type"`
+}
+
+// WebhookDeliveryType defines model for WebhookDelivery.Type.
+type WebhookDeliveryType string
+
+// WebhookDeliveryCollectionDocument A document holding a page of delivery attempts.
+type WebhookDeliveryCollectionDocument = jsonapi.Document
+
+// WebhookDeliveryPlain A delivery attempt in the plain format.
+type WebhookDeliveryPlain struct {
+	Attempt    *int64     `json:"attempt,omitempty"`
+	CreatedAt  *time.Time `json:"createdAt,omitempty"`
+	DurationMs *int64     `json:"durationMs,omitempty"`
+	Error      *string    `json:"error,omitempty"`
+	EventId    *int64     `json:"eventId,omitempty"`
+	Id         int64      `json:"id"`
+	MessageId  *string    `json:"messageId,omitempty"`
+	StatusCode *int64     `json:"statusCode,omitempty"`
+}
+
 // WebhookDocument A document holding one webhook.
 type WebhookDocument = jsonapi.Document
+
+// WebhookMessageDocument The body that sends a test message (no eventId) or replays an event.
+type WebhookMessageDocument = jsonapi.Document
+
+// WebhookMessagePlain The plain body that sends a test message (no eventId) or replays an event.
+type WebhookMessagePlain = jsonapi.Object
+
+// WebhookMessageQueued The answer to a queued message.
+type WebhookMessageQueued = jsonapi.Document
+
+// WebhookMessageQueuedPlain The plain answer to a queued message.
+type WebhookMessageQueuedPlain struct {
+	MessageId string `json:"messageId"`
+}
 
 // WebhookPlain A webhook in the plain format.
 type WebhookPlain struct {
@@ -6461,6 +6538,18 @@ type GetWebhookParams struct {
 	XInclude *XInclude `json:"X-Include,omitempty"`
 }
 
+// ListWebhookDeliveriesParams defines parameters for ListWebhookDeliveries.
+type ListWebhookDeliveriesParams struct {
+	// PageNumber The page to return, starting at 1.
+	PageNumber *PageNumber `form:"page[number],omitempty" json:"page[number],omitempty"`
+
+	// PageSize Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000.
+	PageSize *PageSize `form:"page[size],omitempty" json:"page[size],omitempty"`
+
+	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
+	XInclude *XInclude `json:"X-Include,omitempty"`
+}
+
 // DeleteWeightUnitsParams defines parameters for DeleteWeightUnits.
 type DeleteWeightUnitsParams struct {
 	// FilterId Weight units by code; several codes separated by commas (`kg,lbs`). Operators: `filter[id][neq]=kg`. Each value has at most 1,000 characters; a longer one is a 400.
@@ -6682,6 +6771,12 @@ type UpdateWebhookJSONRequestBody = WebhookUpdatePlain
 
 // UpdateWebhookApplicationVndAPIPlusJSONRequestBody defines body for UpdateWebhook for application/vnd.api+json ContentType.
 type UpdateWebhookApplicationVndAPIPlusJSONRequestBody = WebhookUpdateDocument
+
+// SendWebhookMessageJSONRequestBody defines body for SendWebhookMessage for application/json ContentType.
+type SendWebhookMessageJSONRequestBody = WebhookMessagePlain
+
+// SendWebhookMessageApplicationVndAPIPlusJSONRequestBody defines body for SendWebhookMessage for application/vnd.api+json ContentType.
+type SendWebhookMessageApplicationVndAPIPlusJSONRequestBody = WebhookMessageDocument
 
 // CreateWeightUnitJSONRequestBody defines body for CreateWeightUnit for application/json ContentType.
 type CreateWeightUnitJSONRequestBody = WeightUnitCreatePlain
@@ -7668,6 +7763,12 @@ type ServerInterface interface {
 	// UpdateWebhook Update a webhook or rotate its secret
 	// (PATCH /api/webhooks/{id})
 	UpdateWebhook(c *gin.Context, id WebhookId)
+	// ListWebhookDeliveries List the delivery attempts of a webhook
+	// (GET /api/webhooks/{id}/deliveries)
+	ListWebhookDeliveries(c *gin.Context, id WebhookId, params ListWebhookDeliveriesParams)
+	// SendWebhookMessage Send a test message or replay an event
+	// (POST /api/webhooks/{id}/deliveries)
+	SendWebhookMessage(c *gin.Context, id WebhookId)
 	// DeleteWeightUnits Delete the weight units matching a filter
 	// (DELETE /api/weightunits)
 	DeleteWeightUnits(c *gin.Context, params DeleteWeightUnitsParams)
@@ -18457,6 +18558,97 @@ func (siw *ServerInterfaceWrapper) UpdateWebhook(c *gin.Context) {
 	siw.Handler.UpdateWebhook(c, id)
 }
 
+// ListWebhookDeliveries operation middleware
+func (siw *ServerInterfaceWrapper) ListWebhookDeliveries(c *gin.Context) {
+	query := c.Request.URL.Query()
+
+	var err error
+	_ = err
+
+	// ------------- Path parameter "id" -------------
+	var id WebhookId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", c.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: true})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter id: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListWebhookDeliveriesParams
+
+	// ------------- Optional query parameter "page[number]" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[number]", query, &params.PageNumber, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[number]: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "page[size]" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[size]", query, &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[size]: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	headers := c.Request.Header
+
+	// ------------- Optional header parameter "X-Include" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("X-Include")]; found {
+		var XInclude XInclude
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for X-Include, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "X-Include", valueList[0], &XInclude, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter X-Include: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.XInclude = &XInclude
+
+	}
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		middleware(c)
+		if c.IsAborted() {
+			return
+		}
+	}
+
+	siw.Handler.ListWebhookDeliveries(c, id, params)
+}
+
+// SendWebhookMessage operation middleware
+func (siw *ServerInterfaceWrapper) SendWebhookMessage(c *gin.Context) {
+
+	var err error
+	_ = err
+
+	// ------------- Path parameter "id" -------------
+	var id WebhookId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", c.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: true})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter id: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		middleware(c)
+		if c.IsAborted() {
+			return
+		}
+	}
+
+	siw.Handler.SendWebhookMessage(c, id)
+}
+
 // DeleteWeightUnits operation middleware
 func (siw *ServerInterfaceWrapper) DeleteWeightUnits(c *gin.Context) {
 	query := c.Request.URL.Query()
@@ -18997,6 +19189,8 @@ func RegisterHandlersWithOptions(router gin.IRouter, si ServerInterface, options
 	router.DELETE(options.BaseURL+"/api/webhooks/:id", wrapper.DeleteWebhook)
 	router.GET(options.BaseURL+"/api/webhooks/:id", wrapper.GetWebhook)
 	router.PATCH(options.BaseURL+"/api/webhooks/:id", wrapper.UpdateWebhook)
+	router.GET(options.BaseURL+"/api/webhooks/:id/deliveries", wrapper.ListWebhookDeliveries)
+	router.POST(options.BaseURL+"/api/webhooks/:id/deliveries", wrapper.SendWebhookMessage)
 	router.DELETE(options.BaseURL+"/api/weightunits", wrapper.DeleteWeightUnits)
 	router.GET(options.BaseURL+"/api/weightunits", wrapper.ListWeightUnits)
 	router.POST(options.BaseURL+"/api/weightunits", wrapper.CreateWeightUnit)
@@ -20029,6 +20223,25 @@ type UpdateWebhookResponseObject interface {
 	VisitUpdateWebhookResponse(w http.ResponseWriter) error
 }
 
+type ListWebhookDeliveriesRequestObject struct {
+	Id     WebhookId `json:"id"`
+	Params ListWebhookDeliveriesParams
+}
+
+type ListWebhookDeliveriesResponseObject interface {
+	VisitListWebhookDeliveriesResponse(w http.ResponseWriter) error
+}
+
+type SendWebhookMessageRequestObject struct {
+	Id                            WebhookId `json:"id"`
+	JSONBody                      *SendWebhookMessageJSONRequestBody
+	ApplicationVndAPIPlusJSONBody *SendWebhookMessageApplicationVndAPIPlusJSONRequestBody
+}
+
+type SendWebhookMessageResponseObject interface {
+	VisitSendWebhookMessageResponse(w http.ResponseWriter) error
+}
+
 type DeleteWeightUnitsRequestObject struct {
 	Params DeleteWeightUnitsParams
 }
@@ -20421,6 +20634,12 @@ type StrictServerInterface interface {
 	// UpdateWebhook Update a webhook or rotate its secret
 	// (PATCH /api/webhooks/{id})
 	UpdateWebhook(ctx context.Context, request UpdateWebhookRequestObject) (UpdateWebhookResponseObject, error)
+	// ListWebhookDeliveries List the delivery attempts of a webhook
+	// (GET /api/webhooks/{id}/deliveries)
+	ListWebhookDeliveries(ctx context.Context, request ListWebhookDeliveriesRequestObject) (ListWebhookDeliveriesResponseObject, error)
+	// SendWebhookMessage Send a test message or replay an event
+	// (POST /api/webhooks/{id}/deliveries)
+	SendWebhookMessage(ctx context.Context, request SendWebhookMessageRequestObject) (SendWebhookMessageResponseObject, error)
 	// DeleteWeightUnits Delete the weight units matching a filter
 	// (DELETE /api/weightunits)
 	DeleteWeightUnits(ctx context.Context, request DeleteWeightUnitsRequestObject) (DeleteWeightUnitsResponseObject, error)
@@ -24414,6 +24633,101 @@ func (sh *strictHandler) UpdateWebhook(ctx *gin.Context, id WebhookId) {
 		sh.options.HandlerErrorFunc(ctx, err)
 	} else if validResponse, ok := response.(UpdateWebhookResponseObject); ok {
 		if err := validResponse.VisitUpdateWebhookResponse(ctx.Writer); err != nil {
+			sh.options.ResponseErrorHandlerFunc(ctx, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(ctx, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
+// ListWebhookDeliveries operation middleware
+func (sh *strictHandler) ListWebhookDeliveries(ctx *gin.Context, id WebhookId, params ListWebhookDeliveriesParams) {
+	var request ListWebhookDeliveriesRequestObject
+
+	request.Id = id
+	request.Params = params
+
+	handler := func(ctx *gin.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListWebhookDeliveries(ctx, request.(ListWebhookDeliveriesRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListWebhookDeliveries")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		sh.options.HandlerErrorFunc(ctx, err)
+	} else if validResponse, ok := response.(ListWebhookDeliveriesResponseObject); ok {
+		if err := validResponse.VisitListWebhookDeliveriesResponse(ctx.Writer); err != nil {
+			sh.options.ResponseErrorHandlerFunc(ctx, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(ctx, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
+// SendWebhookMessage operation middleware
+func (sh *strictHandler) SendWebhookMessage(ctx *gin.Context, id WebhookId) {
+	var request SendWebhookMessageRequestObject
+
+	request.Id = id
+	if strings.HasPrefix(ctx.GetHeader("Content-Type"), "application/json") {
+
+		var body SendWebhookMessageJSONRequestBody
+		var err error
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		if vb, ok := ctx.Request.Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = ctx.ShouldBindJSON(&body)
+		} else if binding.Validator != nil {
+			// ShouldBindJSON runs the struct validator after decoding; keep that.
+			err = binding.Validator.ValidateStruct(&body)
+		}
+		if err != nil {
+			sh.options.RequestErrorHandlerFunc(ctx, err)
+			return
+		}
+		request.JSONBody = &body
+
+	}
+	if strings.HasPrefix(ctx.GetHeader("Content-Type"), "application/vnd.api+json") {
+
+		var body SendWebhookMessageApplicationVndAPIPlusJSONRequestBody
+		var err error
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		if vb, ok := ctx.Request.Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = ctx.ShouldBindJSON(&body)
+		} else if binding.Validator != nil {
+			// ShouldBindJSON runs the struct validator after decoding; keep that.
+			err = binding.Validator.ValidateStruct(&body)
+		}
+		if err != nil {
+			sh.options.RequestErrorHandlerFunc(ctx, err)
+			return
+		}
+		request.ApplicationVndAPIPlusJSONBody = &body
+
+	}
+
+	handler := func(ctx *gin.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.SendWebhookMessage(ctx, request.(SendWebhookMessageRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "SendWebhookMessage")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		sh.options.HandlerErrorFunc(ctx, err)
+	} else if validResponse, ok := response.(SendWebhookMessageResponseObject); ok {
+		if err := validResponse.VisitSendWebhookMessageResponse(ctx.Writer); err != nil {
 			sh.options.ResponseErrorHandlerFunc(ctx, err)
 		}
 	} else if response != nil {

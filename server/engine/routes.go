@@ -18,15 +18,16 @@ import (
 type routeKind int
 
 const (
-	collectionRoute      routeKind = iota // /api/{type}
-	itemRoute                             // /api/{type}/{id}
-	subresourceRoute                      // /api/{type}/{id}/{relationship}
-	relationshipRoute                     // /api/{type}/{id}/relationships/{relationship}
-	operationRoute                        // /api/asyncoperations/{id}
-	operationErrorsRoute                  // /api/asyncoperations/{id}/errors
-	atomicRoute                           // POST /api/operations (JSON:API Atomic Operations)
-	webhooksRoute                         // /api/webhooks
-	webhookRoute                          // /api/webhooks/{id}
+	collectionRoute        routeKind = iota // /api/{type}
+	itemRoute                               // /api/{type}/{id}
+	subresourceRoute                        // /api/{type}/{id}/{relationship}
+	relationshipRoute                       // /api/{type}/{id}/relationships/{relationship}
+	operationRoute                          // /api/asyncoperations/{id}
+	operationErrorsRoute                    // /api/asyncoperations/{id}/errors
+	atomicRoute                             // POST /api/operations (JSON:API Atomic Operations)
+	webhooksRoute                           // /api/webhooks
+	webhookRoute                            // /api/webhooks/{id}
+	webhookDeliveriesRoute                  // /api/webhooks/{id}/deliveries
 )
 
 // operationsType is the resource type of batch operations; they are not
@@ -183,11 +184,13 @@ func newOperationRoute(doc *openapi3.T, base, path string, item *openapi3.PathIt
 func newWebhookRoute(doc *openapi3.T, base, path string, item *openapi3.PathItem, method string, op *openapi3.Operation, segs []string) (*Route, error) {
 	rt := &Route{method: method, pattern: base + patternOf(path), res: webhooksResource,
 		kin: &routers.Route{Spec: doc, Server: doc.Servers[0], Path: path, PathItem: item, Method: method, Operation: op}}
-	switch len(segs) {
-	case 2:
+	switch {
+	case len(segs) == 2:
 		rt.kind = webhooksRoute
-	case 3:
+	case len(segs) == 3:
 		rt.kind = webhookRoute
+	case len(segs) == 4 && segs[3] == "deliveries":
+		rt.kind = webhookDeliveriesRoute
 	default:
 		return nil, fmt.Errorf("%s %s: unknown webhooks path", method, path)
 	}

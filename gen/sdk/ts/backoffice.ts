@@ -1949,6 +1949,33 @@ export interface paths {
         patch: operations["updateWebhook"];
         trace?: never;
     };
+    "/api/webhooks/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The webhook's identifier. */
+                id: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List the delivery attempts of a webhook
+         * @description Returns the webhook's delivery log, newest first, 10 per page by default: one entry per attempt, with the message's `webhook-id`, the event it carried (null for a test message), the attempt's number, the receiver's HTTP status (null when no answer came), how long it took and what went wrong. Entries are kept for `--event-lifetime`.
+         */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        /**
+         * Send a test message or replay an event
+         * @description Queues one message to the webhook, even when it is disabled: with `eventId` the event of the organization's feed of that id (a replay: it carries the event's `webhook-id`, as a retry would), without it a test message of type `webhook.test`. The answer, 202, gives the message's `webhook-id` in `meta.messageId` (plain: `messageId`); its attempts appear in the delivery log. An event that is not in the feed (another organization's, or deleted after `--event-lifetime`) is a 400 pointing at `eventId`.
+         */
+        post: operations["sendWebhookMessage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/weightunits": {
         parameters: {
             query?: never;
@@ -5060,10 +5087,98 @@ export interface components {
             eventTypes: components["schemas"]["EventTypes"];
             url: components["schemas"]["WebhookUrl"];
         };
+        /** @description One attempt to deliver a message to a webhook. */
+        WebhookDelivery: {
+            attributes?: {
+                /**
+                 * Format: int64
+                 * @description The attempt's number, from 1.
+                 */
+                attempt?: number;
+                /**
+                 * Format: date-time
+                 * @description When the attempt ended (UTC).
+                 */
+                createdAt?: string;
+                /**
+                 * Format: int64
+                 * @description How long the attempt took, in milliseconds.
+                 */
+                durationMs?: number;
+                /** @description What went wrong; null on success. */
+                error?: string | null;
+                /** @description The event the message carried; null for a test message. */
+                eventId?: string | null;
+                /** @description The webhook-id of the message: evt_<event id>, or test_... for a test message. */
+                messageId?: string;
+                /**
+                 * Format: int64
+                 * @description The receiver's HTTP status; null when no answer came.
+                 */
+                statusCode?: number | null;
+            };
+            /** @example 71 */
+            id: string;
+            /** @enum {string} */
+            type: "webhookdeliveries";
+        };
+        /** @description A document holding a page of delivery attempts. */
+        WebhookDeliveryCollectionDocument: {
+            data: components["schemas"]["WebhookDelivery"][];
+            links?: components["schemas"]["DocumentLinks"];
+        };
+        /** @description A delivery attempt in the plain format. */
+        WebhookDeliveryPlain: {
+            /** Format: int64 */
+            attempt?: number;
+            /** Format: date-time */
+            createdAt?: string;
+            /** Format: int64 */
+            durationMs?: number;
+            error?: string | null;
+            /** Format: int64 */
+            eventId?: number | null;
+            /** Format: int64 */
+            id: number;
+            messageId?: string;
+            /** Format: int64 */
+            statusCode?: number | null;
+        };
         /** @description A document holding one webhook. */
         WebhookDocument: {
             data: components["schemas"]["Webhook"];
             links?: components["schemas"]["DocumentLinks"];
+        };
+        /** @description The body that sends a test message (no eventId) or replays an event. */
+        WebhookMessageDocument: {
+            data: {
+                attributes?: {
+                    /** @description The event to replay. */
+                    eventId?: string;
+                };
+                /** @enum {string} */
+                type: "webhookdeliveries";
+            };
+            jsonapi?: components["schemas"]["JsonApiObject"];
+        };
+        /** @description The plain body that sends a test message (no eventId) or replays an event. */
+        WebhookMessagePlain: {
+            /**
+             * Format: int64
+             * @description The event to replay.
+             */
+            eventId?: number;
+        };
+        /** @description The answer to a queued message. */
+        WebhookMessageQueued: {
+            meta: {
+                /** @description The webhook-id of the queued message. */
+                messageId: string;
+            };
+        };
+        /** @description The plain answer to a queued message. */
+        WebhookMessageQueuedPlain: {
+            messageId: string;
         };
         /** @description A webhook in the plain format. */
         WebhookPlain: {
@@ -20340,6 +20455,151 @@ export interface operations {
                      *     }
                      */
                     "application/vnd.api+json": components["schemas"]["WebhookDocument"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                /** @description The page to return, starting at 1. */
+                "page[number]"?: components["parameters"]["PageNumber"];
+                /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000. */
+                "page[size]"?: components["parameters"]["PageSize"];
+            };
+            header?: {
+                /**
+                 * @description Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
+                 * @example totalCount;noHateoas
+                 */
+                "X-Include"?: components["parameters"]["XInclude"];
+            };
+            path: {
+                /** @description The webhook's identifier. */
+                id: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of delivery attempts. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "attempt": 2,
+                     *         "createdAt": "2026-11-03T10:00:21Z",
+                     *         "durationMs": 31,
+                     *         "error": "the receiver answered 500",
+                     *         "eventId": 1042,
+                     *         "id": 71,
+                     *         "messageId": "evt_1042",
+                     *         "statusCode": 500
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["WebhookDeliveryPlain"][];
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "attributes": {
+                     *             "attempt": 2,
+                     *             "createdAt": "2026-11-03T10:00:21Z",
+                     *             "durationMs": 31,
+                     *             "error": "the receiver answered 500",
+                     *             "eventId": "1042",
+                     *             "messageId": "evt_1042",
+                     *             "statusCode": 500
+                     *           },
+                     *           "id": "71",
+                     *           "type": "webhookdeliveries"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/vnd.api+json": components["schemas"]["WebhookDeliveryCollectionDocument"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    sendWebhookMessage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The webhook's identifier. */
+                id: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "eventId": 1042
+                 *     }
+                 */
+                "application/json": components["schemas"]["WebhookMessagePlain"];
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "attributes": {
+                 *           "eventId": "1042"
+                 *         },
+                 *         "type": "webhookdeliveries"
+                 *       }
+                 *     }
+                 */
+                "application/vnd.api+json": components["schemas"]["WebhookMessageDocument"];
+            };
+        };
+        responses: {
+            /** @description The message is queued. */
+            202: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "messageId": "evt_1042"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookMessageQueuedPlain"];
+                    /**
+                     * @example {
+                     *       "meta": {
+                     *         "messageId": "evt_1042"
+                     *       }
+                     *     }
+                     */
+                    "application/vnd.api+json": components["schemas"]["WebhookMessageQueued"];
                 };
             };
             400: components["responses"]["BadRequest"];
