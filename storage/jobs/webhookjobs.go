@@ -115,7 +115,7 @@ func (q *Queue) dispatchOnce(ctx context.Context) (int, error) {
 		byOrg[hooks[i].OrganizationID] = append(byOrg[hooks[i].OrganizationID], &hooks[i])
 	}
 	var params []river.InsertManyParams
-	opts := &river.InsertOpts{MaxAttempts: q.cfg.WebhookAttempts}
+	opts := q.deliveryOpts()
 	for _, e := range events {
 		for _, h := range byOrg[e.OrganizationID] {
 			if h.Wants(e.ResourceType, e.Action) && !e.OccurredAt.Before(h.CreatedAt.Truncate(time.Second)) {
@@ -145,12 +145,18 @@ func (q *Queue) dispatchOnce(ctx context.Context) (int, error) {
 
 // EnqueueWebhook queues one delivery at once (a test or a replay).
 func (q *Queue) EnqueueWebhook(ctx context.Context, job WebhookJob) error {
-	_, err := q.client.InsertMany(ctx, []river.InsertManyParams{{Args: job,
-		InsertOpts: &river.InsertOpts{MaxAttempts: q.cfg.WebhookAttempts}}})
+	_, err := q.client.InsertMany(ctx, []river.InsertManyParams{{Args: job, InsertOpts: q.deliveryOpts()}})
 	if err != nil {
 		return fmt.Errorf("jobs: enqueue a webhook delivery: %w", err)
 	}
 	return nil
+}
+
+// deliveryOpts are the insert options of a delivery: its attempts, and a
+// priority below River's default (1), which the batch chunks and the
+// dispatcher keep, so that a backlog of deliveries delays neither.
+func (q *Queue) deliveryOpts() *river.InsertOpts {
+	return &river.InsertOpts{MaxAttempts: q.cfg.WebhookAttempts, Priority: 2}
 }
 
 type (
@@ -234,9 +240,11 @@ func (w *webhookWorker) NextRetry(job *river.Job[WebhookJob]) time.Time {
 	return time.Now().Add(w.q.cfg.WebhookBackoff << shift)
 }
 
-// Timeout bounds one attempt: the HTTP timeout and time to log it.
+// Timeout bounds one attempt: the HTTP timeout and time to log it. It is
+// also how long a delivery left running by a dead process waits before it
+// is rescued and tried again.
 func (w *webhookWorker) Timeout(*river.Job[WebhookJob]) time.Duration {
-	return w.q.cfg.WebhookTimeout + 30*time.Second
+	return w.q.cfg.WebhookTimeout + 5*time.Second
 }
 
 type webhookDispatchWorker struct {
