@@ -18,6 +18,30 @@ import (
 // (or rotate the secret of) and delete a webhook of the caller's
 // organization. The engine's route table lets only administrators here.
 
+// pageWindow is the rows to read for page number of size: one more than
+// the page, to tell whether more follow; size < 0 (page[size]=-1, no
+// paging) reads up to engine.MaxUnpaged and one more.
+func pageWindow(number, size int) (limit, offset int) {
+	if size < 0 {
+		return engine.MaxUnpaged + 1, 0
+	}
+	return size + 1, (number - 1) * size
+}
+
+// trimPage drops the extra row pageWindow read and tells whether it was
+// there; without paging, more than engine.MaxUnpaged rows is an error
+// naming what they are.
+func trimPage[T any](rows []T, limit, size int, what string) ([]T, bool, error) {
+	hasMore := len(rows) > limit-1
+	if hasMore && size < 0 {
+		return nil, false, problem.Filter("page[size]", "More than "+strconv.Itoa(engine.MaxUnpaged)+" "+what+" exist; use paging.")
+	}
+	if hasMore {
+		rows = rows[:limit-1]
+	}
+	return rows, hasMore, nil
+}
+
 // List answers GET /api/webhooks.
 func (s *Service) List(r *engine.Request) (*jsonapi.Reply, error) {
 	v, err := s.engine.View(r)
@@ -28,20 +52,14 @@ func (s *Service) List(r *engine.Request) (*jsonapi.Reply, error) {
 	if len(errs) > 0 {
 		return nil, errs
 	}
-	limit, offset := size+1, (number-1)*size
-	if size < 0 {
-		limit, offset = engine.MaxUnpaged+1, 0
-	}
+	limit, offset := pageWindow(number, size)
 	hooks, err := jobs.ListWebhooks(v.Ctx(), s.engine.Store().Conn, v.Org(), limit, offset)
 	if err != nil {
 		return nil, err
 	}
-	hasMore := len(hooks) > limit-1
-	if hasMore && size < 0 {
-		return nil, problem.Filter("page[size]", "More than "+strconv.Itoa(engine.MaxUnpaged)+" webhooks exist; use paging.")
-	}
-	if hasMore {
-		hooks = hooks[:limit-1]
+	hooks, hasMore, err := trimPage(hooks, limit, size, "webhooks")
+	if err != nil {
+		return nil, err
 	}
 	if v.Plain() {
 		list := make([][]jsonapi.Member, len(hooks))

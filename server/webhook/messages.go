@@ -35,20 +35,14 @@ func (s *Service) Deliveries(r *engine.Request) (*jsonapi.Reply, error) {
 	if err != nil {
 		return nil, err
 	}
-	limit, offset := size+1, (number-1)*size
-	if size < 0 {
-		limit, offset = engine.MaxUnpaged+1, 0
-	}
+	limit, offset := pageWindow(number, size)
 	rows, err := jobs.Deliveries(v.Ctx(), s.engine.Store().Conn, h.ID, limit, offset)
 	if err != nil {
 		return nil, err
 	}
-	hasMore := len(rows) > limit-1
-	if hasMore && size < 0 {
-		return nil, problem.Filter("page[size]", "More than "+strconv.Itoa(engine.MaxUnpaged)+" attempts exist; use paging.")
-	}
-	if hasMore {
-		rows = rows[:limit-1]
+	rows, hasMore, err := trimPage(rows, limit, size, "attempts")
+	if err != nil {
+		return nil, err
 	}
 	if v.Plain() {
 		list := make([][]jsonapi.Member, len(rows))
