@@ -4,11 +4,17 @@ GO ?= go
 APPS := backoffice storefront
 ADDR ?= 127.0.0.1:8080
 
-.PHONY: run build generate sdk verify release-docs lint test test-short fuzz bench bench-http soak readme-check docs-assets clean
+.PHONY: run webhook-demo build generate sdk verify release-docs lint test test-short fuzz bench bench-http soak readme-check docs-assets clean
 
-## run: start the service on embedded SQLite with demo data
+## run: start the service on embedded SQLite with demo data (webhooks may target this machine)
 run:
-	$(GO) run . serve --demo
+	$(GO) run . serve --demo --webhook-allow-http --webhook-allow-private
+
+## webhook-demo: start a webhook receiver on 127.0.0.1:9090 that verifies and prints deliveries
+## (README, "Webhooks"); the secret goes to $(WEBHOOK_SECRET_FILE)
+WEBHOOK_SECRET_FILE ?= data/webhook-secret
+webhook-demo:
+	$(GO) run ./scripts/webhookdemo -addr 127.0.0.1:9090 -secret-file $(WEBHOOK_SECRET_FILE)
 
 # What `entityapi version` prints for a `make build` binary (version.go).
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo devel)

@@ -16,6 +16,7 @@ import (
 	"github.com/entityapi/entityapi/server"
 	"github.com/entityapi/entityapi/server/auth"
 	"github.com/entityapi/entityapi/server/storefront"
+	"github.com/entityapi/entityapi/server/webhook"
 	"github.com/entityapi/entityapi/storage"
 	"github.com/entityapi/entityapi/storage/jobs"
 )
@@ -38,6 +39,7 @@ type config struct {
 	cors                                            server.CORSConfig
 	rateLimit                                       server.RateLimitConfig
 	jobs                                            jobs.Config
+	webhooks                                        webhook.Config
 	auth                                            auth.Config
 	external                                        auth.External
 	kek                                             kekSettings
@@ -123,6 +125,30 @@ var settings = []*setting{
 		set: func(c *config, v string) error { return duration(v, &c.jobs.RescueAfter) }},
 	{name: "operation-lifetime", def: "720h", usage: "finished batch operations and their errors are deleted after this", serve: true,
 		set: func(c *config, v string) error { return duration(v, &c.jobs.Lifetime) }},
+	{name: "event-lifetime", def: "720h", usage: "change events (GET /admin/api/events) are deleted this long after their change", serve: true,
+		set: func(c *config, v string) error { return duration(v, &c.jobs.EventLifetime) }},
+	{name: "webhook-allow-http", def: "false", show: "off: https only", boolean: true, serve: true,
+		usage: "webhooks may target plain http URLs",
+		set:   func(c *config, v string) error { return boolean(v, &c.webhooks.Guard.AllowHTTP) }},
+	{name: "webhook-allow-private", def: "false", show: "off", boolean: true, serve: true,
+		usage: "webhooks may target loopback, private, link-local, unique-local and metadata addresses (a receiver on your own network)",
+		set:   func(c *config, v string) error { return boolean(v, &c.webhooks.Guard.AllowPrivate) }},
+	{name: "webhook-timeout", def: "10s", usage: "time a webhook receiver has to answer one delivery", serve: true,
+		set: func(c *config, v string) error {
+			if err := duration(v, &c.webhooks.Timeout); err != nil {
+				return err
+			}
+			c.jobs.WebhookTimeout = c.webhooks.Timeout
+			return nil
+		}},
+	{name: "webhook-attempts", def: "14", usage: "attempts of one webhook delivery before it is given up", serve: true,
+		set: func(c *config, v string) error { return valueCount(v, &c.jobs.WebhookAttempts) }},
+	{name: "webhook-backoff", def: "10s", usage: "wait after a webhook delivery's first failed attempt, doubled after each (10s and 14 attempts: about a day)", serve: true,
+		set: func(c *config, v string) error { return duration(v, &c.jobs.WebhookBackoff) }},
+	{name: "webhook-disable-after", def: "50", usage: "failed webhook deliveries in a row that disable the webhook", serve: true,
+		set: func(c *config, v string) error { return valueCount(v, &c.webhooks.DisableAfter) }},
+	{name: "webhook-poll", def: "1s", usage: "how often the change events are looked at for webhook deliveries", serve: true,
+		set: func(c *config, v string) error { return duration(v, &c.jobs.WebhookPoll) }},
 	{name: "token-ttl", def: "3600", usage: "access token lifetime in seconds", serve: true,
 		set: func(c *config, v string) error { return seconds(v, &c.auth.TokenTTL) }},
 	{name: "signing-key-file", show: "none: keys live in the database", usage: "PEM RSA private key that signs tokens instead of the database keys", serve: true,

@@ -395,12 +395,14 @@ type service struct {
 	client *http.Client
 }
 
-// startService starts the binary on a free port and waits until it answers.
-// A cleanup kills it and, when the test failed, logs its output.
-func startService(t *testing.T, bin, name string, dbArgs []string) *service {
+// startService starts the binary on a free port and waits until it answers;
+// extra are more serve flags. A cleanup kills it and, when the test failed,
+// logs its output.
+func startService(t *testing.T, bin, name string, dbArgs []string, extra ...string) *service {
 	t.Helper()
 	addr := freeAddr(t)
 	args := append([]string{"serve", "--demo", "--addr", addr, "--job-rescue-after", "2s", "--workers", "2"}, dbArgs...)
+	args = append(args, extra...)
 	cmd := exec.Command(bin, args...)
 	// ENTITYAPI_* settings of the caller would change what is tested.
 	for _, kv := range os.Environ() {

@@ -47,10 +47,13 @@ var allocBounds = []allocBound{
 		max: map[string]float64{"sqlite": 770, "postgres": 580}},
 	{name: "contacts with accounts and owner", seeded: true, request: getting(benchContactsInclude),
 		max: map[string]float64{"sqlite": 3127, "postgres": 2303}},
+	// The writes record their change events (issue 19) in their own
+	// statement (SQLite: its note trigger; PostgreSQL: a WITH): about 18
+	// more on SQLite (286 and 298 when raised), 30 on PostgreSQL (268, 283).
 	{name: "POST an account", request: accountCreator,
-		max: map[string]float64{"sqlite": 300, "postgres": 266}},
+		max: map[string]float64{"sqlite": 315, "postgres": 300}},
 	{name: "PATCH an account", request: accountPatcher,
-		max: map[string]float64{"sqlite": 313, "postgres": 280}},
+		max: map[string]float64{"sqlite": 330, "postgres": 315}},
 }
 
 // TestAllocationsPerRequest measures each bound's request with

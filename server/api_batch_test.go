@@ -135,6 +135,24 @@ func (a *api) operationCount(t *testing.T) int {
 	return int(n)
 }
 
+// eventCount counts the change events recorded so far, numbered or not
+// yet (PostgreSQL's outbox).
+func (a *api) eventCount(t *testing.T) int {
+	t.Helper()
+	n, err := a.store.DB().NewSelect().Table("events").Count(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.store.Dialect() == "postgres" {
+		m, err := a.store.DB().NewSelect().Table("event_outbox").Count(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		n += m
+	}
+	return int(n)
+}
+
 func TestBatchRefusals(t *testing.T) {
 	eachAPI(t, func(t *testing.T, a *api) {
 		one := `{"data":[{"type":"accounts","attributes":{"name":"One"}}]}`
@@ -357,7 +375,10 @@ func TestBatchSyncTimeout(t *testing.T) {
 
 // TestBatchQueriesPerChunk: a chunk costs the same number of queries whatever
 // its number of items, relationships included (they are looked up once per
-// related type, and the synchronous answer reads the records back per type).
+// related type, and the synchronous answer reads the records back per type),
+// and its change events are one statement (issue 19): an INSERT (on
+// SQLite, of the chunk's rows' keys read back by it), or a COPY for many on
+// PostgreSQL.
 func TestBatchQueriesPerChunk(t *testing.T) {
 	for _, dialect := range storagetest.Dialects() {
 		t.Run(dialect, func(t *testing.T) {
@@ -376,6 +397,7 @@ func TestBatchQueriesPerChunk(t *testing.T) {
 				return `{"data":[` + strings.Join(items, ",") + `]}`
 			}
 			counts := map[int]int{}
+			eventsBefore := a.eventCount(t)
 			for _, n := range []int{5, 50} {
 				queries := counter.during(func() {
 					r := a.do(http.MethodPatch, "/admin/api/contacts", syncMode, body(n)).want(t, 200)
@@ -384,6 +406,19 @@ func TestBatchQueriesPerChunk(t *testing.T) {
 					}
 				})
 				counts[n] = len(queries)
+				events := 0
+				for _, q := range queries {
+					if strings.Contains(q, `INTO "events"`) || strings.Contains(q, `INTO "event_outbox"`) || strings.HasPrefix(q, "COPY event_outbox") {
+						events++
+					}
+				}
+				if events != 1 {
+					t.Errorf("a chunk of %d items wrote its change events with %d statements, want 1", n, events)
+				}
+				if got := a.eventCount(t); got != eventsBefore+n {
+					t.Errorf("a chunk of %d items left %d events, want %d", n, got-eventsBefore, n)
+				}
+				eventsBefore += n
 			}
 			t.Logf("queries of a synchronous batch: %v", counts)
 			if counts[5] != counts[50] {

@@ -284,6 +284,11 @@ func (h *backofficeHandlers) GetCountryRegionsRelationship(ctx context.Context, 
 	return bo.Reply(h.engine.Relationship(requestOf(ctx)))
 }
 
+// GetEvent serves getEvent (GET /api/events/{id}).
+func (h *backofficeHandlers) GetEvent(ctx context.Context, _ bo.GetEventRequestObject) (bo.GetEventResponseObject, error) {
+	return bo.Reply(h.engine.Get(requestOf(ctx)))
+}
+
 // GetOrganization serves getOrganization (GET /api/organizations/{id}).
 func (h *backofficeHandlers) GetOrganization(ctx context.Context, _ bo.GetOrganizationRequestObject) (bo.GetOrganizationResponseObject, error) {
 	return bo.Reply(h.engine.Get(requestOf(ctx)))
@@ -417,6 +422,11 @@ func (h *backofficeHandlers) ListCountries(ctx context.Context, _ bo.ListCountri
 // ListCountryRegions serves listCountryRegions (GET /api/countries/{id}/regions).
 func (h *backofficeHandlers) ListCountryRegions(ctx context.Context, _ bo.ListCountryRegionsRequestObject) (bo.ListCountryRegionsResponseObject, error) {
 	return bo.Reply(h.engine.Related(requestOf(ctx)))
+}
+
+// ListEvents serves listEvents (GET /api/events).
+func (h *backofficeHandlers) ListEvents(ctx context.Context, _ bo.ListEventsRequestObject) (bo.ListEventsResponseObject, error) {
+	return bo.Reply(h.engine.List(requestOf(ctx)))
 }
 
 // ListOrganizationBusinessUnits serves listOrganizationBusinessUnits (GET /api/organizations/{id}/businessUnits).

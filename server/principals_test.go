@@ -23,6 +23,7 @@ var testPrincipals = []testPrincipal{
 	{"admin", "test-admin", "ROLE_ADMINISTRATOR", "Main"},
 	{"manager", "test-manager", "ROLE_MANAGER", "Main"},
 	{"viewer", "test-viewer", "ROLE_USER", "Main"},
+	{"integration", "test-integration", "ROLE_INTEGRATION", "Main"},
 	{"elsewhere-admin", "test-elsewhere", "ROLE_ADMINISTRATOR", "Elsewhere"},
 	{"storefront", "test-storefront", "", "Main"},
 }

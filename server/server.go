@@ -28,6 +28,7 @@ import (
 	"github.com/entityapi/entityapi/server/resource"
 	"github.com/entityapi/entityapi/server/storefront"
 	"github.com/entityapi/entityapi/server/telemetry"
+	"github.com/entityapi/entityapi/server/webhook"
 	"github.com/entityapi/entityapi/storage"
 	"github.com/entityapi/entityapi/storage/authstore"
 	"github.com/entityapi/entityapi/storage/jobs"
@@ -82,6 +83,10 @@ type Config struct {
 	// engine, SQL statements and batch chunk jobs (tracing.go); nil, the
 	// default, records none and costs nothing.
 	TracerProvider trace.TracerProvider
+	// Webhooks: the address rules of targets, the failures that disable a
+	// webhook and the timeout of a delivery (server/webhook; the retries
+	// are Jobs').
+	Webhooks webhook.Config
 }
 
 // Server is the HTTP handler of every application.
@@ -179,6 +184,9 @@ func New(cfg Config, store *storage.Store) (*Server, error) {
 		return nil, fmt.Errorf("back office: %w", err)
 	}
 	bo.auth, bo.audience, bo.roles, bo.metrics, bo.limiter = tokens, "backoffice", true, m, limits
+	if cfg.Webhooks.Timeout > 0 && cfg.Jobs.WebhookTimeout <= 0 {
+		cfg.Jobs.WebhookTimeout = cfg.Webhooks.Timeout
+	}
 	queue, err := jobs.NewQueue(store, cfg.Jobs)
 	if err != nil {
 		stop()
@@ -188,6 +196,7 @@ func New(cfg Config, store *storage.Store) (*Server, error) {
 		SyncTimeout: cfg.SyncBatchTimeout, UploadTimeout: cfg.BatchUploadTimeout, Log: cfg.Logger, SyncHold: &s.syncHold,
 		Tracer: s.tracer})
 	queue.Handle(bo.batches.ProcessChunk)
+	bo.webhooks = newWebhooks(&cfg, bo, queue, s.tracer)
 	s.queue = queue
 	group := g.Group("")
 	group.Use(bo.begin, bo.negotiate, bo.authenticate, bo.rateLimit, bo.validate)
@@ -243,6 +252,26 @@ func New(cfg Config, store *storage.Store) (*Server, error) {
 		return nil, err
 	}
 	return s, nil
+}
+
+// newWebhooks builds the back office's webhooks: their secrets sealed with
+// the key-encryption key when one is set, their event types those of the
+// back office's resources (the events themselves excepted), their deliveries
+// run by the job queue.
+func newWebhooks(cfg *Config, bo *application, queue *jobs.Queue, tracer trace.Tracer) *webhook.Service {
+	wc := cfg.Webhooks
+	if cfg.Auth.KeyEncryption != nil {
+		wc.Sealer = cfg.Auth.KeyEncryption
+	}
+	for _, t := range bo.reg.Types() {
+		if t != "events" {
+			wc.Types = append(wc.Types, t)
+		}
+	}
+	w := webhook.New(bo.engine, queue, wc)
+	w.SetTracer(tracer)
+	queue.HandleWebhooks(w.Deliver)
+	return w
 }
 
 func toAny[T any](list []T) []any {
@@ -304,9 +333,10 @@ type application struct {
 	log      *slog.Logger
 	docJSON  []byte
 	auth     *auth.Service
-	audience string          // the token audience of this application
-	batches  *batch.Pipeline // the back office's batch uploads and jobs; nil on the storefront
-	roles    bool            // callers' roles decide what they may do (the back office; storefront clients only read)
+	audience string           // the token audience of this application
+	batches  *batch.Pipeline  // the back office's batch uploads and jobs; nil on the storefront
+	webhooks *webhook.Service // the back office's webhooks; nil on the storefront
+	roles    bool             // callers' roles decide what they may do (the back office; storefront clients only read)
 	// storefront: the guests and locales of the storefront; nil on the back office.
 	storefront *storefront.Storefront
 	metrics    *metrics

@@ -31,6 +31,11 @@ const (
 // takes the next n values after the table's AUTOINCREMENT counter and largest
 // key while this transaction holds the database's only write lock
 // (BEGIN IMMEDIATE), and SQLite advances the counter past explicit keys.
+//
+// On a Conn from Noting, every row also gets the note as its change event
+// (its key the row's), in the same transaction, after the rows: on SQLite
+// one INSERT ... SELECT over the run of keys just reserved
+// (recordRunEvents), on PostgreSQL RecordEvents (COPY for many).
 func (c *Conn) InsertMany(ctx context.Context, t *Table, org int64, rows []Row) ([]any, error) {
 	if len(rows) == 0 {
 		return nil, nil
@@ -80,43 +85,62 @@ func (c *Conn) InsertMany(ctx context.Context, t *Table, org int64, rows []Row) 
 				keys[i] = vals[i][indexOf(cols[i], t.Key)]
 			}
 		}
-		// Rows that set different columns cannot share a VALUES list (SQLite
-		// has no DEFAULT there), so each column set gets its own statements.
-		for _, group := range groupByColumns(cols) {
-			names := cols[group[0]]
-			if t.AutoKey {
-				names = append([]string{t.Key}, names...)
-			}
-			if c.canCopy(t, names, len(group)) {
-				rows := make([][]any, len(group))
-				for j, i := range group {
-					rows[j] = vals[i]
-				}
-				if err := c.copyRows(ctx, t.Name, names, rows); err != nil {
-					return err
-				}
-				continue
-			}
-			per := min(insertChunk, max(1, maxParams/len(names)))
-			for start := 0; start < len(group); start += per {
-				chunk := group[start:min(start+per, len(group))]
-				text, params := c.s.insertText(t.Name, names, len(chunk))
-				for _, i := range chunk {
-					for _, v := range vals[i] {
-						params = append(params, c.s.param(v))
-					}
-				}
-				if _, err := c.execBound(ctx, text, params); err != nil {
-					return err
-				}
-			}
+		if err := c.insertGroups(ctx, t, cols, vals); err != nil {
+			return err
 		}
-		return nil
+		if c.note == nil {
+			return nil
+		}
+		if first, last := keys[0], keys[len(keys)-1]; c.s.sqlite() && t.AutoKey && last.(int64)-first.(int64) == int64(len(keys)-1) {
+			return c.recordRunEvents(ctx, t, org, first.(int64), last.(int64))
+		}
+		events := make([]Event, len(keys))
+		for i, k := range keys {
+			events[i] = *c.note
+			events[i].Key = k
+		}
+		return c.RecordEvents(ctx, events)
 	})
 	if err != nil {
 		return nil, c.s.mapError("insert", t.Name, err)
 	}
 	return keys, nil
+}
+
+// insertGroups sends rows whose columns are cols[i] and values vals[i].
+func (c *Conn) insertGroups(ctx context.Context, t *Table, cols [][]string, vals [][]any) error {
+	// Rows that set different columns cannot share a VALUES list (SQLite
+	// has no DEFAULT there), so each column set gets its own statements.
+	for _, group := range groupByColumns(cols) {
+		names := cols[group[0]]
+		if t.AutoKey {
+			names = append([]string{t.Key}, names...)
+		}
+		if c.canCopy(t, names, len(group)) {
+			rows := make([][]any, len(group))
+			for j, i := range group {
+				rows[j] = vals[i]
+			}
+			if err := c.copyRows(ctx, t.Name, names, rows); err != nil {
+				return err
+			}
+			continue
+		}
+		per := min(insertChunk, max(1, maxParams/len(names)))
+		for start := 0; start < len(group); start += per {
+			chunk := group[start:min(start+per, len(group))]
+			text, params := c.s.insertText(t.Name, names, len(chunk))
+			for _, i := range chunk {
+				for _, v := range vals[i] {
+					params = append(params, c.s.param(v))
+				}
+			}
+			if _, err := c.execBound(ctx, text, params); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // insertText is the multi-row INSERT of n rows of the columns names into

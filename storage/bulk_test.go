@@ -99,16 +99,16 @@ func TestDeleteWhere(t *testing.T) {
 		if err != nil || before != 5 {
 			t.Fatalf("Count = %d, %v; want 5", before, err)
 		}
-		if _, err := s.DeleteWhere(ctx, withA, before-1); !errors.Is(err, storage.ErrTooMany) {
+		if _, err := s.DeleteWhere(ctx, withA, before-1, nil); !errors.Is(err, storage.ErrTooMany) {
 			t.Fatalf("DeleteWhere above max: %v, want ErrTooMany", err)
 		}
 		if n, _ := s.Count(ctx, withA); n != before {
 			t.Fatalf("%d rows left after a refused DeleteWhere, want %d", n, before)
 		}
-		if n, err := s.DeleteWhere(ctx, storage.Query{Table: accounts, Org: 2}, 0); err != nil || n != 0 {
+		if n, err := s.DeleteWhere(ctx, storage.Query{Table: accounts, Org: 2}, 0, nil); err != nil || n != 0 {
 			t.Errorf("DeleteWhere in an empty organization = %d, %v", n, err)
 		}
-		n, err := s.DeleteWhere(ctx, withA, before)
+		n, err := s.DeleteWhere(ctx, withA, before, nil)
 		if err != nil || n != before {
 			t.Fatalf("DeleteWhere at max = %d, %v; want %d", n, err, before)
 		}

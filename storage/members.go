@@ -164,6 +164,9 @@ func (c *Conn) UpdateRowMembers(ctx context.Context, t *Table, org int64, key an
 		return nil, nil, err
 	}
 	if st == nil {
+		if err := c.noteAlone(ctx); err != nil {
+			return nil, nil, err
+		}
 		return c.GetMembers(ctx, t, org, key, nil, members)
 	}
 	ms, err := c.s.planMembers(t, members)
@@ -180,7 +183,7 @@ func (c *Conn) UpdateRowMembers(ctx context.Context, t *Table, org int64, key an
 		if err := c.s.addMembers(st, ms, key); err != nil {
 			return err
 		}
-		stored, keys, err = c.readMembersRow(ctx, "update", t, st, t.Order, ms, key) // errors mapped there
+		stored, keys, err = c.readMembersRow(ctx, "update", t, c.noted(st, t), t.Order, ms, key) // errors mapped there
 		return err
 	})
 	if err != nil {

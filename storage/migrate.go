@@ -33,6 +33,9 @@ type sqlTypes struct {
 	Timestamp string // a point in time, stored UTC
 	JSON      string // a JSON document
 	Now       string // the current time in whole seconds
+	// Postgres: the migration runs on PostgreSQL, for the parts only one
+	// database has ({{if .Postgres}}...{{end}}: the event outbox).
+	Postgres bool
 }
 
 var (
@@ -47,6 +50,7 @@ var (
 		Timestamp: "TIMESTAMPTZ",
 		JSON:      "JSONB",
 		Now:       "date_trunc('second', CURRENT_TIMESTAMP)",
+		Postgres:  true,
 	}
 )
 
@@ -89,7 +93,10 @@ func (s *Store) Migrate(ctx context.Context) (err error) {
 	if _, err := m.Migrate(ctx); err != nil {
 		return fmt.Errorf("storage: migrate: %w", err)
 	}
-	return s.migrateQueue(ctx)
+	if err := s.migrateQueue(ctx); err != nil {
+		return err
+	}
+	return s.renewConnections(ctx) // the note triggers of new tables
 }
 
 // migrateQueue creates or upgrades the job queue's tables (River's own

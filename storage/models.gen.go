@@ -9,6 +9,7 @@ var entityModels = []any{
 	(*Contact)(nil),         // contacts
 	(*Country)(nil),         // countries
 	(*Currency)(nil),        // currencies
+	(*ChangeEvent)(nil),     // events
 	(*Localization)(nil),    // localizations
 	(*Organization)(nil),    // organizations
 	(*Region)(nil),          // regions

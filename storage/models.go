@@ -130,7 +130,8 @@ type Account struct {
 }
 
 // UserRole is a role of the global, read-only catalogue that migration 0002
-// fills: ROLE_ADMINISTRATOR, ROLE_MANAGER and ROLE_USER.
+// fills: ROLE_ADMINISTRATOR, ROLE_MANAGER and ROLE_USER; 0011 adds
+// ROLE_INTEGRATION.
 type UserRole struct {
 	bun.BaseModel `bun:"table:userroles"`
 

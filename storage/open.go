@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -60,6 +61,12 @@ type Store struct {
 	// (nil on PostgreSQL). SQLite allows one writer per file; waiting here,
 	// honouring the context, beats failing with SQLITE_BUSY after busy_timeout.
 	writeSlot chan struct{}
+
+	// memory: a ":memory:" SQLite database (one connection, kept forever).
+	memory bool
+	// armed is the change event the SQLite note triggers record for the
+	// write being executed (eventtrigger.go); nil between writes.
+	armed atomic.Pointer[armedNote]
 
 	tables map[string]*Table
 	joins  map[string]*JoinTable
@@ -141,10 +148,8 @@ func openSQLite(path string) (*Store, error) {
 			return nil, fmt.Errorf("storage: create directory for %s: %w", path, err)
 		}
 	}
-	sqldb, err := sql.Open("sqlite", sqliteDSN(path))
-	if err != nil {
-		return nil, fmt.Errorf("storage: open sqlite %s: %w", path, err)
-	}
+	s := &Store{engine: engineSQLite, writeSlot: make(chan struct{}, 1), memory: memory}
+	sqldb := sql.OpenDB(newSQLiteConnector(s, sqliteDSN(path)))
 	if memory {
 		// Each connection to ":memory:" is a database of its own, and closing
 		// the last one loses it: keep exactly one, forever.
@@ -156,11 +161,8 @@ func openSQLite(path string) (*Store, error) {
 		sqldb.SetMaxOpenConns(sqliteReadConns)
 		sqldb.SetMaxIdleConns(sqliteReadConns)
 	}
-	return &Store{
-		db:        bun.NewDB(sqldb, sqliteDialect{sqlitedialect.New()}),
-		engine:    engineSQLite,
-		writeSlot: make(chan struct{}, 1),
-	}, nil
+	s.db = bun.NewDB(sqldb, sqliteDialect{sqlitedialect.New()})
+	return s, nil
 }
 
 // openPostgres opens a pgx pool and lets Bun use it through database/sql, so

@@ -70,6 +70,7 @@ func TestMigrationSeedsRoles(t *testing.T) {
 		}
 		want := []storage.Row{
 			{"code": "ROLE_ADMINISTRATOR", "label": "Administrator"},
+			{"code": "ROLE_INTEGRATION", "label": "Integration"},
 			{"code": "ROLE_MANAGER", "label": "Manager"},
 			{"code": "ROLE_USER", "label": "User"},
 		}
@@ -380,7 +381,7 @@ func TestVia(t *testing.T) {
 		}
 		// DeleteWhere takes them too.
 		n, err := s.DeleteWhere(ctx, storage.Query{Table: accounts, Org: 1, Where: []storage.Cond{
-			{Via: contactsOf, Op: storage.NotExists}, {Via: referred, Op: storage.NotExists}}}, 10)
+			{Via: contactsOf, Op: storage.NotExists}, {Via: referred, Op: storage.NotExists}}}, 10, nil)
 		if err != nil || n != 1 {
 			t.Errorf("DeleteWhere = %d, %v; want 1 (a4)", n, err)
 		}
@@ -569,7 +570,7 @@ func TestDeleteReferencedRows(t *testing.T) {
 		expect("sub-unit owner", get(units, sub)["owner_id"], nil)
 		expect("user's unit", get(users, u2)["owner_id"], nil)
 		// Deleting many at once works the same.
-		n, err := s.DeleteWhere(ctx, storage.Query{Table: contacts, Org: 1}, 10)
+		n, err := s.DeleteWhere(ctx, storage.Query{Table: contacts, Org: 1}, 10, nil)
 		if err != nil || n != 1 {
 			t.Errorf("DeleteWhere(contacts) = %d, %v", n, err)
 		}

@@ -20,6 +20,9 @@ type Conn struct {
 	// pg is the connection of a PostgreSQL transaction, through which pgx's
 	// COPY joins it (copy.go); nil on SQLite and outside a transaction.
 	pg *sql.Conn
+	// note is the change event the next write of one record sends in its
+	// own statement (Noting, eventinline.go); nil for every other Conn.
+	note *Event
 }
 
 // Tx runs fn in one transaction: committed when fn returns nil, rolled back

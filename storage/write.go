@@ -66,14 +66,14 @@ func (c *Conn) InsertRow(ctx context.Context, t *Table, org int64, row Row) (Row
 // costs one round trip, not BEGIN, the statement and COMMIT.
 func (c *Conn) alone(ctx context.Context, fn func(c *Conn) error) error {
 	if c.tx != nil {
-		return fn(c)
+		return c.armed(fn)
 	}
 	release, err := c.s.acquireWrite(ctx)
 	if err != nil {
 		return err
 	}
 	defer release()
-	return fn(c)
+	return c.armed(fn)
 }
 
 // insertStatement is the INSERT of one row, and the row's key when the
@@ -99,7 +99,7 @@ func insertStatement(t *Table, org int64, row Row) (st *sqlText, key any, err er
 func (c *Conn) returning(ctx context.Context, t *Table, st *sqlText) (Row, error) {
 	st.add(" RETURNING ")
 	c.s.readColumns(st, t, t.Order)
-	rows, err := c.query(ctx, st)
+	rows, err := c.query(ctx, c.noted(st, t))
 	if err != nil {
 		return nil, err
 	}
@@ -209,6 +209,9 @@ func (c *Conn) UpdateRow(ctx context.Context, t *Table, org int64, key any, valu
 		return nil, err
 	}
 	if st == nil {
+		if err := c.noteAlone(ctx); err != nil {
+			return nil, err
+		}
 		return c.Get(ctx, t, org, key)
 	}
 	var stored Row
@@ -281,6 +284,17 @@ func (c *Conn) Delete(ctx context.Context, t *Table, org int64, key any) error {
 	var st sqlText
 	st.add("DELETE FROM ?", bun.Ident(t.Name))
 	keyWhere(&st, t, org, keyArg)
+	if c.note != nil {
+		// One statement, with its event in it: atomic by itself.
+		err := c.alone(ctx, func(c *Conn) error {
+			res, err := c.exec(ctx, c.notedDelete(&st, t)) // under the write slot
+			if err != nil {
+				return err
+			}
+			return affected(res, 1)
+		})
+		return c.s.mapError("delete", t.Name, err)
+	}
 	return c.execOne(ctx, "delete", t, &st)
 }
 
@@ -318,8 +332,10 @@ func affected(res sql.Result, min int64) error {
 
 // DeleteWhere deletes the rows matching q's conditions, unless more than max
 // match: then it returns ErrTooMany and deletes nothing. Counting and
-// deleting happen in one transaction (the caller's, when c is in one).
-func (c *Conn) DeleteWhere(ctx context.Context, q Query, max int) (deleted int, err error) {
+// deleting happen in one transaction (the caller's, when c is in one). With
+// note, each deleted row gets its change event in that transaction: note
+// with the row's key and version (RecordEvents).
+func (c *Conn) DeleteWhere(ctx context.Context, q Query, max int, note *Event) (deleted int, err error) {
 	if q.Table == nil {
 		return 0, fmt.Errorf("storage: delete: query without a table")
 	}
@@ -330,7 +346,7 @@ func (c *Conn) DeleteWhere(ctx context.Context, q Query, max int) (deleted int, 
 		return 0, err
 	}
 	err = c.atomic(ctx, func(c *Conn) error {
-		n, err := c.Count(ctx, q)
+		n, err := c.deleteEvents(ctx, q, max, note)
 		if err != nil {
 			return err
 		}
@@ -361,4 +377,33 @@ func (c *Conn) DeleteWhere(ctx context.Context, q Query, max int) (deleted int, 
 		return 0, c.s.mapError("delete", t.Name, err)
 	}
 	return deleted, nil
+}
+
+// deleteEvents counts the rows of q, and when note is set and no more than
+// max match, records the event of deleting each one (c is in a
+// transaction): at most max+1 rows are read.
+func (c *Conn) deleteEvents(ctx context.Context, q Query, max int, note *Event) (int, error) {
+	if note == nil {
+		return c.Count(ctx, q)
+	}
+	t := q.Table
+	cols := []string{t.Key}
+	if t.Versioned {
+		cols = append(cols, VersionColumn)
+	}
+	q.Columns, q.Limit, q.Offset, q.OrderBy, q.Seek = cols, max+1, 0, []Order{{Column: t.Key}}, nil
+	rows, err := c.Find(ctx, q)
+	if err != nil || len(rows) > max {
+		return len(rows), err
+	}
+	events := make([]Event, len(rows))
+	for i, row := range rows {
+		ev := *note
+		ev.Table, ev.Key = t, row[t.Key]
+		if v, ok := row[VersionColumn].(int64); ok {
+			ev.Version = &v
+		}
+		events[i] = ev
+	}
+	return len(rows), c.RecordEvents(ctx, events)
 }

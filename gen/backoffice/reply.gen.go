@@ -48,6 +48,9 @@ func (r Response) VisitCreateTaxJurisdictionResponse(w http.ResponseWriter) erro
 // VisitCreateUserResponse writes the reply.
 func (r Response) VisitCreateUserResponse(w http.ResponseWriter) error { return r.Reply.Write(w) }
 
+// VisitCreateWebhookResponse writes the reply.
+func (r Response) VisitCreateWebhookResponse(w http.ResponseWriter) error { return r.Reply.Write(w) }
+
 // VisitCreateWeightUnitResponse writes the reply.
 func (r Response) VisitCreateWeightUnitResponse(w http.ResponseWriter) error { return r.Reply.Write(w) }
 
@@ -103,6 +106,9 @@ func (r Response) VisitDeleteUserUserRolesRelationshipResponse(w http.ResponseWr
 
 // VisitDeleteUsersResponse writes the reply.
 func (r Response) VisitDeleteUsersResponse(w http.ResponseWriter) error { return r.Reply.Write(w) }
+
+// VisitDeleteWebhookResponse writes the reply.
+func (r Response) VisitDeleteWebhookResponse(w http.ResponseWriter) error { return r.Reply.Write(w) }
 
 // VisitDeleteWeightUnitResponse writes the reply.
 func (r Response) VisitDeleteWeightUnitResponse(w http.ResponseWriter) error { return r.Reply.Write(w) }
@@ -245,6 +251,9 @@ func (r Response) VisitGetCountryRegionsRelationshipResponse(w http.ResponseWrit
 	return r.Reply.Write(w)
 }
 
+// VisitGetEventResponse writes the reply.
+func (r Response) VisitGetEventResponse(w http.ResponseWriter) error { return r.Reply.Write(w) }
+
 // VisitGetOrganizationResponse writes the reply.
 func (r Response) VisitGetOrganizationResponse(w http.ResponseWriter) error { return r.Reply.Write(w) }
 
@@ -323,6 +332,9 @@ func (r Response) VisitGetUserUserRolesRelationshipResponse(w http.ResponseWrite
 	return r.Reply.Write(w)
 }
 
+// VisitGetWebhookResponse writes the reply.
+func (r Response) VisitGetWebhookResponse(w http.ResponseWriter) error { return r.Reply.Write(w) }
+
 // VisitGetWeightUnitResponse writes the reply.
 func (r Response) VisitGetWeightUnitResponse(w http.ResponseWriter) error { return r.Reply.Write(w) }
 
@@ -365,6 +377,9 @@ func (r Response) VisitListCountryRegionsResponse(w http.ResponseWriter) error {
 	return r.Reply.Write(w)
 }
 
+// VisitListEventsResponse writes the reply.
+func (r Response) VisitListEventsResponse(w http.ResponseWriter) error { return r.Reply.Write(w) }
+
 // VisitListOrganizationBusinessUnitsResponse writes the reply.
 func (r Response) VisitListOrganizationBusinessUnitsResponse(w http.ResponseWriter) error {
 	return r.Reply.Write(w)
@@ -399,8 +414,21 @@ func (r Response) VisitListUserUserRolesResponse(w http.ResponseWriter) error {
 // VisitListUsersResponse writes the reply.
 func (r Response) VisitListUsersResponse(w http.ResponseWriter) error { return r.Reply.Write(w) }
 
+// VisitListWebhookDeliveriesResponse writes the reply.
+func (r Response) VisitListWebhookDeliveriesResponse(w http.ResponseWriter) error {
+	return r.Reply.Write(w)
+}
+
+// VisitListWebhooksResponse writes the reply.
+func (r Response) VisitListWebhooksResponse(w http.ResponseWriter) error { return r.Reply.Write(w) }
+
 // VisitListWeightUnitsResponse writes the reply.
 func (r Response) VisitListWeightUnitsResponse(w http.ResponseWriter) error { return r.Reply.Write(w) }
+
+// VisitSendWebhookMessageResponse writes the reply.
+func (r Response) VisitSendWebhookMessageResponse(w http.ResponseWriter) error {
+	return r.Reply.Write(w)
+}
 
 // VisitUpdateAccountResponse writes the reply.
 func (r Response) VisitUpdateAccountResponse(w http.ResponseWriter) error { return r.Reply.Write(w) }
@@ -495,6 +523,9 @@ func (r Response) VisitUpdateUserOwnerRelationshipResponse(w http.ResponseWriter
 func (r Response) VisitUpdateUserUserRolesRelationshipResponse(w http.ResponseWriter) error {
 	return r.Reply.Write(w)
 }
+
+// VisitUpdateWebhookResponse writes the reply.
+func (r Response) VisitUpdateWebhookResponse(w http.ResponseWriter) error { return r.Reply.Write(w) }
 
 // VisitUpdateWeightUnitResponse writes the reply.
 func (r Response) VisitUpdateWeightUnitResponse(w http.ResponseWriter) error { return r.Reply.Write(w) }

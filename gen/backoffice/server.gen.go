@@ -447,6 +447,63 @@ func (e CountryIdentifierType) Valid() bool {
 	}
 }
 
+// Defines values for EventType.
+const (
+	Events EventType = "events"
+)
+
+// Valid indicates whether the value is a known member of the EventType enum.
+func (e EventType) Valid() bool {
+	switch e {
+	case Events:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for EventAttributesAction.
+const (
+	EventAttributesActionCreated EventAttributesAction = "created"
+	EventAttributesActionDeleted EventAttributesAction = "deleted"
+	EventAttributesActionUpdated EventAttributesAction = "updated"
+)
+
+// Valid indicates whether the value is a known member of the EventAttributesAction enum.
+func (e EventAttributesAction) Valid() bool {
+	switch e {
+	case EventAttributesActionCreated:
+		return true
+	case EventAttributesActionDeleted:
+		return true
+	case EventAttributesActionUpdated:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for EventPlainAction.
+const (
+	EventPlainActionCreated EventPlainAction = "created"
+	EventPlainActionDeleted EventPlainAction = "deleted"
+	EventPlainActionUpdated EventPlainAction = "updated"
+)
+
+// Valid indicates whether the value is a known member of the EventPlainAction enum.
+func (e EventPlainAction) Valid() bool {
+	switch e {
+	case EventPlainActionCreated:
+		return true
+	case EventPlainActionDeleted:
+		return true
+	case EventPlainActionUpdated:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for OrganizationType.
 const (
 	OrganizationTypeOrganizations OrganizationType = "organizations"
@@ -651,6 +708,36 @@ const (
 func (e UserUserRolesIdentifierRequestType) Valid() bool {
 	switch e {
 	case UserUserRolesIdentifierRequestTypeUserroles:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for WebhookType.
+const (
+	Webhooks WebhookType = "webhooks"
+)
+
+// Valid indicates whether the value is a known member of the WebhookType enum.
+func (e WebhookType) Valid() bool {
+	switch e {
+	case Webhooks:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for WebhookDeliveryType.
+const (
+	Webhookdeliveries WebhookDeliveryType = "webhookdeliveries"
+)
+
+// Valid indicates whether the value is a known member of the WebhookDeliveryType enum.
+func (e WebhookDeliveryType) Valid() bool {
+	switch e {
+	case Webhookdeliveries:
 		return true
 	default:
 		return false
@@ -2146,6 +2233,127 @@ type ErrorDocument struct {
 	} `json:"meta,omitempty"`
 }
 
+// Event A change of one record: which record, what was done, the names of what changed, the record's version after the change (for a delete: the last one it had), who changed it and when.
+type Event struct {
+	// Attributes The fields of a change event.
+	Attributes *EventAttributes `json:"attributes,omitempty"`
+
+	// Id The event's position in the feed.
+	//
+	// Example: 1042
+	Id string `json:"id"`
+
+	// Links Links of one resource object. Removed by `X-Include: noHateoas`.
+	Links *ResourceLinks `json:"links,omitempty"`
+
+	// Meta Extra information about one resource object.
+	Meta *ResourceMeta `json:"meta,omitempty"`
+	Type EventType     `json:"type"`
+}
+
+// EventType defines model for Event.Type.
+type EventType string
+
+// EventAttributes The fields of a change event.
+type EventAttributes struct {
+	// Action What was done to the record.
+	//
+	// Example: updated
+	Action *EventAttributesAction `json:"action,omitempty"`
+
+	// ChangedAttributes The names of the attributes the change set (none for a delete).
+	//
+	// Example: ["name"]
+	ChangedAttributes *[]string `json:"changedAttributes,omitempty"`
+
+	// ChangedRelationships The names of the relationships the change set.
+	//
+	// Example: ["contacts"]
+	ChangedRelationships *[]string `json:"changedRelationships,omitempty"`
+
+	// ClientId The OAuth 2.0 client that made the change (for a batch, the client that sent it).
+	//
+	// Example: demo-backoffice
+	ClientId *string `json:"clientId,omitempty"`
+
+	// OccurredAt When the change was written (UTC).
+	//
+	// Example: 2024-05-01T12:00:00Z
+	OccurredAt *time.Time `json:"occurredAt,omitempty"`
+
+	// ResourceId The id of the changed record.
+	//
+	// Example: 42
+	ResourceId *string `json:"resourceId,omitempty"`
+
+	// ResourceType The type of the changed record.
+	//
+	// Example: accounts
+	ResourceType *string `json:"resourceType,omitempty"`
+
+	// UserId The user the change was made as; null for a client without a user.
+	//
+	// Example: 1
+	UserId *int64 `json:"userId,omitempty"`
+
+	// Version The record's version after the change (its ETag), for a delete the last version it had; null for records without versions.
+	//
+	// Example: 3
+	Version *int64 `json:"version,omitempty"`
+}
+
+// EventAttributesAction What was done to the record.
+//
+// Example: updated
+type EventAttributesAction string
+
+// EventCollectionDocument A document holding a page of change events.
+type EventCollectionDocument = jsonapi.Document
+
+// EventDocument A document holding one change event.
+type EventDocument = jsonapi.Document
+
+// EventPlain A change event in the plain format.
+type EventPlain struct {
+	// Action Example: updated
+	Action *EventPlainAction `json:"action,omitempty"`
+
+	// ChangedAttributes Example: ["name"]
+	ChangedAttributes *[]string `json:"changedAttributes,omitempty"`
+
+	// ChangedRelationships Example: []
+	ChangedRelationships *[]string `json:"changedRelationships,omitempty"`
+
+	// ClientId Example: demo-backoffice
+	ClientId *string `json:"clientId,omitempty"`
+
+	// Id Example: 1042
+	Id int64 `json:"id"`
+
+	// OccurredAt Example: 2024-05-01T12:00:00Z
+	OccurredAt *time.Time `json:"occurredAt,omitempty"`
+
+	// ResourceId Example: 42
+	ResourceId *string `json:"resourceId,omitempty"`
+
+	// ResourceType Example: accounts
+	ResourceType *string `json:"resourceType,omitempty"`
+
+	// UserId Example: 1
+	UserId *int64 `json:"userId,omitempty"`
+
+	// Version Example: 3
+	Version *int64 `json:"version,omitempty"`
+}
+
+// EventPlainAction Example: updated
+type EventPlainAction string
+
+// EventTypes The change events the webhook receives: `<resource type>.<action>`, `<resource type>.*` or `*`; actions are `created`, `updated` and `deleted`.
+//
+// Example: ["accounts.created","contacts.*"]
+type EventTypes = []string
+
 // IncludedRequestResource A related record sent with the primary one in the same request: created when its id is a new temporary id, changed when `meta.update` is true (its id is then the record's real id). Primary data refers to it by `type` and `id`; each one must be linked with the primary record, directly or through another included record. Its attributes and relationships follow the rules of its own resource.
 type IncludedRequestResource struct {
 	// Attributes The record's fields, as in a create or update of its own resource.
@@ -3207,6 +3415,152 @@ type UserWritableRelationships struct {
 	UserRoles *UserUserRolesToManyRequest `json:"userRoles,omitempty"`
 }
 
+// Webhook A webhook.
+type Webhook struct {
+	Attributes *struct {
+		// ConsecutiveFailures Failed delivery attempts since the last success.
+		ConsecutiveFailures *int64 `json:"consecutiveFailures,omitempty"`
+
+		// CreatedAt When the webhook was created (UTC).
+		CreatedAt *time.Time `json:"createdAt,omitempty"`
+
+		// DisabledAt When failures disabled the webhook (UTC).
+		DisabledAt *time.Time `json:"disabledAt,omitempty"`
+
+		// Enabled Whether events are delivered.
+		Enabled *bool `json:"enabled,omitempty"`
+
+		// EventTypes The change events the webhook receives: `<resource type>.<action>`, `<resource type>.*` or `*`; actions are `created`, `updated` and `deleted`.
+		//
+		// Example: ["accounts.created","contacts.*"]
+		EventTypes *EventTypes `json:"eventTypes,omitempty"`
+
+		// UpdatedAt When the webhook last changed (UTC).
+		UpdatedAt *time.Time `json:"updatedAt,omitempty"`
+
+		// Url The https URL the events are POSTed to.
+		//
+		// Example: https://hooks.example.com/entityapi
+		Url *WebhookUrl `json:"url,omitempty"`
+	} `json:"attributes,omitempty"`
+
+	// Id Example: 3
+	Id string `json:"id"`
+
+	// Links Links of one resource object. Removed by `X-Include: noHateoas`.
+	Links *ResourceLinks `json:"links,omitempty"`
+	Meta  *struct {
+		// Secret The signing secret (`whsec_` and base64), only in the answer that made it.
+		Secret *string `json:"secret,omitempty"`
+	} `json:"meta,omitempty"`
+	Type WebhookType `json:"type"`
+}
+
+// WebhookType defines model for Webhook.Type.
+type WebhookType string
+
+// WebhookCollectionDocument A document holding a page of webhooks.
+type WebhookCollectionDocument = jsonapi.Document
+
+// WebhookCreateDocument The body that creates a webhook.
+type WebhookCreateDocument = jsonapi.Document
+
+// WebhookCreatePlain The plain body that creates a webhook.
+type WebhookCreatePlain = jsonapi.Object
+
+// WebhookDelivery One attempt to deliver a message to a webhook.
+type WebhookDelivery struct {
+	Attributes *struct {
+		// Attempt The attempt's number, from 1.
+		Attempt *int64 `json:"attempt,omitempty"`
+
+		// CreatedAt When the attempt ended (UTC).
+		CreatedAt *time.Time `json:"createdAt,omitempty"`
+
+		// DurationMs How long the attempt took, in milliseconds.
+		DurationMs *int64 `json:"durationMs,omitempty"`
+
+		// Error What went wrong; null on success.
+		Error *string `json:"error,omitempty"`
+
+		// EventId The event the message carried; null for a test message.
+		EventId *string `json:"eventId,omitempty"`
+
+		// MessageId The webhook-id of the message: evt_<event id>, or test_... for a test message.
+		MessageId *string `json:"messageId,omitempty"`
+
+		// StatusCode The receiver's HTTP status; null when no answer came.
+		StatusCode *int64 `json:"statusCode,omitempty"`
+	} `json:"attributes,omitempty"`
+
+	// Id Example: 71
+	Id   string              `json:"id"`
+	Type WebhookDeliveryType `json:"type"`
+}
+
+// WebhookDeliveryType defines model for WebhookDelivery.Type.
+type WebhookDeliveryType string
+
+// WebhookDeliveryCollectionDocument A document holding a page of delivery attempts.
+type WebhookDeliveryCollectionDocument = jsonapi.Document
+
+// WebhookDeliveryPlain A delivery attempt in the plain format.
+type WebhookDeliveryPlain struct {
+	Attempt    *int64     `json:"attempt,omitempty"`
+	CreatedAt  *time.Time `json:"createdAt,omitempty"`
+	DurationMs *int64     `json:"durationMs,omitempty"`
+	Error      *string    `json:"error,omitempty"`
+	EventId    *int64     `json:"eventId,omitempty"`
+	Id         int64      `json:"id"`
+	MessageId  *string    `json:"messageId,omitempty"`
+	StatusCode *int64     `json:"statusCode,omitempty"`
+}
+
+// WebhookDocument A document holding one webhook.
+type WebhookDocument = jsonapi.Document
+
+// WebhookMessageDocument The body that sends a test message (no eventId) or replays an event.
+type WebhookMessageDocument = jsonapi.Document
+
+// WebhookMessagePlain The plain body that sends a test message (no eventId) or replays an event.
+type WebhookMessagePlain = jsonapi.Object
+
+// WebhookMessageQueued The answer to a queued message.
+type WebhookMessageQueued = jsonapi.Document
+
+// WebhookMessageQueuedPlain The plain answer to a queued message.
+type WebhookMessageQueuedPlain struct {
+	MessageId string `json:"messageId"`
+}
+
+// WebhookPlain A webhook in the plain format.
+type WebhookPlain struct {
+	ConsecutiveFailures *int64     `json:"consecutiveFailures,omitempty"`
+	CreatedAt           *time.Time `json:"createdAt,omitempty"`
+	DisabledAt          *time.Time `json:"disabledAt,omitempty"`
+	Enabled             *bool      `json:"enabled,omitempty"`
+	EventTypes          *[]string  `json:"eventTypes,omitempty"`
+
+	// Id Example: 3
+	Id int64 `json:"id"`
+
+	// Secret Only in the answer that made it.
+	Secret    *string    `json:"secret,omitempty"`
+	UpdatedAt *time.Time `json:"updatedAt,omitempty"`
+	Url       *string    `json:"url,omitempty"`
+}
+
+// WebhookUpdateDocument The body that changes a webhook or rotates its secret.
+type WebhookUpdateDocument = jsonapi.Document
+
+// WebhookUpdatePlain The plain body that changes a webhook or rotates its secret.
+type WebhookUpdatePlain = jsonapi.Object
+
+// WebhookUrl The https URL the events are POSTed to.
+//
+// Example: https://hooks.example.com/entityapi
+type WebhookUrl = string
+
 // WeightUnit A unit of weight.
 type WeightUnit struct {
 	// Attributes The fields of a weight unit.
@@ -3427,6 +3781,30 @@ type CountryInclude = string
 // CountrySort defines model for CountrySort.
 type CountrySort = string
 
+// EventFields defines model for EventFields.
+type EventFields = string
+
+// EventFilterAction defines model for EventFilterAction.
+type EventFilterAction = string
+
+// EventFilterId defines model for EventFilterId.
+type EventFilterId = string
+
+// EventFilterOccurredAt defines model for EventFilterOccurredAt.
+type EventFilterOccurredAt = string
+
+// EventFilterResourceId defines model for EventFilterResourceId.
+type EventFilterResourceId = string
+
+// EventFilterResourceType defines model for EventFilterResourceType.
+type EventFilterResourceType = string
+
+// EventId defines model for EventId.
+type EventId = string
+
+// EventSort defines model for EventSort.
+type EventSort = string
+
 // IfMatch defines model for IfMatch.
 type IfMatch = string
 
@@ -3591,6 +3969,9 @@ type UserRoleSort = string
 
 // UserSort defines model for UserSort.
 type UserSort = string
+
+// WebhookId defines model for WebhookId.
+type WebhookId = string
 
 // WeightUnitFields defines model for WeightUnitFields.
 type WeightUnitFields = string
@@ -5113,6 +5494,66 @@ type GetCountryRegionsRelationshipParams struct {
 	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
+// ListEventsParams defines parameters for ListEvents.
+type ListEventsParams struct {
+	// FilterId Events by id (position); several ids separated by commas. Operators: `filter[id][gt]=1042`, `lt`, `gte`, `lte`, `neq`.
+	FilterId *EventFilterId `form:"filter[id],omitempty" json:"filter[id],omitempty"`
+
+	// FilterResourceType Events of records of these types, separated by commas (`accounts,contacts`). Operators: `filter[resourceType][neq]=users`.
+	FilterResourceType *EventFilterResourceType `form:"filter[resourceType],omitempty" json:"filter[resourceType],omitempty"`
+
+	// FilterResourceId Events of the records with these ids, separated by commas; use with `filter[resourceType]`.
+	FilterResourceId *EventFilterResourceId `form:"filter[resourceId],omitempty" json:"filter[resourceId],omitempty"`
+
+	// FilterAction Events of these actions, separated by commas: `created`, `updated`, `deleted`. Operators: `filter[action][neq]=deleted`.
+	FilterAction *EventFilterAction `form:"filter[action],omitempty" json:"filter[action],omitempty"`
+
+	// FilterOccurredAt Events by when the change happened (UTC, `2006-01-02T15:04:05Z`); a range is `from..to`. Operators: `filter[occurredAt][gte]=2024-05-01T00:00:00Z`, `gt`, `lt`, `lte`.
+	FilterOccurredAt *EventFilterOccurredAt `form:"filter[occurredAt],omitempty" json:"filter[occurredAt],omitempty"`
+
+	// PageNumber The page to return, starting at 1.
+	PageNumber *PageNumber `form:"page[number],omitempty" json:"page[number],omitempty"`
+
+	// PageSize Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000.
+	PageSize *PageSize `form:"page[size],omitempty" json:"page[size],omitempty"`
+
+	// PageAfter Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`.
+	PageAfter *PageAfter `form:"page[after],omitempty" json:"page[after],omitempty"`
+
+	// PageBefore Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`.
+	PageBefore *PageBefore `form:"page[before],omitempty" json:"page[before],omitempty"`
+
+	// Sort Fields to sort by, separated by commas; a leading `-` sorts descending. Sortable: `id` (the feed's order, the default), `occurredAt`.
+	Sort *EventSort `form:"sort,omitempty" json:"sort,omitempty"`
+
+	// FieldsEvents The event fields to return, separated by commas; JSON:API only.
+	FieldsEvents *EventFields `form:"fields[events],omitempty" json:"fields[events],omitempty"`
+
+	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
+	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
+
+	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
+	XInclude *XInclude `json:"X-Include,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
+}
+
+// GetEventParams defines parameters for GetEvent.
+type GetEventParams struct {
+	// FieldsEvents The event fields to return, separated by commas; JSON:API only.
+	FieldsEvents *EventFields `form:"fields[events],omitempty" json:"fields[events],omitempty"`
+
+	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
+	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
+
+	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
+	XInclude *XInclude `json:"X-Include,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
+}
+
 // ListOrganizationsParams defines parameters for ListOrganizations.
 type ListOrganizationsParams struct {
 	// FilterId Organizations by identifier: a list (`1,2,3`), a range (`5..9`) or an operator (`filter[id][gte]=5`; also `neq`, `lt`, `lte`, `gt`). Each value has at most 1,000 characters; a longer one is a 400.
@@ -6079,6 +6520,36 @@ type ListUserUserRolesParams struct {
 	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
+// ListWebhooksParams defines parameters for ListWebhooks.
+type ListWebhooksParams struct {
+	// PageNumber The page to return, starting at 1.
+	PageNumber *PageNumber `form:"page[number],omitempty" json:"page[number],omitempty"`
+
+	// PageSize Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000.
+	PageSize *PageSize `form:"page[size],omitempty" json:"page[size],omitempty"`
+
+	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
+	XInclude *XInclude `json:"X-Include,omitempty"`
+}
+
+// GetWebhookParams defines parameters for GetWebhook.
+type GetWebhookParams struct {
+	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
+	XInclude *XInclude `json:"X-Include,omitempty"`
+}
+
+// ListWebhookDeliveriesParams defines parameters for ListWebhookDeliveries.
+type ListWebhookDeliveriesParams struct {
+	// PageNumber The page to return, starting at 1.
+	PageNumber *PageNumber `form:"page[number],omitempty" json:"page[number],omitempty"`
+
+	// PageSize Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000.
+	PageSize *PageSize `form:"page[size],omitempty" json:"page[size],omitempty"`
+
+	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
+	XInclude *XInclude `json:"X-Include,omitempty"`
+}
+
 // DeleteWeightUnitsParams defines parameters for DeleteWeightUnits.
 type DeleteWeightUnitsParams struct {
 	// FilterId Weight units by code; several codes separated by commas (`kg,lbs`). Operators: `filter[id][neq]=kg`. Each value has at most 1,000 characters; a longer one is a 400.
@@ -6288,6 +6759,24 @@ type UpdateUserUserRolesRelationshipApplicationVndAPIPlusJSONRequestBody = UserU
 
 // AddUserUserRolesRelationshipApplicationVndAPIPlusJSONRequestBody defines body for AddUserUserRolesRelationship for application/vnd.api+json ContentType.
 type AddUserUserRolesRelationshipApplicationVndAPIPlusJSONRequestBody = UserUserRolesRelationshipRequest
+
+// CreateWebhookJSONRequestBody defines body for CreateWebhook for application/json ContentType.
+type CreateWebhookJSONRequestBody = WebhookCreatePlain
+
+// CreateWebhookApplicationVndAPIPlusJSONRequestBody defines body for CreateWebhook for application/vnd.api+json ContentType.
+type CreateWebhookApplicationVndAPIPlusJSONRequestBody = WebhookCreateDocument
+
+// UpdateWebhookJSONRequestBody defines body for UpdateWebhook for application/json ContentType.
+type UpdateWebhookJSONRequestBody = WebhookUpdatePlain
+
+// UpdateWebhookApplicationVndAPIPlusJSONRequestBody defines body for UpdateWebhook for application/vnd.api+json ContentType.
+type UpdateWebhookApplicationVndAPIPlusJSONRequestBody = WebhookUpdateDocument
+
+// SendWebhookMessageJSONRequestBody defines body for SendWebhookMessage for application/json ContentType.
+type SendWebhookMessageJSONRequestBody = WebhookMessagePlain
+
+// SendWebhookMessageApplicationVndAPIPlusJSONRequestBody defines body for SendWebhookMessage for application/vnd.api+json ContentType.
+type SendWebhookMessageApplicationVndAPIPlusJSONRequestBody = WebhookMessageDocument
 
 // CreateWeightUnitJSONRequestBody defines body for CreateWeightUnit for application/json ContentType.
 type CreateWeightUnitJSONRequestBody = WeightUnitCreatePlain
@@ -7130,6 +7619,12 @@ type ServerInterface interface {
 	// GetCountryRegionsRelationship List the region identifiers of a country
 	// (GET /api/countries/{id}/relationships/regions)
 	GetCountryRegionsRelationship(c *gin.Context, id CountryId, params GetCountryRegionsRelationshipParams)
+	// ListEvents List change events
+	// (GET /api/events)
+	ListEvents(c *gin.Context, params ListEventsParams)
+	// GetEvent Get a change event
+	// (GET /api/events/{id})
+	GetEvent(c *gin.Context, id EventId, params GetEventParams)
 	// ListOrganizations List organizations
 	// (GET /api/organizations)
 	ListOrganizations(c *gin.Context, params ListOrganizationsParams)
@@ -7253,6 +7748,27 @@ type ServerInterface interface {
 	// ListUserUserRoles List the roles of a user
 	// (GET /api/users/{id}/userRoles)
 	ListUserUserRoles(c *gin.Context, id UserId, params ListUserUserRolesParams)
+	// ListWebhooks List webhooks
+	// (GET /api/webhooks)
+	ListWebhooks(c *gin.Context, params ListWebhooksParams)
+	// CreateWebhook Create a webhook
+	// (POST /api/webhooks)
+	CreateWebhook(c *gin.Context)
+	// DeleteWebhook Delete a webhook
+	// (DELETE /api/webhooks/{id})
+	DeleteWebhook(c *gin.Context, id WebhookId)
+	// GetWebhook Get a webhook
+	// (GET /api/webhooks/{id})
+	GetWebhook(c *gin.Context, id WebhookId, params GetWebhookParams)
+	// UpdateWebhook Update a webhook or rotate its secret
+	// (PATCH /api/webhooks/{id})
+	UpdateWebhook(c *gin.Context, id WebhookId)
+	// ListWebhookDeliveries List the delivery attempts of a webhook
+	// (GET /api/webhooks/{id}/deliveries)
+	ListWebhookDeliveries(c *gin.Context, id WebhookId, params ListWebhookDeliveriesParams)
+	// SendWebhookMessage Send a test message or replay an event
+	// (POST /api/webhooks/{id}/deliveries)
+	SendWebhookMessage(c *gin.Context, id WebhookId)
 	// DeleteWeightUnits Delete the weight units matching a filter
 	// (DELETE /api/weightunits)
 	DeleteWeightUnits(c *gin.Context, params DeleteWeightUnitsParams)
@@ -13497,6 +14013,247 @@ func (siw *ServerInterfaceWrapper) GetCountryRegionsRelationship(c *gin.Context)
 	siw.Handler.GetCountryRegionsRelationship(c, id, params)
 }
 
+// ListEvents operation middleware
+func (siw *ServerInterfaceWrapper) ListEvents(c *gin.Context) {
+	query := c.Request.URL.Query()
+
+	var err error
+	_ = err
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListEventsParams
+
+	// ------------- Optional query parameter "filter[id]" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[id]", query, &params.FilterId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[id]: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "filter[resourceType]" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[resourceType]", query, &params.FilterResourceType, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[resourceType]: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "filter[resourceId]" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[resourceId]", query, &params.FilterResourceId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[resourceId]: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "filter[action]" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[action]", query, &params.FilterAction, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[action]: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "filter[occurredAt]" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[occurredAt]", query, &params.FilterOccurredAt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[occurredAt]: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "page[number]" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[number]", query, &params.PageNumber, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[number]: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "page[size]" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[size]", query, &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[size]: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "page[after]" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[after]", query, &params.PageAfter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[after]: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "page[before]" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[before]", query, &params.PageBefore, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[before]: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "sort" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "sort", query, &params.Sort, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter sort: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "fields[events]" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[events]", query, &params.FieldsEvents, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[events]: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "meta" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	headers := c.Request.Header
+
+	// ------------- Optional header parameter "X-Include" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("X-Include")]; found {
+		var XInclude XInclude
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for X-Include, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "X-Include", valueList[0], &XInclude, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter X-Include: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.XInclude = &XInclude
+
+	}
+
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-None-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-None-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
+
+	}
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		middleware(c)
+		if c.IsAborted() {
+			return
+		}
+	}
+
+	siw.Handler.ListEvents(c, params)
+}
+
+// GetEvent operation middleware
+func (siw *ServerInterfaceWrapper) GetEvent(c *gin.Context) {
+	query := c.Request.URL.Query()
+
+	var err error
+	_ = err
+
+	// ------------- Path parameter "id" -------------
+	var id EventId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", c.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: true})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter id: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetEventParams
+
+	// ------------- Optional query parameter "fields[events]" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[events]", query, &params.FieldsEvents, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[events]: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "meta" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	headers := c.Request.Header
+
+	// ------------- Optional header parameter "X-Include" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("X-Include")]; found {
+		var XInclude XInclude
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for X-Include, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "X-Include", valueList[0], &XInclude, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter X-Include: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.XInclude = &XInclude
+
+	}
+
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-None-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-None-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
+
+	}
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		middleware(c)
+		if c.IsAborted() {
+			return
+		}
+	}
+
+	siw.Handler.GetEvent(c, id, params)
+}
+
 // ListOrganizations operation middleware
 func (siw *ServerInterfaceWrapper) ListOrganizations(c *gin.Context) {
 	query := c.Request.URL.Query()
@@ -17632,6 +18389,266 @@ func (siw *ServerInterfaceWrapper) ListUserUserRoles(c *gin.Context) {
 	siw.Handler.ListUserUserRoles(c, id, params)
 }
 
+// ListWebhooks operation middleware
+func (siw *ServerInterfaceWrapper) ListWebhooks(c *gin.Context) {
+	query := c.Request.URL.Query()
+
+	var err error
+	_ = err
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListWebhooksParams
+
+	// ------------- Optional query parameter "page[number]" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[number]", query, &params.PageNumber, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[number]: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "page[size]" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[size]", query, &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[size]: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	headers := c.Request.Header
+
+	// ------------- Optional header parameter "X-Include" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("X-Include")]; found {
+		var XInclude XInclude
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for X-Include, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "X-Include", valueList[0], &XInclude, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter X-Include: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.XInclude = &XInclude
+
+	}
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		middleware(c)
+		if c.IsAborted() {
+			return
+		}
+	}
+
+	siw.Handler.ListWebhooks(c, params)
+}
+
+// CreateWebhook operation middleware
+func (siw *ServerInterfaceWrapper) CreateWebhook(c *gin.Context) {
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		middleware(c)
+		if c.IsAborted() {
+			return
+		}
+	}
+
+	siw.Handler.CreateWebhook(c)
+}
+
+// DeleteWebhook operation middleware
+func (siw *ServerInterfaceWrapper) DeleteWebhook(c *gin.Context) {
+
+	var err error
+	_ = err
+
+	// ------------- Path parameter "id" -------------
+	var id WebhookId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", c.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: true})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter id: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		middleware(c)
+		if c.IsAborted() {
+			return
+		}
+	}
+
+	siw.Handler.DeleteWebhook(c, id)
+}
+
+// GetWebhook operation middleware
+func (siw *ServerInterfaceWrapper) GetWebhook(c *gin.Context) {
+
+	var err error
+	_ = err
+
+	// ------------- Path parameter "id" -------------
+	var id WebhookId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", c.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: true})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter id: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetWebhookParams
+
+	headers := c.Request.Header
+
+	// ------------- Optional header parameter "X-Include" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("X-Include")]; found {
+		var XInclude XInclude
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for X-Include, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "X-Include", valueList[0], &XInclude, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter X-Include: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.XInclude = &XInclude
+
+	}
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		middleware(c)
+		if c.IsAborted() {
+			return
+		}
+	}
+
+	siw.Handler.GetWebhook(c, id, params)
+}
+
+// UpdateWebhook operation middleware
+func (siw *ServerInterfaceWrapper) UpdateWebhook(c *gin.Context) {
+
+	var err error
+	_ = err
+
+	// ------------- Path parameter "id" -------------
+	var id WebhookId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", c.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: true})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter id: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		middleware(c)
+		if c.IsAborted() {
+			return
+		}
+	}
+
+	siw.Handler.UpdateWebhook(c, id)
+}
+
+// ListWebhookDeliveries operation middleware
+func (siw *ServerInterfaceWrapper) ListWebhookDeliveries(c *gin.Context) {
+	query := c.Request.URL.Query()
+
+	var err error
+	_ = err
+
+	// ------------- Path parameter "id" -------------
+	var id WebhookId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", c.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: true})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter id: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListWebhookDeliveriesParams
+
+	// ------------- Optional query parameter "page[number]" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[number]", query, &params.PageNumber, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[number]: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "page[size]" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[size]", query, &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[size]: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	headers := c.Request.Header
+
+	// ------------- Optional header parameter "X-Include" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("X-Include")]; found {
+		var XInclude XInclude
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for X-Include, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "X-Include", valueList[0], &XInclude, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter X-Include: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.XInclude = &XInclude
+
+	}
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		middleware(c)
+		if c.IsAborted() {
+			return
+		}
+	}
+
+	siw.Handler.ListWebhookDeliveries(c, id, params)
+}
+
+// SendWebhookMessage operation middleware
+func (siw *ServerInterfaceWrapper) SendWebhookMessage(c *gin.Context) {
+
+	var err error
+	_ = err
+
+	// ------------- Path parameter "id" -------------
+	var id WebhookId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", c.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: true})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter id: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		middleware(c)
+		if c.IsAborted() {
+			return
+		}
+	}
+
+	siw.Handler.SendWebhookMessage(c, id)
+}
+
 // DeleteWeightUnits operation middleware
 func (siw *ServerInterfaceWrapper) DeleteWeightUnits(c *gin.Context) {
 	query := c.Request.URL.Query()
@@ -18124,6 +19141,8 @@ func RegisterHandlersWithOptions(router gin.IRouter, si ServerInterface, options
 	router.GET(options.BaseURL+"/api/countries/:id", wrapper.GetCountry)
 	router.GET(options.BaseURL+"/api/countries/:id/regions", wrapper.ListCountryRegions)
 	router.GET(options.BaseURL+"/api/countries/:id/relationships/regions", wrapper.GetCountryRegionsRelationship)
+	router.GET(options.BaseURL+"/api/events", wrapper.ListEvents)
+	router.GET(options.BaseURL+"/api/events/:id", wrapper.GetEvent)
 	router.GET(options.BaseURL+"/api/organizations", wrapper.ListOrganizations)
 	router.GET(options.BaseURL+"/api/organizations/:id", wrapper.GetOrganization)
 	router.PATCH(options.BaseURL+"/api/organizations/:id", wrapper.UpdateOrganization)
@@ -18165,6 +19184,13 @@ func RegisterHandlersWithOptions(router gin.IRouter, si ServerInterface, options
 	router.PATCH(options.BaseURL+"/api/users/:id/relationships/userRoles", wrapper.UpdateUserUserRolesRelationship)
 	router.POST(options.BaseURL+"/api/users/:id/relationships/userRoles", wrapper.AddUserUserRolesRelationship)
 	router.GET(options.BaseURL+"/api/users/:id/userRoles", wrapper.ListUserUserRoles)
+	router.GET(options.BaseURL+"/api/webhooks", wrapper.ListWebhooks)
+	router.POST(options.BaseURL+"/api/webhooks", wrapper.CreateWebhook)
+	router.DELETE(options.BaseURL+"/api/webhooks/:id", wrapper.DeleteWebhook)
+	router.GET(options.BaseURL+"/api/webhooks/:id", wrapper.GetWebhook)
+	router.PATCH(options.BaseURL+"/api/webhooks/:id", wrapper.UpdateWebhook)
+	router.GET(options.BaseURL+"/api/webhooks/:id/deliveries", wrapper.ListWebhookDeliveries)
+	router.POST(options.BaseURL+"/api/webhooks/:id/deliveries", wrapper.SendWebhookMessage)
 	router.DELETE(options.BaseURL+"/api/weightunits", wrapper.DeleteWeightUnits)
 	router.GET(options.BaseURL+"/api/weightunits", wrapper.ListWeightUnits)
 	router.POST(options.BaseURL+"/api/weightunits", wrapper.CreateWeightUnit)
@@ -18762,6 +19788,23 @@ type GetCountryRegionsRelationshipResponseObject interface {
 	VisitGetCountryRegionsRelationshipResponse(w http.ResponseWriter) error
 }
 
+type ListEventsRequestObject struct {
+	Params ListEventsParams
+}
+
+type ListEventsResponseObject interface {
+	VisitListEventsResponse(w http.ResponseWriter) error
+}
+
+type GetEventRequestObject struct {
+	Id     EventId `json:"id"`
+	Params GetEventParams
+}
+
+type GetEventResponseObject interface {
+	VisitGetEventResponse(w http.ResponseWriter) error
+}
+
 type ListOrganizationsRequestObject struct {
 	Params ListOrganizationsParams
 }
@@ -19136,6 +20179,69 @@ type ListUserUserRolesResponseObject interface {
 	VisitListUserUserRolesResponse(w http.ResponseWriter) error
 }
 
+type ListWebhooksRequestObject struct {
+	Params ListWebhooksParams
+}
+
+type ListWebhooksResponseObject interface {
+	VisitListWebhooksResponse(w http.ResponseWriter) error
+}
+
+type CreateWebhookRequestObject struct {
+	JSONBody                      *CreateWebhookJSONRequestBody
+	ApplicationVndAPIPlusJSONBody *CreateWebhookApplicationVndAPIPlusJSONRequestBody
+}
+
+type CreateWebhookResponseObject interface {
+	VisitCreateWebhookResponse(w http.ResponseWriter) error
+}
+
+type DeleteWebhookRequestObject struct {
+	Id WebhookId `json:"id"`
+}
+
+type DeleteWebhookResponseObject interface {
+	VisitDeleteWebhookResponse(w http.ResponseWriter) error
+}
+
+type GetWebhookRequestObject struct {
+	Id     WebhookId `json:"id"`
+	Params GetWebhookParams
+}
+
+type GetWebhookResponseObject interface {
+	VisitGetWebhookResponse(w http.ResponseWriter) error
+}
+
+type UpdateWebhookRequestObject struct {
+	Id                            WebhookId `json:"id"`
+	JSONBody                      *UpdateWebhookJSONRequestBody
+	ApplicationVndAPIPlusJSONBody *UpdateWebhookApplicationVndAPIPlusJSONRequestBody
+}
+
+type UpdateWebhookResponseObject interface {
+	VisitUpdateWebhookResponse(w http.ResponseWriter) error
+}
+
+type ListWebhookDeliveriesRequestObject struct {
+	Id     WebhookId `json:"id"`
+	Params ListWebhookDeliveriesParams
+}
+
+type ListWebhookDeliveriesResponseObject interface {
+	VisitListWebhookDeliveriesResponse(w http.ResponseWriter) error
+}
+
+type SendWebhookMessageRequestObject struct {
+	Id                            WebhookId `json:"id"`
+	JSONBody                      *SendWebhookMessageJSONRequestBody
+	ApplicationVndAPIPlusJSONBody *SendWebhookMessageApplicationVndAPIPlusJSONRequestBody
+}
+
+type SendWebhookMessageResponseObject interface {
+	VisitSendWebhookMessageResponse(w http.ResponseWriter) error
+}
+
 type DeleteWeightUnitsRequestObject struct {
 	Params DeleteWeightUnitsParams
 }
@@ -19384,6 +20490,12 @@ type StrictServerInterface interface {
 	// GetCountryRegionsRelationship List the region identifiers of a country
 	// (GET /api/countries/{id}/relationships/regions)
 	GetCountryRegionsRelationship(ctx context.Context, request GetCountryRegionsRelationshipRequestObject) (GetCountryRegionsRelationshipResponseObject, error)
+	// ListEvents List change events
+	// (GET /api/events)
+	ListEvents(ctx context.Context, request ListEventsRequestObject) (ListEventsResponseObject, error)
+	// GetEvent Get a change event
+	// (GET /api/events/{id})
+	GetEvent(ctx context.Context, request GetEventRequestObject) (GetEventResponseObject, error)
 	// ListOrganizations List organizations
 	// (GET /api/organizations)
 	ListOrganizations(ctx context.Context, request ListOrganizationsRequestObject) (ListOrganizationsResponseObject, error)
@@ -19507,6 +20619,27 @@ type StrictServerInterface interface {
 	// ListUserUserRoles List the roles of a user
 	// (GET /api/users/{id}/userRoles)
 	ListUserUserRoles(ctx context.Context, request ListUserUserRolesRequestObject) (ListUserUserRolesResponseObject, error)
+	// ListWebhooks List webhooks
+	// (GET /api/webhooks)
+	ListWebhooks(ctx context.Context, request ListWebhooksRequestObject) (ListWebhooksResponseObject, error)
+	// CreateWebhook Create a webhook
+	// (POST /api/webhooks)
+	CreateWebhook(ctx context.Context, request CreateWebhookRequestObject) (CreateWebhookResponseObject, error)
+	// DeleteWebhook Delete a webhook
+	// (DELETE /api/webhooks/{id})
+	DeleteWebhook(ctx context.Context, request DeleteWebhookRequestObject) (DeleteWebhookResponseObject, error)
+	// GetWebhook Get a webhook
+	// (GET /api/webhooks/{id})
+	GetWebhook(ctx context.Context, request GetWebhookRequestObject) (GetWebhookResponseObject, error)
+	// UpdateWebhook Update a webhook or rotate its secret
+	// (PATCH /api/webhooks/{id})
+	UpdateWebhook(ctx context.Context, request UpdateWebhookRequestObject) (UpdateWebhookResponseObject, error)
+	// ListWebhookDeliveries List the delivery attempts of a webhook
+	// (GET /api/webhooks/{id}/deliveries)
+	ListWebhookDeliveries(ctx context.Context, request ListWebhookDeliveriesRequestObject) (ListWebhookDeliveriesResponseObject, error)
+	// SendWebhookMessage Send a test message or replay an event
+	// (POST /api/webhooks/{id}/deliveries)
+	SendWebhookMessage(ctx context.Context, request SendWebhookMessageRequestObject) (SendWebhookMessageResponseObject, error)
 	// DeleteWeightUnits Delete the weight units matching a filter
 	// (DELETE /api/weightunits)
 	DeleteWeightUnits(ctx context.Context, request DeleteWeightUnitsRequestObject) (DeleteWeightUnitsResponseObject, error)
@@ -21826,6 +22959,59 @@ func (sh *strictHandler) GetCountryRegionsRelationship(ctx *gin.Context, id Coun
 	}
 }
 
+// ListEvents operation middleware
+func (sh *strictHandler) ListEvents(ctx *gin.Context, params ListEventsParams) {
+	var request ListEventsRequestObject
+
+	request.Params = params
+
+	handler := func(ctx *gin.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListEvents(ctx, request.(ListEventsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListEvents")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		sh.options.HandlerErrorFunc(ctx, err)
+	} else if validResponse, ok := response.(ListEventsResponseObject); ok {
+		if err := validResponse.VisitListEventsResponse(ctx.Writer); err != nil {
+			sh.options.ResponseErrorHandlerFunc(ctx, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(ctx, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
+// GetEvent operation middleware
+func (sh *strictHandler) GetEvent(ctx *gin.Context, id EventId, params GetEventParams) {
+	var request GetEventRequestObject
+
+	request.Id = id
+	request.Params = params
+
+	handler := func(ctx *gin.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetEvent(ctx, request.(GetEventRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetEvent")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		sh.options.HandlerErrorFunc(ctx, err)
+	} else if validResponse, ok := response.(GetEventResponseObject); ok {
+		if err := validResponse.VisitGetEventResponse(ctx.Writer); err != nil {
+			sh.options.ResponseErrorHandlerFunc(ctx, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(ctx, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
 // ListOrganizations operation middleware
 func (sh *strictHandler) ListOrganizations(ctx *gin.Context, params ListOrganizationsParams) {
 	var request ListOrganizationsRequestObject
@@ -23233,6 +24419,315 @@ func (sh *strictHandler) ListUserUserRoles(ctx *gin.Context, id UserId, params L
 		sh.options.HandlerErrorFunc(ctx, err)
 	} else if validResponse, ok := response.(ListUserUserRolesResponseObject); ok {
 		if err := validResponse.VisitListUserUserRolesResponse(ctx.Writer); err != nil {
+			sh.options.ResponseErrorHandlerFunc(ctx, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(ctx, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
+// ListWebhooks operation middleware
+func (sh *strictHandler) ListWebhooks(ctx *gin.Context, params ListWebhooksParams) {
+	var request ListWebhooksRequestObject
+
+	request.Params = params
+
+	handler := func(ctx *gin.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListWebhooks(ctx, request.(ListWebhooksRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListWebhooks")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		sh.options.HandlerErrorFunc(ctx, err)
+	} else if validResponse, ok := response.(ListWebhooksResponseObject); ok {
+		if err := validResponse.VisitListWebhooksResponse(ctx.Writer); err != nil {
+			sh.options.ResponseErrorHandlerFunc(ctx, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(ctx, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
+// CreateWebhook operation middleware
+func (sh *strictHandler) CreateWebhook(ctx *gin.Context) {
+	var request CreateWebhookRequestObject
+
+	if strings.HasPrefix(ctx.GetHeader("Content-Type"), "application/json") {
+
+		var body CreateWebhookJSONRequestBody
+		var err error
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		if vb, ok := ctx.Request.Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = ctx.ShouldBindJSON(&body)
+		} else if binding.Validator != nil {
+			// ShouldBindJSON runs the struct validator after decoding; keep that.
+			err = binding.Validator.ValidateStruct(&body)
+		}
+		if err != nil {
+			sh.options.RequestErrorHandlerFunc(ctx, err)
+			return
+		}
+		request.JSONBody = &body
+
+	}
+	if strings.HasPrefix(ctx.GetHeader("Content-Type"), "application/vnd.api+json") {
+
+		var body CreateWebhookApplicationVndAPIPlusJSONRequestBody
+		var err error
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		if vb, ok := ctx.Request.Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = ctx.ShouldBindJSON(&body)
+		} else if binding.Validator != nil {
+			// ShouldBindJSON runs the struct validator after decoding; keep that.
+			err = binding.Validator.ValidateStruct(&body)
+		}
+		if err != nil {
+			sh.options.RequestErrorHandlerFunc(ctx, err)
+			return
+		}
+		request.ApplicationVndAPIPlusJSONBody = &body
+
+	}
+
+	handler := func(ctx *gin.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateWebhook(ctx, request.(CreateWebhookRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateWebhook")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		sh.options.HandlerErrorFunc(ctx, err)
+	} else if validResponse, ok := response.(CreateWebhookResponseObject); ok {
+		if err := validResponse.VisitCreateWebhookResponse(ctx.Writer); err != nil {
+			sh.options.ResponseErrorHandlerFunc(ctx, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(ctx, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
+// DeleteWebhook operation middleware
+func (sh *strictHandler) DeleteWebhook(ctx *gin.Context, id WebhookId) {
+	var request DeleteWebhookRequestObject
+
+	request.Id = id
+
+	handler := func(ctx *gin.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.DeleteWebhook(ctx, request.(DeleteWebhookRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "DeleteWebhook")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		sh.options.HandlerErrorFunc(ctx, err)
+	} else if validResponse, ok := response.(DeleteWebhookResponseObject); ok {
+		if err := validResponse.VisitDeleteWebhookResponse(ctx.Writer); err != nil {
+			sh.options.ResponseErrorHandlerFunc(ctx, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(ctx, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
+// GetWebhook operation middleware
+func (sh *strictHandler) GetWebhook(ctx *gin.Context, id WebhookId, params GetWebhookParams) {
+	var request GetWebhookRequestObject
+
+	request.Id = id
+	request.Params = params
+
+	handler := func(ctx *gin.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetWebhook(ctx, request.(GetWebhookRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetWebhook")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		sh.options.HandlerErrorFunc(ctx, err)
+	} else if validResponse, ok := response.(GetWebhookResponseObject); ok {
+		if err := validResponse.VisitGetWebhookResponse(ctx.Writer); err != nil {
+			sh.options.ResponseErrorHandlerFunc(ctx, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(ctx, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
+// UpdateWebhook operation middleware
+func (sh *strictHandler) UpdateWebhook(ctx *gin.Context, id WebhookId) {
+	var request UpdateWebhookRequestObject
+
+	request.Id = id
+	if strings.HasPrefix(ctx.GetHeader("Content-Type"), "application/json") {
+
+		var body UpdateWebhookJSONRequestBody
+		var err error
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		if vb, ok := ctx.Request.Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = ctx.ShouldBindJSON(&body)
+		} else if binding.Validator != nil {
+			// ShouldBindJSON runs the struct validator after decoding; keep that.
+			err = binding.Validator.ValidateStruct(&body)
+		}
+		if err != nil {
+			sh.options.RequestErrorHandlerFunc(ctx, err)
+			return
+		}
+		request.JSONBody = &body
+
+	}
+	if strings.HasPrefix(ctx.GetHeader("Content-Type"), "application/vnd.api+json") {
+
+		var body UpdateWebhookApplicationVndAPIPlusJSONRequestBody
+		var err error
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		if vb, ok := ctx.Request.Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = ctx.ShouldBindJSON(&body)
+		} else if binding.Validator != nil {
+			// ShouldBindJSON runs the struct validator after decoding; keep that.
+			err = binding.Validator.ValidateStruct(&body)
+		}
+		if err != nil {
+			sh.options.RequestErrorHandlerFunc(ctx, err)
+			return
+		}
+		request.ApplicationVndAPIPlusJSONBody = &body
+
+	}
+
+	handler := func(ctx *gin.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.UpdateWebhook(ctx, request.(UpdateWebhookRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "UpdateWebhook")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		sh.options.HandlerErrorFunc(ctx, err)
+	} else if validResponse, ok := response.(UpdateWebhookResponseObject); ok {
+		if err := validResponse.VisitUpdateWebhookResponse(ctx.Writer); err != nil {
+			sh.options.ResponseErrorHandlerFunc(ctx, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(ctx, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
+// ListWebhookDeliveries operation middleware
+func (sh *strictHandler) ListWebhookDeliveries(ctx *gin.Context, id WebhookId, params ListWebhookDeliveriesParams) {
+	var request ListWebhookDeliveriesRequestObject
+
+	request.Id = id
+	request.Params = params
+
+	handler := func(ctx *gin.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListWebhookDeliveries(ctx, request.(ListWebhookDeliveriesRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListWebhookDeliveries")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		sh.options.HandlerErrorFunc(ctx, err)
+	} else if validResponse, ok := response.(ListWebhookDeliveriesResponseObject); ok {
+		if err := validResponse.VisitListWebhookDeliveriesResponse(ctx.Writer); err != nil {
+			sh.options.ResponseErrorHandlerFunc(ctx, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(ctx, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
+// SendWebhookMessage operation middleware
+func (sh *strictHandler) SendWebhookMessage(ctx *gin.Context, id WebhookId) {
+	var request SendWebhookMessageRequestObject
+
+	request.Id = id
+	if strings.HasPrefix(ctx.GetHeader("Content-Type"), "application/json") {
+
+		var body SendWebhookMessageJSONRequestBody
+		var err error
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		if vb, ok := ctx.Request.Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = ctx.ShouldBindJSON(&body)
+		} else if binding.Validator != nil {
+			// ShouldBindJSON runs the struct validator after decoding; keep that.
+			err = binding.Validator.ValidateStruct(&body)
+		}
+		if err != nil {
+			sh.options.RequestErrorHandlerFunc(ctx, err)
+			return
+		}
+		request.JSONBody = &body
+
+	}
+	if strings.HasPrefix(ctx.GetHeader("Content-Type"), "application/vnd.api+json") {
+
+		var body SendWebhookMessageApplicationVndAPIPlusJSONRequestBody
+		var err error
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		if vb, ok := ctx.Request.Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = ctx.ShouldBindJSON(&body)
+		} else if binding.Validator != nil {
+			// ShouldBindJSON runs the struct validator after decoding; keep that.
+			err = binding.Validator.ValidateStruct(&body)
+		}
+		if err != nil {
+			sh.options.RequestErrorHandlerFunc(ctx, err)
+			return
+		}
+		request.ApplicationVndAPIPlusJSONBody = &body
+
+	}
+
+	handler := func(ctx *gin.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.SendWebhookMessage(ctx, request.(SendWebhookMessageRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "SendWebhookMessage")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		sh.options.HandlerErrorFunc(ctx, err)
+	} else if validResponse, ok := response.(SendWebhookMessageResponseObject); ok {
+		if err := validResponse.VisitSendWebhookMessageResponse(ctx.Writer); err != nil {
 			sh.options.ResponseErrorHandlerFunc(ctx, err)
 		}
 	} else if response != nil {

@@ -125,6 +125,7 @@ func Rules(mod string) []Rule {
 		batchPipe  = mod + "/server/batch"
 		storefront = mod + "/server/storefront"
 		identity   = mod + "/server/identity"
+		webhooks   = mod + "/server/webhook"
 		gin        = "github.com/gin-gonic/gin"
 	)
 	return []Rule{
@@ -214,6 +215,13 @@ func Rules(mod string) []Rule {
 			Subject: func(p string) bool {
 				return p == batchPipe || within(p, storefront) || within(p, serverAuth)
 			},
+			Forbidden: func(d string, _ bool) bool {
+				return d == server || d == batchPipe || within(d, storefront) || within(d, serverAuth)
+			},
+		},
+		{
+			Name:    "server/webhook must not depend on server, server/batch, server/storefront or server/auth",
+			Subject: func(p string) bool { return p == webhooks },
 			Forbidden: func(d string, _ bool) bool {
 				return d == server || d == batchPipe || within(d, storefront) || within(d, serverAuth)
 			},

@@ -132,3 +132,30 @@ func SealKeys(ctx context.Context, store *authstore.Store, k *KeyEncryption) (in
 		return sealed, err == nil, err
 	})
 }
+
+// Seal encrypts a secret other than a signing key (a webhook's signing
+// secret) with the current KEK, aad binding it to where it is stored.
+func (k *KeyEncryption) Seal(aad, plain string) (string, error) { return k.seal(aad, plain) }
+
+// Open returns a secret Seal encrypted, with the current KEK or the one it
+// replaces; a value stored before a KEK was given (not sealed) is returned
+// as it is.
+func (k *KeyEncryption) Open(aad, stored string) (string, error) {
+	if !strings.HasPrefix(stored, sealedPrefix) {
+		return stored, nil
+	}
+	raw, err := base64.StdEncoding.DecodeString(stored[len(sealedPrefix):])
+	if err != nil || len(raw) < k.current.NonceSize() {
+		return "", errors.New("auth: a damaged sealed value")
+	}
+	n := k.current.NonceSize()
+	for _, a := range []cipher.AEAD{k.current, k.previous} {
+		if a == nil {
+			continue
+		}
+		if plain, err := a.Open(nil, raw[:n], raw[n:], []byte(aad)); err == nil {
+			return string(plain), nil
+		}
+	}
+	return "", fmt.Errorf("auth: a sealed secret: %w (%s)", errWrongKEK, KEKSettings)
+}

@@ -24,15 +24,23 @@ const (
 	roleAdministrator = "ROLE_ADMINISTRATOR"
 	roleManager       = "ROLE_MANAGER"
 	roleUser          = "ROLE_USER"
+	// roleIntegration reads like roleUser, and the change events, which
+	// other roles but administrators may not (issue 19).
+	roleIntegration = "ROLE_INTEGRATION"
 )
 
-// allowed is the roles table of DESIGN.md §8: every role views everything;
+// allowed is the roles table of DESIGN.md §8: every role views everything
+// but the resources whose x-entityapi names their readers (the events:
+// administrators and ROLE_INTEGRATION);
 // administrators do everything; managers create and edit the resources whose
 // x-entityapi says managed: true (Resource.Managed; users, roles and the
 // organization stay the administrators') and run batches; nobody else writes.
 // A resource is the administrators' unless its document says otherwise, so a
 // new entity opens to managers only by a line in its own document.
 func allowed(roles []string, res *resource.Resource, a action) bool {
+	if a == viewAction && len(res.Readers) > 0 {
+		return slices.ContainsFunc(roles, func(r string) bool { return slices.Contains(res.Readers, r) })
+	}
 	if a == viewAction {
 		return len(roles) > 0
 	}

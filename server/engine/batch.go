@@ -44,9 +44,13 @@ func (e *Engine) BeginBatch(r *Request) (*Batch, error) {
 func (b *Batch) Resource() *resource.Resource { return b.cl.rt.res }
 
 // Operation is a new operation record for this batch: the caller's
-// organization and user, the batch's type.
+// organization, user and client, the batch's type.
 func (b *Batch) Operation() *jobs.Operation {
 	op := &jobs.Operation{OrganizationID: b.cl.org, EntityType: b.cl.rt.res.Type}
+	if b.cl.client != "" {
+		client := b.cl.client
+		op.ClientID = &client
+	}
 	if b.cl.user != 0 {
 		user := b.cl.user
 		op.OwnerID = &user

@@ -107,7 +107,7 @@ func (e *Engine) writeChunk(ctx context.Context, c *storage.Conn, cl *call, all 
 	var failed *item
 	err := c.Tx(ctx, func(sp *storage.Conn) error {
 		var err error
-		failed, err = e.writeRecords(ctx, sp, cl, plainItems(live), true)
+		failed, err = e.writeRecords(ctx, sp, cl, plainItems(live), true, false)
 		return err
 	})
 	if err == nil {
@@ -117,7 +117,7 @@ func (e *Engine) writeChunk(ctx context.Context, c *storage.Conn, cl *call, all 
 		// Find the item to blame: a multi-row INSERT names none.
 		err = c.Tx(ctx, func(sp *storage.Conn) error {
 			var err error
-			failed, err = e.writeRecords(ctx, sp, cl, plainItems(live), false)
+			failed, err = e.writeRecords(ctx, sp, cl, plainItems(live), false, false)
 			return err
 		})
 		if err == nil {
@@ -128,7 +128,7 @@ func (e *Engine) writeChunk(ctx context.Context, c *storage.Conn, cl *call, all 
 	for _, comp := range components(live, adjacent) {
 		err := c.Tx(ctx, func(sp *storage.Conn) error {
 			var err error
-			failed, err = e.writeRecords(ctx, sp, cl, plainItems(comp), false)
+			failed, err = e.writeRecords(ctx, sp, cl, plainItems(comp), false, false)
 			return err
 		})
 		if err == nil {

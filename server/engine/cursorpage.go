@@ -32,6 +32,10 @@ type cursorPage struct {
 	// prev and next are the cursors of the page's first and last records
 	// when records come before or after the page ("" at the ends).
 	prev, next string
+	// feed: the list grows at its end, where a consumer follows it (the
+	// change events): a page read forward always has a next link, from its
+	// last record, so that the consumer can ask what came after it later.
+	feed bool
 }
 
 // parseCursor reads page[after] and page[before] for a list of t sorted by
@@ -124,7 +128,7 @@ func (e *Engine) cursorRead(ctx context.Context, q storage.Query, p *listParams)
 	if c.before {
 		c.prev, c.next = pick(more, first), pick(c.seek != nil, last)
 	} else {
-		c.prev, c.next = pick(c.seek != nil, first), pick(more, last)
+		c.prev, c.next = pick(c.seek != nil, first), pick(more || c.feed, last)
 	}
 	return rows, nil
 }

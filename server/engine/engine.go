@@ -87,6 +87,7 @@ type call struct {
 	f        Format
 	org      int64    // the caller's organization
 	user     int64    // the caller's user (back office), 0 for a storefront client
+	client   string   // the caller's client, "" when unknown (a batch job)
 	lang     string   // the language of localized values (storefront X-Localization-ID); "": the default
 	currency string   // the storefront's currency, part of a representation's ETag
 	roles    []string // the caller's roles
@@ -119,7 +120,7 @@ func (e *Engine) begin(r *Request) (*call, error) {
 	if p == nil {
 		return nil, errNoPrincipal
 	}
-	cl := &call{ctx: r.Ctx, id: r.ID, path: r.Path, origin: r.Origin, rt: r.Route, f: r.Format, org: p.Org, user: p.UserID,
+	cl := &call{ctx: r.Ctx, id: r.ID, path: r.Path, origin: r.Origin, rt: r.Route, f: r.Format, org: p.Org, user: p.UserID, client: p.ClientID,
 		roles: p.Roles, lang: r.Lang, currency: r.Currency, query: r.Query, routes: e.routes, xinclude: map[string]bool{},
 		ifMatch: r.IfMatch, ifNoneMatch: r.IfNoneMatch, db: e.store.Conn}
 	for _, v := range r.XInclude {

@@ -230,25 +230,30 @@ func (s *itemSet) linked() error {
 	return nil
 }
 
-// write stores every record of the set in one transaction (a write of one
-// statement is a transaction by itself: no BEGIN and COMMIT): first each
-// record's own values, then the references between records the request
-// creates. Each record's statement reads it back for the answer (item.stored).
+// write stores every record of the set in one transaction, with their change
+// events: first each record's own values, then the references between
+// records the request creates. Each record's statement reads it back for the
+// answer (item.stored).
 func (e *Engine) write(ctx context.Context, cl *call, set *itemSet) error {
 	for _, it := range set.items {
 		it.answered = true
 	}
 	answerMembers(set)
 	var failed *item
+	inline := false
 	writeAll := func(c *storage.Conn) error {
 		var err error
-		failed, err = e.writeRecords(ctx, c, cl, set.items, false)
+		failed, err = e.writeRecords(ctx, c, cl, set.items, false, inline)
 		return err
 	}
 	var err error
-	if set.oneStatement() {
-		err = writeAll(cl.db) // a statement is its own transaction
-	} else {
+	switch {
+	case set.oneStatement() && cl.db.NotesInline():
+		inline = true
+		err = writeAll(cl.db) // the write and its event are one statement
+	case set.oneStatement():
+		err = cl.db.Atomic(ctx, writeAll) // the write and its event: a transaction, or the caller's
+	default:
 		err = cl.db.Tx(ctx, writeAll)
 	}
 	if errors.Is(err, storage.ErrNotFound) {
@@ -274,13 +279,15 @@ func (s *itemSet) oneStatement() bool {
 	return it.upsert == nil && it.ifMatch == nil && it.expect == nil && len(it.ch.links) == 0 && len(it.ch.newOne) == 0 && len(it.ch.newMany) == 0
 }
 
-// writeRecords writes items in c's transaction (or with c outside one when
-// they take one statement, see oneStatement): upserts find their records,
+// writeRecords writes items, and their change events, in c's transaction
+// (with inline, the one item of a set that oneStatement writes, with c
+// outside a transaction or in one: its event goes in its write's statement,
+// storage.Conn.Noting): upserts find their records,
 // every record gets its own values, then the references between records the
 // request creates are filled in. With bulk, plain creates (no upsert, no
 // reference to another new record) of one type share multi-row INSERTs. On an
 // error it returns the item being written (the first of a multi-row INSERT).
-func (e *Engine) writeRecords(ctx context.Context, c *storage.Conn, cl *call, items []*item, bulk bool) (failed *item, err error) {
+func (e *Engine) writeRecords(ctx context.Context, c *storage.Conn, cl *call, items []*item, bulk, inline bool) (failed *item, err error) {
 	for _, it := range items {
 		if it.upsert != nil {
 			if err := e.match(ctx, c, cl, it); err != nil {
@@ -306,13 +313,22 @@ func (e *Engine) writeRecords(ctx context.Context, c *storage.Conn, cl *call, it
 		}
 		single = append(single, it)
 	}
+	// When every item is a create of one group with the same names, the
+	// group's InsertMany records their events (in the items' order).
+	notedAll := false
 	for _, res := range order {
 		group := groups[res]
 		rows := make([]storage.Row, len(group))
 		for i, it := range group {
 			rows[i] = it.ch.row
 		}
-		keys, err := c.InsertMany(ctx, e.table(res), cl.org, rows)
+		ins := c
+		if len(group) == len(items) && !inline {
+			if ev, ok := e.groupEvent(cl, group); ok {
+				ins, notedAll = c.Noting(ev), true
+			}
+		}
+		keys, err := ins.InsertMany(ctx, e.table(res), cl.org, rows)
 		if err != nil {
 			return group[0], err
 		}
@@ -322,6 +338,10 @@ func (e *Engine) writeRecords(ctx context.Context, c *storage.Conn, cl *call, it
 	}
 	for _, it := range single {
 		t := e.table(it.res)
+		c := c
+		if inline {
+			c = c.Noting(e.itemEvents(cl, []*item{it})[0])
+		}
 		switch {
 		case it.answered && it.update && len(it.members) > 0:
 			members := make([]storage.Members, len(it.members))
@@ -394,7 +414,16 @@ func (e *Engine) writeRecords(ctx context.Context, c *storage.Conn, cl *call, it
 			return first[rel], err
 		}
 	}
-	return nil, nil
+	if inline {
+		return nil, nil
+	}
+	// Last, so that each event reads its record's version as the writes
+	// above left it; one statement for every record (a batch's chunks too)
+	// unless InsertMany recorded them.
+	if notedAll {
+		return nil, nil
+	}
+	return nil, c.RecordEvents(ctx, e.itemEvents(cl, items))
 }
 
 // includedObjects renders the records of the request other than the primary one,

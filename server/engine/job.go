@@ -26,6 +26,9 @@ import (
 // sent it, with that user's roles now (Config.OwnerRoles).
 func (e *Engine) BatchOf(ctx context.Context, op *jobs.Operation) (*Batch, error) {
 	cl := &call{f: JSONAPI, org: op.OrganizationID, routes: e.routes, xinclude: map[string]bool{}, db: e.store.Conn}
+	if op.ClientID != nil {
+		cl.client = *op.ClientID // named by the change events of its chunks
+	}
 	if op.OwnerID != nil {
 		cl.user = *op.OwnerID
 		var err error
@@ -146,7 +149,7 @@ func (e *Engine) writeTogether(ctx context.Context, c *storage.Conn, cl *call, r
 		return nil
 	}
 	err := c.Tx(ctx, func(sp *storage.Conn) error {
-		_, err := e.writeRecords(ctx, sp, cl, live, true)
+		_, err := e.writeRecords(ctx, sp, cl, live, true, false)
 		return err
 	})
 	if err == nil {

@@ -155,6 +155,9 @@ func (e *Engine) parseList(q url.Values, res *resource.Resource, f Format, lang 
 	if p.cursor, errs = e.parseCursor(q, e.table(res), p.order, p.size); len(errs) > 0 {
 		return nil, errs
 	}
+	if p.cursor != nil {
+		p.cursor.feed = res.Feed
+	}
 	return p, nil
 }
 

@@ -26,6 +26,9 @@ func (e *Engine) Get(r *Request) (*jsonapi.Reply, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := e.sequence(cl); err != nil {
+		return nil, err
+	}
 	row, links, err := e.loadShownLinked(ctx, cl, res, cl.id, p.fields[res.Type])
 	if err != nil {
 		return nil, err
@@ -188,6 +191,9 @@ func (e *Engine) listAnswer(r *Request) (*jsonapi.Reply, error) {
 		return nil, err
 	}
 	ctx := cl.ctx
+	if err := e.sequence(cl); err != nil {
+		return nil, err
+	}
 	return e.list(ctx, cl, cl.rt.res, nil, cl.link(cl.rt.res.Type, ""))
 }
 

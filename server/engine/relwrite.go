@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"net/http"
 	"strconv"
 
@@ -73,32 +74,16 @@ func (e *Engine) changeRelationship(r *Request, doc *jsonapi.Document, how relat
 	}
 	k := owner[res.IDColumn]
 	t := e.table(res)
+	ev := cl.event(t, res, k, storage.EventUpdated)
+	ev.Relationships = []string{rel.Name}
 	err = cl.db.Tx(ctx, func(c *storage.Conn) error {
 		if err := pre.check(ctx, c, t, cl.org, k); err != nil {
 			return err
 		}
-		if !rel.ToMany {
-			var v any
-			if len(keys) > 0 {
-				v = keys[0]
-			}
-			return c.Update(ctx, t, cl.org, k, storage.Row{rel.Column: v}) // counts the version
-		}
-		j := e.joins[rel.Through.Table]
-		var err error
-		switch how {
-		case addMembers:
-			err = c.Link(ctx, j, joinPairs(j, rel, k, keys))
-		case removeMembers:
-			err = c.Unlink(ctx, j, joinPairs(j, rel, k, keys))
-		default:
-			err = e.replaceLinks(ctx, c, rel, k, keys)
-		}
-		if err != nil {
+		if err := e.writeRelationship(ctx, c, cl, how, k, keys); err != nil {
 			return err
 		}
-		// The members are the owner's state: its version counts their change.
-		return c.Touch(ctx, t, cl.org, k)
+		return c.RecordEvents(ctx, []storage.Event{ev}) // after the write: its version
 	})
 	if _, isProblem := problem.From(err); isProblem {
 		return nil, err
@@ -107,4 +92,33 @@ func (e *Engine) changeRelationship(r *Request, doc *jsonapi.Document, how relat
 		return nil, missingAsPrecondition(pre, writeProblem(res, &input{}, err))
 	}
 	return &jsonapi.Reply{Status: http.StatusNoContent}, nil
+}
+
+// writeRelationship changes the relationship of the route of the record
+// with key k in c's transaction.
+func (e *Engine) writeRelationship(ctx context.Context, c *storage.Conn, cl *call, how relationshipChange, k any, keys []any) error {
+	res, rel := cl.rt.res, cl.rt.rel
+	t := e.table(res)
+	if !rel.ToMany {
+		var v any
+		if len(keys) > 0 {
+			v = keys[0]
+		}
+		return c.Update(ctx, t, cl.org, k, storage.Row{rel.Column: v}) // counts the version
+	}
+	j := e.joins[rel.Through.Table]
+	var err error
+	switch how {
+	case addMembers:
+		err = c.Link(ctx, j, joinPairs(j, rel, k, keys))
+	case removeMembers:
+		err = c.Unlink(ctx, j, joinPairs(j, rel, k, keys))
+	default:
+		err = e.replaceLinks(ctx, c, rel, k, keys)
+	}
+	if err != nil {
+		return err
+	}
+	// The members are the owner's state: its version counts their change.
+	return c.Touch(ctx, t, cl.org, k)
 }

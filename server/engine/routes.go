@@ -18,13 +18,16 @@ import (
 type routeKind int
 
 const (
-	collectionRoute      routeKind = iota // /api/{type}
-	itemRoute                             // /api/{type}/{id}
-	subresourceRoute                      // /api/{type}/{id}/{relationship}
-	relationshipRoute                     // /api/{type}/{id}/relationships/{relationship}
-	operationRoute                        // /api/asyncoperations/{id}
-	operationErrorsRoute                  // /api/asyncoperations/{id}/errors
-	atomicRoute                           // POST /api/operations (JSON:API Atomic Operations)
+	collectionRoute        routeKind = iota // /api/{type}
+	itemRoute                               // /api/{type}/{id}
+	subresourceRoute                        // /api/{type}/{id}/{relationship}
+	relationshipRoute                       // /api/{type}/{id}/relationships/{relationship}
+	operationRoute                          // /api/asyncoperations/{id}
+	operationErrorsRoute                    // /api/asyncoperations/{id}/errors
+	atomicRoute                             // POST /api/operations (JSON:API Atomic Operations)
+	webhooksRoute                           // /api/webhooks
+	webhookRoute                            // /api/webhooks/{id}
+	webhookDeliveriesRoute                  // /api/webhooks/{id}/deliveries
 )
 
 // operationsType is the resource type of batch operations; they are not
@@ -35,6 +38,14 @@ const operationsType = "asyncoperations"
 // its identifiers are integers and every caller with a role may try to read
 // it (the owner check is the handler's).
 var operationsResource = &resource.Resource{Type: operationsType, IntID: true}
+
+// webhooksType is the resource type of webhooks, which server/webhook
+// serves (its secret and its checks are not the generic engine's); the
+// engine routes it and checks the caller's role: administrators only.
+const webhooksType = "webhooks"
+
+// webhooksResource stands for webhooks where routes need a resource.
+var webhooksResource = &resource.Resource{Type: webhooksType, IntID: true, Readers: []string{roleAdministrator}}
 
 // atomicType names the address of atomic requests, /api/operations; it is not
 // a resource type: each of its operations is checked against its own route
@@ -123,6 +134,9 @@ func newRoute(doc *openapi3.T, reg *resource.Registry, base, path string, item *
 	if segs[1] == operationsType {
 		return newOperationRoute(doc, base, path, item, method, op, segs)
 	}
+	if segs[1] == webhooksType {
+		return newWebhookRoute(doc, base, path, item, method, op, segs)
+	}
 	if segs[1] == atomicType && len(segs) == 2 {
 		return &Route{method: method, pattern: base + path, kind: atomicRoute, res: atomicResource,
 			kin: &routers.Route{Spec: doc, Server: doc.Servers[0], Path: path, PathItem: item, Method: method, Operation: op}}, nil
@@ -163,6 +177,22 @@ func newOperationRoute(doc *openapi3.T, base, path string, item *openapi3.PathIt
 		rt.kind = operationErrorsRoute
 	default:
 		return nil, fmt.Errorf("%s %s: unknown asyncoperations path", method, path)
+	}
+	return rt, nil
+}
+
+func newWebhookRoute(doc *openapi3.T, base, path string, item *openapi3.PathItem, method string, op *openapi3.Operation, segs []string) (*Route, error) {
+	rt := &Route{method: method, pattern: base + patternOf(path), res: webhooksResource,
+		kin: &routers.Route{Spec: doc, Server: doc.Servers[0], Path: path, PathItem: item, Method: method, Operation: op}}
+	switch {
+	case len(segs) == 2:
+		rt.kind = webhooksRoute
+	case len(segs) == 3:
+		rt.kind = webhookRoute
+	case len(segs) == 4 && segs[3] == "deliveries":
+		rt.kind = webhookDeliveriesRoute
+	default:
+		return nil, fmt.Errorf("%s %s: unknown webhooks path", method, path)
 	}
 	return rt, nil
 }
@@ -302,7 +332,8 @@ func (rt *Route) Allows(roles []string) bool {
 // CheckAddress answers 409 when a JSON:API body's type or id contradicts the
 // address (oro-behaviour §15); it runs before schema validation, as Oro does.
 func (rt *Route) CheckAddress(id string, body []byte, isJSONAPI bool) *problem.Problem {
-	if !isJSONAPI || (rt.kind != collectionRoute && rt.kind != itemRoute && rt.kind != operationRoute) {
+	if !isJSONAPI || (rt.kind != collectionRoute && rt.kind != itemRoute && rt.kind != operationRoute &&
+		rt.kind != webhooksRoute && rt.kind != webhookRoute) {
 		return nil
 	}
 	var doc struct {
@@ -317,7 +348,7 @@ func (rt *Route) CheckAddress(id string, body []byte, isJSONAPI bool) *problem.P
 	if t := doc.Data.Type; t != nil && *t != rt.res.Type {
 		return problem.Conflict("The 'type' property of the primary data object should match the requested resource.", "/data/type")
 	}
-	if rt.kind != collectionRoute && doc.Data.ID != nil && *doc.Data.ID != id {
+	if rt.kind != collectionRoute && rt.kind != webhooksRoute && doc.Data.ID != nil && *doc.Data.ID != id {
 		return problem.Conflict("The 'id' property of the primary data object should match 'id' parameter of the query string.", "/data/id")
 	}
 	return nil

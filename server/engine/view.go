@@ -92,3 +92,7 @@ func ParseID(id string) (int64, bool) { return parseID(id) }
 // OperationsType is the resource type of batch operations, which server/batch
 // serves; the engine routes it and checks nothing of it but the caller's role.
 const OperationsType = operationsType
+
+// WebhooksType is the resource type of webhooks, which server/webhook serves;
+// the engine routes it and lets only administrators reach it.
+const WebhooksType = webhooksType

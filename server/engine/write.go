@@ -201,18 +201,26 @@ func (e *Engine) Delete(r *Request) (*jsonapi.Reply, error) {
 		return nil, missingAsPrecondition(pre, err)
 	}
 	t := e.table(cl.rt.res)
-	del := func(c *storage.Conn) error { return c.Delete(ctx, t, cl.org, k) }
-	if pre != nil {
-		del = func(c *storage.Conn) error {
-			return c.Tx(ctx, func(c *storage.Conn) error {
+	// The event first, so that it reads the version the record had; a
+	// record that is not there rolls it back with the DELETE. On PostgreSQL
+	// a DELETE without If-Match records it in its own statement.
+	events := []storage.Event{cl.event(t, cl.rt.res, k, storage.EventDeleted)}
+	if pre == nil && cl.db.NotesInline() {
+		err = cl.db.Noting(events[0]).Delete(ctx, t, cl.org, k)
+	} else {
+		err = cl.db.Atomic(ctx, func(c *storage.Conn) error {
+			if pre != nil {
 				if err := pre.check(ctx, c, t, cl.org, k); err != nil {
 					return err
 				}
-				return c.Delete(ctx, t, cl.org, k)
-			})
-		}
+			}
+			if err := c.RecordEvents(ctx, events); err != nil {
+				return err
+			}
+			return c.Delete(ctx, t, cl.org, k)
+		})
 	}
-	if err := del(cl.db); err != nil {
+	if err != nil {
 		if errors.Is(err, storage.ErrNotFound) {
 			return nil, missingAsPrecondition(pre, problem.NotFound())
 		}
@@ -244,7 +252,8 @@ func (e *Engine) DeleteList(r *Request) (*jsonapi.Reply, error) {
 		return nil, problem.Filter("filter", "At least one filter must be provided.")
 	}
 	q := storage.Query{Table: e.table(res), Org: cl.org, Where: p.where}
-	n, err := cl.db.DeleteWhere(ctx, q, maxDeleteList)
+	ev := cl.event(q.Table, res, nil, storage.EventDeleted)
+	n, err := cl.db.DeleteWhere(ctx, q, maxDeleteList, &ev)
 	if errors.Is(err, storage.ErrTooMany) {
 		return nil, problem.Filter("filter", "More than 1000 records match the filters; nothing was deleted.")
 	}

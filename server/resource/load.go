@@ -47,6 +47,10 @@ type meta struct {
 		Included int `json:"included"`
 	} `json:"chunk"` // batch chunk sizes, when not the defaults (100 / 50)
 	WriteOnly map[string]string `json:"writeOnly"` // attribute -> column
+	// Readers: the roles that may read the records (none listed: every role).
+	Readers []string `json:"readers"`
+	// Feed: the records are a feed consumers follow (the change events).
+	Feed bool `json:"feed"`
 }
 
 // Load reads every component schema carrying x-entityapi.
@@ -95,7 +99,7 @@ func load(s *openapi3.Schema) (*Resource, error) {
 	r := &Resource{
 		Type: typ, Table: m.Table, Scoped: m.Scope == "organization", Self: m.Scope == "self",
 		IDColumn: m.ID.Column, IntID: m.ID.Kind == "integer", IDOps: m.ID.Filter,
-		Title: m.Title, Upsert: m.Upsert, Batch: m.Batch, Managed: m.Managed,
+		Title: m.Title, Upsert: m.Upsert, Batch: m.Batch, Managed: m.Managed, Readers: m.Readers, Feed: m.Feed,
 		ChunkSize: m.Chunk.Size, IncludedChunkSize: m.Chunk.Included,
 		attrs: map[string]*Attribute{}, rels: map[string]*Relationship{},
 	}

@@ -36,6 +36,14 @@ type Resource struct {
 	// Managed: managers may create and edit the records, not only
 	// administrators (DESIGN.md §8); x-entityapi managed: true.
 	Managed bool
+	// Readers are the only roles that may read the records (x-entityapi
+	// readers: the change events); empty: every role.
+	Readers []string
+	// Feed: the records are a feed that grows at its end, numbered as they
+	// commit (x-entityapi feed: the change events): reads number what has
+	// committed first, and a forward cursor page always links to what
+	// comes after it.
+	Feed bool
 	// Batch chunk sizes from x-entityapi chunk (0: the defaults).
 	ChunkSize, IncludedChunkSize int
 

@@ -37,19 +37,22 @@ type demoClient struct {
 	id, secret, app, name, user, org string
 }
 
-// The demo principals (issue 4; manager is for the role tests).
+// The demo principals (issue 4; manager is for the role tests, integration
+// for a system that follows the change events, issue 19).
 var (
 	demoOrganizations = []string{"Main", "Other"}
 	demoUsers         = []demoUser{
 		{"Main", "admin", "admin@example.com", "Ada", "Admin", "ROLE_ADMINISTRATOR", "demo-admin-password"},
 		{"Main", "viewer", "viewer@example.com", "Vera", "Viewer", "ROLE_USER", "demo-viewer-password"},
 		{"Main", "manager", "manager@example.com", "Max", "Manager", "ROLE_MANAGER", "demo-manager-password"},
+		{"Main", "integration", "integration@example.com", "Ina", "Integration", "ROLE_INTEGRATION", "demo-integration-password"},
 		{"Other", "other-admin", "other-admin@example.com", "Otto", "Other", "ROLE_ADMINISTRATOR", "other-admin-password"},
 	}
 	demoClients = []demoClient{
 		{"demo-backoffice", "demo-backoffice-secret", AppBackoffice, "Demo back office (admin)", "admin", ""},
 		{"demo-viewer", "demo-viewer-secret", AppBackoffice, "Demo back office (viewer)", "viewer", ""},
 		{"demo-manager", "demo-manager-secret", AppBackoffice, "Demo back office (manager)", "manager", ""},
+		{"demo-integration", "demo-integration-secret", AppBackoffice, "Demo back office (integration: reads the change events)", "integration", ""},
 		{"demo-other", "demo-other-secret", AppBackoffice, "Demo back office (other organization)", "other-admin", ""},
 		{"demo-storefront", "demo-storefront-secret", AppStorefront, "Demo storefront", "", "Main"},
 	}

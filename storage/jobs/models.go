@@ -18,23 +18,26 @@ import (
 type Operation struct {
 	bun.BaseModel `bun:"table:async_operations"`
 
-	ID             int64      `bun:"id,pk,autoincrement"`
-	OrganizationID int64      `bun:"organization_id,notnull"`
-	OwnerID        *int64     `bun:"owner_id"`
-	EntityType     string     `bun:"entity_type,notnull"`
-	Status         string     `bun:"status,notnull"`
-	ChunkCount     int64      `bun:"chunk_count,notnull"`
-	ChunksDone     int64      `bun:"chunks_done,notnull"`
-	ReadCount      int64      `bun:"read_count,notnull"`
-	WriteCount     int64      `bun:"write_count,notnull"`
-	ErrorCount     int64      `bun:"error_count,notnull"`
-	CreateCount    int64      `bun:"create_count,notnull"`
-	UpdateCount    int64      `bun:"update_count,notnull"`
-	AggregateMS    int64      `bun:"aggregate_ms,notnull"`
-	CreatedAt      time.Time  `bun:"created_at,nullzero,notnull,default:current_timestamp"`
-	UpdatedAt      time.Time  `bun:"updated_at,nullzero,notnull,default:current_timestamp"`
-	StartedAt      *time.Time `bun:"started_at"`
-	FinishedAt     *time.Time `bun:"finished_at"`
+	ID             int64  `bun:"id,pk,autoincrement"`
+	OrganizationID int64  `bun:"organization_id,notnull"`
+	OwnerID        *int64 `bun:"owner_id"`
+	// ClientID is the client that sent it, named by the change events of
+	// its chunks (migration 0011; nil for operations sent before).
+	ClientID    *string    `bun:"client_id"`
+	EntityType  string     `bun:"entity_type,notnull"`
+	Status      string     `bun:"status,notnull"`
+	ChunkCount  int64      `bun:"chunk_count,notnull"`
+	ChunksDone  int64      `bun:"chunks_done,notnull"`
+	ReadCount   int64      `bun:"read_count,notnull"`
+	WriteCount  int64      `bun:"write_count,notnull"`
+	ErrorCount  int64      `bun:"error_count,notnull"`
+	CreateCount int64      `bun:"create_count,notnull"`
+	UpdateCount int64      `bun:"update_count,notnull"`
+	AggregateMS int64      `bun:"aggregate_ms,notnull"`
+	CreatedAt   time.Time  `bun:"created_at,nullzero,notnull,default:current_timestamp"`
+	UpdatedAt   time.Time  `bun:"updated_at,nullzero,notnull,default:current_timestamp"`
+	StartedAt   *time.Time `bun:"started_at"`
+	FinishedAt  *time.Time `bun:"finished_at"`
 }
 
 // Chunk is one staged chunk of an operation, numbered from 1.

@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"github.com/riverqueue/river/riverdriver/riversqlite"
@@ -91,11 +92,22 @@ type Config struct {
 	NoWorkers   bool          // insert jobs only (an API-only process)
 	RescueAfter time.Duration // a chunk left running by a dead process is retried after this (60 s)
 	Lifetime    time.Duration // finished operations are deleted after this (30 days)
-	Interrupted time.Duration // a published operation without progress for this long is re-enqueued (2 × RescueAfter)
-	Maintenance time.Duration // how often the housekeeping runs (1 min)
-	StaleUpload time.Duration // an upload without a new chunk for this long is abandoned and deleted (1 h)
-	PollEvery   time.Duration // how often workers look for jobs where no notification arrives (SQLite: 200 ms)
-	Logger      *slog.Logger
+	// EventLifetime: change events are deleted this long after their
+	// change (30 days), by the same housekeeping.
+	EventLifetime time.Duration
+	Interrupted   time.Duration // a published operation without progress for this long is re-enqueued (2 × RescueAfter)
+	Maintenance   time.Duration // how often the housekeeping runs (1 min)
+	StaleUpload   time.Duration // an upload without a new chunk for this long is abandoned and deleted (1 h)
+	PollEvery     time.Duration // how often workers look for jobs where no notification arrives (SQLite: 200 ms)
+	Logger        *slog.Logger
+	// Webhooks (webhookjobs.go): how often the feed is followed (1 s), how
+	// many attempts a delivery gets (14), the wait after its first failure,
+	// doubled after each (10 s: about a day in all), and the HTTP timeout of
+	// one attempt (10 s), which bounds the job too.
+	WebhookPoll     time.Duration
+	WebhookAttempts int
+	WebhookBackoff  time.Duration
+	WebhookTimeout  time.Duration
 }
 
 // Queue is the batch job queue of one process.
@@ -105,8 +117,14 @@ type Queue struct {
 	client jobClient
 	own    *sql.DB // SQLite: the queue's own connection, closed with it
 
+	// pgClient or sqlClient is client as its driver's type, for inserts
+	// in a transaction (webhookjobs.go).
+	pgClient  *river.Client[pgx.Tx]
+	sqlClient *river.Client[*sql.Tx]
+
 	mu      sync.Mutex
 	process ChunkProcessor
+	deliver WebhookDeliverer
 	// stopping is set when Stop begins: River's "context canceled" errors
 	// are then the stop itself (queuelog.go).
 	stopping atomic.Bool
@@ -131,6 +149,9 @@ func NewQueue(s *storage.Store, cfg Config) (*Queue, error) {
 	if cfg.Lifetime <= 0 {
 		cfg.Lifetime = 30 * 24 * time.Hour
 	}
+	if cfg.EventLifetime <= 0 {
+		cfg.EventLifetime = 30 * 24 * time.Hour
+	}
 	if cfg.Interrupted <= 0 {
 		cfg.Interrupted = 2 * cfg.RescueAfter
 	}
@@ -145,6 +166,18 @@ func NewQueue(s *storage.Store, cfg Config) (*Queue, error) {
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
+	}
+	if cfg.WebhookPoll <= 0 {
+		cfg.WebhookPoll = time.Second
+	}
+	if cfg.WebhookAttempts <= 0 {
+		cfg.WebhookAttempts = 14
+	}
+	if cfg.WebhookBackoff <= 0 {
+		cfg.WebhookBackoff = 10 * time.Second
+	}
+	if cfg.WebhookTimeout <= 0 {
+		cfg.WebhookTimeout = 10 * time.Second
 	}
 	q := &Queue{store: s, cfg: cfg}
 	rc := &river.Config{
@@ -175,11 +208,15 @@ func NewQueue(s *storage.Store, cfg Config) (*Queue, error) {
 		rc.PeriodicJobs = []*river.PeriodicJob{river.NewPeriodicJob(river.PeriodicInterval(cfg.Maintenance),
 			func() (river.JobArgs, *river.InsertOpts) { return maintenanceJob{}, nil },
 			&river.PeriodicJobOpts{RunOnStart: true})}
+		if err := q.addWebhookWorkers(workers, rc); err != nil {
+			return nil, err
+		}
 	}
 	var err error
 	switch s.Dialect() {
 	case "postgres":
-		q.client, err = river.NewClient(riverpgxv5.New(s.PgxPool()), rc)
+		q.pgClient, err = river.NewClient(riverpgxv5.New(s.PgxPool()), rc)
+		q.client = q.pgClient
 	default:
 		db, own, derr := s.SideDB()
 		if derr != nil {
@@ -188,7 +225,8 @@ func NewQueue(s *storage.Store, cfg Config) (*Queue, error) {
 		if own {
 			q.own = db
 		}
-		q.client, err = river.NewClient(riversqlite.New(db), rc)
+		q.sqlClient, err = river.NewClient(riversqlite.New(db), rc)
+		q.client = q.sqlClient
 	}
 	if err != nil {
 		q.closeOwn()
@@ -277,14 +315,26 @@ func ForChunks(opID, org int64, numbers []int) []ChunkJob {
 // Maintain runs the housekeeping once (the periodic job's body; tests call it).
 func (q *Queue) Maintain(ctx context.Context) error { return q.maintain(ctx) }
 
-// maintain deletes finished operations past their lifetime and abandoned
-// uploads, refreshes SQLite's planner statistics (Optimize), re-enqueues the chunks of operations that stopped moving (a crash
+// maintain deletes finished operations and change events past their
+// lifetimes, and abandoned uploads, numbers committed events (SequenceEvents),
+// refreshes SQLite's planner statistics (Optimize), re-enqueues the chunks of operations that stopped moving (a crash
 // between publishing and enqueueing), and fails operations that can no longer
 // finish (a synchronous batch whose process died).
 func (q *Queue) maintain(ctx context.Context) error {
 	s := q.store
 	now := time.Now()
 	if _, err := DeleteFinishedBefore(ctx, s.Conn, now.Add(-q.cfg.Lifetime)); err != nil {
+		return err
+	}
+	// Events: numbered (so that none waits for a reader of the feed to
+	// appear), and deleted after their lifetime.
+	if err := s.SequenceEvents(ctx); err != nil {
+		return err
+	}
+	if _, err := s.DeleteEventsBefore(ctx, now.Add(-q.cfg.EventLifetime)); err != nil {
+		return err
+	}
+	if _, err := DeleteDeliveriesBefore(ctx, s.Conn, now.Add(-q.cfg.EventLifetime)); err != nil {
 		return err
 	}
 	if err := s.Optimize(ctx); err != nil {

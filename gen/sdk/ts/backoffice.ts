@@ -1100,6 +1100,52 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List change events
+         * @description Returns the change events of the caller's organization, oldest first (sorted by `id`, the event's position in the feed), 10 per page by default. Each create, update or delete of a record, whatever the request that made it (single, by filter, a relationship endpoint, an upsert, a batch, atomic operations, included records), leaves one event once its transaction commits, and never one for a change that rolled back. Events are thin: they name the changed attributes and relationships and the record's version; read the record for its values. The order is the order in which the changes committed, so a consumer that follows it never skips one: start with `page[after]=` (cursor paging), and follow `links.next`, which a page of events always has, from its last event; when a page comes back empty, ask the same address again later. `filter[id][gt]` with the last id handled does the same. Only administrators and the `ROLE_INTEGRATION` role may read events (403 for other roles); events are kept for `--event-lifetime` (30 days by default).
+         */
+        get: operations["listEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/events/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The event's id, its position in the feed.
+                 * @example 1042
+                 */
+                id: components["parameters"]["EventId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a change event
+         * @description Returns one change event of the caller's organization by its id (its position in the feed). Administrators and the `ROLE_INTEGRATION` role only.
+         */
+        get: operations["getEvent"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/operations": {
         parameters: {
             query?: never;
@@ -1842,6 +1888,88 @@ export interface paths {
         get: operations["listUserUserRoles"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List webhooks
+         * @description Returns the webhooks of the caller's organization in id order, 10 per page by default. Only administrators manage webhooks (403 for other roles). The secret is never shown here.
+         */
+        get: operations["listWebhooks"];
+        put?: never;
+        /**
+         * Create a webhook
+         * @description Registers a target URL for the change events named by `eventTypes`, each `<resource type>.<action>` (`accounts.created`), `<resource type>.*` or `*`, the actions being `created`, `updated` and `deleted`. The URL must be `https` (plain `http` only where the server allows it) and may not name a loopback, private, link-local, unique-local or metadata address, by its literal address or what its name resolves to (checked again at each delivery). The answer carries the signing secret in `meta.secret` (plain format: `secret`): it is shown only here and after a rotation, so keep it. Deliveries are POSTs signed per Standard Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature`).
+         */
+        post: operations["createWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/webhooks/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The webhook's identifier. */
+                id: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a webhook
+         * @description Returns one webhook of the caller's organization, without its secret. A webhook that failed `--webhook-disable-after` deliveries in a row is disabled (`enabled` false, `disabledAt` set); enable it again with `PATCH`.
+         */
+        get: operations["getWebhook"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a webhook
+         * @description Deletes one webhook of the caller's organization and its delivery log; deliveries still queued for it are dropped.
+         */
+        delete: operations["deleteWebhook"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a webhook or rotate its secret
+         * @description Changes the URL, the event types or `enabled` (checked as on create; enabling a disabled webhook resets its failures). With `meta.rotateSecret: true` (plain format: `rotateSecret`) the server makes a new secret and answers it in `meta.secret`; for 24 hours deliveries carry signatures with both the new and the previous secret, so the receiver can switch over without losing a message.
+         */
+        patch: operations["updateWebhook"];
+        trace?: never;
+    };
+    "/api/webhooks/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The webhook's identifier. */
+                id: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List the delivery attempts of a webhook
+         * @description Returns the webhook's delivery log, newest first, 10 per page by default: one entry per attempt, with the message's `webhook-id`, the event it carried (null for a test message), the attempt's number, the receiver's HTTP status (null when no answer came), how long it took and what went wrong. Entries are kept for `--event-lifetime`.
+         */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        /**
+         * Send a test message or replay an event
+         * @description Queues one message to the webhook, even when it is disabled: with `eventId` the event of the organization's feed of that id (a replay: it carries the event's `webhook-id`, as a retry would), without it a test message of type `webhook.test`. The answer, 202, gives the message's `webhook-id` in `meta.messageId` (plain: `messageId`); its attempts appear in the delivery log. An event that is not in the feed (another organization's, or deleted after `--event-lifetime`) is a 400 pointing at `eventId`.
+         */
+        post: operations["sendWebhookMessage"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3570,6 +3698,135 @@ export interface components {
                 requestId?: string;
             };
         };
+        /** @description A change of one record: which record, what was done, the names of what changed, the record's version after the change (for a delete: the last one it had), who changed it and when. */
+        Event: {
+            attributes?: components["schemas"]["EventAttributes"];
+            /**
+             * @description The event's position in the feed.
+             * @example 1042
+             */
+            id: string;
+            links?: components["schemas"]["ResourceLinks"];
+            meta?: components["schemas"]["ResourceMeta"];
+            /** @enum {string} */
+            type: "events";
+        };
+        /** @description The fields of a change event. */
+        EventAttributes: {
+            /**
+             * @description What was done to the record.
+             * @example updated
+             * @enum {string}
+             */
+            action?: "created" | "updated" | "deleted";
+            /**
+             * @description The names of the attributes the change set (none for a delete).
+             * @example [
+             *       "name"
+             *     ]
+             */
+            changedAttributes?: string[];
+            /**
+             * @description The names of the relationships the change set.
+             * @example [
+             *       "contacts"
+             *     ]
+             */
+            changedRelationships?: string[];
+            /**
+             * @description The OAuth 2.0 client that made the change (for a batch, the client that sent it).
+             * @example demo-backoffice
+             */
+            clientId?: string | null;
+            /**
+             * Format: date-time
+             * @description When the change was written (UTC).
+             * @example 2024-05-01T12:00:00Z
+             */
+            occurredAt?: string;
+            /**
+             * @description The id of the changed record.
+             * @example 42
+             */
+            resourceId?: string;
+            /**
+             * @description The type of the changed record.
+             * @example accounts
+             */
+            resourceType?: string;
+            /**
+             * Format: int64
+             * @description The user the change was made as; null for a client without a user.
+             * @example 1
+             */
+            userId?: number | null;
+            /**
+             * Format: int64
+             * @description The record's version after the change (its ETag), for a delete the last version it had; null for records without versions.
+             * @example 3
+             */
+            version?: number | null;
+        };
+        /** @description A document holding a page of change events. */
+        EventCollectionDocument: {
+            data: components["schemas"]["Event"][];
+            links?: components["schemas"]["DocumentLinks"];
+        };
+        /** @description A document holding one change event. */
+        EventDocument: {
+            data: components["schemas"]["Event"];
+            links?: components["schemas"]["DocumentLinks"];
+        };
+        /** @description A change event in the plain format. */
+        EventPlain: {
+            /**
+             * @example updated
+             * @enum {string}
+             */
+            action?: "created" | "updated" | "deleted";
+            /**
+             * @example [
+             *       "name"
+             *     ]
+             */
+            changedAttributes?: string[];
+            /** @example [] */
+            changedRelationships?: string[];
+            /** @example demo-backoffice */
+            clientId?: string | null;
+            /**
+             * Format: int64
+             * @example 1042
+             */
+            id: number;
+            /**
+             * Format: date-time
+             * @example 2024-05-01T12:00:00Z
+             */
+            occurredAt?: string;
+            /** @example 42 */
+            resourceId?: string;
+            /** @example accounts */
+            resourceType?: string;
+            /**
+             * Format: int64
+             * @example 1
+             */
+            userId?: number | null;
+            /**
+             * Format: int64
+             * @example 3
+             */
+            version?: number | null;
+        };
+        /**
+         * @description The change events the webhook receives: `<resource type>.<action>`, `<resource type>.*` or `*`; actions are `created`, `updated` and `deleted`.
+         * @example [
+         *       "accounts.created",
+         *       "contacts.*"
+         *     ]
+         */
+        EventTypes: string[];
         /** @description A related record sent with the primary one in the same request: created when its id is a new temporary id, changed when `meta.update` is true (its id is then the record's real id). Primary data refers to it by `type` and `id`; each one must be linked with the primary record, directly or through another included record. Its attributes and relationships follow the rules of its own resource. */
         IncludedRequestResource: {
             /** @description The record's fields, as in a create or update of its own resource. */
@@ -4767,6 +5024,213 @@ export interface components {
             owner?: components["schemas"]["UserOwnerToOneRequest"];
             userRoles?: components["schemas"]["UserUserRolesToManyRequest"];
         };
+        /** @description A webhook. */
+        Webhook: {
+            attributes?: {
+                /**
+                 * Format: int64
+                 * @description Failed delivery attempts since the last success.
+                 */
+                readonly consecutiveFailures?: number;
+                /**
+                 * Format: date-time
+                 * @description When the webhook was created (UTC).
+                 */
+                readonly createdAt?: string;
+                /**
+                 * Format: date-time
+                 * @description When failures disabled the webhook (UTC).
+                 */
+                readonly disabledAt?: string | null;
+                /** @description Whether events are delivered. */
+                enabled?: boolean;
+                eventTypes?: components["schemas"]["EventTypes"];
+                /**
+                 * Format: date-time
+                 * @description When the webhook last changed (UTC).
+                 */
+                readonly updatedAt?: string;
+                url?: components["schemas"]["WebhookUrl"];
+            };
+            /** @example 3 */
+            id: string;
+            links?: components["schemas"]["ResourceLinks"];
+            meta?: {
+                /** @description The signing secret (`whsec_` and base64), only in the answer that made it. */
+                secret?: string;
+            };
+            /** @enum {string} */
+            type: "webhooks";
+        };
+        /** @description A document holding a page of webhooks. */
+        WebhookCollectionDocument: {
+            data: components["schemas"]["Webhook"][];
+            links?: components["schemas"]["DocumentLinks"];
+        };
+        /** @description The body that creates a webhook. */
+        WebhookCreateDocument: {
+            data: {
+                attributes: {
+                    /** @description Whether events are delivered (default: true). */
+                    enabled?: boolean;
+                    eventTypes: components["schemas"]["EventTypes"];
+                    url: components["schemas"]["WebhookUrl"];
+                };
+                /** @enum {string} */
+                type: "webhooks";
+            };
+            jsonapi?: components["schemas"]["JsonApiObject"];
+        };
+        /** @description The plain body that creates a webhook. */
+        WebhookCreatePlain: {
+            enabled?: boolean;
+            eventTypes: components["schemas"]["EventTypes"];
+            url: components["schemas"]["WebhookUrl"];
+        };
+        /** @description One attempt to deliver a message to a webhook. */
+        WebhookDelivery: {
+            attributes?: {
+                /**
+                 * Format: int64
+                 * @description The attempt's number, from 1.
+                 */
+                attempt?: number;
+                /**
+                 * Format: date-time
+                 * @description When the attempt ended (UTC).
+                 */
+                createdAt?: string;
+                /**
+                 * Format: int64
+                 * @description How long the attempt took, in milliseconds.
+                 */
+                durationMs?: number;
+                /** @description What went wrong; null on success. */
+                error?: string | null;
+                /** @description The event the message carried; null for a test message. */
+                eventId?: string | null;
+                /** @description The webhook-id of the message: evt_<event id>, or test_... for a test message. */
+                messageId?: string;
+                /**
+                 * Format: int64
+                 * @description The receiver's HTTP status; null when no answer came.
+                 */
+                statusCode?: number | null;
+            };
+            /** @example 71 */
+            id: string;
+            /** @enum {string} */
+            type: "webhookdeliveries";
+        };
+        /** @description A document holding a page of delivery attempts. */
+        WebhookDeliveryCollectionDocument: {
+            data: components["schemas"]["WebhookDelivery"][];
+            links?: components["schemas"]["DocumentLinks"];
+        };
+        /** @description A delivery attempt in the plain format. */
+        WebhookDeliveryPlain: {
+            /** Format: int64 */
+            attempt?: number;
+            /** Format: date-time */
+            createdAt?: string;
+            /** Format: int64 */
+            durationMs?: number;
+            error?: string | null;
+            /** Format: int64 */
+            eventId?: number | null;
+            /** Format: int64 */
+            id: number;
+            messageId?: string;
+            /** Format: int64 */
+            statusCode?: number | null;
+        };
+        /** @description A document holding one webhook. */
+        WebhookDocument: {
+            data: components["schemas"]["Webhook"];
+            links?: components["schemas"]["DocumentLinks"];
+        };
+        /** @description The body that sends a test message (no eventId) or replays an event. */
+        WebhookMessageDocument: {
+            data: {
+                attributes?: {
+                    /** @description The event to replay. */
+                    eventId?: string;
+                };
+                /** @enum {string} */
+                type: "webhookdeliveries";
+            };
+            jsonapi?: components["schemas"]["JsonApiObject"];
+        };
+        /** @description The plain body that sends a test message (no eventId) or replays an event. */
+        WebhookMessagePlain: {
+            /**
+             * Format: int64
+             * @description The event to replay.
+             */
+            eventId?: number;
+        };
+        /** @description The answer to a queued message. */
+        WebhookMessageQueued: {
+            meta: {
+                /** @description The webhook-id of the queued message. */
+                messageId: string;
+            };
+        };
+        /** @description The plain answer to a queued message. */
+        WebhookMessageQueuedPlain: {
+            messageId: string;
+        };
+        /** @description A webhook in the plain format. */
+        WebhookPlain: {
+            /** Format: int64 */
+            consecutiveFailures?: number;
+            /** Format: date-time */
+            createdAt?: string;
+            /** Format: date-time */
+            disabledAt?: string | null;
+            enabled?: boolean;
+            eventTypes?: string[];
+            /**
+             * Format: int64
+             * @example 3
+             */
+            id: number;
+            /** @description Only in the answer that made it. */
+            secret?: string;
+            /** Format: date-time */
+            updatedAt?: string;
+            url?: string;
+        };
+        /** @description The body that changes a webhook or rotates its secret. */
+        WebhookUpdateDocument: {
+            data: {
+                attributes?: {
+                    enabled?: boolean;
+                    eventTypes?: components["schemas"]["EventTypes"];
+                    url?: components["schemas"]["WebhookUrl"];
+                };
+                id: string;
+                meta?: {
+                    /** @description true: make a new secret (answered in meta.secret). */
+                    rotateSecret?: boolean;
+                };
+                /** @enum {string} */
+                type: "webhooks";
+            };
+            jsonapi?: components["schemas"]["JsonApiObject"];
+        };
+        /** @description The plain body that changes a webhook or rotates its secret. */
+        WebhookUpdatePlain: {
+            enabled?: boolean;
+            eventTypes?: components["schemas"]["EventTypes"];
+            rotateSecret?: boolean;
+            url?: components["schemas"]["WebhookUrl"];
+        };
+        /**
+         * @description The https URL the events are POSTed to.
+         * @example https://hooks.example.com/entityapi
+         */
+        WebhookUrl: string;
         /** @description A unit of weight. */
         WeightUnit: {
             attributes?: components["schemas"]["WeightUnitAttributes"];
@@ -5634,6 +6098,46 @@ export interface components {
          */
         CountrySort: string;
         /**
+         * @description The event fields to return, separated by commas; JSON:API only.
+         * @example resourceType,resourceId,action
+         */
+        EventFields: string;
+        /**
+         * @description Events of these actions, separated by commas: `created`, `updated`, `deleted`. Operators: `filter[action][neq]=deleted`.
+         * @example created,deleted
+         */
+        EventFilterAction: string;
+        /**
+         * @description Events by id (position); several ids separated by commas. Operators: `filter[id][gt]=1042`, `lt`, `gte`, `lte`, `neq`.
+         * @example 1042
+         */
+        EventFilterId: string;
+        /**
+         * @description Events by when the change happened (UTC, `2006-01-02T15:04:05Z`); a range is `from..to`. Operators: `filter[occurredAt][gte]=2024-05-01T00:00:00Z`, `gt`, `lt`, `lte`.
+         * @example 2024-05-01T00:00:00Z..2024-05-02T00:00:00Z
+         */
+        EventFilterOccurredAt: string;
+        /**
+         * @description Events of the records with these ids, separated by commas; use with `filter[resourceType]`.
+         * @example 42
+         */
+        EventFilterResourceId: string;
+        /**
+         * @description Events of records of these types, separated by commas (`accounts,contacts`). Operators: `filter[resourceType][neq]=users`.
+         * @example accounts,contacts
+         */
+        EventFilterResourceType: string;
+        /**
+         * @description The event's id, its position in the feed.
+         * @example 1042
+         */
+        EventId: string;
+        /**
+         * @description Fields to sort by, separated by commas; a leading `-` sorts descending. Sortable: `id` (the feed's order, the default), `occurredAt`.
+         * @example id
+         */
+        EventSort: string;
+        /**
          * @description Write only if the record is still in the state the client read: `*` (any existing record) or one or more strong entity tags as `ETag` answered them, separated by commas. A tag matches when the version it names (the number before `-`) is the record's current version, whichever representation it was read in. A stale tag, a weak (`W/`) or malformed one, or a record that does not exist is a 412 and nothing changes; of two clients that read the same version and write, exactly one succeeds.
          * @example "17-3fa2"
          */
@@ -5896,6 +6400,8 @@ export interface components {
          * @example lastName,-createdAt
          */
         UserSort: string;
+        /** @description The webhook's identifier. */
+        WebhookId: string;
         /**
          * @description The weight unit fields to return, separated by commas; JSON:API only.
          * @example conversionRates
@@ -14145,6 +14651,233 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    listEvents: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Events by id (position); several ids separated by commas. Operators: `filter[id][gt]=1042`, `lt`, `gte`, `lte`, `neq`.
+                 * @example 1042
+                 */
+                "filter[id]"?: components["parameters"]["EventFilterId"];
+                /**
+                 * @description Events of records of these types, separated by commas (`accounts,contacts`). Operators: `filter[resourceType][neq]=users`.
+                 * @example accounts,contacts
+                 */
+                "filter[resourceType]"?: components["parameters"]["EventFilterResourceType"];
+                /**
+                 * @description Events of the records with these ids, separated by commas; use with `filter[resourceType]`.
+                 * @example 42
+                 */
+                "filter[resourceId]"?: components["parameters"]["EventFilterResourceId"];
+                /**
+                 * @description Events of these actions, separated by commas: `created`, `updated`, `deleted`. Operators: `filter[action][neq]=deleted`.
+                 * @example created,deleted
+                 */
+                "filter[action]"?: components["parameters"]["EventFilterAction"];
+                /**
+                 * @description Events by when the change happened (UTC, `2006-01-02T15:04:05Z`); a range is `from..to`. Operators: `filter[occurredAt][gte]=2024-05-01T00:00:00Z`, `gt`, `lt`, `lte`.
+                 * @example 2024-05-01T00:00:00Z..2024-05-02T00:00:00Z
+                 */
+                "filter[occurredAt]"?: components["parameters"]["EventFilterOccurredAt"];
+                /** @description The page to return, starting at 1. */
+                "page[number]"?: components["parameters"]["PageNumber"];
+                /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000. */
+                "page[size]"?: components["parameters"]["PageSize"];
+                /** @description Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. */
+                "page[after]"?: components["parameters"]["PageAfter"];
+                /** @description Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`. */
+                "page[before]"?: components["parameters"]["PageBefore"];
+                /**
+                 * @description Fields to sort by, separated by commas; a leading `-` sorts descending. Sortable: `id` (the feed's order, the default), `occurredAt`.
+                 * @example id
+                 */
+                sort?: components["parameters"]["EventSort"];
+                /**
+                 * @description The event fields to return, separated by commas; JSON:API only.
+                 * @example resourceType,resourceId,action
+                 */
+                "fields[events]"?: components["parameters"]["EventFields"];
+                /**
+                 * @description `title` adds each record's title in `meta.title`; JSON:API only.
+                 * @example title
+                 */
+                meta?: components["parameters"]["Meta"];
+            };
+            header?: {
+                /**
+                 * @description Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
+                 * @example totalCount;noHateoas
+                 */
+                "X-Include"?: components["parameters"]["XInclude"];
+                /**
+                 * @description Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+                 * @example "17-3fa2"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of change events. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    Link: components["headers"]["Link"];
+                    "X-Include-Total-Count": components["headers"]["XIncludeTotalCount"];
+                    "X-Request-ID": components["headers"]["XRequestID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "action": "updated",
+                     *         "changedAttributes": [
+                     *           "name"
+                     *         ],
+                     *         "changedRelationships": [],
+                     *         "clientId": "demo-backoffice",
+                     *         "id": 1042,
+                     *         "occurredAt": "2024-05-01T12:00:00Z",
+                     *         "resourceId": "42",
+                     *         "resourceType": "accounts",
+                     *         "userId": 1,
+                     *         "version": 3
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["EventPlain"][];
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "attributes": {
+                     *             "action": "updated",
+                     *             "changedAttributes": [
+                     *               "name"
+                     *             ],
+                     *             "changedRelationships": [],
+                     *             "clientId": "demo-backoffice",
+                     *             "occurredAt": "2024-05-01T12:00:00Z",
+                     *             "resourceId": "42",
+                     *             "resourceType": "accounts",
+                     *             "userId": 1,
+                     *             "version": 3
+                     *           },
+                     *           "id": "1042",
+                     *           "type": "events"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/vnd.api+json": components["schemas"]["EventCollectionDocument"];
+                };
+            };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            406: components["responses"]["NotAcceptable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getEvent: {
+        parameters: {
+            query?: {
+                /**
+                 * @description The event fields to return, separated by commas; JSON:API only.
+                 * @example resourceType,resourceId,action
+                 */
+                "fields[events]"?: components["parameters"]["EventFields"];
+                /**
+                 * @description `title` adds each record's title in `meta.title`; JSON:API only.
+                 * @example title
+                 */
+                meta?: components["parameters"]["Meta"];
+            };
+            header?: {
+                /**
+                 * @description Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
+                 * @example totalCount;noHateoas
+                 */
+                "X-Include"?: components["parameters"]["XInclude"];
+                /**
+                 * @description Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+                 * @example "17-3fa2"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                /**
+                 * @description The event's id, its position in the feed.
+                 * @example 1042
+                 */
+                id: components["parameters"]["EventId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The change event. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "X-Request-ID": components["headers"]["XRequestID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "action": "deleted",
+                     *       "changedAttributes": [],
+                     *       "changedRelationships": [],
+                     *       "clientId": "demo-backoffice",
+                     *       "id": 1043,
+                     *       "occurredAt": "2024-05-01T12:00:05Z",
+                     *       "resourceId": "7",
+                     *       "resourceType": "contacts",
+                     *       "userId": 1,
+                     *       "version": 2
+                     *     }
+                     */
+                    "application/json": components["schemas"]["EventPlain"];
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "attributes": {
+                     *           "action": "deleted",
+                     *           "changedAttributes": [],
+                     *           "changedRelationships": [],
+                     *           "clientId": "demo-backoffice",
+                     *           "occurredAt": "2024-05-01T12:00:05Z",
+                     *           "resourceId": "7",
+                     *           "resourceType": "contacts",
+                     *           "userId": 1,
+                     *           "version": 2
+                     *         },
+                     *         "id": "1043",
+                     *         "type": "events"
+                     *       }
+                     *     }
+                     */
+                    "application/vnd.api+json": components["schemas"]["EventDocument"];
+                };
+            };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     runAtomicOperations: {
         parameters: {
             query?: never;
@@ -19345,6 +20078,538 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listWebhooks: {
+        parameters: {
+            query?: {
+                /** @description The page to return, starting at 1. */
+                "page[number]"?: components["parameters"]["PageNumber"];
+                /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000. */
+                "page[size]"?: components["parameters"]["PageSize"];
+            };
+            header?: {
+                /**
+                 * @description Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
+                 * @example totalCount;noHateoas
+                 */
+                "X-Include"?: components["parameters"]["XInclude"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of webhooks. */
+            200: {
+                headers: {
+                    "X-Include-Total-Count": components["headers"]["XIncludeTotalCount"];
+                    "X-Request-ID": components["headers"]["XRequestID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "consecutiveFailures": 0,
+                     *         "createdAt": "2026-11-03T10:00:00Z",
+                     *         "disabledAt": null,
+                     *         "enabled": true,
+                     *         "eventTypes": [
+                     *           "accounts.created"
+                     *         ],
+                     *         "id": 3,
+                     *         "updatedAt": "2026-11-03T10:00:00Z",
+                     *         "url": "https://hooks.example.com/entityapi"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["WebhookPlain"][];
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "attributes": {
+                     *             "consecutiveFailures": 0,
+                     *             "createdAt": "2026-11-03T10:00:00Z",
+                     *             "disabledAt": null,
+                     *             "enabled": true,
+                     *             "eventTypes": [
+                     *               "accounts.created"
+                     *             ],
+                     *             "updatedAt": "2026-11-03T10:00:00Z",
+                     *             "url": "https://hooks.example.com/entityapi"
+                     *           },
+                     *           "id": "3",
+                     *           "type": "webhooks"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/vnd.api+json": components["schemas"]["WebhookCollectionDocument"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            406: components["responses"]["NotAcceptable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "eventTypes": [
+                 *         "accounts.created",
+                 *         "accounts.updated",
+                 *         "contacts.*"
+                 *       ],
+                 *       "url": "https://hooks.example.com/entityapi"
+                 *     }
+                 */
+                "application/json": components["schemas"]["WebhookCreatePlain"];
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "attributes": {
+                 *           "eventTypes": [
+                 *             "accounts.created",
+                 *             "accounts.updated",
+                 *             "contacts.*"
+                 *           ],
+                 *           "url": "https://hooks.example.com/entityapi"
+                 *         },
+                 *         "type": "webhooks"
+                 *       }
+                 *     }
+                 */
+                "application/vnd.api+json": components["schemas"]["WebhookCreateDocument"];
+            };
+        };
+        responses: {
+            /** @description The new webhook, with its secret. */
+            201: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "consecutiveFailures": 0,
+                     *       "createdAt": "2026-11-03T10:00:00Z",
+                     *       "disabledAt": null,
+                     *       "enabled": true,
+                     *       "eventTypes": [
+                     *         "accounts.created",
+                     *         "accounts.updated",
+                     *         "contacts.*"
+                     *       ],
+                     *       "id": 3,
+                     *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
+                     *       "updatedAt": "2026-11-03T10:00:00Z",
+                     *       "url": "https://hooks.example.com/entityapi"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookPlain"];
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "attributes": {
+                     *           "consecutiveFailures": 0,
+                     *           "createdAt": "2026-11-03T10:00:00Z",
+                     *           "disabledAt": null,
+                     *           "enabled": true,
+                     *           "eventTypes": [
+                     *             "accounts.created",
+                     *             "accounts.updated",
+                     *             "contacts.*"
+                     *           ],
+                     *           "updatedAt": "2026-11-03T10:00:00Z",
+                     *           "url": "https://hooks.example.com/entityapi"
+                     *         },
+                     *         "id": "3",
+                     *         "links": {
+                     *           "self": "https://api.example.com/admin/api/webhooks/3"
+                     *         },
+                     *         "meta": {
+                     *           "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+                     *         },
+                     *         "type": "webhooks"
+                     *       }
+                     *     }
+                     */
+                    "application/vnd.api+json": components["schemas"]["WebhookDocument"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
+                 * @example totalCount;noHateoas
+                 */
+                "X-Include"?: components["parameters"]["XInclude"];
+            };
+            path: {
+                /** @description The webhook's identifier. */
+                id: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The webhook. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "consecutiveFailures": 0,
+                     *       "createdAt": "2026-11-03T10:00:00Z",
+                     *       "disabledAt": null,
+                     *       "enabled": true,
+                     *       "eventTypes": [
+                     *         "accounts.created",
+                     *         "accounts.updated",
+                     *         "contacts.*"
+                     *       ],
+                     *       "id": 3,
+                     *       "updatedAt": "2026-11-03T10:00:00Z",
+                     *       "url": "https://hooks.example.com/entityapi"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookPlain"];
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "attributes": {
+                     *           "consecutiveFailures": 0,
+                     *           "createdAt": "2026-11-03T10:00:00Z",
+                     *           "disabledAt": null,
+                     *           "enabled": true,
+                     *           "eventTypes": [
+                     *             "accounts.created",
+                     *             "accounts.updated",
+                     *             "contacts.*"
+                     *           ],
+                     *           "updatedAt": "2026-11-03T10:00:00Z",
+                     *           "url": "https://hooks.example.com/entityapi"
+                     *         },
+                     *         "id": "3",
+                     *         "links": {
+                     *           "self": "https://api.example.com/admin/api/webhooks/3"
+                     *         },
+                     *         "type": "webhooks"
+                     *       }
+                     *     }
+                     */
+                    "application/vnd.api+json": components["schemas"]["WebhookDocument"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The webhook's identifier. */
+                id: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["NoContent"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The webhook's identifier. */
+                id: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "rotateSecret": true
+                 *     }
+                 */
+                "application/json": components["schemas"]["WebhookUpdatePlain"];
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "id": "3",
+                 *         "meta": {
+                 *           "rotateSecret": true
+                 *         },
+                 *         "type": "webhooks"
+                 *       }
+                 *     }
+                 */
+                "application/vnd.api+json": components["schemas"]["WebhookUpdateDocument"];
+            };
+        };
+        responses: {
+            /** @description The webhook; after a rotation, with its new secret. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "consecutiveFailures": 0,
+                     *       "createdAt": "2026-11-03T10:00:00Z",
+                     *       "disabledAt": null,
+                     *       "enabled": true,
+                     *       "eventTypes": [
+                     *         "accounts.created",
+                     *         "accounts.updated",
+                     *         "contacts.*"
+                     *       ],
+                     *       "id": 3,
+                     *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
+                     *       "updatedAt": "2026-11-03T10:00:00Z",
+                     *       "url": "https://hooks.example.com/entityapi"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookPlain"];
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "attributes": {
+                     *           "consecutiveFailures": 0,
+                     *           "createdAt": "2026-11-03T10:00:00Z",
+                     *           "disabledAt": null,
+                     *           "enabled": true,
+                     *           "eventTypes": [
+                     *             "accounts.created",
+                     *             "accounts.updated",
+                     *             "contacts.*"
+                     *           ],
+                     *           "updatedAt": "2026-11-03T10:00:00Z",
+                     *           "url": "https://hooks.example.com/entityapi"
+                     *         },
+                     *         "id": "3",
+                     *         "links": {
+                     *           "self": "https://api.example.com/admin/api/webhooks/3"
+                     *         },
+                     *         "meta": {
+                     *           "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+                     *         },
+                     *         "type": "webhooks"
+                     *       }
+                     *     }
+                     */
+                    "application/vnd.api+json": components["schemas"]["WebhookDocument"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                /** @description The page to return, starting at 1. */
+                "page[number]"?: components["parameters"]["PageNumber"];
+                /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000. */
+                "page[size]"?: components["parameters"]["PageSize"];
+            };
+            header?: {
+                /**
+                 * @description Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
+                 * @example totalCount;noHateoas
+                 */
+                "X-Include"?: components["parameters"]["XInclude"];
+            };
+            path: {
+                /** @description The webhook's identifier. */
+                id: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of delivery attempts. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "attempt": 2,
+                     *         "createdAt": "2026-11-03T10:00:21Z",
+                     *         "durationMs": 31,
+                     *         "error": "the receiver answered 500",
+                     *         "eventId": 1042,
+                     *         "id": 71,
+                     *         "messageId": "evt_1042",
+                     *         "statusCode": 500
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["WebhookDeliveryPlain"][];
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "attributes": {
+                     *             "attempt": 2,
+                     *             "createdAt": "2026-11-03T10:00:21Z",
+                     *             "durationMs": 31,
+                     *             "error": "the receiver answered 500",
+                     *             "eventId": "1042",
+                     *             "messageId": "evt_1042",
+                     *             "statusCode": 500
+                     *           },
+                     *           "id": "71",
+                     *           "type": "webhookdeliveries"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/vnd.api+json": components["schemas"]["WebhookDeliveryCollectionDocument"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    sendWebhookMessage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The webhook's identifier. */
+                id: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "eventId": 1042
+                 *     }
+                 */
+                "application/json": components["schemas"]["WebhookMessagePlain"];
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "attributes": {
+                 *           "eventId": "1042"
+                 *         },
+                 *         "type": "webhookdeliveries"
+                 *       }
+                 *     }
+                 */
+                "application/vnd.api+json": components["schemas"]["WebhookMessageDocument"];
+            };
+        };
+        responses: {
+            /** @description The message is queued. */
+            202: {
+                headers: {
+                    "X-Request-ID": components["headers"]["XRequestID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "messageId": "evt_1042"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookMessageQueuedPlain"];
+                    /**
+                     * @example {
+                     *       "meta": {
+                     *         "messageId": "evt_1042"
+                     *       }
+                     *     }
+                     */
+                    "application/vnd.api+json": components["schemas"]["WebhookMessageQueued"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
