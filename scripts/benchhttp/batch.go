@@ -49,7 +49,9 @@ func measureBatch(ctx context.Context, n, round int, s system) (sample, error) {
 	prefix := "Batch " + strconv.Itoa(round+1) + " " + s.name
 	switch s.name {
 	case sysInsert:
-		return timeRows(n, func() error { return rawInsert(ctx, s.db, prefix, n) })
+		return timeRows(n, func() error { return rawInsert(ctx, s.db, prefix, n, false) })
+	case sysInsertEvent:
+		return timeRows(n, func() error { return rawInsert(ctx, s.db, prefix, n, true) })
 	case sysCopy:
 		return timeRows(n, func() error { return rawCopy(ctx, s.db, prefix, n) })
 	}
@@ -113,8 +115,9 @@ func runBatch(ctx context.Context, svc *service, body []byte, n int) error {
 
 // rawInsert writes n accounts named prefix+i with the columns the batch
 // writes, in multi-row INSERTs of as many rows as the parameters allow, in
-// one transaction.
-func rawInsert(ctx context.Context, db *floorDB, prefix string, n int) error {
+// one transaction; with events, then their change events with one
+// INSERT ... SELECT of the rows past the largest key before them.
+func rawInsert(ctx context.Context, db *floorDB, prefix string, n int, events bool) error {
 	chunk := sqliteInsertRows
 	if db.dialect == "postgres" {
 		chunk = postgresInsertRows
@@ -163,22 +166,56 @@ func rawInsert(ctx context.Context, db *floorDB, prefix string, n int) error {
 		}
 		return nil
 	}
+	// withEvents runs insert, and with events the events of what it wrote:
+	// last reads the largest key before, record writes the events after.
+	withEvents := func(last func() (int64, error), record func(after int64) (int64, error), exec func(text string, args []any) (int64, error)) error {
+		var after int64
+		if events {
+			var err error
+			if after, err = last(); err != nil {
+				return fmt.Errorf("last key: %w", err)
+			}
+		}
+		if err := insert(exec); err != nil || !events {
+			return err
+		}
+		k, err := record(after)
+		if err != nil {
+			return fmt.Errorf("events: %w", err)
+		}
+		if k != int64(n) {
+			return fmt.Errorf("%d events for %d rows", k, n)
+		}
+		return nil
+	}
 	if db.pool != nil {
 		return db.inPgxTx(ctx, func(tx pgx.Tx) error {
-			return insert(func(text string, args []any) (int64, error) {
+			exec := func(text string, args []any) (int64, error) {
 				tag, err := tx.Exec(ctx, text, args...)
 				return tag.RowsAffected(), err
-			})
+			}
+			return withEvents(func() (last int64, err error) {
+				err = tx.QueryRow(ctx, db.text["lastAccount"]).Scan(&last)
+				return last, err
+			}, func(after int64) (int64, error) {
+				return exec(db.text["accountEventsAfter"], []any{floorOrg, ts, after})
+			}, exec)
 		})
 	}
 	return db.inSQLiteTx(ctx, func(tx *sql.Tx) error {
-		return insert(func(text string, args []any) (int64, error) {
+		exec := func(text string, args []any) (int64, error) {
 			res, err := tx.ExecContext(ctx, text, args...)
 			if err != nil {
 				return 0, err
 			}
 			return res.RowsAffected()
-		})
+		}
+		return withEvents(func() (last int64, err error) {
+			err = tx.QueryRowContext(ctx, db.text["lastAccount"]).Scan(&last)
+			return last, err
+		}, func(after int64) (int64, error) {
+			return exec(db.text["accountEventsAfter"], []any{floorOrg, ts, after})
+		}, exec)
 	})
 }
 

@@ -323,6 +323,18 @@ func statements(dialect string) map[string]string {
 		contactIDs = `SELECT json_group_array(contact_id) FROM (SELECT contact_id FROM account_contacts ` +
 			`WHERE account_id = accounts.id ORDER BY contact_id)`
 	}
+	// The change events (issue 19) the event floors record: into the outbox
+	// on PostgreSQL, the feed on SQLite, as the service does.
+	events := "events"
+	if dialect == "postgres" {
+		events = "event_outbox"
+	}
+	eventColumns := "organization_id, resource_type, resource_id, action, changed_attributes, changed_relationships, " +
+		"version, client_id, user_id, occurred_at"
+	text["insertEvent"] = `INSERT INTO ` + events + ` (` + eventColumns + `) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`
+	text["lastAccount"] = `SELECT coalesce(max(id), 0) FROM accounts`
+	text["accountEventsAfter"] = `INSERT INTO ` + events + ` (` + eventColumns + `) SELECT organization_id, 'accounts', ` +
+		`CAST(id AS TEXT), 'created', '["name"]', '[]', 1, NULL, NULL, $2 FROM accounts WHERE organization_id = $1 AND id > $3 ORDER BY id`
 	text["updateAccount"] = `UPDATE accounts SET name = $1, updated_at = $2 WHERE id = $3 AND organization_id = $4 ` +
 		`RETURNING ` + accountColumns + `, (` + contactIDs + `)`
 	if dialect == "sqlite" {

@@ -44,9 +44,19 @@ func bytesHandler(contentType string, body []byte) http.Handler {
 	})
 }
 
+// eventHandler is the write + event floor of a write target t: the write
+// floor also recording each write's change event.
+func eventHandler(t target, db *floorDB) http.Handler {
+	f := writeFloor{db: db, events: true}
+	if t.name == "post" {
+		return http.HandlerFunc(f.create)
+	}
+	return http.HandlerFunc(f.update)
+}
+
 // dbHandler is the database floor (read targets) or write floor of t.
 func dbHandler(t target, db *floorDB) http.Handler {
-	read, write := readFloor{db}, writeFloor{db}
+	read, write := readFloor{db}, writeFloor{db: db}
 	switch t.name {
 	case "one":
 		return http.HandlerFunc(read.country)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -41,8 +42,31 @@ func readAccount(w http.ResponseWriter, r *http.Request) (accountInput, error) {
 	return in, nil
 }
 
-// writeFloor answers the write targets.
-type writeFloor struct{ db *floorDB }
+// floorClient is the client the event floors' events name: the one whose
+// token the bench sends (demo-backoffice).
+const floorClient = "demo-backoffice"
+
+// writeFloor answers the write targets. With events (the write + event
+// floor) each write also records its change event in its transaction, a
+// second statement, as the service's writes record theirs (issue 19).
+type writeFloor struct {
+	db     *floorDB
+	events bool
+}
+
+// recordEvent inserts the change event of account id, in q's transaction.
+func (f writeFloor) recordEvent(ctx context.Context, q querier, id int64, action string) error {
+	if !f.events {
+		return nil
+	}
+	rs, err := q.query(ctx, "insertEvent", floorOrg, "accounts", strconv.FormatInt(id, 10), action, `["name"]`, `[]`,
+		int64(1), floorClient, nil, f.db.timeArg(time.Now()))
+	if err != nil {
+		return err
+	}
+	rs.Close()
+	return rs.Err()
+}
 
 // create answers POST /admin/api/accounts: 201 and the new account.
 func (f writeFloor) create(w http.ResponseWriter, r *http.Request) {
@@ -63,8 +87,11 @@ func (f writeFloor) create(w http.ResponseWriter, r *http.Request) {
 		if !rs.Next() {
 			return firstErr(rs.Err(), errors.New("INSERT returned no row"))
 		}
-		a, err = scanAccount(rs)
-		return err
+		if a, err = scanAccount(rs); err != nil {
+			return err
+		}
+		rs.Close()
+		return f.recordEvent(ctx, q, a.id, "created")
 	})
 	if err != nil {
 		fail(w, err)
@@ -107,8 +134,11 @@ func (f writeFloor) update(w http.ResponseWriter, r *http.Request) {
 			return rs.Err()
 		}
 		found = true
-		a, err = scanAccount(rs, dest)
-		return err
+		if a, err = scanAccount(rs, dest); err != nil {
+			return err
+		}
+		rs.Close()
+		return f.recordEvent(ctx, q, a.id, "updated")
 	})
 	if err != nil {
 		fail(w, err)

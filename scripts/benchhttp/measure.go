@@ -20,6 +20,10 @@ const (
 	sysWrite    = "write floor"
 	sysInsert   = "INSERT floor"
 	sysCopy     = "COPY floor"
+	// The floors that also record the change events the service records
+	// (issue 19), in the same transaction as the rows.
+	sysWriteEvent  = "write + event floor"
+	sysInsertEvent = "INSERT + event floor"
 )
 
 // system is one thing a target is measured on: a service or a floor.
@@ -136,8 +140,11 @@ func measureDatabase(ctx context.Context, cfg config, wrkPath, tmp, database str
 			if err := floor(sysWrite, dbHandler(t, fdb)); err != nil {
 				return nil, err
 			}
+			if err := floor(sysWriteEvent, eventHandler(t, fdb)); err != nil {
+				return nil, err
+			}
 		case batchTarget:
-			systems = append(systems, system{name: sysInsert, db: fdb})
+			systems = append(systems, system{name: sysInsert, db: fdb}, system{name: sysInsertEvent, db: fdb})
 			if database == "postgres" {
 				systems = append(systems, system{name: sysCopy, db: fdb})
 			}

@@ -90,15 +90,18 @@ func (r *report) render() string {
 	b.WriteString("| " + strings.Join(head, " | ") + " |\n")
 	b.WriteString("|" + strings.Repeat("---|", len(head)) + "\n")
 	for _, row := range r.rows {
-		b.WriteString(r.renderRow(row, false, baseline))
-		if row.samples[sysCopy] != nil {
-			b.WriteString(r.renderRow(row, true, baseline))
+		b.WriteString(r.renderRow(row, "", baseline))
+		for _, other := range []string{sysWriteEvent, sysInsertEvent, sysCopy} {
+			if row.samples[other] != nil {
+				b.WriteString(r.renderRow(row, other, baseline))
+			}
 		}
 	}
 	fmt.Fprintf(&b, "\nreq/s, or rows/s for the batch (allocs and SQL per row there); medians of %d rounds of %s (after %s of warm-up) "+
 		"with wrk -c%d -t%d, targets and systems in rotating order; a floor is this process's net/http server on the loopback: "+
 		"bytes = the service's captured answer, DB = the same queries prepared (pgx / database/sql) and encoding/json, "+
-		"write = one INSERT/UPDATE ... RETURNING in a transaction, INSERT/COPY = the batch's rows straight into the table; "+
+		"write = one INSERT/UPDATE ... RETURNING in a transaction, INSERT/COPY = the batch's rows straight into the table, "+
+		"+ event = the same also recording the change events in the transaction (one INSERT per write, one INSERT ... SELECT per batch); "+
 		"a line is FAILED when any request got a status of 400 or more or a socket error (wrk's counts). "+
 		"CPU µs/req is the user and system time of the process answering (the service's; the floors' is this process's) "+
 		"per request, medians; CPU floor / service is their ratio, the share of the service's processor time a floor needs for "+
@@ -114,17 +117,20 @@ func (r *report) render() string {
 	return b.String()
 }
 
-// renderRow is one line: the target against its floor, or (copyLine) the
-// batch against COPY.
-func (r *report) renderRow(row row, copyLine, baseline bool) string {
+// renderRow is one line: the target against its floor, or against other:
+// the write + event or INSERT + event floor (the same goal), or COPY.
+func (r *report) renderRow(row row, other string, baseline bool) string {
 	t := row.target
 	floorName := floorOf(t.kind)
 	label := t.label
 	if t.kind == batchTarget {
 		label = fmt.Sprintf(t.label, count(float64(r.config.batchRecords)))
 	}
-	if copyLine {
+	switch other {
+	case sysCopy:
 		floorName, label = sysCopy, label+" against COPY"
+	case sysWriteEvent, sysInsertEvent:
+		floorName, label = other, label+" against the "+other
 	}
 	svc := row.samples[sysService]
 	rate := stat(svc, rateOf)
@@ -137,7 +143,7 @@ func (r *report) renderRow(row row, copyLine, baseline bool) string {
 	bytesFloor := stat(row.samples[sysBytes], rateOf)
 	cells = append(cells, count(bytesFloor), count(floor), ratio(rate, floor), ratio(rate, bytesFloor))
 	goal, met := fmt.Sprintf(">= %.1f", t.goal), "-"
-	if copyLine {
+	if other == sysCopy {
 		goal = "(1.0 possible)"
 	} else if rate >= 0 && floor > 0 {
 		met = "not met"
