@@ -193,6 +193,23 @@ func DeleteDeliveriesBefore(ctx context.Context, c *storage.Conn, t time.Time) (
 }
 
 // webhookCursor is the dispatcher's position in the feed.
+// skipFeed moves the dispatch cursor from pos to the feed's last numbered
+// event, when there is a later one (no write otherwise); a dispatcher that
+// moved it meanwhile wins.
+func skipFeed(ctx context.Context, c *storage.Conn, pos int64) error {
+	var end int64
+	if err := c.Bun().NewSelect().Table("events").ColumnExpr("coalesce(max(id), 0)").Scan(ctx, &end); err != nil {
+		return c.MapError("select", "events", err)
+	}
+	if end <= pos {
+		return nil
+	}
+	return c.Atomic(ctx, func(c *storage.Conn) error {
+		_, err := c.Bun().NewUpdate().Table(cursorTable).Set("position = ?", end).Where("id = 1 AND position = ?", pos).Exec(ctx)
+		return c.MapError("update", cursorTable, err)
+	})
+}
+
 func webhookCursor(ctx context.Context, c *storage.Conn) (int64, error) {
 	var pos int64
 	err := c.Bun().NewSelect().Table(cursorTable).Column("position").Where("id = 1").Scan(ctx, &pos)

@@ -3,6 +3,8 @@ package jobs_test
 import (
 	"context"
 	"encoding/json"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -43,6 +45,69 @@ func TestMaintainExpiresDeliveries(t *testing.T) {
 		}
 		if len(rows) != 1 || rows[0].MessageID != "new" {
 			t.Fatalf("deliveries after the housekeeping: %v, want [new]", rows)
+		}
+	})
+}
+
+// statementLog records the statements a store sends.
+type statementLog struct {
+	mu    sync.Mutex
+	texts []string
+}
+
+func (l *statementLog) BeforeStatement(ctx context.Context, query string) context.Context {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.texts = append(l.texts, query)
+	return ctx
+}
+
+func (l *statementLog) AfterStatement(context.Context, string, error) {}
+
+// TestDispatchWithoutWebhooksSkipsTheFeed: with no enabled webhook the
+// dispatcher reads no event (no SELECT of the events' rows, no numbering)
+// and moves its cursor to the feed's end, so that a webhook created after
+// gets none of the events before it.
+func TestDispatchWithoutWebhooksSkipsTheFeed(t *testing.T) {
+	t.Parallel()
+	storagetest.Each(t, func(t *testing.T, s *storage.Store) {
+		ctx := context.Background()
+		events := make([]storage.Event, 20)
+		for i := range events {
+			events[i] = storage.Event{Org: 1, Type: "accounts", Action: storage.EventCreated, Key: int64(i + 1)}
+		}
+		if err := s.Tx(ctx, func(c *storage.Conn) error { return c.RecordEvents(ctx, events) }); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.SequenceEvents(ctx); err != nil {
+			t.Fatal(err)
+		}
+		q, err := jobs.NewQueue(s, jobs.Config{Workers: 1, Maintenance: time.Hour, EventLifetime: time.Hour})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var seen statementLog
+		s.AddStatementHook(&seen)
+		if err := q.DispatchWebhooks(ctx); err != nil {
+			t.Fatal(err)
+		}
+		seen.mu.Lock()
+		texts := seen.texts
+		seen.mu.Unlock()
+		for _, text := range texts {
+			if strings.Contains(text, "event_outbox") || (strings.Contains(text, `"events"`) && !strings.Contains(text, "max(id)")) {
+				t.Errorf("the dispatcher without webhooks ran %s", text)
+			}
+		}
+		var pos, end int64
+		if err := s.DB().NewSelect().Table("webhook_cursor").Column("position").Where("id = 1").Scan(ctx, &pos); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.DB().NewSelect().Table("events").ColumnExpr("max(id)").Scan(ctx, &end); err != nil {
+			t.Fatal(err)
+		}
+		if pos != end || end == 0 {
+			t.Fatalf("the cursor is at %d, want the feed's end %d", pos, end)
 		}
 	})
 }
