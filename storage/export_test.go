@@ -96,3 +96,36 @@ func (c *Conn) PreparedStatements(ctx context.Context, part string) (int, error)
 		"SELECT count(*) FROM pg_prepared_statements WHERE name <> '' AND strpos(statement, $1) > 0", part).Scan(&n)
 	return n, err
 }
+
+// WriteGroups is how many transactions have committed more than one single
+// write together (writegroup.go).
+func (s *Store) WriteGroups() int64 { return s.queue.groups.Load() }
+
+// QueuedWrites is how many single writes wait in the queue (taken or not).
+func (s *Store) QueuedWrites() int {
+	s.queue.mu.Lock()
+	defer s.queue.mu.Unlock()
+	return len(s.queue.pending)
+}
+
+// HoldWriteSlot takes the SQLite write slot until release is called, so
+// that single writes queue behind it.
+func (s *Store) HoldWriteSlot(ctx context.Context) (release func(), err error) {
+	return s.acquireWrite(ctx)
+}
+
+// Alone runs fn as a single write of c (through the queue on SQLite).
+func (c *Conn) Alone(ctx context.Context, fn func(ctx context.Context, c *Conn) error) error {
+	return c.alone(ctx, fn)
+}
+
+// SendInsert sends the INSERT of row on c as it is, outside any write
+// queue or transaction of its own (inside an Alone function).
+func (c *Conn) SendInsert(ctx context.Context, t *Table, org int64, row Row) error {
+	st, _, err := insertStatement(t, org, row)
+	if err != nil {
+		return err
+	}
+	_, err = c.exec(ctx, st)
+	return err
+}

@@ -177,12 +177,11 @@ func (c *Conn) UpdateRowMembers(ctx context.Context, t *Table, org int64, key an
 		stored Row
 		keys   [][]any
 	)
-	err = c.alone(ctx, func(c *Conn) error {
-		st.add(" RETURNING ")
-		c.s.readColumns(st, t, t.Order)
-		if err := c.s.addMembers(st, ms, key); err != nil {
-			return err
-		}
+	c.s.returningAll(st, t)
+	if err := c.s.addMembers(st, ms, key); err != nil {
+		return nil, nil, err
+	}
+	err = c.alone(ctx, func(ctx context.Context, c *Conn) error {
 		stored, keys, err = c.readMembersRow(ctx, "update", t, c.noted(st, t), t.Order, ms, key) // errors mapped there
 		return err
 	})

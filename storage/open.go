@@ -61,6 +61,9 @@ type Store struct {
 	// (nil on PostgreSQL). SQLite allows one writer per file; waiting here,
 	// honouring the context, beats failing with SQLITE_BUSY after busy_timeout.
 	writeSlot chan struct{}
+	// queue holds the single writes waiting for the slot, which the writer
+	// that takes it commits together (writegroup.go); SQLite only.
+	queue writeQueue
 
 	// memory: a ":memory:" SQLite database (one connection, kept forever).
 	memory bool

@@ -49,8 +49,9 @@ func (c *Conn) InsertRow(ctx context.Context, t *Table, org int64, row Row) (Row
 	if err != nil {
 		return nil, err
 	}
+	c.s.returningAll(st, t)
 	var stored Row
-	err = c.alone(ctx, func(c *Conn) error {
+	err = c.alone(ctx, func(ctx context.Context, c *Conn) error {
 		stored, err = c.returning(ctx, t, st)
 		return err
 	})
@@ -62,18 +63,17 @@ func (c *Conn) InsertRow(ctx context.Context, t *Table, org int64, row Row) (Row
 
 // alone runs fn, which sends one write statement: in c's transaction when c
 // is in one, else as a transaction of its own (one statement is atomic by
-// itself), holding the SQLite write slot as Tx would. A single write then
-// costs one round trip, not BEGIN, the statement and COMMIT.
-func (c *Conn) alone(ctx context.Context, fn func(c *Conn) error) error {
-	if c.tx != nil {
-		return c.armed(fn)
+// itself). On SQLite it goes through the write queue (writegroup.go): it
+// commits alone, as a statement in autocommit, or together with the single
+// writes queued beside it. A single write then costs one round trip, not
+// BEGIN, the statement and COMMIT. fn may run more than once (a group
+// rolled back runs its writes again one by one), with the ctx it is given:
+// it must send the same statement each time.
+func (c *Conn) alone(ctx context.Context, fn func(ctx context.Context, c *Conn) error) error {
+	if c.tx != nil || c.s.writeSlot == nil {
+		return c.armed(func(c *Conn) error { return fn(ctx, c) })
 	}
-	release, err := c.s.acquireWrite(ctx)
-	if err != nil {
-		return err
-	}
-	defer release()
-	return c.armed(fn)
+	return c.queued(ctx, fn)
 }
 
 // insertStatement is the INSERT of one row, and the row's key when the
@@ -94,11 +94,16 @@ func insertStatement(t *Table, org int64, row Row) (st *sqlText, key any, err er
 	return st, key, nil
 }
 
-// returning runs a write of one row with RETURNING every column of t.Order
-// and reads that row as Find would; ErrNotFound when the write touched none.
-func (c *Conn) returning(ctx context.Context, t *Table, st *sqlText) (Row, error) {
+// returningAll ends st, a write of one row of t, with RETURNING every
+// column of t.Order.
+func (s *Store) returningAll(st *sqlText, t *Table) {
 	st.add(" RETURNING ")
-	c.s.readColumns(st, t, t.Order)
+	s.readColumns(st, t, t.Order)
+}
+
+// returning runs st, a write of one row ended by returningAll, and reads
+// that row as Find would; ErrNotFound when the write touched none.
+func (c *Conn) returning(ctx context.Context, t *Table, st *sqlText) (Row, error) {
 	rows, err := c.query(ctx, c.noted(st, t))
 	if err != nil {
 		return nil, err
@@ -214,8 +219,9 @@ func (c *Conn) UpdateRow(ctx context.Context, t *Table, org int64, key any, valu
 		}
 		return c.Get(ctx, t, org, key)
 	}
+	c.s.returningAll(st, t)
 	var stored Row
-	err = c.alone(ctx, func(c *Conn) error {
+	err = c.alone(ctx, func(ctx context.Context, c *Conn) error {
 		stored, err = c.returning(ctx, t, st)
 		return err
 	})
@@ -286,7 +292,7 @@ func (c *Conn) Delete(ctx context.Context, t *Table, org int64, key any) error {
 	keyWhere(&st, t, org, keyArg)
 	if c.note != nil {
 		// One statement, with its event in it: atomic by itself.
-		err := c.alone(ctx, func(c *Conn) error {
+		err := c.alone(ctx, func(ctx context.Context, c *Conn) error {
 			res, err := c.exec(ctx, c.notedDelete(&st, t)) // under the write slot
 			if err != nil {
 				return err
