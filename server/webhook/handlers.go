@@ -144,7 +144,8 @@ func (s *Service) Update(r *engine.Request, doc *jsonapi.Document, plain jsonapi
 	}
 	if f.enabled != nil {
 		if *f.enabled && !h.Enabled {
-			h.ConsecutiveFailures, h.DisabledAt = 0, nil
+			resumed := storage.Now()
+			h.ConsecutiveFailures, h.DisabledAt, h.ResumedAt = 0, nil, &resumed
 		}
 		h.Enabled = *f.enabled
 	}

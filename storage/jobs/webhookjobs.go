@@ -125,7 +125,7 @@ func (q *Queue) dispatchOnce(ctx context.Context) (int, error) {
 	opts := q.deliveryOpts()
 	for _, e := range events {
 		for _, h := range byOrg[e.OrganizationID] {
-			if h.Wants(e.ResourceType, e.Action) && !e.OccurredAt.Before(h.CreatedAt.Truncate(time.Second)) {
+			if h.Wants(e.ResourceType, e.Action) && h.Delivers(e.OccurredAt) {
 				params = append(params, river.InsertManyParams{InsertOpts: opts, Args: WebhookJob{Webhook: h.ID,
 					Org: h.OrganizationID, Message: fmt.Sprintf("evt_%d", e.ID), Event: EventOf(e)}})
 			}

@@ -38,8 +38,21 @@ type Webhook struct {
 	Enabled             bool            `bun:"enabled,notnull"`
 	ConsecutiveFailures int64           `bun:"consecutive_failures,notnull"`
 	DisabledAt          *time.Time      `bun:"disabled_at"`
+	// ResumedAt is when it was last turned on again after being disabled.
+	ResumedAt *time.Time `bun:"resumed_at"`
 	CreatedAt           time.Time       `bun:"created_at,nullzero,notnull,default:current_timestamp"`
 	UpdatedAt           time.Time       `bun:"updated_at,nullzero,notnull,default:current_timestamp"`
+}
+
+// Delivers tells whether the webhook is to get an event that occurred at
+// occurred: one from its creation on and, once it was turned on again after
+// being disabled, from then on (times in whole seconds, as events keep
+// them: an event of the same second is delivered).
+func (w *Webhook) Delivers(occurred time.Time) bool {
+	if occurred.Before(w.CreatedAt.Truncate(time.Second)) {
+		return false
+	}
+	return w.ResumedAt == nil || !occurred.Before(w.ResumedAt.Truncate(time.Second))
 }
 
 // Wants tells whether the webhook asks for events of resource type typ and
@@ -109,7 +122,7 @@ func UpdateWebhook(ctx context.Context, c *storage.Conn, w *Webhook) error {
 	return c.Atomic(ctx, func(c *storage.Conn) error {
 		res, err := c.Bun().NewUpdate().Model(w).
 			Column("url", "event_types", "secret", "previous_secret", "previous_until", "enabled",
-				"consecutive_failures", "disabled_at", "updated_at").
+				"consecutive_failures", "disabled_at", "resumed_at", "updated_at").
 			Where("organization_id = ? AND id = ?", w.OrganizationID, w.ID).Exec(ctx)
 		return c.Affected("update", webhookTable, res, err)
 	})

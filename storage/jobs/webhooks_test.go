@@ -126,6 +126,32 @@ func TestDispatchWithoutWebhooksSkipsTheFeed(t *testing.T) {
 	})
 }
 
+// TestWebhookDelivers: a webhook gets the events from its creation on and,
+// once turned on again after being disabled, only those from then on,
+// whatever their place in the feed (on PostgreSQL an event of the time it
+// was off may be numbered after it is on again).
+func TestWebhookDelivers(t *testing.T) {
+	created := time.Date(2026, 11, 28, 10, 0, 0, 500_000_000, time.UTC)
+	resumed := created.Add(time.Hour)
+	for _, c := range []struct {
+		resumed  *time.Time
+		occurred time.Time
+		want     bool
+	}{
+		{nil, created.Add(-time.Second), false},
+		{nil, created.Truncate(time.Second), true}, // the same second
+		{nil, created.Add(time.Minute), true},
+		{&resumed, created.Add(time.Minute), false}, // while it was off
+		{&resumed, resumed.Truncate(time.Second), true},
+		{&resumed, resumed.Add(time.Minute), true},
+	} {
+		h := &jobs.Webhook{CreatedAt: created, ResumedAt: c.resumed}
+		if got := h.Delivers(c.occurred); got != c.want {
+			t.Errorf("resumed %v, occurred %v: Delivers = %v", c.resumed, c.occurred, got)
+		}
+	}
+}
+
 // TestWebhookWants: event types name a resource type and an action, or
 // every action of a type, or everything.
 func TestWebhookWants(t *testing.T) {
