@@ -40,8 +40,8 @@ type Webhook struct {
 	DisabledAt          *time.Time      `bun:"disabled_at"`
 	// ResumedAt is when it was last turned on again after being disabled.
 	ResumedAt *time.Time `bun:"resumed_at"`
-	CreatedAt           time.Time       `bun:"created_at,nullzero,notnull,default:current_timestamp"`
-	UpdatedAt           time.Time       `bun:"updated_at,nullzero,notnull,default:current_timestamp"`
+	CreatedAt time.Time  `bun:"created_at,nullzero,notnull,default:current_timestamp"`
+	UpdatedAt time.Time  `bun:"updated_at,nullzero,notnull,default:current_timestamp"`
 }
 
 // Delivers tells whether the webhook is to get an event that occurred at
