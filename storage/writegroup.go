@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"sync"
 	"sync/atomic"
 
@@ -133,6 +134,16 @@ func (q *writeQueue) take() []*queuedWrite {
 
 // lead runs the waiting writes, holding the write slot.
 func (s *Store) lead() {
+	s.queue.mu.Lock()
+	alone := len(s.queue.pending) == 1
+	s.queue.mu.Unlock()
+	if alone {
+		// Let the goroutines ready to run reach the queue first: on a busy
+		// process other writes are on their way, and one commit for them
+		// all costs less than the time given up here (nothing, when no
+		// other goroutine is ready).
+		runtime.Gosched()
+	}
 	group := s.queue.take()
 	switch len(group) {
 	case 0:
