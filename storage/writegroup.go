@@ -172,7 +172,9 @@ func (s *Store) lead() {
 // is that write's outcome.
 func (s *Store) runGroup(group []*queuedWrite) (outcomes []writeOutcome, ok bool) {
 	outcomes = make([]writeOutcome, len(group))
-	tx, err := s.db.BeginTx(context.Background(), nil)
+	// BEGIN and COMMIT are statements of the first write's (its trace shows
+	// the group's commit), without its cancellation.
+	tx, err := s.db.BeginTx(context.WithoutCancel(group[0].ctx), nil)
 	if err != nil {
 		return outcomes, false
 	}
