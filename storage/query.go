@@ -222,12 +222,14 @@ func rowsHint(n int) int {
 // expected at most (0: unknown), so that the slice is allocated once.
 func scanRows(rows rowSource, t *Table, cols []string, sizeHint int) ([]Row, error) {
 	defer rows.Close()
-	kinds := make([]Kind, len(cols))
-	for i, col := range cols {
-		kinds[i], _ = t.filterKind(col)
+	var kindsOf [16]Kind // most tables' columns, without an allocation
+	kinds := kindsOf[:0]
+	for _, col := range cols {
+		k, _ := t.filterKind(col)
+		kinds = append(kinds, k)
 	}
-	raw := make([]any, len(cols))
-	dest := make([]any, len(cols))
+	slots := make([]any, 2*len(cols)) // raw, then dest: one allocation
+	raw, dest := slots[:len(cols):len(cols)], slots[len(cols):]
 	for i := range raw {
 		dest[i] = rows.target(kinds[i], &raw[i])
 	}
