@@ -31,7 +31,8 @@ build:
 ## (it wipes gen/backoffice and gen/storefront only, never the SDKs in gen/sdk/); scripts/genprune
 ## removes the strict server's typed responses (the handlers answer through scripts/genreply's one
 ## Response type); scripts/genquery
-## makes each generated Gin wrapper parse the query string once instead of once per parameter;
+## makes each generated Gin wrapper parse the query string once instead of once per parameter, and
+## bind an optional plain parameter only when its key is present;
 ## scripts/genglue then writes each application's handler methods, server/handlers_<app>.gen.go, and
 ## scripts/genmodels the list of the Bun models of the documents' tables, storage/models.gen.go
 generate:

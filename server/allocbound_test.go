@@ -40,13 +40,13 @@ var allocBounds = []allocBound{
 	{name: "GET one country", request: getting(benchOne),
 		max: map[string]float64{"sqlite": 230, "postgres": 210}},
 	{name: "GET a list of 10 countries", request: getting(benchList),
-		max: map[string]float64{"sqlite": 527, "postgres": 462}},
+		max: map[string]float64{"sqlite": 489, "postgres": 423}},
 	{name: "GET a list of 10 regions", request: getting(benchRegions),
-		max: map[string]float64{"sqlite": 275, "postgres": 256}},
+		max: map[string]float64{"sqlite": 233, "postgres": 215}},
 	{name: "filtered and sorted contacts", seeded: true, request: getting(benchFiltered),
-		max: map[string]float64{"sqlite": 770, "postgres": 580}},
+		max: map[string]float64{"sqlite": 682, "postgres": 496}},
 	{name: "contacts with accounts and owner", seeded: true, request: getting(benchContactsInclude),
-		max: map[string]float64{"sqlite": 3127, "postgres": 2303}},
+		max: map[string]float64{"sqlite": 2961, "postgres": 2170}},
 	// The writes record their change events (issue 19) in their own
 	// statement (SQLite: its note trigger; PostgreSQL: a WITH): about 18
 	// more on SQLite (286 and 298 when raised), 30 on PostgreSQL (268, 283).

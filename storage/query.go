@@ -64,7 +64,10 @@ func (s *Store) readColumns(st *sqlText, t *Table, cols []string) {
 		if i > 0 {
 			st.add(", ")
 		}
-		st.add(s.timeColumnText(t.Columns[col]), bun.Ident(col))
+		if s.sqlite() && timeKind(t.Columns[col]) {
+			st.add("+") // see timeColumnText
+		}
+		st.ident(col)
 	}
 }
 
@@ -76,9 +79,11 @@ func (s *Store) findStatement(q Query) (*sqlText, []string, error) {
 	}
 	var st sqlText
 	t := q.Table
+	st.b.Grow(96 + 24*len(cols)) // the usual statement at once, rather than doubling to it
 	st.add("SELECT ")
 	s.readColumns(&st, t, cols)
-	st.add(" FROM ?", bun.Ident(t.Name))
+	st.add(" FROM ")
+	st.ident(t.Name)
 	if q.Backward && q.Offset != 0 {
 		return nil, nil, fmt.Errorf("storage: find in %s: an offset read backward", t.Name)
 	}
@@ -107,11 +112,14 @@ func (s *Store) findStatement(q Query) (*sqlText, []string, error) {
 // hides the declared type, so the text reaches fromSQL, which reads it with
 // the layout the store writes first.
 func (s *Store) timeColumnText(k Kind) string {
-	if s.sqlite() && (k == KindTime || k == KindDate) {
+	if s.sqlite() && timeKind(k) {
 		return "+?"
 	}
 	return "?"
 }
+
+// timeKind tells whether k is read as a time (see timeColumnText).
+func timeKind(k Kind) bool { return k == KindTime || k == KindDate }
 
 // Count returns how many rows match q's conditions (OrderBy, Limit and Offset
 // are ignored).
@@ -214,12 +222,14 @@ func rowsHint(n int) int {
 // expected at most (0: unknown), so that the slice is allocated once.
 func scanRows(rows rowSource, t *Table, cols []string, sizeHint int) ([]Row, error) {
 	defer rows.Close()
-	kinds := make([]Kind, len(cols))
-	for i, col := range cols {
-		kinds[i], _ = t.filterKind(col)
+	var kindsOf [16]Kind // most tables' columns, without an allocation
+	kinds := kindsOf[:0]
+	for _, col := range cols {
+		k, _ := t.filterKind(col)
+		kinds = append(kinds, k)
 	}
-	raw := make([]any, len(cols))
-	dest := make([]any, len(cols))
+	slots := make([]any, 2*len(cols)) // raw, then dest: one allocation
+	raw, dest := slots[:len(cols):len(cols)], slots[len(cols):]
 	for i := range raw {
 		dest[i] = rows.target(kinds[i], &raw[i])
 	}

@@ -23,6 +23,19 @@ func (q *sqlText) add(s string, args ...any) {
 
 func (q *sqlText) String() string { return q.b.String() }
 
+// ident appends the identifier name, as add("?", bun.Ident(name)) would
+// and bind would then write it, but quoted into the text at once: boxing
+// each name as an argument cost an allocation per column of every read.
+// A name holding a '?' still goes as an argument, which bind would
+// otherwise take for a mark.
+func (q *sqlText) ident(name string) {
+	if strings.IndexByte(name, '?') >= 0 {
+		q.add("?", bun.Ident(name))
+		return
+	}
+	writeIdent(&q.b, name)
+}
+
 // idents appends a comma-separated list of quoted column names.
 func (q *sqlText) idents(cols []string) {
 	for i, c := range cols {
@@ -49,7 +62,9 @@ func (s *Store) where(st *sqlText, q Query) error {
 	}
 	sep := " WHERE "
 	if q.Table.Scoped {
-		st.add(sep+"? = ?", bun.Ident(orgColumn), q.Org)
+		st.add(sep)
+		st.ident(orgColumn)
+		st.add(" = ?", q.Org)
 		sep = " AND "
 	}
 	for _, c := range q.Where {
@@ -418,7 +433,13 @@ func Ordering(t *Table, orders []Order) []Order {
 func (s *Store) orderBy(st *sqlText, q Query) error {
 	t := q.Table
 	st.add(" ORDER BY ")
-	for i, o := range Ordering(t, q.OrderBy) {
+	// Ordering(t, q.OrderBy), without making its slice.
+	orders, withKey := q.OrderBy, !slices.ContainsFunc(q.OrderBy, func(o Order) bool { return o.Column == t.Key })
+	for i := range len(orders) + btoi(withKey) {
+		o := Order{Column: t.Key}
+		if i < len(orders) {
+			o = orders[i]
+		}
 		if _, ok := t.Columns[o.Column]; !ok {
 			return fmt.Errorf("storage: %s: cannot sort by unknown column %q", t.Name, o.Column)
 		}
@@ -437,7 +458,15 @@ func (s *Store) orderBy(st *sqlText, q Query) error {
 				dir += " NULLS LAST"
 			}
 		}
-		st.add("?"+dir, bun.Ident(o.Column))
+		st.ident(o.Column)
+		st.add(dir)
 	}
 	return nil
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

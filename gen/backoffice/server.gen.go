@@ -7810,7 +7810,9 @@ func (siw *ServerInterfaceWrapper) DeleteAccounts(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[id]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[id]", query, &params.FilterId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[id]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[id]", query, &params.FilterId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[id]: %w", err), http.StatusBadRequest)
 		return
@@ -7818,7 +7820,9 @@ func (siw *ServerInterfaceWrapper) DeleteAccounts(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[name]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[name]", query, &params.FilterName, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[name]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[name]", query, &params.FilterName, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[name]: %w", err), http.StatusBadRequest)
 		return
@@ -7826,7 +7830,9 @@ func (siw *ServerInterfaceWrapper) DeleteAccounts(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[externalId]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[externalId]", query, &params.FilterExternalId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[externalId]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[externalId]", query, &params.FilterExternalId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[externalId]: %w", err), http.StatusBadRequest)
 		return
@@ -7834,7 +7840,9 @@ func (siw *ServerInterfaceWrapper) DeleteAccounts(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[contacts]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[contacts]", query, &params.FilterContacts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[contacts]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[contacts]", query, &params.FilterContacts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[contacts]: %w", err), http.StatusBadRequest)
 		return
@@ -7842,7 +7850,9 @@ func (siw *ServerInterfaceWrapper) DeleteAccounts(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[defaultContact]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[defaultContact]", query, &params.FilterDefaultContact, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[defaultContact]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[defaultContact]", query, &params.FilterDefaultContact, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[defaultContact]: %w", err), http.StatusBadRequest)
 		return
@@ -7850,7 +7860,9 @@ func (siw *ServerInterfaceWrapper) DeleteAccounts(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[organization]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[organization]", query, &params.FilterOrganization, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[organization]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[organization]", query, &params.FilterOrganization, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[organization]: %w", err), http.StatusBadRequest)
 		return
@@ -7858,7 +7870,9 @@ func (siw *ServerInterfaceWrapper) DeleteAccounts(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[owner]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[owner]", query, &params.FilterOwner, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[owner]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[owner]", query, &params.FilterOwner, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[owner]: %w", err), http.StatusBadRequest)
 		return
@@ -7866,7 +7880,9 @@ func (siw *ServerInterfaceWrapper) DeleteAccounts(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[referredBy]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[referredBy]", query, &params.FilterReferredBy, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[referredBy]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[referredBy]", query, &params.FilterReferredBy, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[referredBy]: %w", err), http.StatusBadRequest)
 		return
@@ -7874,7 +7890,9 @@ func (siw *ServerInterfaceWrapper) DeleteAccounts(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[createdAt]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[createdAt]", query, &params.FilterCreatedAt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[createdAt]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[createdAt]", query, &params.FilterCreatedAt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[createdAt]: %w", err), http.StatusBadRequest)
 		return
@@ -7882,7 +7900,9 @@ func (siw *ServerInterfaceWrapper) DeleteAccounts(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[updatedAt]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[updatedAt]", query, &params.FilterUpdatedAt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[updatedAt]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[updatedAt]", query, &params.FilterUpdatedAt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[updatedAt]: %w", err), http.StatusBadRequest)
 		return
@@ -7931,7 +7951,9 @@ func (siw *ServerInterfaceWrapper) ListAccounts(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[id]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[id]", query, &params.FilterId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[id]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[id]", query, &params.FilterId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[id]: %w", err), http.StatusBadRequest)
 		return
@@ -7939,7 +7961,9 @@ func (siw *ServerInterfaceWrapper) ListAccounts(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[name]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[name]", query, &params.FilterName, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[name]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[name]", query, &params.FilterName, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[name]: %w", err), http.StatusBadRequest)
 		return
@@ -7947,7 +7971,9 @@ func (siw *ServerInterfaceWrapper) ListAccounts(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[externalId]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[externalId]", query, &params.FilterExternalId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[externalId]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[externalId]", query, &params.FilterExternalId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[externalId]: %w", err), http.StatusBadRequest)
 		return
@@ -7955,7 +7981,9 @@ func (siw *ServerInterfaceWrapper) ListAccounts(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[contacts]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[contacts]", query, &params.FilterContacts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[contacts]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[contacts]", query, &params.FilterContacts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[contacts]: %w", err), http.StatusBadRequest)
 		return
@@ -7963,7 +7991,9 @@ func (siw *ServerInterfaceWrapper) ListAccounts(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[defaultContact]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[defaultContact]", query, &params.FilterDefaultContact, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[defaultContact]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[defaultContact]", query, &params.FilterDefaultContact, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[defaultContact]: %w", err), http.StatusBadRequest)
 		return
@@ -7971,7 +8001,9 @@ func (siw *ServerInterfaceWrapper) ListAccounts(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[organization]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[organization]", query, &params.FilterOrganization, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[organization]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[organization]", query, &params.FilterOrganization, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[organization]: %w", err), http.StatusBadRequest)
 		return
@@ -7979,7 +8011,9 @@ func (siw *ServerInterfaceWrapper) ListAccounts(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[owner]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[owner]", query, &params.FilterOwner, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[owner]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[owner]", query, &params.FilterOwner, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[owner]: %w", err), http.StatusBadRequest)
 		return
@@ -7987,7 +8021,9 @@ func (siw *ServerInterfaceWrapper) ListAccounts(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[referredBy]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[referredBy]", query, &params.FilterReferredBy, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[referredBy]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[referredBy]", query, &params.FilterReferredBy, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[referredBy]: %w", err), http.StatusBadRequest)
 		return
@@ -7995,7 +8031,9 @@ func (siw *ServerInterfaceWrapper) ListAccounts(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[createdAt]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[createdAt]", query, &params.FilterCreatedAt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[createdAt]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[createdAt]", query, &params.FilterCreatedAt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[createdAt]: %w", err), http.StatusBadRequest)
 		return
@@ -8003,7 +8041,9 @@ func (siw *ServerInterfaceWrapper) ListAccounts(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[updatedAt]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[updatedAt]", query, &params.FilterUpdatedAt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[updatedAt]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[updatedAt]", query, &params.FilterUpdatedAt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[updatedAt]: %w", err), http.StatusBadRequest)
 		return
@@ -8011,7 +8051,9 @@ func (siw *ServerInterfaceWrapper) ListAccounts(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[aggregations]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[aggregations]", query, &params.FilterAggregations, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[aggregations]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[aggregations]", query, &params.FilterAggregations, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[aggregations]: %w", err), http.StatusBadRequest)
 		return
@@ -8019,7 +8061,9 @@ func (siw *ServerInterfaceWrapper) ListAccounts(c *gin.Context) {
 
 	// ------------- Optional query parameter "page[number]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[number]", query, &params.PageNumber, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if _, found := query["page[number]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "page[number]", query, &params.PageNumber, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[number]: %w", err), http.StatusBadRequest)
 		return
@@ -8027,7 +8071,9 @@ func (siw *ServerInterfaceWrapper) ListAccounts(c *gin.Context) {
 
 	// ------------- Optional query parameter "page[size]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[size]", query, &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if _, found := query["page[size]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "page[size]", query, &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[size]: %w", err), http.StatusBadRequest)
 		return
@@ -8035,7 +8081,9 @@ func (siw *ServerInterfaceWrapper) ListAccounts(c *gin.Context) {
 
 	// ------------- Optional query parameter "page[after]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[after]", query, &params.PageAfter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["page[after]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "page[after]", query, &params.PageAfter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[after]: %w", err), http.StatusBadRequest)
 		return
@@ -8043,7 +8091,9 @@ func (siw *ServerInterfaceWrapper) ListAccounts(c *gin.Context) {
 
 	// ------------- Optional query parameter "page[before]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[before]", query, &params.PageBefore, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["page[before]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "page[before]", query, &params.PageBefore, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[before]: %w", err), http.StatusBadRequest)
 		return
@@ -8051,7 +8101,9 @@ func (siw *ServerInterfaceWrapper) ListAccounts(c *gin.Context) {
 
 	// ------------- Optional query parameter "sort" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "sort", query, &params.Sort, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["sort"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "sort", query, &params.Sort, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter sort: %w", err), http.StatusBadRequest)
 		return
@@ -8059,7 +8111,9 @@ func (siw *ServerInterfaceWrapper) ListAccounts(c *gin.Context) {
 
 	// ------------- Optional query parameter "include" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", query, &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["include"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "include", query, &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter include: %w", err), http.StatusBadRequest)
 		return
@@ -8067,7 +8121,9 @@ func (siw *ServerInterfaceWrapper) ListAccounts(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[accounts]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[accounts]", query, &params.FieldsAccounts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[accounts]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[accounts]", query, &params.FieldsAccounts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[accounts]: %w", err), http.StatusBadRequest)
 		return
@@ -8075,7 +8131,9 @@ func (siw *ServerInterfaceWrapper) ListAccounts(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[businessunits]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[businessunits]", query, &params.FieldsBusinessunits, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[businessunits]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[businessunits]", query, &params.FieldsBusinessunits, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[businessunits]: %w", err), http.StatusBadRequest)
 		return
@@ -8083,7 +8141,9 @@ func (siw *ServerInterfaceWrapper) ListAccounts(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[contacts]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[contacts]", query, &params.FieldsContacts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[contacts]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[contacts]", query, &params.FieldsContacts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[contacts]: %w", err), http.StatusBadRequest)
 		return
@@ -8091,7 +8151,9 @@ func (siw *ServerInterfaceWrapper) ListAccounts(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[organizations]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[organizations]", query, &params.FieldsOrganizations, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[organizations]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[organizations]", query, &params.FieldsOrganizations, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[organizations]: %w", err), http.StatusBadRequest)
 		return
@@ -8099,7 +8161,9 @@ func (siw *ServerInterfaceWrapper) ListAccounts(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[userroles]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[userroles]", query, &params.FieldsUserroles, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[userroles]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[userroles]", query, &params.FieldsUserroles, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[userroles]: %w", err), http.StatusBadRequest)
 		return
@@ -8107,7 +8171,9 @@ func (siw *ServerInterfaceWrapper) ListAccounts(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[users]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[users]", query, &params.FieldsUsers, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[users]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[users]", query, &params.FieldsUsers, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[users]: %w", err), http.StatusBadRequest)
 		return
@@ -8115,7 +8181,9 @@ func (siw *ServerInterfaceWrapper) ListAccounts(c *gin.Context) {
 
 	// ------------- Optional query parameter "meta" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["meta"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return
@@ -8254,7 +8322,9 @@ func (siw *ServerInterfaceWrapper) GetAccount(c *gin.Context) {
 
 	// ------------- Optional query parameter "include" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", query, &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["include"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "include", query, &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter include: %w", err), http.StatusBadRequest)
 		return
@@ -8262,7 +8332,9 @@ func (siw *ServerInterfaceWrapper) GetAccount(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[accounts]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[accounts]", query, &params.FieldsAccounts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[accounts]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[accounts]", query, &params.FieldsAccounts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[accounts]: %w", err), http.StatusBadRequest)
 		return
@@ -8270,7 +8342,9 @@ func (siw *ServerInterfaceWrapper) GetAccount(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[businessunits]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[businessunits]", query, &params.FieldsBusinessunits, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[businessunits]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[businessunits]", query, &params.FieldsBusinessunits, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[businessunits]: %w", err), http.StatusBadRequest)
 		return
@@ -8278,7 +8352,9 @@ func (siw *ServerInterfaceWrapper) GetAccount(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[contacts]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[contacts]", query, &params.FieldsContacts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[contacts]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[contacts]", query, &params.FieldsContacts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[contacts]: %w", err), http.StatusBadRequest)
 		return
@@ -8286,7 +8362,9 @@ func (siw *ServerInterfaceWrapper) GetAccount(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[organizations]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[organizations]", query, &params.FieldsOrganizations, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[organizations]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[organizations]", query, &params.FieldsOrganizations, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[organizations]: %w", err), http.StatusBadRequest)
 		return
@@ -8294,7 +8372,9 @@ func (siw *ServerInterfaceWrapper) GetAccount(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[userroles]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[userroles]", query, &params.FieldsUserroles, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[userroles]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[userroles]", query, &params.FieldsUserroles, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[userroles]: %w", err), http.StatusBadRequest)
 		return
@@ -8302,7 +8382,9 @@ func (siw *ServerInterfaceWrapper) GetAccount(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[users]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[users]", query, &params.FieldsUsers, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[users]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[users]", query, &params.FieldsUsers, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[users]: %w", err), http.StatusBadRequest)
 		return
@@ -8310,7 +8392,9 @@ func (siw *ServerInterfaceWrapper) GetAccount(c *gin.Context) {
 
 	// ------------- Optional query parameter "meta" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["meta"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return
@@ -8436,7 +8520,9 @@ func (siw *ServerInterfaceWrapper) ListAccountContacts(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[id]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[id]", query, &params.FilterId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[id]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[id]", query, &params.FilterId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[id]: %w", err), http.StatusBadRequest)
 		return
@@ -8444,7 +8530,9 @@ func (siw *ServerInterfaceWrapper) ListAccountContacts(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[lastName]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[lastName]", query, &params.FilterLastName, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[lastName]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[lastName]", query, &params.FilterLastName, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[lastName]: %w", err), http.StatusBadRequest)
 		return
@@ -8452,7 +8540,9 @@ func (siw *ServerInterfaceWrapper) ListAccountContacts(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[primaryEmail]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[primaryEmail]", query, &params.FilterPrimaryEmail, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[primaryEmail]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[primaryEmail]", query, &params.FilterPrimaryEmail, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[primaryEmail]: %w", err), http.StatusBadRequest)
 		return
@@ -8460,7 +8550,9 @@ func (siw *ServerInterfaceWrapper) ListAccountContacts(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[externalId]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[externalId]", query, &params.FilterExternalId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[externalId]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[externalId]", query, &params.FilterExternalId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[externalId]: %w", err), http.StatusBadRequest)
 		return
@@ -8468,7 +8560,9 @@ func (siw *ServerInterfaceWrapper) ListAccountContacts(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[accounts]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[accounts]", query, &params.FilterAccounts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[accounts]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[accounts]", query, &params.FilterAccounts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[accounts]: %w", err), http.StatusBadRequest)
 		return
@@ -8476,7 +8570,9 @@ func (siw *ServerInterfaceWrapper) ListAccountContacts(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[assignedTo]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[assignedTo]", query, &params.FilterAssignedTo, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[assignedTo]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[assignedTo]", query, &params.FilterAssignedTo, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[assignedTo]: %w", err), http.StatusBadRequest)
 		return
@@ -8484,7 +8580,9 @@ func (siw *ServerInterfaceWrapper) ListAccountContacts(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[organization]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[organization]", query, &params.FilterOrganization, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[organization]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[organization]", query, &params.FilterOrganization, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[organization]: %w", err), http.StatusBadRequest)
 		return
@@ -8492,7 +8590,9 @@ func (siw *ServerInterfaceWrapper) ListAccountContacts(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[owner]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[owner]", query, &params.FilterOwner, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[owner]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[owner]", query, &params.FilterOwner, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[owner]: %w", err), http.StatusBadRequest)
 		return
@@ -8500,7 +8600,9 @@ func (siw *ServerInterfaceWrapper) ListAccountContacts(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[reportsTo]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[reportsTo]", query, &params.FilterReportsTo, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[reportsTo]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[reportsTo]", query, &params.FilterReportsTo, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[reportsTo]: %w", err), http.StatusBadRequest)
 		return
@@ -8508,7 +8610,9 @@ func (siw *ServerInterfaceWrapper) ListAccountContacts(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[createdAt]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[createdAt]", query, &params.FilterCreatedAt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[createdAt]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[createdAt]", query, &params.FilterCreatedAt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[createdAt]: %w", err), http.StatusBadRequest)
 		return
@@ -8516,7 +8620,9 @@ func (siw *ServerInterfaceWrapper) ListAccountContacts(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[updatedAt]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[updatedAt]", query, &params.FilterUpdatedAt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[updatedAt]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[updatedAt]", query, &params.FilterUpdatedAt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[updatedAt]: %w", err), http.StatusBadRequest)
 		return
@@ -8524,7 +8630,9 @@ func (siw *ServerInterfaceWrapper) ListAccountContacts(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[aggregations]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[aggregations]", query, &params.FilterAggregations, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[aggregations]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[aggregations]", query, &params.FilterAggregations, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[aggregations]: %w", err), http.StatusBadRequest)
 		return
@@ -8532,7 +8640,9 @@ func (siw *ServerInterfaceWrapper) ListAccountContacts(c *gin.Context) {
 
 	// ------------- Optional query parameter "page[number]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[number]", query, &params.PageNumber, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if _, found := query["page[number]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "page[number]", query, &params.PageNumber, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[number]: %w", err), http.StatusBadRequest)
 		return
@@ -8540,7 +8650,9 @@ func (siw *ServerInterfaceWrapper) ListAccountContacts(c *gin.Context) {
 
 	// ------------- Optional query parameter "page[size]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[size]", query, &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if _, found := query["page[size]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "page[size]", query, &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[size]: %w", err), http.StatusBadRequest)
 		return
@@ -8548,7 +8660,9 @@ func (siw *ServerInterfaceWrapper) ListAccountContacts(c *gin.Context) {
 
 	// ------------- Optional query parameter "page[after]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[after]", query, &params.PageAfter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["page[after]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "page[after]", query, &params.PageAfter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[after]: %w", err), http.StatusBadRequest)
 		return
@@ -8556,7 +8670,9 @@ func (siw *ServerInterfaceWrapper) ListAccountContacts(c *gin.Context) {
 
 	// ------------- Optional query parameter "page[before]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[before]", query, &params.PageBefore, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["page[before]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "page[before]", query, &params.PageBefore, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[before]: %w", err), http.StatusBadRequest)
 		return
@@ -8564,7 +8680,9 @@ func (siw *ServerInterfaceWrapper) ListAccountContacts(c *gin.Context) {
 
 	// ------------- Optional query parameter "sort" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "sort", query, &params.Sort, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["sort"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "sort", query, &params.Sort, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter sort: %w", err), http.StatusBadRequest)
 		return
@@ -8572,7 +8690,9 @@ func (siw *ServerInterfaceWrapper) ListAccountContacts(c *gin.Context) {
 
 	// ------------- Optional query parameter "include" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", query, &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["include"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "include", query, &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter include: %w", err), http.StatusBadRequest)
 		return
@@ -8580,7 +8700,9 @@ func (siw *ServerInterfaceWrapper) ListAccountContacts(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[accounts]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[accounts]", query, &params.FieldsAccounts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[accounts]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[accounts]", query, &params.FieldsAccounts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[accounts]: %w", err), http.StatusBadRequest)
 		return
@@ -8588,7 +8710,9 @@ func (siw *ServerInterfaceWrapper) ListAccountContacts(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[businessunits]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[businessunits]", query, &params.FieldsBusinessunits, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[businessunits]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[businessunits]", query, &params.FieldsBusinessunits, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[businessunits]: %w", err), http.StatusBadRequest)
 		return
@@ -8596,7 +8720,9 @@ func (siw *ServerInterfaceWrapper) ListAccountContacts(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[contacts]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[contacts]", query, &params.FieldsContacts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[contacts]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[contacts]", query, &params.FieldsContacts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[contacts]: %w", err), http.StatusBadRequest)
 		return
@@ -8604,7 +8730,9 @@ func (siw *ServerInterfaceWrapper) ListAccountContacts(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[organizations]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[organizations]", query, &params.FieldsOrganizations, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[organizations]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[organizations]", query, &params.FieldsOrganizations, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[organizations]: %w", err), http.StatusBadRequest)
 		return
@@ -8612,7 +8740,9 @@ func (siw *ServerInterfaceWrapper) ListAccountContacts(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[userroles]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[userroles]", query, &params.FieldsUserroles, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[userroles]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[userroles]", query, &params.FieldsUserroles, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[userroles]: %w", err), http.StatusBadRequest)
 		return
@@ -8620,7 +8750,9 @@ func (siw *ServerInterfaceWrapper) ListAccountContacts(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[users]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[users]", query, &params.FieldsUsers, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[users]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[users]", query, &params.FieldsUsers, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[users]: %w", err), http.StatusBadRequest)
 		return
@@ -8628,7 +8760,9 @@ func (siw *ServerInterfaceWrapper) ListAccountContacts(c *gin.Context) {
 
 	// ------------- Optional query parameter "meta" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["meta"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return
@@ -8705,7 +8839,9 @@ func (siw *ServerInterfaceWrapper) GetAccountDefaultContact(c *gin.Context) {
 
 	// ------------- Optional query parameter "include" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", query, &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["include"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "include", query, &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter include: %w", err), http.StatusBadRequest)
 		return
@@ -8713,7 +8849,9 @@ func (siw *ServerInterfaceWrapper) GetAccountDefaultContact(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[accounts]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[accounts]", query, &params.FieldsAccounts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[accounts]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[accounts]", query, &params.FieldsAccounts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[accounts]: %w", err), http.StatusBadRequest)
 		return
@@ -8721,7 +8859,9 @@ func (siw *ServerInterfaceWrapper) GetAccountDefaultContact(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[businessunits]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[businessunits]", query, &params.FieldsBusinessunits, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[businessunits]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[businessunits]", query, &params.FieldsBusinessunits, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[businessunits]: %w", err), http.StatusBadRequest)
 		return
@@ -8729,7 +8869,9 @@ func (siw *ServerInterfaceWrapper) GetAccountDefaultContact(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[contacts]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[contacts]", query, &params.FieldsContacts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[contacts]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[contacts]", query, &params.FieldsContacts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[contacts]: %w", err), http.StatusBadRequest)
 		return
@@ -8737,7 +8879,9 @@ func (siw *ServerInterfaceWrapper) GetAccountDefaultContact(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[organizations]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[organizations]", query, &params.FieldsOrganizations, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[organizations]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[organizations]", query, &params.FieldsOrganizations, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[organizations]: %w", err), http.StatusBadRequest)
 		return
@@ -8745,7 +8889,9 @@ func (siw *ServerInterfaceWrapper) GetAccountDefaultContact(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[userroles]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[userroles]", query, &params.FieldsUserroles, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[userroles]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[userroles]", query, &params.FieldsUserroles, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[userroles]: %w", err), http.StatusBadRequest)
 		return
@@ -8753,7 +8899,9 @@ func (siw *ServerInterfaceWrapper) GetAccountDefaultContact(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[users]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[users]", query, &params.FieldsUsers, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[users]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[users]", query, &params.FieldsUsers, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[users]: %w", err), http.StatusBadRequest)
 		return
@@ -8761,7 +8909,9 @@ func (siw *ServerInterfaceWrapper) GetAccountDefaultContact(c *gin.Context) {
 
 	// ------------- Optional query parameter "meta" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["meta"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return
@@ -8838,7 +8988,9 @@ func (siw *ServerInterfaceWrapper) GetAccountOrganization(c *gin.Context) {
 
 	// ------------- Optional query parameter "include" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", query, &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["include"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "include", query, &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter include: %w", err), http.StatusBadRequest)
 		return
@@ -8846,7 +8998,9 @@ func (siw *ServerInterfaceWrapper) GetAccountOrganization(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[accounts]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[accounts]", query, &params.FieldsAccounts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[accounts]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[accounts]", query, &params.FieldsAccounts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[accounts]: %w", err), http.StatusBadRequest)
 		return
@@ -8854,7 +9008,9 @@ func (siw *ServerInterfaceWrapper) GetAccountOrganization(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[businessunits]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[businessunits]", query, &params.FieldsBusinessunits, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[businessunits]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[businessunits]", query, &params.FieldsBusinessunits, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[businessunits]: %w", err), http.StatusBadRequest)
 		return
@@ -8862,7 +9018,9 @@ func (siw *ServerInterfaceWrapper) GetAccountOrganization(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[contacts]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[contacts]", query, &params.FieldsContacts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[contacts]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[contacts]", query, &params.FieldsContacts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[contacts]: %w", err), http.StatusBadRequest)
 		return
@@ -8870,7 +9028,9 @@ func (siw *ServerInterfaceWrapper) GetAccountOrganization(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[organizations]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[organizations]", query, &params.FieldsOrganizations, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[organizations]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[organizations]", query, &params.FieldsOrganizations, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[organizations]: %w", err), http.StatusBadRequest)
 		return
@@ -8878,7 +9038,9 @@ func (siw *ServerInterfaceWrapper) GetAccountOrganization(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[userroles]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[userroles]", query, &params.FieldsUserroles, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[userroles]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[userroles]", query, &params.FieldsUserroles, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[userroles]: %w", err), http.StatusBadRequest)
 		return
@@ -8886,7 +9048,9 @@ func (siw *ServerInterfaceWrapper) GetAccountOrganization(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[users]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[users]", query, &params.FieldsUsers, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[users]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[users]", query, &params.FieldsUsers, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[users]: %w", err), http.StatusBadRequest)
 		return
@@ -8894,7 +9058,9 @@ func (siw *ServerInterfaceWrapper) GetAccountOrganization(c *gin.Context) {
 
 	// ------------- Optional query parameter "meta" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["meta"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return
@@ -8971,7 +9137,9 @@ func (siw *ServerInterfaceWrapper) GetAccountOwner(c *gin.Context) {
 
 	// ------------- Optional query parameter "include" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", query, &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["include"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "include", query, &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter include: %w", err), http.StatusBadRequest)
 		return
@@ -8979,7 +9147,9 @@ func (siw *ServerInterfaceWrapper) GetAccountOwner(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[accounts]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[accounts]", query, &params.FieldsAccounts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[accounts]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[accounts]", query, &params.FieldsAccounts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[accounts]: %w", err), http.StatusBadRequest)
 		return
@@ -8987,7 +9157,9 @@ func (siw *ServerInterfaceWrapper) GetAccountOwner(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[businessunits]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[businessunits]", query, &params.FieldsBusinessunits, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[businessunits]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[businessunits]", query, &params.FieldsBusinessunits, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[businessunits]: %w", err), http.StatusBadRequest)
 		return
@@ -8995,7 +9167,9 @@ func (siw *ServerInterfaceWrapper) GetAccountOwner(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[contacts]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[contacts]", query, &params.FieldsContacts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[contacts]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[contacts]", query, &params.FieldsContacts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[contacts]: %w", err), http.StatusBadRequest)
 		return
@@ -9003,7 +9177,9 @@ func (siw *ServerInterfaceWrapper) GetAccountOwner(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[organizations]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[organizations]", query, &params.FieldsOrganizations, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[organizations]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[organizations]", query, &params.FieldsOrganizations, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[organizations]: %w", err), http.StatusBadRequest)
 		return
@@ -9011,7 +9187,9 @@ func (siw *ServerInterfaceWrapper) GetAccountOwner(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[userroles]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[userroles]", query, &params.FieldsUserroles, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[userroles]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[userroles]", query, &params.FieldsUserroles, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[userroles]: %w", err), http.StatusBadRequest)
 		return
@@ -9019,7 +9197,9 @@ func (siw *ServerInterfaceWrapper) GetAccountOwner(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[users]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[users]", query, &params.FieldsUsers, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[users]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[users]", query, &params.FieldsUsers, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[users]: %w", err), http.StatusBadRequest)
 		return
@@ -9027,7 +9207,9 @@ func (siw *ServerInterfaceWrapper) GetAccountOwner(c *gin.Context) {
 
 	// ------------- Optional query parameter "meta" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["meta"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return
@@ -9104,7 +9286,9 @@ func (siw *ServerInterfaceWrapper) GetAccountReferredBy(c *gin.Context) {
 
 	// ------------- Optional query parameter "include" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", query, &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["include"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "include", query, &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter include: %w", err), http.StatusBadRequest)
 		return
@@ -9112,7 +9296,9 @@ func (siw *ServerInterfaceWrapper) GetAccountReferredBy(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[accounts]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[accounts]", query, &params.FieldsAccounts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[accounts]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[accounts]", query, &params.FieldsAccounts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[accounts]: %w", err), http.StatusBadRequest)
 		return
@@ -9120,7 +9306,9 @@ func (siw *ServerInterfaceWrapper) GetAccountReferredBy(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[businessunits]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[businessunits]", query, &params.FieldsBusinessunits, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[businessunits]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[businessunits]", query, &params.FieldsBusinessunits, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[businessunits]: %w", err), http.StatusBadRequest)
 		return
@@ -9128,7 +9316,9 @@ func (siw *ServerInterfaceWrapper) GetAccountReferredBy(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[contacts]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[contacts]", query, &params.FieldsContacts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[contacts]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[contacts]", query, &params.FieldsContacts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[contacts]: %w", err), http.StatusBadRequest)
 		return
@@ -9136,7 +9326,9 @@ func (siw *ServerInterfaceWrapper) GetAccountReferredBy(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[organizations]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[organizations]", query, &params.FieldsOrganizations, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[organizations]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[organizations]", query, &params.FieldsOrganizations, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[organizations]: %w", err), http.StatusBadRequest)
 		return
@@ -9144,7 +9336,9 @@ func (siw *ServerInterfaceWrapper) GetAccountReferredBy(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[userroles]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[userroles]", query, &params.FieldsUserroles, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[userroles]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[userroles]", query, &params.FieldsUserroles, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[userroles]: %w", err), http.StatusBadRequest)
 		return
@@ -9152,7 +9346,9 @@ func (siw *ServerInterfaceWrapper) GetAccountReferredBy(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[users]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[users]", query, &params.FieldsUsers, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[users]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[users]", query, &params.FieldsUsers, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[users]: %w", err), http.StatusBadRequest)
 		return
@@ -9160,7 +9356,9 @@ func (siw *ServerInterfaceWrapper) GetAccountReferredBy(c *gin.Context) {
 
 	// ------------- Optional query parameter "meta" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["meta"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return
@@ -9286,7 +9484,9 @@ func (siw *ServerInterfaceWrapper) GetAccountContactsRelationship(c *gin.Context
 
 	// ------------- Optional query parameter "page[number]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[number]", query, &params.PageNumber, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if _, found := query["page[number]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "page[number]", query, &params.PageNumber, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[number]: %w", err), http.StatusBadRequest)
 		return
@@ -9294,7 +9494,9 @@ func (siw *ServerInterfaceWrapper) GetAccountContactsRelationship(c *gin.Context
 
 	// ------------- Optional query parameter "page[size]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[size]", query, &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if _, found := query["page[size]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "page[size]", query, &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[size]: %w", err), http.StatusBadRequest)
 		return
@@ -9302,7 +9504,9 @@ func (siw *ServerInterfaceWrapper) GetAccountContactsRelationship(c *gin.Context
 
 	// ------------- Optional query parameter "page[after]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[after]", query, &params.PageAfter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["page[after]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "page[after]", query, &params.PageAfter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[after]: %w", err), http.StatusBadRequest)
 		return
@@ -9310,7 +9514,9 @@ func (siw *ServerInterfaceWrapper) GetAccountContactsRelationship(c *gin.Context
 
 	// ------------- Optional query parameter "page[before]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[before]", query, &params.PageBefore, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["page[before]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "page[before]", query, &params.PageBefore, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[before]: %w", err), http.StatusBadRequest)
 		return
@@ -9978,7 +10184,9 @@ func (siw *ServerInterfaceWrapper) ListAsyncOperationErrors(c *gin.Context) {
 
 	// ------------- Optional query parameter "page[number]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[number]", query, &params.PageNumber, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if _, found := query["page[number]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "page[number]", query, &params.PageNumber, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[number]: %w", err), http.StatusBadRequest)
 		return
@@ -9986,7 +10194,9 @@ func (siw *ServerInterfaceWrapper) ListAsyncOperationErrors(c *gin.Context) {
 
 	// ------------- Optional query parameter "page[size]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[size]", query, &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if _, found := query["page[size]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "page[size]", query, &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[size]: %w", err), http.StatusBadRequest)
 		return
@@ -10035,7 +10245,9 @@ func (siw *ServerInterfaceWrapper) DeleteBusinessUnits(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[id]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[id]", query, &params.FilterId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[id]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[id]", query, &params.FilterId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[id]: %w", err), http.StatusBadRequest)
 		return
@@ -10043,7 +10255,9 @@ func (siw *ServerInterfaceWrapper) DeleteBusinessUnits(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[name]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[name]", query, &params.FilterName, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[name]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[name]", query, &params.FilterName, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[name]: %w", err), http.StatusBadRequest)
 		return
@@ -10051,7 +10265,9 @@ func (siw *ServerInterfaceWrapper) DeleteBusinessUnits(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[organization]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[organization]", query, &params.FilterOrganization, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[organization]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[organization]", query, &params.FilterOrganization, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[organization]: %w", err), http.StatusBadRequest)
 		return
@@ -10059,7 +10275,9 @@ func (siw *ServerInterfaceWrapper) DeleteBusinessUnits(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[owner]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[owner]", query, &params.FilterOwner, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[owner]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[owner]", query, &params.FilterOwner, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[owner]: %w", err), http.StatusBadRequest)
 		return
@@ -10067,7 +10285,9 @@ func (siw *ServerInterfaceWrapper) DeleteBusinessUnits(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[users]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[users]", query, &params.FilterUsers, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[users]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[users]", query, &params.FilterUsers, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[users]: %w", err), http.StatusBadRequest)
 		return
@@ -10075,7 +10295,9 @@ func (siw *ServerInterfaceWrapper) DeleteBusinessUnits(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[createdAt]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[createdAt]", query, &params.FilterCreatedAt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[createdAt]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[createdAt]", query, &params.FilterCreatedAt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[createdAt]: %w", err), http.StatusBadRequest)
 		return
@@ -10083,7 +10305,9 @@ func (siw *ServerInterfaceWrapper) DeleteBusinessUnits(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[updatedAt]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[updatedAt]", query, &params.FilterUpdatedAt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[updatedAt]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[updatedAt]", query, &params.FilterUpdatedAt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[updatedAt]: %w", err), http.StatusBadRequest)
 		return
@@ -10132,7 +10356,9 @@ func (siw *ServerInterfaceWrapper) ListBusinessUnits(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[id]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[id]", query, &params.FilterId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[id]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[id]", query, &params.FilterId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[id]: %w", err), http.StatusBadRequest)
 		return
@@ -10140,7 +10366,9 @@ func (siw *ServerInterfaceWrapper) ListBusinessUnits(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[name]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[name]", query, &params.FilterName, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[name]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[name]", query, &params.FilterName, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[name]: %w", err), http.StatusBadRequest)
 		return
@@ -10148,7 +10376,9 @@ func (siw *ServerInterfaceWrapper) ListBusinessUnits(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[organization]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[organization]", query, &params.FilterOrganization, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[organization]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[organization]", query, &params.FilterOrganization, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[organization]: %w", err), http.StatusBadRequest)
 		return
@@ -10156,7 +10386,9 @@ func (siw *ServerInterfaceWrapper) ListBusinessUnits(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[owner]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[owner]", query, &params.FilterOwner, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[owner]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[owner]", query, &params.FilterOwner, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[owner]: %w", err), http.StatusBadRequest)
 		return
@@ -10164,7 +10396,9 @@ func (siw *ServerInterfaceWrapper) ListBusinessUnits(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[users]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[users]", query, &params.FilterUsers, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[users]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[users]", query, &params.FilterUsers, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[users]: %w", err), http.StatusBadRequest)
 		return
@@ -10172,7 +10406,9 @@ func (siw *ServerInterfaceWrapper) ListBusinessUnits(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[createdAt]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[createdAt]", query, &params.FilterCreatedAt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[createdAt]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[createdAt]", query, &params.FilterCreatedAt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[createdAt]: %w", err), http.StatusBadRequest)
 		return
@@ -10180,7 +10416,9 @@ func (siw *ServerInterfaceWrapper) ListBusinessUnits(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[updatedAt]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[updatedAt]", query, &params.FilterUpdatedAt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[updatedAt]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[updatedAt]", query, &params.FilterUpdatedAt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[updatedAt]: %w", err), http.StatusBadRequest)
 		return
@@ -10188,7 +10426,9 @@ func (siw *ServerInterfaceWrapper) ListBusinessUnits(c *gin.Context) {
 
 	// ------------- Optional query parameter "page[number]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[number]", query, &params.PageNumber, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if _, found := query["page[number]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "page[number]", query, &params.PageNumber, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[number]: %w", err), http.StatusBadRequest)
 		return
@@ -10196,7 +10436,9 @@ func (siw *ServerInterfaceWrapper) ListBusinessUnits(c *gin.Context) {
 
 	// ------------- Optional query parameter "page[size]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[size]", query, &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if _, found := query["page[size]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "page[size]", query, &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[size]: %w", err), http.StatusBadRequest)
 		return
@@ -10204,7 +10446,9 @@ func (siw *ServerInterfaceWrapper) ListBusinessUnits(c *gin.Context) {
 
 	// ------------- Optional query parameter "page[after]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[after]", query, &params.PageAfter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["page[after]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "page[after]", query, &params.PageAfter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[after]: %w", err), http.StatusBadRequest)
 		return
@@ -10212,7 +10456,9 @@ func (siw *ServerInterfaceWrapper) ListBusinessUnits(c *gin.Context) {
 
 	// ------------- Optional query parameter "page[before]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[before]", query, &params.PageBefore, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["page[before]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "page[before]", query, &params.PageBefore, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[before]: %w", err), http.StatusBadRequest)
 		return
@@ -10220,7 +10466,9 @@ func (siw *ServerInterfaceWrapper) ListBusinessUnits(c *gin.Context) {
 
 	// ------------- Optional query parameter "sort" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "sort", query, &params.Sort, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["sort"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "sort", query, &params.Sort, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter sort: %w", err), http.StatusBadRequest)
 		return
@@ -10228,7 +10476,9 @@ func (siw *ServerInterfaceWrapper) ListBusinessUnits(c *gin.Context) {
 
 	// ------------- Optional query parameter "include" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", query, &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["include"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "include", query, &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter include: %w", err), http.StatusBadRequest)
 		return
@@ -10236,7 +10486,9 @@ func (siw *ServerInterfaceWrapper) ListBusinessUnits(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[accounts]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[accounts]", query, &params.FieldsAccounts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[accounts]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[accounts]", query, &params.FieldsAccounts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[accounts]: %w", err), http.StatusBadRequest)
 		return
@@ -10244,7 +10496,9 @@ func (siw *ServerInterfaceWrapper) ListBusinessUnits(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[businessunits]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[businessunits]", query, &params.FieldsBusinessunits, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[businessunits]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[businessunits]", query, &params.FieldsBusinessunits, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[businessunits]: %w", err), http.StatusBadRequest)
 		return
@@ -10252,7 +10506,9 @@ func (siw *ServerInterfaceWrapper) ListBusinessUnits(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[contacts]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[contacts]", query, &params.FieldsContacts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[contacts]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[contacts]", query, &params.FieldsContacts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[contacts]: %w", err), http.StatusBadRequest)
 		return
@@ -10260,7 +10516,9 @@ func (siw *ServerInterfaceWrapper) ListBusinessUnits(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[organizations]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[organizations]", query, &params.FieldsOrganizations, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[organizations]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[organizations]", query, &params.FieldsOrganizations, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[organizations]: %w", err), http.StatusBadRequest)
 		return
@@ -10268,7 +10526,9 @@ func (siw *ServerInterfaceWrapper) ListBusinessUnits(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[userroles]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[userroles]", query, &params.FieldsUserroles, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[userroles]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[userroles]", query, &params.FieldsUserroles, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[userroles]: %w", err), http.StatusBadRequest)
 		return
@@ -10276,7 +10536,9 @@ func (siw *ServerInterfaceWrapper) ListBusinessUnits(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[users]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[users]", query, &params.FieldsUsers, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[users]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[users]", query, &params.FieldsUsers, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[users]: %w", err), http.StatusBadRequest)
 		return
@@ -10284,7 +10546,9 @@ func (siw *ServerInterfaceWrapper) ListBusinessUnits(c *gin.Context) {
 
 	// ------------- Optional query parameter "meta" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["meta"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return
@@ -10423,7 +10687,9 @@ func (siw *ServerInterfaceWrapper) GetBusinessUnit(c *gin.Context) {
 
 	// ------------- Optional query parameter "include" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", query, &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["include"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "include", query, &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter include: %w", err), http.StatusBadRequest)
 		return
@@ -10431,7 +10697,9 @@ func (siw *ServerInterfaceWrapper) GetBusinessUnit(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[accounts]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[accounts]", query, &params.FieldsAccounts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[accounts]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[accounts]", query, &params.FieldsAccounts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[accounts]: %w", err), http.StatusBadRequest)
 		return
@@ -10439,7 +10707,9 @@ func (siw *ServerInterfaceWrapper) GetBusinessUnit(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[businessunits]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[businessunits]", query, &params.FieldsBusinessunits, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[businessunits]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[businessunits]", query, &params.FieldsBusinessunits, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[businessunits]: %w", err), http.StatusBadRequest)
 		return
@@ -10447,7 +10717,9 @@ func (siw *ServerInterfaceWrapper) GetBusinessUnit(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[contacts]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[contacts]", query, &params.FieldsContacts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[contacts]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[contacts]", query, &params.FieldsContacts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[contacts]: %w", err), http.StatusBadRequest)
 		return
@@ -10455,7 +10727,9 @@ func (siw *ServerInterfaceWrapper) GetBusinessUnit(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[organizations]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[organizations]", query, &params.FieldsOrganizations, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[organizations]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[organizations]", query, &params.FieldsOrganizations, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[organizations]: %w", err), http.StatusBadRequest)
 		return
@@ -10463,7 +10737,9 @@ func (siw *ServerInterfaceWrapper) GetBusinessUnit(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[userroles]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[userroles]", query, &params.FieldsUserroles, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[userroles]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[userroles]", query, &params.FieldsUserroles, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[userroles]: %w", err), http.StatusBadRequest)
 		return
@@ -10471,7 +10747,9 @@ func (siw *ServerInterfaceWrapper) GetBusinessUnit(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[users]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[users]", query, &params.FieldsUsers, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[users]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[users]", query, &params.FieldsUsers, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[users]: %w", err), http.StatusBadRequest)
 		return
@@ -10479,7 +10757,9 @@ func (siw *ServerInterfaceWrapper) GetBusinessUnit(c *gin.Context) {
 
 	// ------------- Optional query parameter "meta" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["meta"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return
@@ -10605,7 +10885,9 @@ func (siw *ServerInterfaceWrapper) GetBusinessUnitOrganization(c *gin.Context) {
 
 	// ------------- Optional query parameter "include" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", query, &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["include"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "include", query, &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter include: %w", err), http.StatusBadRequest)
 		return
@@ -10613,7 +10895,9 @@ func (siw *ServerInterfaceWrapper) GetBusinessUnitOrganization(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[accounts]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[accounts]", query, &params.FieldsAccounts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[accounts]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[accounts]", query, &params.FieldsAccounts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[accounts]: %w", err), http.StatusBadRequest)
 		return
@@ -10621,7 +10905,9 @@ func (siw *ServerInterfaceWrapper) GetBusinessUnitOrganization(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[businessunits]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[businessunits]", query, &params.FieldsBusinessunits, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[businessunits]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[businessunits]", query, &params.FieldsBusinessunits, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[businessunits]: %w", err), http.StatusBadRequest)
 		return
@@ -10629,7 +10915,9 @@ func (siw *ServerInterfaceWrapper) GetBusinessUnitOrganization(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[contacts]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[contacts]", query, &params.FieldsContacts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[contacts]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[contacts]", query, &params.FieldsContacts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[contacts]: %w", err), http.StatusBadRequest)
 		return
@@ -10637,7 +10925,9 @@ func (siw *ServerInterfaceWrapper) GetBusinessUnitOrganization(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[organizations]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[organizations]", query, &params.FieldsOrganizations, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[organizations]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[organizations]", query, &params.FieldsOrganizations, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[organizations]: %w", err), http.StatusBadRequest)
 		return
@@ -10645,7 +10935,9 @@ func (siw *ServerInterfaceWrapper) GetBusinessUnitOrganization(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[userroles]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[userroles]", query, &params.FieldsUserroles, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[userroles]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[userroles]", query, &params.FieldsUserroles, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[userroles]: %w", err), http.StatusBadRequest)
 		return
@@ -10653,7 +10945,9 @@ func (siw *ServerInterfaceWrapper) GetBusinessUnitOrganization(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[users]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[users]", query, &params.FieldsUsers, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[users]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[users]", query, &params.FieldsUsers, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[users]: %w", err), http.StatusBadRequest)
 		return
@@ -10661,7 +10955,9 @@ func (siw *ServerInterfaceWrapper) GetBusinessUnitOrganization(c *gin.Context) {
 
 	// ------------- Optional query parameter "meta" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["meta"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return
@@ -10738,7 +11034,9 @@ func (siw *ServerInterfaceWrapper) GetBusinessUnitOwner(c *gin.Context) {
 
 	// ------------- Optional query parameter "include" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", query, &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["include"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "include", query, &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter include: %w", err), http.StatusBadRequest)
 		return
@@ -10746,7 +11044,9 @@ func (siw *ServerInterfaceWrapper) GetBusinessUnitOwner(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[accounts]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[accounts]", query, &params.FieldsAccounts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[accounts]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[accounts]", query, &params.FieldsAccounts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[accounts]: %w", err), http.StatusBadRequest)
 		return
@@ -10754,7 +11054,9 @@ func (siw *ServerInterfaceWrapper) GetBusinessUnitOwner(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[businessunits]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[businessunits]", query, &params.FieldsBusinessunits, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[businessunits]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[businessunits]", query, &params.FieldsBusinessunits, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[businessunits]: %w", err), http.StatusBadRequest)
 		return
@@ -10762,7 +11064,9 @@ func (siw *ServerInterfaceWrapper) GetBusinessUnitOwner(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[contacts]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[contacts]", query, &params.FieldsContacts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[contacts]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[contacts]", query, &params.FieldsContacts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[contacts]: %w", err), http.StatusBadRequest)
 		return
@@ -10770,7 +11074,9 @@ func (siw *ServerInterfaceWrapper) GetBusinessUnitOwner(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[organizations]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[organizations]", query, &params.FieldsOrganizations, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[organizations]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[organizations]", query, &params.FieldsOrganizations, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[organizations]: %w", err), http.StatusBadRequest)
 		return
@@ -10778,7 +11084,9 @@ func (siw *ServerInterfaceWrapper) GetBusinessUnitOwner(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[userroles]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[userroles]", query, &params.FieldsUserroles, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[userroles]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[userroles]", query, &params.FieldsUserroles, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[userroles]: %w", err), http.StatusBadRequest)
 		return
@@ -10786,7 +11094,9 @@ func (siw *ServerInterfaceWrapper) GetBusinessUnitOwner(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[users]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[users]", query, &params.FieldsUsers, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[users]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[users]", query, &params.FieldsUsers, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[users]: %w", err), http.StatusBadRequest)
 		return
@@ -10794,7 +11104,9 @@ func (siw *ServerInterfaceWrapper) GetBusinessUnitOwner(c *gin.Context) {
 
 	// ------------- Optional query parameter "meta" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["meta"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return
@@ -11056,7 +11368,9 @@ func (siw *ServerInterfaceWrapper) GetBusinessUnitUsersRelationship(c *gin.Conte
 
 	// ------------- Optional query parameter "page[number]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[number]", query, &params.PageNumber, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if _, found := query["page[number]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "page[number]", query, &params.PageNumber, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[number]: %w", err), http.StatusBadRequest)
 		return
@@ -11064,7 +11378,9 @@ func (siw *ServerInterfaceWrapper) GetBusinessUnitUsersRelationship(c *gin.Conte
 
 	// ------------- Optional query parameter "page[size]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[size]", query, &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if _, found := query["page[size]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "page[size]", query, &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[size]: %w", err), http.StatusBadRequest)
 		return
@@ -11072,7 +11388,9 @@ func (siw *ServerInterfaceWrapper) GetBusinessUnitUsersRelationship(c *gin.Conte
 
 	// ------------- Optional query parameter "page[after]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[after]", query, &params.PageAfter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["page[after]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "page[after]", query, &params.PageAfter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[after]: %w", err), http.StatusBadRequest)
 		return
@@ -11080,7 +11398,9 @@ func (siw *ServerInterfaceWrapper) GetBusinessUnitUsersRelationship(c *gin.Conte
 
 	// ------------- Optional query parameter "page[before]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[before]", query, &params.PageBefore, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["page[before]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "page[before]", query, &params.PageBefore, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[before]: %w", err), http.StatusBadRequest)
 		return
@@ -11157,7 +11477,9 @@ func (siw *ServerInterfaceWrapper) ListBusinessUnitUsers(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[id]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[id]", query, &params.FilterId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[id]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[id]", query, &params.FilterId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[id]: %w", err), http.StatusBadRequest)
 		return
@@ -11165,7 +11487,9 @@ func (siw *ServerInterfaceWrapper) ListBusinessUnitUsers(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[username]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[username]", query, &params.FilterUsername, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[username]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[username]", query, &params.FilterUsername, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[username]: %w", err), http.StatusBadRequest)
 		return
@@ -11173,7 +11497,9 @@ func (siw *ServerInterfaceWrapper) ListBusinessUnitUsers(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[email]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[email]", query, &params.FilterEmail, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[email]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[email]", query, &params.FilterEmail, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[email]: %w", err), http.StatusBadRequest)
 		return
@@ -11181,7 +11507,9 @@ func (siw *ServerInterfaceWrapper) ListBusinessUnitUsers(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[lastName]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[lastName]", query, &params.FilterLastName, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[lastName]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[lastName]", query, &params.FilterLastName, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[lastName]: %w", err), http.StatusBadRequest)
 		return
@@ -11189,7 +11517,9 @@ func (siw *ServerInterfaceWrapper) ListBusinessUnitUsers(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[enabled]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[enabled]", query, &params.FilterEnabled, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[enabled]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[enabled]", query, &params.FilterEnabled, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[enabled]: %w", err), http.StatusBadRequest)
 		return
@@ -11197,7 +11527,9 @@ func (siw *ServerInterfaceWrapper) ListBusinessUnitUsers(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[externalId]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[externalId]", query, &params.FilterExternalId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[externalId]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[externalId]", query, &params.FilterExternalId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[externalId]: %w", err), http.StatusBadRequest)
 		return
@@ -11205,7 +11537,9 @@ func (siw *ServerInterfaceWrapper) ListBusinessUnitUsers(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[organization]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[organization]", query, &params.FilterOrganization, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[organization]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[organization]", query, &params.FilterOrganization, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[organization]: %w", err), http.StatusBadRequest)
 		return
@@ -11213,7 +11547,9 @@ func (siw *ServerInterfaceWrapper) ListBusinessUnitUsers(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[owner]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[owner]", query, &params.FilterOwner, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[owner]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[owner]", query, &params.FilterOwner, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[owner]: %w", err), http.StatusBadRequest)
 		return
@@ -11221,7 +11557,9 @@ func (siw *ServerInterfaceWrapper) ListBusinessUnitUsers(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[userRoles]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[userRoles]", query, &params.FilterUserRoles, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[userRoles]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[userRoles]", query, &params.FilterUserRoles, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[userRoles]: %w", err), http.StatusBadRequest)
 		return
@@ -11229,7 +11567,9 @@ func (siw *ServerInterfaceWrapper) ListBusinessUnitUsers(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[createdAt]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[createdAt]", query, &params.FilterCreatedAt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[createdAt]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[createdAt]", query, &params.FilterCreatedAt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[createdAt]: %w", err), http.StatusBadRequest)
 		return
@@ -11237,7 +11577,9 @@ func (siw *ServerInterfaceWrapper) ListBusinessUnitUsers(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[updatedAt]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[updatedAt]", query, &params.FilterUpdatedAt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[updatedAt]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[updatedAt]", query, &params.FilterUpdatedAt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[updatedAt]: %w", err), http.StatusBadRequest)
 		return
@@ -11245,7 +11587,9 @@ func (siw *ServerInterfaceWrapper) ListBusinessUnitUsers(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[aggregations]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[aggregations]", query, &params.FilterAggregations, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[aggregations]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[aggregations]", query, &params.FilterAggregations, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[aggregations]: %w", err), http.StatusBadRequest)
 		return
@@ -11253,7 +11597,9 @@ func (siw *ServerInterfaceWrapper) ListBusinessUnitUsers(c *gin.Context) {
 
 	// ------------- Optional query parameter "page[number]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[number]", query, &params.PageNumber, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if _, found := query["page[number]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "page[number]", query, &params.PageNumber, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[number]: %w", err), http.StatusBadRequest)
 		return
@@ -11261,7 +11607,9 @@ func (siw *ServerInterfaceWrapper) ListBusinessUnitUsers(c *gin.Context) {
 
 	// ------------- Optional query parameter "page[size]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[size]", query, &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if _, found := query["page[size]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "page[size]", query, &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[size]: %w", err), http.StatusBadRequest)
 		return
@@ -11269,7 +11617,9 @@ func (siw *ServerInterfaceWrapper) ListBusinessUnitUsers(c *gin.Context) {
 
 	// ------------- Optional query parameter "page[after]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[after]", query, &params.PageAfter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["page[after]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "page[after]", query, &params.PageAfter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[after]: %w", err), http.StatusBadRequest)
 		return
@@ -11277,7 +11627,9 @@ func (siw *ServerInterfaceWrapper) ListBusinessUnitUsers(c *gin.Context) {
 
 	// ------------- Optional query parameter "page[before]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[before]", query, &params.PageBefore, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["page[before]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "page[before]", query, &params.PageBefore, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[before]: %w", err), http.StatusBadRequest)
 		return
@@ -11285,7 +11637,9 @@ func (siw *ServerInterfaceWrapper) ListBusinessUnitUsers(c *gin.Context) {
 
 	// ------------- Optional query parameter "sort" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "sort", query, &params.Sort, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["sort"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "sort", query, &params.Sort, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter sort: %w", err), http.StatusBadRequest)
 		return
@@ -11293,7 +11647,9 @@ func (siw *ServerInterfaceWrapper) ListBusinessUnitUsers(c *gin.Context) {
 
 	// ------------- Optional query parameter "include" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", query, &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["include"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "include", query, &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter include: %w", err), http.StatusBadRequest)
 		return
@@ -11301,7 +11657,9 @@ func (siw *ServerInterfaceWrapper) ListBusinessUnitUsers(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[accounts]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[accounts]", query, &params.FieldsAccounts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[accounts]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[accounts]", query, &params.FieldsAccounts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[accounts]: %w", err), http.StatusBadRequest)
 		return
@@ -11309,7 +11667,9 @@ func (siw *ServerInterfaceWrapper) ListBusinessUnitUsers(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[businessunits]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[businessunits]", query, &params.FieldsBusinessunits, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[businessunits]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[businessunits]", query, &params.FieldsBusinessunits, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[businessunits]: %w", err), http.StatusBadRequest)
 		return
@@ -11317,7 +11677,9 @@ func (siw *ServerInterfaceWrapper) ListBusinessUnitUsers(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[contacts]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[contacts]", query, &params.FieldsContacts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[contacts]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[contacts]", query, &params.FieldsContacts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[contacts]: %w", err), http.StatusBadRequest)
 		return
@@ -11325,7 +11687,9 @@ func (siw *ServerInterfaceWrapper) ListBusinessUnitUsers(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[organizations]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[organizations]", query, &params.FieldsOrganizations, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[organizations]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[organizations]", query, &params.FieldsOrganizations, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[organizations]: %w", err), http.StatusBadRequest)
 		return
@@ -11333,7 +11697,9 @@ func (siw *ServerInterfaceWrapper) ListBusinessUnitUsers(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[userroles]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[userroles]", query, &params.FieldsUserroles, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[userroles]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[userroles]", query, &params.FieldsUserroles, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[userroles]: %w", err), http.StatusBadRequest)
 		return
@@ -11341,7 +11707,9 @@ func (siw *ServerInterfaceWrapper) ListBusinessUnitUsers(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[users]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[users]", query, &params.FieldsUsers, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[users]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[users]", query, &params.FieldsUsers, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[users]: %w", err), http.StatusBadRequest)
 		return
@@ -11349,7 +11717,9 @@ func (siw *ServerInterfaceWrapper) ListBusinessUnitUsers(c *gin.Context) {
 
 	// ------------- Optional query parameter "meta" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["meta"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return
@@ -11417,7 +11787,9 @@ func (siw *ServerInterfaceWrapper) DeleteContacts(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[id]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[id]", query, &params.FilterId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[id]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[id]", query, &params.FilterId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[id]: %w", err), http.StatusBadRequest)
 		return
@@ -11425,7 +11797,9 @@ func (siw *ServerInterfaceWrapper) DeleteContacts(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[lastName]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[lastName]", query, &params.FilterLastName, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[lastName]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[lastName]", query, &params.FilterLastName, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[lastName]: %w", err), http.StatusBadRequest)
 		return
@@ -11433,7 +11807,9 @@ func (siw *ServerInterfaceWrapper) DeleteContacts(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[primaryEmail]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[primaryEmail]", query, &params.FilterPrimaryEmail, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[primaryEmail]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[primaryEmail]", query, &params.FilterPrimaryEmail, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[primaryEmail]: %w", err), http.StatusBadRequest)
 		return
@@ -11441,7 +11817,9 @@ func (siw *ServerInterfaceWrapper) DeleteContacts(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[externalId]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[externalId]", query, &params.FilterExternalId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[externalId]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[externalId]", query, &params.FilterExternalId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[externalId]: %w", err), http.StatusBadRequest)
 		return
@@ -11449,7 +11827,9 @@ func (siw *ServerInterfaceWrapper) DeleteContacts(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[accounts]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[accounts]", query, &params.FilterAccounts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[accounts]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[accounts]", query, &params.FilterAccounts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[accounts]: %w", err), http.StatusBadRequest)
 		return
@@ -11457,7 +11837,9 @@ func (siw *ServerInterfaceWrapper) DeleteContacts(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[assignedTo]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[assignedTo]", query, &params.FilterAssignedTo, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[assignedTo]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[assignedTo]", query, &params.FilterAssignedTo, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[assignedTo]: %w", err), http.StatusBadRequest)
 		return
@@ -11465,7 +11847,9 @@ func (siw *ServerInterfaceWrapper) DeleteContacts(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[organization]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[organization]", query, &params.FilterOrganization, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[organization]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[organization]", query, &params.FilterOrganization, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[organization]: %w", err), http.StatusBadRequest)
 		return
@@ -11473,7 +11857,9 @@ func (siw *ServerInterfaceWrapper) DeleteContacts(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[owner]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[owner]", query, &params.FilterOwner, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[owner]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[owner]", query, &params.FilterOwner, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[owner]: %w", err), http.StatusBadRequest)
 		return
@@ -11481,7 +11867,9 @@ func (siw *ServerInterfaceWrapper) DeleteContacts(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[reportsTo]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[reportsTo]", query, &params.FilterReportsTo, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[reportsTo]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[reportsTo]", query, &params.FilterReportsTo, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[reportsTo]: %w", err), http.StatusBadRequest)
 		return
@@ -11489,7 +11877,9 @@ func (siw *ServerInterfaceWrapper) DeleteContacts(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[createdAt]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[createdAt]", query, &params.FilterCreatedAt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[createdAt]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[createdAt]", query, &params.FilterCreatedAt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[createdAt]: %w", err), http.StatusBadRequest)
 		return
@@ -11497,7 +11887,9 @@ func (siw *ServerInterfaceWrapper) DeleteContacts(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[updatedAt]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[updatedAt]", query, &params.FilterUpdatedAt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[updatedAt]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[updatedAt]", query, &params.FilterUpdatedAt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[updatedAt]: %w", err), http.StatusBadRequest)
 		return
@@ -11546,7 +11938,9 @@ func (siw *ServerInterfaceWrapper) ListContacts(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[id]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[id]", query, &params.FilterId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[id]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[id]", query, &params.FilterId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[id]: %w", err), http.StatusBadRequest)
 		return
@@ -11554,7 +11948,9 @@ func (siw *ServerInterfaceWrapper) ListContacts(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[lastName]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[lastName]", query, &params.FilterLastName, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[lastName]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[lastName]", query, &params.FilterLastName, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[lastName]: %w", err), http.StatusBadRequest)
 		return
@@ -11562,7 +11958,9 @@ func (siw *ServerInterfaceWrapper) ListContacts(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[primaryEmail]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[primaryEmail]", query, &params.FilterPrimaryEmail, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[primaryEmail]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[primaryEmail]", query, &params.FilterPrimaryEmail, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[primaryEmail]: %w", err), http.StatusBadRequest)
 		return
@@ -11570,7 +11968,9 @@ func (siw *ServerInterfaceWrapper) ListContacts(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[externalId]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[externalId]", query, &params.FilterExternalId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[externalId]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[externalId]", query, &params.FilterExternalId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[externalId]: %w", err), http.StatusBadRequest)
 		return
@@ -11578,7 +11978,9 @@ func (siw *ServerInterfaceWrapper) ListContacts(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[accounts]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[accounts]", query, &params.FilterAccounts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[accounts]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[accounts]", query, &params.FilterAccounts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[accounts]: %w", err), http.StatusBadRequest)
 		return
@@ -11586,7 +11988,9 @@ func (siw *ServerInterfaceWrapper) ListContacts(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[assignedTo]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[assignedTo]", query, &params.FilterAssignedTo, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[assignedTo]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[assignedTo]", query, &params.FilterAssignedTo, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[assignedTo]: %w", err), http.StatusBadRequest)
 		return
@@ -11594,7 +11998,9 @@ func (siw *ServerInterfaceWrapper) ListContacts(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[organization]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[organization]", query, &params.FilterOrganization, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[organization]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[organization]", query, &params.FilterOrganization, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[organization]: %w", err), http.StatusBadRequest)
 		return
@@ -11602,7 +12008,9 @@ func (siw *ServerInterfaceWrapper) ListContacts(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[owner]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[owner]", query, &params.FilterOwner, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[owner]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[owner]", query, &params.FilterOwner, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[owner]: %w", err), http.StatusBadRequest)
 		return
@@ -11610,7 +12018,9 @@ func (siw *ServerInterfaceWrapper) ListContacts(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[reportsTo]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[reportsTo]", query, &params.FilterReportsTo, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[reportsTo]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[reportsTo]", query, &params.FilterReportsTo, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[reportsTo]: %w", err), http.StatusBadRequest)
 		return
@@ -11618,7 +12028,9 @@ func (siw *ServerInterfaceWrapper) ListContacts(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[createdAt]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[createdAt]", query, &params.FilterCreatedAt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[createdAt]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[createdAt]", query, &params.FilterCreatedAt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[createdAt]: %w", err), http.StatusBadRequest)
 		return
@@ -11626,7 +12038,9 @@ func (siw *ServerInterfaceWrapper) ListContacts(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[updatedAt]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[updatedAt]", query, &params.FilterUpdatedAt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[updatedAt]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[updatedAt]", query, &params.FilterUpdatedAt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[updatedAt]: %w", err), http.StatusBadRequest)
 		return
@@ -11634,7 +12048,9 @@ func (siw *ServerInterfaceWrapper) ListContacts(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[aggregations]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[aggregations]", query, &params.FilterAggregations, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[aggregations]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[aggregations]", query, &params.FilterAggregations, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[aggregations]: %w", err), http.StatusBadRequest)
 		return
@@ -11642,7 +12058,9 @@ func (siw *ServerInterfaceWrapper) ListContacts(c *gin.Context) {
 
 	// ------------- Optional query parameter "page[number]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[number]", query, &params.PageNumber, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if _, found := query["page[number]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "page[number]", query, &params.PageNumber, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[number]: %w", err), http.StatusBadRequest)
 		return
@@ -11650,7 +12068,9 @@ func (siw *ServerInterfaceWrapper) ListContacts(c *gin.Context) {
 
 	// ------------- Optional query parameter "page[size]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[size]", query, &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if _, found := query["page[size]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "page[size]", query, &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[size]: %w", err), http.StatusBadRequest)
 		return
@@ -11658,7 +12078,9 @@ func (siw *ServerInterfaceWrapper) ListContacts(c *gin.Context) {
 
 	// ------------- Optional query parameter "page[after]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[after]", query, &params.PageAfter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["page[after]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "page[after]", query, &params.PageAfter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[after]: %w", err), http.StatusBadRequest)
 		return
@@ -11666,7 +12088,9 @@ func (siw *ServerInterfaceWrapper) ListContacts(c *gin.Context) {
 
 	// ------------- Optional query parameter "page[before]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[before]", query, &params.PageBefore, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["page[before]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "page[before]", query, &params.PageBefore, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[before]: %w", err), http.StatusBadRequest)
 		return
@@ -11674,7 +12098,9 @@ func (siw *ServerInterfaceWrapper) ListContacts(c *gin.Context) {
 
 	// ------------- Optional query parameter "sort" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "sort", query, &params.Sort, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["sort"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "sort", query, &params.Sort, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter sort: %w", err), http.StatusBadRequest)
 		return
@@ -11682,7 +12108,9 @@ func (siw *ServerInterfaceWrapper) ListContacts(c *gin.Context) {
 
 	// ------------- Optional query parameter "include" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", query, &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["include"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "include", query, &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter include: %w", err), http.StatusBadRequest)
 		return
@@ -11690,7 +12118,9 @@ func (siw *ServerInterfaceWrapper) ListContacts(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[accounts]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[accounts]", query, &params.FieldsAccounts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[accounts]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[accounts]", query, &params.FieldsAccounts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[accounts]: %w", err), http.StatusBadRequest)
 		return
@@ -11698,7 +12128,9 @@ func (siw *ServerInterfaceWrapper) ListContacts(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[businessunits]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[businessunits]", query, &params.FieldsBusinessunits, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[businessunits]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[businessunits]", query, &params.FieldsBusinessunits, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[businessunits]: %w", err), http.StatusBadRequest)
 		return
@@ -11706,7 +12138,9 @@ func (siw *ServerInterfaceWrapper) ListContacts(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[contacts]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[contacts]", query, &params.FieldsContacts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[contacts]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[contacts]", query, &params.FieldsContacts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[contacts]: %w", err), http.StatusBadRequest)
 		return
@@ -11714,7 +12148,9 @@ func (siw *ServerInterfaceWrapper) ListContacts(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[organizations]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[organizations]", query, &params.FieldsOrganizations, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[organizations]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[organizations]", query, &params.FieldsOrganizations, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[organizations]: %w", err), http.StatusBadRequest)
 		return
@@ -11722,7 +12158,9 @@ func (siw *ServerInterfaceWrapper) ListContacts(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[userroles]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[userroles]", query, &params.FieldsUserroles, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[userroles]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[userroles]", query, &params.FieldsUserroles, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[userroles]: %w", err), http.StatusBadRequest)
 		return
@@ -11730,7 +12168,9 @@ func (siw *ServerInterfaceWrapper) ListContacts(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[users]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[users]", query, &params.FieldsUsers, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[users]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[users]", query, &params.FieldsUsers, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[users]: %w", err), http.StatusBadRequest)
 		return
@@ -11738,7 +12178,9 @@ func (siw *ServerInterfaceWrapper) ListContacts(c *gin.Context) {
 
 	// ------------- Optional query parameter "meta" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["meta"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return
@@ -11877,7 +12319,9 @@ func (siw *ServerInterfaceWrapper) GetContact(c *gin.Context) {
 
 	// ------------- Optional query parameter "include" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", query, &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["include"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "include", query, &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter include: %w", err), http.StatusBadRequest)
 		return
@@ -11885,7 +12329,9 @@ func (siw *ServerInterfaceWrapper) GetContact(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[accounts]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[accounts]", query, &params.FieldsAccounts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[accounts]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[accounts]", query, &params.FieldsAccounts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[accounts]: %w", err), http.StatusBadRequest)
 		return
@@ -11893,7 +12339,9 @@ func (siw *ServerInterfaceWrapper) GetContact(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[businessunits]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[businessunits]", query, &params.FieldsBusinessunits, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[businessunits]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[businessunits]", query, &params.FieldsBusinessunits, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[businessunits]: %w", err), http.StatusBadRequest)
 		return
@@ -11901,7 +12349,9 @@ func (siw *ServerInterfaceWrapper) GetContact(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[contacts]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[contacts]", query, &params.FieldsContacts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[contacts]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[contacts]", query, &params.FieldsContacts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[contacts]: %w", err), http.StatusBadRequest)
 		return
@@ -11909,7 +12359,9 @@ func (siw *ServerInterfaceWrapper) GetContact(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[organizations]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[organizations]", query, &params.FieldsOrganizations, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[organizations]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[organizations]", query, &params.FieldsOrganizations, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[organizations]: %w", err), http.StatusBadRequest)
 		return
@@ -11917,7 +12369,9 @@ func (siw *ServerInterfaceWrapper) GetContact(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[userroles]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[userroles]", query, &params.FieldsUserroles, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[userroles]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[userroles]", query, &params.FieldsUserroles, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[userroles]: %w", err), http.StatusBadRequest)
 		return
@@ -11925,7 +12379,9 @@ func (siw *ServerInterfaceWrapper) GetContact(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[users]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[users]", query, &params.FieldsUsers, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[users]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[users]", query, &params.FieldsUsers, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[users]: %w", err), http.StatusBadRequest)
 		return
@@ -11933,7 +12389,9 @@ func (siw *ServerInterfaceWrapper) GetContact(c *gin.Context) {
 
 	// ------------- Optional query parameter "meta" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["meta"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return
@@ -12059,7 +12517,9 @@ func (siw *ServerInterfaceWrapper) ListContactAccounts(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[id]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[id]", query, &params.FilterId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[id]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[id]", query, &params.FilterId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[id]: %w", err), http.StatusBadRequest)
 		return
@@ -12067,7 +12527,9 @@ func (siw *ServerInterfaceWrapper) ListContactAccounts(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[name]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[name]", query, &params.FilterName, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[name]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[name]", query, &params.FilterName, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[name]: %w", err), http.StatusBadRequest)
 		return
@@ -12075,7 +12537,9 @@ func (siw *ServerInterfaceWrapper) ListContactAccounts(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[externalId]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[externalId]", query, &params.FilterExternalId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[externalId]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[externalId]", query, &params.FilterExternalId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[externalId]: %w", err), http.StatusBadRequest)
 		return
@@ -12083,7 +12547,9 @@ func (siw *ServerInterfaceWrapper) ListContactAccounts(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[contacts]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[contacts]", query, &params.FilterContacts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[contacts]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[contacts]", query, &params.FilterContacts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[contacts]: %w", err), http.StatusBadRequest)
 		return
@@ -12091,7 +12557,9 @@ func (siw *ServerInterfaceWrapper) ListContactAccounts(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[defaultContact]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[defaultContact]", query, &params.FilterDefaultContact, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[defaultContact]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[defaultContact]", query, &params.FilterDefaultContact, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[defaultContact]: %w", err), http.StatusBadRequest)
 		return
@@ -12099,7 +12567,9 @@ func (siw *ServerInterfaceWrapper) ListContactAccounts(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[organization]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[organization]", query, &params.FilterOrganization, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[organization]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[organization]", query, &params.FilterOrganization, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[organization]: %w", err), http.StatusBadRequest)
 		return
@@ -12107,7 +12577,9 @@ func (siw *ServerInterfaceWrapper) ListContactAccounts(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[owner]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[owner]", query, &params.FilterOwner, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[owner]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[owner]", query, &params.FilterOwner, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[owner]: %w", err), http.StatusBadRequest)
 		return
@@ -12115,7 +12587,9 @@ func (siw *ServerInterfaceWrapper) ListContactAccounts(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[referredBy]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[referredBy]", query, &params.FilterReferredBy, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[referredBy]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[referredBy]", query, &params.FilterReferredBy, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[referredBy]: %w", err), http.StatusBadRequest)
 		return
@@ -12123,7 +12597,9 @@ func (siw *ServerInterfaceWrapper) ListContactAccounts(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[createdAt]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[createdAt]", query, &params.FilterCreatedAt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[createdAt]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[createdAt]", query, &params.FilterCreatedAt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[createdAt]: %w", err), http.StatusBadRequest)
 		return
@@ -12131,7 +12607,9 @@ func (siw *ServerInterfaceWrapper) ListContactAccounts(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[updatedAt]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[updatedAt]", query, &params.FilterUpdatedAt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[updatedAt]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[updatedAt]", query, &params.FilterUpdatedAt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[updatedAt]: %w", err), http.StatusBadRequest)
 		return
@@ -12139,7 +12617,9 @@ func (siw *ServerInterfaceWrapper) ListContactAccounts(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[aggregations]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[aggregations]", query, &params.FilterAggregations, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[aggregations]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[aggregations]", query, &params.FilterAggregations, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[aggregations]: %w", err), http.StatusBadRequest)
 		return
@@ -12147,7 +12627,9 @@ func (siw *ServerInterfaceWrapper) ListContactAccounts(c *gin.Context) {
 
 	// ------------- Optional query parameter "page[number]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[number]", query, &params.PageNumber, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if _, found := query["page[number]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "page[number]", query, &params.PageNumber, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[number]: %w", err), http.StatusBadRequest)
 		return
@@ -12155,7 +12637,9 @@ func (siw *ServerInterfaceWrapper) ListContactAccounts(c *gin.Context) {
 
 	// ------------- Optional query parameter "page[size]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[size]", query, &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if _, found := query["page[size]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "page[size]", query, &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[size]: %w", err), http.StatusBadRequest)
 		return
@@ -12163,7 +12647,9 @@ func (siw *ServerInterfaceWrapper) ListContactAccounts(c *gin.Context) {
 
 	// ------------- Optional query parameter "page[after]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[after]", query, &params.PageAfter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["page[after]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "page[after]", query, &params.PageAfter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[after]: %w", err), http.StatusBadRequest)
 		return
@@ -12171,7 +12657,9 @@ func (siw *ServerInterfaceWrapper) ListContactAccounts(c *gin.Context) {
 
 	// ------------- Optional query parameter "page[before]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[before]", query, &params.PageBefore, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["page[before]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "page[before]", query, &params.PageBefore, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[before]: %w", err), http.StatusBadRequest)
 		return
@@ -12179,7 +12667,9 @@ func (siw *ServerInterfaceWrapper) ListContactAccounts(c *gin.Context) {
 
 	// ------------- Optional query parameter "sort" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "sort", query, &params.Sort, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["sort"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "sort", query, &params.Sort, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter sort: %w", err), http.StatusBadRequest)
 		return
@@ -12187,7 +12677,9 @@ func (siw *ServerInterfaceWrapper) ListContactAccounts(c *gin.Context) {
 
 	// ------------- Optional query parameter "include" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", query, &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["include"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "include", query, &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter include: %w", err), http.StatusBadRequest)
 		return
@@ -12195,7 +12687,9 @@ func (siw *ServerInterfaceWrapper) ListContactAccounts(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[accounts]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[accounts]", query, &params.FieldsAccounts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[accounts]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[accounts]", query, &params.FieldsAccounts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[accounts]: %w", err), http.StatusBadRequest)
 		return
@@ -12203,7 +12697,9 @@ func (siw *ServerInterfaceWrapper) ListContactAccounts(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[businessunits]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[businessunits]", query, &params.FieldsBusinessunits, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[businessunits]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[businessunits]", query, &params.FieldsBusinessunits, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[businessunits]: %w", err), http.StatusBadRequest)
 		return
@@ -12211,7 +12707,9 @@ func (siw *ServerInterfaceWrapper) ListContactAccounts(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[contacts]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[contacts]", query, &params.FieldsContacts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[contacts]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[contacts]", query, &params.FieldsContacts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[contacts]: %w", err), http.StatusBadRequest)
 		return
@@ -12219,7 +12717,9 @@ func (siw *ServerInterfaceWrapper) ListContactAccounts(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[organizations]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[organizations]", query, &params.FieldsOrganizations, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[organizations]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[organizations]", query, &params.FieldsOrganizations, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[organizations]: %w", err), http.StatusBadRequest)
 		return
@@ -12227,7 +12727,9 @@ func (siw *ServerInterfaceWrapper) ListContactAccounts(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[userroles]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[userroles]", query, &params.FieldsUserroles, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[userroles]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[userroles]", query, &params.FieldsUserroles, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[userroles]: %w", err), http.StatusBadRequest)
 		return
@@ -12235,7 +12737,9 @@ func (siw *ServerInterfaceWrapper) ListContactAccounts(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[users]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[users]", query, &params.FieldsUsers, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[users]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[users]", query, &params.FieldsUsers, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[users]: %w", err), http.StatusBadRequest)
 		return
@@ -12243,7 +12747,9 @@ func (siw *ServerInterfaceWrapper) ListContactAccounts(c *gin.Context) {
 
 	// ------------- Optional query parameter "meta" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["meta"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return
@@ -12320,7 +12826,9 @@ func (siw *ServerInterfaceWrapper) GetContactAssignedTo(c *gin.Context) {
 
 	// ------------- Optional query parameter "include" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", query, &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["include"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "include", query, &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter include: %w", err), http.StatusBadRequest)
 		return
@@ -12328,7 +12836,9 @@ func (siw *ServerInterfaceWrapper) GetContactAssignedTo(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[accounts]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[accounts]", query, &params.FieldsAccounts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[accounts]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[accounts]", query, &params.FieldsAccounts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[accounts]: %w", err), http.StatusBadRequest)
 		return
@@ -12336,7 +12846,9 @@ func (siw *ServerInterfaceWrapper) GetContactAssignedTo(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[businessunits]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[businessunits]", query, &params.FieldsBusinessunits, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[businessunits]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[businessunits]", query, &params.FieldsBusinessunits, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[businessunits]: %w", err), http.StatusBadRequest)
 		return
@@ -12344,7 +12856,9 @@ func (siw *ServerInterfaceWrapper) GetContactAssignedTo(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[contacts]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[contacts]", query, &params.FieldsContacts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[contacts]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[contacts]", query, &params.FieldsContacts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[contacts]: %w", err), http.StatusBadRequest)
 		return
@@ -12352,7 +12866,9 @@ func (siw *ServerInterfaceWrapper) GetContactAssignedTo(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[organizations]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[organizations]", query, &params.FieldsOrganizations, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[organizations]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[organizations]", query, &params.FieldsOrganizations, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[organizations]: %w", err), http.StatusBadRequest)
 		return
@@ -12360,7 +12876,9 @@ func (siw *ServerInterfaceWrapper) GetContactAssignedTo(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[userroles]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[userroles]", query, &params.FieldsUserroles, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[userroles]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[userroles]", query, &params.FieldsUserroles, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[userroles]: %w", err), http.StatusBadRequest)
 		return
@@ -12368,7 +12886,9 @@ func (siw *ServerInterfaceWrapper) GetContactAssignedTo(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[users]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[users]", query, &params.FieldsUsers, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[users]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[users]", query, &params.FieldsUsers, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[users]: %w", err), http.StatusBadRequest)
 		return
@@ -12376,7 +12896,9 @@ func (siw *ServerInterfaceWrapper) GetContactAssignedTo(c *gin.Context) {
 
 	// ------------- Optional query parameter "meta" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["meta"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return
@@ -12453,7 +12975,9 @@ func (siw *ServerInterfaceWrapper) GetContactOrganization(c *gin.Context) {
 
 	// ------------- Optional query parameter "include" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", query, &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["include"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "include", query, &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter include: %w", err), http.StatusBadRequest)
 		return
@@ -12461,7 +12985,9 @@ func (siw *ServerInterfaceWrapper) GetContactOrganization(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[accounts]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[accounts]", query, &params.FieldsAccounts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[accounts]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[accounts]", query, &params.FieldsAccounts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[accounts]: %w", err), http.StatusBadRequest)
 		return
@@ -12469,7 +12995,9 @@ func (siw *ServerInterfaceWrapper) GetContactOrganization(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[businessunits]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[businessunits]", query, &params.FieldsBusinessunits, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[businessunits]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[businessunits]", query, &params.FieldsBusinessunits, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[businessunits]: %w", err), http.StatusBadRequest)
 		return
@@ -12477,7 +13005,9 @@ func (siw *ServerInterfaceWrapper) GetContactOrganization(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[contacts]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[contacts]", query, &params.FieldsContacts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[contacts]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[contacts]", query, &params.FieldsContacts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[contacts]: %w", err), http.StatusBadRequest)
 		return
@@ -12485,7 +13015,9 @@ func (siw *ServerInterfaceWrapper) GetContactOrganization(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[organizations]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[organizations]", query, &params.FieldsOrganizations, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[organizations]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[organizations]", query, &params.FieldsOrganizations, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[organizations]: %w", err), http.StatusBadRequest)
 		return
@@ -12493,7 +13025,9 @@ func (siw *ServerInterfaceWrapper) GetContactOrganization(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[userroles]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[userroles]", query, &params.FieldsUserroles, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[userroles]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[userroles]", query, &params.FieldsUserroles, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[userroles]: %w", err), http.StatusBadRequest)
 		return
@@ -12501,7 +13035,9 @@ func (siw *ServerInterfaceWrapper) GetContactOrganization(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[users]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[users]", query, &params.FieldsUsers, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[users]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[users]", query, &params.FieldsUsers, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[users]: %w", err), http.StatusBadRequest)
 		return
@@ -12509,7 +13045,9 @@ func (siw *ServerInterfaceWrapper) GetContactOrganization(c *gin.Context) {
 
 	// ------------- Optional query parameter "meta" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["meta"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return
@@ -12586,7 +13124,9 @@ func (siw *ServerInterfaceWrapper) GetContactOwner(c *gin.Context) {
 
 	// ------------- Optional query parameter "include" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", query, &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["include"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "include", query, &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter include: %w", err), http.StatusBadRequest)
 		return
@@ -12594,7 +13134,9 @@ func (siw *ServerInterfaceWrapper) GetContactOwner(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[accounts]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[accounts]", query, &params.FieldsAccounts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[accounts]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[accounts]", query, &params.FieldsAccounts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[accounts]: %w", err), http.StatusBadRequest)
 		return
@@ -12602,7 +13144,9 @@ func (siw *ServerInterfaceWrapper) GetContactOwner(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[businessunits]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[businessunits]", query, &params.FieldsBusinessunits, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[businessunits]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[businessunits]", query, &params.FieldsBusinessunits, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[businessunits]: %w", err), http.StatusBadRequest)
 		return
@@ -12610,7 +13154,9 @@ func (siw *ServerInterfaceWrapper) GetContactOwner(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[contacts]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[contacts]", query, &params.FieldsContacts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[contacts]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[contacts]", query, &params.FieldsContacts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[contacts]: %w", err), http.StatusBadRequest)
 		return
@@ -12618,7 +13164,9 @@ func (siw *ServerInterfaceWrapper) GetContactOwner(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[organizations]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[organizations]", query, &params.FieldsOrganizations, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[organizations]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[organizations]", query, &params.FieldsOrganizations, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[organizations]: %w", err), http.StatusBadRequest)
 		return
@@ -12626,7 +13174,9 @@ func (siw *ServerInterfaceWrapper) GetContactOwner(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[userroles]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[userroles]", query, &params.FieldsUserroles, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[userroles]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[userroles]", query, &params.FieldsUserroles, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[userroles]: %w", err), http.StatusBadRequest)
 		return
@@ -12634,7 +13184,9 @@ func (siw *ServerInterfaceWrapper) GetContactOwner(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[users]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[users]", query, &params.FieldsUsers, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[users]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[users]", query, &params.FieldsUsers, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[users]: %w", err), http.StatusBadRequest)
 		return
@@ -12642,7 +13194,9 @@ func (siw *ServerInterfaceWrapper) GetContactOwner(c *gin.Context) {
 
 	// ------------- Optional query parameter "meta" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["meta"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return
@@ -12768,7 +13322,9 @@ func (siw *ServerInterfaceWrapper) GetContactAccountsRelationship(c *gin.Context
 
 	// ------------- Optional query parameter "page[number]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[number]", query, &params.PageNumber, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if _, found := query["page[number]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "page[number]", query, &params.PageNumber, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[number]: %w", err), http.StatusBadRequest)
 		return
@@ -12776,7 +13332,9 @@ func (siw *ServerInterfaceWrapper) GetContactAccountsRelationship(c *gin.Context
 
 	// ------------- Optional query parameter "page[size]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[size]", query, &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if _, found := query["page[size]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "page[size]", query, &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[size]: %w", err), http.StatusBadRequest)
 		return
@@ -12784,7 +13342,9 @@ func (siw *ServerInterfaceWrapper) GetContactAccountsRelationship(c *gin.Context
 
 	// ------------- Optional query parameter "page[after]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[after]", query, &params.PageAfter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["page[after]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "page[after]", query, &params.PageAfter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[after]: %w", err), http.StatusBadRequest)
 		return
@@ -12792,7 +13352,9 @@ func (siw *ServerInterfaceWrapper) GetContactAccountsRelationship(c *gin.Context
 
 	// ------------- Optional query parameter "page[before]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[before]", query, &params.PageBefore, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["page[before]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "page[before]", query, &params.PageBefore, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[before]: %w", err), http.StatusBadRequest)
 		return
@@ -13386,7 +13948,9 @@ func (siw *ServerInterfaceWrapper) GetContactReportsTo(c *gin.Context) {
 
 	// ------------- Optional query parameter "include" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", query, &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["include"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "include", query, &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter include: %w", err), http.StatusBadRequest)
 		return
@@ -13394,7 +13958,9 @@ func (siw *ServerInterfaceWrapper) GetContactReportsTo(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[accounts]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[accounts]", query, &params.FieldsAccounts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[accounts]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[accounts]", query, &params.FieldsAccounts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[accounts]: %w", err), http.StatusBadRequest)
 		return
@@ -13402,7 +13968,9 @@ func (siw *ServerInterfaceWrapper) GetContactReportsTo(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[businessunits]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[businessunits]", query, &params.FieldsBusinessunits, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[businessunits]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[businessunits]", query, &params.FieldsBusinessunits, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[businessunits]: %w", err), http.StatusBadRequest)
 		return
@@ -13410,7 +13978,9 @@ func (siw *ServerInterfaceWrapper) GetContactReportsTo(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[contacts]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[contacts]", query, &params.FieldsContacts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[contacts]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[contacts]", query, &params.FieldsContacts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[contacts]: %w", err), http.StatusBadRequest)
 		return
@@ -13418,7 +13988,9 @@ func (siw *ServerInterfaceWrapper) GetContactReportsTo(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[organizations]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[organizations]", query, &params.FieldsOrganizations, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[organizations]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[organizations]", query, &params.FieldsOrganizations, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[organizations]: %w", err), http.StatusBadRequest)
 		return
@@ -13426,7 +13998,9 @@ func (siw *ServerInterfaceWrapper) GetContactReportsTo(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[userroles]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[userroles]", query, &params.FieldsUserroles, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[userroles]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[userroles]", query, &params.FieldsUserroles, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[userroles]: %w", err), http.StatusBadRequest)
 		return
@@ -13434,7 +14008,9 @@ func (siw *ServerInterfaceWrapper) GetContactReportsTo(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[users]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[users]", query, &params.FieldsUsers, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[users]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[users]", query, &params.FieldsUsers, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[users]: %w", err), http.StatusBadRequest)
 		return
@@ -13442,7 +14018,9 @@ func (siw *ServerInterfaceWrapper) GetContactReportsTo(c *gin.Context) {
 
 	// ------------- Optional query parameter "meta" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["meta"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return
@@ -13510,7 +14088,9 @@ func (siw *ServerInterfaceWrapper) ListCountries(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[id]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[id]", query, &params.FilterId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[id]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[id]", query, &params.FilterId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[id]: %w", err), http.StatusBadRequest)
 		return
@@ -13518,7 +14098,9 @@ func (siw *ServerInterfaceWrapper) ListCountries(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[iso3Code]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[iso3Code]", query, &params.FilterIso3Code, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[iso3Code]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[iso3Code]", query, &params.FilterIso3Code, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[iso3Code]: %w", err), http.StatusBadRequest)
 		return
@@ -13526,7 +14108,9 @@ func (siw *ServerInterfaceWrapper) ListCountries(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[regions]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[regions]", query, &params.FilterRegions, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[regions]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[regions]", query, &params.FilterRegions, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[regions]: %w", err), http.StatusBadRequest)
 		return
@@ -13534,7 +14118,9 @@ func (siw *ServerInterfaceWrapper) ListCountries(c *gin.Context) {
 
 	// ------------- Optional query parameter "page[number]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[number]", query, &params.PageNumber, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if _, found := query["page[number]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "page[number]", query, &params.PageNumber, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[number]: %w", err), http.StatusBadRequest)
 		return
@@ -13542,7 +14128,9 @@ func (siw *ServerInterfaceWrapper) ListCountries(c *gin.Context) {
 
 	// ------------- Optional query parameter "page[size]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[size]", query, &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if _, found := query["page[size]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "page[size]", query, &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[size]: %w", err), http.StatusBadRequest)
 		return
@@ -13550,7 +14138,9 @@ func (siw *ServerInterfaceWrapper) ListCountries(c *gin.Context) {
 
 	// ------------- Optional query parameter "page[after]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[after]", query, &params.PageAfter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["page[after]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "page[after]", query, &params.PageAfter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[after]: %w", err), http.StatusBadRequest)
 		return
@@ -13558,7 +14148,9 @@ func (siw *ServerInterfaceWrapper) ListCountries(c *gin.Context) {
 
 	// ------------- Optional query parameter "page[before]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[before]", query, &params.PageBefore, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["page[before]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "page[before]", query, &params.PageBefore, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[before]: %w", err), http.StatusBadRequest)
 		return
@@ -13566,7 +14158,9 @@ func (siw *ServerInterfaceWrapper) ListCountries(c *gin.Context) {
 
 	// ------------- Optional query parameter "sort" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "sort", query, &params.Sort, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["sort"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "sort", query, &params.Sort, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter sort: %w", err), http.StatusBadRequest)
 		return
@@ -13574,7 +14168,9 @@ func (siw *ServerInterfaceWrapper) ListCountries(c *gin.Context) {
 
 	// ------------- Optional query parameter "include" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", query, &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["include"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "include", query, &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter include: %w", err), http.StatusBadRequest)
 		return
@@ -13582,7 +14178,9 @@ func (siw *ServerInterfaceWrapper) ListCountries(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[countries]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[countries]", query, &params.FieldsCountries, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[countries]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[countries]", query, &params.FieldsCountries, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[countries]: %w", err), http.StatusBadRequest)
 		return
@@ -13590,7 +14188,9 @@ func (siw *ServerInterfaceWrapper) ListCountries(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[regions]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[regions]", query, &params.FieldsRegions, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[regions]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[regions]", query, &params.FieldsRegions, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[regions]: %w", err), http.StatusBadRequest)
 		return
@@ -13598,7 +14198,9 @@ func (siw *ServerInterfaceWrapper) ListCountries(c *gin.Context) {
 
 	// ------------- Optional query parameter "meta" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["meta"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return
@@ -13675,7 +14277,9 @@ func (siw *ServerInterfaceWrapper) GetCountry(c *gin.Context) {
 
 	// ------------- Optional query parameter "include" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", query, &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["include"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "include", query, &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter include: %w", err), http.StatusBadRequest)
 		return
@@ -13683,7 +14287,9 @@ func (siw *ServerInterfaceWrapper) GetCountry(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[countries]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[countries]", query, &params.FieldsCountries, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[countries]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[countries]", query, &params.FieldsCountries, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[countries]: %w", err), http.StatusBadRequest)
 		return
@@ -13691,7 +14297,9 @@ func (siw *ServerInterfaceWrapper) GetCountry(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[regions]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[regions]", query, &params.FieldsRegions, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[regions]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[regions]", query, &params.FieldsRegions, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[regions]: %w", err), http.StatusBadRequest)
 		return
@@ -13699,7 +14307,9 @@ func (siw *ServerInterfaceWrapper) GetCountry(c *gin.Context) {
 
 	// ------------- Optional query parameter "meta" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["meta"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return
@@ -13776,7 +14386,9 @@ func (siw *ServerInterfaceWrapper) ListCountryRegions(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[id]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[id]", query, &params.FilterId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[id]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[id]", query, &params.FilterId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[id]: %w", err), http.StatusBadRequest)
 		return
@@ -13784,7 +14396,9 @@ func (siw *ServerInterfaceWrapper) ListCountryRegions(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[code]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[code]", query, &params.FilterCode, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[code]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[code]", query, &params.FilterCode, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[code]: %w", err), http.StatusBadRequest)
 		return
@@ -13792,7 +14406,9 @@ func (siw *ServerInterfaceWrapper) ListCountryRegions(c *gin.Context) {
 
 	// ------------- Optional query parameter "page[number]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[number]", query, &params.PageNumber, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if _, found := query["page[number]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "page[number]", query, &params.PageNumber, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[number]: %w", err), http.StatusBadRequest)
 		return
@@ -13800,7 +14416,9 @@ func (siw *ServerInterfaceWrapper) ListCountryRegions(c *gin.Context) {
 
 	// ------------- Optional query parameter "page[size]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[size]", query, &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if _, found := query["page[size]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "page[size]", query, &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[size]: %w", err), http.StatusBadRequest)
 		return
@@ -13808,7 +14426,9 @@ func (siw *ServerInterfaceWrapper) ListCountryRegions(c *gin.Context) {
 
 	// ------------- Optional query parameter "page[after]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[after]", query, &params.PageAfter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["page[after]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "page[after]", query, &params.PageAfter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[after]: %w", err), http.StatusBadRequest)
 		return
@@ -13816,7 +14436,9 @@ func (siw *ServerInterfaceWrapper) ListCountryRegions(c *gin.Context) {
 
 	// ------------- Optional query parameter "page[before]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[before]", query, &params.PageBefore, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["page[before]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "page[before]", query, &params.PageBefore, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[before]: %w", err), http.StatusBadRequest)
 		return
@@ -13824,7 +14446,9 @@ func (siw *ServerInterfaceWrapper) ListCountryRegions(c *gin.Context) {
 
 	// ------------- Optional query parameter "sort" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "sort", query, &params.Sort, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["sort"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "sort", query, &params.Sort, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter sort: %w", err), http.StatusBadRequest)
 		return
@@ -13832,7 +14456,9 @@ func (siw *ServerInterfaceWrapper) ListCountryRegions(c *gin.Context) {
 
 	// ------------- Optional query parameter "include" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", query, &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["include"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "include", query, &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter include: %w", err), http.StatusBadRequest)
 		return
@@ -13840,7 +14466,9 @@ func (siw *ServerInterfaceWrapper) ListCountryRegions(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[countries]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[countries]", query, &params.FieldsCountries, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[countries]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[countries]", query, &params.FieldsCountries, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[countries]: %w", err), http.StatusBadRequest)
 		return
@@ -13848,7 +14476,9 @@ func (siw *ServerInterfaceWrapper) ListCountryRegions(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[regions]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[regions]", query, &params.FieldsRegions, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[regions]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[regions]", query, &params.FieldsRegions, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[regions]: %w", err), http.StatusBadRequest)
 		return
@@ -13856,7 +14486,9 @@ func (siw *ServerInterfaceWrapper) ListCountryRegions(c *gin.Context) {
 
 	// ------------- Optional query parameter "meta" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["meta"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return
@@ -13933,7 +14565,9 @@ func (siw *ServerInterfaceWrapper) GetCountryRegionsRelationship(c *gin.Context)
 
 	// ------------- Optional query parameter "page[number]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[number]", query, &params.PageNumber, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if _, found := query["page[number]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "page[number]", query, &params.PageNumber, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[number]: %w", err), http.StatusBadRequest)
 		return
@@ -13941,7 +14575,9 @@ func (siw *ServerInterfaceWrapper) GetCountryRegionsRelationship(c *gin.Context)
 
 	// ------------- Optional query parameter "page[size]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[size]", query, &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if _, found := query["page[size]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "page[size]", query, &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[size]: %w", err), http.StatusBadRequest)
 		return
@@ -13949,7 +14585,9 @@ func (siw *ServerInterfaceWrapper) GetCountryRegionsRelationship(c *gin.Context)
 
 	// ------------- Optional query parameter "page[after]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[after]", query, &params.PageAfter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["page[after]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "page[after]", query, &params.PageAfter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[after]: %w", err), http.StatusBadRequest)
 		return
@@ -13957,7 +14595,9 @@ func (siw *ServerInterfaceWrapper) GetCountryRegionsRelationship(c *gin.Context)
 
 	// ------------- Optional query parameter "page[before]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[before]", query, &params.PageBefore, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["page[before]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "page[before]", query, &params.PageBefore, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[before]: %w", err), http.StatusBadRequest)
 		return
@@ -14025,7 +14665,9 @@ func (siw *ServerInterfaceWrapper) ListEvents(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[id]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[id]", query, &params.FilterId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[id]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[id]", query, &params.FilterId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[id]: %w", err), http.StatusBadRequest)
 		return
@@ -14033,7 +14675,9 @@ func (siw *ServerInterfaceWrapper) ListEvents(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[resourceType]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[resourceType]", query, &params.FilterResourceType, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[resourceType]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[resourceType]", query, &params.FilterResourceType, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[resourceType]: %w", err), http.StatusBadRequest)
 		return
@@ -14041,7 +14685,9 @@ func (siw *ServerInterfaceWrapper) ListEvents(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[resourceId]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[resourceId]", query, &params.FilterResourceId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[resourceId]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[resourceId]", query, &params.FilterResourceId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[resourceId]: %w", err), http.StatusBadRequest)
 		return
@@ -14049,7 +14695,9 @@ func (siw *ServerInterfaceWrapper) ListEvents(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[action]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[action]", query, &params.FilterAction, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[action]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[action]", query, &params.FilterAction, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[action]: %w", err), http.StatusBadRequest)
 		return
@@ -14057,7 +14705,9 @@ func (siw *ServerInterfaceWrapper) ListEvents(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[occurredAt]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[occurredAt]", query, &params.FilterOccurredAt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[occurredAt]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[occurredAt]", query, &params.FilterOccurredAt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[occurredAt]: %w", err), http.StatusBadRequest)
 		return
@@ -14065,7 +14715,9 @@ func (siw *ServerInterfaceWrapper) ListEvents(c *gin.Context) {
 
 	// ------------- Optional query parameter "page[number]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[number]", query, &params.PageNumber, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if _, found := query["page[number]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "page[number]", query, &params.PageNumber, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[number]: %w", err), http.StatusBadRequest)
 		return
@@ -14073,7 +14725,9 @@ func (siw *ServerInterfaceWrapper) ListEvents(c *gin.Context) {
 
 	// ------------- Optional query parameter "page[size]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[size]", query, &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if _, found := query["page[size]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "page[size]", query, &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[size]: %w", err), http.StatusBadRequest)
 		return
@@ -14081,7 +14735,9 @@ func (siw *ServerInterfaceWrapper) ListEvents(c *gin.Context) {
 
 	// ------------- Optional query parameter "page[after]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[after]", query, &params.PageAfter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["page[after]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "page[after]", query, &params.PageAfter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[after]: %w", err), http.StatusBadRequest)
 		return
@@ -14089,7 +14745,9 @@ func (siw *ServerInterfaceWrapper) ListEvents(c *gin.Context) {
 
 	// ------------- Optional query parameter "page[before]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[before]", query, &params.PageBefore, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["page[before]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "page[before]", query, &params.PageBefore, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[before]: %w", err), http.StatusBadRequest)
 		return
@@ -14097,7 +14755,9 @@ func (siw *ServerInterfaceWrapper) ListEvents(c *gin.Context) {
 
 	// ------------- Optional query parameter "sort" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "sort", query, &params.Sort, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["sort"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "sort", query, &params.Sort, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter sort: %w", err), http.StatusBadRequest)
 		return
@@ -14105,7 +14765,9 @@ func (siw *ServerInterfaceWrapper) ListEvents(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[events]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[events]", query, &params.FieldsEvents, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[events]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[events]", query, &params.FieldsEvents, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[events]: %w", err), http.StatusBadRequest)
 		return
@@ -14113,7 +14775,9 @@ func (siw *ServerInterfaceWrapper) ListEvents(c *gin.Context) {
 
 	// ------------- Optional query parameter "meta" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["meta"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return
@@ -14190,7 +14854,9 @@ func (siw *ServerInterfaceWrapper) GetEvent(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[events]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[events]", query, &params.FieldsEvents, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[events]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[events]", query, &params.FieldsEvents, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[events]: %w", err), http.StatusBadRequest)
 		return
@@ -14198,7 +14864,9 @@ func (siw *ServerInterfaceWrapper) GetEvent(c *gin.Context) {
 
 	// ------------- Optional query parameter "meta" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["meta"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return
@@ -14266,7 +14934,9 @@ func (siw *ServerInterfaceWrapper) ListOrganizations(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[id]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[id]", query, &params.FilterId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[id]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[id]", query, &params.FilterId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[id]: %w", err), http.StatusBadRequest)
 		return
@@ -14274,7 +14944,9 @@ func (siw *ServerInterfaceWrapper) ListOrganizations(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[name]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[name]", query, &params.FilterName, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[name]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[name]", query, &params.FilterName, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[name]: %w", err), http.StatusBadRequest)
 		return
@@ -14282,7 +14954,9 @@ func (siw *ServerInterfaceWrapper) ListOrganizations(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[enabled]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[enabled]", query, &params.FilterEnabled, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[enabled]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[enabled]", query, &params.FilterEnabled, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[enabled]: %w", err), http.StatusBadRequest)
 		return
@@ -14290,7 +14964,9 @@ func (siw *ServerInterfaceWrapper) ListOrganizations(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[businessUnits]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[businessUnits]", query, &params.FilterBusinessUnits, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[businessUnits]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[businessUnits]", query, &params.FilterBusinessUnits, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[businessUnits]: %w", err), http.StatusBadRequest)
 		return
@@ -14298,7 +14974,9 @@ func (siw *ServerInterfaceWrapper) ListOrganizations(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[users]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[users]", query, &params.FilterUsers, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[users]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[users]", query, &params.FilterUsers, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[users]: %w", err), http.StatusBadRequest)
 		return
@@ -14306,7 +14984,9 @@ func (siw *ServerInterfaceWrapper) ListOrganizations(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[createdAt]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[createdAt]", query, &params.FilterCreatedAt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[createdAt]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[createdAt]", query, &params.FilterCreatedAt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[createdAt]: %w", err), http.StatusBadRequest)
 		return
@@ -14314,7 +14994,9 @@ func (siw *ServerInterfaceWrapper) ListOrganizations(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[updatedAt]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[updatedAt]", query, &params.FilterUpdatedAt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[updatedAt]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[updatedAt]", query, &params.FilterUpdatedAt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[updatedAt]: %w", err), http.StatusBadRequest)
 		return
@@ -14322,7 +15004,9 @@ func (siw *ServerInterfaceWrapper) ListOrganizations(c *gin.Context) {
 
 	// ------------- Optional query parameter "page[number]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[number]", query, &params.PageNumber, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if _, found := query["page[number]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "page[number]", query, &params.PageNumber, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[number]: %w", err), http.StatusBadRequest)
 		return
@@ -14330,7 +15014,9 @@ func (siw *ServerInterfaceWrapper) ListOrganizations(c *gin.Context) {
 
 	// ------------- Optional query parameter "page[size]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[size]", query, &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if _, found := query["page[size]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "page[size]", query, &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[size]: %w", err), http.StatusBadRequest)
 		return
@@ -14338,7 +15024,9 @@ func (siw *ServerInterfaceWrapper) ListOrganizations(c *gin.Context) {
 
 	// ------------- Optional query parameter "page[after]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[after]", query, &params.PageAfter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["page[after]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "page[after]", query, &params.PageAfter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[after]: %w", err), http.StatusBadRequest)
 		return
@@ -14346,7 +15034,9 @@ func (siw *ServerInterfaceWrapper) ListOrganizations(c *gin.Context) {
 
 	// ------------- Optional query parameter "page[before]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[before]", query, &params.PageBefore, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["page[before]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "page[before]", query, &params.PageBefore, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[before]: %w", err), http.StatusBadRequest)
 		return
@@ -14354,7 +15044,9 @@ func (siw *ServerInterfaceWrapper) ListOrganizations(c *gin.Context) {
 
 	// ------------- Optional query parameter "sort" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "sort", query, &params.Sort, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["sort"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "sort", query, &params.Sort, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter sort: %w", err), http.StatusBadRequest)
 		return
@@ -14362,7 +15054,9 @@ func (siw *ServerInterfaceWrapper) ListOrganizations(c *gin.Context) {
 
 	// ------------- Optional query parameter "include" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", query, &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["include"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "include", query, &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter include: %w", err), http.StatusBadRequest)
 		return
@@ -14370,7 +15064,9 @@ func (siw *ServerInterfaceWrapper) ListOrganizations(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[accounts]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[accounts]", query, &params.FieldsAccounts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[accounts]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[accounts]", query, &params.FieldsAccounts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[accounts]: %w", err), http.StatusBadRequest)
 		return
@@ -14378,7 +15074,9 @@ func (siw *ServerInterfaceWrapper) ListOrganizations(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[businessunits]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[businessunits]", query, &params.FieldsBusinessunits, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[businessunits]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[businessunits]", query, &params.FieldsBusinessunits, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[businessunits]: %w", err), http.StatusBadRequest)
 		return
@@ -14386,7 +15084,9 @@ func (siw *ServerInterfaceWrapper) ListOrganizations(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[contacts]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[contacts]", query, &params.FieldsContacts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[contacts]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[contacts]", query, &params.FieldsContacts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[contacts]: %w", err), http.StatusBadRequest)
 		return
@@ -14394,7 +15094,9 @@ func (siw *ServerInterfaceWrapper) ListOrganizations(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[organizations]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[organizations]", query, &params.FieldsOrganizations, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[organizations]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[organizations]", query, &params.FieldsOrganizations, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[organizations]: %w", err), http.StatusBadRequest)
 		return
@@ -14402,7 +15104,9 @@ func (siw *ServerInterfaceWrapper) ListOrganizations(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[userroles]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[userroles]", query, &params.FieldsUserroles, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[userroles]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[userroles]", query, &params.FieldsUserroles, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[userroles]: %w", err), http.StatusBadRequest)
 		return
@@ -14410,7 +15114,9 @@ func (siw *ServerInterfaceWrapper) ListOrganizations(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[users]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[users]", query, &params.FieldsUsers, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[users]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[users]", query, &params.FieldsUsers, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[users]: %w", err), http.StatusBadRequest)
 		return
@@ -14418,7 +15124,9 @@ func (siw *ServerInterfaceWrapper) ListOrganizations(c *gin.Context) {
 
 	// ------------- Optional query parameter "meta" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["meta"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return
@@ -14495,7 +15203,9 @@ func (siw *ServerInterfaceWrapper) GetOrganization(c *gin.Context) {
 
 	// ------------- Optional query parameter "include" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", query, &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["include"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "include", query, &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter include: %w", err), http.StatusBadRequest)
 		return
@@ -14503,7 +15213,9 @@ func (siw *ServerInterfaceWrapper) GetOrganization(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[accounts]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[accounts]", query, &params.FieldsAccounts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[accounts]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[accounts]", query, &params.FieldsAccounts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[accounts]: %w", err), http.StatusBadRequest)
 		return
@@ -14511,7 +15223,9 @@ func (siw *ServerInterfaceWrapper) GetOrganization(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[businessunits]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[businessunits]", query, &params.FieldsBusinessunits, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[businessunits]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[businessunits]", query, &params.FieldsBusinessunits, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[businessunits]: %w", err), http.StatusBadRequest)
 		return
@@ -14519,7 +15233,9 @@ func (siw *ServerInterfaceWrapper) GetOrganization(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[contacts]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[contacts]", query, &params.FieldsContacts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[contacts]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[contacts]", query, &params.FieldsContacts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[contacts]: %w", err), http.StatusBadRequest)
 		return
@@ -14527,7 +15243,9 @@ func (siw *ServerInterfaceWrapper) GetOrganization(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[organizations]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[organizations]", query, &params.FieldsOrganizations, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[organizations]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[organizations]", query, &params.FieldsOrganizations, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[organizations]: %w", err), http.StatusBadRequest)
 		return
@@ -14535,7 +15253,9 @@ func (siw *ServerInterfaceWrapper) GetOrganization(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[userroles]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[userroles]", query, &params.FieldsUserroles, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[userroles]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[userroles]", query, &params.FieldsUserroles, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[userroles]: %w", err), http.StatusBadRequest)
 		return
@@ -14543,7 +15263,9 @@ func (siw *ServerInterfaceWrapper) GetOrganization(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[users]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[users]", query, &params.FieldsUsers, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[users]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[users]", query, &params.FieldsUsers, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[users]: %w", err), http.StatusBadRequest)
 		return
@@ -14551,7 +15273,9 @@ func (siw *ServerInterfaceWrapper) GetOrganization(c *gin.Context) {
 
 	// ------------- Optional query parameter "meta" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["meta"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return
@@ -14677,7 +15401,9 @@ func (siw *ServerInterfaceWrapper) ListOrganizationBusinessUnits(c *gin.Context)
 
 	// ------------- Optional query parameter "filter[id]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[id]", query, &params.FilterId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[id]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[id]", query, &params.FilterId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[id]: %w", err), http.StatusBadRequest)
 		return
@@ -14685,7 +15411,9 @@ func (siw *ServerInterfaceWrapper) ListOrganizationBusinessUnits(c *gin.Context)
 
 	// ------------- Optional query parameter "filter[name]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[name]", query, &params.FilterName, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[name]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[name]", query, &params.FilterName, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[name]: %w", err), http.StatusBadRequest)
 		return
@@ -14693,7 +15421,9 @@ func (siw *ServerInterfaceWrapper) ListOrganizationBusinessUnits(c *gin.Context)
 
 	// ------------- Optional query parameter "filter[organization]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[organization]", query, &params.FilterOrganization, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[organization]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[organization]", query, &params.FilterOrganization, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[organization]: %w", err), http.StatusBadRequest)
 		return
@@ -14701,7 +15431,9 @@ func (siw *ServerInterfaceWrapper) ListOrganizationBusinessUnits(c *gin.Context)
 
 	// ------------- Optional query parameter "filter[owner]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[owner]", query, &params.FilterOwner, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[owner]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[owner]", query, &params.FilterOwner, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[owner]: %w", err), http.StatusBadRequest)
 		return
@@ -14709,7 +15441,9 @@ func (siw *ServerInterfaceWrapper) ListOrganizationBusinessUnits(c *gin.Context)
 
 	// ------------- Optional query parameter "filter[users]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[users]", query, &params.FilterUsers, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[users]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[users]", query, &params.FilterUsers, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[users]: %w", err), http.StatusBadRequest)
 		return
@@ -14717,7 +15451,9 @@ func (siw *ServerInterfaceWrapper) ListOrganizationBusinessUnits(c *gin.Context)
 
 	// ------------- Optional query parameter "filter[createdAt]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[createdAt]", query, &params.FilterCreatedAt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[createdAt]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[createdAt]", query, &params.FilterCreatedAt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[createdAt]: %w", err), http.StatusBadRequest)
 		return
@@ -14725,7 +15461,9 @@ func (siw *ServerInterfaceWrapper) ListOrganizationBusinessUnits(c *gin.Context)
 
 	// ------------- Optional query parameter "filter[updatedAt]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[updatedAt]", query, &params.FilterUpdatedAt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[updatedAt]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[updatedAt]", query, &params.FilterUpdatedAt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[updatedAt]: %w", err), http.StatusBadRequest)
 		return
@@ -14733,7 +15471,9 @@ func (siw *ServerInterfaceWrapper) ListOrganizationBusinessUnits(c *gin.Context)
 
 	// ------------- Optional query parameter "page[number]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[number]", query, &params.PageNumber, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if _, found := query["page[number]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "page[number]", query, &params.PageNumber, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[number]: %w", err), http.StatusBadRequest)
 		return
@@ -14741,7 +15481,9 @@ func (siw *ServerInterfaceWrapper) ListOrganizationBusinessUnits(c *gin.Context)
 
 	// ------------- Optional query parameter "page[size]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[size]", query, &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if _, found := query["page[size]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "page[size]", query, &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[size]: %w", err), http.StatusBadRequest)
 		return
@@ -14749,7 +15491,9 @@ func (siw *ServerInterfaceWrapper) ListOrganizationBusinessUnits(c *gin.Context)
 
 	// ------------- Optional query parameter "page[after]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[after]", query, &params.PageAfter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["page[after]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "page[after]", query, &params.PageAfter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[after]: %w", err), http.StatusBadRequest)
 		return
@@ -14757,7 +15501,9 @@ func (siw *ServerInterfaceWrapper) ListOrganizationBusinessUnits(c *gin.Context)
 
 	// ------------- Optional query parameter "page[before]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[before]", query, &params.PageBefore, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["page[before]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "page[before]", query, &params.PageBefore, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[before]: %w", err), http.StatusBadRequest)
 		return
@@ -14765,7 +15511,9 @@ func (siw *ServerInterfaceWrapper) ListOrganizationBusinessUnits(c *gin.Context)
 
 	// ------------- Optional query parameter "sort" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "sort", query, &params.Sort, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["sort"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "sort", query, &params.Sort, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter sort: %w", err), http.StatusBadRequest)
 		return
@@ -14773,7 +15521,9 @@ func (siw *ServerInterfaceWrapper) ListOrganizationBusinessUnits(c *gin.Context)
 
 	// ------------- Optional query parameter "include" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", query, &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["include"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "include", query, &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter include: %w", err), http.StatusBadRequest)
 		return
@@ -14781,7 +15531,9 @@ func (siw *ServerInterfaceWrapper) ListOrganizationBusinessUnits(c *gin.Context)
 
 	// ------------- Optional query parameter "fields[accounts]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[accounts]", query, &params.FieldsAccounts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[accounts]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[accounts]", query, &params.FieldsAccounts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[accounts]: %w", err), http.StatusBadRequest)
 		return
@@ -14789,7 +15541,9 @@ func (siw *ServerInterfaceWrapper) ListOrganizationBusinessUnits(c *gin.Context)
 
 	// ------------- Optional query parameter "fields[businessunits]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[businessunits]", query, &params.FieldsBusinessunits, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[businessunits]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[businessunits]", query, &params.FieldsBusinessunits, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[businessunits]: %w", err), http.StatusBadRequest)
 		return
@@ -14797,7 +15551,9 @@ func (siw *ServerInterfaceWrapper) ListOrganizationBusinessUnits(c *gin.Context)
 
 	// ------------- Optional query parameter "fields[contacts]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[contacts]", query, &params.FieldsContacts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[contacts]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[contacts]", query, &params.FieldsContacts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[contacts]: %w", err), http.StatusBadRequest)
 		return
@@ -14805,7 +15561,9 @@ func (siw *ServerInterfaceWrapper) ListOrganizationBusinessUnits(c *gin.Context)
 
 	// ------------- Optional query parameter "fields[organizations]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[organizations]", query, &params.FieldsOrganizations, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[organizations]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[organizations]", query, &params.FieldsOrganizations, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[organizations]: %w", err), http.StatusBadRequest)
 		return
@@ -14813,7 +15571,9 @@ func (siw *ServerInterfaceWrapper) ListOrganizationBusinessUnits(c *gin.Context)
 
 	// ------------- Optional query parameter "fields[userroles]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[userroles]", query, &params.FieldsUserroles, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[userroles]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[userroles]", query, &params.FieldsUserroles, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[userroles]: %w", err), http.StatusBadRequest)
 		return
@@ -14821,7 +15581,9 @@ func (siw *ServerInterfaceWrapper) ListOrganizationBusinessUnits(c *gin.Context)
 
 	// ------------- Optional query parameter "fields[users]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[users]", query, &params.FieldsUsers, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[users]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[users]", query, &params.FieldsUsers, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[users]: %w", err), http.StatusBadRequest)
 		return
@@ -14829,7 +15591,9 @@ func (siw *ServerInterfaceWrapper) ListOrganizationBusinessUnits(c *gin.Context)
 
 	// ------------- Optional query parameter "meta" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["meta"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return
@@ -14906,7 +15670,9 @@ func (siw *ServerInterfaceWrapper) GetOrganizationBusinessUnitsRelationship(c *g
 
 	// ------------- Optional query parameter "page[number]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[number]", query, &params.PageNumber, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if _, found := query["page[number]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "page[number]", query, &params.PageNumber, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[number]: %w", err), http.StatusBadRequest)
 		return
@@ -14914,7 +15680,9 @@ func (siw *ServerInterfaceWrapper) GetOrganizationBusinessUnitsRelationship(c *g
 
 	// ------------- Optional query parameter "page[size]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[size]", query, &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if _, found := query["page[size]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "page[size]", query, &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[size]: %w", err), http.StatusBadRequest)
 		return
@@ -14922,7 +15690,9 @@ func (siw *ServerInterfaceWrapper) GetOrganizationBusinessUnitsRelationship(c *g
 
 	// ------------- Optional query parameter "page[after]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[after]", query, &params.PageAfter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["page[after]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "page[after]", query, &params.PageAfter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[after]: %w", err), http.StatusBadRequest)
 		return
@@ -14930,7 +15700,9 @@ func (siw *ServerInterfaceWrapper) GetOrganizationBusinessUnitsRelationship(c *g
 
 	// ------------- Optional query parameter "page[before]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[before]", query, &params.PageBefore, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["page[before]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "page[before]", query, &params.PageBefore, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[before]: %w", err), http.StatusBadRequest)
 		return
@@ -15007,7 +15779,9 @@ func (siw *ServerInterfaceWrapper) GetOrganizationUsersRelationship(c *gin.Conte
 
 	// ------------- Optional query parameter "page[number]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[number]", query, &params.PageNumber, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if _, found := query["page[number]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "page[number]", query, &params.PageNumber, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[number]: %w", err), http.StatusBadRequest)
 		return
@@ -15015,7 +15789,9 @@ func (siw *ServerInterfaceWrapper) GetOrganizationUsersRelationship(c *gin.Conte
 
 	// ------------- Optional query parameter "page[size]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[size]", query, &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if _, found := query["page[size]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "page[size]", query, &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[size]: %w", err), http.StatusBadRequest)
 		return
@@ -15023,7 +15799,9 @@ func (siw *ServerInterfaceWrapper) GetOrganizationUsersRelationship(c *gin.Conte
 
 	// ------------- Optional query parameter "page[after]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[after]", query, &params.PageAfter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["page[after]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "page[after]", query, &params.PageAfter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[after]: %w", err), http.StatusBadRequest)
 		return
@@ -15031,7 +15809,9 @@ func (siw *ServerInterfaceWrapper) GetOrganizationUsersRelationship(c *gin.Conte
 
 	// ------------- Optional query parameter "page[before]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[before]", query, &params.PageBefore, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["page[before]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "page[before]", query, &params.PageBefore, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[before]: %w", err), http.StatusBadRequest)
 		return
@@ -15108,7 +15888,9 @@ func (siw *ServerInterfaceWrapper) ListOrganizationUsers(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[id]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[id]", query, &params.FilterId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[id]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[id]", query, &params.FilterId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[id]: %w", err), http.StatusBadRequest)
 		return
@@ -15116,7 +15898,9 @@ func (siw *ServerInterfaceWrapper) ListOrganizationUsers(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[username]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[username]", query, &params.FilterUsername, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[username]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[username]", query, &params.FilterUsername, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[username]: %w", err), http.StatusBadRequest)
 		return
@@ -15124,7 +15908,9 @@ func (siw *ServerInterfaceWrapper) ListOrganizationUsers(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[email]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[email]", query, &params.FilterEmail, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[email]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[email]", query, &params.FilterEmail, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[email]: %w", err), http.StatusBadRequest)
 		return
@@ -15132,7 +15918,9 @@ func (siw *ServerInterfaceWrapper) ListOrganizationUsers(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[lastName]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[lastName]", query, &params.FilterLastName, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[lastName]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[lastName]", query, &params.FilterLastName, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[lastName]: %w", err), http.StatusBadRequest)
 		return
@@ -15140,7 +15928,9 @@ func (siw *ServerInterfaceWrapper) ListOrganizationUsers(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[enabled]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[enabled]", query, &params.FilterEnabled, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[enabled]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[enabled]", query, &params.FilterEnabled, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[enabled]: %w", err), http.StatusBadRequest)
 		return
@@ -15148,7 +15938,9 @@ func (siw *ServerInterfaceWrapper) ListOrganizationUsers(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[externalId]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[externalId]", query, &params.FilterExternalId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[externalId]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[externalId]", query, &params.FilterExternalId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[externalId]: %w", err), http.StatusBadRequest)
 		return
@@ -15156,7 +15948,9 @@ func (siw *ServerInterfaceWrapper) ListOrganizationUsers(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[organization]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[organization]", query, &params.FilterOrganization, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[organization]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[organization]", query, &params.FilterOrganization, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[organization]: %w", err), http.StatusBadRequest)
 		return
@@ -15164,7 +15958,9 @@ func (siw *ServerInterfaceWrapper) ListOrganizationUsers(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[owner]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[owner]", query, &params.FilterOwner, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[owner]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[owner]", query, &params.FilterOwner, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[owner]: %w", err), http.StatusBadRequest)
 		return
@@ -15172,7 +15968,9 @@ func (siw *ServerInterfaceWrapper) ListOrganizationUsers(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[userRoles]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[userRoles]", query, &params.FilterUserRoles, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[userRoles]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[userRoles]", query, &params.FilterUserRoles, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[userRoles]: %w", err), http.StatusBadRequest)
 		return
@@ -15180,7 +15978,9 @@ func (siw *ServerInterfaceWrapper) ListOrganizationUsers(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[createdAt]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[createdAt]", query, &params.FilterCreatedAt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[createdAt]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[createdAt]", query, &params.FilterCreatedAt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[createdAt]: %w", err), http.StatusBadRequest)
 		return
@@ -15188,7 +15988,9 @@ func (siw *ServerInterfaceWrapper) ListOrganizationUsers(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[updatedAt]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[updatedAt]", query, &params.FilterUpdatedAt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[updatedAt]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[updatedAt]", query, &params.FilterUpdatedAt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[updatedAt]: %w", err), http.StatusBadRequest)
 		return
@@ -15196,7 +15998,9 @@ func (siw *ServerInterfaceWrapper) ListOrganizationUsers(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[aggregations]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[aggregations]", query, &params.FilterAggregations, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[aggregations]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[aggregations]", query, &params.FilterAggregations, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[aggregations]: %w", err), http.StatusBadRequest)
 		return
@@ -15204,7 +16008,9 @@ func (siw *ServerInterfaceWrapper) ListOrganizationUsers(c *gin.Context) {
 
 	// ------------- Optional query parameter "page[number]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[number]", query, &params.PageNumber, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if _, found := query["page[number]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "page[number]", query, &params.PageNumber, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[number]: %w", err), http.StatusBadRequest)
 		return
@@ -15212,7 +16018,9 @@ func (siw *ServerInterfaceWrapper) ListOrganizationUsers(c *gin.Context) {
 
 	// ------------- Optional query parameter "page[size]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[size]", query, &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if _, found := query["page[size]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "page[size]", query, &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[size]: %w", err), http.StatusBadRequest)
 		return
@@ -15220,7 +16028,9 @@ func (siw *ServerInterfaceWrapper) ListOrganizationUsers(c *gin.Context) {
 
 	// ------------- Optional query parameter "page[after]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[after]", query, &params.PageAfter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["page[after]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "page[after]", query, &params.PageAfter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[after]: %w", err), http.StatusBadRequest)
 		return
@@ -15228,7 +16038,9 @@ func (siw *ServerInterfaceWrapper) ListOrganizationUsers(c *gin.Context) {
 
 	// ------------- Optional query parameter "page[before]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[before]", query, &params.PageBefore, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["page[before]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "page[before]", query, &params.PageBefore, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[before]: %w", err), http.StatusBadRequest)
 		return
@@ -15236,7 +16048,9 @@ func (siw *ServerInterfaceWrapper) ListOrganizationUsers(c *gin.Context) {
 
 	// ------------- Optional query parameter "sort" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "sort", query, &params.Sort, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["sort"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "sort", query, &params.Sort, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter sort: %w", err), http.StatusBadRequest)
 		return
@@ -15244,7 +16058,9 @@ func (siw *ServerInterfaceWrapper) ListOrganizationUsers(c *gin.Context) {
 
 	// ------------- Optional query parameter "include" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", query, &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["include"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "include", query, &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter include: %w", err), http.StatusBadRequest)
 		return
@@ -15252,7 +16068,9 @@ func (siw *ServerInterfaceWrapper) ListOrganizationUsers(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[accounts]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[accounts]", query, &params.FieldsAccounts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[accounts]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[accounts]", query, &params.FieldsAccounts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[accounts]: %w", err), http.StatusBadRequest)
 		return
@@ -15260,7 +16078,9 @@ func (siw *ServerInterfaceWrapper) ListOrganizationUsers(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[businessunits]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[businessunits]", query, &params.FieldsBusinessunits, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[businessunits]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[businessunits]", query, &params.FieldsBusinessunits, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[businessunits]: %w", err), http.StatusBadRequest)
 		return
@@ -15268,7 +16088,9 @@ func (siw *ServerInterfaceWrapper) ListOrganizationUsers(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[contacts]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[contacts]", query, &params.FieldsContacts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[contacts]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[contacts]", query, &params.FieldsContacts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[contacts]: %w", err), http.StatusBadRequest)
 		return
@@ -15276,7 +16098,9 @@ func (siw *ServerInterfaceWrapper) ListOrganizationUsers(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[organizations]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[organizations]", query, &params.FieldsOrganizations, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[organizations]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[organizations]", query, &params.FieldsOrganizations, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[organizations]: %w", err), http.StatusBadRequest)
 		return
@@ -15284,7 +16108,9 @@ func (siw *ServerInterfaceWrapper) ListOrganizationUsers(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[userroles]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[userroles]", query, &params.FieldsUserroles, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[userroles]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[userroles]", query, &params.FieldsUserroles, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[userroles]: %w", err), http.StatusBadRequest)
 		return
@@ -15292,7 +16118,9 @@ func (siw *ServerInterfaceWrapper) ListOrganizationUsers(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[users]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[users]", query, &params.FieldsUsers, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[users]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[users]", query, &params.FieldsUsers, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[users]: %w", err), http.StatusBadRequest)
 		return
@@ -15300,7 +16128,9 @@ func (siw *ServerInterfaceWrapper) ListOrganizationUsers(c *gin.Context) {
 
 	// ------------- Optional query parameter "meta" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["meta"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return
@@ -15368,7 +16198,9 @@ func (siw *ServerInterfaceWrapper) ListRegions(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[id]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[id]", query, &params.FilterId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[id]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[id]", query, &params.FilterId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[id]: %w", err), http.StatusBadRequest)
 		return
@@ -15376,7 +16208,9 @@ func (siw *ServerInterfaceWrapper) ListRegions(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[country]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[country]", query, &params.FilterCountry, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[country]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[country]", query, &params.FilterCountry, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[country]: %w", err), http.StatusBadRequest)
 		return
@@ -15384,7 +16218,9 @@ func (siw *ServerInterfaceWrapper) ListRegions(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[code]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[code]", query, &params.FilterCode, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[code]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[code]", query, &params.FilterCode, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[code]: %w", err), http.StatusBadRequest)
 		return
@@ -15392,7 +16228,9 @@ func (siw *ServerInterfaceWrapper) ListRegions(c *gin.Context) {
 
 	// ------------- Optional query parameter "page[number]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[number]", query, &params.PageNumber, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if _, found := query["page[number]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "page[number]", query, &params.PageNumber, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[number]: %w", err), http.StatusBadRequest)
 		return
@@ -15400,7 +16238,9 @@ func (siw *ServerInterfaceWrapper) ListRegions(c *gin.Context) {
 
 	// ------------- Optional query parameter "page[size]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[size]", query, &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if _, found := query["page[size]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "page[size]", query, &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[size]: %w", err), http.StatusBadRequest)
 		return
@@ -15408,7 +16248,9 @@ func (siw *ServerInterfaceWrapper) ListRegions(c *gin.Context) {
 
 	// ------------- Optional query parameter "page[after]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[after]", query, &params.PageAfter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["page[after]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "page[after]", query, &params.PageAfter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[after]: %w", err), http.StatusBadRequest)
 		return
@@ -15416,7 +16258,9 @@ func (siw *ServerInterfaceWrapper) ListRegions(c *gin.Context) {
 
 	// ------------- Optional query parameter "page[before]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[before]", query, &params.PageBefore, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["page[before]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "page[before]", query, &params.PageBefore, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[before]: %w", err), http.StatusBadRequest)
 		return
@@ -15424,7 +16268,9 @@ func (siw *ServerInterfaceWrapper) ListRegions(c *gin.Context) {
 
 	// ------------- Optional query parameter "sort" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "sort", query, &params.Sort, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["sort"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "sort", query, &params.Sort, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter sort: %w", err), http.StatusBadRequest)
 		return
@@ -15432,7 +16278,9 @@ func (siw *ServerInterfaceWrapper) ListRegions(c *gin.Context) {
 
 	// ------------- Optional query parameter "include" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", query, &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["include"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "include", query, &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter include: %w", err), http.StatusBadRequest)
 		return
@@ -15440,7 +16288,9 @@ func (siw *ServerInterfaceWrapper) ListRegions(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[countries]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[countries]", query, &params.FieldsCountries, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[countries]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[countries]", query, &params.FieldsCountries, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[countries]: %w", err), http.StatusBadRequest)
 		return
@@ -15448,7 +16298,9 @@ func (siw *ServerInterfaceWrapper) ListRegions(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[regions]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[regions]", query, &params.FieldsRegions, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[regions]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[regions]", query, &params.FieldsRegions, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[regions]: %w", err), http.StatusBadRequest)
 		return
@@ -15456,7 +16308,9 @@ func (siw *ServerInterfaceWrapper) ListRegions(c *gin.Context) {
 
 	// ------------- Optional query parameter "meta" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["meta"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return
@@ -15533,7 +16387,9 @@ func (siw *ServerInterfaceWrapper) GetRegion(c *gin.Context) {
 
 	// ------------- Optional query parameter "include" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", query, &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["include"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "include", query, &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter include: %w", err), http.StatusBadRequest)
 		return
@@ -15541,7 +16397,9 @@ func (siw *ServerInterfaceWrapper) GetRegion(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[countries]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[countries]", query, &params.FieldsCountries, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[countries]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[countries]", query, &params.FieldsCountries, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[countries]: %w", err), http.StatusBadRequest)
 		return
@@ -15549,7 +16407,9 @@ func (siw *ServerInterfaceWrapper) GetRegion(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[regions]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[regions]", query, &params.FieldsRegions, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[regions]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[regions]", query, &params.FieldsRegions, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[regions]: %w", err), http.StatusBadRequest)
 		return
@@ -15557,7 +16417,9 @@ func (siw *ServerInterfaceWrapper) GetRegion(c *gin.Context) {
 
 	// ------------- Optional query parameter "meta" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["meta"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return
@@ -15634,7 +16496,9 @@ func (siw *ServerInterfaceWrapper) GetRegionCountry(c *gin.Context) {
 
 	// ------------- Optional query parameter "include" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", query, &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["include"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "include", query, &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter include: %w", err), http.StatusBadRequest)
 		return
@@ -15642,7 +16506,9 @@ func (siw *ServerInterfaceWrapper) GetRegionCountry(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[countries]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[countries]", query, &params.FieldsCountries, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[countries]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[countries]", query, &params.FieldsCountries, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[countries]: %w", err), http.StatusBadRequest)
 		return
@@ -15650,7 +16516,9 @@ func (siw *ServerInterfaceWrapper) GetRegionCountry(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[regions]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[regions]", query, &params.FieldsRegions, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[regions]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[regions]", query, &params.FieldsRegions, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[regions]: %w", err), http.StatusBadRequest)
 		return
@@ -15658,7 +16526,9 @@ func (siw *ServerInterfaceWrapper) GetRegionCountry(c *gin.Context) {
 
 	// ------------- Optional query parameter "meta" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["meta"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return
@@ -15794,7 +16664,9 @@ func (siw *ServerInterfaceWrapper) DeleteTaxJurisdictions(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[id]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[id]", query, &params.FilterId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[id]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[id]", query, &params.FilterId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[id]: %w", err), http.StatusBadRequest)
 		return
@@ -15802,7 +16674,9 @@ func (siw *ServerInterfaceWrapper) DeleteTaxJurisdictions(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[code]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[code]", query, &params.FilterCode, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[code]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[code]", query, &params.FilterCode, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[code]: %w", err), http.StatusBadRequest)
 		return
@@ -15810,7 +16684,9 @@ func (siw *ServerInterfaceWrapper) DeleteTaxJurisdictions(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[country]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[country]", query, &params.FilterCountry, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[country]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[country]", query, &params.FilterCountry, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[country]: %w", err), http.StatusBadRequest)
 		return
@@ -15818,7 +16694,9 @@ func (siw *ServerInterfaceWrapper) DeleteTaxJurisdictions(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[region]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[region]", query, &params.FilterRegion, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[region]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[region]", query, &params.FilterRegion, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[region]: %w", err), http.StatusBadRequest)
 		return
@@ -15826,7 +16704,9 @@ func (siw *ServerInterfaceWrapper) DeleteTaxJurisdictions(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[createdAt]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[createdAt]", query, &params.FilterCreatedAt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[createdAt]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[createdAt]", query, &params.FilterCreatedAt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[createdAt]: %w", err), http.StatusBadRequest)
 		return
@@ -15834,7 +16714,9 @@ func (siw *ServerInterfaceWrapper) DeleteTaxJurisdictions(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[updatedAt]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[updatedAt]", query, &params.FilterUpdatedAt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[updatedAt]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[updatedAt]", query, &params.FilterUpdatedAt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[updatedAt]: %w", err), http.StatusBadRequest)
 		return
@@ -15883,7 +16765,9 @@ func (siw *ServerInterfaceWrapper) ListTaxJurisdictions(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[id]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[id]", query, &params.FilterId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[id]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[id]", query, &params.FilterId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[id]: %w", err), http.StatusBadRequest)
 		return
@@ -15891,7 +16775,9 @@ func (siw *ServerInterfaceWrapper) ListTaxJurisdictions(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[code]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[code]", query, &params.FilterCode, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[code]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[code]", query, &params.FilterCode, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[code]: %w", err), http.StatusBadRequest)
 		return
@@ -15899,7 +16785,9 @@ func (siw *ServerInterfaceWrapper) ListTaxJurisdictions(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[country]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[country]", query, &params.FilterCountry, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[country]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[country]", query, &params.FilterCountry, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[country]: %w", err), http.StatusBadRequest)
 		return
@@ -15907,7 +16795,9 @@ func (siw *ServerInterfaceWrapper) ListTaxJurisdictions(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[region]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[region]", query, &params.FilterRegion, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[region]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[region]", query, &params.FilterRegion, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[region]: %w", err), http.StatusBadRequest)
 		return
@@ -15915,7 +16805,9 @@ func (siw *ServerInterfaceWrapper) ListTaxJurisdictions(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[createdAt]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[createdAt]", query, &params.FilterCreatedAt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[createdAt]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[createdAt]", query, &params.FilterCreatedAt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[createdAt]: %w", err), http.StatusBadRequest)
 		return
@@ -15923,7 +16815,9 @@ func (siw *ServerInterfaceWrapper) ListTaxJurisdictions(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[updatedAt]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[updatedAt]", query, &params.FilterUpdatedAt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[updatedAt]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[updatedAt]", query, &params.FilterUpdatedAt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[updatedAt]: %w", err), http.StatusBadRequest)
 		return
@@ -15931,7 +16825,9 @@ func (siw *ServerInterfaceWrapper) ListTaxJurisdictions(c *gin.Context) {
 
 	// ------------- Optional query parameter "page[number]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[number]", query, &params.PageNumber, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if _, found := query["page[number]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "page[number]", query, &params.PageNumber, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[number]: %w", err), http.StatusBadRequest)
 		return
@@ -15939,7 +16835,9 @@ func (siw *ServerInterfaceWrapper) ListTaxJurisdictions(c *gin.Context) {
 
 	// ------------- Optional query parameter "page[size]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[size]", query, &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if _, found := query["page[size]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "page[size]", query, &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[size]: %w", err), http.StatusBadRequest)
 		return
@@ -15947,7 +16845,9 @@ func (siw *ServerInterfaceWrapper) ListTaxJurisdictions(c *gin.Context) {
 
 	// ------------- Optional query parameter "page[after]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[after]", query, &params.PageAfter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["page[after]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "page[after]", query, &params.PageAfter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[after]: %w", err), http.StatusBadRequest)
 		return
@@ -15955,7 +16855,9 @@ func (siw *ServerInterfaceWrapper) ListTaxJurisdictions(c *gin.Context) {
 
 	// ------------- Optional query parameter "page[before]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[before]", query, &params.PageBefore, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["page[before]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "page[before]", query, &params.PageBefore, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[before]: %w", err), http.StatusBadRequest)
 		return
@@ -15963,7 +16865,9 @@ func (siw *ServerInterfaceWrapper) ListTaxJurisdictions(c *gin.Context) {
 
 	// ------------- Optional query parameter "sort" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "sort", query, &params.Sort, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["sort"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "sort", query, &params.Sort, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter sort: %w", err), http.StatusBadRequest)
 		return
@@ -15971,7 +16875,9 @@ func (siw *ServerInterfaceWrapper) ListTaxJurisdictions(c *gin.Context) {
 
 	// ------------- Optional query parameter "include" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", query, &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["include"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "include", query, &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter include: %w", err), http.StatusBadRequest)
 		return
@@ -15979,7 +16885,9 @@ func (siw *ServerInterfaceWrapper) ListTaxJurisdictions(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[taxjurisdictions]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[taxjurisdictions]", query, &params.FieldsTaxjurisdictions, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[taxjurisdictions]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[taxjurisdictions]", query, &params.FieldsTaxjurisdictions, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[taxjurisdictions]: %w", err), http.StatusBadRequest)
 		return
@@ -15987,7 +16895,9 @@ func (siw *ServerInterfaceWrapper) ListTaxJurisdictions(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[countries]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[countries]", query, &params.FieldsCountries, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[countries]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[countries]", query, &params.FieldsCountries, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[countries]: %w", err), http.StatusBadRequest)
 		return
@@ -15995,7 +16905,9 @@ func (siw *ServerInterfaceWrapper) ListTaxJurisdictions(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[regions]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[regions]", query, &params.FieldsRegions, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[regions]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[regions]", query, &params.FieldsRegions, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[regions]: %w", err), http.StatusBadRequest)
 		return
@@ -16003,7 +16915,9 @@ func (siw *ServerInterfaceWrapper) ListTaxJurisdictions(c *gin.Context) {
 
 	// ------------- Optional query parameter "meta" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["meta"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return
@@ -16142,7 +17056,9 @@ func (siw *ServerInterfaceWrapper) GetTaxJurisdiction(c *gin.Context) {
 
 	// ------------- Optional query parameter "include" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", query, &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["include"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "include", query, &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter include: %w", err), http.StatusBadRequest)
 		return
@@ -16150,7 +17066,9 @@ func (siw *ServerInterfaceWrapper) GetTaxJurisdiction(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[taxjurisdictions]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[taxjurisdictions]", query, &params.FieldsTaxjurisdictions, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[taxjurisdictions]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[taxjurisdictions]", query, &params.FieldsTaxjurisdictions, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[taxjurisdictions]: %w", err), http.StatusBadRequest)
 		return
@@ -16158,7 +17076,9 @@ func (siw *ServerInterfaceWrapper) GetTaxJurisdiction(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[countries]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[countries]", query, &params.FieldsCountries, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[countries]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[countries]", query, &params.FieldsCountries, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[countries]: %w", err), http.StatusBadRequest)
 		return
@@ -16166,7 +17086,9 @@ func (siw *ServerInterfaceWrapper) GetTaxJurisdiction(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[regions]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[regions]", query, &params.FieldsRegions, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[regions]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[regions]", query, &params.FieldsRegions, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[regions]: %w", err), http.StatusBadRequest)
 		return
@@ -16174,7 +17096,9 @@ func (siw *ServerInterfaceWrapper) GetTaxJurisdiction(c *gin.Context) {
 
 	// ------------- Optional query parameter "meta" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["meta"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return
@@ -16300,7 +17224,9 @@ func (siw *ServerInterfaceWrapper) GetTaxJurisdictionCountry(c *gin.Context) {
 
 	// ------------- Optional query parameter "include" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", query, &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["include"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "include", query, &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter include: %w", err), http.StatusBadRequest)
 		return
@@ -16308,7 +17234,9 @@ func (siw *ServerInterfaceWrapper) GetTaxJurisdictionCountry(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[countries]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[countries]", query, &params.FieldsCountries, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[countries]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[countries]", query, &params.FieldsCountries, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[countries]: %w", err), http.StatusBadRequest)
 		return
@@ -16316,7 +17244,9 @@ func (siw *ServerInterfaceWrapper) GetTaxJurisdictionCountry(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[regions]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[regions]", query, &params.FieldsRegions, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[regions]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[regions]", query, &params.FieldsRegions, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[regions]: %w", err), http.StatusBadRequest)
 		return
@@ -16324,7 +17254,9 @@ func (siw *ServerInterfaceWrapper) GetTaxJurisdictionCountry(c *gin.Context) {
 
 	// ------------- Optional query parameter "meta" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["meta"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return
@@ -16401,7 +17333,9 @@ func (siw *ServerInterfaceWrapper) GetTaxJurisdictionRegion(c *gin.Context) {
 
 	// ------------- Optional query parameter "include" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", query, &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["include"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "include", query, &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter include: %w", err), http.StatusBadRequest)
 		return
@@ -16409,7 +17343,9 @@ func (siw *ServerInterfaceWrapper) GetTaxJurisdictionRegion(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[countries]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[countries]", query, &params.FieldsCountries, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[countries]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[countries]", query, &params.FieldsCountries, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[countries]: %w", err), http.StatusBadRequest)
 		return
@@ -16417,7 +17353,9 @@ func (siw *ServerInterfaceWrapper) GetTaxJurisdictionRegion(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[regions]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[regions]", query, &params.FieldsRegions, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[regions]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[regions]", query, &params.FieldsRegions, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[regions]: %w", err), http.StatusBadRequest)
 		return
@@ -16425,7 +17363,9 @@ func (siw *ServerInterfaceWrapper) GetTaxJurisdictionRegion(c *gin.Context) {
 
 	// ------------- Optional query parameter "meta" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["meta"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return
@@ -16727,7 +17667,9 @@ func (siw *ServerInterfaceWrapper) ListUserRoles(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[id]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[id]", query, &params.FilterId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[id]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[id]", query, &params.FilterId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[id]: %w", err), http.StatusBadRequest)
 		return
@@ -16735,7 +17677,9 @@ func (siw *ServerInterfaceWrapper) ListUserRoles(c *gin.Context) {
 
 	// ------------- Optional query parameter "page[number]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[number]", query, &params.PageNumber, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if _, found := query["page[number]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "page[number]", query, &params.PageNumber, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[number]: %w", err), http.StatusBadRequest)
 		return
@@ -16743,7 +17687,9 @@ func (siw *ServerInterfaceWrapper) ListUserRoles(c *gin.Context) {
 
 	// ------------- Optional query parameter "page[size]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[size]", query, &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if _, found := query["page[size]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "page[size]", query, &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[size]: %w", err), http.StatusBadRequest)
 		return
@@ -16751,7 +17697,9 @@ func (siw *ServerInterfaceWrapper) ListUserRoles(c *gin.Context) {
 
 	// ------------- Optional query parameter "page[after]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[after]", query, &params.PageAfter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["page[after]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "page[after]", query, &params.PageAfter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[after]: %w", err), http.StatusBadRequest)
 		return
@@ -16759,7 +17707,9 @@ func (siw *ServerInterfaceWrapper) ListUserRoles(c *gin.Context) {
 
 	// ------------- Optional query parameter "page[before]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[before]", query, &params.PageBefore, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["page[before]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "page[before]", query, &params.PageBefore, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[before]: %w", err), http.StatusBadRequest)
 		return
@@ -16767,7 +17717,9 @@ func (siw *ServerInterfaceWrapper) ListUserRoles(c *gin.Context) {
 
 	// ------------- Optional query parameter "sort" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "sort", query, &params.Sort, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["sort"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "sort", query, &params.Sort, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter sort: %w", err), http.StatusBadRequest)
 		return
@@ -16775,7 +17727,9 @@ func (siw *ServerInterfaceWrapper) ListUserRoles(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[userroles]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[userroles]", query, &params.FieldsUserroles, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[userroles]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[userroles]", query, &params.FieldsUserroles, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[userroles]: %w", err), http.StatusBadRequest)
 		return
@@ -16783,7 +17737,9 @@ func (siw *ServerInterfaceWrapper) ListUserRoles(c *gin.Context) {
 
 	// ------------- Optional query parameter "meta" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["meta"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return
@@ -16860,7 +17816,9 @@ func (siw *ServerInterfaceWrapper) GetUserRole(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[userroles]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[userroles]", query, &params.FieldsUserroles, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[userroles]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[userroles]", query, &params.FieldsUserroles, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[userroles]: %w", err), http.StatusBadRequest)
 		return
@@ -16868,7 +17826,9 @@ func (siw *ServerInterfaceWrapper) GetUserRole(c *gin.Context) {
 
 	// ------------- Optional query parameter "meta" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["meta"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return
@@ -16936,7 +17896,9 @@ func (siw *ServerInterfaceWrapper) DeleteUsers(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[id]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[id]", query, &params.FilterId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[id]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[id]", query, &params.FilterId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[id]: %w", err), http.StatusBadRequest)
 		return
@@ -16944,7 +17906,9 @@ func (siw *ServerInterfaceWrapper) DeleteUsers(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[username]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[username]", query, &params.FilterUsername, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[username]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[username]", query, &params.FilterUsername, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[username]: %w", err), http.StatusBadRequest)
 		return
@@ -16952,7 +17916,9 @@ func (siw *ServerInterfaceWrapper) DeleteUsers(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[email]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[email]", query, &params.FilterEmail, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[email]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[email]", query, &params.FilterEmail, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[email]: %w", err), http.StatusBadRequest)
 		return
@@ -16960,7 +17926,9 @@ func (siw *ServerInterfaceWrapper) DeleteUsers(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[lastName]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[lastName]", query, &params.FilterLastName, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[lastName]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[lastName]", query, &params.FilterLastName, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[lastName]: %w", err), http.StatusBadRequest)
 		return
@@ -16968,7 +17936,9 @@ func (siw *ServerInterfaceWrapper) DeleteUsers(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[enabled]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[enabled]", query, &params.FilterEnabled, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[enabled]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[enabled]", query, &params.FilterEnabled, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[enabled]: %w", err), http.StatusBadRequest)
 		return
@@ -16976,7 +17946,9 @@ func (siw *ServerInterfaceWrapper) DeleteUsers(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[externalId]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[externalId]", query, &params.FilterExternalId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[externalId]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[externalId]", query, &params.FilterExternalId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[externalId]: %w", err), http.StatusBadRequest)
 		return
@@ -16984,7 +17956,9 @@ func (siw *ServerInterfaceWrapper) DeleteUsers(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[organization]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[organization]", query, &params.FilterOrganization, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[organization]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[organization]", query, &params.FilterOrganization, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[organization]: %w", err), http.StatusBadRequest)
 		return
@@ -16992,7 +17966,9 @@ func (siw *ServerInterfaceWrapper) DeleteUsers(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[owner]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[owner]", query, &params.FilterOwner, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[owner]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[owner]", query, &params.FilterOwner, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[owner]: %w", err), http.StatusBadRequest)
 		return
@@ -17000,7 +17976,9 @@ func (siw *ServerInterfaceWrapper) DeleteUsers(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[userRoles]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[userRoles]", query, &params.FilterUserRoles, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[userRoles]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[userRoles]", query, &params.FilterUserRoles, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[userRoles]: %w", err), http.StatusBadRequest)
 		return
@@ -17008,7 +17986,9 @@ func (siw *ServerInterfaceWrapper) DeleteUsers(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[createdAt]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[createdAt]", query, &params.FilterCreatedAt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[createdAt]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[createdAt]", query, &params.FilterCreatedAt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[createdAt]: %w", err), http.StatusBadRequest)
 		return
@@ -17016,7 +17996,9 @@ func (siw *ServerInterfaceWrapper) DeleteUsers(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[updatedAt]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[updatedAt]", query, &params.FilterUpdatedAt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[updatedAt]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[updatedAt]", query, &params.FilterUpdatedAt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[updatedAt]: %w", err), http.StatusBadRequest)
 		return
@@ -17065,7 +18047,9 @@ func (siw *ServerInterfaceWrapper) ListUsers(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[id]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[id]", query, &params.FilterId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[id]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[id]", query, &params.FilterId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[id]: %w", err), http.StatusBadRequest)
 		return
@@ -17073,7 +18057,9 @@ func (siw *ServerInterfaceWrapper) ListUsers(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[username]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[username]", query, &params.FilterUsername, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[username]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[username]", query, &params.FilterUsername, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[username]: %w", err), http.StatusBadRequest)
 		return
@@ -17081,7 +18067,9 @@ func (siw *ServerInterfaceWrapper) ListUsers(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[email]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[email]", query, &params.FilterEmail, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[email]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[email]", query, &params.FilterEmail, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[email]: %w", err), http.StatusBadRequest)
 		return
@@ -17089,7 +18077,9 @@ func (siw *ServerInterfaceWrapper) ListUsers(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[lastName]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[lastName]", query, &params.FilterLastName, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[lastName]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[lastName]", query, &params.FilterLastName, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[lastName]: %w", err), http.StatusBadRequest)
 		return
@@ -17097,7 +18087,9 @@ func (siw *ServerInterfaceWrapper) ListUsers(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[enabled]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[enabled]", query, &params.FilterEnabled, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[enabled]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[enabled]", query, &params.FilterEnabled, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[enabled]: %w", err), http.StatusBadRequest)
 		return
@@ -17105,7 +18097,9 @@ func (siw *ServerInterfaceWrapper) ListUsers(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[externalId]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[externalId]", query, &params.FilterExternalId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[externalId]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[externalId]", query, &params.FilterExternalId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[externalId]: %w", err), http.StatusBadRequest)
 		return
@@ -17113,7 +18107,9 @@ func (siw *ServerInterfaceWrapper) ListUsers(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[organization]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[organization]", query, &params.FilterOrganization, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[organization]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[organization]", query, &params.FilterOrganization, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[organization]: %w", err), http.StatusBadRequest)
 		return
@@ -17121,7 +18117,9 @@ func (siw *ServerInterfaceWrapper) ListUsers(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[owner]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[owner]", query, &params.FilterOwner, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[owner]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[owner]", query, &params.FilterOwner, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[owner]: %w", err), http.StatusBadRequest)
 		return
@@ -17129,7 +18127,9 @@ func (siw *ServerInterfaceWrapper) ListUsers(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[userRoles]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[userRoles]", query, &params.FilterUserRoles, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[userRoles]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[userRoles]", query, &params.FilterUserRoles, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[userRoles]: %w", err), http.StatusBadRequest)
 		return
@@ -17137,7 +18137,9 @@ func (siw *ServerInterfaceWrapper) ListUsers(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[createdAt]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[createdAt]", query, &params.FilterCreatedAt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[createdAt]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[createdAt]", query, &params.FilterCreatedAt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[createdAt]: %w", err), http.StatusBadRequest)
 		return
@@ -17145,7 +18147,9 @@ func (siw *ServerInterfaceWrapper) ListUsers(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[updatedAt]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[updatedAt]", query, &params.FilterUpdatedAt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[updatedAt]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[updatedAt]", query, &params.FilterUpdatedAt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[updatedAt]: %w", err), http.StatusBadRequest)
 		return
@@ -17153,7 +18157,9 @@ func (siw *ServerInterfaceWrapper) ListUsers(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[aggregations]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[aggregations]", query, &params.FilterAggregations, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[aggregations]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[aggregations]", query, &params.FilterAggregations, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[aggregations]: %w", err), http.StatusBadRequest)
 		return
@@ -17161,7 +18167,9 @@ func (siw *ServerInterfaceWrapper) ListUsers(c *gin.Context) {
 
 	// ------------- Optional query parameter "page[number]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[number]", query, &params.PageNumber, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if _, found := query["page[number]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "page[number]", query, &params.PageNumber, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[number]: %w", err), http.StatusBadRequest)
 		return
@@ -17169,7 +18177,9 @@ func (siw *ServerInterfaceWrapper) ListUsers(c *gin.Context) {
 
 	// ------------- Optional query parameter "page[size]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[size]", query, &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if _, found := query["page[size]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "page[size]", query, &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[size]: %w", err), http.StatusBadRequest)
 		return
@@ -17177,7 +18187,9 @@ func (siw *ServerInterfaceWrapper) ListUsers(c *gin.Context) {
 
 	// ------------- Optional query parameter "page[after]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[after]", query, &params.PageAfter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["page[after]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "page[after]", query, &params.PageAfter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[after]: %w", err), http.StatusBadRequest)
 		return
@@ -17185,7 +18197,9 @@ func (siw *ServerInterfaceWrapper) ListUsers(c *gin.Context) {
 
 	// ------------- Optional query parameter "page[before]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[before]", query, &params.PageBefore, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["page[before]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "page[before]", query, &params.PageBefore, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[before]: %w", err), http.StatusBadRequest)
 		return
@@ -17193,7 +18207,9 @@ func (siw *ServerInterfaceWrapper) ListUsers(c *gin.Context) {
 
 	// ------------- Optional query parameter "sort" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "sort", query, &params.Sort, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["sort"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "sort", query, &params.Sort, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter sort: %w", err), http.StatusBadRequest)
 		return
@@ -17201,7 +18217,9 @@ func (siw *ServerInterfaceWrapper) ListUsers(c *gin.Context) {
 
 	// ------------- Optional query parameter "include" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", query, &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["include"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "include", query, &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter include: %w", err), http.StatusBadRequest)
 		return
@@ -17209,7 +18227,9 @@ func (siw *ServerInterfaceWrapper) ListUsers(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[accounts]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[accounts]", query, &params.FieldsAccounts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[accounts]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[accounts]", query, &params.FieldsAccounts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[accounts]: %w", err), http.StatusBadRequest)
 		return
@@ -17217,7 +18237,9 @@ func (siw *ServerInterfaceWrapper) ListUsers(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[businessunits]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[businessunits]", query, &params.FieldsBusinessunits, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[businessunits]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[businessunits]", query, &params.FieldsBusinessunits, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[businessunits]: %w", err), http.StatusBadRequest)
 		return
@@ -17225,7 +18247,9 @@ func (siw *ServerInterfaceWrapper) ListUsers(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[contacts]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[contacts]", query, &params.FieldsContacts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[contacts]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[contacts]", query, &params.FieldsContacts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[contacts]: %w", err), http.StatusBadRequest)
 		return
@@ -17233,7 +18257,9 @@ func (siw *ServerInterfaceWrapper) ListUsers(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[organizations]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[organizations]", query, &params.FieldsOrganizations, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[organizations]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[organizations]", query, &params.FieldsOrganizations, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[organizations]: %w", err), http.StatusBadRequest)
 		return
@@ -17241,7 +18267,9 @@ func (siw *ServerInterfaceWrapper) ListUsers(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[userroles]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[userroles]", query, &params.FieldsUserroles, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[userroles]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[userroles]", query, &params.FieldsUserroles, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[userroles]: %w", err), http.StatusBadRequest)
 		return
@@ -17249,7 +18277,9 @@ func (siw *ServerInterfaceWrapper) ListUsers(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[users]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[users]", query, &params.FieldsUsers, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[users]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[users]", query, &params.FieldsUsers, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[users]: %w", err), http.StatusBadRequest)
 		return
@@ -17257,7 +18287,9 @@ func (siw *ServerInterfaceWrapper) ListUsers(c *gin.Context) {
 
 	// ------------- Optional query parameter "meta" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["meta"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return
@@ -17396,7 +18428,9 @@ func (siw *ServerInterfaceWrapper) GetUser(c *gin.Context) {
 
 	// ------------- Optional query parameter "include" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", query, &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["include"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "include", query, &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter include: %w", err), http.StatusBadRequest)
 		return
@@ -17404,7 +18438,9 @@ func (siw *ServerInterfaceWrapper) GetUser(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[accounts]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[accounts]", query, &params.FieldsAccounts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[accounts]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[accounts]", query, &params.FieldsAccounts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[accounts]: %w", err), http.StatusBadRequest)
 		return
@@ -17412,7 +18448,9 @@ func (siw *ServerInterfaceWrapper) GetUser(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[businessunits]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[businessunits]", query, &params.FieldsBusinessunits, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[businessunits]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[businessunits]", query, &params.FieldsBusinessunits, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[businessunits]: %w", err), http.StatusBadRequest)
 		return
@@ -17420,7 +18458,9 @@ func (siw *ServerInterfaceWrapper) GetUser(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[contacts]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[contacts]", query, &params.FieldsContacts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[contacts]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[contacts]", query, &params.FieldsContacts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[contacts]: %w", err), http.StatusBadRequest)
 		return
@@ -17428,7 +18468,9 @@ func (siw *ServerInterfaceWrapper) GetUser(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[organizations]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[organizations]", query, &params.FieldsOrganizations, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[organizations]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[organizations]", query, &params.FieldsOrganizations, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[organizations]: %w", err), http.StatusBadRequest)
 		return
@@ -17436,7 +18478,9 @@ func (siw *ServerInterfaceWrapper) GetUser(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[userroles]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[userroles]", query, &params.FieldsUserroles, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[userroles]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[userroles]", query, &params.FieldsUserroles, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[userroles]: %w", err), http.StatusBadRequest)
 		return
@@ -17444,7 +18488,9 @@ func (siw *ServerInterfaceWrapper) GetUser(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[users]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[users]", query, &params.FieldsUsers, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[users]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[users]", query, &params.FieldsUsers, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[users]: %w", err), http.StatusBadRequest)
 		return
@@ -17452,7 +18498,9 @@ func (siw *ServerInterfaceWrapper) GetUser(c *gin.Context) {
 
 	// ------------- Optional query parameter "meta" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["meta"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return
@@ -17578,7 +18626,9 @@ func (siw *ServerInterfaceWrapper) GetUserOrganization(c *gin.Context) {
 
 	// ------------- Optional query parameter "include" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", query, &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["include"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "include", query, &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter include: %w", err), http.StatusBadRequest)
 		return
@@ -17586,7 +18636,9 @@ func (siw *ServerInterfaceWrapper) GetUserOrganization(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[accounts]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[accounts]", query, &params.FieldsAccounts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[accounts]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[accounts]", query, &params.FieldsAccounts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[accounts]: %w", err), http.StatusBadRequest)
 		return
@@ -17594,7 +18646,9 @@ func (siw *ServerInterfaceWrapper) GetUserOrganization(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[businessunits]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[businessunits]", query, &params.FieldsBusinessunits, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[businessunits]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[businessunits]", query, &params.FieldsBusinessunits, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[businessunits]: %w", err), http.StatusBadRequest)
 		return
@@ -17602,7 +18656,9 @@ func (siw *ServerInterfaceWrapper) GetUserOrganization(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[contacts]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[contacts]", query, &params.FieldsContacts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[contacts]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[contacts]", query, &params.FieldsContacts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[contacts]: %w", err), http.StatusBadRequest)
 		return
@@ -17610,7 +18666,9 @@ func (siw *ServerInterfaceWrapper) GetUserOrganization(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[organizations]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[organizations]", query, &params.FieldsOrganizations, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[organizations]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[organizations]", query, &params.FieldsOrganizations, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[organizations]: %w", err), http.StatusBadRequest)
 		return
@@ -17618,7 +18676,9 @@ func (siw *ServerInterfaceWrapper) GetUserOrganization(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[userroles]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[userroles]", query, &params.FieldsUserroles, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[userroles]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[userroles]", query, &params.FieldsUserroles, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[userroles]: %w", err), http.StatusBadRequest)
 		return
@@ -17626,7 +18686,9 @@ func (siw *ServerInterfaceWrapper) GetUserOrganization(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[users]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[users]", query, &params.FieldsUsers, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[users]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[users]", query, &params.FieldsUsers, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[users]: %w", err), http.StatusBadRequest)
 		return
@@ -17634,7 +18696,9 @@ func (siw *ServerInterfaceWrapper) GetUserOrganization(c *gin.Context) {
 
 	// ------------- Optional query parameter "meta" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["meta"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return
@@ -17711,7 +18775,9 @@ func (siw *ServerInterfaceWrapper) GetUserOwner(c *gin.Context) {
 
 	// ------------- Optional query parameter "include" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", query, &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["include"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "include", query, &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter include: %w", err), http.StatusBadRequest)
 		return
@@ -17719,7 +18785,9 @@ func (siw *ServerInterfaceWrapper) GetUserOwner(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[accounts]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[accounts]", query, &params.FieldsAccounts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[accounts]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[accounts]", query, &params.FieldsAccounts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[accounts]: %w", err), http.StatusBadRequest)
 		return
@@ -17727,7 +18795,9 @@ func (siw *ServerInterfaceWrapper) GetUserOwner(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[businessunits]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[businessunits]", query, &params.FieldsBusinessunits, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[businessunits]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[businessunits]", query, &params.FieldsBusinessunits, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[businessunits]: %w", err), http.StatusBadRequest)
 		return
@@ -17735,7 +18805,9 @@ func (siw *ServerInterfaceWrapper) GetUserOwner(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[contacts]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[contacts]", query, &params.FieldsContacts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[contacts]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[contacts]", query, &params.FieldsContacts, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[contacts]: %w", err), http.StatusBadRequest)
 		return
@@ -17743,7 +18815,9 @@ func (siw *ServerInterfaceWrapper) GetUserOwner(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[organizations]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[organizations]", query, &params.FieldsOrganizations, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[organizations]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[organizations]", query, &params.FieldsOrganizations, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[organizations]: %w", err), http.StatusBadRequest)
 		return
@@ -17751,7 +18825,9 @@ func (siw *ServerInterfaceWrapper) GetUserOwner(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[userroles]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[userroles]", query, &params.FieldsUserroles, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[userroles]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[userroles]", query, &params.FieldsUserroles, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[userroles]: %w", err), http.StatusBadRequest)
 		return
@@ -17759,7 +18835,9 @@ func (siw *ServerInterfaceWrapper) GetUserOwner(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[users]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[users]", query, &params.FieldsUsers, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[users]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[users]", query, &params.FieldsUsers, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[users]: %w", err), http.StatusBadRequest)
 		return
@@ -17767,7 +18845,9 @@ func (siw *ServerInterfaceWrapper) GetUserOwner(c *gin.Context) {
 
 	// ------------- Optional query parameter "meta" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["meta"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return
@@ -18078,7 +19158,9 @@ func (siw *ServerInterfaceWrapper) GetUserUserRolesRelationship(c *gin.Context) 
 
 	// ------------- Optional query parameter "page[number]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[number]", query, &params.PageNumber, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if _, found := query["page[number]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "page[number]", query, &params.PageNumber, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[number]: %w", err), http.StatusBadRequest)
 		return
@@ -18086,7 +19168,9 @@ func (siw *ServerInterfaceWrapper) GetUserUserRolesRelationship(c *gin.Context) 
 
 	// ------------- Optional query parameter "page[size]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[size]", query, &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if _, found := query["page[size]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "page[size]", query, &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[size]: %w", err), http.StatusBadRequest)
 		return
@@ -18094,7 +19178,9 @@ func (siw *ServerInterfaceWrapper) GetUserUserRolesRelationship(c *gin.Context) 
 
 	// ------------- Optional query parameter "page[after]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[after]", query, &params.PageAfter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["page[after]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "page[after]", query, &params.PageAfter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[after]: %w", err), http.StatusBadRequest)
 		return
@@ -18102,7 +19188,9 @@ func (siw *ServerInterfaceWrapper) GetUserUserRolesRelationship(c *gin.Context) 
 
 	// ------------- Optional query parameter "page[before]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[before]", query, &params.PageBefore, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["page[before]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "page[before]", query, &params.PageBefore, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[before]: %w", err), http.StatusBadRequest)
 		return
@@ -18277,7 +19365,9 @@ func (siw *ServerInterfaceWrapper) ListUserUserRoles(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[id]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[id]", query, &params.FilterId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[id]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[id]", query, &params.FilterId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[id]: %w", err), http.StatusBadRequest)
 		return
@@ -18285,7 +19375,9 @@ func (siw *ServerInterfaceWrapper) ListUserUserRoles(c *gin.Context) {
 
 	// ------------- Optional query parameter "page[number]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[number]", query, &params.PageNumber, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if _, found := query["page[number]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "page[number]", query, &params.PageNumber, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[number]: %w", err), http.StatusBadRequest)
 		return
@@ -18293,7 +19385,9 @@ func (siw *ServerInterfaceWrapper) ListUserUserRoles(c *gin.Context) {
 
 	// ------------- Optional query parameter "page[size]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[size]", query, &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if _, found := query["page[size]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "page[size]", query, &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[size]: %w", err), http.StatusBadRequest)
 		return
@@ -18301,7 +19395,9 @@ func (siw *ServerInterfaceWrapper) ListUserUserRoles(c *gin.Context) {
 
 	// ------------- Optional query parameter "page[after]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[after]", query, &params.PageAfter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["page[after]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "page[after]", query, &params.PageAfter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[after]: %w", err), http.StatusBadRequest)
 		return
@@ -18309,7 +19405,9 @@ func (siw *ServerInterfaceWrapper) ListUserUserRoles(c *gin.Context) {
 
 	// ------------- Optional query parameter "page[before]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[before]", query, &params.PageBefore, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["page[before]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "page[before]", query, &params.PageBefore, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[before]: %w", err), http.StatusBadRequest)
 		return
@@ -18317,7 +19415,9 @@ func (siw *ServerInterfaceWrapper) ListUserUserRoles(c *gin.Context) {
 
 	// ------------- Optional query parameter "sort" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "sort", query, &params.Sort, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["sort"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "sort", query, &params.Sort, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter sort: %w", err), http.StatusBadRequest)
 		return
@@ -18325,7 +19425,9 @@ func (siw *ServerInterfaceWrapper) ListUserUserRoles(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[userroles]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[userroles]", query, &params.FieldsUserroles, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[userroles]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[userroles]", query, &params.FieldsUserroles, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[userroles]: %w", err), http.StatusBadRequest)
 		return
@@ -18333,7 +19435,9 @@ func (siw *ServerInterfaceWrapper) ListUserUserRoles(c *gin.Context) {
 
 	// ------------- Optional query parameter "meta" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["meta"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return
@@ -18401,7 +19505,9 @@ func (siw *ServerInterfaceWrapper) ListWebhooks(c *gin.Context) {
 
 	// ------------- Optional query parameter "page[number]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[number]", query, &params.PageNumber, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if _, found := query["page[number]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "page[number]", query, &params.PageNumber, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[number]: %w", err), http.StatusBadRequest)
 		return
@@ -18409,7 +19515,9 @@ func (siw *ServerInterfaceWrapper) ListWebhooks(c *gin.Context) {
 
 	// ------------- Optional query parameter "page[size]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[size]", query, &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if _, found := query["page[size]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "page[size]", query, &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[size]: %w", err), http.StatusBadRequest)
 		return
@@ -18579,7 +19687,9 @@ func (siw *ServerInterfaceWrapper) ListWebhookDeliveries(c *gin.Context) {
 
 	// ------------- Optional query parameter "page[number]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[number]", query, &params.PageNumber, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if _, found := query["page[number]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "page[number]", query, &params.PageNumber, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[number]: %w", err), http.StatusBadRequest)
 		return
@@ -18587,7 +19697,9 @@ func (siw *ServerInterfaceWrapper) ListWebhookDeliveries(c *gin.Context) {
 
 	// ------------- Optional query parameter "page[size]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[size]", query, &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if _, found := query["page[size]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "page[size]", query, &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[size]: %w", err), http.StatusBadRequest)
 		return
@@ -18661,7 +19773,9 @@ func (siw *ServerInterfaceWrapper) DeleteWeightUnits(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[id]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[id]", query, &params.FilterId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[id]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[id]", query, &params.FilterId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[id]: %w", err), http.StatusBadRequest)
 		return
@@ -18669,7 +19783,9 @@ func (siw *ServerInterfaceWrapper) DeleteWeightUnits(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[createdAt]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[createdAt]", query, &params.FilterCreatedAt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[createdAt]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[createdAt]", query, &params.FilterCreatedAt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[createdAt]: %w", err), http.StatusBadRequest)
 		return
@@ -18677,7 +19793,9 @@ func (siw *ServerInterfaceWrapper) DeleteWeightUnits(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[updatedAt]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[updatedAt]", query, &params.FilterUpdatedAt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[updatedAt]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[updatedAt]", query, &params.FilterUpdatedAt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[updatedAt]: %w", err), http.StatusBadRequest)
 		return
@@ -18726,7 +19844,9 @@ func (siw *ServerInterfaceWrapper) ListWeightUnits(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[id]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[id]", query, &params.FilterId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[id]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[id]", query, &params.FilterId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[id]: %w", err), http.StatusBadRequest)
 		return
@@ -18734,7 +19854,9 @@ func (siw *ServerInterfaceWrapper) ListWeightUnits(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[createdAt]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[createdAt]", query, &params.FilterCreatedAt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[createdAt]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[createdAt]", query, &params.FilterCreatedAt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[createdAt]: %w", err), http.StatusBadRequest)
 		return
@@ -18742,7 +19864,9 @@ func (siw *ServerInterfaceWrapper) ListWeightUnits(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[updatedAt]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[updatedAt]", query, &params.FilterUpdatedAt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[updatedAt]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[updatedAt]", query, &params.FilterUpdatedAt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[updatedAt]: %w", err), http.StatusBadRequest)
 		return
@@ -18750,7 +19874,9 @@ func (siw *ServerInterfaceWrapper) ListWeightUnits(c *gin.Context) {
 
 	// ------------- Optional query parameter "page[number]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[number]", query, &params.PageNumber, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if _, found := query["page[number]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "page[number]", query, &params.PageNumber, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[number]: %w", err), http.StatusBadRequest)
 		return
@@ -18758,7 +19884,9 @@ func (siw *ServerInterfaceWrapper) ListWeightUnits(c *gin.Context) {
 
 	// ------------- Optional query parameter "page[size]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[size]", query, &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if _, found := query["page[size]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "page[size]", query, &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[size]: %w", err), http.StatusBadRequest)
 		return
@@ -18766,7 +19894,9 @@ func (siw *ServerInterfaceWrapper) ListWeightUnits(c *gin.Context) {
 
 	// ------------- Optional query parameter "page[after]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[after]", query, &params.PageAfter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["page[after]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "page[after]", query, &params.PageAfter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[after]: %w", err), http.StatusBadRequest)
 		return
@@ -18774,7 +19904,9 @@ func (siw *ServerInterfaceWrapper) ListWeightUnits(c *gin.Context) {
 
 	// ------------- Optional query parameter "page[before]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[before]", query, &params.PageBefore, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["page[before]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "page[before]", query, &params.PageBefore, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[before]: %w", err), http.StatusBadRequest)
 		return
@@ -18782,7 +19914,9 @@ func (siw *ServerInterfaceWrapper) ListWeightUnits(c *gin.Context) {
 
 	// ------------- Optional query parameter "sort" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "sort", query, &params.Sort, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["sort"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "sort", query, &params.Sort, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter sort: %w", err), http.StatusBadRequest)
 		return
@@ -18790,7 +19924,9 @@ func (siw *ServerInterfaceWrapper) ListWeightUnits(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[weightunits]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[weightunits]", query, &params.FieldsWeightunits, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[weightunits]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[weightunits]", query, &params.FieldsWeightunits, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[weightunits]: %w", err), http.StatusBadRequest)
 		return
@@ -18798,7 +19934,9 @@ func (siw *ServerInterfaceWrapper) ListWeightUnits(c *gin.Context) {
 
 	// ------------- Optional query parameter "meta" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["meta"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return
@@ -18937,7 +20075,9 @@ func (siw *ServerInterfaceWrapper) GetWeightUnit(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[weightunits]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[weightunits]", query, &params.FieldsWeightunits, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[weightunits]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[weightunits]", query, &params.FieldsWeightunits, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[weightunits]: %w", err), http.StatusBadRequest)
 		return
@@ -18945,7 +20085,9 @@ func (siw *ServerInterfaceWrapper) GetWeightUnit(c *gin.Context) {
 
 	// ------------- Optional query parameter "meta" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["meta"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return

@@ -1592,7 +1592,9 @@ func (siw *ServerInterfaceWrapper) ListCountries(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[id]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[id]", query, &params.FilterId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[id]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[id]", query, &params.FilterId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[id]: %w", err), http.StatusBadRequest)
 		return
@@ -1600,7 +1602,9 @@ func (siw *ServerInterfaceWrapper) ListCountries(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[iso3Code]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[iso3Code]", query, &params.FilterIso3Code, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[iso3Code]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[iso3Code]", query, &params.FilterIso3Code, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[iso3Code]: %w", err), http.StatusBadRequest)
 		return
@@ -1608,7 +1612,9 @@ func (siw *ServerInterfaceWrapper) ListCountries(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[regions]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[regions]", query, &params.FilterRegions, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[regions]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[regions]", query, &params.FilterRegions, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[regions]: %w", err), http.StatusBadRequest)
 		return
@@ -1616,7 +1622,9 @@ func (siw *ServerInterfaceWrapper) ListCountries(c *gin.Context) {
 
 	// ------------- Optional query parameter "page[number]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[number]", query, &params.PageNumber, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if _, found := query["page[number]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "page[number]", query, &params.PageNumber, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[number]: %w", err), http.StatusBadRequest)
 		return
@@ -1624,7 +1632,9 @@ func (siw *ServerInterfaceWrapper) ListCountries(c *gin.Context) {
 
 	// ------------- Optional query parameter "page[size]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[size]", query, &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if _, found := query["page[size]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "page[size]", query, &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[size]: %w", err), http.StatusBadRequest)
 		return
@@ -1632,7 +1642,9 @@ func (siw *ServerInterfaceWrapper) ListCountries(c *gin.Context) {
 
 	// ------------- Optional query parameter "page[after]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[after]", query, &params.PageAfter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["page[after]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "page[after]", query, &params.PageAfter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[after]: %w", err), http.StatusBadRequest)
 		return
@@ -1640,7 +1652,9 @@ func (siw *ServerInterfaceWrapper) ListCountries(c *gin.Context) {
 
 	// ------------- Optional query parameter "page[before]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[before]", query, &params.PageBefore, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["page[before]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "page[before]", query, &params.PageBefore, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[before]: %w", err), http.StatusBadRequest)
 		return
@@ -1648,7 +1662,9 @@ func (siw *ServerInterfaceWrapper) ListCountries(c *gin.Context) {
 
 	// ------------- Optional query parameter "sort" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "sort", query, &params.Sort, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["sort"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "sort", query, &params.Sort, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter sort: %w", err), http.StatusBadRequest)
 		return
@@ -1656,7 +1672,9 @@ func (siw *ServerInterfaceWrapper) ListCountries(c *gin.Context) {
 
 	// ------------- Optional query parameter "include" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", query, &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["include"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "include", query, &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter include: %w", err), http.StatusBadRequest)
 		return
@@ -1664,7 +1682,9 @@ func (siw *ServerInterfaceWrapper) ListCountries(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[countries]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[countries]", query, &params.FieldsCountries, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[countries]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[countries]", query, &params.FieldsCountries, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[countries]: %w", err), http.StatusBadRequest)
 		return
@@ -1672,7 +1692,9 @@ func (siw *ServerInterfaceWrapper) ListCountries(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[regions]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[regions]", query, &params.FieldsRegions, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[regions]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[regions]", query, &params.FieldsRegions, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[regions]: %w", err), http.StatusBadRequest)
 		return
@@ -1680,7 +1702,9 @@ func (siw *ServerInterfaceWrapper) ListCountries(c *gin.Context) {
 
 	// ------------- Optional query parameter "meta" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["meta"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return
@@ -1795,7 +1819,9 @@ func (siw *ServerInterfaceWrapper) GetCountry(c *gin.Context) {
 
 	// ------------- Optional query parameter "include" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", query, &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["include"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "include", query, &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter include: %w", err), http.StatusBadRequest)
 		return
@@ -1803,7 +1829,9 @@ func (siw *ServerInterfaceWrapper) GetCountry(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[countries]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[countries]", query, &params.FieldsCountries, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[countries]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[countries]", query, &params.FieldsCountries, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[countries]: %w", err), http.StatusBadRequest)
 		return
@@ -1811,7 +1839,9 @@ func (siw *ServerInterfaceWrapper) GetCountry(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[regions]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[regions]", query, &params.FieldsRegions, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[regions]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[regions]", query, &params.FieldsRegions, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[regions]: %w", err), http.StatusBadRequest)
 		return
@@ -1819,7 +1849,9 @@ func (siw *ServerInterfaceWrapper) GetCountry(c *gin.Context) {
 
 	// ------------- Optional query parameter "meta" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["meta"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return
@@ -1934,7 +1966,9 @@ func (siw *ServerInterfaceWrapper) ListCountryRegions(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[id]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[id]", query, &params.FilterId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[id]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[id]", query, &params.FilterId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[id]: %w", err), http.StatusBadRequest)
 		return
@@ -1942,7 +1976,9 @@ func (siw *ServerInterfaceWrapper) ListCountryRegions(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[code]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[code]", query, &params.FilterCode, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[code]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[code]", query, &params.FilterCode, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[code]: %w", err), http.StatusBadRequest)
 		return
@@ -1950,7 +1986,9 @@ func (siw *ServerInterfaceWrapper) ListCountryRegions(c *gin.Context) {
 
 	// ------------- Optional query parameter "page[number]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[number]", query, &params.PageNumber, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if _, found := query["page[number]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "page[number]", query, &params.PageNumber, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[number]: %w", err), http.StatusBadRequest)
 		return
@@ -1958,7 +1996,9 @@ func (siw *ServerInterfaceWrapper) ListCountryRegions(c *gin.Context) {
 
 	// ------------- Optional query parameter "page[size]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[size]", query, &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if _, found := query["page[size]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "page[size]", query, &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[size]: %w", err), http.StatusBadRequest)
 		return
@@ -1966,7 +2006,9 @@ func (siw *ServerInterfaceWrapper) ListCountryRegions(c *gin.Context) {
 
 	// ------------- Optional query parameter "page[after]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[after]", query, &params.PageAfter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["page[after]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "page[after]", query, &params.PageAfter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[after]: %w", err), http.StatusBadRequest)
 		return
@@ -1974,7 +2016,9 @@ func (siw *ServerInterfaceWrapper) ListCountryRegions(c *gin.Context) {
 
 	// ------------- Optional query parameter "page[before]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[before]", query, &params.PageBefore, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["page[before]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "page[before]", query, &params.PageBefore, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[before]: %w", err), http.StatusBadRequest)
 		return
@@ -1982,7 +2026,9 @@ func (siw *ServerInterfaceWrapper) ListCountryRegions(c *gin.Context) {
 
 	// ------------- Optional query parameter "sort" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "sort", query, &params.Sort, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["sort"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "sort", query, &params.Sort, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter sort: %w", err), http.StatusBadRequest)
 		return
@@ -1990,7 +2036,9 @@ func (siw *ServerInterfaceWrapper) ListCountryRegions(c *gin.Context) {
 
 	// ------------- Optional query parameter "include" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", query, &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["include"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "include", query, &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter include: %w", err), http.StatusBadRequest)
 		return
@@ -1998,7 +2046,9 @@ func (siw *ServerInterfaceWrapper) ListCountryRegions(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[countries]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[countries]", query, &params.FieldsCountries, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[countries]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[countries]", query, &params.FieldsCountries, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[countries]: %w", err), http.StatusBadRequest)
 		return
@@ -2006,7 +2056,9 @@ func (siw *ServerInterfaceWrapper) ListCountryRegions(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[regions]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[regions]", query, &params.FieldsRegions, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[regions]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[regions]", query, &params.FieldsRegions, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[regions]: %w", err), http.StatusBadRequest)
 		return
@@ -2014,7 +2066,9 @@ func (siw *ServerInterfaceWrapper) ListCountryRegions(c *gin.Context) {
 
 	// ------------- Optional query parameter "meta" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["meta"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return
@@ -2129,7 +2183,9 @@ func (siw *ServerInterfaceWrapper) GetCountryRegionsRelationship(c *gin.Context)
 
 	// ------------- Optional query parameter "page[number]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[number]", query, &params.PageNumber, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if _, found := query["page[number]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "page[number]", query, &params.PageNumber, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[number]: %w", err), http.StatusBadRequest)
 		return
@@ -2137,7 +2193,9 @@ func (siw *ServerInterfaceWrapper) GetCountryRegionsRelationship(c *gin.Context)
 
 	// ------------- Optional query parameter "page[size]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[size]", query, &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if _, found := query["page[size]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "page[size]", query, &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[size]: %w", err), http.StatusBadRequest)
 		return
@@ -2145,7 +2203,9 @@ func (siw *ServerInterfaceWrapper) GetCountryRegionsRelationship(c *gin.Context)
 
 	// ------------- Optional query parameter "page[after]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[after]", query, &params.PageAfter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["page[after]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "page[after]", query, &params.PageAfter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[after]: %w", err), http.StatusBadRequest)
 		return
@@ -2153,7 +2213,9 @@ func (siw *ServerInterfaceWrapper) GetCountryRegionsRelationship(c *gin.Context)
 
 	// ------------- Optional query parameter "page[before]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[before]", query, &params.PageBefore, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["page[before]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "page[before]", query, &params.PageBefore, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[before]: %w", err), http.StatusBadRequest)
 		return
@@ -2259,7 +2321,9 @@ func (siw *ServerInterfaceWrapper) ListCurrencies(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[id]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[id]", query, &params.FilterId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[id]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[id]", query, &params.FilterId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[id]: %w", err), http.StatusBadRequest)
 		return
@@ -2267,7 +2331,9 @@ func (siw *ServerInterfaceWrapper) ListCurrencies(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[aggregations]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[aggregations]", query, &params.FilterAggregations, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[aggregations]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[aggregations]", query, &params.FilterAggregations, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[aggregations]: %w", err), http.StatusBadRequest)
 		return
@@ -2275,7 +2341,9 @@ func (siw *ServerInterfaceWrapper) ListCurrencies(c *gin.Context) {
 
 	// ------------- Optional query parameter "page[number]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[number]", query, &params.PageNumber, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if _, found := query["page[number]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "page[number]", query, &params.PageNumber, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[number]: %w", err), http.StatusBadRequest)
 		return
@@ -2283,7 +2351,9 @@ func (siw *ServerInterfaceWrapper) ListCurrencies(c *gin.Context) {
 
 	// ------------- Optional query parameter "page[size]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[size]", query, &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if _, found := query["page[size]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "page[size]", query, &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[size]: %w", err), http.StatusBadRequest)
 		return
@@ -2291,7 +2361,9 @@ func (siw *ServerInterfaceWrapper) ListCurrencies(c *gin.Context) {
 
 	// ------------- Optional query parameter "page[after]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[after]", query, &params.PageAfter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["page[after]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "page[after]", query, &params.PageAfter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[after]: %w", err), http.StatusBadRequest)
 		return
@@ -2299,7 +2371,9 @@ func (siw *ServerInterfaceWrapper) ListCurrencies(c *gin.Context) {
 
 	// ------------- Optional query parameter "page[before]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[before]", query, &params.PageBefore, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["page[before]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "page[before]", query, &params.PageBefore, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[before]: %w", err), http.StatusBadRequest)
 		return
@@ -2307,7 +2381,9 @@ func (siw *ServerInterfaceWrapper) ListCurrencies(c *gin.Context) {
 
 	// ------------- Optional query parameter "sort" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "sort", query, &params.Sort, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["sort"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "sort", query, &params.Sort, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter sort: %w", err), http.StatusBadRequest)
 		return
@@ -2315,7 +2391,9 @@ func (siw *ServerInterfaceWrapper) ListCurrencies(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[currencies]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[currencies]", query, &params.FieldsCurrencies, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[currencies]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[currencies]", query, &params.FieldsCurrencies, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[currencies]: %w", err), http.StatusBadRequest)
 		return
@@ -2323,7 +2401,9 @@ func (siw *ServerInterfaceWrapper) ListCurrencies(c *gin.Context) {
 
 	// ------------- Optional query parameter "meta" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["meta"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return
@@ -2438,7 +2518,9 @@ func (siw *ServerInterfaceWrapper) GetCurrency(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[currencies]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[currencies]", query, &params.FieldsCurrencies, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[currencies]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[currencies]", query, &params.FieldsCurrencies, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[currencies]: %w", err), http.StatusBadRequest)
 		return
@@ -2446,7 +2528,9 @@ func (siw *ServerInterfaceWrapper) GetCurrency(c *gin.Context) {
 
 	// ------------- Optional query parameter "meta" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["meta"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return
@@ -2552,7 +2636,9 @@ func (siw *ServerInterfaceWrapper) ListLocalizations(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[id]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[id]", query, &params.FilterId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[id]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[id]", query, &params.FilterId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[id]: %w", err), http.StatusBadRequest)
 		return
@@ -2560,7 +2646,9 @@ func (siw *ServerInterfaceWrapper) ListLocalizations(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[title]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[title]", query, &params.FilterTitle, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[title]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[title]", query, &params.FilterTitle, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[title]: %w", err), http.StatusBadRequest)
 		return
@@ -2568,7 +2656,9 @@ func (siw *ServerInterfaceWrapper) ListLocalizations(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[languageCode]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[languageCode]", query, &params.FilterLanguageCode, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[languageCode]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[languageCode]", query, &params.FilterLanguageCode, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[languageCode]: %w", err), http.StatusBadRequest)
 		return
@@ -2576,7 +2666,9 @@ func (siw *ServerInterfaceWrapper) ListLocalizations(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[formattingCode]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[formattingCode]", query, &params.FilterFormattingCode, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[formattingCode]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[formattingCode]", query, &params.FilterFormattingCode, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[formattingCode]: %w", err), http.StatusBadRequest)
 		return
@@ -2584,7 +2676,9 @@ func (siw *ServerInterfaceWrapper) ListLocalizations(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[aggregations]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[aggregations]", query, &params.FilterAggregations, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[aggregations]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[aggregations]", query, &params.FilterAggregations, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[aggregations]: %w", err), http.StatusBadRequest)
 		return
@@ -2592,7 +2686,9 @@ func (siw *ServerInterfaceWrapper) ListLocalizations(c *gin.Context) {
 
 	// ------------- Optional query parameter "page[number]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[number]", query, &params.PageNumber, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if _, found := query["page[number]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "page[number]", query, &params.PageNumber, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[number]: %w", err), http.StatusBadRequest)
 		return
@@ -2600,7 +2696,9 @@ func (siw *ServerInterfaceWrapper) ListLocalizations(c *gin.Context) {
 
 	// ------------- Optional query parameter "page[size]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[size]", query, &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if _, found := query["page[size]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "page[size]", query, &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[size]: %w", err), http.StatusBadRequest)
 		return
@@ -2608,7 +2706,9 @@ func (siw *ServerInterfaceWrapper) ListLocalizations(c *gin.Context) {
 
 	// ------------- Optional query parameter "page[after]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[after]", query, &params.PageAfter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["page[after]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "page[after]", query, &params.PageAfter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[after]: %w", err), http.StatusBadRequest)
 		return
@@ -2616,7 +2716,9 @@ func (siw *ServerInterfaceWrapper) ListLocalizations(c *gin.Context) {
 
 	// ------------- Optional query parameter "page[before]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[before]", query, &params.PageBefore, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["page[before]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "page[before]", query, &params.PageBefore, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[before]: %w", err), http.StatusBadRequest)
 		return
@@ -2624,7 +2726,9 @@ func (siw *ServerInterfaceWrapper) ListLocalizations(c *gin.Context) {
 
 	// ------------- Optional query parameter "sort" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "sort", query, &params.Sort, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["sort"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "sort", query, &params.Sort, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter sort: %w", err), http.StatusBadRequest)
 		return
@@ -2632,7 +2736,9 @@ func (siw *ServerInterfaceWrapper) ListLocalizations(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[localizations]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[localizations]", query, &params.FieldsLocalizations, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[localizations]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[localizations]", query, &params.FieldsLocalizations, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[localizations]: %w", err), http.StatusBadRequest)
 		return
@@ -2640,7 +2746,9 @@ func (siw *ServerInterfaceWrapper) ListLocalizations(c *gin.Context) {
 
 	// ------------- Optional query parameter "meta" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["meta"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return
@@ -2755,7 +2863,9 @@ func (siw *ServerInterfaceWrapper) GetLocalization(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[localizations]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[localizations]", query, &params.FieldsLocalizations, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[localizations]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[localizations]", query, &params.FieldsLocalizations, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[localizations]: %w", err), http.StatusBadRequest)
 		return
@@ -2763,7 +2873,9 @@ func (siw *ServerInterfaceWrapper) GetLocalization(c *gin.Context) {
 
 	// ------------- Optional query parameter "meta" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["meta"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return
@@ -2869,7 +2981,9 @@ func (siw *ServerInterfaceWrapper) ListRegions(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[id]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[id]", query, &params.FilterId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[id]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[id]", query, &params.FilterId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[id]: %w", err), http.StatusBadRequest)
 		return
@@ -2877,7 +2991,9 @@ func (siw *ServerInterfaceWrapper) ListRegions(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[country]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[country]", query, &params.FilterCountry, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[country]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[country]", query, &params.FilterCountry, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[country]: %w", err), http.StatusBadRequest)
 		return
@@ -2885,7 +3001,9 @@ func (siw *ServerInterfaceWrapper) ListRegions(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[code]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[code]", query, &params.FilterCode, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[code]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[code]", query, &params.FilterCode, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[code]: %w", err), http.StatusBadRequest)
 		return
@@ -2893,7 +3011,9 @@ func (siw *ServerInterfaceWrapper) ListRegions(c *gin.Context) {
 
 	// ------------- Optional query parameter "page[number]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[number]", query, &params.PageNumber, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if _, found := query["page[number]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "page[number]", query, &params.PageNumber, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[number]: %w", err), http.StatusBadRequest)
 		return
@@ -2901,7 +3021,9 @@ func (siw *ServerInterfaceWrapper) ListRegions(c *gin.Context) {
 
 	// ------------- Optional query parameter "page[size]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[size]", query, &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if _, found := query["page[size]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "page[size]", query, &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[size]: %w", err), http.StatusBadRequest)
 		return
@@ -2909,7 +3031,9 @@ func (siw *ServerInterfaceWrapper) ListRegions(c *gin.Context) {
 
 	// ------------- Optional query parameter "page[after]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[after]", query, &params.PageAfter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["page[after]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "page[after]", query, &params.PageAfter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[after]: %w", err), http.StatusBadRequest)
 		return
@@ -2917,7 +3041,9 @@ func (siw *ServerInterfaceWrapper) ListRegions(c *gin.Context) {
 
 	// ------------- Optional query parameter "page[before]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[before]", query, &params.PageBefore, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["page[before]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "page[before]", query, &params.PageBefore, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[before]: %w", err), http.StatusBadRequest)
 		return
@@ -2925,7 +3051,9 @@ func (siw *ServerInterfaceWrapper) ListRegions(c *gin.Context) {
 
 	// ------------- Optional query parameter "sort" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "sort", query, &params.Sort, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["sort"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "sort", query, &params.Sort, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter sort: %w", err), http.StatusBadRequest)
 		return
@@ -2933,7 +3061,9 @@ func (siw *ServerInterfaceWrapper) ListRegions(c *gin.Context) {
 
 	// ------------- Optional query parameter "include" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", query, &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["include"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "include", query, &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter include: %w", err), http.StatusBadRequest)
 		return
@@ -2941,7 +3071,9 @@ func (siw *ServerInterfaceWrapper) ListRegions(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[countries]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[countries]", query, &params.FieldsCountries, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[countries]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[countries]", query, &params.FieldsCountries, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[countries]: %w", err), http.StatusBadRequest)
 		return
@@ -2949,7 +3081,9 @@ func (siw *ServerInterfaceWrapper) ListRegions(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[regions]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[regions]", query, &params.FieldsRegions, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[regions]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[regions]", query, &params.FieldsRegions, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[regions]: %w", err), http.StatusBadRequest)
 		return
@@ -2957,7 +3091,9 @@ func (siw *ServerInterfaceWrapper) ListRegions(c *gin.Context) {
 
 	// ------------- Optional query parameter "meta" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["meta"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return
@@ -3072,7 +3208,9 @@ func (siw *ServerInterfaceWrapper) GetRegion(c *gin.Context) {
 
 	// ------------- Optional query parameter "include" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", query, &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["include"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "include", query, &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter include: %w", err), http.StatusBadRequest)
 		return
@@ -3080,7 +3218,9 @@ func (siw *ServerInterfaceWrapper) GetRegion(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[countries]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[countries]", query, &params.FieldsCountries, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[countries]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[countries]", query, &params.FieldsCountries, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[countries]: %w", err), http.StatusBadRequest)
 		return
@@ -3088,7 +3228,9 @@ func (siw *ServerInterfaceWrapper) GetRegion(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[regions]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[regions]", query, &params.FieldsRegions, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[regions]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[regions]", query, &params.FieldsRegions, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[regions]: %w", err), http.StatusBadRequest)
 		return
@@ -3096,7 +3238,9 @@ func (siw *ServerInterfaceWrapper) GetRegion(c *gin.Context) {
 
 	// ------------- Optional query parameter "meta" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["meta"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return
@@ -3211,7 +3355,9 @@ func (siw *ServerInterfaceWrapper) GetRegionCountry(c *gin.Context) {
 
 	// ------------- Optional query parameter "include" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "include", query, &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["include"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "include", query, &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter include: %w", err), http.StatusBadRequest)
 		return
@@ -3219,7 +3365,9 @@ func (siw *ServerInterfaceWrapper) GetRegionCountry(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[countries]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[countries]", query, &params.FieldsCountries, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[countries]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[countries]", query, &params.FieldsCountries, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[countries]: %w", err), http.StatusBadRequest)
 		return
@@ -3227,7 +3375,9 @@ func (siw *ServerInterfaceWrapper) GetRegionCountry(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[regions]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[regions]", query, &params.FieldsRegions, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[regions]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[regions]", query, &params.FieldsRegions, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[regions]: %w", err), http.StatusBadRequest)
 		return
@@ -3235,7 +3385,9 @@ func (siw *ServerInterfaceWrapper) GetRegionCountry(c *gin.Context) {
 
 	// ------------- Optional query parameter "meta" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["meta"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return
@@ -3447,7 +3599,9 @@ func (siw *ServerInterfaceWrapper) ListWeightUnits(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[id]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[id]", query, &params.FilterId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[id]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[id]", query, &params.FilterId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[id]: %w", err), http.StatusBadRequest)
 		return
@@ -3455,7 +3609,9 @@ func (siw *ServerInterfaceWrapper) ListWeightUnits(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[createdAt]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[createdAt]", query, &params.FilterCreatedAt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[createdAt]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[createdAt]", query, &params.FilterCreatedAt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[createdAt]: %w", err), http.StatusBadRequest)
 		return
@@ -3463,7 +3619,9 @@ func (siw *ServerInterfaceWrapper) ListWeightUnits(c *gin.Context) {
 
 	// ------------- Optional query parameter "filter[updatedAt]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[updatedAt]", query, &params.FilterUpdatedAt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[updatedAt]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[updatedAt]", query, &params.FilterUpdatedAt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[updatedAt]: %w", err), http.StatusBadRequest)
 		return
@@ -3471,7 +3629,9 @@ func (siw *ServerInterfaceWrapper) ListWeightUnits(c *gin.Context) {
 
 	// ------------- Optional query parameter "page[number]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[number]", query, &params.PageNumber, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if _, found := query["page[number]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "page[number]", query, &params.PageNumber, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[number]: %w", err), http.StatusBadRequest)
 		return
@@ -3479,7 +3639,9 @@ func (siw *ServerInterfaceWrapper) ListWeightUnits(c *gin.Context) {
 
 	// ------------- Optional query parameter "page[size]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[size]", query, &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if _, found := query["page[size]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "page[size]", query, &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[size]: %w", err), http.StatusBadRequest)
 		return
@@ -3487,7 +3649,9 @@ func (siw *ServerInterfaceWrapper) ListWeightUnits(c *gin.Context) {
 
 	// ------------- Optional query parameter "page[after]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[after]", query, &params.PageAfter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["page[after]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "page[after]", query, &params.PageAfter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[after]: %w", err), http.StatusBadRequest)
 		return
@@ -3495,7 +3659,9 @@ func (siw *ServerInterfaceWrapper) ListWeightUnits(c *gin.Context) {
 
 	// ------------- Optional query parameter "page[before]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "page[before]", query, &params.PageBefore, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["page[before]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "page[before]", query, &params.PageBefore, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[before]: %w", err), http.StatusBadRequest)
 		return
@@ -3503,7 +3669,9 @@ func (siw *ServerInterfaceWrapper) ListWeightUnits(c *gin.Context) {
 
 	// ------------- Optional query parameter "sort" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "sort", query, &params.Sort, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["sort"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "sort", query, &params.Sort, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter sort: %w", err), http.StatusBadRequest)
 		return
@@ -3511,7 +3679,9 @@ func (siw *ServerInterfaceWrapper) ListWeightUnits(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[weightunits]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[weightunits]", query, &params.FieldsWeightunits, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[weightunits]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[weightunits]", query, &params.FieldsWeightunits, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[weightunits]: %w", err), http.StatusBadRequest)
 		return
@@ -3519,7 +3689,9 @@ func (siw *ServerInterfaceWrapper) ListWeightUnits(c *gin.Context) {
 
 	// ------------- Optional query parameter "meta" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["meta"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return
@@ -3634,7 +3806,9 @@ func (siw *ServerInterfaceWrapper) GetWeightUnit(c *gin.Context) {
 
 	// ------------- Optional query parameter "fields[weightunits]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[weightunits]", query, &params.FieldsWeightunits, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["fields[weightunits]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[weightunits]", query, &params.FieldsWeightunits, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[weightunits]: %w", err), http.StatusBadRequest)
 		return
@@ -3642,7 +3816,9 @@ func (siw *ServerInterfaceWrapper) GetWeightUnit(c *gin.Context) {
 
 	// ------------- Optional query parameter "meta" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["meta"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return

@@ -51,6 +51,7 @@ func rewrite(src []byte) ([]byte, int, error) {
 	if err != nil {
 		return nil, 0, err
 	}
+	plain := plainFields(file)
 	var rewritten []*ast.FuncDecl
 	for _, decl := range file.Decls {
 		fn, ok := decl.(*ast.FuncDecl)
@@ -81,6 +82,7 @@ func rewrite(src []byte) ([]byte, int, error) {
 		if calls > 0 {
 			rewritten = append(rewritten, fn)
 		}
+		guardAbsent(fn.Body, plain)
 	}
 	if countURLQueryCalls(file) > 0 {
 		return nil, 0, errors.New("c.Request.URL.Query() left outside the wrappers' bindings")

@@ -92,10 +92,10 @@ type call struct {
 	currency string   // the storefront's currency, part of a representation's ETag
 	roles    []string // the caller's roles
 	hateoas  bool
-	title    bool // meta=title: each resource carries its title
-	xinclude map[string]bool
-	query    url.Values // the query string, parsed once; read only
-	base     string     // absolute base of the application's addresses
+	title    bool            // meta=title: each resource carries its title
+	xinclude map[string]bool // the X-Include keys; nil when there are none
+	query    url.Values      // the query string, parsed once; read only
+	base     string          // absolute base of the application's addresses
 	routes   *RouteTable
 	// ifMatch and ifNoneMatch are the conditional headers' values (nil: absent).
 	ifMatch, ifNoneMatch []string
@@ -121,11 +121,14 @@ func (e *Engine) begin(r *Request) (*call, error) {
 		return nil, errNoPrincipal
 	}
 	cl := &call{ctx: r.Ctx, id: r.ID, path: r.Path, origin: r.Origin, rt: r.Route, f: r.Format, org: p.Org, user: p.UserID, client: p.ClientID,
-		roles: p.Roles, lang: r.Lang, currency: r.Currency, query: r.Query, routes: e.routes, xinclude: map[string]bool{},
+		roles: p.Roles, lang: r.Lang, currency: r.Currency, query: r.Query, routes: e.routes,
 		ifMatch: r.IfMatch, ifNoneMatch: r.IfNoneMatch, db: e.store.Conn}
 	for _, v := range r.XInclude {
 		for _, key := range strings.Split(v, ";") {
 			if key = strings.TrimSpace(key); key != "" {
+				if cl.xinclude == nil { // most requests name none: no map for them
+					cl.xinclude = map[string]bool{}
+				}
 				cl.xinclude[key] = true
 			}
 		}

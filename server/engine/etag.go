@@ -176,8 +176,13 @@ func bodyETag(reply *jsonapi.Reply) (string, error) {
 	if err := reply.Digest(h); err != nil {
 		return "", err
 	}
-	_, _ = io.WriteString(h, "\x00"+reply.ContentType+"\x00"+reply.Header.Get("X-Include-Total-Count"))
-	return `"b` + strconv.FormatUint(h.Sum64(), 16) + `"`, nil
+	// The same bytes as one string, written without joining them first.
+	for _, s := range [...]string{"\x00", reply.ContentType, "\x00", reply.Header.Get("X-Include-Total-Count")} {
+		_, _ = h.WriteString(s)
+	}
+	var tag [20]byte // `"b`, 16 hexadecimal digits at most, `"`
+	b := strconv.AppendUint(append(tag[:0], `"b`...), h.Sum64(), 16)
+	return string(append(b, '"')), nil
 }
 
 // tagged answers a read whose ETag is a hash of its answer (a list, a

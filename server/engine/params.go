@@ -34,7 +34,7 @@ type listParams struct {
 
 // parseShape reads fields[type] and include, the shape of the answer; both are JSON:API only.
 func (e *Engine) parseShape(q url.Values, res *resource.Resource, f Format) (*listParams, error) {
-	p := &listParams{fields: map[string]map[string]bool{}}
+	p := &listParams{} // fields: made at the first fields[type]
 	var errs problem.List
 	for key, values := range q {
 		if !strings.HasPrefix(key, "fields[") && key != "include" && key != "fields" {
@@ -77,6 +77,9 @@ func (e *Engine) parseShape(q url.Values, res *resource.Resource, f Format) (*li
 				break
 			}
 			set[name] = true
+		}
+		if p.fields == nil {
+			p.fields = map[string]map[string]bool{}
 		}
 		p.fields[typ] = set
 	}

@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"maps"
 	"net/url"
 	"strconv"
 	"strings"
@@ -174,16 +173,12 @@ func (cl *call) pageLinks(self string, p *listParams, hasMore bool, total int) *
 	if p.size < 0 {
 		return l
 	}
-	q := maps.Clone(cl.query) // at() changes page[number]
 	at := func(n int) string {
-		q.Del("page[number]")
+		number := ""
 		if n > 1 {
-			q.Set("page[number]", strconv.Itoa(n))
+			number = strconv.Itoa(n)
 		}
-		if enc := q.Encode(); enc != "" {
-			return self + "?" + enc
-		}
-		return self
+		return pageLink(self, cl.query, number)
 	}
 	if p.number > 1 {
 		l.First = at(1)

@@ -88,6 +88,25 @@ func AppendValue(b []byte, v any) []byte {
 
 const hex = "0123456789abcdef"
 
+// Masks of plain8: a byte repeated in every byte of a word.
+const (
+	ones    = 0x0101010101010101
+	highs   = 0x8080808080808080
+	spaces  = 0x20 * ones
+	quotes  = '"' * ones
+	slashes = '\\' * ones
+)
+
+// plain8 tells whether the eight bytes of x (a string's, little-endian)
+// are all ASCII that appendStringBody copies as they are: none below 0x20,
+// none a quote or a backslash, none 0x80 or above. It tests them at once,
+// with the exact "has a byte below n" test (x-n*ones) & ^x & highs, which
+// never misses one (it may be wrong only about which byte).
+func plain8(x uint64) bool {
+	q, bs := x^quotes, x^slashes // a quote, a backslash: a zero byte there
+	return ((x-spaces)&^x|(q-ones)&^q|(bs-ones)&^bs|x)&highs == 0
+}
+
 // AppendString appends s as a JSON string. Invalid UTF-8 becomes U+FFFD, as
 // encoding/json does, so the output is always valid JSON.
 func AppendString(b []byte, s string) []byte {
@@ -102,6 +121,13 @@ func AppendString(b []byte, s string) []byte {
 func appendStringBody(b []byte, s string) []byte {
 	start := 0
 	for i := 0; i < len(s); {
+		if i+8 <= len(s) { // most text: eight bytes at a time
+			if w := s[i : i+8]; plain8(uint64(w[0]) | uint64(w[1])<<8 | uint64(w[2])<<16 | uint64(w[3])<<24 |
+				uint64(w[4])<<32 | uint64(w[5])<<40 | uint64(w[6])<<48 | uint64(w[7])<<56) {
+				i += 8
+				continue
+			}
+		}
 		c := s[i]
 		if c < utf8.RuneSelf {
 			if c >= 0x20 && c != '"' && c != '\\' {
