@@ -64,6 +64,9 @@ type Store struct {
 
 	// memory: a ":memory:" SQLite database (one connection, kept forever).
 	memory bool
+	// bulk is a SQLite file's connection without note triggers for the
+	// transactions of batch chunks (bulkconn.go); nil otherwise.
+	bulk *bulkPool
 	// armed is the change event the SQLite note triggers record for the
 	// write being executed (eventtrigger.go); nil between writes.
 	armed atomic.Pointer[armedNote]
@@ -122,6 +125,9 @@ func Open(ctx context.Context, url string) (*Store, error) {
 	}
 	s.Conn = &Conn{s: s, idb: s.db, raw: dbConn{s.db.DB}}
 	s.db.AddQueryHook(bunWatch{&s.watch})
+	if s.bulk != nil {
+		s.bulk.db.AddQueryHook(bunWatch{&s.watch})
+	}
 	if s.tables, err = buildTables(s.db); err != nil {
 		s.Close()
 		return nil, err
@@ -160,6 +166,7 @@ func openSQLite(path string) (*Store, error) {
 	} else {
 		sqldb.SetMaxOpenConns(sqliteReadConns)
 		sqldb.SetMaxIdleConns(sqliteReadConns)
+		s.bulk = openBulkPool(sqliteDSN(path))
 	}
 	s.db = bun.NewDB(sqldb, sqliteDialect{sqlitedialect.New()})
 	return s, nil
@@ -193,6 +200,9 @@ func openPostgres(ctx context.Context, url string) (*Store, error) {
 func (s *Store) Close() error {
 	s.stmts.close()
 	err := s.db.Close()
+	if s.bulk != nil {
+		err = errors.Join(err, s.bulk.close())
+	}
 	if s.pool != nil {
 		s.pool.Close()
 	}
