@@ -42,7 +42,8 @@ const sqlitePragmas = "_pragma=foreign_keys(1)&_pragma=journal_mode(WAL)&_pragma
 // single writer: a writer waits for the write slot before it takes a
 // connection, so at most one connection is ever held by a write and the others
 // stay free for readers, which WAL never blocks. A separate read-only pool
-// would buy little more at this size.
+// would buy little more at this size. (Batch jobs write on one more
+// connection, without note triggers: bulkconn.go.)
 const sqliteReadConns = 4
 
 // minPoolConns is the PostgreSQL pool size unless the URL sets one.
