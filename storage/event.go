@@ -22,6 +22,9 @@ const (
 	EventDeleted = "deleted"
 )
 
+// eventsTable is the table of the feed.
+const eventsTable = "events"
+
 // ChangeEvent is a row of the feed, as GET /admin/api/events serves it. Its
 // ID is its position in the feed (see eventfeed.go).
 type ChangeEvent struct {

@@ -103,6 +103,36 @@ func TestNoteWithoutTriggerIsAnError(t *testing.T) {
 	}
 }
 
+// TestNoteTriggersSkipTheEventsTable: on SQLite every table of records has
+// its three note triggers on each connection, and the events table none:
+// only the store writes events, and a trigger there would fire (a call into
+// Go) for each event a batch records.
+func TestNoteTriggersSkipTheEventsTable(t *testing.T) {
+	t.Parallel()
+	s := storagetest.Open(t, "sqlite")
+	rows, err := s.DB().QueryContext(context.Background(),
+		"SELECT tbl_name, count(*) FROM sqlite_temp_master WHERE type = 'trigger' GROUP BY tbl_name")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	triggers := map[string]int{}
+	for rows.Next() {
+		var table string
+		var n int
+		if err := rows.Scan(&table, &n); err != nil {
+			t.Fatal(err)
+		}
+		triggers[table] = n
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if triggers["accounts"] != 3 || triggers["contacts"] != 3 || triggers["events"] != 0 {
+		t.Fatalf("note triggers by table: %v; want 3 on accounts and contacts, none on events", triggers)
+	}
+}
+
 // TestNotedDeleteIgnoresCascades: deleting a contact that another one
 // reports to sets that one's reports_to_id to NULL (ON DELETE SET NULL, a
 // write of the same table in the same statement); the noted delete records

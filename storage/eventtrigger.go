@@ -119,12 +119,17 @@ func (s *Store) installTriggers(ctx context.Context, conn sqlite.ExecQuerierCont
 		}
 	}
 	rows.Close()
-	if !present["events"] {
+	if !present[eventsTable] {
 		return nil
 	}
 	var b strings.Builder
 	for name, t := range s.tables {
-		if present[name] {
+		// The events table gets none: an event is no record's change, and
+		// only the store writes events (the triggers here, RecordEvents,
+		// a batch chunk's INSERT ... SELECT) and deletes old ones. A
+		// trigger fires for every row written, armed or not: a batch's
+		// events would pay one for each.
+		if present[name] && name != eventsTable {
 			writeTriggers(&b, t)
 		}
 	}

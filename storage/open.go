@@ -42,7 +42,8 @@ const sqlitePragmas = "_pragma=foreign_keys(1)&_pragma=journal_mode(WAL)&_pragma
 // single writer: a writer waits for the write slot before it takes a
 // connection, so at most one connection is ever held by a write and the others
 // stay free for readers, which WAL never blocks. A separate read-only pool
-// would buy little more at this size.
+// would buy little more at this size. (Batch jobs write on one more
+// connection, without note triggers: bulkconn.go.)
 const sqliteReadConns = 4
 
 // minPoolConns is the PostgreSQL pool size unless the URL sets one.
@@ -67,6 +68,9 @@ type Store struct {
 
 	// memory: a ":memory:" SQLite database (one connection, kept forever).
 	memory bool
+	// bulk is a SQLite file's connection without note triggers for the
+	// transactions of batch chunks (bulkconn.go); nil otherwise.
+	bulk *bulkPool
 	// armed is the change event the SQLite note triggers record for the
 	// write being executed (eventtrigger.go); nil between writes.
 	armed atomic.Pointer[armedNote]
@@ -125,6 +129,9 @@ func Open(ctx context.Context, url string) (*Store, error) {
 	}
 	s.Conn = &Conn{s: s, idb: s.db, raw: dbConn{s.db.DB}}
 	s.db.AddQueryHook(bunWatch{&s.watch})
+	if s.bulk != nil {
+		s.bulk.db.AddQueryHook(bunWatch{&s.watch})
+	}
 	if s.tables, err = buildTables(s.db); err != nil {
 		s.Close()
 		return nil, err
@@ -163,6 +170,7 @@ func openSQLite(path string) (*Store, error) {
 	} else {
 		sqldb.SetMaxOpenConns(sqliteReadConns)
 		sqldb.SetMaxIdleConns(sqliteReadConns)
+		s.bulk = openBulkPool(sqliteDSN(path))
 	}
 	s.db = bun.NewDB(sqldb, sqliteDialect{sqlitedialect.New()})
 	return s, nil
@@ -196,6 +204,9 @@ func openPostgres(ctx context.Context, url string) (*Store, error) {
 func (s *Store) Close() error {
 	s.stmts.close()
 	err := s.db.Close()
+	if s.bulk != nil {
+		err = errors.Join(err, s.bulk.close())
+	}
 	if s.pool != nil {
 		s.pool.Close()
 	}

@@ -22,6 +22,16 @@ import (
 // write slot.
 func (c *Conn) Bun() bun.IDB { return c.idb }
 
+// Exec runs text, which answers no rows, with args as bound parameters,
+// never written into the text (a large value then costs neither escaping
+// nor SQLite's parsing of a literal): its marks are ? on both databases, as
+// in Bun's queries. Writes through it belong inside Atomic.
+func (c *Conn) Exec(ctx context.Context, text string, args ...any) (sql.Result, error) {
+	var st sqlText
+	st.add(text, args...)
+	return c.exec(ctx, &st)
+}
+
 // Atomic runs fn so that all its statements commit together: directly when
 // c is already in a transaction (no savepoint: the caller owns the outcome),
 // else in a new one. Every write goes through it, which also gives single

@@ -359,7 +359,8 @@ func (c *Conn) prepared(ctx context.Context, text string) *sql.Stmt {
 	if !c.s.sqlite() {
 		return nil
 	}
-	stmt := c.s.stmts.get(c.s.db.DB, text, c.tx != nil)
+	db, cache := c.statements()
+	stmt := cache.get(db, text, c.tx != nil)
 	if stmt == nil {
 		return nil
 	}

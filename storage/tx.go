@@ -23,6 +23,8 @@ type Conn struct {
 	// note is the change event the next write of one record sends in its
 	// own statement (Noting, eventinline.go); nil for every other Conn.
 	note *Event
+	// bulk: c's transactions run on the SQLite bulk connection (Store.Bulk).
+	bulk bool
 }
 
 // Tx runs fn in one transaction: committed when fn returns nil, rolled back
@@ -41,7 +43,7 @@ type Conn struct {
 func (c *Conn) Tx(ctx context.Context, fn func(c *Conn) error) error {
 	if c.tx != nil {
 		return c.tx.RunInTx(ctx, nil, func(_ context.Context, sp bun.Tx) error {
-			return fn(&Conn{s: c.s, idb: sp, raw: sp.Tx, tx: &sp, pg: c.pg})
+			return fn(&Conn{s: c.s, idb: sp, raw: sp.Tx, tx: &sp, pg: c.pg, bulk: c.bulk})
 		})
 	}
 	release, err := c.s.acquireWrite(ctx)
@@ -57,7 +59,7 @@ func (c *Conn) Tx(ctx context.Context, fn func(c *Conn) error) error {
 		pg *sql.Conn
 	)
 	if c.s.sqlite() {
-		tx, err = c.s.db.BeginTx(ctx, nil)
+		tx, err = c.txDB().BeginTx(ctx, nil)
 	} else {
 		var conn bun.Conn
 		if conn, err = c.s.db.Conn(ctx); err == nil {
@@ -75,7 +77,7 @@ func (c *Conn) Tx(ctx context.Context, fn func(c *Conn) error) error {
 			_ = tx.Rollback()
 		}
 	}()
-	if err := fn(&Conn{s: c.s, idb: tx, raw: tx.Tx, tx: &tx, pg: pg}); err != nil {
+	if err := fn(&Conn{s: c.s, idb: tx, raw: tx.Tx, tx: &tx, pg: pg, bulk: c.bulk}); err != nil {
 		return err
 	}
 	done = true

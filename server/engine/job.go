@@ -23,9 +23,11 @@ import (
 // rolls that transaction back, and its chunks then go one by one.
 
 // BatchOf is the batch of an operation as its job runs it: as the user who
-// sent it, with that user's roles now (Config.OwnerRoles).
+// sent it, with that user's roles now (Config.OwnerRoles). Its chunks'
+// transactions run on the store's bulk connection (storage.Store.Bulk): they
+// record their events themselves (writeRecords is never inline here).
 func (e *Engine) BatchOf(ctx context.Context, op *jobs.Operation) (*Batch, error) {
-	cl := &call{f: JSONAPI, org: op.OrganizationID, routes: e.routes, xinclude: map[string]bool{}, db: e.store.Conn}
+	cl := &call{f: JSONAPI, org: op.OrganizationID, routes: e.routes, xinclude: map[string]bool{}, db: e.store.Bulk()}
 	if op.ClientID != nil {
 		cl.client = *op.ClientID // named by the change events of its chunks
 	}

@@ -11,6 +11,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -106,11 +107,24 @@ func StageChunks(ctx context.Context, c *storage.Conn, chunks []*Chunk) error {
 		if err := c.Affected("update", opTable, res, err); err != nil {
 			return err
 		}
-		if len(chunks) == 1 {
-			_, err = c.Bun().NewInsert().Model(chunks[0]).Exec(ctx)
-		} else {
-			_, err = c.Bun().NewInsert().Model(&chunks).Exec(ctx)
+		// The items go as bound parameters: Bun would write each chunk's
+		// JSON into the statement's text as a literal, escaped, for the
+		// database to parse again.
+		var text strings.Builder
+		text.WriteString("INSERT INTO " + chunkTable + " (operation_id, number, items, included, done) VALUES ")
+		args := make([]any, 0, 5*len(chunks))
+		for i, ch := range chunks {
+			if i > 0 {
+				text.WriteString(", ")
+			}
+			text.WriteString("(?, ?, ?, ?, ?)")
+			var included any // NULL when the chunk has none
+			if ch.Included != nil {
+				included = string(ch.Included)
+			}
+			args = append(args, ch.OperationID, ch.Number, string(ch.Items), included, false)
 		}
+		_, err = c.Exec(ctx, text.String(), args...)
 		return c.MapError("insert", chunkTable, err)
 	})
 }

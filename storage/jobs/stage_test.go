@@ -46,3 +46,36 @@ func TestStageChunks(t *testing.T) {
 		}
 	})
 }
+
+// TestStageChunksKeepsTheItems: a staged chunk's items and included items
+// come back byte for byte (quotes, backslashes, a question mark, non-ASCII
+// text), and a chunk without included items has none.
+func TestStageChunksKeepsTheItems(t *testing.T) {
+	t.Parallel()
+	storagetest.Each(t, func(t *testing.T, s *storage.Store) {
+		ctx := context.Background()
+		op := stageOperation(t, s, 1, nil, 0, false)
+		items := json.RawMessage(`[{"index":0,"raw":{"type":"accounts","attributes":{"name":"O'Brien \"Ltd\" ? \\ Zürich ✓"}}}]`)
+		included := json.RawMessage(`[{"index":0,"raw":{"type":"contacts","attributes":{"last_name":"'?'"}}}]`)
+		staged := []*jobs.Chunk{
+			{OperationID: op.ID, Number: 1, Items: items, Included: included},
+			{OperationID: op.ID, Number: 2, Items: items},
+		}
+		if err := jobs.StageChunks(ctx, s.Conn, staged); err != nil {
+			t.Fatal(err)
+		}
+		if err := jobs.PublishOperation(ctx, s.Conn, op.ID, 2); err != nil {
+			t.Fatal(err)
+		}
+		chunks, err := jobs.LoadChunks(ctx, s.Conn, op.ID, 1, 2)
+		if err != nil || len(chunks) != 2 {
+			t.Fatalf("LoadChunks = %d chunks, %v; want 2", len(chunks), err)
+		}
+		for i, ch := range chunks {
+			if string(ch.Items) != string(items) || string(ch.Included) != string(staged[i].Included) || ch.Done {
+				t.Errorf("chunk %d: items %s, included %s, done %v; want %s, %s, false", ch.Number, ch.Items, ch.Included, ch.Done,
+					items, staged[i].Included)
+			}
+		}
+	})
+}
