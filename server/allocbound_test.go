@@ -58,7 +58,8 @@ var allocBounds = []allocBound{
 
 // TestAllocationsPerRequest measures each bound's request with
 // testing.AllocsPerRun through the real handler. It does not run in parallel:
-// AllocsPerRun counts every goroutine's allocations.
+// AllocsPerRun counts every goroutine's allocations (so it keeps the least
+// of three measures).
 func TestAllocationsPerRequest(t *testing.T) {
 	if raceEnabled {
 		t.Skip("the race detector allocates on its own")
@@ -88,7 +89,13 @@ func TestAllocationsPerRequest(t *testing.T) {
 				t.Run(tc.name, func(t *testing.T) {
 					do := tc.request(t, h)
 					do()
+					// The servers' background work (the job queue's polls, the
+					// webhook dispatcher) allocates too and only ever adds to a
+					// measure: the least of three is the request's own.
 					got := testing.AllocsPerRun(50, do)
+					for range 2 {
+						got = min(got, testing.AllocsPerRun(50, do))
+					}
 					t.Logf("%.0f allocations per request (bound %.0f)", got, tc.max[dialect])
 					if got > tc.max[dialect] {
 						t.Errorf("%s allocates %.0f times per request, more than its bound %.0f", tc.name, got, tc.max[dialect])
