@@ -45,15 +45,7 @@ func TestBulkTransactionsRecordTheirOwnEvents(t *testing.T) {
 			t.Fatal(err)
 		}
 		f := &follower{s: s, t: storagetest.Table(t, s, "events")}
-		f.until(t, len(rows))
-		if len(f.order) != len(rows) {
-			t.Fatalf("%d events for %d rows", len(f.order), len(rows))
-		}
-		for i, k := range keys {
-			if want := fmt.Sprint(k); f.order[i] != want {
-				t.Fatalf("event %d is of record %s, want %s", i, f.order[i], want)
-			}
-		}
+		f.expectEventsOf(t, keys)
 
 		if s.Dialect() == "sqlite" {
 			err = s.Bulk().Tx(ctx, func(c *storage.Conn) error {

@@ -38,15 +38,7 @@ func TestInsertManyNotingRecordsEachRow(t *testing.T) {
 			t.Fatal(err)
 		}
 		f := &follower{s: s, t: events}
-		f.until(t, len(rows))
-		if len(f.order) != len(rows) {
-			t.Fatalf("%d events for %d rows", len(f.order), len(rows))
-		}
-		for i, k := range keys {
-			if want := fmt.Sprint(k); f.order[i] != want {
-				t.Fatalf("event %d is of record %s, want %s", i, f.order[i], want)
-			}
-		}
+		f.expectEventsOf(t, keys)
 		got, err := s.Find(ctx, storage.Query{Table: events, Org: 1, OrderBy: []storage.Order{{Column: "id"}}, Limit: 1})
 		if err != nil {
 			t.Fatal(err)

@@ -3,6 +3,7 @@ package storage_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"testing"
 	"time"
@@ -45,6 +46,21 @@ func (f *follower) until(tb testing.TB, n int) {
 	deadline := time.Now().Add(60 * time.Second)
 	for f.read(tb); len(f.order) < n && time.Now().Before(deadline); f.read(tb) {
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// expectEventsOf reads the feed until it has an event per key and checks
+// that they are of those records, in that order.
+func (f *follower) expectEventsOf(tb testing.TB, keys []any) {
+	tb.Helper()
+	f.until(tb, len(keys))
+	if len(f.order) != len(keys) {
+		tb.Fatalf("%d events for %d records", len(f.order), len(keys))
+	}
+	for i, k := range keys {
+		if want := fmt.Sprint(k); f.order[i] != want {
+			tb.Fatalf("event %d is of record %s, want %s", i, f.order[i], want)
+		}
 	}
 }
 

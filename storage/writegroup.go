@@ -75,7 +75,7 @@ const (
 type writeOutcome struct {
 	err      error
 	panicked any
-	stack    bool // a panic happened
+	didPanic bool
 }
 
 // queued runs fn as the single write of c through the queue (SQLite outside
@@ -109,7 +109,7 @@ func (c *Conn) queued(ctx context.Context, fn func(ctx context.Context, c *Conn)
 
 // result returns the outcome's error, or panics again with its value.
 func (o writeOutcome) result() error {
-	if o.stack {
+	if o.didPanic {
 		panic(o.panicked)
 	}
 	return o.err
@@ -183,7 +183,7 @@ func (s *Store) runGroup(group []*queuedWrite) (outcomes []writeOutcome, ok bool
 		c := in
 		c.note = w.conn.note
 		outcomes[i] = runWrite(context.WithoutCancel(w.ctx), &c, w.fn)
-		if outcomes[i].stack || (outcomes[i].err != nil && !backedOut(outcomes[i].err)) {
+		if outcomes[i].didPanic || (outcomes[i].err != nil && !backedOut(outcomes[i].err)) {
 			_ = tx.Rollback()
 			return outcomes, false
 		}
@@ -199,7 +199,7 @@ func (s *Store) runGroup(group []*queuedWrite) (outcomes []writeOutcome, ok bool
 func runWrite(ctx context.Context, c *Conn, fn func(ctx context.Context, c *Conn) error) (out writeOutcome) {
 	defer func() {
 		if v := recover(); v != nil {
-			out = writeOutcome{panicked: v, stack: true}
+			out = writeOutcome{panicked: v, didPanic: true}
 		}
 	}()
 	return writeOutcome{err: c.armed(func(c *Conn) error { return fn(ctx, c) })}
