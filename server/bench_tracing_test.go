@@ -54,9 +54,7 @@ func TestTracedRequestAllocations(t *testing.T) {
 	for _, dialect := range storagetest.Dialects() {
 		t.Run(dialect, func(t *testing.T) {
 			measure := func(h http.Handler) float64 {
-				do := getting(benchOne)(t, h)
-				do()
-				return testing.AllocsPerRun(50, do)
+				return requestAllocs(getting(benchOne)(t, h))
 			}
 			off, on := measure(benchServer(t, dialect)), measure(benchTracedServer(t, dialect))
 			t.Logf("GET one country: %.0f allocations untraced, %.0f traced", off, on)
