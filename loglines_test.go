@@ -8,6 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // countingBuffer is a bytes.Buffer safe for concurrent use, counting writes.
@@ -36,7 +37,7 @@ func (b *countingBuffer) String() string {
 func TestLineWriter(t *testing.T) {
 	t.Parallel()
 	out := &countingBuffer{}
-	w := newLineWriter(out)
+	w := newLineWriter(out, logGather)
 	const writers, lines = 8, 500
 	var wg sync.WaitGroup
 	for g := range writers {
@@ -98,7 +99,7 @@ func (b *blockedWriter) Write(p []byte) (int, error) {
 func TestLineWriterBound(t *testing.T) {
 	t.Parallel()
 	out := &blockedWriter{release: make(chan struct{})}
-	w := newLineWriter(out)
+	w := newLineWriter(out, time.Hour) // gathering ends when flushAt bytes wait, not after an hour
 	line := []byte(strings.Repeat("y", 1023) + "\n")
 	const total = 4 * maxPending
 	var finished atomic.Bool
@@ -132,4 +133,57 @@ func TestLineWriterBound(t *testing.T) {
 	if got := out.n.Load(); got != total {
 		t.Errorf("%d bytes written, want %d", got, total)
 	}
+}
+
+// signallingWriter passes each write to a channel.
+type signallingWriter struct{ writes chan []byte }
+
+func (s signallingWriter) Write(p []byte) (int, error) {
+	s.writes <- append([]byte(nil), p...)
+	return len(p), nil
+}
+
+// TestLineWriterGathers: lines wait for gather before one write takes them
+// all; flushAt waiting bytes are written without waiting; Close writes what
+// waits at once. gather is an hour, so any write before Close was urged.
+func TestLineWriterGathers(t *testing.T) {
+	t.Parallel()
+	out := signallingWriter{writes: make(chan []byte, 16)}
+	w := newLineWriter(out, time.Hour)
+	line := strings.Repeat("z", 99) + "\n"
+	for range 10 {
+		fmt.Fprint(w, line)
+	}
+	for range 1000 {
+		runtime.Gosched() // give the writing goroutine every chance to write early
+	}
+	select {
+	case p := <-out.writes:
+		t.Fatalf("%d bytes written before gather passed or flushAt bytes waited", len(p))
+	default:
+	}
+	for written := 10 * len(line); written < flushAt; written += len(line) {
+		fmt.Fprint(w, line)
+	}
+	// A hang guard, not a measure: the write is due at once.
+	select {
+	case p := <-out.writes:
+		if len(p) < flushAt {
+			t.Errorf("the urged write took %d bytes, want the %d waiting", len(p), flushAt)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("flushAt bytes waited and nothing was written")
+	}
+	fmt.Fprint(w, "last\n")
+	closed := make(chan struct{})
+	go func() { w.Close(); close(closed) }()
+	select {
+	case p := <-out.writes:
+		if string(p) != "last\n" {
+			t.Errorf("Close wrote %q, want the last line", p)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("Close did not write the waiting line")
+	}
+	<-closed
 }

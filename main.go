@@ -100,7 +100,7 @@ func runWith(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		// The request log goes out in batches, off the requests' path
 		// (lineWriter); the banner goes the same way, so that it keeps its
 		// place among the lines.
-		lines := newLineWriter(stderr)
+		lines := newLineWriter(stderr, logGather)
 		defer lines.Close()
 		stderr = lines
 	}
