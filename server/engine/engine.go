@@ -99,6 +99,9 @@ type call struct {
 	routes   *RouteTable
 	// ifMatch and ifNoneMatch are the conditional headers' values (nil: absent).
 	ifMatch, ifNoneMatch []string
+	// arena, when set, is where the call's resource objects are cut from
+	// (arena.go): a list's, handed back once its document is encoded.
+	arena *renderArena
 	// db runs every query of the call: the store itself, or the one
 	// transaction an atomic request (or a validate-only write) runs in, so
 	// that a later step reads what an earlier one wrote.

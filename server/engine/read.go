@@ -233,6 +233,15 @@ func (e *Engine) list(ctx context.Context, cl *call, res *resource.Resource, ext
 		reply := cl.reply(http.StatusOK, nil, jsonapi.AppendObjects(jsonapi.Buffer(), objs)).Pooled()
 		return withTotal(cl.withLinkHeader(reply, self, p), total), nil
 	}
+	// The objects, the included ones too, are cut from an arena the reply
+	// hands back once encoded (arena.go); on an error it is left to the
+	// garbage collector.
+	var arena *renderArena
+	if cl.arena == nil {
+		arena = newArena()
+		cl.arena = arena
+		defer func() { cl.arena = nil }()
+	}
 	data := jsonapi.Many(e.resourceObjects(cl, res, rows, p.fields[res.Type], links))
 	doc := &jsonapi.TopLevel{Data: data, IncludeAsked: len(p.include) > 0}
 	if doc.Included, err = e.included(ctx, cl, res, rows, p); err != nil {
@@ -248,7 +257,11 @@ func (e *Engine) list(ctx context.Context, cl *call, res *resource.Resource, ext
 		}
 		doc.Meta = []jsonapi.Member{{Name: "aggregatedData", Value: data}}
 	}
-	return withTotal(cl.reply(http.StatusOK, doc, nil), total), nil
+	reply := withTotal(cl.reply(http.StatusOK, doc, nil), total)
+	if arena != nil {
+		reply.OnDocumentDone(arena.done)
+	}
+	return reply, nil
 }
 
 // page reads one page of q: the rows, whether more follow (a cursor page

@@ -51,7 +51,7 @@ func wanted(fields map[string]bool, name string) bool {
 // resourceObjects).
 func (e *Engine) resourceObject(cl *call, res *resource.Resource, row storage.Row, fields map[string]bool, links linkage) *jsonapi.ResourceObject {
 	obj := new(jsonapi.ResourceObject)
-	slab := newObjectSlab(res, 1, links)
+	slab := newObjectSlab(res, 1, links, nil)
 	e.fillObject(cl, obj, &slab, res, row, fields, links)
 	return obj
 }
@@ -63,9 +63,8 @@ func (e *Engine) resourceObject(cl *call, res *resource.Resource, row storage.Ro
 // strings each: a page of fifty contacts with their accounts and owners
 // renders a hundred objects and several hundred relationships.
 func (e *Engine) resourceObjects(cl *call, res *resource.Resource, rows []storage.Row, fields map[string]bool, links linkage) []*jsonapi.ResourceObject {
-	objs := make([]jsonapi.ResourceObject, len(rows))
-	out := make([]*jsonapi.ResourceObject, len(rows))
-	slab := newObjectSlab(res, len(rows), links)
+	objs, out := cl.arena.objects(len(rows))
+	slab := newObjectSlab(res, len(rows), links, cl.arena)
 	for i, row := range rows {
 		e.fillObject(cl, &objs[i], &slab, res, row, fields, links)
 		out[i] = &objs[i]

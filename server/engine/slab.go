@@ -23,8 +23,9 @@ type objectSlab struct {
 
 // newObjectSlab sizes a slab for n records of res: every attribute and
 // relationship of each, one identifier per to-one relationship, and the
-// related keys links holds for its to-many relationships.
-func newObjectSlab(res *resource.Resource, n int, links linkage) objectSlab {
+// related keys links holds for its to-many relationships. Its arrays are
+// cut from arena (nil: allocated).
+func newObjectSlab(res *resource.Resource, n int, links linkage, arena *renderArena) objectSlab {
 	ids := 0
 	for _, rel := range res.Relationships {
 		if !rel.ToMany {
@@ -36,9 +37,9 @@ func newObjectSlab(res *resource.Resource, n int, links linkage) objectSlab {
 		}
 	}
 	return objectSlab{
-		attrs: make([]jsonapi.Member, 0, n*len(res.Attributes)),
-		rels:  make([]jsonapi.RelationshipObject, 0, n*len(res.Relationships)),
-		ids:   make([]jsonapi.Identifier, 0, ids),
+		attrs: arena.members(n * len(res.Attributes)),
+		rels:  arena.relationships(n * len(res.Relationships)),
+		ids:   arena.identifiers(ids),
 	}
 }
 

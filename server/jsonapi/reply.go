@@ -16,6 +16,7 @@ type Reply struct {
 	Body        []byte
 	pooled      bool      // Body came from Buffer and goes back once written
 	doc         *TopLevel // written in pieces by Write, instead of Body
+	docDone     func()    // see OnDocumentDone
 }
 
 // DocumentReply is a JSON:API answer whose document is encoded only when the
@@ -28,7 +29,27 @@ func DocumentReply(status int, doc *TopLevel) *Reply {
 // Document is the response document of a reply made with DocumentReply and
 // not yet written, or nil; an atomic request takes each operation's record
 // from it (server/engine/atomic.go).
-func (r *Reply) Document() *TopLevel { return r.doc }
+// The caller takes the document: OnDocumentDone's function no longer runs.
+func (r *Reply) Document() *TopLevel {
+	r.docDone = nil
+	return r.doc
+}
+
+// OnDocumentDone sets fn to run once the reply no longer holds its
+// document: when Digest has encoded it into the body, or Write has written
+// it. The engine hands the arrays its resource objects were cut from back
+// for the next request then (server/engine/arena.go). fn never runs for a
+// reply that is dropped unwritten or whose document is taken (Document).
+func (r *Reply) OnDocumentDone(fn func()) { r.docDone = fn }
+
+// dropDocument lets go of the document, encoded by now, and runs docDone.
+func (r *Reply) dropDocument() {
+	r.doc = nil
+	if fn := r.docDone; fn != nil {
+		r.docDone = nil
+		fn()
+	}
+}
 
 // buffers recycles response buffers: a large list answer would otherwise grow
 // a fresh buffer from small to large on every request.
@@ -61,11 +82,13 @@ func (r *Reply) Digest(w io.Writer) error {
 	b, err := r.doc.writeTo(held, Buffer(), func(n int) { whole = n })
 	switch {
 	case err == nil && whole >= 0: // one piece: writeTo hands back its buffer emptied, the piece still in it
-		r.Body, r.pooled, r.doc = b[:whole], true, nil
+		r.Body, r.pooled = b[:whole], true
+		r.dropDocument()
 		held.release()
 		return nil
 	case err == nil && !held.over:
-		r.Body, r.pooled, r.doc = held.b, true, nil
+		r.Body, r.pooled = held.b, true
+		r.dropDocument()
 	default:
 		held.release()
 	}
@@ -133,7 +156,7 @@ func (r *Reply) Write(w http.ResponseWriter) error {
 		if cap(b) <= maxPooled {
 			buffers.Put(&b)
 		}
-		r.doc = nil
+		r.dropDocument()
 	case len(r.Body) > 0:
 		h.Set("Content-Length", strconv.Itoa(len(r.Body)))
 		w.WriteHeader(r.Status)

@@ -2,6 +2,7 @@ package jsonapi
 
 import (
 	"bytes"
+	"io"
 	"net/http/httptest"
 	"strconv"
 	"strings"
@@ -55,6 +56,58 @@ func TestDigestThenWrite(t *testing.T) {
 			}
 			if tc.kept && rec.Header().Get("Content-Length") != strconv.Itoa(len(want)) {
 				t.Errorf("Content-Length %q, want %d", rec.Header().Get("Content-Length"), len(want))
+			}
+		})
+	}
+}
+
+// TestOnDocumentDone: the function runs once, as soon as the reply holds
+// its document no longer: after Digest when the document became the body,
+// after Write when it was too long to hold; never when the document is
+// taken.
+func TestOnDocumentDone(t *testing.T) {
+	doc := func(n int) *TopLevel {
+		m := make(Many, n)
+		for i := range m {
+			m[i] = &ResourceObject{Type: "regions", ID: strconv.Itoa(i), Attributes: []Member{{Name: "name", Value: strings.Repeat("r", 100)}}}
+		}
+		return &TopLevel{Data: m}
+	}
+	for _, tc := range []struct {
+		name         string
+		n            int
+		digest, take bool
+		afterDigest  int // runs once Digest returned
+	}{
+		{name: "digested, held", n: 10, digest: true, afterDigest: 1},
+		{name: "digested, too long to hold", n: 12000, digest: true, afterDigest: 0},
+		{name: "written without a digest", n: 10},
+		{name: "document taken", n: 10, take: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			runs := 0
+			reply := DocumentReply(200, doc(tc.n))
+			reply.OnDocumentDone(func() { runs++ })
+			if tc.digest {
+				if err := reply.Digest(io.Discard); err != nil {
+					t.Fatal(err)
+				}
+				if runs != tc.afterDigest {
+					t.Errorf("%d runs after Digest, want %d", runs, tc.afterDigest)
+				}
+			}
+			want := 1
+			if tc.take {
+				if reply.Document() == nil {
+					t.Fatal("no document to take")
+				}
+				want = 0
+			}
+			if err := reply.Write(httptest.NewRecorder()); err != nil {
+				t.Fatal(err)
+			}
+			if runs != want {
+				t.Errorf("%d runs after Write, want %d", runs, want)
 			}
 		})
 	}
