@@ -64,6 +64,7 @@ type Route struct {
 	rel     *resource.Relationship
 	kin     *routers.Route
 	params  []routeParam // the operation's parameters, for checkRequest
+	passed  passedChecks // requests whose parameters passed (checkmemo.go)
 }
 
 // pathEntry is one documented path with the methods it allows, for Allow headers.

@@ -91,11 +91,20 @@ var validatorOptions = &openapi3filter.Options{
 // Check validates a request against the route's operation as
 // openapi3filter.ValidateRequest does with validatorOptions (see above),
 // returning the same errors (Translate words them as problems). query is the
-// request's query string, parsed once.
+// request's query string (r.URL.RawQuery), parsed once. A request the route
+// has seen pass is passed again without checking (checkmemo.go).
 func (rt *Route) Check(ctx context.Context, r *http.Request, pathParams map[string]string, query url.Values) error {
-	return checkRequest(ctx, rt, &openapi3filter.RequestValidationInput{
+	key, memo := rt.checkKey(r, pathParams)
+	if memo && rt.passed.passed(key) {
+		return nil
+	}
+	err := checkRequest(ctx, rt, &openapi3filter.RequestValidationInput{
 		Request: r, PathParams: pathParams, QueryParams: query, Route: rt.kin, Options: validatorOptions,
 	})
+	if err == nil && memo {
+		rt.passed.remember(key)
+	}
+	return err
 }
 
 // checkRequest is Check on a prepared input.

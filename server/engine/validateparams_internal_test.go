@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/entityapi/entityapi/openapi"
@@ -29,19 +31,7 @@ func TestCheckRequestAsKinOpenAPI(t *testing.T) {
 		{"X-Currency": "EUR"}, {"X-Currency": "?"}, {"X-Include": "noHateoas;totalCount", "X-Localization-ID": "1"},
 	}
 	checked, skipped := 0, 0
-	for name, raw := range map[string][]byte{"backoffice": openapi.Backoffice, "storefront": openapi.Storefront} {
-		doc, err := openapi3.NewLoader().LoadFromData(raw)
-		if err != nil {
-			t.Fatal(err)
-		}
-		reg, err := resource.Load(doc)
-		if err != nil {
-			t.Fatal(err)
-		}
-		routes, err := newRouteTable(doc, reg, "/"+name)
-		if err != nil {
-			t.Fatal(err)
-		}
+	for name, routes := range documentRoutes(t) {
 		for key, rt := range routes.byKey {
 			if rt.kin.Operation.RequestBody != nil {
 				continue // bodies: the same kin-openapi call in both; TestFuzz and the API tests send them
@@ -57,11 +47,7 @@ func TestCheckRequestAsKinOpenAPI(t *testing.T) {
 			}
 			for _, q := range queries {
 				for _, h := range headers {
-					req, _ := http.NewRequest(rt.method, "http://x"+rt.pattern+"?"+q, nil)
-					for k, v := range h {
-						req.Header.Set(k, v)
-					}
-					query, _ := url.ParseQuery(q)
+					req, query := routeRequest(rt, q, h)
 					input := func() *openapi3filter.RequestValidationInput {
 						return &openapi3filter.RequestValidationInput{Request: req, PathParams: path, QueryParams: query,
 							Route: rt.kin, Options: validatorOptions}
@@ -79,4 +65,115 @@ func TestCheckRequestAsKinOpenAPI(t *testing.T) {
 	if skipped == 0 || checked < 1000 {
 		t.Errorf("%d requests compared, %d parameters whose absence is told: the test proves little", checked, skipped)
 	}
+}
+
+// TestCheckRemembersOnlyWhatPassed holds Route.Check, which passes again a
+// request it has seen pass (checkmemo.go), to kin-openapi's ValidateRequest:
+// for every operation without a body, every query and header of
+// TestCheckRequestAsKinOpenAPI is checked three times, the later times with
+// every request before it remembered, and each verdict must be
+// kin-openapi's. Failing requests that share a query string with passing
+// ones (a bad header) prove the key covers the headers; a second path
+// parameter value proves it covers the path.
+func TestCheckRemembersOnlyWhatPassed(t *testing.T) {
+	queries := []string{"", "include=country", "page[size]=10", "page[size]=abc", "sort=-id", "filter[id]=1,2",
+		"filter[createdAt]=2020-01-01", "filter[createdAt]=yesterday", "page[number]=2&page[size]=x&sort=&include="}
+	headers := []map[string]string{
+		{}, {"X-Include": "totalCount"}, {"X-Localization-ID": "2"}, {"X-Localization-ID": "x"},
+		{"X-Currency": "EUR"}, {"X-Currency": "?"},
+	}
+	ids := []string{"1", "x y"}
+	remembered, compared := 0, 0
+	for name, routes := range documentRoutes(t) {
+		for key, rt := range routes.byKey {
+			if rt.kin.Operation.RequestBody != nil {
+				continue
+			}
+			passedCount.Store(0) // each route may remember up to the bound
+			for pass := range 3 {
+				for _, id := range ids {
+					path := map[string]string{}
+					for _, rp := range rt.params {
+						if rp.p.In == openapi3.ParameterInPath {
+							path[rp.p.Name] = id
+						}
+					}
+					for _, q := range queries {
+						for _, h := range headers {
+							req, query := routeRequest(rt, q, h)
+							want := openapi3filter.ValidateRequest(context.Background(), &openapi3filter.RequestValidationInput{
+								Request: req, PathParams: path, QueryParams: query, Route: rt.kin, Options: validatorOptions})
+							got := rt.Check(context.Background(), req, path, query)
+							if fmt.Sprint(got) != fmt.Sprint(want) {
+								t.Fatalf("%s %s ?%s %v id %q, pass %d:\nCheck:       %v\nkin-openapi: %v", name, key, q, h, id, pass, got, want)
+							}
+							compared++
+						}
+					}
+				}
+			}
+			remembered += len(rt.passed.keys)
+		}
+	}
+	if remembered < 1000 || compared < 10000 {
+		t.Errorf("%d requests remembered, %d compared: the test proves little", remembered, compared)
+	}
+}
+
+// TestCheckMemoBounds: nothing is remembered beyond maxPassed requests in
+// the process, nor a key longer than maxPassedKey.
+func TestCheckMemoBounds(t *testing.T) {
+	rt := documentRoutes(t)["backoffice"].Lookup(http.MethodGet, "/backoffice/api/regions")
+	if rt == nil {
+		t.Fatal("no route GET /backoffice/api/regions")
+	}
+	long, _ := http.NewRequest(http.MethodGet, "http://x/backoffice/api/regions?filter[id]="+strings.Repeat("a", maxPassedKey), nil)
+	if _, ok := rt.checkKey(long, nil); ok {
+		t.Error("a key longer than maxPassedKey may be remembered")
+	}
+	passedCount.Store(maxPassed - 1)
+	defer passedCount.Store(0)
+	for i := range 3 {
+		q := "page[size]=" + strconv.Itoa(i+1)
+		req, _ := http.NewRequest(http.MethodGet, "http://x/backoffice/api/regions?"+q, nil)
+		query, _ := url.ParseQuery(q)
+		if err := rt.Check(context.Background(), req, nil, query); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := len(rt.passed.keys); n != 1 || passedCount.Load() != maxPassed {
+		t.Errorf("%d requests remembered (process count %d) with room for one", n, passedCount.Load())
+	}
+}
+
+// documentRoutes are the route tables of both documents, by application,
+// each under the base /<application>.
+func documentRoutes(t *testing.T) map[string]*RouteTable {
+	t.Helper()
+	out := map[string]*RouteTable{}
+	for name, raw := range map[string][]byte{"backoffice": openapi.Backoffice, "storefront": openapi.Storefront} {
+		doc, err := openapi3.NewLoader().LoadFromData(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		reg, err := resource.Load(doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if out[name], err = newRouteTable(doc, reg, "/"+name); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return out
+}
+
+// routeRequest is a request of rt's method to its pattern with query string
+// q and headers h, and q parsed.
+func routeRequest(rt *Route, q string, h map[string]string) (*http.Request, url.Values) {
+	req, _ := http.NewRequest(rt.method, "http://x"+rt.pattern+"?"+q, nil)
+	for k, v := range h {
+		req.Header.Set(k, v)
+	}
+	query, _ := url.ParseQuery(q)
+	return req, query
 }
