@@ -102,17 +102,22 @@ func TestAllocationsPerRequest(t *testing.T) {
 	}
 }
 
-// requestAllocs is the allocations one call of do makes, after a first call
-// that warms caches. The servers' background work (the job queue's polls,
-// the webhook dispatcher, a span batcher) allocates too and only ever adds
-// to testing.AllocsPerRun's measure: the least of three is the request's own.
+// requestAllocs is the allocations one call of do makes (leastPerCall).
 func requestAllocs(do func()) float64 {
+	return leastPerCall(do, func() float64 { return testing.AllocsPerRun(50, do) })
+}
+
+// leastPerCall calls do once to warm caches, then returns the least of three
+// measures of it. The servers' background work (the job queue's polls, the
+// webhook dispatcher, a span batcher) allocates too and only ever adds to a
+// measure: the least of three is the request's own.
+func leastPerCall(do func(), measure func() float64) float64 {
 	do()
-	got := testing.AllocsPerRun(50, do)
+	least := measure()
 	for range 2 {
-		got = min(got, testing.AllocsPerRun(50, do))
+		least = min(least, measure())
 	}
-	return got
+	return least
 }
 
 // TestListBytesPerRequest bounds the bytes a GET of ten regions allocates
@@ -139,22 +144,16 @@ func TestListBytesPerRequest(t *testing.T) {
 	}
 }
 
-// requestBytes is the bytes one call of do allocates: the least of three
-// averages over 50 calls, as requestAllocs (the servers' background work
-// only adds).
+// requestBytes is the bytes one call of do allocates, on average over 50
+// calls (leastPerCall).
 func requestBytes(do func()) uint64 {
-	do()
-	var least uint64
-	for i := range 3 {
+	return uint64(leastPerCall(do, func() float64 {
 		var before, after runtime.MemStats
 		runtime.ReadMemStats(&before)
 		for range 50 {
 			do()
 		}
 		runtime.ReadMemStats(&after)
-		if got := (after.TotalAlloc - before.TotalAlloc) / 50; i == 0 || got < least {
-			least = got
-		}
-	}
-	return least
+		return float64(after.TotalAlloc-before.TotalAlloc) / 50
+	}))
 }
