@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/uptrace/bun"
+	"modernc.org/sqlite"
 )
 
 // This file is the seam through which the record stores beside storage
@@ -73,8 +74,8 @@ func Now() time.Time { return now() }
 
 // SideDB opens the SQLite file once more, on one connection, for a client
 // that needs a database/sql handle of its own (River's SQLite driver asks
-// for one connection); the busy timeout lets it and the application's
-// writer take turns, and own tells the caller to close it. An in-memory
+// for one connection); it takes turns with the store's writers at the write
+// slot (sideconn.go), and own tells the caller to close it. An in-memory
 // database exists on the store's connection only, which is then shared
 // (own false). On PostgreSQL use PgxPool instead.
 func (s *Store) SideDB() (db *sql.DB, own bool, err error) {
@@ -85,10 +86,8 @@ func (s *Store) SideDB() (db *sql.DB, own bool, err error) {
 	if file == "" {
 		return s.db.DB, false, nil
 	}
-	db, err = sql.Open("sqlite", sqliteDSN(file))
-	if err != nil {
-		return nil, false, fmt.Errorf("storage: side connection: %w", err)
-	}
+	// Its transactions and statements queue for the write slot (sideconn.go).
+	db = sql.OpenDB(slotConnector{sqliteConnector: sqliteConnector{d: &sqlite.Driver{}, dsn: sqliteDSN(file)}, s: s})
 	db.SetMaxOpenConns(1)
 	return db, true, nil
 }
