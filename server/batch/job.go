@@ -8,6 +8,7 @@ import (
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/entityapi/entityapi/server/engine"
 	"github.com/entityapi/entityapi/server/telemetry"
 	"github.com/entityapi/entityapi/storage"
 	"github.com/entityapi/entityapi/storage/jobs"
@@ -17,8 +18,9 @@ import (
 // run of staged chunks of one operation (jobs.ForChunks). The operation and
 // its owner's roles are loaded once per job and the chunks in one query; the
 // chunks then go chunksPerTx at a time, each run in one transaction
-// (engine.Batch.RunStaged: ten chunks cost a fixed number of statements and
-// one commit whatever their number of items).
+// (engine.Batch.Write: ten chunks cost a fixed number of statements and one
+// commit whatever their number of items), the next run checked meanwhile
+// (engine.Batch.Check).
 
 // ProcessChunk is the job queue's handler of batch chunks: it processes the
 // chunks of job as the operation's owner, the outcome of each recorded in the
@@ -75,9 +77,27 @@ func (p *Pipeline) ProcessChunk(ctx context.Context, job jobs.ChunkJob) (err err
 	// A job's chunks are written chunksPerTx at a time, each run in a
 	// transaction of its own, so that a job may name more chunks (fewer
 	// fetches and completions of jobs) without holding SQLite's one writer
-	// longer.
-	for first := true; len(pending) > 0; first = false {
-		if !first {
+	// longer. The next run is checked while this one is written: checking
+	// only reads, and the job then keeps the writer busy by itself (on
+	// SQLite a worker waiting for its next job, which River fetches only
+	// now and then, left it idle).
+	var runs [][]jobs.Chunk
+	for len(pending) > 0 {
+		n := min(len(pending), chunksPerTx)
+		runs, pending = append(runs, pending[:n]), pending[n:]
+	}
+	next := p.checkAhead(ctx, b, op, runs[0])
+	defer func() { next.wait() }() // no check outlives the job
+	for i := range runs {
+		checked, err := next.wait()
+		next = nil
+		if err != nil {
+			return err
+		}
+		if i+1 < len(runs) {
+			next = p.checkAhead(ctx, b, op, runs[i+1])
+		}
+		if i > 0 {
 			// A cancel takes effect after the transaction under way, as
 			// it would between jobs.
 			op, err = jobs.LoadOperation(ctx, store.Conn, job.Org, job.Operation)
@@ -92,13 +112,37 @@ func (p *Pipeline) ProcessChunk(ctx context.Context, job jobs.ChunkJob) (err err
 				return nil
 			}
 		}
-		n := min(len(pending), chunksPerTx)
-		if err := b.RunStaged(ctx, op, pending[:n]); err != nil {
+		if err := b.Write(ctx, op, checked); err != nil {
 			return err
 		}
-		pending = pending[n:]
 	}
 	return nil
+}
+
+// pendingCheck is a run of chunks being checked in a goroutine of its own.
+type pendingCheck struct {
+	done    chan struct{}
+	checked *engine.Checked
+	err     error
+}
+
+// checkAhead starts checking run.
+func (p *Pipeline) checkAhead(ctx context.Context, b *engine.Batch, op *jobs.Operation, run []jobs.Chunk) *pendingCheck {
+	c := &pendingCheck{done: make(chan struct{})}
+	go func() {
+		defer close(c.done)
+		c.checked, c.err = b.Check(ctx, op, run)
+	}()
+	return c
+}
+
+// wait returns the check's outcome once it has ended (nothing for nil).
+func (c *pendingCheck) wait() (*engine.Checked, error) {
+	if c == nil {
+		return nil, nil
+	}
+	<-c.done
+	return c.checked, c.err
 }
 
 // chunksPerTx is the most chunks written in one transaction.

@@ -41,22 +41,45 @@ func (e *Engine) BatchOf(ctx context.Context, op *jobs.Operation) (*Batch, error
 	return &Batch{e: e, cl: cl}, nil
 }
 
-// RunStaged processes staged chunks of op not yet done, in one transaction;
-// a chunk another run has recorded meanwhile is left as it is.
-func (b *Batch) RunStaged(ctx context.Context, op *jobs.Operation, pending []jobs.Chunk) error {
-	e, cl := b.e, b.cl
-	if len(pending) == 1 {
-		return e.runStaged(ctx, cl, op, &pending[0])
+// Checked is a run of staged chunks of one operation, read and checked
+// outside any transaction (Check) and ready to be written (Write).
+type Checked struct {
+	chunks []jobs.Chunk
+	runs   []*checkedChunk
+}
+
+// Check reads and checks staged chunks of op (not yet done) outside any
+// transaction; it only reads, so a job may check its next chunks while it
+// writes these (server/batch). A chunk's items never depend on what
+// another chunk writes: the splitter puts linked items, and items naming the
+// same record, in one chunk.
+func (b *Batch) Check(ctx context.Context, op *jobs.Operation, pending []jobs.Chunk) (*Checked, error) {
+	runs := make([]*checkedChunk, len(pending))
+	for i := range pending {
+		data, included, err := decodeChunk(&pending[i])
+		if err != nil {
+			return nil, err
+		}
+		if runs[i], err = b.e.checkChunk(ctx, b.cl, op.EntityType, data, included, false); err != nil {
+			return nil, err
+		}
 	}
-	err := e.runStagedTogether(ctx, cl, op, pending)
+	return &Checked{chunks: pending, runs: runs}, nil
+}
+
+// Write writes checked chunks of op in one transaction and records their
+// outcomes there; when another run has recorded one of them meanwhile, each
+// chunk goes again on its own, and those already done are left.
+func (b *Batch) Write(ctx context.Context, op *jobs.Operation, checked *Checked) error {
+	e, cl := b.e, b.cl
+	err := e.writeStaged(ctx, cl, op, checked)
 	if !errors.Is(err, errAlreadyDone) {
 		return err
 	}
-	// Another run recorded one of these chunks meanwhile (a re-enqueued
-	// job over the same chunks): each chunk goes on its own, and those
-	// already done are left.
+	// A re-enqueued job over the same chunks recorded one of them: nothing
+	// of these was written.
 	store := e.store
-	for _, ch := range pending {
+	for _, ch := range checked.chunks {
 		fresh, err := jobs.LoadChunk(ctx, store.Conn, op.ID, ch.Number)
 		if errors.Is(err, storage.ErrNotFound) {
 			continue
@@ -74,7 +97,7 @@ func (b *Batch) RunStaged(ctx context.Context, op *jobs.Operation, pending []job
 	return nil
 }
 
-// runStaged processes one staged chunk in a transaction of its own.
+// runStaged checks and writes one staged chunk in a transaction of its own.
 func (e *Engine) runStaged(ctx context.Context, cl *call, op *jobs.Operation, ch *jobs.Chunk) error {
 	data, included, err := decodeChunk(ch)
 	if err != nil {
@@ -90,21 +113,12 @@ func (e *Engine) runStaged(ctx context.Context, cl *call, op *jobs.Operation, ch
 	return err
 }
 
-// runStagedTogether processes staged chunks in one transaction: each is
-// checked, then their items are written together and their outcomes
-// recorded together (a fixed number of statements per job). errAlreadyDone when one of
-// them was already recorded (nothing is then written).
-func (e *Engine) runStagedTogether(ctx context.Context, cl *call, op *jobs.Operation, chunks []jobs.Chunk) error {
-	runs := make([]*checkedChunk, len(chunks))
-	for i := range chunks {
-		data, included, err := decodeChunk(&chunks[i])
-		if err != nil {
-			return err
-		}
-		if runs[i], err = e.checkChunk(ctx, cl, op.EntityType, data, included, false); err != nil {
-			return err
-		}
-	}
+// writeStaged writes checked chunks in one transaction: their items
+// together, then their outcomes together (a fixed number of statements
+// whatever the number of chunks). errAlreadyDone when one of them was
+// already recorded (nothing is then written).
+func (e *Engine) writeStaged(ctx context.Context, cl *call, op *jobs.Operation, checked *Checked) error {
+	runs, chunks := checked.runs, checked.chunks
 	err := cl.db.Tx(ctx, func(c *storage.Conn) error {
 		writing := time.Now()
 		if err := e.writeTogether(ctx, c, cl, runs); err != nil {

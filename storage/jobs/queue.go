@@ -312,6 +312,18 @@ func ForChunks(opID, org int64, numbers []int) []ChunkJob {
 	return out
 }
 
+// Process runs a chunk job at once, in this goroutine, through the function
+// Handle set, as a worker would (tests order a job's work with it).
+func (q *Queue) Process(ctx context.Context, job ChunkJob) error {
+	q.mu.Lock()
+	fn := q.process
+	q.mu.Unlock()
+	if fn == nil {
+		return errors.New("jobs: no chunk processor is set")
+	}
+	return fn(ctx, job)
+}
+
 // Maintain runs the housekeeping once (the periodic job's body; tests call it).
 func (q *Queue) Maintain(ctx context.Context) error { return q.maintain(ctx) }
 
