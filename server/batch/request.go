@@ -151,7 +151,7 @@ func (p *Pipeline) serveAsync(ctx context.Context, w http.ResponseWriter, b *eng
 	for i := range numbers {
 		numbers[i] = i + 1
 	}
-	queued := jobs.ForChunks(op.ID, op.OrganizationID, numbers)
+	queued := jobs.ForChunks(op.ID, op.OrganizationID, numbers, p.queue.JobShape())
 	if p.cfg.Tracer != nil {
 		parent := telemetry.RequestTraceparent(ctx) // the chunk jobs' spans link to this request (job.go)
 		for i := range queued {

@@ -12,7 +12,9 @@ import (
 	"github.com/entityapi/entityapi/storage/storagetest"
 )
 
-// TestForChunks: runs of consecutive chunks become jobs of up to ten chunks.
+// TestForChunks: runs of consecutive chunks become jobs of ten chunks, more
+// in a large batch (as many as still make shape.Spread jobs, up to
+// shape.Most): PostgreSQL's shape, and SQLite's with two workers.
 func TestForChunks(t *testing.T) {
 	t.Parallel()
 	seq := func(from, to int) []int {
@@ -22,22 +24,31 @@ func TestForChunks(t *testing.T) {
 		}
 		return out
 	}
+	postgres := jobs.Shape{Spread: 16, Most: 50}
+	sqlite := jobs.Shape{Spread: 4, Most: 500}
 	for _, tc := range []struct {
 		name    string
 		numbers []int
+		shape   jobs.Shape
 		want    string // chunk+count of each job
 	}{
-		{"none", nil, "[]"},
-		{"one", []int{1}, "[1+1]"},
-		{"three", seq(1, 3), "[1+3]"},
-		{"ten", seq(1, 10), "[1+10]"},
-		{"twenty-three", seq(1, 23), "[1+10 11+10 21+3]"},
-		{"gaps", []int{2, 3, 5, 9, 10, 11}, "[2+2 5+1 9+3]"},
-		{"two hundred", seq(1, 200), "[1+13 14+13 27+13 40+13 53+13 66+13 79+13 92+13 105+13 118+13 131+13 144+13 157+13 170+13 183+13 196+5]"},
-		{"a thousand", seq(1, 1000), "[1+50 51+50 101+50 151+50 201+50 251+50 301+50 351+50 401+50 451+50 501+50 551+50 601+50 651+50 701+50 751+50 801+50 851+50 901+50 951+50]"},
+		{"none", nil, postgres, "[]"},
+		{"one", []int{1}, postgres, "[1+1]"},
+		{"three", seq(1, 3), postgres, "[1+3]"},
+		{"ten", seq(1, 10), postgres, "[1+10]"},
+		{"twenty-three", seq(1, 23), postgres, "[1+10 11+10 21+3]"},
+		{"gaps", []int{2, 3, 5, 9, 10, 11}, postgres, "[2+2 5+1 9+3]"},
+		{"two hundred", seq(1, 200), postgres, "[1+13 14+13 27+13 40+13 53+13 66+13 79+13 92+13 105+13 118+13 131+13 144+13 157+13 170+13 183+13 196+5]"},
+		{"a thousand", seq(1, 1000), postgres, "[1+50 51+50 101+50 151+50 201+50 251+50 301+50 351+50 401+50 451+50 501+50 551+50 601+50 651+50 701+50 751+50 801+50 851+50 901+50 951+50]"},
+		{"sqlite twenty-three", seq(1, 23), sqlite, "[1+10 11+10 21+3]"},
+		{"sqlite two hundred", seq(1, 200), sqlite, "[1+50 51+50 101+50 151+50]"},
+		{"sqlite a thousand", seq(1, 1000), sqlite, "[1+250 251+250 501+250 751+250]"},
+		{"sqlite three thousand", seq(1, 3000), sqlite, "[1+500 501+500 1001+500 1501+500 2001+500 2501+500]"},
+		{"sqlite gaps", []int{2, 3, 5, 9, 10, 11}, sqlite, "[2+2 5+1 9+3]"},
+		{"no spread", seq(1, 30), jobs.Shape{}, "[1+10 11+10 21+10]"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			js := jobs.ForChunks(7, 3, tc.numbers)
+			js := jobs.ForChunks(7, 3, tc.numbers, tc.shape)
 			got := []string{}
 			for _, j := range js {
 				if j.Operation != 7 || j.Org != 3 {
@@ -50,6 +61,27 @@ func TestForChunks(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestJobShape: a queue cuts batches for its database: on SQLite two jobs
+// per worker of this process, large ones; on PostgreSQL, sixteen for the
+// workers of every process.
+func TestJobShape(t *testing.T) {
+	t.Parallel()
+	storagetest.Each(t, func(t *testing.T, s *storage.Store) {
+		q, err := jobs.NewQueue(s, jobs.Config{Workers: 3, NoWorkers: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = q.Stop(context.Background()) })
+		want := jobs.Shape{Spread: 16, Most: 50}
+		if s.Dialect() == "sqlite" {
+			want = jobs.Shape{Spread: 6, Most: 500}
+		}
+		if got := q.JobShape(); got != want {
+			t.Errorf("JobShape() = %+v, want %+v", got, want)
+		}
+	})
 }
 
 // TestFinishChunks: several chunks recorded at once add up as one by one

@@ -49,15 +49,38 @@ func (j ChunkJob) Chunks() int { return max(1, j.Count) }
 // A job's chunks share one fetch and completion of the job by River; its
 // transactions (server: ten chunks each) are its own. At 100 records a
 // chunk, one job per chunk was most of a batch's time (issue 16), and so
-// were, at ten chunks a job, the workers' waits for their next job on SQLite
-// (River's fetch waits for the writer). ForChunks gives a job
-// minChunksPerJob chunks, more for a large batch (up to maxChunksPerJob) so
-// long as it still makes spreadJobs jobs, work for every worker.
+// were, at ten chunks a job, the workers' waits for their next job on SQLite.
+// A job gets minChunksPerJob chunks, more for a large batch (up to its
+// Shape's Most) so long as it still makes Shape.Spread jobs.
+//
+// On PostgreSQL the jobs spread over spreadJobs, work for every worker of
+// every process: its writers run side by side. On SQLite one writer takes
+// every transaction, and a job keeps it busy by itself (it checks its next
+// chunks while it writes these, server/batch), except when it starts: its
+// first chunks are checked with the writer idle, unless another worker is
+// writing meanwhile. So a batch makes two jobs per worker there, as large as
+// sqliteMostPerJob allows: at 50 chunks a job, the 20 starts of a batch of
+// 100,000 records left the writer idle for a tenth of its time (the
+// workers' jobs ended together, and started together).
 const (
-	minChunksPerJob = 10
-	maxChunksPerJob = 50
-	spreadJobs      = 16
+	minChunksPerJob  = 10
+	maxChunksPerJob  = 50
+	spreadJobs       = 16
+	sqliteMostPerJob = 500
 )
+
+// Shape is how a run of chunks is cut into jobs: into Spread jobs at least
+// (when there are chunks enough for minChunksPerJob each), of at most Most
+// chunks.
+type Shape struct{ Spread, Most int }
+
+// JobShape is the Shape of the chunk jobs this queue inserts (see above).
+func (q *Queue) JobShape() Shape {
+	if q.store.Dialect() == "sqlite" {
+		return Shape{Spread: 2 * q.cfg.Workers, Most: sqliteMostPerJob}
+	}
+	return Shape{Spread: spreadJobs, Most: maxChunksPerJob}
+}
 
 // Kind names chunk jobs in River's tables.
 func (ChunkJob) Kind() string { return "batch_chunk" }
@@ -294,10 +317,12 @@ func (q *Queue) Enqueue(ctx context.Context, jobs []ChunkJob) error {
 }
 
 // ForChunks returns the jobs for the given chunks of an operation (numbers
-// ascending): each run of consecutive numbers becomes jobs of up to
-// minChunksPerJob chunks, or more in a large batch (see maxChunksPerJob).
-func ForChunks(opID, org int64, numbers []int) []ChunkJob {
-	perJob := min(maxChunksPerJob, max(minChunksPerJob, (len(numbers)+spreadJobs-1)/spreadJobs))
+// ascending) cut to shape: each run of consecutive numbers becomes jobs of
+// up to minChunksPerJob chunks, or more in a large batch (up to shape.Most)
+// while that still makes shape.Spread jobs.
+func ForChunks(opID, org int64, numbers []int, shape Shape) []ChunkJob {
+	spread := max(1, shape.Spread)
+	perJob := min(max(minChunksPerJob, shape.Most), max(minChunksPerJob, (len(numbers)+spread-1)/spread))
 	var out []ChunkJob
 	for _, n := range numbers {
 		if k := len(out); k > 0 {
@@ -379,7 +404,7 @@ func (q *Queue) maintain(ctx context.Context) error {
 			}
 			continue
 		}
-		if err := q.Enqueue(ctx, ForChunks(op.ID, op.OrganizationID, numbers)); err != nil {
+		if err := q.Enqueue(ctx, ForChunks(op.ID, op.OrganizationID, numbers, q.JobShape())); err != nil {
 			return err
 		}
 		if err := TouchOperation(ctx, s.Conn, op.ID); err != nil && !errors.Is(err, storage.ErrNotFound) {
