@@ -72,6 +72,51 @@ func TestQueueRunsEveryChunkOnce(t *testing.T) {
 	})
 }
 
+// TestQueueWakesItsWorkersOnInsert: chunk jobs queued by the process run at
+// once, not at the next poll for jobs (an hour here). On SQLite River runs
+// poll-only (pollingSQLite): an insert wakes this process's workers itself,
+// instead of writing a row into river_notification for a listener that
+// polls that table every 50 ms.
+func TestQueueWakesItsWorkersOnInsert(t *testing.T) {
+	storagetest.Each(t, func(t *testing.T, s *storage.Store) {
+		ctx := context.Background()
+		q, err := jobs.NewQueue(s, jobs.Config{Workers: 1, PollEvery: time.Hour})
+		if err != nil {
+			t.Fatal(err)
+		}
+		q.Handle(func(ctx context.Context, job jobs.ChunkJob) error {
+			for k := job.Chunk; k < job.Chunk+job.Chunks(); k++ {
+				if _, err := jobs.FinishChunk(ctx, s.Conn, job.Operation, k, jobs.ChunkCounts{Read: 1, Write: 1, Created: 1}, nil); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err := q.Start(ctx); err != nil {
+			t.Fatal(err)
+		}
+		defer func() { _ = q.Stop(ctx) }()
+		for round := range 3 {
+			op := stageOperation(t, s, 1, nil, 2, true)
+			if err := q.Enqueue(ctx, jobs.ForChunks(op.ID, 1, []int{1, 2}, q.JobShape())); err != nil {
+				t.Fatal(err)
+			}
+			if got := awaitStatus(t, s, op.ID, jobs.StatusSuccess); got.ChunksDone != 2 {
+				t.Errorf("round %d: operation = %+v", round, got)
+			}
+		}
+		if s.Dialect() == "sqlite" {
+			var notes int
+			if err := s.DB().QueryRowContext(ctx, "SELECT count(*) FROM river_notification").Scan(&notes); err != nil {
+				t.Fatal(err)
+			}
+			if notes != 0 {
+				t.Errorf("River wrote %d notifications on SQLite, want none (poll-only)", notes)
+			}
+		}
+	})
+}
+
 // awaitStatus polls an operation of organization 1 until it has status.
 func awaitStatus(t *testing.T, s *storage.Store, id int64, status string) *jobs.Operation {
 	t.Helper()
