@@ -32,6 +32,22 @@ import (
 // River's inserts inside the store's transactions run on that transaction
 // (InsertManyTx), not here.
 
+// What database/sql asks of a connection, a statement and rows is all here,
+// so that it never falls back to a path that skips the slot.
+var (
+	_ driver.Connector              = slotConnector{}
+	_ driver.ConnBeginTx            = (*slotConn)(nil)
+	_ driver.ConnPrepareContext     = (*slotConn)(nil)
+	_ driver.ExecerContext          = (*slotConn)(nil)
+	_ driver.QueryerContext         = (*slotConn)(nil)
+	_ driver.Pinger                 = (*slotConn)(nil)
+	_ driver.SessionResetter        = (*slotConn)(nil)
+	_ driver.Validator              = (*slotConn)(nil)
+	_ driver.StmtExecContext        = (*slotStmt)(nil)
+	_ driver.StmtQueryContext       = (*slotStmt)(nil)
+	_ driver.RowsColumnTypeScanType = (*slotRows)(nil)
+)
+
 // slotConnector opens side connections that take s's write slot.
 type slotConnector struct {
 	sqliteConnector
