@@ -57,19 +57,6 @@ func (p *Pipeline) ProcessChunk(ctx context.Context, job jobs.ChunkJob) (err err
 			return err
 		}
 	}
-	chunks, err := jobs.LoadChunks(ctx, store.Conn, op.ID, job.Chunk, job.Chunks())
-	if err != nil {
-		return err
-	}
-	pending := chunks[:0]
-	for _, ch := range chunks {
-		if !ch.Done {
-			pending = append(pending, ch)
-		}
-	}
-	if len(pending) == 0 {
-		return nil
-	}
 	b, err := p.engine.BatchOf(ctx, op)
 	if err != nil {
 		return err
@@ -77,14 +64,14 @@ func (p *Pipeline) ProcessChunk(ctx context.Context, job jobs.ChunkJob) (err err
 	// A job's chunks are written chunksPerTx at a time, each run in a
 	// transaction of its own, so that a job may name more chunks (fewer
 	// fetches and completions of jobs) without holding SQLite's one writer
-	// longer. The next run is checked while this one is written: checking
-	// only reads, and the job then keeps the writer busy by itself (on
-	// SQLite a worker waiting for its next job, which River fetches only
-	// now and then, left it idle).
-	var runs [][]jobs.Chunk
-	for len(pending) > 0 {
-		n := min(len(pending), chunksPerTx)
-		runs, pending = append(runs, pending[:n]), pending[n:]
+	// longer. The next run is read and checked while this one is written:
+	// checking only reads, and the job then keeps the writer busy by itself
+	// (on SQLite a worker waiting for its next job, which River fetches only
+	// now and then, left it idle). A run's staged items are read when it is
+	// checked, so a job holds two runs in memory whatever its size.
+	var runs [][2]int // the first chunk's number and the count of each run
+	for first, end := job.Chunk, job.Chunk+job.Chunks(); first < end; first += chunksPerTx {
+		runs = append(runs, [2]int{first, min(chunksPerTx, end-first)})
 	}
 	next := p.checkAhead(ctx, b, op, runs[0])
 	defer func() { next.wait() }() // no check outlives the job
@@ -96,6 +83,9 @@ func (p *Pipeline) ProcessChunk(ctx context.Context, job jobs.ChunkJob) (err err
 		}
 		if i+1 < len(runs) {
 			next = p.checkAhead(ctx, b, op, runs[i+1])
+		}
+		if checked == nil {
+			continue // every chunk of the run was done already (a job run again)
 		}
 		if i > 0 {
 			// A cancel takes effect after the transaction under way, as
@@ -126,12 +116,26 @@ type pendingCheck struct {
 	err     error
 }
 
-// checkAhead starts checking run.
-func (p *Pipeline) checkAhead(ctx context.Context, b *engine.Batch, op *jobs.Operation, run []jobs.Chunk) *pendingCheck {
+// checkAhead starts reading and checking the run of count chunks from
+// number first, those not done yet (none: a nil Checked).
+func (p *Pipeline) checkAhead(ctx context.Context, b *engine.Batch, op *jobs.Operation, run [2]int) *pendingCheck {
 	c := &pendingCheck{done: make(chan struct{})}
 	go func() {
 		defer close(c.done)
-		c.checked, c.err = b.Check(ctx, op, run)
+		chunks, err := jobs.LoadChunks(ctx, p.engine.Store().Conn, op.ID, run[0], run[1])
+		if err != nil {
+			c.err = err
+			return
+		}
+		pending := chunks[:0]
+		for _, ch := range chunks {
+			if !ch.Done {
+				pending = append(pending, ch)
+			}
+		}
+		if len(pending) > 0 {
+			c.checked, c.err = b.Check(ctx, op, pending)
+		}
 	}()
 	return c
 }
