@@ -67,13 +67,16 @@ func (p *Pipeline) ProcessChunk(ctx context.Context, job jobs.ChunkJob) (err err
 	// longer. The next run is read and checked while this one is written:
 	// checking only reads, and the job then keeps the writer busy by itself
 	// (on SQLite a worker waiting for its next job, which River fetches only
-	// now and then, left it idle). A run's staged items are read when it is
-	// checked, so a job holds two runs in memory whatever its size.
+	// now and then, left it idle). The staged items are read as the runs
+	// need them, chunksPerRead chunks at a time (staged), so a job holds at
+	// most that many and the run being written, whatever its size.
 	var runs [][2]int // the first chunk's number and the count of each run
-	for first, end := job.Chunk, job.Chunk+job.Chunks(); first < end; first += chunksPerTx {
+	end := job.Chunk + job.Chunks()
+	for first := job.Chunk; first < end; first += chunksPerTx {
 		runs = append(runs, [2]int{first, min(chunksPerTx, end-first)})
 	}
-	next := p.checkAhead(ctx, b, op, runs[0])
+	staged := &stagedReader{conn: store.Conn, op: op.ID, end: end}
+	next := p.checkAhead(ctx, b, op, staged, runs[0])
 	defer func() { next.wait() }() // no check outlives the job
 	for i := range runs {
 		checked, err := next.wait()
@@ -82,7 +85,7 @@ func (p *Pipeline) ProcessChunk(ctx context.Context, job jobs.ChunkJob) (err err
 			return err
 		}
 		if i+1 < len(runs) {
-			next = p.checkAhead(ctx, b, op, runs[i+1])
+			next = p.checkAhead(ctx, b, op, staged, runs[i+1])
 		}
 		if checked == nil {
 			continue // every chunk of the run was done already (a job run again)
@@ -117,17 +120,18 @@ type pendingCheck struct {
 }
 
 // checkAhead starts reading and checking the run of count chunks from
-// number first, those not done yet (none: a nil Checked).
-func (p *Pipeline) checkAhead(ctx context.Context, b *engine.Batch, op *jobs.Operation, run [2]int) *pendingCheck {
+// number first, those not done yet (none: a nil Checked). Runs are checked
+// one after the other, so staged is used by one goroutine at a time.
+func (p *Pipeline) checkAhead(ctx context.Context, b *engine.Batch, op *jobs.Operation, staged *stagedReader, run [2]int) *pendingCheck {
 	c := &pendingCheck{done: make(chan struct{})}
 	go func() {
 		defer close(c.done)
-		chunks, err := jobs.LoadChunks(ctx, p.engine.Store().Conn, op.ID, run[0], run[1])
+		chunks, err := staged.run(ctx, run[0], run[1])
 		if err != nil {
 			c.err = err
 			return
 		}
-		pending := chunks[:0]
+		pending := make([]jobs.Chunk, 0, len(chunks))
 		for _, ch := range chunks {
 			if !ch.Done {
 				pending = append(pending, ch)
@@ -139,6 +143,44 @@ func (p *Pipeline) checkAhead(ctx context.Context, b *engine.Batch, op *jobs.Ope
 	}()
 	return c
 }
+
+// stagedReader reads the staged chunks of a job, up to end (excluded),
+// chunksPerRead at a time as its runs ask for them in order: reading them
+// all at the job's start held a whole job's items in memory (500 chunks on
+// SQLite), and reading each run's own ten cost the writer a twelfth of a
+// batch on SQLite (its reads beside the writer's transactions).
+type stagedReader struct {
+	conn   *storage.Conn
+	op     int64
+	end    int
+	read   []jobs.Chunk // read, not yet handed to a run
+	readTo int          // the number after the last chunk read
+}
+
+// run returns the chunks numbered first to first+count-1.
+func (r *stagedReader) run(ctx context.Context, first, count int) ([]jobs.Chunk, error) {
+	if r.readTo < first+count {
+		from := max(first, r.readTo)
+		chunks, err := jobs.LoadChunks(ctx, r.conn, r.op, from, min(chunksPerRead, r.end-from))
+		if err != nil {
+			return nil, err
+		}
+		r.read, r.readTo = append(r.read, chunks...), from+min(chunksPerRead, r.end-from)
+	}
+	var out []jobs.Chunk
+	k := 0
+	for ; k < len(r.read) && r.read[k].Number < first+count; k++ {
+		if r.read[k].Number >= first {
+			out = append(out, r.read[k])
+		}
+	}
+	clear(r.read[:k]) // the buffer lets go of them: the run holds what it needs
+	r.read = r.read[k:]
+	return out, nil
+}
+
+// chunksPerRead is how many staged chunks a job reads at once.
+const chunksPerRead = 50
 
 // wait returns the check's outcome once it has ended (nothing for nil).
 func (c *pendingCheck) wait() (*engine.Checked, error) {
