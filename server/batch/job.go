@@ -38,16 +38,9 @@ func (p *Pipeline) ProcessChunk(ctx context.Context, job jobs.ChunkJob) (err err
 		}()
 	}
 	store := p.engine.Store()
-	op, err := jobs.LoadOperation(ctx, store.Conn, job.Org, job.Operation)
-	if errors.Is(err, storage.ErrNotFound) {
-		return nil // deleted: nothing is left to do
-	}
-	if err != nil {
-		return err
-	}
-	switch op.Status {
-	case jobs.StatusSuccess, jobs.StatusFailed, jobs.StatusCancelled:
-		return nil
+	op, err := p.liveOperation(ctx, job)
+	if op == nil || err != nil {
+		return err // nil: deleted or ended, nothing is left to do
 	}
 	if op.Status == jobs.StatusNew { // the first job: a write of its own, not one per chunk
 		if err := jobs.StartOperation(ctx, store.Conn, op.ID); err != nil {
@@ -93,16 +86,8 @@ func (p *Pipeline) ProcessChunk(ctx context.Context, job jobs.ChunkJob) (err err
 		if i > 0 {
 			// A cancel takes effect after the transaction under way, as
 			// it would between jobs.
-			op, err = jobs.LoadOperation(ctx, store.Conn, job.Org, job.Operation)
-			if errors.Is(err, storage.ErrNotFound) {
-				return nil
-			}
-			if err != nil {
+			if op, err = p.liveOperation(ctx, job); op == nil || err != nil {
 				return err
-			}
-			switch op.Status {
-			case jobs.StatusSuccess, jobs.StatusFailed, jobs.StatusCancelled:
-				return nil
 			}
 		}
 		if err := b.Write(ctx, op, checked); err != nil {
@@ -110,6 +95,23 @@ func (p *Pipeline) ProcessChunk(ctx context.Context, job jobs.ChunkJob) (err err
 		}
 	}
 	return nil
+}
+
+// liveOperation loads job's operation: nil when it is gone or has ended
+// (succeeded, failed or cancelled), so that the job writes no more.
+func (p *Pipeline) liveOperation(ctx context.Context, job jobs.ChunkJob) (*jobs.Operation, error) {
+	op, err := jobs.LoadOperation(ctx, p.engine.Store().Conn, job.Org, job.Operation)
+	if errors.Is(err, storage.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	switch op.Status {
+	case jobs.StatusSuccess, jobs.StatusFailed, jobs.StatusCancelled:
+		return nil, nil
+	}
+	return op, nil
 }
 
 // pendingCheck is a run of chunks being checked in a goroutine of its own.

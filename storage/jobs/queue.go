@@ -438,13 +438,7 @@ type chunkWorker struct {
 // Work processes a chunk; after the last attempt it fails the operation, as
 // Oro does when a chunk job fails (oro-behaviour §10.3).
 func (w *chunkWorker) Work(ctx context.Context, job *river.Job[ChunkJob]) error {
-	w.q.mu.Lock()
-	fn := w.q.process
-	w.q.mu.Unlock()
-	if fn == nil {
-		return errors.New("jobs: no chunk processor is set")
-	}
-	err := fn(ctx, job.Args)
+	err := w.q.Process(ctx, job.Args)
 	if err == nil || job.Attempt < job.MaxAttempts {
 		return err
 	}
