@@ -80,8 +80,10 @@ verify: generate
 release-docs: generate
 	cp $(foreach app,$(APPS),openapi/bundled/$(app).yaml) openapi/released/
 
-## lint: gofmt, go vet, import rules, Spectral and Redocly on the public documents
+## lint: gofmt, go vet, import rules, no tracked file over 1 MiB outside gen/ and vendored assets,
+## Spectral and Redocly on the public documents
 lint:
+	bash scripts/check-tracked-size.sh
 	@out=$$(gofmt -l $$(git ls-files '*.go' | grep -v '^gen/')); \
 	  test -z "$$out" || { echo "gofmt needed:"; echo "$$out"; exit 1; }
 	$(GO) vet ./...

@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// mdReference finds the Markdown files a text names (DESIGN.md §11, docs/x.md).
+// mdReference finds the Markdown files a text names (docs/decisions.md §11, docs/x.md).
 var mdReference = regexp.MustCompile(`[A-Za-z0-9_./-]*[A-Za-z0-9_-]\.md\b`)
 
 // TestREADMEReferences: the README is read on a fresh clone, so every

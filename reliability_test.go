@@ -1,6 +1,6 @@
 package main
 
-// End-to-end reliability of batches (DESIGN.md §11, "Nothing lost"): the
+// End-to-end reliability of batches (docs/decisions.md §11, "Nothing lost"): the
 // binary is built and run as a real process, killed with SIGKILL in the middle
 // of an asynchronous batch, started again on the same database, and the
 // operation must end as if nothing had happened: every record written once.

@@ -10,7 +10,7 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 )
 
-// TestPublicDocuments holds every public document to the bar of DESIGN.md §2:
+// TestPublicDocuments holds every public document to the bar of docs/decisions.md §2:
 // described operations, parameters and responses, an example per media type, the
 // common error responses, no default responses and no code-generation hints.
 func TestPublicDocuments(t *testing.T) {

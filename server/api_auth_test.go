@@ -240,7 +240,7 @@ func TestStorefrontTokensAreRefused(t *testing.T) {
 }
 
 // TestRolesOnEveryWriteOperation holds every write operation of the public
-// document to the roles table of DESIGN.md §8: a user writes nothing; a
+// document to the roles table of docs/decisions.md §8: a user writes nothing; a
 // manager creates and edits business units, accounts, contacts, weight units
 // and tax jurisdictions, and deletes nothing. The table is written here, not
 // read from the documents' x-entityapi managed, so a marker lost or added by

@@ -12,7 +12,7 @@ import (
 	"github.com/entityapi/entityapi/storage"
 )
 
-// Paging (oro-behaviour §4, DESIGN.md §5), its links (§13), and include and
+// Paging (oro-behaviour §4, docs/decisions.md §5), its links (§13), and include and
 // fields together (§5).
 
 var withTotal = map[string]string{"Accept": "application/vnd.api+json", "X-Include": "totalCount"}

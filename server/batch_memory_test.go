@@ -16,7 +16,7 @@ import (
 	"github.com/entityapi/entityapi/storage/storagetest"
 )
 
-// The bound of DESIGN.md §11 for the test: while a batch streams in, the heap
+// The bound of docs/decisions.md §11 for the test: while a batch streams in, the heap
 // may grow by batchHeapAllowance, whatever the number of records, plus, for an
 // update, heldBytesPerRecord for each record (an update waits for the end of
 // the body in case an included item links it: its index and size stay in

@@ -20,7 +20,7 @@ import (
 	"github.com/entityapi/entityapi/storage/storagetest"
 )
 
-// The batch benchmarks of DESIGN.md §11: an asynchronous batch of
+// The batch benchmarks of docs/decisions.md §11: an asynchronous batch of
 // benchRecords accounts through a real server (first byte sent to success)
 // against a raw multi-row INSERT of the same rows into the same table. Both
 // report records/s; scripts/benchratio prints their ratio per database (goal:

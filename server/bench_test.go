@@ -16,7 +16,7 @@ import (
 	"github.com/entityapi/entityapi/storage/storagetest"
 )
 
-// The benchmarks measure the service as DESIGN.md §11 asks: each one runs as
+// The benchmarks measure the service as docs/decisions.md §11 asks: each one runs as
 // the sub-benchmarks "sqlite" and (with TEST_DATABASE_URL) "postgres", on a
 // fresh migrated store. Most call the handler directly with a recorder, so the
 // figure is the service's and not the loopback stack's; the *HTTP variants go
@@ -236,7 +236,7 @@ func bareHandlerOf(b *testing.B, h http.Handler, target string) http.Handler {
 	})
 }
 
-// BenchmarkBareHandler is the ceiling DESIGN.md §11 compares BenchmarkGetOne
+// BenchmarkBareHandler is the ceiling docs/decisions.md §11 compares BenchmarkGetOne
 // with (goal: a third of its rate or better).
 func BenchmarkBareHandler(b *testing.B) {
 	eachDialect(b, func(b *testing.B, dialect string) {

@@ -212,7 +212,7 @@ func contractOperations() ([]string, error) {
 	return ops, nil
 }
 
-// checkRequestID holds every response the suite receives to DESIGN.md §3: an
+// checkRequestID holds every response the suite receives to docs/decisions.md §3: an
 // X-Request-ID header, and a JSON:API error document carrying the same id as
 // meta.requestId, so that a client can quote either to support.
 func checkRequestID(t testing.TB, res *http.Response, mediaType string, body []byte) {

@@ -17,7 +17,7 @@ import (
 	"github.com/gin-gonic/gin"
 )
 
-// The docs pages (<base>/api/doc, DESIGN.md §3): Swagger UI over the application's
+// The docs pages (<base>/api/doc, docs/decisions.md §3): Swagger UI over the application's
 // public document, with every file it needs embedded in the binary, so the page
 // makes no request to another host and works without internet. docs/swagger-ui/
 // holds an unmodified copy of the pinned swagger-ui-dist files (`make docs-assets`

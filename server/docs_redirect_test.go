@@ -12,7 +12,7 @@ import (
 // TestDocsRedirects: the application bases and their /api, the addresses a
 // newcomer types first, lead to the docs pages (302), following the
 // configured bases and the path of --public-url; they are no operations of
-// the documents, so this test asserts them (DESIGN.md §2).
+// the documents, so this test asserts them (docs/decisions.md §2).
 func TestDocsRedirects(t *testing.T) {
 	type redirect struct{ method, path, location string }
 	for _, tt := range []struct {

@@ -14,7 +14,7 @@ import (
 // dbCollector reads the database's figures when /metrics is scraped: the
 // connection pool (from memory), and batch operations by state and the job
 // queue's depth (two grouped queries). Nothing is read per API request, so
-// the queries-per-request bounds of DESIGN.md §5 hold.
+// the queries-per-request bounds of docs/decisions.md §5 hold.
 type dbCollector struct {
 	store *storage.Store
 	log   *slog.Logger

@@ -34,7 +34,7 @@ func series(name string, labels ...string) string {
 }
 
 // readMetrics scrapes a server's /metrics (outside the OpenAPI documents:
-// DESIGN.md §2, so no contract check) and checks its media type.
+// docs/decisions.md §2, so no contract check) and checks its media type.
 func readMetrics(t *testing.T, url string) scrape {
 	t.Helper()
 	res, err := http.Get(url)

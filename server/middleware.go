@@ -72,7 +72,7 @@ func negotiationOf(c *gin.Context) negotiation {
 }
 
 // negotiate rejects unacceptable media types and keeps the format for later;
-// relationship endpoints speak JSON:API only (DESIGN.md §3).
+// relationship endpoints speak JSON:API only (docs/decisions.md §3).
 func (a *application) negotiate(c *gin.Context) {
 	n := negotiationOf(c)
 	if n.problem != nil {
@@ -103,7 +103,7 @@ func (s *Server) unmatched(c *gin.Context, apps []*application) {
 	for _, a := range apps {
 		methods := a.routes.Allowed(c.Request.URL.Path)
 		if methods == nil && c.Request.URL.Path == "/oauth2-token" {
-			methods = []string{http.MethodOptions, http.MethodPost} // the shared token endpoint (DESIGN.md §3)
+			methods = []string{http.MethodOptions, http.MethodPost} // the shared token endpoint (docs/decisions.md §3)
 		}
 		if methods == nil {
 			continue

@@ -11,7 +11,7 @@ import (
 	"github.com/entityapi/entityapi/server/problem"
 )
 
-// negotiation is the outcome of reading Accept and Content-Type (DESIGN.md §3).
+// negotiation is the outcome of reading Accept and Content-Type (docs/decisions.md §3).
 type negotiation struct {
 	format engine.Format
 	// errorsJSONAPI: the request named the JSON:API media type somewhere, so even a
@@ -122,7 +122,7 @@ func onlyCharset(params map[string]string) bool {
 }
 
 // negotiateAtomic is negotiate for POST /api/operations, the one address whose
-// JSON:API media type carries a parameter (DESIGN.md §0): the body must be
+// JSON:API media type carries a parameter (docs/decisions.md §0): the body must be
 // application/vnd.api+json with ext="https://jsonapi.org/ext/atomic" and
 // nothing else (415 otherwise), and Accept, when it names JSON:API, must name
 // it with that ext or without parameters (406 otherwise); a wildcard is

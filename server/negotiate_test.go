@@ -10,7 +10,7 @@ import (
 	"github.com/entityapi/entityapi/server/jsonapi"
 )
 
-// TestNegotiate covers every row of the format table of DESIGN.md §3.
+// TestNegotiate covers every row of the format table of docs/decisions.md §3.
 func TestNegotiate(t *testing.T) {
 	cases := []struct {
 		name, accept, contentType, body string

@@ -51,7 +51,7 @@ func (q *queryCounter) during(fn func()) []string {
 	return append([]string(nil), q.queries...)
 }
 
-// TestQueriesPerRequest proves DESIGN.md §5's bound: a list costs at most 1
+// TestQueriesPerRequest proves docs/decisions.md §5's bound: a list costs at most 1
 // query for the primary records, 1 per to-many relationship whose linkage it
 // shows, 1 per include path segment and 1 for totalCount, whatever the page size.
 // It asserts the exact count the engine spends. Linkage shown by included
@@ -188,7 +188,7 @@ func runQueryCases(t *testing.T, seed func(t *testing.T, s *storage.Store), case
 // (each with a role and a business unit), 60 accounts and 60 contacts owned by
 // them, each contact in one to three accounts (seedCRM), so that every
 // relationship the include paths follow holds data on every page. For
-// contacts?include=accounts,owner the bound of DESIGN.md §5 is 1 (rows) + 3
+// contacts?include=accounts,owner the bound of docs/decisions.md §5 is 1 (rows) + 3
 // to-many relationships whose linkage is shown (contacts.accounts, and of the
 // included records accounts.contacts and users.userRoles) + 2 include path
 // segments = 6, and the engine spends exactly that; likewise for

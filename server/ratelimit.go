@@ -15,7 +15,7 @@ import (
 )
 
 // RateLimitConfig is the request rate allowed to each client of the APIs
-// (DESIGN.md §10). The buckets live in this process's memory: behind a load
+// (docs/decisions.md §10). The buckets live in this process's memory: behind a load
 // balancer each process allows the rate on its own.
 type RateLimitConfig struct {
 	// PerSecond is the sustained rate of one client; 0: no limit.

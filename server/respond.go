@@ -83,7 +83,7 @@ func (a *application) requestError(c *gin.Context, err error) {
 // badParameter finds the parameter in the generated code's binding errors.
 var badParameter = regexp.MustCompile(`^Invalid format for parameter (\S+):`)
 
-// writeProblems writes an error document in the negotiated format (DESIGN.md §3):
+// writeProblems writes an error document in the negotiated format (docs/decisions.md §3):
 // JSON:API errors with the status as a string and the request id in meta, or the
 // plain format's bare array.
 func writeProblems(c *gin.Context, list problem.List) {

@@ -203,7 +203,7 @@ func New(cfg Config, store *storage.Store) (*Server, error) {
 	bo.traceEngine(group)
 	mountBackoffice(bo, group)
 	for _, rt := range bo.routes.Batches() {
-		group.PATCH(rt.Pattern(), bo.batchRequest) // streams: not a generated handler (DESIGN.md §2)
+		group.PATCH(rt.Pattern(), bo.batchRequest) // streams: not a generated handler (docs/decisions.md §2)
 	}
 	for _, rt := range bo.routes.Atomic() {
 		group.POST(rt.Pattern(), bo.atomicRequest) // JSON:API Atomic Operations (atomic.go)
@@ -230,7 +230,7 @@ func New(cfg Config, store *storage.Store) (*Server, error) {
 	sf.serveDocument(g)
 
 	// Each application's token endpoint, and /oauth2-token, which accepts
-	// either application's clients (DESIGN.md §3).
+	// either application's clients (docs/decisions.md §3).
 	for _, path := range []string{cfg.BackofficeBase + "/oauth2-token", cfg.StorefrontBase + "/oauth2-token", "/oauth2-token"} {
 		if !slices.Contains(tokenPaths, path) {
 			tokenPaths = append(tokenPaths, path)
@@ -305,7 +305,7 @@ func (s *Server) Close() {
 // off is rolled back and retried by another process or the next start.
 const queueStopWait = 10 * time.Second
 
-// ServeHTTP answers HEAD like GET without a body (DESIGN.md §0).
+// ServeHTTP answers HEAD like GET without a body (docs/decisions.md §0).
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method == http.MethodHead {
 		r = r.Clone(r.Context())

@@ -21,7 +21,7 @@ import (
 var models = entityModels
 
 // Localization is one language the storefront answers in (migration 0005
-// fixes the four of DESIGN.md §10).
+// fixes the four of docs/decisions.md §10).
 type Localization struct {
 	bun.BaseModel `bun:"table:localizations"`
 

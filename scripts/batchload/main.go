@@ -1,4 +1,4 @@
-// Command batchload measures what DESIGN.md §11 asks of a large batch: it
+// Command batchload measures what docs/decisions.md §11 asks of a large batch: it
 // builds entityapi, starts `entityapi serve --demo` on a free loopback port,
 // streams an asynchronous batch of N generated accounts to it (the body is
 // generated while it is sent, never held in memory), polls the operation to

@@ -1,6 +1,6 @@
 // Command benchratio reads `go test -bench` output and prints, for each request
 // benchmark and database, its rate beside the rate of the bare handler that
-// writes the same bytes, and their ratio: the comparison DESIGN.md §11 asks for
+// writes the same bytes, and their ratio: the comparison docs/decisions.md §11 asks for
 // (goal: a third of the bare handler's rate or better). For the batch
 // benchmarks it prints their records/s beside the raw INSERT's and their ratio
 // (goal: half of the raw rate or better). For BenchmarkBigRead it prints each
@@ -32,7 +32,7 @@ var pairs = map[string]string{
 }
 
 // recordPairs maps a batch benchmark to the raw INSERT it is compared with
-// (records/s), and goal is the ratio DESIGN.md §11 asks for.
+// (records/s), and goal is the ratio docs/decisions.md §11 asks for.
 var recordPairs = map[string]string{
 	"BatchAccounts100k": "RawInsert100k",
 }

@@ -1,4 +1,4 @@
-// Package auth is entityapi's OAuth 2.0 side (DESIGN.md §8, oro-behaviour
+// Package auth is entityapi's OAuth 2.0 side (docs/decisions.md §8, oro-behaviour
 // §11): the token endpoint that trades client (and user) credentials for an
 // RS256 JWT, the public key set, and the check of a bearer token that every
 // API request goes through.
@@ -26,7 +26,7 @@ import (
 	"github.com/entityapi/entityapi/storage/authstore"
 )
 
-// The defaults of Config's zero values (DESIGN.md §10, issue 4).
+// The defaults of Config's zero values (docs/decisions.md §10, issue 4).
 const (
 	DefaultTokenTTL          = 3600 * time.Second
 	DefaultIssuer            = "entityapi"

@@ -21,7 +21,7 @@ type subject struct {
 
 // principalCache keeps subjects for at most a TTL, so that a request does not
 // cost database round trips for its caller, while disabling a client or user
-// (or changing roles) still takes effect within the TTL (DESIGN.md §8).
+// (or changing roles) still takes effect within the TTL (docs/decisions.md §8).
 // Missing clients and users are kept as well, so a stream of tokens naming a
 // deleted client does not reach the database each time. Only tokens with a
 // valid signature get this far, so the keys are bounded by real principals;

@@ -22,7 +22,7 @@ const (
 	grantPassword          = "password"
 )
 
-// tokenClaims are the claims of our access tokens (DESIGN.md §8): sub is the
+// tokenClaims are the claims of our access tokens (docs/decisions.md §8): sub is the
 // user id (back office) or the client id (storefront); org and sub are
 // strings, as JWT consumers expect.
 type tokenClaims struct {

@@ -182,7 +182,7 @@ func (s *Service) ours(ctx context.Context, token, audience string) (*identity.P
 	return p, nil
 }
 
-// check applies the rules of DESIGN.md §8 to a token's client and user (a
+// check applies the rules of docs/decisions.md §8 to a token's client and user (a
 // back-office token's user acts through a client of its own organization).
 func (s *Service) check(sub *subject, audience string, userID int64) error {
 	c := sub.client

@@ -1,4 +1,4 @@
-// Package batch is the batch pipeline of an application (DESIGN.md §7): the
+// Package batch is the batch pipeline of an application (docs/decisions.md §7): the
 // upload of PATCH /api/{type} (request.go), whose body is read as a stream
 // and cut into chunks by server/batch/split, staged under an invisible
 // operation and, once the body is whole and sound, published and queued, or

@@ -14,7 +14,7 @@ import (
 	"github.com/entityapi/entityapi/storage/jobs"
 )
 
-// This file is the job queue's work on a batch (DESIGN.md §7): a job names a
+// This file is the job queue's work on a batch (docs/decisions.md §7): a job names a
 // run of staged chunks of one operation (jobs.ForChunks). The operation and
 // its owner's roles are loaded once per job and the chunks in one query; the
 // chunks then go chunksPerTx at a time, each run in one transaction

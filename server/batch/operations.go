@@ -14,7 +14,7 @@ import (
 	"github.com/entityapi/entityapi/storage/jobs"
 )
 
-// This file serves the asyncoperations resource (DESIGN.md §4, §7): reading
+// This file serves the asyncoperations resource (docs/decisions.md §4, §7): reading
 // an operation, cancelling it, and paging through its errors. Only its owner
 // and the organization's administrators see it (403 for others of the
 // organization, 404 elsewhere).

@@ -22,7 +22,7 @@ import (
 	"github.com/entityapi/entityapi/storage/jobs"
 )
 
-// This file serves the batch request, PATCH /api/{type} (DESIGN.md §7): the
+// This file serves the batch request, PATCH /api/{type} (docs/decisions.md §7): the
 // body streams through server/batch/split, which cuts it into chunks staged
 // under an invisible operation; once the body has been read whole and found
 // sound, the operation is published and its chunks enqueued. With X-Mode:
@@ -265,7 +265,7 @@ type syncResult struct {
 
 // serveSync processes a request of at most one chunk in one transaction and
 // answers with the records (200) or the problems; past the timeout it answers
-// 202 with an operation that records the end (DESIGN.md §7).
+// 202 with an operation that records the end (docs/decisions.md §7).
 func (p *Pipeline) serveSync(ctx context.Context, w http.ResponseWriter, b *engine.Batch, body io.Reader) error {
 	var chunk *split.Chunk
 	lim := split.SyncLimits

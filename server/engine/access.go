@@ -19,7 +19,7 @@ const (
 	batchAction
 )
 
-// Roles (DESIGN.md §8).
+// Roles (docs/decisions.md §8).
 const (
 	roleAdministrator = "ROLE_ADMINISTRATOR"
 	roleManager       = "ROLE_MANAGER"
@@ -29,7 +29,7 @@ const (
 	roleIntegration = "ROLE_INTEGRATION"
 )
 
-// allowed is the roles table of DESIGN.md §8: every role views everything
+// allowed is the roles table of docs/decisions.md §8: every role views everything
 // but the resources whose x-entityapi names their readers (the events:
 // administrators and ROLE_INTEGRATION);
 // administrators do everything; managers create and edit the resources whose

@@ -15,7 +15,7 @@ import (
 )
 
 // This file is what the engine does for a batch request, PATCH /api/{type}
-// (DESIGN.md §7): the batch pipeline (server/batch) reads and splits the
+// (docs/decisions.md §7): the batch pipeline (server/batch) reads and splits the
 // body, stages and queues the chunks, times the synchronous mode and serves
 // the operations; the engine turns a split chunk into staged items
 // (passwords hashed), writes a chunk, and renders the written records.

@@ -17,7 +17,7 @@ import (
 	"github.com/entityapi/entityapi/storage/jobs"
 )
 
-// This file processes one chunk of a batch (DESIGN.md §7): every item is
+// This file processes one chunk of a batch (docs/decisions.md §7): every item is
 // checked by the validator of a single request; items with problems, and the
 // items linked with them, are skipped and their problems recorded; the others
 // are written in one transaction, with multi-row INSERTs for plain creates,
@@ -37,7 +37,7 @@ type chunkItem struct {
 // ChunkOutcome is what a chunk did.
 type ChunkOutcome struct {
 	counts   jobs.ChunkCounts
-	problems []*problem.Problem // in the order of DESIGN.md §7: data before included, by index, then position
+	problems []*problem.Problem // in the order of docs/decisions.md §7: data before included, by index, then position
 	data     []*chunkItem       // the primary items, in request order
 	included []*chunkItem
 	// validated is the answer of a validate-only chunk, rendered before its
@@ -48,7 +48,7 @@ type ChunkOutcome struct {
 // Counts are what the chunk wrote, created, updated and refused.
 func (o *ChunkOutcome) Counts() jobs.ChunkCounts { return o.counts }
 
-// Problems are the problems of the chunk's items, in the order of DESIGN.md §7.
+// Problems are the problems of the chunk's items, in the order of docs/decisions.md §7.
 func (o *ChunkOutcome) Problems() problem.List { return o.problems }
 
 // ErrorRows turns the outcome's problems into rows of async_operation_errors.
@@ -429,7 +429,7 @@ func (o *ChunkOutcome) count(all []*chunkItem) {
 	}
 }
 
-// collect gathers the problems in DESIGN.md §7 order.
+// collect gathers the problems in docs/decisions.md §7 order.
 func (o *ChunkOutcome) collect(all []*chunkItem) {
 	sorted := append([]*chunkItem(nil), all...)
 	sort.SliceStable(sorted, func(i, j int) bool {

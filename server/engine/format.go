@@ -1,6 +1,6 @@
 package engine
 
-// Format is the representation a request is answered in (DESIGN.md §3): the
+// Format is the representation a request is answered in (docs/decisions.md §3): the
 // edge negotiates it from Accept and Content-Type.
 type Format int
 

@@ -95,7 +95,7 @@ func checkDecoded(schema *openapi3.Schema, value map[string]any, update bool, ba
 }
 
 // visitSchema checks value against schema and turns each failure into the
-// problems of DESIGN.md §3's table, pointing below root (the value's own
+// problems of docs/decisions.md §3's table, pointing below root (the value's own
 // pointer) within the item at object; a failure that is not a schema error
 // becomes other(). No failure is nil. A batch item (checkItem) and a batch
 // password checked before staging (sealValue) report alike through it.

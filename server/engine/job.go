@@ -14,7 +14,7 @@ import (
 )
 
 // This file is the engine's part of the job queue's work on a batch
-// (DESIGN.md §7; the job itself is server/batch's): the chunks of a run go
+// (docs/decisions.md §7; the job itself is server/batch's): the chunks of a run go
 // together. Each chunk is checked on its own (its links, problems and
 // pointers stay its own), then the items of all are written with the same
 // multi-row INSERTs and the outcomes of all recorded (FinishChunks) in one

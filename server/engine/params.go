@@ -12,7 +12,7 @@ import (
 	"github.com/entityapi/entityapi/storage"
 )
 
-// Paging limits (DESIGN.md §5).
+// Paging limits (docs/decisions.md §5).
 const (
 	defaultPageSize = 10
 	maxPageSize     = 1000
@@ -179,7 +179,7 @@ func unsupported(q url.Values, also ...string) problem.List {
 	return errs
 }
 
-// parsePage reads page[number] and page[size] (DESIGN.md §5).
+// parsePage reads page[number] and page[size] (docs/decisions.md §5).
 func parsePage(q url.Values) (number, size int, errs problem.List) {
 	number, size = 1, defaultPageSize
 	if v, ok := q["page[number]"]; ok {

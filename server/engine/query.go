@@ -10,7 +10,7 @@ import (
 )
 
 // readQuery reads the whole query string of a request and answers the first
-// part it cannot read, naming the parameter where it can (DESIGN.md §3).
+// part it cannot read, naming the parameter where it can (docs/decisions.md §3).
 //
 // Go's url.ParseQuery, behind URL.Query(), Gin's c.Query, kin-openapi's
 // parameter checks and the generated parameter binding, skips a pair that

@@ -11,7 +11,7 @@ import (
 	"github.com/entityapi/entityapi/storage"
 )
 
-// dateLayout is the wire format of a date (DESIGN.md §3); a date-time's is
+// dateLayout is the wire format of a date (docs/decisions.md §3); a date-time's is
 // jsonapi.DateTimeLayout.
 const dateLayout = "2006-01-02"
 
@@ -196,7 +196,7 @@ func (cl *call) pageLinks(self string, p *listParams, hasMore bool, total int) *
 	return l
 }
 
-// title is a record's text rendering (DESIGN.md §4): the values of its title
+// title is a record's text rendering (docs/decisions.md §4): the values of its title
 // fields joined by spaces.
 func title(res *resource.Resource, row storage.Row, lang string) string {
 	var parts []string

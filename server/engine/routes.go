@@ -318,7 +318,7 @@ func (rt *Route) Resource() *resource.Resource { return rt.res }
 func (rt *Route) Operation() *routers.Route { return rt.kin }
 
 // IsRelationship tells whether the route is a relationship endpoint, which
-// speaks JSON:API only (DESIGN.md §3).
+// speaks JSON:API only (docs/decisions.md §3).
 func (rt *Route) IsRelationship() bool { return rt.kind == relationshipRoute }
 
 // Allows tells whether a caller with these roles may do what the route does

@@ -18,7 +18,7 @@ var (
 )
 
 // translate turns kin-openapi's validation errors into problems with Oro's titles
-// and JSON pointers (DESIGN.md §3). kin-openapi's own texts carry schema dumps and
+// and JSON pointers (docs/decisions.md §3). kin-openapi's own texts carry schema dumps and
 // are never sent.
 func Translate(err error, rt *Route, f Format) error {
 	var out problem.List

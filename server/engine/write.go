@@ -12,7 +12,7 @@ import (
 	"github.com/entityapi/entityapi/storage"
 )
 
-// maxDeleteList caps a delete by filter (DESIGN.md §10).
+// maxDeleteList caps a delete by filter (docs/decisions.md §10).
 const maxDeleteList = 1000
 
 // writeProblem maps a storage write error to what the client did wrong.

@@ -13,7 +13,7 @@ const (
 	PlainMediaType = "application/json"
 	// AtomicExtension is the URI of JSON:API's Atomic Operations extension, and
 	// AtomicMediaType the media type of its requests and answers, the one
-	// JSON:API media type with a parameter that the API speaks (DESIGN.md §0).
+	// JSON:API media type with a parameter that the API speaks (docs/decisions.md §0).
 	AtomicExtension = "https://jsonapi.org/ext/atomic"
 	AtomicMediaType = MediaType + `; ext="` + AtomicExtension + `"`
 )

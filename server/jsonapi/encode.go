@@ -39,7 +39,7 @@ func appendArray[T any](b []byte, items []T, appendItem func([]byte, T) []byte) 
 	return append(b, ']')
 }
 
-// DateTimeLayout is the wire format of a date-time (DESIGN.md §3): UTC,
+// DateTimeLayout is the wire format of a date-time (docs/decisions.md §3): UTC,
 // whole seconds.
 const DateTimeLayout = "2006-01-02T15:04:05Z"
 

@@ -3,7 +3,7 @@ package problem
 import "fmt"
 
 // Constructors for the problems the API reports, with Oro's titles
-// (oro-behaviour §6.4, DESIGN.md §3).
+// (oro-behaviour §6.4, docs/decisions.md §3).
 
 // Constraint is a 400 about a value in the body.
 func Constraint(title, detail, pointer string) *Problem {

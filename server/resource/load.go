@@ -40,7 +40,7 @@ type meta struct {
 	Title  []string   `json:"title"`
 	Upsert [][]string `json:"upsert"`
 	Batch  bool       `json:"batch"`
-	// Managed: managers create and edit these records too (DESIGN.md §8).
+	// Managed: managers create and edit these records too (docs/decisions.md §8).
 	Managed bool `json:"managed"`
 	Chunk   struct {
 		Size     int `json:"size"`

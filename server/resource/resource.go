@@ -34,7 +34,7 @@ type Resource struct {
 	Upsert   [][]string
 	Batch    bool
 	// Managed: managers may create and edit the records, not only
-	// administrators (DESIGN.md §8); x-entityapi managed: true.
+	// administrators (docs/decisions.md §8); x-entityapi managed: true.
 	Managed bool
 	// Readers are the only roles that may read the records (x-entityapi
 	// readers: the change events); empty: every role.

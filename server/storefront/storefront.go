@@ -17,7 +17,7 @@ import (
 )
 
 // Package storefront holds what only the storefront application has
-// (DESIGN.md §3, §4, §10): guests without a token on the whitelisted
+// (docs/decisions.md §3, §4, §10): guests without a token on the whitelisted
 // resources, and what the X-Localization-ID and X-Currency request headers
 // may name, echoed as Content-Language and X-Currency. The HTTP edge
 // (package server) reads the headers and asks; this package answers from the

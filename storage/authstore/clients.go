@@ -75,7 +75,7 @@ func (a *Store) ClientByID(ctx context.Context, id string) (*Client, error) {
 
 // SetClientEnabled enables or disables a client (`entityapi client
 // disable`); ErrNotFound when there is none. Servers notice within their
-// cache time (DESIGN.md §8: at most 30 s).
+// cache time (docs/decisions.md §8: at most 30 s).
 func (a *Store) SetClientEnabled(ctx context.Context, id string, enabled bool) error {
 	return a.atomic(ctx, func(a *Store) error {
 		res, err := a.c.Bun().NewUpdate().Table("clients").

@@ -27,7 +27,7 @@ const (
 	AppStorefront = "storefront"
 )
 
-// Client is an OAuth client of one application (DESIGN.md §8). A back-office
+// Client is an OAuth client of one application (docs/decisions.md §8). A back-office
 // client acts as its user (UserID) in that user's organization; a storefront
 // client has no user and acts as itself in OrganizationID. Only the bcrypt
 // hash of its secret is kept (storage/secret).

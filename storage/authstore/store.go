@@ -1,4 +1,4 @@
-// Package authstore keeps the records of authentication (DESIGN.md §8):
+// Package authstore keeps the records of authentication (docs/decisions.md §8):
 // OAuth clients, the keys that sign access tokens, counts of failed
 // credentials, and the users and organizations as sign-in and the admin
 // commands see them. It sits beside storage, on storage's connections,

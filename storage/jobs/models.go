@@ -10,7 +10,7 @@ import (
 // The Bun models of batch operations: their tables are created by storage's
 // migrations (0004 and later), and only this package's queries touch them.
 
-// Operation is an asynchronous batch request (DESIGN.md §7): its state
+// Operation is an asynchronous batch request (docs/decisions.md §7): its state
 // (one of the Status... constants), how many chunks it has and how many
 // are done, and the summed counts of the done chunks. OwnerID is the user who
 // sent it (nil once that user is deleted). StartedAt is set when it becomes

@@ -1,4 +1,4 @@
-// Package jobs keeps the batch work of entityapi (DESIGN.md §7, §9): the
+// Package jobs keeps the batch work of entityapi (docs/decisions.md §7, §9): the
 // records of asynchronous operations (their staged chunks, outcomes and
 // errors) and the River queue whose jobs process the chunks. It sits beside
 // storage, on storage's connections, transactions and errors, so that
@@ -396,7 +396,7 @@ func (op *Operation) utc() *Operation {
 }
 
 // OpenSyncOperation makes a synchronous batch that outlived its wait visible
-// (DESIGN.md §7): op (OrganizationID, OwnerID, EntityType) is inserted as a
+// (docs/decisions.md §7): op (OrganizationID, OwnerID, EntityType) is inserted as a
 // running operation of one chunk that has no staged items, since the
 // request's own goroutine still holds them. Its end is recorded by
 // EndSyncOperation, in the transaction of its writes.

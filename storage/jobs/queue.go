@@ -19,7 +19,7 @@ import (
 	"github.com/entityapi/entityapi/storage"
 )
 
-// This file wires the job queue of batch operations (DESIGN.md §2, §9): River
+// This file wires the job queue of batch operations (docs/decisions.md §2, §9): River
 // on both databases, its tables in the application's database. A chunk job
 // names one staged chunk; whoever builds the queue hands it the function that
 // processes a chunk (the server's), so this package knows nothing of HTTP. On

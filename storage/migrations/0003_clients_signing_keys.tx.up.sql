@@ -1,4 +1,4 @@
--- OAuth clients and the keys that sign access tokens (DESIGN.md §8), and the
+-- OAuth clients and the keys that sign access tokens (docs/decisions.md §8), and the
 -- demo flag on users. Placeholders and split markers as in 0001.
 --
 -- A back-office client acts as a user, so it has one and goes with it (ON

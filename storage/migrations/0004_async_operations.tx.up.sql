@@ -1,4 +1,4 @@
--- Asynchronous batch operations (DESIGN.md §7): the operation, its staged
+-- Asynchronous batch operations (docs/decisions.md §7): the operation, its staged
 -- chunks and the errors of its items. Placeholders and split markers as in
 -- 0001.
 --

@@ -1,4 +1,4 @@
--- The storefront's reference data (DESIGN.md §10): the localizations that
+-- The storefront's reference data (docs/decisions.md §10): the localizations that
 -- X-Localization-ID selects (their ids are fixed: clients send them) and the
 -- ISO 4217 currencies that X-Currency may name; which of them are enabled is
 -- the server's configuration, not the table's. Currency rows are loaded by

@@ -1,7 +1,7 @@
 // Package split reads the body of a batch request (PATCH /admin/api/{type}: a
 // root "data" array of resource objects of one type and an optional root
 // "included" array) as a stream, checks its structure and splits it into
-// chunks that are closed under reference (DESIGN.md §7, oro-behaviour §10.1 and
+// chunks that are closed under reference (docs/decisions.md §7, oro-behaviour §10.1 and
 // §10.3).
 //
 // The body is never decoded as a whole: the root object is walked token by
