@@ -13,6 +13,7 @@ import (
 // (appendRequestLine) to the bytes slog's JSON handler writes for the same
 // record: a log collector cannot tell the two apart.
 func TestRequestLineAsSlog(t *testing.T) {
+	t.Parallel()
 	at := time.Date(2026, 11, 27, 23, 9, 21, 944500564, time.UTC)
 	base := requestLine{method: "GET", route: "/admin/api/regions", app: "backoffice", status: 200,
 		durationMS: 1.234, bytes: 3847, requestID: "038c934c6b741c685241705f", clientID: "demo-backoffice", userID: 1}
@@ -68,6 +69,7 @@ func TestRequestLineAsSlog(t *testing.T) {
 // NewJSONLogHandler whose options keep slog's shape, and through slog for
 // every other handler, so options that change the line still apply.
 func TestLogRequestPaths(t *testing.T) {
+	t.Parallel()
 	at := time.Date(2026, 11, 27, 1, 2, 3, 4, time.UTC)
 	line := requestLine{method: "POST", route: "/admin/api/accounts", app: "backoffice", status: 201,
 		durationMS: 2.5, bytes: 10, requestID: "r1", clientID: "c", userID: 9}

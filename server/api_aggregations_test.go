@@ -178,6 +178,7 @@ func principalOrg(t *testing.T, a *api, name string) int64 {
 }
 
 func TestAggregationCountsOrderAndCap(t *testing.T) {
+	t.Parallel()
 	for _, dialect := range storagetest.Dialects() {
 		t.Run(dialect, func(t *testing.T) {
 			a := newAPIWith(t, storagetest.Open(t, dialect), func(c *server.Config) { c.MaxAggregationValues = 3 })

@@ -240,6 +240,7 @@ func TestAtomicMediaTypes(t *testing.T) {
 
 // TestAtomicLimit: --max-atomic-operations and --max-body bound a request.
 func TestAtomicLimit(t *testing.T) {
+	t.Parallel()
 	for _, dialect := range storagetest.Dialects() {
 		t.Run(dialect, func(t *testing.T) {
 			a := newAPIWith(t, storagetest.Open(t, dialect), func(c *server.Config) { c.MaxAtomicOperations = 3 })

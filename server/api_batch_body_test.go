@@ -102,6 +102,7 @@ func TestDeepBodyIsRefusedFirst(t *testing.T) {
 // TestBatchItemSize: an item over --max-batch-item is a 413 naming it,
 // asynchronous and sync alike, and nothing of the request is stored.
 func TestBatchItemSize(t *testing.T) {
+	t.Parallel()
 	for _, dialect := range storagetest.Dialects() {
 		t.Run(dialect, func(t *testing.T) {
 			a := newAPIWith(t, storagetest.Open(t, dialect), func(c *server.Config) { c.MaxBatchItem = 4096 })

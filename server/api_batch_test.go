@@ -328,6 +328,7 @@ func TestOperationErrorsPaging(t *testing.T) {
 // answered 202 and stays atomic: it ends success with every record, or failed
 // with nothing written and its errors listed.
 func TestBatchSyncTimeout(t *testing.T) {
+	t.Parallel()
 	for _, dialect := range storagetest.Dialects() {
 		t.Run(dialect, func(t *testing.T) {
 			a := newAPIWith(t, storagetest.Open(t, dialect), func(c *server.Config) {
@@ -380,6 +381,7 @@ func TestBatchSyncTimeout(t *testing.T) {
 // SQLite, of the chunk's rows' keys read back by it), or a COPY for many on
 // PostgreSQL.
 func TestBatchQueriesPerChunk(t *testing.T) {
+	t.Parallel()
 	for _, dialect := range storagetest.Dialects() {
 		t.Run(dialect, func(t *testing.T) {
 			store := storagetest.Open(t, dialect)

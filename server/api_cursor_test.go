@@ -288,6 +288,7 @@ func TestCursorStorefront(t *testing.T) {
 // statement that seeks by key (LIMIT, no OFFSET) and a deep page by number
 // with an OFFSET, as the same list's rows.
 func TestCursorDeepPageSeeks(t *testing.T) {
+	t.Parallel()
 	for _, dialect := range storagetest.Dialects() {
 		t.Run(dialect, func(t *testing.T) {
 			store := storagetest.Open(t, dialect)

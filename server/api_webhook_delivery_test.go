@@ -119,6 +119,7 @@ func createAccount(t *testing.T, a *api, name string) string {
 }
 
 func TestWebhookDeliveriesAreSigned(t *testing.T) {
+	t.Parallel()
 	eachWebhookAPI(t, fastWebhooks, func(t *testing.T, a *api) {
 		rcv := newReceiver(t)
 		hookID, secret := createWebhook(t, a, rcv.hs.URL+"/in", `["accounts.created","accounts.updated"]`)
@@ -191,6 +192,7 @@ func TestWebhookDeliveriesAreSigned(t *testing.T) {
 }
 
 func TestWebhookRetriesThenDisables(t *testing.T) {
+	t.Parallel()
 	eachWebhookAPI(t, fastWebhooks, func(t *testing.T, a *api) {
 		rcv := newReceiver(t)
 		rcv.status.Store(500)
@@ -252,6 +254,7 @@ func TestWebhookRetriesThenDisables(t *testing.T) {
 }
 
 func TestWebhookThousandChanges(t *testing.T) {
+	t.Parallel()
 	eachWebhookAPI(t, fastWebhooks, func(t *testing.T, a *api) {
 		rcv := newReceiver(t)
 		_, secret := createWebhook(t, a, rcv.hs.URL, `["accounts.created"]`)
@@ -269,6 +272,7 @@ func TestWebhookThousandChanges(t *testing.T) {
 // public address when the webhook was made and to a loopback one when a
 // delivery connects (DNS rebinding) is refused by the dialer.
 func TestWebhookRefusesPrivateAddressAtDelivery(t *testing.T) {
+	t.Parallel()
 	var lookups atomic.Int32
 	resolve := func(_ context.Context, host string) ([]netip.Addr, error) {
 		if lookups.Add(1) == 1 {
@@ -314,6 +318,7 @@ func TestWebhookRefusesPrivateAddressAtDelivery(t *testing.T) {
 // TestWebhookDeliveryTraced: with tracing on, each attempt is a client span
 // and the delivery carries its traceparent.
 func TestWebhookDeliveryTraced(t *testing.T) {
+	t.Parallel()
 	for _, dialect := range storagetest.Dialects() {
 		t.Run(dialect, func(t *testing.T) {
 			a, rec := tracedAPI(t, dialect, func(c *server.Config) {
@@ -339,6 +344,7 @@ func TestWebhookDeliveryTraced(t *testing.T) {
 // TestWebhookLogTestAndReplay: a test message and the replay of an event
 // arrive (to a disabled webhook too), and every attempt is in the log.
 func TestWebhookLogTestAndReplay(t *testing.T) {
+	t.Parallel()
 	eachWebhookAPI(t, fastWebhooks, func(t *testing.T, a *api) {
 		rcv := newReceiver(t)
 		hookID, secret := createWebhook(t, a, rcv.hs.URL, `["accounts.created"]`)

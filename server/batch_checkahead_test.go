@@ -22,6 +22,7 @@ import (
 // first statement until the second run's check has sent such a query;
 // a job that checked a run only after writing the one before never would.
 func TestJobChecksAheadOfWriting(t *testing.T) {
+	t.Parallel()
 	for _, dialect := range storagetest.Dialects() {
 		t.Run(dialect, func(t *testing.T) {
 			store := storagetest.Open(t, dialect)

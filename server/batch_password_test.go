@@ -33,6 +33,7 @@ func batchUser(name, password string) string {
 // their passwords (hashed once, before staging), and the passwords the rules
 // refuse are per-item errors pointing into the original request.
 func TestBatchPasswordsNeverStaged(t *testing.T) {
+	t.Parallel()
 	good := []string{"first-secret-password", "second-secret-pässword"}
 	tooShort, tooManyBytes := "Sh0rt!", strings.Repeat("é", 40) // 40 characters, 80 bytes: over bcrypt's 72
 	escaped := "third-secret-password"

@@ -218,6 +218,7 @@ func insertText(text string) chromedp.Action[chromedp.Void] {
 }
 
 func TestDocsPagesInBrowser(t *testing.T) {
+	t.Parallel()
 	chromium := browserPath(t)
 	start := time.Now()
 	// The pages do not depend on the database: one is enough (PostgreSQL when

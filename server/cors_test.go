@@ -93,6 +93,7 @@ func checkCORS(t *testing.T, a *api, cases []corsCase) {
 // included, lets its scripts read the documented headers; another origin and
 // the docs page get no CORS headers, and plain OPTIONS is unchanged.
 func TestCORS(t *testing.T) {
+	t.Parallel()
 	token := `{"grant_type":"client_credentials","client_id":"test-storefront","client_secret":"test-storefront-secret"}`
 	for _, dialect := range storagetest.Dialects() {
 		t.Run(dialect, func(t *testing.T) {
@@ -134,6 +135,7 @@ func TestCORS(t *testing.T) {
 // TestCORSAnyOrigin: "*" answers every origin with "*" (never with
 // credentials), and the preflight's max-age follows the setting.
 func TestCORSAnyOrigin(t *testing.T) {
+	t.Parallel()
 	for _, dialect := range storagetest.Dialects() {
 		t.Run(dialect, func(t *testing.T) {
 			a := newAPIWith(t, storagetest.Open(t, dialect), func(c *server.Config) {

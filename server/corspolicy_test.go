@@ -5,6 +5,7 @@ import "testing"
 // TestNormalizeOrigin: configured origins are written as browsers send them,
 // and anything that is not an origin is refused at start.
 func TestNormalizeOrigin(t *testing.T) {
+	t.Parallel()
 	cases := []struct{ in, want string }{ // want "": refused
 		{"https://shop.example.com", "https://shop.example.com"},
 		{"https://Shop.Example.com/", "https://shop.example.com"},
@@ -32,6 +33,7 @@ func TestNormalizeOrigin(t *testing.T) {
 // TestCORSCovers: CORS covers the API addresses and token endpoints of both
 // applications, whatever their bases, and nothing else.
 func TestCORSCovers(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		bases []string
 		path  string

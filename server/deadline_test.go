@@ -72,6 +72,7 @@ func (h *heldErrors) list() []error {
 // not a 200 minutes later (issue 15: the log showed a 200 after 223 s with a
 // 30 s --request-timeout, which only bounded the HTTP write).
 func TestRequestDeadlineCancelsQueries(t *testing.T) {
+	t.Parallel()
 	const timeout = 2 * time.Second
 	for _, dialect := range storagetest.Dialects() {
 		t.Run(dialect, func(t *testing.T) {
@@ -139,6 +140,7 @@ func waitNoActiveQuery(t *testing.T, s *storage.Store, table string) {
 // (--batch-upload-timeout), so a request timeout too short for any query
 // stops a list and leaves a synchronous batch alone.
 func TestRequestDeadlineSparesBatches(t *testing.T) {
+	t.Parallel()
 	for _, dialect := range storagetest.Dialects() {
 		t.Run(dialect, func(t *testing.T) {
 			a := newAPIWith(t, storagetest.Open(t, dialect), func(c *server.Config) {

@@ -14,6 +14,7 @@ import (
 // configured bases and the path of --public-url; they are no operations of
 // the documents, so this test asserts them (docs/decisions.md §2).
 func TestDocsRedirects(t *testing.T) {
+	t.Parallel()
 	type redirect struct{ method, path, location string }
 	for _, tt := range []struct {
 		name   string

@@ -216,6 +216,7 @@ func TestDocsAssets(t *testing.T) {
 // --public-url the page names paths under its path (the prefix a proxy strips)
 // and "Try it out" may reach its origin.
 func TestDocsPagesOtherBases(t *testing.T) {
+	t.Parallel()
 	for _, dialect := range storagetest.Dialects() {
 		t.Run(dialect, func(t *testing.T) {
 			a := newAPIWith(t, storagetest.Open(t, dialect), func(c *server.Config) {
@@ -265,6 +266,7 @@ func TestDocsPagesOtherBases(t *testing.T) {
 // difference of the copies: it is reported with the command that fixes it, and
 // fails only under CI=true, where `npm ci` has run.
 func TestDocsAssetsPinned(t *testing.T) {
+	t.Parallel()
 	raw, err := os.ReadFile("../scripts/package.json")
 	if err != nil {
 		t.Fatal(err)
@@ -337,6 +339,7 @@ func compareDocsAssets(dist, copies, pinned string) (unusable string, diffs []st
 // TestDocsAssetsCompare: the comparison of TestDocsAssetsPinned tells an
 // unusable install from copies that differ, and still finds a difference.
 func TestDocsAssetsCompare(t *testing.T) {
+	t.Parallel()
 	copies := "docs/swagger-ui/"
 	install := func(t *testing.T, version string, skip string, change string) string {
 		dist := t.TempDir() + "/"

@@ -19,7 +19,7 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	code := m.Run()
+	code := storagetest.Run(m)
 	if k, err := contractOnce(); err == nil {
 		k.report()
 	}
@@ -56,6 +56,9 @@ func startAPI(t *testing.T, store *storage.Store, adjust func(*server.Config)) *
 		Jobs:   jobs.Config{Workers: 2, PollEvery: 100 * time.Millisecond, RescueAfter: 5 * time.Second}}
 	if adjust != nil {
 		adjust(&cfg)
+	}
+	if cfg.Auth.SigningKeyFile == "" && cfg.Auth.KeyEncryption == nil {
+		addTestSigningKey(t, store)
 	}
 	srv, err := server.New(cfg, store)
 	if err != nil {
@@ -101,8 +104,25 @@ func (a *api) token(name string) string {
 	return tok.AccessToken
 }
 
-// eachAPI runs fn against a server on every test database.
+// eachAPI runs fn against a server on every test database. The test runs in
+// parallel with the package's other parallel tests, and its databases side by
+// side: each has its own server on its own database, and most of a test's
+// time is spent waiting (on HTTP, the database, the job queue). Call it first
+// in a test, once. A test that measures the process (allocations, memory)
+// uses eachAPISerial, since parallel tests would add to what it counts.
 func eachAPI(t *testing.T, fn func(t *testing.T, a *api)) {
+	t.Parallel()
+	for _, dialect := range storagetest.Dialects() {
+		t.Run(dialect, func(t *testing.T) {
+			t.Parallel()
+			fn(t, newAPI(t, storagetest.Open(t, dialect)))
+		})
+	}
+}
+
+// eachAPISerial is eachAPI for a test that must run alone: one database after
+// the other, never beside another test.
+func eachAPISerial(t *testing.T, fn func(t *testing.T, a *api)) {
 	for _, dialect := range storagetest.Dialects() {
 		t.Run(dialect, func(t *testing.T) {
 			fn(t, newAPI(t, storagetest.Open(t, dialect)))

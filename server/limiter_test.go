@@ -17,6 +17,7 @@ import (
 // TestLimiter drives the buckets with a made-up clock, so that it counts
 // requests and never measures time.
 func TestLimiter(t *testing.T) {
+	t.Parallel()
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	type step struct {
 		key  string
@@ -85,6 +86,7 @@ func TestLimiterMemory(t *testing.T) {
 
 // TestLimiterOff: no rate, no limiter.
 func TestLimiterOff(t *testing.T) {
+	t.Parallel()
 	if l := newLimiter(RateLimitConfig{}, 10); l != nil {
 		t.Errorf("limiter %+v without a rate", l)
 	}
@@ -94,6 +96,7 @@ func TestLimiterOff(t *testing.T) {
 // guest has its address's (its /64 for IPv6). Guests once shared one bucket:
 // their principal is empty, not missing.
 func TestClientKey(t *testing.T) {
+	t.Parallel()
 	gin.SetMode(gin.ReleaseMode) // as server.New does: no debug banner from the test contexts
 	key := func(remote string, p *identity.Principal) string {
 		c, _ := gin.CreateTestContext(httptest.NewRecorder())

@@ -18,6 +18,7 @@ import (
 // each answer exactly what they answered alone: no field left by an
 // earlier request, no object changed by a later one.
 func TestListsShareNoObjects(t *testing.T) {
+	t.Parallel()
 	targets := []string{
 		"/admin/api/regions?page[size]=10&meta=title",
 		"/admin/api/regions?page[size]=25&include=country",

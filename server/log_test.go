@@ -85,6 +85,7 @@ func (l *logCapture) serve(method, path, body string, headers map[string]string)
 // status, the size, the duration, the request id of the X-Request-ID header
 // (the client's when sane, else a new one), and the caller once authenticated.
 func TestLogRequestLine(t *testing.T) {
+	t.Parallel()
 	for _, dialect := range storagetest.Dialects() {
 		t.Run(dialect, func(t *testing.T) {
 			l := newLogCapture(t, dialect)
@@ -182,6 +183,7 @@ func jsonMeta(raw []byte) string {
 // password, the issued access tokens, a created user's password and a
 // created record's values never appear, while each request has its line.
 func TestLogNoSecrets(t *testing.T) {
+	t.Parallel()
 	for _, dialect := range storagetest.Dialects() {
 		t.Run(dialect, func(t *testing.T) {
 			l := newLogCapture(t, dialect)

@@ -214,6 +214,7 @@ func TestMetricsBatch(t *testing.T) {
 // TestMetricsSeparateAddress leaves /metrics out of the main handler with
 // SeparateMetrics (--metrics-addr): 404 there, served by MetricsHandler.
 func TestMetricsSeparateAddress(t *testing.T) {
+	t.Parallel()
 	for _, dialect := range storagetest.Dialects() {
 		t.Run(dialect, func(t *testing.T) {
 			srv, err := server.New(server.Config{BackofficeBase: "/admin", SeparateMetrics: true,

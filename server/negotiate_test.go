@@ -12,6 +12,7 @@ import (
 
 // TestNegotiate covers every row of the format table of docs/decisions.md §3.
 func TestNegotiate(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name, accept, contentType, body string
 		format                          engine.Format
@@ -76,6 +77,7 @@ func TestNegotiate(t *testing.T) {
 // atomic extension required in Content-Type, allowed in Accept, and JSON:API
 // errors whatever the request named.
 func TestNegotiateAtomic(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name, accept, contentType string
 		status                    int // 0: acceptable

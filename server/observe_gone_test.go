@@ -45,6 +45,7 @@ func (h *holdQuery) AfterStatement(context.Context, string, error) {}
 // logged as 499 at INFO and counted as 499, never as a 500 at ERROR; a
 // request whose own deadline passes is a 503 at WARN, never an ERROR either.
 func TestRequestAbandoned(t *testing.T) {
+	t.Parallel()
 	for _, dialect := range storagetest.Dialects() {
 		t.Run(dialect, func(t *testing.T) {
 			l := newLogCapture(t, dialect)

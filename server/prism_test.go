@@ -35,6 +35,7 @@ import (
 // .ci/run), on SQLite: it checks the documents, not the storage. PRISM_LOG names a
 // file that receives the Prisms' whole log.
 func TestPrismReplay(t *testing.T) {
+	t.Parallel()
 	if os.Getenv("PRISM_REPLAY") != "1" {
 		t.Skip("the Prism replay runs with PRISM_REPLAY=1 (scripts/prism-replay.sh)")
 	}

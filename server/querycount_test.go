@@ -58,6 +58,7 @@ func (q *queryCounter) during(fn func()) []string {
 // records counts too: the engine loads it in one query per to-many
 // relationship per include path segment, so it stays constant in the page size.
 func TestQueriesPerRequest(t *testing.T) {
+	t.Parallel()
 	totalCount := map[string]string{"Accept": "application/vnd.api+json", "X-Include": "totalCount"}
 	runQueryCases(t, nil, []queryCase{
 		{name: "countries page 5", path: "/admin/api/countries?page[size]=5", want: 2, records: 5,
@@ -194,6 +195,7 @@ func runQueryCases(t *testing.T, seed func(t *testing.T, s *storage.Store), case
 // segments = 6, and the engine spends exactly that; likewise for
 // accounts?include=contacts.owner.
 func TestQueriesPerRequestWithRelations(t *testing.T) {
+	t.Parallel()
 	runQueryCases(t, func(t *testing.T, s *storage.Store) { seedCRM(t, s, 6, 60, 60) }, []queryCase{
 		{name: "contacts page 10 with accounts and owner", path: "/admin/api/contacts?include=accounts,owner&page[size]=10", want: 6, records: 10,
 			why:  "rows + accounts linkage + accounts segment + contacts linkage of the included accounts + owner segment + userRoles linkage of the included users",

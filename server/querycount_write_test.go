@@ -31,6 +31,7 @@ type writeCase struct {
 // are checked in one query, and the caller's organization in none. Each
 // answer's data must be what a GET of the record answers afterwards.
 func TestQueriesPerWrite(t *testing.T) {
+	t.Parallel()
 	cases := []writeCase{
 		{name: "create", method: "POST", path: "/admin/api/accounts", status: 201,
 			body: `{"data":{"type":"accounts","attributes":{"name":"A"}}}`,

@@ -65,6 +65,7 @@ func TestSDKTypeScript(t *testing.T) {
 // TestSDKContractProxy makes sure the proxy of the TypeScript round trip does fail it: a
 // response that breaks the document is recorded, one that keeps it is not.
 func TestSDKContractProxy(t *testing.T) {
+	t.Parallel()
 	fake := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/vnd.api+json")
 		w.Header().Set("X-Request-ID", "fake") // every answer must carry one (contract_test.go)

@@ -346,13 +346,9 @@ type application struct {
 }
 
 func newApplication(cfg *Config, store *storage.Store, raw []byte, base string, engineCfg engine.Config, tracer trace.Tracer) (*application, error) {
-	loader := openapi3.NewLoader()
-	doc, err := loader.LoadFromData(raw)
+	doc, err := loadDocument(raw)
 	if err != nil {
-		return nil, fmt.Errorf("load document: %w", err)
-	}
-	if err := doc.Validate(context.Background()); err != nil {
-		return nil, fmt.Errorf("document: %w", err)
+		return nil, err
 	}
 	e, err := engine.New(doc, store, base, engineCfg)
 	if err != nil {

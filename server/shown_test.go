@@ -16,6 +16,7 @@ import (
 // while no statement it sends names the English, French or Spanish columns;
 // a back-office request (the default language) names no translation.
 func TestReadsOnlyShownLanguage(t *testing.T) {
+	t.Parallel()
 	for _, dialect := range storagetest.Dialects() {
 		t.Run(dialect, func(t *testing.T) {
 			store := storagetest.Open(t, dialect)

@@ -5,6 +5,7 @@ import "testing"
 // TestSanitizeSQL: no literal of a statement's text reaches a trace; the
 // statement's shape does.
 func TestSanitizeSQL(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ in, want string }{
 		{`SELECT "id" FROM "accounts" WHERE "id" = $1`, `SELECT "id" FROM "accounts" WHERE "id" = $1`},
 		{`INSERT INTO "signing_keys" ("kid", "pem") VALUES ('k1', '-----BEGIN PRIVATE KEY-----')`,
@@ -21,6 +22,7 @@ func TestSanitizeSQL(t *testing.T) {
 }
 
 func TestSQLOperation(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{
 		"SELECT 1": "SELECT", "  insert into x": "INSERT", "(SELECT 1) UNION (SELECT 2)": "SELECT",
 		"WITH a AS (SELECT 1) SELECT * FROM a": "WITH", "BEGIN": "BEGIN", "": "SQL", "?": "SQL",

@@ -155,6 +155,7 @@ func sqlChildren(t *testing.T, rec *spans, sp tracetest.SpanStub, dialect string
 // database/sql (storage/rows.go), so both paths are held here: the batch
 // test's statements run in transactions, through database/sql and Bun.
 func TestTracingRequestSpanTree(t *testing.T) {
+	t.Parallel()
 	for _, dialect := range storagetest.Dialects() {
 		t.Run(dialect, func(t *testing.T) {
 			a, rec := tracedAPI(t, dialect, nil)
@@ -206,6 +207,7 @@ func TestTracingRequestSpanTree(t *testing.T) {
 // TestTracingRefusedValidation: a request the document refuses ends its
 // validate span with an error and has no engine span.
 func TestTracingRefusedValidation(t *testing.T) {
+	t.Parallel()
 	for _, dialect := range storagetest.Dialects() {
 		t.Run(dialect, func(t *testing.T) {
 			a, rec := tracedAPI(t, dialect, nil)
@@ -229,6 +231,7 @@ func TestTracingRefusedValidation(t *testing.T) {
 // TestTracingHonoursTraceparent: a request carrying a W3C traceparent
 // continues that trace: its span is the remote span's child.
 func TestTracingHonoursTraceparent(t *testing.T) {
+	t.Parallel()
 	const (
 		traceID = "4bf92f3577b34da6a3ce929d0e0e4736"
 		spanID  = "00f067aa0ba902b7"
@@ -257,6 +260,7 @@ func TestTracingHonoursTraceparent(t *testing.T) {
 // traces of their own, each linked to the request that queued them, with
 // the statements that wrote the chunk under them.
 func TestTracingBatchChunkJobs(t *testing.T) {
+	t.Parallel()
 	for _, dialect := range storagetest.Dialects() {
 		t.Run(dialect, func(t *testing.T) {
 			a, rec := tracedAPI(t, dialect, nil)

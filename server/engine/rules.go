@@ -10,6 +10,7 @@ import (
 
 	"github.com/entityapi/entityapi/server/problem"
 	"github.com/entityapi/entityapi/storage"
+	"github.com/entityapi/entityapi/storage/secret"
 )
 
 // rule checks and normalizes the values of one resource beyond what its schema can
@@ -71,10 +72,10 @@ func passwordRule(row, _ storage.Row, in *input) []*problem.Problem {
 }
 
 // hashPassword is the one way a password is stored: its bcrypt hash at the
-// default cost. bcrypt takes at most 72 bytes, which a password of 72
+// service's cost (secret.Cost). bcrypt takes at most 72 bytes, which a password of 72
 // characters or less can exceed: that is a length constraint at pointer.
 func hashPassword(plain, pointer string) (string, *problem.Problem) {
-	hash, err := bcrypt.GenerateFromPassword([]byte(plain), bcrypt.DefaultCost)
+	hash, err := bcrypt.GenerateFromPassword([]byte(plain), secret.Cost())
 	if err != nil {
 		return "", problem.Constraint("length constraint", "This value is too long. It should have 72 bytes or less.", pointer)
 	}

@@ -4,6 +4,7 @@
 // Hashes are bcrypt (golang.org/x/crypto) at the default cost: slow on purpose,
 // salted, and checked in constant time, so a leaked table gives no secret away
 // cheaply and a timing attack learns nothing. Only hashes are ever stored.
+// Test binaries alone hash at bcrypt's minimum cost (Cost).
 package secret
 
 import (
@@ -13,8 +14,22 @@ import (
 	"errors"
 	"fmt"
 
+	"testing"
+
 	"golang.org/x/crypto/bcrypt"
 )
+
+// Cost is the bcrypt cost of every hash the service makes: bcrypt's default
+// in the service's binary. In a test binary (testing.Testing) it is bcrypt's
+// minimum: the tests make and check thousands of hashes, and they prove the
+// scheme, not its slowness. A build of the service is never a test binary,
+// so no setting can make it hash cheaply (TestBinaryHashesAtDefaultCost).
+func Cost() int {
+	if testing.Testing() {
+		return bcrypt.MinCost
+	}
+	return bcrypt.DefaultCost
+}
 
 // ErrTooLong reports a secret longer than bcrypt's 72-byte input. bcrypt
 // would silently ignore the rest, so such a secret is refused instead.
@@ -29,7 +44,7 @@ func Hash(plain string) (string, error) {
 	if len(plain) > 72 {
 		return "", ErrTooLong
 	}
-	h, err := bcrypt.GenerateFromPassword([]byte(plain), bcrypt.DefaultCost)
+	h, err := bcrypt.GenerateFromPassword([]byte(plain), Cost())
 	if err != nil {
 		return "", fmt.Errorf("secret: hash: %w", err)
 	}

@@ -6,6 +6,10 @@
 // store gets a fresh database created on that server and dropped afterwards,
 // so test binaries can run in parallel. A set but unreachable server fails the
 // test; it is never skipped. With CI=true the variable is required.
+//
+// A package whose TestMain calls Main (or Run) migrates one template database
+// per dialect and copies it for each store (template.go): most of a fresh
+// database's cost is its migration.
 package storagetest
 
 import (
@@ -16,6 +20,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -112,38 +117,95 @@ func requireServerInCI(t testing.TB) {
 	}
 }
 
-// create opens and migrates a new store and returns its URL and the function
-// that closes and removes it. dir holds the SQLite file.
+// create returns a new migrated store and its URL and the function that
+// closes and removes it. dir holds the SQLite file. Under Main it copies the
+// dialect's template (template.go); otherwise it migrates a new database.
 func create(dialect, dir string) (*storage.Store, string, func() error, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), setupTimeout)
+	if dialect != "sqlite" && dialect != "postgres" {
+		return nil, "", nil, fmt.Errorf("unknown dialect %q (want sqlite or postgres)", dialect)
+	}
+	if dialect == "postgres" {
+		if _, err := adminURL(); err != nil {
+			return nil, "", nil, err
+		}
+	}
+	tp, err := templateOf(dialect)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	if tp == nil {
+		return createMigrated(dialect, dir)
+	}
+	ctx, cancel := contextForSetup()
 	defer cancel()
-	switch dialect {
-	case "sqlite":
+	if dialect == "sqlite" {
+		path, err := tp.copySQLite(dir)
+		if err != nil {
+			return nil, "", nil, fmt.Errorf("copy the SQLite template: %w", err)
+		}
+		dbURL := "sqlite:" + path
+		s, err := openMigrated(ctx, dbURL)
+		if err != nil {
+			return nil, "", nil, err
+		}
+		return s, dbURL, s.Close, nil
+	}
+	return createPostgres(ctx, "TEMPLATE "+tp.pgName)
+}
+
+// createMigrated opens and migrates a new store: the template of a dialect,
+// or every store of a test binary that does not run under Main.
+func createMigrated(dialect, dir string) (*storage.Store, string, func() error, error) {
+	ctx, cancel := contextForSetup()
+	defer cancel()
+	if dialect == "sqlite" {
 		dbURL := "sqlite:" + filepath.Join(dir, "test.db")
 		s, err := openMigrated(ctx, dbURL)
 		if err != nil {
 			return nil, "", nil, err
 		}
 		return s, dbURL, s.Close, nil
-	case "postgres":
-		return createPostgres(ctx)
 	}
-	return nil, "", nil, fmt.Errorf("unknown dialect %q (want sqlite or postgres)", dialect)
+	return createPostgres(ctx, "")
 }
 
-// createPostgres creates a database entityapi_test_<random hex> on the
-// server of TEST_DATABASE_URL, and opens and migrates it.
-func createPostgres(ctx context.Context) (*storage.Store, string, func() error, error) {
+// adminURL returns TEST_DATABASE_URL, checked to be a postgres:// URL.
+func adminURL() (*url.URL, error) {
 	admin := os.Getenv(EnvURL)
 	if admin == "" {
-		return nil, "", nil, fmt.Errorf("postgres requested but %s is not set", EnvURL)
+		return nil, fmt.Errorf("postgres requested but %s is not set", EnvURL)
 	}
 	u, err := url.Parse(admin)
 	if err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") {
-		return nil, "", nil, fmt.Errorf("%s must be a postgres:// URL", EnvURL)
+		return nil, fmt.Errorf("%s must be a postgres:// URL", EnvURL)
 	}
+	return u, nil
+}
+
+// databaseName is the database a postgres:// URL names.
+func databaseName(dbURL string) string {
+	u, err := url.Parse(dbURL)
+	if err != nil {
+		return ""
+	}
+	return strings.TrimPrefix(u.Path, "/")
+}
+
+// createPostgres creates a database entityapi_test_<random hex> on the
+// server of TEST_DATABASE_URL (with options, such as TEMPLATE name, when not
+// empty), and opens and migrates it.
+func createPostgres(ctx context.Context, options string) (*storage.Store, string, func() error, error) {
+	u, err := adminURL()
+	if err != nil {
+		return nil, "", nil, err
+	}
+	admin := u.String()
 	name := "entityapi_test_" + randomHex()
-	if err := adminExec(ctx, admin, "CREATE DATABASE "+name); err != nil {
+	stmt := "CREATE DATABASE " + name
+	if options != "" {
+		stmt += " " + options
+	}
+	if err := adminExec(ctx, admin, stmt); err != nil {
 		return nil, "", nil, err
 	}
 	drop := func() error {
@@ -257,9 +319,13 @@ func Shared(t testing.TB, dialect string) *storage.Store {
 	return ss.store
 }
 
-// Main runs the package's tests and then removes the stores made by Shared.
-// Call it from TestMain.
-func Main(m *testing.M) {
+// Main runs the package's tests and then removes the stores made by Shared
+// and the template databases (template.go). Call it from TestMain.
+func Main(m *testing.M) { os.Exit(Run(m)) }
+
+// Run is Main for a TestMain that has more to do after the tests: it returns
+// the exit code instead of exiting.
+func Run(m *testing.M) int {
 	shared.Lock()
 	shared.main = true
 	shared.Unlock()
@@ -276,6 +342,11 @@ func Main(m *testing.M) {
 			_ = os.RemoveAll(ss.dir)
 		}
 	}
+	shared.main = false
 	shared.Unlock()
-	os.Exit(code)
+	if err := removeTemplates(); err != nil {
+		fmt.Fprintf(os.Stderr, "storagetest: %v\n", err)
+		code = 1
+	}
+	return code
 }
