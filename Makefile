@@ -126,7 +126,7 @@ bench-http:
 soak:
 	$(GO) run ./scripts/soak -duration $${DURATION:-10m}
 
-## readme-check: run every README example against a fresh `make run`
+## readme-check: run every example of README.md and docs/*.md against a fresh `make run`
 readme-check:
 	bash scripts/readme-check.sh
 
