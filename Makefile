@@ -11,7 +11,7 @@ run:
 	$(GO) run . serve --demo --webhook-allow-http --webhook-allow-private
 
 ## webhook-demo: start a webhook receiver on 127.0.0.1:9090 that verifies and prints deliveries
-## (README, "Webhooks"); the secret goes to $(WEBHOOK_SECRET_FILE)
+## (docs/webhooks.md); the secret goes to $(WEBHOOK_SECRET_FILE)
 WEBHOOK_SECRET_FILE ?= data/webhook-secret
 webhook-demo:
 	$(GO) run ./scripts/webhookdemo -addr 127.0.0.1:9090 -secret-file $(WEBHOOK_SECRET_FILE)
@@ -126,7 +126,7 @@ bench-http:
 soak:
 	$(GO) run ./scripts/soak -duration $${DURATION:-10m}
 
-## readme-check: run every README example against a fresh `make run`
+## readme-check: run every example of README.md and docs/*.md against a fresh `make run`
 readme-check:
 	bash scripts/readme-check.sh
 
