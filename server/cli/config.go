@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
-	"net"
-	"net/url"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -15,6 +13,8 @@ import (
 
 	"github.com/entityapi/entityapi/server"
 	"github.com/entityapi/entityapi/server/auth"
+	"github.com/entityapi/entityapi/server/batch/split"
+	"github.com/entityapi/entityapi/server/engine"
 	"github.com/entityapi/entityapi/server/storefront"
 	"github.com/entityapi/entityapi/server/webhook"
 	"github.com/entityapi/entityapi/storage"
@@ -71,20 +71,20 @@ var settings = []*setting{
 			}
 			return nil
 		}},
-	{name: "default-currency", def: "USD", usage: "the currency without an X-Currency header; one of --currencies", serve: true,
+	{name: "default-currency", def: storefront.DefaultCurrencies[0], usage: "the currency without an X-Currency header; one of --currencies", serve: true,
 		set: func(c *config, v string) error { return nonEmpty(v, &c.defaultCurrency) }},
 	{name: "demo", def: "false", show: "off (`make run` turns it on)", boolean: true, serve: true,
 		usage: "load demo records and accept the demo clients and users",
 		set:   func(c *config, v string) error { return boolean(v, &c.demo) }},
-	{name: "max-body", def: "10485760", usage: "largest request body in bytes (413 above)", serve: true,
+	{name: "max-body", def: strconv.FormatInt(server.DefaultMaxBody, 10), usage: "largest request body in bytes (413 above)", serve: true,
 		set: func(c *config, v string) error { return byteCount(v, &c.maxBody) }},
-	{name: "max-batch-body", def: "1073741824", usage: "largest batch request body in bytes (413 above)", serve: true,
+	{name: "max-batch-body", def: strconv.FormatInt(server.DefaultMaxBatchBody, 10), usage: "largest batch request body in bytes (413 above)", serve: true,
 		set: func(c *config, v string) error { return byteCount(v, &c.maxBatchBody) }},
-	{name: "max-batch-item", def: "1048576", usage: "largest item of a batch request in bytes (413 above, refused while it streams in)", serve: true,
+	{name: "max-batch-item", def: strconv.FormatInt(split.DefaultMaxItemBytes, 10), usage: "largest item of a batch request in bytes (413 above, refused while it streams in)", serve: true,
 		set: func(c *config, v string) error { return byteCount(v, &c.maxBatchItem) }},
-	{name: "max-aggregation-values", def: "100", usage: "most values a count of filter[aggregations] answers, the most frequent first", serve: true,
+	{name: "max-aggregation-values", def: strconv.Itoa(engine.DefaultAggregationValues), usage: "most values a count of filter[aggregations] answers, the most frequent first", serve: true,
 		set: func(c *config, v string) error { return valueCount(v, &c.maxAggregationValues) }},
-	{name: "max-atomic-operations", def: "1000", usage: "most operations of one atomic request, POST /admin/api/operations (413 above)", serve: true,
+	{name: "max-atomic-operations", def: strconv.Itoa(server.DefaultMaxAtomicOperations), usage: "most operations of one atomic request, POST /admin/api/operations (413 above)", serve: true,
 		set: func(c *config, v string) error { return valueCount(v, &c.maxAtomicOperations) }},
 	{name: "max-header-bytes", def: "1048576", usage: "largest request line and headers in bytes (431 above)", serve: true,
 		set: func(c *config, v string) error {
@@ -99,7 +99,7 @@ var settings = []*setting{
 		set: func(c *config, v string) error { return duration(v, &c.requestTimeout) }},
 	{name: "idle-timeout", def: "120s", usage: "how long an idle keep-alive connection stays open", serve: true,
 		set: func(c *config, v string) error { return duration(v, &c.idleTimeout) }},
-	{name: "batch-upload-timeout", def: "1h", usage: "time to read a batch request's body and answer it, sync batches included", serve: true,
+	{name: "batch-upload-timeout", def: durationText(server.DefaultBatchUploadTimeout), usage: "time to read a batch request's body and answer it, sync batches included", serve: true,
 		set: func(c *config, v string) error { return duration(v, &c.batchUpload) }},
 	{name: "shutdown-timeout", def: "15s", usage: "on SIGTERM or SIGINT, how long requests in flight may finish", serve: true,
 		set: func(c *config, v string) error { return duration(v, &c.shutdownTimeout) }},
@@ -119,13 +119,13 @@ var settings = []*setting{
 	{name: "no-workers", def: "false", show: "off", boolean: true, serve: true,
 		usage: "process no batch chunks here: an API-only process",
 		set:   func(c *config, v string) error { return boolean(v, &c.jobs.NoWorkers) }},
-	{name: "sync-batch-timeout", def: "25s", usage: "how long an X-Mode: sync batch is waited for before it is answered 202", serve: true,
+	{name: "sync-batch-timeout", def: durationText(server.DefaultSyncBatchTimeout), usage: "how long an X-Mode: sync batch is waited for before it is answered 202", serve: true,
 		set: func(c *config, v string) error { return duration(v, &c.syncBatchTimeout) }},
-	{name: "job-rescue-after", def: "60s", usage: "a batch chunk left running by a dead process is retried after this", serve: true,
+	{name: "job-rescue-after", def: durationText(jobs.DefaultRescueAfter), usage: "a batch chunk left running by a dead process is retried after this", serve: true,
 		set: func(c *config, v string) error { return duration(v, &c.jobs.RescueAfter) }},
-	{name: "operation-lifetime", def: "720h", usage: "finished batch operations and their errors are deleted after this", serve: true,
+	{name: "operation-lifetime", def: durationText(jobs.DefaultLifetime), usage: "finished batch operations and their errors are deleted after this", serve: true,
 		set: func(c *config, v string) error { return duration(v, &c.jobs.Lifetime) }},
-	{name: "event-lifetime", def: "720h", usage: "change events (GET /admin/api/events) are deleted this long after their change", serve: true,
+	{name: "event-lifetime", def: durationText(jobs.DefaultEventLifetime), usage: "change events (GET /admin/api/events) are deleted this long after their change", serve: true,
 		set: func(c *config, v string) error { return duration(v, &c.jobs.EventLifetime) }},
 	{name: "webhook-allow-http", def: "false", show: "off: https only", boolean: true, serve: true,
 		usage: "webhooks may target plain http URLs",
@@ -133,7 +133,7 @@ var settings = []*setting{
 	{name: "webhook-allow-private", def: "false", show: "off", boolean: true, serve: true,
 		usage: "webhooks may target loopback, private, link-local, unique-local and metadata addresses (a receiver on your own network)",
 		set:   func(c *config, v string) error { return boolean(v, &c.webhooks.Guard.AllowPrivate) }},
-	{name: "webhook-timeout", def: "10s", usage: "time a webhook receiver has to answer one delivery", serve: true,
+	{name: "webhook-timeout", def: durationText(jobs.DefaultWebhookTimeout), usage: "time a webhook receiver has to answer one delivery", serve: true,
 		set: func(c *config, v string) error {
 			if err := duration(v, &c.webhooks.Timeout); err != nil {
 				return err
@@ -141,15 +141,15 @@ var settings = []*setting{
 			c.jobs.WebhookTimeout = c.webhooks.Timeout
 			return nil
 		}},
-	{name: "webhook-attempts", def: "14", usage: "attempts of one webhook delivery before it is given up", serve: true,
+	{name: "webhook-attempts", def: strconv.Itoa(jobs.DefaultWebhookAttempts), usage: "attempts of one webhook delivery before it is given up", serve: true,
 		set: func(c *config, v string) error { return valueCount(v, &c.jobs.WebhookAttempts) }},
-	{name: "webhook-backoff", def: "10s", usage: "wait after a webhook delivery's first failed attempt, doubled after each (10s and 14 attempts: about a day)", serve: true,
+	{name: "webhook-backoff", def: durationText(jobs.DefaultWebhookBackoff), usage: "wait after a webhook delivery's first failed attempt, doubled after each (10s and 14 attempts: about a day)", serve: true,
 		set: func(c *config, v string) error { return duration(v, &c.jobs.WebhookBackoff) }},
-	{name: "webhook-disable-after", def: "50", usage: "failed webhook deliveries in a row that disable the webhook", serve: true,
+	{name: "webhook-disable-after", def: strconv.Itoa(webhook.DefaultDisableAfter), usage: "failed webhook deliveries in a row that disable the webhook", serve: true,
 		set: func(c *config, v string) error { return valueCount(v, &c.webhooks.DisableAfter) }},
-	{name: "webhook-poll", def: "1s", usage: "how often the change events are looked at for webhook deliveries", serve: true,
+	{name: "webhook-poll", def: durationText(jobs.DefaultWebhookPoll), usage: "how often the change events are looked at for webhook deliveries", serve: true,
 		set: func(c *config, v string) error { return duration(v, &c.jobs.WebhookPoll) }},
-	{name: "token-ttl", def: "3600", usage: "access token lifetime in seconds", serve: true,
+	{name: "token-ttl", def: secondsText(auth.DefaultTokenTTL), usage: "access token lifetime in seconds", serve: true,
 		set: func(c *config, v string) error { return seconds(v, &c.auth.TokenTTL) }},
 	{name: "signing-key-file", show: "none: keys live in the database", usage: "PEM RSA private key that signs tokens instead of the database keys", serve: true,
 		set: func(c *config, v string) error { c.auth.SigningKeyFile = v; return nil }},
@@ -168,7 +168,7 @@ var settings = []*setting{
 	{name: "token-failures-total", def: strconv.Itoa(auth.DefaultMaxGlobalFailures), serve: true,
 		usage: "the same from all addresses together, before the token endpoint answers 429 for that client or user everywhere (0: no limit)",
 		set:   func(c *config, v string) error { return failureLimit(v, &c.auth.MaxGlobalFailures) }},
-	{name: "token-failure-window", def: "60s", serve: true,
+	{name: "token-failure-window", def: durationText(auth.DefaultFailureWindow), serve: true,
 		usage: "the window the token failure limits count in, from the first failure",
 		set:   func(c *config, v string) error { return duration(v, &c.auth.FailureWindow) }},
 	{name: "log-format", def: "json", usage: "json lines for a log collector, or text for a terminal",
@@ -204,7 +204,7 @@ var settings = []*setting{
 			}
 			return nil
 		}},
-	{name: "cors-max-age", def: "600", usage: "seconds a browser may cache a CORS preflight answer", serve: true,
+	{name: "cors-max-age", def: secondsText(server.DefaultCORSMaxAge), usage: "seconds a browser may cache a CORS preflight answer", serve: true,
 		set: func(c *config, v string) error { return seconds(v, &c.cors.MaxAge) }},
 	{name: "rate-limit", show: "none: no limit", usage: "requests per second each client may send to the APIs, counted per process, such as 10 or 0.5 (0: no limit)", serve: true,
 		set: func(c *config, v string) error {
@@ -238,7 +238,7 @@ var settings = []*setting{
 		set: func(c *config, v string) error { c.external.AudienceBackoffice = v; return nil }},
 	{name: "jwt-audience-storefront", usage: "aud of the outside provider's storefront tokens", serve: true,
 		set: func(c *config, v string) error { c.external.AudienceStorefront = v; return nil }},
-	{name: "jwt-user-claim", def: "email", usage: "claim of an outside token naming our user by username or email", serve: true,
+	{name: "jwt-user-claim", def: auth.DefaultUserClaim, usage: "claim of an outside token naming our user by username or email", serve: true,
 		set: func(c *config, v string) error { return nonEmpty(v, &c.external.UserClaim) }},
 }
 
@@ -282,120 +282,5 @@ func (c *config) finish(cmd string) error {
 	if c.external.JWKSURL != "" {
 		c.auth.External = &c.external
 	}
-	return nil
-}
-
-// splitList reads a comma-separated setting, ignoring blanks.
-func splitList(s string) []string {
-	out := []string{}
-	for _, v := range strings.Split(s, ",") {
-		if v = strings.TrimSpace(v); v != "" {
-			out = append(out, v)
-		}
-	}
-	return out
-}
-
-func nonEmpty(v string, into *string) error {
-	if strings.TrimSpace(v) == "" {
-		return fmt.Errorf("may not be empty")
-	}
-	*into = v
-	return nil
-}
-
-func boolean(v string, into *bool) error {
-	b, err := strconv.ParseBool(v)
-	if err != nil {
-		return fmt.Errorf("want true or false")
-	}
-	*into = b
-	return nil
-}
-
-func byteCount(v string, into *int64) error {
-	n, err := strconv.ParseInt(v, 10, 64)
-	if err != nil || n <= 0 {
-		return fmt.Errorf("want a positive number of bytes")
-	}
-	*into = n
-	return nil
-}
-
-// failureLimit reads a limit of the token endpoint's failure counts: a
-// number, 0 for none (auth.Config's negative).
-func failureLimit(v string, into *int) error {
-	n, err := strconv.Atoi(v)
-	if err != nil || n < 0 {
-		return fmt.Errorf("want a number of failures (0: no limit)")
-	}
-	if n == 0 {
-		n = -1
-	}
-	*into = n
-	return nil
-}
-
-// valueCount reads a positive number of values, at most 10,000: a bound on
-// what one answer lists, which an operator may lower or raise within reason.
-func valueCount(v string, into *int) error {
-	n, err := strconv.Atoi(v)
-	if err != nil || n < 1 || n > 10000 {
-		return fmt.Errorf("want a number from 1 to 10000")
-	}
-	*into = n
-	return nil
-}
-
-func duration(v string, into *time.Duration) error {
-	d, err := time.ParseDuration(v)
-	if err != nil || d <= 0 {
-		return fmt.Errorf("want a positive duration such as 30s or 24h")
-	}
-	*into = d
-	return nil
-}
-
-// seconds reads a duration given as a whole positive number of seconds, the
-// unit the values it sets are sent in (a token's expires_in, a CORS max-age),
-// unlike duration's "30s".
-func seconds(v string, into *time.Duration) error {
-	n, err := strconv.Atoi(v)
-	if err != nil || n <= 0 {
-		return fmt.Errorf("want a positive number of seconds")
-	}
-	*into = time.Duration(n) * time.Second
-	return nil
-}
-
-func hostPort(v string, into *string) error {
-	if _, port, err := net.SplitHostPort(v); err != nil {
-		return fmt.Errorf("want HOST:PORT, such as 127.0.0.1:8080 or :8080")
-	} else if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
-		return fmt.Errorf("the port must be a number from 0 to 65535")
-	}
-	*into = v
-	return nil
-}
-
-// absoluteURL accepts "" (not set) or an absolute http(s) URL.
-func absoluteURL(v string, into *string) error {
-	if v != "" {
-		u, err := url.Parse(v)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
-			return fmt.Errorf("want an absolute http:// or https:// URL without a query")
-		}
-	}
-	*into = v
-	return nil
-}
-
-// basePath accepts "" or a path that starts with a slash; a trailing slash goes.
-func basePath(v string, into *string) error {
-	v = strings.TrimSuffix(v, "/")
-	if v != "" && (!strings.HasPrefix(v, "/") || strings.ContainsAny(v, "?#:* ")) {
-		return fmt.Errorf("want a path such as /admin, or nothing")
-	}
-	*into = v
 	return nil
 }
