@@ -20,7 +20,7 @@ import (
 // its public API, so it works against any entityapi deployment. The token and
 // the reads go through the generated Go SDK (gen/sdk/go/backoffice), the
 // client a partner would use; the batch itself is sent by hand (submit says
-// why). The answers are decoded here (batchoperation.go), not into the SDK's
+// why). The answers are decoded here (operation.go), not into the SDK's
 // models: the client prints the server's timestamps as sent, and reads only
 // the members it shows.
 
