@@ -16,13 +16,13 @@ WEBHOOK_SECRET_FILE ?= data/webhook-secret
 webhook-demo:
 	$(GO) run ./scripts/webhookdemo -addr 127.0.0.1:9090 -secret-file $(WEBHOOK_SECRET_FILE)
 
-# What `entityapi version` prints for a `make build` binary (version.go).
+# What `entityapi version` prints for a `make build` binary (server/cli/version.go).
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo devel)
 COMMIT ?= $(shell git rev-parse HEAD 2>/dev/null)
 
 ## build: build the binary into bin/entityapi, stamped with VERSION and COMMIT (from git)
 build:
-	$(GO) build -ldflags "-X main.version=$(VERSION) -X main.commit=$(COMMIT)" -o bin/entityapi .
+	$(GO) build -ldflags "-X github.com/entityapi/entityapi/server/cli.version=$(VERSION) -X github.com/entityapi/entityapi/server/cli.commit=$(COMMIT)" -o bin/entityapi .
 
 # scripts/bundle prints, comma-separated, the operations served by hand-written handlers (the
 # documents say which: x-entityapi), which oapi-codegen and scripts/genreply leave out.

@@ -31,6 +31,10 @@ const (
 	corsExposeHeaders = "Location, Content-Location, Link, X-Include-Total-Count, X-Include-Deleted-Count, X-Request-ID, Retry-After, X-Currency, Content-Language, ETag"
 )
 
+// DefaultCORSMaxAge is how long a browser may cache a preflight answer when
+// CORSConfig.MaxAge is zero (the --cors-max-age setting reads it).
+const DefaultCORSMaxAge = 10 * time.Minute
+
 // preflightKey marks a preflight from an allowed origin for unmatched, which
 // knows the address's methods.
 const preflightKey = "entityapi.corsPreflight"
@@ -50,7 +54,7 @@ func newCORS(cfg CORSConfig, bases ...string) (*cors, error) {
 		return nil, nil
 	}
 	if cfg.MaxAge <= 0 {
-		cfg.MaxAge = 10 * time.Minute
+		cfg.MaxAge = DefaultCORSMaxAge
 	}
 	p := &cors{origins: map[string]bool{}, maxAge: strconv.FormatInt(int64(cfg.MaxAge/time.Second), 10), bases: bases}
 	for _, o := range cfg.Origins {

@@ -106,28 +106,39 @@ type Server struct {
 	syncHold atomic.Pointer[chan struct{}]
 }
 
+// The defaults of Config's zero values. The settings of `entityapi serve`
+// (server/cli) show and apply the same, read from here: each default has
+// one owner.
+const (
+	DefaultMaxBody             = 10 << 20
+	DefaultMaxBatchBody        = 1 << 30
+	DefaultMaxAtomicOperations = 1000
+	DefaultSyncBatchTimeout    = 25 * time.Second
+	DefaultBatchUploadTimeout  = time.Hour
+)
+
 // New builds exactly what production runs; tests use it too.
 func New(cfg Config, store *storage.Store) (*Server, error) {
 	if cfg.MaxBody <= 0 {
-		cfg.MaxBody = 10 << 20
+		cfg.MaxBody = DefaultMaxBody
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
 	if cfg.MaxBatchBody <= 0 {
-		cfg.MaxBatchBody = 1 << 30
+		cfg.MaxBatchBody = DefaultMaxBatchBody
 	}
 	if cfg.MaxBatchItem <= 0 {
 		cfg.MaxBatchItem = split.DefaultMaxItemBytes
 	}
 	if cfg.MaxAtomicOperations <= 0 {
-		cfg.MaxAtomicOperations = 1000
+		cfg.MaxAtomicOperations = DefaultMaxAtomicOperations
 	}
 	if cfg.SyncBatchTimeout <= 0 {
-		cfg.SyncBatchTimeout = 25 * time.Second
+		cfg.SyncBatchTimeout = DefaultSyncBatchTimeout
 	}
 	if cfg.BatchUploadTimeout <= 0 {
-		cfg.BatchUploadTimeout = time.Hour
+		cfg.BatchUploadTimeout = DefaultBatchUploadTimeout
 	}
 	if cfg.Jobs.Logger == nil {
 		cfg.Jobs.Logger = cfg.Logger

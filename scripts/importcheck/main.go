@@ -37,7 +37,15 @@
 //     resources, storage or HTTP: it depends on the standard library and the
 //     error, document and JSON guard packages only.
 //   - server/... never depends on the main package at the module root; the
-//     main package wires everything together and sits on top.
+//     main package only runs server/cli, the command, which wires everything
+//     together and sits on top: nothing else under server/ depends on
+//     server/cli (its own packages below it aside), and it alone of the
+//     packages below server reaches Gin (through server).
+//   - server/cli/batchclient, `entityapi batch`, is a client of a running
+//     server through its public API: it depends on the generated Go SDK, the
+//     standard library, third-party packages other than Gin and
+//     server/cli/flagargs (a standard-library leaf) only, never on the
+//     engine, storage or the edge.
 //
 // A rule is about dependencies, not direct imports: storage/x importing a
 // third-party package that imports gin breaks the first rule just as much as
@@ -126,6 +134,9 @@ func Rules(mod string) []Rule {
 		storefront = mod + "/server/storefront"
 		identity   = mod + "/server/identity"
 		webhooks   = mod + "/server/webhook"
+		cli        = mod + "/server/cli"
+		batchCLI   = mod + "/server/cli/batchclient"
+		flagargs   = mod + "/server/cli/flagargs"
 		gin        = "github.com/gin-gonic/gin"
 	)
 	return []Rule{
@@ -183,8 +194,8 @@ func Rules(mod string) []Rule {
 			// engine and every package below it work on plain values
 			// (engine.Request, net/http), so they can be read, tested and
 			// kept whatever serves the HTTP.
-			Name:      "packages below server must not depend on gin",
-			Subject:   func(p string) bool { return within(p, server) && p != server },
+			Name:      "packages below server but server/cli must not depend on gin",
+			Subject:   func(p string) bool { return within(p, server) && p != server && p != cli },
 			Forbidden: func(d string, _ bool) bool { return within(d, gin) },
 		},
 		{
@@ -230,6 +241,27 @@ func Rules(mod string) []Rule {
 			Name:      "server/... must not depend on the main package",
 			Subject:   func(p string) bool { return within(p, server) },
 			Forbidden: func(d string, _ bool) bool { return d == mod },
+		},
+		{
+			// The command sits on top: only the main package runs it.
+			Name:      "nothing under server/ but server/cli/... may depend on server/cli",
+			Subject:   func(p string) bool { return within(p, server) && !within(p, cli) },
+			Forbidden: func(d string, _ bool) bool { return within(d, cli) },
+		},
+		{
+			// The batch client is what a partner's program would be: the
+			// SDK over HTTP, nothing of the server's inside (nor Gin: the
+			// rule of the packages below server holds it too).
+			Name:    "server/cli/batchclient may depend on no package of this module but gen/sdk/... and server/cli/flagargs",
+			Subject: func(p string) bool { return within(p, batchCLI) },
+			Forbidden: func(d string, _ bool) bool {
+				return within(d, mod) && !within(d, genSDK) && d != flagargs
+			},
+		},
+		{
+			Name:      "server/cli/flagargs must depend on the standard library only",
+			Subject:   func(p string) bool { return p == flagargs },
+			Forbidden: func(_ string, standard bool) bool { return !standard },
 		},
 	}
 }

@@ -289,6 +289,42 @@ func TestCheck(t *testing.T) {
 			},
 		},
 		{
+			name: "the command sits on top: the main package runs it, it reaches the edge and Gin, the batch client the SDK",
+			graph: graph(
+				"~ -> ~server/cli",
+				"~server/cli -> ~server",
+				"~server/cli -> ~server/cli/batchclient",
+				"~server/cli -> ~server/cli/flagargs",
+				"~server -> github.com/gin-gonic/gin",
+				"~server/cli/batchclient -> ~gen/sdk/go/backoffice",
+				"~server/cli/batchclient -> ~server/cli/flagargs",
+				"~server/cli/batchclient -> github.com/mattn/go-isatty",
+				"~server/cli/flagargs -> flag",
+				"~gen/sdk/go/backoffice -> github.com/oapi-codegen/runtime",
+			),
+			checked: 6,
+		},
+		{
+			name: "nothing else under server reaches the command, and the batch client reaches nothing of the server",
+			graph: graph(
+				"~server -> ~server/cli",
+				"~server/engine -> ~server/cli/flagargs",
+				"~server/cli/batchclient -> ~server/engine",
+				"~server/cli/batchclient -> ~server/cli",
+				"~server/cli/batchclient -> github.com/gin-gonic/gin/binding",
+				"~server/cli/flagargs -> github.com/spf13/pflag",
+			),
+			checked: 5,
+			want: []string{
+				"server reaches server/cli via server -> server/cli",
+				"server/cli/batchclient reaches server/cli via server/cli/batchclient -> server/cli",
+				"server/cli/batchclient reaches server/engine via server/cli/batchclient -> server/engine",
+				"server/cli/batchclient reaches github.com/gin-gonic/gin/binding via server/cli/batchclient -> github.com/gin-gonic/gin/binding",
+				"server/cli/flagargs reaches github.com/spf13/pflag via server/cli/flagargs -> github.com/spf13/pflag",
+				"server/engine reaches server/cli/flagargs via server/engine -> server/cli/flagargs",
+			},
+		},
+		{
 			name: "server may depend on other server packages, storage and gen",
 			graph: graph(
 				"~server -> ~server/api",

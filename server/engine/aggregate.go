@@ -25,12 +25,14 @@ const aggregationsKey = "filter[aggregations]"
 // Bounds of filter[aggregations]: each term costs the database a pass over
 // the filtered records (a count one statement of its own), so a request
 // names at most maxAggregationTerms; a count answers at most the
-// configured number of values (defaultAggregationValues unless
+// configured number of values (DefaultAggregationValues unless
 // --max-aggregation-values says otherwise).
-const (
-	maxAggregationTerms      = 10
-	defaultAggregationValues = 100
-)
+const maxAggregationTerms = 10
+
+// DefaultAggregationValues is the most values a count answers when
+// Config.MaxAggregationValues is zero; the --max-aggregation-values setting
+// (server/cli) shows and applies the same, read from here.
+const DefaultAggregationValues = 100
 
 // aggregationAlias is what an alias may be: a member name a client can
 // read as an identifier in any language.
@@ -131,7 +133,7 @@ func (e *Engine) aggregatedData(ctx context.Context, q storage.Query, aggs []agg
 	}
 	limit := e.cfg.MaxAggregationValues
 	if limit <= 0 {
-		limit = defaultAggregationValues
+		limit = DefaultAggregationValues
 	}
 	q.Limit, q.Offset, q.OrderBy, q.Columns = 0, 0, nil, nil
 	results, err := e.store.Aggregate(ctx, q, terms, limit)

@@ -46,7 +46,7 @@ type Config struct {
 	// not counted).
 	ChunkDone func(typ, mode string, counts jobs.ChunkCounts)
 	// MaxAggregationValues is the most values one count of
-	// filter[aggregations] answers (zero: defaultAggregationValues).
+	// filter[aggregations] answers (zero: DefaultAggregationValues).
 	MaxAggregationValues int
 }
 

@@ -35,6 +35,11 @@ type Sealer interface {
 	Open(aad, stored string) (string, error)
 }
 
+// DefaultDisableAfter is Config.DisableAfter's default (the
+// --webhook-disable-after setting reads it); Timeout's is
+// jobs.DefaultWebhookTimeout, which bounds the delivery's job too.
+const DefaultDisableAfter = 50
+
 // Config tunes webhooks; zero values take the defaults.
 type Config struct {
 	Guard Guard
@@ -61,10 +66,10 @@ type Service struct {
 // New builds the webhooks of an application on its engine and job queue.
 func New(e *engine.Engine, q *jobs.Queue, cfg Config) *Service {
 	if cfg.DisableAfter <= 0 {
-		cfg.DisableAfter = 50
+		cfg.DisableAfter = DefaultDisableAfter
 	}
 	if cfg.Timeout <= 0 {
-		cfg.Timeout = 10 * time.Second
+		cfg.Timeout = jobs.DefaultWebhookTimeout
 	}
 	s := &Service{engine: e, queue: q, cfg: cfg, types: map[string]bool{}}
 	for _, t := range cfg.Types {

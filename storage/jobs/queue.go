@@ -109,6 +109,19 @@ const chunkAttempts = 5
 // the operation fails.
 type ChunkProcessor func(ctx context.Context, job ChunkJob) error
 
+// The defaults of Config's zero values that `entityapi serve` has settings
+// for (server/cli shows and applies the same, read from here; the webhook
+// service's delivery timeout is DefaultWebhookTimeout too).
+const (
+	DefaultRescueAfter     = time.Minute
+	DefaultLifetime        = 30 * 24 * time.Hour
+	DefaultEventLifetime   = 30 * 24 * time.Hour
+	DefaultWebhookPoll     = time.Second
+	DefaultWebhookAttempts = 14
+	DefaultWebhookBackoff  = 10 * time.Second
+	DefaultWebhookTimeout  = 10 * time.Second
+)
+
 // Config tunes the job queue. Zero values take the defaults.
 type Config struct {
 	Workers     int           // chunks processed at once by this process; 0 with NoWorkers: none
@@ -167,13 +180,13 @@ func NewQueue(s *storage.Store, cfg Config) (*Queue, error) {
 		cfg.Workers = 1
 	}
 	if cfg.RescueAfter <= 0 {
-		cfg.RescueAfter = time.Minute
+		cfg.RescueAfter = DefaultRescueAfter
 	}
 	if cfg.Lifetime <= 0 {
-		cfg.Lifetime = 30 * 24 * time.Hour
+		cfg.Lifetime = DefaultLifetime
 	}
 	if cfg.EventLifetime <= 0 {
-		cfg.EventLifetime = 30 * 24 * time.Hour
+		cfg.EventLifetime = DefaultEventLifetime
 	}
 	if cfg.Interrupted <= 0 {
 		cfg.Interrupted = 2 * cfg.RescueAfter
@@ -191,16 +204,16 @@ func NewQueue(s *storage.Store, cfg Config) (*Queue, error) {
 		cfg.Logger = slog.Default()
 	}
 	if cfg.WebhookPoll <= 0 {
-		cfg.WebhookPoll = time.Second
+		cfg.WebhookPoll = DefaultWebhookPoll
 	}
 	if cfg.WebhookAttempts <= 0 {
-		cfg.WebhookAttempts = 14
+		cfg.WebhookAttempts = DefaultWebhookAttempts
 	}
 	if cfg.WebhookBackoff <= 0 {
-		cfg.WebhookBackoff = 10 * time.Second
+		cfg.WebhookBackoff = DefaultWebhookBackoff
 	}
 	if cfg.WebhookTimeout <= 0 {
-		cfg.WebhookTimeout = 10 * time.Second
+		cfg.WebhookTimeout = DefaultWebhookTimeout
 	}
 	q := &Queue{store: s, cfg: cfg}
 	rc := &river.Config{

@@ -1,0 +1,121 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestLogAndMetricsSettings checks the flags of issue 9: formats and levels
+// are validated with a message naming the flag, and --metrics-addr may not be
+// --addr.
+func TestLogAndMetricsSettings(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		args    []string
+		env     map[string]string
+		wantErr string
+		check   func(t *testing.T, c *config)
+	}{
+		{name: "defaults", check: func(t *testing.T, c *config) {
+			if c.logFormat != "json" || c.logLevel != slog.LevelInfo || c.metricsAddr != "" {
+				t.Errorf("format %q, level %v, metrics %q", c.logFormat, c.logLevel, c.metricsAddr)
+			}
+		}},
+		{name: "flags", args: []string{"--log-format", "text", "--log-level", "debug", "--metrics-addr", "127.0.0.1:9090"}, check: func(t *testing.T, c *config) {
+			if c.logFormat != "text" || c.logLevel != slog.LevelDebug || c.metricsAddr != "127.0.0.1:9090" {
+				t.Errorf("format %q, level %v, metrics %q", c.logFormat, c.logLevel, c.metricsAddr)
+			}
+		}},
+		{name: "environment", env: map[string]string{"ENTITYAPI_LOG_FORMAT": "text", "ENTITYAPI_LOG_LEVEL": "warn", "ENTITYAPI_METRICS_ADDR": ":9090"},
+			check: func(t *testing.T, c *config) {
+				if c.logFormat != "text" || c.logLevel != slog.LevelWarn || c.metricsAddr != ":9090" {
+					t.Errorf("format %q, level %v, metrics %q", c.logFormat, c.logLevel, c.metricsAddr)
+				}
+			}},
+		{name: "unknown format", args: []string{"--log-format", "xml"}, wantErr: "--log-format"},
+		{name: "unknown level", args: []string{"--log-level", "loud"}, wantErr: "--log-level"},
+		{name: "metrics on the main address", args: []string{"--addr", "127.0.0.1:8080", "--metrics-addr", "127.0.0.1:8080"}, wantErr: "--metrics-addr"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := parseWith("serve", tc.args, tc.env)
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("error %v, want one naming %s", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			tc.check(t, c)
+		})
+	}
+}
+
+// TestLogFormats writes one record in each format.
+func TestLogFormats(t *testing.T) {
+	var buf bytes.Buffer
+	newLogger(&buf, "json", slog.LevelInfo).Info("hello", "n", 1)
+	newLogger(&buf, "json", slog.LevelInfo).Debug("hidden below the level")
+	var rec map[string]any
+	if err := json.Unmarshal(buf.Bytes(), &rec); err != nil || rec["msg"] != "hello" {
+		t.Errorf("json: %q (%v)", buf.String(), err)
+	}
+	buf.Reset()
+	newLogger(&buf, "text", slog.LevelInfo).Info("hello", "n", 1)
+	if got := buf.String(); !strings.Contains(got, "msg=hello n=1") {
+		t.Errorf("text: %q", got)
+	}
+}
+
+// TestMetricsAddr runs `entityapi serve --metrics-addr` in process: /metrics
+// answers there and is 404 on the main address, which still serves the API.
+func TestMetricsAddr(t *testing.T) {
+	addr, metricsAddr := freeAddr(t), freeAddr(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, []string{"serve", "--addr", addr, "--metrics-addr", metricsAddr, "--log-level", "error",
+			"--database-url", "sqlite:" + filepath.Join(t.TempDir(), "entityapi.db"), "--workers", "1"}, os.Stdout, os.Stderr)
+	}()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("serve: %v", err)
+		}
+	})
+	get := func(url string) (int, string) {
+		deadline := time.Now().Add(20 * time.Second)
+		for {
+			res, err := http.Get(url)
+			if err == nil {
+				body, _ := io.ReadAll(res.Body)
+				res.Body.Close()
+				return res.StatusCode, string(body)
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("GET %s: %v", url, err)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	if status, _ := get("http://" + addr + "/healthz"); status != http.StatusOK {
+		t.Fatalf("/healthz on --addr: %d", status)
+	}
+	if status, _ := get("http://" + addr + "/metrics"); status != http.StatusNotFound {
+		t.Errorf("/metrics on --addr: %d, want 404", status)
+	}
+	status, body := get("http://" + metricsAddr + "/metrics")
+	if status != http.StatusOK || !strings.Contains(body, `entityapi_http_requests_total{app="none",method="GET",route="/healthz",status="200"} 1`) {
+		t.Errorf("/metrics on --metrics-addr: %d\n%s", status, body)
+	}
+}
