@@ -6,6 +6,8 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/entityapi/entityapi/server/atomic"
+	"github.com/entityapi/entityapi/server/check"
 	"github.com/entityapi/entityapi/server/engine"
 	"github.com/entityapi/entityapi/server/jsonapi"
 )
@@ -58,7 +60,7 @@ func (a *application) check(c *gin.Context) bool {
 			return false
 		}
 		if rt.IsAtomic() {
-			if p := engine.CountAtomic(body, a.cfg.MaxAtomicOperations); p != nil {
+			if p := atomic.Count(body, a.cfg.MaxAtomicOperations); p != nil {
 				a.abort(c, p) // before the schema reads every operation
 				return false
 			}
@@ -71,11 +73,11 @@ func (a *application) check(c *gin.Context) bool {
 	for _, p := range c.Params {
 		params[p.Key] = p.Value
 	}
-	if err := rt.Check(c.Request.Context(), c.Request, params, query); err != nil {
-		a.abort(c, engine.Translate(err, rt, r.Format))
+	if err := rt.Checks().Check(c.Request.Context(), c.Request, params, query); err != nil {
+		a.abort(c, check.Translate(err, rt.Checks(), r.Format == engine.JSONAPI))
 		return false
 	}
-	if p := engine.RefuseNUL(body); p != nil {
+	if p := check.RefuseNUL(body); p != nil {
 		a.abort(c, p)
 		return false
 	}

@@ -33,6 +33,11 @@
 //   - The server packages go one way: server (the HTTP edge) uses
 //     server/batch, server/storefront and server/auth, which stand side by
 //     side and use server/engine, which uses none of them.
+//   - server/check, the checks of a request against the document, knows
+//     kin-openapi and the error and document packages, nothing of the
+//     engine, storage or HTTP servers; server/atomic, which serves atomic
+//     operations, sits above the engine (which never uses it) beside
+//     server/batch.
 //   - server/batch/split, the splitter of batch bodies, knows nothing of
 //     resources, storage or HTTP: it depends on the standard library and the
 //     error, document and JSON guard packages only.
@@ -137,7 +142,11 @@ func Rules(mod string) []Rule {
 		cli        = mod + "/server/cli"
 		batchCLI   = mod + "/server/cli/batchclient"
 		flagargs   = mod + "/server/cli/flagargs"
+		checks     = mod + "/server/check"
+		atomicOps  = mod + "/server/atomic"
+		resource   = mod + "/server/resource"
 		gin        = "github.com/gin-gonic/gin"
+		kin        = "github.com/getkin/kin-openapi"
 	)
 	return []Rule{
 		{
@@ -213,10 +222,34 @@ func Rules(mod string) []Rule {
 			// The engine is below the pipeline, the storefront and auth:
 			// they use it, it uses none of them (nor the edge), so that each
 			// can be changed without the engine knowing.
-			Name:    "server/engine must not depend on server, server/batch, server/storefront or server/auth",
+			Name:    "server/engine must not depend on server, server/batch, server/storefront, server/auth or server/atomic",
 			Subject: func(p string) bool { return p == engine },
 			Forbidden: func(d string, _ bool) bool {
-				return d == server || d == batchPipe || within(d, storefront) || within(d, serverAuth)
+				return d == server || d == batchPipe || within(d, storefront) || within(d, serverAuth) || d == atomicOps
+			},
+		},
+		{
+			// The checks of a request against the document run before the
+			// engine serves it; the edge, the engine and the batch code use
+			// them. They know kin-openapi and the problems they word, and
+			// nothing of the engine, storage or the HTTP server, so that they
+			// can be tested and measured alone.
+			Name:    "server/check must depend on the standard library, kin-openapi, server/problem, server/jsonapi and server/resource only",
+			Subject: func(p string) bool { return p == checks },
+			Forbidden: func(d string, standard bool) bool {
+				return !standard && !within(d, kin) && d != problem && d != jsonapi && d != resource
+			},
+			Gateway: func(d string) bool { return within(d, kin) },
+		},
+		{
+			// Atomic operations are served above the engine, through its
+			// entry points, as the edge serves single requests: the edge
+			// uses server/atomic, which stands beside the pipeline, the
+			// storefront, auth and the webhooks and uses none of them.
+			Name:    "server/atomic must not depend on server, server/batch, server/storefront, server/auth or server/webhook",
+			Subject: func(p string) bool { return p == atomicOps },
+			Forbidden: func(d string, _ bool) bool {
+				return d == server || d == batchPipe || within(d, storefront) || within(d, serverAuth) || d == webhooks
 			},
 		},
 		{

@@ -274,6 +274,45 @@ func TestCheck(t *testing.T) {
 			},
 		},
 		{
+			name: "the request checks reach kin-openapi, the error, document and resource packages only",
+			graph: graph(
+				"~server/check -> github.com/getkin/kin-openapi/openapi3filter",
+				"github.com/getkin/kin-openapi/openapi3filter -> github.com/go-openapi/jsonpointer",
+				"~server/check -> ~server/problem",
+				"~server/check -> ~server/jsonapi",
+				"~server/check -> ~server/resource",
+				"~server/resource -> github.com/getkin/kin-openapi/openapi3",
+				"~server/check -> ~server/engine",
+				"~server/check -> ~storage",
+				"~server/check -> github.com/google/uuid",
+			),
+			checked: 6,
+			want: []string{
+				"server/check reaches server/engine via server/check -> server/engine",
+				"server/check reaches storage via server/check -> storage",
+				"server/check reaches github.com/google/uuid via server/check -> github.com/google/uuid",
+			},
+		},
+		{
+			name: "atomic operations sit above the engine and beside the pipeline",
+			graph: graph(
+				"~server -> ~server/atomic",
+				"~server/atomic -> ~server/engine",
+				"~server/atomic -> ~server/check",
+				"~server/atomic -> ~storage",
+				"~server/engine -> ~server/check",
+				"~server/atomic -> ~server/batch",
+				"~server/atomic -> ~server/webhook",
+				"~server/engine -> ~server/atomic",
+			),
+			checked: 7,
+			want: []string{
+				"server/atomic reaches server/batch via server/atomic -> server/batch",
+				"server/atomic reaches server/webhook via server/atomic -> server/webhook",
+				"server/engine reaches server/atomic via server/engine -> server/atomic",
+			},
+		},
+		{
 			name: "server never depends on the main package",
 			graph: graph(
 				"~server/api -> ~server/mw",

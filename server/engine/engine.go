@@ -72,9 +72,9 @@ type Request struct {
 	// request has none (etag.go).
 	IfMatch     []string
 	IfNoneMatch []string
-	// db, when set, is the transaction the request runs in: one operation of
-	// an atomic request (atomic.go). Nil: the store.
-	db *storage.Conn
+	// Tx, when set, is the transaction the request runs in (Engine.Tx): one
+	// operation of an atomic request (server/atomic). Nil: the store.
+	Tx *storage.Conn
 }
 
 // call is the per-request state the engine works with.
@@ -136,8 +136,8 @@ func (e *Engine) begin(r *Request) (*call, error) {
 			}
 		}
 	}
-	if r.db != nil {
-		cl.db = r.db
+	if r.Tx != nil {
+		cl.db = r.Tx
 	}
 	cl.hateoas = cl.f == JSONAPI && !cl.xinclude["noHateoas"]
 	if meta, ok := cl.query["meta"]; ok {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/entityapi/entityapi/server/jsonapi"
@@ -383,4 +384,9 @@ func storageValue(t resource.FieldType, raw json.RawMessage) (any, error) {
 		return nil, err
 	}
 	return json.RawMessage(buf.Bytes()), nil
+}
+
+// escapePointer escapes a member name as one segment of a JSON pointer.
+func escapePointer(s string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
 }

@@ -2,20 +2,21 @@ package engine
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 
 	"github.com/getkin/kin-openapi/openapi3"
 
+	"github.com/entityapi/entityapi/server/check"
 	"github.com/entityapi/entityapi/server/jsonapi"
 	"github.com/entityapi/entityapi/server/problem"
 )
 
 // itemSchemas holds, per resource type, the schema of the resource object a
-// create and an update accept: the one item validator that checks records sent
-// inside another request (included records now, batch items later) exactly as a
-// request of their own would be checked.
+// create and an update accept, as the routes of the type's create and update
+// declare it: records sent inside another request (included records, batch
+// items) are checked against it (server/check, item.go) exactly as a request
+// of their own would be checked.
 type itemSchemas struct {
 	create, update map[string]*openapi3.Schema
 }
@@ -46,20 +47,13 @@ func newItemSchemas(routes *RouteTable) *itemSchemas {
 }
 
 // checkItem validates one resource object found at base in the body against
-// the create or update schema of its type. The meta member of an item, and the
-// client's temporary id of a new record whose id the server generates, are the
-// request's business, not the resource's; where the client chooses the id
-// (weightunits), the create schema declares it and it is checked like the rest.
+// the create or update schema of its type (check.Item).
 func (e *Engine) checkItem(raw json.RawMessage, typ string, update bool, base string) []*problem.Problem {
 	schema, out := e.itemSchema(typ, update, base)
 	if out != nil {
 		return out
 	}
-	var value map[string]any
-	if err := json.Unmarshal(raw, &value); err != nil {
-		return []*problem.Problem{problem.RequestData("The item should be an object.", base)}
-	}
-	return checkDecoded(schema, value, update, base)
+	return check.Item(schema, raw, update, base)
 }
 
 // itemSchema is the create or update schema of typ, or the problem of an
@@ -76,42 +70,14 @@ func (e *Engine) itemSchema(typ string, update bool, base string) (*openapi3.Sch
 	return schema, nil
 }
 
-// checkDecoded is checkItem on the item already decoded (value, which it
-// changes), as a batch chunk reads it (decodeItem).
+// checkDecoded is check.Decoded, under the name a batch chunk's check calls
+// it by (chunk.go).
 func checkDecoded(schema *openapi3.Schema, value map[string]any, update bool, base string) []*problem.Problem {
-	delete(value, "meta")
-	if _, declared := schema.Properties["id"]; !update && !declared {
-		delete(value, "id")
-	}
-	if out := visitSchema(schema, value, base, base, func() *problem.Problem {
-		return problem.RequestData("The item is not valid.", base)
-	}); out != nil {
-		return out
-	}
-	if p := nulProblem(value, base); p != nil {
-		return []*problem.Problem{p} // as a request of its own (refuseNUL)
-	}
-	return nil
+	return check.Decoded(schema, value, update, base)
 }
 
-// visitSchema checks value against schema and turns each failure into the
-// problems of docs/decisions.md §3's table, pointing below root (the value's own
-// pointer) within the item at object; a failure that is not a schema error
-// becomes other(). No failure is nil. A batch item (checkItem) and a batch
-// password checked before staging (sealValue) report alike through it.
+// visitSchema is check.Visit, under the name the check of a batch password
+// before staging calls it by (seal.go).
 func visitSchema(schema *openapi3.Schema, value any, root, object string, other func() *problem.Problem) []*problem.Problem {
-	err := schema.VisitJSON(value, openapi3.MultiErrors())
-	if err == nil {
-		return nil
-	}
-	var out []*problem.Problem
-	for _, e := range flattenErrors(err) {
-		var se *openapi3.SchemaError
-		if errors.As(e, &se) {
-			out = append(out, schemaProblems(se, JSONAPI, root, object)...)
-		} else {
-			out = append(out, other())
-		}
-	}
-	return out
+	return check.Visit(schema, value, root, object, other)
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/routers"
 
+	"github.com/entityapi/entityapi/server/check"
 	"github.com/entityapi/entityapi/server/problem"
 	"github.com/entityapi/entityapi/server/resource"
 )
@@ -49,7 +50,7 @@ var webhooksResource = &resource.Resource{Type: webhooksType, IntID: true, Reade
 
 // atomicType names the address of atomic requests, /api/operations; it is not
 // a resource type: each of its operations is checked against its own route
-// (server/engine/atomic.go).
+// (server/atomic).
 const atomicType = "operations"
 
 // atomicResource stands for the atomic address where routes need a resource.
@@ -63,8 +64,7 @@ type Route struct {
 	res     *resource.Resource
 	rel     *resource.Relationship
 	kin     *routers.Route
-	params  []routeParam // the operation's parameters, for checkRequest
-	passed  passedChecks // requests whose parameters passed (checkmemo.go)
+	checks  *check.Operation // the operation compiled for checking requests
 }
 
 // pathEntry is one documented path with the methods it allows, for Allow headers.
@@ -111,7 +111,7 @@ func newRouteTable(doc *openapi3.T, reg *resource.Registry, base string) (*Route
 				return nil, err
 			}
 			if rt != nil {
-				rt.params = routeParams(item, op)
+				rt.checks = check.NewOperation(rt.kin, rt.res.IntID)
 				t.byKey[method+" "+rt.pattern] = rt
 			}
 		}
@@ -317,6 +317,10 @@ func (rt *Route) Resource() *resource.Resource { return rt.res }
 // Operation is the route as kin-openapi's request validator reads it.
 func (rt *Route) Operation() *routers.Route { return rt.kin }
 
+// Checks are the checks of the requests sent to the route (server/check),
+// which the edge runs before the engine serves them.
+func (rt *Route) Checks() *check.Operation { return rt.checks }
+
 // IsRelationship tells whether the route is a relationship endpoint, which
 // speaks JSON:API only (docs/decisions.md §3).
 func (rt *Route) IsRelationship() bool { return rt.kind == relationshipRoute }
@@ -325,7 +329,7 @@ func (rt *Route) IsRelationship() bool { return rt.kind == relationshipRoute }
 // (the back office; 403 otherwise, Denied).
 //
 // Every caller of the application may send an atomic request: each of its
-// operations is checked against the roles of its own route (atomic.go).
+// operations is checked against the roles of its own route (server/atomic).
 func (rt *Route) Allows(roles []string) bool {
 	return rt.kind == atomicRoute || allowed(roles, rt.res, routeAction(rt))
 }

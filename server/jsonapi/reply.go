@@ -28,7 +28,7 @@ func DocumentReply(status int, doc *TopLevel) *Reply {
 
 // Document is the response document of a reply made with DocumentReply and
 // not yet written, or nil; an atomic request takes each operation's record
-// from it (server/engine/atomic.go).
+// from it (server/atomic).
 // The caller takes the document: OnDocumentDone's function no longer runs.
 func (r *Reply) Document() *TopLevel {
 	r.docDone = nil

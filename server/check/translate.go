@@ -1,4 +1,4 @@
-package engine
+package check
 
 import (
 	"errors"
@@ -17,10 +17,11 @@ var (
 	unsupportedProperty = regexp.MustCompile(`property "([^"]+)" is unsupported`)
 )
 
-// translate turns kin-openapi's validation errors into problems with Oro's titles
-// and JSON pointers (docs/decisions.md §3). kin-openapi's own texts carry schema dumps and
-// are never sent.
-func Translate(err error, rt *Route, f Format) error {
+// Translate turns kin-openapi's validation errors of a request to op (as
+// Operation.Check returns them) into problems with Oro's titles and JSON
+// pointers (docs/decisions.md §3), worded for a body in JSON:API or in plain
+// JSON. kin-openapi's own texts carry schema dumps and are never sent.
+func Translate(err error, op *Operation, jsonAPI bool) error {
 	var out problem.List
 	for _, e := range flattenErrors(err) {
 		var re *openapi3filter.RequestError
@@ -30,9 +31,9 @@ func Translate(err error, rt *Route, f Format) error {
 		}
 		switch {
 		case re.Parameter != nil:
-			out = append(out, parameterProblem(re, rt))
+			out = append(out, parameterProblem(re, op))
 		case re.RequestBody != nil:
-			out = append(out, bodyProblems(re, f)...)
+			out = append(out, bodyProblems(re, jsonAPI)...)
 		default:
 			out = append(out, problem.MalformedJSON("The request is not valid."))
 		}
@@ -54,12 +55,12 @@ func flattenErrors(err error) []error {
 	return []error{err}
 }
 
-func parameterProblem(re *openapi3filter.RequestError, rt *Route) *problem.Problem {
+func parameterProblem(re *openapi3filter.RequestError, op *Operation) *problem.Problem {
 	name := re.Parameter.Name
 	detail := reason(re.Err)
 	switch re.Parameter.In {
 	case "path":
-		if rt.res.IntID {
+		if op.intID {
 			return problem.BadIdentifier("Expected integer value. Given a value that is not a positive integer.")
 		}
 		return problem.BadIdentifier("The identifier is not valid: " + detail + ".")
@@ -116,7 +117,7 @@ func reason(err error) string {
 	return msg
 }
 
-func bodyProblems(re *openapi3filter.RequestError, f Format) []*problem.Problem {
+func bodyProblems(re *openapi3filter.RequestError, jsonAPI bool) []*problem.Problem {
 	var pe *openapi3filter.ParseError
 	if errors.As(re.Err, &pe) || strings.Contains(re.Reason, "failed to decode") {
 		return []*problem.Problem{problem.MalformedJSON("Invalid json message received. " + strings.TrimSuffix(reason(re.Err), ".") + ".")}
@@ -131,7 +132,7 @@ func bodyProblems(re *openapi3filter.RequestError, f Format) []*problem.Problem 
 			out = append(out, problem.MalformedJSON("Invalid json message received. "+reason(e)))
 			continue
 		}
-		out = append(out, schemaProblems(se, f, "", "/data")...)
+		out = append(out, schemaProblems(se, jsonAPI, "", "/data")...)
 	}
 	return out
 }
@@ -140,8 +141,8 @@ func bodyProblems(re *openapi3filter.RequestError, f Format) []*problem.Problem 
 // through so the innermost, most precise violations are reported. root prefixes
 // the violation's pointer (the place of a validated item in the body); object is
 // where the resource object is, so its attributes can be told from structure.
-func schemaProblems(se *openapi3.SchemaError, f Format, root, object string) []*problem.Problem {
-	if inner := orNullProblems(se, f, root, object); len(inner) > 0 {
+func schemaProblems(se *openapi3.SchemaError, jsonAPI bool, root, object string) []*problem.Problem {
+	if inner := orNullProblems(se, jsonAPI, root, object); len(inner) > 0 {
 		return inner
 	}
 	if se.Origin != nil {
@@ -149,7 +150,7 @@ func schemaProblems(se *openapi3.SchemaError, f Format, root, object string) []*
 		for _, e := range flattenErrors(se.Origin) {
 			var ise *openapi3.SchemaError
 			if errors.As(e, &ise) {
-				inner = append(inner, schemaProblems(ise, f, root, object)...)
+				inner = append(inner, schemaProblems(ise, jsonAPI, root, object)...)
 			}
 		}
 		if len(inner) > 0 {
@@ -177,7 +178,7 @@ func schemaProblems(se *openapi3.SchemaError, f Format, root, object string) []*
 				pointer += "/" + escapePointer(m[1])
 			}
 		}
-		if inFields(pointer, f, object) {
+		if inFields(pointer, jsonAPI, object) {
 			return []*problem.Problem{problem.NotBlank(pointer)}
 		}
 		return []*problem.Problem{problem.RequestData(fmt.Sprintf("The '%s' property is required.", lastSegment(pointer)), pointer)}
@@ -189,12 +190,12 @@ func schemaProblems(se *openapi3.SchemaError, f Format, root, object string) []*
 		if strings.HasSuffix(pointer, "/"+name) {
 			pointer = strings.TrimSuffix(pointer, "/"+escapePointer(name))
 		}
-		if pointer == object+"/attributes" || pointer == object+"/relationships" || (f == Plain && pointer == "") {
+		if pointer == object+"/attributes" || pointer == object+"/relationships" || (!jsonAPI && pointer == "") {
 			return []*problem.Problem{problem.ExtraFields(pointer, name)}
 		}
 		return []*problem.Problem{problem.RequestData(fmt.Sprintf("The '%s' property is not allowed here.", name), pointer)}
 	}
-	if !inFields(pointer, f, object) {
+	if !inFields(pointer, jsonAPI, object) {
 		return []*problem.Problem{problem.RequestData(constraintDetail(se), pointer)}
 	}
 	return []*problem.Problem{problem.Constraint(constraintTitle(se), constraintDetail(se), pointer)}
@@ -204,7 +205,7 @@ func schemaProblems(se *openapi3.SchemaError, f Format, root, object string) []*
 // OpenAPI 3.0.3 form of an empty-able to-one relationship) as X's own violations,
 // which kin-openapi folds into "doesn't match any schema from anyOf": the value is
 // not null, so X is what it was meant to be.
-func orNullProblems(se *openapi3.SchemaError, f Format, root, object string) []*problem.Problem {
+func orNullProblems(se *openapi3.SchemaError, jsonAPI bool, root, object string) []*problem.Problem {
 	if se.SchemaField != "anyOf" || se.Value == nil || se.Schema == nil || len(se.Schema.AnyOf) != 2 {
 		return nil
 	}
@@ -221,7 +222,7 @@ func orNullProblems(se *openapi3.SchemaError, f Format, root, object string) []*
 	for _, e := range flattenErrors(err) {
 		var ise *openapi3.SchemaError
 		if errors.As(e, &ise) {
-			out = append(out, schemaProblems(ise, f, at, object)...)
+			out = append(out, schemaProblems(ise, jsonAPI, at, object)...)
 		}
 	}
 	return out
@@ -229,8 +230,8 @@ func orNullProblems(se *openapi3.SchemaError, f Format, root, object string) []*
 
 // inFields tells whether a pointer addresses a field value rather than the
 // document's structure.
-func inFields(pointer string, f Format, object string) bool {
-	if f == Plain {
+func inFields(pointer string, jsonAPI bool, object string) bool {
+	if !jsonAPI {
 		return pointer != ""
 	}
 	return strings.HasPrefix(pointer, object+"/attributes/") || strings.HasPrefix(pointer, object+"/relationships/")

@@ -1,4 +1,4 @@
-package engine
+package check
 
 import (
 	"context"
@@ -9,10 +9,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/entityapi/entityapi/openapi"
-	"github.com/entityapi/entityapi/server/resource"
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3filter"
+	"github.com/getkin/kin-openapi/routers"
+
+	"github.com/entityapi/entityapi/openapi"
 )
 
 // TestCheckRequestAsKinOpenAPI holds checkRequest to kin-openapi's
@@ -31,13 +32,13 @@ func TestCheckRequestAsKinOpenAPI(t *testing.T) {
 		{"X-Currency": "EUR"}, {"X-Currency": "?"}, {"X-Include": "noHateoas;totalCount", "X-Localization-ID": "1"},
 	}
 	checked, skipped := 0, 0
-	for name, routes := range documentRoutes(t) {
-		for key, rt := range routes.byKey {
-			if rt.kin.Operation.RequestBody != nil {
+	for name, ops := range documentOperations(t) {
+		for key, op := range ops {
+			if op.kin.Operation.RequestBody != nil {
 				continue // bodies: the same kin-openapi call in both; TestFuzz and the API tests send them
 			}
 			path := map[string]string{}
-			for _, rp := range rt.params {
+			for _, rp := range op.params {
 				if rp.p.In == openapi3.ParameterInPath {
 					path[rp.p.Name] = "1"
 				}
@@ -47,13 +48,13 @@ func TestCheckRequestAsKinOpenAPI(t *testing.T) {
 			}
 			for _, q := range queries {
 				for _, h := range headers {
-					req, query := routeRequest(rt, q, h)
+					req, query := operationRequest(op, q, h)
 					input := func() *openapi3filter.RequestValidationInput {
 						return &openapi3filter.RequestValidationInput{Request: req, PathParams: path, QueryParams: query,
-							Route: rt.kin, Options: validatorOptions}
+							Route: op.kin, Options: validatorOptions}
 					}
 					want := openapi3filter.ValidateRequest(context.Background(), input())
-					got := checkRequest(context.Background(), rt, input())
+					got := checkRequest(context.Background(), op, input())
 					if fmt.Sprint(got) != fmt.Sprint(want) {
 						t.Errorf("%s %s ?%s %v:\ncheckRequest: %v\nkin-openapi:  %v", name, key, q, h, got, want)
 					}
@@ -67,8 +68,8 @@ func TestCheckRequestAsKinOpenAPI(t *testing.T) {
 	}
 }
 
-// TestCheckRemembersOnlyWhatPassed holds Route.Check, which passes again a
-// request it has seen pass (checkmemo.go), to kin-openapi's ValidateRequest:
+// TestCheckRemembersOnlyWhatPassed holds Operation.Check, which passes again a
+// request it has seen pass (memo.go), to kin-openapi's ValidateRequest:
 // for every operation without a body, every query and header of
 // TestCheckRequestAsKinOpenAPI is checked three times, the later times with
 // every request before it remembered, and each verdict must be
@@ -84,26 +85,26 @@ func TestCheckRemembersOnlyWhatPassed(t *testing.T) {
 	}
 	ids := []string{"1", "x y"}
 	remembered, compared := 0, 0
-	for name, routes := range documentRoutes(t) {
-		for key, rt := range routes.byKey {
-			if rt.kin.Operation.RequestBody != nil {
+	for name, ops := range documentOperations(t) {
+		for key, op := range ops {
+			if op.kin.Operation.RequestBody != nil {
 				continue
 			}
-			passedCount.Store(0) // each route may remember up to the bound
+			passedCount.Store(0) // each operation may remember up to the bound
 			for pass := range 3 {
 				for _, id := range ids {
 					path := map[string]string{}
-					for _, rp := range rt.params {
+					for _, rp := range op.params {
 						if rp.p.In == openapi3.ParameterInPath {
 							path[rp.p.Name] = id
 						}
 					}
 					for _, q := range queries {
 						for _, h := range headers {
-							req, query := routeRequest(rt, q, h)
+							req, query := operationRequest(op, q, h)
 							want := openapi3filter.ValidateRequest(context.Background(), &openapi3filter.RequestValidationInput{
-								Request: req, PathParams: path, QueryParams: query, Route: rt.kin, Options: validatorOptions})
-							got := rt.Check(context.Background(), req, path, query)
+								Request: req, PathParams: path, QueryParams: query, Route: op.kin, Options: validatorOptions})
+							got := op.Check(context.Background(), req, path, query)
 							if fmt.Sprint(got) != fmt.Sprint(want) {
 								t.Fatalf("%s %s ?%s %v id %q, pass %d:\nCheck:       %v\nkin-openapi: %v", name, key, q, h, id, pass, got, want)
 							}
@@ -112,7 +113,7 @@ func TestCheckRemembersOnlyWhatPassed(t *testing.T) {
 					}
 				}
 			}
-			remembered += len(rt.passed.keys)
+			remembered += len(op.passed.keys)
 		}
 	}
 	if remembered < 1000 || compared < 10000 {
@@ -123,12 +124,12 @@ func TestCheckRemembersOnlyWhatPassed(t *testing.T) {
 // TestCheckMemoBounds: nothing is remembered beyond maxPassed requests in
 // the process, nor a key longer than maxPassedKey.
 func TestCheckMemoBounds(t *testing.T) {
-	rt := documentRoutes(t)["backoffice"].Lookup(http.MethodGet, "/backoffice/api/regions")
-	if rt == nil {
-		t.Fatal("no route GET /backoffice/api/regions")
+	op := documentOperations(t)["backoffice"]["GET /api/regions"]
+	if op == nil {
+		t.Fatal("no operation GET /api/regions")
 	}
 	long, _ := http.NewRequest(http.MethodGet, "http://x/backoffice/api/regions?filter[id]="+strings.Repeat("a", maxPassedKey), nil)
-	if _, ok := rt.checkKey(long, nil); ok {
+	if _, ok := op.checkKey(long, nil); ok {
 		t.Error("a key longer than maxPassedKey may be remembered")
 	}
 	passedCount.Store(maxPassed - 1)
@@ -137,40 +138,40 @@ func TestCheckMemoBounds(t *testing.T) {
 		q := "page[size]=" + strconv.Itoa(i+1)
 		req, _ := http.NewRequest(http.MethodGet, "http://x/backoffice/api/regions?"+q, nil)
 		query, _ := url.ParseQuery(q)
-		if err := rt.Check(context.Background(), req, nil, query); err != nil {
+		if err := op.Check(context.Background(), req, nil, query); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if n := len(rt.passed.keys); n != 1 || passedCount.Load() != maxPassed {
+	if n := len(op.passed.keys); n != 1 || passedCount.Load() != maxPassed {
 		t.Errorf("%d requests remembered (process count %d) with room for one", n, passedCount.Load())
 	}
 }
 
-// documentRoutes are the route tables of both documents, by application,
-// each under the base /<application>.
-func documentRoutes(t *testing.T) map[string]*RouteTable {
+// documentOperations are the operations of both documents, by application,
+// each by its method and path ("GET /api/regions").
+func documentOperations(t *testing.T) map[string]map[string]*Operation {
 	t.Helper()
-	out := map[string]*RouteTable{}
+	out := map[string]map[string]*Operation{}
 	for name, raw := range map[string][]byte{"backoffice": openapi.Backoffice, "storefront": openapi.Storefront} {
 		doc, err := openapi3.NewLoader().LoadFromData(raw)
 		if err != nil {
 			t.Fatal(err)
 		}
-		reg, err := resource.Load(doc)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if out[name], err = newRouteTable(doc, reg, "/"+name); err != nil {
-			t.Fatal(err)
+		out[name] = map[string]*Operation{}
+		for path, item := range doc.Paths.Map() {
+			for method, op := range item.Operations() {
+				kin := &routers.Route{Spec: doc, Server: doc.Servers[0], Path: path, PathItem: item, Method: method, Operation: op}
+				out[name][method+" "+path] = NewOperation(kin, false)
+			}
 		}
 	}
 	return out
 }
 
-// routeRequest is a request of rt's method to its pattern with query string
-// q and headers h, and q parsed.
-func routeRequest(rt *Route, q string, h map[string]string) (*http.Request, url.Values) {
-	req, _ := http.NewRequest(rt.method, "http://x"+rt.pattern+"?"+q, nil)
+// operationRequest is a request of op's method to its path with query
+// string q and headers h, and q parsed.
+func operationRequest(op *Operation, q string, h map[string]string) (*http.Request, url.Values) {
+	req, _ := http.NewRequest(op.kin.Method, "http://x"+op.kin.Path+"?"+q, nil)
 	for k, v := range h {
 		req.Header.Set(k, v)
 	}

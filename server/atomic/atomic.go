@@ -1,4 +1,10 @@
-package engine
+// Package atomic serves JSON:API Atomic Operations (POST /api/operations):
+// the operations of one request run in order in one transaction, each as the
+// single request it stands for. It sits above the engine and serves every
+// operation through the engine's own entry points (Create, Update, Delete,
+// the relationship changes), with the route, roles and checks that request
+// would have; the engine knows nothing of it.
+package atomic
 
 import (
 	"bytes"
@@ -8,6 +14,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/entityapi/entityapi/server/check"
+	"github.com/entityapi/entityapi/server/engine"
 	"github.com/entityapi/entityapi/server/jsonapi"
 	"github.com/entityapi/entityapi/server/problem"
 	"github.com/entityapi/entityapi/storage"
@@ -17,9 +25,9 @@ import (
 // its operations in order in one transaction. Each operation is the single
 // request it stands for: it is mapped to that request's route, checked with
 // that route's roles and schema, and served by the same engine function
-// (Create, Update, Delete, changeRelationship) on a call whose queries run in
-// the transaction, so a later operation sees what an earlier one wrote and the
-// first failure rolls everything back.
+// (Create, Update, Delete, the relationship changes) on a request whose
+// queries run in the transaction (engine.Request.Tx), so a later operation
+// sees what an earlier one wrote and the first failure rolls everything back.
 
 // atomicOperation is one member of atomic:operations, as the document's
 // schema (AtomicOperation) has already checked it.
@@ -46,14 +54,16 @@ type localID struct {
 
 // atomicRun is the state of one atomic request.
 type atomicRun struct {
-	r    *Request
-	lids map[string]localID
+	e      *engine.Engine
+	routes *engine.RouteTable
+	r      *engine.Request
+	lids   map[string]localID
 }
 
-// CountAtomic reads how many operations an atomic request body holds, without
+// Count reads how many operations an atomic request body holds, without
 // reading them, so that a request over the limit is refused (413) before any
-// work; a body it cannot read is left to the schema check (0, nil).
-func CountAtomic(body []byte, limit int) *problem.Problem {
+// work; a body it cannot read is left to the schema check (nil).
+func Count(body []byte, limit int) *problem.Problem {
 	var doc struct {
 		Ops []json.RawMessage `json:"atomic:operations"`
 	}
@@ -65,10 +75,11 @@ func CountAtomic(body []byte, limit int) *problem.Problem {
 		Pointer: "/atomic:operations"}
 }
 
-// Atomic answers POST /api/operations: every operation stored, or none. The
-// answer is 200 with one result per operation, or 204 when no result has data.
-func (e *Engine) Atomic(r *Request, body []byte) (*jsonapi.Reply, error) {
-	if _, err := e.begin(r); err != nil {
+// Run answers POST /api/operations, r, with e: every operation stored, or
+// none. The answer is 200 with one result per operation, or 204 when no
+// result has data.
+func Run(e *engine.Engine, r *engine.Request, body []byte) (*jsonapi.Reply, error) {
+	if err := e.Admit(r); err != nil {
 		return nil, err
 	}
 	var doc struct {
@@ -77,12 +88,12 @@ func (e *Engine) Atomic(r *Request, body []byte) (*jsonapi.Reply, error) {
 	if err := json.Unmarshal(body, &doc); err != nil || len(doc.Ops) == 0 {
 		return nil, problem.RequestData("The request should hold a non-empty atomic:operations array.", "/atomic:operations")
 	}
-	run := &atomicRun{r: r, lids: map[string]localID{}}
+	run := &atomicRun{e: e, routes: e.Routes(), r: r, lids: map[string]localID{}}
 	results := make([][]byte, len(doc.Ops))
 	anyData := false
-	err := e.store.Conn.Tx(r.Ctx, func(tx *storage.Conn) error {
+	err := e.Tx(r.Ctx, func(tx *storage.Conn) error {
 		for i, raw := range doc.Ops {
-			result, err := e.runOperation(run, tx, i, raw)
+			result, err := run.operation(tx, i, raw)
 			if err != nil {
 				return atOperation(err, i)
 			}
@@ -138,9 +149,9 @@ func atOperation(err error, i int) error {
 	return out
 }
 
-// runOperation runs operation i as its single request, in tx; its result is the
+// operation runs operation i as its single request, in tx; its result is the
 // record answered (add and update of a record), or nil.
-func (e *Engine) runOperation(run *atomicRun, tx *storage.Conn, i int, raw json.RawMessage) ([]byte, error) {
+func (run *atomicRun) operation(tx *storage.Conn, i int, raw json.RawMessage) ([]byte, error) {
 	prefix := "/atomic:operations/" + strconv.Itoa(i)
 	var op atomicOperation
 	if err := json.Unmarshal(raw, &op); err != nil {
@@ -157,37 +168,38 @@ func (e *Engine) runOperation(run *atomicRun, tx *storage.Conn, i int, raw json.
 	if err != nil {
 		return nil, err
 	}
-	rt, path, id, err := e.operationRoute(run.r, &op, typ, id, rel)
+	rt, path, id, err := run.route(&op, typ, id, rel)
 	if err != nil {
 		return nil, err
 	}
 	if !rt.Allows(run.r.Principal.Roles) {
-		return nil, Denied()
+		return nil, engine.Denied()
 	}
-	single := &Request{Ctx: run.r.Ctx, Route: rt, ID: id, Path: path, Origin: run.r.Origin, Query: url.Values{},
-		Format: JSONAPI, Principal: run.r.Principal, Lang: run.r.Lang, XInclude: run.r.XInclude, db: tx}
+	e := run.e
+	single := &engine.Request{Ctx: run.r.Ctx, Route: rt, ID: id, Path: path, Origin: run.r.Origin, Query: url.Values{},
+		Format: engine.JSONAPI, Principal: run.r.Principal, Lang: run.r.Lang, XInclude: run.r.XInclude, Tx: tx}
 	var reply *jsonapi.Reply
-	if rt.kind == itemRoute && rt.method == http.MethodDelete {
+	if rt.IsItem() && rt.Method() == http.MethodDelete {
 		if op.Data != nil && string(op.Data) != "null" {
 			return nil, problem.RequestData("A remove operation carries no data.", "/data")
 		}
 		reply, err = e.Delete(single)
 	} else {
 		var doc *jsonapi.Document
-		if doc, err = e.singleDocument(run.r, rt, id, data); err != nil {
+		if doc, err = singleDocument(run.r, rt, id, data); err != nil {
 			return nil, err
 		}
 		switch {
-		case rt.kind == collectionRoute:
+		case rt.IsCollection():
 			reply, err = e.Create(single, doc, nil)
-		case rt.kind == itemRoute:
+		case rt.IsItem():
 			reply, err = e.Update(single, doc, nil)
-		case rt.method == http.MethodPost:
-			reply, err = e.changeRelationship(single, doc, addMembers)
-		case rt.method == http.MethodDelete:
-			reply, err = e.changeRelationship(single, doc, removeMembers)
+		case rt.Method() == http.MethodPost:
+			reply, err = e.AddToRelationship(single, doc)
+		case rt.Method() == http.MethodDelete:
+			reply, err = e.RemoveFromRelationship(single, doc)
 		default:
-			reply, err = e.changeRelationship(single, doc, replaceMembers)
+			reply, err = e.UpdateRelationship(single, doc)
 		}
 	}
 	if err != nil {
@@ -330,7 +342,7 @@ func (run *atomicRun) lookup(typ, lid, at string) (string, error) {
 // singleDocument is the body the single request of an operation would carry,
 // {"data": ...}, checked as that request's body is: type and id
 // against the address (409), then the route's schema.
-func (e *Engine) singleDocument(r *Request, rt *Route, id string, data json.RawMessage) (*jsonapi.Document, error) {
+func singleDocument(r *engine.Request, rt *engine.Route, id string, data json.RawMessage) (*jsonapi.Document, error) {
 	doc := jsonapi.Document{Data: data}
 	if len(doc.Data) == 0 {
 		doc.Data = json.RawMessage("null")
@@ -342,7 +354,7 @@ func (e *Engine) singleDocument(r *Request, rt *Route, id string, data json.RawM
 	if p := rt.CheckAddress(id, body, true); p != nil {
 		return nil, p
 	}
-	req, err := http.NewRequestWithContext(r.Ctx, rt.method, rt.pattern, bytes.NewReader(body))
+	req, err := http.NewRequestWithContext(r.Ctx, rt.Method(), rt.Pattern(), bytes.NewReader(body))
 	if err != nil {
 		return nil, err
 	}
@@ -351,8 +363,8 @@ func (e *Engine) singleDocument(r *Request, rt *Route, id string, data json.RawM
 	if id != "" {
 		params["id"] = id
 	}
-	if err := rt.Check(r.Ctx, req, params, url.Values{}); err != nil {
-		return nil, Translate(err, rt, JSONAPI)
+	if err := rt.Checks().Check(r.Ctx, req, params, url.Values{}); err != nil {
+		return nil, check.Translate(err, rt.Checks(), true)
 	}
 	return &doc, nil
 }

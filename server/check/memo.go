@@ -1,4 +1,4 @@
-package engine
+package check
 
 import (
 	"net/http"
@@ -11,12 +11,12 @@ import (
 )
 
 // Whether a request's parameters pass its operation's checks (checkRequest,
-// through kin-openapi) depends on the route and on nothing but what the
+// through kin-openapi) depends on the operation and on nothing but what the
 // request carries in its query string, its path and its header parameters.
 // Clients send the same requests again and again (the next look at a list,
 // a poll), and kin-openapi decodes and checks each parameter anew every
 // time: on a GET of ten regions, a tenth of the service's own work beyond
-// the database (issue 16). A route therefore remembers the requests that
+// the database (issue 16). An operation therefore remembers the requests that
 // passed, keyed by exactly those inputs (checkKey), and passes them again
 // without checking. A request that failed is never remembered: it is
 // checked every time, and gets every error. Requests with a body (checked
@@ -33,10 +33,10 @@ const (
 	maxPassedKey = 512
 )
 
-// passedCount is the number of remembered requests, over every route.
+// passedCount is the number of remembered requests, over every operation.
 var passedCount atomic.Int64
 
-// passedChecks are the requests of one route that passed its checks.
+// passedChecks are the requests of one operation that passed its checks.
 type passedChecks struct {
 	mu   sync.RWMutex
 	keys map[string]struct{}
@@ -68,18 +68,18 @@ func (p *passedChecks) remember(key string) {
 	passedCount.Add(1)
 }
 
-// checkKey is everything the outcome of checking r's parameters on rt
+// checkKey is everything the outcome of checking r's parameters on op
 // depends on, as one string: the raw query string, then each path and
 // header parameter the request carries, named and length-prefixed so that
 // no two different requests share a key. ok is false when the request must
 // be checked every time (a body, a cookie parameter, a key too long).
-func (rt *Route) checkKey(r *http.Request, pathParams map[string]string) (key string, ok bool) {
-	if rt.kin.Operation.RequestBody != nil {
+func (op *Operation) checkKey(r *http.Request, pathParams map[string]string) (key string, ok bool) {
+	if op.kin.Operation.RequestBody != nil {
 		return "", false
 	}
 	raw := r.URL.RawQuery
 	var b []byte // nil while the query string alone is the key (most requests: no allocation)
-	for _, rp := range rt.params {
+	for _, rp := range op.params {
 		var values []string
 		switch rp.p.In {
 		case openapi3.ParameterInQuery:

@@ -1,4 +1,4 @@
-package engine
+package atomic
 
 import (
 	"encoding/json"
@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/entityapi/entityapi/server/engine"
 	"github.com/entityapi/entityapi/server/problem"
 )
 
@@ -37,7 +38,7 @@ func (run *atomicRun) target(op *atomicOperation, data json.RawMessage) (typ, id
 		}
 		return typ, id, rel, nil
 	case op.Href != nil:
-		return "", "", "", nil // operationRoute reads the address
+		return "", "", "", nil // route reads the address
 	}
 	var d struct {
 		Type string  `json:"type"`
@@ -56,16 +57,16 @@ func (run *atomicRun) target(op *atomicOperation, data json.RawMessage) (typ, id
 	return d.Type, id, "", nil
 }
 
-// operationRoute is the documented route an operation stands for, and the
-// address of that single request: add is POST on the collection (or on a
-// relationship), update PATCH and remove DELETE on the record (or on a
-// relationship). An address the application does not have is a 404, a method
-// the address does not allow a 405, as for the single request.
-func (e *Engine) operationRoute(r *Request, op *atomicOperation, typ, id, rel string) (*Route, string, string, error) {
-	base := e.routes.base
+// route is the documented route an operation stands for, and the address of
+// that single request: add is POST on the collection (or on a relationship),
+// update PATCH and remove DELETE on the record (or on a relationship). An
+// address the application does not have is a 404, a method the address does
+// not allow a 405, as for the single request.
+func (run *atomicRun) route(op *atomicOperation, typ, id, rel string) (*engine.Route, string, string, error) {
+	base := run.routes.Base()
 	var path string
 	if op.Href != nil {
-		p, err := e.hrefPath(r, *op.Href)
+		p, err := run.hrefPath(*op.Href)
 		if err != nil {
 			return nil, "", "", err
 		}
@@ -89,17 +90,17 @@ func (e *Engine) operationRoute(r *Request, op *atomicOperation, typ, id, rel st
 	if method == "" {
 		return nil, "", "", problem.RequestData("The op should be add, update or remove.", "/op")
 	}
-	rt, params := e.routes.match(method, path)
+	rt, params := run.routes.Match(method, path)
 	if rt == nil {
-		if e.routes.Allowed(path) != nil {
+		if run.routes.Allowed(path) != nil {
 			return nil, "", "", problem.NotAllowed(method)
 		}
 		return nil, "", "", problem.UnknownPath("The operation's target names no address of the API.")
 	}
 	switch {
-	case rt.kind == collectionRoute && method == http.MethodPost,
-		rt.kind == itemRoute && method != http.MethodPost,
-		rt.kind == relationshipRoute:
+	case rt.IsCollection() && method == http.MethodPost,
+		rt.IsItem() && method != http.MethodPost,
+		rt.IsRelationship():
 	default:
 		return nil, "", "", problem.RequestData("The operation's target is not an address an operation may change.", "")
 	}
@@ -108,15 +109,15 @@ func (e *Engine) operationRoute(r *Request, op *atomicOperation, typ, id, rel st
 
 // hrefPath is the path of an operation's href, absolute or relative to the
 // application base; only addresses of this application are taken.
-func (e *Engine) hrefPath(r *Request, href string) (string, error) {
+func (run *atomicRun) hrefPath(href string) (string, error) {
 	u, err := url.Parse(href)
 	bad := problem.RequestData("The href is not an address of this API.", "/href")
 	if err != nil || u.RawQuery != "" || u.Fragment != "" {
 		return "", bad
 	}
-	base := e.routes.base
+	base := run.routes.Base()
 	if u.IsAbs() {
-		if u.Scheme+"://"+u.Host != r.Origin {
+		if u.Scheme+"://"+u.Host != run.r.Origin {
 			return "", bad
 		}
 		if !strings.HasPrefix(u.Path, base+"/api/") {
@@ -133,39 +134,4 @@ func (e *Engine) hrefPath(r *Request, href string) (string, error) {
 		return base + "/" + u.Path, nil
 	}
 	return "", bad
-}
-
-// match finds the route of a method on a request path, and the values of its
-// path parameters.
-func (t *RouteTable) match(method, path string) (*Route, map[string]string) {
-	segs := strings.Split(path, "/")
-	for key, rt := range t.byKey {
-		if !strings.HasPrefix(key, method+" ") {
-			continue
-		}
-		pat := strings.Split(rt.pattern, "/")
-		if len(pat) != len(segs) {
-			continue
-		}
-		params := map[string]string{}
-		ok := true
-		for i, s := range pat {
-			switch {
-			case strings.HasPrefix(s, ":"):
-				if segs[i] == "" {
-					ok = false
-				}
-				params[s[1:]] = segs[i]
-			case s != segs[i]:
-				ok = false
-			}
-			if !ok {
-				break
-			}
-		}
-		if ok {
-			return rt, params
-		}
-	}
-	return nil, nil
 }

@@ -1,4 +1,4 @@
-package engine
+package check
 
 import (
 	"bytes"
@@ -14,7 +14,7 @@ import (
 // raw inside a string, and the escape's digits have no case.
 var jsonNUL = []byte(`\u0000`)
 
-// refuseNUL answers a body holding a string with a NUL character: no column
+// RefuseNUL answers a body holding a string with a NUL character: no column
 // can hold it (PostgreSQL text refuses it; SQLite would store a value no
 // filter can name) and Bun refuses to write it into SQL, which was a 500. The
 // pointer leads to the first such string (in member order), in either format.
