@@ -90,12 +90,18 @@ lint:
 	$(GO) run ./scripts/importcheck
 	bash scripts/lint-openapi.sh $(foreach app,$(APPS),openapi/bundled/$(app).yaml)
 
-## test: every test, on SQLite and (when TEST_DATABASE_URL is set) PostgreSQL. The server package runs
-## both databases' suites in one binary, close to go test's default 10-minute limit on a 2-core machine
-## (a busy one went over it), hence TEST_TIMEOUT (30m)
+## test: every test, on SQLite and (when TEST_DATABASE_URL is set) PostgreSQL. Most of a test's time is
+## spent waiting (HTTP, the databases, the job queue), so TEST_P (4) packages run at once and each runs
+## TEST_PARALLEL (4) of its parallel tests at once; tests that measure the process run alone
 test:
 	@summary=$$(mktemp); trap 'rm -f $$summary' EXIT; \
-	  CONTRACT_SUMMARY=$$summary $(GO) test -count=1 -timeout $${TEST_TIMEOUT:-30m} ./... && { cat $$summary; true; }
+	  CONTRACT_SUMMARY=$$summary $(GO) test -count=1 -p $${TEST_P:-4} -parallel $${TEST_PARALLEL:-4} \
+	  -timeout $${TEST_TIMEOUT:-20m} ./... && { cat $$summary; true; }
+
+## test-short: the quick loop, under a minute: SQLite only, and -short leaves out the slowest tests
+## (the browser, killed processes, the add-an-entity guide's build, memory and allocation bounds)
+test-short:
+	TEST_DATABASE_URL= CI= $(GO) test -short -count=1 -p $${TEST_P:-4} -parallel $${TEST_PARALLEL:-4} ./...
 
 ## fuzz: run the request-document fuzz test for a while (FUZZTIME=30s)
 fuzz:

@@ -13,8 +13,8 @@ import (
 
 // The large-read data set of issue 15 item 9: 20,000 accounts and 5,000
 // contacts, each contact in 4 accounts (20,000 links). The requests below took
-// minutes on SQLite before their query shapes were fixed; their figures are in
-// the README.
+// minutes on SQLite before their query shapes were fixed; `make bench` prints
+// their figures (docs/speed.md).
 const (
 	bigAccounts           = 20000
 	bigContacts           = 5000

@@ -33,7 +33,7 @@ func benchTracedServer(tb testing.TB, dialect string) http.Handler {
 }
 
 // BenchmarkGetOneTraced is BenchmarkGetOne with traces on: beside it, the
-// cost of tracing a request (README, "Running in production").
+// cost of tracing a request (docs/observability.md, "Traces").
 func BenchmarkGetOneTraced(b *testing.B) {
 	eachDialect(b, func(b *testing.B, dialect string) {
 		benchGet(b, benchTracedServer(b, dialect), benchOne, jsonAPIType)

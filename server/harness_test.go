@@ -107,24 +107,14 @@ func (a *api) token(name string) string {
 // eachAPI runs fn against a server on every test database. The test runs in
 // parallel with the package's other parallel tests, and its databases side by
 // side: each has its own server on its own database, and most of a test's
-// time is spent waiting (on HTTP, the database, the job queue). Call it first
-// in a test, once. A test that measures the process (allocations, memory)
-// uses eachAPISerial, since parallel tests would add to what it counts.
+// time is spent waiting (on HTTP, the database, the job queue). Call it once
+// in a test. A test that measures the process (allocations, memory) must not
+// use it: it runs alone, since parallel tests would add to what it counts.
 func eachAPI(t *testing.T, fn func(t *testing.T, a *api)) {
 	t.Parallel()
 	for _, dialect := range storagetest.Dialects() {
 		t.Run(dialect, func(t *testing.T) {
 			t.Parallel()
-			fn(t, newAPI(t, storagetest.Open(t, dialect)))
-		})
-	}
-}
-
-// eachAPISerial is eachAPI for a test that must run alone: one database after
-// the other, never beside another test.
-func eachAPISerial(t *testing.T, fn func(t *testing.T, a *api)) {
-	for _, dialect := range storagetest.Dialects() {
-		t.Run(dialect, func(t *testing.T) {
 			fn(t, newAPI(t, storagetest.Open(t, dialect)))
 		})
 	}

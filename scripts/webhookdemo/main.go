@@ -1,5 +1,5 @@
 // Command webhookdemo is a small webhook receiver for trying entityapi's
-// webhooks (README, "Webhooks"; `make webhook-demo`). It verifies each
+// webhooks (docs/webhooks.md; `make webhook-demo`). It verifies each
 // delivery as a Standard Webhooks consumer should: the HMAC-SHA256 of
 // "<webhook-id>.<webhook-timestamp>.<body>" under the secret (whsec_ and
 // base64 of the key) must be one of the space-separated "v1,<base64>"

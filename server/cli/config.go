@@ -46,7 +46,7 @@ type config struct {
 	args                                            []string // what is left after the flags
 }
 
-// settings are every setting, in the order help and the README list them.
+// settings are every setting, in the order help and docs/settings.md list them.
 var settings = []*setting{
 	{name: "addr", def: "127.0.0.1:8080", usage: "listen address (HOST:PORT)", serve: true,
 		set: func(c *config, v string) error { return hostPort(v, &c.addr) }},

@@ -13,7 +13,7 @@ import (
 	"time"
 )
 
-var update = flag.Bool("update", false, "rewrite the README's settings table")
+var update = flag.Bool("update", false, "rewrite the settings table of docs/settings.md")
 
 // parseWith parses a command's arguments with exactly the variables given.
 func parseWith(cmd string, args []string, env map[string]string) (*config, error) {
@@ -173,14 +173,14 @@ func TestSettingsTableDefaults(t *testing.T) {
 	}
 }
 
-// readmePath is the repository's README, from this package's directory.
-const readmePath = "../../README.md"
+// settingsPage is the reference page of the settings, from this package's directory.
+const settingsPage = "../../docs/settings.md"
 
-// TestREADMESettings: the README's table is the settings table. The table
+// TestSettingsPage: the table of docs/settings.md is the settings table. The table
 // sits between a line opening "<!-- settings:" (which says how to refresh it)
 // and "<!-- /settings -->".
-func TestREADMESettings(t *testing.T) {
-	raw, err := os.ReadFile(readmePath)
+func TestSettingsPage(t *testing.T) {
+	raw, err := os.ReadFile(settingsPage)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -193,14 +193,14 @@ func TestREADMESettings(t *testing.T) {
 		}
 	}
 	if i < 0 || j < i {
-		t.Fatalf("README.md has no settings block (%q ... %q)", open, end)
+		t.Fatalf("docs/settings.md has no settings block (%q ... %q)", open, end)
 	}
 	want := settingsTable()
 	if got := readme[i:j]; got != want {
 		if !*update {
-			t.Fatalf("README.md's settings table is stale: run go test ./server/cli -run TestREADMESettings -update\ngot:\n%s\nwant:\n%s", got, want)
+			t.Fatalf("docs/settings.md's settings table is stale: run go test ./server/cli -run TestSettingsPage -update\ngot:\n%s\nwant:\n%s", got, want)
 		}
-		if err := os.WriteFile(readmePath, []byte(readme[:i]+want+readme[j:]), 0o644); err != nil {
+		if err := os.WriteFile(settingsPage, []byte(readme[:i]+want+readme[j:]), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -71,5 +71,5 @@ func warnUnsealedKeys(cfg *config, log *slog.Logger) {
 		return
 	}
 	log.Warn("the signing keys are stored unencrypted in the database: give a key-encryption key (" + auth.KEKSettings +
-		"; README: Running in production)")
+		"; docs/production.md)")
 }

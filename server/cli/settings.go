@@ -14,7 +14,7 @@ import (
 // setting is one line of the configuration: a flag, its ENTITYAPI_ variable and
 // its default, read by one parser. The table of settings is the only place a
 // setting is declared, so `entityapi serve --help`, the validation and the
-// README's table (TestREADMESettings, config_test.go) cannot drift apart.
+// table of docs/settings.md (TestSettingsPage, config_test.go) cannot drift apart.
 type setting struct {
 	name  string // the flag without dashes; the variable is ENTITYAPI_ + NAME
 	def   string // the default, read by set like any other value
@@ -34,7 +34,7 @@ func (s *setting) env() string {
 	return "ENTITYAPI_" + strings.ToUpper(strings.ReplaceAll(s.name, "-", "_"))
 }
 
-// shownDefault is the default as help and the README show it.
+// shownDefault is the default as help and docs/settings.md show it.
 func (s *setting) shownDefault() string {
 	switch {
 	case s.show != "":
@@ -151,7 +151,7 @@ func writeHelp(w io.Writer, fs *flag.FlagSet, cmd string, own []*setting) {
 	})
 }
 
-// settingsTable is the Markdown table of every setting, as the README shows it.
+// settingsTable is the Markdown table of every setting, as docs/settings.md shows it.
 func settingsTable() string {
 	var b strings.Builder
 	b.WriteString("| flag | environment | default | what it sets |\n|---|---|---|---|\n")

@@ -14,7 +14,7 @@ import (
 	"github.com/entityapi/entityapi/storage"
 )
 
-// Cursor paging (README "Cursor paging"): page[after] or page[before] with
+// Cursor paging (docs/queries.md, "Cursor paging"): page[after] or page[before] with
 // page[size] asks for the records after or before a place in the list's
 // order, read by key (storage.Query.Seek), never by OFFSET, so a page deep
 // in a large list costs what the first does. An empty cursor starts a walk:

@@ -18,7 +18,7 @@ import (
 // commas separate values), in characters, the same on both databases: no field
 // holds more than 255, and SQLite refuses a LIKE pattern beyond 50,000 bytes
 // ("LIKE or GLOB pattern too complex") where PostgreSQL would answer. The
-// documents and the README state it.
+// documents and docs/queries.md state it.
 const maxFilterValue = 1000
 
 // checkLength refuses a filter value longer than maxFilterValue.

@@ -26,7 +26,7 @@ import (
 	"github.com/entityapi/entityapi/server/cli/flagargs"
 )
 
-// Exit codes of `entityapi batch` (README, "Batch client"), so that scripts
+// Exit codes of `entityapi batch` (docs/batch.md, "The batch client"), so that scripts
 // can tell a refused request from items that failed from a failed operation.
 const (
 	ExitOK              = 0
