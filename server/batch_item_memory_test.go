@@ -28,6 +28,9 @@ const itemHeapGrowth = 8 << 20
 // about --max-batch-item (1 MiB by default) of it, the heap growing by a few
 // MiB at most, and nothing stored.
 func TestBatchLargeItemMemory(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: this test sends 50 MiB items to measure memory; make test runs it")
+	}
 	const name = 50 << 20
 	for _, dialect := range storagetest.Dialects() {
 		t.Run(dialect, func(t *testing.T) {

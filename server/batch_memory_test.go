@@ -33,6 +33,9 @@ const (
 // never exist whole on either side; the body is about 60 MB, so a server that
 // held it whole, or held every update, would fail.
 func TestBatchUploadMemory(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: this test uploads batches of 200,000 records to measure memory; make test runs it")
+	}
 	const records = 200_000
 	padding := strings.Repeat("x", 200)
 	kinds := []struct {

@@ -219,6 +219,9 @@ func insertText(text string) chromedp.Action[chromedp.Void] {
 
 func TestDocsPagesInBrowser(t *testing.T) {
 	t.Parallel()
+	if testing.Short() {
+		t.Skip("-short: this test drives headless Chromium; make test runs it")
+	}
 	chromium := browserPath(t)
 	start := time.Now()
 	// The pages do not depend on the database: one is enough (PostgreSQL when

@@ -49,6 +49,9 @@ const (
 )
 
 func TestKilledDuringBatch(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: this test kills real server processes in the middle of batches; make test runs it")
+	}
 	if os.Getenv("CI") == "true" && os.Getenv("TEST_DATABASE_URL") == "" {
 		t.Fatal("CI must set TEST_DATABASE_URL")
 	}

@@ -72,6 +72,9 @@ func account(i int, b []byte) []byte {
 // stays under 64 MiB: plain items are emitted as chunks while the body is read
 // and nothing else is held. Bounded by counts, not time.
 func TestMemoryBounded(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: this test splits bodies of 200,000 items to measure memory; make test runs it")
+	}
 	const n = 200_000
 	const limit = 64 << 20
 	cases := []struct {
@@ -132,6 +135,9 @@ const heldBytesPerItem = 32
 // bytes each) are never all in memory. The items are all emitted, in request
 // order, with the linked ones beside their included item.
 func TestMemoryHeldItems(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: this test splits bodies of 200,000 items to measure memory; make test runs it")
+	}
 	const n = 200_000
 	const limit = 12<<20 + n*heldBytesPerItem
 	update := func(i int, b []byte) []byte {
