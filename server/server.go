@@ -188,7 +188,7 @@ func New(cfg Config, store *storage.Store) (*Server, error) {
 		g.Use(corsPolicy.handle) // before any route, so that every answer of a covered address has it
 	}
 
-	engineCfg := engine.Config{OwnerRoles: records.UserRoles, ChunkDone: m.chunkDone, MaxAggregationValues: cfg.MaxAggregationValues}
+	engineCfg := engine.Config{MaxAggregationValues: cfg.MaxAggregationValues}
 	bo, err := newApplication(&cfg, store, openapi.Backoffice, cfg.BackofficeBase, engineCfg, s.tracer)
 	if err != nil {
 		stop()
@@ -205,7 +205,7 @@ func New(cfg Config, store *storage.Store) (*Server, error) {
 	}
 	bo.batches = batch.New(bo.engine, queue, batch.Config{MaxBody: cfg.MaxBatchBody, MaxItem: cfg.MaxBatchItem,
 		SyncTimeout: cfg.SyncBatchTimeout, UploadTimeout: cfg.BatchUploadTimeout, Log: cfg.Logger, SyncHold: &s.syncHold,
-		Tracer: s.tracer})
+		Tracer: s.tracer, OwnerRoles: records.UserRoles, ChunkDone: m.chunkDone})
 	queue.Handle(bo.batches.ProcessChunk)
 	bo.webhooks = newWebhooks(&cfg, bo, queue, s.tracer)
 	s.queue = queue

@@ -11,7 +11,7 @@ import (
 
 // BenchmarkInsertMany1000 is the write of a batch job: 1,000 new accounts
 // (a name each) in one InsertMany, as ten chunks of a batch write them
-// (server/engine/job.go), in a transaction: without change events (plain),
+// (server/batch/chunk/write.go), in a transaction: without change events (plain),
 // with one per row (noted: storage.Conn.Noting), and with one per row in a
 // transaction of Store.Bulk (bulk, as a batch job writes them: on SQLite a
 // connection without note triggers). Run it with:

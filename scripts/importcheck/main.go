@@ -32,7 +32,12 @@
 //     router), so none of them ties itself to one router.
 //   - The server packages go one way: server (the HTTP edge) uses
 //     server/batch, server/storefront and server/auth, which stand side by
-//     side and use server/engine, which uses none of them.
+//     side and use server/engine, which uses none of them: nothing under
+//     server/batch, nor the batch's queue and records (storage/jobs).
+//   - The packages below the batch pipeline (server/batch/chunk, which checks
+//     and writes chunks, server/batch/stage, their staged form, and the
+//     splitter) serve it and never reach it, the edge or the packages beside
+//     it; the staged form knows nothing of the run that reads it.
 //   - server/check, the checks of a request against the document, knows
 //     kin-openapi and the error and document packages, nothing of the
 //     engine, storage or HTTP servers; server/atomic, which serves atomic
@@ -136,6 +141,8 @@ func Rules(mod string) []Rule {
 		splitter   = mod + "/server/batch/split"
 		engine     = mod + "/server/engine"
 		batchPipe  = mod + "/server/batch"
+		batchStage = mod + "/server/batch/stage"
+		batchChunk = mod + "/server/batch/chunk"
 		storefront = mod + "/server/storefront"
 		identity   = mod + "/server/identity"
 		webhooks   = mod + "/server/webhook"
@@ -221,11 +228,13 @@ func Rules(mod string) []Rule {
 		{
 			// The engine is below the pipeline, the storefront and auth:
 			// they use it, it uses none of them (nor the edge), so that each
-			// can be changed without the engine knowing.
-			Name:    "server/engine must not depend on server, server/batch, server/storefront, server/auth or server/atomic",
+			// can be changed without the engine knowing. The batch is all
+			// server/batch/...'s, its queue and records too: the engine
+			// serves it records (engine.Batch), not chunks or jobs.
+			Name:    "server/engine must not depend on server, server/batch/..., storage/jobs, server/storefront, server/auth or server/atomic",
 			Subject: func(p string) bool { return p == engine },
 			Forbidden: func(d string, _ bool) bool {
-				return d == server || d == batchPipe || within(d, storefront) || within(d, serverAuth) || d == atomicOps
+				return d == server || within(d, batchPipe) || within(d, jobs) || within(d, storefront) || within(d, serverAuth) || d == atomicOps
 			},
 		},
 		{
@@ -262,6 +271,22 @@ func Rules(mod string) []Rule {
 			Forbidden: func(d string, _ bool) bool {
 				return d == server || d == batchPipe || within(d, storefront) || within(d, serverAuth)
 			},
+		},
+		{
+			// What the pipeline uses to run a batch is below it: it never
+			// reaches the pipeline, the edge or the packages beside it.
+			Name:    "server/batch/... must not depend on server/batch, server, server/storefront or server/auth",
+			Subject: func(p string) bool { return within(p, batchPipe) && p != batchPipe },
+			Forbidden: func(d string, _ bool) bool {
+				return d == server || d == batchPipe || within(d, storefront) || within(d, serverAuth)
+			},
+		},
+		{
+			// The staged form of a chunk is written by the upload and read
+			// by the run: it knows nothing of how the run checks and writes.
+			Name:      "server/batch/stage must not depend on server/batch/chunk",
+			Subject:   func(p string) bool { return p == batchStage },
+			Forbidden: func(d string, _ bool) bool { return d == batchChunk },
 		},
 		{
 			Name:    "server/webhook must not depend on server, server/batch, server/storefront or server/auth",

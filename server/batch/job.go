@@ -8,7 +8,9 @@ import (
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/entityapi/entityapi/server/batch/chunk"
 	"github.com/entityapi/entityapi/server/engine"
+	"github.com/entityapi/entityapi/server/identity"
 	"github.com/entityapi/entityapi/server/telemetry"
 	"github.com/entityapi/entityapi/storage"
 	"github.com/entityapi/entityapi/storage/jobs"
@@ -18,9 +20,9 @@ import (
 // run of staged chunks of one operation (jobs.ForChunks). The operation and
 // its owner's roles are loaded once per job and the chunks in one query; the
 // chunks then go chunksPerTx at a time, each run in one transaction
-// (engine.Batch.Write: ten chunks cost a fixed number of statements and one
+// (chunk.Write: ten chunks cost a fixed number of statements and one
 // commit whatever their number of items), the next run checked meanwhile
-// (engine.Batch.Check).
+// (chunk.Check).
 
 // ProcessChunk is the job queue's handler of batch chunks: it processes the
 // chunks of job as the operation's owner, the outcome of each recorded in the
@@ -50,7 +52,7 @@ func (p *Pipeline) ProcessChunk(ctx context.Context, job jobs.ChunkJob) (err err
 			return err
 		}
 	}
-	b, err := p.engine.BatchOf(ctx, op)
+	b, err := p.batchOf(ctx, op)
 	if err != nil {
 		return err
 	}
@@ -90,11 +92,42 @@ func (p *Pipeline) ProcessChunk(ctx context.Context, job jobs.ChunkJob) (err err
 				return err
 			}
 		}
-		if err := b.Write(ctx, op, checked); err != nil {
+		written, err := chunk.Write(ctx, b, op, checked)
+		for _, counts := range written {
+			p.chunkDone(op.EntityType, "async", counts)
+		}
+		if err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// batchOf is the batch of an operation as its job runs it: as the user who
+// sent it, with that user's roles now (Config.OwnerRoles).
+func (p *Pipeline) batchOf(ctx context.Context, op *jobs.Operation) (*engine.Batch, error) {
+	var caller identity.Principal
+	caller.Org = op.OrganizationID
+	if op.ClientID != nil {
+		caller.ClientID = *op.ClientID // named by the change events of its chunks
+	}
+	if op.OwnerID != nil {
+		caller.UserID = *op.OwnerID
+		if p.cfg.OwnerRoles != nil {
+			var err error
+			if caller.Roles, err = p.cfg.OwnerRoles(ctx, *op.OwnerID); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return p.engine.BatchAs(caller), nil
+}
+
+// chunkDone counts a chunk written (Config.ChunkDone).
+func (p *Pipeline) chunkDone(typ, mode string, counts jobs.ChunkCounts) {
+	if p.cfg.ChunkDone != nil {
+		p.cfg.ChunkDone(typ, mode, counts)
+	}
 }
 
 // liveOperation loads job's operation: nil when it is gone or has ended
@@ -117,7 +150,7 @@ func (p *Pipeline) liveOperation(ctx context.Context, job jobs.ChunkJob) (*jobs.
 // pendingCheck is a run of chunks being checked in a goroutine of its own.
 type pendingCheck struct {
 	done    chan struct{}
-	checked *engine.Checked
+	checked *chunk.Checked
 	err     error
 }
 
@@ -140,7 +173,7 @@ func (p *Pipeline) checkAhead(ctx context.Context, b *engine.Batch, op *jobs.Ope
 			}
 		}
 		if len(pending) > 0 {
-			c.checked, c.err = b.Check(ctx, op, pending)
+			c.checked, c.err = chunk.Check(ctx, b, op, pending)
 		}
 	}()
 	return c
@@ -185,7 +218,7 @@ func (r *stagedReader) run(ctx context.Context, first, count int) ([]jobs.Chunk,
 const chunksPerRead = 50
 
 // wait returns the check's outcome once it has ended (nothing for nil).
-func (c *pendingCheck) wait() (*engine.Checked, error) {
+func (c *pendingCheck) wait() (*chunk.Checked, error) {
 	if c == nil {
 		return nil, nil
 	}

@@ -231,3 +231,19 @@ func errorAttributes(r jobs.OperationError) []jsonapi.Member {
 	}
 	return append(out, jsonapi.Member{Name: "source", Value: source})
 }
+
+// operationOf is a new operation record for batch b: the caller's
+// organization, user and client, the batch's type.
+func operationOf(b *engine.Batch) *jobs.Operation {
+	caller := b.Caller()
+	op := &jobs.Operation{OrganizationID: caller.Org, EntityType: b.Resource().Type}
+	if caller.ClientID != "" {
+		client := caller.ClientID
+		op.ClientID = &client
+	}
+	if caller.UserID != 0 {
+		user := caller.UserID
+		op.OwnerID = &user
+	}
+	return op
+}

@@ -8,17 +8,16 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/entityapi/entityapi/server/batch/split"
+	"github.com/entityapi/entityapi/server/batch/stage"
 	"github.com/entityapi/entityapi/server/engine"
 	"github.com/entityapi/entityapi/server/problem"
 	"github.com/entityapi/entityapi/server/telemetry"
-	"github.com/entityapi/entityapi/storage"
 	"github.com/entityapi/entityapi/storage/jobs"
 )
 
@@ -26,9 +25,10 @@ import (
 // body streams through server/batch/split, which cuts it into chunks staged
 // under an invisible operation; once the body has been read whole and found
 // sound, the operation is published and its chunks enqueued. With X-Mode:
-// sync, the one chunk is processed at once in one transaction.
+// sync, the one chunk is processed at once in one transaction (sync.go).
 
-// Config bounds the batch requests of an application.
+// Config is what the batch pipeline of an application is told at start:
+// the bounds of its requests, and what its jobs need from outside.
 type Config struct {
 	MaxBody int64 // the largest body, in bytes (413 beyond)
 	MaxItem int64 // the largest item, in bytes
@@ -45,6 +45,13 @@ type Config struct {
 	// Tracer records a span of each chunk job, linked to the request that
 	// queued it (job.go); nil: none.
 	Tracer trace.Tracer
+	// OwnerRoles gives a chunk job the roles of the user who sent the batch,
+	// as they are when it runs (nil: the job runs with no role, as a
+	// storefront client would).
+	OwnerRoles func(ctx context.Context, user int64) ([]string, error)
+	// ChunkDone counts a chunk written, in mode "sync" or "async" (nil: not
+	// counted).
+	ChunkDone func(typ, mode string, counts jobs.ChunkCounts)
 }
 
 // Pipeline is the batch pipeline of one application: the uploads (Serve)
@@ -117,7 +124,7 @@ func (p *Pipeline) plainMethods(path string) []string {
 // serveAsync stages the request's chunks and answers 202 with the operation.
 func (p *Pipeline) serveAsync(ctx context.Context, w http.ResponseWriter, b *engine.Batch, body io.Reader, lim split.Limits) error {
 	store := p.engine.Store()
-	op := b.Operation()
+	op := operationOf(b)
 	if err := jobs.CreateOperation(ctx, store.Conn, op); err != nil {
 		return err
 	}
@@ -125,7 +132,7 @@ func (p *Pipeline) serveAsync(ctx context.Context, w http.ResponseWriter, b *eng
 	stager := p.startStaging(ctx)
 	_, err := split.Split(body, b.Resource().Type, lim, func(ch split.Chunk) error {
 		chunks++
-		return stager.stage(b.Stage(op.ID, ch))
+		return stager.stage(stage.Chunk(b, op.ID, ch))
 	})
 	if serr := stager.wait(); err == nil {
 		err = serr
@@ -247,125 +254,4 @@ func (p *Pipeline) splitError(err error) error {
 		return problem.BodyTooLarge(p.cfg.MaxBody)
 	}
 	return err
-}
-
-// syncRun is a synchronous batch running beside the request that waits for
-// it. mu orders its end against the request's timeout: whichever comes
-// second sees what the first did.
-type syncRun struct {
-	mu       sync.Mutex
-	finished bool  // the chunk's transaction has ended
-	opened   int64 // the request timed out and made this operation visible
-}
-
-type syncResult struct {
-	out *engine.ChunkOutcome
-	err error
-}
-
-// serveSync processes a request of at most one chunk in one transaction and
-// answers with the records (200) or the problems; past the timeout it answers
-// 202 with an operation that records the end (docs/decisions.md §7).
-func (p *Pipeline) serveSync(ctx context.Context, w http.ResponseWriter, b *engine.Batch, body io.Reader) error {
-	var chunk *split.Chunk
-	lim := split.SyncLimits
-	lim.MaxItemBytes = p.cfg.MaxItem
-	_, err := split.Split(body, b.Resource().Type, lim, func(ch split.Chunk) error {
-		chunk = &ch
-		return nil
-	})
-	if err != nil {
-		return p.splitError(err)
-	}
-	run := &syncRun{}
-	done := make(chan syncResult, 1)
-	work := context.WithoutCancel(ctx) // the request may go away; the transaction still ends cleanly
-	go func() {
-		if p.cfg.SyncHold != nil {
-			if hold := p.cfg.SyncHold.Load(); hold != nil {
-				<-*hold
-			}
-		}
-		locked := false
-		out, err := b.Run(work, *chunk, func(c *storage.Conn, out *engine.ChunkOutcome) error {
-			run.mu.Lock()
-			locked = true
-			if run.opened != 0 {
-				return jobs.EndSyncOperation(work, c, run.opened, true, out.Counts(), nil)
-			}
-			return nil
-		})
-		if !locked {
-			run.mu.Lock()
-		}
-		run.finished = true
-		if run.opened != 0 {
-			p.endOpened(work, run.opened, out, err)
-		}
-		run.mu.Unlock()
-		done <- syncResult{out, err}
-	}()
-	timer := time.NewTimer(p.cfg.SyncTimeout)
-	defer timer.Stop()
-	select {
-	case r := <-done:
-		return p.syncAnswer(w, b, r)
-	case <-timer.C:
-	}
-	op := b.Operation()
-	if err := jobs.OpenSyncOperation(work, p.engine.Store().Conn, op); err != nil {
-		return p.syncAnswer(w, b, <-done) // no operation to show: wait for the end instead
-	}
-	run.mu.Lock()
-	if run.finished {
-		run.mu.Unlock()
-		if err := jobs.DeleteOperation(work, p.engine.Store().Conn, op.ID); err != nil {
-			p.log.Warn("batch: delete a synchronous operation", "operation", op.ID, "error", err)
-		}
-		return p.syncAnswer(w, b, <-done)
-	}
-	run.opened = op.ID
-	run.mu.Unlock()
-	if shown, err := jobs.LoadOperation(ctx, p.engine.Store().Conn, op.OrganizationID, op.ID); err == nil {
-		op = shown
-	}
-	p.accepted(w, b, op)
-	return nil
-}
-
-// endOpened records the end of a synchronous batch that outlived its wait
-// when its transaction did not record it: its items had problems (nothing
-// was written) or it failed.
-func (p *Pipeline) endOpened(ctx context.Context, id int64, out *engine.ChunkOutcome, err error) {
-	var rerr error
-	switch {
-	case err == nil && len(out.Problems()) > 0:
-		counts := out.Counts()
-		counts.Write, counts.Created, counts.Updated = 0, 0, 0
-		rerr = jobs.EndSyncOperation(ctx, p.engine.Store().Conn, id, false, counts, out.ErrorRows())
-	case err != nil && !errors.Is(err, jobs.ErrFinished):
-		rerr = jobs.FailOperation(ctx, p.engine.Store().Conn, id,
-			jobs.RuntimeException("The operation failed; nothing of it was written."))
-	}
-	if rerr != nil && !errors.Is(rerr, jobs.ErrFinished) {
-		p.log.Error("batch: record the end of a synchronous operation", "operation", id, "error", rerr)
-	}
-}
-
-// syncAnswer answers a synchronous batch that ended in time.
-func (p *Pipeline) syncAnswer(w http.ResponseWriter, b *engine.Batch, r syncResult) error {
-	if r.err != nil {
-		return r.err
-	}
-	if ps := r.out.Problems(); len(ps) > 0 {
-		return ps
-	}
-	reply, err := b.Reply(r.out)
-	if err != nil {
-		return err
-	}
-	if err := reply.Write(w); err != nil {
-		p.log.Debug("batch: write the answer", "error", err)
-	}
-	return nil
 }

@@ -12,7 +12,6 @@ import (
 	"github.com/entityapi/entityapi/server/problem"
 	"github.com/entityapi/entityapi/server/resource"
 	"github.com/entityapi/entityapi/storage"
-	"github.com/entityapi/entityapi/storage/jobs"
 )
 
 // Engine is the one generic JSON:API engine of an application: every
@@ -39,12 +38,6 @@ type Engine struct {
 
 // Config is what an engine is told from outside, once, at start.
 type Config struct {
-	// OwnerRoles gives a batch job the roles of the user who sent the batch
-	// (nil: the job runs with no role, as a storefront client would).
-	OwnerRoles func(ctx context.Context, user int64) ([]string, error)
-	// ChunkDone counts a batch chunk written, in mode "sync" or "async" (nil:
-	// not counted).
-	ChunkDone func(typ, mode string, counts jobs.ChunkCounts)
 	// MaxAggregationValues is the most values one count of
 	// filter[aggregations] answers (zero: DefaultAggregationValues).
 	MaxAggregationValues int

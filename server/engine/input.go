@@ -24,7 +24,7 @@ type input struct {
 	plain bool
 	base  string // where the resource object is in the body: /data, /included/2
 	// hashed: the write-only attributes hold hashes made before the item was
-	// staged (a batch item, see sealItem), not the values as sent.
+	// staged (a batch item, see server/batch/stage), not the values as sent.
 	hashed bool
 }
 
@@ -240,7 +240,7 @@ func (e *Engine) existing(ctx context.Context, cl *call, rel *resource.Relations
 
 // presence records, per resource type and key (keyString), whether a record
 // exists for the caller: what a batch chunk looked up for all its items at
-// once (see engine.prefetch), so that each item costs no query of its own.
+// once (see Group.prefetch), so that each item costs no query of its own.
 type presence map[string]map[string]bool
 
 // existingIn is existing answered from known when it holds every key.
@@ -349,7 +349,7 @@ func storageValue(t resource.FieldType, raw json.RawMessage) (any, error) {
 	}
 	switch t {
 	case resource.String:
-		if s, ok := plainString(raw); ok {
+		if s, ok := jsonapi.PlainString(raw); ok {
 			return s, nil // what json.Unmarshal makes of it, without its scans
 		}
 		var s string

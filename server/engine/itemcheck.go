@@ -69,15 +69,3 @@ func (e *Engine) itemSchema(typ string, update bool, base string) (*openapi3.Sch
 	}
 	return schema, nil
 }
-
-// checkDecoded is check.Decoded, under the name a batch chunk's check calls
-// it by (chunk.go).
-func checkDecoded(schema *openapi3.Schema, value map[string]any, update bool, base string) []*problem.Problem {
-	return check.Decoded(schema, value, update, base)
-}
-
-// visitSchema is check.Visit, under the name the check of a batch password
-// before staging calls it by (seal.go).
-func visitSchema(schema *openapi3.Schema, value any, root, object string, other func() *problem.Problem) []*problem.Problem {
-	return check.Visit(schema, value, root, object, other)
-}

@@ -9,7 +9,6 @@ import (
 
 	"github.com/entityapi/entityapi/server/resource"
 	"github.com/entityapi/entityapi/storage"
-	"github.com/entityapi/entityapi/storage/jobs"
 )
 
 // cursorKeyWait bounds the start's one read (or first write) of the cursor key.
@@ -101,19 +100,4 @@ func (e *Engine) LimitTo(typ string, keys []any) {
 		e.only = map[string][]any{}
 	}
 	e.only[typ] = keys
-}
-
-// ownerRoles are the roles of the user who sent a batch, for its job.
-func (e *Engine) ownerRoles(ctx context.Context, user int64) ([]string, error) {
-	if e.cfg.OwnerRoles == nil {
-		return nil, nil
-	}
-	return e.cfg.OwnerRoles(ctx, user)
-}
-
-// chunkDone counts a chunk written.
-func (e *Engine) chunkDone(typ, mode string, counts jobs.ChunkCounts) {
-	if e.cfg.ChunkDone != nil {
-		e.cfg.ChunkDone(typ, mode, counts)
-	}
 }

@@ -55,9 +55,9 @@ func blank(v any) bool {
 	return false
 }
 
-// passwordRule stores a user's password only as a bcrypt hash. A batch item's
-// password was hashed before the item was staged (sealItem): it is stored as
-// it comes, never hashed twice.
+// passwordRule stores a user's password only as a bcrypt hash. A batch
+// item's password was hashed before the item was staged
+// (server/batch/stage): it is stored as it comes, never hashed twice.
 func passwordRule(row, _ storage.Row, in *input) []*problem.Problem {
 	plain, ok := row["password_hash"].(string)
 	if !ok || in.hashed {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"unicode/utf8"
 )
 
 // Document is a JSON:API top-level document as a client sends it. Members stay raw
@@ -49,6 +50,22 @@ var ErrNotObject = errors.New("the primary data object should be an object")
 func IsNull(raw json.RawMessage) bool {
 	t := bytes.TrimSpace(raw)
 	return len(t) == 0 || bytes.Equal(t, []byte("null"))
+}
+
+// PlainString is the string a JSON string value holds when it is written
+// without escapes (then its bytes are the string, as encoding/json decodes
+// it); false for anything else, which encoding/json must then read. The
+// engine and the batch read the plain strings of request bodies with it,
+// without encoding/json's scans.
+func PlainString(val []byte) (string, bool) {
+	if len(val) < 2 || val[0] != '"' || val[len(val)-1] != '"' {
+		return "", false
+	}
+	inner := val[1 : len(val)-1]
+	if bytes.IndexByte(inner, '\\') >= 0 || !utf8.Valid(inner) {
+		return "", false
+	}
+	return string(inner), true
 }
 
 // Primary decodes the primary data as one resource object.

@@ -1,9 +1,7 @@
-package engine
+package chunk
 
 import (
-	"bytes"
 	"encoding/json"
-	"unicode/utf8"
 
 	"github.com/entityapi/entityapi/server/batch/split"
 	"github.com/entityapi/entityapi/server/jsonapi"
@@ -35,7 +33,7 @@ func decodeItem(raw []byte) (r *jsonapi.Resource, value map[string]any, ok bool)
 		switch string(key) {
 		case `"type"`:
 			bit = 1
-			s, isString := plainString(val)
+			s, isString := jsonapi.PlainString(val)
 			r.Type, value["type"], ok = s, s, isString
 		case `"id"`:
 			bit = 2
@@ -43,7 +41,7 @@ func decodeItem(raw []byte) (r *jsonapi.Resource, value map[string]any, ok bool)
 				r.ID, value["id"] = nil, nil
 				break
 			}
-			s, isString := plainString(val)
+			s, isString := jsonapi.PlainString(val)
 			r.ID, value["id"], ok = &s, s, isString
 		case `"attributes"`:
 			bit = 4
@@ -73,19 +71,6 @@ func decodeItem(raw []byte) (r *jsonapi.Resource, value map[string]any, ok bool)
 	return r, value, ok && isObject
 }
 
-// plainString is the string val holds when it is written without escapes
-// (then its bytes are the string, as encoding/json decodes it).
-func plainString(val []byte) (string, bool) {
-	if len(val) < 2 || val[0] != '"' || val[len(val)-1] != '"' {
-		return "", false
-	}
-	inner := val[1 : len(val)-1]
-	if bytes.IndexByte(inner, '\\') >= 0 || !utf8.Valid(inner) {
-		return "", false
-	}
-	return string(inner), true
-}
-
 // plainMembers reads the object val (nil maps for null) into its members'
 // bytes and, with decode, their decoded values. ok is false for another JSON
 // type, a key written with escapes, or a value encoding/json refuses.
@@ -102,7 +87,7 @@ func plainMembers(val []byte, decode bool) (raws map[string]json.RawMessage, val
 		if !ok {
 			return
 		}
-		name, isPlain := plainString(key)
+		name, isPlain := jsonapi.PlainString(key)
 		if !isPlain {
 			ok = false
 			return
@@ -119,7 +104,7 @@ func plainMembers(val []byte, decode bool) (raws map[string]json.RawMessage, val
 func plainValue(v []byte) (any, bool) {
 	switch v[0] {
 	case '"':
-		if s, ok := plainString(v); ok {
+		if s, ok := jsonapi.PlainString(v); ok {
 			return s, true
 		}
 	case 't':

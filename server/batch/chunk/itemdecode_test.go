@@ -1,4 +1,4 @@
-package engine
+package chunk
 
 import (
 	"encoding/json"
@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/entityapi/entityapi/server/jsonapi"
-	"github.com/entityapi/entityapi/storage/jobs"
 )
 
 // decodeItem must give what encoding/json gives whenever it takes an item,
@@ -63,33 +62,6 @@ func TestDecodeItemAsEncodingJSON(t *testing.T) {
 		delete(wantValue, "meta")
 		if !reflect.DeepEqual(value, wantValue) {
 			t.Errorf("%s: value %#v, want %#v", c.raw, value, wantValue)
-		}
-	}
-}
-
-// readStaged must read what stagedItems writes as encoding/json does.
-func TestReadStagedAsEncodingJSON(t *testing.T) {
-	t.Parallel()
-	items := []jobs.ChunkItem{
-		{Index: 0, Raw: json.RawMessage(`{"type":"accounts","attributes":{"name":"a"}}`)},
-		{Index: 17, Raw: json.RawMessage(`{"type":"users","attributes":{"password":"$2a$10$x"}}`), Hashed: true},
-		{Index: 3, Raw: json.RawMessage(`{"type":"users"}`), Problems: []jobs.ChunkProblem{{Title: "t", Detail: "d", Pointer: "/data/3/attributes/password"}}},
-	}
-	raw := stagedItems(items)
-	got, ok := readStaged(raw)
-	if !ok {
-		t.Fatalf("readStaged refused %s", raw)
-	}
-	var want []jobs.ChunkItem
-	if err := json.Unmarshal(raw, &want); err != nil {
-		t.Fatal(err)
-	}
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("readStaged = %+v, want %+v", got, want)
-	}
-	for _, other := range []string{`[{"index":1}]`, `[{"index":1.5,"raw":{}}]`, `[{"index":1,"raw":{},"x":1}]`, `{"index":1}`, `[{"index":1,"raw":{}]`} {
-		if _, ok := readStaged([]byte(other)); ok {
-			t.Errorf("readStaged took %s", other)
 		}
 	}
 }

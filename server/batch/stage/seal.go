@@ -1,4 +1,4 @@
-package engine
+package stage
 
 import (
 	"bytes"
@@ -8,11 +8,9 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/getkin/kin-openapi/openapi3"
-
 	"github.com/entityapi/entityapi/server/batch/split"
+	"github.com/entityapi/entityapi/server/engine"
 	"github.com/entityapi/entityapi/server/jsonapi"
-	"github.com/entityapi/entityapi/server/problem"
 	"github.com/entityapi/entityapi/server/resource"
 	"github.com/entityapi/entityapi/storage/jobs"
 )
@@ -21,17 +19,18 @@ import (
 // item waits in the database until its chunk runs, so no plain password may
 // be in it, not even for a moment. Before an item is staged (or run, for a
 // synchronous batch) the rules that need the plain password run on it, its
-// schema and bcrypt's 72 bytes, and the password is replaced by its hash; the
-// chunk run then stores that hash as it is (input.hashed). A password that
-// breaks a rule is dropped and its problems are staged in its place, reported
-// as the item's errors with their pointers into the original request.
+// schema and bcrypt's 72 bytes (engine.SealSecret), and the password is
+// replaced by its hash; the chunk run then stores that hash as it is
+// (engine.ItemSource.Hashed). A password that breaks a rule is dropped and
+// its problems are staged in its place, reported as the item's errors with
+// their pointers into the original request.
 
-// sealItems turns the items of a split into staged items with every password
+// Seal turns the items of a split into staged items with every password
 // hashed. res is the batch's type for primary items, nil for included ones.
 // Items of types without write-only attributes are passed on as sent.
-func (e *Engine) sealItems(res *resource.Resource, items []split.Item) []jobs.ChunkItem {
+func Seal(b *engine.Batch, res *resource.Resource, items []split.Item) []jobs.ChunkItem {
 	out := make([]jobs.ChunkItem, len(items))
-	names := e.secretNames()
+	names := secretNames(b.Resources())
 	var wg sync.WaitGroup
 	slots := make(chan struct{}, runtime.GOMAXPROCS(0)) // bcrypt is CPU work: one hash per core at a time
 	for i, it := range items {
@@ -46,7 +45,7 @@ func (e *Engine) sealItems(res *resource.Resource, items []split.Item) []jobs.Ch
 		slots <- struct{}{}
 		go func(ci *jobs.ChunkItem, included bool) {
 			defer func() { <-slots; wg.Done() }()
-			e.sealItem(res, ci, included)
+			sealItem(b, res, ci, included)
 		}(&out[i], it.Included)
 	}
 	wg.Wait()
@@ -54,10 +53,10 @@ func (e *Engine) sealItems(res *resource.Resource, items []split.Item) []jobs.Ch
 }
 
 // secretNames lists the names of the write-only attributes of every type.
-func (e *Engine) secretNames() []string {
+func secretNames(reg *resource.Registry) []string {
 	var names []string
-	for _, typ := range e.reg.Types() {
-		res, _ := e.reg.Get(typ)
+	for _, typ := range reg.Types() {
+		res, _ := reg.Get(typ)
 		for _, a := range res.WriteOnly {
 			names = append(names, a.Name)
 		}
@@ -86,7 +85,7 @@ func mayHold(raw []byte, names []string) bool {
 // reads (member "attributes", key as declared) is checked and hashed, or
 // dropped with its problems; any other spelling of it (which the run refuses
 // as an unknown field, whatever its value) gets an empty value.
-func (e *Engine) sealItem(res *resource.Resource, ci *jobs.ChunkItem, included bool) {
+func sealItem(b *engine.Batch, res *resource.Resource, ci *jobs.ChunkItem, included bool) {
 	var r jsonapi.Resource
 	var members map[string]json.RawMessage
 	if json.Unmarshal(ci.Raw, &r) != nil || json.Unmarshal(ci.Raw, &members) != nil {
@@ -94,7 +93,7 @@ func (e *Engine) sealItem(res *resource.Resource, ci *jobs.ChunkItem, included b
 	}
 	if included {
 		var ok bool
-		if res, ok = e.reg.Get(r.Type); !ok {
+		if res, ok = b.Resources().Get(r.Type); !ok {
 			return
 		}
 	}
@@ -126,7 +125,7 @@ func (e *Engine) sealItem(res *resource.Resource, ci *jobs.ChunkItem, included b
 				continue
 			}
 			pointer := base + "/" + attributesMember + "/" + name
-			hash, ps := e.sealValue(res.Type, update, name, value, base, pointer)
+			hash, ps := b.SealSecret(res.Type, update, name, value, base, pointer)
 			if len(ps) > 0 {
 				delete(attrs, name)
 				for _, p := range ps {
@@ -142,6 +141,10 @@ func (e *Engine) sealItem(res *resource.Resource, ci *jobs.ChunkItem, included b
 	ci.Raw, _ = json.Marshal(members)
 }
 
+// attributesMember is the member of a resource object that holds its
+// attributes, where the engine reads a write-only attribute.
+const attributesMember = "attributes"
+
 // secretAttribute is the write-only attribute name spells, in any case.
 func secretAttribute(res *resource.Resource, name string) *resource.Attribute {
 	for _, a := range res.WriteOnly {
@@ -150,61 +153,4 @@ func secretAttribute(res *resource.Resource, name string) *resource.Attribute {
 		}
 	}
 	return nil
-}
-
-// sealValue checks a plain password as the item's schema (create or update)
-// declares it and hashes it; its problems are those the schema check of the
-// item at base would find. A schema that does not declare it leaves the
-// refusal to the run (an unknown field, whatever its value): an empty value
-// stands in for it.
-func (e *Engine) sealValue(typ string, update bool, name string, value json.RawMessage, base, pointer string) (json.RawMessage, []*problem.Problem) {
-	schemas := e.items.create
-	if update {
-		schemas = e.items.update
-	}
-	schema := propertySchema(schemas[typ], attributesMember, name)
-	if schema == nil {
-		return json.RawMessage(`""`), nil
-	}
-	var plain any
-	if err := json.Unmarshal(value, &plain); err != nil {
-		return nil, []*problem.Problem{problem.Constraint("type constraint", "This value is not valid.", pointer)}
-	}
-	if out := visitSchema(schema, plain, pointer, base, func() *problem.Problem {
-		return problem.Constraint("form constraint", "This value is not valid.", pointer)
-	}); out != nil {
-		return nil, out
-	}
-	s, _ := plain.(string)
-	hash, p := hashPassword(s, pointer)
-	if p != nil {
-		return nil, []*problem.Problem{p}
-	}
-	quoted, _ := json.Marshal(hash)
-	return quoted, nil
-}
-
-// propertySchema follows properties by name from schema (nil when one is
-// not declared).
-func propertySchema(schema *openapi3.Schema, names ...string) *openapi3.Schema {
-	for _, name := range names {
-		if schema == nil {
-			return nil
-		}
-		ref := schema.Properties[name]
-		if ref == nil {
-			return nil
-		}
-		schema = ref.Value
-	}
-	return schema
-}
-
-// stagedProblems are the problems sealItem staged with an item.
-func stagedProblems(ps []jobs.ChunkProblem) []*problem.Problem {
-	out := make([]*problem.Problem, len(ps))
-	for i, p := range ps {
-		out[i] = problem.Constraint(p.Title, p.Detail, p.Pointer)
-	}
-	return out
 }
