@@ -231,10 +231,10 @@ func Rules(mod string) []Rule {
 			// can be changed without the engine knowing. The batch is all
 			// server/batch/...'s, its queue and records too: the engine
 			// serves it records (engine.Batch), not chunks or jobs.
-			Name:    "server/engine must not depend on server, server/batch/..., storage/jobs, server/storefront, server/auth or server/atomic",
+			Name:    "server/engine must not depend on server, server/batch/..., storage/jobs, server/storefront, server/auth, server/webhook or server/atomic",
 			Subject: func(p string) bool { return p == engine },
 			Forbidden: func(d string, _ bool) bool {
-				return d == server || within(d, batchPipe) || within(d, jobs) || within(d, storefront) || within(d, serverAuth) || d == atomicOps
+				return d == server || within(d, batchPipe) || within(d, jobs) || within(d, storefront) || within(d, serverAuth) || d == webhooks || d == atomicOps
 			},
 		},
 		{
@@ -251,25 +251,17 @@ func Rules(mod string) []Rule {
 			Gateway: func(d string) bool { return within(d, kin) },
 		},
 		{
-			// Atomic operations are served above the engine, through its
-			// entry points, as the edge serves single requests: the edge
-			// uses server/atomic, which stands beside the pipeline, the
-			// storefront, auth and the webhooks and uses none of them.
-			Name:    "server/atomic must not depend on server, server/batch, server/storefront, server/auth or server/webhook",
-			Subject: func(p string) bool { return p == atomicOps },
-			Forbidden: func(d string, _ bool) bool {
-				return d == server || d == batchPipe || within(d, storefront) || within(d, serverAuth) || d == webhooks
-			},
-		},
-		{
 			// The packages between the edge and the engine stand side by
-			// side: none reaches another (or the edge).
-			Name: "server/batch, server/storefront and server/auth must not depend on each other or on server",
+			// side: the batch pipeline, the storefront, auth, the webhooks
+			// and atomic operations (served above the engine, through its
+			// entry points, as the edge serves single requests). None
+			// reaches another, or the edge.
+			Name: "server/batch, server/storefront, server/auth, server/webhook and server/atomic must not depend on each other or on server",
 			Subject: func(p string) bool {
-				return p == batchPipe || within(p, storefront) || within(p, serverAuth)
+				return p == batchPipe || within(p, storefront) || within(p, serverAuth) || p == webhooks || p == atomicOps
 			},
 			Forbidden: func(d string, _ bool) bool {
-				return d == server || d == batchPipe || within(d, storefront) || within(d, serverAuth)
+				return d == server || d == batchPipe || within(d, storefront) || within(d, serverAuth) || d == webhooks || d == atomicOps
 			},
 		},
 		{
@@ -287,13 +279,6 @@ func Rules(mod string) []Rule {
 			Name:      "server/batch/stage must not depend on server/batch/chunk",
 			Subject:   func(p string) bool { return p == batchStage },
 			Forbidden: func(d string, _ bool) bool { return d == batchChunk },
-		},
-		{
-			Name:    "server/webhook must not depend on server, server/batch, server/storefront or server/auth",
-			Subject: func(p string) bool { return p == webhooks },
-			Forbidden: func(d string, _ bool) bool {
-				return d == server || d == batchPipe || within(d, storefront) || within(d, serverAuth)
-			},
 		},
 		{
 			Name:      "server/... must not depend on the main package",

@@ -338,6 +338,25 @@ func TestCheck(t *testing.T) {
 			},
 		},
 		{
+			name: "the packages between the edge and the engine stand side by side",
+			graph: graph(
+				"~server -> ~server/webhook",
+				"~server -> ~server/batch",
+				"~server/webhook -> ~server/engine",
+				"~server/webhook -> ~server/atomic",
+				"~server/batch -> ~server/webhook",
+				"~server/storefront -> ~server/atomic",
+				"~server/engine -> ~server/webhook",
+			),
+			checked: 6,
+			want: []string{
+				"server/batch reaches server/webhook via server/batch -> server/webhook",
+				"server/engine reaches server/webhook via server/engine -> server/webhook",
+				"server/storefront reaches server/atomic via server/storefront -> server/atomic",
+				"server/webhook reaches server/atomic via server/webhook -> server/atomic",
+			},
+		},
+		{
 			name: "server never depends on the main package",
 			graph: graph(
 				"~server/api -> ~server/mw",
