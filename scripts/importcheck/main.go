@@ -230,7 +230,7 @@ func Rules(mod string) []Rule {
 			// they use it, it uses none of them (nor the edge), so that each
 			// can be changed without the engine knowing. The batch is all
 			// server/batch/...'s, its queue and records too: the engine
-			// serves it records (engine.Batch), not chunks or jobs.
+			// serves it bulk writes of records (engine.Bulk), not chunks or jobs.
 			Name:    "server/engine must not depend on server, server/batch/..., storage/jobs, server/storefront, server/auth, server/webhook or server/atomic",
 			Subject: func(p string) bool { return p == engine },
 			Forbidden: func(d string, _ bool) bool {

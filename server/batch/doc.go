@@ -5,7 +5,7 @@
 // whole and sound, published and queued, or run at once with X-Mode: sync
 // (sync.go); the job that runs the queued chunks (job.go); and the
 // asyncoperations resource (operations.go). server/batch/chunk checks and
-// writes the items of a chunk with the engine (engine.Batch), storage/jobs
+// writes the items of a chunk with the engine (engine.Bulk), storage/jobs
 // keeps the operations, chunks and queue, and the HTTP edge (package
 // server) maps the errors Serve returns to HTTP.
 package batch

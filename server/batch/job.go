@@ -105,7 +105,7 @@ func (p *Pipeline) ProcessChunk(ctx context.Context, job jobs.ChunkJob) (err err
 
 // batchOf is the batch of an operation as its job runs it: as the user who
 // sent it, with that user's roles now (Config.OwnerRoles).
-func (p *Pipeline) batchOf(ctx context.Context, op *jobs.Operation) (*engine.Batch, error) {
+func (p *Pipeline) batchOf(ctx context.Context, op *jobs.Operation) (*engine.Bulk, error) {
 	var caller identity.Principal
 	caller.Org = op.OrganizationID
 	if op.ClientID != nil {
@@ -120,7 +120,7 @@ func (p *Pipeline) batchOf(ctx context.Context, op *jobs.Operation) (*engine.Bat
 			}
 		}
 	}
-	return p.engine.BatchAs(caller), nil
+	return p.engine.BulkAs(caller), nil
 }
 
 // chunkDone counts a chunk written (Config.ChunkDone).
@@ -157,7 +157,7 @@ type pendingCheck struct {
 // checkAhead starts reading and checking the run of count chunks from
 // number first, those not done yet (none: a nil Checked). Runs are checked
 // one after the other, so staged is used by one goroutine at a time.
-func (p *Pipeline) checkAhead(ctx context.Context, b *engine.Batch, op *jobs.Operation, staged *stagedReader, run [2]int) *pendingCheck {
+func (p *Pipeline) checkAhead(ctx context.Context, b *engine.Bulk, op *jobs.Operation, staged *stagedReader, run [2]int) *pendingCheck {
 	c := &pendingCheck{done: make(chan struct{})}
 	go func() {
 		defer close(c.done)

@@ -234,7 +234,7 @@ func errorAttributes(r jobs.OperationError) []jsonapi.Member {
 
 // operationOf is a new operation record for batch b: the caller's
 // organization, user and client, the batch's type.
-func operationOf(b *engine.Batch) *jobs.Operation {
+func operationOf(b *engine.Bulk) *jobs.Operation {
 	caller := b.Caller()
 	op := &jobs.Operation{OrganizationID: caller.Org, EntityType: b.Resource().Type}
 	if caller.ClientID != "" {

@@ -87,7 +87,7 @@ func (p *Pipeline) Serve(w http.ResponseWriter, hr *http.Request, r *engine.Requ
 	if mode != "" && mode != "async" && mode != "sync" {
 		return problem.HeaderValue("X-Mode", `The accepted values for the "X-Mode" are "sync" or "async".`)
 	}
-	b, err := p.engine.BeginBatch(r)
+	b, err := p.engine.BeginBulk(r)
 	if err != nil {
 		return err
 	}
@@ -122,7 +122,7 @@ func (p *Pipeline) plainMethods(path string) []string {
 }
 
 // serveAsync stages the request's chunks and answers 202 with the operation.
-func (p *Pipeline) serveAsync(ctx context.Context, w http.ResponseWriter, b *engine.Batch, body io.Reader, lim split.Limits) error {
+func (p *Pipeline) serveAsync(ctx context.Context, w http.ResponseWriter, b *engine.Bulk, body io.Reader, lim split.Limits) error {
 	store := p.engine.Store()
 	op := operationOf(b)
 	if err := jobs.CreateOperation(ctx, store.Conn, op); err != nil {
@@ -237,7 +237,7 @@ func (s *stager) wait() error {
 }
 
 // accepted answers 202 with the operation and its address.
-func (p *Pipeline) accepted(w http.ResponseWriter, b *engine.Batch, op *jobs.Operation) {
+func (p *Pipeline) accepted(w http.ResponseWriter, b *engine.Bulk, op *jobs.Operation) {
 	v := b.View()
 	reply := operationReply(v, http.StatusAccepted, op)
 	w.Header().Set("Content-Location", v.Link(engine.OperationsType, strconv.FormatInt(op.ID, 10)))

@@ -37,7 +37,7 @@ type syncResult struct {
 // serveSync processes a request of at most one chunk in one transaction and
 // answers with the records (200) or the problems; past the timeout it answers
 // 202 with an operation that records the end (docs/decisions.md §7).
-func (p *Pipeline) serveSync(ctx context.Context, w http.ResponseWriter, b *engine.Batch, body io.Reader) error {
+func (p *Pipeline) serveSync(ctx context.Context, w http.ResponseWriter, b *engine.Bulk, body io.Reader) error {
 	var one *split.Chunk
 	lim := split.SyncLimits
 	lim.MaxItemBytes = p.cfg.MaxItem
@@ -127,7 +127,7 @@ func (p *Pipeline) endOpened(ctx context.Context, id int64, out *chunk.Outcome, 
 }
 
 // syncAnswer answers a synchronous batch that ended in time.
-func (p *Pipeline) syncAnswer(w http.ResponseWriter, b *engine.Batch, r syncResult) error {
+func (p *Pipeline) syncAnswer(w http.ResponseWriter, b *engine.Bulk, r syncResult) error {
 	if r.err != nil {
 		return r.err
 	}

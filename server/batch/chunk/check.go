@@ -16,7 +16,7 @@ import (
 )
 
 // This file checks one chunk of a batch (docs/decisions.md §7): every item is
-// checked by the validator of a single request (engine.Batch.ReadItem,
+// checked by the validator of a single request (engine.Bulk.ReadItem,
 // engine.Group); items with problems, and the items linked with them, are
 // skipped and their problems recorded; the others are written (groups.go)
 // in one transaction, with multi-row INSERTs for plain creates, together
@@ -91,7 +91,7 @@ func (r *checkedChunk) finish(written bool) {
 // outside any transaction: meta, permissions, schema, the records updated
 // and those named in relationships (one query per type), and the values to
 // write. It only reads.
-func check(ctx context.Context, b *engine.Batch, typ string, data, included []jobs.ChunkItem, sync bool) (*checkedChunk, error) {
+func check(ctx context.Context, b *engine.Bulk, typ string, data, included []jobs.ChunkItem, sync bool) (*checkedChunk, error) {
 	started := time.Now()
 	res, ok := b.Resources().Get(typ)
 	if !ok {
@@ -132,7 +132,7 @@ func check(ctx context.Context, b *engine.Batch, typ string, data, included []jo
 // shape (itemdecode.go), then read by the engine (its resource object, meta
 // options, permission and schema). res is the batch's type for primary
 // items, nil for included ones (their type is their own).
-func readItem(b *engine.Batch, res *resource.Resource, raw jobs.ChunkItem, included, sync bool) *chunkItem {
+func readItem(b *engine.Bulk, res *resource.Resource, raw jobs.ChunkItem, included, sync bool) *chunkItem {
 	base := "/data/"
 	if included {
 		base = "/included/"

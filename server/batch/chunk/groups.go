@@ -94,7 +94,7 @@ func components(live []*engine.Item, adjacent map[*engine.Item][]*engine.Item) [
 // savepoint of its own, so that only the groups that fail are skipped, each
 // with the problem of its failing item. With atomic, the first failure
 // marks its item and stops.
-func writeChunk(ctx context.Context, c *storage.Conn, b *engine.Batch, all []*engine.Item, adjacent map[*engine.Item][]*engine.Item, atomic bool) error {
+func writeChunk(ctx context.Context, c *storage.Conn, b *engine.Bulk, all []*engine.Item, adjacent map[*engine.Item][]*engine.Item, atomic bool) error {
 	var live []*engine.Item
 	for _, it := range all {
 		if !it.Failed() {

@@ -35,16 +35,16 @@ var (
 // Run writes the one chunk of a synchronous batch in one transaction, all or
 // nothing: record runs in it when the items are written. Hashing the
 // passwords (stage.Seal) is the run's work, timed with it.
-func Run(ctx context.Context, b *engine.Batch, ch split.Chunk, record func(c *storage.Conn, out *Outcome) error) (*Outcome, error) {
+func Run(ctx context.Context, b *engine.Bulk, ch split.Chunk, record func(c *storage.Conn, out *Outcome) error) (*Outcome, error) {
 	res := b.Resource()
 	data, included := stage.Seal(b, res, ch.Data), stage.Seal(b, nil, ch.Included)
 	return run(ctx, b, res.Type, data, included, true, record)
 }
 
 // Reply renders the written records of a synchronous batch in request
-// order (engine.Batch.Render), or the answer a validate-only one rendered
+// order (engine.Bulk.Render), or the answer a validate-only one rendered
 // before its writes were rolled back.
-func Reply(b *engine.Batch, out *Outcome) (*jsonapi.Reply, error) {
+func Reply(b *engine.Bulk, out *Outcome) (*jsonapi.Reply, error) {
 	if out.validated != nil {
 		return out.validated, nil
 	}
@@ -55,7 +55,7 @@ func Reply(b *engine.Batch, out *Outcome) (*jsonapi.Reply, error) {
 // stores the outcome in the transaction of the writes; it is not called
 // when atomic is set and an item has a problem (then nothing is written and
 // the problems are returned as the outcome's).
-func run(ctx context.Context, b *engine.Batch, typ string, data, included []jobs.ChunkItem, atomic bool,
+func run(ctx context.Context, b *engine.Bulk, typ string, data, included []jobs.ChunkItem, atomic bool,
 	record func(c *storage.Conn, out *Outcome) error) (*Outcome, error) {
 	r, err := check(ctx, b, typ, data, included, atomic)
 	if err != nil {
@@ -84,7 +84,7 @@ func run(ctx context.Context, b *engine.Batch, typ string, data, included []jobs
 // writeChecked writes a checked chunk in c's transaction and records its
 // outcome there (record). With atomic, an item that fails to be written
 // makes it return errAtomicFailed, to roll the transaction back.
-func writeChecked(ctx context.Context, c *storage.Conn, b *engine.Batch, r *checkedChunk, atomic bool,
+func writeChecked(ctx context.Context, c *storage.Conn, b *engine.Bulk, r *checkedChunk, atomic bool,
 	record func(c *storage.Conn, out *Outcome) error) error {
 	if err := writeChunk(ctx, c, b, r.items, r.adjacent, atomic); err != nil {
 		return err
@@ -101,7 +101,7 @@ func writeChecked(ctx context.Context, c *storage.Conn, b *engine.Batch, r *chec
 // record then runs outside the rolled-back transaction, with nothing
 // counted as written, so that an operation the request opened when it
 // outlived its wait still ends.
-func validateChunk(ctx context.Context, b *engine.Batch, r *checkedChunk,
+func validateChunk(ctx context.Context, b *engine.Bulk, r *checkedChunk,
 	record func(c *storage.Conn, out *Outcome) error) (*Outcome, error) {
 	noRecord := func(*storage.Conn, *Outcome) error { return nil }
 	var rendered *jsonapi.Reply

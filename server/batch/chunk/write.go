@@ -28,12 +28,12 @@ type Checked struct {
 }
 
 // Check reads and checks staged chunks of op (not yet done) outside any
-// transaction, as b (engine.Engine.BatchAs: the operation's owner); it only
+// transaction, as b (engine.Engine.BulkAs: the operation's owner); it only
 // reads, so a job may check its next chunks while it writes these
 // (server/batch). A chunk's items never depend on what another chunk
 // writes: the splitter puts linked items, and items naming the same record,
 // in one chunk.
-func Check(ctx context.Context, b *engine.Batch, op *jobs.Operation, pending []jobs.Chunk) (*Checked, error) {
+func Check(ctx context.Context, b *engine.Bulk, op *jobs.Operation, pending []jobs.Chunk) (*Checked, error) {
 	runs := make([]*checkedChunk, len(pending))
 	for i := range pending {
 		data, included, err := stage.Decode(&pending[i])
@@ -51,7 +51,7 @@ func Check(ctx context.Context, b *engine.Batch, op *jobs.Operation, pending []j
 // outcomes there; when another run has recorded one of them meanwhile, each
 // chunk goes again on its own, and those already done are left. written
 // are the counts of the chunks it wrote, even when it fails after some.
-func Write(ctx context.Context, b *engine.Batch, op *jobs.Operation, checked *Checked) (written []jobs.ChunkCounts, err error) {
+func Write(ctx context.Context, b *engine.Bulk, op *jobs.Operation, checked *Checked) (written []jobs.ChunkCounts, err error) {
 	err = writeStaged(ctx, b, op, checked)
 	if err == nil {
 		written = make([]jobs.ChunkCounts, len(checked.runs))
@@ -89,7 +89,7 @@ func Write(ctx context.Context, b *engine.Batch, op *jobs.Operation, checked *Ch
 
 // runStaged checks and writes one staged chunk in a transaction of its own:
 // nil when another run has recorded it meanwhile.
-func runStaged(ctx context.Context, b *engine.Batch, op *jobs.Operation, ch *jobs.Chunk) (*Outcome, error) {
+func runStaged(ctx context.Context, b *engine.Bulk, op *jobs.Operation, ch *jobs.Chunk) (*Outcome, error) {
 	data, included, err := stage.Decode(ch)
 	if err != nil {
 		return nil, err
@@ -105,7 +105,7 @@ func runStaged(ctx context.Context, b *engine.Batch, op *jobs.Operation, ch *job
 // together, then their outcomes together (a fixed number of statements
 // whatever the number of chunks). errAlreadyDone when one of them was
 // already recorded (nothing is then written).
-func writeStaged(ctx context.Context, b *engine.Batch, op *jobs.Operation, checked *Checked) error {
+func writeStaged(ctx context.Context, b *engine.Bulk, op *jobs.Operation, checked *Checked) error {
 	runs, chunks := checked.runs, checked.chunks
 	return b.Conn().Tx(ctx, func(c *storage.Conn) error {
 		writing := time.Now()
@@ -133,7 +133,7 @@ func writeStaged(ctx context.Context, b *engine.Batch, op *jobs.Operation, check
 // first all at once (multi-row INSERTs of up to 500 rows across chunks) in a
 // savepoint; when that fails, each chunk as writeChunk does, so that only the
 // items to blame are skipped.
-func writeTogether(ctx context.Context, c *storage.Conn, b *engine.Batch, runs []*checkedChunk) error {
+func writeTogether(ctx context.Context, c *storage.Conn, b *engine.Bulk, runs []*checkedChunk) error {
 	var live []*engine.Item
 	for _, run := range runs {
 		for _, it := range run.items {

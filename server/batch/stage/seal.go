@@ -28,7 +28,7 @@ import (
 // Seal turns the items of a split into staged items with every password
 // hashed. res is the batch's type for primary items, nil for included ones.
 // Items of types without write-only attributes are passed on as sent.
-func Seal(b *engine.Batch, res *resource.Resource, items []split.Item) []jobs.ChunkItem {
+func Seal(b *engine.Bulk, res *resource.Resource, items []split.Item) []jobs.ChunkItem {
 	out := make([]jobs.ChunkItem, len(items))
 	names := secretNames(b.Resources())
 	var wg sync.WaitGroup
@@ -85,7 +85,7 @@ func mayHold(raw []byte, names []string) bool {
 // reads (member "attributes", key as declared) is checked and hashed, or
 // dropped with its problems; any other spelling of it (which the run refuses
 // as an unknown field, whatever its value) gets an empty value.
-func sealItem(b *engine.Batch, res *resource.Resource, ci *jobs.ChunkItem, included bool) {
+func sealItem(b *engine.Bulk, res *resource.Resource, ci *jobs.ChunkItem, included bool) {
 	var r jsonapi.Resource
 	var members map[string]json.RawMessage
 	if json.Unmarshal(ci.Raw, &r) != nil || json.Unmarshal(ci.Raw, &members) != nil {

@@ -14,7 +14,7 @@ import (
 // Chunk is a split chunk of batch b as it waits in the database for its
 // job, under the operation numbered operation: its items as sent, with
 // every password hashed (Seal).
-func Chunk(b *engine.Batch, operation int64, ch split.Chunk) *jobs.Chunk {
+func Chunk(b *engine.Bulk, operation int64, ch split.Chunk) *jobs.Chunk {
 	return &jobs.Chunk{OperationID: operation, Number: ch.Number,
 		Items: encode(Seal(b, b.Resource(), ch.Data)), Included: encode(Seal(b, nil, ch.Included))}
 }

@@ -100,7 +100,7 @@ type ItemSource struct {
 // the batch's type for a primary item, nil for an included one (its type is
 // its own). A problem fails the item. validate tells whether the item asks
 // for validation only (meta.validate).
-func (b *Batch) ReadItem(it *Item, res *resource.Resource, base string, src *ItemSource) (validate bool) {
+func (b *Bulk) ReadItem(it *Item, res *resource.Resource, base string, src *ItemSource) (validate bool) {
 	e, cl := b.e, b.cl
 	it.in = &input{base: base}
 	r, value := src.Resource, src.Value
@@ -174,7 +174,7 @@ func (b *Batch) ReadItem(it *Item, res *resource.Resource, base string, src *Ite
 // type share multi-row INSERTs. On an error it returns the item being
 // written (the first of a multi-row INSERT; nil when none is to blame), for
 // Blame.
-func (b *Batch) WriteItems(ctx context.Context, c *storage.Conn, items []*Item, bulk bool) (failed *Item, err error) {
+func (b *Bulk) WriteItems(ctx context.Context, c *storage.Conn, items []*Item, bulk bool) (failed *Item, err error) {
 	live := make([]*item, 0, len(items))
 	for _, it := range items {
 		if !it.failed {
@@ -227,7 +227,7 @@ func notFoundAt(pointer string) *problem.Problem {
 // the item at base would find. A schema that does not declare name leaves
 // the refusal to the run (an unknown field, whatever its value): an empty
 // value stands in for it.
-func (b *Batch) SealSecret(typ string, update bool, name string, value json.RawMessage, base, pointer string) (json.RawMessage, []*problem.Problem) {
+func (b *Bulk) SealSecret(typ string, update bool, name string, value json.RawMessage, base, pointer string) (json.RawMessage, []*problem.Problem) {
 	schemas := b.e.items.create
 	if update {
 		schemas = b.e.items.update

@@ -10,24 +10,23 @@ import (
 	"github.com/entityapi/entityapi/storage"
 )
 
-// This file, batchitem.go and batchgroup.go are what the engine offers the
-// batch (docs/decisions.md §7), whose code is server/batch/...: the pipeline
-// reads, splits, stages and queues the body, and server/batch/chunk checks
-// and writes each chunk with the engine's own reading, rules and writes of
-// records, so that a batch item is checked and stored exactly as a single
-// request's record is. The engine knows nothing of chunks, staging, jobs or
-// operations: it serves a Batch, the caller of one batch, and its Items.
+// This file, bulkitem.go and bulkgroup.go are the engine's bulk writes: many
+// records of one caller, read, checked and written in groups, each exactly as
+// a single request's record is. Their user is the batch (docs/decisions.md
+// §7), whose code is server/batch/...: the pipeline reads, splits, stages and
+// queues the body, and server/batch/chunk checks and writes each chunk through
+// a Bulk. The engine knows nothing of chunks, staging, jobs or operations.
 
-// Batch is the caller of one batch as the engine serves it: who writes, to
-// which type, on which connection.
-type Batch struct {
+// Bulk is the caller of one bulk write (a batch) as the engine serves it: who
+// writes, to which type, on which connection.
+type Bulk struct {
 	e  *Engine
 	cl *call
 }
 
-// BeginBatch starts a batch request: the caller may create and edit records
+// BeginBulk starts the bulk write of a batch request: the caller may create and edit records
 // of the type, or the answer is 403.
-func (e *Engine) BeginBatch(r *Request) (*Batch, error) {
+func (e *Engine) BeginBulk(r *Request) (*Bulk, error) {
 	cl, err := e.begin(r)
 	if err != nil {
 		return nil, err
@@ -36,23 +35,23 @@ func (e *Engine) BeginBatch(r *Request) (*Batch, error) {
 	if !allowed(cl.roles, res, createAction) || !allowed(cl.roles, res, editAction) {
 		return nil, Denied()
 	}
-	return &Batch{e: e, cl: cl}, nil
+	return &Bulk{e: e, cl: cl}, nil
 }
 
-// BatchAs is the batch a job runs for p, long after its request: the user
+// BulkAs is the bulk write a batch job runs for p, long after its request: the user
 // who sent it (p.UserID, 0 for none) with the roles the job looked up now,
 // the client named by the change events of its records. Its transactions
 // run on the store's bulk connection (storage.Store.Bulk): they record their
 // events themselves (writeRecords is never inline here).
-func (e *Engine) BatchAs(p identity.Principal) *Batch {
+func (e *Engine) BulkAs(p identity.Principal) *Bulk {
 	cl := &call{f: JSONAPI, org: p.Org, user: p.UserID, client: p.ClientID, roles: p.Roles, routes: e.routes,
 		xinclude: map[string]bool{}, db: e.store.Bulk()}
-	return &Batch{e: e, cl: cl}
+	return &Bulk{e: e, cl: cl}
 }
 
-// Resource is the type the batch writes (BeginBatch's; nil for BatchAs, whose
+// Resource is the type the batch writes (BeginBulk's; nil for BulkAs, whose
 // type is its operation's).
-func (b *Batch) Resource() *resource.Resource {
+func (b *Bulk) Resource() *resource.Resource {
 	if b.cl.rt == nil {
 		return nil
 	}
@@ -61,27 +60,27 @@ func (b *Batch) Resource() *resource.Resource {
 
 // Caller is who sends the batch: the organization, user and client an
 // operation record names, and the roles its items are checked with.
-func (b *Batch) Caller() identity.Principal {
+func (b *Bulk) Caller() identity.Principal {
 	return identity.Principal{ClientID: b.cl.client, UserID: b.cl.user, Org: b.cl.org, Roles: b.cl.roles}
 }
 
 // Conn is where the batch's reads and transactions go: the store for a
 // request, its bulk connection for a job.
-func (b *Batch) Conn() *storage.Conn { return b.cl.db }
+func (b *Bulk) Conn() *storage.Conn { return b.cl.db }
 
 // Resources are the application's types, which included items name.
-func (b *Batch) Resources() *resource.Registry { return b.e.reg }
+func (b *Bulk) Resources() *resource.Registry { return b.e.reg }
 
 // View is the batch request as its answers see it (the operation's address
 // and rendering are server/batch's).
-func (b *Batch) View() *View { return &View{cl: b.cl} }
+func (b *Bulk) View() *View { return &View{cl: b.cl} }
 
 // Render renders the written items in request order, the answer of a
 // synchronous batch: primary records with the client's id in meta.dataId,
 // the included ones with meta.includeId. Records are read back on c (nil:
 // Conn), with one query per type (and its linkage) whatever their number; a
 // validate-only batch renders them in the transaction it then rolls back.
-func (b *Batch) Render(c *storage.Conn, data, included []*Item) (*jsonapi.Reply, error) {
+func (b *Bulk) Render(c *storage.Conn, data, included []*Item) (*jsonapi.Reply, error) {
 	e, cl := b.e, b.cl
 	if c != nil {
 		dry := *cl

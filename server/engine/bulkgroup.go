@@ -15,14 +15,14 @@ import (
 // nothing, so that a job may check its next chunks while it writes these
 // (server/batch/chunk); each costs one query per type, not one per item.
 type Group struct {
-	b     *Batch
+	b     *Bulk
 	items []*Item
 	set   itemSet
 }
 
 // Group starts checking items together: the live ones that carry an id are
 // known to the others from now on, even if a later step fails them.
-func (b *Batch) Group(items []*Item) *Group {
+func (b *Bulk) Group(items []*Item) *Group {
 	g := &Group{b: b, items: items, set: itemSet{known: map[string]*item{}, created: map[string]*item{}}}
 	for _, it := range items {
 		if it.failed || it.in.id == nil || *it.in.id == "" {
