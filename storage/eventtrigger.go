@@ -11,7 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"modernc.org/sqlite"
+	"github.com/entityapi/entityapi/storage/dialect"
 )
 
 // On SQLite a write of one record and its change event go in one statement
@@ -51,12 +51,12 @@ type armedNote struct {
 var noteFields = []string{"organization_id", "resource_type", "changed_attributes",
 	"changed_relationships", "client_id", "user_id", "occurred_at"}
 
-// newSQLiteConnector is a connector for dsn whose connections know the
-// store's SQL functions and get its triggers once the store has tables and
-// an events table (installTriggers).
-func newSQLiteConnector(s *Store, dsn string) driver.Connector {
-	d := &sqlite.Driver{}
-	d.MustRegisterScalarFunction("entityapi_noting", 2, func(_ *sqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
+// noteFunctions are the store's SQL functions through which the triggers
+// read the armed note; every connection of a SQLite pool knows them, and
+// gets the triggers once the store has tables and an events table
+// (installTriggers, the pool's connection hook).
+func (s *Store) noteFunctions() []dialect.Function {
+	noting := func(args []driver.Value) (driver.Value, error) {
 		n := s.armed.Load()
 		if n == nil || args[0] != n.table {
 			return int64(0), nil
@@ -70,34 +70,22 @@ func newSQLiteConnector(s *Store, dsn string) driver.Connector {
 			return int64(0), nil // one event per noted statement
 		}
 		return int64(1), nil
-	})
-	d.MustRegisterScalarFunction("entityapi_note", 1, func(_ *sqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
+	}
+	note := func(args []driver.Value) (driver.Value, error) {
 		n := s.armed.Load()
 		i, _ := args[0].(int64)
 		if n == nil || i < 0 || int(i) >= len(n.fields) {
 			return nil, errors.New("entityapi_note: no change event is armed")
 		}
 		return n.fields[i], nil
-	})
-	d.RegisterConnectionHook(func(conn sqlite.ExecQuerierContext, _ string) error {
-		return s.installTriggers(context.Background(), conn)
-	})
-	return sqliteConnector{d: d, dsn: dsn}
+	}
+	return []dialect.Function{{Name: "entityapi_noting", Args: 2, Fn: noting}, {Name: "entityapi_note", Args: 1, Fn: note}}
 }
-
-// sqliteConnector opens connections to one file with the store's driver.
-type sqliteConnector struct {
-	d   *sqlite.Driver
-	dsn string
-}
-
-func (c sqliteConnector) Connect(context.Context) (driver.Conn, error) { return c.d.Open(c.dsn) }
-func (c sqliteConnector) Driver() driver.Driver                        { return c.d }
 
 // installTriggers creates, on conn, the note triggers of every table of s
 // that exists in the database, when the events table exists (before the
 // migrations, a connection gets none; Migrate renews the connections).
-func (s *Store) installTriggers(ctx context.Context, conn sqlite.ExecQuerierContext) error {
+func (s *Store) installTriggers(ctx context.Context, conn dialect.Conn) error {
 	if s.tables == nil {
 		return nil
 	}
@@ -179,33 +167,6 @@ func quoteIdent(name string) string { return `"` + strings.ReplaceAll(name, `"`,
 // sqlString is s as an SQL string literal.
 func sqlString(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
 
-// renewConnections makes every connection of a SQLite store have the note
-// triggers of the tables a migration may just have created: the idle ones
-// are closed (new ones get them as they open), or, for ":memory:" (one
-// connection, never closed), they are installed on it.
-func (s *Store) renewConnections(ctx context.Context) error {
-	if !s.sqlite() {
-		return nil
-	}
-	if s.memory {
-		conn, err := s.db.DB.Conn(ctx)
-		if err != nil {
-			return fmt.Errorf("storage: note triggers: %w", err)
-		}
-		defer conn.Close()
-		return conn.Raw(func(dc any) error {
-			c, ok := dc.(sqlite.ExecQuerierContext)
-			if !ok {
-				return fmt.Errorf("storage: note triggers: driver connection %T", dc)
-			}
-			return s.installTriggers(ctx, c)
-		})
-	}
-	s.db.DB.SetMaxIdleConns(0)
-	s.db.DB.SetMaxIdleConns(sqliteReadConns)
-	return nil
-}
-
 // namesText is the JSON array of names an event stores, as SQLite keeps
 // JSON: text ("[]" for none).
 func namesText(names []string) string {
@@ -228,7 +189,7 @@ func (c *Conn) armedNote(t *Table) *armedNote {
 		n.key = keyText(ev.Key)
 	}
 	n.fields = [7]driver.Value{ev.Org, ev.Type, namesText(ev.Attributes), namesText(ev.Relationships),
-		nil, nil, now().UTC().Truncate(time.Second).Format(sqliteTimeLayout)}
+		nil, nil, now().UTC().Truncate(time.Second).Format(dialect.TextTime)}
 	if ev.Client != "" {
 		n.fields[4] = ev.Client
 	}
@@ -244,7 +205,7 @@ func (c *Conn) armedNote(t *Table) *armedNote {
 // commit silently. On PostgreSQL (noted wraps the statement) and without a
 // note it is fn.
 func (c *Conn) armed(fn func(c *Conn) error) error {
-	if c.note == nil || !c.s.sqlite() {
+	if c.note == nil || !c.s.f.NoteTriggers {
 		return fn(c)
 	}
 	err := fn(c)

@@ -42,8 +42,8 @@ func (c *Conn) Version(ctx context.Context, t *Table, org int64, key any) (int64
 	var st sqlText
 	st.add("SELECT ? FROM ?", bun.Ident(VersionColumn), bun.Ident(t.Name))
 	keyWhere(&st, t, org, keyArg)
-	if c.InTx() && !c.s.sqlite() {
-		st.add(" FOR UPDATE")
+	if c.InTx() {
+		st.add(c.s.f.RowLock)
 	}
 	var v int64
 	err = c.queryRow(ctx, &st, &v)
