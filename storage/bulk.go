@@ -215,10 +215,10 @@ func sameList(a, b []string) bool {
 // reserveKeys returns n keys of t that no row has or will get from the
 // database (see InsertMany). c is in a transaction.
 func (c *Conn) reserveKeys(ctx context.Context, t *Table, n int) ([]int64, error) {
-	if !c.s.f.OneWriter {
+	if c.s.f.NextKeys != "" {
 		ids := make([]int64, 0, n)
 		var st sqlText
-		st.add("SELECT nextval(pg_get_serial_sequence(?, ?)) FROM generate_series(1, ?::integer)", t.Name, t.Key, n)
+		st.add(c.s.f.NextKeys, t.Name, t.Key, n)
 		rows, err := c.query(ctx, &st)
 		if err != nil {
 			return nil, fmt.Errorf("reserve keys: %w", err)
@@ -241,8 +241,7 @@ func (c *Conn) reserveKeys(ctx context.Context, t *Table, n int) ([]int64, error
 	}
 	var last int64
 	var st sqlText
-	st.add("SELECT max(coalesce((SELECT seq FROM sqlite_sequence WHERE name = ?), 0), coalesce((SELECT max(?) FROM ?), 0))",
-		t.Name, bun.Ident(t.Key), bun.Ident(t.Name))
+	st.add(c.s.f.LastKey, t.Name, bun.Ident(t.Key), bun.Ident(t.Name))
 	err := c.queryRow(ctx, &st, &last)
 	if err != nil {
 		return nil, fmt.Errorf("reserve keys: %w", err)

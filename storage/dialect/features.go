@@ -76,6 +76,14 @@ type Features struct {
 	// OwnTxConn: a transaction runs on a connection the store holds, on
 	// which COPY can be sent within it.
 	OwnTxConn bool
+	// NextKeys draws keys from a table's sequence: ? the table's name, its
+	// key column's name, how many (one row each). "" where keys follow
+	// LastKey instead.
+	NextKeys string
+	// LastKey is the largest key a table has had (where NextKeys is ""):
+	// ? the table's name, its key column, the table. The one writer then
+	// takes the keys that follow it.
+	LastKey string
 	// HasTable counts the tables of the current schema named ?.
 	HasTable string
 }

@@ -26,6 +26,7 @@ var features = dialect.Features{
 	EventsInsert:     "event_outbox", // numbered into events by the sequencer
 	SequenceEvents:   []string{"SELECT pg_advisory_xact_lock(" + strconv.Itoa(sequencerLock) + ")", sequence},
 	OwnTxConn:        true,
+	NextKeys:         "SELECT nextval(pg_get_serial_sequence(?, ?)) FROM generate_series(1, ?::integer)",
 	HasTable:         "SELECT count(*) FROM pg_catalog.pg_tables WHERE schemaname = current_schema() AND tablename = ?",
 }
 
