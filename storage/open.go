@@ -7,7 +7,6 @@ import (
 	"strings"
 	"sync/atomic"
 
-	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/uptrace/bun"
 
 	"github.com/entityapi/entityapi/storage/dialect"
@@ -25,9 +24,9 @@ type Store struct {
 	// copied here so that the statements read them without a call.
 	d dialect.Dialect
 	f dialect.Features
-	// pool is PostgreSQL's pgx pool, which the reads outside a transaction
-	// use directly (rows.go); nil elsewhere.
-	pool *pgxpool.Pool
+	// native is the dialect's own driver, which the reads outside a
+	// transaction use where there is one (rows.go); nil elsewhere.
+	native dialect.Native
 
 	// writeSlot serializes write transactions of this process on SQLite
 	// (nil on PostgreSQL). SQLite allows one writer per file; waiting here,
@@ -135,7 +134,7 @@ func openPostgres(ctx context.Context, url string) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Store{d: d, f: *d.Features(), db: d.DB(), pool: d.Pool()}, nil
+	return &Store{d: d, f: *d.Features(), db: d.DB(), native: d.Native()}, nil
 }
 
 // Close releases the database connections.

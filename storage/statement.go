@@ -12,7 +12,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/uptrace/bun"
 )
 
@@ -243,7 +242,7 @@ func (s *Store) bind(st *sqlText) (string, []any) {
 		next++
 	}
 	if custom {
-		params[0] = pgx.QueryExecModeDescribeExec // see customPlanArray
+		params[0] = s.f.CustomPlan // see customPlanArray
 		return b.String(), params
 	}
 	return b.String(), params[1:]
@@ -302,7 +301,7 @@ func (c *Conn) query(ctx context.Context, st *sqlText) (rowSource, error) {
 	case stmt != nil:
 		rows.sql, err = stmt.QueryContext(ctx, params...)
 	case c.native():
-		rows, err = c.s.queryPool(ctx, text, params)
+		rows, err = c.s.queryNative(ctx, text, params)
 	default:
 		rows.sql, err = c.raw.QueryContext(ctx, text, params...)
 	}
@@ -320,7 +319,7 @@ func (c *Conn) queryRow(ctx context.Context, st *sqlText, dest ...any) error {
 	case stmt != nil:
 		err = stmt.QueryRowContext(ctx, params...).Scan(dest...)
 	case c.native():
-		err = c.s.pool.QueryRow(ctx, text, params...).Scan(dest...)
+		err = c.s.native.QueryRow(ctx, text, params, dest)
 	default:
 		err = c.raw.QueryRowContext(ctx, text, params...).Scan(dest...)
 	}

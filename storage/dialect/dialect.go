@@ -43,6 +43,10 @@ type Dialect interface {
 	Unique(err error) (table string, columns []string, ok bool)
 	// ForeignKey tells whether err is a foreign key violation.
 	ForeignKey(err error) bool
+	// Constraint tells whether err is a constraint violation of any kind
+	// (NOT NULL, CHECK... too) that backed out its statement alone,
+	// leaving its transaction going.
+	Constraint(err error) bool
 	// Types fill the migrations' placeholders ({{.Serial}}...).
 	Types() Types
 	// MigrateQueue creates or upgrades River's tables.
@@ -60,6 +64,9 @@ type Dialect interface {
 	// COPY on conn, within its transaction, and returns how many it
 	// wrote; only where OwnTxConn.
 	CopyFrom(ctx context.Context, conn *sql.Conn, table string, cols []string, rows [][]any) (int64, error)
+	// Native is the database's own driver for the reads outside a
+	// transaction; nil where they go through database/sql.
+	Native() Native
 }
 
 // Host is what a dialect asks of the store that opened it: its write slot

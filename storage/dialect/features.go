@@ -84,6 +84,10 @@ type Features struct {
 	// ? the table's name, its key column, the table. The one writer then
 	// takes the keys that follow it.
 	LastKey string
+	// CustomPlan, put first among a statement's parameters, has the
+	// statement planned for its values (pgx's describe-exec mode), which
+	// a long array parameter asks for (storage's customPlanArray).
+	CustomPlan any
 	// HasTable counts the tables of the current schema named ?.
 	HasTable string
 }

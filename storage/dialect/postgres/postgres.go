@@ -72,10 +72,6 @@ func (d *DB) Name() string { return "postgres" }
 // DB is the Bun handle on the pool.
 func (d *DB) DB() *bun.DB { return d.db }
 
-// Pool is the pgx pool, for the store's reads outside a transaction
-// (storage's rows.go), which skip database/sql.
-func (d *DB) Pool() *pgxpool.Pool { return d.pool }
-
 // Close closes database/sql's handle and the pool.
 func (d *DB) Close() error {
 	err := d.db.Close()

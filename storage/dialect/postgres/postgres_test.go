@@ -50,6 +50,9 @@ func TestForeignKey(t *testing.T) {
 		if got := d.ForeignKey(tt.err); got != tt.want {
 			t.Errorf("ForeignKey(%v) = %v, want %v", tt.err, got, tt.want)
 		}
+		if d.Constraint(tt.err) {
+			t.Errorf("Constraint(%v): a failed statement aborts PostgreSQL's transaction", tt.err)
+		}
 	}
 }
 

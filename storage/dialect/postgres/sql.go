@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/entityapi/entityapi/storage/dialect"
@@ -27,6 +28,7 @@ var features = dialect.Features{
 	SequenceEvents:   []string{"SELECT pg_advisory_xact_lock(" + strconv.Itoa(sequencerLock) + ")", sequence},
 	OwnTxConn:        true,
 	NextKeys:         "SELECT nextval(pg_get_serial_sequence(?, ?)) FROM generate_series(1, ?::integer)",
+	CustomPlan:       pgx.QueryExecModeDescribeExec,
 	HasTable:         "SELECT count(*) FROM pg_catalog.pg_tables WHERE schemaname = current_schema() AND tablename = ?",
 }
 
@@ -104,6 +106,11 @@ func (d *DB) constraintColumns(name string) []string {
 	}
 	return cols
 }
+
+// Constraint is false: a failed statement aborts PostgreSQL's transaction
+// (its unique and foreign key violations are still read by Unique and
+// ForeignKey).
+func (d *DB) Constraint(error) bool { return false }
 
 // ForeignKey recognizes a foreign key violation (23503).
 func (d *DB) ForeignKey(err error) bool {

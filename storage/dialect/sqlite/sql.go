@@ -85,6 +85,17 @@ func (d *DB) ForeignKey(err error) bool {
 	return false
 }
 
+// primaryConstraint is SQLite's primary result code of a constraint
+// violation (the extended codes keep it in their low byte).
+const primaryConstraint = 19
+
+// Constraint recognizes a constraint violation of any kind: SQLite backs
+// the statement out by itself and the transaction goes on.
+func (d *DB) Constraint(err error) bool {
+	var se *sqlite.Error
+	return errors.As(err, &se) && se.Code()&0xff == primaryConstraint
+}
+
 // analysisLimit bounds the rows ANALYZE reads per index, so that keeping
 // the statistics fresh costs milliseconds however large the tables grow
 // (SQLite's recommended setting for PRAGMA optimize).
@@ -110,6 +121,9 @@ func (d *DB) Optimize(ctx context.Context) error {
 	}
 	return nil
 }
+
+// Native is nil: the store reads SQLite through database/sql.
+func (d *DB) Native() dialect.Native { return nil }
 
 // CopyFrom is refused: SQLite has no COPY (Features.OwnTxConn is false, so
 // the store never asks).

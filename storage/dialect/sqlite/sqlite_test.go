@@ -40,11 +40,12 @@ func TestErrors(t *testing.T) {
 		table      string
 		columns    []string
 		unique, fk bool
+		constraint bool
 	}{
-		{"unique", "INSERT INTO parents (org, code) VALUES (1, 'a')", "parents", []string{"org", "code"}, true, false},
-		{"primary key", "INSERT INTO parents (id) VALUES (1)", "parents", []string{"id"}, true, false},
-		{"foreign key", "INSERT INTO children (parent) VALUES (9)", "", nil, false, true},
-		{"syntax", "INSERT INTO", "", nil, false, false},
+		{"unique", "INSERT INTO parents (org, code) VALUES (1, 'a')", "parents", []string{"org", "code"}, true, false, true},
+		{"primary key", "INSERT INTO parents (id) VALUES (1)", "parents", []string{"id"}, true, false, true},
+		{"foreign key", "INSERT INTO children (parent) VALUES (9)", "", nil, false, true, true},
+		{"syntax", "INSERT INTO", "", nil, false, false, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -58,6 +59,9 @@ func TestErrors(t *testing.T) {
 			}
 			if got := d.ForeignKey(err); got != tt.fk {
 				t.Errorf("ForeignKey = %v, want %v", got, tt.fk)
+			}
+			if got := d.Constraint(err); got != tt.constraint {
+				t.Errorf("Constraint = %v, want %v", got, tt.constraint)
 			}
 		})
 	}
