@@ -117,7 +117,7 @@ func Open(ctx context.Context, url string) (*Store, error) {
 // (eventtrigger.go).
 func openSQLite(path string) (*Store, error) {
 	s := &Store{writeSlot: make(chan struct{}, 1)}
-	d, err := sqlite.Open(path, sqlite.Options{Functions: s.noteFunctions(), OnConnect: s.installTriggers})
+	d, err := sqlite.Open(path, sqlite.Options{Functions: s.noteFunctions(), Notes: s.notes})
 	if err != nil {
 		return nil, err
 	}

@@ -132,3 +132,23 @@ type Conn interface {
 	driver.ExecerContext
 	driver.QueryerContext
 }
+
+// Notes describe the note triggers through which a single write records
+// its change event in its own statement, where the dialect has them
+// (Features.NoteTriggers): the events table they insert into, the action
+// each kind of write records (insert, update, delete), the event columns
+// the armed note fills (in the order the store's note function answers
+// them), and the tables whose writes they record.
+type Notes struct {
+	Events  string
+	Actions [3]string
+	Fields  []string
+	Tables  []NoteTable
+}
+
+// NoteTable is a table whose row writes the note triggers record.
+type NoteTable struct {
+	Name, Key string
+	// Version is the table's version column; "" when it has none.
+	Version string
+}

@@ -47,9 +47,10 @@ const TimeLayout = dialect.TextTime
 type Options struct {
 	// Functions are the SQL functions the connections know.
 	Functions []dialect.Function
-	// OnConnect runs on every new connection of the pool (and, at Renew,
-	// on the one connection of ":memory:").
-	OnConnect func(ctx context.Context, conn dialect.Conn) error
+	// Notes describe the note triggers each new connection of the pool
+	// gets (triggers.go), and, at Renew, the one connection of
+	// ":memory:"; nil: none yet.
+	Notes func() *dialect.Notes
 }
 
 // DB is an opened SQLite database: the store's pool and, for a file, the
@@ -95,7 +96,7 @@ func Open(path string, opts Options) (*DB, error) {
 }
 
 // connector is a connector for dsn whose connections know opts.Functions
-// and run opts.OnConnect.
+// and get the note triggers of opts.Notes.
 func (d *DB) connector(dsn string) driver.Connector {
 	drv := &sqlite.Driver{}
 	for _, f := range d.opts.Functions {
@@ -104,9 +105,9 @@ func (d *DB) connector(dsn string) driver.Connector {
 			return fn(args)
 		})
 	}
-	if d.opts.OnConnect != nil {
+	if d.opts.Notes != nil {
 		drv.RegisterConnectionHook(func(conn sqlite.ExecQuerierContext, _ string) error {
-			return d.opts.OnConnect(context.Background(), conn)
+			return installTriggers(context.Background(), conn, d.opts.Notes())
 		})
 	}
 	return connector{d: drv, dsn: dsn}
@@ -158,9 +159,10 @@ func (d *DB) PoolStats() dialect.PoolStats {
 		WaitCount: st.WaitCount, WaitDuration: st.WaitDuration}
 }
 
-// Renew makes every connection run OnConnect again: the idle ones are
-// closed (new ones run it as they open), or, for ":memory:" (one
-// connection, never closed), it runs on that one.
+// Renew gives every connection the note triggers of the tables a migration
+// may just have created: the idle ones are closed (new ones get them as
+// they open), or, for ":memory:" (one connection, never closed), they are
+// installed on it.
 func (d *DB) Renew(ctx context.Context) error {
 	if d.memory {
 		conn, err := d.db.DB.Conn(ctx)
@@ -173,10 +175,10 @@ func (d *DB) Renew(ctx context.Context) error {
 			if !ok {
 				return fmt.Errorf("storage: note triggers: driver connection %T", dc)
 			}
-			if d.opts.OnConnect == nil {
+			if d.opts.Notes == nil {
 				return nil
 			}
-			return d.opts.OnConnect(ctx, c)
+			return installTriggers(ctx, c, d.opts.Notes())
 		})
 	}
 	d.db.DB.SetMaxIdleConns(0)
