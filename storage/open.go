@@ -47,13 +47,15 @@ type Store struct {
 	joins  map[string]*JoinTable
 
 	watch statementWatch // every statement: counted, and seen by the hooks
-	stmts preparedCache  // SQLite only (see statement.go)
+	stmts preparedCache  // where Features.Prepare (see statement.go)
 }
 
 // CheckURL tells, without connecting, whether url names a database Open can
 // open: "sqlite:PATH" with a path, or a postgres:// URL pgx can parse. The
 // error says what is wrong and never repeats a password.
 func CheckURL(url string) error {
+	// The URL's scheme names the database: here and in Open, the two places
+	// that tell the databases apart (before there is a dialect to ask).
 	switch {
 	case strings.HasPrefix(url, "sqlite:"):
 		if strings.TrimPrefix(url, "sqlite:") == "" {
@@ -79,8 +81,9 @@ func Open(ctx context.Context, url string) (*Store, error) {
 		s   *Store
 		err error
 	)
-	// The one place that chooses a dialect, by the URL's scheme; past it the
-	// store asks s.d and s.f, never which database it is.
+	// The place that chooses the dialect, by the URL's scheme (CheckURL
+	// reads it the same way); past it the store asks s.d and s.f, never
+	// which database it is.
 	switch {
 	case strings.HasPrefix(url, "sqlite:"):
 		s, err = openSQLite(strings.TrimPrefix(url, "sqlite:"))
