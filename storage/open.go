@@ -28,9 +28,10 @@ type Store struct {
 	// transaction use where there is one (rows.go); nil elsewhere.
 	native dialect.Native
 
-	// writeSlot serializes write transactions of this process on SQLite
-	// (nil on PostgreSQL). SQLite allows one writer per file; waiting here,
-	// honouring the context, beats failing with SQLITE_BUSY after busy_timeout.
+	// writeSlot serializes write transactions of this process where the
+	// database has one writer (Features.OneWriter: SQLite, one writer per
+	// file; nil elsewhere). Waiting here, honouring the context, beats
+	// failing with SQLITE_BUSY after busy_timeout.
 	writeSlot chan struct{}
 	// queue holds the single writes waiting for the slot, which the writer
 	// that takes it commits together (writegroup.go); SQLite only.
@@ -95,6 +96,9 @@ func Open(ctx context.Context, url string) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
+	if s.f.OneWriter {
+		s.writeSlot = make(chan struct{}, 1)
+	}
 	s.Conn = &Conn{s: s, idb: s.db, raw: dbConn{s.db.DB}}
 	s.db.AddQueryHook(bunWatch{&s.watch})
 	if s.bulk != nil {
@@ -119,7 +123,7 @@ func Open(ctx context.Context, url string) (*Store, error) {
 // connections know the store's note functions and get its note triggers
 // (eventtrigger.go).
 func openSQLite(path string) (*Store, error) {
-	s := &Store{writeSlot: make(chan struct{}, 1)}
+	s := &Store{}
 	d, err := sqlite.Open(path, sqlite.Options{Functions: s.noteFunctions(), Notes: s.notes})
 	if err != nil {
 		return nil, err
