@@ -91,7 +91,7 @@ func (c *Conn) InsertMany(ctx context.Context, t *Table, org int64, rows []Row) 
 		if c.note == nil {
 			return nil
 		}
-		if first, last := keys[0], keys[len(keys)-1]; c.s.sqlite() && t.AutoKey && last.(int64)-first.(int64) == int64(len(keys)-1) {
+		if first, last := keys[0], keys[len(keys)-1]; c.s.f.OneWriter && t.AutoKey && last.(int64)-first.(int64) == int64(len(keys)-1) {
 			return c.recordRunEvents(ctx, t, org, first.(int64), last.(int64))
 		}
 		events := make([]Event, len(keys))
@@ -170,11 +170,11 @@ func (s *Store) insertText(table string, names []string, n int) (string, []any) 
 				b.WriteString(", ")
 			}
 			mark++
-			if s.sqlite() {
-				b.WriteByte('?')
-			} else {
+			if s.f.NumberedMarks {
 				b.WriteByte('$')
 				b.WriteString(strconv.Itoa(mark))
+			} else {
+				b.WriteByte('?')
 			}
 		}
 		b.WriteByte(')')
@@ -215,10 +215,10 @@ func sameList(a, b []string) bool {
 // reserveKeys returns n keys of t that no row has or will get from the
 // database (see InsertMany). c is in a transaction.
 func (c *Conn) reserveKeys(ctx context.Context, t *Table, n int) ([]int64, error) {
-	if !c.s.sqlite() {
+	if c.s.f.NextKeys != "" {
 		ids := make([]int64, 0, n)
 		var st sqlText
-		st.add("SELECT nextval(pg_get_serial_sequence(?, ?)) FROM generate_series(1, ?::integer)", t.Name, t.Key, n)
+		st.add(c.s.f.NextKeys, t.Name, t.Key, n)
 		rows, err := c.query(ctx, &st)
 		if err != nil {
 			return nil, fmt.Errorf("reserve keys: %w", err)
@@ -241,8 +241,7 @@ func (c *Conn) reserveKeys(ctx context.Context, t *Table, n int) ([]int64, error
 	}
 	var last int64
 	var st sqlText
-	st.add("SELECT max(coalesce((SELECT seq FROM sqlite_sequence WHERE name = ?), 0), coalesce((SELECT max(?) FROM ?), 0))",
-		t.Name, bun.Ident(t.Key), bun.Ident(t.Name))
+	st.add(c.s.f.LastKey, t.Name, bun.Ident(t.Key), bun.Ident(t.Name))
 	err := c.queryRow(ctx, &st, &last)
 	if err != nil {
 		return nil, fmt.Errorf("reserve keys: %w", err)

@@ -4,8 +4,6 @@ import (
 	"database/sql"
 
 	"github.com/uptrace/bun"
-	"github.com/uptrace/bun/dialect/sqlitedialect"
-	"modernc.org/sqlite"
 )
 
 // The transactions of batch chunks run, on a SQLite file, on a connection
@@ -19,27 +17,11 @@ import (
 // Conn from Noting) inside such a transaction finds no trigger and fails
 // (Conn.armed): a change without its event never commits.
 
-// bulkPool is the SQLite connection of Bulk transactions and the statements
-// prepared on it.
+// bulkPool is the SQLite connection of Bulk transactions (the dialect's,
+// sqlite.DB.Bulk, which closes it) and the statements prepared on it.
 type bulkPool struct {
 	db    *bun.DB
 	stmts preparedCache
-}
-
-// openBulkPool opens the bulk connection of the SQLite file dsn names: one
-// connection (it is only used under the write slot), with the store's
-// pragmas and no connection hook, hence no triggers.
-func openBulkPool(dsn string) *bulkPool {
-	sqldb := sql.OpenDB(sqliteConnector{d: &sqlite.Driver{}, dsn: dsn})
-	sqldb.SetMaxOpenConns(1)
-	sqldb.SetMaxIdleConns(1)
-	return &bulkPool{db: bun.NewDB(sqldb, sqliteDialect{sqlitedialect.New()})}
-}
-
-// close releases the pool's statements and its connection.
-func (p *bulkPool) close() error {
-	p.stmts.close()
-	return p.db.Close()
 }
 
 // Bulk is the store's Conn for the transactions of batch chunks, which

@@ -5,13 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-
-	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/stdlib"
 )
 
-// On PostgreSQL, InsertMany sends large groups of rows with COPY (pgx's
-// CopyFrom) instead of multi-row INSERTs: the rows travel in pgx's binary
+// Where a transaction has a connection of its own (Features.OwnTxConn:
+// PostgreSQL), InsertMany sends large groups of rows with COPY (the
+// dialect's CopyFrom) instead of multi-row INSERTs: the rows travel in pgx's binary
 // format with no statement to parse or plan, the fastest way in (issue 16).
 // COPY runs on the connection of the caller's transaction (Conn.pg), so it
 // commits or rolls back with the rest, and a failing row fails the whole
@@ -48,17 +46,10 @@ func (c *Conn) canCopy(t *Table, cols []string, n int) bool {
 func (c *Conn) copyRows(ctx context.Context, table string, cols []string, rows [][]any) error {
 	text := "COPY " + table + " (" + strings.Join(cols, ", ") + ") FROM STDIN"
 	ctx = c.s.watch.before(ctx, text)
-	err := c.pg.Raw(func(dc any) error {
-		sc, ok := dc.(*stdlib.Conn)
-		if !ok {
-			return fmt.Errorf("storage: COPY needs a pgx connection, not %T", dc)
-		}
-		n, err := sc.Conn().CopyFrom(ctx, pgx.Identifier{table}, cols, pgx.CopyFromRows(rows))
-		if err == nil && n != int64(len(rows)) {
-			err = errors.New("storage: COPY wrote " + fmt.Sprint(n) + " of " + fmt.Sprint(len(rows)) + " rows")
-		}
-		return err
-	})
+	n, err := c.s.d.CopyFrom(ctx, c.pg, table, cols, rows)
+	if err == nil && n != int64(len(rows)) {
+		err = errors.New("storage: COPY wrote " + fmt.Sprint(n) + " of " + fmt.Sprint(len(rows)) + " rows")
+	}
 	c.s.watch.after(ctx, text, err)
 	return err
 }

@@ -79,10 +79,7 @@ func (c *Conn) RecordEvents(ctx context.Context, events []Event) error {
 	if c.tx == nil {
 		return fmt.Errorf("storage: events are recorded only in the transaction of their change")
 	}
-	table := "events"
-	if !c.s.sqlite() {
-		table = "event_outbox" // numbered into events by the sequencer
-	}
+	table := c.s.f.EventsInsert
 	if rows, ok := c.eventCopyRows(events); ok {
 		return c.s.mapError("insert", table, c.copyRows(ctx, table, eventColumns, rows))
 	}

@@ -24,31 +24,21 @@ import (
 // position. Sequencers take turns (an advisory lock), so positions commit
 // in the order they are given.
 
-// sequencerLock is the advisory lock key of the sequencer ("evts").
-const sequencerLock = 0x65767473
-
 // SequenceEvents numbers the events whose transactions have all ended and
-// moves them into the feed (PostgreSQL; nothing to do on SQLite). The feed
-// runs it before each read, and the housekeeping now and then.
+// moves them into the feed (the dialect's Features.SequenceEvents, on
+// PostgreSQL; nothing to do where events commit in order). The feed runs it
+// before each read, and the housekeeping now and then.
 func (s *Store) SequenceEvents(ctx context.Context) error {
-	if s.sqlite() {
+	if len(s.f.SequenceEvents) == 0 {
 		return nil
 	}
 	return s.Conn.Tx(ctx, func(c *Conn) error {
-		if _, err := c.idb.ExecContext(ctx, "SELECT pg_advisory_xact_lock(?)", int64(sequencerLock)); err != nil {
-			return c.s.mapError("sequence", "events", err)
+		for _, text := range s.f.SequenceEvents {
+			if _, err := c.idb.ExecContext(ctx, text); err != nil {
+				return c.s.mapError("sequence", "events", err)
+			}
 		}
-		_, err := c.idb.ExecContext(ctx, `WITH moved AS (
-	DELETE FROM event_outbox WHERE tx < pg_snapshot_xmin(pg_current_snapshot())
-	RETURNING id, organization_id, resource_type, resource_id, action, changed_attributes,
-		changed_relationships, version, client_id, user_id, occurred_at
-)
-INSERT INTO events (id, organization_id, resource_type, resource_id, action, changed_attributes,
-	changed_relationships, version, client_id, user_id, occurred_at)
-SELECT nextval('event_positions'), organization_id, resource_type, resource_id, action, changed_attributes,
-	changed_relationships, version, client_id, user_id, occurred_at
-FROM (SELECT * FROM moved ORDER BY id) AS m`)
-		return c.s.mapError("sequence", "events", err)
+		return nil
 	})
 }
 

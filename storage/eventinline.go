@@ -34,7 +34,7 @@ func (c *Conn) noted(st *sqlText, t *Table) *sqlText {
 	if c.note == nil {
 		return st
 	}
-	if c.s.sqlite() {
+	if c.s.f.NoteTriggers {
 		c.arm(t) // its trigger records it
 		return st
 	}
@@ -51,7 +51,7 @@ func (c *Conn) noted(st *sqlText, t *Table) *sqlText {
 // for the row it deletes, with the version it had: the statement's row
 // count is the event's, which is the deleted row's.
 func (c *Conn) notedDelete(st *sqlText, t *Table) *sqlText {
-	if c.s.sqlite() {
+	if c.s.f.NoteTriggers {
 		c.arm(t) // its trigger records it
 		return st
 	}

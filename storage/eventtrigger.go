@@ -1,17 +1,14 @@
 package storage
 
 import (
-	"context"
 	"database/sql/driver"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"strings"
 	"sync/atomic"
 	"time"
 
-	"modernc.org/sqlite"
+	"github.com/entityapi/entityapi/storage/dialect"
 )
 
 // On SQLite a write of one record and its change event go in one statement
@@ -28,7 +25,8 @@ import (
 // knows (organization, type, changed names, actor, time) come from the
 // armed note through two SQL functions the store registers on its own
 // driver (entityapi_noting, entityapi_note); the row's key and version come
-// from the row itself.
+// from the row itself. The SQLite dialect writes and installs the triggers
+// (storage/dialect/sqlite's triggers.go) from what notes describes.
 //
 // The triggers are TEMP (on each connection, not in the database file), so
 // other programs that open the file are not bound to functions only this
@@ -51,12 +49,12 @@ type armedNote struct {
 var noteFields = []string{"organization_id", "resource_type", "changed_attributes",
 	"changed_relationships", "client_id", "user_id", "occurred_at"}
 
-// newSQLiteConnector is a connector for dsn whose connections know the
-// store's SQL functions and get its triggers once the store has tables and
-// an events table (installTriggers).
-func newSQLiteConnector(s *Store, dsn string) driver.Connector {
-	d := &sqlite.Driver{}
-	d.MustRegisterScalarFunction("entityapi_noting", 2, func(_ *sqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
+// noteFunctions are the store's SQL functions through which the triggers
+// read the armed note; every connection of a SQLite pool knows them, and
+// gets the triggers once the store has tables and an events table (notes,
+// which the dialect's connection hook reads).
+func (s *Store) noteFunctions() []dialect.Function {
+	noting := func(args []driver.Value) (driver.Value, error) {
 		n := s.armed.Load()
 		if n == nil || args[0] != n.table {
 			return int64(0), nil
@@ -70,140 +68,35 @@ func newSQLiteConnector(s *Store, dsn string) driver.Connector {
 			return int64(0), nil // one event per noted statement
 		}
 		return int64(1), nil
-	})
-	d.MustRegisterScalarFunction("entityapi_note", 1, func(_ *sqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
+	}
+	note := func(args []driver.Value) (driver.Value, error) {
 		n := s.armed.Load()
 		i, _ := args[0].(int64)
 		if n == nil || i < 0 || int(i) >= len(n.fields) {
 			return nil, errors.New("entityapi_note: no change event is armed")
 		}
 		return n.fields[i], nil
-	})
-	d.RegisterConnectionHook(func(conn sqlite.ExecQuerierContext, _ string) error {
-		return s.installTriggers(context.Background(), conn)
-	})
-	return sqliteConnector{d: d, dsn: dsn}
+	}
+	return []dialect.Function{{Name: "entityapi_noting", Args: 2, Fn: noting}, {Name: "entityapi_note", Args: 1, Fn: note}}
 }
 
-// sqliteConnector opens connections to one file with the store's driver.
-type sqliteConnector struct {
-	d   *sqlite.Driver
-	dsn string
-}
-
-func (c sqliteConnector) Connect(context.Context) (driver.Conn, error) { return c.d.Open(c.dsn) }
-func (c sqliteConnector) Driver() driver.Driver                        { return c.d }
-
-// installTriggers creates, on conn, the note triggers of every table of s
-// that exists in the database, when the events table exists (before the
-// migrations, a connection gets none; Migrate renews the connections).
-func (s *Store) installTriggers(ctx context.Context, conn sqlite.ExecQuerierContext) error {
+// notes describe the note triggers of s's tables for the SQLite dialect,
+// which installs them on each new connection (sqlite.Options.Notes); nil
+// before the store has tables.
+func (s *Store) notes() *dialect.Notes {
 	if s.tables == nil {
 		return nil
 	}
-	rows, err := conn.QueryContext(ctx, "SELECT name FROM sqlite_master WHERE type = 'table'", nil)
-	if err != nil {
-		return fmt.Errorf("storage: note triggers: %w", err)
-	}
-	present := map[string]bool{}
-	dest := make([]driver.Value, 1)
-	for {
-		if err := rows.Next(dest); err == io.EOF {
-			break
-		} else if err != nil {
-			rows.Close()
-			return fmt.Errorf("storage: note triggers: %w", err)
-		}
-		if name, ok := dest[0].(string); ok {
-			present[name] = true
-		}
-	}
-	rows.Close()
-	if !present[eventsTable] {
-		return nil
-	}
-	var b strings.Builder
-	for name, t := range s.tables {
-		// The events table gets none: an event is no record's change, and
-		// only the store writes events (the triggers here, RecordEvents,
-		// a batch chunk's INSERT ... SELECT) and deletes old ones. A
-		// trigger fires for every row written, armed or not: a batch's
-		// events would pay one for each.
-		if present[name] && name != eventsTable {
-			writeTriggers(&b, t)
-		}
-	}
-	if _, err := conn.ExecContext(ctx, b.String(), nil); err != nil {
-		return fmt.Errorf("storage: note triggers: %w", err)
-	}
-	return nil
-}
-
-// writeTriggers appends the three note triggers of t: each inserts the
-// event of the row it fires for, its key and version from the row, its
-// action from the trigger, the rest (noteFields) from the armed note.
-func writeTriggers(b *strings.Builder, t *Table) {
-	cols := []string{"resource_id", "action", "version"}
-	for _, f := range noteFields {
-		cols = append(cols, quoteIdent(f))
-	}
-	for _, on := range []struct{ event, row, action string }{
-		{"INSERT", "NEW", EventCreated},
-		{"UPDATE", "NEW", EventUpdated},
-		{"DELETE", "OLD", EventDeleted},
-	} {
-		rowKey := fmt.Sprintf("CAST(%s.%s AS TEXT)", on.row, quoteIdent(t.Key))
-		key := rowKey // an update or a delete is for the noted row
-		if on.event == "INSERT" {
-			key = "NULL" // a new row's key may be the database's
-		}
-		version := "NULL"
+	n := &dialect.Notes{Events: eventsTable, Actions: [3]string{EventCreated, EventUpdated, EventDeleted}, Fields: noteFields,
+		Tables: make([]dialect.NoteTable, 0, len(s.tables))}
+	for _, t := range s.tables {
+		nt := dialect.NoteTable{Name: t.Name, Key: t.Key}
 		if t.Versioned {
-			version = on.row + "." + quoteIdent(VersionColumn)
+			nt.Version = VersionColumn
 		}
-		values := []string{rowKey, sqlString(on.action), version}
-		for i := range noteFields {
-			values = append(values, fmt.Sprintf("entityapi_note(%d)", i))
-		}
-		fmt.Fprintf(b, "CREATE TEMP TRIGGER IF NOT EXISTS %s AFTER %s ON main.%s FOR EACH ROW WHEN entityapi_noting(%s, %s) "+
-			"BEGIN INSERT INTO events (%s) VALUES (%s); END;\n",
-			quoteIdent("entityapi_note_"+strings.ToLower(on.event)+"_"+t.Name), on.event, quoteIdent(t.Name),
-			sqlString(t.Name), key, strings.Join(cols, ", "), strings.Join(values, ", "))
+		n.Tables = append(n.Tables, nt)
 	}
-}
-
-// quoteIdent quotes a table or column name of the models for the trigger
-// texts (they come from models.go, never from a request).
-func quoteIdent(name string) string { return `"` + strings.ReplaceAll(name, `"`, `""`) + `"` }
-
-// sqlString is s as an SQL string literal.
-func sqlString(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
-
-// renewConnections makes every connection of a SQLite store have the note
-// triggers of the tables a migration may just have created: the idle ones
-// are closed (new ones get them as they open), or, for ":memory:" (one
-// connection, never closed), they are installed on it.
-func (s *Store) renewConnections(ctx context.Context) error {
-	if !s.sqlite() {
-		return nil
-	}
-	if s.memory {
-		conn, err := s.db.DB.Conn(ctx)
-		if err != nil {
-			return fmt.Errorf("storage: note triggers: %w", err)
-		}
-		defer conn.Close()
-		return conn.Raw(func(dc any) error {
-			c, ok := dc.(sqlite.ExecQuerierContext)
-			if !ok {
-				return fmt.Errorf("storage: note triggers: driver connection %T", dc)
-			}
-			return s.installTriggers(ctx, c)
-		})
-	}
-	s.db.DB.SetMaxIdleConns(0)
-	s.db.DB.SetMaxIdleConns(sqliteReadConns)
-	return nil
+	return n
 }
 
 // namesText is the JSON array of names an event stores, as SQLite keeps
@@ -228,7 +121,7 @@ func (c *Conn) armedNote(t *Table) *armedNote {
 		n.key = keyText(ev.Key)
 	}
 	n.fields = [7]driver.Value{ev.Org, ev.Type, namesText(ev.Attributes), namesText(ev.Relationships),
-		nil, nil, now().UTC().Truncate(time.Second).Format(sqliteTimeLayout)}
+		nil, nil, now().UTC().Truncate(time.Second).Format(dialect.TextTime)}
 	if ev.Client != "" {
 		n.fields[4] = ev.Client
 	}
@@ -244,7 +137,7 @@ func (c *Conn) armedNote(t *Table) *armedNote {
 // commit silently. On PostgreSQL (noted wraps the statement) and without a
 // note it is fn.
 func (c *Conn) armed(fn func(c *Conn) error) error {
-	if c.note == nil || !c.s.sqlite() {
+	if c.note == nil || !c.s.f.NoteTriggers {
 		return fn(c)
 	}
 	err := fn(c)

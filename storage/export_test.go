@@ -2,6 +2,8 @@ package storage
 
 import (
 	"context"
+	"database/sql"
+	"github.com/entityapi/entityapi/storage/dialect/sqlite"
 	"strings"
 )
 
@@ -29,7 +31,7 @@ func (s *Store) ExplainPairs(ctx context.Context, j *JoinTable, col string, keys
 // explain is the database's plan of st, one step per line.
 func (s *Store) explain(ctx context.Context, st *sqlText) (string, error) {
 	explain := "EXPLAIN "
-	if s.sqlite() {
+	if s.d.Name() == "sqlite" {
 		explain = "EXPLAIN QUERY PLAN "
 	}
 	text, params := s.bind(st)
@@ -128,4 +130,10 @@ func (c *Conn) SendInsert(ctx context.Context, t *Table, org int64, row Row) err
 	}
 	_, err = c.exec(ctx, st)
 	return err
+}
+
+// SideDB is the SQLite dialect's side connection as the store's job queue
+// gets it (sqlite.DB.SideDB, taking the store's write slot).
+func (s *Store) SideDB() (*sql.DB, bool, error) {
+	return s.d.(*sqlite.DB).SideDB(s.acquireWrite)
 }

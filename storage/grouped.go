@@ -40,11 +40,12 @@ func (s *Store) groupedSelect(st *sqlText, owner, member string) {
 // keysArray appends the aggregate gathering the column member of a group's
 // rows into a JSON array, as groupedSelect describes.
 func (s *Store) keysArray(st *sqlText, member string) {
-	if s.sqlite() {
-		st.add("json_group_array(?)", bun.Ident(member))
-		return
+	for i, piece := range s.f.KeysArray {
+		if i > 0 {
+			st.add("?", bun.Ident(member))
+		}
+		st.add(piece)
 	}
-	st.add("json_agg(? ORDER BY ?)", bun.Ident(member), bun.Ident(member))
 }
 
 // scanLinks reads the rows of a Linkage or Pairs statement into (member
@@ -52,7 +53,7 @@ func (s *Store) keysArray(st *sqlText, member string) {
 // row per pair. It closes rows.
 func (s *Store) scanLinks(rows rowSource, grouped bool, member, owner Kind, names [2]string, sizeHint int) ([][2]any, error) {
 	if grouped {
-		return scanGroups(rows, member, owner, names, sizeHint, !s.sqlite())
+		return scanGroups(rows, member, owner, names, sizeHint, s.f.OrderedKeysArray)
 	}
 	return scanPairs(rows, member, owner, names, sizeHint)
 }

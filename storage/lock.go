@@ -19,11 +19,11 @@ func (c *Conn) LockKey(ctx context.Context, key string) error {
 	if !c.InTx() {
 		return errLockOutsideTx
 	}
-	if c.s.sqlite() {
+	if c.s.f.LockKey == "" {
 		return nil
 	}
 	var st sqlText
-	st.add("SELECT pg_advisory_xact_lock(hashtextextended(?, 0))", key)
+	st.add(c.s.f.LockKey, key)
 	_, err := c.exec(ctx, &st)
 	return c.s.mapError("lock", "", err)
 }

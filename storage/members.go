@@ -140,7 +140,7 @@ func (c *Conn) readMembersRow(ctx context.Context, op string, t *Table, st *sqlT
 		if err != nil {
 			return nil, nil, c.s.mapError(op, t.Name, fmt.Errorf("members by %s: %w", ms.members[i].Column, err))
 		}
-		if c.s.sqlite() {
+		if !c.s.f.OrderedKeysArray {
 			sortKeyList(list, ms.kinds[i])
 		}
 		keys[i] = list

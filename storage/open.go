@@ -2,72 +2,41 @@ package storage
 
 import (
 	"context"
-	"database/sql"
-	"errors"
 	"fmt"
 	"net/url"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync/atomic"
-	"time"
 
-	"github.com/jackc/pgx/v5/pgxpool"
-	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/uptrace/bun"
-	"github.com/uptrace/bun/dialect/pgdialect"
-	"github.com/uptrace/bun/dialect/sqlitedialect"
 
-	// modernc is pure Go, so the binary and CI build with CGO_ENABLED=0.
-	_ "modernc.org/sqlite"
+	"github.com/entityapi/entityapi/storage/dialect"
+	"github.com/entityapi/entityapi/storage/dialect/postgres"
+	"github.com/entityapi/entityapi/storage/dialect/sqlite"
 )
-
-// engine names the database behind a Store; its value is what Dialect reports.
-type engine string
-
-const (
-	engineSQLite   engine = "sqlite"
-	enginePostgres engine = "postgres"
-)
-
-// sqlitePragmas are applied to every SQLite connection. WAL lets readers run
-// beside a writer; busy_timeout covers writers of other processes (this
-// process serializes its own, see Store.writeSlot); _txlock=immediate takes
-// the write lock at BEGIN so a transaction never fails half-way on an upgrade;
-// case_sensitive_like makes LIKE compare as on PostgreSQL.
-const sqlitePragmas = "_pragma=foreign_keys(1)&_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)" +
-	"&_pragma=synchronous(NORMAL)&_pragma=case_sensitive_like(1)&_txlock=immediate"
-
-// sqliteReadConns bounds the SQLite pool. One *sql.DB serves reads and the
-// single writer: a writer waits for the write slot before it takes a
-// connection, so at most one connection is ever held by a write and the others
-// stay free for readers, which WAL never blocks. A separate read-only pool
-// would buy little more at this size. (Batch jobs write on one more
-// connection, without note triggers: bulkconn.go.)
-const sqliteReadConns = 4
-
-// minPoolConns is the PostgreSQL pool size unless the URL sets one.
-const minPoolConns = 20
 
 // Store is entityapi's database. Its embedded Conn runs the generic queries
 // outside any transaction; Tx runs them in one.
 type Store struct {
 	*Conn
 
-	db     *bun.DB
-	pool   *pgxpool.Pool // PostgreSQL only
-	engine engine
+	db *bun.DB
+	// d is the database's dialect (storage/dialect), and f its Features,
+	// copied here so that the statements read them without a call.
+	d dialect.Dialect
+	f dialect.Features
+	// native is the dialect's own driver, which the reads outside a
+	// transaction use where there is one (rows.go); nil elsewhere.
+	native dialect.Native
 
-	// writeSlot serializes write transactions of this process on SQLite
-	// (nil on PostgreSQL). SQLite allows one writer per file; waiting here,
-	// honouring the context, beats failing with SQLITE_BUSY after busy_timeout.
+	// writeSlot serializes write transactions of this process where the
+	// database has one writer (Features.OneWriter: SQLite, one writer per
+	// file; nil elsewhere). Waiting here, honouring the context, beats
+	// failing with SQLITE_BUSY after busy_timeout.
 	writeSlot chan struct{}
 	// queue holds the single writes waiting for the slot, which the writer
 	// that takes it commits together (writegroup.go); SQLite only.
 	queue writeQueue
 
-	// memory: a ":memory:" SQLite database (one connection, kept forever).
-	memory bool
 	// bulk is a SQLite file's connection without note triggers for the
 	// transactions of batch chunks (bulkconn.go); nil otherwise.
 	bulk *bulkPool
@@ -79,13 +48,15 @@ type Store struct {
 	joins  map[string]*JoinTable
 
 	watch statementWatch // every statement: counted, and seen by the hooks
-	stmts preparedCache  // SQLite only (see statement.go)
+	stmts preparedCache  // where Features.Prepare (see statement.go)
 }
 
 // CheckURL tells, without connecting, whether url names a database Open can
 // open: "sqlite:PATH" with a path, or a postgres:// URL pgx can parse. The
 // error says what is wrong and never repeats a password.
 func CheckURL(url string) error {
+	// The URL's scheme names the database: here and in Open, the two places
+	// that tell the databases apart (before there is a dialect to ask).
 	switch {
 	case strings.HasPrefix(url, "sqlite:"):
 		if strings.TrimPrefix(url, "sqlite:") == "" {
@@ -93,12 +64,7 @@ func CheckURL(url string) error {
 		}
 		return nil
 	case strings.HasPrefix(url, "postgres://"), strings.HasPrefix(url, "postgresql://"):
-		if _, err := pgxpool.ParseConfig(url); err != nil {
-			// pgx's own message repeats the URL; its cause alone, when there is
-			// one, is the part worth reading.
-			if cause := errors.Unwrap(err); cause != nil {
-				err = cause
-			}
+		if err := postgres.CheckURL(url); err != nil {
 			return fmt.Errorf("%s: %w", redact(url), err)
 		}
 		return nil
@@ -116,6 +82,9 @@ func Open(ctx context.Context, url string) (*Store, error) {
 		s   *Store
 		err error
 	)
+	// The place that chooses the dialect, by the URL's scheme (CheckURL
+	// reads it the same way); past it the store asks s.d and s.f, never
+	// which database it is.
 	switch {
 	case strings.HasPrefix(url, "sqlite:"):
 		s, err = openSQLite(strings.TrimPrefix(url, "sqlite:"))
@@ -126,6 +95,9 @@ func Open(ctx context.Context, url string) (*Store, error) {
 	}
 	if err != nil {
 		return nil, err
+	}
+	if s.f.OneWriter {
+		s.writeSlot = make(chan struct{}, 1)
 	}
 	s.Conn = &Conn{s: s, idb: s.db, raw: dbConn{s.db.DB}}
 	s.db.AddQueryHook(bunWatch{&s.watch})
@@ -147,70 +119,38 @@ func Open(ctx context.Context, url string) (*Store, error) {
 	return s, nil
 }
 
-// openSQLite opens a SQLite file (or ":memory:") with modernc's driver.
+// openSQLite opens a SQLite file (or ":memory:") with its dialect, whose
+// connections know the store's note functions and get its note triggers
+// (eventtrigger.go).
 func openSQLite(path string) (*Store, error) {
-	if path == "" {
-		return nil, fmt.Errorf("storage: database URL \"sqlite:\" has no path (want sqlite:PATH)")
+	s := &Store{}
+	d, err := sqlite.Open(path, sqlite.Options{Functions: s.noteFunctions(), Notes: s.notes})
+	if err != nil {
+		return nil, err
 	}
-	memory := path == ":memory:"
-	if !memory {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			return nil, fmt.Errorf("storage: create directory for %s: %w", path, err)
-		}
+	s.d, s.f, s.db = d, *d.Features(), d.DB()
+	if bulk := d.Bulk(); bulk != nil {
+		s.bulk = &bulkPool{db: bulk}
 	}
-	s := &Store{engine: engineSQLite, writeSlot: make(chan struct{}, 1), memory: memory}
-	sqldb := sql.OpenDB(newSQLiteConnector(s, sqliteDSN(path)))
-	if memory {
-		// Each connection to ":memory:" is a database of its own, and closing
-		// the last one loses it: keep exactly one, forever.
-		sqldb.SetMaxOpenConns(1)
-		sqldb.SetMaxIdleConns(1)
-		sqldb.SetConnMaxLifetime(0)
-		sqldb.SetConnMaxIdleTime(0)
-	} else {
-		sqldb.SetMaxOpenConns(sqliteReadConns)
-		sqldb.SetMaxIdleConns(sqliteReadConns)
-		s.bulk = openBulkPool(sqliteDSN(path))
-	}
-	s.db = bun.NewDB(sqldb, sqliteDialect{sqlitedialect.New()})
 	return s, nil
 }
 
-// openPostgres opens a pgx pool and lets Bun use it through database/sql, so
-// the same pool can later be handed to other pgx users (River).
+// openPostgres opens PostgreSQL's pool with its dialect.
 func openPostgres(ctx context.Context, url string) (*Store, error) {
-	cfg, err := pgxpool.ParseConfig(url)
+	d, err := postgres.Open(ctx, url, redact(url))
 	if err != nil {
-		return nil, fmt.Errorf("storage: open %s: %w", redact(url), err)
+		return nil, err
 	}
-	// pgx's default (the larger of 4 and the CPUs) is too small once batch
-	// workers, the job queue's own queries and API requests share the pool; a
-	// pool_max_conns in the URL still decides.
-	if !strings.Contains(url, "pool_max_conns") && cfg.MaxConns < minPoolConns {
-		cfg.MaxConns = minPoolConns
-	}
-	pool, err := pgxpool.NewWithConfig(ctx, cfg)
-	if err != nil {
-		return nil, fmt.Errorf("storage: open %s: %w", redact(url), err)
-	}
-	return &Store{
-		db:     bun.NewDB(stdlib.OpenDBFromPool(pool), pgdialect.New()),
-		pool:   pool,
-		engine: enginePostgres,
-	}, nil
+	return &Store{d: d, f: *d.Features(), db: d.DB(), native: d.Native()}, nil
 }
 
 // Close releases the database connections.
 func (s *Store) Close() error {
 	s.stmts.close()
-	err := s.db.Close()
 	if s.bulk != nil {
-		err = errors.Join(err, s.bulk.close())
+		s.bulk.stmts.close()
 	}
-	if s.pool != nil {
-		s.pool.Close()
-	}
-	if err != nil {
+	if err := s.d.Close(); err != nil {
 		return fmt.Errorf("storage: close: %w", err)
 	}
 	return nil
@@ -219,7 +159,7 @@ func (s *Store) Close() error {
 // Ping checks that the database answers (for /readyz).
 func (s *Store) Ping(ctx context.Context) error {
 	if err := s.db.PingContext(ctx); err != nil {
-		return fmt.Errorf("storage: ping %s: %w", s.engine, err)
+		return fmt.Errorf("storage: ping %s: %w", s.d.Name(), err)
 	}
 	return nil
 }
@@ -228,40 +168,9 @@ func (s *Store) Ping(ctx context.Context) error {
 // generic queries should be preferred: they keep the write order on SQLite.
 func (s *Store) DB() *bun.DB { return s.db }
 
-// PgxPool is the PostgreSQL connection pool, to be shared with other pgx users
-// such as the job queue; nil on SQLite.
-func (s *Store) PgxPool() *pgxpool.Pool { return s.pool }
-
-// sqlite reports whether the store runs on SQLite, where SQL differs a little.
-func (s *Store) sqlite() bool { return s.engine == engineSQLite }
-
-// sqliteTimeLayout is the single text form of times on SQLite: UTC, space
-// separated, no zone, as SQLite's own CURRENT_TIMESTAMP writes it. One fixed
-// width form makes text comparison chronological; fractions (never written by
-// the generic queries) still sort correctly after the whole second.
-const sqliteTimeLayout = "2006-01-02 15:04:05.999999999"
-
-// sqliteDialect is Bun's SQLite dialect writing times in sqliteTimeLayout.
-// Bun formats every argument into the SQL text through the dialect, so model
-// writes, generic writes and conditions all use the same form; Bun's default
-// ("...+00:00") would not compare correctly with CURRENT_TIMESTAMP values.
-type sqliteDialect struct {
-	*sqlitedialect.Dialect
-}
-
-// AppendTime writes tm as a quoted UTC string in sqliteTimeLayout.
-func (sqliteDialect) AppendTime(b []byte, tm time.Time) []byte {
-	b = append(b, '\'')
-	b = tm.UTC().AppendFormat(b, sqliteTimeLayout)
-	return append(b, '\'')
-}
-
-// sqliteDSN is the data source name of a SQLite file with sqlitePragmas.
-// SQLite reads the name as a URI (the driver passes SQLITE_OPEN_URI), so
-// characters that end or escape the path are percent-encoded.
-func sqliteDSN(path string) string {
-	return "file:" + strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23").Replace(path) + "?" + sqlitePragmas
-}
+// Features are the database's differences (storage/dialect), for the
+// record stores beside storage, which write typed queries of their own.
+func (c *Conn) Features() *dialect.Features { return &c.s.f }
 
 // redact hides a password in a database URL before it reaches a message.
 func redact(raw string) string {

@@ -2,7 +2,6 @@ package storage
 
 import (
 	"context"
-	"fmt"
 )
 
 // sqliteAnalysisLimit bounds the rows ANALYZE reads per index, so that keeping
@@ -18,26 +17,10 @@ const sqliteAnalysisLimit = 400
 // 20,000 accounts). The housekeeping runs it every minute; it analyzes only
 // tables never analyzed or changed 25-fold since.
 func (s *Store) Optimize(ctx context.Context) error {
-	if !s.sqlite() {
-		return nil
-	}
 	release, err := s.acquireWrite(ctx) // ANALYZE writes sqlite_stat1
 	if err != nil {
 		return err
 	}
 	defer release()
-	conn, err := s.db.Conn(ctx)
-	if err != nil {
-		return fmt.Errorf("storage: optimize: %w", err)
-	}
-	defer conn.Close()
-	for _, stmt := range []string{
-		fmt.Sprintf("PRAGMA analysis_limit = %d", sqliteAnalysisLimit),
-		"PRAGMA optimize = 0x10002", // every table, not only those this connection used
-	} {
-		if _, err := conn.ExecContext(ctx, stmt); err != nil {
-			return fmt.Errorf("storage: optimize: %s: %w", stmt, err)
-		}
-	}
-	return nil
+	return s.d.Optimize(ctx)
 }

@@ -64,7 +64,7 @@ func (s *Store) readColumns(st *sqlText, t *Table, cols []string) {
 		if i > 0 {
 			st.add(", ")
 		}
-		if s.sqlite() && timeKind(t.Columns[col]) {
+		if s.f.TextValues && timeKind(t.Columns[col]) {
 			st.add("+") // see timeColumnText
 		}
 		st.ident(col)
@@ -96,8 +96,8 @@ func (s *Store) findStatement(q Query) (*sqlText, []string, error) {
 	switch {
 	case q.Limit > 0:
 		st.add(" LIMIT ?", sqlCount(q.Limit))
-	case q.Offset > 0 && s.sqlite():
-		st.add(" LIMIT -1") // SQLite accepts OFFSET only after LIMIT
+	case q.Offset > 0:
+		st.add(s.f.OffsetWithoutLimit) // SQLite accepts OFFSET only after LIMIT
 	}
 	if q.Offset > 0 {
 		st.add(" OFFSET ?", sqlCount(q.Offset))
@@ -112,7 +112,7 @@ func (s *Store) findStatement(q Query) (*sqlText, []string, error) {
 // hides the declared type, so the text reaches fromSQL, which reads it with
 // the layout the store writes first.
 func (s *Store) timeColumnText(k Kind) string {
-	if s.sqlite() && timeKind(k) {
+	if s.f.TextValues && timeKind(k) {
 		return "+?"
 	}
 	return "?"

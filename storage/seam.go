@@ -4,11 +4,12 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"fmt"
 	"time"
 
+	"github.com/riverqueue/river"
 	"github.com/uptrace/bun"
-	"modernc.org/sqlite"
+
+	"github.com/entityapi/entityapi/storage/dialect"
 )
 
 // This file is the seam through which the record stores beside storage
@@ -67,27 +68,21 @@ func (c *Conn) Affected(op, table string, res sql.Result, err error) error {
 }
 
 // Dialect reports the database in use: "sqlite" or "postgres".
-func (c *Conn) Dialect() string { return string(c.s.engine) }
+func (c *Conn) Dialect() string { return c.s.d.Name() }
 
 // Now is the time storage stamps on what it writes: UTC, whole seconds.
 func Now() time.Time { return now() }
 
-// SideDB opens the SQLite file once more, on one connection, for a client
-// that needs a database/sql handle of its own (River's SQLite driver asks
-// for one connection); it takes turns with the store's writers at the write
-// slot (sideconn.go), and own tells the caller to close it. An in-memory
-// database exists on the store's connection only, which is then shared
-// (own false). On PostgreSQL use PgxPool instead.
-func (s *Store) SideDB() (db *sql.DB, own bool, err error) {
-	var file string
-	if err := s.db.QueryRow("SELECT file FROM pragma_database_list WHERE name = 'main'").Scan(&file); err != nil {
-		return nil, false, fmt.Errorf("storage: side connection: %w", err)
-	}
-	if file == "" {
-		return s.db.DB, false, nil
-	}
-	// Its transactions and statements queue for the write slot (sideconn.go).
-	db = sql.OpenDB(slotConnector{sqliteConnector: sqliteConnector{d: &sqlite.Driver{}, dsn: sqliteDSN(file)}, s: s})
-	db.SetMaxOpenConns(1)
-	return db, true, nil
+// AcquireWrite waits for the write slot of a database with one writer (at
+// once elsewhere) and returns its release; the dialect's clients that write
+// beside the store (River's side connection on SQLite) take turns through
+// it (dialect.Host).
+func (s *Store) AcquireWrite(ctx context.Context) (release func(), err error) {
+	return s.acquireWrite(ctx)
+}
+
+// NewJobClient makes River's client with the database's driver
+// (dialect.Dialect.NewJobClient), for storage/jobs' queue.
+func (s *Store) NewJobClient(cfg *river.Config) (dialect.JobClient, error) {
+	return s.d.NewJobClient(cfg, s)
 }

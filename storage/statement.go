@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"github.com/entityapi/entityapi/storage/dialect"
 	"strconv"
 	"strings"
 	"sync"
@@ -11,7 +12,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/uptrace/bun"
 )
 
@@ -108,13 +108,13 @@ type sqlCount int
 // statement's text does not depend on how many there are.
 //
 // On SQLite the values are one JSON array parameter read with json_each when
-// they are all integers or all text (times in sqliteTimeLayout, as param
+// they are all integers or all text (times in dialect.TextTime, as param
 // writes them): a list of marks would make each length its own statement,
 // parsed and prepared anew (a 5,000-key filter spent a third of its time
 // there) and crowding the prepared cache. Other values (floats, booleans,
 // JSON, text that is not UTF-8 or holds NUL) keep one mark each.
 func (s *Store) memberOf(vals []any, not bool) (string, any) {
-	if s.sqlite() {
+	if !s.f.ArrayParams {
 		list := any(sqlList(vals))
 		in := "IN (?)"
 		if arr, ok := s.jsonList(vals); ok {
@@ -149,7 +149,7 @@ const customPlanArray = 64
 // sqliteKeys is vals as one JSON array for json_each on SQLite, when they
 // all fit one (see jsonList).
 func (s *Store) sqliteKeys(vals []any) (string, bool) {
-	if !s.sqlite() {
+	if s.f.ArrayParams {
 		return "", false
 	}
 	return s.jsonList(vals)
@@ -204,7 +204,7 @@ func (s *Store) bind(st *sqlText) (string, []any) {
 	next := 0
 	mark := func(v any) {
 		params = append(params, s.param(v))
-		if s.sqlite() {
+		if !s.f.NumberedMarks {
 			b.WriteByte('?')
 			return
 		}
@@ -221,7 +221,7 @@ func (s *Store) bind(st *sqlText) (string, []any) {
 		case bun.Ident:
 			writeIdent(&b, string(a))
 		case sqlCount:
-			if s.sqlite() {
+			if s.f.InlineCounts {
 				b.WriteString(strconv.Itoa(int(a)))
 			} else {
 				mark(int64(a))
@@ -242,7 +242,7 @@ func (s *Store) bind(st *sqlText) (string, []any) {
 		next++
 	}
 	if custom {
-		params[0] = pgx.QueryExecModeDescribeExec // see customPlanArray
+		params[0] = s.f.CustomPlan // see customPlanArray
 		return b.String(), params
 	}
 	return b.String(), params[1:]
@@ -256,15 +256,15 @@ func writeIdent(b *strings.Builder, name string) {
 }
 
 // param is v as the driver should receive it. On SQLite times travel in
-// sqliteTimeLayout, the one form the stored values have, and JSON as text
+// dialect.TextTime, the one form the stored values have, and JSON as text
 // (the driver would store bytes as a BLOB).
 func (s *Store) param(v any) any {
-	if !s.sqlite() {
+	if !s.f.TextValues {
 		return v
 	}
 	switch x := v.(type) {
 	case time.Time:
-		return x.UTC().Format(sqliteTimeLayout)
+		return x.UTC().Format(dialect.TextTime)
 	case json.RawMessage:
 		return string(x)
 	case []byte:
@@ -301,7 +301,7 @@ func (c *Conn) query(ctx context.Context, st *sqlText) (rowSource, error) {
 	case stmt != nil:
 		rows.sql, err = stmt.QueryContext(ctx, params...)
 	case c.native():
-		rows, err = c.s.queryPool(ctx, text, params)
+		rows, err = c.s.queryNative(ctx, text, params)
 	default:
 		rows.sql, err = c.raw.QueryContext(ctx, text, params...)
 	}
@@ -319,7 +319,7 @@ func (c *Conn) queryRow(ctx context.Context, st *sqlText, dest ...any) error {
 	case stmt != nil:
 		err = stmt.QueryRowContext(ctx, params...).Scan(dest...)
 	case c.native():
-		err = c.s.pool.QueryRow(ctx, text, params...).Scan(dest...)
+		err = c.s.native.QueryRow(ctx, text, params, dest)
 	default:
 		err = c.raw.QueryRowContext(ctx, text, params...).Scan(dest...)
 	}
@@ -356,7 +356,7 @@ func (c *Conn) execBound(ctx context.Context, text string, params []any) (sql.Re
 // cache). Inside a transaction the statement is bound to it (and closed with
 // it); database/sql keeps it prepared on the connection for the next one.
 func (c *Conn) prepared(ctx context.Context, text string) *sql.Stmt {
-	if !c.s.sqlite() {
+	if !c.s.f.Prepare {
 		return nil
 	}
 	db, cache := c.statements()

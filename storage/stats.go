@@ -1,6 +1,6 @@
 package storage
 
-import "time"
+import "github.com/entityapi/entityapi/storage/dialect"
 
 // This file holds the figures an operator watches of the database (issue 9,
 // metrics): the connection pool (batch operations by state and the depth of
@@ -11,22 +11,9 @@ import "time"
 // PoolStats describes the connection pool at one moment. WaitCount and
 // WaitDuration add up since the start: how often, and how long, a query had to
 // wait for a free connection.
-type PoolStats struct {
-	MaxOpen, Open, InUse, Idle int
-	WaitCount                  int64
-	WaitDuration               time.Duration
-}
+type PoolStats = dialect.PoolStats
 
 // PoolStats reports the pool that holds the connections: on PostgreSQL the
 // pgx pool Bun and River share (database/sql over it only borrows them, so its
 // own figures would say nothing), on SQLite database/sql's.
-func (s *Store) PoolStats() PoolStats {
-	if s.pool != nil {
-		st := s.pool.Stat()
-		return PoolStats{MaxOpen: int(st.MaxConns()), Open: int(st.TotalConns()), InUse: int(st.AcquiredConns()),
-			Idle: int(st.IdleConns()), WaitCount: st.EmptyAcquireCount(), WaitDuration: st.EmptyAcquireWaitTime()}
-	}
-	st := s.db.DB.Stats()
-	return PoolStats{MaxOpen: st.MaxOpenConnections, Open: st.OpenConnections, InUse: st.InUse, Idle: st.Idle,
-		WaitCount: st.WaitCount, WaitDuration: st.WaitDuration}
-}
+func (s *Store) PoolStats() PoolStats { return s.d.PoolStats() }

@@ -58,15 +58,15 @@ func (c *Conn) Tx(ctx context.Context, fn func(c *Conn) error) error {
 		tx bun.Tx
 		pg *sql.Conn
 	)
-	if c.s.sqlite() {
-		tx, err = c.txDB().BeginTx(ctx, nil)
-	} else {
+	if c.s.f.OwnTxConn {
 		var conn bun.Conn
 		if conn, err = c.s.db.Conn(ctx); err == nil {
 			defer conn.Close()
 			pg = conn.Conn
 			tx, err = conn.BeginTx(ctx, nil)
 		}
+	} else {
+		tx, err = c.txDB().BeginTx(ctx, nil)
 	}
 	if err != nil {
 		return fmt.Errorf("storage: begin transaction: %w", err)

@@ -4,6 +4,7 @@ import (
 	"database/sql/driver"
 	"encoding/json"
 	"fmt"
+	"github.com/entityapi/entityapi/storage/dialect"
 	"reflect"
 	"strconv"
 	"strings"
@@ -158,7 +159,7 @@ func fromSQL(k Kind, v any) (any, error) {
 			return strconv.ParseBool(asString(x))
 		}
 	case KindTime, KindDate:
-		first := sqliteTimeLayout
+		first := dialect.TextTime
 		if k == KindDate {
 			first = dateLayout
 		}
@@ -205,7 +206,7 @@ func fromSQL(k Kind, v any) (any, error) {
 // form the SQLite driver reads itself in a column declared as a time (Find
 // reads those columns as text: see timeColumnText).
 var timeLayouts = []string{
-	sqliteTimeLayout,
+	dialect.TextTime,
 	"2006-01-02 15:04:05.999999999-07:00",
 	time.RFC3339Nano,
 	"2006-01-02T15:04:05.999999999",

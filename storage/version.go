@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/uptrace/bun"
 )
 
@@ -42,12 +41,12 @@ func (c *Conn) Version(ctx context.Context, t *Table, org int64, key any) (int64
 	var st sqlText
 	st.add("SELECT ? FROM ?", bun.Ident(VersionColumn), bun.Ident(t.Name))
 	keyWhere(&st, t, org, keyArg)
-	if c.InTx() && !c.s.sqlite() {
-		st.add(" FOR UPDATE")
+	if c.InTx() {
+		st.add(c.s.f.RowLock)
 	}
 	var v int64
 	err = c.queryRow(ctx, &st, &v)
-	if errors.Is(err, sql.ErrNoRows) || errors.Is(err, pgx.ErrNoRows) {
+	if errors.Is(err, sql.ErrNoRows) { // pgx's ErrNoRows Is it too
 		return 0, ErrNotFound
 	}
 	if err != nil {

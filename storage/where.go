@@ -194,14 +194,10 @@ func (s *Store) emptyCond(st *sqlText, col bun.Ident, k Kind, empty bool) {
 		st.add("(? IS NULL OR ? = ?)", col, col, "")
 	case k == KindString:
 		st.add("(? IS NOT NULL AND ? <> ?)", col, col, "")
-	case k == KindJSON && s.sqlite() && empty:
-		st.add("(? IS NULL OR json(?) IN ('[]', '{}'))", col, col)
-	case k == KindJSON && s.sqlite():
-		st.add("(? IS NOT NULL AND json(?) NOT IN ('[]', '{}'))", col, col)
 	case k == KindJSON && empty:
-		st.add("(? IS NULL OR ? IN ('[]'::jsonb, '{}'::jsonb))", col, col)
+		st.add(s.f.EmptyJSON, col, col)
 	case k == KindJSON:
-		st.add("(? IS NOT NULL AND ? NOT IN ('[]'::jsonb, '{}'::jsonb))", col, col)
+		st.add(s.f.NotEmptyJSON, col, col)
 	case empty:
 		st.add("? IS NULL", col)
 	default:
@@ -262,7 +258,7 @@ func (s *Store) viaCond(st *sqlText, t *Table, c Cond) error {
 		// The values are one array parameter on PostgreSQL (memberOf), so
 		// that the statement's text does not depend on how many there are.
 		member, list := s.memberOf(vals, false)
-		if c.Op == Eq || s.sqlite() {
+		if c.Op == Eq || s.f.InSubqueries {
 			// SQLite runs a correlated EXISTS again for every row of t, and
 			// its IN list with it (minutes for thousands of keys over
 			// thousands of rows: issue 15); this subquery runs once. IS NOT
@@ -451,7 +447,7 @@ func (s *Store) orderBy(st *sqlText, q Query) error {
 		if desc {
 			dir = " DESC"
 		}
-		if s.sqlite() && o.Column != t.Key {
+		if s.f.NullsSmallest && o.Column != t.Key {
 			if desc {
 				dir += " NULLS FIRST"
 			} else {

@@ -7,8 +7,6 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
-
-	"modernc.org/sqlite"
 )
 
 // Group commit of single writes on SQLite.
@@ -183,7 +181,7 @@ func (s *Store) runGroup(group []*queuedWrite) (outcomes []writeOutcome, ok bool
 		c := in
 		c.note = w.conn.note
 		outcomes[i] = runWrite(context.WithoutCancel(w.ctx), &c, w.fn)
-		if outcomes[i].didPanic || (outcomes[i].err != nil && !backedOut(outcomes[i].err)) {
+		if outcomes[i].didPanic || (outcomes[i].err != nil && !s.backedOut(outcomes[i].err)) {
 			_ = tx.Rollback()
 			return outcomes, false
 		}
@@ -205,14 +203,11 @@ func runWrite(ctx context.Context, c *Conn, fn func(ctx context.Context, c *Conn
 	return writeOutcome{err: c.armed(func(c *Conn) error { return fn(ctx, c) })}
 }
 
-// sqliteConstraint is SQLite's primary result code of a constraint
-// violation (the extended codes keep it in their low byte).
-const sqliteConstraint = 19
-
 // backedOut reports whether err is the failure of one statement that
 // changed nothing and left its transaction going: no row to write, or a
-// constraint (SQLite backs the statement out by itself).
-func backedOut(err error) bool {
+// constraint (SQLite backs the statement out by itself: the dialect's
+// Constraint).
+func (s *Store) backedOut(err error) bool {
 	if errors.Is(err, ErrNotFound) {
 		return true
 	}
@@ -221,6 +216,5 @@ func backedOut(err error) bool {
 	if errors.As(err, &ue) || errors.As(err, &fe) {
 		return true
 	}
-	var se *sqlite.Error
-	return errors.As(err, &se) && se.Code()&0xff == sqliteConstraint
+	return s.d.Constraint(err)
 }

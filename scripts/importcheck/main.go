@@ -11,6 +11,11 @@
 //   - storage/jobs and storage/authstore build on storage (Go forbids the
 //     reverse as a cycle) and not on each other, so that either can be read,
 //     tested and changed alone.
+//   - storage/dialect/sqlite and storage/dialect/postgres hold what differs
+//     between the databases; they depend on no storage package but the leaf
+//     storage/dialect (the interface they implement), so that storage
+//     imports them and not the reverse. storage/jobs and storage/authstore
+//     reach them only through storage, which asks the interface.
 //   - server/auth reaches storage only through storage/authstore (and the
 //     leaf storage/secret, the password and secret hashing both use): the
 //     token service sees the auth records, never the generic tables or the
@@ -131,6 +136,7 @@ func Rules(mod string) []Rule {
 		jobs       = mod + "/storage/jobs"
 		authstore  = mod + "/storage/authstore"
 		secret     = mod + "/storage/secret"
+		dialect    = mod + "/storage/dialect"
 		gen        = mod + "/gen"
 		genSDK     = mod + "/gen/sdk"
 		server     = mod + "/server"
@@ -172,6 +178,28 @@ func Rules(mod string) []Rule {
 			Name:      "storage/authstore must not depend on storage/jobs",
 			Subject:   func(p string) bool { return within(p, authstore) },
 			Forbidden: func(d string, _ bool) bool { return within(d, jobs) },
+		},
+		{
+			// The dialects (storage/dialect/sqlite, .../postgres) hold what
+			// differs between the databases and know nothing of storage:
+			// what they share with it is in the leaf storage/dialect, so
+			// storage imports them, never the reverse.
+			Name:    "storage/dialect/... must depend on no storage package but storage/dialect",
+			Subject: func(p string) bool { return within(p, dialect) },
+			Forbidden: func(d string, _ bool) bool {
+				return within(d, storage) && d != dialect
+			},
+		},
+		{
+			// The record stores beside storage ask the database's
+			// differences of storage (Features, NewJobClient), never a
+			// dialect itself.
+			Name:    "storage/jobs and storage/authstore may reach a dialect only through storage",
+			Subject: func(p string) bool { return within(p, jobs) || within(p, authstore) },
+			Forbidden: func(d string, _ bool) bool {
+				return within(d, dialect) && d != dialect
+			},
+			Gateway: func(d string) bool { return d == storage },
 		},
 		{
 			Name:    "server/auth may reach storage/... only through storage/authstore (or storage/secret)",

@@ -86,6 +86,23 @@ func TestCheck(t *testing.T) {
 			checked: 6,
 		},
 		{
+			name: "a dialect imports storage, and jobs a dialect directly",
+			graph: graph(
+				"~storage -> ~storage/dialect/sqlite",
+				"~storage -> ~storage/dialect",
+				"~storage/dialect/sqlite -> ~storage/dialect",
+				"~storage/dialect/postgres -> ~storage",
+				"~storage/jobs -> ~storage",
+				"~storage/jobs -> ~storage/dialect",
+				"~storage/authstore -> ~storage/dialect/sqlite",
+			),
+			checked: 6,
+			want: []string{
+				"storage/authstore reaches storage/dialect/sqlite via storage/authstore -> storage/dialect/sqlite",
+				"storage/dialect/postgres reaches storage via storage/dialect/postgres -> storage",
+			},
+		},
+		{
 			name: "storage imports gin directly",
 			graph: graph(
 				"~storage/x -> github.com/gin-gonic/gin",

@@ -53,7 +53,7 @@ const maxFailureKeys = 1 << 16
 func (a *Store) FailureCounter() FailureCounter {
 	f := a.failures
 	f.once.Do(func() {
-		if f.sqlite {
+		if f.oneWriter {
 			f.counter = newMemoryFailures(maxFailureKeys)
 		} else {
 			f.counter = &tableFailures{db: f.db}
@@ -64,10 +64,12 @@ func (a *Store) FailureCounter() FailureCounter {
 
 // failureStore is what Store keeps for FailureCounter.
 type failureStore struct {
-	sqlite  bool
-	db      *storage.Conn // outside any transaction
-	once    sync.Once
-	counter FailureCounter
+	// oneWriter: the database takes one writer at a time (SQLite), where
+	// the counts are kept in memory rather than queued behind the writes.
+	oneWriter bool
+	db        *storage.Conn // outside any transaction
+	once      sync.Once
+	counter   FailureCounter
 }
 
 // hashKey is the stored form of a key (see FailureCounter).

@@ -22,7 +22,7 @@ type Store struct {
 
 // New returns the authentication records of s's database.
 func New(s *storage.Store) *Store {
-	return &Store{c: s.Conn, failures: &failureStore{sqlite: s.Dialect() == "sqlite", db: s.Conn}}
+	return &Store{c: s.Conn, failures: &failureStore{oneWriter: s.Features().OneWriter, db: s.Conn}}
 }
 
 // atomic runs fn on a Store whose statements commit together: a's own

@@ -2,7 +2,6 @@ package jobs
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -10,13 +9,10 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
-	"github.com/riverqueue/river/riverdriver/riverpgxv5"
-	"github.com/riverqueue/river/riverdriver/riversqlite"
-	"github.com/riverqueue/river/rivertype"
 
 	"github.com/entityapi/entityapi/storage"
+	"github.com/entityapi/entityapi/storage/dialect"
 )
 
 // This file wires the job queue of batch operations (docs/decisions.md §2, §9): River
@@ -76,7 +72,7 @@ type Shape struct{ Spread, Most int }
 
 // JobShape is the Shape of the chunk jobs this queue inserts (see above).
 func (q *Queue) JobShape() Shape {
-	if q.store.Dialect() == "sqlite" {
+	if q.store.Features().OneWriter {
 		return Shape{Spread: 2 * q.cfg.Workers, Most: sqliteMostPerJob}
 	}
 	return Shape{Spread: spreadJobs, Most: maxChunksPerJob}
@@ -148,15 +144,11 @@ type Config struct {
 
 // Queue is the batch job queue of one process.
 type Queue struct {
-	store  *storage.Store
-	cfg    Config
-	client jobClient
-	own    *sql.DB // SQLite: the queue's own connection, closed with it
-
-	// pgClient or sqlClient is client as its driver's type, for inserts
-	// in a transaction (webhookjobs.go).
-	pgClient  *river.Client[pgx.Tx]
-	sqlClient *river.Client[*sql.Tx]
+	store *storage.Store
+	cfg   Config
+	// client is River's client with the database's driver (the dialect's,
+	// storage/dialect), closed with the queue.
+	client dialect.JobClient
 
 	mu      sync.Mutex
 	process ChunkProcessor
@@ -164,13 +156,6 @@ type Queue struct {
 	// stopping is set when Stop begins: River's "context canceled" errors
 	// are then the stop itself (queuelog.go).
 	stopping atomic.Bool
-}
-
-// jobClient is what Queue uses of a River client, whatever its driver.
-type jobClient interface {
-	Start(ctx context.Context) error
-	Stop(ctx context.Context) error
-	InsertMany(ctx context.Context, params []river.InsertManyParams) ([]*rivertype.JobInsertResult, error)
 }
 
 // NewQueue builds the queue on the store's database; Start runs its workers.
@@ -249,43 +234,11 @@ func NewQueue(s *storage.Store, cfg Config) (*Queue, error) {
 		}
 	}
 	var err error
-	switch s.Dialect() {
-	case "postgres":
-		q.pgClient, err = river.NewClient(riverpgxv5.New(s.PgxPool()), rc)
-		q.client = q.pgClient
-	default:
-		db, own, derr := s.SideDB()
-		if derr != nil {
-			return nil, derr
-		}
-		if own {
-			q.own = db
-		}
-		q.sqlClient, err = river.NewClient[*sql.Tx](pollingSQLite{riversqlite.New(db)}, rc)
-		q.client = q.sqlClient
-	}
-	if err != nil {
-		q.closeOwn()
+	if q.client, err = s.NewJobClient(rc); err != nil {
 		return nil, fmt.Errorf("jobs: job queue: %w", err)
 	}
 	return q, nil
 }
-
-// pollingSQLite is River's SQLite driver in River's poll-only mode.
-//
-// SQLite has no LISTEN/NOTIFY: the driver has River insert a row into
-// river_notification with every job and poll that table every 50 ms, and a
-// worker waits for that poll before it fetches jobs just queued (a batch's
-// first chunks started 15-45 ms after its 202, on a batch of one second).
-// Without a listener, River wakes the process's own workers as soon as it
-// queues a job outside a transaction (a batch's chunks, a webhook test),
-// and finds the others at its fetch poll (Config.PollEvery): the jobs
-// inserted in a transaction (webhook deliveries, whose dispatch runs every
-// WebhookPoll anyway), and those of another process on the same file.
-type pollingSQLite struct{ *riversqlite.Driver }
-
-func (pollingSQLite) SupportsListener() bool     { return false }
-func (pollingSQLite) SupportsListenNotify() bool { return false }
 
 // Handle sets the function that processes chunks; it must be set before Start.
 func (q *Queue) Handle(fn ChunkProcessor) {
@@ -317,7 +270,7 @@ func (q *Queue) Stop(ctx context.Context) error {
 			err = nil // the rescuer retries what was cut off
 		}
 	}
-	q.closeOwn()
+	_ = q.client.Close()
 	return err
 }
 
@@ -473,13 +426,6 @@ type maintenanceWorker struct {
 
 func (w *maintenanceWorker) Work(ctx context.Context, _ *river.Job[maintenanceJob]) error {
 	return w.q.maintain(ctx)
-}
-
-func (q *Queue) closeOwn() {
-	if q.own != nil {
-		_ = q.own.Close()
-		q.own = nil
-	}
 }
 
 // RuntimeException is the error an operation fails with when our side could

@@ -76,7 +76,7 @@ func Errors(ctx context.Context, c *storage.Conn, opID int64, limit, offset int)
 		q = q.Limit(int64(limit))
 	}
 	if offset > 0 {
-		if limit <= 0 && c.Dialect() == "sqlite" {
+		if limit <= 0 && c.Features().OffsetWithoutLimit != "" {
 			q = q.Limit(math.MaxInt64) // SQLite has OFFSET only after a LIMIT (Bun drops -1)
 		}
 		q = q.Offset(int64(offset))

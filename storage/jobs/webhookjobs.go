@@ -2,7 +2,6 @@ package jobs
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -12,6 +11,7 @@ import (
 	"github.com/riverqueue/river/rivertype"
 
 	"github.com/entityapi/entityapi/storage"
+	"github.com/entityapi/entityapi/storage/dialect"
 )
 
 // This file queues webhook deliveries (issue 19). A periodic dispatch job
@@ -132,7 +132,7 @@ func (q *Queue) dispatchOnce(ctx context.Context) (int, error) {
 		}
 	}
 	last := events[len(events)-1].ID
-	err = q.jobTx(ctx, func(exec execFunc, insert insertFunc) error {
+	err = q.jobTx(ctx, func(exec dialect.ExecFunc, insert dialect.InsertFunc) error {
 		moved, err := exec("UPDATE webhook_cursor SET position = ? WHERE id = 1 AND position = ?", last, pos)
 		if err != nil || moved == 0 {
 			return err // another dispatcher moved it: its jobs stand
@@ -166,57 +166,11 @@ func (q *Queue) deliveryOpts() *river.InsertOpts {
 	return &river.InsertOpts{MaxAttempts: q.cfg.WebhookAttempts, Priority: 2}
 }
 
-type (
-	execFunc   func(query string, args ...any) (int64, error)
-	insertFunc func(params []river.InsertManyParams) error
-)
-
-// jobTx runs fn in one transaction in which River's jobs can be inserted:
-// a pgx transaction on PostgreSQL, the SQLite write transaction otherwise.
-// query uses ? placeholders.
-func (q *Queue) jobTx(ctx context.Context, fn func(exec execFunc, insert insertFunc) error) error {
-	if q.pgClient != nil {
-		tx, err := q.store.PgxPool().Begin(ctx)
-		if err != nil {
-			return err
-		}
-		defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }()
-		exec := func(query string, args ...any) (int64, error) {
-			tag, err := tx.Exec(ctx, dollars(query), args...)
-			return tag.RowsAffected(), err
-		}
-		insert := func(p []river.InsertManyParams) error { _, err := q.pgClient.InsertManyTx(ctx, tx, p); return err }
-		if err := fn(exec, insert); err != nil {
-			return err
-		}
-		return tx.Commit(ctx)
-	}
-	return q.store.SQLTx(ctx, func(tx *sql.Tx) error {
-		exec := func(query string, args ...any) (int64, error) {
-			res, err := tx.ExecContext(ctx, query, args...)
-			if err != nil {
-				return 0, err
-			}
-			return res.RowsAffected()
-		}
-		insert := func(p []river.InsertManyParams) error { _, err := q.sqlClient.InsertManyTx(ctx, tx, p); return err }
-		return fn(exec, insert)
-	})
-}
-
-// dollars numbers the ? placeholders of query for PostgreSQL ($1, $2...).
-func dollars(query string) string {
-	out := make([]byte, 0, len(query)+8)
-	n := 0
-	for i := 0; i < len(query); i++ {
-		if query[i] == '?' {
-			n++
-			out = fmt.Appendf(out, "$%d", n)
-			continue
-		}
-		out = append(out, query[i])
-	}
-	return string(out)
+// jobTx runs fn in one transaction in which River's jobs can be inserted
+// (the dialect's JobClient.Tx: a pgx transaction on PostgreSQL, the SQLite
+// write transaction otherwise). query uses ? placeholders.
+func (q *Queue) jobTx(ctx context.Context, fn func(exec dialect.ExecFunc, insert dialect.InsertFunc) error) error {
+	return q.client.Tx(ctx, fn)
 }
 
 type webhookWorker struct {

@@ -1,4 +1,4 @@
-package storage
+package sqlite
 
 import (
 	"context"
@@ -8,11 +8,11 @@ import (
 	"sync"
 )
 
-// The side connection (SideDB: River's, on a SQLite file) queues for this
+// The side connection (sideDB: River's, on a SQLite file) queues for this
 // process's write slot like every other writer here.
 //
 // SQLite lets one connection write at a time. The store's own writers wait
-// for their turn in Go (Store.writeSlot), woken the moment the slot is
+// for their turn in Go (storage's Store.writeSlot), woken the moment the slot is
 // free. A connection that does not, finding the file locked, waits in
 // SQLite's busy handler instead: it sleeps 1, 2, 5, 10, 15, 20, 25, 25, 25,
 // 50, 50, 100 ms between tries, and tries only then. Beside a stream of
@@ -48,23 +48,24 @@ var (
 	_ driver.RowsColumnTypeScanType = (*slotRows)(nil)
 )
 
-// slotConnector opens side connections that take s's write slot.
+// slotConnector opens side connections that take the write slot through
+// acquire (the store's, dialect.Host.AcquireWrite).
 type slotConnector struct {
-	sqliteConnector
-	s *Store
+	connector
+	acquire func(ctx context.Context) (func(), error)
 }
 
 func (c slotConnector) Connect(ctx context.Context) (driver.Conn, error) {
-	conn, err := c.sqliteConnector.Connect(ctx)
+	conn, err := c.connector.Connect(ctx)
 	if err != nil {
 		return nil, err
 	}
 	inner, ok := conn.(sideInner)
 	if !ok {
 		_ = conn.Close()
-		return nil, errors.New("storage: side connection: the SQLite driver's connection lacks the context methods")
+		return nil, errors.New("sqlite: side connection: the SQLite driver's connection lacks the context methods")
 	}
-	return &slotConn{inner: inner, s: c.s}, nil
+	return &slotConn{inner: inner, acquire: c.acquire}, nil
 }
 
 // sideInner is what slotConn needs of the driver's connection (modernc's
@@ -80,8 +81,8 @@ type sideInner interface {
 // slotConn is a side connection. database/sql uses a connection from one
 // goroutine at a time, so its fields need no lock.
 type slotConn struct {
-	inner sideInner
-	s     *Store
+	inner   sideInner
+	acquire func(ctx context.Context) (func(), error)
 	// tx is the transaction under way, which holds the slot; nil between
 	// transactions, when each statement takes it for itself.
 	tx *slotTx
@@ -102,7 +103,7 @@ func (c *slotConn) PrepareContext(ctx context.Context, query string) (driver.Stm
 	inner, ok := st.(sideStmt)
 	if !ok {
 		_ = st.Close()
-		return nil, errors.New("storage: side connection: the SQLite driver's statement lacks the context methods")
+		return nil, errors.New("sqlite: side connection: the SQLite driver's statement lacks the context methods")
 	}
 	return &slotStmt{inner: inner, c: c}, nil
 }
@@ -119,7 +120,7 @@ func (c *slotConn) Begin() (driver.Tx, error) {
 }
 
 func (c *slotConn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, error) {
-	release, err := c.s.acquireWrite(ctx)
+	release, err := c.acquire(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -141,7 +142,7 @@ func (c *slotConn) outside(ctx context.Context, run func() (done bool, err error
 		_, err := run()
 		return err
 	}
-	release, err := c.s.acquireWrite(ctx)
+	release, err := c.acquire(ctx)
 	if err != nil {
 		return err
 	}

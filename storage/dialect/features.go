@@ -1,0 +1,93 @@
+package dialect
+
+// TextTime is the single text form of times where they are stored as text
+// (Features.TextValues: SQLite): UTC, space separated, no zone, as SQLite's
+// own CURRENT_TIMESTAMP writes it. One fixed width form makes text
+// comparison chronological; fractions (never written by the generic
+// queries) still sort correctly after the whole second.
+const TextTime = "2006-01-02 15:04:05.999999999"
+
+// Features are what the generic SQL reads of a database while it writes a
+// statement: capabilities (one writer, COPY, arrays as parameters) and the
+// fragments whose text differs. They are plain values, read on the request
+// path without a call.
+type Features struct {
+	// OneWriter: the database takes one writer at a time (a SQLite file,
+	// one process's).
+	// The store queues its writers at its write slot and commits single
+	// writes together (writegroup.go); keys InsertMany reserves follow the
+	// largest one with no writer between; a login failure is counted in
+	// memory rather than queued behind the writes.
+	OneWriter bool
+	// NumberedMarks: a statement's parameters are $1, $2... (else ?).
+	NumberedMarks bool
+	// InlineCounts: a LIMIT or OFFSET is written into the text rather than
+	// bound (SQLite's planner weighs a LIMIT's value: see sqlCount).
+	InlineCounts bool
+	// TextValues: times (in TextTime) and JSON travel as text, and a
+	// time column is read through a unary plus that hides its declared
+	// type from the driver (see timeColumnText).
+	TextValues bool
+	// ArrayParams: a list of values is one array parameter (= ANY(?));
+	// else it is one JSON array read with json_each, or a list of marks.
+	ArrayParams bool
+	// InSubqueries: a correlated EXISTS runs again for every row (SQLite),
+	// so a condition on related records that excludes them is written as
+	// NOT IN (subquery) too, as the one that includes them always is.
+	InSubqueries bool
+	// OffsetWithoutLimit is written before an OFFSET that has no LIMIT
+	// (SQLite accepts OFFSET only after one); "" where OFFSET stands alone.
+	OffsetWithoutLimit string
+	// NullsSmallest: NULL sorts before every value in ascending order;
+	// the generic order then writes NULLS LAST (ascending) and NULLS FIRST
+	// (descending) to sort as PostgreSQL does by itself.
+	NullsSmallest bool
+	// KeysArray is the aggregate gathering a group's member keys into a
+	// JSON array: the column's identifier is written between its pieces.
+	KeysArray []string
+	// OrderedKeysArray: KeysArray's keys come in order (else each group's
+	// keys are sorted after reading).
+	OrderedKeysArray bool
+	// EmptyJSON and NotEmptyJSON are the conditions that a JSON column is
+	// NULL, [] or {}, and that it is none of them; ? is the column, twice.
+	EmptyJSON, NotEmptyJSON string
+	// RowLock follows a SELECT of a row a transaction will update; "" where
+	// the write transaction already holds the database.
+	RowLock string
+	// LockKey takes a lock on the key ? until the transaction ends; ""
+	// where the write transaction already holds the database's only lock.
+	LockKey string
+	// NoteTriggers: a single write records its change event through the
+	// connection's triggers (SQLite has no writes in WITH); else the
+	// write's statement is wrapped in a WITH that inserts the event.
+	NoteTriggers bool
+	// EventsInsert is the table events are written to in the transaction
+	// of their change; "event_outbox" is numbered into events afterwards
+	// (SequenceEvents).
+	EventsInsert string
+	// SequenceEvents are the statements, run in one transaction, that
+	// move the events of the outbox whose transactions have all ended into
+	// the feed, numbered (storage's eventfeed.go); none where events
+	// commit in the order they are inserted.
+	SequenceEvents []string
+	// Prepare: the store keeps its statements prepared itself (the
+	// PostgreSQL driver prepares and caches them on its own).
+	Prepare bool
+	// OwnTxConn: a transaction runs on a connection the store holds, on
+	// which COPY can be sent within it.
+	OwnTxConn bool
+	// NextKeys draws keys from a table's sequence: ? the table's name, its
+	// key column's name, how many (one row each). "" where keys follow
+	// LastKey instead.
+	NextKeys string
+	// LastKey is the largest key a table has had (where NextKeys is ""):
+	// ? the table's name, its key column, the table. The one writer then
+	// takes the keys that follow it.
+	LastKey string
+	// CustomPlan, put first among a statement's parameters, has the
+	// statement planned for its values (pgx's describe-exec mode), which
+	// a long array parameter asks for (storage's customPlanArray).
+	CustomPlan any
+	// HasTable counts the tables of the current schema named ?.
+	HasTable string
+}

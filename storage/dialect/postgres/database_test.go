@@ -1,0 +1,78 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
+)
+
+// open is the database of TEST_DATABASE_URL with a table of the test's in a
+// schema of its own, dropped afterwards; the test is skipped without one.
+func open(t *testing.T) (*DB, string) {
+	t.Helper()
+	url := os.Getenv("TEST_DATABASE_URL")
+	if url == "" {
+		t.Skip("TEST_DATABASE_URL is not set")
+	}
+	ctx := context.Background()
+	d, err := Open(ctx, url, "TEST_DATABASE_URL")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = d.Close() })
+	schema := fmt.Sprintf("dialect_test_%d", time.Now().UnixNano())
+	table := schema + ".widgets"
+	for _, q := range []string{
+		"CREATE SCHEMA " + schema,
+		"CREATE TABLE " + table + " (id BIGINT PRIMARY KEY, org BIGINT, code TEXT, CONSTRAINT " + schema + "_code UNIQUE (org, code))",
+	} {
+		if _, err := d.DB().ExecContext(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Cleanup(func() { _, _ = d.DB().ExecContext(context.Background(), "DROP SCHEMA "+schema+" CASCADE") })
+	return d, schema
+}
+
+func TestUniqueReadsTheCatalogWithoutADetail(t *testing.T) {
+	t.Parallel()
+	d, schema := open(t)
+	_, cols, ok := d.Unique(&pgconn.PgError{Code: "23505", ConstraintName: schema + "_code"})
+	if !ok || !reflect.DeepEqual(cols, []string{"org", "code"}) {
+		t.Errorf("Unique = %q, %v; want the constraint's columns", cols, ok)
+	}
+	if _, cols, _ := d.Unique(&pgconn.PgError{Code: "23505", ConstraintName: schema + "_none"}); cols == nil || len(cols) != 0 {
+		t.Errorf("an unknown constraint's columns = %#v, want none", cols)
+	}
+}
+
+func TestCopyFromAndPoolStats(t *testing.T) {
+	t.Parallel()
+	d, schema := open(t)
+	ctx := context.Background()
+	conn, err := d.DB().DB.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, "SET search_path TO "+schema); err != nil {
+		t.Fatal(err)
+	}
+	if st := d.PoolStats(); st.MaxOpen < minPoolConns || st.InUse < 1 {
+		t.Errorf("PoolStats = %+v, want the pool's size and this connection in use", st)
+	}
+	rows := [][]any{{int64(1), int64(1), "a"}, {int64(2), int64(1), "b"}}
+	n, err := d.CopyFrom(ctx, conn, "widgets", []string{"id", "org", "code"}, rows)
+	if err != nil || n != 2 {
+		t.Fatalf("CopyFrom = %d, %v", n, err)
+	}
+	_, err = d.CopyFrom(ctx, conn, "widgets", []string{"id", "org", "code"}, rows)
+	if _, _, ok := d.Unique(err); !ok {
+		t.Errorf("copying the rows again: %v, want a unique violation", err)
+	}
+}

@@ -1,0 +1,111 @@
+// Package postgres is storage's dialect for PostgreSQL through pgx: how
+// the pool is opened and sized, how its errors read, its SQL forms, COPY,
+// and River's pgx driver on the same pool. It knows nothing of storage,
+// which reaches it through storage/dialect.
+package postgres
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/jackc/pgx/v5/stdlib"
+	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect/pgdialect"
+
+	"github.com/entityapi/entityapi/storage/dialect"
+)
+
+// minPoolConns is the pool size unless the URL sets one.
+const minPoolConns = 20
+
+// DB is an opened PostgreSQL database: one pgx pool, used by Bun through
+// database/sql, by the store's reads through pgx itself, and by River.
+type DB struct {
+	db   *bun.DB
+	pool *pgxpool.Pool
+}
+
+var _ dialect.Dialect = (*DB)(nil)
+
+// CheckURL tells, without connecting, whether pgx can parse url; the
+// error is pgx's cause alone, when there is one (pgx's own message repeats
+// the URL).
+func CheckURL(url string) error {
+	if _, err := pgxpool.ParseConfig(url); err != nil {
+		if cause := errors.Unwrap(err); cause != nil {
+			err = cause
+		}
+		return err
+	}
+	return nil
+}
+
+// Open opens a pgx pool and lets Bun use it through database/sql, so the
+// same pool can be handed to other pgx users (River). redacted is url
+// without its password, for messages.
+func Open(ctx context.Context, url, redacted string) (*DB, error) {
+	cfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		return nil, fmt.Errorf("storage: open %s: %w", redacted, err)
+	}
+	// pgx's default (the larger of 4 and the CPUs) is too small once batch
+	// workers, the job queue's own queries and API requests share the pool; a
+	// pool_max_conns in the URL still decides.
+	if !strings.Contains(url, "pool_max_conns") && cfg.MaxConns < minPoolConns {
+		cfg.MaxConns = minPoolConns
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("storage: open %s: %w", redacted, err)
+	}
+	return &DB{db: bun.NewDB(stdlib.OpenDBFromPool(pool), pgdialect.New()), pool: pool}, nil
+}
+
+// Name is "postgres".
+func (d *DB) Name() string { return "postgres" }
+
+// DB is the Bun handle on the pool.
+func (d *DB) DB() *bun.DB { return d.db }
+
+// Close closes database/sql's handle and the pool.
+func (d *DB) Close() error {
+	err := d.db.Close()
+	d.pool.Close()
+	return err
+}
+
+// PoolStats reports the pgx pool Bun and River share (database/sql over it
+// only borrows its connections, so its own figures would say nothing).
+func (d *DB) PoolStats() dialect.PoolStats {
+	st := d.pool.Stat()
+	return dialect.PoolStats{MaxOpen: int(st.MaxConns()), Open: int(st.TotalConns()), InUse: int(st.AcquiredConns()),
+		Idle: int(st.IdleConns()), WaitCount: st.EmptyAcquireCount(), WaitDuration: st.EmptyAcquireWaitTime()}
+}
+
+// Renew does nothing: PostgreSQL's connections hold nothing of a table.
+func (d *DB) Renew(context.Context) error { return nil }
+
+// Optimize does nothing: autovacuum keeps the statistics.
+func (d *DB) Optimize(context.Context) error { return nil }
+
+// CopyFrom sends rows into table with COPY (pgx's CopyFrom) on conn, the
+// connection of the caller's transaction: the rows travel in pgx's binary
+// format with no statement to parse or plan (issue 16).
+func (d *DB) CopyFrom(ctx context.Context, conn *sql.Conn, table string, cols []string, rows [][]any) (int64, error) {
+	var n int64
+	err := conn.Raw(func(dc any) error {
+		sc, ok := dc.(*stdlib.Conn)
+		if !ok {
+			return fmt.Errorf("storage: COPY needs a pgx connection, not %T", dc)
+		}
+		var err error
+		n, err = sc.Conn().CopyFrom(ctx, pgx.Identifier{table}, cols, pgx.CopyFromRows(rows))
+		return err
+	})
+	return n, err
+}

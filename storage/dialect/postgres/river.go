@@ -1,0 +1,75 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+	"github.com/riverqueue/river/rivermigrate"
+
+	"github.com/entityapi/entityapi/storage/dialect"
+)
+
+// MigrateQueue creates or upgrades River's tables through its pgx driver.
+func (d *DB) MigrateQueue(ctx context.Context, cfg *rivermigrate.Config) error {
+	m, err := rivermigrate.New(riverpgxv5.New(d.pool), cfg)
+	if err != nil {
+		return err
+	}
+	_, err = m.Migrate(ctx, rivermigrate.DirectionUp, nil)
+	return err
+}
+
+// NewJobClient makes River's client on the store's pool.
+func (d *DB) NewJobClient(cfg *river.Config, _ dialect.Host) (dialect.JobClient, error) {
+	c, err := river.NewClient(riverpgxv5.New(d.pool), cfg)
+	if err != nil {
+		return nil, err
+	}
+	return &jobClient{Client: c, pool: d}, nil
+}
+
+// jobClient is River's client on PostgreSQL; its transactions are pgx's
+// own, on the pool.
+type jobClient struct {
+	*river.Client[pgx.Tx]
+	pool *DB
+}
+
+// Tx runs fn in one pgx transaction; exec numbers the ? marks.
+func (c *jobClient) Tx(ctx context.Context, fn func(exec dialect.ExecFunc, insert dialect.InsertFunc) error) error {
+	tx, err := c.pool.pool.Begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }()
+	exec := func(query string, args ...any) (int64, error) {
+		tag, err := tx.Exec(ctx, dollars(query), args...)
+		return tag.RowsAffected(), err
+	}
+	insert := func(p []river.InsertManyParams) error { _, err := c.InsertManyTx(ctx, tx, p); return err }
+	if err := fn(exec, insert); err != nil {
+		return err
+	}
+	return tx.Commit(ctx)
+}
+
+// Close does nothing: the client has nothing of its own.
+func (c *jobClient) Close() error { return nil }
+
+// dollars numbers the ? placeholders of query ($1, $2...).
+func dollars(query string) string {
+	out := make([]byte, 0, len(query)+8)
+	n := 0
+	for i := 0; i < len(query); i++ {
+		if query[i] == '?' {
+			n++
+			out = fmt.Appendf(out, "$%d", n)
+			continue
+		}
+		out = append(out, query[i])
+	}
+	return string(out)
+}

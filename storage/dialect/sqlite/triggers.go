@@ -1,0 +1,107 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql/driver"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/entityapi/entityapi/storage/dialect"
+)
+
+// The note triggers record a single write's change event in the write's
+// own statement (storage's eventtrigger.go tells why and how the store arms
+// them): every connection of the pool gets, for each table, three TEMP
+// triggers (after insert, update and delete of a row) that insert the event
+// of the row they fire for when entityapi_noting, the store's function,
+// says a note is armed for it; the event's other fields come from
+// entityapi_note. TEMP: they live on each connection, not in the file, so
+// other programs that open it are not bound to functions only this process
+// has.
+
+// installTriggers creates, on conn, the note triggers of every table of n
+// that exists in the database, when the events table exists (before the
+// migrations, a connection gets none; the store's Migrate renews the
+// connections).
+func installTriggers(ctx context.Context, conn dialect.Conn, n *dialect.Notes) error {
+	if n == nil {
+		return nil
+	}
+	rows, err := conn.QueryContext(ctx, "SELECT name FROM sqlite_master WHERE type = 'table'", nil)
+	if err != nil {
+		return fmt.Errorf("storage: note triggers: %w", err)
+	}
+	present := map[string]bool{}
+	dest := make([]driver.Value, 1)
+	for {
+		if err := rows.Next(dest); err == io.EOF {
+			break
+		} else if err != nil {
+			rows.Close()
+			return fmt.Errorf("storage: note triggers: %w", err)
+		}
+		if name, ok := dest[0].(string); ok {
+			present[name] = true
+		}
+	}
+	rows.Close()
+	if !present[n.Events] {
+		return nil
+	}
+	var b strings.Builder
+	for _, t := range n.Tables {
+		// The events table gets none: an event is no record's change, and
+		// only the store writes events (the triggers here, RecordEvents,
+		// a batch chunk's INSERT ... SELECT) and deletes old ones. A
+		// trigger fires for every row written, armed or not: a batch's
+		// events would pay one for each.
+		if present[t.Name] && t.Name != n.Events {
+			writeTriggers(&b, n, t)
+		}
+	}
+	if _, err := conn.ExecContext(ctx, b.String(), nil); err != nil {
+		return fmt.Errorf("storage: note triggers: %w", err)
+	}
+	return nil
+}
+
+// writeTriggers appends the three note triggers of t: each inserts the
+// event of the row it fires for, its key and version from the row, its
+// action from the trigger, the rest (n.Fields) from the armed note.
+func writeTriggers(b *strings.Builder, n *dialect.Notes, t dialect.NoteTable) {
+	cols := []string{"resource_id", "action", "version"}
+	for _, f := range n.Fields {
+		cols = append(cols, quoteIdent(f))
+	}
+	for _, on := range []struct{ event, row, action string }{
+		{"INSERT", "NEW", n.Actions[0]},
+		{"UPDATE", "NEW", n.Actions[1]},
+		{"DELETE", "OLD", n.Actions[2]},
+	} {
+		rowKey := fmt.Sprintf("CAST(%s.%s AS TEXT)", on.row, quoteIdent(t.Key))
+		key := rowKey // an update or a delete is for the noted row
+		if on.event == "INSERT" {
+			key = "NULL" // a new row's key may be the database's
+		}
+		version := "NULL"
+		if t.Version != "" {
+			version = on.row + "." + quoteIdent(t.Version)
+		}
+		values := []string{rowKey, sqlString(on.action), version}
+		for i := range n.Fields {
+			values = append(values, fmt.Sprintf("entityapi_note(%d)", i))
+		}
+		fmt.Fprintf(b, "CREATE TEMP TRIGGER IF NOT EXISTS %s AFTER %s ON main.%s FOR EACH ROW WHEN entityapi_noting(%s, %s) "+
+			"BEGIN INSERT INTO %s (%s) VALUES (%s); END;\n",
+			quoteIdent("entityapi_note_"+strings.ToLower(on.event)+"_"+t.Name), on.event, quoteIdent(t.Name),
+			sqlString(t.Name), key, n.Events, strings.Join(cols, ", "), strings.Join(values, ", "))
+	}
+}
+
+// quoteIdent quotes a table or column name of the models for the trigger
+// texts (they come from models.go, never from a request).
+func quoteIdent(name string) string { return `"` + strings.ReplaceAll(name, `"`, `""`) + `"` }
+
+// sqlString is s as an SQL string literal.
+func sqlString(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
