@@ -181,7 +181,7 @@ func New(cfg Config, store *storage.Store) (*Server, error) {
 	var tokenPaths []string
 	if s.tracer != nil {
 		g.Use(s.traceRequest) // first: its span holds the whole request
-		store.AddStatementHook(newSQLSpans(s.tracer, store.Dialect()))
+		store.AddStatementHook(newSQLSpans(s.tracer, store.Features().SystemName))
 	}
 	g.Use(s.observe, s.recover, requestID)
 	if corsPolicy != nil {

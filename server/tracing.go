@@ -129,12 +129,10 @@ type sqlSpans struct {
 // returns, for AfterStatement to end it.
 type sqlSpanKey struct{}
 
-func newSQLSpans(tracer trace.Tracer, dialect string) sqlSpans {
-	system := semconv.DBSystemNameSQLite
-	if dialect == "postgres" {
-		system = semconv.DBSystemNamePostgreSQL
-	}
-	return sqlSpans{tracer: tracer, system: system}
+// newSQLSpans makes the hook of a database whose db.system.name is system
+// (storage's dialect says it: Features.SystemName).
+func newSQLSpans(tracer trace.Tracer, system string) sqlSpans {
+	return sqlSpans{tracer: tracer, system: semconv.DBSystemNameKey.String(system)}
 }
 
 func (h sqlSpans) BeforeStatement(ctx context.Context, query string) context.Context {

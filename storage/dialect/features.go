@@ -12,6 +12,10 @@ const TextTime = "2006-01-02 15:04:05.999999999"
 // fragments whose text differs. They are plain values, read on the request
 // path without a call.
 type Features struct {
+	// SystemName is the database's name as OpenTelemetry's db.system.name
+	// attribute gives it ("sqlite", "postgresql"), for the spans of its
+	// statements.
+	SystemName string
 	// OneWriter: the database takes one writer at a time (a SQLite file,
 	// one process's).
 	// The store queues its writers at its write slot and commits single

@@ -16,6 +16,7 @@ import (
 
 // features are PostgreSQL's differences as the generic SQL reads them.
 var features = dialect.Features{
+	SystemName:       "postgresql",
 	NumberedMarks:    true,
 	ArrayParams:      true,
 	KeysArray:        []string{"json_agg(", " ORDER BY ", ")"},

@@ -15,6 +15,7 @@ import (
 
 // features are SQLite's differences as the generic SQL reads them.
 var features = dialect.Features{
+	SystemName:         "sqlite",
 	OneWriter:          true,
 	InlineCounts:       true,
 	TextValues:         true,
