@@ -24,8 +24,11 @@ import (
 // minimum: the tests make and check thousands of hashes, and they prove the
 // scheme, not its slowness. A build of the service is never a test binary,
 // so no setting can make it hash cheaply (TestBinaryHashesAtDefaultCost).
-func Cost() int {
-	if testing.Testing() {
+func Cost() int { return costIn(testing.Testing()) }
+
+// costIn is the cost in a test binary (testBinary) or in any other.
+func costIn(testBinary bool) int {
+	if testBinary {
 		return bcrypt.MinCost
 	}
 	return bcrypt.DefaultCost

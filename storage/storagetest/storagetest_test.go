@@ -1,11 +1,16 @@
 package storagetest
 
 import (
+	"context"
 	"fmt"
+	"os"
 	"reflect"
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/entityapi/entityapi/storage"
+	"github.com/entityapi/entityapi/storage/authstore"
 )
 
 // fatalTB records the first Fatalf and stops the calling goroutine, as
@@ -73,5 +78,61 @@ func TestOpenSQLite(t *testing.T) {
 	}
 	if _, ok := s.Table("countries"); !ok {
 		t.Error("store has no countries table")
+	}
+}
+
+// TestMain runs the tests under Main, as the packages that use storagetest
+// do, so that Open copies the templates of template.go.
+func TestMain(m *testing.M) { Main(m) }
+
+// TestTemplateCopies: under Main, the stores of a dialect are copies of one
+// template made once: each migrated, each its own database.
+func TestTemplateCopies(t *testing.T) {
+	t.Setenv("CI", "")
+	ctx := context.Background()
+	for _, d := range Dialects() {
+		t.Run(d, func(t *testing.T) {
+			first, second := Open(t, d), Open(t, d)
+			for _, s := range []*storage.Store{first, second} {
+				if _, ok := s.Table("countries"); !ok {
+					t.Fatal("a copy has no countries table")
+				}
+			}
+			if _, err := authstore.New(first).CreateOrganization(ctx, "Only in the first"); err != nil {
+				t.Fatal(err)
+			}
+			if org, err := authstore.New(second).OrganizationByName(ctx, "Only in the first"); err == nil {
+				t.Errorf("the second copy has the first's organization %d", org.ID)
+			}
+			key := d
+			if d == "postgres" {
+				key += " " + os.Getenv(EnvURL)
+			}
+			templates.Lock()
+			tp := templates.byKey[key]
+			templates.Unlock()
+			if tp == nil || !tp.made || tp.remove == nil {
+				t.Errorf("the template of %q is %+v, want one made, with its removal", key, tp)
+			}
+		})
+	}
+}
+
+// TestTemplateRetriesAfterAFailure: a template that could not be made (an
+// unreachable server) is not remembered: the next Open tries again.
+func TestTemplateRetriesAfterAFailure(t *testing.T) {
+	t.Setenv("CI", "")
+	t.Setenv(EnvURL, "postgres://postgres@127.0.0.1:1/postgres?sslmode=disable")
+	for range 2 {
+		msg := fatal(t, func(tb testing.TB) { Open(tb, "postgres") })
+		if !strings.Contains(msg, "unreachable") {
+			t.Errorf("Fatalf message %q, want it to contain unreachable", msg)
+		}
+	}
+	templates.Lock()
+	tp := templates.byKey["postgres "+os.Getenv(EnvURL)]
+	templates.Unlock()
+	if tp == nil || tp.made || tp.remove != nil {
+		t.Errorf("the failed template is %+v, want one not made", tp)
 	}
 }

@@ -22,16 +22,18 @@ import (
 // database as before. A template lives as long as its test binary, so it can
 // never be older than the migrations compiled into it.
 
-// templates holds the template of each dialect of this test binary.
+// templates holds the templates of this test binary, by dialect (and, for
+// PostgreSQL, the server TEST_DATABASE_URL names).
 var templates struct {
 	sync.Mutex
-	byDialect map[string]*template
+	byKey map[string]*template
 }
 
-// template is one dialect's migrated database, made once.
+// template is one dialect's migrated database, made on first use. A failed
+// attempt leaves nothing behind and the next Open tries again.
 type template struct {
-	once sync.Once
-	err  error
+	mu   sync.Mutex
+	made bool
 	// sqliteFile is the migrated SQLite file, closed, that copies start from.
 	sqliteFile string
 	// pgName is the migrated PostgreSQL database, with no connection left
@@ -50,19 +52,27 @@ func templateOf(dialect string) (*template, error) {
 	if !underMain {
 		return nil, nil
 	}
-	templates.Lock()
-	if templates.byDialect == nil {
-		templates.byDialect = map[string]*template{}
+	key := dialect
+	if dialect == "postgres" {
+		key += " " + os.Getenv(EnvURL)
 	}
-	tp := templates.byDialect[dialect]
+	templates.Lock()
+	if templates.byKey == nil {
+		templates.byKey = map[string]*template{}
+	}
+	tp := templates.byKey[key]
 	if tp == nil {
 		tp = &template{}
-		templates.byDialect[dialect] = tp
+		templates.byKey[key] = tp
 	}
 	templates.Unlock()
-	tp.once.Do(func() { tp.err = tp.make(dialect) })
-	if tp.err != nil {
-		return nil, fmt.Errorf("template %s database: %w", dialect, tp.err)
+	tp.mu.Lock()
+	defer tp.mu.Unlock()
+	if !tp.made {
+		if err := tp.make(dialect); err != nil {
+			return nil, fmt.Errorf("template %s database: %w", dialect, err)
+		}
+		tp.made = true
 	}
 	return tp, nil
 }
@@ -130,15 +140,15 @@ func removeTemplates() error {
 	templates.Lock()
 	defer templates.Unlock()
 	var first error
-	for d, tp := range templates.byDialect {
+	for key, tp := range templates.byKey {
 		if tp.remove == nil {
 			continue
 		}
 		if err := tp.remove(); err != nil && first == nil {
-			first = fmt.Errorf("remove the %s template: %w", d, err)
+			first = fmt.Errorf("remove the template of %s: %w", key, err)
 		}
 	}
-	templates.byDialect = nil
+	templates.byKey = nil
 	return first
 }
 
