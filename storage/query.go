@@ -64,8 +64,8 @@ func (s *Store) readColumns(st *sqlText, t *Table, cols []string) {
 		if i > 0 {
 			st.add(", ")
 		}
-		if s.f.TextValues && timeKind(t.Columns[col]) {
-			st.add("+") // see timeColumnText
+		if len(s.f.TimeColumn) > 1 && timeKind(t.Columns[col]) {
+			st.add(s.f.TimeColumn[:len(s.f.TimeColumn)-1]) // what comes before the mark: see timeColumnText
 		}
 		st.ident(col)
 	}
@@ -105,15 +105,11 @@ func (s *Store) findStatement(q Query) (*sqlText, []string, error) {
 	return &st, cols, nil
 }
 
-// timeColumnText is how Find selects a column of kind k. The SQLite driver
-// parses a column declared as a time itself, trying a time.Time.String form
-// before the others on every value (allocating a parse error each time), and
-// fromSQL reads the result again; the unary plus (a no-op on any value)
-// hides the declared type, so the text reaches fromSQL, which reads it with
-// the layout the store writes first.
+// timeColumnText is how Find selects a column of kind k: a time as the
+// database has it read (Features.TimeColumn), any other column as it is.
 func (s *Store) timeColumnText(k Kind) string {
-	if s.f.TextValues && timeKind(k) {
-		return "+?"
+	if timeKind(k) {
+		return s.f.TimeColumn
 	}
 	return "?"
 }

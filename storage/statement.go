@@ -10,7 +10,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-	"unicode/utf8"
 
 	"github.com/uptrace/bun"
 )
@@ -103,32 +102,26 @@ type sqlList []any
 type sqlCount int
 
 // memberOf is the condition "? is one of the values" (or none of them,
-// with not) and its argument. On PostgreSQL the values are one array
-// parameter (= ANY / <> ALL, which the planner treats as an IN list), so the
-// statement's text does not depend on how many there are.
-//
-// On SQLite the values are one JSON array parameter read with json_each when
-// they are all integers or all text (times in dialect.TextTime, as param
-// writes them): a list of marks would make each length its own statement,
-// parsed and prepared anew (a 5,000-key filter spent a third of its time
-// there) and crowding the prepared cache. Other values (floats, booleans,
-// JSON, text that is not UTF-8 or holds NUL) keep one mark each.
+// with not) and its argument: one list parameter (Features.AnyOf and
+// NoneOf) where the database has arrays or the values fit one JSON array
+// (Features.JSONList), so that the statement's text does not depend on how
+// many there are; else one mark each (IN (?)).
 func (s *Store) memberOf(vals []any, not bool) (string, any) {
 	if !s.f.ArrayParams {
 		list := any(sqlList(vals))
-		in := "IN (?)"
-		if arr, ok := s.jsonList(vals); ok {
-			list, in = arr, "IN (SELECT value FROM json_each(?))"
+		in, notIn := "? IN (?)", "? NOT IN (?)"
+		if arr, ok := s.f.JSONList(vals); ok {
+			list, in, notIn = arr, s.f.AnyOf, s.f.NoneOf
 		}
 		if not {
-			return "? NOT " + in, list
+			return notIn, list
 		}
-		return "? " + in, list
+		return in, list
 	}
 	if not {
-		return "? <> ALL(?)", pgArray(vals)
+		return s.f.NoneOf, pgArray(vals)
 	}
-	return "? = ANY(?)", pgArray(vals)
+	return s.f.AnyOf, pgArray(vals)
 }
 
 // pgArray is the array parameter of = ANY / <> ALL on PostgreSQL.
@@ -145,50 +138,6 @@ type pgArray []any
 // PostgreSQL plans at every run with the values at hand: one more round
 // trip, small beside the work such an array asks for.
 const customPlanArray = 64
-
-// sqliteKeys is vals as one JSON array for json_each on SQLite, when they
-// all fit one (see jsonList).
-func (s *Store) sqliteKeys(vals []any) (string, bool) {
-	if s.f.ArrayParams {
-		return "", false
-	}
-	return s.jsonList(vals)
-}
-
-// jsonList is vals as the text of one JSON array, and whether they all fit
-// one: integers as JSON numbers, text (times in SQLite's stored form) as JSON
-// strings that json_each gives back unchanged.
-func (s *Store) jsonList(vals []any) (string, bool) {
-	b := make([]byte, 0, 2+8*len(vals))
-	b = append(b, '[')
-	var ints, texts bool
-	for i, v := range vals {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		switch x := s.param(v).(type) {
-		case int64:
-			ints = true
-			b = strconv.AppendInt(b, x, 10)
-		case string:
-			if !utf8.ValidString(x) || strings.IndexByte(x, 0) >= 0 {
-				return "", false
-			}
-			texts = true
-			q, err := json.Marshal(x)
-			if err != nil {
-				return "", false
-			}
-			b = append(b, q...)
-		default:
-			return "", false
-		}
-	}
-	if ints && texts {
-		return "", false
-	}
-	return string(append(b, ']')), true
-}
 
 // bind writes st as SQL with the database's parameter marks and returns the
 // parameters: identifiers are quoted into the text, a sqlList becomes one

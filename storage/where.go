@@ -255,8 +255,9 @@ func (s *Store) viaCond(st *sqlText, t *Table, c Cond) error {
 		case c.Op != Eq:
 			not = "NOT "
 		}
-		// The values are one array parameter on PostgreSQL (memberOf), so
-		// that the statement's text does not depend on how many there are.
+		// The values are one list parameter where they can be (memberOf),
+		// so that the statement's text does not depend on how many there
+		// are.
 		member, list := s.memberOf(vals, false)
 		if c.Op == Eq || s.f.InSubqueries {
 			// SQLite runs a correlated EXISTS again for every row of t, and
@@ -264,14 +265,14 @@ func (s *Store) viaCond(st *sqlText, t *Table, c Cond) error {
 			// thousands of rows: issue 15); this subquery runs once. IS NOT
 			// NULL keeps NOT IN from meeting a NULL.
 			col, target := bun.Ident(v.Column), bun.Ident(v.Target)
-			if arr, ok := s.sqliteKeys(vals); ok {
-				// The related rows are looked up key by key from the JSON
-				// array (CROSS JOIN keeps that order), rather than through
-				// an IN (SELECT ... json_each) that SQLite copies into a
-				// temporary index first (a tenth of a 5,000-key filter).
-				st.add("?.? "+not+"IN (SELECT ?.? FROM json_each(?) AS k CROSS JOIN ? AS ? ON ?.? = k.value WHERE ?.? IS NOT NULL ORDER BY ?.?)",
-					append(key, alias, col, arr, bun.Ident(v.Table), alias, alias, target, alias, col, alias, col)...)
-				return nil
+			if s.f.KeysIn != "" {
+				if arr, ok := s.f.JSONList(vals); ok {
+					// The related rows are looked up key by key from the
+					// values' JSON array (Features.KeysIn).
+					st.add("?.? "+not+s.f.KeysIn,
+						append(key, alias, col, arr, bun.Ident(v.Table), alias, alias, target, alias, col, alias, col)...)
+					return nil
+				}
 			}
 			st.add("?.? "+not+"IN (SELECT ? FROM ? WHERE ? IS NOT NULL AND "+member+")",
 				append(key, col, bun.Ident(v.Table), col, target, list)...)

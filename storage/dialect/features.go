@@ -28,13 +28,37 @@ type Features struct {
 	// InlineCounts: a LIMIT or OFFSET is written into the text rather than
 	// bound (SQLite's planner weighs a LIMIT's value: see sqlCount).
 	InlineCounts bool
-	// TextValues: times (in TextTime) and JSON travel as text, and a
-	// time column is read through a unary plus that hides its declared
-	// type from the driver (see timeColumnText).
+	// TextValues: times (in TextTime) and JSON travel as text.
 	TextValues bool
-	// ArrayParams: a list of values is one array parameter (= ANY(?));
-	// else it is one JSON array read with json_each, or a list of marks.
+	// TimeColumn is how a time column ? is selected: SQLite's driver parses
+	// a column declared as a time itself, trying a time.Time.String form
+	// before the others on every value (allocating a parse error each
+	// time), and the store reads the result again; there a unary plus (a
+	// no-op on any value) hides the declared type, "+?", so the text
+	// reaches the store, which reads it with the layout it writes first.
+	// Elsewhere "?". It always ends with the mark.
+	TimeColumn string
+	// ArrayParams: a list of values is one array parameter; else it is one
+	// JSON array (JSONList), or a list of marks when the values do not fit
+	// one.
 	ArrayParams bool
+	// AnyOf and NoneOf are the conditions that ? is (is not) one of the
+	// values of the list parameter ? (ArrayParams' array or JSONList's
+	// array): on PostgreSQL = ANY / <> ALL, which the planner treats as an
+	// IN list, so that the statement's text does not depend on how many
+	// values there are.
+	AnyOf, NoneOf string
+	// JSONList, where lists are not arrays, is vals as the text of one
+	// JSON array for AnyOf, NoneOf and KeysIn, and whether they all fit
+	// one (else they are bound one mark each); nil where ArrayParams.
+	JSONList func(vals []any) (string, bool)
+	// KeysIn, where JSONList is set, follows "IN" or "NOT IN" in a
+	// condition on the keys of related records looked up key by key from
+	// JSONList's array; its marks are: the alias and the column read, the
+	// array, the table and its alias, the alias and the column matched
+	// with the array's values, then the alias and the column read twice
+	// more (IS NOT NULL, ORDER BY).
+	KeysIn string
 	// InSubqueries: a correlated EXISTS runs again for every row (SQLite),
 	// so a condition on related records that excludes them is written as
 	// NOT IN (subquery) too, as the one that includes them always is.

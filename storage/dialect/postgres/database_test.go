@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -74,5 +75,22 @@ func TestCopyFromAndPoolStats(t *testing.T) {
 	_, err = d.CopyFrom(ctx, conn, "widgets", []string{"id", "org", "code"}, rows)
 	if _, _, ok := d.Unique(err); !ok {
 		t.Errorf("copying the rows again: %v, want a unique violation", err)
+	}
+}
+
+// TestAnyOfAndNoneOf runs the list conditions with one array parameter.
+func TestAnyOfAndNoneOf(t *testing.T) {
+	t.Parallel()
+	d, schema := open(t)
+	ctx := context.Background()
+	if _, err := d.DB().ExecContext(ctx, "INSERT INTO "+schema+".widgets (id, org, code) VALUES (1, 1, 'a'), (2, 1, 'b'), (3, 1, 'c')"); err != nil {
+		t.Fatal(err)
+	}
+	for cond, want := range map[string]int{features.AnyOf: 2, features.NoneOf: 1} {
+		q := "SELECT count(*) FROM " + schema + ".widgets WHERE " + strings.Replace(strings.Replace(cond, "?", "code", 1), "?", "$1", 1)
+		var n int
+		if err := d.DB().DB.QueryRowContext(ctx, q, []string{"a", "c"}).Scan(&n); err != nil || n != want {
+			t.Errorf("%s: %d rows, %v; want %d", cond, n, err, want)
+		}
 	}
 }
