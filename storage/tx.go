@@ -30,9 +30,10 @@ type Conn struct {
 // Tx runs fn in one transaction: committed when fn returns nil, rolled back
 // when it returns an error (returned unchanged) or panics.
 //
-// On the Store's Conn it begins a transaction; on SQLite it first waits, as
-// long as ctx allows, for this process's single write slot, so write
-// transactions queue instead of failing with SQLITE_BUSY. Inside fn use only
+// On the Store's Conn it begins a transaction; where the database has one
+// writer (Features.OneWriter) it first waits, as long as ctx allows, for
+// this process's single write slot, so write transactions queue instead of
+// failing as busy (SQLITE_BUSY on SQLite). Inside fn use only
 // the given Conn: calling the Store's write methods or Store.Tx there would
 // wait for the slot fn itself holds (until ctx ends).
 //
@@ -93,7 +94,7 @@ func (c *Conn) InTx() bool { return c.tx != nil }
 // atomic runs fn so that all its statements commit together: directly when c
 // is already in a transaction (no savepoint: the caller owns the outcome),
 // else in a new one. Every write goes through it, which also gives single
-// statements the SQLite write slot.
+// statements the write slot where there is one.
 func (c *Conn) atomic(ctx context.Context, fn func(c *Conn) error) error {
 	if c.tx != nil {
 		return fn(c)
@@ -101,8 +102,11 @@ func (c *Conn) atomic(ctx context.Context, fn func(c *Conn) error) error {
 	return c.Tx(ctx, fn)
 }
 
-// acquireWrite takes the SQLite write slot (a no-op on PostgreSQL, which
-// handles concurrent writers itself) and returns its release.
+// acquireWrite takes the write slot and returns its release. The slot is
+// the shared mechanism of the Features.OneWriter capability: any database
+// that takes one writer at a time (SQLite is the example) queues its writers
+// here; where writers run side by side (PostgreSQL) there is no slot and
+// this returns at once.
 func (s *Store) acquireWrite(ctx context.Context) (release func(), err error) {
 	if s.writeSlot == nil {
 		return func() {}, nil

@@ -9,10 +9,12 @@ import (
 	"sync/atomic"
 )
 
-// Group commit of single writes on SQLite.
+// Group commit of single writes where the database has one writer.
 //
-// SQLite takes one writer at a time, and a commit costs far more than the
-// write of one row it commits: the WAL frames of every page touched (two
+// This is the shared mechanism of the Features.OneWriter capability: any
+// database that takes one writer at a time would need it, and it asks the
+// dialect for nothing but the capability. SQLite is the example: a commit
+// there costs far more than the write of one row it commits: the WAL frames of every page touched (two
 // system calls each), the shared-memory locks of a new transaction, the
 // read mark. Under concurrent requests that cost, paid once per write while
 // the write slot is held, is what bounds the writes per second.
@@ -24,8 +26,8 @@ import (
 // statement in autocommit: nothing changes for a lone client.
 //
 // In a group, each write is one statement (with its change event, which
-// the statement's trigger records), and SQLite backs out a statement that
-// fails on a constraint by itself, leaving the transaction and the other
+// the statement's trigger records), and the database backs out a statement
+// that fails on a constraint by itself (Dialect.Constraint; SQLite does), leaving the transaction and the other
 // writes as they were: such an error (a unique clash, a foreign key, no row
 // to update) is that write's outcome alone. Any other error (the disk, a
 // note no trigger met) or a panic may have ended or spoiled the
@@ -34,7 +36,7 @@ import (
 // are written to be run again: they rebuild nothing they have changed).
 //
 // The statements of a group run with their writer's context without its
-// cancellation: SQLite interrupting one statement of a transaction rolls
+// cancellation: SQLite, for one, interrupting one statement of a transaction rolls
 // the whole transaction back. A single statement by key is short, and a
 // writer that gives up while it waits in the queue is taken out of it.
 
@@ -42,8 +44,8 @@ import (
 // a group waits for at most that many statements.
 const maxGroup = 64
 
-// writeQueue is the SQLite store's queue of single writes waiting for the
-// write slot.
+// writeQueue is the queue of single writes waiting for the write slot of a
+// store whose database has one writer.
 type writeQueue struct {
 	mu      sync.Mutex
 	pending []*queuedWrite
@@ -76,8 +78,8 @@ type writeOutcome struct {
 	didPanic bool
 }
 
-// queued runs fn as the single write of c through the queue (SQLite outside
-// a transaction): it returns once fn's statement has committed or failed.
+// queued runs fn as the single write of c through the queue (one writer,
+// outside a transaction): it returns once fn's statement has committed or failed.
 func (c *Conn) queued(ctx context.Context, fn func(ctx context.Context, c *Conn) error) error {
 	s := c.s
 	w := &queuedWrite{ctx: ctx, conn: c, fn: fn, done: make(chan writeOutcome, 1)}
@@ -166,7 +168,7 @@ func (s *Store) lead() {
 
 // runGroup runs group's writes in one transaction and commits it. ok is
 // false when the transaction was rolled back instead (the outcomes are then
-// to be replaced); an error of one write that SQLite backed out by itself
+// to be replaced); an error of one write that the database backed out by itself
 // is that write's outcome.
 func (s *Store) runGroup(group []*queuedWrite) (outcomes []writeOutcome, ok bool) {
 	outcomes = make([]writeOutcome, len(group))

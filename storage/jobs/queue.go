@@ -49,20 +49,21 @@ func (j ChunkJob) Chunks() int { return max(1, j.Count) }
 // A job gets minChunksPerJob chunks, more for a large batch (up to its
 // Shape's Most) so long as it still makes Shape.Spread jobs.
 //
-// On PostgreSQL the jobs spread over spreadJobs, work for every worker of
-// every process: its writers run side by side. On SQLite one writer takes
-// every transaction, and a job keeps it busy by itself (it checks its next
-// chunks while it writes these, server/batch), except when it starts: its
-// first chunks are checked with the writer idle, unless another worker is
-// writing meanwhile. So a batch makes two jobs per worker there, as large as
-// sqliteMostPerJob allows: at 50 chunks a job, the 20 starts of a batch of
-// 100,000 records left the writer idle for a tenth of its time (the
-// workers' jobs ended together, and started together).
+// Where writers run side by side (PostgreSQL), the jobs spread over
+// spreadJobs, work for every worker of every process. Where the database has
+// one writer (Features.OneWriter: SQLite), it takes every transaction, and a
+// job keeps it busy by itself (it checks its next chunks while it writes
+// these, server/batch), except when it starts: its first chunks are checked
+// with the writer idle, unless another worker is writing meanwhile. So a
+// batch makes two jobs per worker there, as large as oneWriterMostPerJob
+// allows: at 50 chunks a job, the 20 starts of a batch of 100,000 records
+// left SQLite's writer idle for a tenth of its time (the workers' jobs
+// ended together, and started together).
 const (
-	minChunksPerJob  = 10
-	maxChunksPerJob  = 50
-	spreadJobs       = 16
-	sqliteMostPerJob = 500
+	minChunksPerJob     = 10
+	maxChunksPerJob     = 50
+	spreadJobs          = 16
+	oneWriterMostPerJob = 500
 )
 
 // Shape is how a run of chunks is cut into jobs: into Spread jobs at least
@@ -73,7 +74,7 @@ type Shape struct{ Spread, Most int }
 // JobShape is the Shape of the chunk jobs this queue inserts (see above).
 func (q *Queue) JobShape() Shape {
 	if q.store.Features().OneWriter {
-		return Shape{Spread: 2 * q.cfg.Workers, Most: sqliteMostPerJob}
+		return Shape{Spread: 2 * q.cfg.Workers, Most: oneWriterMostPerJob}
 	}
 	return Shape{Spread: spreadJobs, Most: maxChunksPerJob}
 }
