@@ -6,13 +6,14 @@ import (
 	"github.com/uptrace/bun"
 )
 
-// On PostgreSQL a write of one record and its change event go in one
-// statement: the write ... RETURNING becomes a data-modifying WITH whose
-// second part inserts the event from the row the write returns (its key
-// and version), and whose answer is that row. A single create or update
-// then costs one round trip, atomic by itself, instead of BEGIN, the write,
-// the event and COMMIT. SQLite has no writes in WITH; there the write's
-// own statement records the event through a trigger (eventtrigger.go).
+// A write of one record and its change event go in one statement: where the
+// database has writes in WITH (PostgreSQL), the write ... RETURNING is
+// wrapped in the dialect's Features.EventWith, whose second part inserts the
+// event from the row the write returns (its key and version), and whose
+// answer is that row: a single create or update then costs one round trip,
+// atomic by itself, instead of BEGIN, the write, the event and COMMIT.
+// Where it has none (SQLite), the write's own statement records the event
+// through a trigger (Features.NoteTriggers, eventtrigger.go).
 
 // NotesInline tells whether Noting can be used (on both databases).
 func (c *Conn) NotesInline() bool { return true }
@@ -38,12 +39,13 @@ func (c *Conn) noted(st *sqlText, t *Table) *sqlText {
 		c.arm(t) // its trigger records it
 		return st
 	}
+	with := &c.s.f.EventWith
 	out := &sqlText{}
-	out.add("WITH w AS (")
+	out.add(with.Write[0])
 	out.add(st.String(), st.args...)
-	out.add("), e AS (")
+	out.add(with.Write[1])
 	c.eventFromW(out, t)
-	out.add(") SELECT * FROM w")
+	out.add(with.Write[2])
 	return out
 }
 
@@ -55,14 +57,15 @@ func (c *Conn) notedDelete(st *sqlText, t *Table) *sqlText {
 		c.arm(t) // its trigger records it
 		return st
 	}
+	with := &c.s.f.EventWith
 	out := &sqlText{}
-	out.add("WITH w AS (")
+	out.add(with.Delete[0])
 	out.add(st.String(), st.args...)
 	out.add(" RETURNING ?", bun.Ident(t.Key))
 	if t.Versioned {
 		out.add(", ?", bun.Ident(VersionColumn))
 	}
-	out.add(") ")
+	out.add(with.Delete[1])
 	c.eventFromW(out, t)
 	return out
 }
@@ -81,16 +84,16 @@ func (c *Conn) eventFromW(out *sqlText, t *Table) {
 	if ev.User != 0 {
 		user = ev.User
 	}
-	out.add("INSERT INTO ? (", bun.Ident("event_outbox"))
+	with := &c.s.f.EventWith
+	out.add(with.Insert[0], bun.Ident(c.s.f.EventsInsert))
 	out.idents(eventColumns)
-	out.add(") SELECT CAST(? AS BIGINT), CAST(? AS TEXT), CAST(w.? AS TEXT), CAST(? AS TEXT), CAST(? AS JSONB), CAST(? AS JSONB), ",
-		ev.Org, ev.Type, bun.Ident(t.Key), ev.Action, attrs, rels)
+	out.add(with.Insert[1], ev.Org, ev.Type, bun.Ident(t.Key), ev.Action, attrs, rels)
 	if t.Versioned {
 		out.add("w.?", bun.Ident(VersionColumn))
 	} else {
 		out.add("NULL")
 	}
-	out.add(", CAST(? AS TEXT), CAST(? AS BIGINT), CAST(? AS TIMESTAMPTZ) FROM w", client, user, at)
+	out.add(with.Insert[2], client, user, at)
 }
 
 // noteAlone records c.note by itself, for a noted update that has nothing

@@ -87,8 +87,11 @@ type Features struct {
 	LockKey string
 	// NoteTriggers: a single write records its change event through the
 	// connection's triggers (SQLite has no writes in WITH); else the
-	// write's statement is wrapped in a WITH that inserts the event.
+	// write's statement is wrapped in EventWith's statement.
 	NoteTriggers bool
+	// EventWith, where NoteTriggers is false, is how a single write and
+	// the insert of its change event go in one statement.
+	EventWith EventWith
 	// EventsInsert is the table events are written to in the transaction
 	// of their change; "event_outbox" is numbered into events afterwards
 	// (SequenceEvents).
@@ -118,4 +121,25 @@ type Features struct {
 	CustomPlan any
 	// HasTable counts the tables of the current schema named ?.
 	HasTable string
+}
+
+// EventWith is how a write of one row ending in RETURNING and the insert of
+// its change event go in one statement, a data-modifying WITH (PostgreSQL's):
+// the write is named w, and the event's INSERT reads the row w returns (its
+// key, and version where the table has one). The store writes the pieces in
+// order around its own parts.
+type EventWith struct {
+	// Write goes before the write, between it and the event's INSERT, and
+	// after the INSERT; the statement answers w's row.
+	Write [3]string
+	// Delete goes before a DELETE, whose RETURNING the store adds, and
+	// between it and the event's INSERT; the statement's row count is the
+	// INSERT's, which is the deleted row's.
+	Delete [2]string
+	// Insert is the event's INSERT from w: before the events table (its
+	// first mark) and event columns, after them (marks: the organization,
+	// the resource type, w's key column, the action, the changed
+	// attributes and relationships), and after the version (w's version
+	// column, or NULL), with marks for the client, the user and the time.
+	Insert [3]string
 }

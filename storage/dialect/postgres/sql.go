@@ -29,6 +29,7 @@ var features = dialect.Features{
 	RowLock:          " FOR UPDATE",
 	LockKey:          "SELECT pg_advisory_xact_lock(hashtextextended(?, 0))",
 	EventsInsert:     "event_outbox", // numbered into events by the sequencer
+	EventWith:        eventWith,
 	SequenceEvents:   []string{"SELECT pg_advisory_xact_lock(" + strconv.Itoa(sequencerLock) + ")", sequence},
 	OwnTxConn:        true,
 	NextKeys:         "SELECT nextval(pg_get_serial_sequence(?, ?)) FROM generate_series(1, ?::integer)",
