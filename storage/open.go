@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
-	"sync/atomic"
 
 	"github.com/uptrace/bun"
 
@@ -40,9 +39,9 @@ type Store struct {
 	// bulk is a SQLite file's connection without note triggers for the
 	// transactions of batch chunks (bulkconn.go); nil otherwise.
 	bulk *bulkPool
-	// armed is the change event the SQLite note triggers record for the
-	// write being executed (eventtrigger.go); nil between writes.
-	armed atomic.Pointer[armedNote]
+	// armer arms the note triggers where the dialect has them
+	// (Features.NoteTriggers, eventtrigger.go); nil elsewhere.
+	armer dialect.Armer
 
 	tables map[string]*Table
 	joins  map[string]*JoinTable
@@ -120,15 +119,15 @@ func Open(ctx context.Context, url string) (*Store, error) {
 }
 
 // openSQLite opens a SQLite file (or ":memory:") with its dialect, whose
-// connections know the store's note functions and get its note triggers
+// connections get the store's note triggers, armed through it
 // (eventtrigger.go).
 func openSQLite(path string) (*Store, error) {
 	s := &Store{}
-	d, err := sqlite.Open(path, sqlite.Options{Functions: s.noteFunctions(), Notes: s.notes})
+	d, err := sqlite.Open(path, sqlite.Options{Notes: s.notes})
 	if err != nil {
 		return nil, err
 	}
-	s.d, s.f, s.db = d, *d.Features(), d.DB()
+	s.d, s.f, s.db, s.armer = d, *d.Features(), d.DB(), d
 	if bulk := d.Bulk(); bulk != nil {
 		s.bulk = &bulkPool{db: bulk}
 	}

@@ -13,6 +13,7 @@ import (
 	"context"
 	"database/sql"
 	"database/sql/driver"
+	"sync/atomic"
 	"time"
 
 	"github.com/riverqueue/river"
@@ -118,13 +119,32 @@ type Types struct {
 	Postgres bool
 }
 
-// Function is an SQL function the store adds to the connections of a
-// database that runs its functions in the process (SQLite): the note
-// triggers ask the store through two of them (storage's eventtrigger.go).
-type Function struct {
-	Name string
-	Args int32
-	Fn   func(args []driver.Value) (driver.Value, error)
+// NoteFields is how many event fields an armed note carries
+// (ArmedNote.Fields, Notes.Fields).
+const NoteFields = 7
+
+// ArmedNote is the change event the note triggers record for the write
+// about to run (Features.NoteTriggers): the table and row it is for, and
+// the event's fields only the request knows, in the order of Notes.Fields.
+type ArmedNote struct {
+	Table string
+	// Key is the row an update or delete must be for; "" for a create,
+	// whose row may be new.
+	Key    string
+	Fields [NoteFields]driver.Value
+	// Met is 1 once a trigger recorded the note: one event per note.
+	Met atomic.Int64
+}
+
+// Armer arms the note triggers of a dialect that has them (SQLite's DB).
+// The store arms a note only while it holds the write slot, alone, so the
+// one writer of the process is the only one that can meet it.
+type Armer interface {
+	// Arm makes n the note of the next write.
+	Arm(n *ArmedNote)
+	// Disarm takes the armed note away and tells whether a trigger
+	// recorded it.
+	Disarm() (met bool)
 }
 
 // Conn is a driver connection as a connection hook gets it.

@@ -15,6 +15,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -45,8 +46,6 @@ const TimeLayout = dialect.TextTime
 
 // Options are what the store adds to every connection of the pool.
 type Options struct {
-	// Functions are the SQL functions the connections know.
-	Functions []dialect.Function
 	// Notes describe the note triggers each new connection of the pool
 	// gets (triggers.go), and, at Renew, the one connection of
 	// ":memory:"; nil: none yet.
@@ -61,6 +60,9 @@ type DB struct {
 	memory bool
 	bulk   *bun.DB
 	opts   Options
+	// armed is the note the triggers record for the write being executed
+	// (arm.go); nil between writes.
+	armed atomic.Pointer[dialect.ArmedNote]
 }
 
 var _ dialect.Dialect = (*DB)(nil)
@@ -95,16 +97,11 @@ func Open(path string, opts Options) (*DB, error) {
 	return d, nil
 }
 
-// connector is a connector for dsn whose connections know opts.Functions
-// and get the note triggers of opts.Notes.
+// connector is a connector for dsn whose connections know the note
+// functions (arm.go) and get the note triggers of opts.Notes.
 func (d *DB) connector(dsn string) driver.Connector {
 	drv := &sqlite.Driver{}
-	for _, f := range d.opts.Functions {
-		fn := f.Fn
-		drv.MustRegisterScalarFunction(f.Name, f.Args, func(_ *sqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
-			return fn(args)
-		})
-	}
+	d.registerNoteFunctions(drv)
 	if d.opts.Notes != nil {
 		drv.RegisterConnectionHook(func(conn sqlite.ExecQuerierContext, _ string) error {
 			return installTriggers(context.Background(), conn, d.opts.Notes())

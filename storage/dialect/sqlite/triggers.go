@@ -11,12 +11,11 @@ import (
 )
 
 // The note triggers record a single write's change event in the write's
-// own statement (storage's eventtrigger.go tells why and how the store arms
-// them): every connection of the pool gets, for each table, three TEMP
-// triggers (after insert, update and delete of a row) that insert the event
-// of the row they fire for when entityapi_noting, the store's function,
-// says a note is armed for it; the event's other fields come from
-// entityapi_note. TEMP: they live on each connection, not in the file, so
+// own statement (arm.go tells why, and how the store arms them): every
+// connection of the pool gets, for each table, three TEMP triggers (after
+// insert, update and delete of a row) that insert the event of the row they
+// fire for when entityapi_noting says a note is armed for it; the event's
+// other fields come from entityapi_note. TEMP: they live on each connection, not in the file, so
 // other programs that open it are not bound to functions only this process
 // has.
 

@@ -4,7 +4,7 @@ import (
 	"context"
 	"database/sql/driver"
 	"path/filepath"
-	"sync/atomic"
+	"reflect"
 	"testing"
 
 	"github.com/entityapi/entityapi/storage/dialect"
@@ -12,23 +12,14 @@ import (
 
 // TestTriggersRecordTheArmedWrites: a connection gets the note triggers of
 // Notes' tables once the events table exists (Renew), and a write then
-// records its event when entityapi_noting says so, its key and version from
-// the row, its action from the trigger, the rest from entityapi_note.
+// records the note armed for its table and row (Arm), once, its key and
+// version from the row, its action from the trigger, the rest from the
+// note's fields; Disarm tells whether it was recorded.
 func TestTriggersRecordTheArmedWrites(t *testing.T) {
 	t.Parallel()
-	var armed atomic.Bool
 	notes := &dialect.Notes{Events: "events", Actions: [3]string{"created", "updated", "deleted"}, Fields: []string{"note"},
 		Tables: []dialect.NoteTable{{Name: "widgets", Key: "id", Version: "version"}, {Name: "absent", Key: "id"}}}
 	d, err := Open(filepath.Join(t.TempDir(), "t.db"), Options{
-		Functions: []dialect.Function{
-			{Name: "entityapi_noting", Args: 2, Fn: func([]driver.Value) (driver.Value, error) {
-				if armed.Load() {
-					return int64(1), nil
-				}
-				return int64(0), nil
-			}},
-			{Name: "entityapi_note", Args: 1, Fn: func([]driver.Value) (driver.Value, error) { return "n", nil }},
-		},
 		Notes: func() *dialect.Notes { return notes },
 	})
 	if err != nil {
@@ -52,19 +43,39 @@ func TestTriggersRecordTheArmedWrites(t *testing.T) {
 	if err := d.Renew(ctx); err != nil {
 		t.Fatal(err)
 	}
-	armed.Store(true)
-	for _, q := range []string{
-		"INSERT INTO widgets (id, version) VALUES (7, 1)",
-		"UPDATE widgets SET version = 2 WHERE id = 7",
-		"DELETE FROM widgets WHERE id = 7",
+	for _, w := range []struct {
+		stmt, key string
+		met       bool
+	}{
+		{"INSERT INTO widgets (id, version) VALUES (7, 1)", "", true},
+		{"UPDATE widgets SET version = 2 WHERE id = 7", "7", true},
+		{"UPDATE widgets SET version = 2 WHERE id = 7", "8", false}, // another row's note
+		{"DELETE FROM widgets WHERE id = 7", "7", true},
 	} {
-		if _, err := d.DB().ExecContext(ctx, q); err != nil {
+		n := &dialect.ArmedNote{Table: "widgets", Key: w.key}
+		n.Fields[0] = "n"
+		d.Arm(n)
+		if _, err := d.DB().ExecContext(ctx, w.stmt); err != nil {
 			t.Fatal(err)
 		}
+		if met := d.Disarm(); met != w.met {
+			t.Errorf("%s with the note of row %q: recorded %v, want %v", w.stmt, w.key, met, w.met)
+		}
 	}
-	armed.Store(false)
+	if d.Disarm() {
+		t.Error("Disarm without a note tells it was recorded")
+	}
+	// Unarmed, a write records nothing; a note records one event however
+	// many rows its statement writes.
 	if _, err := d.DB().ExecContext(ctx, "INSERT INTO widgets (id, version) VALUES (8, 1)"); err != nil {
 		t.Fatal(err)
+	}
+	d.Arm(&dialect.ArmedNote{Table: "widgets", Fields: [dialect.NoteFields]driver.Value{"m"}})
+	if _, err := d.DB().ExecContext(ctx, "INSERT INTO widgets (id, version) VALUES (9, 1), (10, 1)"); err != nil {
+		t.Fatal(err)
+	}
+	if !d.Disarm() {
+		t.Error("a two-row insert did not record its note")
 	}
 	rows, err := d.DB().QueryContext(ctx, "SELECT resource_id, action, version, note FROM events ORDER BY rowid")
 	if err != nil {
@@ -80,8 +91,8 @@ func TestTriggersRecordTheArmedWrites(t *testing.T) {
 		}
 		got = append(got, id+" "+action+" "+string(rune('0'+version))+" "+note)
 	}
-	want := []string{"7 created 1 n", "7 updated 2 n", "7 deleted 2 n"}
-	if len(got) != len(want) || got[0] != want[0] || got[1] != want[1] || got[2] != want[2] {
+	want := []string{"7 created 1 n", "7 updated 2 n", "7 deleted 2 n", "9 created 1 m"}
+	if !reflect.DeepEqual(got, want) {
 		t.Errorf("events = %q, want %q", got, want)
 	}
 }
