@@ -11,7 +11,7 @@ import (
 // PostgreSQL), InsertMany sends large groups of rows with COPY (the
 // dialect's CopyFrom) instead of multi-row INSERTs: the rows travel in pgx's binary
 // format with no statement to parse or plan, the fastest way in (issue 16).
-// COPY runs on the connection of the caller's transaction (Conn.pg), so it
+// COPY runs on the connection of the caller's transaction (Conn.txConn), so it
 // commits or rolls back with the rest, and a failing row fails the whole
 // COPY as it would fail a multi-row INSERT. Values still travel only as data,
 // never in SQL text (DESIGN §5).
@@ -27,7 +27,7 @@ var copyKinds = map[Kind]bool{KindString: true, KindInt: true, KindFloat: true, 
 
 // canCopy reports whether n rows of t with columns cols go in with COPY.
 func (c *Conn) canCopy(t *Table, cols []string, n int) bool {
-	if c.pg == nil || n < copyMinRows {
+	if c.txConn == nil || n < copyMinRows {
 		return false
 	}
 	for _, name := range cols {
@@ -46,7 +46,7 @@ func (c *Conn) canCopy(t *Table, cols []string, n int) bool {
 func (c *Conn) copyRows(ctx context.Context, table string, cols []string, rows [][]any) error {
 	text := "COPY " + table + " (" + strings.Join(cols, ", ") + ") FROM STDIN"
 	ctx = c.s.watch.before(ctx, text)
-	n, err := c.s.d.CopyFrom(ctx, c.pg, table, cols, rows)
+	n, err := c.s.d.CopyFrom(ctx, c.txConn, table, cols, rows)
 	if err == nil && n != int64(len(rows)) {
 		err = errors.New("storage: COPY wrote " + fmt.Sprint(n) + " of " + fmt.Sprint(len(rows)) + " rows")
 	}

@@ -149,7 +149,7 @@ func (c *Conn) recordRunEvents(ctx context.Context, t *Table, org int64, first, 
 // transaction, many events whose versions are known: a batch chunk of
 // creates), or false when they go with an INSERT.
 func (c *Conn) eventCopyRows(events []Event) ([][]any, bool) {
-	if c.pg == nil || len(events) < copyMinRows {
+	if c.txConn == nil || len(events) < copyMinRows {
 		return nil, false
 	}
 	at := now().UTC().Truncate(time.Second)

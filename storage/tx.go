@@ -17,9 +17,10 @@ type Conn struct {
 	idb bun.IDB
 	raw rawConn // idb's database/sql handle, for statements with bound parameters
 	tx  *bun.Tx // nil outside a transaction
-	// pg is the connection of a PostgreSQL transaction, through which pgx's
-	// COPY joins it (copy.go); nil on SQLite and outside a transaction.
-	pg *sql.Conn
+	// txConn is the connection a transaction runs on where it has one of
+	// its own (Features.OwnTxConn: PostgreSQL), through which COPY joins it
+	// (copy.go); nil elsewhere and outside a transaction.
+	txConn *sql.Conn
 	// note is the change event the next write of one record sends in its
 	// own statement (Noting, eventinline.go); nil for every other Conn.
 	note *Event
@@ -44,7 +45,7 @@ type Conn struct {
 func (c *Conn) Tx(ctx context.Context, fn func(c *Conn) error) error {
 	if c.tx != nil {
 		return c.tx.RunInTx(ctx, nil, func(_ context.Context, sp bun.Tx) error {
-			return fn(&Conn{s: c.s, idb: sp, raw: sp.Tx, tx: &sp, pg: c.pg, bulk: c.bulk})
+			return fn(&Conn{s: c.s, idb: sp, raw: sp.Tx, tx: &sp, txConn: c.txConn, bulk: c.bulk})
 		})
 	}
 	release, err := c.s.acquireWrite(ctx)
@@ -53,17 +54,17 @@ func (c *Conn) Tx(ctx context.Context, fn func(c *Conn) error) error {
 	}
 	defer release()
 
-	// On PostgreSQL the transaction runs on a connection of its own, kept,
-	// so that a COPY can be sent on it within the transaction.
+	// Where OwnTxConn (PostgreSQL), the transaction runs on a connection
+	// of its own, kept, so that a COPY can be sent on it within it.
 	var (
-		tx bun.Tx
-		pg *sql.Conn
+		tx     bun.Tx
+		txConn *sql.Conn
 	)
 	if c.s.f.OwnTxConn {
 		var conn bun.Conn
 		if conn, err = c.s.db.Conn(ctx); err == nil {
 			defer conn.Close()
-			pg = conn.Conn
+			txConn = conn.Conn
 			tx, err = conn.BeginTx(ctx, nil)
 		}
 	} else {
@@ -78,7 +79,7 @@ func (c *Conn) Tx(ctx context.Context, fn func(c *Conn) error) error {
 			_ = tx.Rollback()
 		}
 	}()
-	if err := fn(&Conn{s: c.s, idb: tx, raw: tx.Tx, tx: &tx, pg: pg, bulk: c.bulk}); err != nil {
+	if err := fn(&Conn{s: c.s, idb: tx, raw: tx.Tx, tx: &tx, txConn: txConn, bulk: c.bulk}); err != nil {
 		return err
 	}
 	done = true
