@@ -33,7 +33,7 @@ type Store struct {
 	// failing with SQLITE_BUSY after busy_timeout.
 	writeSlot chan struct{}
 	// queue holds the single writes waiting for the slot, which the writer
-	// that takes it commits together (writegroup.go); SQLite only.
+	// that takes it commits together (writegroup.go); where OneWriter only.
 	queue writeQueue
 
 	// bulk is a SQLite file's connection without note triggers for the

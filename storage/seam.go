@@ -16,12 +16,12 @@ import (
 // (storage/jobs: batch operations and their queue; storage/authstore:
 // clients, principals, signing keys, credential failures) write their typed
 // queries by the rules of the generic ones: the caller's transaction or one
-// of their own, the SQLite write slot, the package's typed errors and its
-// times. storage itself knows nothing of those records.
+// of their own, the write slot (where OneWriter), the package's typed errors
+// and its times. storage itself knows nothing of those records.
 
 // Bun is the Bun handle c runs on: its transaction inside a Tx, else the
-// database. Writes through it belong inside Atomic, which holds the SQLite
-// write slot.
+// database. Writes through it belong inside Atomic, which holds the write
+// slot.
 func (c *Conn) Bun() bun.IDB { return c.idb }
 
 // Exec runs text, which answers no rows, with args as bound parameters,
@@ -37,7 +37,7 @@ func (c *Conn) Exec(ctx context.Context, text string, args ...any) (sql.Result, 
 // Atomic runs fn so that all its statements commit together: directly when
 // c is already in a transaction (no savepoint: the caller owns the outcome),
 // else in a new one. Every write goes through it, which also gives single
-// statements the SQLite write slot.
+// statements the write slot where there is one.
 func (c *Conn) Atomic(ctx context.Context, fn func(c *Conn) error) error { return c.atomic(ctx, fn) }
 
 // MapError turns a driver error into the package's typed errors

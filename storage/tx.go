@@ -34,9 +34,9 @@ type Conn struct {
 // On the Store's Conn it begins a transaction; where the database has one
 // writer (Features.OneWriter) it first waits, as long as ctx allows, for
 // this process's single write slot, so write transactions queue instead of
-// failing as busy (SQLITE_BUSY on SQLite). Inside fn use only
-// the given Conn: calling the Store's write methods or Store.Tx there would
-// wait for the slot fn itself holds (until ctx ends).
+// failing as busy (SQLITE_BUSY on SQLite). Inside fn use only the given
+// Conn: calling the Store's write methods or Store.Tx there would wait for
+// the slot fn itself holds (until ctx ends).
 //
 // On a Conn that is already in a transaction, Tx runs fn in a savepoint: an
 // error rolls back fn's writes only and the outer transaction goes on. This is

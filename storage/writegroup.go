@@ -14,31 +14,33 @@ import (
 // This is the shared mechanism of the Features.OneWriter capability: any
 // database that takes one writer at a time would need it, and it asks the
 // dialect for nothing but the capability. SQLite is the example: a commit
-// there costs far more than the write of one row it commits: the WAL frames of every page touched (two
-// system calls each), the shared-memory locks of a new transaction, the
-// read mark. Under concurrent requests that cost, paid once per write while
-// the write slot is held, is what bounds the writes per second.
+// there costs far more than the write of one row it commits: the WAL frames
+// of every page touched (two system calls each), the shared-memory locks of
+// a new transaction, the read mark. Under concurrent requests that cost,
+// paid once per write while the write slot is held, is what bounds the
+// writes per second.
 //
 // So a single write (alone) does not take the slot for itself: it joins a
 // queue, and whichever writer gets the slot (the leader) runs every write
 // queued by then in one transaction and commits them together; each writer
-// then gets its own outcome. A writer alone in the queue runs as before, as a
-// statement in autocommit: nothing changes for a lone client.
+// then gets its own outcome. A writer alone in the queue runs as before, as
+// a statement in autocommit: nothing changes for a lone client.
 //
-// In a group, each write is one statement (with its change event, which
-// the statement's trigger records), and the database backs out a statement
-// that fails on a constraint by itself (Dialect.Constraint; SQLite does), leaving the transaction and the other
-// writes as they were: such an error (a unique clash, a foreign key, no row
-// to update) is that write's outcome alone. Any other error (the disk, a
-// note no trigger met) or a panic may have ended or spoiled the
-// transaction: the group is rolled back and every write of it runs again on
-// its own, in order, with its own outcome (the functions a write passes
-// are written to be run again: they rebuild nothing they have changed).
+// In a group, each write is one statement (with its change event, which the
+// statement's trigger records), and the database backs out a statement that
+// fails on a constraint by itself (Dialect.Constraint; SQLite does), leaving
+// the transaction and the other writes as they were: such an error (a unique
+// clash, a foreign key, no row to update) is that write's outcome alone. Any
+// other error (the disk, a note no trigger met) or a panic may have ended or
+// spoiled the transaction: the group is rolled back and every write of it
+// runs again on its own, in order, with its own outcome (the functions a
+// write passes are written to be run again: they rebuild nothing they have
+// changed).
 //
 // The statements of a group run with their writer's context without its
-// cancellation: SQLite, for one, interrupting one statement of a transaction rolls
-// the whole transaction back. A single statement by key is short, and a
-// writer that gives up while it waits in the queue is taken out of it.
+// cancellation: SQLite, for one, interrupting one statement of a transaction
+// rolls the whole transaction back. A single statement by key is short, and
+// a writer that gives up while it waits in the queue is taken out of it.
 
 // maxGroup bounds the writes one transaction commits, so that the last of
 // a group waits for at most that many statements.
