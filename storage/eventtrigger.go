@@ -22,7 +22,7 @@ import (
 // (dialect.ArmedNote, which the store makes here and arms through the
 // dialect's dialect.Armer); the row's key and version come from the row
 // itself. The dialect writes and installs the triggers and reads the armed
-// note (storage/dialect/sqlite's triggers.go and arm.go), from what notes
+// note (storage/dialect/sqlite's triggers.go), from what notes
 // describes. A note is armed only while the write slot is held (alone), so
 // the one writer of the process is the only one that can meet it.
 

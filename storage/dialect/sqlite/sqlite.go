@@ -61,7 +61,7 @@ type DB struct {
 	bulk   *bun.DB
 	opts   Options
 	// armed is the note the triggers record for the write being executed
-	// (arm.go); nil between writes.
+	// (triggers.go); nil between writes.
 	armed atomic.Pointer[dialect.ArmedNote]
 }
 
@@ -98,7 +98,7 @@ func Open(path string, opts Options) (*DB, error) {
 }
 
 // connector is a connector for dsn whose connections know the note
-// functions (arm.go) and get the note triggers of opts.Notes.
+// functions (triggers.go) and get the note triggers of opts.Notes.
 func (d *DB) connector(dsn string) driver.Connector {
 	drv := &sqlite.Driver{}
 	d.registerNoteFunctions(drv)
