@@ -3,13 +3,11 @@ package storage
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"github.com/entityapi/entityapi/storage/dialect"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/uptrace/bun"
 )
@@ -204,22 +202,14 @@ func writeIdent(b *strings.Builder, name string) {
 	b.WriteByte('"')
 }
 
-// param is v as the driver should receive it. On SQLite times travel in
-// dialect.TextTime, the one form the stored values have, and JSON as text
-// (the driver would store bytes as a BLOB).
+// param is v as the driver should receive it: where values travel as text
+// (Features.TextValues, SQLite), in dialect.TextValue's form, the one the
+// stored values have.
 func (s *Store) param(v any) any {
 	if !s.f.TextValues {
 		return v
 	}
-	switch x := v.(type) {
-	case time.Time:
-		return x.UTC().Format(dialect.TextTime)
-	case json.RawMessage:
-		return string(x)
-	case []byte:
-		return string(x)
-	}
-	return v
+	return dialect.TextValue(v)
 }
 
 // rawConn is what database/sql offers both outside and inside a transaction.

@@ -1,11 +1,33 @@
 package dialect
 
+import (
+	"encoding/json"
+	"time"
+)
+
 // TextTime is the single text form of times where they are stored as text
 // (Features.TextValues: SQLite): UTC, space separated, no zone, as SQLite's
 // own CURRENT_TIMESTAMP writes it. One fixed width form makes text
 // comparison chronological; fractions (never written by the generic
 // queries) still sort correctly after the whole second.
 const TextTime = "2006-01-02 15:04:05.999999999"
+
+// TextValue is v as a database whose values travel as text
+// (Features.TextValues) receives it: times in TextTime, JSON and bytes as
+// text (a driver would store bytes as a BLOB). The store binds its parameters
+// with it, and a dialect that writes values into its own SQL uses it too, so
+// that both give one text form.
+func TextValue(v any) any {
+	switch x := v.(type) {
+	case time.Time:
+		return x.UTC().Format(TextTime)
+	case json.RawMessage:
+		return string(x)
+	case []byte:
+		return string(x)
+	}
+	return v
+}
 
 // Features are what the generic SQL reads of a database while it writes a
 // statement: capabilities (one writer, COPY, arrays as parameters) and the

@@ -9,7 +9,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	"modernc.org/sqlite"
@@ -172,7 +171,7 @@ func jsonList(vals []any) (string, bool) {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		switch x := textParam(v).(type) {
+		switch x := dialect.TextValue(v).(type) {
 		case int64:
 			ints = true
 			b = strconv.AppendInt(b, x, 10)
@@ -194,18 +193,4 @@ func jsonList(vals []any) (string, bool) {
 		return "", false
 	}
 	return string(append(b, ']')), true
-}
-
-// textParam is v as the store binds it on SQLite (Features.TextValues):
-// times in dialect.TextTime, JSON and bytes as text.
-func textParam(v any) any {
-	switch x := v.(type) {
-	case time.Time:
-		return x.UTC().Format(dialect.TextTime)
-	case json.RawMessage:
-		return string(x)
-	case []byte:
-		return string(x)
-	}
-	return v
 }
