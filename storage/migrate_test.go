@@ -151,6 +151,36 @@ func TestOpenRejectsUnknownURL(t *testing.T) {
 	}
 }
 
+// TestOpenChecksThePooler: a pooler is named from a short list, goes with
+// PostgreSQL only, and is refused before anything connects.
+func TestOpenChecksThePooler(t *testing.T) {
+	t.Parallel()
+	pg := "postgres://u:secret@127.0.0.1:1/db"
+	tests := []struct {
+		url, pooler string
+		refused     string
+	}{
+		{pg, "", ""},
+		{pg, storage.PoolerNone, ""},
+		{pg, storage.PoolerTransaction, ""},
+		{pg, "session", `pooler "session": want none or transaction`},
+		{"sqlite:x.db", storage.PoolerTransaction, "needs a postgres:// database URL"},
+	}
+	for _, tt := range tests {
+		err := storage.Options{Pooler: tt.pooler}.Check(tt.url)
+		if (err == nil) != (tt.refused == "") || (err != nil && !strings.Contains(err.Error(), tt.refused)) {
+			t.Errorf("Check(%q, pooler %q) = %v, want %q", tt.url, tt.pooler, err, tt.refused)
+		}
+		if tt.refused == "" {
+			continue
+		}
+		_, err = storage.OpenWith(context.Background(), tt.url, storage.Options{Pooler: tt.pooler})
+		if err == nil || !strings.Contains(err.Error(), tt.refused) || strings.Contains(err.Error(), "secret") {
+			t.Errorf("OpenWith(%q, pooler %q) = %v, want %q without the password", tt.url, tt.pooler, err, tt.refused)
+		}
+	}
+}
+
 func TestDialect(t *testing.T) {
 	t.Parallel()
 	storagetest.Each(t, func(t *testing.T, s *storage.Store) {
@@ -164,33 +194,40 @@ func TestDialect(t *testing.T) {
 }
 
 // TestConcurrentMigrate starts several stores (as several processes would) on
-// one fresh database: they take turns, and the data is loaded once.
+// one empty database: they take turns, and the data is loaded once. Through a
+// transaction pooler (storagetest's TEST_DATABASE_POOLER_URL) the migrations
+// and their lock go through it too.
 func TestConcurrentMigrate(t *testing.T) {
 	t.Parallel()
-	ctx := context.Background()
-	url := "sqlite:" + t.TempDir() + "/shared.db"
-	const n = 3
-	stores := make([]*storage.Store, n)
-	for i := range stores {
-		s, err := storage.Open(ctx, url)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer s.Close()
-		stores[i] = s
-	}
-	errs := make(chan error, n)
-	for _, s := range stores {
-		go func() { errs <- s.Migrate(ctx) }()
-	}
-	for range n {
-		if err := <-errs; err != nil {
-			t.Errorf("Migrate: %v", err)
-		}
-	}
-	countries, err := stores[0].Count(ctx, storage.Query{Table: storagetest.Table(t, stores[0], "countries")})
-	if err != nil || countries < 249 || countries > 300 {
-		t.Errorf("countries = %d, %v", countries, err)
+	for _, d := range storagetest.Dialects() {
+		t.Run(d, func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			url, opts := storagetest.Empty(t, d)
+			const n = 3
+			stores := make([]*storage.Store, n)
+			for i := range stores {
+				s, err := storage.OpenWith(ctx, url, opts)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer s.Close()
+				stores[i] = s
+			}
+			errs := make(chan error, n)
+			for _, s := range stores {
+				go func() { errs <- s.Migrate(ctx) }()
+			}
+			for range n {
+				if err := <-errs; err != nil {
+					t.Errorf("Migrate: %v", err)
+				}
+			}
+			countries, err := stores[0].Count(ctx, storage.Query{Table: storagetest.Table(t, stores[0], "countries")})
+			if err != nil || countries < 249 || countries > 300 {
+				t.Errorf("countries = %d, %v", countries, err)
+			}
+		})
 	}
 }
 

@@ -48,6 +48,8 @@ type Store struct {
 
 	watch statementWatch // every statement: counted, and seen by the hooks
 	stmts preparedCache  // where Features.Prepare (see statement.go)
+
+	opts Options // as opened
 }
 
 // CheckURL tells, without connecting, whether url names a database Open can
@@ -62,7 +64,7 @@ func CheckURL(url string) error {
 			return fmt.Errorf("%q: sqlite: needs a file path (sqlite:PATH) or :memory:", url)
 		}
 		return nil
-	case strings.HasPrefix(url, "postgres://"), strings.HasPrefix(url, "postgresql://"):
+	case isPostgresURL(url):
 		if err := postgres.CheckURL(url); err != nil {
 			return fmt.Errorf("%s: %w", redact(url), err)
 		}
@@ -71,30 +73,72 @@ func CheckURL(url string) error {
 	return fmt.Errorf("%q: want sqlite:PATH or postgres://USER@HOST:PORT/DATABASE", redact(url))
 }
 
-// Open connects to the database named by url: "sqlite:PATH" (the parent
+// Options are how a store connects, beyond its URL.
+type Options struct {
+	// Pooler names what stands between the processes and a PostgreSQL
+	// server: PoolerNone (or "") or PoolerTransaction, a pooler in
+	// transaction mode such as PgBouncer's (docs/scaling.md).
+	Pooler string
+}
+
+// The poolers of Options.Pooler.
+const (
+	PoolerNone        = "none"
+	PoolerTransaction = "transaction"
+)
+
+// Check tells, without connecting, whether the options suit url.
+func (o Options) Check(url string) error {
+	switch o.Pooler {
+	case "", PoolerNone:
+		return nil
+	case PoolerTransaction:
+		if !isPostgresURL(url) {
+			return fmt.Errorf("pooler %q needs a postgres:// database URL", o.Pooler)
+		}
+		return nil
+	}
+	return fmt.Errorf("pooler %q: want %s or %s", o.Pooler, PoolerNone, PoolerTransaction)
+}
+
+// isPostgresURL tells whether url names a PostgreSQL server.
+func isPostgresURL(url string) bool {
+	return strings.HasPrefix(url, "postgres://") || strings.HasPrefix(url, "postgresql://")
+}
+
+// Open is OpenWith without options: a database reached directly.
+func Open(ctx context.Context, url string) (*Store, error) {
+	return OpenWith(ctx, url, Options{})
+}
+
+// OpenWith connects to the database named by url: "sqlite:PATH" (the parent
 // directory is created), "sqlite::memory:" (a private in-memory database on a
 // single connection: a read outside a running transaction waits for it), or
-// "postgres://..." / "postgresql://...". It checks that the database answers
-// but does not migrate it (see Migrate).
-func Open(ctx context.Context, url string) (*Store, error) {
+// "postgres://..." / "postgresql://...", as opts say. It checks that the
+// database answers but does not migrate it (see Migrate).
+func OpenWith(ctx context.Context, url string, opts Options) (*Store, error) {
 	var (
 		s   *Store
 		err error
 	)
+	if err := opts.Check(url); err != nil {
+		return nil, fmt.Errorf("storage: open %s: %w", redact(url), err)
+	}
 	// The place that chooses the dialect, by the URL's scheme (CheckURL
 	// reads it the same way); past it the store asks s.d and s.f, never
 	// which database it is.
 	switch {
 	case strings.HasPrefix(url, "sqlite:"):
 		s, err = openSQLite(strings.TrimPrefix(url, "sqlite:"))
-	case strings.HasPrefix(url, "postgres://"), strings.HasPrefix(url, "postgresql://"):
-		s, err = openPostgres(ctx, url)
+	case isPostgresURL(url):
+		s, err = openPostgres(ctx, url, postgres.Options{TransactionPooler: opts.Pooler == PoolerTransaction})
 	default:
 		return nil, fmt.Errorf("storage: unsupported database URL %q (want sqlite:PATH or postgres://...)", redact(url))
 	}
 	if err != nil {
 		return nil, err
 	}
+	s.opts = opts
 	if s.f.OneWriter {
 		s.writeSlot = make(chan struct{}, 1)
 	}
@@ -135,12 +179,21 @@ func openSQLite(path string) (*Store, error) {
 }
 
 // openPostgres opens PostgreSQL's pool with its dialect.
-func openPostgres(ctx context.Context, url string) (*Store, error) {
-	d, err := postgres.Open(ctx, url, redact(url))
+func openPostgres(ctx context.Context, url string, opts postgres.Options) (*Store, error) {
+	d, err := postgres.Open(ctx, url, redact(url), opts)
 	if err != nil {
 		return nil, err
 	}
 	return &Store{d: d, f: *d.Features(), db: d.DB(), native: d.Native()}, nil
+}
+
+// Pooler is what stands between the store and its server, as opened
+// (Options.Pooler): PoolerNone or PoolerTransaction.
+func (s *Store) Pooler() string {
+	if s.opts.Pooler == "" {
+		return PoolerNone
+	}
+	return s.opts.Pooler
 }
 
 // Close releases the database connections.

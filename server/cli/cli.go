@@ -104,7 +104,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		stderr = lines
 	}
 	log := newLogger(stderr, cfg.logFormat, cfg.logLevel)
-	store, err := storage.Open(ctx, cfg.databaseURL)
+	store, err := storage.OpenWith(ctx, cfg.databaseURL, cfg.storeOptions())
 	if err != nil {
 		return err
 	}

@@ -25,6 +25,7 @@ import (
 // below: flags, ENTITYAPI_* variables and defaults.
 type config struct {
 	addr, dataDir, databaseURL, publicURL           string
+	databasePooler                                  string
 	backofficeBase, storefrontBase, defaultCurrency string
 	guestResources, currencies                      []string
 	demo                                            bool
@@ -54,6 +55,12 @@ var settings = []*setting{
 		set: func(c *config, v string) error { return nonEmpty(v, &c.dataDir) }},
 	{name: "database-url", show: "`sqlite:<data-dir>/entityapi.db`", usage: "sqlite:PATH or postgres://USER@HOST:PORT/DATABASE",
 		set: func(c *config, v string) error { c.databaseURL = v; return nil }},
+	{name: "database-pooler", def: storage.PoolerNone,
+		usage: "what stands between this process and PostgreSQL: none, or transaction (a pooler in transaction mode, such as PgBouncer's; docs/scaling.md)",
+		set: func(c *config, v string) error {
+			c.databasePooler = v
+			return storage.Options{Pooler: v}.Check("postgres://")
+		}},
 	{name: "public-url", show: "from each request", usage: "absolute base of links and the tokens' issuer, such as https://api.example.com", serve: true,
 		set: func(c *config, v string) error { return absoluteURL(v, &c.publicURL) }},
 	{name: "backoffice-base", def: "/admin", usage: "path prefix of the back-office application", serve: true,
@@ -242,6 +249,11 @@ var settings = []*setting{
 		set: func(c *config, v string) error { return nonEmpty(v, &c.external.UserClaim) }},
 }
 
+// storeOptions are how the process opens its database.
+func (c *config) storeOptions() storage.Options {
+	return storage.Options{Pooler: c.databasePooler}
+}
+
 // finish checks what involves several settings, and what must be true before
 // anything starts (the database URL parses, the key file reads), so a mistake
 // stops the process at once with one line.
@@ -251,6 +263,9 @@ func (c *config) finish(cmd string) error {
 	}
 	if err := storage.CheckURL(c.databaseURL); err != nil {
 		return fmt.Errorf("--database-url %w", err)
+	}
+	if err := c.storeOptions().Check(c.databaseURL); err != nil {
+		return fmt.Errorf("--database-pooler: %w", err)
 	}
 	kek, err := c.kek.build()
 	if err != nil {

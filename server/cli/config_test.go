@@ -33,6 +33,7 @@ func TestSettingsDefaults(t *testing.T) {
 	}{
 		{"addr", c.addr, "127.0.0.1:8080"},
 		{"database-url", c.databaseURL, "sqlite:" + filepath.Join("data", "entityapi.db")},
+		{"database-pooler", c.storeOptions().Pooler, "none"},
 		{"backoffice-base", c.backofficeBase, "/admin"},
 		{"storefront-base", c.storefrontBase, ""},
 		{"currencies", c.currencies, []string{"USD", "EUR", "GBP"}},
@@ -116,6 +117,8 @@ func TestSettingsErrors(t *testing.T) {
 		{"port", []string{"--addr", ":99999"}, nil, `the port must be a number from 0 to 65535`},
 		{"database scheme", []string{"--database-url", "mysql://root:pw@db/x"}, nil, `--database-url "mysql://root:xxxxx@db/x": want sqlite:PATH or postgres://`},
 		{"database syntax", []string{"--database-url", "postgres://u:pw@h:99999/db"}, nil, `--database-url postgres://u:xxxxx@h:99999/db: `},
+		{"pooler unknown", []string{"--database-pooler", "session"}, nil, `--database-pooler "session": pooler "session": want none or transaction`},
+		{"pooler without PostgreSQL", nil, map[string]string{"ENTITYAPI_DATABASE_POOLER": "transaction"}, `--database-pooler: pooler "transaction" needs a postgres:// database URL`},
 		{"key file missing", []string{"--signing-key-file", filepath.Join(dir, "none.pem")}, nil, `--signing-key-file: open ` + filepath.Join(dir, "none.pem") + `: no such file or directory`},
 		{"key file not a key", []string{"--signing-key-file", notKey}, nil, `--signing-key-file: ` + notKey + `: no PEM block`},
 		{"public url", []string{"--public-url", "api.example.com"}, nil, `--public-url "api.example.com": want an absolute http:// or https:// URL`},

@@ -7,6 +7,12 @@
 // so test binaries can run in parallel. A set but unreachable server fails the
 // test; it is never skipped. With CI=true the variable is required.
 //
+// TEST_DATABASE_POOLER_URL, when set, names a transaction pooler in front of
+// that server (PgBouncer: scripts/pgbouncer/start.sh): the databases are
+// still created and dropped on the server directly, but every store opens
+// its database through the pooler, with storage.PoolerTransaction. CI runs
+// the PostgreSQL suite's storage paths that way too.
+//
 // A package whose TestMain calls Main (or Run) migrates one template database
 // per dialect and copies it for each store (template.go): most of a fresh
 // database's cost is its migration.
@@ -32,6 +38,10 @@ import (
 
 // EnvURL is the environment variable naming the PostgreSQL server.
 const EnvURL = "TEST_DATABASE_URL"
+
+// EnvPoolerURL is the environment variable naming a transaction pooler in
+// front of the server of EnvURL.
+const EnvPoolerURL = "TEST_DATABASE_POOLER_URL"
 
 // setupTimeout bounds creating, migrating or dropping one test database.
 const setupTimeout = 2 * time.Minute
@@ -100,7 +110,7 @@ func OpenTwo(t testing.TB, dialect string) (*storage.Store, *storage.Store) {
 	})
 	ctx, cancel := context.WithTimeout(context.Background(), setupTimeout)
 	defer cancel()
-	second, err := storage.Open(ctx, dbURL)
+	second, err := storage.OpenWith(ctx, dbURL, storeOptions(dialect))
 	if err != nil {
 		t.Fatalf("storagetest: open a second store: %v", err)
 	}
@@ -134,7 +144,7 @@ func create(dialect, dir string) (*storage.Store, string, func() error, error) {
 		return nil, "", nil, err
 	}
 	if tp == nil {
-		return createMigrated(dialect, dir)
+		return createMigrated(dialect, dir, false)
 	}
 	ctx, cancel := contextForSetup()
 	defer cancel()
@@ -144,29 +154,89 @@ func create(dialect, dir string) (*storage.Store, string, func() error, error) {
 			return nil, "", nil, fmt.Errorf("copy the SQLite template: %w", err)
 		}
 		dbURL := "sqlite:" + path
-		s, err := openMigrated(ctx, dbURL)
+		s, err := openMigrated(ctx, dbURL, storage.Options{})
 		if err != nil {
 			return nil, "", nil, err
 		}
 		return s, dbURL, s.Close, nil
 	}
-	return createPostgres(ctx, "TEMPLATE "+tp.pgName)
+	return createPostgres(ctx, "TEMPLATE "+tp.pgName, false)
 }
 
-// createMigrated opens and migrates a new store: the template of a dialect,
-// or every store of a test binary that does not run under Main.
-func createMigrated(dialect, dir string) (*storage.Store, string, func() error, error) {
+// createMigrated opens and migrates a new store: the template of a dialect
+// (direct: not through a pooler), or every store of a test binary that does
+// not run under Main.
+func createMigrated(dialect, dir string, direct bool) (*storage.Store, string, func() error, error) {
 	ctx, cancel := contextForSetup()
 	defer cancel()
 	if dialect == "sqlite" {
 		dbURL := "sqlite:" + filepath.Join(dir, "test.db")
-		s, err := openMigrated(ctx, dbURL)
+		s, err := openMigrated(ctx, dbURL, storage.Options{})
 		if err != nil {
 			return nil, "", nil, err
 		}
 		return s, dbURL, s.Close, nil
 	}
-	return createPostgres(ctx, "")
+	return createPostgres(ctx, "", direct)
+}
+
+// storeOptions are how the tests' stores of a dialect connect: through the
+// pooler of TEST_DATABASE_POOLER_URL when it is set.
+func storeOptions(dialect string) storage.Options {
+	if dialect == "postgres" && os.Getenv(EnvPoolerURL) != "" {
+		return storage.Options{Pooler: storage.PoolerTransaction}
+	}
+	return storage.Options{}
+}
+
+// storeURL is how a store reaches the database name on the server of
+// admin: through the pooler when TEST_DATABASE_POOLER_URL is set, unless
+// direct.
+func storeURL(admin *url.URL, name string, direct bool) (string, error) {
+	u := *admin
+	if pooler := os.Getenv(EnvPoolerURL); pooler != "" && !direct {
+		pu, err := url.Parse(pooler)
+		if err != nil || (pu.Scheme != "postgres" && pu.Scheme != "postgresql") {
+			return "", fmt.Errorf("%s must be a postgres:// URL", EnvPoolerURL)
+		}
+		u = *pu
+	}
+	u.Path = "/" + name
+	return u.String(), nil
+}
+
+// Empty returns the URL of a new database of a dialect with nothing in it,
+// and the options to open it with (through the pooler, if any); the
+// database is removed when the test ends. For tests of migrations and of
+// what processes do on one database.
+func Empty(t testing.TB, dialect string) (string, storage.Options) {
+	t.Helper()
+	requireServerInCI(t)
+	if dialect == "sqlite" {
+		return "sqlite:" + filepath.Join(t.TempDir(), "empty.db"), storage.Options{}
+	}
+	u, err := adminURL()
+	if err != nil {
+		t.Fatalf("storagetest: %v", err)
+	}
+	ctx, cancel := contextForSetup()
+	defer cancel()
+	name := "entityapi_test_" + randomHex()
+	if err := adminExec(ctx, u.String(), "CREATE DATABASE "+name); err != nil {
+		t.Fatalf("storagetest: %v", err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := contextForSetup()
+		defer cancel()
+		if err := adminExec(ctx, u.String(), "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)"); err != nil {
+			t.Errorf("storagetest: %v", err)
+		}
+	})
+	dbURL, err := storeURL(u, name, false)
+	if err != nil {
+		t.Fatalf("storagetest: %v", err)
+	}
+	return dbURL, storeOptions(dialect)
 }
 
 // adminURL returns TEST_DATABASE_URL, checked to be a postgres:// URL.
@@ -193,8 +263,10 @@ func databaseName(dbURL string) string {
 
 // createPostgres creates a database entityapi_test_<random hex> on the
 // server of TEST_DATABASE_URL (with options, such as TEMPLATE name, when not
-// empty), and opens and migrates it.
-func createPostgres(ctx context.Context, options string) (*storage.Store, string, func() error, error) {
+// empty), and opens and migrates it: through the pooler of
+// TEST_DATABASE_POOLER_URL, if any, unless direct (a template's connections
+// must all end when it closes, and a pooler would keep them).
+func createPostgres(ctx context.Context, options string, direct bool) (*storage.Store, string, func() error, error) {
 	u, err := adminURL()
 	if err != nil {
 		return nil, "", nil, err
@@ -213,13 +285,21 @@ func createPostgres(ctx context.Context, options string) (*storage.Store, string
 		defer cancel()
 		return adminExec(ctx, admin, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)")
 	}
-	u.Path = "/" + name
-	s, err := openMigrated(ctx, u.String())
+	dbURL, err := storeURL(u, name, direct)
 	if err != nil {
 		_ = drop()
 		return nil, "", nil, err
 	}
-	return s, u.String(), func() error {
+	opts := storeOptions("postgres")
+	if direct {
+		opts = storage.Options{}
+	}
+	s, err := openMigrated(ctx, dbURL, opts)
+	if err != nil {
+		_ = drop()
+		return nil, "", nil, err
+	}
+	return s, dbURL, func() error {
 		cerr := s.Close()
 		if err := drop(); err != nil {
 			return err
@@ -244,8 +324,8 @@ func adminExec(ctx context.Context, admin, stmt string) error {
 }
 
 // openMigrated opens url and applies the migrations.
-func openMigrated(ctx context.Context, url string) (*storage.Store, error) {
-	s, err := storage.Open(ctx, url)
+func openMigrated(ctx context.Context, url string, opts storage.Options) (*storage.Store, error) {
+	s, err := storage.OpenWith(ctx, url, opts)
 	if err != nil {
 		return nil, err
 	}

@@ -3,7 +3,6 @@ package storagetest
 import (
 	"context"
 	"fmt"
-	"os"
 	"reflect"
 	"runtime"
 	"strings"
@@ -104,10 +103,7 @@ func TestTemplateCopies(t *testing.T) {
 			if org, err := authstore.New(second).OrganizationByName(ctx, "Only in the first"); err == nil {
 				t.Errorf("the second copy has the first's organization %d", org.ID)
 			}
-			key := d
-			if d == "postgres" {
-				key += " " + os.Getenv(EnvURL)
-			}
+			key := templateKey(d)
 			templates.Lock()
 			tp := templates.byKey[key]
 			templates.Unlock()
@@ -130,7 +126,7 @@ func TestTemplateRetriesAfterAFailure(t *testing.T) {
 		}
 	}
 	templates.Lock()
-	tp := templates.byKey["postgres "+os.Getenv(EnvURL)]
+	tp := templates.byKey[templateKey("postgres")]
 	templates.Unlock()
 	if tp == nil || tp.made || tp.remove != nil {
 		t.Errorf("the failed template is %+v, want one not made", tp)

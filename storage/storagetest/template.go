@@ -52,10 +52,7 @@ func templateOf(dialect string) (*template, error) {
 	if !underMain {
 		return nil, nil
 	}
-	key := dialect
-	if dialect == "postgres" {
-		key += " " + os.Getenv(EnvURL)
-	}
+	key := templateKey(dialect)
 	templates.Lock()
 	if templates.byKey == nil {
 		templates.byKey = map[string]*template{}
@@ -77,6 +74,15 @@ func templateOf(dialect string) (*template, error) {
 	return tp, nil
 }
 
+// templateKey names the template of a dialect on the servers the tests use:
+// the same variables in one process may differ from one test to another.
+func templateKey(dialect string) string {
+	if dialect != "postgres" {
+		return dialect
+	}
+	return dialect + " " + os.Getenv(EnvURL) + " " + os.Getenv(EnvPoolerURL)
+}
+
 // make migrates the template database of a dialect and closes it.
 func (tp *template) make(dialect string) error {
 	dir := ""
@@ -86,7 +92,7 @@ func (tp *template) make(dialect string) error {
 			return err
 		}
 	}
-	s, dbURL, drop, err := createMigrated(dialect, dir)
+	s, dbURL, drop, err := createMigrated(dialect, dir, true)
 	if err != nil {
 		if dir != "" {
 			_ = os.RemoveAll(dir)

@@ -25,7 +25,7 @@ func open(t *testing.T) (*DB, string) {
 		t.Skip("the PostgreSQL dialect's tests need a PostgreSQL server: set TEST_DATABASE_URL")
 	}
 	ctx := context.Background()
-	d, err := Open(ctx, url, "TEST_DATABASE_URL")
+	d, err := Open(ctx, url, "TEST_DATABASE_URL", Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

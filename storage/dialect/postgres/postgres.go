@@ -28,6 +28,35 @@ const minPoolConns = 20
 type DB struct {
 	db   *bun.DB
 	pool *pgxpool.Pool
+	// features are PostgreSQL's, with what a pooler changes (pooled).
+	features dialect.Features
+	// pooled: a transaction pooler stands between the processes and the
+	// server (Options.TransactionPooler).
+	pooled bool
+}
+
+// Options are how Open connects, beyond the URL.
+type Options struct {
+	// TransactionPooler: the URL reaches PostgreSQL through a pooler in
+	// transaction mode (PgBouncer's pool_mode = transaction, 1.18 and
+	// later), which hands each transaction, and each statement outside
+	// one, to any of its server connections. Nothing may then outlive a
+	// transaction on a connection (docs/scaling.md, "Behind a pooler"):
+	//   - no named prepared statement: pgx's cache_describe mode parses
+	//     each statement unnamed, in the round trip that runs it, and
+	//     encodes its parameters with the types the server described for
+	//     it once per connection (arrays included);
+	//   - River polls for jobs instead of LISTENing (its poll-only mode);
+	//   - the locks and settings the store takes are already
+	//     transaction-scoped (pg_advisory_xact_lock; no SET, no LISTEN, no
+	//     temporary table), and bun/migrate's lock is a row.
+	TransactionPooler bool
+}
+
+// pooledExecModes are the query modes that work through a transaction
+// pooler, by their names in a URL's default_query_exec_mode.
+var pooledExecModes = map[string]pgx.QueryExecMode{
+	"cache_describe": pgx.QueryExecModeCacheDescribe,
 }
 
 var _ dialect.Dialect = (*DB)(nil)
@@ -48,10 +77,19 @@ func CheckURL(url string) error {
 // Open opens a pgx pool and lets Bun use it through database/sql, so the
 // same pool can be handed to other pgx users (River). redacted is url
 // without its password, for messages.
-func Open(ctx context.Context, url, redacted string) (*DB, error) {
+func Open(ctx context.Context, url, redacted string, opts Options) (*DB, error) {
 	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
 		return nil, fmt.Errorf("storage: open %s: %w", redacted, err)
+	}
+	d := &DB{features: features, pooled: opts.TransactionPooler}
+	if opts.TransactionPooler {
+		if err := poolerConfig(cfg, url); err != nil {
+			return nil, fmt.Errorf("storage: open %s: %w", redacted, err)
+		}
+		// An unnamed statement is planned for the values it runs with:
+		// every statement already gets the plan CustomPlan asks for.
+		d.features.CustomPlan = pgx.QueryExecModeCacheDescribe
 	}
 	// pgx's default (the larger of 4 and the CPUs) is too small once batch
 	// workers, the job queue's own queries and API requests share the pool; a
@@ -63,7 +101,43 @@ func Open(ctx context.Context, url, redacted string) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("storage: open %s: %w", redacted, err)
 	}
-	return &DB{db: bun.NewDB(stdlib.OpenDBFromPool(pool), pgdialect.New()), pool: pool}, nil
+	d.db, d.pool = bun.NewDB(stdlib.OpenDBFromPool(pool), pgdialect.New()), pool
+	return d, nil
+}
+
+// poolerConfig makes cfg safe behind a transaction pooler (see
+// Options.TransactionPooler): statements in pgx's cache_describe mode and
+// no statement cache. A URL that asks for another mode is refused rather
+// than obeyed: the named statements of cache_statement collide on the
+// pooler's shared server connections ("prepared statement already
+// exists"), describe_exec runs a statement in a second round trip that may
+// reach another server connection, and exec and simple_protocol cannot
+// encode the store's array parameters without the server's types.
+func poolerConfig(cfg *pgxpool.Config, url string) error {
+	cfg.ConnConfig.DefaultQueryExecMode = pgx.QueryExecModeCacheDescribe
+	cfg.ConnConfig.StatementCacheCapacity = 0
+	if mode, ok := urlParam(url, "default_query_exec_mode"); ok {
+		if _, safe := pooledExecModes[mode]; !safe {
+			return fmt.Errorf("default_query_exec_mode=%s does not work through a transaction pooler: leave it out "+
+				"(with --database-pooler transaction entityapi uses cache_describe)", mode)
+		}
+	}
+	return nil
+}
+
+// urlParam is the value of a query parameter of a postgres:// URL, or of a
+// key=value connection string.
+func urlParam(url, name string) (string, bool) {
+	for _, sep := range []string{"?", "&", " "} {
+		if i := strings.Index(url, sep+name+"="); i >= 0 {
+			v := url[i+len(sep)+len(name)+1:]
+			if j := strings.IndexAny(v, "& "); j >= 0 {
+				v = v[:j]
+			}
+			return v, true
+		}
+	}
+	return "", false
 }
 
 // Name is "postgres".

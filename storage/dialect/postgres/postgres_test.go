@@ -86,7 +86,7 @@ func TestCheckURL(t *testing.T) {
 
 func TestDescription(t *testing.T) {
 	t.Parallel()
-	d := &DB{}
+	d := &DB{features: features}
 	if d.Name() != "postgres" || !d.Types().Postgres || d.Features().OneWriter || !d.Features().OwnTxConn {
 		t.Errorf("Name %q, Types %+v, Features %+v", d.Name(), d.Types(), d.Features())
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"github.com/riverqueue/river/rivermigrate"
 
@@ -22,14 +23,32 @@ func (d *DB) MigrateQueue(ctx context.Context, cfg *rivermigrate.Config) error {
 	return err
 }
 
-// NewJobClient makes River's client on the store's pool.
+// NewJobClient makes River's client on the store's pool; behind a
+// transaction pooler, through pollingPgx.
 func (d *DB) NewJobClient(cfg *river.Config, _ dialect.Host) (dialect.JobClient, error) {
-	c, err := river.NewClient(riverpgxv5.New(d.pool), cfg)
+	var driver riverdriver.Driver[pgx.Tx] = riverpgxv5.New(d.pool)
+	if d.pooled {
+		driver = pollingPgx{riverpgxv5.New(d.pool)}
+	}
+	c, err := river.NewClient(driver, cfg)
 	if err != nil {
 		return nil, err
 	}
 	return &jobClient{Client: c, pool: d}, nil
 }
+
+// pollingPgx is River's pgx driver without LISTEN and NOTIFY, for a pool
+// behind a transaction pooler: LISTEN needs a session the pooler does not
+// give, so no NOTIFY would reach anyone. River then runs poll-only: it
+// wakes this process's own workers as soon as it queues a job outside a
+// transaction (a batch's chunks), and finds the other jobs (webhook
+// deliveries, queued in a transaction; other processes' jobs) at its fetch
+// poll (jobs.Config.PollEvery). The SQLite dialect's pollingSQLite is the
+// same for the same reason.
+type pollingPgx struct{ *riverpgxv5.Driver }
+
+func (pollingPgx) SupportsListener() bool     { return false }
+func (pollingPgx) SupportsListenNotify() bool { return false }
 
 // jobClient is River's client on PostgreSQL; its transactions are pgx's
 // own, on the pool.

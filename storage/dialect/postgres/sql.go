@@ -56,8 +56,8 @@ SELECT nextval('event_positions'), organization_id, resource_type, resource_id, 
 	changed_relationships, version, client_id, user_id, occurred_at
 FROM (SELECT * FROM moved ORDER BY id) AS m`
 
-// Features are PostgreSQL's.
-func (d *DB) Features() *dialect.Features { return &features }
+// Features are PostgreSQL's, as the connection through a pooler leaves them.
+func (d *DB) Features() *dialect.Features { return &d.features }
 
 // Types are PostgreSQL's column types for the migrations.
 func (d *DB) Types() dialect.Types {
