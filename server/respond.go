@@ -23,6 +23,11 @@ const StatusClientClosedRequest = 499
 // deadline passed, for observe to log at WARN.
 const timedOutKey = "entityapi.timedOut"
 
+// outageRetryAfter is the Retry-After, in seconds, of a request answered
+// 503 because the database is unavailable: about what a PostgreSQL restart
+// or a replica's promotion takes (docs/production.md, "Database outages").
+const outageRetryAfter = 5
+
 // clientGone tells whether the client of c has gone away: its request's
 // context was cancelled (the server cancels it when the connection closes).
 // Whatever a query then returns (context canceled, a driver's "interrupted"),
@@ -47,7 +52,10 @@ func (a *application) abort(c *gin.Context, err error) {
 // request's own deadline passed (the server's, not the client's) is a 503:
 // the server could not answer in the time it allows itself, a condition of
 // load that 5xx alerting should see, but no fault to log as an ERROR (observe
-// logs it at WARN).
+// logs it at WARN). A failure the database's dialect reads as its own
+// condition (a server down or restarting, a connection cut: see
+// storage.Store.Unavailable) is a 503 with Retry-After: the client may send
+// the request again, and nothing of it was written.
 func (a *application) writeError(c *gin.Context, err error) {
 	list, ok := problem.From(err)
 	if !ok {
@@ -59,6 +67,11 @@ func (a *application) writeError(c *gin.Context, err error) {
 		case errors.Is(ctxErr, context.DeadlineExceeded):
 			c.Set(timedOutKey, true)
 			list, ok = problem.List{problem.TimedOut()}, true
+		case a.unavailable != nil && a.unavailable(err):
+			a.log.Warn("database unavailable", "request_id", c.GetString(requestIDKey), "method", c.Request.Method,
+				"route", c.FullPath(), "error", err.Error())
+			c.Header("Retry-After", strconv.Itoa(outageRetryAfter))
+			list, ok = problem.List{problem.DatabaseUnavailable(outageRetryAfter)}, true
 		}
 	}
 	if !ok {

@@ -352,6 +352,9 @@ type application struct {
 	storefront *storefront.Storefront
 	metrics    *metrics
 	limiter    *limiter // per-client request rate, shared by both applications; nil: none
+	// unavailable reads an error as the database's condition
+	// (storage.Store.Unavailable): writeError answers it 503.
+	unavailable func(error) bool
 
 	tracer trace.Tracer // nil: tracing off (tracing.go)
 }
@@ -366,5 +369,5 @@ func newApplication(cfg *Config, store *storage.Store, raw []byte, base string, 
 		return nil, err
 	}
 	return &application{cfg: cfg, doc: doc, raw: raw, base: base, reg: e.Registry(), routes: e.Routes(), engine: e, log: cfg.Logger,
-		tracer: tracer}, nil
+		tracer: tracer, unavailable: store.Unavailable}, nil
 }

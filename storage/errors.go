@@ -28,6 +28,13 @@ func (s *Store) mapError(op, table string, err error) error {
 	return fmt.Errorf("storage: %s %s: %w", op, table, err)
 }
 
+// Unavailable tells whether err (from this store, or from what works on
+// its database: the record stores, the job queue) says the database cannot
+// be reached or cannot work now, as its dialect reads it: the service's
+// condition, which the API answers 503 with Retry-After, never the
+// request's fault (docs/production.md, "Database outages").
+func (c *Conn) Unavailable(err error) bool { return c.s.d.Unavailable(err) }
+
 // uniqueError recognizes a unique (or primary key) violation, as the
 // dialect reads it; nil when err is something else.
 func (s *Store) uniqueError(table string, err error) *UniqueError {

@@ -87,14 +87,17 @@ func refuse(reason string) error { return &Error{Reason: reason} }
 
 // Service issues and checks tokens. It is safe for concurrent use.
 type Service struct {
-	cfg      Config
-	store    *authstore.Store
-	keys     atomic.Pointer[keyRing]
-	reloads  *rate.Limiter // reloads forced by an unknown kid
-	external keyfunc.Keyfunc
-	cache    *principalCache
-	throttle *throttle
-	verified verifiedTokens
+	cfg     Config
+	store   *authstore.Store
+	keys    atomic.Pointer[keyRing]
+	reloads *rate.Limiter // reloads forced by an unknown kid
+	// reloadFailure is why the last reload of the keys failed (nil since
+	// one succeeded): an unknown kid is then not refused (verify.go).
+	reloadFailure atomic.Pointer[error]
+	external      keyfunc.Keyfunc
+	cache         *principalCache
+	throttle      *throttle
+	verified      verifiedTokens
 }
 
 // New builds a Service: it loads the signing keys (generating and storing a

@@ -79,6 +79,17 @@ func (s *Service) Reload(ctx context.Context) error {
 	if s.cfg.SigningKeyFile != "" {
 		return nil
 	}
+	err := s.reload(ctx)
+	if err != nil {
+		s.reloadFailure.Store(&err)
+	} else {
+		s.reloadFailure.Store(nil)
+	}
+	return err
+}
+
+// reload is Reload's work.
+func (s *Service) reload(ctx context.Context) error {
 	keys, err := s.store.SigningKeys(ctx)
 	if err != nil {
 		return wrap("reload signing keys", err)

@@ -8,6 +8,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"encoding/pem"
+	"errors"
 	"math/big"
 	"net/http"
 	"net/http/httptest"
@@ -221,4 +222,34 @@ func TestSigningKeyFile(t *testing.T) {
 			t.Errorf("a key file left %d database keys (%v); want none", len(keys), err)
 		}
 	})
+}
+
+// TestUnknownKidWhileTheDatabaseIsDown: a process that meets a kid it has
+// not loaded yet (a key another process just added) while it cannot read the
+// keys does not refuse the token (a client told 401 drops a good token):
+// the failure is the database's, and so are the next ones until a reload
+// succeeds; then the token verifies.
+func TestUnknownKidWhileTheDatabaseIsDown(t *testing.T) {
+	t.Parallel()
+	for _, d := range storagetest.Dialects() {
+		t.Run(d, func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			first, second := storagetest.OpenTwo(t, d)
+			stale := setup(t, first, auth.Config{Demo: true, ReloadEvery: time.Hour})
+			if _, err := auth.RotateKey(ctx, authstore.New(second), nil); err != nil {
+				t.Fatal(err)
+			}
+			fresh := setup(t, second, auth.Config{Demo: true, ReloadEvery: time.Hour})
+			token := fresh.token(t, "demo-backoffice", "demo-backoffice-secret")
+			first.Close()            // the stale process's database is gone
+			for attempt := range 2 { // the reload, then the reloads it spaces out
+				_, err := stale.svc.Authenticate(ctx, token, "backoffice")
+				var ae *auth.Error
+				if err == nil || errors.As(err, &ae) {
+					t.Fatalf("attempt %d: Authenticate = %v, want the database's failure, not a refusal", attempt, err)
+				}
+			}
+		})
+	}
 }

@@ -28,6 +28,7 @@ const (
 	textUnsupported     = "The authorization grant type is not supported by the authorization server."
 	textTooManyRequests = "Too many failed authentication attempts. Try again later."
 	textServerError     = "The authorization server encountered an unexpected condition which prevented it from fulfilling the request."
+	textUnavailable     = "The authorization server is currently unable to handle the request due to a temporary overloading or maintenance of the server."
 )
 
 // oauthError is one error answer of the token endpoint (RFC 6749 §5.2).
@@ -37,7 +38,7 @@ type oauthError struct {
 	description string
 	hint        string
 	basic       bool          // answer WWW-Authenticate: Basic (invalid_client after Basic credentials)
-	retryAfter  time.Duration // > 0: answer Retry-After (429)
+	retryAfter  time.Duration // > 0: answer Retry-After (429, 503)
 }
 
 func invalidRequest(hint string) *oauthError {
@@ -71,6 +72,29 @@ func tooManyRequests(wait time.Duration) *oauthError {
 
 func serverError() *oauthError {
 	return &oauthError{status: http.StatusInternalServerError, code: "server_error", description: textServerError}
+}
+
+// outageRetryAfter is the Retry-After of a token request the database could
+// not serve, as the APIs answer theirs (server's outageRetryAfter).
+const outageRetryAfter = 5 * time.Second
+
+// temporarilyUnavailable is the answer to a token request the database
+// could not serve for its own condition: RFC 6749's temporarily_unavailable
+// (§4.1.2.1), with 503 and Retry-After, so that a client retries rather
+// than doubting its credentials.
+func temporarilyUnavailable() *oauthError {
+	return &oauthError{status: http.StatusServiceUnavailable, code: "temporarily_unavailable", description: textUnavailable,
+		retryAfter: outageRetryAfter}
+}
+
+// failure is the answer to a token request that failed on err, a failure
+// of the server's: temporarily_unavailable when the database is down, else
+// server_error.
+func (s *Service) failure(err error) *oauthError {
+	if s.store.Unavailable(err) {
+		return temporarilyUnavailable()
+	}
+	return serverError()
 }
 
 // write answers e as league does: error, error_description, the same text as

@@ -99,7 +99,7 @@ func (s *Service) token(w http.ResponseWriter, r *http.Request) (*tokenAnswer, *
 	}
 	client, err := s.authenticateClient(ctx, req.clientID, req.clientSecret)
 	if err != nil {
-		return nil, serverError()
+		return nil, s.failure(err)
 	}
 	if oerr := s.settle(ctx, now, cred, client != nil); oerr != nil {
 		return nil, oerr
@@ -121,7 +121,7 @@ func (s *Service) token(w http.ResponseWriter, r *http.Request) (*tokenAnswer, *
 	}
 	token, err := s.issue(client, user, now)
 	if err != nil {
-		return nil, serverError()
+		return nil, s.failure(err)
 	}
 	return &tokenAnswer{TokenType: "Bearer", ExpiresIn: int64(s.cfg.TokenTTL / time.Second), AccessToken: token,
 		app: client.App, grant: req.grantType}, nil
@@ -158,7 +158,7 @@ func (s *Service) passwordUser(ctx context.Context, client *authstore.Client, re
 	if errors.Is(err, authstore.ErrNotFound) {
 		user = nil
 	} else if err != nil {
-		return nil, serverError()
+		return nil, s.failure(err)
 	}
 	cred := userCredential(user, req.username, addr)
 	if oerr := s.admit(ctx, now, cred); oerr != nil {
@@ -191,7 +191,7 @@ func (s *Service) admit(ctx context.Context, now time.Time, cred credential) *oa
 	wait, err := s.throttle.admit(ctx, now, cred)
 	switch {
 	case err != nil:
-		return serverError()
+		return s.failure(err)
 	case wait > 0:
 		return tooManyRequests(wait)
 	}
@@ -208,7 +208,7 @@ func (s *Service) settle(ctx context.Context, now time.Time, cred credential, ri
 		err = s.throttle.failed(ctx, now, cred)
 	}
 	if err != nil {
-		return serverError()
+		return s.failure(err)
 	}
 	return nil
 }
@@ -217,7 +217,7 @@ func (s *Service) settle(ctx context.Context, now time.Time, cred credential, ri
 func (s *Service) clientUser(ctx context.Context, client *authstore.Client) (*authstore.User, *oauthError) {
 	user, err := s.store.UserByID(ctx, *client.UserID)
 	if err != nil {
-		return nil, serverError()
+		return nil, s.failure(err)
 	}
 	if !user.Enabled {
 		return nil, invalidGrant("Account is disabled.")

@@ -95,11 +95,24 @@ func (s *Service) parse(token string, claims jwt.Claims, keys jwt.Keyfunc, audie
 		jwt.WithAudience(audience), jwt.WithIssuer(issuer),
 		jwt.WithExpirationRequired(), jwt.WithIssuedAt(),
 		jwt.WithLeeway(leeway), jwt.WithTimeFunc(s.cfg.Now))
+	var lookup *keyLookupError
+	if errors.As(err, &lookup) {
+		return lookup.err // the server's failure, not the token's
+	}
 	if err != nil {
 		return refuse(reasonFor(err))
 	}
 	return nil
 }
+
+// keyLookupError is a token's key that could not be looked for: the
+// database that holds the keys failed. The token may well be valid, so it
+// is not refused (a client told 401 would drop a good token): the request
+// fails with err, which the API answers 503 when the database is down.
+type keyLookupError struct{ err error }
+
+func (e *keyLookupError) Error() string { return e.err.Error() }
+func (e *keyLookupError) Unwrap() error { return e.err }
 
 // reasonFor names what is wrong with a token golang-jwt refused.
 func reasonFor(err error) string {
@@ -127,16 +140,28 @@ func reasonFor(err error) string {
 // ownKey finds the public key of one of our tokens by its kid. A kid missing
 // from the set may belong to a key another process has just added: the set
 // is then re-read at once (at most every few seconds) before giving up.
+// While the keys cannot be read (the database is down), such a kid is not
+// refused: the request fails with the database's error instead
+// (keyLookupError).
 func (s *Service) ownKey(ctx context.Context) jwt.Keyfunc {
 	return func(t *jwt.Token) (any, error) {
 		if kid, _ := t.Header[jwkset.HeaderKID].(string); kid == "" {
 			return nil, errUnknownKID
 		}
 		key, err := s.keys.Load().verify.KeyfuncCtx(ctx)(t)
-		if errors.Is(err, jwkset.ErrKeyNotFound) && s.cfg.SigningKeyFile == "" && s.reloads.Allow() {
-			if rerr := s.Reload(ctx); rerr == nil {
-				key, err = s.keys.Load().verify.KeyfuncCtx(ctx)(t)
+		if !errors.Is(err, jwkset.ErrKeyNotFound) || s.cfg.SigningKeyFile != "" {
+			return key, err
+		}
+		if s.reloads.Allow() {
+			if rerr := s.Reload(ctx); rerr != nil {
+				return nil, &keyLookupError{rerr}
 			}
+			return s.keys.Load().verify.KeyfuncCtx(ctx)(t)
+		}
+		if failed := s.reloadFailure.Load(); failed != nil {
+			// The keys could not be read lately: the kid may be a key
+			// added since, which the next reload will find.
+			return nil, &keyLookupError{*failed}
 		}
 		return key, err
 	}

@@ -144,6 +144,15 @@ func TimedOut() *Problem {
 		Detail: "The request took longer than the server allows. Try again later, or ask for less (a smaller page, fewer includes)."}
 }
 
+// DatabaseUnavailable is the answer to a request the database could not
+// serve for its own condition (down, restarting, unreachable, its disk
+// full): a 503 whose Retry-After says when to try again. Nothing the
+// request asked was done, or its transaction rolled back.
+func DatabaseUnavailable(retryAfterSeconds int) *Problem {
+	return &Problem{Kind: Unavailable, Title: "service unavailable http exception",
+		Detail: fmt.Sprintf("The database is unavailable for now; nothing was changed. Retry in %d seconds.", retryAfterSeconds)}
+}
+
 func quoteJoin(names []string) string {
 	s := ""
 	for i, n := range names {

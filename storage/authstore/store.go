@@ -25,6 +25,10 @@ func New(s *storage.Store) *Store {
 	return &Store{c: s.Conn, failures: &failureStore{oneWriter: s.Features().OneWriter, db: s.Conn}}
 }
 
+// Unavailable tells whether err says the database cannot work now
+// (storage.Conn.Unavailable): the token endpoint answers it 503.
+func (a *Store) Unavailable(err error) bool { return a.c.Unavailable(err) }
+
 // atomic runs fn on a Store whose statements commit together: a's own
 // transaction when it is in one, else a new one (see storage.Conn.Atomic).
 func (a *Store) atomic(ctx context.Context, fn func(a *Store) error) error {

@@ -48,6 +48,11 @@ type Dialect interface {
 	// (NOT NULL, CHECK... too) that backed out its statement alone,
 	// leaving its transaction going.
 	Constraint(err error) bool
+	// Unavailable tells whether err says the database cannot be reached
+	// or cannot work now (a server down or restarting, a connection cut, a
+	// full disk): the service's condition, answered 503, not the
+	// request's fault (docs/production.md, "Database outages").
+	Unavailable(err error) bool
 	// Types fill the migrations' placeholders ({{.Serial}}...).
 	Types() Types
 	// MigrateQueue creates or upgrades River's tables.

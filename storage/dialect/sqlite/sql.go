@@ -98,11 +98,38 @@ func (d *DB) ForeignKey(err error) bool {
 // violation (the extended codes keep it in their low byte).
 const primaryConstraint = 19
 
+// SQLite's primary result codes of a file that cannot be worked on now
+// (https://sqlite.org/rescode.html).
+const (
+	primaryBusy     = 5
+	primaryNoMem    = 7
+	primaryReadOnly = 8
+	primaryIOErr    = 10
+	primaryFull     = 13
+	primaryCantOpen = 14
+)
+
 // Constraint recognizes a constraint violation of any kind: SQLite backs
 // the statement out by itself and the transaction goes on.
 func (d *DB) Constraint(err error) bool {
 	var se *sqlite.Error
 	return errors.As(err, &se) && se.Code()&0xff == primaryConstraint
+}
+
+// Unavailable recognizes the errors of a file that cannot be worked on now:
+// unreadable or unwritable (SQLITE_IOERR, SQLITE_CANTOPEN, SQLITE_READONLY),
+// on a full disk (SQLITE_FULL), locked by another process past the busy
+// timeout (SQLITE_BUSY), or out of memory (SQLITE_NOMEM).
+func (d *DB) Unavailable(err error) bool {
+	var se *sqlite.Error
+	if !errors.As(err, &se) {
+		return false
+	}
+	switch se.Code() & 0xff {
+	case primaryBusy, primaryNoMem, primaryReadOnly, primaryIOErr, primaryFull, primaryCantOpen:
+		return true
+	}
+	return false
 }
 
 // analysisLimit bounds the rows ANALYZE reads per index, so that keeping
