@@ -138,8 +138,15 @@ var settings = []*setting{
 		usage: "webhooks may target plain http URLs",
 		set:   func(c *config, v string) error { return boolean(v, &c.webhooks.Guard.AllowHTTP) }},
 	{name: "webhook-allow-private", def: "false", show: "off", boolean: true, serve: true,
-		usage: "webhooks may target loopback, private, link-local, unique-local and metadata addresses (a receiver on your own network)",
+		usage: "webhooks may target loopback, private, link-local and unique-local addresses (a receiver on your own network); cloud metadata addresses stay refused",
 		set:   func(c *config, v string) error { return boolean(v, &c.webhooks.Guard.AllowPrivate) }},
+	{name: "webhook-allow-addresses", list: true, show: "none", serve: true,
+		usage: "IP addresses and CIDR ranges webhooks may target whatever the address rules say, comma-separated or repeated; a cloud metadata address (docs/webhooks.md) only when listed alone, such as 169.254.169.254",
+		set: func(c *config, v string) error {
+			allowed, err := webhook.ParseAllowed(splitList(v))
+			c.webhooks.Guard.Allow = allowed
+			return err
+		}},
 	{name: "webhook-timeout", def: durationText(jobs.DefaultWebhookTimeout), usage: "time a webhook receiver has to answer one delivery", serve: true,
 		set: func(c *config, v string) error {
 			if err := duration(v, &c.webhooks.Timeout); err != nil {

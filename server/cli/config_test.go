@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"flag"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -68,7 +69,8 @@ func TestSettingsSources(t *testing.T) {
 	env := map[string]string{"ENTITYAPI_ADDR": ":9000", "ENTITYAPI_MAX_BODY": "2048", "ENTITYAPI_DEMO": "true",
 		"ENTITYAPI_CURRENCIES": "EUR, GBP", "ENTITYAPI_DEFAULT_CURRENCY": "EUR", "ENTITYAPI_SHUTDOWN_TIMEOUT": "3s",
 		"ENTITYAPI_TOKEN_FAILURES_PER_ADDRESS": "0", "ENTITYAPI_TOKEN_FAILURE_WINDOW": "5m"}
-	c, err := parseWith("serve", []string{"--addr", ":9100", "--guest-resources", "countries", "--guest-resources", "regions"}, env)
+	c, err := parseWith("serve", []string{"--addr", ":9100", "--guest-resources", "countries", "--guest-resources", "regions",
+		"--webhook-allow-addresses", "169.254.169.254, 10.1.0.0/16", "--webhook-allow-addresses", "::ffff:100.100.100.200"}, env)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,6 +86,8 @@ func TestSettingsSources(t *testing.T) {
 		{"shutdown-timeout variable", c.shutdownTimeout, 3 * time.Second},
 		{"no per-address failure limit", c.auth.MaxFailures, -1},
 		{"failure window", c.auth.FailureWindow, 5 * time.Minute},
+		{"webhook addresses, commas and repeated", c.webhooks.Guard.Allow, []netip.Prefix{netip.MustParsePrefix("169.254.169.254/32"),
+			netip.MustParsePrefix("10.1.0.0/16"), netip.MustParsePrefix("100.100.100.200/32")}},
 	} {
 		if !reflect.DeepEqual(tc.got, tc.want) {
 			t.Errorf("%s: %#v, want %#v", tc.name, tc.got, tc.want)
@@ -130,6 +134,8 @@ func TestSettingsErrors(t *testing.T) {
 		{"atomic operations", nil, map[string]string{"ENTITYAPI_MAX_ATOMIC_OPERATIONS": "0"}, `ENTITYAPI_MAX_ATOMIC_OPERATIONS "0": want a number from 1 to 10000`},
 		{"boolean", nil, map[string]string{"ENTITYAPI_DEMO": "yes please"}, `ENTITYAPI_DEMO "yes please": want true or false`},
 		{"failure limit", []string{"--token-failures-total", "-5"}, nil, `--token-failures-total "-5": want a number of failures (0: no limit)`},
+		{"webhook address", nil, map[string]string{"ENTITYAPI_WEBHOOK_ALLOW_ADDRESSES": "169.254.169.254,metadata.google.internal"},
+			`ENTITYAPI_WEBHOOK_ALLOW_ADDRESSES "169.254.169.254,metadata.google.internal": "metadata.google.internal" is not an IP address or a CIDR range`},
 		{"unknown flag", []string{"--max-bdy", "1"}, nil, `flag provided but not defined: -max-bdy`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

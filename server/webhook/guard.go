@@ -19,31 +19,31 @@ import (
 // (its literal address, or what its name resolves to) nor when a delivery
 // connects: the dialer checks the address it is about to connect to, after
 // DNS resolution, so a name that resolves elsewhere later (DNS rebinding)
-// is refused too. AllowPrivate lifts the address rule (tests, a receiver on
-// the same network).
+// is refused too. AllowPrivate lifts the private rule (tests, a receiver on
+// the same network) but not the metadata rule (metadata.go); Allow lets
+// named addresses and ranges through.
 
 // blocked are the ranges no delivery may reach.
 var blocked = func() []netip.Prefix {
 	var out []netip.Prefix
 	for _, s := range []string{
-		"0.0.0.0/8",         // this network
-		"10.0.0.0/8",        // private
-		"100.64.0.0/10",     // shared address space (carrier-grade NAT)
-		"127.0.0.0/8",       // loopback
-		"169.254.0.0/16",    // link-local, cloud metadata (169.254.169.254)
-		"172.16.0.0/12",     // private
-		"192.0.0.0/24",      // IETF protocol assignments
-		"192.168.0.0/16",    // private
-		"198.18.0.0/15",     // benchmarking
-		"224.0.0.0/4",       // multicast
-		"240.0.0.0/4",       // reserved, broadcast
-		"::/128",            // unspecified
-		"::1/128",           // loopback
-		"fc00::/7",          // unique local
-		"fe80::/10",         // link-local
-		"ff00::/8",          // multicast
-		"fd00:ec2::254/128", // AWS metadata over IPv6 (inside fc00::/7, listed for the record)
-		"64:ff9b::/96",      // NAT64 of IPv4 addresses, which may be private
+		"0.0.0.0/8",      // this network
+		"10.0.0.0/8",     // private
+		"100.64.0.0/10",  // shared address space (carrier-grade NAT)
+		"127.0.0.0/8",    // loopback
+		"169.254.0.0/16", // link-local
+		"172.16.0.0/12",  // private
+		"192.0.0.0/24",   // IETF protocol assignments
+		"192.168.0.0/16", // private
+		"198.18.0.0/15",  // benchmarking
+		"224.0.0.0/4",    // multicast
+		"240.0.0.0/4",    // reserved, broadcast
+		"::/128",         // unspecified
+		"::1/128",        // loopback
+		"fc00::/7",       // unique local
+		"fe80::/10",      // link-local
+		"ff00::/8",       // multicast
+		"64:ff9b::/96",   // NAT64 of IPv4 addresses, which may be private
 	} {
 		out = append(out, netip.MustParsePrefix(s))
 	}
@@ -51,29 +51,84 @@ var blocked = func() []netip.Prefix {
 }()
 
 // errBlocked: the address is in a refused range.
-var errBlocked = errors.New("the address is loopback, private, link-local, unique-local or a metadata address")
+var errBlocked = errors.New("the address is loopback, private, link-local, unique-local or reserved")
 
 // Guard holds the rules a target URL and each connection must pass.
 type Guard struct {
 	AllowHTTP    bool // http targets are accepted (https only otherwise)
-	AllowPrivate bool // private and loopback addresses are accepted
+	AllowPrivate bool // private and loopback addresses are accepted, metadata addresses still not
+	// Allow are the addresses and ranges let through whatever the rules
+	// above say (--webhook-allow-addresses, read by ParseAllowed). A range
+	// lets its private addresses through; a metadata address passes only
+	// when an entry is that address alone (docs/decisions.md §12).
+	Allow []netip.Prefix
 	// Resolve looks a host name up (net.DefaultResolver's LookupNetIP by
 	// default); tests replace it.
 	Resolve func(ctx context.Context, host string) ([]netip.Addr, error)
 }
 
-// checkAddr refuses an address in a blocked range.
+// checkAddr refuses a metadata address Allow does not name (errMetadata),
+// and an address in a blocked range unless AllowPrivate or Allow lets it
+// through (errBlocked). The address is checked without its zone (a zone
+// would keep netip.Prefix.Contains from matching) and an IPv4-mapped IPv6
+// address as the IPv4 one.
 func (g *Guard) checkAddr(a netip.Addr) error {
+	a = a.WithZone("").Unmap()
+	if m, ok := metadata(a); ok && !g.names(m) {
+		return errMetadata
+	}
 	if g.AllowPrivate {
 		return nil
 	}
-	a = a.Unmap() // an IPv4-mapped IPv6 address is checked as the IPv4 one
+	for _, p := range g.Allow {
+		if p.Contains(a) {
+			return nil
+		}
+	}
 	for _, p := range blocked {
 		if p.Contains(a) {
 			return errBlocked
 		}
 	}
 	return nil
+}
+
+// names tells whether an entry of Allow is the address a alone.
+func (g *Guard) names(a netip.Addr) bool {
+	for _, p := range g.Allow {
+		if p.IsSingleIP() && p.Addr() == a {
+			return true
+		}
+	}
+	return false
+}
+
+// refusal is the detail of a create or change whose URL's address (or,
+// when host is not "", an address host resolves to) checkAddr refused with
+// err: it tells a metadata address from the others.
+func refusal(host string, err error) string {
+	what := "a loopback, private, link-local, unique-local or reserved address"
+	if errors.Is(err, errMetadata) {
+		what = "a cloud metadata address"
+	}
+	if host != "" {
+		return fmt.Sprintf("The URL's host %s resolves to %s.", host, what)
+	}
+	return "The URL names " + what + "."
+}
+
+// endsInNumber tells whether host's last label is a number (decimal, or hex
+// after 0x), as the WHATWG URL standard reads it: such a host is an IPv4
+// address in one of its legacy forms (2852039166, 0xA9FEA9FE, 0251.0376.0.1,
+// 169.254.43518, a trailing dot), which resolvers read differently. A target
+// writes its address in the usual form or uses a name.
+func endsInNumber(host string) bool {
+	labels := strings.Split(strings.TrimSuffix(host, "."), ".")
+	last := labels[len(labels)-1]
+	if l := strings.ToLower(last); strings.HasPrefix(l, "0x") {
+		return strings.Trim(l[2:], "0123456789abcdef") == ""
+	}
+	return last != "" && strings.Trim(last, "0123456789") == ""
 }
 
 // CheckURL tells what is wrong with a target URL, or "": it must be an
@@ -105,14 +160,17 @@ func (g *Guard) CheckURL(ctx context.Context, raw string) string {
 		return "This value is not a valid URL."
 	}
 	if a, err := netip.ParseAddr(host); err == nil {
-		if g.checkAddr(a) != nil {
-			return "The URL names a loopback, private, link-local, unique-local or metadata address."
+		if err := g.checkAddr(a); err != nil {
+			return refusal("", err)
 		}
 		return ""
 	}
+	if endsInNumber(host) {
+		return "The URL's host must be a name or an IP address in its usual form (such as 203.0.113.7)."
+	}
 	if strings.EqualFold(host, "localhost") || strings.HasSuffix(strings.ToLower(host), ".localhost") {
 		if !g.AllowPrivate {
-			return "The URL names a loopback, private, link-local, unique-local or metadata address."
+			return refusal("", errBlocked)
 		}
 		return ""
 	}
@@ -123,8 +181,8 @@ func (g *Guard) CheckURL(ctx context.Context, raw string) string {
 		return ""
 	}
 	for _, a := range addrs {
-		if g.checkAddr(a) != nil {
-			return fmt.Sprintf("The URL's host %s resolves to a loopback, private, link-local, unique-local or metadata address.", host)
+		if err := g.checkAddr(a); err != nil {
+			return refusal(host, err)
 		}
 	}
 	return ""
