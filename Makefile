@@ -4,7 +4,7 @@ GO ?= go
 APPS := backoffice storefront
 ADDR ?= 127.0.0.1:8080
 
-.PHONY: run webhook-demo build generate sdk verify release-docs lint test test-short fuzz bench bench-http soak readme-check docs-assets clean
+.PHONY: run webhook-demo build generate sdk verify release-docs lint test test-short test-pooler fuzz bench bench-http soak readme-check docs-assets clean
 
 ## run: start the service on embedded SQLite with demo data (webhooks may target this machine)
 run:
@@ -102,6 +102,21 @@ test:
 ## (the browser, killed processes, the add-an-entity guide's build, memory and allocation bounds)
 test-short:
 	TEST_DATABASE_URL= CI= $(GO) test -short -count=1 -p $${TEST_P:-4} -parallel $${TEST_PARALLEL:-4} ./...
+
+## test-pooler: the PostgreSQL suite's storage paths through PgBouncer in transaction mode
+## (--database-pooler transaction): storage, tokens and batches whole, and the API's reads,
+## writes, upserts, batches, atomic requests, events and webhooks; needs TEST_DATABASE_URL and pgbouncer
+POOLER_API_TESTS := TestEvery(ReadAndRelationship|Write|Storefront)Operation|TestWriteResources|TestUpsert|TestConcurrentUpserts|TestBatch(ItemErrors|Sync|UpdatesUpsertsAndClashes|IncludedAsync|ClientChosenIDs|LargeJobs)$$|TestAtomic(Operations|AllOrNothing)|TestEvents|TestWebhook(DeliveriesAreSigned|Resource|RetriesThenDisables)|TestToken|TestRelatedRecordsInOneRequest|TestIncludeAndFields|TestCursorWalks|TestIfMatch|TestReadCountriesAndRegions|TestOperation|TestQueriesPer
+test-pooler:
+	@test -n "$$TEST_DATABASE_URL" || { echo "test-pooler: set TEST_DATABASE_URL (the server behind the pooler)"; exit 1; }
+	@eval "$$(scripts/pgbouncer/start.sh)" && trap 'scripts/pgbouncer/stop.sh "$$POOLER_DIR"' EXIT && \
+	  echo "PgBouncer (transaction mode) at $$POOLER_URL" && \
+	  TEST_DATABASE_POOLER_URL="$$POOLER_URL" $(GO) test -count=1 -p $${TEST_P:-4} -parallel $${TEST_PARALLEL:-4} \
+	    -timeout $${TEST_TIMEOUT:-20m} ./storage/... ./server/auth/... ./server/batch/... ./server/engine/... && \
+	  TEST_DATABASE_POOLER_URL="$$POOLER_URL" $(GO) test -count=1 -parallel $${TEST_PARALLEL:-4} \
+	    -timeout $${TEST_TIMEOUT:-20m} -run '$(POOLER_API_TESTS)' ./server && \
+	  TEST_DATABASE_POOLER_URL="$$POOLER_URL" $(GO) test -count=1 -v -run 'TestThroughThePooler' ./storage/storagetest | \
+	    grep -q -- '--- PASS: TestThroughThePooler' || { echo "test-pooler: the stores did not go through PgBouncer"; exit 1; }
 
 ## fuzz: run the request-document fuzz test for a while (FUZZTIME=30s)
 fuzz:

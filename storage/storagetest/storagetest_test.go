@@ -3,8 +3,11 @@ package storagetest
 import (
 	"context"
 	"fmt"
+	"net/url"
+	"os"
 	"reflect"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -130,5 +133,31 @@ func TestTemplateRetriesAfterAFailure(t *testing.T) {
 	templates.Unlock()
 	if tp == nil || tp.made || tp.remove != nil {
 		t.Errorf("the failed template is %+v, want one not made", tp)
+	}
+}
+
+// TestThroughThePooler: with TEST_DATABASE_POOLER_URL the stores reach their
+// server through the pooler, with storage.PoolerTransaction: the server
+// answers on its own port, not the pooler's. make test-pooler requires it
+// to pass, so that a pooled run that went direct cannot pass unnoticed.
+func TestThroughThePooler(t *testing.T) {
+	pooler := os.Getenv(EnvPoolerURL)
+	if pooler == "" {
+		t.Skip("no pooler: TEST_DATABASE_POOLER_URL is not set")
+	}
+	s := Open(t, "postgres")
+	if s.Pooler() != storage.PoolerTransaction {
+		t.Errorf("the store's pooler is %q, want %q", s.Pooler(), storage.PoolerTransaction)
+	}
+	u, err := url.Parse(pooler)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var serverPort int
+	if err := s.DB().QueryRowContext(context.Background(), "SELECT inet_server_port()").Scan(&serverPort); err != nil {
+		t.Fatal(err)
+	}
+	if strconv.Itoa(serverPort) == u.Port() {
+		t.Errorf("the server answers on the pooler's port %d: the store went direct", serverPort)
 	}
 }
