@@ -7,6 +7,10 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -217,7 +221,9 @@ func refusal(t *testing.T, name string, res *http.Response, raw []byte, plain bo
 // TestRefusedBodyGoClient: net/http's own client, sending bodies over the
 // limits in chunked encoding, reads the 413 status and document (no
 // "connection reset") even when the body is longer than what the server
-// discards of it (drainBytes), a batch with a 20 MiB item included.
+// discards of it (drainBytes), a batch with a 20 MiB item included. Go's
+// client reads while it sends, and passed before the discarding too: this
+// guards that answering first, discarding and closing keep it so.
 func TestRefusedBodyGoClient(t *testing.T) {
 	eachAPI(t, func(t *testing.T, a *api) {
 		for _, tc := range []struct {
@@ -301,4 +307,51 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 	n, err := c.w.Write(p)
 	c.n += int64(n)
 	return n, err
+}
+
+// TestRefusedBodyNodeFetch: Node's fetch (undici), sending a chunked body
+// over --max-body and a batch with an item over --max-batch-item, reads the
+// 413 document (scripts/refusedbody/fetch.mjs); like Go's client it reads
+// while it sends, and passed before too. It needs node on PATH; without
+// it the test is skipped (CI=true: it fails, as the TypeScript SDK's does).
+func TestRefusedBodyNodeFetch(t *testing.T) {
+	node, err := exec.LookPath("node")
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("node is missing (%v); CI=true: a missing toolchain fails", err)
+		}
+		t.Skipf("node is missing (%v): Node's fetch is not tried", err)
+	}
+	script := filepath.Join("..", "scripts", "refusedbody", "fetch.mjs")
+	eachAPI(t, func(t *testing.T, a *api) {
+		for _, tc := range []struct {
+			name, method, head, tail, detail string
+			mebibytes                        int
+		}{
+			{name: "over --max-body", method: http.MethodPost, mebibytes: 20,
+				head: `{"data":{"type":"accounts","attributes":{"name":"`, tail: `"}}}`,
+				detail: "The request body is larger than 65536 bytes."},
+			{name: "a batch item over --max-batch-item", method: http.MethodPatch, mebibytes: 20,
+				head: `{"data":[{"type":"accounts","attributes":{"name":"`, tail: `"}}]}`,
+				detail: "The item is larger than 1048576 bytes."},
+		} {
+			out, err := exec.Command(node, script, a.base+"/admin/api/accounts", a.token("admin"), tc.method,
+				tc.head, strconv.Itoa(tc.mebibytes), tc.tail).Output()
+			if err != nil {
+				t.Fatalf("%s: node: %v", tc.name, err)
+			}
+			var got struct {
+				Status int    `json:"status"`
+				Body   string `json:"body"`
+				Error  string `json:"error"`
+				Cause  string `json:"cause"`
+			}
+			if err := json.Unmarshal(out, &got); err != nil {
+				t.Fatalf("%s: %v: %s", tc.name, err, out)
+			}
+			if got.Status != http.StatusRequestEntityTooLarge || !strings.Contains(got.Body, tc.detail) {
+				t.Errorf("%s: Node's fetch read %d %q (error %q, cause %q), want 413 %q", tc.name, got.Status, got.Body, got.Error, got.Cause, tc.detail)
+			}
+		}
+	})
 }
