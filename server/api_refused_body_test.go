@@ -311,8 +311,12 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 
 // TestRefusedBodyNodeFetch: Node's fetch (undici), sending a chunked body
 // over --max-body and a batch with an item over --max-batch-item, reads the
-// 413 document (scripts/refusedbody/fetch.mjs); like Go's client it reads
-// while it sends, and passed before too. It needs node on PATH; without
+// 413 document (scripts/refusedbody/fetch.mjs). Bodies of 6 MiB, within what
+// the server discards (drainBytes): undici fails the request on the reset of
+// a body left unread beyond that even when the answer had come. It passed
+// before the discarding too (undici reads while it sends): it guards that
+// answering first, discarding and closing keep it so. It needs
+// node on PATH; without
 // it the test is skipped (CI=true: it fails, as the TypeScript SDK's does).
 func TestRefusedBodyNodeFetch(t *testing.T) {
 	node, err := exec.LookPath("node")
@@ -328,10 +332,10 @@ func TestRefusedBodyNodeFetch(t *testing.T) {
 			name, method, head, tail, detail string
 			mebibytes                        int
 		}{
-			{name: "over --max-body", method: http.MethodPost, mebibytes: 20,
+			{name: "over --max-body", method: http.MethodPost, mebibytes: 6,
 				head: `{"data":{"type":"accounts","attributes":{"name":"`, tail: `"}}}`,
 				detail: "The request body is larger than 65536 bytes."},
-			{name: "a batch item over --max-batch-item", method: http.MethodPatch, mebibytes: 20,
+			{name: "a batch item over --max-batch-item", method: http.MethodPatch, mebibytes: 6,
 				head: `{"data":[{"type":"accounts","attributes":{"name":"`, tail: `"}}]}`,
 				detail: "The item is larger than 1048576 bytes."},
 		} {
