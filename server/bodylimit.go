@@ -22,9 +22,11 @@ import (
 // got it, and sent the body, before being refused.
 
 const (
-	// drainBytes bounds what is read and discarded of a refused body after
-	// its 413 is sent, so that a client still sending finishes and reads the
-	// answer; what is left beyond it is not read (the connection closes).
+	// drainBytes is how far past its route's limit a refused body is read
+	// and discarded after its 413 is sent, so that a client still sending
+	// finishes and reads the answer: a request never makes the server read
+	// more than an accepted one of its route could, and 8 MiB. What is left
+	// beyond is not read (the connection closes).
 	drainBytes = 8 << 20
 	// drainTime bounds how long the discarding waits for those bytes: a
 	// client that declared more than it sends holds a goroutine this long at
@@ -63,7 +65,7 @@ func (a *application) limitBody(c *gin.Context) {
 		c.Next()
 	}
 	if c.Writer.Status() == http.StatusRequestEntityTooLarge && !body.sawEOF.Load() {
-		drain(c, body)
+		drain(c, body, limit+drainBytes)
 	}
 }
 
@@ -78,24 +80,26 @@ func closeUnreadBody(c *gin.Context) {
 }
 
 // drain sends the answer written, then reads and discards the rest of a
-// refused body, up to drainBytes or for drainTime, whichever ends first: a
-// client that sends its whole body before reading its answer then reads the
-// 413 instead of a reset. A body declared longer than what is left of the
-// bound is not read at all (its client would be reset anyway; one that reads
-// while it sends has the answer already), nor one whose client waits for 100
-// Continue (it sends nothing, having its final answer).
-func drain(c *gin.Context, body *edgeBody) {
+// refused body until the body has been read up to bound bytes in all, or for
+// drainTime, whichever ends first: a client that sends its whole body before
+// reading its answer (Python's urllib) then reads the 413 instead of a reset,
+// and one that reads while it sends (Go's, Node's) is not raced by that
+// reset. A body declared longer than the bound is not read at all (its
+// client would be reset anyway), nor one whose client waits for 100 Continue
+// (it sends nothing, having its final answer).
+func drain(c *gin.Context, body *edgeBody, bound int64) {
 	c.Writer.Flush()
 	if !body.started.Load() && strings.EqualFold(c.Request.Header.Get("Expect"), "100-continue") {
 		return
 	}
-	if cl := c.Request.ContentLength; cl > 0 && cl-body.read.Load() > drainBytes {
+	left := bound - body.read.Load()
+	if cl := c.Request.ContentLength; left <= 0 || cl > bound {
 		return
 	}
 	// Not every writer has deadlines (tests' recorders): then the server's
 	// read timeout applies.
 	_ = http.NewResponseController(c.Writer).SetReadDeadline(time.Now().Add(drainTime))
-	_, _ = io.CopyN(io.Discard, body.ReadCloser, drainBytes)
+	_, _ = io.CopyN(io.Discard, body.ReadCloser, left)
 }
 
 // edgeBody is a request body as limitBody hands it on: it records whether it
