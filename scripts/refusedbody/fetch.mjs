@@ -1,5 +1,5 @@
 // Sends a request body too large for the service with Node's fetch, in chunked
-// encoding, and prints the answer's status and body: server/api_refused_body_test.go
+// encoding, and prints the answer's status and body: server/api_refused_body_clients_test.go
 // (TestRefusedBodyNodeFetch) checks that Node reads the 413 document rather than
 // failing on a reset connection.
 //

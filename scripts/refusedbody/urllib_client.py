@@ -1,6 +1,6 @@
 """Sends a request body too large for the service with Python's urllib, which
 sends the whole body before it reads the answer, and prints the answer's
-status and body as JSON: server/api_refused_body_test.go
+status and body as JSON: server/api_refused_body_clients_test.go
 (TestRefusedBodyPythonURLLib) checks that urllib reads the 413 document
 rather than failing on a reset connection.
 
