@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net/http"
 	"regexp"
 	"strconv"
 
@@ -101,6 +102,9 @@ var badParameter = regexp.MustCompile(`^Invalid format for parameter (\S+):`)
 // plain format's bare array.
 func writeProblems(c *gin.Context, list problem.List) {
 	status := list.Status()
+	if status == http.StatusRequestEntityTooLarge {
+		closeUnreadBody(c) // the rest of a refused body is not read (bodylimit.go)
+	}
 	n := negotiationOf(c)
 	jsonAPI := n.format == engine.JSONAPI || (n.problem != nil && n.errorsJSONAPI)
 	var body []byte

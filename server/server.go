@@ -210,7 +210,7 @@ func New(cfg Config, store *storage.Store) (*Server, error) {
 	bo.webhooks = newWebhooks(&cfg, bo, queue, s.tracer)
 	s.queue = queue
 	group := g.Group("")
-	group.Use(bo.begin, bo.negotiate, bo.authenticate, bo.rateLimit, bo.validate)
+	group.Use(bo.begin, bo.negotiate, bo.limitBody, bo.authenticate, bo.rateLimit, bo.validate)
 	bo.traceEngine(group)
 	mountBackoffice(bo, group)
 	for _, rt := range bo.routes.Batches() {
@@ -235,7 +235,7 @@ func New(cfg Config, store *storage.Store) (*Server, error) {
 	}
 	sf.engine.LimitTo("currencies", toAny(sf.storefront.Currencies()))
 	sfGroup := g.Group("")
-	sfGroup.Use(sf.begin, sf.negotiate, sf.authenticate, sf.rateLimit, sf.localeHeaders, sf.validate)
+	sfGroup.Use(sf.begin, sf.negotiate, sf.limitBody, sf.authenticate, sf.rateLimit, sf.localeHeaders, sf.validate)
 	sf.traceEngine(sfGroup)
 	mountStorefront(sf, sfGroup)
 	sf.serveDocument(g)
