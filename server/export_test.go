@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"time"
 
 	"github.com/entityapi/entityapi/storage/jobs"
 )
@@ -21,4 +22,16 @@ func (s *Server) HoldSyncBatches(release chan struct{}) {
 		return
 	}
 	s.syncHold.Store(&release)
+}
+
+// ShareRateLimit runs one share of the rate limit's buckets with the other
+// processes at now, as the ticker does every --rate-limit-share: a test
+// decides when the processes learn of each other.
+func (s *Server) ShareRateLimit(ctx context.Context, now time.Time) error {
+	return s.rates.share(ctx, now)
+}
+
+// SetRateClock makes the rate limit read the time from now.
+func (s *Server) SetRateClock(now func() time.Time) {
+	s.rates.l.clock.Store(&now)
 }

@@ -15,9 +15,11 @@ import (
 )
 
 // TestLimiter drives the buckets with a made-up clock, so that it counts
-// requests and never measures time.
+// requests and never measures time. A step of key push pushes the buckets,
+// as a share with the other processes does.
 func TestLimiter(t *testing.T) {
 	t.Parallel()
+	const push = "(push)"
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	type step struct {
 		key  string
@@ -49,8 +51,11 @@ func TestLimiter(t *testing.T) {
 			{"a", 0, true, 0}, {"a", 0, false, time.Second}, {"a", 0, false, time.Second}, {"a", time.Second, true, 0},
 		}, size: 1},
 		{name: "a full bucket is forgotten", cfg: RateLimitConfig{PerSecond: 1, Burst: 2}, max: 10, steps: []step{
-			{"a", 0, true, 0}, {"b", time.Second, true, 0}, {"c", 2 * time.Second, true, 0},
-		}, size: 2},
+			{"a", 0, true, 0}, {"b", time.Second, true, 0}, {push, 0, false, 0}, {"c", 1500 * time.Millisecond, true, 0},
+		}, size: 2}, // a is full again at 1 s, b not yet at 1.5 s
+		{name: "a full bucket is kept until pushed", cfg: RateLimitConfig{PerSecond: 1, Burst: 2}, max: 10, steps: []step{
+			{"a", 0, true, 0}, {"b", time.Second, true, 0}, {"c", 1500 * time.Millisecond, true, 0},
+		}, size: 3},
 		{name: "bounded: the least recently seen goes first", cfg: RateLimitConfig{PerSecond: 0.001, Burst: 1}, max: 2, steps: []step{
 			{"a", 0, true, 0}, {"b", 0, true, 0}, {"a", 0, false, 1000 * time.Second}, {"c", 0, true, 0},
 			{"a", 0, false, 1000 * time.Second}, {"b", 0, true, 0},
@@ -60,6 +65,10 @@ func TestLimiter(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			l := newLimiter(tc.cfg, tc.max)
 			for i, s := range tc.steps {
+				if s.key == push {
+					l.takePushes()
+					continue
+				}
 				ok, wait := l.allow(s.key, t0.Add(s.at))
 				if ok != s.ok || wait != s.wait {
 					t.Fatalf("step %d (%s at %v): allowed %v, wait %v; want %v, %v", i, s.key, s.at, ok, wait, s.ok, s.wait)
@@ -72,7 +81,8 @@ func TestLimiter(t *testing.T) {
 	}
 }
 
-// TestLimiterMemory: a flood of distinct clients keeps at most max buckets.
+// TestLimiterMemory: a flood of distinct clients keeps at most max buckets,
+// and what waits for the next push stays bounded too.
 func TestLimiterMemory(t *testing.T) {
 	l := newLimiter(RateLimitConfig{PerSecond: 1}, 100)
 	now := time.Now()
@@ -81,6 +91,34 @@ func TestLimiterMemory(t *testing.T) {
 	}
 	if got := l.size(); got != 100 {
 		t.Errorf("%d buckets, want 100", got)
+	}
+	if len(l.dirty) > 200 || len(l.unpushed) > 100 {
+		t.Errorf("%d buckets and %d forgotten ones wait for the push, want at most 200 and 100", len(l.dirty), len(l.unpushed))
+	}
+}
+
+// TestLimiterPushes: what each bucket allowed since the last push is pushed
+// once, as time (requests times the time one takes to come back), even when
+// the bucket was forgotten before the push (here pushed out by another
+// client), so that the other processes learn of every request allowed.
+func TestLimiterPushes(t *testing.T) {
+	t.Parallel()
+	l := newLimiter(RateLimitConfig{PerSecond: 1, Burst: 5}, 1)
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for _, key := range []string{"a", "a", "b", "b", "b"} {
+		if ok, _ := l.allow(key, now); !ok {
+			t.Fatalf("%s refused", key)
+		}
+	}
+	pushed := map[int64]int{}
+	for _, p := range l.takePushes() {
+		pushed[p.Pushed]++
+	}
+	if pushed[2*int64(time.Second)] != 1 || pushed[3*int64(time.Second)] != 1 || len(pushed) != 2 {
+		t.Errorf("pushed %v, want one bucket of 2 s (a, forgotten) and one of 3 s (b)", pushed)
+	}
+	if again := l.takePushes(); len(again) != 0 {
+		t.Errorf("pushed %v again", again)
 	}
 }
 

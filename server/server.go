@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -101,6 +102,10 @@ type Server struct {
 	metrics *metrics
 	apps    appPrefixes
 	tracer  trace.Tracer // nil: tracing off
+	// rates shares the rate limit's buckets with the other processes
+	// (ratelimit_share.go; nil: no limit); sharing ends with Close.
+	rates   *rateShare
+	sharing sync.WaitGroup
 	// syncHold, set only by tests (export_test.go), makes synchronous batches
 	// wait before their chunk runs, so a test can order the run after the timeout.
 	syncHold atomic.Pointer[chan struct{}]
@@ -262,6 +267,14 @@ func New(cfg Config, store *storage.Store) (*Server, error) {
 		_ = queue.Stop(context.Background())
 		return nil, err
 	}
+	if limits != nil {
+		s.rates = newRateShare(limits, store, cfg.RateLimit.ShareEvery, cfg.Logger)
+		s.sharing.Add(1)
+		go func() {
+			defer s.sharing.Done()
+			s.rates.run(ctx)
+		}()
+	}
 	return s, nil
 }
 
@@ -302,9 +315,11 @@ func (s *Server) MetricsHandler() http.Handler {
 	return mux
 }
 
-// Close stops the background work of the server (key reloads).
+// Close stops the background work of the server (key reloads, the rate
+// limit's shares, the job queue).
 func (s *Server) Close() {
 	s.stop()
+	s.sharing.Wait()
 	ctx, cancel := context.WithTimeout(context.Background(), queueStopWait)
 	defer cancel()
 	if err := s.queue.Stop(ctx); err != nil {

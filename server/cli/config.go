@@ -220,7 +220,7 @@ var settings = []*setting{
 		}},
 	{name: "cors-max-age", def: secondsText(server.DefaultCORSMaxAge), usage: "seconds a browser may cache a CORS preflight answer", serve: true,
 		set: func(c *config, v string) error { return seconds(v, &c.cors.MaxAge) }},
-	{name: "rate-limit", show: "none: no limit", usage: "requests per second each client may send to the APIs, counted per process, such as 10 or 0.5 (0: no limit)", serve: true,
+	{name: "rate-limit", show: "none: no limit", usage: "requests per second each client may send to the APIs, counted over every process on the database, such as 10 or 0.5 (0: no limit)", serve: true,
 		set: func(c *config, v string) error {
 			if v == "" {
 				return nil
@@ -244,6 +244,9 @@ var settings = []*setting{
 			c.rateLimit.Burst = b
 			return nil
 		}},
+	{name: "rate-limit-share", def: secondsText(server.DefaultRateShareEvery),
+		usage: "seconds between two shares of the rate limit's counts with the other processes: a client may exceed --rate-limit by what the others allow it in two", serve: true,
+		set: func(c *config, v string) error { return seconds(v, &c.rateLimit.ShareEvery) }},
 	{name: "jwks-url", usage: "JWKS of an outside identity provider whose back-office tokens are accepted", serve: true,
 		set: func(c *config, v string) error { return absoluteURL(v, &c.external.JWKSURL) }},
 	{name: "jwt-issuer", usage: "iss of the outside provider's tokens", serve: true,

@@ -37,6 +37,7 @@ func TestSettingsDefaultsAreThePackages(t *testing.T) {
 		{"sync-batch-timeout", c.syncBatchTimeout, server.DefaultSyncBatchTimeout},
 		{"batch-upload-timeout", c.batchUpload, server.DefaultBatchUploadTimeout},
 		{"cors-max-age", c.cors.MaxAge, server.DefaultCORSMaxAge},
+		{"rate-limit-share", c.rateLimit.ShareEvery, server.DefaultRateShareEvery},
 		{"guest-resources", c.guestResources, storefront.DefaultGuestResources},
 		{"currencies", c.currencies, storefront.DefaultCurrencies},
 		{"default-currency", c.defaultCurrency, storefront.DefaultCurrencies[0]},
