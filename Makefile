@@ -138,9 +138,21 @@ bench:
 ## bench-http: the table of issue 16: the real binary over loopback HTTP (wrk -c32 -t2; apt-get install wrk) against
 ## floors built in scripts/benchhttp (the captured bytes, the same queries prepared, one INSERT/UPDATE ... RETURNING, a raw
 ## multi-row INSERT and COPY), interleaved, medians of ROUNDS (3) rounds of DURATION (5s), on SQLite and (with
-## TEST_DATABASE_URL) PostgreSQL; BASELINE=<git revision> measures that build beside the working tree
+## TEST_DATABASE_URL) PostgreSQL; BASELINE=<git revision> measures that build beside the working tree. With
+## TEST_DATABASE_URL and pgbouncer installed, a PgBouncer in transaction mode (scripts/pgbouncer/start.sh) adds
+## the lines of GET one and POST through it, with their ratio to the direct connection
+BENCH_HTTP = $(GO) run ./scripts/benchhttp -rounds $${ROUNDS:-3} -duration $${DURATION:-5s} $${BASELINE:+-baseline "$$BASELINE"}
 bench-http:
-	$(GO) run ./scripts/benchhttp -rounds $${ROUNDS:-3} -duration $${DURATION:-5s} $${BASELINE:+-baseline "$$BASELINE"}
+	@if [ -n "$$TEST_DATABASE_URL" ] && command -v pgbouncer >/dev/null; then \
+	  eval "$$(scripts/pgbouncer/start.sh)" && trap 'scripts/pgbouncer/stop.sh "$$POOLER_DIR"' EXIT && \
+	  echo "bench-http: PgBouncer (transaction mode) at $$POOLER_URL" && \
+	  $(BENCH_HTTP) -pooler "$$POOLER_URL"; \
+	else \
+	  if [ -n "$$TEST_DATABASE_URL" ] && [ -z "$$TEST_DATABASE_POOLER_URL" ]; then \
+	    echo "bench-http: pgbouncer is not installed (apt-get install pgbouncer): the lines through PgBouncer are left out"; \
+	  fi; \
+	  $(BENCH_HTTP); \
+	fi
 
 ## soak: DURATION (10m) of mixed reads, writes and batches at 70% of the measured peak on PostgreSQL
 ## (a throwaway database on the server of TEST_DATABASE_URL); fails on any error or RSS growth over 20%

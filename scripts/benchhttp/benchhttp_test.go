@@ -166,9 +166,17 @@ func TestRender(t *testing.T) {
 		return out
 	}
 	runs := func(rates ...float64) []sample { return runsCPU(-1, rates...) }
-	one, batch := *targetByName("one"), *targetByName("batch")
+	one, post, batch := *targetByName("one"), *targetByName("post"), *targetByName("batch")
 	failed := runs(100, 100, 100)
 	failed[1].failures = 4
+	pooled := func(failures int64, rates ...float64) []sample {
+		out := runs(rates...)
+		for i := range out {
+			out[i].allocs, out[i].statements = 600, 5
+		}
+		out[0].failures = failures
+		return out
+	}
 	r := &report{command: "go run ./scripts/benchhttp -rounds 3", machine: "2 CPUs", date: "today", goVersion: "go1.26",
 		loadBefore: "1.00 1.00 1.00", loadAfter: "2.00 2.00 2.00", baseline: "main",
 		config: config{rounds: 3, connections: 32, threads: 2, batchRecords: 100_000},
@@ -177,7 +185,11 @@ func TestRender(t *testing.T) {
 				sysService: runsCPU(99, 900, 1000, 1100), sysBaseline: runs(400, 500, 600),
 				sysBytes: runs(9000, 10000, 11000), sysDB: runsCPU(79, 1200, 1250, 1300)}},
 			{database: "postgres", target: one, samples: map[string][]sample{
-				sysService: failed, sysBaseline: runs(100, 100, 100), sysBytes: runs(1, 1, 1), sysDB: runs(1000, 1000, 1000)}},
+				sysService: failed, sysBaseline: runs(100, 100, 100), sysBytes: runs(1, 1, 1), sysDB: runs(1000, 1000, 1000),
+				sysPooled: pooled(0, 40, 50, 60)}},
+			{database: "postgres", target: post, samples: map[string][]sample{
+				sysService: runs(900, 1000, 1100), sysBaseline: runs(1000, 1000, 1000), sysWrite: runs(2000, 2000, 2000),
+				sysWriteEvent: runs(1250, 1250, 1250), sysPooled: pooled(2, 800, 800, 800)}},
 			{database: "postgres", target: batch, samples: map[string][]sample{
 				sysService: runs(20000, 30000, 25000), sysBaseline: runs(10000, 10000, 10000),
 				sysInsert: runs(50000, 50000, 50000), sysCopy: runs(100000, 100000, 100000)}},
@@ -188,6 +200,12 @@ func TestRender(t *testing.T) {
 		"| goal | met | CPU µs/req | floor CPU µs/req | CPU floor / service | allocs/req |",
 		"| sqlite | GET one country | 1,000 | 500 | 2.00 | 10,000 | 1,250 | 0.80 | 0.10 | >= 0.8 | met | 100.0 | 80.0 | 0.80 | 500 | - | 2.00 | 9.00 |",
 		"| postgres | GET one country | 100 | 100 | 1.00 | 1 | 1,000 | 0.10 | 100.00 | >= 0.8 | FAILED (service: 4 failed requests) |",
+		"| postgres | GET one country through PgBouncer | 50 | - | - | 1 | 1,000 | 0.05 | 50.00 | (pooled / direct 0.50) | FAILED (service: 4 failed requests) | - | - | - | 600 | 5.00 | 2.00 | 9.00 |",
+		// The direct line does not count the pooled service's failures; the pooled line does.
+		"| postgres | POST create account | 1,000 | 1,000 | 1.00 | - | 2,000 | 0.50 | - | >= 0.6 | not met | - | - | - | 500 | - | 2.00 | 9.00 |\n" +
+			"| postgres | POST create account against the write + event floor | 1,000 | 1,000 | 1.00 | - | 1,250 | 0.80 | - | >= 0.6 | met |",
+		"| postgres | POST create account through PgBouncer | 800 | - | - | - | 2,000 | 0.40 | - | (pooled / direct 0.80) | " +
+			"FAILED (service (PgBouncer): 2 failed requests) | - | - | - | 600 | 5.00 | 2.00 | 9.00 |",
 		"| postgres | async batch of 100,000 accounts (first byte to success) | 25,000 | 10,000 | 2.50 | - | 50,000 | 0.50 | - | >= 0.5 | met | - | - | - | 500 | - | - | - |",
 		"| postgres | async batch of 100,000 accounts (first byte to success) against COPY | 25,000 | 10,000 | 2.50 | - | 100,000 | 0.25 | - | (1.0 possible) | - |",
 		"- command: `go run ./scripts/benchhttp -rounds 3`",
@@ -196,6 +214,9 @@ func TestRender(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("the table lacks\n%s\n---\n%s", want, out)
 		}
+	}
+	if n := strings.Count(out, "through PgBouncer |"); n != 2 {
+		t.Errorf("%d lines through PgBouncer, want 2 (the rows that have its samples):\n%s", n, out)
 	}
 }
 

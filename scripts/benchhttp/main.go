@@ -19,6 +19,14 @@
 //     as the bound parameters allow, in one transaction, and pgx CopyFrom on
 //     PostgreSQL.
 //
+// With -pooler URL (a PgBouncer in transaction mode in front of the
+// -postgres-admin server; `make bench-http` starts one with
+// scripts/pgbouncer/start.sh), the working tree's build runs a third time on
+// PostgreSQL, on its own database reached through the pooler with
+// `--database-pooler transaction` (pooler.go), on GET one and POST only: the
+// table gains a row "through PgBouncer" for each, with its ratio to the
+// direct service (pooled / direct).
+//
 // wrk (apt-get install wrk) drives every HTTP target at a fixed concurrency.
 // Each round runs every target on every system, in an order that rotates from
 // round to round so that machine noise hits all alike; the table shows medians.
@@ -27,6 +35,7 @@
 //
 //	go run ./scripts/benchhttp                                   # SQLite; PostgreSQL too when TEST_DATABASE_URL is set
 //	go run ./scripts/benchhttp -duration 3s -rounds 3 -baseline main
+//	go run ./scripts/benchhttp -sqlite=false -targets one,post -pooler "$POOLER_URL"
 //
 // Linux only (it reads /proc).
 package main
@@ -53,6 +62,7 @@ type config struct {
 	threads      int
 	baseline     string
 	postgres     string // admin URL of a PostgreSQL server, "" for SQLite only
+	pooler       string // URL of a transaction pooler in front of that server, "" for none (pooler.go)
 	sqlite       bool
 	batchRecords int
 	targets      string // comma-separated target names, "" for all
@@ -70,6 +80,8 @@ func main() {
 	flag.StringVar(&cfg.baseline, "baseline", "", "a git revision to build and measure beside the working tree (columns for both and new/old)")
 	flag.StringVar(&cfg.postgres, "postgres-admin", os.Getenv("TEST_DATABASE_URL"),
 		"admin URL of a PostgreSQL server: measure there too, on throwaway databases dropped after (default: $TEST_DATABASE_URL)")
+	flag.StringVar(&cfg.pooler, "pooler", os.Getenv("TEST_DATABASE_POOLER_URL"),
+		"URL of a PgBouncer in transaction mode in front of the -postgres-admin server: measure GET one and POST through it too (default: $TEST_DATABASE_POOLER_URL)")
 	flag.BoolVar(&cfg.sqlite, "sqlite", true, "measure on SQLite (in a temporary directory)")
 	flag.IntVar(&cfg.batchRecords, "batch-records", 100_000, "accounts in the batch target (0: no batch target)")
 	flag.StringVar(&cfg.targets, "targets", "", "only these targets, comma-separated ("+strings.Join(targetNames(), ",")+"; default: all)")
@@ -98,6 +110,13 @@ func (c config) check() error {
 		return fmt.Errorf("-connections %d -threads %d: need 1 <= threads <= connections", c.connections, c.threads)
 	case !c.sqlite && c.postgres == "":
 		return fmt.Errorf("no database: -sqlite=false and no -postgres-admin (TEST_DATABASE_URL)")
+	case c.pooler != "" && c.postgres == "":
+		return fmt.Errorf("-pooler (TEST_DATABASE_POOLER_URL) needs -postgres-admin (TEST_DATABASE_URL), the server behind it; -pooler= leaves it out")
+	}
+	if c.pooler != "" {
+		if _, err := pooledURL(c.pooler, "check"); err != nil {
+			return err
+		}
 	}
 	for _, name := range c.targetList() {
 		if targetByName(name) == nil {

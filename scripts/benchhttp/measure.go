@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/entityapi/entityapi/scripts/internal/localserver"
@@ -73,7 +74,12 @@ func measureDatabase(ctx context.Context, cfg config, wrkPath, tmp, database str
 			}
 		}
 	}()
-	for _, b := range builds {
+	names := cfg.targetList()
+	starts := builds
+	if pooled := pooledBuild(cfg, database, builds, names); pooled != nil {
+		starts = append(slices.Clone(builds), *pooled)
+	}
+	for _, b := range starts {
 		dbURL := ""
 		if database == "postgres" {
 			db, err := localserver.CreateDatabase(ctx, cfg.postgres, "-postgres-admin (TEST_DATABASE_URL)", "entityapi_benchhttp_")
@@ -82,9 +88,14 @@ func measureDatabase(ctx context.Context, cfg config, wrkPath, tmp, database str
 			}
 			databases = append(databases, db)
 			dbURL = db.URL
+			if b.pooled {
+				if dbURL, err = pooledURL(cfg.pooler, db.Name); err != nil {
+					return nil, err
+				}
+			}
 		}
 		progress("%s: starting %s", database, b.name)
-		svc, err := startService(ctx, b.name, b.bin, filepath.Join(dir, b.name), dbURL, b.env)
+		svc, err := startService(ctx, b, filepath.Join(dir, strings.ReplaceAll(b.name, " ", "-")), dbURL)
 		if err != nil {
 			return nil, err
 		}
@@ -108,11 +119,14 @@ func measureDatabase(ctx context.Context, cfg config, wrkPath, tmp, database str
 			f.close()
 		}
 	}()
-	names := cfg.targetList()
+	throughPooler := pooledTargets(names)
 	for _, name := range names {
 		t := *targetByName(name)
 		var systems []system
 		for i, svc := range services {
+			if svc.name == sysPooled && !throughPooler[name] {
+				continue
+			}
 			systems = append(systems, system{name: svc.name, base: svc.base, svc: svc, ids: seeds[i].accounts, token: svc.token})
 		}
 		floor := func(name string, h http.Handler) error {

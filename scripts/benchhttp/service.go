@@ -22,9 +22,11 @@ const jsonAPI = "application/vnd.api+json"
 // build is one entityapi binary under measure: the working tree ("new") or
 // the -baseline revision ("old").
 type build struct {
-	name string // "service" or "baseline"
-	bin  string
-	env  []string // added to its environment (-traced: the OTLP exporter's)
+	name   string // "service", "baseline" or "service (PgBouncer)" (pooler.go)
+	bin    string
+	env    []string // added to its environment (-traced: the OTLP exporter's)
+	args   []string // added to `serve`'s arguments (the pooled service's --database-pooler)
+	pooled bool     // reaches its database through -pooler
 }
 
 // buildBinaries builds the working tree and, when rev is set, that git
@@ -96,23 +98,24 @@ type service struct {
 	client  *http.Client
 }
 
-// startService starts bin on a free loopback port with the demo data, waits
-// until it is ready and takes a token.
-func startService(ctx context.Context, name, bin, dir, databaseURL string, env []string) (*service, error) {
+// startService starts b's binary on a free loopback port with the demo data,
+// waits until it is ready and takes a token.
+func startService(ctx context.Context, b build, dir, databaseURL string) (*service, error) {
 	addr, err := localserver.FreeAddr()
 	if err != nil {
 		return nil, err
 	}
-	s := &service{name: name, dataDir: filepath.Join(dir, "data"), dbURL: databaseURL,
+	s := &service{name: b.name, dataDir: filepath.Join(dir, "data"), dbURL: databaseURL,
 		client: &http.Client{Timeout: 10 * time.Minute}}
 	args := []string{"serve", "--demo", "--data-dir", s.dataDir, "--addr", addr, "--token-ttl", "86400"}
 	if databaseURL != "" {
 		args = append(args, "--database-url", databaseURL)
 	}
+	args = append(args, b.args...)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	if s.proc, err = localserver.Start(name, bin, args, addr, filepath.Join(dir, "server.log"), env...); err != nil {
+	if s.proc, err = localserver.Start(b.name, b.bin, args, addr, filepath.Join(dir, "server.log"), b.env...); err != nil {
 		return nil, err
 	}
 	s.base = s.proc.Base()

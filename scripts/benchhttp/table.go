@@ -91,7 +91,7 @@ func (r *report) render() string {
 	b.WriteString("|" + strings.Repeat("---|", len(head)) + "\n")
 	for _, row := range r.rows {
 		b.WriteString(r.renderRow(row, "", baseline))
-		for _, other := range []string{sysWriteEvent, sysInsertEvent, sysCopy} {
+		for _, other := range []string{sysWriteEvent, sysInsertEvent, sysCopy, sysPooled} {
 			if row.samples[other] != nil {
 				b.WriteString(r.renderRow(row, other, baseline))
 			}
@@ -103,6 +103,10 @@ func (r *report) render() string {
 		"write = one INSERT/UPDATE ... RETURNING in a transaction, INSERT/COPY = the batch's rows straight into the table, "+
 		"+ event = the same also recording the change events in the transaction (one INSERT per write, one INSERT ... SELECT per batch); "+
 		"a line is FAILED when any request got a status of 400 or more or a socket error (wrk's counts). "+
+		"A line through PgBouncer is the working tree's service on its own database reached through a PgBouncer in transaction mode "+
+		"(--database-pooler transaction), in the service's columns, measured in the same rounds; its goal cell is its rate over the direct "+
+		"service's (pooled / direct), and its CPU is the service's alone (PgBouncer's is not counted); failures of the service through "+
+		"PgBouncer show on its lines only. "+
 		"CPU µs/req is the user and system time of the process answering (the service's; the floors' is this process's) "+
 		"per request, medians; CPU floor / service is their ratio, the share of the service's processor time a floor needs for "+
 		"the same answers: it moves less with the machine's other load than requests per second do.\n\n",
@@ -118,7 +122,9 @@ func (r *report) render() string {
 }
 
 // renderRow is one line: the target against its floor, or against other:
-// the write + event or INSERT + event floor (the same goal), or COPY.
+// the write + event or INSERT + event floor (the same goal), or COPY; or,
+// with other sysPooled, the service through PgBouncer in the service's
+// place, against the direct service (pooled / direct) as well as the floors.
 func (r *report) renderRow(row row, other string, baseline bool) string {
 	t := row.target
 	floorName := floorOf(t.kind)
@@ -131,12 +137,20 @@ func (r *report) renderRow(row row, other string, baseline bool) string {
 		floorName, label = sysCopy, label+" against COPY"
 	case sysWriteEvent, sysInsertEvent:
 		floorName, label = other, label+" against the "+other
+	case sysPooled:
+		label += " through PgBouncer"
 	}
-	svc := row.samples[sysService]
+	svcName := sysService
+	if other == sysPooled {
+		svcName = sysPooled
+	}
+	svc := row.samples[svcName]
 	rate := stat(svc, rateOf)
 	floor := stat(row.samples[floorName], rateOf)
 	cells := []string{row.database, label, count(rate)}
-	if baseline {
+	if baseline && other == sysPooled {
+		cells = append(cells, "-", "-") // the baseline is not measured through the pooler
+	} else if baseline {
 		old := stat(row.samples[sysBaseline], rateOf)
 		cells = append(cells, count(old), ratio(rate, old))
 	}
@@ -145,6 +159,8 @@ func (r *report) renderRow(row row, other string, baseline bool) string {
 	goal, met := fmt.Sprintf(">= %.1f", t.goal), "-"
 	if other == sysCopy {
 		goal = "(1.0 possible)"
+	} else if other == sysPooled {
+		goal = "(pooled / direct " + ratio(rate, stat(row.samples[sysService], rateOf)) + ")"
 	} else if rate >= 0 && floor > 0 {
 		met = "not met"
 		if rate/floor >= t.goal {
@@ -159,6 +175,9 @@ func (r *report) renderRow(row row, other string, baseline bool) string {
 			}
 		}
 	}) {
+		if name == sysPooled && other != sysPooled {
+			continue // the direct lines stay what they are without a pooler
+		}
 		if n := failuresOf(row.samples[name]); n > 0 {
 			failed = append(failed, fmt.Sprintf("%s: %d failed requests", name, n))
 		}
