@@ -50,6 +50,8 @@ type Store struct {
 	stmts preparedCache  // where Features.Prepare (see statement.go)
 
 	opts Options // as opened
+	// replica is the read replica ReadConn lends (replica.go); nil: none.
+	replica *replica
 }
 
 // CheckURL tells, without connecting, whether url names a database Open can
@@ -99,6 +101,18 @@ func (o Options) Check(url string) error {
 		return nil
 	}
 	return fmt.Errorf("pooler %q: want %s or %s", o.Pooler, PoolerNone, PoolerTransaction)
+}
+
+// CheckReplicaURL tells, without connecting, whether replica can name a
+// read replica of primary (AttachReplica): both PostgreSQL URLs.
+func CheckReplicaURL(primary, replica string) error {
+	if err := CheckURL(replica); err != nil {
+		return err
+	}
+	if !isPostgresURL(primary) || !isPostgresURL(replica) {
+		return fmt.Errorf("%s: %w (for the primary too)", redact(replica), errNoReplicas)
+	}
+	return nil
 }
 
 // isPostgresURL tells whether url names a PostgreSQL server.
@@ -198,6 +212,7 @@ func (s *Store) Pooler() string {
 
 // Close releases the database connections.
 func (s *Store) Close() error {
+	s.closeReplica()
 	s.stmts.close()
 	if s.bulk != nil {
 		s.bulk.stmts.close()

@@ -86,6 +86,9 @@ func (c *Conn) Tx(ctx context.Context, fn func(c *Conn) error) error {
 	if err := tx.Commit(); err != nil {
 		return c.s.mapError("commit", "", err)
 	}
+	// The commit's fence, for a read replica (replica.go); the write is
+	// done whatever becomes of it.
+	c.s.noteCommit(ctx)
 	return nil
 }
 

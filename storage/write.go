@@ -69,11 +69,20 @@ func (c *Conn) InsertRow(ctx context.Context, t *Table, org int64, row Row) (Row
 // BEGIN, the statement and COMMIT. fn may run more than once (a group
 // rolled back runs its writes again one by one), with the ctx it is given:
 // it must send the same statement each time.
+//
+// Outside a transaction the statement has committed when fn returns (its
+// rows read): its fence is recorded then, for a read replica (replica.go).
 func (c *Conn) alone(ctx context.Context, fn func(ctx context.Context, c *Conn) error) error {
+	var err error
 	if c.tx != nil || c.s.writeSlot == nil {
-		return c.armed(func(c *Conn) error { return fn(ctx, c) })
+		err = c.armed(func(c *Conn) error { return fn(ctx, c) })
+	} else {
+		err = c.queued(ctx, fn)
 	}
-	return c.queued(ctx, fn)
+	if err == nil && c.tx == nil {
+		c.s.noteCommit(ctx)
+	}
+	return err
 }
 
 // insertStatement is the INSERT of one row, and the row's key when the

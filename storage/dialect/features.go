@@ -143,6 +143,11 @@ type Features struct {
 	CustomPlan any
 	// HasTable counts the tables of the current schema named ?.
 	HasTable string
+	// WALPosition and ReplayPosition are expressions of a primary's write
+	// position in its log and of a streaming replica's replayed position,
+	// as integers comparable with each other (storage's replica.go); ""
+	// where the database has no replicas.
+	WALPosition, ReplayPosition string
 }
 
 // EventWith is how a write of one row ending in RETURNING and the insert of

@@ -78,6 +78,38 @@ func NewCluster(t testing.TB) *Cluster {
 	return c
 }
 
+// NewReplica makes a streaming replica of c (pg_basebackup of c's data,
+// replication settings written by -R), starts it on a free port and
+// returns it; it is removed when the test ends, before c.
+func (c *Cluster) NewReplica(t testing.TB) *Cluster {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "storagetest-replica-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &Cluster{dir: dir, bin: c.bin, runAs: c.runAs}
+	t.Cleanup(func() {
+		_ = r.run("pg_ctl", "-D", r.data(), "-m", "immediate", "-w", "stop")
+		_ = os.RemoveAll(dir)
+	})
+	if r.runAs != "" {
+		if out, err := exec.Command("chown", "-R", r.runAs, dir).CombinedOutput(); err != nil {
+			t.Fatalf("chown %s: %v: %s", dir, err, out)
+		}
+	}
+	if err := r.run("pg_basebackup", "-D", r.data(), "-h", "127.0.0.1", "-p", strconv.Itoa(c.port), "-U", "postgres",
+		"-R", "-X", "stream", "--no-sync"); err != nil {
+		t.Fatal(err)
+	}
+	if r.port, err = freePort(); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
 // data is the cluster's data directory.
 func (c *Cluster) data() string { return filepath.Join(c.dir, "data") }
 

@@ -35,6 +35,8 @@ var features = dialect.Features{
 	NextKeys:         "SELECT nextval(pg_get_serial_sequence(?, ?)) FROM generate_series(1, ?::integer)",
 	CustomPlan:       pgx.QueryExecModeDescribeExec,
 	HasTable:         "SELECT count(*) FROM pg_catalog.pg_tables WHERE schemaname = current_schema() AND tablename = ?",
+	WALPosition:      "(pg_current_wal_lsn() - '0/0'::pg_lsn)::bigint",
+	ReplayPosition:   "(pg_last_wal_replay_lsn() - '0/0'::pg_lsn)::bigint",
 }
 
 // sequencerLock is the advisory lock key of the events' sequencer ("evts"):
