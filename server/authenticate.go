@@ -15,6 +15,7 @@ import (
 	"github.com/entityapi/entityapi/server/identity"
 	"github.com/entityapi/entityapi/server/jsonguard"
 	"github.com/entityapi/entityapi/server/problem"
+	"github.com/entityapi/entityapi/storage"
 )
 
 // bodyKey keeps the request body, read once (readBody), on the Gin context.
@@ -69,6 +70,13 @@ func (a *application) authenticate(c *gin.Context) {
 		return
 	}
 	r.Principal = p
+	if a.replicated {
+		// Who reads and writes, for the read replica's fences
+		// (storage/replica.go); the request's context too, for what
+		// reads it rather than the engine's request (the batch pipeline).
+		r.Ctx = storage.WithPrincipal(r.Ctx, p.Key())
+		c.Request = c.Request.WithContext(storage.WithPrincipal(c.Request.Context(), p.Key()))
+	}
 	if a.roles && !rt.Allows(p.Roles) {
 		a.abort(c, engine.Denied())
 		return

@@ -11,8 +11,19 @@ import (
 // (server/batch/operations.go), not the generic record engine.
 
 // GetAsyncOperation serves getAsyncOperation.
+//
+// With a read replica, the answer records the caller's fence after the
+// operation was read (storage.Store.NoteWrite): the chunks the job queue's
+// workers wrote carry no principal, and a client that reads success here
+// then reads their records, which must not come from a replica that has not
+// replayed them.
 func (h *backofficeHandlers) GetAsyncOperation(ctx context.Context, _ bo.GetAsyncOperationRequestObject) (bo.GetAsyncOperationResponseObject, error) {
-	return bo.Reply(h.batches.GetOperation(requestOf(ctx)))
+	r := requestOf(ctx)
+	reply, err := h.batches.GetOperation(r)
+	if err == nil && h.replicated {
+		err = h.noteWrite(r.Ctx)
+	}
+	return bo.Reply(reply, err)
 }
 
 // UpdateAsyncOperation serves updateAsyncOperation (a cancel).

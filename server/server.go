@@ -370,6 +370,10 @@ type application struct {
 	// unavailable reads an error as the database's condition
 	// (storage.Store.Unavailable): writeError answers it 503.
 	unavailable func(error) bool
+	// replicated: the store lends reads to a replica, whose fences need
+	// each request's principal in its context (authenticate).
+	replicated bool
+	noteWrite  func(context.Context) error // the store's NoteWrite
 
 	tracer trace.Tracer // nil: tracing off (tracing.go)
 }
@@ -384,5 +388,5 @@ func newApplication(cfg *Config, store *storage.Store, raw []byte, base string, 
 		return nil, err
 	}
 	return &application{cfg: cfg, doc: doc, raw: raw, base: base, reg: e.Registry(), routes: e.Routes(), engine: e, log: cfg.Logger,
-		tracer: tracer, unavailable: store.Unavailable}, nil
+		tracer: tracer, unavailable: store.Unavailable, replicated: store.HasReplica(), noteWrite: store.NoteWrite}, nil
 }

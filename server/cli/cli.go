@@ -117,6 +117,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		log.Info("migrations applied", "database", store.Dialect())
 		return nil
 	case "serve":
+		if cfg.readDatabaseURL != "" {
+			ro := storage.ReplicaOptions{MaxLag: cfg.readReplicaMaxLag, Logger: log}
+			if err := store.AttachReplica(ctx, cfg.readDatabaseURL, cfg.storeOptions(), ro); err != nil {
+				return err
+			}
+		}
 		return serve(ctx, cfg, store, log, stderr)
 	}
 	af.kek = cfg.auth.KeyEncryption

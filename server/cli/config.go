@@ -25,7 +25,8 @@ import (
 // below: flags, ENTITYAPI_* variables and defaults.
 type config struct {
 	addr, dataDir, databaseURL, publicURL           string
-	databasePooler                                  string
+	databasePooler, readDatabaseURL                 string
+	readReplicaMaxLag                               time.Duration
 	backofficeBase, storefrontBase, defaultCurrency string
 	guestResources, currencies                      []string
 	demo                                            bool
@@ -55,6 +56,12 @@ var settings = []*setting{
 		set: func(c *config, v string) error { return nonEmpty(v, &c.dataDir) }},
 	{name: "database-url", show: "`sqlite:<data-dir>/entityapi.db`", usage: "sqlite:PATH or postgres://USER@HOST:PORT/DATABASE",
 		set: func(c *config, v string) error { c.databaseURL = v; return nil }},
+	{name: "read-database-url", show: "none: every read goes to --database-url", serve: true,
+		usage: "postgres:// URL of a streaming replica of --database-url that serves reads while it keeps up (docs/scaling.md)",
+		set: func(c *config, v string) error { c.readDatabaseURL = v; return nil }},
+	{name: "read-replica-max-lag", def: durationText(storage.DefaultReplicaMaxLag), serve: true,
+		usage: "the most the read replica may lag behind the primary and still serve reads",
+		set: func(c *config, v string) error { return duration(v, &c.readReplicaMaxLag) }},
 	{name: "database-pooler", def: storage.PoolerNone,
 		usage: "what stands between this process and PostgreSQL: none, or transaction (a pooler in transaction mode, such as PgBouncer's; docs/scaling.md)",
 		set: func(c *config, v string) error {
@@ -276,6 +283,11 @@ func (c *config) finish(cmd string) error {
 	}
 	if err := c.storeOptions().Check(c.databaseURL); err != nil {
 		return fmt.Errorf("--database-pooler: %w", err)
+	}
+	if c.readDatabaseURL != "" {
+		if err := storage.CheckReplicaURL(c.databaseURL, c.readDatabaseURL); err != nil {
+			return fmt.Errorf("--read-database-url %w", err)
+		}
 	}
 	kek, err := c.kek.build()
 	if err != nil {

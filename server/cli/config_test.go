@@ -121,6 +121,7 @@ func TestSettingsErrors(t *testing.T) {
 		{"port", []string{"--addr", ":99999"}, nil, `the port must be a number from 0 to 65535`},
 		{"database scheme", []string{"--database-url", "mysql://root:pw@db/x"}, nil, `--database-url "mysql://root:xxxxx@db/x": want sqlite:PATH or postgres://`},
 		{"database syntax", []string{"--database-url", "postgres://u:pw@h:99999/db"}, nil, `--database-url postgres://u:xxxxx@h:99999/db: `},
+		{"replica of SQLite", []string{"--read-database-url", "postgres://u@h:5432/db"}, nil, `--read-database-url postgres://u@h:5432/db: read replicas need PostgreSQL (for the primary too)`},
 		{"pooler unknown", []string{"--database-pooler", "session"}, nil, `--database-pooler "session": pooler "session": want none or transaction`},
 		{"pooler without PostgreSQL", nil, map[string]string{"ENTITYAPI_DATABASE_POOLER": "transaction"}, `--database-pooler: pooler "transaction" needs a postgres:// database URL`},
 		{"key file missing", []string{"--signing-key-file", filepath.Join(dir, "none.pem")}, nil, `--signing-key-file: open ` + filepath.Join(dir, "none.pem") + `: no such file or directory`},

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"net/url"
 	"strings"
 
@@ -108,6 +109,31 @@ var (
 	errNoPrincipal = errors.New("engine: a documented route was reached without authentication")
 )
 
+// onReplica tells whether a request may read from a read replica
+// (storage.Store.ReadConn decides whether it does): a read of records, their
+// related records or relationships, except what must see the primary's
+// latest state: the change-events feed (sequenced on the primary as it is
+// read), and a cursor walk's next pages (page[after], page[before]), which
+// stay where walks begin to page over the same records (docs/scaling.md,
+// "Read replicas"). Writes, their preconditions (If-Match) and upserts'
+// matching run on the primary; so do asyncoperations, outside the engine.
+func onReplica(r *Request) bool {
+	if m := r.Route.method; m != http.MethodGet && m != http.MethodHead {
+		return false
+	}
+	switch r.Route.kind {
+	case collectionRoute, itemRoute, subresourceRoute, relationshipRoute:
+	default:
+		return false
+	}
+	if r.Route.res != nil && r.Route.res.Feed {
+		return false
+	}
+	_, after := r.Query["page[after]"]
+	_, before := r.Query["page[before]"]
+	return !after && !before
+}
+
 func (e *Engine) begin(r *Request) (*call, error) {
 	if r == nil || r.Route == nil {
 		return nil, errNoRoute
@@ -131,6 +157,8 @@ func (e *Engine) begin(r *Request) (*call, error) {
 	}
 	if r.Tx != nil {
 		cl.db = r.Tx
+	} else if onReplica(r) {
+		cl.db = e.store.ReadConn(r.Ctx)
 	}
 	cl.hateoas = cl.f == JSONAPI && !cl.xinclude["noHateoas"]
 	if meta, ok := cl.query["meta"]; ok {

@@ -3,6 +3,8 @@
 // other for it.
 package identity
 
+import "strconv"
+
 // Principal is who a valid token speaks for. A back-office principal is a
 // user (UserID, that user's Org and Roles) acting through ClientID; a
 // storefront principal is the client itself (UserID 0, no Roles).
@@ -12,4 +14,11 @@ type Principal struct {
 	UserID   int64
 	Org      int64
 	Roles    []string // sorted role codes
+}
+
+// Key names the principal in one string, stable across processes: its
+// application, client and user. storage keys a principal's read fences by
+// it (storage.WithPrincipal).
+func (p *Principal) Key() string {
+	return p.App + "\x1f" + p.ClientID + "\x1f" + strconv.FormatInt(p.UserID, 10)
 }
