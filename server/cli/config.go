@@ -58,10 +58,10 @@ var settings = []*setting{
 		set: func(c *config, v string) error { c.databaseURL = v; return nil }},
 	{name: "read-database-url", show: "none: every read goes to --database-url", serve: true,
 		usage: "postgres:// URL of a streaming replica of --database-url that serves reads while it keeps up (docs/scaling.md)",
-		set: func(c *config, v string) error { c.readDatabaseURL = v; return nil }},
+		set:   func(c *config, v string) error { c.readDatabaseURL = v; return nil }},
 	{name: "read-replica-max-lag", def: durationText(storage.DefaultReplicaMaxLag), serve: true,
 		usage: "the most the read replica may lag behind the primary and still serve reads",
-		set: func(c *config, v string) error { return duration(v, &c.readReplicaMaxLag) }},
+		set:   func(c *config, v string) error { return duration(v, &c.readReplicaMaxLag) }},
 	{name: "database-pooler", def: storage.PoolerNone,
 		usage: "what stands between this process and PostgreSQL: none, or transaction (a pooler in transaction mode, such as PgBouncer's; docs/scaling.md)",
 		set: func(c *config, v string) error {
