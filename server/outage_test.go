@@ -30,14 +30,7 @@ func TestDatabaseOutage(t *testing.T) {
 	t.Parallel()
 	cluster := storagetest.NewCluster(t)
 	ctx := context.Background()
-	store, err := storage.Open(ctx, cluster.URL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { store.Close() })
-	if err := store.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
+	store := cluster.Store(t)
 	a := newAPI(t, store)
 	token := a.token("admin")
 

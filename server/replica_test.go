@@ -8,8 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/entityapi/entityapi/storage"
 	"github.com/entityapi/entityapi/storage/storagetest"
 )
@@ -28,15 +26,8 @@ func TestReadYourWritesAcrossProcesses(t *testing.T) {
 	replica := primary.NewReplica(t)
 	ctx := context.Background()
 	open := func() *storage.Store {
-		s, err := storage.Open(ctx, primary.URL())
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { s.Close() })
-		if err := s.Migrate(ctx); err != nil {
-			t.Fatal(err)
-		}
-		err = s.AttachReplica(ctx, replica.URL(), storage.Options{}, storage.ReplicaOptions{MaxLag: time.Minute,
+		s := primary.Store(t)
+		err := s.AttachReplica(ctx, replica.URL(), storage.Options{}, storage.ReplicaOptions{MaxLag: time.Minute,
 			Every: 20 * time.Millisecond, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 		if err != nil {
 			t.Fatal(err)
@@ -56,21 +47,10 @@ func TestReadYourWritesAcrossProcesses(t *testing.T) {
 			}
 		}
 	}
-	replicaSQL := func(q string) {
-		t.Helper()
-		conn, err := pgx.Connect(ctx, replica.URL())
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer conn.Close(ctx)
-		if _, err := conn.Exec(ctx, q); err != nil {
-			t.Fatal(err)
-		}
-	}
 	b.token("admin") // before the pause: the token endpoint reads the primary anyway
 	b.caller("viewer").token("viewer")
 
-	replicaSQL("SELECT pg_wal_replay_pause()")
+	replica.Exec(t, "SELECT pg_wal_replay_pause()")
 	created := a.do(http.MethodPost, "/admin/api/accounts", jsonAPI,
 		`{"data":{"type":"accounts","attributes":{"name":"Written on one process"}}}`).want(t, http.StatusCreated)
 	id := created.value("data/id").(string)
@@ -93,7 +73,7 @@ func TestReadYourWritesAcrossProcesses(t *testing.T) {
 		t.Error("the change-events feed was read from the replica")
 	}
 
-	replicaSQL("SELECT pg_wal_replay_resume()")
+	replica.Exec(t, "SELECT pg_wal_replay_resume()")
 	for deadline := time.Now().Add(time.Minute); ; time.Sleep(10 * time.Millisecond) {
 		r := viewer.do(http.MethodGet, "/admin/api/accounts/"+id, jsonAPI, "")
 		if r.status == http.StatusOK {

@@ -8,8 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/entityapi/entityapi/storage"
 	"github.com/entityapi/entityapi/storage/storagetest"
 )
@@ -29,16 +27,9 @@ func TestReadReplica(t *testing.T) {
 	primary := storagetest.NewCluster(t)
 	replica := primary.NewReplica(t)
 	ctx := context.Background()
-	s, err := storage.Open(ctx, primary.URL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	if err := s.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
+	s := primary.Store(t)
 	const maxLag = time.Second
-	err = s.AttachReplica(ctx, replica.URL(), storage.Options{},
+	err := s.AttachReplica(ctx, replica.URL(), storage.Options{},
 		storage.ReplicaOptions{MaxLag: maxLag, Every: 20 * time.Millisecond, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		t.Fatal(err)
@@ -76,17 +67,6 @@ func TestReadReplica(t *testing.T) {
 		}
 		return n == 1
 	}
-	replicaSQL := func(q string) {
-		t.Helper()
-		conn, err := pgx.Connect(ctx, replica.URL())
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer conn.Close(ctx)
-		if _, err := conn.Exec(ctx, q); err != nil {
-			t.Fatal(err)
-		}
-	}
 
 	await("the replica to serve reads", usable)
 	if !onReplica(reader) || !onReplica(ctx) {
@@ -102,7 +82,7 @@ func TestReadReplica(t *testing.T) {
 	// Replay paused: the writer's next write keeps its reads on the
 	// primary, where it sees it; another principal may read the replica,
 	// where the write is not yet.
-	replicaSQL("SELECT pg_wal_replay_pause()")
+	replica.Exec(t, "SELECT pg_wal_replay_pause()")
 	create(writer, "written while replay is paused")
 	if onReplica(writer) || !sees(writer, "written while replay is paused") {
 		t.Error("the writer's read after its write went to a replica that has not replayed it")
@@ -118,7 +98,7 @@ func TestReadReplica(t *testing.T) {
 	if onReplica(reader) || !sees(reader, "written while replay is paused") {
 		t.Error("a replica lagging past MaxLag still serves reads")
 	}
-	replicaSQL("SELECT pg_wal_replay_resume()")
+	replica.Exec(t, "SELECT pg_wal_replay_resume()")
 	await("the resumed replica to serve again", usable)
 	await("the writer's fence to be replayed", func() bool { return onReplica(writer) })
 	if !sees(writer, "written while replay is paused") || !sees(reader, "written while replay is paused") {

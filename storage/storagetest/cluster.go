@@ -2,6 +2,7 @@ package storagetest
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"net"
 	"os"
@@ -11,6 +12,10 @@ import (
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/entityapi/entityapi/storage"
 )
 
 // Cluster is a PostgreSQL server of the test's own: its data directory in a
@@ -108,6 +113,36 @@ func (c *Cluster) NewReplica(t testing.TB) *Cluster {
 		t.Fatal(err)
 	}
 	return r
+}
+
+// Exec runs one statement on the cluster's database postgres, such as
+// "SELECT pg_wal_replay_pause()" on a replica.
+func (c *Cluster) Exec(t testing.TB, stmt string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, c.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	if _, err := conn.Exec(ctx, stmt); err != nil {
+		t.Fatalf("%s: %v", stmt, err)
+	}
+}
+
+// Store opens and migrates a store on the cluster's database postgres, as
+// a process would; it is closed when the test ends.
+func (c *Cluster) Store(t testing.TB) *storage.Store {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), setupTimeout)
+	defer cancel()
+	s, err := openMigrated(ctx, c.URL(), storage.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
 }
 
 // data is the cluster's data directory.
