@@ -5699,9 +5699,14 @@ export interface components {
                 "application/vnd.api+json": components["schemas"]["ErrorDocument"];
             };
         };
-        /** @description The server could not finish the request within its request timeout (`--request-timeout`, 30 s by default); its database work was stopped and nothing was written. Try again later, or ask for less (a smaller page, fewer includes). */
+        /** @description The server could not serve the request for its own condition, and nothing was written: either it could not finish within its request timeout (`--request-timeout`, 30 s by default; try again later, or ask for less: a smaller page, fewer includes), or its database is unavailable (down, restarting, unreachable); then `Retry-After` says when to try again. A valid access token stays valid: this is never a reason to drop it. */
         ServiceUnavailable: {
             headers: {
+                /**
+                 * @description Seconds to wait before retrying; sent when the database is unavailable.
+                 * @example 5
+                 */
+                "Retry-After"?: number;
                 "X-Request-ID": components["headers"]["XRequestID"];
                 [name: string]: unknown;
             };
@@ -21447,6 +21452,28 @@ export interface operations {
                      *       "error": "server_error",
                      *       "error_description": "An unexpected error occurred.",
                      *       "message": "An unexpected error occurred."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["OAuthError"];
+                };
+            };
+            /** @description The database is unavailable for now (down, restarting, unreachable): nothing was decided about the credentials; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /**
+                     * @description Seconds to wait before retrying.
+                     * @example 5
+                     */
+                    "Retry-After"?: number;
+                    "X-Request-ID": components["headers"]["XRequestID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "temporarily_unavailable",
+                     *       "error_description": "The authorization server is currently unable to handle the request due to a temporary overloading or maintenance of the server.",
+                     *       "message": "The authorization server is currently unable to handle the request due to a temporary overloading or maintenance of the server."
                      *     }
                      */
                     "application/json": components["schemas"]["OAuthError"];

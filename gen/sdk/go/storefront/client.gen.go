@@ -4997,6 +4997,7 @@ type ListCountriesResponse500Headers struct {
 
 // ListCountriesResponse503Headers the declared response headers of an HTTP 503 response for ListCountries
 type ListCountriesResponse503Headers struct {
+	RetryAfter *int
 	XRequestID *string
 }
 
@@ -5217,6 +5218,7 @@ type GetCountryResponse500Headers struct {
 
 // GetCountryResponse503Headers the declared response headers of an HTTP 503 response for GetCountry
 type GetCountryResponse503Headers struct {
+	RetryAfter *int
 	XRequestID *string
 }
 
@@ -5455,6 +5457,7 @@ type ListCountryRegionsResponse500Headers struct {
 
 // ListCountryRegionsResponse503Headers the declared response headers of an HTTP 503 response for ListCountryRegions
 type ListCountryRegionsResponse503Headers struct {
+	RetryAfter *int
 	XRequestID *string
 }
 
@@ -5692,6 +5695,7 @@ type GetCountryRegionsRelationshipResponse500Headers struct {
 
 // GetCountryRegionsRelationshipResponse503Headers the declared response headers of an HTTP 503 response for GetCountryRegionsRelationship
 type GetCountryRegionsRelationshipResponse503Headers struct {
+	RetryAfter *int
 	XRequestID *string
 }
 
@@ -5918,6 +5922,7 @@ type ListCurrenciesResponse500Headers struct {
 
 // ListCurrenciesResponse503Headers the declared response headers of an HTTP 503 response for ListCurrencies
 type ListCurrenciesResponse503Headers struct {
+	RetryAfter *int
 	XRequestID *string
 }
 
@@ -6138,6 +6143,7 @@ type GetCurrencyResponse500Headers struct {
 
 // GetCurrencyResponse503Headers the declared response headers of an HTTP 503 response for GetCurrency
 type GetCurrencyResponse503Headers struct {
+	RetryAfter *int
 	XRequestID *string
 }
 
@@ -6371,6 +6377,7 @@ type ListLocalizationsResponse500Headers struct {
 
 // ListLocalizationsResponse503Headers the declared response headers of an HTTP 503 response for ListLocalizations
 type ListLocalizationsResponse503Headers struct {
+	RetryAfter *int
 	XRequestID *string
 }
 
@@ -6591,6 +6598,7 @@ type GetLocalizationResponse500Headers struct {
 
 // GetLocalizationResponse503Headers the declared response headers of an HTTP 503 response for GetLocalization
 type GetLocalizationResponse503Headers struct {
+	RetryAfter *int
 	XRequestID *string
 }
 
@@ -6824,6 +6832,7 @@ type ListRegionsResponse500Headers struct {
 
 // ListRegionsResponse503Headers the declared response headers of an HTTP 503 response for ListRegions
 type ListRegionsResponse503Headers struct {
+	RetryAfter *int
 	XRequestID *string
 }
 
@@ -7044,6 +7053,7 @@ type GetRegionResponse500Headers struct {
 
 // GetRegionResponse503Headers the declared response headers of an HTTP 503 response for GetRegion
 type GetRegionResponse503Headers struct {
+	RetryAfter *int
 	XRequestID *string
 }
 
@@ -7280,6 +7290,7 @@ type GetRegionCountryResponse500Headers struct {
 
 // GetRegionCountryResponse503Headers the declared response headers of an HTTP 503 response for GetRegionCountry
 type GetRegionCountryResponse503Headers struct {
+	RetryAfter *int
 	XRequestID *string
 }
 
@@ -7516,6 +7527,7 @@ type GetRegionCountryRelationshipResponse500Headers struct {
 
 // GetRegionCountryRelationshipResponse503Headers the declared response headers of an HTTP 503 response for GetRegionCountryRelationship
 type GetRegionCountryRelationshipResponse503Headers struct {
+	RetryAfter *int
 	XRequestID *string
 }
 
@@ -7742,6 +7754,7 @@ type ListWeightUnitsResponse500Headers struct {
 
 // ListWeightUnitsResponse503Headers the declared response headers of an HTTP 503 response for ListWeightUnits
 type ListWeightUnitsResponse503Headers struct {
+	RetryAfter *int
 	XRequestID *string
 }
 
@@ -7962,6 +7975,7 @@ type GetWeightUnitResponse500Headers struct {
 
 // GetWeightUnitResponse503Headers the declared response headers of an HTTP 503 response for GetWeightUnit
 type GetWeightUnitResponse503Headers struct {
+	RetryAfter *int
 	XRequestID *string
 }
 
@@ -8172,6 +8186,12 @@ type CreateTokenResponse500Headers struct {
 	XRequestID *string
 }
 
+// CreateTokenResponse503Headers the declared response headers of an HTTP 503 response for CreateToken
+type CreateTokenResponse503Headers struct {
+	RetryAfter *int
+	XRequestID *string
+}
+
 type CreateTokenResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -8185,6 +8205,8 @@ type CreateTokenResponse struct {
 	JSON429 *OAuthError
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *OAuthError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *OAuthError
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *CreateTokenResponse200Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
@@ -8195,6 +8217,8 @@ type CreateTokenResponse struct {
 	Headers429 *CreateTokenResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *CreateTokenResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *CreateTokenResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -8220,6 +8244,11 @@ func (r CreateTokenResponse) GetJSON429() *OAuthError {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r CreateTokenResponse) GetJSON500() *OAuthError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r CreateTokenResponse) GetJSON503() *OAuthError {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -8782,6 +8811,13 @@ func ParseListCountriesResponse(rsp *http.Response) (*ListCountriesResponse, err
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
 		var headers ListCountriesResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -9075,6 +9111,13 @@ func ParseGetCountryResponse(rsp *http.Response) (*GetCountryResponse, error) {
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
 		var headers GetCountryResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -9382,6 +9425,13 @@ func ParseListCountryRegionsResponse(rsp *http.Response) (*ListCountryRegionsRes
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
 		var headers ListCountryRegionsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -9675,6 +9725,13 @@ func ParseGetCountryRegionsRelationshipResponse(rsp *http.Response) (*GetCountry
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
 		var headers GetCountryRegionsRelationshipResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -9958,6 +10015,13 @@ func ParseListCurrenciesResponse(rsp *http.Response) (*ListCurrenciesResponse, e
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
 		var headers ListCurrenciesResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -10251,6 +10315,13 @@ func ParseGetCurrencyResponse(rsp *http.Response) (*GetCurrencyResponse, error) 
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
 		var headers GetCurrencyResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -10534,6 +10605,13 @@ func ParseListLocalizationsResponse(rsp *http.Response) (*ListLocalizationsRespo
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
 		var headers ListLocalizationsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -10827,6 +10905,13 @@ func ParseGetLocalizationResponse(rsp *http.Response) (*GetLocalizationResponse,
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
 		var headers GetLocalizationResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -11110,6 +11195,13 @@ func ParseListRegionsResponse(rsp *http.Response) (*ListRegionsResponse, error) 
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
 		var headers ListRegionsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -11403,6 +11495,13 @@ func ParseGetRegionResponse(rsp *http.Response) (*GetRegionResponse, error) {
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
 		var headers GetRegionResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -11696,6 +11795,13 @@ func ParseGetRegionCountryResponse(rsp *http.Response) (*GetRegionCountryRespons
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
 		var headers GetRegionCountryResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -11982,6 +12088,13 @@ func ParseGetRegionCountryRelationshipResponse(rsp *http.Response) (*GetRegionCo
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
 		var headers GetRegionCountryRelationshipResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -12265,6 +12378,13 @@ func ParseListWeightUnitsResponse(rsp *http.Response) (*ListWeightUnitsResponse,
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
 		var headers ListWeightUnitsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -12558,6 +12678,13 @@ func ParseGetWeightUnitResponse(rsp *http.Response) (*GetWeightUnitResponse, err
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
 		var headers GetWeightUnitResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -12619,6 +12746,13 @@ func ParseCreateTokenResponse(rsp *http.Response) (*CreateTokenResponse, error) 
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest OAuthError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	}
 
@@ -12687,6 +12821,23 @@ func ParseCreateTokenResponse(rsp *http.Response) (*CreateTokenResponse, error) 
 			headers.XRequestID = &value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers CreateTokenResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
