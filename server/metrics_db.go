@@ -20,6 +20,8 @@ type dbCollector struct {
 	log   *slog.Logger
 
 	maxConns, conns, waits, waitSeconds, statements, operations, jobs *prometheus.Desc
+	// The read replica's (--read-database-url), sent only with one.
+	replicaUsable, replicaLag, replicaReads *prometheus.Desc
 }
 
 // scrapeTimeout bounds the queries of one scrape; a slow database leaves out
@@ -42,11 +44,18 @@ func newDBCollector(store *storage.Store, log *slog.Logger) *dbCollector {
 			"Batch operations of every organization by state (staging: still uploading), read at scrape time.", []string{"state"}, nil),
 		jobs: prometheus.NewDesc("entityapi_batch_jobs",
 			"Jobs of the queue (batch chunks and housekeeping) of every process, by state (available: waiting; running), read at scrape time.", []string{"state"}, nil),
+		replicaUsable: prometheus.NewDesc("entityapi_db_replica_usable",
+			"1 while the read replica serves reads, 0 while it is bypassed (down, or lagging past --read-replica-max-lag).", nil, nil),
+		replicaLag: prometheus.NewDesc("entityapi_db_replica_lag_seconds",
+			"How long ago the primary was where the read replica is now, at the last reading (every 100 ms).", nil, nil),
+		replicaReads: prometheus.NewDesc("entityapi_db_replica_reads_total",
+			"Reads this process sent to the read replica.", nil, nil),
 	}
 }
 
 func (d *dbCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, desc := range []*prometheus.Desc{d.maxConns, d.conns, d.waits, d.waitSeconds, d.statements, d.operations, d.jobs} {
+	for _, desc := range []*prometheus.Desc{d.maxConns, d.conns, d.waits, d.waitSeconds, d.statements, d.operations, d.jobs,
+		d.replicaUsable, d.replicaLag, d.replicaReads} {
 		ch <- desc
 	}
 }
@@ -61,6 +70,12 @@ func (d *dbCollector) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(d.waits, prometheus.CounterValue, float64(p.WaitCount))
 	ch <- prometheus.MustNewConstMetric(d.waitSeconds, prometheus.CounterValue, p.WaitDuration.Seconds())
 	ch <- prometheus.MustNewConstMetric(d.statements, prometheus.CounterValue, float64(d.store.Statements()))
+	if d.store.HasReplica() {
+		usable, lag, _ := d.store.ReplicaStatus()
+		ch <- prometheus.MustNewConstMetric(d.replicaUsable, prometheus.GaugeValue, map[bool]float64{true: 1}[usable])
+		ch <- prometheus.MustNewConstMetric(d.replicaLag, prometheus.GaugeValue, lag.Seconds())
+		ch <- prometheus.MustNewConstMetric(d.replicaReads, prometheus.CounterValue, float64(d.store.ReplicaReads()))
+	}
 
 	ctx, cancel := context.WithTimeout(context.Background(), scrapeTimeout)
 	defer cancel()

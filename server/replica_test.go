@@ -5,6 +5,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -71,6 +72,18 @@ func TestReadYourWritesAcrossProcesses(t *testing.T) {
 	viewer.caller("admin").do(http.MethodGet, "/admin/api/events?page[size]=1", jsonAPI, "").want(t, http.StatusOK)
 	if second.ReplicaReads() != readsBefore {
 		t.Error("the change-events feed was read from the replica")
+	}
+
+	res, err := http.Get(b.base + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	scrape, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	for _, series := range []string{"entityapi_db_replica_usable 1", "entityapi_db_replica_lag_seconds ", "entityapi_db_replica_reads_total "} {
+		if !strings.Contains(string(scrape), "\n"+series) {
+			t.Errorf("/metrics has no %q", series)
+		}
 	}
 
 	replica.Exec(t, "SELECT pg_wal_replay_resume()")
