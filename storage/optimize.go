@@ -6,12 +6,15 @@ import (
 
 // Optimize refreshes the planner's statistics where the database does not by
 // itself (the dialect's Optimize: SQLite's PRAGMA optimize, with its analysis
-// limit; PostgreSQL's autovacuum needs no call), under the write slot.
-// Without them SQLite takes organization_id for a selective index: a page of
-// related records (the key IN a subquery, see viaCond) then scans every row
-// of the organization and sorts it, where with them it looks up the keys
-// (issue 15, 20,000 accounts). The housekeeping runs it every minute; it
-// analyzes only tables never analyzed or changed 25-fold since.
+// limit; on PostgreSQL an ANALYZE of the tables that about doubled since
+// their last analysis, where autovacuum is off or behind), under the write
+// slot. Without them SQLite takes organization_id for a selective index: a
+// page of related records (the key IN a subquery, see viaCond) then scans
+// every row of the organization and sorts it, where with them it looks up
+// the keys (issue 15, 20,000 accounts); PostgreSQL keeps the plans of
+// prepared statements it made when a table was small (issue 30, item 7).
+// The housekeeping runs it every minute; SQLite analyzes only tables never
+// analyzed or changed 25-fold since.
 func (s *Store) Optimize(ctx context.Context) error {
 	release, err := s.acquireWrite(ctx) // ANALYZE writes (SQLite: sqlite_stat1)
 	if err != nil {

@@ -81,7 +81,8 @@ func perRow(plan, column string) bool {
 // housekeeping) SQLite reads the related records of a page by their keys;
 // without them it took organization_id for a selective index and scanned and
 // sorted the whole organization for each include path segment (issue 15). On
-// PostgreSQL Optimize does nothing (autovacuum keeps its statistics).
+// PostgreSQL Optimize analyzes grown tables (server/growth_plans_test.go
+// holds its plans).
 func TestOptimizeKeepsPlansOnKeys(t *testing.T) {
 	t.Parallel()
 	storagetest.Each(t, func(t *testing.T, s *storage.Store) {

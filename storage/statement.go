@@ -32,6 +32,16 @@ type StatementHook interface {
 	AfterStatement(ctx context.Context, query string, err error)
 }
 
+// StatementParamsHook is a StatementHook that also sees the parameters a
+// generic query is sent with (Bun's own statements have their values in
+// the text), just after BeforeStatement: what a test needs to read the plan
+// the database makes of the very statement a request sent
+// (server/growth_plans_test.go).
+type StatementParamsHook interface {
+	StatementHook
+	StatementParams(ctx context.Context, query string, params []any)
+}
+
 // statementWatch is the store's statement counter and hooks.
 type statementWatch struct {
 	count atomic.Int64
@@ -65,6 +75,23 @@ func (w *statementWatch) before(ctx context.Context, query string) context.Conte
 		}
 	}
 	return ctx
+}
+
+// params hands a generic query's parameters to the hooks that want them,
+// without pgx's query mode (Features.CustomPlan) that bind may put first.
+func (s *Store) params(ctx context.Context, query string, params []any) {
+	hs := s.watch.hooks.Load()
+	if hs == nil {
+		return
+	}
+	if len(params) > 0 && s.f.CustomPlan != nil && params[0] == s.f.CustomPlan {
+		params = params[1:]
+	}
+	for _, h := range *hs {
+		if ph, ok := h.(StatementParamsHook); ok {
+			ph.StatementParams(ctx, query, params)
+		}
+	}
 }
 
 func (w *statementWatch) after(ctx context.Context, query string, err error) {
@@ -232,6 +259,7 @@ func (dbConn) StmtContext(_ context.Context, stmt *sql.Stmt) *sql.Stmt { return 
 func (c *Conn) query(ctx context.Context, st *sqlText) (rowSource, error) {
 	text, params := c.s.bind(st)
 	ctx = c.s.watch.before(ctx, text)
+	c.s.params(ctx, text, params)
 	var (
 		rows rowSource
 		err  error
@@ -253,6 +281,7 @@ func (c *Conn) query(ctx context.Context, st *sqlText) (rowSource, error) {
 func (c *Conn) queryRow(ctx context.Context, st *sqlText, dest ...any) error {
 	text, params := c.s.bind(st)
 	ctx = c.s.watch.before(ctx, text)
+	c.s.params(ctx, text, params)
 	var err error
 	switch stmt := c.prepared(ctx, text); {
 	case stmt != nil:
@@ -276,6 +305,7 @@ func (c *Conn) exec(ctx context.Context, st *sqlText) (sql.Result, error) {
 // makes them.
 func (c *Conn) execBound(ctx context.Context, text string, params []any) (sql.Result, error) {
 	ctx = c.s.watch.before(ctx, text)
+	c.s.params(ctx, text, params)
 	var (
 		res sql.Result
 		err error

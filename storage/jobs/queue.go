@@ -337,7 +337,7 @@ func (q *Queue) Maintain(ctx context.Context) error { return q.maintain(ctx) }
 
 // maintain deletes finished operations and change events past their
 // lifetimes, and abandoned uploads, numbers committed events (SequenceEvents),
-// refreshes SQLite's planner statistics (Optimize), re-enqueues the chunks of operations that stopped moving (a crash
+// refreshes the planner statistics of grown tables (Optimize), re-enqueues the chunks of operations that stopped moving (a crash
 // between publishing and enqueueing), and fails operations that can no longer
 // finish (a synchronous batch whose process died).
 func (q *Queue) maintain(ctx context.Context) error {

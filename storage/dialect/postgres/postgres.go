@@ -164,9 +164,6 @@ func (d *DB) PoolStats() dialect.PoolStats {
 // Renew does nothing: PostgreSQL's connections hold nothing of a table.
 func (d *DB) Renew(context.Context) error { return nil }
 
-// Optimize does nothing: autovacuum keeps the statistics.
-func (d *DB) Optimize(context.Context) error { return nil }
-
 // CopyFrom sends rows into table with COPY (pgx's CopyFrom) on conn, the
 // connection of the caller's transaction: the rows travel in pgx's binary
 // format with no statement to parse or plan (issue 16).
