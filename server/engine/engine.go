@@ -157,7 +157,7 @@ func (e *Engine) begin(r *Request) (*call, error) {
 	}
 	if r.Tx != nil {
 		cl.db = r.Tx
-	} else if onReplica(r) {
+	} else if e.store.HasReplica() && onReplica(r) {
 		cl.db = e.store.ReadConn(r.Ctx)
 	}
 	cl.hateoas = cl.f == JSONAPI && !cl.xinclude["noHateoas"]
