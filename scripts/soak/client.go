@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -121,4 +122,31 @@ func (p *accountPool) take() (string, bool) {
 	id := p.ids[0]
 	p.ids = p.ids[1:]
 	return id, true
+}
+
+// accounts is how many accounts the organization holds, from the total the
+// server counts on request (X-Include: totalCount): the report shows how much
+// the table grew under the soak.
+func (c *client) accounts(ctx context.Context) (int64, error) {
+	req, err := http.NewRequestWithContext(ctx, "GET", c.base+"/admin/api/accounts?page[size]=1", nil)
+	if err != nil {
+		return 0, err
+	}
+	req.Header.Set("Accept", jsonAPI)
+	req.Header.Set("Authorization", "Bearer "+c.token)
+	req.Header.Set("X-Include", "totalCount")
+	res, err := c.http.Do(req)
+	if err != nil {
+		return 0, fmt.Errorf("counting accounts: %w", err)
+	}
+	defer res.Body.Close()
+	_, _ = io.Copy(io.Discard, res.Body)
+	if res.StatusCode != http.StatusOK {
+		return 0, fmt.Errorf("counting accounts: status %d", res.StatusCode)
+	}
+	n, err := strconv.ParseInt(res.Header.Get("X-Include-Total-Count"), 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("counting accounts: X-Include-Total-Count: %w", err)
+	}
+	return n, nil
 }

@@ -35,10 +35,13 @@ type report struct {
 	rss  []rssSample
 	warm time.Duration
 	hwm  int64 // kB
+
+	accountsBefore, accountsAfter int64 // in the organization, around the soak
 }
 
 // print writes the report to w and returns whether the soak passed: no
-// failure in either phase and RSS within the limit.
+// failure in either phase, the rate kept, the p99 by window flat within
+// p99Spread and RSS within the limit.
 func (r report) print(w io.Writer) bool {
 	o := r.options
 	fmt.Fprintf(w, "\nsoak of entityapi on %s, %s\n", r.database, r.started.Format("2006-01-02 15:04 MST"))
@@ -57,8 +60,9 @@ func (r report) print(w io.Writer) bool {
 	achieved := float64(done) / r.elapsed.Seconds()
 	fmt.Fprintf(w, "achieved: %.1f req/s over %s (%d answered, %d shed, up to %d in flight)%s\n",
 		achieved, r.elapsed.Round(time.Second), done, r.shed, 4*o.workers, behind(achieved, r.target, r.shed))
-	fmt.Fprintf(w, "batches:  %d accounts every %s, asynchronous, polled every %s to success\n\n",
+	fmt.Fprintf(w, "batches:  %d accounts every %s, asynchronous, polled every %s to success\n",
 		o.batchSize, o.batchEvery, pollEvery)
+	fmt.Fprintf(w, "accounts: %d before the soak, %d after (%+d)\n\n", r.accountsBefore, r.accountsAfter, r.accountsAfter-r.accountsBefore)
 
 	fmt.Fprintf(w, "%-32s %9s %7s %9s %9s %9s\n", "request (latency from due time)", "requests", "errors", "p50 ms", "p99 ms", "max ms")
 	for _, s := range r.rows {
@@ -69,6 +73,13 @@ func (r report) print(w io.Writer) bool {
 	}
 
 	fmt.Fprintf(w, "p99 by %s: %s ms\n", r.window, joinMillis(r.p99s))
+	low, high, p99Flat := p99Verdict(r.p99s, r.window, r.warm, r.elapsed)
+	p99Word := "flat"
+	if !p99Flat {
+		p99Word = "NOT FLAT"
+	}
+	fmt.Fprintf(w, "          after the %s warm-up: smallest %s ms, largest %s ms (%.2fx; limit %.0fx) %s\n",
+		r.warm, millis(low), millis(high), ratio(high, low), p99Spread, p99Word)
 
 	start, end, growth, flat := rssVerdict(r.rss, r.warm)
 	verdict := "flat"
@@ -89,13 +100,23 @@ func (r report) print(w io.Writer) bool {
 	for _, e := range append(r.peakShown, r.shown...) {
 		fmt.Fprintf(w, "  %s\n", e)
 	}
-	passed := errors == 0 && flat
+	kept := rateKept(achieved, r.target, r.shed)
+	passed := errors == 0 && flat && p99Flat && kept
 	if passed {
 		fmt.Fprintln(w, "result:   PASS")
 	} else {
-		fmt.Fprintln(w, "result:   FAIL (errors must be 0 and RSS must not grow more than 20%)")
+		fmt.Fprintf(w, "result:   FAIL (errors must be 0, the rate kept, the p99 by %s within %.0fx of the smallest "+
+			"and RSS must not grow more than 20%%)\n", r.window, p99Spread)
 	}
 	return passed
+}
+
+// ratio is a/b, 0 when b is.
+func ratio(a, b time.Duration) float64 {
+	if b == 0 {
+		return 0
+	}
+	return float64(a) / float64(b)
 }
 
 func printRow(w io.Writer, s summary) {
@@ -113,7 +134,7 @@ func joinMillis(ds []time.Duration) string {
 // behind says when the soak did not keep its rate: the server (or the
 // machine it shares) could not answer that fast, and latencies show queueing.
 func behind(achieved, target float64, shed int64) string {
-	if shed > 0 || achieved < 0.95*target {
+	if !rateKept(achieved, target, shed) {
 		return "  BEHIND the target"
 	}
 	return ""

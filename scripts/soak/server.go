@@ -10,8 +10,9 @@ import (
 )
 
 // startServer builds the binary into dir and starts `entityapi serve --demo`
-// on a free loopback port on databaseURL, the way users start it, with a
-// token lifetime longer than any soak; it returns once the server is ready.
+// on a free loopback port on databaseURL (the embedded SQLite default when it
+// is empty), the way users start it, with a token lifetime longer than any
+// soak; it returns once the server is ready.
 func startServer(ctx context.Context, dir, databaseURL string) (*localserver.Process, error) {
 	bin := filepath.Join(dir, "entityapi")
 	if err := localserver.Build(ctx, "", "github.com/entityapi/entityapi", bin); err != nil {
@@ -21,8 +22,11 @@ func startServer(ctx context.Context, dir, databaseURL string) (*localserver.Pro
 	if err != nil {
 		return nil, err
 	}
-	srv, err := localserver.Start("server", bin, []string{"serve", "--demo", "--data-dir", filepath.Join(dir, "data"),
-		"--addr", addr, "--database-url", databaseURL, "--token-ttl", "86400"}, addr, filepath.Join(dir, "server.log"))
+	args := []string{"serve", "--demo", "--data-dir", filepath.Join(dir, "data"), "--addr", addr, "--token-ttl", "86400"}
+	if databaseURL != "" {
+		args = append(args, "--database-url", databaseURL)
+	}
+	srv, err := localserver.Start("server", bin, args, addr, filepath.Join(dir, "server.log"))
 	if err != nil {
 		return nil, err
 	}

@@ -219,3 +219,64 @@ func TestTimeline(t *testing.T) {
 		t.Errorf("p99s() = %v, want %v", got, want)
 	}
 }
+
+func TestP99Verdict(t *testing.T) {
+	t.Parallel()
+	ms := func(vs ...int) []time.Duration {
+		out := make([]time.Duration, len(vs))
+		for i, v := range vs {
+			out[i] = time.Duration(v) * time.Millisecond
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		name            string
+		p99s            []time.Duration
+		elapsed         time.Duration
+		wantLow, wantHi time.Duration
+		wantFlat        bool
+	}{
+		{"flat within twice", ms(50, 10, 12, 20), 4 * time.Minute, 10 * time.Millisecond, 20 * time.Millisecond, true},
+		{"a climb past twice fails", ms(5, 10, 15, 21), 4 * time.Minute, 10 * time.Millisecond, 21 * time.Millisecond, false},
+		{"the warm-up window does not count", ms(900, 10, 11), 3 * time.Minute, 10 * time.Millisecond, 11 * time.Millisecond, true},
+		{"a short last window does not count", ms(1, 10, 11, 90), 3*time.Minute + 20*time.Second, 10 * time.Millisecond, 11 * time.Millisecond, true},
+		{"a last window of half a width counts", ms(1, 10, 11, 90), 3*time.Minute + 30*time.Second, 10 * time.Millisecond, 90 * time.Millisecond, false},
+		{"nothing to judge is not flat", ms(7), time.Minute, 0, 0, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			low, high, flat := p99Verdict(tc.p99s, time.Minute, time.Minute, tc.elapsed)
+			if low != tc.wantLow || high != tc.wantHi || flat != tc.wantFlat {
+				t.Errorf("p99Verdict = %v, %v, %v; want %v, %v, %v", low, high, flat, tc.wantLow, tc.wantHi, tc.wantFlat)
+			}
+		})
+	}
+}
+
+func TestRateKept(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		achieved, target float64
+		shed             int64
+		want             bool
+	}{
+		{600, 600, 0, true}, {570, 600, 0, true}, {569, 600, 0, false}, {600, 600, 1, false},
+	} {
+		if got := rateKept(tc.achieved, tc.target, tc.shed); got != tc.want {
+			t.Errorf("rateKept(%v, %v, %d) = %v, want %v", tc.achieved, tc.target, tc.shed, got, tc.want)
+		}
+	}
+}
+
+func TestWindowWidth(t *testing.T) {
+	t.Parallel()
+	for d, want := range map[time.Duration]time.Duration{
+		time.Minute:      10 * time.Second,
+		2 * time.Minute:  12 * time.Second,
+		10 * time.Minute: time.Minute,
+		30 * time.Minute: time.Minute,
+	} {
+		if got := windowWidth(d); got != want {
+			t.Errorf("windowWidth(%v) = %v, want %v", d, got, want)
+		}
+	}
+}
