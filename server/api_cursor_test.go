@@ -47,6 +47,15 @@ func walk(t *testing.T, a *api, path, rel string) (ids []string, pages int) {
 		if r.value("links/first") == nil {
 			t.Fatalf("%s: a cursor page without links/first", next)
 		}
+		// The profile: prev and next are always there, null at the ends.
+		links, _ := r.value("links").(map[string]any)
+		for _, name := range []string{"prev", "next"} {
+			if v, ok := links[name]; !ok {
+				t.Fatalf("%s: links/%s is missing (the cursor profile says null at the end)\n%s", next, name, r.body)
+			} else if _, isString := v.(string); v != nil && !isString {
+				t.Fatalf("%s: links/%s = %v", next, name, v)
+			}
+		}
 		link, _ := r.value("links/" + rel).(string)
 		next = strings.TrimPrefix(link, a.base)
 		if link != "" && next == link {
@@ -99,8 +108,8 @@ func TestCursorWalks(t *testing.T) {
 				if got := dataIDs(t, back); !slices.Equal(got, all[5:10]) {
 					t.Errorf("prev of the third page: %v, want %v", got, all[5:10])
 				}
-				if first.value("links/prev") != nil {
-					t.Errorf("the first page has links/prev %v", first.value("links/prev"))
+				if prev, ok := first.value("links").(map[string]any)["prev"]; !ok || prev != nil {
+					t.Errorf("the first page's links/prev = %v (present %v), want null", prev, ok)
 				}
 			})
 		}

@@ -63,7 +63,7 @@ func TestRelationshipRouteParameters(t *testing.T) {
 		base := "/admin/api/accounts/" + acc + "/relationships/"
 		runListCases(t, a, []listCase{
 			{name: "include on a to-many", path: base + "contacts?include=contacts", status: 400, param: "include",
-				detail: "The parameter is not supported by this resource."},
+				detail: `The query parameter "include" is not supported here. It accepts: page[number], page[size], page[after], page[before].`},
 			{name: "fields on a to-many", path: base + "contacts?fields[contacts]=lastName", status: 400, param: "fields[contacts]"},
 			{name: "sort on a to-many", path: base + "contacts?sort=id", status: 400, param: "sort"},
 			{name: "filter on a to-many", path: base + "contacts?filter[id]=1", status: 400, param: "filter[id]"},

@@ -31,8 +31,8 @@ func TestRelationships(t *testing.T) {
 				{path: "data/attributes/password", absent: true}, {path: "data/attributes/username", want: "jdoe"},
 				{path: "data/relationships/userRoles/data/0/id", want: "ROLE_MANAGER"},
 				{path: "data/relationships/organization/data/id", want: "1"}}},
-			{name: "title", path: "/admin/api/users/" + user + "?meta=title", status: 200, checks: []check{{path: "data/meta/title", want: "John Doe"}}},
-			{name: "unknown meta", path: "/admin/api/users/" + user + "?meta=color", status: 400},
+			{name: "title", path: "/admin/api/users/" + user + "?metaProperties=title", status: 200, checks: []check{{path: "data/meta/title", want: "John Doe"}}},
+			{name: "unknown meta", path: "/admin/api/users/" + user + "?metaProperties=color", status: 400},
 			{name: "include through a join table and dotted", path: "/admin/api/accounts/" + acc + "?include=contacts,owner.owner", status: 200, checks: []check{
 				{path: "data/relationships/contacts/data/0/id", want: c1}, {path: "included/0/type", want: "contacts"},
 				{path: "included/1/type", want: "users"}, {path: "included/2/type", want: "businessunits"}}},

@@ -83,7 +83,7 @@ func TestStorefrontHeaders(t *testing.T) {
 			checkValues(t, r, map[string]any{"data/attributes/name": tc.country})
 			region := a.do(http.MethodGet, "/api/regions/DE-BY", h, "").want(t, 200)
 			checkValues(t, region, map[string]any{"data/attributes/name": tc.region})
-			sorted := a.do(http.MethodGet, "/api/countries?sort=-name&page[size]=1&meta=title", h, "").want(t, 200)
+			sorted := a.do(http.MethodGet, "/api/countries?sort=-name&page[size]=1&metaProperties=title", h, "").want(t, 200)
 			if title, name := get(sorted.doc, "data/0/meta/title"), get(sorted.doc, "data/0/attributes/name"); title != name {
 				t.Errorf("X-Localization-ID %s: title %v, name %v", tc.id, title, name)
 			}

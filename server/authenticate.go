@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -55,7 +56,7 @@ func (a *application) authenticate(c *gin.Context) {
 			}
 		}
 		a.metrics.authFailure("missing_token")
-		a.unauthenticated(c, "The access token is missing.")
+		a.unauthenticated(c, missingTokenReason(c.Request))
 		return
 	}
 	p, err := a.auth.Authenticate(c.Request.Context(), token, a.audience)
@@ -82,6 +83,32 @@ func (a *application) authenticate(c *gin.Context) {
 		return
 	}
 	c.Next()
+}
+
+// missingTokenReason says why no token was found and how to send one
+// (issue 31): Oro's "The access token is missing." and then the fix for
+// what the request did send, an Authorization header without the Bearer
+// scheme (a bare token, Basic credentials) or a token in the query string.
+func missingTokenReason(r *http.Request) string {
+	const missing = "The access token is missing."
+	const how = "Send it as Authorization: Bearer <token> (a token comes from POST /oauth2-token)."
+	if h := r.Header.Get("Authorization"); h != "" {
+		scheme, _, hasScheme := strings.Cut(strings.TrimSpace(h), " ")
+		if strings.EqualFold(scheme, "Bearer") {
+			return missing + " The Authorization header names the Bearer scheme but no token after it. " + how
+		}
+		if !hasScheme {
+			return missing + ` The Authorization header holds no scheme: write "Bearer " before the token. ` + how
+		}
+		if len(scheme) > 20 {
+			scheme = scheme[:20] + "…"
+		}
+		return fmt.Sprintf("%s The Authorization header uses the %q scheme; this API takes only Bearer tokens. %s", missing, scheme, how)
+	}
+	if r.URL.Query().Has("access_token") {
+		return missing + " A token in the query string is never read (it would be logged and cached along the way). " + how
+	}
+	return missing + " " + how
 }
 
 func (a *application) unauthenticated(c *gin.Context, reason string) {

@@ -20,7 +20,7 @@ import (
 func TestListsShareNoObjects(t *testing.T) {
 	t.Parallel()
 	targets := []string{
-		"/admin/api/regions?page[size]=10&meta=title",
+		"/admin/api/regions?page[size]=10&metaProperties=title",
 		"/admin/api/regions?page[size]=25&include=country",
 		"/admin/api/countries?page[size]=10&fields[countries]=name",
 		"/admin/api/regions?page[size]=2",

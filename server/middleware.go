@@ -118,5 +118,5 @@ func (s *Server) unmatched(c *gin.Context, apps []*application) {
 		writeProblems(c, problem.List{problem.NotAllowed(c.Request.Method)})
 		return
 	}
-	writeProblems(c, problem.List{problem.UnknownPath("No resource exists at this address.")})
+	writeProblems(c, problem.List{problem.UnknownPath(notFoundDetail(c.Request.URL.Path, apps))})
 }

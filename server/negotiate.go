@@ -1,6 +1,7 @@
 package server
 
 import (
+	"fmt"
 	"mime"
 	"net/http"
 	"strconv"
@@ -106,10 +107,22 @@ func negotiate(r *http.Request) negotiation {
 		if len(acceptValues) > 0 && !accepts(ranges, jsonapi.PlainMediaType, "application/*", "*/*") {
 			n.problem = problem.NotAcceptable("Only JSON representation of the requested resource is supported.")
 		} else if hasBody && (ctErr != nil || ctType != jsonapi.PlainMediaType || !onlyCharset(ctParams)) {
-			n.problem = problem.UnsupportedMediaType(`The "Content-Type" request header must be "application/json" if specified.`)
+			n.problem = problem.UnsupportedMediaType(plainContentType(ctType, ctErr))
 		}
 	}
 	return n
+}
+
+// plainContentType is the detail of a body whose Content-Type is neither
+// format's: Oro's sentence, then the two media types the API reads and what
+// each means (issue 31), naming the type that was sent when it can be read.
+func plainContentType(sent string, err error) string {
+	detail := `The "Content-Type" request header must be "application/json" if specified.`
+	if err == nil && sent != "" && len(sent) <= 100 {
+		detail += fmt.Sprintf(" %q is not read here.", sent)
+	}
+	return detail + ` Send the body as JSON with Content-Type "application/json" (the plain format) or ` +
+		`"application/vnd.api+json" (a JSON:API document); forms and other encodings are not accepted.`
 }
 
 func onlyCharset(params map[string]string) bool {

@@ -31,9 +31,9 @@ func TestReadsOnlyShownLanguage(t *testing.T) {
 				named      string   // a column some statement must name
 				unnamed    []string // columns no statement may name
 			}{
-				{name: "one region", path: "/api/regions/IT-25?meta=title", headers: german,
+				{name: "one region", path: "/api/regions/IT-25?metaProperties=title", headers: german,
 					want: map[string]any{"data/attributes/name": "Lombardei", "data/meta/title": "Lombardei"}},
-				{name: "a page of regions", path: "/api/regions?filter[country]=IT&sort=name&page[size]=3&meta=title", headers: german,
+				{name: "a page of regions", path: "/api/regions?filter[country]=IT&sort=name&page[size]=3&metaProperties=title", headers: german,
 					want: map[string]any{"data/0/id": "IT-65", "data/0/attributes/name": "Abruzzen", "data/0/meta/title": "Abruzzen"}},
 				{name: "included regions", path: "/api/countries/IT?include=regions", headers: german,
 					want: map[string]any{"data/attributes/name": "Italien", "included/0/type": "regions"}},

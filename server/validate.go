@@ -29,7 +29,8 @@ func (a *application) validate(c *gin.Context) {
 	}
 }
 
-// check is validate's work: the query string read whole, body size and
+// check is validate's work: the query string read whole, its parameters
+// known to the operation (check/query.go), body size and
 // encoding, type and id against the address (409, before the schema), then
 // kin-openapi's parameter and body checks, and no NUL in a string of the body.
 // It answers a request that fails and returns false.
@@ -45,6 +46,10 @@ func (a *application) check(c *gin.Context) bool {
 	rt := r.Route
 	query := c.Request.URL.Query()
 	r.Query = query // the engine reads these values, not the raw query again
+	if ps := rt.Checks().UnknownQuery(query); ps != nil {
+		a.abort(c, ps) // a batch's too: it declares the parameters it takes
+		return false
+	}
 	if rt.IsBatch() {
 		return true // a batch streams: its handler checks the body as it reads it
 	}
@@ -74,6 +79,10 @@ func (a *application) check(c *gin.Context) bool {
 		params[p.Key] = p.Value
 	}
 	if err := rt.Checks().Check(c.Request.Context(), c.Request, params, query); err != nil {
+		if p := check.FormatHint(body, r.Format == engine.JSONAPI); p != nil && body != nil {
+			a.abort(c, p) // the body's format, not its fields, is what to fix
+			return false
+		}
 		a.abort(c, check.Translate(err, rt.Checks(), r.Format == engine.JSONAPI))
 		return false
 	}

@@ -2159,7 +2159,7 @@ type CountryToOne struct {
 // CountryToOneDocument The country identifier of a relationship endpoint.
 type CountryToOneDocument = jsonapi.Document
 
-// DocumentLinks Top-level links. `self` addresses the collection; on a page by number `first`, `prev` and `next` appear when they lead somewhere, `last` when the total is known. On a cursor page (`page[after]` or `page[before]`) `first` starts the walk again, and `prev` and `next` carry the cursors of the page's ends; each is left out at its end of the list (JSON:API's way to say a link is unavailable). Removed by `X-Include: noHateoas`.
+// DocumentLinks Top-level links. `self` addresses the collection; on a page by number `first`, `prev` and `next` appear when they lead somewhere, `last` when the total is known. On a cursor page (`page[after]` or `page[before]`) `first` starts the walk again, and `prev` and `next` carry the cursors of the page's ends; each is `null` at its end of the list, as the JSON:API cursor-pagination profile asks (a page by number never has a `null` link). Removed by `X-Include: noHateoas`.
 type DocumentLinks struct {
 	First   *string `json:"first,omitempty"`
 	Last    *string `json:"last,omitempty"`
@@ -2678,7 +2678,7 @@ type ResourceMeta struct {
 	// Example: contact-1
 	IncludeId *string `json:"includeId,omitempty"`
 
-	// Title The record's title, sent when the request asks `meta=title`.
+	// Title The record's title, sent when the request asks `metaProperties=title`.
 	//
 	// Example: Acme Corporation
 	Title *string `json:"title,omitempty"`
@@ -4173,8 +4173,8 @@ type ListAccountsParams struct {
 	// FieldsUsers The user fields to return, separated by commas; JSON:API only.
 	FieldsUsers *UserFields `form:"fields[users],omitempty" json:"fields[users],omitempty"`
 
-	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
-	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
+	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
+	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -4212,8 +4212,8 @@ type GetAccountParams struct {
 	// FieldsUsers The user fields to return, separated by commas; JSON:API only.
 	FieldsUsers *UserFields `form:"fields[users],omitempty" json:"fields[users],omitempty"`
 
-	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
-	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
+	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
+	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -4302,8 +4302,8 @@ type ListAccountContactsParams struct {
 	// FieldsUsers The user fields to return, separated by commas; JSON:API only.
 	FieldsUsers *UserFields `form:"fields[users],omitempty" json:"fields[users],omitempty"`
 
-	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
-	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
+	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
+	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -4335,8 +4335,8 @@ type GetAccountDefaultContactParams struct {
 	// FieldsUsers The user fields to return, separated by commas; JSON:API only.
 	FieldsUsers *UserFields `form:"fields[users],omitempty" json:"fields[users],omitempty"`
 
-	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
-	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
+	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
+	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -4368,8 +4368,8 @@ type GetAccountOrganizationParams struct {
 	// FieldsUsers The user fields to return, separated by commas; JSON:API only.
 	FieldsUsers *UserFields `form:"fields[users],omitempty" json:"fields[users],omitempty"`
 
-	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
-	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
+	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
+	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -4401,8 +4401,8 @@ type GetAccountOwnerParams struct {
 	// FieldsUsers The user fields to return, separated by commas; JSON:API only.
 	FieldsUsers *UserFields `form:"fields[users],omitempty" json:"fields[users],omitempty"`
 
-	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
-	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
+	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
+	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -4434,8 +4434,8 @@ type GetAccountReferredByParams struct {
 	// FieldsUsers The user fields to return, separated by commas; JSON:API only.
 	FieldsUsers *UserFields `form:"fields[users],omitempty" json:"fields[users],omitempty"`
 
-	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
-	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
+	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
+	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -4641,8 +4641,8 @@ type ListBusinessUnitsParams struct {
 	// FieldsUsers The user fields to return, separated by commas; JSON:API only.
 	FieldsUsers *UserFields `form:"fields[users],omitempty" json:"fields[users],omitempty"`
 
-	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
-	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
+	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
+	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -4680,8 +4680,8 @@ type GetBusinessUnitParams struct {
 	// FieldsUsers The user fields to return, separated by commas; JSON:API only.
 	FieldsUsers *UserFields `form:"fields[users],omitempty" json:"fields[users],omitempty"`
 
-	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
-	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
+	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
+	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -4719,8 +4719,8 @@ type GetBusinessUnitOrganizationParams struct {
 	// FieldsUsers The user fields to return, separated by commas; JSON:API only.
 	FieldsUsers *UserFields `form:"fields[users],omitempty" json:"fields[users],omitempty"`
 
-	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
-	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
+	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
+	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -4752,8 +4752,8 @@ type GetBusinessUnitOwnerParams struct {
 	// FieldsUsers The user fields to return, separated by commas; JSON:API only.
 	FieldsUsers *UserFields `form:"fields[users],omitempty" json:"fields[users],omitempty"`
 
-	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
-	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
+	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
+	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -4881,8 +4881,8 @@ type ListBusinessUnitUsersParams struct {
 	// FieldsUsers The user fields to return, separated by commas; JSON:API only.
 	FieldsUsers *UserFields `form:"fields[users],omitempty" json:"fields[users],omitempty"`
 
-	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
-	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
+	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
+	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -5004,8 +5004,8 @@ type ListContactsParams struct {
 	// FieldsUsers The user fields to return, separated by commas; JSON:API only.
 	FieldsUsers *UserFields `form:"fields[users],omitempty" json:"fields[users],omitempty"`
 
-	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
-	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
+	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
+	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -5043,8 +5043,8 @@ type GetContactParams struct {
 	// FieldsUsers The user fields to return, separated by commas; JSON:API only.
 	FieldsUsers *UserFields `form:"fields[users],omitempty" json:"fields[users],omitempty"`
 
-	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
-	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
+	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
+	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -5130,8 +5130,8 @@ type ListContactAccountsParams struct {
 	// FieldsUsers The user fields to return, separated by commas; JSON:API only.
 	FieldsUsers *UserFields `form:"fields[users],omitempty" json:"fields[users],omitempty"`
 
-	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
-	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
+	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
+	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -5163,8 +5163,8 @@ type GetContactAssignedToParams struct {
 	// FieldsUsers The user fields to return, separated by commas; JSON:API only.
 	FieldsUsers *UserFields `form:"fields[users],omitempty" json:"fields[users],omitempty"`
 
-	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
-	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
+	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
+	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -5196,8 +5196,8 @@ type GetContactOrganizationParams struct {
 	// FieldsUsers The user fields to return, separated by commas; JSON:API only.
 	FieldsUsers *UserFields `form:"fields[users],omitempty" json:"fields[users],omitempty"`
 
-	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
-	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
+	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
+	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -5229,8 +5229,8 @@ type GetContactOwnerParams struct {
 	// FieldsUsers The user fields to return, separated by commas; JSON:API only.
 	FieldsUsers *UserFields `form:"fields[users],omitempty" json:"fields[users],omitempty"`
 
-	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
-	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
+	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
+	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -5355,8 +5355,8 @@ type GetContactReportsToParams struct {
 	// FieldsUsers The user fields to return, separated by commas; JSON:API only.
 	FieldsUsers *UserFields `form:"fields[users],omitempty" json:"fields[users],omitempty"`
 
-	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
-	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
+	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
+	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -5400,8 +5400,8 @@ type ListCountriesParams struct {
 	// FieldsRegions The region fields to return, separated by commas; JSON:API only.
 	FieldsRegions *RegionFields `form:"fields[regions],omitempty" json:"fields[regions],omitempty"`
 
-	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
-	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
+	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
+	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -5421,8 +5421,8 @@ type GetCountryParams struct {
 	// FieldsRegions The region fields to return, separated by commas; JSON:API only.
 	FieldsRegions *RegionFields `form:"fields[regions],omitempty" json:"fields[regions],omitempty"`
 
-	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
-	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
+	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
+	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -5463,8 +5463,8 @@ type ListCountryRegionsParams struct {
 	// FieldsRegions The region fields to return, separated by commas; JSON:API only.
 	FieldsRegions *RegionFields `form:"fields[regions],omitempty" json:"fields[regions],omitempty"`
 
-	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
-	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
+	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
+	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -5529,8 +5529,8 @@ type ListEventsParams struct {
 	// FieldsEvents The event fields to return, separated by commas; JSON:API only.
 	FieldsEvents *EventFields `form:"fields[events],omitempty" json:"fields[events],omitempty"`
 
-	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
-	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
+	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
+	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -5544,8 +5544,8 @@ type GetEventParams struct {
 	// FieldsEvents The event fields to return, separated by commas; JSON:API only.
 	FieldsEvents *EventFields `form:"fields[events],omitempty" json:"fields[events],omitempty"`
 
-	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
-	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
+	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
+	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -5613,8 +5613,8 @@ type ListOrganizationsParams struct {
 	// FieldsUsers The user fields to return, separated by commas; JSON:API only.
 	FieldsUsers *UserFields `form:"fields[users],omitempty" json:"fields[users],omitempty"`
 
-	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
-	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
+	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
+	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -5646,8 +5646,8 @@ type GetOrganizationParams struct {
 	// FieldsUsers The user fields to return, separated by commas; JSON:API only.
 	FieldsUsers *UserFields `form:"fields[users],omitempty" json:"fields[users],omitempty"`
 
-	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
-	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
+	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
+	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -5721,8 +5721,8 @@ type ListOrganizationBusinessUnitsParams struct {
 	// FieldsUsers The user fields to return, separated by commas; JSON:API only.
 	FieldsUsers *UserFields `form:"fields[users],omitempty" json:"fields[users],omitempty"`
 
-	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
-	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
+	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
+	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -5847,8 +5847,8 @@ type ListOrganizationUsersParams struct {
 	// FieldsUsers The user fields to return, separated by commas; JSON:API only.
 	FieldsUsers *UserFields `form:"fields[users],omitempty" json:"fields[users],omitempty"`
 
-	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
-	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
+	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
+	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -5892,8 +5892,8 @@ type ListRegionsParams struct {
 	// FieldsRegions The region fields to return, separated by commas; JSON:API only.
 	FieldsRegions *RegionFields `form:"fields[regions],omitempty" json:"fields[regions],omitempty"`
 
-	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
-	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
+	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
+	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -5913,8 +5913,8 @@ type GetRegionParams struct {
 	// FieldsRegions The region fields to return, separated by commas; JSON:API only.
 	FieldsRegions *RegionFields `form:"fields[regions],omitempty" json:"fields[regions],omitempty"`
 
-	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
-	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
+	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
+	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -5934,8 +5934,8 @@ type GetRegionCountryParams struct {
 	// FieldsRegions The region fields to return, separated by commas; JSON:API only.
 	FieldsRegions *RegionFields `form:"fields[regions],omitempty" json:"fields[regions],omitempty"`
 
-	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
-	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
+	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
+	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -6024,8 +6024,8 @@ type ListTaxJurisdictionsParams struct {
 	// FieldsRegions The region fields to return, separated by commas; JSON:API only.
 	FieldsRegions *RegionFields `form:"fields[regions],omitempty" json:"fields[regions],omitempty"`
 
-	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
-	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
+	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
+	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -6054,8 +6054,8 @@ type GetTaxJurisdictionParams struct {
 	// FieldsRegions The region fields to return, separated by commas; JSON:API only.
 	FieldsRegions *RegionFields `form:"fields[regions],omitempty" json:"fields[regions],omitempty"`
 
-	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
-	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
+	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
+	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -6081,8 +6081,8 @@ type GetTaxJurisdictionCountryParams struct {
 	// FieldsRegions The region fields to return, separated by commas; JSON:API only.
 	FieldsRegions *RegionFields `form:"fields[regions],omitempty" json:"fields[regions],omitempty"`
 
-	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
-	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
+	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
+	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -6102,8 +6102,8 @@ type GetTaxJurisdictionRegionParams struct {
 	// FieldsRegions The region fields to return, separated by commas; JSON:API only.
 	FieldsRegions *RegionFields `form:"fields[regions],omitempty" json:"fields[regions],omitempty"`
 
-	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
-	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
+	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
+	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -6165,8 +6165,8 @@ type ListUserRolesParams struct {
 	// FieldsUserroles The user role fields to return, separated by commas; JSON:API only.
 	FieldsUserroles *UserRoleFields `form:"fields[userroles],omitempty" json:"fields[userroles],omitempty"`
 
-	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
-	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
+	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
+	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -6180,8 +6180,8 @@ type GetUserRoleParams struct {
 	// FieldsUserroles The user role fields to return, separated by commas; JSON:API only.
 	FieldsUserroles *UserRoleFields `form:"fields[userroles],omitempty" json:"fields[userroles],omitempty"`
 
-	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
-	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
+	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
+	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -6303,8 +6303,8 @@ type ListUsersParams struct {
 	// FieldsUsers The user fields to return, separated by commas; JSON:API only.
 	FieldsUsers *UserFields `form:"fields[users],omitempty" json:"fields[users],omitempty"`
 
-	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
-	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
+	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
+	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -6342,8 +6342,8 @@ type GetUserParams struct {
 	// FieldsUsers The user fields to return, separated by commas; JSON:API only.
 	FieldsUsers *UserFields `form:"fields[users],omitempty" json:"fields[users],omitempty"`
 
-	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
-	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
+	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
+	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -6381,8 +6381,8 @@ type GetUserOrganizationParams struct {
 	// FieldsUsers The user fields to return, separated by commas; JSON:API only.
 	FieldsUsers *UserFields `form:"fields[users],omitempty" json:"fields[users],omitempty"`
 
-	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
-	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
+	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
+	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -6414,8 +6414,8 @@ type GetUserOwnerParams struct {
 	// FieldsUsers The user fields to return, separated by commas; JSON:API only.
 	FieldsUsers *UserFields `form:"fields[users],omitempty" json:"fields[users],omitempty"`
 
-	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
-	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
+	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
+	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -6510,8 +6510,8 @@ type ListUserUserRolesParams struct {
 	// FieldsUserroles The user role fields to return, separated by commas; JSON:API only.
 	FieldsUserroles *UserRoleFields `form:"fields[userroles],omitempty" json:"fields[userroles],omitempty"`
 
-	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
-	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
+	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
+	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -6594,8 +6594,8 @@ type ListWeightUnitsParams struct {
 	// FieldsWeightunits The weight unit fields to return, separated by commas; JSON:API only.
 	FieldsWeightunits *WeightUnitFields `form:"fields[weightunits],omitempty" json:"fields[weightunits],omitempty"`
 
-	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
-	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
+	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
+	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -6615,8 +6615,8 @@ type GetWeightUnitParams struct {
 	// FieldsWeightunits The weight unit fields to return, separated by commas; JSON:API only.
 	FieldsWeightunits *WeightUnitFields `form:"fields[weightunits],omitempty" json:"fields[weightunits],omitempty"`
 
-	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
-	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
+	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
+	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -8179,13 +8179,13 @@ func (siw *ServerInterfaceWrapper) ListAccounts(c *gin.Context) {
 		return
 	}
 
-	// ------------- Optional query parameter "meta" -------------
+	// ------------- Optional query parameter "metaProperties" -------------
 
-	if _, found := query["meta"]; found {
-		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["metaProperties"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "metaProperties", query, &params.MetaProperties, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	}
 	if err != nil {
-		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter metaProperties: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -8390,13 +8390,13 @@ func (siw *ServerInterfaceWrapper) GetAccount(c *gin.Context) {
 		return
 	}
 
-	// ------------- Optional query parameter "meta" -------------
+	// ------------- Optional query parameter "metaProperties" -------------
 
-	if _, found := query["meta"]; found {
-		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["metaProperties"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "metaProperties", query, &params.MetaProperties, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	}
 	if err != nil {
-		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter metaProperties: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -8758,13 +8758,13 @@ func (siw *ServerInterfaceWrapper) ListAccountContacts(c *gin.Context) {
 		return
 	}
 
-	// ------------- Optional query parameter "meta" -------------
+	// ------------- Optional query parameter "metaProperties" -------------
 
-	if _, found := query["meta"]; found {
-		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["metaProperties"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "metaProperties", query, &params.MetaProperties, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	}
 	if err != nil {
-		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter metaProperties: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -8907,13 +8907,13 @@ func (siw *ServerInterfaceWrapper) GetAccountDefaultContact(c *gin.Context) {
 		return
 	}
 
-	// ------------- Optional query parameter "meta" -------------
+	// ------------- Optional query parameter "metaProperties" -------------
 
-	if _, found := query["meta"]; found {
-		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["metaProperties"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "metaProperties", query, &params.MetaProperties, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	}
 	if err != nil {
-		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter metaProperties: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -9056,13 +9056,13 @@ func (siw *ServerInterfaceWrapper) GetAccountOrganization(c *gin.Context) {
 		return
 	}
 
-	// ------------- Optional query parameter "meta" -------------
+	// ------------- Optional query parameter "metaProperties" -------------
 
-	if _, found := query["meta"]; found {
-		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["metaProperties"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "metaProperties", query, &params.MetaProperties, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	}
 	if err != nil {
-		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter metaProperties: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -9205,13 +9205,13 @@ func (siw *ServerInterfaceWrapper) GetAccountOwner(c *gin.Context) {
 		return
 	}
 
-	// ------------- Optional query parameter "meta" -------------
+	// ------------- Optional query parameter "metaProperties" -------------
 
-	if _, found := query["meta"]; found {
-		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["metaProperties"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "metaProperties", query, &params.MetaProperties, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	}
 	if err != nil {
-		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter metaProperties: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -9354,13 +9354,13 @@ func (siw *ServerInterfaceWrapper) GetAccountReferredBy(c *gin.Context) {
 		return
 	}
 
-	// ------------- Optional query parameter "meta" -------------
+	// ------------- Optional query parameter "metaProperties" -------------
 
-	if _, found := query["meta"]; found {
-		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["metaProperties"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "metaProperties", query, &params.MetaProperties, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	}
 	if err != nil {
-		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter metaProperties: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -10544,13 +10544,13 @@ func (siw *ServerInterfaceWrapper) ListBusinessUnits(c *gin.Context) {
 		return
 	}
 
-	// ------------- Optional query parameter "meta" -------------
+	// ------------- Optional query parameter "metaProperties" -------------
 
-	if _, found := query["meta"]; found {
-		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["metaProperties"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "metaProperties", query, &params.MetaProperties, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	}
 	if err != nil {
-		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter metaProperties: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -10755,13 +10755,13 @@ func (siw *ServerInterfaceWrapper) GetBusinessUnit(c *gin.Context) {
 		return
 	}
 
-	// ------------- Optional query parameter "meta" -------------
+	// ------------- Optional query parameter "metaProperties" -------------
 
-	if _, found := query["meta"]; found {
-		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["metaProperties"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "metaProperties", query, &params.MetaProperties, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	}
 	if err != nil {
-		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter metaProperties: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -10953,13 +10953,13 @@ func (siw *ServerInterfaceWrapper) GetBusinessUnitOrganization(c *gin.Context) {
 		return
 	}
 
-	// ------------- Optional query parameter "meta" -------------
+	// ------------- Optional query parameter "metaProperties" -------------
 
-	if _, found := query["meta"]; found {
-		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["metaProperties"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "metaProperties", query, &params.MetaProperties, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	}
 	if err != nil {
-		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter metaProperties: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -11102,13 +11102,13 @@ func (siw *ServerInterfaceWrapper) GetBusinessUnitOwner(c *gin.Context) {
 		return
 	}
 
-	// ------------- Optional query parameter "meta" -------------
+	// ------------- Optional query parameter "metaProperties" -------------
 
-	if _, found := query["meta"]; found {
-		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["metaProperties"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "metaProperties", query, &params.MetaProperties, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	}
 	if err != nil {
-		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter metaProperties: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -11715,13 +11715,13 @@ func (siw *ServerInterfaceWrapper) ListBusinessUnitUsers(c *gin.Context) {
 		return
 	}
 
-	// ------------- Optional query parameter "meta" -------------
+	// ------------- Optional query parameter "metaProperties" -------------
 
-	if _, found := query["meta"]; found {
-		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["metaProperties"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "metaProperties", query, &params.MetaProperties, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	}
 	if err != nil {
-		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter metaProperties: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -12176,13 +12176,13 @@ func (siw *ServerInterfaceWrapper) ListContacts(c *gin.Context) {
 		return
 	}
 
-	// ------------- Optional query parameter "meta" -------------
+	// ------------- Optional query parameter "metaProperties" -------------
 
-	if _, found := query["meta"]; found {
-		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["metaProperties"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "metaProperties", query, &params.MetaProperties, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	}
 	if err != nil {
-		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter metaProperties: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -12387,13 +12387,13 @@ func (siw *ServerInterfaceWrapper) GetContact(c *gin.Context) {
 		return
 	}
 
-	// ------------- Optional query parameter "meta" -------------
+	// ------------- Optional query parameter "metaProperties" -------------
 
-	if _, found := query["meta"]; found {
-		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["metaProperties"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "metaProperties", query, &params.MetaProperties, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	}
 	if err != nil {
-		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter metaProperties: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -12745,13 +12745,13 @@ func (siw *ServerInterfaceWrapper) ListContactAccounts(c *gin.Context) {
 		return
 	}
 
-	// ------------- Optional query parameter "meta" -------------
+	// ------------- Optional query parameter "metaProperties" -------------
 
-	if _, found := query["meta"]; found {
-		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["metaProperties"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "metaProperties", query, &params.MetaProperties, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	}
 	if err != nil {
-		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter metaProperties: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -12894,13 +12894,13 @@ func (siw *ServerInterfaceWrapper) GetContactAssignedTo(c *gin.Context) {
 		return
 	}
 
-	// ------------- Optional query parameter "meta" -------------
+	// ------------- Optional query parameter "metaProperties" -------------
 
-	if _, found := query["meta"]; found {
-		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["metaProperties"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "metaProperties", query, &params.MetaProperties, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	}
 	if err != nil {
-		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter metaProperties: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -13043,13 +13043,13 @@ func (siw *ServerInterfaceWrapper) GetContactOrganization(c *gin.Context) {
 		return
 	}
 
-	// ------------- Optional query parameter "meta" -------------
+	// ------------- Optional query parameter "metaProperties" -------------
 
-	if _, found := query["meta"]; found {
-		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["metaProperties"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "metaProperties", query, &params.MetaProperties, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	}
 	if err != nil {
-		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter metaProperties: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -13192,13 +13192,13 @@ func (siw *ServerInterfaceWrapper) GetContactOwner(c *gin.Context) {
 		return
 	}
 
-	// ------------- Optional query parameter "meta" -------------
+	// ------------- Optional query parameter "metaProperties" -------------
 
-	if _, found := query["meta"]; found {
-		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["metaProperties"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "metaProperties", query, &params.MetaProperties, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	}
 	if err != nil {
-		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter metaProperties: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -14016,13 +14016,13 @@ func (siw *ServerInterfaceWrapper) GetContactReportsTo(c *gin.Context) {
 		return
 	}
 
-	// ------------- Optional query parameter "meta" -------------
+	// ------------- Optional query parameter "metaProperties" -------------
 
-	if _, found := query["meta"]; found {
-		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["metaProperties"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "metaProperties", query, &params.MetaProperties, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	}
 	if err != nil {
-		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter metaProperties: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -14196,13 +14196,13 @@ func (siw *ServerInterfaceWrapper) ListCountries(c *gin.Context) {
 		return
 	}
 
-	// ------------- Optional query parameter "meta" -------------
+	// ------------- Optional query parameter "metaProperties" -------------
 
-	if _, found := query["meta"]; found {
-		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["metaProperties"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "metaProperties", query, &params.MetaProperties, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	}
 	if err != nil {
-		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter metaProperties: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -14305,13 +14305,13 @@ func (siw *ServerInterfaceWrapper) GetCountry(c *gin.Context) {
 		return
 	}
 
-	// ------------- Optional query parameter "meta" -------------
+	// ------------- Optional query parameter "metaProperties" -------------
 
-	if _, found := query["meta"]; found {
-		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["metaProperties"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "metaProperties", query, &params.MetaProperties, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	}
 	if err != nil {
-		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter metaProperties: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -14484,13 +14484,13 @@ func (siw *ServerInterfaceWrapper) ListCountryRegions(c *gin.Context) {
 		return
 	}
 
-	// ------------- Optional query parameter "meta" -------------
+	// ------------- Optional query parameter "metaProperties" -------------
 
-	if _, found := query["meta"]; found {
-		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["metaProperties"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "metaProperties", query, &params.MetaProperties, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	}
 	if err != nil {
-		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter metaProperties: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -14773,13 +14773,13 @@ func (siw *ServerInterfaceWrapper) ListEvents(c *gin.Context) {
 		return
 	}
 
-	// ------------- Optional query parameter "meta" -------------
+	// ------------- Optional query parameter "metaProperties" -------------
 
-	if _, found := query["meta"]; found {
-		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["metaProperties"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "metaProperties", query, &params.MetaProperties, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	}
 	if err != nil {
-		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter metaProperties: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -14862,13 +14862,13 @@ func (siw *ServerInterfaceWrapper) GetEvent(c *gin.Context) {
 		return
 	}
 
-	// ------------- Optional query parameter "meta" -------------
+	// ------------- Optional query parameter "metaProperties" -------------
 
-	if _, found := query["meta"]; found {
-		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["metaProperties"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "metaProperties", query, &params.MetaProperties, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	}
 	if err != nil {
-		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter metaProperties: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -15122,13 +15122,13 @@ func (siw *ServerInterfaceWrapper) ListOrganizations(c *gin.Context) {
 		return
 	}
 
-	// ------------- Optional query parameter "meta" -------------
+	// ------------- Optional query parameter "metaProperties" -------------
 
-	if _, found := query["meta"]; found {
-		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["metaProperties"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "metaProperties", query, &params.MetaProperties, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	}
 	if err != nil {
-		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter metaProperties: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -15271,13 +15271,13 @@ func (siw *ServerInterfaceWrapper) GetOrganization(c *gin.Context) {
 		return
 	}
 
-	// ------------- Optional query parameter "meta" -------------
+	// ------------- Optional query parameter "metaProperties" -------------
 
-	if _, found := query["meta"]; found {
-		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["metaProperties"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "metaProperties", query, &params.MetaProperties, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	}
 	if err != nil {
-		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter metaProperties: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -15589,13 +15589,13 @@ func (siw *ServerInterfaceWrapper) ListOrganizationBusinessUnits(c *gin.Context)
 		return
 	}
 
-	// ------------- Optional query parameter "meta" -------------
+	// ------------- Optional query parameter "metaProperties" -------------
 
-	if _, found := query["meta"]; found {
-		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["metaProperties"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "metaProperties", query, &params.MetaProperties, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	}
 	if err != nil {
-		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter metaProperties: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -16126,13 +16126,13 @@ func (siw *ServerInterfaceWrapper) ListOrganizationUsers(c *gin.Context) {
 		return
 	}
 
-	// ------------- Optional query parameter "meta" -------------
+	// ------------- Optional query parameter "metaProperties" -------------
 
-	if _, found := query["meta"]; found {
-		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["metaProperties"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "metaProperties", query, &params.MetaProperties, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	}
 	if err != nil {
-		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter metaProperties: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -16306,13 +16306,13 @@ func (siw *ServerInterfaceWrapper) ListRegions(c *gin.Context) {
 		return
 	}
 
-	// ------------- Optional query parameter "meta" -------------
+	// ------------- Optional query parameter "metaProperties" -------------
 
-	if _, found := query["meta"]; found {
-		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["metaProperties"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "metaProperties", query, &params.MetaProperties, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	}
 	if err != nil {
-		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter metaProperties: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -16415,13 +16415,13 @@ func (siw *ServerInterfaceWrapper) GetRegion(c *gin.Context) {
 		return
 	}
 
-	// ------------- Optional query parameter "meta" -------------
+	// ------------- Optional query parameter "metaProperties" -------------
 
-	if _, found := query["meta"]; found {
-		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["metaProperties"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "metaProperties", query, &params.MetaProperties, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	}
 	if err != nil {
-		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter metaProperties: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -16524,13 +16524,13 @@ func (siw *ServerInterfaceWrapper) GetRegionCountry(c *gin.Context) {
 		return
 	}
 
-	// ------------- Optional query parameter "meta" -------------
+	// ------------- Optional query parameter "metaProperties" -------------
 
-	if _, found := query["meta"]; found {
-		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["metaProperties"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "metaProperties", query, &params.MetaProperties, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	}
 	if err != nil {
-		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter metaProperties: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -16913,13 +16913,13 @@ func (siw *ServerInterfaceWrapper) ListTaxJurisdictions(c *gin.Context) {
 		return
 	}
 
-	// ------------- Optional query parameter "meta" -------------
+	// ------------- Optional query parameter "metaProperties" -------------
 
-	if _, found := query["meta"]; found {
-		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["metaProperties"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "metaProperties", query, &params.MetaProperties, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	}
 	if err != nil {
-		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter metaProperties: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -17094,13 +17094,13 @@ func (siw *ServerInterfaceWrapper) GetTaxJurisdiction(c *gin.Context) {
 		return
 	}
 
-	// ------------- Optional query parameter "meta" -------------
+	// ------------- Optional query parameter "metaProperties" -------------
 
-	if _, found := query["meta"]; found {
-		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["metaProperties"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "metaProperties", query, &params.MetaProperties, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	}
 	if err != nil {
-		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter metaProperties: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -17252,13 +17252,13 @@ func (siw *ServerInterfaceWrapper) GetTaxJurisdictionCountry(c *gin.Context) {
 		return
 	}
 
-	// ------------- Optional query parameter "meta" -------------
+	// ------------- Optional query parameter "metaProperties" -------------
 
-	if _, found := query["meta"]; found {
-		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["metaProperties"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "metaProperties", query, &params.MetaProperties, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	}
 	if err != nil {
-		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter metaProperties: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -17361,13 +17361,13 @@ func (siw *ServerInterfaceWrapper) GetTaxJurisdictionRegion(c *gin.Context) {
 		return
 	}
 
-	// ------------- Optional query parameter "meta" -------------
+	// ------------- Optional query parameter "metaProperties" -------------
 
-	if _, found := query["meta"]; found {
-		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["metaProperties"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "metaProperties", query, &params.MetaProperties, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	}
 	if err != nil {
-		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter metaProperties: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -17735,13 +17735,13 @@ func (siw *ServerInterfaceWrapper) ListUserRoles(c *gin.Context) {
 		return
 	}
 
-	// ------------- Optional query parameter "meta" -------------
+	// ------------- Optional query parameter "metaProperties" -------------
 
-	if _, found := query["meta"]; found {
-		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["metaProperties"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "metaProperties", query, &params.MetaProperties, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	}
 	if err != nil {
-		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter metaProperties: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -17824,13 +17824,13 @@ func (siw *ServerInterfaceWrapper) GetUserRole(c *gin.Context) {
 		return
 	}
 
-	// ------------- Optional query parameter "meta" -------------
+	// ------------- Optional query parameter "metaProperties" -------------
 
-	if _, found := query["meta"]; found {
-		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["metaProperties"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "metaProperties", query, &params.MetaProperties, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	}
 	if err != nil {
-		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter metaProperties: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -18285,13 +18285,13 @@ func (siw *ServerInterfaceWrapper) ListUsers(c *gin.Context) {
 		return
 	}
 
-	// ------------- Optional query parameter "meta" -------------
+	// ------------- Optional query parameter "metaProperties" -------------
 
-	if _, found := query["meta"]; found {
-		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["metaProperties"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "metaProperties", query, &params.MetaProperties, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	}
 	if err != nil {
-		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter metaProperties: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -18496,13 +18496,13 @@ func (siw *ServerInterfaceWrapper) GetUser(c *gin.Context) {
 		return
 	}
 
-	// ------------- Optional query parameter "meta" -------------
+	// ------------- Optional query parameter "metaProperties" -------------
 
-	if _, found := query["meta"]; found {
-		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["metaProperties"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "metaProperties", query, &params.MetaProperties, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	}
 	if err != nil {
-		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter metaProperties: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -18694,13 +18694,13 @@ func (siw *ServerInterfaceWrapper) GetUserOrganization(c *gin.Context) {
 		return
 	}
 
-	// ------------- Optional query parameter "meta" -------------
+	// ------------- Optional query parameter "metaProperties" -------------
 
-	if _, found := query["meta"]; found {
-		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["metaProperties"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "metaProperties", query, &params.MetaProperties, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	}
 	if err != nil {
-		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter metaProperties: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -18843,13 +18843,13 @@ func (siw *ServerInterfaceWrapper) GetUserOwner(c *gin.Context) {
 		return
 	}
 
-	// ------------- Optional query parameter "meta" -------------
+	// ------------- Optional query parameter "metaProperties" -------------
 
-	if _, found := query["meta"]; found {
-		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["metaProperties"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "metaProperties", query, &params.MetaProperties, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	}
 	if err != nil {
-		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter metaProperties: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -19433,13 +19433,13 @@ func (siw *ServerInterfaceWrapper) ListUserUserRoles(c *gin.Context) {
 		return
 	}
 
-	// ------------- Optional query parameter "meta" -------------
+	// ------------- Optional query parameter "metaProperties" -------------
 
-	if _, found := query["meta"]; found {
-		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["metaProperties"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "metaProperties", query, &params.MetaProperties, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	}
 	if err != nil {
-		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter metaProperties: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -19932,13 +19932,13 @@ func (siw *ServerInterfaceWrapper) ListWeightUnits(c *gin.Context) {
 		return
 	}
 
-	// ------------- Optional query parameter "meta" -------------
+	// ------------- Optional query parameter "metaProperties" -------------
 
-	if _, found := query["meta"]; found {
-		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["metaProperties"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "metaProperties", query, &params.MetaProperties, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	}
 	if err != nil {
-		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter metaProperties: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -20083,13 +20083,13 @@ func (siw *ServerInterfaceWrapper) GetWeightUnit(c *gin.Context) {
 		return
 	}
 
-	// ------------- Optional query parameter "meta" -------------
+	// ------------- Optional query parameter "metaProperties" -------------
 
-	if _, found := query["meta"]; found {
-		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["metaProperties"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "metaProperties", query, &params.MetaProperties, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	}
 	if err != nil {
-		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter metaProperties: %w", err), http.StatusBadRequest)
 		return
 	}
 

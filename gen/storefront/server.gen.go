@@ -297,7 +297,7 @@ type CurrencyPlain struct {
 	Symbol *string `json:"symbol,omitempty"`
 }
 
-// DocumentLinks Top-level links. `self` addresses the collection; on a page by number `first`, `prev` and `next` appear when they lead somewhere, `last` when the total is known. On a cursor page (`page[after]` or `page[before]`) `first` starts the walk again, and `prev` and `next` carry the cursors of the page's ends; each is left out at its end of the list (JSON:API's way to say a link is unavailable). Removed by `X-Include: noHateoas`.
+// DocumentLinks Top-level links. `self` addresses the collection; on a page by number `first`, `prev` and `next` appear when they lead somewhere, `last` when the total is known. On a cursor page (`page[after]` or `page[before]`) `first` starts the walk again, and `prev` and `next` carry the cursors of the page's ends; each is `null` at its end of the list, as the JSON:API cursor-pagination profile asks (a page by number never has a `null` link). Removed by `X-Include: noHateoas`.
 type DocumentLinks struct {
 	First   *string `json:"first,omitempty"`
 	Last    *string `json:"last,omitempty"`
@@ -555,7 +555,7 @@ type ResourceMeta struct {
 	// Example: contact-1
 	IncludeId *string `json:"includeId,omitempty"`
 
-	// Title The record's title, sent when the request asks `meta=title`.
+	// Title The record's title, sent when the request asks `metaProperties=title`.
 	//
 	// Example: Acme Corporation
 	Title *string `json:"title,omitempty"`
@@ -822,8 +822,8 @@ type ListCountriesParams struct {
 	// FieldsRegions The region fields to return, separated by commas; JSON:API only.
 	FieldsRegions *RegionFields `form:"fields[regions],omitempty" json:"fields[regions],omitempty"`
 
-	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
-	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
+	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
+	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -849,8 +849,8 @@ type GetCountryParams struct {
 	// FieldsRegions The region fields to return, separated by commas; JSON:API only.
 	FieldsRegions *RegionFields `form:"fields[regions],omitempty" json:"fields[regions],omitempty"`
 
-	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
-	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
+	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
+	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -897,8 +897,8 @@ type ListCountryRegionsParams struct {
 	// FieldsRegions The region fields to return, separated by commas; JSON:API only.
 	FieldsRegions *RegionFields `form:"fields[regions],omitempty" json:"fields[regions],omitempty"`
 
-	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
-	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
+	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
+	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -966,8 +966,8 @@ type ListCurrenciesParams struct {
 	// FieldsCurrencies The currency fields to return, separated by commas; JSON:API only.
 	FieldsCurrencies *CurrencyFields `form:"fields[currencies],omitempty" json:"fields[currencies],omitempty"`
 
-	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
-	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
+	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
+	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -987,8 +987,8 @@ type GetCurrencyParams struct {
 	// FieldsCurrencies The currency fields to return, separated by commas; JSON:API only.
 	FieldsCurrencies *CurrencyFields `form:"fields[currencies],omitempty" json:"fields[currencies],omitempty"`
 
-	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
-	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
+	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
+	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -1038,8 +1038,8 @@ type ListLocalizationsParams struct {
 	// FieldsLocalizations The localization fields to return, separated by commas; JSON:API only.
 	FieldsLocalizations *LocalizationFields `form:"fields[localizations],omitempty" json:"fields[localizations],omitempty"`
 
-	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
-	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
+	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
+	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -1059,8 +1059,8 @@ type GetLocalizationParams struct {
 	// FieldsLocalizations The localization fields to return, separated by commas; JSON:API only.
 	FieldsLocalizations *LocalizationFields `form:"fields[localizations],omitempty" json:"fields[localizations],omitempty"`
 
-	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
-	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
+	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
+	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -1110,8 +1110,8 @@ type ListRegionsParams struct {
 	// FieldsRegions The region fields to return, separated by commas; JSON:API only.
 	FieldsRegions *RegionFields `form:"fields[regions],omitempty" json:"fields[regions],omitempty"`
 
-	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
-	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
+	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
+	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -1137,8 +1137,8 @@ type GetRegionParams struct {
 	// FieldsRegions The region fields to return, separated by commas; JSON:API only.
 	FieldsRegions *RegionFields `form:"fields[regions],omitempty" json:"fields[regions],omitempty"`
 
-	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
-	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
+	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
+	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -1164,8 +1164,8 @@ type GetRegionCountryParams struct {
 	// FieldsRegions The region fields to return, separated by commas; JSON:API only.
 	FieldsRegions *RegionFields `form:"fields[regions],omitempty" json:"fields[regions],omitempty"`
 
-	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
-	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
+	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
+	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -1224,8 +1224,8 @@ type ListWeightUnitsParams struct {
 	// FieldsWeightunits The weight unit fields to return, separated by commas; JSON:API only.
 	FieldsWeightunits *WeightUnitFields `form:"fields[weightunits],omitempty" json:"fields[weightunits],omitempty"`
 
-	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
-	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
+	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
+	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -1245,8 +1245,8 @@ type GetWeightUnitParams struct {
 	// FieldsWeightunits The weight unit fields to return, separated by commas; JSON:API only.
 	FieldsWeightunits *WeightUnitFields `form:"fields[weightunits],omitempty" json:"fields[weightunits],omitempty"`
 
-	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
-	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
+	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
+	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -1700,13 +1700,13 @@ func (siw *ServerInterfaceWrapper) ListCountries(c *gin.Context) {
 		return
 	}
 
-	// ------------- Optional query parameter "meta" -------------
+	// ------------- Optional query parameter "metaProperties" -------------
 
-	if _, found := query["meta"]; found {
-		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["metaProperties"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "metaProperties", query, &params.MetaProperties, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	}
 	if err != nil {
-		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter metaProperties: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -1847,13 +1847,13 @@ func (siw *ServerInterfaceWrapper) GetCountry(c *gin.Context) {
 		return
 	}
 
-	// ------------- Optional query parameter "meta" -------------
+	// ------------- Optional query parameter "metaProperties" -------------
 
-	if _, found := query["meta"]; found {
-		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["metaProperties"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "metaProperties", query, &params.MetaProperties, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	}
 	if err != nil {
-		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter metaProperties: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -2064,13 +2064,13 @@ func (siw *ServerInterfaceWrapper) ListCountryRegions(c *gin.Context) {
 		return
 	}
 
-	// ------------- Optional query parameter "meta" -------------
+	// ------------- Optional query parameter "metaProperties" -------------
 
-	if _, found := query["meta"]; found {
-		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["metaProperties"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "metaProperties", query, &params.MetaProperties, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	}
 	if err != nil {
-		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter metaProperties: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -2399,13 +2399,13 @@ func (siw *ServerInterfaceWrapper) ListCurrencies(c *gin.Context) {
 		return
 	}
 
-	// ------------- Optional query parameter "meta" -------------
+	// ------------- Optional query parameter "metaProperties" -------------
 
-	if _, found := query["meta"]; found {
-		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["metaProperties"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "metaProperties", query, &params.MetaProperties, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	}
 	if err != nil {
-		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter metaProperties: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -2526,13 +2526,13 @@ func (siw *ServerInterfaceWrapper) GetCurrency(c *gin.Context) {
 		return
 	}
 
-	// ------------- Optional query parameter "meta" -------------
+	// ------------- Optional query parameter "metaProperties" -------------
 
-	if _, found := query["meta"]; found {
-		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["metaProperties"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "metaProperties", query, &params.MetaProperties, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	}
 	if err != nil {
-		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter metaProperties: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -2744,13 +2744,13 @@ func (siw *ServerInterfaceWrapper) ListLocalizations(c *gin.Context) {
 		return
 	}
 
-	// ------------- Optional query parameter "meta" -------------
+	// ------------- Optional query parameter "metaProperties" -------------
 
-	if _, found := query["meta"]; found {
-		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["metaProperties"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "metaProperties", query, &params.MetaProperties, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	}
 	if err != nil {
-		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter metaProperties: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -2871,13 +2871,13 @@ func (siw *ServerInterfaceWrapper) GetLocalization(c *gin.Context) {
 		return
 	}
 
-	// ------------- Optional query parameter "meta" -------------
+	// ------------- Optional query parameter "metaProperties" -------------
 
-	if _, found := query["meta"]; found {
-		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["metaProperties"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "metaProperties", query, &params.MetaProperties, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	}
 	if err != nil {
-		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter metaProperties: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -3089,13 +3089,13 @@ func (siw *ServerInterfaceWrapper) ListRegions(c *gin.Context) {
 		return
 	}
 
-	// ------------- Optional query parameter "meta" -------------
+	// ------------- Optional query parameter "metaProperties" -------------
 
-	if _, found := query["meta"]; found {
-		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["metaProperties"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "metaProperties", query, &params.MetaProperties, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	}
 	if err != nil {
-		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter metaProperties: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -3236,13 +3236,13 @@ func (siw *ServerInterfaceWrapper) GetRegion(c *gin.Context) {
 		return
 	}
 
-	// ------------- Optional query parameter "meta" -------------
+	// ------------- Optional query parameter "metaProperties" -------------
 
-	if _, found := query["meta"]; found {
-		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["metaProperties"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "metaProperties", query, &params.MetaProperties, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	}
 	if err != nil {
-		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter metaProperties: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -3383,13 +3383,13 @@ func (siw *ServerInterfaceWrapper) GetRegionCountry(c *gin.Context) {
 		return
 	}
 
-	// ------------- Optional query parameter "meta" -------------
+	// ------------- Optional query parameter "metaProperties" -------------
 
-	if _, found := query["meta"]; found {
-		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["metaProperties"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "metaProperties", query, &params.MetaProperties, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	}
 	if err != nil {
-		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter metaProperties: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -3687,13 +3687,13 @@ func (siw *ServerInterfaceWrapper) ListWeightUnits(c *gin.Context) {
 		return
 	}
 
-	// ------------- Optional query parameter "meta" -------------
+	// ------------- Optional query parameter "metaProperties" -------------
 
-	if _, found := query["meta"]; found {
-		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["metaProperties"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "metaProperties", query, &params.MetaProperties, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	}
 	if err != nil {
-		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter metaProperties: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -3814,13 +3814,13 @@ func (siw *ServerInterfaceWrapper) GetWeightUnit(c *gin.Context) {
 		return
 	}
 
-	// ------------- Optional query parameter "meta" -------------
+	// ------------- Optional query parameter "metaProperties" -------------
 
-	if _, found := query["meta"]; found {
-		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["metaProperties"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "metaProperties", query, &params.MetaProperties, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	}
 	if err != nil {
-		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter metaProperties: %w", err), http.StatusBadRequest)
 		return
 	}
 

@@ -17,6 +17,7 @@ import (
 type Operation struct {
 	kin    *routers.Route
 	params []param      // the operation's parameters, for checkRequest
+	query  queryNames   // the query parameters it takes (query.go)
 	intID  bool         // the path's id is an integer (Translate words its failure so)
 	passed passedChecks // requests whose parameters passed (memo.go)
 }
@@ -24,7 +25,8 @@ type Operation struct {
 // NewOperation compiles the operation of kin. intID tells that the
 // resource the path names has integer identifiers.
 func NewOperation(kin *routers.Route, intID bool) *Operation {
-	return &Operation{kin: kin, params: operationParams(kin.PathItem, kin.Operation), intID: intID}
+	params := operationParams(kin.PathItem, kin.Operation)
+	return &Operation{kin: kin, params: params, query: newQueryNames(params), intID: intID}
 }
 
 // kin-openapi's ValidateRequest decodes every parameter an operation

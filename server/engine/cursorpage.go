@@ -151,12 +151,11 @@ func (cl *call) cursorLink(self, param, cursor string) string {
 }
 
 // cursorLinks are the links of a cursor page: self, first (a walk from
-// the start), and prev and next, left out at the ends of the list (the
-// profile's null would make the links of every released document
-// nullable, a breaking change; JSON:API lets an unavailable link be left
-// out instead).
+// the start), and prev and next, null at the ends of the list: the
+// cursor-pagination profile says a server MUST include both and MUST answer
+// null where there is no page that way (issue 31; DocumentLinks says so).
 func (cl *call) cursorLinks(self string, c *cursorPage) *jsonapi.Links {
-	l := &jsonapi.Links{Self: self, First: cl.cursorLink(self, "page[after]", "")}
+	l := &jsonapi.Links{Self: self, First: cl.cursorLink(self, "page[after]", ""), PrevNextNull: true}
 	if c.prev != "" {
 		l.Prev = cl.cursorLink(self, "page[before]", c.prev)
 	}

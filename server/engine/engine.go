@@ -86,7 +86,7 @@ type call struct {
 	currency string   // the storefront's currency, part of a representation's ETag
 	roles    []string // the caller's roles
 	hateoas  bool
-	title    bool            // meta=title: each resource carries its title
+	title    bool            // metaProperties=title: each resource carries its title
 	xinclude map[string]bool // the X-Include keys; nil when there are none
 	query    url.Values      // the query string, parsed once; read only
 	base     string          // absolute base of the application's addresses
@@ -161,7 +161,7 @@ func (e *Engine) begin(r *Request) (*call, error) {
 		cl.db = e.store.ReadConn(r.Ctx)
 	}
 	cl.hateoas = cl.f == JSONAPI && !cl.xinclude["noHateoas"]
-	if meta, ok := cl.query["meta"]; ok {
+	if meta, ok := cl.query["metaProperties"]; ok {
 		if err := cl.parseMeta(meta[len(meta)-1]); err != nil {
 			return nil, err
 		}
@@ -208,14 +208,16 @@ func (cl *call) reply(status int, doc *jsonapi.TopLevel, plain []byte) *jsonapi.
 	return jsonapi.DocumentReply(status, doc)
 }
 
-// parseMeta reads meta=title (oro-behaviour §5.3); title is the one meta property.
+// parseMeta reads metaProperties=title (oro-behaviour §5.3, where it is
+// called meta: JSON:API 1.1 reserves all-lower-case names, docs/queries.md);
+// title is the one meta property.
 func (cl *call) parseMeta(value string) error {
 	if cl.f == Plain {
-		return problem.Filter("meta", "The filter is not supported by the plain format; use JSON:API.")
+		return problem.Filter("metaProperties", jsonAPIOnly("metaProperties"))
 	}
 	for _, name := range strings.Split(value, ",") {
 		if name != "title" {
-			return problem.Filter("meta", fmt.Sprintf("The %q is not known meta property. Known properties: title.", name))
+			return problem.Filter("metaProperties", fmt.Sprintf("The %q is not known meta property. Known properties: title.", name))
 		}
 		cl.title = true
 	}

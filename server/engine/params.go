@@ -41,7 +41,7 @@ func (e *Engine) parseShape(q url.Values, res *resource.Resource, f Format) (*li
 			continue
 		}
 		if f == Plain {
-			errs = append(errs, problem.Filter(key, "The filter is not supported by the plain format; use JSON:API."))
+			errs = append(errs, problem.Filter(key, jsonAPIOnly(key)))
 			continue
 		}
 		value := values[len(values)-1]
@@ -162,6 +162,14 @@ func (e *Engine) parseList(q url.Values, res *resource.Resource, f Format, lang 
 		p.cursor.feed = res.Feed
 	}
 	return p, nil
+}
+
+// jsonAPIOnly is the detail of a JSON:API-only parameter (include,
+// fields[...], metaProperties) in a plain-format request: what it does and
+// how to get it (docs/queries.md "Query parameters").
+func jsonAPIOnly(key string) string {
+	return fmt.Sprintf("%s is a JSON:API parameter: the plain format answers every field of the requested records and no related "+
+		"records. Send Accept: application/vnd.api+json to use it, or leave it out.", key)
 }
 
 // unsupported refuses the list parameters (and those named in also) that a

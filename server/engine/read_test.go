@@ -9,7 +9,7 @@ import (
 
 // TestGetAnswersOneRecord: Get renders a record in the negotiated format
 // (a JSON:API document, or the plain object with related ids inline), adds
-// what include names, titles it with meta=title, and answers 404 for a
+// what include names, titles it with metaProperties=title, and answers 404 for a
 // record the caller's organization does not have.
 func TestGetAnswersOneRecord(t *testing.T) {
 	t.Parallel()
@@ -57,7 +57,7 @@ func TestGetAnswersOneRecord(t *testing.T) {
 					t.Errorf("plain country %v, want US", v)
 				}
 			}},
-			{"account with meta=title", "/api/accounts/" + acme, "meta=title", engine.JSONAPI, func(t *testing.T, doc any) {
+			{"account with metaProperties=title", "/api/accounts/" + acme, "metaProperties=title", engine.JSONAPI, func(t *testing.T, doc any) {
 				if v := at(doc, "data", "meta", "title"); v != "Acme" {
 					t.Errorf("meta.title %v, want Acme", v)
 				}
@@ -160,7 +160,7 @@ func TestListFiltersSortsPagesAndIncludes(t *testing.T) {
 					t.Errorf("X-Include-Total-Count %q, want Germany's number of regions", total)
 				}
 			}},
-			{"the caller's accounts by name", "/api/accounts", "sort=name&meta=title", nil, engine.JSONAPI, func(t *testing.T, doc any, _ string) {
+			{"the caller's accounts by name", "/api/accounts", "sort=name&metaProperties=title", nil, engine.JSONAPI, func(t *testing.T, doc any, _ string) {
 				var names []any
 				for i := 0; at(doc, "data", i) != nil; i++ {
 					names = append(names, at(doc, "data", i, "meta", "title"))
@@ -203,8 +203,8 @@ func TestListFiltersSortsPagesAndIncludes(t *testing.T) {
 			format                        engine.Format
 		}{
 			{"a sort by an unknown field", "sort=color", "sort constraint", "sort", engine.JSONAPI},
-			{"meta in the plain format", "meta=title", "filter constraint", "meta", engine.Plain},
-			{"an unknown meta property", "meta=color", "filter constraint", "meta", engine.JSONAPI},
+			{"metaProperties in the plain format", "metaProperties=title", "filter constraint", "metaProperties", engine.Plain},
+			{"an unknown meta property", "metaProperties=color", "filter constraint", "metaProperties", engine.JSONAPI},
 		}
 		for _, tc := range refused {
 			t.Run(tc.name, func(t *testing.T) {

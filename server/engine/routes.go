@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"sort"
 	"strings"
 
@@ -357,4 +358,23 @@ func (rt *Route) CheckAddress(id string, body []byte, isJSONAPI bool) *problem.P
 		return problem.Conflict("The 'id' property of the primary data object should match 'id' parameter of the query string.", "/data/id")
 	}
 	return nil
+}
+
+// Collections lists the resource types the application has an address
+// for (/api/<type>), sorted: what a mistyped address is compared with.
+func (t *RouteTable) Collections() []string {
+	prefix := strings.Split(strings.Trim(t.base+"/api", "/"), "/")
+	seen := map[string]bool{}
+	var out []string
+	for _, p := range t.paths {
+		if len(p.segments) != len(prefix)+1 || !slices.Equal(p.segments[:len(prefix)], prefix) {
+			continue
+		}
+		if name := p.segments[len(prefix)]; name != "" && !seen[name] {
+			seen[name] = true
+			out = append(out, name)
+		}
+	}
+	sort.Strings(out)
+	return out
 }

@@ -45,9 +45,13 @@ type RelationshipObject struct {
 	HasSelf, HasRelated bool
 }
 
-// Links are the top-level links of a document; empty members are left out.
+// Links are the top-level links of a document; empty members are left out,
+// except prev and next of a cursor page, which are null at the ends of the
+// list as the cursor-pagination profile asks.
 type Links struct {
 	Self, Related, First, Prev, Next, Last string
+	// PrevNextNull writes an empty Prev or Next as null, not leaving it out.
+	PrevNextNull bool
 }
 
 // Primary is the primary data of a response document.
@@ -307,11 +311,14 @@ func appendIdentifier(b []byte, id Identifier) []byte {
 func appendLinks(b []byte, l *Links) []byte {
 	b = append(b, '{')
 	first := true
-	for _, m := range [...]struct{ name, url string }{
-		{"self", l.Self}, {"related", l.Related}, {"first", l.First},
-		{"prev", l.Prev}, {"next", l.Next}, {"last", l.Last},
+	for _, m := range [...]struct {
+		name, url string
+		null      bool // written as null when empty
+	}{
+		{"self", l.Self, false}, {"related", l.Related, false}, {"first", l.First, false},
+		{"prev", l.Prev, l.PrevNextNull}, {"next", l.Next, l.PrevNextNull}, {"last", l.Last, false},
 	} {
-		if m.url == "" {
+		if m.url == "" && !m.null {
 			continue
 		}
 		if !first {
@@ -320,7 +327,11 @@ func appendLinks(b []byte, l *Links) []byte {
 		first = false
 		b = AppendString(b, m.name)
 		b = append(b, ':')
-		b = AppendString(b, m.url)
+		if m.url == "" {
+			b = append(b, "null"...)
+		} else {
+			b = AppendString(b, m.url)
+		}
 	}
 	return append(b, '}')
 }

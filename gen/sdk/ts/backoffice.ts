@@ -3619,16 +3619,16 @@ export interface components {
             data: components["schemas"]["CountryIdentifier"] | components["schemas"]["JsonNull"];
             links?: components["schemas"]["DocumentLinks"];
         };
-        /** @description Top-level links. `self` addresses the collection; on a page by number `first`, `prev` and `next` appear when they lead somewhere, `last` when the total is known. On a cursor page (`page[after]` or `page[before]`) `first` starts the walk again, and `prev` and `next` carry the cursors of the page's ends; each is left out at its end of the list (JSON:API's way to say a link is unavailable). Removed by `X-Include: noHateoas`. */
+        /** @description Top-level links. `self` addresses the collection; on a page by number `first`, `prev` and `next` appear when they lead somewhere, `last` when the total is known. On a cursor page (`page[after]` or `page[before]`) `first` starts the walk again, and `prev` and `next` carry the cursors of the page's ends; each is `null` at its end of the list, as the JSON:API cursor-pagination profile asks (a page by number never has a `null` link). Removed by `X-Include: noHateoas`. */
         DocumentLinks: {
             /** Format: uri */
             first?: string;
             /** Format: uri */
             last?: string;
             /** Format: uri */
-            next?: string;
+            next?: string | null;
             /** Format: uri */
-            prev?: string;
+            prev?: string | null;
             /** Format: uri */
             related?: string;
             /** Format: uri */
@@ -4148,7 +4148,7 @@ export interface components {
              */
             includeId?: string;
             /**
-             * @description The record's title, sent when the request asks `meta=title`.
+             * @description The record's title, sent when the request asks `metaProperties=title`.
              * @example Acme Corporation
              */
             title?: string;
@@ -6153,7 +6153,7 @@ export interface components {
          */
         IfNoneMatch: string;
         /**
-         * @description `title` adds each record's title in `meta.title`; JSON:API only.
+         * @description `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
          * @example title
          */
         Meta: string;
@@ -6602,10 +6602,10 @@ export interface operations {
                  */
                 "fields[users]"?: components["parameters"]["UserFields"];
                 /**
-                 * @description `title` adds each record's title in `meta.title`; JSON:API only.
+                 * @description `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
                  * @example title
                  */
-                meta?: components["parameters"]["Meta"];
+                metaProperties?: components["parameters"]["Meta"];
             };
             header?: {
                 /**
@@ -7405,10 +7405,10 @@ export interface operations {
                  */
                 "fields[users]"?: components["parameters"]["UserFields"];
                 /**
-                 * @description `title` adds each record's title in `meta.title`; JSON:API only.
+                 * @description `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
                  * @example title
                  */
-                meta?: components["parameters"]["Meta"];
+                metaProperties?: components["parameters"]["Meta"];
             };
             header?: {
                 /**
@@ -7796,10 +7796,10 @@ export interface operations {
                  */
                 "fields[users]"?: components["parameters"]["UserFields"];
                 /**
-                 * @description `title` adds each record's title in `meta.title`; JSON:API only.
+                 * @description `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
                  * @example title
                  */
-                meta?: components["parameters"]["Meta"];
+                metaProperties?: components["parameters"]["Meta"];
             };
             header?: {
                 /**
@@ -7996,10 +7996,10 @@ export interface operations {
                  */
                 "fields[users]"?: components["parameters"]["UserFields"];
                 /**
-                 * @description `title` adds each record's title in `meta.title`; JSON:API only.
+                 * @description `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
                  * @example title
                  */
-                meta?: components["parameters"]["Meta"];
+                metaProperties?: components["parameters"]["Meta"];
             };
             header?: {
                 /**
@@ -8190,10 +8190,10 @@ export interface operations {
                  */
                 "fields[users]"?: components["parameters"]["UserFields"];
                 /**
-                 * @description `title` adds each record's title in `meta.title`; JSON:API only.
+                 * @description `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
                  * @example title
                  */
-                meta?: components["parameters"]["Meta"];
+                metaProperties?: components["parameters"]["Meta"];
             };
             header?: {
                 /**
@@ -8339,10 +8339,10 @@ export interface operations {
                  */
                 "fields[users]"?: components["parameters"]["UserFields"];
                 /**
-                 * @description `title` adds each record's title in `meta.title`; JSON:API only.
+                 * @description `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
                  * @example title
                  */
-                meta?: components["parameters"]["Meta"];
+                metaProperties?: components["parameters"]["Meta"];
             };
             header?: {
                 /**
@@ -8515,10 +8515,10 @@ export interface operations {
                  */
                 "fields[users]"?: components["parameters"]["UserFields"];
                 /**
-                 * @description `title` adds each record's title in `meta.title`; JSON:API only.
+                 * @description `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
                  * @example title
                  */
-                meta?: components["parameters"]["Meta"];
+                metaProperties?: components["parameters"]["Meta"];
             };
             header?: {
                 /**
@@ -9629,10 +9629,10 @@ export interface operations {
                  */
                 "fields[users]"?: components["parameters"]["UserFields"];
                 /**
-                 * @description `title` adds each record's title in `meta.title`; JSON:API only.
+                 * @description `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
                  * @example title
                  */
-                meta?: components["parameters"]["Meta"];
+                metaProperties?: components["parameters"]["Meta"];
             };
             header?: {
                 /**
@@ -10212,10 +10212,10 @@ export interface operations {
                  */
                 "fields[users]"?: components["parameters"]["UserFields"];
                 /**
-                 * @description `title` adds each record's title in `meta.title`; JSON:API only.
+                 * @description `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
                  * @example title
                  */
-                meta?: components["parameters"]["Meta"];
+                metaProperties?: components["parameters"]["Meta"];
             };
             header?: {
                 /**
@@ -10514,10 +10514,10 @@ export interface operations {
                  */
                 "fields[users]"?: components["parameters"]["UserFields"];
                 /**
-                 * @description `title` adds each record's title in `meta.title`; JSON:API only.
+                 * @description `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
                  * @example title
                  */
-                meta?: components["parameters"]["Meta"];
+                metaProperties?: components["parameters"]["Meta"];
             };
             header?: {
                 /**
@@ -10663,10 +10663,10 @@ export interface operations {
                  */
                 "fields[users]"?: components["parameters"]["UserFields"];
                 /**
-                 * @description `title` adds each record's title in `meta.title`; JSON:API only.
+                 * @description `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
                  * @example title
                  */
-                meta?: components["parameters"]["Meta"];
+                metaProperties?: components["parameters"]["Meta"];
             };
             header?: {
                 /**
@@ -11110,10 +11110,10 @@ export interface operations {
                  */
                 "fields[users]"?: components["parameters"]["UserFields"];
                 /**
-                 * @description `title` adds each record's title in `meta.title`; JSON:API only.
+                 * @description `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
                  * @example title
                  */
-                meta?: components["parameters"]["Meta"];
+                metaProperties?: components["parameters"]["Meta"];
             };
             header?: {
                 /**
@@ -11365,10 +11365,10 @@ export interface operations {
                  */
                 "fields[users]"?: components["parameters"]["UserFields"];
                 /**
-                 * @description `title` adds each record's title in `meta.title`; JSON:API only.
+                 * @description `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
                  * @example title
                  */
-                meta?: components["parameters"]["Meta"];
+                metaProperties?: components["parameters"]["Meta"];
             };
             header?: {
                 /**
@@ -12353,10 +12353,10 @@ export interface operations {
                  */
                 "fields[users]"?: components["parameters"]["UserFields"];
                 /**
-                 * @description `title` adds each record's title in `meta.title`; JSON:API only.
+                 * @description `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
                  * @example title
                  */
-                meta?: components["parameters"]["Meta"];
+                metaProperties?: components["parameters"]["Meta"];
             };
             header?: {
                 /**
@@ -12828,10 +12828,10 @@ export interface operations {
                  */
                 "fields[users]"?: components["parameters"]["UserFields"];
                 /**
-                 * @description `title` adds each record's title in `meta.title`; JSON:API only.
+                 * @description `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
                  * @example title
                  */
-                meta?: components["parameters"]["Meta"];
+                metaProperties?: components["parameters"]["Meta"];
             };
             header?: {
                 /**
@@ -12988,10 +12988,10 @@ export interface operations {
                  */
                 "fields[users]"?: components["parameters"]["UserFields"];
                 /**
-                 * @description `title` adds each record's title in `meta.title`; JSON:API only.
+                 * @description `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
                  * @example title
                  */
-                meta?: components["parameters"]["Meta"];
+                metaProperties?: components["parameters"]["Meta"];
             };
             header?: {
                 /**
@@ -13164,10 +13164,10 @@ export interface operations {
                  */
                 "fields[users]"?: components["parameters"]["UserFields"];
                 /**
-                 * @description `title` adds each record's title in `meta.title`; JSON:API only.
+                 * @description `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
                  * @example title
                  */
-                meta?: components["parameters"]["Meta"];
+                metaProperties?: components["parameters"]["Meta"];
             };
             header?: {
                 /**
@@ -13313,10 +13313,10 @@ export interface operations {
                  */
                 "fields[users]"?: components["parameters"]["UserFields"];
                 /**
-                 * @description `title` adds each record's title in `meta.title`; JSON:API only.
+                 * @description `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
                  * @example title
                  */
-                meta?: components["parameters"]["Meta"];
+                metaProperties?: components["parameters"]["Meta"];
             };
             header?: {
                 /**
@@ -14075,10 +14075,10 @@ export interface operations {
                  */
                 "fields[users]"?: components["parameters"]["UserFields"];
                 /**
-                 * @description `title` adds each record's title in `meta.title`; JSON:API only.
+                 * @description `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
                  * @example title
                  */
-                meta?: components["parameters"]["Meta"];
+                metaProperties?: components["parameters"]["Meta"];
             };
             header?: {
                 /**
@@ -14277,10 +14277,10 @@ export interface operations {
                  */
                 "fields[regions]"?: components["parameters"]["RegionFields"];
                 /**
-                 * @description `title` adds each record's title in `meta.title`; JSON:API only.
+                 * @description `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
                  * @example title
                  */
-                meta?: components["parameters"]["Meta"];
+                metaProperties?: components["parameters"]["Meta"];
             };
             header?: {
                 /**
@@ -14378,10 +14378,10 @@ export interface operations {
                  */
                 "fields[regions]"?: components["parameters"]["RegionFields"];
                 /**
-                 * @description `title` adds each record's title in `meta.title`; JSON:API only.
+                 * @description `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
                  * @example title
                  */
-                meta?: components["parameters"]["Meta"];
+                metaProperties?: components["parameters"]["Meta"];
             };
             header?: {
                 /**
@@ -14503,10 +14503,10 @@ export interface operations {
                  */
                 "fields[regions]"?: components["parameters"]["RegionFields"];
                 /**
-                 * @description `title` adds each record's title in `meta.title`; JSON:API only.
+                 * @description `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
                  * @example title
                  */
-                meta?: components["parameters"]["Meta"];
+                metaProperties?: components["parameters"]["Meta"];
             };
             header?: {
                 /**
@@ -14703,10 +14703,10 @@ export interface operations {
                  */
                 "fields[events]"?: components["parameters"]["EventFields"];
                 /**
-                 * @description `title` adds each record's title in `meta.title`; JSON:API only.
+                 * @description `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
                  * @example title
                  */
-                meta?: components["parameters"]["Meta"];
+                metaProperties?: components["parameters"]["Meta"];
             };
             header?: {
                 /**
@@ -14799,10 +14799,10 @@ export interface operations {
                  */
                 "fields[events]"?: components["parameters"]["EventFields"];
                 /**
-                 * @description `title` adds each record's title in `meta.title`; JSON:API only.
+                 * @description `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
                  * @example title
                  */
-                meta?: components["parameters"]["Meta"];
+                metaProperties?: components["parameters"]["Meta"];
             };
             header?: {
                 /**
@@ -15087,10 +15087,10 @@ export interface operations {
                  */
                 "fields[users]"?: components["parameters"]["UserFields"];
                 /**
-                 * @description `title` adds each record's title in `meta.title`; JSON:API only.
+                 * @description `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
                  * @example title
                  */
-                meta?: components["parameters"]["Meta"];
+                metaProperties?: components["parameters"]["Meta"];
             };
             header?: {
                 /**
@@ -15235,10 +15235,10 @@ export interface operations {
                  */
                 "fields[users]"?: components["parameters"]["UserFields"];
                 /**
-                 * @description `title` adds each record's title in `meta.title`; JSON:API only.
+                 * @description `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
                  * @example title
                  */
-                meta?: components["parameters"]["Meta"];
+                metaProperties?: components["parameters"]["Meta"];
             };
             header?: {
                 /**
@@ -15558,10 +15558,10 @@ export interface operations {
                  */
                 "fields[users]"?: components["parameters"]["UserFields"];
                 /**
-                 * @description `title` adds each record's title in `meta.title`; JSON:API only.
+                 * @description `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
                  * @example title
                  */
-                meta?: components["parameters"]["Meta"];
+                metaProperties?: components["parameters"]["Meta"];
             };
             header?: {
                 /**
@@ -15927,10 +15927,10 @@ export interface operations {
                  */
                 "fields[users]"?: components["parameters"]["UserFields"];
                 /**
-                 * @description `title` adds each record's title in `meta.title`; JSON:API only.
+                 * @description `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
                  * @example title
                  */
-                meta?: components["parameters"]["Meta"];
+                metaProperties?: components["parameters"]["Meta"];
             };
             header?: {
                 /**
@@ -16117,10 +16117,10 @@ export interface operations {
                  */
                 "fields[regions]"?: components["parameters"]["RegionFields"];
                 /**
-                 * @description `title` adds each record's title in `meta.title`; JSON:API only.
+                 * @description `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
                  * @example title
                  */
-                meta?: components["parameters"]["Meta"];
+                metaProperties?: components["parameters"]["Meta"];
             };
             header?: {
                 /**
@@ -16214,10 +16214,10 @@ export interface operations {
                  */
                 "fields[regions]"?: components["parameters"]["RegionFields"];
                 /**
-                 * @description `title` adds each record's title in `meta.title`; JSON:API only.
+                 * @description `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
                  * @example title
                  */
-                meta?: components["parameters"]["Meta"];
+                metaProperties?: components["parameters"]["Meta"];
             };
             header?: {
                 /**
@@ -16312,10 +16312,10 @@ export interface operations {
                  */
                 "fields[regions]"?: components["parameters"]["RegionFields"];
                 /**
-                 * @description `title` adds each record's title in `meta.title`; JSON:API only.
+                 * @description `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
                  * @example title
                  */
-                meta?: components["parameters"]["Meta"];
+                metaProperties?: components["parameters"]["Meta"];
             };
             header?: {
                 /**
@@ -16508,10 +16508,10 @@ export interface operations {
                  */
                 "fields[regions]"?: components["parameters"]["RegionFields"];
                 /**
-                 * @description `title` adds each record's title in `meta.title`; JSON:API only.
+                 * @description `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
                  * @example title
                  */
-                meta?: components["parameters"]["Meta"];
+                metaProperties?: components["parameters"]["Meta"];
             };
             header?: {
                 /**
@@ -17141,10 +17141,10 @@ export interface operations {
                  */
                 "fields[regions]"?: components["parameters"]["RegionFields"];
                 /**
-                 * @description `title` adds each record's title in `meta.title`; JSON:API only.
+                 * @description `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
                  * @example title
                  */
-                meta?: components["parameters"]["Meta"];
+                metaProperties?: components["parameters"]["Meta"];
             };
             header?: {
                 /**
@@ -17469,10 +17469,10 @@ export interface operations {
                  */
                 "fields[regions]"?: components["parameters"]["RegionFields"];
                 /**
-                 * @description `title` adds each record's title in `meta.title`; JSON:API only.
+                 * @description `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
                  * @example title
                  */
-                meta?: components["parameters"]["Meta"];
+                metaProperties?: components["parameters"]["Meta"];
             };
             header?: {
                 /**
@@ -17562,10 +17562,10 @@ export interface operations {
                  */
                 "fields[regions]"?: components["parameters"]["RegionFields"];
                 /**
-                 * @description `title` adds each record's title in `meta.title`; JSON:API only.
+                 * @description `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
                  * @example title
                  */
-                meta?: components["parameters"]["Meta"];
+                metaProperties?: components["parameters"]["Meta"];
             };
             header?: {
                 /**
@@ -17876,10 +17876,10 @@ export interface operations {
                  */
                 "fields[userroles]"?: components["parameters"]["UserRoleFields"];
                 /**
-                 * @description `title` adds each record's title in `meta.title`; JSON:API only.
+                 * @description `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
                  * @example title
                  */
-                meta?: components["parameters"]["Meta"];
+                metaProperties?: components["parameters"]["Meta"];
             };
             header?: {
                 /**
@@ -17952,10 +17952,10 @@ export interface operations {
                  */
                 "fields[userroles]"?: components["parameters"]["UserRoleFields"];
                 /**
-                 * @description `title` adds each record's title in `meta.title`; JSON:API only.
+                 * @description `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
                  * @example title
                  */
-                meta?: components["parameters"]["Meta"];
+                metaProperties?: components["parameters"]["Meta"];
             };
             header?: {
                 /**
@@ -18132,10 +18132,10 @@ export interface operations {
                  */
                 "fields[users]"?: components["parameters"]["UserFields"];
                 /**
-                 * @description `title` adds each record's title in `meta.title`; JSON:API only.
+                 * @description `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
                  * @example title
                  */
-                meta?: components["parameters"]["Meta"];
+                metaProperties?: components["parameters"]["Meta"];
             };
             header?: {
                 /**
@@ -18968,10 +18968,10 @@ export interface operations {
                  */
                 "fields[users]"?: components["parameters"]["UserFields"];
                 /**
-                 * @description `title` adds each record's title in `meta.title`; JSON:API only.
+                 * @description `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
                  * @example title
                  */
-                meta?: components["parameters"]["Meta"];
+                metaProperties?: components["parameters"]["Meta"];
             };
             header?: {
                 /**
@@ -19353,10 +19353,10 @@ export interface operations {
                  */
                 "fields[users]"?: components["parameters"]["UserFields"];
                 /**
-                 * @description `title` adds each record's title in `meta.title`; JSON:API only.
+                 * @description `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
                  * @example title
                  */
-                meta?: components["parameters"]["Meta"];
+                metaProperties?: components["parameters"]["Meta"];
             };
             header?: {
                 /**
@@ -19502,10 +19502,10 @@ export interface operations {
                  */
                 "fields[users]"?: components["parameters"]["UserFields"];
                 /**
-                 * @description `title` adds each record's title in `meta.title`; JSON:API only.
+                 * @description `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
                  * @example title
                  */
-                meta?: components["parameters"]["Meta"];
+                metaProperties?: components["parameters"]["Meta"];
             };
             header?: {
                 /**
@@ -20014,10 +20014,10 @@ export interface operations {
                  */
                 "fields[userroles]"?: components["parameters"]["UserRoleFields"];
                 /**
-                 * @description `title` adds each record's title in `meta.title`; JSON:API only.
+                 * @description `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
                  * @example title
                  */
-                meta?: components["parameters"]["Meta"];
+                metaProperties?: components["parameters"]["Meta"];
             };
             header?: {
                 /**
@@ -20657,10 +20657,10 @@ export interface operations {
                  */
                 "fields[weightunits]"?: components["parameters"]["WeightUnitFields"];
                 /**
-                 * @description `title` adds each record's title in `meta.title`; JSON:API only.
+                 * @description `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
                  * @example title
                  */
-                meta?: components["parameters"]["Meta"];
+                metaProperties?: components["parameters"]["Meta"];
             };
             header?: {
                 /**
@@ -21088,10 +21088,10 @@ export interface operations {
                  */
                 "fields[weightunits]"?: components["parameters"]["WeightUnitFields"];
                 /**
-                 * @description `title` adds each record's title in `meta.title`; JSON:API only.
+                 * @description `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
                  * @example title
                  */
-                meta?: components["parameters"]["Meta"];
+                metaProperties?: components["parameters"]["Meta"];
             };
             header?: {
                 /**

@@ -513,16 +513,16 @@ export interface components {
             /** @example € */
             symbol?: string;
         };
-        /** @description Top-level links. `self` addresses the collection; on a page by number `first`, `prev` and `next` appear when they lead somewhere, `last` when the total is known. On a cursor page (`page[after]` or `page[before]`) `first` starts the walk again, and `prev` and `next` carry the cursors of the page's ends; each is left out at its end of the list (JSON:API's way to say a link is unavailable). Removed by `X-Include: noHateoas`. */
+        /** @description Top-level links. `self` addresses the collection; on a page by number `first`, `prev` and `next` appear when they lead somewhere, `last` when the total is known. On a cursor page (`page[after]` or `page[before]`) `first` starts the walk again, and `prev` and `next` carry the cursors of the page's ends; each is `null` at its end of the list, as the JSON:API cursor-pagination profile asks (a page by number never has a `null` link). Removed by `X-Include: noHateoas`. */
         DocumentLinks: {
             /** Format: uri */
             first?: string;
             /** Format: uri */
             last?: string;
             /** Format: uri */
-            next?: string;
+            next?: string | null;
             /** Format: uri */
-            prev?: string;
+            prev?: string | null;
             /** Format: uri */
             related?: string;
             /** Format: uri */
@@ -789,7 +789,7 @@ export interface components {
              */
             includeId?: string;
             /**
-             * @description The record's title, sent when the request asks `meta=title`.
+             * @description The record's title, sent when the request asks `metaProperties=title`.
              * @example Acme Corporation
              */
             title?: string;
@@ -1304,7 +1304,7 @@ export interface components {
          */
         LocalizationSort: string;
         /**
-         * @description `title` adds each record's title in `meta.title`; JSON:API only.
+         * @description `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
          * @example title
          */
         Meta: string;
@@ -1481,10 +1481,10 @@ export interface operations {
                  */
                 "fields[regions]"?: components["parameters"]["RegionFields"];
                 /**
-                 * @description `title` adds each record's title in `meta.title`; JSON:API only.
+                 * @description `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
                  * @example title
                  */
-                meta?: components["parameters"]["Meta"];
+                metaProperties?: components["parameters"]["Meta"];
             };
             header?: {
                 /**
@@ -1558,10 +1558,10 @@ export interface operations {
                  */
                 "fields[regions]"?: components["parameters"]["RegionFields"];
                 /**
-                 * @description `title` adds each record's title in `meta.title`; JSON:API only.
+                 * @description `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
                  * @example title
                  */
-                meta?: components["parameters"]["Meta"];
+                metaProperties?: components["parameters"]["Meta"];
             };
             header?: {
                 /**
@@ -1663,10 +1663,10 @@ export interface operations {
                  */
                 "fields[regions]"?: components["parameters"]["RegionFields"];
                 /**
-                 * @description `title` adds each record's title in `meta.title`; JSON:API only.
+                 * @description `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
                  * @example title
                  */
-                meta?: components["parameters"]["Meta"];
+                metaProperties?: components["parameters"]["Meta"];
             };
             header?: {
                 /**
@@ -1840,10 +1840,10 @@ export interface operations {
                  */
                 "fields[currencies]"?: components["parameters"]["CurrencyFields"];
                 /**
-                 * @description `title` adds each record's title in `meta.title`; JSON:API only.
+                 * @description `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
                  * @example title
                  */
-                meta?: components["parameters"]["Meta"];
+                metaProperties?: components["parameters"]["Meta"];
             };
             header?: {
                 /**
@@ -1956,10 +1956,10 @@ export interface operations {
                  */
                 "fields[currencies]"?: components["parameters"]["CurrencyFields"];
                 /**
-                 * @description `title` adds each record's title in `meta.title`; JSON:API only.
+                 * @description `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
                  * @example title
                  */
-                meta?: components["parameters"]["Meta"];
+                metaProperties?: components["parameters"]["Meta"];
             };
             header?: {
                 /**
@@ -2085,10 +2085,10 @@ export interface operations {
                  */
                 "fields[localizations]"?: components["parameters"]["LocalizationFields"];
                 /**
-                 * @description `title` adds each record's title in `meta.title`; JSON:API only.
+                 * @description `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
                  * @example title
                  */
-                meta?: components["parameters"]["Meta"];
+                metaProperties?: components["parameters"]["Meta"];
             };
             header?: {
                 /**
@@ -2192,10 +2192,10 @@ export interface operations {
                  */
                 "fields[localizations]"?: components["parameters"]["LocalizationFields"];
                 /**
-                 * @description `title` adds each record's title in `meta.title`; JSON:API only.
+                 * @description `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
                  * @example title
                  */
-                meta?: components["parameters"]["Meta"];
+                metaProperties?: components["parameters"]["Meta"];
             };
             header?: {
                 /**
@@ -2323,10 +2323,10 @@ export interface operations {
                  */
                 "fields[regions]"?: components["parameters"]["RegionFields"];
                 /**
-                 * @description `title` adds each record's title in `meta.title`; JSON:API only.
+                 * @description `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
                  * @example title
                  */
-                meta?: components["parameters"]["Meta"];
+                metaProperties?: components["parameters"]["Meta"];
             };
             header?: {
                 /**
@@ -2400,10 +2400,10 @@ export interface operations {
                  */
                 "fields[regions]"?: components["parameters"]["RegionFields"];
                 /**
-                 * @description `title` adds each record's title in `meta.title`; JSON:API only.
+                 * @description `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
                  * @example title
                  */
-                meta?: components["parameters"]["Meta"];
+                metaProperties?: components["parameters"]["Meta"];
             };
             header?: {
                 /**
@@ -2482,10 +2482,10 @@ export interface operations {
                  */
                 "fields[regions]"?: components["parameters"]["RegionFields"];
                 /**
-                 * @description `title` adds each record's title in `meta.title`; JSON:API only.
+                 * @description `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
                  * @example title
                  */
-                meta?: components["parameters"]["Meta"];
+                metaProperties?: components["parameters"]["Meta"];
             };
             header?: {
                 /**
@@ -2650,10 +2650,10 @@ export interface operations {
                  */
                 "fields[weightunits]"?: components["parameters"]["WeightUnitFields"];
                 /**
-                 * @description `title` adds each record's title in `meta.title`; JSON:API only.
+                 * @description `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
                  * @example title
                  */
-                meta?: components["parameters"]["Meta"];
+                metaProperties?: components["parameters"]["Meta"];
             };
             header?: {
                 /**
@@ -2767,10 +2767,10 @@ export interface operations {
                  */
                 "fields[weightunits]"?: components["parameters"]["WeightUnitFields"];
                 /**
-                 * @description `title` adds each record's title in `meta.title`; JSON:API only.
+                 * @description `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
                  * @example title
                  */
-                meta?: components["parameters"]["Meta"];
+                metaProperties?: components["parameters"]["Meta"];
             };
             header?: {
                 /**

@@ -221,7 +221,7 @@ type CountryCollectionDocument struct {
 	Data     []Country          `json:"data"`
 	Included *[]CountryOrRegion `json:"included,omitempty"`
 
-	// Links Top-level links. `self` addresses the collection; on a page by number `first`, `prev` and `next` appear when they lead somewhere, `last` when the total is known. On a cursor page (`page[after]` or `page[before]`) `first` starts the walk again, and `prev` and `next` carry the cursors of the page's ends; each is left out at its end of the list (JSON:API's way to say a link is unavailable). Removed by `X-Include: noHateoas`.
+	// Links Top-level links. `self` addresses the collection; on a page by number `first`, `prev` and `next` appear when they lead somewhere, `last` when the total is known. On a cursor page (`page[after]` or `page[before]`) `first` starts the walk again, and `prev` and `next` carry the cursors of the page's ends; each is `null` at its end of the list, as the JSON:API cursor-pagination profile asks (a page by number never has a `null` link). Removed by `X-Include: noHateoas`.
 	Links *DocumentLinks `json:"links,omitempty"`
 }
 
@@ -231,7 +231,7 @@ type CountryDocument struct {
 	Data     Country            `json:"data"`
 	Included *[]CountryOrRegion `json:"included,omitempty"`
 
-	// Links Top-level links. `self` addresses the collection; on a page by number `first`, `prev` and `next` appear when they lead somewhere, `last` when the total is known. On a cursor page (`page[after]` or `page[before]`) `first` starts the walk again, and `prev` and `next` carry the cursors of the page's ends; each is left out at its end of the list (JSON:API's way to say a link is unavailable). Removed by `X-Include: noHateoas`.
+	// Links Top-level links. `self` addresses the collection; on a page by number `first`, `prev` and `next` appear when they lead somewhere, `last` when the total is known. On a cursor page (`page[after]` or `page[before]`) `first` starts the walk again, and `prev` and `next` carry the cursors of the page's ends; each is `null` at its end of the list, as the JSON:API cursor-pagination profile asks (a page by number never has a `null` link). Removed by `X-Include: noHateoas`.
 	Links *DocumentLinks `json:"links,omitempty"`
 }
 
@@ -285,7 +285,7 @@ type CountryToOne_Data struct {
 type CountryToOneDocument struct {
 	Data CountryToOneDocument_Data `json:"data"`
 
-	// Links Top-level links. `self` addresses the collection; on a page by number `first`, `prev` and `next` appear when they lead somewhere, `last` when the total is known. On a cursor page (`page[after]` or `page[before]`) `first` starts the walk again, and `prev` and `next` carry the cursors of the page's ends; each is left out at its end of the list (JSON:API's way to say a link is unavailable). Removed by `X-Include: noHateoas`.
+	// Links Top-level links. `self` addresses the collection; on a page by number `first`, `prev` and `next` appear when they lead somewhere, `last` when the total is known. On a cursor page (`page[after]` or `page[before]`) `first` starts the walk again, and `prev` and `next` carry the cursors of the page's ends; each is `null` at its end of the list, as the JSON:API cursor-pagination profile asks (a page by number never has a `null` link). Removed by `X-Include: noHateoas`.
 	Links *DocumentLinks `json:"links,omitempty"`
 }
 
@@ -328,7 +328,7 @@ type CurrencyType string
 type CurrencyCollectionDocument struct {
 	Data []Currency `json:"data"`
 
-	// Links Top-level links. `self` addresses the collection; on a page by number `first`, `prev` and `next` appear when they lead somewhere, `last` when the total is known. On a cursor page (`page[after]` or `page[before]`) `first` starts the walk again, and `prev` and `next` carry the cursors of the page's ends; each is left out at its end of the list (JSON:API's way to say a link is unavailable). Removed by `X-Include: noHateoas`.
+	// Links Top-level links. `self` addresses the collection; on a page by number `first`, `prev` and `next` appear when they lead somewhere, `last` when the total is known. On a cursor page (`page[after]` or `page[before]`) `first` starts the walk again, and `prev` and `next` carry the cursors of the page's ends; each is `null` at its end of the list, as the JSON:API cursor-pagination profile asks (a page by number never has a `null` link). Removed by `X-Include: noHateoas`.
 	Links *DocumentLinks `json:"links,omitempty"`
 
 	// Meta Extra information about a list as a whole.
@@ -340,7 +340,7 @@ type CurrencyDocument struct {
 	// Data An enabled currency (ISO 4217). Only the currencies the server enables are listed (USD, EUR and GBP unless `--currencies` names others); its id is what `X-Currency` names.
 	Data Currency `json:"data"`
 
-	// Links Top-level links. `self` addresses the collection; on a page by number `first`, `prev` and `next` appear when they lead somewhere, `last` when the total is known. On a cursor page (`page[after]` or `page[before]`) `first` starts the walk again, and `prev` and `next` carry the cursors of the page's ends; each is left out at its end of the list (JSON:API's way to say a link is unavailable). Removed by `X-Include: noHateoas`.
+	// Links Top-level links. `self` addresses the collection; on a page by number `first`, `prev` and `next` appear when they lead somewhere, `last` when the total is known. On a cursor page (`page[after]` or `page[before]`) `first` starts the walk again, and `prev` and `next` carry the cursors of the page's ends; each is `null` at its end of the list, as the JSON:API cursor-pagination profile asks (a page by number never has a `null` link). Removed by `X-Include: noHateoas`.
 	Links *DocumentLinks `json:"links,omitempty"`
 }
 
@@ -356,7 +356,7 @@ type CurrencyPlain struct {
 	Symbol *string `json:"symbol,omitempty"`
 }
 
-// DocumentLinks Top-level links. `self` addresses the collection; on a page by number `first`, `prev` and `next` appear when they lead somewhere, `last` when the total is known. On a cursor page (`page[after]` or `page[before]`) `first` starts the walk again, and `prev` and `next` carry the cursors of the page's ends; each is left out at its end of the list (JSON:API's way to say a link is unavailable). Removed by `X-Include: noHateoas`.
+// DocumentLinks Top-level links. `self` addresses the collection; on a page by number `first`, `prev` and `next` appear when they lead somewhere, `last` when the total is known. On a cursor page (`page[after]` or `page[before]`) `first` starts the walk again, and `prev` and `next` carry the cursors of the page's ends; each is `null` at its end of the list, as the JSON:API cursor-pagination profile asks (a page by number never has a `null` link). Removed by `X-Include: noHateoas`.
 type DocumentLinks struct {
 	First   *string `json:"first,omitempty"`
 	Last    *string `json:"last,omitempty"`
@@ -472,7 +472,7 @@ type LocalizationType string
 type LocalizationCollectionDocument struct {
 	Data []Localization `json:"data"`
 
-	// Links Top-level links. `self` addresses the collection; on a page by number `first`, `prev` and `next` appear when they lead somewhere, `last` when the total is known. On a cursor page (`page[after]` or `page[before]`) `first` starts the walk again, and `prev` and `next` carry the cursors of the page's ends; each is left out at its end of the list (JSON:API's way to say a link is unavailable). Removed by `X-Include: noHateoas`.
+	// Links Top-level links. `self` addresses the collection; on a page by number `first`, `prev` and `next` appear when they lead somewhere, `last` when the total is known. On a cursor page (`page[after]` or `page[before]`) `first` starts the walk again, and `prev` and `next` carry the cursors of the page's ends; each is `null` at its end of the list, as the JSON:API cursor-pagination profile asks (a page by number never has a `null` link). Removed by `X-Include: noHateoas`.
 	Links *DocumentLinks `json:"links,omitempty"`
 
 	// Meta Extra information about a list as a whole.
@@ -484,7 +484,7 @@ type LocalizationDocument struct {
 	// Data A localization of the storefront: a language and the formatting conventions that go with it. Its id is what `X-Localization-ID` names.
 	Data Localization `json:"data"`
 
-	// Links Top-level links. `self` addresses the collection; on a page by number `first`, `prev` and `next` appear when they lead somewhere, `last` when the total is known. On a cursor page (`page[after]` or `page[before]`) `first` starts the walk again, and `prev` and `next` carry the cursors of the page's ends; each is left out at its end of the list (JSON:API's way to say a link is unavailable). Removed by `X-Include: noHateoas`.
+	// Links Top-level links. `self` addresses the collection; on a page by number `first`, `prev` and `next` appear when they lead somewhere, `last` when the total is known. On a cursor page (`page[after]` or `page[before]`) `first` starts the walk again, and `prev` and `next` carry the cursors of the page's ends; each is `null` at its end of the list, as the JSON:API cursor-pagination profile asks (a page by number never has a `null` link). Removed by `X-Include: noHateoas`.
 	Links *DocumentLinks `json:"links,omitempty"`
 }
 
@@ -582,7 +582,7 @@ type RegionCollectionDocument struct {
 	Data     []Region           `json:"data"`
 	Included *[]CountryOrRegion `json:"included,omitempty"`
 
-	// Links Top-level links. `self` addresses the collection; on a page by number `first`, `prev` and `next` appear when they lead somewhere, `last` when the total is known. On a cursor page (`page[after]` or `page[before]`) `first` starts the walk again, and `prev` and `next` carry the cursors of the page's ends; each is left out at its end of the list (JSON:API's way to say a link is unavailable). Removed by `X-Include: noHateoas`.
+	// Links Top-level links. `self` addresses the collection; on a page by number `first`, `prev` and `next` appear when they lead somewhere, `last` when the total is known. On a cursor page (`page[after]` or `page[before]`) `first` starts the walk again, and `prev` and `next` carry the cursors of the page's ends; each is `null` at its end of the list, as the JSON:API cursor-pagination profile asks (a page by number never has a `null` link). Removed by `X-Include: noHateoas`.
 	Links *DocumentLinks `json:"links,omitempty"`
 }
 
@@ -592,7 +592,7 @@ type RegionDocument struct {
 	Data     Region             `json:"data"`
 	Included *[]CountryOrRegion `json:"included,omitempty"`
 
-	// Links Top-level links. `self` addresses the collection; on a page by number `first`, `prev` and `next` appear when they lead somewhere, `last` when the total is known. On a cursor page (`page[after]` or `page[before]`) `first` starts the walk again, and `prev` and `next` carry the cursors of the page's ends; each is left out at its end of the list (JSON:API's way to say a link is unavailable). Removed by `X-Include: noHateoas`.
+	// Links Top-level links. `self` addresses the collection; on a page by number `first`, `prev` and `next` appear when they lead somewhere, `last` when the total is known. On a cursor page (`page[after]` or `page[before]`) `first` starts the walk again, and `prev` and `next` carry the cursors of the page's ends; each is `null` at its end of the list, as the JSON:API cursor-pagination profile asks (a page by number never has a `null` link). Removed by `X-Include: noHateoas`.
 	Links *DocumentLinks `json:"links,omitempty"`
 }
 
@@ -636,7 +636,7 @@ type RegionToMany struct {
 type RegionToManyDocument struct {
 	Data []RegionIdentifier `json:"data"`
 
-	// Links Top-level links. `self` addresses the collection; on a page by number `first`, `prev` and `next` appear when they lead somewhere, `last` when the total is known. On a cursor page (`page[after]` or `page[before]`) `first` starts the walk again, and `prev` and `next` carry the cursors of the page's ends; each is left out at its end of the list (JSON:API's way to say a link is unavailable). Removed by `X-Include: noHateoas`.
+	// Links Top-level links. `self` addresses the collection; on a page by number `first`, `prev` and `next` appear when they lead somewhere, `last` when the total is known. On a cursor page (`page[after]` or `page[before]`) `first` starts the walk again, and `prev` and `next` carry the cursors of the page's ends; each is `null` at its end of the list, as the JSON:API cursor-pagination profile asks (a page by number never has a `null` link). Removed by `X-Include: noHateoas`.
 	Links *DocumentLinks `json:"links,omitempty"`
 }
 
@@ -667,7 +667,7 @@ type ResourceMeta struct {
 	// Example: contact-1
 	IncludeId *string `json:"includeId,omitempty"`
 
-	// Title The record's title, sent when the request asks `meta=title`.
+	// Title The record's title, sent when the request asks `metaProperties=title`.
 	//
 	// Example: Acme Corporation
 	Title *string `json:"title,omitempty"`
@@ -755,7 +755,7 @@ type WeightUnitAttributes struct {
 type WeightUnitCollectionDocument struct {
 	Data []WeightUnit `json:"data"`
 
-	// Links Top-level links. `self` addresses the collection; on a page by number `first`, `prev` and `next` appear when they lead somewhere, `last` when the total is known. On a cursor page (`page[after]` or `page[before]`) `first` starts the walk again, and `prev` and `next` carry the cursors of the page's ends; each is left out at its end of the list (JSON:API's way to say a link is unavailable). Removed by `X-Include: noHateoas`.
+	// Links Top-level links. `self` addresses the collection; on a page by number `first`, `prev` and `next` appear when they lead somewhere, `last` when the total is known. On a cursor page (`page[after]` or `page[before]`) `first` starts the walk again, and `prev` and `next` carry the cursors of the page's ends; each is `null` at its end of the list, as the JSON:API cursor-pagination profile asks (a page by number never has a `null` link). Removed by `X-Include: noHateoas`.
 	Links *DocumentLinks `json:"links,omitempty"`
 }
 
@@ -764,7 +764,7 @@ type WeightUnitDocument struct {
 	// Data A unit of weight.
 	Data WeightUnit `json:"data"`
 
-	// Links Top-level links. `self` addresses the collection; on a page by number `first`, `prev` and `next` appear when they lead somewhere, `last` when the total is known. On a cursor page (`page[after]` or `page[before]`) `first` starts the walk again, and `prev` and `next` carry the cursors of the page's ends; each is left out at its end of the list (JSON:API's way to say a link is unavailable). Removed by `X-Include: noHateoas`.
+	// Links Top-level links. `self` addresses the collection; on a page by number `first`, `prev` and `next` appear when they lead somewhere, `last` when the total is known. On a cursor page (`page[after]` or `page[before]`) `first` starts the walk again, and `prev` and `next` carry the cursors of the page's ends; each is `null` at its end of the list, as the JSON:API cursor-pagination profile asks (a page by number never has a `null` link). Removed by `X-Include: noHateoas`.
 	Links *DocumentLinks `json:"links,omitempty"`
 }
 
@@ -988,8 +988,8 @@ type ListCountriesParams struct {
 	// FieldsRegions The region fields to return, separated by commas; JSON:API only.
 	FieldsRegions *RegionFields `form:"fields[regions],omitempty" json:"fields[regions],omitempty"`
 
-	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
-	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
+	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
+	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -1015,8 +1015,8 @@ type GetCountryParams struct {
 	// FieldsRegions The region fields to return, separated by commas; JSON:API only.
 	FieldsRegions *RegionFields `form:"fields[regions],omitempty" json:"fields[regions],omitempty"`
 
-	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
-	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
+	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
+	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -1063,8 +1063,8 @@ type ListCountryRegionsParams struct {
 	// FieldsRegions The region fields to return, separated by commas; JSON:API only.
 	FieldsRegions *RegionFields `form:"fields[regions],omitempty" json:"fields[regions],omitempty"`
 
-	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
-	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
+	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
+	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -1132,8 +1132,8 @@ type ListCurrenciesParams struct {
 	// FieldsCurrencies The currency fields to return, separated by commas; JSON:API only.
 	FieldsCurrencies *CurrencyFields `form:"fields[currencies],omitempty" json:"fields[currencies],omitempty"`
 
-	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
-	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
+	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
+	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -1153,8 +1153,8 @@ type GetCurrencyParams struct {
 	// FieldsCurrencies The currency fields to return, separated by commas; JSON:API only.
 	FieldsCurrencies *CurrencyFields `form:"fields[currencies],omitempty" json:"fields[currencies],omitempty"`
 
-	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
-	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
+	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
+	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -1204,8 +1204,8 @@ type ListLocalizationsParams struct {
 	// FieldsLocalizations The localization fields to return, separated by commas; JSON:API only.
 	FieldsLocalizations *LocalizationFields `form:"fields[localizations],omitempty" json:"fields[localizations],omitempty"`
 
-	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
-	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
+	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
+	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -1225,8 +1225,8 @@ type GetLocalizationParams struct {
 	// FieldsLocalizations The localization fields to return, separated by commas; JSON:API only.
 	FieldsLocalizations *LocalizationFields `form:"fields[localizations],omitempty" json:"fields[localizations],omitempty"`
 
-	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
-	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
+	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
+	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -1276,8 +1276,8 @@ type ListRegionsParams struct {
 	// FieldsRegions The region fields to return, separated by commas; JSON:API only.
 	FieldsRegions *RegionFields `form:"fields[regions],omitempty" json:"fields[regions],omitempty"`
 
-	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
-	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
+	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
+	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -1303,8 +1303,8 @@ type GetRegionParams struct {
 	// FieldsRegions The region fields to return, separated by commas; JSON:API only.
 	FieldsRegions *RegionFields `form:"fields[regions],omitempty" json:"fields[regions],omitempty"`
 
-	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
-	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
+	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
+	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -1330,8 +1330,8 @@ type GetRegionCountryParams struct {
 	// FieldsRegions The region fields to return, separated by commas; JSON:API only.
 	FieldsRegions *RegionFields `form:"fields[regions],omitempty" json:"fields[regions],omitempty"`
 
-	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
-	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
+	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
+	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -1390,8 +1390,8 @@ type ListWeightUnitsParams struct {
 	// FieldsWeightunits The weight unit fields to return, separated by commas; JSON:API only.
 	FieldsWeightunits *WeightUnitFields `form:"fields[weightunits],omitempty" json:"fields[weightunits],omitempty"`
 
-	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
-	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
+	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
+	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -1411,8 +1411,8 @@ type GetWeightUnitParams struct {
 	// FieldsWeightunits The weight unit fields to return, separated by commas; JSON:API only.
 	FieldsWeightunits *WeightUnitFields `form:"fields[weightunits],omitempty" json:"fields[weightunits],omitempty"`
 
-	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
-	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
+	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
+	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -2488,9 +2488,9 @@ func NewListCountriesRequest(server string, params *ListCountriesParams) (*http.
 
 		}
 
-		if params.Meta != nil {
+		if params.MetaProperties != nil {
 
-			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "meta", *params.Meta, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "metaProperties", *params.MetaProperties, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -2633,9 +2633,9 @@ func NewGetCountryRequest(server string, id CountryId, params *GetCountryParams)
 
 		}
 
-		if params.Meta != nil {
+		if params.MetaProperties != nil {
 
-			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "meta", *params.Meta, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "metaProperties", *params.MetaProperties, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -2862,9 +2862,9 @@ func NewListCountryRegionsRequest(server string, id CountryId, params *ListCount
 
 		}
 
-		if params.Meta != nil {
+		if params.MetaProperties != nil {
 
-			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "meta", *params.Meta, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "metaProperties", *params.MetaProperties, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -3205,9 +3205,9 @@ func NewListCurrenciesRequest(server string, params *ListCurrenciesParams) (*htt
 
 		}
 
-		if params.Meta != nil {
+		if params.MetaProperties != nil {
 
-			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "meta", *params.Meta, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "metaProperties", *params.MetaProperties, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -3326,9 +3326,9 @@ func NewGetCurrencyRequest(server string, id CurrencyId, params *GetCurrencyPara
 
 		}
 
-		if params.Meta != nil {
+		if params.MetaProperties != nil {
 
-			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "meta", *params.Meta, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "metaProperties", *params.MetaProperties, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -3560,9 +3560,9 @@ func NewListLocalizationsRequest(server string, params *ListLocalizationsParams)
 
 		}
 
-		if params.Meta != nil {
+		if params.MetaProperties != nil {
 
-			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "meta", *params.Meta, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "metaProperties", *params.MetaProperties, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -3681,9 +3681,9 @@ func NewGetLocalizationRequest(server string, id LocalizationId, params *GetLoca
 
 		}
 
-		if params.Meta != nil {
+		if params.MetaProperties != nil {
 
-			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "meta", *params.Meta, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "metaProperties", *params.MetaProperties, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -3915,9 +3915,9 @@ func NewListRegionsRequest(server string, params *ListRegionsParams) (*http.Requ
 
 		}
 
-		if params.Meta != nil {
+		if params.MetaProperties != nil {
 
-			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "meta", *params.Meta, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "metaProperties", *params.MetaProperties, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -4060,9 +4060,9 @@ func NewGetRegionRequest(server string, id RegionId, params *GetRegionParams) (*
 
 		}
 
-		if params.Meta != nil {
+		if params.MetaProperties != nil {
 
-			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "meta", *params.Meta, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "metaProperties", *params.MetaProperties, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -4205,9 +4205,9 @@ func NewGetRegionCountryRequest(server string, id RegionId, params *GetRegionCou
 
 		}
 
-		if params.Meta != nil {
+		if params.MetaProperties != nil {
 
-			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "meta", *params.Meta, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "metaProperties", *params.MetaProperties, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -4497,9 +4497,9 @@ func NewListWeightUnitsRequest(server string, params *ListWeightUnitsParams) (*h
 
 		}
 
-		if params.Meta != nil {
+		if params.MetaProperties != nil {
 
-			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "meta", *params.Meta, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "metaProperties", *params.MetaProperties, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -4618,9 +4618,9 @@ func NewGetWeightUnitRequest(server string, id WeightUnitId, params *GetWeightUn
 
 		}
 
-		if params.Meta != nil {
+		if params.MetaProperties != nil {
 
-			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "meta", *params.Meta, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "metaProperties", *params.MetaProperties, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
