@@ -38,7 +38,7 @@ func TestErrorsSayWhatToDo(t *testing.T) {
 			{name: "a token without its scheme", method: "GET", path: "/admin/api/accounts",
 				headers: map[string]string{"Accept": "application/vnd.api+json", "Authorization": token},
 				status:  401, title: "authentication exception",
-				detail:  []string{"The access token is missing.", `write "Bearer " before the token`}},
+				detail: []string{"The access token is missing.", `write "Bearer " before the token`}},
 			{name: "Basic credentials", method: "GET", path: "/admin/api/accounts",
 				headers: map[string]string{"Accept": "application/json", "Authorization": "Basic dGVzdDp0ZXN0"},
 				status:  401, detail: []string{`uses the "Basic" scheme`, "Authorization: Bearer <token>"}},

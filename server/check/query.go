@@ -3,6 +3,7 @@ package check
 import (
 	"fmt"
 	"net/url"
+	"slices"
 	"sort"
 	"strings"
 
@@ -33,8 +34,8 @@ import (
 // queryNames is what an operation accepts in its query string.
 type queryNames struct {
 	exact    map[string]bool // declared parameter names
-	families []string       // "filter", "fields": prefixes the engine reads whole
-	shown    string         // the accepted names, compact, for the problem's detail
+	families []string        // "filter", "fields": prefixes the engine reads whole
+	shown    string          // the accepted names, compact, for the problem's detail
 }
 
 // engineFamilies are the families the engine reads whole (see above).
@@ -52,7 +53,7 @@ func newQueryNames(params []param) queryNames {
 		name := rp.p.Name
 		q.exact[name] = true
 		family, _, bracketed := strings.Cut(name, "[")
-		if bracketed && (family == "filter" || family == "fields") {
+		if bracketed && slices.Contains(engineFamilies, family) {
 			if !seenFamily[family] {
 				seenFamily[family] = true
 				q.families = append(q.families, family)
