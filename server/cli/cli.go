@@ -79,6 +79,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	terminal := isTerminal(stderr)
 	if cmd == "serve" {
 		// The request log goes out in batches, off the requests' path
 		// (lineWriter); the banner goes the same way, so that it keeps its
@@ -87,7 +88,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		defer lines.Close()
 		stderr = lines
 	}
-	log := newLogger(stderr, cfg.logFormat, cfg.logLevel)
+	log := newLogger(stderr, logFormat(cfg.logFormat, terminal), cfg.logLevel)
 	store, err := storage.OpenWith(ctx, cfg.databaseURL, cfg.storeOptions())
 	if err != nil {
 		return err

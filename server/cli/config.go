@@ -192,10 +192,11 @@ var settings = []*setting{
 	{name: "token-failure-window", def: durationText(auth.DefaultFailureWindow), serve: true,
 		usage: "the window the token failure limits count in, from the first failure",
 		set:   func(c *config, v string) error { return duration(v, &c.auth.FailureWindow) }},
-	{name: "log-format", def: "json", usage: "json lines for a log collector, or text for a terminal",
+	{name: "log-format", def: "auto",
+		usage: "text (key=value lines, for a person) or json (JSON lines, for a log collector); auto: text when standard error is a terminal, else json",
 		set: func(c *config, v string) error {
-			if v != "json" && v != "text" {
-				return fmt.Errorf("want json or text")
+			if v != "auto" && v != "json" && v != "text" {
+				return fmt.Errorf("want auto, text or json")
 			}
 			c.logFormat = v
 			return nil
