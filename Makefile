@@ -6,9 +6,13 @@ ADDR ?= 127.0.0.1:8080
 
 .PHONY: run webhook-demo build generate sdk verify release-docs lint test test-short test-pooler fuzz bench bench-http soak readme-check docs-assets clean
 
-## run: start the service on embedded SQLite with demo data (webhooks may target this machine)
+## run: build bin/entityapi, then start it on embedded SQLite with demo data (webhooks may target
+## this machine); it says it is building first, since the first build takes minutes
 run:
-	$(GO) run . serve --demo --webhook-allow-http --webhook-allow-private
+	@echo "make run: building bin/entityapi (the first build compiles every dependency and takes a few minutes; later ones take seconds)"
+	@$(GO) build -ldflags "$(STAMP_FLAGS)" -o bin/entityapi .
+	@echo "make run: starting bin/entityapi serve --demo"
+	exec bin/entityapi serve --demo --webhook-allow-http --webhook-allow-private
 
 ## webhook-demo: start a webhook receiver on 127.0.0.1:9090 that verifies and prints deliveries
 ## (docs/webhooks.md); the secret goes to $(WEBHOOK_SECRET_FILE)
@@ -20,9 +24,11 @@ webhook-demo:
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo devel)
 COMMIT ?= $(shell git rev-parse HEAD 2>/dev/null)
 
+STAMP_FLAGS = -X github.com/entityapi/entityapi/server/cli.version=$(VERSION) -X github.com/entityapi/entityapi/server/cli.commit=$(COMMIT)
+
 ## build: build the binary into bin/entityapi, stamped with VERSION and COMMIT (from git)
 build:
-	$(GO) build -ldflags "-X github.com/entityapi/entityapi/server/cli.version=$(VERSION) -X github.com/entityapi/entityapi/server/cli.commit=$(COMMIT)" -o bin/entityapi .
+	$(GO) build -ldflags "$(STAMP_FLAGS)" -o bin/entityapi .
 
 # scripts/bundle prints, comma-separated, the operations served by hand-written handlers (the
 # documents say which: x-entityapi), which oapi-codegen and scripts/genreply leave out.

@@ -174,14 +174,11 @@ func (d docsPageData) Document() string { return d.Prefix + "/api/openapi.json" 
 // its own origin: with --public-url, its path is the prefix a proxy strips.
 func (a *application) serveDocs(g *gin.Engine) {
 	base := a.base
-	prefix := base
+	prefix := a.browserPrefix()
 	connect := "'self'"
 	if a.cfg.PublicURL != "" {
-		if u, err := url.Parse(a.cfg.PublicURL); err == nil {
-			prefix = strings.TrimSuffix(u.Path, "/") + base
-			if u.Scheme != "" && u.Host != "" {
-				connect += " " + u.Scheme + "://" + u.Host // "Try it out" goes to the document's servers[0]
-			}
+		if u, err := url.Parse(a.cfg.PublicURL); err == nil && u.Scheme != "" && u.Host != "" {
+			connect += " " + u.Scheme + "://" + u.Host // "Try it out" goes to the document's servers[0]
 		}
 	}
 	data := docsPageData{
@@ -214,19 +211,30 @@ func (a *application) serveDocs(g *gin.Engine) {
 	}
 	g.GET(base+"/api/doc", page)
 	// The application's base and its /api (/admin, /admin/api; with the
-	// storefront's empty base, / and /api) are what a person types first:
-	// they lead to the docs page. Not operations of the documents, these
-	// answers have their own test (TestDocsRedirects).
+	// storefront's empty base, /api) are what a person types first: they
+	// lead to the docs page. An empty base is / itself, the page that links
+	// both applications' docs (docs_index.go). Not operations of the
+	// documents, these answers have their own test (TestDocsRedirects).
 	toPage := prefix + "/api/doc"
 	for _, p := range []string{base, base + "/api"} {
-		if p == "" {
-			p = "/"
+		if p != "" {
+			g.GET(p, func(c *gin.Context) { c.Redirect(http.StatusFound, toPage) })
 		}
-		g.GET(p, func(c *gin.Context) { c.Redirect(http.StatusFound, toPage) })
 	}
 	for name, asset := range data.assets {
 		g.GET(path.Join(base, "/api/doc", name), asset.serve)
 	}
+}
+
+// browserPrefix is the path of the application's base as a browser sees it:
+// behind --public-url, its path comes first (the prefix a proxy strips).
+func (a *application) browserPrefix() string {
+	if a.cfg.PublicURL != "" {
+		if u, err := url.Parse(a.cfg.PublicURL); err == nil {
+			return strings.TrimSuffix(u.Path, "/") + a.base
+		}
+	}
+	return a.base
 }
 
 // guests are the types the application lets read without a token (the

@@ -244,6 +244,7 @@ func New(cfg Config, store *storage.Store) (*Server, error) {
 	sf.traceEngine(sfGroup)
 	mountStorefront(sf, sfGroup)
 	sf.serveDocument(g)
+	serveIndex(g, bo, sf)
 
 	// Each application's token endpoint, and /oauth2-token, which accepts
 	// either application's clients (docs/decisions.md §3).

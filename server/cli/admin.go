@@ -65,17 +65,23 @@ type adminFlags struct {
 	kek                                                                        *auth.KeyEncryption // from the settings, not a flag
 }
 
-func (f *adminFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&f.org, "org", "Main", "organization name")
+// userFlags are the flags of `entityapi user create`.
+func userFlags(fs *flag.FlagSet, f *adminFlags) {
+	fs.StringVar(&f.org, "org", "Main", "the organization of the user")
 	fs.StringVar(&f.username, "username", "", "user name")
 	fs.StringVar(&f.email, "email", "", "email address")
 	fs.StringVar(&f.firstName, "first-name", "", "first name")
 	fs.StringVar(&f.lastName, "last-name", "", "last name")
-	fs.StringVar(&f.role, "role", "ROLE_USER", "ROLE_ADMINISTRATOR, ROLE_MANAGER or ROLE_USER")
+	fs.StringVar(&f.role, "role", "ROLE_USER", "ROLE_ADMINISTRATOR, ROLE_MANAGER, ROLE_USER or ROLE_INTEGRATION (docs/tokens.md)")
 	fs.StringVar(&f.password, "password", "", "password for the password grant (optional)")
+}
+
+// clientFlags are the flags of `entityapi client create`.
+func clientFlags(fs *flag.FlagSet, f *adminFlags) {
 	fs.StringVar(&f.app, "app", "backoffice", "backoffice or storefront")
 	fs.StringVar(&f.user, "user", "", "back office: the user (username) the client acts as")
-	fs.StringVar(&f.name, "name", "", "a name for the client")
+	fs.StringVar(&f.org, "org", "Main", "storefront: the organization of the client")
+	fs.StringVar(&f.name, "name", "", "a name for the client (default: the application's name and \"client\")")
 	fs.BoolVar(&f.asJSON, "json", false, "print the client as JSON")
 }
 

@@ -5,8 +5,11 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"regexp"
 	"strings"
 	"syscall"
+
+	"github.com/entityapi/entityapi/storage/authstore"
 )
 
 // listen takes the address of a setting (flag names it in the error) before
@@ -40,28 +43,59 @@ func bannerBase(publicURL string, addr net.Addr) string {
 }
 
 // writeBanner tells a person who just started `entityapi serve` where the
-// APIs, their documents and docs pages are, and in demo mode how to get a
-// token: a command to paste into a shell as it is (TestServeBanner runs it).
+// APIs, their documents and docs pages are, and what to paste into a shell
+// to try them: `export BASE=...` as the README's examples use it, and in
+// demo mode the demo clients and `export TOKEN=...` (TestServeBanner runs
+// those lines in bash, TestBannerContent reads the rest). serve writes it
+// after its start-up log lines, so that it is the last thing on the screen
+// until the first request.
 func writeBanner(w io.Writer, base string, cfg *config) {
 	var b strings.Builder
 	app := func(name, prefix, note string) {
-		fmt.Fprintf(&b, "  %-16s %s%s/api/countries%s\n", name+":", base, prefix, note)
-		fmt.Fprintf(&b, "  %-16s %s%s/api/openapi.yaml\n", "OpenAPI:", base, prefix)
-		fmt.Fprintf(&b, "  %-16s %s%s/api/doc\n", "docs page:", base, prefix)
+		fmt.Fprintf(&b, "  %-17s %s%s/api/countries%s\n", name+":", base, prefix, note)
+		fmt.Fprintf(&b, "    %-15s %s%s/api/openapi.yaml\n", "OpenAPI:", base, prefix)
+		fmt.Fprintf(&b, "    %-15s %s%s/api/doc\n", "docs page:", base, prefix)
 	}
 	b.WriteString("\n")
 	app("back-office API", cfg.backofficeBase, "")
 	app("storefront API", cfg.storefrontBase, " (guests welcome)")
-	if cfg.demo {
-		fmt.Fprintf(&b, `
-  demo clients (secret = id + "-secret"): demo-backoffice (admin), demo-manager, demo-viewer,
-  demo-other (organization Other), demo-storefront
-  get a token:
-    curl -s -H 'Content-Type: application/json' \
-      -d '{"grant_type":"client_credentials","client_id":"demo-backoffice","client_secret":"demo-backoffice-secret"}' \
-      %s%s/oauth2-token
-`, base, cfg.backofficeBase)
+	fmt.Fprintf(&b, "  %-17s %s/\n", "both docs pages:", base)
+	apiBase := base + cfg.backofficeBase + "/api"
+	if !cfg.demo {
+		fmt.Fprintf(&b, "\n  for the README's examples, paste into a shell:\n    export BASE=%s\n", shellWord(apiBase))
+		b.WriteString("  and a token of a client that `entityapi client create` made (docs/tokens.md) in TOKEN\n\n")
+		_, _ = io.WriteString(w, b.String())
+		return
 	}
-	b.WriteString("\n")
+	b.WriteString("\n  demo clients (the secret of each is its id followed by \"-secret\"):\n")
+	var admin authstore.DemoClientInfo
+	for _, c := range authstore.DemoClients() {
+		fmt.Fprintf(&b, "    %-18s %s\n", c.ID, strings.TrimPrefix(c.Name, "Demo "))
+		if c.ID == "demo-backoffice" {
+			admin = c
+		}
+	}
+	grant := fmt.Sprintf(`{"grant_type":"client_credentials","client_id":"%s","client_secret":"%s"}`, admin.ID, admin.Secret)
+	fmt.Fprintf(&b, `
+  for the README's examples, paste into a shell (a token of %s):
+    export BASE=%s
+    export TOKEN=$(curl -sS -H 'Content-Type: application/json' \
+      -d '%s' \
+      "${BASE%%/api}/oauth2-token" | sed -n 's/.*"access_token":"\([^"]*\)".*/\1/p')
+    curl -g -H "Authorization: Bearer $TOKEN" "$BASE/regions?filter[country]=DE&page[size]=3"
+  (curl -g sends [ and ] as they are, rather than reading them as a pattern of URLs)
+
+`, admin.ID, shellWord(apiBase), grant)
 	_, _ = io.WriteString(w, b.String())
+}
+
+// plainWord matches a word a shell reads as it is.
+var plainWord = regexp.MustCompile(`^[A-Za-z0-9._~:/@%+,=-]+$`)
+
+// shellWord quotes s for a POSIX shell when it needs quoting.
+func shellWord(s string) string {
+	if plainWord.MatchString(s) {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

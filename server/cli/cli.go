@@ -7,8 +7,10 @@
 //
 //	entityapi serve [flags]    run the HTTP service (migrates first)
 //	entityapi migrate [flags]  apply database migrations and exit
+//	entityapi org|user|client|keys ...  administer the database (commands.go)
 //	entityapi batch ...        send a batch to a running server and follow it
 //	entityapi version          print the version, commit and Go version
+//	entityapi help [COMMAND]   list the commands, or a command's flags
 package cli
 
 import (
@@ -17,7 +19,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"strings"
+	"slices"
 
 	"github.com/entityapi/entityapi/server/cli/batchclient"
 	"github.com/entityapi/entityapi/storage"
@@ -37,56 +39,38 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	return batchclient.ExitCode(err)
 }
 
-// commands are the subcommands; two-word ones administer the database.
-var commands = map[string]bool{
-	"serve": true, "migrate": true, "org create": true, "user create": true,
-	"client create": true, "client disable": true, "keys rotate": true, "keys rewrap": true,
-}
-
-const usage = `usage: entityapi COMMAND [flags]
-  serve                      run the HTTP service (migrates first)
-  migrate                    apply database migrations and exit
-  org create NAME            add an organization
-  user create --org NAME --username U --email E --first-name F --last-name L --role ROLE [--password P]
-  client create --app backoffice --user USERNAME [--json] | --app storefront --org NAME
-  client disable ID
-  keys rotate                add a signing key; older keys verify until their tokens expire
-  keys rewrap                seal the signing keys with the key-encryption key (plain ones, or sealed with the previous one)
-  batch submit --type TYPE --file FILE [--sync]   send a batch to a running server, follow it
-  batch status ID | batch errors ID               an operation, its errors (entityapi batch lists the flags)
-  version                    print the version, commit and Go version (also --version)
-  help                       print this list (also --help, -h)
-(entityapi COMMAND -h lists the flags)`
-
 // run runs one command; stdout takes what the command prints, stderr the
-// log and the banner of serve (tests capture both). The batch client writes
-// on the process's own standard output and error (batchclient.Command).
+// log and the banner of serve (tests capture both), and the batch client
+// writes on the same two (batchclient.Command). Help, asked for by -h or
+// --help anywhere on a command line or by `help COMMAND`, goes to stdout.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
-		return errors.New(usage)
+		return errors.New(usage())
 	}
-	cmd, rest := args[0], args[1:]
-	switch cmd {
-	case "help", "-h", "-help", "--help":
-		_, err := fmt.Fprintln(stdout, usage)
+	switch first := args[0]; {
+	case first == "help" && len(args) > 1: // help COMMAND is COMMAND --help
+		return run(ctx, append(slices.Clone(args[1:]), "--help"), stdout, stderr)
+	case first == "help" || isHelp(first):
+		_, err := fmt.Fprintln(stdout, usage())
 		return err
-	case "version", "-version", "--version":
-		_, err := fmt.Fprintln(stdout, versionText(version, commit, buildInfo()))
+	case first == "version" || first == "-version" || first == "--version":
+		return printVersion(args[1:], stdout)
+	case first == "batch": // a client of a running server: no database
+		return batchclient.Command(ctx, args[1:], stdout, stderr)
+	}
+	c, rest, err := findCommand(args)
+	if errors.Is(err, errGroupHelp) {
+		_, err := fmt.Fprintln(stdout, groupUsage(args[0]))
 		return err
 	}
-	if cmd == "batch" { // a client of a running server: no database
-		return batchclient.Command(ctx, rest)
+	if err != nil {
+		return err
 	}
-	if !commands[cmd] && len(rest) > 0 {
-		cmd, rest = cmd+" "+rest[0], rest[1:]
-	}
-	if !commands[cmd] {
-		return fmt.Errorf("unknown command %q\n%s", strings.Join(args, " "), usage)
-	}
+	cmd := c.name
 	fs := flag.NewFlagSet("entityapi "+cmd, flag.ContinueOnError)
 	var af adminFlags
-	if cmd != "serve" && cmd != "migrate" {
-		af.register(fs)
+	if c.flags != nil {
+		c.flags(fs, &af)
 	}
 	cfg, err := parse(fs, cmd, rest, osLookup, stdout)
 	if errors.Is(err, flag.ErrHelp) {
@@ -95,6 +79,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	terminal := isTerminal(stderr)
 	if cmd == "serve" {
 		// The request log goes out in batches, off the requests' path
 		// (lineWriter); the banner goes the same way, so that it keeps its
@@ -103,7 +88,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		defer lines.Close()
 		stderr = lines
 	}
-	log := newLogger(stderr, cfg.logFormat, cfg.logLevel)
+	log := newLogger(stderr, logFormat(cfg.logFormat, terminal), cfg.logLevel)
 	store, err := storage.OpenWith(ctx, cfg.databaseURL, cfg.storeOptions())
 	if err != nil {
 		return err

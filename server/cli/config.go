@@ -174,14 +174,14 @@ var settings = []*setting{
 		set: func(c *config, v string) error { return seconds(v, &c.auth.TokenTTL) }},
 	{name: "signing-key-file", show: "none: keys live in the database", usage: "PEM RSA private key that signs tokens instead of the database keys", serve: true,
 		set: func(c *config, v string) error { c.auth.SigningKeyFile = v; return nil }},
-	{name: "key-encryption-key-file", show: "none: signing keys stored as plain PEM",
+	{name: "key-encryption-key-file", keys: true, show: "none: signing keys stored as plain PEM",
 		usage: "file holding the key-encryption key that seals the signing keys in the database: 32 bytes in base64 (`openssl rand -base64 32`)",
 		set:   func(c *config, v string) error { c.kek.file = v; return nil }},
-	{name: "key-encryption-key", show: "none", usage: "the key-encryption key itself, 32 bytes in base64; give it as the variable, a flag shows in `ps`",
+	{name: "key-encryption-key", keys: true, show: "none", usage: "the key-encryption key itself, 32 bytes in base64; give it as the variable, a flag shows in `ps`",
 		set: func(c *config, v string) error { c.kek.text = v; return nil }},
-	{name: "key-encryption-key-previous-file", show: "none", usage: "file holding the key-encryption key being replaced: what it sealed is sealed again with the current one",
+	{name: "key-encryption-key-previous-file", keys: true, show: "none", usage: "file holding the key-encryption key being replaced: what it sealed is sealed again with the current one",
 		set: func(c *config, v string) error { c.kek.previousFile = v; return nil }},
-	{name: "key-encryption-key-previous", show: "none", usage: "the key-encryption key being replaced, 32 bytes in base64 (as the variable)",
+	{name: "key-encryption-key-previous", keys: true, show: "none", usage: "the key-encryption key being replaced, 32 bytes in base64 (as the variable)",
 		set: func(c *config, v string) error { c.kek.previousText = v; return nil }},
 	{name: "token-failures-per-address", def: strconv.Itoa(auth.DefaultMaxFailures), serve: true,
 		usage: "wrong secrets of one client, or passwords of one user, from one address within --token-failure-window before the token endpoint answers 429 for it there (0: no limit)",
@@ -192,10 +192,11 @@ var settings = []*setting{
 	{name: "token-failure-window", def: durationText(auth.DefaultFailureWindow), serve: true,
 		usage: "the window the token failure limits count in, from the first failure",
 		set:   func(c *config, v string) error { return duration(v, &c.auth.FailureWindow) }},
-	{name: "log-format", def: "json", usage: "json lines for a log collector, or text for a terminal",
+	{name: "log-format", def: "auto",
+		usage: "text (key=value lines, for a person) or json (JSON lines, for a log collector); auto: text when standard error is a terminal, else json",
 		set: func(c *config, v string) error {
-			if v != "json" && v != "text" {
-				return fmt.Errorf("want json or text")
+			if v != "auto" && v != "json" && v != "text" {
+				return fmt.Errorf("want auto, text or json")
 			}
 			c.logFormat = v
 			return nil

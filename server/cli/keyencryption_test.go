@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -138,5 +139,30 @@ func TestKEKStartup(t *testing.T) {
 	}
 	if err := serve(oldFile); err == nil || !strings.Contains(err.Error(), "--key-encryption-key-file") {
 		t.Fatalf("serve with the replaced KEK: %v, want an error naming the setting", err)
+	}
+}
+
+// TestSealedKeysWithoutKEK: serve on sealed signing keys without their
+// key-encryption key stops with one error that says the keys are encrypted,
+// and says nothing before it of keys stored unencrypted (it once warned so,
+// then failed: two start-up lines that contradict each other).
+func TestSealedKeysWithoutKEK(t *testing.T) {
+	dir := t.TempDir()
+	kek := filepath.Join(dir, "kek")
+	if err := os.WriteFile(kek, []byte(testKEK), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	db := []string{"--data-dir", dir, "--log-format", "text"}
+	if err := run(ctx, append([]string{"keys", "rotate", "--key-encryption-key-file", kek}, db...), io.Discard, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	err := run(ctx, append([]string{"serve", "--addr", "127.0.0.1:0", "--workers", "1"}, db...), io.Discard, &stderr)
+	if err == nil || !strings.Contains(err.Error(), "is encrypted: give its key-encryption key") {
+		t.Fatalf("serve: %v, want the error that the keys are encrypted", err)
+	}
+	if log := stderr.String(); strings.Contains(log, "unencrypted") || strings.Contains(log, "listening") {
+		t.Errorf("start-up lines before the error:\n%s", log)
 	}
 }

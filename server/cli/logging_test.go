@@ -26,7 +26,7 @@ func TestLogAndMetricsSettings(t *testing.T) {
 		check   func(t *testing.T, c *config)
 	}{
 		{name: "defaults", check: func(t *testing.T, c *config) {
-			if c.logFormat != "json" || c.logLevel != slog.LevelInfo || c.metricsAddr != "" {
+			if c.logFormat != "auto" || c.logLevel != slog.LevelInfo || c.metricsAddr != "" {
 				t.Errorf("format %q, level %v, metrics %q", c.logFormat, c.logLevel, c.metricsAddr)
 			}
 		}},
@@ -74,6 +74,78 @@ func TestLogFormats(t *testing.T) {
 	newLogger(&buf, "text", slog.LevelInfo).Info("hello", "n", 1)
 	if got := buf.String(); !strings.Contains(got, "msg=hello n=1") {
 		t.Errorf("text: %q", got)
+	}
+}
+
+// TestLogFormatChoice: --log-format auto (the default) writes text lines to
+// a terminal and JSON lines to anything else; text and json are kept
+// whatever standard error is.
+func TestLogFormatChoice(t *testing.T) {
+	for _, tt := range []struct {
+		setting  string
+		terminal bool
+		want     string
+	}{
+		{"auto", true, "text"},
+		{"auto", false, "json"},
+		{"text", false, "text"},
+		{"json", true, "json"},
+	} {
+		if got := logFormat(tt.setting, tt.terminal); got != tt.want {
+			t.Errorf("logFormat(%q, terminal %v) = %q, want %q", tt.setting, tt.terminal, got, tt.want)
+		}
+	}
+	file, err := os.Create(filepath.Join(t.TempDir(), "log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer file.Close()
+	if isTerminal(&bytes.Buffer{}) || isTerminal(file) {
+		t.Error("a buffer or a file taken for a terminal")
+	}
+	// The master side of a pseudo-terminal is a terminal too.
+	if pty, err := os.OpenFile("/dev/ptmx", os.O_RDWR, 0); err == nil {
+		defer pty.Close()
+		if !isTerminal(pty) {
+			t.Error("a pseudo-terminal not taken for a terminal")
+		}
+	} else {
+		t.Logf("no pseudo-terminal here (%v): the terminal case is logFormat's alone", err)
+	}
+}
+
+// TestLogFormatSetting runs `entityapi migrate` with standard error in a
+// buffer, no terminal: JSON lines by default, text lines when the flag or
+// the variable asks for them.
+func TestLogFormatSetting(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		args []string
+		env  string // ENTITYAPI_LOG_FORMAT
+		text bool
+	}{
+		{name: "auto, no terminal"},
+		{name: "the flag", args: []string{"--log-format", "text"}, text: true},
+		{name: "the variable", env: "text", text: true},
+		{name: "the flag over the variable", args: []string{"--log-format", "json"}, env: "text"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.env != "" {
+				t.Setenv("ENTITYAPI_LOG_FORMAT", tt.env)
+			}
+			var stderr bytes.Buffer
+			args := append([]string{"migrate", "--data-dir", t.TempDir()}, tt.args...)
+			if err := run(context.Background(), args, io.Discard, &stderr); err != nil {
+				t.Fatal(err)
+			}
+			line := stderr.String()
+			var rec map[string]any
+			isJSON := json.Unmarshal([]byte(line), &rec) == nil && rec["msg"] == "migrations applied"
+			isText := strings.HasPrefix(line, "time=") && strings.Contains(line, `msg="migrations applied"`)
+			if isJSON == tt.text || isText != tt.text {
+				t.Errorf("want text lines: %v; got %q", tt.text, line)
+			}
+		})
 	}
 }
 

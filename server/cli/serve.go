@@ -40,7 +40,6 @@ func serve(ctx context.Context, cfg *config, store *storage.Store, log *slog.Log
 			return fmt.Errorf("demo data: %w", err)
 		}
 	}
-	warnUnsealedKeys(cfg, log)
 	tp, err := tracerProvider(ctx, os.Getenv)
 	if err != nil {
 		return err
@@ -63,6 +62,10 @@ func serve(ctx context.Context, cfg *config, store *storage.Store, log *slog.Log
 		return err
 	}
 	defer h.Close()
+	// Only now, the signing keys loaded: sealed keys without their
+	// key-encryption key stopped server.New with an error that says so, and
+	// no warning that they are unencrypted came before it.
+	warnUnsealedKeys(cfg, log)
 	srv := newHTTPServer(cfg, h)
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()

@@ -7,7 +7,6 @@ package cli
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"net"
 	"net/http"
 	"os/exec"
@@ -19,6 +18,7 @@ import (
 	"time"
 
 	"github.com/entityapi/entityapi/server/cli/batchclient"
+	"github.com/entityapi/entityapi/storage/authstore"
 )
 
 // startServe runs `entityapi serve` in process with args on a fresh SQLite
@@ -53,19 +53,22 @@ func startServe(t *testing.T, args ...string) (stderr *syncBuffer, stop func() e
 var bannerURL = regexp.MustCompile(`http://[^\s']+`)
 
 // TestServeBanner starts `serve --demo` and reads its banner as a newcomer:
-// every document and docs page it names answers, the token command pasted
-// into bash gets a token, and the shutdown that follows logs no error.
+// it comes after the few start-up lines and stays the last thing written
+// until a request comes; every document and page it names answers; the
+// lines it offers to paste into a shell, run by bash, set BASE and TOKEN and
+// read the regions of Germany with them; the shutdown that follows logs no
+// error.
 func TestServeBanner(t *testing.T) {
-	bash := needCommand(t, "bash", "it runs the banner's command")
-	needCommand(t, "curl", "the banner's command calls it")
+	bash := needCommand(t, "bash", "it runs the banner's lines")
+	needCommand(t, "curl", "the banner's lines call it")
+	needCommand(t, "sed", "the banner's lines call it")
 	addr := freeAddr(t)
 	stderr, stop := startServe(t, "--demo", "--addr", addr)
-	var banner string
+	var out string
 	deadline := time.Now().Add(60 * time.Second)
 	for {
-		out := stderr.String()
-		if i := strings.Index(out, "\n  back-office API:"); i >= 0 && strings.Contains(out[i:], "/oauth2-token\n\n") {
-			banner = out[i:]
+		out = stderr.String()
+		if strings.Contains(out, "\n  back-office API:") && strings.HasSuffix(out, "as a pattern of URLs)\n\n") {
 			break
 		}
 		if time.Now().After(deadline) {
@@ -73,14 +76,23 @@ func TestServeBanner(t *testing.T) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	for _, want := range []string{"/admin/api/doc", "/admin/api/openapi.yaml", "http://" + addr + "/api/doc", "/api/openapi.yaml"} {
+	before, banner, _ := strings.Cut(out, "\n  back-office API:")
+	banner = "  back-office API:" + banner
+	if lines := strings.Count(before, "\n"); lines > 3 || !strings.Contains(before, "entityapi listening") {
+		t.Errorf("%d start-up lines before the banner, want the listening line among at most 3:\n%s", lines, before)
+	}
+	time.Sleep(time.Second)
+	if now := stderr.String(); now != out {
+		t.Errorf("lines after the banner, before any request:\n%s", strings.TrimPrefix(now, out))
+	}
+	for _, want := range []string{"/admin/api/doc", "/admin/api/openapi.yaml", "http://" + addr + "/api/doc", "/api/openapi.yaml", "http://" + addr + "/\n"} {
 		if !strings.Contains(banner, want) {
 			t.Errorf("the banner does not name %s:\n%s", want, banner)
 		}
 	}
 	for _, u := range bannerURL.FindAllString(banner, -1) {
-		if strings.HasSuffix(u, "/countries") || strings.HasSuffix(u, "/oauth2-token") {
-			continue // need a token, or a POST
+		if strings.HasSuffix(u, "/countries") || strings.HasSuffix(u, "/api") {
+			continue // need a token; BASE is no page
 		}
 		res, err := http.Get(u)
 		if err != nil {
@@ -91,27 +103,99 @@ func TestServeBanner(t *testing.T) {
 			t.Errorf("GET %s (named by the banner): %d", u, res.StatusCode)
 		}
 	}
-	// The command, as a person copies it: the lines after "get a token:".
-	_, command, ok := strings.Cut(banner, "  get a token:\n")
-	command, _, _ = strings.Cut(command, "\n\n")
-	if !ok || !strings.Contains(command, "curl") {
-		t.Fatalf("no token command in the banner:\n%s", banner)
+	// The lines, as a person copies them: after "paste into a shell ...:",
+	// up to the note on curl -g.
+	_, lines, ok := strings.Cut(banner, "paste into a shell (a token of demo-backoffice):\n")
+	lines, _, _ = strings.Cut(lines, "  (curl -g")
+	if !ok || !strings.Contains(lines, "export TOKEN=") {
+		t.Fatalf("no lines to paste in the banner:\n%s", banner)
 	}
-	if out, err := exec.Command(bash, "-n", "-c", command).CombinedOutput(); err != nil {
-		t.Fatalf("bash -n: %v\n%s\n%s", err, out, command)
+	script := "set -eo pipefail\n" + lines + `printf '\n%s %s\n' "$BASE" "$TOKEN"`
+	if out, err := exec.Command(bash, "-n", "-c", script).CombinedOutput(); err != nil {
+		t.Fatalf("bash -n: %v\n%s\n%s", err, out, lines)
 	}
-	out, err := exec.Command(bash, "-c", command).Output()
-	var tok struct {
-		AccessToken string `json:"access_token"`
+	got, err := exec.Command(bash, "-c", script).Output()
+	if err != nil {
+		t.Fatalf("the banner's lines: %v\n%s\nprinted %q", err, lines, got)
 	}
-	if err != nil || json.Unmarshal(out, &tok) != nil || tok.AccessToken == "" {
-		t.Fatalf("the token command: %v\n%s\nprinted %q", err, command, out)
+	regions, last, _ := strings.Cut(strings.TrimSuffix(string(got), "\n"), "\n")
+	base, token, _ := strings.Cut(last, " ")
+	if base != "http://"+addr+"/admin/api" || strings.Count(token, ".") != 2 {
+		t.Errorf("BASE %q, TOKEN %q: want the back office and a JWT", base, token)
+	}
+	if !strings.Contains(regions, `"DE-`) {
+		t.Errorf("the banner's example printed %q, want the regions of Germany", regions)
 	}
 	if err := stop(); err != nil {
 		t.Errorf("serve returned %v after its context ended", err)
 	}
 	if log := stderr.String(); strings.Contains(log, "level=ERROR") {
 		t.Errorf("the shutdown logged an error:\n%s", log)
+	}
+}
+
+// TestBannerContent: what the banner says with and without --demo, other
+// bases and a public URL: the addresses, every demo client of the demo data
+// with the rule of their secrets, and the BASE (and in demo mode TOKEN)
+// lines to paste.
+func TestBannerContent(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		args []string
+		want []string
+		not  []string
+	}{
+		{"demo", []string{"--demo"}, []string{
+			"back-office API:  http://127.0.0.1:8080/admin/api/countries\n",
+			"storefront API:   http://127.0.0.1:8080/api/countries (guests welcome)\n",
+			"both docs pages:  http://127.0.0.1:8080/\n",
+			"\n    export BASE=http://127.0.0.1:8080/admin/api\n",
+			"\n    export TOKEN=$(curl ",
+			`"client_id":"demo-backoffice","client_secret":"demo-backoffice-secret"`,
+			`curl -g -H "Authorization: Bearer $TOKEN" "$BASE/regions?filter[country]=DE&page[size]=3"`,
+		}, nil},
+		{"no demo", nil, []string{"\n    export BASE=http://127.0.0.1:8080/admin/api\n", "entityapi client create"},
+			[]string{"demo-", "export TOKEN"}},
+		{"other bases behind a public URL", []string{"--public-url", "https://api.example.com/v1/", "--backoffice-base", "/bo",
+			"--storefront-base", "/shop"}, []string{
+			"https://api.example.com/v1/bo/api/doc\n", "https://api.example.com/v1/shop/api/openapi.yaml\n",
+			"both docs pages:  https://api.example.com/v1/\n", "\n    export BASE=https://api.example.com/v1/bo/api\n",
+		}, nil},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg, err := parseWith("serve", tt.args, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var b strings.Builder
+			writeBanner(&b, bannerBase(cfg.publicURL, &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 8080}), cfg)
+			banner := b.String()
+			want := tt.want
+			if cfg.demo {
+				if !strings.Contains(banner, `the secret of each is its id followed by "-secret"`) {
+					t.Errorf("the banner does not say what the secrets are")
+				}
+				for _, c := range authstore.DemoClients() {
+					want = append(want, "\n    "+c.ID+" ")
+					if c.Secret != c.ID+"-secret" {
+						t.Errorf("demo client %s: secret %q, not what the banner says", c.ID, c.Secret)
+					}
+				}
+			}
+			for _, w := range want {
+				if !strings.Contains(banner, w) {
+					t.Errorf("the banner lacks %q", w)
+				}
+			}
+			for _, n := range tt.not {
+				if strings.Contains(banner, n) {
+					t.Errorf("the banner has %q", n)
+				}
+			}
+			if t.Failed() {
+				t.Logf("the banner:\n%s", banner)
+			}
+		})
 	}
 }
 

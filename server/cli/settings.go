@@ -20,9 +20,11 @@ type setting struct {
 	def   string // the default, read by set like any other value
 	show  string // the default as help shows it, when def cannot say it ("" for def)
 	usage string
-	// serve: only `entityapi serve` has it; the others are every command's
-	// that opens the database (the data directory and the database URL).
-	serve bool
+	// serve: only `entityapi serve` has it. keys: only the commands that
+	// read or write the signing keys have it (the key-encryption key; the
+	// command table's sealsKeys). The others are every command's that opens
+	// the database (the database and the log).
+	serve, keys bool
 	// boolean: given alone (--demo) it means true. list: repeatable, and the
 	// variable separates the values with commas.
 	boolean, list bool
@@ -67,13 +69,15 @@ func (r *rawValue) Set(v string) error {
 
 func (r *rawValue) IsBoolFlag() bool { return r.s.boolean }
 
-// settingsFor are the settings a command has.
+// settingsFor are the settings of the command named cmd.
 func settingsFor(cmd string) []*setting {
+	c := commandNamed(cmd)
 	var out []*setting
 	for _, s := range settings {
-		if !s.serve || cmd == "serve" {
-			out = append(out, s)
+		if (s.serve && cmd != "serve") || (s.keys && (c == nil || !c.sealsKeys)) {
+			continue
 		}
+		out = append(out, s)
 	}
 	return out
 }
@@ -90,9 +94,8 @@ func parse(fs *flag.FlagSet, cmd string, args []string, lookup func(string) (str
 		fs.Var(raw[i], s.name, s.usage)
 	}
 	// The flag package's own usage would print every flag on any mistake: one
-	// line saying what is wrong is clearer, and --help prints the table.
-	fs.SetOutput(io.Discard)
-	fs.Usage = func() {}
+	// line saying what is wrong is clearer (flagargs.Parse prints nothing),
+	// and --help prints the table.
 	positional, err := flagargs.Parse(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
 		writeHelp(help, fs, cmd, own)
@@ -122,33 +125,29 @@ func parse(fs *flag.FlagSet, cmd string, args []string, lookup func(string) (str
 	return c, nil
 }
 
-// writeHelp lists the command's settings, then any flags of its own.
+// writeHelp writes the help of cmd: its usage line, the flags of its own,
+// then its settings.
 func writeHelp(w io.Writer, fs *flag.FlagSet, cmd string, own []*setting) {
-	fmt.Fprintf(w, "usage: entityapi %s [flags]\n\n", cmd)
-	fmt.Fprintln(w, "Every setting is a flag or an environment variable; a flag wins over its variable,")
-	fmt.Fprintln(w, "a variable over the default. A list setting repeats its flag or separates values with commas.")
-	fmt.Fprintln(w)
+	line := "usage: entityapi " + cmd + " [flags]"
+	if c := commandNamed(cmd); c != nil {
+		line = c.usageLine() + "\n  " + c.summary
+	}
+	fmt.Fprintln(w, line)
 	names := map[string]bool{}
 	for _, s := range own {
 		names[s.name] = true
+	}
+	var flags strings.Builder
+	flagargs.WriteFlags(&flags, fs, func(name string) bool { return names[name] })
+	if flags.Len() > 0 {
+		fmt.Fprintf(w, "\nflags of %s:\n%s", cmd, flags.String())
+	}
+	fmt.Fprintln(w, "\nsettings: each is a flag or an environment variable; a flag wins over its variable,")
+	fmt.Fprintln(w, "a variable over the default. A list setting repeats its flag or separates values with commas.")
+	for _, s := range own {
 		def := strings.ReplaceAll(s.shownDefault(), "`", "")
 		fmt.Fprintf(w, "  --%s  (%s)\n      %s (default: %s)\n", s.name, s.env(), s.usage, def)
 	}
-	first := true
-	fs.VisitAll(func(f *flag.Flag) {
-		if names[f.Name] {
-			return
-		}
-		if first {
-			fmt.Fprintf(w, "\nflags of %s:\n", cmd)
-			first = false
-		}
-		def := ""
-		if f.DefValue != "" {
-			def = " (default: " + f.DefValue + ")"
-		}
-		fmt.Fprintf(w, "  --%s\n      %s%s\n", f.Name, f.Usage, def)
-	})
 }
 
 // settingsTable is the Markdown table of every setting, as docs/settings.md shows it.

@@ -1,7 +1,9 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
+	"io"
 	"runtime"
 	"runtime/debug"
 )
@@ -11,6 +13,23 @@ import (
 // from git describe and git rev-parse); other builds leave them empty and
 // versionText says what the Go toolchain recorded.
 var version, commit string
+
+// versionUsage is the help of `entityapi version`.
+const versionUsage = "usage: entityapi version\n  print the version, commit and Go version (also entityapi --version)"
+
+// printVersion runs `entityapi version args...`: the version, or its help;
+// it takes no other argument.
+func printVersion(args []string, stdout io.Writer) error {
+	switch {
+	case len(args) == 0:
+		_, err := fmt.Fprintln(stdout, versionText(version, commit, buildInfo()))
+		return err
+	case len(args) == 1 && isHelp(args[0]):
+		_, err := fmt.Fprintln(stdout, versionUsage)
+		return err
+	}
+	return errors.New(versionUsage)
+}
 
 // versionText is what `entityapi version` prints: the version, the commit and
 // the Go version. Without stamps it takes the module version and vcs.revision

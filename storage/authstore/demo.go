@@ -138,3 +138,19 @@ func (a *Store) demoClient(ctx context.Context, d demoClient, users, orgs map[st
 	}
 	return a.CreateClient(ctx, cl)
 }
+
+// DemoClientInfo is a demo client as `entityapi serve --demo` announces it
+// (server/cli's banner lists them all from DemoClients, so that the list
+// cannot miss one).
+type DemoClientInfo struct {
+	ID, Secret, App, Name string
+}
+
+// DemoClients are the clients LoadDemo makes, in its order.
+func DemoClients() []DemoClientInfo {
+	out := make([]DemoClientInfo, len(demoClients))
+	for i, d := range demoClients {
+		out[i] = DemoClientInfo{ID: d.id, Secret: d.secret, App: d.app, Name: d.name}
+	}
+	return out
+}

@@ -40,14 +40,27 @@ const (
 // the two in step).
 const DefaultURL = "http://127.0.0.1:8080/admin"
 
+// exitCodes is the help's line on the exit codes.
+const exitCodes = `exit codes: 0 done, 1 usage, transport error or request refused, 2 some items failed,
+3 the operation failed or was cancelled`
+
+// usage lists the batch commands (`entityapi batch --help`).
 const usage = `usage: entityapi batch COMMAND [flags]
   submit --type TYPE --file FILE|- [--sync] [--max-errors N]   send a batch and follow it
   status ID                                                  print an operation
   errors ID [--page-size N]                                  print all errors of an operation
 flags of every command: --url (ENTITYAPI_URL, default http://127.0.0.1:8080/admin: the
 back-office application), --client-id (ENTITYAPI_CLIENT_ID), --client-secret (ENTITYAPI_CLIENT_SECRET)
-exit codes: 0 done, 1 usage, transport error or request refused, 2 some items failed,
-3 the operation failed or was cancelled`
+` + exitCodes + `
+entityapi batch COMMAND --help lists the command's flags.`
+
+// subcommands are the batch commands: the usage line and summary of each.
+var subcommands = map[string][2]string{
+	"submit": {"entityapi batch submit --type TYPE --file FILE|- [--sync] [--max-errors N] [flags]",
+		"send a batch file to a running server as a stream, follow its operation and print its errors"},
+	"status": {"entityapi batch status ID [flags]", "print an operation"},
+	"errors": {"entityapi batch errors ID [--page-size N] [flags]", "print all errors of an operation"},
+}
 
 // exitError carries an exit code other than 1 up to the process.
 type exitError struct {
@@ -84,15 +97,19 @@ type runEnv struct {
 	lineEvery      time.Duration // at most one plain progress line per this
 }
 
-// Command runs `entityapi batch args...` in the process's environment:
-// its standard streams, its variables, a progress bar when standard error
-// is a terminal. Ctrl-C and SIGTERM stop the upload or the polling, never an
-// operation on the server.
-func Command(ctx context.Context, args []string) error {
+// Command runs `entityapi batch args...` in the process's environment: its
+// standard input and variables, with what it prints on stdout and stderr (a
+// progress bar when stderr is a terminal). Ctrl-C and SIGTERM stop the
+// upload or the polling, never an operation on the server.
+func Command(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	return run(ctx, args, runEnv{stdout: os.Stdout, stderr: os.Stderr, stdin: os.Stdin,
-		tty: isatty.IsTerminal(os.Stderr.Fd()), getenv: os.Getenv, hc: &http.Client{},
+	tty := false
+	if f, ok := stderr.(*os.File); ok {
+		tty = isatty.IsTerminal(f.Fd())
+	}
+	return run(ctx, args, runEnv{stdout: stdout, stderr: stderr, stdin: os.Stdin,
+		tty: tty, getenv: os.Getenv, hc: &http.Client{},
 		poll: 500 * time.Millisecond, lineEvery: 2 * time.Second})
 }
 
@@ -103,18 +120,25 @@ type options struct {
 	maxErrors, pageSize              int
 }
 
-// run runs `entityapi batch SUBCOMMAND args...`.
+// run runs `entityapi batch SUBCOMMAND args...`. Help (-h or --help,
+// anywhere) goes to stdout.
 func run(ctx context.Context, args []string, env runEnv) error {
-	if len(args) == 0 || (args[0] != "submit" && args[0] != "status" && args[0] != "errors") {
+	if len(args) == 1 && (args[0] == "-h" || args[0] == "-help" || args[0] == "--help" || args[0] == "help") {
+		_, err := fmt.Fprintln(env.stdout, usage)
+		return err
+	}
+	if len(args) == 0 {
 		return errors.New(usage)
 	}
 	sub := args[0]
+	if _, ok := subcommands[sub]; !ok {
+		return fmt.Errorf("unknown command %q\n%s", "batch "+sub, usage)
+	}
 	var f options
 	fs := flag.NewFlagSet("entityapi batch "+sub, flag.ContinueOnError)
-	fs.SetOutput(env.stderr)
 	// The variables are read after the flags, not made the flags' defaults:
-	// -h prints the defaults, and a secret must never be printed.
-	fs.StringVar(&f.url, "url", "", "the back-office application base: <url>/oauth2-token, <url>/api/<type> (ENTITYAPI_URL; default http://127.0.0.1:8080/admin)")
+	// --help prints the defaults, and a secret must never be printed.
+	fs.StringVar(&f.url, "url", "", "the back-office application base: <url>/oauth2-token, <url>/api/<type> (ENTITYAPI_URL; default "+DefaultURL+")")
 	fs.StringVar(&f.clientID, "client-id", "", "back-office API client id (ENTITYAPI_CLIENT_ID)")
 	fs.StringVar(&f.secret, "client-secret", "", "its secret (ENTITYAPI_CLIENT_SECRET)")
 	switch sub {
@@ -128,7 +152,7 @@ func run(ctx context.Context, args []string, env runEnv) error {
 	}
 	positional, err := flagargs.Parse(fs, args[1:])
 	if errors.Is(err, flag.ErrHelp) {
-		return nil // the flag package has printed the flags
+		return writeHelp(env.stdout, fs, sub)
 	}
 	if err != nil {
 		return err
@@ -202,6 +226,14 @@ func printErrors(ctx context.Context, c *apiClient, id string, pageSize, limit i
 			return printed, nil
 		}
 	}
+}
+
+// writeHelp writes the help of `entityapi batch sub`.
+func writeHelp(w io.Writer, fs *flag.FlagSet, sub string) error {
+	fmt.Fprintf(w, "usage: %s\n  %s\n\nflags of batch %s:\n", subcommands[sub][0], subcommands[sub][1], sub)
+	flagargs.WriteFlags(w, fs, nil)
+	_, err := fmt.Fprintln(w, exitCodes)
+	return err
 }
 
 func or(v, def string) string {
