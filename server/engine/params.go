@@ -21,15 +21,18 @@ const (
 
 // listParams is a parsed list query: filters, sort, page, include, fields.
 type listParams struct {
-	where    []storage.Cond
-	order    []storage.Order
-	number   int
-	size     int // -1: everything up to maxUnpaged
-	include  [][]*resource.Relationship
-	fields   map[string]map[string]bool // type -> fields to return; absent type: all
-	filtered bool                       // at least one filter[...] was given
-	aggs     []aggregation              // filter[aggregations] (aggregate.go)
-	cursor   *cursorPage                // page[after] or page[before]; nil: paged by number
+	where   []storage.Cond
+	order   []storage.Order
+	number  int
+	size    int // -1: everything up to maxUnpaged
+	include [][]*resource.Relationship
+	// includeAsked: include was given, even empty (include= asks for no
+	// related records, yet the answer must hold included: [], JSON:API 1.1).
+	includeAsked bool
+	fields       map[string]map[string]bool // type -> fields to return; absent type: all
+	filtered     bool                       // at least one filter[...] was given
+	aggs         []aggregation              // filter[aggregations] (aggregate.go)
+	cursor       *cursorPage                // page[after] or page[before]; nil: paged by number
 }
 
 // parseShape reads fields[type] and include, the shape of the answer; both are JSON:API only.
@@ -50,7 +53,7 @@ func (e *Engine) parseShape(q url.Values, res *resource.Resource, f Format) (*li
 			if err != nil {
 				errs = append(errs, err.(*problem.Problem))
 			}
-			p.include = inc
+			p.include, p.includeAsked = inc, true
 			continue
 		}
 		typ := strings.TrimSuffix(strings.TrimPrefix(key, "fields["), "]")
@@ -91,6 +94,9 @@ func (e *Engine) parseShape(q url.Values, res *resource.Resource, f Format) (*li
 
 func (e *Engine) parseInclude(res *resource.Resource, value string) ([][]*resource.Relationship, error) {
 	var out [][]*resource.Relationship
+	if value == "" {
+		return nil, nil // include= asks for no related records (JSON:API 1.1, Inclusion of Related Resources)
+	}
 	for _, path := range strings.Split(value, ",") {
 		if path == "" {
 			return nil, problem.Filter("include", fmt.Sprintf("Expected an array of not empty strings. Given %q.", value))

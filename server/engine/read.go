@@ -162,7 +162,7 @@ func (e *Engine) singleLinked(ctx context.Context, cl *call, res *resource.Resou
 		}
 		return cl.reply(status, nil, jsonapi.AppendObject(nil, e.plainObject(cl, res, row, links))), nil
 	}
-	doc := &jsonapi.TopLevel{Data: jsonapi.One{}, IncludeAsked: len(p.include) > 0}
+	doc := &jsonapi.TopLevel{Data: jsonapi.One{}, IncludeAsked: p.includeAsked}
 	if row != nil {
 		doc.Data = jsonapi.One{Resource: e.resourceObject(cl, res, row, p.fields[res.Type], links)}
 	}
@@ -243,7 +243,7 @@ func (e *Engine) list(ctx context.Context, cl *call, res *resource.Resource, ext
 		defer func() { cl.arena = nil }()
 	}
 	data := jsonapi.Many(e.resourceObjects(cl, res, rows, p.fields[res.Type], links))
-	doc := &jsonapi.TopLevel{Data: data, IncludeAsked: len(p.include) > 0}
+	doc := &jsonapi.TopLevel{Data: data, IncludeAsked: p.includeAsked}
 	if doc.Included, err = e.included(ctx, cl, res, rows, p); err != nil {
 		return nil, err
 	}
