@@ -159,15 +159,17 @@ func TestPagingErrors(t *testing.T) {
 	eachAPI(t, func(t *testing.T, a *api) {
 		const p = "/admin/api/countries?"
 		var cases []listCase
-		for _, v := range []string{"0", "-2", "-1000", "1001", "100000", "abc", "1.5", ""} {
+		for _, v := range []string{"0", "-2", "-1000", "1001", "100000", "abc", "1.5", "", "+5", " 5"} {
 			cases = append(cases, listCase{name: "page[size]=" + v, path: p + "page[size]=" + url.QueryEscape(v), status: 400, param: "page[size]"})
 		}
-		for _, v := range []string{"0", "-1", "x", "2.0", ""} {
+		for _, v := range []string{"0", "-1", "x", "2.0", "", "+2"} {
 			cases = append(cases, listCase{name: "page[number]=" + v, path: p + "page[number]=" + url.QueryEscape(v), status: 400, param: "page[number]"})
 		}
 		cases = append(cases,
 			listCase{name: "size 0 says why", path: p + "page[size]=0", status: 400, param: "page[size]",
 				detail: "The value should be -1 (all records) or between 1 and 1000."},
+			listCase{name: "a sign is no digit", path: p + "page[size]=%2B5", status: 400, param: "page[size]",
+				detail: `Expected integer value. Given "+5".`},
 			listCase{name: "on a resource of the organization", path: "/admin/api/accounts?page[size]=0", status: 400, param: "page[size]"},
 			listCase{name: "on a relationship", path: "/admin/api/countries/US/relationships/regions?page[number]=0", status: 400, param: "page[number]"},
 			listCase{name: "on a subresource", path: "/admin/api/countries/US/regions?page[size]=1001", status: 400, param: "page[size]"},

@@ -197,7 +197,7 @@ func unsupported(q url.Values, also ...string) problem.List {
 func parsePage(q url.Values) (number, size int, errs problem.List) {
 	number, size = 1, defaultPageSize
 	if v, ok := q["page[number]"]; ok {
-		n, err := strconv.Atoi(v[0])
+		n, err := pageInt(v[0])
 		switch {
 		case err != nil:
 			errs = append(errs, problem.Filter("page[number]", fmt.Sprintf("Expected integer value. Given %q.", v[0])))
@@ -208,7 +208,7 @@ func parsePage(q url.Values) (number, size int, errs problem.List) {
 		}
 	}
 	if v, ok := q["page[size]"]; ok {
-		n, err := strconv.Atoi(v[0])
+		n, err := pageInt(v[0])
 		switch {
 		case err != nil:
 			errs = append(errs, problem.Filter("page[size]", fmt.Sprintf("Expected integer value. Given %q.", v[0])))
@@ -221,6 +221,17 @@ func parsePage(q url.Values) (number, size int, errs problem.List) {
 		}
 	}
 	return number, size, errs
+}
+
+// pageInt reads a page[...] number: digits, or -1 (page[size]'s "every
+// record"; other negatives get the range's error). A plus sign is refused,
+// which strconv.Atoi would take: the cursor-pagination profile requires
+// page[size] to match ^[0-9]+$, and page[number] keeps the same rule.
+func pageInt(v string) (int, error) {
+	if strings.HasPrefix(v, "+") {
+		return 0, strconv.ErrSyntax
+	}
+	return strconv.Atoi(v)
 }
 
 func parseSort(res *resource.Resource, value, lang string) ([]storage.Order, error) {
