@@ -55,8 +55,17 @@ func checkDocument(t failer, r *result, q url.Values, want primaryKind) {
 	if len(r.body) == 0 {
 		return
 	}
+	// A page read by cursor names the profile it applies (JSON:API 1.1);
+	// the atomic extension's answers name it (ext=); the rest none.
 	ct := r.header.Get("Content-Type")
-	if ct != "application/vnd.api+json" && !strings.Contains(ct, "ext=") {
+	cursor := q.Has("page[after]") || q.Has("page[before]")
+	switch {
+	case strings.Contains(ct, "ext="):
+	case cursor && r.doc != nil && r.doc["data"] != nil:
+		if ct != cursorMediaType {
+			t.Errorf("Content-Type %q of a cursor page, want %q", ct, cursorMediaType)
+		}
+	case ct != "application/vnd.api+json":
 		t.Errorf("Content-Type %q, want the JSON:API media type without parameters", ct)
 	}
 	if r.doc == nil {
@@ -401,6 +410,9 @@ func TestJSONAPIMustCheckerCatchesBreaches(t *testing.T) {
 		{name: "an error document that keeps the rules", body: `{"errors":[{"status":"400","title":"t","source":{"parameter":"sort"}}],"meta":{"requestId":"x"}}`},
 		{name: "@-members and non-ASCII names", body: `{"data":{"type":"accounts","id":"1","@context":"x","attributes":{"größe":1,"a b":2}}}`, want: oneObject},
 		{name: "a parameter in Content-Type", body: `{"data":null}`, contentType: "application/vnd.api+json; charset=utf-8", breach: true},
+		{name: "a profile in Content-Type of a page by number", body: `{"data":[]}`, contentType: cursorMediaType, breach: true},
+		{name: "a cursor page naming its profile", body: `{"data":[]}`, query: "page[after]=", contentType: cursorMediaType, want: array},
+		{name: "a cursor page without its profile", body: `{"data":[]}`, query: "page[after]=", want: array, breach: true},
 		{name: "the top level is an array", body: `[]`, breach: true},
 		{name: "nothing at the top level", body: `{"links":{}}`, breach: true},
 		{name: "data and errors", body: `{"data":null,"errors":[{"title":"x"}]}`, breach: true},

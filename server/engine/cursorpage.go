@@ -174,6 +174,16 @@ func (cl *call) listLinks(self string, p *listParams, hasMore bool, total int) *
 	return cl.pageLinks(self, p, hasMore, total)
 }
 
+// withProfile names the cursor-pagination profile in the Content-Type of a
+// JSON:API page read by cursor (JSON:API 1.1: a server that applies a
+// profile MUST name it); a page by number applies none.
+func (cl *call) withProfile(r *jsonapi.Reply, p *listParams) *jsonapi.Reply {
+	if p.cursor != nil && cl.f != Plain {
+		r.ContentType = jsonapi.CursorMediaType
+	}
+	return r
+}
+
 // withLinkHeader adds the cursors of a plain-format cursor page as a Link
 // header (RFC 8288), rel="next" and rel="prev", where JSON:API would have
 // them in its links.

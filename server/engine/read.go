@@ -257,7 +257,7 @@ func (e *Engine) list(ctx context.Context, cl *call, res *resource.Resource, ext
 		}
 		doc.Meta = []jsonapi.Member{{Name: "aggregatedData", Value: data}}
 	}
-	reply := withTotal(cl.reply(http.StatusOK, doc, nil), total)
+	reply := cl.withProfile(withTotal(cl.reply(http.StatusOK, doc, nil), total), p)
 	if arena != nil {
 		reply.OnDocumentDone(arena.done)
 	}

@@ -103,7 +103,7 @@ func (e *Engine) relationshipAnswer(r *Request) (*jsonapi.Reply, error) {
 		doc.Links = cl.listLinks(self, p, hasMore, total)
 		doc.Links.Related = links.Related
 	}
-	return withTotal(cl.reply(http.StatusOK, doc, nil), total), nil
+	return cl.withProfile(withTotal(cl.reply(http.StatusOK, doc, nil), total), p), nil
 }
 
 // beginOwnedRead starts a read of a relationship or subresource: the

@@ -16,4 +16,10 @@ const (
 	// JSON:API media type with a parameter that the API speaks (docs/decisions.md §0).
 	AtomicExtension = "https://jsonapi.org/ext/atomic"
 	AtomicMediaType = MediaType + `; ext="` + AtomicExtension + `"`
+	// CursorProfile is the URI of the cursor-pagination profile, and
+	// CursorMediaType the media type of a page read by cursor: JSON:API 1.1
+	// says a server that applies a profile names it in Content-Type
+	// (docs/queries.md, Cursor paging). Clients may ignore the parameter.
+	CursorProfile   = "https://jsonapi.org/profiles/ethanresnick/cursor-pagination/"
+	CursorMediaType = MediaType + `; profile="` + CursorProfile + `"`
 )
