@@ -113,7 +113,7 @@ func writeProblems(c *gin.Context, list problem.List) {
 		for i, p := range list {
 			e := jsonapi.Error{Status: strconv.Itoa(p.Kind.Status()), Code: p.Code, Title: p.Title, Detail: p.Detail}
 			if p.About != "" {
-				e.Links = &jsonapi.ErrorLinks{About: p.About}
+				e.Links = &jsonapi.ErrorLinks{About: p.About, Type: p.Type}
 			}
 			if p.Meta != nil {
 				e.Meta = p.Meta

@@ -11,10 +11,12 @@ type Error struct {
 	Meta   any          `json:"meta,omitempty"`
 }
 
-// ErrorLinks are an error's links: about, the definition of a problem a
-// published profile defines.
+// ErrorLinks are an error's links for a problem a published profile
+// defines: about, its definition, and type, its type URI (JSON:API 1.1;
+// the cursor-pagination profile requires it).
 type ErrorLinks struct {
 	About string `json:"about"`
+	Type  string `json:"type,omitempty"`
 }
 
 // ErrorSource tells where in the request a problem is; at most one member is set.

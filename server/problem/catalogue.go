@@ -183,7 +183,7 @@ const cursorProfile = "https://jsonapi.org/profiles/ethanresnick/cursor-paginati
 // largest in meta.page.maxSize as the cursor-pagination profile asks.
 func PageSizeTooLarge(maxSize int) *Problem {
 	p := Filter("page[size]", fmt.Sprintf("The value should be less than or equals to %d.", maxSize))
-	p.Code, p.About = "max-size-exceeded", cursorProfile+"max-size-exceeded"
+	p.Code, p.About, p.Type = "max-size-exceeded", cursorProfile+"max-size-exceeded", cursorProfile+"max-size-exceeded"
 	p.Meta = map[string]any{"page": map[string]any{"maxSize": maxSize}}
 	return p
 }
@@ -191,7 +191,7 @@ func PageSizeTooLarge(maxSize int) *Problem {
 // UnsupportedCursorSort reports a sort that a cursor cannot hold a place in.
 func UnsupportedCursorSort(detail string) *Problem {
 	p := Sort(detail)
-	p.Code, p.About = "unsupported-sort", cursorProfile+"unsupported-sort"
+	p.Code, p.About, p.Type = "unsupported-sort", cursorProfile+"unsupported-sort", cursorProfile+"unsupported-sort"
 	return p
 }
 
@@ -199,6 +199,6 @@ func UnsupportedCursorSort(detail string) *Problem {
 // profile's range paging, which the service does not offer.
 func CursorRange() *Problem {
 	p := Filter("page[before]", "Give page[after] or page[before], not both.")
-	p.Code, p.About = "range-pagination-not-supported", cursorProfile+"range-pagination-not-supported"
+	p.Code, p.About, p.Type = "range-pagination-not-supported", cursorProfile+"range-pagination-not-supported", cursorProfile+"range-pagination-not-supported"
 	return p
 }

@@ -59,10 +59,12 @@ type Problem struct {
 	Pointer   string // JSON Pointer into the request body
 	Parameter string // query parameter
 	Header    string // request header
-	// Code and About name a problem a published profile defines (the
-	// cursor-pagination profile's max-size-exceeded, say): a short code and
-	// the address of its definition (links.about); "" for the others.
-	Code, About string
+	// Code, About and Type name a problem a published profile defines (the
+	// cursor-pagination profile's max-size-exceeded, say): a short code, the
+	// address of its definition (links.about, as before JSON:API 1.1), and
+	// its type URI (links.type, JSON:API 1.1, where the profile requires
+	// it); "" for the others.
+	Code, About, Type string
 	// Meta is what a client needs to act on the problem beyond its detail
 	// (the largest page size, as {"page": {"maxSize": 1000}}); nil for most.
 	Meta map[string]any

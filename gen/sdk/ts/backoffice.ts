@@ -3643,13 +3643,18 @@ export interface components {
              * @example This value should not be blank.
              */
             detail?: string;
-            /** @description Sent for the problems a published profile defines: `about` is the address of the problem type (the cursor-pagination profile's `max-size-exceeded`, `unsupported-sort` and `range-pagination-not-supported`); `code` then names it. */
+            /** @description Sent for the problems a published profile defines: `about` is the address of the problem type (the cursor-pagination profile's `max-size-exceeded`, `unsupported-sort` and `range-pagination-not-supported`); `code` then names it. `type` repeats the problem type's URI as JSON:API 1.1's error type link, where the profile requires it. */
             links?: {
                 /**
                  * Format: uri
                  * @example https://jsonapi.org/profiles/ethanresnick/cursor-pagination/max-size-exceeded
                  */
                 about: string;
+                /**
+                 * Format: uri
+                 * @example https://jsonapi.org/profiles/ethanresnick/cursor-pagination/max-size-exceeded
+                 */
+                type?: string;
             };
             /** @description What a client needs to act on the problem, such as the largest page size. */
             meta?: {

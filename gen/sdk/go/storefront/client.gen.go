@@ -376,10 +376,13 @@ type Error struct {
 	// Example: This value should not be blank.
 	Detail *string `json:"detail,omitempty"`
 
-	// Links Sent for the problems a published profile defines: `about` is the address of the problem type (the cursor-pagination profile's `max-size-exceeded`, `unsupported-sort` and `range-pagination-not-supported`); `code` then names it.
+	// Links Sent for the problems a published profile defines: `about` is the address of the problem type (the cursor-pagination profile's `max-size-exceeded`, `unsupported-sort` and `range-pagination-not-supported`); `code` then names it. `type` repeats the problem type's URI as JSON:API 1.1's error type link, where the profile requires it.
 	Links *struct {
 		// About Example: https://jsonapi.org/profiles/ethanresnick/cursor-pagination/max-size-exceeded
 		About string `json:"about"`
+
+		// Type Example: https://jsonapi.org/profiles/ethanresnick/cursor-pagination/max-size-exceeded
+		Type *string `json:"type,omitempty"`
 	} `json:"links,omitempty"`
 
 	// Meta What a client needs to act on the problem, such as the largest page size.
