@@ -23,9 +23,39 @@ type negotiation struct {
 
 // mediaRange is one entry of an Accept header.
 type mediaRange struct {
-	typ         string
-	extraParams bool // parameters other than q
+	typ string
+	// extraParams: parameters other than q and JSON:API 1.1's ext and
+	// profile; a JSON:API instance with one is never usable.
+	extraParams bool
+	ext         string // the ext parameter's value, unquoted: the extensions asked for
 	q           float64
+}
+
+// plainJSONAPI tells whether a JSON:API instance of Accept asks for no
+// extension and no other parameter: any profile is ignored, as JSON:API
+// 1.1 says of profiles a server does not recognize (the server applies the
+// cursor profile whatever Accept says).
+func (m mediaRange) plainJSONAPI() bool { return !m.extraParams && len(extensions(m.ext)) == 0 }
+
+// extensions splits an ext parameter's value, a space-separated list of
+// URIs; empty when it names none.
+func extensions(ext string) []string { return strings.Fields(ext) }
+
+// jsonAPIParams sorts the parameters of a JSON:API media type in a
+// Content-Type: the extensions its ext names, and whether it has a
+// parameter other than ext and profile (JSON:API 1.1: 415 for those).
+// A profile is ignored: the server applies none a request asks for.
+func jsonAPIParams(params map[string]string) (exts []string, other bool) {
+	for name, value := range params {
+		switch name {
+		case "ext":
+			exts = extensions(value)
+		case "profile":
+		default:
+			other = true
+		}
+	}
+	return exts, other
 }
 
 func parseAccept(values []string) []mediaRange {
@@ -40,13 +70,18 @@ func parseAccept(values []string) []mediaRange {
 			mr := mediaRange{typ: strings.ToLower(strings.TrimSpace(fields[0])), q: 1}
 			for _, p := range fields[1:] {
 				name, value, _ := strings.Cut(strings.TrimSpace(p), "=")
-				if strings.EqualFold(strings.TrimSpace(name), "q") {
-					if q, err := strconv.ParseFloat(strings.TrimSpace(value), 64); err == nil {
+				name, value = strings.ToLower(strings.TrimSpace(name)), strings.Trim(strings.TrimSpace(value), `"`)
+				switch name {
+				case "q":
+					if q, err := strconv.ParseFloat(value, 64); err == nil {
 						mr.q = q
 					}
-					continue
+				case "ext":
+					mr.ext = value
+				case "profile":
+				default:
+					mr.extraParams = true
 				}
-				mr.extraParams = true
 			}
 			out = append(out, mr)
 		}
@@ -61,7 +96,7 @@ func accepts(ranges []mediaRange, types ...string) bool {
 			continue
 		}
 		for _, t := range types {
-			if r.typ == t && !(t == jsonapi.MediaType && r.extraParams) {
+			if r.typ == t && !(t == jsonapi.MediaType && !r.plainJSONAPI()) {
 				return true
 			}
 		}
@@ -70,7 +105,11 @@ func accepts(ranges []mediaRange, types ...string) bool {
 }
 
 // negotiate chooses the response format and rejects unacceptable media types. It
-// does not use Gin's NegotiateFormat, which ignores q-values.
+// does not use Gin's NegotiateFormat, which ignores q-values. A JSON:API
+// media type may carry JSON:API 1.1's profile parameter, which is ignored;
+// ext, which names no extension these addresses support (415 in
+// Content-Type; in Accept the instance is unusable, 406 when all are); any
+// other parameter is the same as an unsupported ext (docs/decisions.md §3).
 func negotiate(r *http.Request) negotiation {
 	acceptValues := r.Header.Values("Accept")
 	ranges := parseAccept(acceptValues)
@@ -81,15 +120,16 @@ func negotiate(r *http.Request) negotiation {
 	for _, m := range ranges {
 		if m.typ == jsonapi.MediaType {
 			namedInAccept = true
-			if !m.extraParams && m.q > 0 {
+			if m.plainJSONAPI() && m.q > 0 {
 				cleanInAccept = true
 			}
 		}
 	}
 	n := negotiation{errorsJSONAPI: namedInAccept || strings.Contains(strings.ToLower(ct), jsonapi.MediaType)}
 	hasBody := r.ContentLength > 0 || len(r.TransferEncoding) > 0
+	ctExts, ctOther := jsonAPIParams(ctParams)
 	switch {
-	case ctJSONAPI && len(ctParams) > 0:
+	case ctJSONAPI && (ctOther || len(ctExts) > 0):
 		n.format = engine.JSONAPI
 		n.problem = problem.UnsupportedMediaType(`The "Content-Type" request header should contain JSON:API media type without any parameters.`)
 	case namedInAccept && !cleanInAccept:
@@ -137,14 +177,16 @@ func onlyCharset(params map[string]string) bool {
 // negotiateAtomic is negotiate for POST /api/operations, the one address whose
 // JSON:API media type carries a parameter (docs/decisions.md §0): the body must be
 // application/vnd.api+json with ext="https://jsonapi.org/ext/atomic" and
-// nothing else (415 otherwise), and Accept, when it names JSON:API, must name
-// it with that ext or without parameters (406 otherwise); a wildcard is
+// nothing else but a profile, which is ignored (415 otherwise), and Accept,
+// when it names JSON:API, must name it with that ext or without ext (a
+// profile is ignored there too; 406 otherwise); a wildcard is
 // fine, but a plain-only Accept is a 406: there is no plain format here.
 // Every answer is JSON:API.
 func negotiateAtomic(r *http.Request) negotiation {
 	n := negotiation{format: engine.JSONAPI, errorsJSONAPI: true}
 	ctType, ctParams, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
-	if err != nil || ctType != jsonapi.MediaType || len(ctParams) != 1 || ctParams["ext"] != jsonapi.AtomicExtension {
+	exts, other := jsonAPIParams(ctParams)
+	if err != nil || ctType != jsonapi.MediaType || other || !onlyAtomic(exts) {
 		n.problem = problem.UnsupportedMediaType(`The "Content-Type" request header must be "` + jsonapi.AtomicMediaType + `".`)
 		return n
 	}
@@ -181,7 +223,14 @@ func acceptsAtomic(part string) bool {
 	case "*/*", "application/*":
 		return true
 	case jsonapi.MediaType:
-		return len(params) == 0 || (len(params) == 1 && params["ext"] == jsonapi.AtomicExtension)
+		exts, other := jsonAPIParams(params)
+		return !other && (len(exts) == 0 || onlyAtomic(exts))
 	}
 	return false
+}
+
+// onlyAtomic tells whether an ext list names the atomic extension and no
+// other: the one extension /operations supports.
+func onlyAtomic(exts []string) bool {
+	return len(exts) == 1 && exts[0] == jsonapi.AtomicExtension
 }

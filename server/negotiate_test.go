@@ -36,6 +36,14 @@ func TestNegotiate(t *testing.T) {
 		// the atomic extension is the one of POST /api/operations (negotiateAtomic) only
 		{name: "atomic content type elsewhere", accept: "application/vnd.api+json", contentType: jsonapi.AtomicMediaType, body: "{}", format: engine.JSONAPI, status: 415, jsonAPIErrors: true},
 		{name: "atomic accept elsewhere", accept: jsonapi.AtomicMediaType, format: engine.JSONAPI, status: 406, jsonAPIErrors: true},
+		// JSON:API 1.1: a profile is ignored, in Accept and in Content-Type
+		{name: "accept with a profile", accept: `application/vnd.api+json; profile="https://example.com/p"`, format: engine.JSONAPI},
+		{name: "accept with a profile and q", accept: `application/vnd.api+json;profile="https://example.com/p";q=0.5`, format: engine.JSONAPI},
+		{name: "content type with a profile", accept: "application/vnd.api+json", contentType: `application/vnd.api+json; profile="https://example.com/p"`, body: "{}", format: engine.JSONAPI},
+		{name: "content type with a profile and another parameter", accept: "application/vnd.api+json", contentType: `application/vnd.api+json; profile="https://example.com/p"; charset=utf-8`, body: "{}", format: engine.JSONAPI, status: 415, jsonAPIErrors: true},
+		{name: "content type with a profile and an ext", accept: "application/vnd.api+json", contentType: `application/vnd.api+json; profile="https://example.com/p"; ext="https://example.com/e"`, body: "{}", format: engine.JSONAPI, status: 415, jsonAPIErrors: true},
+		{name: "accept with a profile and an ext", accept: `application/vnd.api+json; profile="https://example.com/p"; ext="https://example.com/e"`, format: engine.JSONAPI, status: 406, jsonAPIErrors: true},
+		{name: "accept: the instance with a profile is taken, the one with ext is not", accept: `application/vnd.api+json; ext="https://example.com/e", application/vnd.api+json; profile="https://example.com/p"`, format: engine.JSONAPI},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -92,7 +100,11 @@ func TestNegotiateAtomic(t *testing.T) {
 		{"content type without ext", jsonapi.AtomicMediaType, "application/vnd.api+json", 415},
 		{"content type with another ext", jsonapi.AtomicMediaType, `application/vnd.api+json; ext="https://example.com/ext"`, 415},
 		{"content type with two exts", jsonapi.AtomicMediaType, `application/vnd.api+json; ext="https://jsonapi.org/ext/atomic https://example.com/ext"`, 415},
-		{"content type with a profile too", jsonapi.AtomicMediaType, jsonapi.AtomicMediaType + `; profile="https://example.com/p"`, 415},
+		{"content type with a profile too is fine", jsonapi.AtomicMediaType, jsonapi.AtomicMediaType + `; profile="https://example.com/p"`, 0},
+		{"content type with another parameter", jsonapi.AtomicMediaType, jsonapi.AtomicMediaType + `; charset=utf-8`, 415},
+		{"accept with a profile", `application/vnd.api+json; profile="https://example.com/p"`, jsonapi.AtomicMediaType, 0},
+		{"accept with ext and a profile", jsonapi.AtomicMediaType + `; profile="https://example.com/p"`, jsonapi.AtomicMediaType, 0},
+		{"accept with another parameter", jsonapi.AtomicMediaType + `; charset=utf-8`, jsonapi.AtomicMediaType, 406},
 		{"plain content type", jsonapi.AtomicMediaType, "application/json", 415},
 		{"accept with another ext", `application/vnd.api+json; ext="https://example.com/ext"`, jsonapi.AtomicMediaType, 406},
 		{"accept with q=0", jsonapi.AtomicMediaType + ";q=0", jsonapi.AtomicMediaType, 406},
