@@ -3,6 +3,7 @@ package check
 import (
 	"errors"
 	"fmt"
+	"net/http"
 	"regexp"
 	"strings"
 
@@ -33,7 +34,7 @@ func Translate(err error, op *Operation, jsonAPI bool) error {
 		case re.Parameter != nil:
 			out = append(out, parameterProblem(re, op))
 		case re.RequestBody != nil:
-			out = append(out, bodyProblems(re, jsonAPI)...)
+			out = append(out, clientIDProblems(bodyProblems(re, jsonAPI), op, jsonAPI)...)
 		default:
 			out = append(out, problem.MalformedJSON("The request is not valid."))
 		}
@@ -115,6 +116,23 @@ func reason(err error) string {
 		msg = msg[:i]
 	}
 	return msg
+}
+
+// clientIDProblems turns the plain format's "extra field id" of a create
+// whose ids the server makes into the 403 a JSON:API document with an id
+// gets (problem.ClientIDDenied): the plain create schemas leave id out for
+// those resources, so the schema reports it as an unknown field.
+func clientIDProblems(ps []*problem.Problem, op *Operation, jsonAPI bool) []*problem.Problem {
+	if jsonAPI || op == nil || !op.intID || op.kin.Method != http.MethodPost || strings.Contains(op.kin.Path, "{") {
+		return ps
+	}
+	extraID := problem.ExtraFields("", "id")
+	for i, p := range ps {
+		if p.Title == extraID.Title && p.Pointer == "" && p.Detail == extraID.Detail {
+			ps[i] = problem.ClientIDDenied("/id")
+		}
+	}
+	return ps
 }
 
 func bodyProblems(re *openapi3filter.RequestError, jsonAPI bool) []*problem.Problem {

@@ -126,7 +126,7 @@ func TestWriteProblems(t *testing.T) {
 			pointer string
 		}{
 			{"an id on a new record", "POST", "/api/accounts", `{"type":"accounts","id":"7","attributes":{"name":"X"}}`,
-				problem.Invalid, "entity identifier constraint", "/data/id"},
+				problem.Denied, "access denied exception", "/data/id"},
 			{"an unknown attribute", "POST", "/api/accounts", `{"type":"accounts","attributes":{"name":"X","color":"red"}}`,
 				problem.Invalid, "extra fields constraint", "/data/attributes"},
 			{"an owner that does not exist", "POST", "/api/accounts", `{"type":"accounts","attributes":{"name":"X"},"relationships":{"owner":{"data":{"type":"users","id":"999999"}}}}`,
