@@ -107,7 +107,7 @@ func TestAtomicAllOrNothing(t *testing.T) {
 		// a relationship operation naming a record that does not exist
 		r = a.atomic(`
 			{"op":"add","data":{"type":"accounts","lid":"k","attributes":{"name":"Kept"}}},
-			{"op":"add","ref":{"type":"accounts","lid":"k","relationship":"contacts"},"data":[{"type":"contacts","id":"999999"}]}`).want(t, 400)
+			{"op":"add","ref":{"type":"accounts","lid":"k","relationship":"contacts"},"data":[{"type":"contacts","id":"999999"}]}`).want(t, 404)
 		if p := r.value("errors/0/source/pointer"); p != "/atomic:operations/1/data/0" {
 			t.Fatalf("pointer %v\n%s", p, r.body)
 		}

@@ -198,8 +198,8 @@ func TestOtherOrganizationsDoNotExist(t *testing.T) {
 		other.do(http.MethodGet, "/admin/api/accounts/"+acc+"/contacts", jsonAPI, "").want(t, 404)
 		other.do(http.MethodGet, "/admin/api/accounts/"+acc+"/relationships/contacts", jsonAPI, "").want(t, 404)
 		own := other.created(t, "/admin/api/accounts", `{"data":{"type":"accounts","attributes":{"name":"Elsewhere account"}}}`)
-		r := other.do(http.MethodPatch, "/admin/api/accounts/"+own+"/relationships/contacts", jsonAPI, `{"data":[{"type":"contacts","id":"`+contact+`"}]}`).want(t, 400)
-		if get(r.doc, "errors/0/title") != "form constraint" {
+		r := other.do(http.MethodPatch, "/admin/api/accounts/"+own+"/relationships/contacts", jsonAPI, `{"data":[{"type":"contacts","id":"`+contact+`"}]}`).want(t, 404)
+		if get(r.doc, "errors/0/title") != "not found http exception" || get(r.doc, "errors/0/source/pointer") != "/data/0" {
 			t.Errorf("linking another organization's contact: %s", r.body)
 		}
 		r = other.do(http.MethodGet, "/admin/api/contacts?filter[accounts]="+acc, jsonAPI, "").want(t, 200)

@@ -60,7 +60,7 @@ func TestBatchItemSchemaErrors(t *testing.T) {
 			"400 /data/8/attributes/externalId type constraint: This value should be of type string.",
 			"400 /data/9/attributes/name length constraint: This value is too long. It should have 255 characters or less.",
 			"400 /data/10/meta/upsert value constraint: This value should be true or an array of field names.",
-			"400 /data/11/relationships/owner/data form constraint: The entity does not exist.",
+			"404 /data/11/relationships/owner/data not found http exception: The entity does not exist.",
 			"400 /data/12/relationships/owner/data type constraint: This value should be of type object.",
 			"400 /data/13 request data constraint: The item should be a resource object.",
 		}

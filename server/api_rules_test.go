@@ -46,8 +46,8 @@ func TestTaxJurisdictionRules(t *testing.T) {
 				body: `{"code":"T7","country":"DE","region":"DE-BY"}`, status: 201, checks: []check{
 					{path: "country", want: "DE"}, {path: "region", want: "DE-BY"}}},
 			{name: "plain error format", method: http.MethodPost, path: "/admin/api/taxjurisdictions", headers: plain,
-				body: `{"code":"T8","country":"QQ"}`, status: 400, checks: []check{
-					{path: "0/title", want: "form constraint"}, {path: "0/source", want: "country"}}},
+				body: `{"code":"T8","country":"QQ"}`, status: 404, checks: []check{
+					{path: "0/title", want: "not found http exception"}, {path: "0/source", want: "country"}}},
 			{name: "read-only attribute in a body", method: http.MethodPost, path: "/admin/api/accounts",
 				body: `{"data":{"type":"accounts","attributes":{"name":"x","createdAt":"2026-01-01T00:00:00Z"}}}`, status: 400, checks: []check{
 					{path: "errors/0/title", want: "extra fields constraint"}}},
@@ -62,7 +62,7 @@ func TestTaxJurisdictionRules(t *testing.T) {
 				body: `{"data":{"type":"weightunits","id":"oz","attributes":{"conversionRates":{"lbs":0.0625}}}}`, status: 200, checks: []check{
 					{path: "data/attributes/conversionRates/lbs", want: 0.0625}, {path: "data/attributes/conversionRates/g", absent: true}}},
 			{name: "region that does not exist", method: http.MethodPatch, path: "/admin/api/taxjurisdictions/1",
-				body: `{"data":{"type":"taxjurisdictions","id":"1","relationships":{"region":{"data":{"type":"regions","id":"US-QQ"}}}}}`, status: 400, checks: []check{
+				body: `{"data":{"type":"taxjurisdictions","id":"1","relationships":{"region":{"data":{"type":"regions","id":"US-QQ"}}}}}`, status: 404, checks: []check{
 					{path: "errors/0/source/pointer", want: "/data/relationships/region/data"}}},
 		})
 	})

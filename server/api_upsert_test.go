@@ -61,7 +61,7 @@ func TestUpsertRules(t *testing.T) {
 			{name: "POST by id without an id", method: http.MethodPost, path: "/admin/api/weightunits",
 				body: `{"data":{"type":"weightunits","meta":{"upsert":true}}}`, status: 400},
 			{name: "an id on a POST without upsert", method: http.MethodPost, path: "/admin/api/accounts",
-				body: `{"data":{"type":"accounts","id":"77","attributes":{"name":"X"}}}`, status: 400, checks: []check{{path: "errors/0/source/pointer", want: "/data/id"}}},
+				body: `{"data":{"type":"accounts","id":"77","attributes":{"name":"X"}}}`, status: 403, checks: []check{{path: "errors/0/source/pointer", want: "/data/id"}}},
 			{name: "tax jurisdiction by code", method: http.MethodPost, path: "/admin/api/taxjurisdictions",
 				body: `{"data":{"type":"taxjurisdictions","meta":{"upsert":["code"]},"attributes":{"code":"UPS"},"relationships":{"country":{"data":{"type":"countries","id":"DE"}}}}}`, status: 201},
 			{name: "user by email", method: http.MethodPost, path: "/admin/api/users",

@@ -62,7 +62,7 @@ func TestValidateOnly(t *testing.T) {
 				status: 400, checks: []check{{path: "errors/0/title", want: "unique entity constraint"}, {path: "errors/0/source/pointer", want: "/data/attributes/externalId"}}},
 			{name: "a missing related record", method: http.MethodPost, path: "/admin/api/contacts",
 				body:   `{"data":{"type":"contacts",` + validate + `,"attributes":{"lastName":"L"},"relationships":{"accounts":{"data":[{"type":"accounts","id":"987654"}]}}}}`,
-				status: 400, checks: []check{{path: "errors/0/title", want: "form constraint"}}},
+				status: 404, checks: []check{{path: "errors/0/title", want: "not found http exception"}}},
 			{name: "update of a missing record", method: http.MethodPatch, path: "/admin/api/accounts/987654",
 				body: `{"data":{"type":"accounts","id":"987654",` + validate + `,"attributes":{"name":"Ghost"}}}`, status: 404},
 			{name: "a business rule", method: http.MethodPost, path: "/admin/api/taxjurisdictions",

@@ -65,7 +65,8 @@ func TestWriteResources(t *testing.T) {
 				status: 201, checks: []check{{path: "data/relationships/country/data/id", want: "US"}, {path: "data/attributes/zipCodes/0/from", want: "10001"}}},
 			{name: "tax jurisdiction with missing country", method: http.MethodPost, path: "/admin/api/taxjurisdictions",
 				body:   `{"data":{"type":"taxjurisdictions","attributes":{"code":"XX"},"relationships":{"country":{"data":{"type":"countries","id":"QQ"}}}}}`,
-				status: 400, checks: []check{{path: "errors/0/title", want: "form constraint"},
+				status: 404, checks: []check{{path: "errors/0/title", want: "not found http exception"},
+					{path: "errors/0/detail", want: "The entity does not exist."},
 					{path: "errors/0/source/pointer", want: "/data/relationships/country/data"}}},
 			{name: "tax jurisdictions include", path: "/admin/api/taxjurisdictions?include=country,region&filter[code]=NYC", status: 200, checks: []check{
 				{path: "included/1/type", want: "regions"}, {path: "data/0/attributes/code", want: "NYC"}}},

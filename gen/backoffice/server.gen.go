@@ -4045,6 +4045,12 @@ type PreconditionFailedApplicationJSON = PlainErrorList
 // PreconditionFailedApplicationVndAPIPlusJSON A JSON:API error document.
 type PreconditionFailedApplicationVndAPIPlusJSON = ErrorDocument
 
+// RelatedNotFoundApplicationJSON The plain-format error body, a bare array of problems.
+type RelatedNotFoundApplicationJSON = PlainErrorList
+
+// RelatedNotFoundApplicationVndAPIPlusJSON A JSON:API error document.
+type RelatedNotFoundApplicationVndAPIPlusJSON = ErrorDocument
+
 // ServiceUnavailableApplicationJSON The plain-format error body, a bare array of problems.
 type ServiceUnavailableApplicationJSON = PlainErrorList
 

@@ -61,8 +61,8 @@ func TestBulkWritesTheLiveItems(t *testing.T) {
 		if err := g.Convert(ctx); err != nil {
 			t.Fatalf("Convert: %v", err)
 		}
-		if ps := items[4].Problems(); len(ps) != 1 || ps[0].Title != "form constraint" || ps[0].Pointer != "/data/4/relationships/owner/data" {
-			t.Errorf("the item naming a missing owner: %+v, want a form constraint at its owner", ps)
+		if ps := items[4].Problems(); len(ps) != 1 || ps[0].Title != "not found http exception" || ps[0].Kind != problem.NotFoundKind || ps[0].Pointer != "/data/4/relationships/owner/data" {
+			t.Errorf("the item naming a missing owner: %+v, want a 404 at its owner", ps)
 		}
 		for i, it := range items {
 			if want := i <= 1; it.Failed() == want {

@@ -37,7 +37,11 @@ func writeProblem(res *resource.Resource, in *input, err error) error {
 	}
 	var fe *storage.ForeignKeyError
 	if errors.As(err, &fe) {
-		return problem.Constraint("form constraint", "A related entity does not exist.", "")
+		// a related record deleted since the write checked it: the 404 of
+		// problem.MissingRelated, without a pointer the database cannot give
+		p := problem.MissingRelated("")
+		p.Detail = "A related entity does not exist."
+		return p
 	}
 	return err
 }

@@ -130,7 +130,7 @@ func TestWriteProblems(t *testing.T) {
 			{"an unknown attribute", "POST", "/api/accounts", `{"type":"accounts","attributes":{"name":"X","color":"red"}}`,
 				problem.Invalid, "extra fields constraint", "/data/attributes"},
 			{"an owner that does not exist", "POST", "/api/accounts", `{"type":"accounts","attributes":{"name":"X"},"relationships":{"owner":{"data":{"type":"users","id":"999999"}}}}`,
-				problem.Invalid, "form constraint", "/data/relationships/owner/data"},
+				problem.NotFoundKind, "not found http exception", "/data/relationships/owner/data"},
 			{"a value of the wrong type", "POST", "/api/accounts", `{"type":"accounts","attributes":{"name":12}}`,
 				problem.Invalid, "type constraint", "/data/attributes/name"},
 			{"an externalId already used", "POST", "/api/accounts", `{"type":"accounts","attributes":{"name":"X","externalId":"T-1"}}`,

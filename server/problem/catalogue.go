@@ -25,9 +25,12 @@ func RequestData(detail, pointer string) *Problem {
 	return Constraint("request data constraint", detail, pointer)
 }
 
-// MissingRelated reports a relationship to a record that does not exist.
+// MissingRelated reports a relationship to a record that does not exist:
+// 404 with the title of the API's other 404s, as JSON:API 1.1 requires of "a
+// request that references a related resource that does not exist" (Oro
+// answers 400 form constraint); the pointer names the relationship's data.
 func MissingRelated(pointer string) *Problem {
-	return Constraint("form constraint", "The entity does not exist.", pointer)
+	return &Problem{Kind: NotFoundKind, Title: "not found http exception", Detail: "The entity does not exist.", Pointer: pointer}
 }
 
 // ClientIDDenied is the 403 of a create that names the id of a record whose

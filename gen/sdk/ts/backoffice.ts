@@ -5704,6 +5704,43 @@ export interface components {
                 "application/vnd.api+json": components["schemas"]["ErrorDocument"];
             };
         };
+        /** @description A related record the body names does not exist (or belongs to another organization); the error points at the relationship. */
+        RelatedNotFound: {
+            headers: {
+                "X-Request-ID": components["headers"]["XRequestID"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example [
+                 *       {
+                 *         "detail": "The entity does not exist.",
+                 *         "source": "owner",
+                 *         "title": "not found http exception"
+                 *       }
+                 *     ]
+                 */
+                "application/json": components["schemas"]["PlainErrorList"];
+                /**
+                 * @example {
+                 *       "errors": [
+                 *         {
+                 *           "detail": "The entity does not exist.",
+                 *           "source": {
+                 *             "pointer": "/data/relationships/owner/data"
+                 *           },
+                 *           "status": "404",
+                 *           "title": "not found http exception"
+                 *         }
+                 *       ],
+                 *       "meta": {
+                 *         "requestId": "01JD5ZQ9X6M4K2G8N3T7V1W0YA"
+                 *       }
+                 *     }
+                 */
+                "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+            };
+        };
         /** @description The server could not serve the request for its own condition, and nothing was written: either it could not finish within its request timeout (`--request-timeout`, 30 s by default; try again later, or ask for less: a smaller page, fewer includes), or its database is unavailable (down, restarting, unreachable); then `Retry-After` says when to try again. A valid access token stays valid: this is never a reason to drop it. */
         ServiceUnavailable: {
             headers: {
@@ -6940,6 +6977,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["RelatedNotFound"];
             406: components["responses"]["NotAcceptable"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
@@ -9855,6 +9893,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["RelatedNotFound"];
             406: components["responses"]["NotAcceptable"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
@@ -11859,6 +11898,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["RelatedNotFound"];
             406: components["responses"]["NotAcceptable"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
@@ -16839,6 +16879,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["RelatedNotFound"];
             406: components["responses"]["NotAcceptable"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
@@ -18548,6 +18589,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["RelatedNotFound"];
             406: components["responses"]["NotAcceptable"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
