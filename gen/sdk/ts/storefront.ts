@@ -400,18 +400,7 @@ export interface components {
         };
         /** @description A country (ISO 3166-1). */
         Country: {
-            attributes?: {
-                /**
-                 * @description The ISO 3166-1 alpha-3 code.
-                 * @example USA
-                 */
-                iso3Code?: string;
-                /**
-                 * @description The short name in the request's localization (storefront `X-Localization-ID`), English otherwise.
-                 * @example United States
-                 */
-                name?: string;
-            };
+            attributes?: components["schemas"]["CountryAttributes"];
             /**
              * @description The ISO 3166-1 alpha-2 code.
              * @example US
@@ -419,12 +408,22 @@ export interface components {
             id: string;
             links?: components["schemas"]["ResourceLinks"];
             meta?: components["schemas"]["ResourceMeta"];
-            relationships?: {
-                /** @description Every region of the country. */
-                regions?: components["schemas"]["RegionToMany"];
-            };
+            relationships?: components["schemas"]["CountryRelationships"];
             /** @enum {string} */
             type: "countries";
+        };
+        /** @description The fields of a country. */
+        CountryAttributes: {
+            /**
+             * @description The ISO 3166-1 alpha-3 code.
+             * @example USA
+             */
+            iso3Code?: string;
+            /**
+             * @description The short name in the request's localization (storefront `X-Localization-ID`), English otherwise.
+             * @example United States
+             */
+            name?: string;
         };
         /** @description A document holding a page of countries. */
         CountryCollectionDocument: {
@@ -459,6 +458,11 @@ export interface components {
             /** @description The codes of the country's regions. */
             regions?: string[];
         };
+        /** @description The relationships of a country. */
+        CountryRelationships: {
+            /** @description Every region of the country. */
+            regions?: components["schemas"]["RegionToMany"];
+        };
         /** @description A to-one relationship with a country. */
         CountryToOne: {
             data?: components["schemas"]["CountryIdentifier"] | components["schemas"]["JsonNull"];
@@ -471,18 +475,7 @@ export interface components {
         };
         /** @description An enabled currency (ISO 4217). Only the currencies the server enables are listed (USD, EUR and GBP unless `--currencies` names others); its id is what `X-Currency` names. */
         Currency: {
-            attributes?: {
-                /**
-                 * @description The English name.
-                 * @example Euro
-                 */
-                name?: string;
-                /**
-                 * @description The symbol, or the code where there is no common symbol.
-                 * @example €
-                 */
-                symbol?: string;
-            };
+            attributes?: components["schemas"]["CurrencyAttributes"];
             /**
              * @description The ISO 4217 code.
              * @example EUR
@@ -492,6 +485,19 @@ export interface components {
             meta?: components["schemas"]["ResourceMeta"];
             /** @enum {string} */
             type: "currencies";
+        };
+        /** @description The fields of a currency. */
+        CurrencyAttributes: {
+            /**
+             * @description The English name.
+             * @example Euro
+             */
+            name?: string;
+            /**
+             * @description The symbol, or the code where there is no common symbol.
+             * @example €
+             */
+            symbol?: string;
         };
         /** @description A document holding a page of currencies. */
         CurrencyCollectionDocument: {
@@ -537,42 +543,9 @@ export interface components {
              * @example This value should not be blank.
              */
             detail?: string;
-            /** @description Sent for the problems a published profile defines: `about` is the address of the problem type (the cursor-pagination profile's `max-size-exceeded`, `unsupported-sort` and `range-pagination-not-supported`); `code` then names it. */
-            links?: {
-                /**
-                 * Format: uri
-                 * @example https://jsonapi.org/profiles/ethanresnick/cursor-pagination/max-size-exceeded
-                 */
-                about: string;
-            };
-            /** @description What a client needs to act on the problem, such as the largest page size. */
-            meta?: {
-                page?: {
-                    /**
-                     * @description The largest `page[size]`.
-                     * @example 1000
-                     */
-                    maxSize: number;
-                };
-            };
-            /** @description Where the problem is in the request. */
-            source?: {
-                /**
-                 * @description The request header that caused the problem.
-                 * @example Content-Type
-                 */
-                header?: string;
-                /**
-                 * @description The query parameter that caused the problem.
-                 * @example filter[id]
-                 */
-                parameter?: string;
-                /**
-                 * @description A JSON Pointer into the request document.
-                 * @example /data/attributes/name
-                 */
-                pointer?: string;
-            };
+            links?: components["schemas"]["ErrorLinks"];
+            meta?: components["schemas"]["ErrorMeta"];
+            source?: components["schemas"]["ErrorSource"];
             /**
              * @description The HTTP status code of this problem, as a string.
              * @example 400
@@ -587,10 +560,50 @@ export interface components {
         /** @description A JSON:API error document. */
         ErrorDocument: {
             errors: components["schemas"]["Error"][];
-            meta?: {
-                /** @description The request id, also sent in the `X-Request-ID` header. */
-                requestId?: string;
-            };
+            meta?: components["schemas"]["ErrorDocumentMeta"];
+        };
+        /** @description Extra information about the answer: the request's id. */
+        ErrorDocumentMeta: {
+            /** @description The request id, also sent in the `X-Request-ID` header. */
+            requestId?: string;
+        };
+        /** @description Sent for the problems a published profile defines: `about` is the address of the problem type (the cursor-pagination profile's `max-size-exceeded`, `unsupported-sort` and `range-pagination-not-supported`); `code` then names it. */
+        ErrorLinks: {
+            /**
+             * Format: uri
+             * @example https://jsonapi.org/profiles/ethanresnick/cursor-pagination/max-size-exceeded
+             */
+            about: string;
+        };
+        /** @description What a client needs to act on the problem, such as the largest page size. */
+        ErrorMeta: {
+            page?: components["schemas"]["ErrorMetaPage"];
+        };
+        /** @description The paging limit the problem concerns. */
+        ErrorMetaPage: {
+            /**
+             * @description The largest `page[size]`.
+             * @example 1000
+             */
+            maxSize: number;
+        };
+        /** @description Where the problem is in the request. */
+        ErrorSource: {
+            /**
+             * @description The request header that caused the problem.
+             * @example Content-Type
+             */
+            header?: string;
+            /**
+             * @description The query parameter that caused the problem.
+             * @example filter[id]
+             */
+            parameter?: string;
+            /**
+             * @description A JSON Pointer into the request document.
+             * @example /data/attributes/name
+             */
+            pointer?: string;
         };
         /**
          * @description JSON null, and nothing else. The second branch of `anyOf` wherever a value may be a referenced schema or null (an empty to-one relationship, a missing related record): under OpenAPI 3.0.3 `nullable` only widens a `type` in the same schema, so `{nullable: true, allOf: [$ref]}` does not admit null; this schema does.
@@ -599,23 +612,7 @@ export interface components {
         JsonNull: never | null;
         /** @description A localization of the storefront: a language and the formatting conventions that go with it. Its id is what `X-Localization-ID` names. */
         Localization: {
-            attributes?: {
-                /**
-                 * @description The locale of dates, numbers and the like: the language code and an ISO 3166-1 country code, joined by an underscore.
-                 * @example de_DE
-                 */
-                formattingCode?: string;
-                /**
-                 * @description The ISO 639-1 language code.
-                 * @example de
-                 */
-                languageCode?: string;
-                /**
-                 * @description The localization's name for people to read.
-                 * @example German (Germany)
-                 */
-                title?: string;
-            };
+            attributes?: components["schemas"]["LocalizationAttributes"];
             /**
              * @description The localization's identifier, the value of `X-Localization-ID`.
              * @example 2
@@ -625,6 +622,24 @@ export interface components {
             meta?: components["schemas"]["ResourceMeta"];
             /** @enum {string} */
             type: "localizations";
+        };
+        /** @description The fields of a localization. */
+        LocalizationAttributes: {
+            /**
+             * @description The locale of dates, numbers and the like: the language code and an ISO 3166-1 country code, joined by an underscore.
+             * @example de_DE
+             */
+            formattingCode?: string;
+            /**
+             * @description The ISO 639-1 language code.
+             * @example de
+             */
+            languageCode?: string;
+            /**
+             * @description The localization's name for people to read.
+             * @example German (Germany)
+             */
+            title?: string;
         };
         /** @description A document holding a page of localizations. */
         LocalizationCollectionDocument: {
@@ -688,18 +703,7 @@ export interface components {
         PlainErrorList: components["schemas"]["PlainError"][];
         /** @description A region, an ISO 3166-2 subdivision of a country. */
         Region: {
-            attributes?: {
-                /**
-                 * @description The part of the code after the dash.
-                 * @example NY
-                 */
-                code?: string;
-                /**
-                 * @description The name in the request's localization (storefront `X-Localization-ID`), English otherwise.
-                 * @example New York
-                 */
-                name?: string;
-            };
+            attributes?: components["schemas"]["RegionAttributes"];
             /**
              * @description The ISO 3166-2 code.
              * @example US-NY
@@ -707,12 +711,22 @@ export interface components {
             id: string;
             links?: components["schemas"]["ResourceLinks"];
             meta?: components["schemas"]["ResourceMeta"];
-            relationships?: {
-                /** @description The country the region belongs to. */
-                country?: components["schemas"]["CountryToOne"];
-            };
+            relationships?: components["schemas"]["RegionRelationships"];
             /** @enum {string} */
             type: "regions";
+        };
+        /** @description The fields of a region. */
+        RegionAttributes: {
+            /**
+             * @description The part of the code after the dash.
+             * @example NY
+             */
+            code?: string;
+            /**
+             * @description The name in the request's localization (storefront `X-Localization-ID`), English otherwise.
+             * @example New York
+             */
+            name?: string;
         };
         /** @description A document holding a page of regions. */
         RegionCollectionDocument: {
@@ -744,6 +758,11 @@ export interface components {
             id: string;
             /** @example New York */
             name?: string;
+        };
+        /** @description The relationships of a region. */
+        RegionRelationships: {
+            /** @description The country the region belongs to. */
+            country?: components["schemas"]["CountryToOne"];
         };
         /** @description A to-many relationship with regions. */
         RegionToMany: {

@@ -184,17 +184,8 @@ type CollectionMeta struct {
 
 // Country A country (ISO 3166-1).
 type Country struct {
-	Attributes *struct {
-		// Iso3Code The ISO 3166-1 alpha-3 code.
-		//
-		// Example: USA
-		Iso3Code *string `json:"iso3Code,omitempty"`
-
-		// Name The short name in the request's localization (storefront `X-Localization-ID`), English otherwise.
-		//
-		// Example: United States
-		Name *string `json:"name,omitempty"`
-	} `json:"attributes,omitempty"`
+	// Attributes The fields of a country.
+	Attributes *CountryAttributes `json:"attributes,omitempty"`
 
 	// Id The ISO 3166-1 alpha-2 code.
 	//
@@ -205,16 +196,28 @@ type Country struct {
 	Links *ResourceLinks `json:"links,omitempty"`
 
 	// Meta Extra information about one resource object.
-	Meta          *ResourceMeta `json:"meta,omitempty"`
-	Relationships *struct {
-		// Regions Every region of the country.
-		Regions *RegionToMany `json:"regions,omitempty"`
-	} `json:"relationships,omitempty"`
-	Type CountryType `json:"type"`
+	Meta *ResourceMeta `json:"meta,omitempty"`
+
+	// Relationships The relationships of a country.
+	Relationships *CountryRelationships `json:"relationships,omitempty"`
+	Type          CountryType           `json:"type"`
 }
 
 // CountryType defines model for Country.Type.
 type CountryType string
+
+// CountryAttributes The fields of a country.
+type CountryAttributes struct {
+	// Iso3Code The ISO 3166-1 alpha-3 code.
+	//
+	// Example: USA
+	Iso3Code *string `json:"iso3Code,omitempty"`
+
+	// Name The short name in the request's localization (storefront `X-Localization-ID`), English otherwise.
+	//
+	// Example: United States
+	Name *string `json:"name,omitempty"`
+}
 
 // CountryCollectionDocument A document holding a page of countries.
 type CountryCollectionDocument struct {
@@ -268,6 +271,12 @@ type CountryPlain struct {
 	Regions *[]string `json:"regions,omitempty"`
 }
 
+// CountryRelationships The relationships of a country.
+type CountryRelationships struct {
+	// Regions Every region of the country.
+	Regions *RegionToMany `json:"regions,omitempty"`
+}
+
 // CountryToOne A to-one relationship with a country.
 type CountryToOne struct {
 	Data *CountryToOne_Data `json:"data,omitempty"`
@@ -296,17 +305,8 @@ type CountryToOneDocument_Data struct {
 
 // Currency An enabled currency (ISO 4217). Only the currencies the server enables are listed (USD, EUR and GBP unless `--currencies` names others); its id is what `X-Currency` names.
 type Currency struct {
-	Attributes *struct {
-		// Name The English name.
-		//
-		// Example: Euro
-		Name *string `json:"name,omitempty"`
-
-		// Symbol The symbol, or the code where there is no common symbol.
-		//
-		// Example: €
-		Symbol *string `json:"symbol,omitempty"`
-	} `json:"attributes,omitempty"`
+	// Attributes The fields of a currency.
+	Attributes *CurrencyAttributes `json:"attributes,omitempty"`
 
 	// Id The ISO 4217 code.
 	//
@@ -323,6 +323,19 @@ type Currency struct {
 
 // CurrencyType defines model for Currency.Type.
 type CurrencyType string
+
+// CurrencyAttributes The fields of a currency.
+type CurrencyAttributes struct {
+	// Name The English name.
+	//
+	// Example: Euro
+	Name *string `json:"name,omitempty"`
+
+	// Symbol The symbol, or the code where there is no common symbol.
+	//
+	// Example: €
+	Symbol *string `json:"symbol,omitempty"`
+}
 
 // CurrencyCollectionDocument A document holding a page of currencies.
 type CurrencyCollectionDocument struct {
@@ -377,38 +390,13 @@ type Error struct {
 	Detail *string `json:"detail,omitempty"`
 
 	// Links Sent for the problems a published profile defines: `about` is the address of the problem type (the cursor-pagination profile's `max-size-exceeded`, `unsupported-sort` and `range-pagination-not-supported`); `code` then names it.
-	Links *struct {
-		// About Example: https://jsonapi.org/profiles/ethanresnick/cursor-pagination/max-size-exceeded
-		About string `json:"about"`
-	} `json:"links,omitempty"`
+	Links *ErrorLinks `json:"links,omitempty"`
 
 	// Meta What a client needs to act on the problem, such as the largest page size.
-	Meta *struct {
-		Page *struct {
-			// MaxSize The largest `page[size]`.
-			//
-			// Example: 1000
-			MaxSize int `json:"maxSize"`
-		} `json:"page,omitempty"`
-	} `json:"meta,omitempty"`
+	Meta *ErrorMeta `json:"meta,omitempty"`
 
 	// Source Where the problem is in the request.
-	Source *struct {
-		// Header The request header that caused the problem.
-		//
-		// Example: Content-Type
-		Header *string `json:"header,omitempty"`
-
-		// Parameter The query parameter that caused the problem.
-		//
-		// Example: filter[id]
-		Parameter *string `json:"parameter,omitempty"`
-
-		// Pointer A JSON Pointer into the request document.
-		//
-		// Example: /data/attributes/name
-		Pointer *string `json:"pointer,omitempty"`
-	} `json:"source,omitempty"`
+	Source *ErrorSource `json:"source,omitempty"`
 
 	// Status The HTTP status code of this problem, as a string.
 	//
@@ -424,10 +412,53 @@ type Error struct {
 // ErrorDocument A JSON:API error document.
 type ErrorDocument struct {
 	Errors []Error `json:"errors"`
-	Meta   *struct {
-		// RequestId The request id, also sent in the `X-Request-ID` header.
-		RequestId *string `json:"requestId,omitempty"`
-	} `json:"meta,omitempty"`
+
+	// Meta Extra information about the answer: the request's id.
+	Meta *ErrorDocumentMeta `json:"meta,omitempty"`
+}
+
+// ErrorDocumentMeta Extra information about the answer: the request's id.
+type ErrorDocumentMeta struct {
+	// RequestId The request id, also sent in the `X-Request-ID` header.
+	RequestId *string `json:"requestId,omitempty"`
+}
+
+// ErrorLinks Sent for the problems a published profile defines: `about` is the address of the problem type (the cursor-pagination profile's `max-size-exceeded`, `unsupported-sort` and `range-pagination-not-supported`); `code` then names it.
+type ErrorLinks struct {
+	// About Example: https://jsonapi.org/profiles/ethanresnick/cursor-pagination/max-size-exceeded
+	About string `json:"about"`
+}
+
+// ErrorMeta What a client needs to act on the problem, such as the largest page size.
+type ErrorMeta struct {
+	// Page The paging limit the problem concerns.
+	Page *ErrorMetaPage `json:"page,omitempty"`
+}
+
+// ErrorMetaPage The paging limit the problem concerns.
+type ErrorMetaPage struct {
+	// MaxSize The largest `page[size]`.
+	//
+	// Example: 1000
+	MaxSize int `json:"maxSize"`
+}
+
+// ErrorSource Where the problem is in the request.
+type ErrorSource struct {
+	// Header The request header that caused the problem.
+	//
+	// Example: Content-Type
+	Header *string `json:"header,omitempty"`
+
+	// Parameter The query parameter that caused the problem.
+	//
+	// Example: filter[id]
+	Parameter *string `json:"parameter,omitempty"`
+
+	// Pointer A JSON Pointer into the request document.
+	//
+	// Example: /data/attributes/name
+	Pointer *string `json:"pointer,omitempty"`
 }
 
 // JsonNull JSON null, and nothing else. The second branch of `anyOf` wherever a value may be a referenced schema or null (an empty to-one relationship, a missing related record): under OpenAPI 3.0.3 `nullable` only widens a `type` in the same schema, so `{nullable: true, allOf: [$ref]}` does not admit null; this schema does.
@@ -435,22 +466,8 @@ type JsonNull = map[string]interface{}
 
 // Localization A localization of the storefront: a language and the formatting conventions that go with it. Its id is what `X-Localization-ID` names.
 type Localization struct {
-	Attributes *struct {
-		// FormattingCode The locale of dates, numbers and the like: the language code and an ISO 3166-1 country code, joined by an underscore.
-		//
-		// Example: de_DE
-		FormattingCode *string `json:"formattingCode,omitempty"`
-
-		// LanguageCode The ISO 639-1 language code.
-		//
-		// Example: de
-		LanguageCode *string `json:"languageCode,omitempty"`
-
-		// Title The localization's name for people to read.
-		//
-		// Example: German (Germany)
-		Title *string `json:"title,omitempty"`
-	} `json:"attributes,omitempty"`
+	// Attributes The fields of a localization.
+	Attributes *LocalizationAttributes `json:"attributes,omitempty"`
 
 	// Id The localization's identifier, the value of `X-Localization-ID`.
 	//
@@ -467,6 +484,24 @@ type Localization struct {
 
 // LocalizationType defines model for Localization.Type.
 type LocalizationType string
+
+// LocalizationAttributes The fields of a localization.
+type LocalizationAttributes struct {
+	// FormattingCode The locale of dates, numbers and the like: the language code and an ISO 3166-1 country code, joined by an underscore.
+	//
+	// Example: de_DE
+	FormattingCode *string `json:"formattingCode,omitempty"`
+
+	// LanguageCode The ISO 639-1 language code.
+	//
+	// Example: de
+	LanguageCode *string `json:"languageCode,omitempty"`
+
+	// Title The localization's name for people to read.
+	//
+	// Example: German (Germany)
+	Title *string `json:"title,omitempty"`
+}
 
 // LocalizationCollectionDocument A document holding a page of localizations.
 type LocalizationCollectionDocument struct {
@@ -545,17 +580,8 @@ type PlainErrorList = []PlainError
 
 // Region A region, an ISO 3166-2 subdivision of a country.
 type Region struct {
-	Attributes *struct {
-		// Code The part of the code after the dash.
-		//
-		// Example: NY
-		Code *string `json:"code,omitempty"`
-
-		// Name The name in the request's localization (storefront `X-Localization-ID`), English otherwise.
-		//
-		// Example: New York
-		Name *string `json:"name,omitempty"`
-	} `json:"attributes,omitempty"`
+	// Attributes The fields of a region.
+	Attributes *RegionAttributes `json:"attributes,omitempty"`
 
 	// Id The ISO 3166-2 code.
 	//
@@ -566,16 +592,28 @@ type Region struct {
 	Links *ResourceLinks `json:"links,omitempty"`
 
 	// Meta Extra information about one resource object.
-	Meta          *ResourceMeta `json:"meta,omitempty"`
-	Relationships *struct {
-		// Country The country the region belongs to.
-		Country *CountryToOne `json:"country,omitempty"`
-	} `json:"relationships,omitempty"`
-	Type RegionType `json:"type"`
+	Meta *ResourceMeta `json:"meta,omitempty"`
+
+	// Relationships The relationships of a region.
+	Relationships *RegionRelationships `json:"relationships,omitempty"`
+	Type          RegionType           `json:"type"`
 }
 
 // RegionType defines model for Region.Type.
 type RegionType string
+
+// RegionAttributes The fields of a region.
+type RegionAttributes struct {
+	// Code The part of the code after the dash.
+	//
+	// Example: NY
+	Code *string `json:"code,omitempty"`
+
+	// Name The name in the request's localization (storefront `X-Localization-ID`), English otherwise.
+	//
+	// Example: New York
+	Name *string `json:"name,omitempty"`
+}
 
 // RegionCollectionDocument A document holding a page of regions.
 type RegionCollectionDocument struct {
@@ -622,6 +660,12 @@ type RegionPlain struct {
 
 	// Name Example: New York
 	Name *string `json:"name,omitempty"`
+}
+
+// RegionRelationships The relationships of a region.
+type RegionRelationships struct {
+	// Country The country the region belongs to.
+	Country *CountryToOne `json:"country,omitempty"`
 }
 
 // RegionToMany A to-many relationship with regions.
