@@ -51,8 +51,12 @@ set +a
 awk '/^```sh example$/{on=1; start=FNR; next} /^```$/{if(on){on=0; print "#--end-- " FILENAME ":" start}; next} on{print}' \
   "${files[@]}" >"$tmp/examples.sh"
 # The client recipes of docs/sdk.md (a Go and a TypeScript client generated from the served
-# document in a scratch directory) are what partners follow: they must stay examples.
-for recipe in 'go tool oapi-codegen' 'npx openapi-typescript'; do
+# document in a scratch directory) are what partners follow: they must stay examples, so each
+# is compiled and run here against the server (a Go recipe that stops compiling fails its
+# example). The Go one is a module of its own that imports its generated client by package
+# path and builds request documents as composite literals of the named types (issue 31).
+for recipe in 'go tool oapi-codegen' 'npx openapi-typescript' '"example.com/partner/entityapi"' \
+  'entityapi.AccountCreateDocument{' 'go vet ./...'; do
   grep -qF -- "$recipe" "$tmp/examples.sh" || { echo "readme-check: no example runs '$recipe'"; exit 1; }
 done
 count=$(grep -c -- '^#--end-- ' "$tmp/examples.sh" || true)

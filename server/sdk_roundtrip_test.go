@@ -19,9 +19,10 @@ func TestSDKBackofficeRoundTrip(t *testing.T) {
 		c := sdkBackoffice(t, a, "admin")
 
 		// Create: a contact, then three accounts, the first one linked to it.
-		var cdoc bo.ContactCreateDocument
-		cdoc.Data.Type = bo.ContactCreateDocumentDataTypeContacts
-		cdoc.Data.Attributes = &bo.ContactWritableAttributes{FirstName: ptr("Ada"), LastName: ptr("Lovelace")}
+		cdoc := bo.ContactCreateDocument{Data: bo.ContactCreateResource{
+			Type:       bo.ContactCreateResourceTypeContacts,
+			Attributes: &bo.ContactWritableAttributes{FirstName: ptr("Ada"), LastName: ptr("Lovelace")},
+		}}
 		cres, err := c.CreateContactWithApplicationVndAPIPlusJSONBodyWithResponse(ctx, cdoc)
 		sdkOK(t, err)
 		if cres.ApplicationvndApiJSON201 == nil {
@@ -30,10 +31,10 @@ func TestSDKBackofficeRoundTrip(t *testing.T) {
 		contactID := cres.ApplicationvndApiJSON201.Data.Id
 		ids := map[string]string{} // externalId -> id
 		for _, ext := range []string{"SDK-1", "SDK-2", "SDK-3"} {
-			var doc bo.AccountCreateDocument
-			doc.Data.Type = bo.AccountCreateDocumentDataTypeAccounts
-			doc.Data.Attributes.Name = "Account " + ext
-			doc.Data.Attributes.ExternalId = ptr(ext)
+			doc := bo.AccountCreateDocument{Data: bo.AccountCreateResource{
+				Type:       bo.AccountCreateResourceTypeAccounts,
+				Attributes: bo.AccountCreateAttributes{Name: "Account " + ext, ExternalId: ptr(ext)},
+			}}
 			if ext == "SDK-1" {
 				doc.Data.Relationships = &bo.AccountWritableRelationships{Contacts: &bo.AccountContactsToManyRequest{
 					Data: []bo.AccountContactsIdentifierRequest{{Type: bo.AccountContactsIdentifierRequestTypeContacts, Id: contactID}}}}
@@ -104,9 +105,10 @@ func TestSDKBackofficeRoundTrip(t *testing.T) {
 		})
 
 		t.Run("update", func(t *testing.T) {
-			var doc bo.AccountUpdateDocument
-			doc.Data.Type, doc.Data.Id = bo.AccountUpdateDocumentDataTypeAccounts, ids["SDK-2"]
-			doc.Data.Attributes = &bo.AccountWritableAttributes{Name: ptr("Account SDK-2 renamed")}
+			doc := bo.AccountUpdateDocument{Data: bo.AccountUpdateResource{
+				Type: bo.AccountUpdateResourceTypeAccounts, Id: ids["SDK-2"],
+				Attributes: &bo.AccountWritableAttributes{Name: ptr("Account SDK-2 renamed")},
+			}}
 			res, err := c.UpdateAccountWithApplicationVndAPIPlusJSONBodyWithResponse(ctx, ids["SDK-2"], nil, doc)
 			sdkOK(t, err)
 			if res.ApplicationvndApiJSON200 == nil {
@@ -129,9 +131,10 @@ func TestSDKBackofficeRoundTrip(t *testing.T) {
 			if same.StatusCode() != 304 || same.Headers304 == nil || same.Headers304.ETag == nil || *same.Headers304.ETag != *tag {
 				t.Fatalf("getAccount with If-None-Match: status %d", same.StatusCode())
 			}
-			var doc bo.AccountUpdateDocument
-			doc.Data.Type, doc.Data.Id = bo.AccountUpdateDocumentDataTypeAccounts, ids["SDK-2"]
-			doc.Data.Attributes = &bo.AccountWritableAttributes{Name: ptr("Account SDK-2 guarded")}
+			doc := bo.AccountUpdateDocument{Data: bo.AccountUpdateResource{
+				Type: bo.AccountUpdateResourceTypeAccounts, Id: ids["SDK-2"],
+				Attributes: &bo.AccountWritableAttributes{Name: ptr("Account SDK-2 guarded")},
+			}}
 			won, err := c.UpdateAccountWithApplicationVndAPIPlusJSONBodyWithResponse(ctx, ids["SDK-2"], &bo.UpdateAccountParams{IfMatch: tag}, doc)
 			sdkOK(t, err)
 			if won.ApplicationvndApiJSON200 == nil {
@@ -154,10 +157,11 @@ func TestSDKBackofficeRoundTrip(t *testing.T) {
 				name   string
 				status int
 			}{{"Upserted", http.StatusCreated}, {"Upserted again", http.StatusOK}} {
-				var doc bo.AccountCreateDocument
-				doc.Data.Type = bo.AccountCreateDocumentDataTypeAccounts
-				doc.Data.Meta = &bo.RequestMeta{Upsert: &upsert}
-				doc.Data.Attributes.Name, doc.Data.Attributes.ExternalId = tc.name, ptr("SDK-UPSERT")
+				doc := bo.AccountCreateDocument{Data: bo.AccountCreateResource{
+					Type:       bo.AccountCreateResourceTypeAccounts,
+					Meta:       &bo.RequestMeta{Upsert: &upsert},
+					Attributes: bo.AccountCreateAttributes{Name: tc.name, ExternalId: ptr("SDK-UPSERT")},
+				}}
 				res, err := c.CreateAccountWithApplicationVndAPIPlusJSONBodyWithResponse(ctx, doc)
 				sdkOK(t, err)
 				if res.StatusCode() != tc.status {
@@ -175,8 +179,7 @@ func TestSDKBackofficeRoundTrip(t *testing.T) {
 		})
 
 		t.Run("typed error document", func(t *testing.T) {
-			var doc bo.AccountCreateDocument
-			doc.Data.Type = bo.AccountCreateDocumentDataTypeAccounts // and a blank name
+			doc := bo.AccountCreateDocument{Data: bo.AccountCreateResource{Type: bo.AccountCreateResourceTypeAccounts}} // and a blank name
 			res, err := c.CreateAccountWithApplicationVndAPIPlusJSONBodyWithResponse(ctx, doc)
 			sdkOK(t, err)
 			if res.ApplicationvndApiJSON400 == nil {

@@ -48,6 +48,21 @@ func (e AccountContactsIdentifierRequestType) Valid() bool {
 	}
 }
 
+// Defines values for AccountCreateResourceType.
+const (
+	AccountCreateResourceTypeAccounts AccountCreateResourceType = "accounts"
+)
+
+// Valid indicates whether the value is a known member of the AccountCreateResourceType enum.
+func (e AccountCreateResourceType) Valid() bool {
+	switch e {
+	case AccountCreateResourceTypeAccounts:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for AccountDefaultContactIdentifierRequestType.
 const (
 	AccountDefaultContactIdentifierRequestTypeContacts AccountDefaultContactIdentifierRequestType = "contacts"
@@ -123,15 +138,60 @@ func (e AccountReferredByIdentifierRequestType) Valid() bool {
 	}
 }
 
+// Defines values for AccountUpdateResourceType.
+const (
+	AccountUpdateResourceTypeAccounts AccountUpdateResourceType = "accounts"
+)
+
+// Valid indicates whether the value is a known member of the AccountUpdateResourceType enum.
+func (e AccountUpdateResourceType) Valid() bool {
+	switch e {
+	case AccountUpdateResourceTypeAccounts:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for AsyncOperationType.
 const (
-	Asyncoperations AsyncOperationType = "asyncoperations"
+	AsyncOperationTypeAsyncoperations AsyncOperationType = "asyncoperations"
 )
 
 // Valid indicates whether the value is a known member of the AsyncOperationType enum.
 func (e AsyncOperationType) Valid() bool {
 	switch e {
-	case Asyncoperations:
+	case AsyncOperationTypeAsyncoperations:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for AsyncOperationCancelAttributesStatus.
+const (
+	AsyncOperationCancelAttributesStatusCancelled AsyncOperationCancelAttributesStatus = "cancelled"
+)
+
+// Valid indicates whether the value is a known member of the AsyncOperationCancelAttributesStatus enum.
+func (e AsyncOperationCancelAttributesStatus) Valid() bool {
+	switch e {
+	case AsyncOperationCancelAttributesStatusCancelled:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for AsyncOperationCancelResourceType.
+const (
+	AsyncOperationCancelResourceTypeAsyncoperations AsyncOperationCancelResourceType = "asyncoperations"
+)
+
+// Valid indicates whether the value is a known member of the AsyncOperationCancelResourceType enum.
+func (e AsyncOperationCancelResourceType) Valid() bool {
+	switch e {
+	case AsyncOperationCancelResourceTypeAsyncoperations:
 		return true
 	default:
 		return false
@@ -155,25 +215,25 @@ func (e AsyncOperationErrorType) Valid() bool {
 
 // Defines values for AsyncOperationStatus.
 const (
-	Cancelled AsyncOperationStatus = "cancelled"
-	Failed    AsyncOperationStatus = "failed"
-	New       AsyncOperationStatus = "new"
-	Running   AsyncOperationStatus = "running"
-	Success   AsyncOperationStatus = "success"
+	AsyncOperationStatusCancelled AsyncOperationStatus = "cancelled"
+	AsyncOperationStatusFailed    AsyncOperationStatus = "failed"
+	AsyncOperationStatusNew       AsyncOperationStatus = "new"
+	AsyncOperationStatusRunning   AsyncOperationStatus = "running"
+	AsyncOperationStatusSuccess   AsyncOperationStatus = "success"
 )
 
 // Valid indicates whether the value is a known member of the AsyncOperationStatus enum.
 func (e AsyncOperationStatus) Valid() bool {
 	switch e {
-	case Cancelled:
+	case AsyncOperationStatusCancelled:
 		return true
-	case Failed:
+	case AsyncOperationStatusFailed:
 		return true
-	case New:
+	case AsyncOperationStatusNew:
 		return true
-	case Running:
+	case AsyncOperationStatusRunning:
 		return true
-	case Success:
+	case AsyncOperationStatusSuccess:
 		return true
 	default:
 		return false
@@ -189,6 +249,21 @@ const (
 func (e BusinessUnitType) Valid() bool {
 	switch e {
 	case BusinessUnitTypeBusinessunits:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for BusinessUnitCreateResourceType.
+const (
+	BusinessUnitCreateResourceTypeBusinessunits BusinessUnitCreateResourceType = "businessunits"
+)
+
+// Valid indicates whether the value is a known member of the BusinessUnitCreateResourceType enum.
+func (e BusinessUnitCreateResourceType) Valid() bool {
+	switch e {
+	case BusinessUnitCreateResourceTypeBusinessunits:
 		return true
 	default:
 		return false
@@ -234,6 +309,21 @@ const (
 func (e BusinessUnitOwnerIdentifierRequestType) Valid() bool {
 	switch e {
 	case BusinessUnitOwnerIdentifierRequestTypeBusinessunits:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for BusinessUnitUpdateResourceType.
+const (
+	BusinessUnitUpdateResourceTypeBusinessunits BusinessUnitUpdateResourceType = "businessunits"
+)
+
+// Valid indicates whether the value is a known member of the BusinessUnitUpdateResourceType enum.
+func (e BusinessUnitUpdateResourceType) Valid() bool {
+	switch e {
+	case BusinessUnitUpdateResourceTypeBusinessunits:
 		return true
 	default:
 		return false
@@ -297,6 +387,21 @@ func (e ContactAttributesGender) Valid() bool {
 	case ContactAttributesGenderFemale:
 		return true
 	case ContactAttributesGenderMale:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ContactCreateResourceType.
+const (
+	ContactCreateResourceTypeContacts ContactCreateResourceType = "contacts"
+)
+
+// Valid indicates whether the value is a known member of the ContactCreateResourceType enum.
+func (e ContactCreateResourceType) Valid() bool {
+	switch e {
+	case ContactCreateResourceTypeContacts:
 		return true
 	default:
 		return false
@@ -375,6 +480,21 @@ const (
 func (e ContactReportsToIdentifierRequestType) Valid() bool {
 	switch e {
 	case ContactReportsToIdentifierRequestTypeContacts:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ContactUpdateResourceType.
+const (
+	ContactUpdateResourceTypeContacts ContactUpdateResourceType = "contacts"
+)
+
+// Valid indicates whether the value is a known member of the ContactUpdateResourceType enum.
+func (e ContactUpdateResourceType) Valid() bool {
+	switch e {
+	case ContactUpdateResourceTypeContacts:
 		return true
 	default:
 		return false
@@ -534,6 +654,21 @@ func (e OrganizationIdentifierType) Valid() bool {
 	}
 }
 
+// Defines values for OrganizationUpdateResourceType.
+const (
+	OrganizationUpdateResourceTypeOrganizations OrganizationUpdateResourceType = "organizations"
+)
+
+// Valid indicates whether the value is a known member of the OrganizationUpdateResourceType enum.
+func (e OrganizationUpdateResourceType) Valid() bool {
+	switch e {
+	case OrganizationUpdateResourceTypeOrganizations:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for RegionType.
 const (
 	RegionTypeRegions RegionType = "regions"
@@ -581,13 +716,43 @@ func (e TaxCountryIdentifierRequestType) Valid() bool {
 
 // Defines values for TaxJurisdictionType.
 const (
-	Taxjurisdictions TaxJurisdictionType = "taxjurisdictions"
+	TaxJurisdictionTypeTaxjurisdictions TaxJurisdictionType = "taxjurisdictions"
 )
 
 // Valid indicates whether the value is a known member of the TaxJurisdictionType enum.
 func (e TaxJurisdictionType) Valid() bool {
 	switch e {
-	case Taxjurisdictions:
+	case TaxJurisdictionTypeTaxjurisdictions:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TaxJurisdictionCreateResourceType.
+const (
+	TaxJurisdictionCreateResourceTypeTaxjurisdictions TaxJurisdictionCreateResourceType = "taxjurisdictions"
+)
+
+// Valid indicates whether the value is a known member of the TaxJurisdictionCreateResourceType enum.
+func (e TaxJurisdictionCreateResourceType) Valid() bool {
+	switch e {
+	case TaxJurisdictionCreateResourceTypeTaxjurisdictions:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TaxJurisdictionUpdateResourceType.
+const (
+	TaxJurisdictionUpdateResourceTypeTaxjurisdictions TaxJurisdictionUpdateResourceType = "taxjurisdictions"
+)
+
+// Valid indicates whether the value is a known member of the TaxJurisdictionUpdateResourceType enum.
+func (e TaxJurisdictionUpdateResourceType) Valid() bool {
+	switch e {
+	case TaxJurisdictionUpdateResourceTypeTaxjurisdictions:
 		return true
 	default:
 		return false
@@ -618,6 +783,21 @@ const (
 func (e UserType) Valid() bool {
 	switch e {
 	case UserTypeUsers:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for UserCreateResourceType.
+const (
+	UserCreateResourceTypeUsers UserCreateResourceType = "users"
+)
+
+// Valid indicates whether the value is a known member of the UserCreateResourceType enum.
+func (e UserCreateResourceType) Valid() bool {
+	switch e {
+	case UserCreateResourceTypeUsers:
 		return true
 	default:
 		return false
@@ -699,6 +879,21 @@ func (e UserRoleIdentifierType) Valid() bool {
 	}
 }
 
+// Defines values for UserUpdateResourceType.
+const (
+	UserUpdateResourceTypeUsers UserUpdateResourceType = "users"
+)
+
+// Valid indicates whether the value is a known member of the UserUpdateResourceType enum.
+func (e UserUpdateResourceType) Valid() bool {
+	switch e {
+	case UserUpdateResourceTypeUsers:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for UserUserRolesIdentifierRequestType.
 const (
 	UserUserRolesIdentifierRequestTypeUserroles UserUserRolesIdentifierRequestType = "userroles"
@@ -716,13 +911,28 @@ func (e UserUserRolesIdentifierRequestType) Valid() bool {
 
 // Defines values for WebhookType.
 const (
-	Webhooks WebhookType = "webhooks"
+	WebhookTypeWebhooks WebhookType = "webhooks"
 )
 
 // Valid indicates whether the value is a known member of the WebhookType enum.
 func (e WebhookType) Valid() bool {
 	switch e {
-	case Webhooks:
+	case WebhookTypeWebhooks:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for WebhookCreateResourceType.
+const (
+	WebhookCreateResourceTypeWebhooks WebhookCreateResourceType = "webhooks"
+)
+
+// Valid indicates whether the value is a known member of the WebhookCreateResourceType enum.
+func (e WebhookCreateResourceType) Valid() bool {
+	switch e {
+	case WebhookCreateResourceTypeWebhooks:
 		return true
 	default:
 		return false
@@ -731,13 +941,43 @@ func (e WebhookType) Valid() bool {
 
 // Defines values for WebhookDeliveryType.
 const (
-	Webhookdeliveries WebhookDeliveryType = "webhookdeliveries"
+	WebhookDeliveryTypeWebhookdeliveries WebhookDeliveryType = "webhookdeliveries"
 )
 
 // Valid indicates whether the value is a known member of the WebhookDeliveryType enum.
 func (e WebhookDeliveryType) Valid() bool {
 	switch e {
-	case Webhookdeliveries:
+	case WebhookDeliveryTypeWebhookdeliveries:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for WebhookMessageResourceType.
+const (
+	WebhookMessageResourceTypeWebhookdeliveries WebhookMessageResourceType = "webhookdeliveries"
+)
+
+// Valid indicates whether the value is a known member of the WebhookMessageResourceType enum.
+func (e WebhookMessageResourceType) Valid() bool {
+	switch e {
+	case WebhookMessageResourceTypeWebhookdeliveries:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for WebhookUpdateResourceType.
+const (
+	WebhookUpdateResourceTypeWebhooks WebhookUpdateResourceType = "webhooks"
+)
+
+// Valid indicates whether the value is a known member of the WebhookUpdateResourceType enum.
+func (e WebhookUpdateResourceType) Valid() bool {
+	switch e {
+	case WebhookUpdateResourceTypeWebhooks:
 		return true
 	default:
 		return false
@@ -746,13 +986,43 @@ func (e WebhookDeliveryType) Valid() bool {
 
 // Defines values for WeightUnitType.
 const (
-	Weightunits WeightUnitType = "weightunits"
+	WeightUnitTypeWeightunits WeightUnitType = "weightunits"
 )
 
 // Valid indicates whether the value is a known member of the WeightUnitType enum.
 func (e WeightUnitType) Valid() bool {
 	switch e {
-	case Weightunits:
+	case WeightUnitTypeWeightunits:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for WeightUnitCreateResourceType.
+const (
+	WeightUnitCreateResourceTypeWeightunits WeightUnitCreateResourceType = "weightunits"
+)
+
+// Valid indicates whether the value is a known member of the WeightUnitCreateResourceType enum.
+func (e WeightUnitCreateResourceType) Valid() bool {
+	switch e {
+	case WeightUnitCreateResourceTypeWeightunits:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for WeightUnitUpdateResourceType.
+const (
+	WeightUnitUpdateResourceTypeWeightunits WeightUnitUpdateResourceType = "weightunits"
+)
+
+// Valid indicates whether the value is a known member of the WeightUnitUpdateResourceType enum.
+func (e WeightUnitUpdateResourceType) Valid() bool {
+	switch e {
+	case WeightUnitUpdateResourceTypeWeightunits:
 		return true
 	default:
 		return false
@@ -771,24 +1041,11 @@ type Account struct {
 	Links *ResourceLinks `json:"links,omitempty"`
 
 	// Meta Extra information about one resource object.
-	Meta          *ResourceMeta `json:"meta,omitempty"`
-	Relationships *struct {
-		// Contacts The contacts of the account.
-		Contacts *ContactToMany `json:"contacts,omitempty"`
+	Meta *ResourceMeta `json:"meta,omitempty"`
 
-		// DefaultContact The contact to address first.
-		DefaultContact *ContactToOne `json:"defaultContact,omitempty"`
-
-		// Organization The organization the account belongs to; always the caller's.
-		Organization *OrganizationToOne `json:"organization,omitempty"`
-
-		// Owner The user who owns the account.
-		Owner *UserToOne `json:"owner,omitempty"`
-
-		// ReferredBy The account that referred this one.
-		ReferredBy *AccountToOne `json:"referredBy,omitempty"`
-	} `json:"relationships,omitempty"`
-	Type AccountType `json:"type"`
+	// Relationships The relationships of an account.
+	Relationships *AccountRelationships `json:"relationships,omitempty"`
+	Type          AccountType           `json:"type"`
 }
 
 // AccountType defines model for Account.Type.
@@ -836,11 +1093,39 @@ type AccountContactsToManyRequest struct {
 	Data []AccountContactsIdentifierRequest `json:"data"`
 }
 
+// AccountCreateAttributes The fields of an account to create; `name` is required.
+type AccountCreateAttributes struct {
+	// ExternalId An identifier from another system; unique in the organization.
+	ExternalId *string `json:"externalId,omitempty"`
+
+	// Name The account's name.
+	Name string `json:"name"`
+}
+
 // AccountCreateDocument The body that creates an account.
 type AccountCreateDocument = jsonapi.Document
 
 // AccountCreatePlain The plain body that creates an account.
 type AccountCreatePlain = jsonapi.Object
+
+// AccountCreateResource The resource object of the body that creates an account.
+type AccountCreateResource struct {
+	// Attributes The fields of an account to create; `name` is required.
+	Attributes AccountCreateAttributes `json:"attributes"`
+
+	// Id The identifier: only with `meta.upsert` matching by identifier (where the resource allows it); generated by the server otherwise.
+	Id *string `json:"id,omitempty"`
+
+	// Meta Options of a request's resource object. `upsert` creates the record when none matches and updates it when one does: `true` or `["id"]` match by identifier (only where the resource allows it), `["field"]` by one of the fields the resource lists as upsert criteria; several matches are a 409. `update: true` marks an included (or batch) record as an existing one to change. `validate: true` on the primary data (or on every item of a synchronous batch) runs every check and answers what the write would answer, ids included, without storing anything. At most one of them. `version` makes an update conditional on the version read. JSON:API only.
+	Meta *RequestMeta `json:"meta,omitempty"`
+
+	// Relationships The relationships a client may set on an account.
+	Relationships *AccountWritableRelationships `json:"relationships,omitempty"`
+	Type          AccountCreateResourceType     `json:"type"`
+}
+
+// AccountCreateResourceType defines model for AccountCreateResource.Type.
+type AccountCreateResourceType string
 
 // AccountDefaultContactIdentifierRequest Identifies the account's default contact in a request body.
 type AccountDefaultContactIdentifierRequest struct {
@@ -976,6 +1261,24 @@ type AccountReferredByToOneRequest struct {
 	Data *AccountReferredByIdentifierRequest `json:"data"`
 }
 
+// AccountRelationships The relationships of an account.
+type AccountRelationships struct {
+	// Contacts The contacts of the account.
+	Contacts *ContactToMany `json:"contacts,omitempty"`
+
+	// DefaultContact The contact to address first.
+	DefaultContact *ContactToOne `json:"defaultContact,omitempty"`
+
+	// Organization The organization the account belongs to; always the caller's.
+	Organization *OrganizationToOne `json:"organization,omitempty"`
+
+	// Owner The user who owns the account.
+	Owner *UserToOne `json:"owner,omitempty"`
+
+	// ReferredBy The account that referred this one.
+	ReferredBy *AccountToOne `json:"referredBy,omitempty"`
+}
+
 // AccountToMany A to-many relationship with accounts.
 type AccountToMany struct {
 	Data *[]AccountIdentifier `json:"data,omitempty"`
@@ -1003,6 +1306,25 @@ type AccountUpdateDocument = jsonapi.Document
 
 // AccountUpdatePlain The plain body that changes an account.
 type AccountUpdatePlain = jsonapi.Object
+
+// AccountUpdateResource The resource object of the body that changes an account: its id and the fields to change.
+type AccountUpdateResource struct {
+	// Attributes The fields a client may set on an account.
+	Attributes *AccountWritableAttributes `json:"attributes,omitempty"`
+
+	// Id Example: 42
+	Id string `json:"id"`
+
+	// Meta Options of a request's resource object. `upsert` creates the record when none matches and updates it when one does: `true` or `["id"]` match by identifier (only where the resource allows it), `["field"]` by one of the fields the resource lists as upsert criteria; several matches are a 409. `update: true` marks an included (or batch) record as an existing one to change. `validate: true` on the primary data (or on every item of a synchronous batch) runs every check and answers what the write would answer, ids included, without storing anything. At most one of them. `version` makes an update conditional on the version read. JSON:API only.
+	Meta *RequestMeta `json:"meta,omitempty"`
+
+	// Relationships The relationships a client may set on an account.
+	Relationships *AccountWritableRelationships `json:"relationships,omitempty"`
+	Type          AccountUpdateResourceType     `json:"type"`
+}
+
+// AccountUpdateResourceType defines model for AccountUpdateResource.Type.
+type AccountUpdateResourceType string
 
 // AccountWritableAttributes The fields a client may set on an account.
 type AccountWritableAttributes struct {
@@ -1103,36 +1425,7 @@ type AggregatedValue2 = []AggregatedCount
 // AsyncOperation An asynchronous operation, created by a batch request to process it in the background.
 type AsyncOperation struct {
 	// Attributes The fields of an asynchronous operation.
-	Attributes struct {
-		// CreatedAt When the batch request was accepted (UTC).
-		CreatedAt *time.Time `json:"createdAt,omitempty"`
-
-		// ElapsedTime The seconds the operation has been running; 0 while `new`.
-		//
-		// Example: 4
-		ElapsedTime *int `json:"elapsedTime,omitempty"`
-
-		// EntityType The resource type of the batch, such as `accounts`.
-		//
-		// Example: accounts
-		EntityType *string `json:"entityType,omitempty"`
-
-		// Progress The percentage of the work done, 0 to 100 with two decimals: null while `new`, 100 on `success`.
-		//
-		// Example: 62.5
-		Progress *AsyncOperationProgress `json:"progress,omitempty"`
-
-		// Status The state of the operation. `new` (accepted, waiting for a worker), `running`, then `success`, `failed` or `cancelled`.
-		//
-		// Example: running
-		Status *AsyncOperationStatus `json:"status,omitempty"`
-
-		// Summary The totals of the operation, set once it ends `success` (null before, and when it ends `failed` or `cancelled`). It may hold further properties.
-		Summary *AsyncOperationSummary `json:"summary,omitempty"`
-
-		// UpdatedAt When the operation last changed (UTC).
-		UpdatedAt *time.Time `json:"updatedAt,omitempty"`
-	} `json:"attributes"`
+	Attributes AsyncOperationAttributes `json:"attributes"`
 
 	// Id Example: 31
 	Id string `json:"id"`
@@ -1141,23 +1434,52 @@ type AsyncOperation struct {
 	Links *ResourceLinks `json:"links,omitempty"`
 
 	// Relationships Who sent the batch and where. These relationships have no endpoints, so they carry no links.
-	Relationships *struct {
-		// Organization The organization the operation belongs to; always the caller's.
-		Organization *struct {
-			// Data Identifies one organization.
-			Data *OrganizationIdentifier `json:"data,omitempty"`
-		} `json:"organization,omitempty"`
-
-		// Owner The user who sent the batch request, or null.
-		Owner *struct {
-			Data *UserIdentifier `json:"data,omitempty"`
-		} `json:"owner,omitempty"`
-	} `json:"relationships,omitempty"`
-	Type AsyncOperationType `json:"type"`
+	Relationships *AsyncOperationRelationships `json:"relationships,omitempty"`
+	Type          AsyncOperationType           `json:"type"`
 }
 
 // AsyncOperationType defines model for AsyncOperation.Type.
 type AsyncOperationType string
+
+// AsyncOperationAttributes The fields of an asynchronous operation.
+type AsyncOperationAttributes struct {
+	// CreatedAt When the batch request was accepted (UTC).
+	CreatedAt *time.Time `json:"createdAt,omitempty"`
+
+	// ElapsedTime The seconds the operation has been running; 0 while `new`.
+	//
+	// Example: 4
+	ElapsedTime *int `json:"elapsedTime,omitempty"`
+
+	// EntityType The resource type of the batch, such as `accounts`.
+	//
+	// Example: accounts
+	EntityType *string `json:"entityType,omitempty"`
+
+	// Progress The percentage of the work done, 0 to 100 with two decimals: null while `new`, 100 on `success`.
+	//
+	// Example: 62.5
+	Progress *AsyncOperationProgress `json:"progress,omitempty"`
+
+	// Status The state of the operation. `new` (accepted, waiting for a worker), `running`, then `success`, `failed` or `cancelled`.
+	//
+	// Example: running
+	Status *AsyncOperationStatus `json:"status,omitempty"`
+
+	// Summary The totals of the operation, set once it ends `success` (null before, and when it ends `failed` or `cancelled`). It may hold further properties.
+	Summary *AsyncOperationSummary `json:"summary,omitempty"`
+
+	// UpdatedAt When the operation last changed (UTC).
+	UpdatedAt *time.Time `json:"updatedAt,omitempty"`
+}
+
+// AsyncOperationCancelAttributes The only change allowed is the status, to `cancelled`.
+type AsyncOperationCancelAttributes struct {
+	Status AsyncOperationCancelAttributesStatus `json:"status"`
+}
+
+// AsyncOperationCancelAttributesStatus defines model for AsyncOperationCancelAttributes.Status.
+type AsyncOperationCancelAttributesStatus string
 
 // AsyncOperationCancelDocument The body that cancels an asynchronous operation.
 type AsyncOperationCancelDocument = jsonapi.Document
@@ -1165,31 +1487,26 @@ type AsyncOperationCancelDocument = jsonapi.Document
 // AsyncOperationCancelPlain The plain body that cancels an asynchronous operation.
 type AsyncOperationCancelPlain = jsonapi.Object
 
+// AsyncOperationCancelResource The resource object of the body that cancels an asynchronous operation.
+type AsyncOperationCancelResource struct {
+	// Attributes The only change allowed is the status, to `cancelled`.
+	Attributes AsyncOperationCancelAttributes `json:"attributes"`
+
+	// Id Example: 31
+	Id   string                           `json:"id"`
+	Type AsyncOperationCancelResourceType `json:"type"`
+}
+
+// AsyncOperationCancelResourceType defines model for AsyncOperationCancelResource.Type.
+type AsyncOperationCancelResourceType string
+
 // AsyncOperationDocument A document holding one asynchronous operation.
 type AsyncOperationDocument = jsonapi.Document
 
 // AsyncOperationError One problem found while processing a batch request.
 type AsyncOperationError struct {
 	// Attributes The fields of an error of an asynchronous operation.
-	Attributes struct {
-		// Detail What went wrong with this item.
-		//
-		// Example: This value should not be blank.
-		Detail *string `json:"detail,omitempty"`
-
-		// Source Where the problem is in the batch request: a JSON Pointer, zero-based into the original request, or a property path when no pointer applies; null for errors of a whole chunk or request.
-		Source *AsyncOperationErrorSource `json:"source,omitempty"`
-
-		// Status The HTTP status code of this problem, as a number.
-		//
-		// Example: 400
-		Status *int `json:"status,omitempty"`
-
-		// Title The kind of problem, such as `not blank constraint`.
-		//
-		// Example: not blank constraint
-		Title *string `json:"title,omitempty"`
-	} `json:"attributes"`
+	Attributes AsyncOperationErrorAttributes `json:"attributes"`
 
 	// Id `<operation>-<chunk>-<n>`: the operation's id, the chunk (0 for the whole request, then 1, 2, ...) and the error's number within the chunk (from 1).
 	//
@@ -1200,6 +1517,27 @@ type AsyncOperationError struct {
 
 // AsyncOperationErrorType defines model for AsyncOperationError.Type.
 type AsyncOperationErrorType string
+
+// AsyncOperationErrorAttributes The fields of an error of an asynchronous operation.
+type AsyncOperationErrorAttributes struct {
+	// Detail What went wrong with this item.
+	//
+	// Example: This value should not be blank.
+	Detail *string `json:"detail,omitempty"`
+
+	// Source Where the problem is in the batch request: a JSON Pointer, zero-based into the original request, or a property path when no pointer applies; null for errors of a whole chunk or request.
+	Source *AsyncOperationErrorSource `json:"source,omitempty"`
+
+	// Status The HTTP status code of this problem, as a number.
+	//
+	// Example: 400
+	Status *int `json:"status,omitempty"`
+
+	// Title The kind of problem, such as `not blank constraint`.
+	//
+	// Example: not blank constraint
+	Title *string `json:"title,omitempty"`
+}
 
 // AsyncOperationErrorCollectionDocument A document holding a page of the errors of an asynchronous operation.
 type AsyncOperationErrorCollectionDocument = jsonapi.Document
@@ -1240,6 +1578,17 @@ type AsyncOperationErrorSource struct {
 	//
 	// Example: name
 	PropertyPath *string `json:"propertyPath,omitempty"`
+}
+
+// AsyncOperationOrganizationRelationship The organization the operation belongs to; always the caller's.
+type AsyncOperationOrganizationRelationship struct {
+	// Data Identifies one organization.
+	Data *OrganizationIdentifier `json:"data,omitempty"`
+}
+
+// AsyncOperationOwnerRelationship The user who sent the batch request, or null.
+type AsyncOperationOwnerRelationship struct {
+	Data *UserIdentifier `json:"data,omitempty"`
 }
 
 // AsyncOperationPlain An asynchronous operation in the plain format.
@@ -1288,6 +1637,15 @@ type AsyncOperationPlain struct {
 //
 // Example: 62.5
 type AsyncOperationProgress = float32
+
+// AsyncOperationRelationships Who sent the batch and where. These relationships have no endpoints, so they carry no links.
+type AsyncOperationRelationships struct {
+	// Organization The organization the operation belongs to; always the caller's.
+	Organization *AsyncOperationOrganizationRelationship `json:"organization,omitempty"`
+
+	// Owner The user who sent the batch request, or null.
+	Owner *AsyncOperationOwnerRelationship `json:"owner,omitempty"`
+}
 
 // AsyncOperationStatus The state of the operation. `new` (accepted, waiting for a worker), `running`, then `success`, `failed` or `cancelled`.
 //
@@ -1340,18 +1698,11 @@ type BusinessUnit struct {
 	Links *ResourceLinks `json:"links,omitempty"`
 
 	// Meta Extra information about one resource object.
-	Meta          *ResourceMeta `json:"meta,omitempty"`
-	Relationships *struct {
-		// Organization The organization the business unit belongs to; always the caller's.
-		Organization *OrganizationToOne `json:"organization,omitempty"`
+	Meta *ResourceMeta `json:"meta,omitempty"`
 
-		// Owner The parent business unit; null for a top-level unit.
-		Owner *BusinessUnitToOne `json:"owner,omitempty"`
-
-		// Users The users whose business unit this is.
-		Users *UserToMany `json:"users,omitempty"`
-	} `json:"relationships,omitempty"`
-	Type BusinessUnitType `json:"type"`
+	// Relationships The relationships of a business unit.
+	Relationships *BusinessUnitRelationships `json:"relationships,omitempty"`
+	Type          BusinessUnitType           `json:"type"`
 }
 
 // BusinessUnitType defines model for BusinessUnit.Type.
@@ -1394,11 +1745,48 @@ type BusinessUnitAttributes struct {
 // BusinessUnitCollectionDocument A document holding a page of business units.
 type BusinessUnitCollectionDocument = jsonapi.Document
 
+// BusinessUnitCreateAttributes The fields of a business unit to create; `name` is required.
+type BusinessUnitCreateAttributes struct {
+	// Email An email address.
+	Email *openapi_types.Email `json:"email,omitempty"`
+
+	// Fax A fax number.
+	Fax *string `json:"fax,omitempty"`
+
+	// Name The business unit's name.
+	Name string `json:"name"`
+
+	// Phone A phone number.
+	Phone *string `json:"phone,omitempty"`
+
+	// Website The address of the business unit's website.
+	Website *string `json:"website,omitempty"`
+}
+
 // BusinessUnitCreateDocument The body that creates a business unit.
 type BusinessUnitCreateDocument = jsonapi.Document
 
 // BusinessUnitCreatePlain The plain body that creates a business unit.
 type BusinessUnitCreatePlain = jsonapi.Object
+
+// BusinessUnitCreateResource The resource object of the body that creates a business unit.
+type BusinessUnitCreateResource struct {
+	// Attributes The fields of a business unit to create; `name` is required.
+	Attributes BusinessUnitCreateAttributes `json:"attributes"`
+
+	// Id The identifier: only with `meta.upsert` matching by identifier (where the resource allows it); generated by the server otherwise.
+	Id *string `json:"id,omitempty"`
+
+	// Meta Options of a request's resource object. `upsert` creates the record when none matches and updates it when one does: `true` or `["id"]` match by identifier (only where the resource allows it), `["field"]` by one of the fields the resource lists as upsert criteria; several matches are a 409. `update: true` marks an included (or batch) record as an existing one to change. `validate: true` on the primary data (or on every item of a synchronous batch) runs every check and answers what the write would answer, ids included, without storing anything. At most one of them. `version` makes an update conditional on the version read. JSON:API only.
+	Meta *RequestMeta `json:"meta,omitempty"`
+
+	// Relationships The relationships a client may set on a business unit.
+	Relationships *BusinessUnitWritableRelationships `json:"relationships,omitempty"`
+	Type          BusinessUnitCreateResourceType     `json:"type"`
+}
+
+// BusinessUnitCreateResourceType defines model for BusinessUnitCreateResource.Type.
+type BusinessUnitCreateResourceType string
 
 // BusinessUnitDocument A document holding one business unit.
 type BusinessUnitDocument = jsonapi.Document
@@ -1494,6 +1882,18 @@ type BusinessUnitPlain struct {
 	Website *string `json:"website,omitempty"`
 }
 
+// BusinessUnitRelationships The relationships of a business unit.
+type BusinessUnitRelationships struct {
+	// Organization The organization the business unit belongs to; always the caller's.
+	Organization *OrganizationToOne `json:"organization,omitempty"`
+
+	// Owner The parent business unit; null for a top-level unit.
+	Owner *BusinessUnitToOne `json:"owner,omitempty"`
+
+	// Users The users whose business unit this is.
+	Users *UserToMany `json:"users,omitempty"`
+}
+
 // BusinessUnitToMany A to-many relationship with business units.
 type BusinessUnitToMany struct {
 	Data *[]BusinessUnitIdentifier `json:"data,omitempty"`
@@ -1521,6 +1921,25 @@ type BusinessUnitUpdateDocument = jsonapi.Document
 
 // BusinessUnitUpdatePlain The plain body that changes a business unit.
 type BusinessUnitUpdatePlain = jsonapi.Object
+
+// BusinessUnitUpdateResource The resource object of the body that changes a business unit: its id and the fields to change.
+type BusinessUnitUpdateResource struct {
+	// Attributes The fields a client may set on a business unit.
+	Attributes *BusinessUnitWritableAttributes `json:"attributes,omitempty"`
+
+	// Id Example: 3
+	Id string `json:"id"`
+
+	// Meta Options of a request's resource object. `upsert` creates the record when none matches and updates it when one does: `true` or `["id"]` match by identifier (only where the resource allows it), `["field"]` by one of the fields the resource lists as upsert criteria; several matches are a 409. `update: true` marks an included (or batch) record as an existing one to change. `validate: true` on the primary data (or on every item of a synchronous batch) runs every check and answers what the write would answer, ids included, without storing anything. At most one of them. `version` makes an update conditional on the version read. JSON:API only.
+	Meta *RequestMeta `json:"meta,omitempty"`
+
+	// Relationships The relationships a client may set on a business unit.
+	Relationships *BusinessUnitWritableRelationships `json:"relationships,omitempty"`
+	Type          BusinessUnitUpdateResourceType     `json:"type"`
+}
+
+// BusinessUnitUpdateResourceType defines model for BusinessUnitUpdateResource.Type.
+type BusinessUnitUpdateResourceType string
 
 // BusinessUnitWritableAttributes The fields a client may set on a business unit.
 type BusinessUnitWritableAttributes struct {
@@ -1597,24 +2016,11 @@ type Contact struct {
 	Links *ResourceLinks `json:"links,omitempty"`
 
 	// Meta Extra information about one resource object.
-	Meta          *ResourceMeta `json:"meta,omitempty"`
-	Relationships *struct {
-		// Accounts The accounts the contact belongs to.
-		Accounts *AccountToMany `json:"accounts,omitempty"`
+	Meta *ResourceMeta `json:"meta,omitempty"`
 
-		// AssignedTo The user the contact is assigned to.
-		AssignedTo *UserToOne `json:"assignedTo,omitempty"`
-
-		// Organization The organization the contact belongs to; always the caller's.
-		Organization *OrganizationToOne `json:"organization,omitempty"`
-
-		// Owner The user who owns the contact.
-		Owner *UserToOne `json:"owner,omitempty"`
-
-		// ReportsTo The contact this contact reports to.
-		ReportsTo *ContactToOne `json:"reportsTo,omitempty"`
-	} `json:"relationships,omitempty"`
-	Type ContactType `json:"type"`
+	// Relationships The relationships of a contact.
+	Relationships *ContactRelationships `json:"relationships,omitempty"`
+	Type          ContactType           `json:"type"`
 }
 
 // ContactType defines model for Contact.Type.
@@ -1748,6 +2154,25 @@ type ContactCreateDocument = jsonapi.Document
 
 // ContactCreatePlain The plain body that creates a contact.
 type ContactCreatePlain = jsonapi.Object
+
+// ContactCreateResource The resource object of the body that creates a contact.
+type ContactCreateResource struct {
+	// Attributes The fields a client may set on a contact.
+	Attributes *ContactWritableAttributes `json:"attributes,omitempty"`
+
+	// Id The identifier: only with `meta.upsert` matching by identifier (where the resource allows it); generated by the server otherwise.
+	Id *string `json:"id,omitempty"`
+
+	// Meta Options of a request's resource object. `upsert` creates the record when none matches and updates it when one does: `true` or `["id"]` match by identifier (only where the resource allows it), `["field"]` by one of the fields the resource lists as upsert criteria; several matches are a 409. `update: true` marks an included (or batch) record as an existing one to change. `validate: true` on the primary data (or on every item of a synchronous batch) runs every check and answers what the write would answer, ids included, without storing anything. At most one of them. `version` makes an update conditional on the version read. JSON:API only.
+	Meta *RequestMeta `json:"meta,omitempty"`
+
+	// Relationships The relationships a client may set on a contact.
+	Relationships *ContactWritableRelationships `json:"relationships,omitempty"`
+	Type          ContactCreateResourceType     `json:"type"`
+}
+
+// ContactCreateResourceType defines model for ContactCreateResource.Type.
+type ContactCreateResourceType string
 
 // ContactDocument A document holding one contact.
 type ContactDocument = jsonapi.Document
@@ -1890,6 +2315,24 @@ type ContactPlain struct {
 // ContactPlainGender Example: female
 type ContactPlainGender string
 
+// ContactRelationships The relationships of a contact.
+type ContactRelationships struct {
+	// Accounts The accounts the contact belongs to.
+	Accounts *AccountToMany `json:"accounts,omitempty"`
+
+	// AssignedTo The user the contact is assigned to.
+	AssignedTo *UserToOne `json:"assignedTo,omitempty"`
+
+	// Organization The organization the contact belongs to; always the caller's.
+	Organization *OrganizationToOne `json:"organization,omitempty"`
+
+	// Owner The user who owns the contact.
+	Owner *UserToOne `json:"owner,omitempty"`
+
+	// ReportsTo The contact this contact reports to.
+	ReportsTo *ContactToOne `json:"reportsTo,omitempty"`
+}
+
 // ContactReportsToIdentifierRequest Identifies the contact this contact reports to in a request body.
 type ContactReportsToIdentifierRequest struct {
 	// Id The identifier of the contact.
@@ -1937,6 +2380,25 @@ type ContactUpdateDocument = jsonapi.Document
 
 // ContactUpdatePlain The plain body that changes a contact.
 type ContactUpdatePlain = jsonapi.Object
+
+// ContactUpdateResource The resource object of the body that changes a contact: its id and the fields to change.
+type ContactUpdateResource struct {
+	// Attributes The fields a client may set on a contact.
+	Attributes *ContactWritableAttributes `json:"attributes,omitempty"`
+
+	// Id Example: 12
+	Id string `json:"id"`
+
+	// Meta Options of a request's resource object. `upsert` creates the record when none matches and updates it when one does: `true` or `["id"]` match by identifier (only where the resource allows it), `["field"]` by one of the fields the resource lists as upsert criteria; several matches are a 409. `update: true` marks an included (or batch) record as an existing one to change. `validate: true` on the primary data (or on every item of a synchronous batch) runs every check and answers what the write would answer, ids included, without storing anything. At most one of them. `version` makes an update conditional on the version read. JSON:API only.
+	Meta *RequestMeta `json:"meta,omitempty"`
+
+	// Relationships The relationships a client may set on a contact.
+	Relationships *ContactWritableRelationships `json:"relationships,omitempty"`
+	Type          ContactUpdateResourceType     `json:"type"`
+}
+
+// ContactUpdateResourceType defines model for ContactUpdateResource.Type.
+type ContactUpdateResourceType string
 
 // ContactWritableAttributes The fields a client may set on a contact.
 type ContactWritableAttributes struct {
@@ -2077,17 +2539,8 @@ type ContactWritableRelationships struct {
 
 // Country A country (ISO 3166-1).
 type Country struct {
-	Attributes *struct {
-		// Iso3Code The ISO 3166-1 alpha-3 code.
-		//
-		// Example: USA
-		Iso3Code *string `json:"iso3Code,omitempty"`
-
-		// Name The short name in the request's localization (storefront `X-Localization-ID`), English otherwise.
-		//
-		// Example: United States
-		Name *string `json:"name,omitempty"`
-	} `json:"attributes,omitempty"`
+	// Attributes The fields of a country.
+	Attributes *CountryAttributes `json:"attributes,omitempty"`
 
 	// Id The ISO 3166-1 alpha-2 code.
 	//
@@ -2098,16 +2551,28 @@ type Country struct {
 	Links *ResourceLinks `json:"links,omitempty"`
 
 	// Meta Extra information about one resource object.
-	Meta          *ResourceMeta `json:"meta,omitempty"`
-	Relationships *struct {
-		// Regions Every region of the country.
-		Regions *RegionToMany `json:"regions,omitempty"`
-	} `json:"relationships,omitempty"`
-	Type CountryType `json:"type"`
+	Meta *ResourceMeta `json:"meta,omitempty"`
+
+	// Relationships The relationships of a country.
+	Relationships *CountryRelationships `json:"relationships,omitempty"`
+	Type          CountryType           `json:"type"`
 }
 
 // CountryType defines model for Country.Type.
 type CountryType string
+
+// CountryAttributes The fields of a country.
+type CountryAttributes struct {
+	// Iso3Code The ISO 3166-1 alpha-3 code.
+	//
+	// Example: USA
+	Iso3Code *string `json:"iso3Code,omitempty"`
+
+	// Name The short name in the request's localization (storefront `X-Localization-ID`), English otherwise.
+	//
+	// Example: United States
+	Name *string `json:"name,omitempty"`
+}
 
 // CountryCollectionDocument A document holding a page of countries.
 type CountryCollectionDocument = jsonapi.Document
@@ -2148,6 +2613,12 @@ type CountryPlain struct {
 	Regions *[]string `json:"regions,omitempty"`
 }
 
+// CountryRelationships The relationships of a country.
+type CountryRelationships struct {
+	// Regions Every region of the country.
+	Regions *RegionToMany `json:"regions,omitempty"`
+}
+
 // CountryToOne A to-one relationship with a country.
 type CountryToOne struct {
 	Data *CountryIdentifier `json:"data,omitempty"`
@@ -2159,7 +2630,7 @@ type CountryToOne struct {
 // CountryToOneDocument The country identifier of a relationship endpoint.
 type CountryToOneDocument = jsonapi.Document
 
-// DocumentLinks Top-level links. `self` addresses the collection; on a page by number `first`, `prev` and `next` appear when they lead somewhere, `last` when the total is known. On a cursor page (`page[after]` or `page[before]`) `first` starts the walk again, and `prev` and `next` carry the cursors of the page's ends; each is `null` at its end of the list, as the JSON:API cursor-pagination profile asks (a page by number never has a `null` link). Removed by `X-Include: noHateoas`.
+// DocumentLinks Top-level links. `self` addresses the collection; on a page by number `first`, `prev` and `next` appear when they lead somewhere, `last` when the total is known. On a cursor page (`page[after]` or `page[before]`) `first` starts the walk again, and `prev` and `next` carry the cursors of the page's ends; each is left out at its end of the list (JSON:API's way to say a link is unavailable). Removed by `X-Include: noHateoas`.
 type DocumentLinks struct {
 	First   *string `json:"first,omitempty"`
 	Last    *string `json:"last,omitempty"`
@@ -2179,42 +2650,14 @@ type Error struct {
 	// Example: This value should not be blank.
 	Detail *string `json:"detail,omitempty"`
 
-	// Links Sent for the problems a published profile defines: `about` is the address of the problem type (the cursor-pagination profile's `max-size-exceeded`, `unsupported-sort` and `range-pagination-not-supported`); `code` then names it. `type` repeats the problem type's URI as JSON:API 1.1's error type link, where the profile requires it.
-	Links *struct {
-		// About Example: https://jsonapi.org/profiles/ethanresnick/cursor-pagination/max-size-exceeded
-		About string `json:"about"`
-
-		// Type Example: https://jsonapi.org/profiles/ethanresnick/cursor-pagination/max-size-exceeded
-		Type *string `json:"type,omitempty"`
-	} `json:"links,omitempty"`
+	// Links Sent for the problems a published profile defines: `about` is the address of the problem type (the cursor-pagination profile's `max-size-exceeded`, `unsupported-sort` and `range-pagination-not-supported`); `code` then names it.
+	Links *ErrorLinks `json:"links,omitempty"`
 
 	// Meta What a client needs to act on the problem, such as the largest page size.
-	Meta *struct {
-		Page *struct {
-			// MaxSize The largest `page[size]`.
-			//
-			// Example: 1000
-			MaxSize int `json:"maxSize"`
-		} `json:"page,omitempty"`
-	} `json:"meta,omitempty"`
+	Meta *ErrorMeta `json:"meta,omitempty"`
 
 	// Source Where the problem is in the request.
-	Source *struct {
-		// Header The request header that caused the problem.
-		//
-		// Example: Content-Type
-		Header *string `json:"header,omitempty"`
-
-		// Parameter The query parameter that caused the problem.
-		//
-		// Example: filter[id]
-		Parameter *string `json:"parameter,omitempty"`
-
-		// Pointer A JSON Pointer into the request document.
-		//
-		// Example: /data/attributes/name
-		Pointer *string `json:"pointer,omitempty"`
-	} `json:"source,omitempty"`
+	Source *ErrorSource `json:"source,omitempty"`
 
 	// Status The HTTP status code of this problem, as a string.
 	//
@@ -2230,10 +2673,53 @@ type Error struct {
 // ErrorDocument A JSON:API error document.
 type ErrorDocument struct {
 	Errors []Error `json:"errors"`
-	Meta   *struct {
-		// RequestId The request id, also sent in the `X-Request-ID` header.
-		RequestId *string `json:"requestId,omitempty"`
-	} `json:"meta,omitempty"`
+
+	// Meta Extra information about the answer: the request's id.
+	Meta *ErrorDocumentMeta `json:"meta,omitempty"`
+}
+
+// ErrorDocumentMeta Extra information about the answer: the request's id.
+type ErrorDocumentMeta struct {
+	// RequestId The request id, also sent in the `X-Request-ID` header.
+	RequestId *string `json:"requestId,omitempty"`
+}
+
+// ErrorLinks Sent for the problems a published profile defines: `about` is the address of the problem type (the cursor-pagination profile's `max-size-exceeded`, `unsupported-sort` and `range-pagination-not-supported`); `code` then names it.
+type ErrorLinks struct {
+	// About Example: https://jsonapi.org/profiles/ethanresnick/cursor-pagination/max-size-exceeded
+	About string `json:"about"`
+}
+
+// ErrorMeta What a client needs to act on the problem, such as the largest page size.
+type ErrorMeta struct {
+	// Page The paging limit the problem concerns.
+	Page *ErrorMetaPage `json:"page,omitempty"`
+}
+
+// ErrorMetaPage The paging limit the problem concerns.
+type ErrorMetaPage struct {
+	// MaxSize The largest `page[size]`.
+	//
+	// Example: 1000
+	MaxSize int `json:"maxSize"`
+}
+
+// ErrorSource Where the problem is in the request.
+type ErrorSource struct {
+	// Header The request header that caused the problem.
+	//
+	// Example: Content-Type
+	Header *string `json:"header,omitempty"`
+
+	// Parameter The query parameter that caused the problem.
+	//
+	// Example: filter[id]
+	Parameter *string `json:"parameter,omitempty"`
+
+	// Pointer A JSON Pointer into the request document.
+	//
+	// Example: /data/attributes/name
+	Pointer *string `json:"pointer,omitempty"`
 }
 
 // Event A change of one record: which record, what was done, the names of what changed, the record's version after the change (for a delete: the last one it had), who changed it and when.
@@ -2404,15 +2890,11 @@ type Organization struct {
 	Links *ResourceLinks `json:"links,omitempty"`
 
 	// Meta Extra information about one resource object.
-	Meta          *ResourceMeta `json:"meta,omitempty"`
-	Relationships *struct {
-		// BusinessUnits The business units of the organization.
-		BusinessUnits *BusinessUnitToMany `json:"businessUnits,omitempty"`
+	Meta *ResourceMeta `json:"meta,omitempty"`
 
-		// Users The users of the organization.
-		Users *UserToMany `json:"users,omitempty"`
-	} `json:"relationships,omitempty"`
-	Type OrganizationType `json:"type"`
+	// Relationships The relationships of an organization.
+	Relationships *OrganizationRelationships `json:"relationships,omitempty"`
+	Type          OrganizationType           `json:"type"`
 }
 
 // OrganizationType defines model for Organization.Type.
@@ -2484,6 +2966,15 @@ type OrganizationPlain struct {
 	Users *[]int64 `json:"users,omitempty"`
 }
 
+// OrganizationRelationships The relationships of an organization.
+type OrganizationRelationships struct {
+	// BusinessUnits The business units of the organization.
+	BusinessUnits *BusinessUnitToMany `json:"businessUnits,omitempty"`
+
+	// Users The users of the organization.
+	Users *UserToMany `json:"users,omitempty"`
+}
+
 // OrganizationToOne A to-one relationship with an organization.
 type OrganizationToOne struct {
 	Data *OrganizationIdentifier `json:"data,omitempty"`
@@ -2500,6 +2991,22 @@ type OrganizationUpdateDocument = jsonapi.Document
 
 // OrganizationUpdatePlain The plain body that changes an organization.
 type OrganizationUpdatePlain = jsonapi.Object
+
+// OrganizationUpdateResource The resource object of the body that changes an organization: its id and the fields to change.
+type OrganizationUpdateResource struct {
+	// Attributes The fields a client may set on an organization.
+	Attributes *OrganizationWritableAttributes `json:"attributes,omitempty"`
+
+	// Id Example: 1
+	Id string `json:"id"`
+
+	// Meta Options of a request's resource object. `upsert` creates the record when none matches and updates it when one does: `true` or `["id"]` match by identifier (only where the resource allows it), `["field"]` by one of the fields the resource lists as upsert criteria; several matches are a 409. `update: true` marks an included (or batch) record as an existing one to change. `validate: true` on the primary data (or on every item of a synchronous batch) runs every check and answers what the write would answer, ids included, without storing anything. At most one of them. `version` makes an update conditional on the version read. JSON:API only.
+	Meta *RequestMeta                   `json:"meta,omitempty"`
+	Type OrganizationUpdateResourceType `json:"type"`
+}
+
+// OrganizationUpdateResourceType defines model for OrganizationUpdateResource.Type.
+type OrganizationUpdateResourceType string
 
 // OrganizationWritableAttributes The fields a client may set on an organization.
 type OrganizationWritableAttributes struct {
@@ -2534,17 +3041,8 @@ type PlainErrorList = []PlainError
 
 // Region A region, an ISO 3166-2 subdivision of a country.
 type Region struct {
-	Attributes *struct {
-		// Code The part of the code after the dash.
-		//
-		// Example: NY
-		Code *string `json:"code,omitempty"`
-
-		// Name The name in the request's localization (storefront `X-Localization-ID`), English otherwise.
-		//
-		// Example: New York
-		Name *string `json:"name,omitempty"`
-	} `json:"attributes,omitempty"`
+	// Attributes The fields of a region.
+	Attributes *RegionAttributes `json:"attributes,omitempty"`
 
 	// Id The ISO 3166-2 code.
 	//
@@ -2555,16 +3053,28 @@ type Region struct {
 	Links *ResourceLinks `json:"links,omitempty"`
 
 	// Meta Extra information about one resource object.
-	Meta          *ResourceMeta `json:"meta,omitempty"`
-	Relationships *struct {
-		// Country The country the region belongs to.
-		Country *CountryToOne `json:"country,omitempty"`
-	} `json:"relationships,omitempty"`
-	Type RegionType `json:"type"`
+	Meta *ResourceMeta `json:"meta,omitempty"`
+
+	// Relationships The relationships of a region.
+	Relationships *RegionRelationships `json:"relationships,omitempty"`
+	Type          RegionType           `json:"type"`
 }
 
 // RegionType defines model for Region.Type.
 type RegionType string
+
+// RegionAttributes The fields of a region.
+type RegionAttributes struct {
+	// Code The part of the code after the dash.
+	//
+	// Example: NY
+	Code *string `json:"code,omitempty"`
+
+	// Name The name in the request's localization (storefront `X-Localization-ID`), English otherwise.
+	//
+	// Example: New York
+	Name *string `json:"name,omitempty"`
+}
 
 // RegionCollectionDocument A document holding a page of regions.
 type RegionCollectionDocument = jsonapi.Document
@@ -2601,6 +3111,12 @@ type RegionPlain struct {
 
 	// Name Example: New York
 	Name *string `json:"name,omitempty"`
+}
+
+// RegionRelationships The relationships of a region.
+type RegionRelationships struct {
+	// Country The country the region belongs to.
+	Country *CountryToOne `json:"country,omitempty"`
 }
 
 // RegionToMany A to-many relationship with regions.
@@ -2681,7 +3197,7 @@ type ResourceMeta struct {
 	// Example: contact-1
 	IncludeId *string `json:"includeId,omitempty"`
 
-	// Title The record's title, sent when the request asks `metaProperties=title`.
+	// Title The record's title, sent when the request asks `meta=title`.
 	//
 	// Example: Acme Corporation
 	Title *string `json:"title,omitempty"`
@@ -2717,15 +3233,11 @@ type TaxJurisdiction struct {
 	Links *ResourceLinks `json:"links,omitempty"`
 
 	// Meta Extra information about one resource object.
-	Meta          *ResourceMeta `json:"meta,omitempty"`
-	Relationships *struct {
-		// Country The country the tax jurisdiction lies in; always set.
-		Country *CountryToOne `json:"country,omitempty"`
+	Meta *ResourceMeta `json:"meta,omitempty"`
 
-		// Region The region of the country, when the jurisdiction is limited to one.
-		Region *RegionToOne `json:"region,omitempty"`
-	} `json:"relationships,omitempty"`
-	Type TaxJurisdictionType `json:"type"`
+	// Relationships The relationships of a tax jurisdiction.
+	Relationships *TaxJurisdictionRelationships `json:"relationships,omitempty"`
+	Type          TaxJurisdictionType           `json:"type"`
 }
 
 // TaxJurisdictionType defines model for TaxJurisdiction.Type.
@@ -2764,11 +3276,54 @@ type TaxJurisdictionCollectionDocument = jsonapi.Document
 // TaxJurisdictionCountryRelationshipRequest The body that sets the country of a tax jurisdiction; it may not be null.
 type TaxJurisdictionCountryRelationshipRequest = jsonapi.Document
 
+// TaxJurisdictionCreateAttributes The fields of a tax jurisdiction to create; `code` is required.
+type TaxJurisdictionCreateAttributes struct {
+	// Code The tax jurisdiction's code; unique in the organization.
+	Code string `json:"code"`
+
+	// Description A free-text description.
+	Description *string `json:"description,omitempty"`
+
+	// RegionText The name of the region, used when no `region` relationship is given.
+	RegionText *string `json:"regionText,omitempty"`
+
+	// ZipCodes The postal codes the tax jurisdiction covers, replacing the stored list as a whole. A range needs numeric codes; `{"to": "90280"}` alone means the single code 90280.
+	ZipCodes *[]TaxJurisdictionZipCode `json:"zipCodes,omitempty"`
+}
+
 // TaxJurisdictionCreateDocument The body that creates a tax jurisdiction.
 type TaxJurisdictionCreateDocument = jsonapi.Document
 
 // TaxJurisdictionCreatePlain The plain body that creates a tax jurisdiction.
 type TaxJurisdictionCreatePlain = jsonapi.Object
+
+// TaxJurisdictionCreateRelationships The relationships of a tax jurisdiction to create; `country` is required.
+type TaxJurisdictionCreateRelationships struct {
+	// Country Sets the country of a tax jurisdiction; it may not be null.
+	Country TaxCountryToOneRequest `json:"country"`
+
+	// Region Sets the region of a tax jurisdiction, or removes it with null.
+	Region *TaxRegionToOneRequest `json:"region,omitempty"`
+}
+
+// TaxJurisdictionCreateResource The resource object of the body that creates a tax jurisdiction.
+type TaxJurisdictionCreateResource struct {
+	// Attributes The fields of a tax jurisdiction to create; `code` is required.
+	Attributes TaxJurisdictionCreateAttributes `json:"attributes"`
+
+	// Id The identifier: only with `meta.upsert` matching by identifier (where the resource allows it); generated by the server otherwise.
+	Id *string `json:"id,omitempty"`
+
+	// Meta Options of a request's resource object. `upsert` creates the record when none matches and updates it when one does: `true` or `["id"]` match by identifier (only where the resource allows it), `["field"]` by one of the fields the resource lists as upsert criteria; several matches are a 409. `update: true` marks an included (or batch) record as an existing one to change. `validate: true` on the primary data (or on every item of a synchronous batch) runs every check and answers what the write would answer, ids included, without storing anything. At most one of them. `version` makes an update conditional on the version read. JSON:API only.
+	Meta *RequestMeta `json:"meta,omitempty"`
+
+	// Relationships The relationships of a tax jurisdiction to create; `country` is required.
+	Relationships TaxJurisdictionCreateRelationships `json:"relationships"`
+	Type          TaxJurisdictionCreateResourceType  `json:"type"`
+}
+
+// TaxJurisdictionCreateResourceType defines model for TaxJurisdictionCreateResource.Type.
+type TaxJurisdictionCreateResourceType string
 
 // TaxJurisdictionDocument A document holding one tax jurisdiction.
 type TaxJurisdictionDocument = jsonapi.Document
@@ -2804,11 +3359,39 @@ type TaxJurisdictionPlain struct {
 // TaxJurisdictionRegionRelationshipRequest The body that sets the region of a tax jurisdiction, or removes it with null data.
 type TaxJurisdictionRegionRelationshipRequest = jsonapi.Document
 
+// TaxJurisdictionRelationships The relationships of a tax jurisdiction.
+type TaxJurisdictionRelationships struct {
+	// Country The country the tax jurisdiction lies in; always set.
+	Country *CountryToOne `json:"country,omitempty"`
+
+	// Region The region of the country, when the jurisdiction is limited to one.
+	Region *RegionToOne `json:"region,omitempty"`
+}
+
 // TaxJurisdictionUpdateDocument The body that changes a tax jurisdiction.
 type TaxJurisdictionUpdateDocument = jsonapi.Document
 
 // TaxJurisdictionUpdatePlain The plain body that changes a tax jurisdiction.
 type TaxJurisdictionUpdatePlain = jsonapi.Object
+
+// TaxJurisdictionUpdateResource The resource object of the body that changes a tax jurisdiction: its id and the fields to change.
+type TaxJurisdictionUpdateResource struct {
+	// Attributes The fields a client may set on a tax jurisdiction.
+	Attributes *TaxJurisdictionWritableAttributes `json:"attributes,omitempty"`
+
+	// Id Example: 7
+	Id string `json:"id"`
+
+	// Meta Options of a request's resource object. `upsert` creates the record when none matches and updates it when one does: `true` or `["id"]` match by identifier (only where the resource allows it), `["field"]` by one of the fields the resource lists as upsert criteria; several matches are a 409. `update: true` marks an included (or batch) record as an existing one to change. `validate: true` on the primary data (or on every item of a synchronous batch) runs every check and answers what the write would answer, ids included, without storing anything. At most one of them. `version` makes an update conditional on the version read. JSON:API only.
+	Meta *RequestMeta `json:"meta,omitempty"`
+
+	// Relationships The relationships a client may set on a tax jurisdiction.
+	Relationships *TaxJurisdictionWritableRelationships `json:"relationships,omitempty"`
+	Type          TaxJurisdictionUpdateResourceType     `json:"type"`
+}
+
+// TaxJurisdictionUpdateResourceType defines model for TaxJurisdictionUpdateResource.Type.
+type TaxJurisdictionUpdateResourceType string
 
 // TaxJurisdictionWritableAttributes The fields a client may set on a tax jurisdiction.
 type TaxJurisdictionWritableAttributes struct {
@@ -2904,18 +3487,11 @@ type User struct {
 	Links *ResourceLinks `json:"links,omitempty"`
 
 	// Meta Extra information about one resource object.
-	Meta          *ResourceMeta `json:"meta,omitempty"`
-	Relationships *struct {
-		// Organization The organization the user belongs to; always the caller's.
-		Organization *OrganizationToOne `json:"organization,omitempty"`
+	Meta *ResourceMeta `json:"meta,omitempty"`
 
-		// Owner The business unit the user belongs to.
-		Owner *BusinessUnitToOne `json:"owner,omitempty"`
-
-		// UserRoles The roles of the user, which decide what the user may do.
-		UserRoles *UserRoleToMany `json:"userRoles,omitempty"`
-	} `json:"relationships,omitempty"`
-	Type UserType `json:"type"`
+	// Relationships The relationships of a user.
+	Relationships *UserRelationships `json:"relationships,omitempty"`
+	Type          UserType           `json:"type"`
 }
 
 // UserType defines model for User.Type.
@@ -3063,6 +3639,25 @@ type UserCreateDocument = jsonapi.Document
 // UserCreatePlain The plain body that creates a user.
 type UserCreatePlain = jsonapi.Object
 
+// UserCreateResource The resource object of the body that creates a user.
+type UserCreateResource struct {
+	// Attributes The fields a client may set when creating a user.
+	Attributes UserCreateAttributes `json:"attributes"`
+
+	// Id The identifier: only with `meta.upsert` matching by identifier (where the resource allows it); generated by the server otherwise.
+	Id *string `json:"id,omitempty"`
+
+	// Meta Options of a request's resource object. `upsert` creates the record when none matches and updates it when one does: `true` or `["id"]` match by identifier (only where the resource allows it), `["field"]` by one of the fields the resource lists as upsert criteria; several matches are a 409. `update: true` marks an included (or batch) record as an existing one to change. `validate: true` on the primary data (or on every item of a synchronous batch) runs every check and answers what the write would answer, ids included, without storing anything. At most one of them. `version` makes an update conditional on the version read. JSON:API only.
+	Meta *RequestMeta `json:"meta,omitempty"`
+
+	// Relationships The relationships a client may set on a user.
+	Relationships *UserWritableRelationships `json:"relationships,omitempty"`
+	Type          UserCreateResourceType     `json:"type"`
+}
+
+// UserCreateResourceType defines model for UserCreateResource.Type.
+type UserCreateResourceType string
+
 // UserDocument A document holding one user.
 type UserDocument = jsonapi.Document
 
@@ -3191,14 +3786,22 @@ type UserPlain struct {
 	Username *string `json:"username,omitempty"`
 }
 
+// UserRelationships The relationships of a user.
+type UserRelationships struct {
+	// Organization The organization the user belongs to; always the caller's.
+	Organization *OrganizationToOne `json:"organization,omitempty"`
+
+	// Owner The business unit the user belongs to.
+	Owner *BusinessUnitToOne `json:"owner,omitempty"`
+
+	// UserRoles The roles of the user, which decide what the user may do.
+	UserRoles *UserRoleToMany `json:"userRoles,omitempty"`
+}
+
 // UserRole A role a user can be given; it decides what the user may do.
 type UserRole struct {
-	Attributes *struct {
-		// Label The role's name for people to read.
-		//
-		// Example: Manager
-		Label *string `json:"label,omitempty"`
-	} `json:"attributes,omitempty"`
+	// Attributes The fields of a user role.
+	Attributes *UserRoleAttributes `json:"attributes,omitempty"`
 
 	// Id The role code.
 	//
@@ -3215,6 +3818,14 @@ type UserRole struct {
 
 // UserRoleType defines model for UserRole.Type.
 type UserRoleType string
+
+// UserRoleAttributes The fields of a user role.
+type UserRoleAttributes struct {
+	// Label The role's name for people to read.
+	//
+	// Example: Manager
+	Label *string `json:"label,omitempty"`
+}
 
 // UserRoleCollectionDocument A document holding a page of user roles.
 type UserRoleCollectionDocument = jsonapi.Document
@@ -3282,6 +3893,25 @@ type UserUpdateDocument = jsonapi.Document
 
 // UserUpdatePlain The plain body that changes a user.
 type UserUpdatePlain = jsonapi.Object
+
+// UserUpdateResource The resource object of the body that changes a user: its id and the fields to change.
+type UserUpdateResource struct {
+	// Attributes The fields a client may set on a user.
+	Attributes *UserWritableAttributes `json:"attributes,omitempty"`
+
+	// Id Example: 5
+	Id string `json:"id"`
+
+	// Meta Options of a request's resource object. `upsert` creates the record when none matches and updates it when one does: `true` or `["id"]` match by identifier (only where the resource allows it), `["field"]` by one of the fields the resource lists as upsert criteria; several matches are a 409. `update: true` marks an included (or batch) record as an existing one to change. `validate: true` on the primary data (or on every item of a synchronous batch) runs every check and answers what the write would answer, ids included, without storing anything. At most one of them. `version` makes an update conditional on the version read. JSON:API only.
+	Meta *RequestMeta `json:"meta,omitempty"`
+
+	// Relationships The relationships a client may set on a user.
+	Relationships *UserWritableRelationships `json:"relationships,omitempty"`
+	Type          UserUpdateResourceType     `json:"type"`
+}
+
+// UserUpdateResourceType defines model for UserUpdateResource.Type.
+type UserUpdateResourceType string
 
 // UserUserRolesIdentifierRequest Identifies one of the roles of the user in a request body.
 type UserUserRolesIdentifierRequest struct {
@@ -3420,50 +4050,69 @@ type UserWritableRelationships struct {
 
 // Webhook A webhook.
 type Webhook struct {
-	Attributes *struct {
-		// ConsecutiveFailures Failed delivery attempts since the last success.
-		ConsecutiveFailures *int64 `json:"consecutiveFailures,omitempty"`
-
-		// CreatedAt When the webhook was created (UTC).
-		CreatedAt *time.Time `json:"createdAt,omitempty"`
-
-		// DisabledAt When failures disabled the webhook (UTC).
-		DisabledAt *time.Time `json:"disabledAt,omitempty"`
-
-		// Enabled Whether events are delivered.
-		Enabled *bool `json:"enabled,omitempty"`
-
-		// EventTypes The change events the webhook receives: `<resource type>.<action>`, `<resource type>.*` or `*`; actions are `created`, `updated` and `deleted`.
-		//
-		// Example: ["accounts.created","contacts.*"]
-		EventTypes *EventTypes `json:"eventTypes,omitempty"`
-
-		// UpdatedAt When the webhook last changed (UTC).
-		UpdatedAt *time.Time `json:"updatedAt,omitempty"`
-
-		// Url The https URL the events are POSTed to.
-		//
-		// Example: https://hooks.example.com/entityapi
-		Url *WebhookUrl `json:"url,omitempty"`
-	} `json:"attributes,omitempty"`
+	// Attributes The fields of a webhook.
+	Attributes *WebhookAttributes `json:"attributes,omitempty"`
 
 	// Id Example: 3
 	Id string `json:"id"`
 
 	// Links Links of one resource object. Removed by `X-Include: noHateoas`.
 	Links *ResourceLinks `json:"links,omitempty"`
-	Meta  *struct {
-		// Secret The signing secret (`whsec_` and base64), only in the answer that made it.
-		Secret *string `json:"secret,omitempty"`
-	} `json:"meta,omitempty"`
-	Type WebhookType `json:"type"`
+
+	// Meta Extra information about a webhook: its signing secret, in the answer that made it.
+	Meta *WebhookMeta `json:"meta,omitempty"`
+	Type WebhookType  `json:"type"`
 }
 
 // WebhookType defines model for Webhook.Type.
 type WebhookType string
 
+// WebhookAttributes The fields of a webhook.
+type WebhookAttributes struct {
+	// ConsecutiveFailures Failed delivery attempts since the last success.
+	ConsecutiveFailures *int64 `json:"consecutiveFailures,omitempty"`
+
+	// CreatedAt When the webhook was created (UTC).
+	CreatedAt *time.Time `json:"createdAt,omitempty"`
+
+	// DisabledAt When failures disabled the webhook (UTC).
+	DisabledAt *time.Time `json:"disabledAt,omitempty"`
+
+	// Enabled Whether events are delivered.
+	Enabled *bool `json:"enabled,omitempty"`
+
+	// EventTypes The change events the webhook receives: `<resource type>.<action>`, `<resource type>.*` or `*`; actions are `created`, `updated` and `deleted`.
+	//
+	// Example: ["accounts.created","contacts.*"]
+	EventTypes *EventTypes `json:"eventTypes,omitempty"`
+
+	// UpdatedAt When the webhook last changed (UTC).
+	UpdatedAt *time.Time `json:"updatedAt,omitempty"`
+
+	// Url The https URL the events are POSTed to.
+	//
+	// Example: https://hooks.example.com/entityapi
+	Url *WebhookUrl `json:"url,omitempty"`
+}
+
 // WebhookCollectionDocument A document holding a page of webhooks.
 type WebhookCollectionDocument = jsonapi.Document
+
+// WebhookCreateAttributes The fields of a webhook to create; `url` and `eventTypes` are required.
+type WebhookCreateAttributes struct {
+	// Enabled Whether events are delivered (default: true).
+	Enabled *bool `json:"enabled,omitempty"`
+
+	// EventTypes The change events the webhook receives: `<resource type>.<action>`, `<resource type>.*` or `*`; actions are `created`, `updated` and `deleted`.
+	//
+	// Example: ["accounts.created","contacts.*"]
+	EventTypes EventTypes `json:"eventTypes"`
+
+	// Url The https URL the events are POSTed to.
+	//
+	// Example: https://hooks.example.com/entityapi
+	Url WebhookUrl `json:"url"`
+}
 
 // WebhookCreateDocument The body that creates a webhook.
 type WebhookCreateDocument = jsonapi.Document
@@ -3471,30 +4120,20 @@ type WebhookCreateDocument = jsonapi.Document
 // WebhookCreatePlain The plain body that creates a webhook.
 type WebhookCreatePlain = jsonapi.Object
 
+// WebhookCreateResource The resource object of the body that creates a webhook.
+type WebhookCreateResource struct {
+	// Attributes The fields of a webhook to create; `url` and `eventTypes` are required.
+	Attributes WebhookCreateAttributes   `json:"attributes"`
+	Type       WebhookCreateResourceType `json:"type"`
+}
+
+// WebhookCreateResourceType defines model for WebhookCreateResource.Type.
+type WebhookCreateResourceType string
+
 // WebhookDelivery One attempt to deliver a message to a webhook.
 type WebhookDelivery struct {
-	Attributes *struct {
-		// Attempt The attempt's number, from 1.
-		Attempt *int64 `json:"attempt,omitempty"`
-
-		// CreatedAt When the attempt ended (UTC).
-		CreatedAt *time.Time `json:"createdAt,omitempty"`
-
-		// DurationMs How long the attempt took, in milliseconds.
-		DurationMs *int64 `json:"durationMs,omitempty"`
-
-		// Error What went wrong; null on success.
-		Error *string `json:"error,omitempty"`
-
-		// EventId The event the message carried; null for a test message.
-		EventId *string `json:"eventId,omitempty"`
-
-		// MessageId The webhook-id of the message: evt_<event id>, or test_... for a test message.
-		MessageId *string `json:"messageId,omitempty"`
-
-		// StatusCode The receiver's HTTP status; null when no answer came.
-		StatusCode *int64 `json:"statusCode,omitempty"`
-	} `json:"attributes,omitempty"`
+	// Attributes The fields of a delivery attempt.
+	Attributes *WebhookDeliveryAttributes `json:"attributes,omitempty"`
 
 	// Id Example: 71
 	Id   string              `json:"id"`
@@ -3503,6 +4142,30 @@ type WebhookDelivery struct {
 
 // WebhookDeliveryType defines model for WebhookDelivery.Type.
 type WebhookDeliveryType string
+
+// WebhookDeliveryAttributes The fields of a delivery attempt.
+type WebhookDeliveryAttributes struct {
+	// Attempt The attempt's number, from 1.
+	Attempt *int64 `json:"attempt,omitempty"`
+
+	// CreatedAt When the attempt ended (UTC).
+	CreatedAt *time.Time `json:"createdAt,omitempty"`
+
+	// DurationMs How long the attempt took, in milliseconds.
+	DurationMs *int64 `json:"durationMs,omitempty"`
+
+	// Error What went wrong; null on success.
+	Error *string `json:"error,omitempty"`
+
+	// EventId The event the message carried; null for a test message.
+	EventId *string `json:"eventId,omitempty"`
+
+	// MessageId The webhook-id of the message: evt_<event id>, or test_... for a test message.
+	MessageId *string `json:"messageId,omitempty"`
+
+	// StatusCode The receiver's HTTP status; null when no answer came.
+	StatusCode *int64 `json:"statusCode,omitempty"`
+}
 
 // WebhookDeliveryCollectionDocument A document holding a page of delivery attempts.
 type WebhookDeliveryCollectionDocument = jsonapi.Document
@@ -3522,6 +4185,12 @@ type WebhookDeliveryPlain struct {
 // WebhookDocument A document holding one webhook.
 type WebhookDocument = jsonapi.Document
 
+// WebhookMessageAttributes The event to replay; none for a test message.
+type WebhookMessageAttributes struct {
+	// EventId The event to replay.
+	EventId *string `json:"eventId,omitempty"`
+}
+
 // WebhookMessageDocument The body that sends a test message (no eventId) or replays an event.
 type WebhookMessageDocument = jsonapi.Document
 
@@ -3531,9 +4200,31 @@ type WebhookMessagePlain = jsonapi.Object
 // WebhookMessageQueued The answer to a queued message.
 type WebhookMessageQueued = jsonapi.Document
 
+// WebhookMessageQueuedMeta The id of the queued message.
+type WebhookMessageQueuedMeta struct {
+	// MessageId The webhook-id of the queued message.
+	MessageId string `json:"messageId"`
+}
+
 // WebhookMessageQueuedPlain The plain answer to a queued message.
 type WebhookMessageQueuedPlain struct {
 	MessageId string `json:"messageId"`
+}
+
+// WebhookMessageResource The resource object of the body that sends a test message or replays an event.
+type WebhookMessageResource struct {
+	// Attributes The event to replay; none for a test message.
+	Attributes *WebhookMessageAttributes  `json:"attributes,omitempty"`
+	Type       WebhookMessageResourceType `json:"type"`
+}
+
+// WebhookMessageResourceType defines model for WebhookMessageResource.Type.
+type WebhookMessageResourceType string
+
+// WebhookMeta Extra information about a webhook: its signing secret, in the answer that made it.
+type WebhookMeta struct {
+	// Secret The signing secret (`whsec_` and base64), only in the answer that made it.
+	Secret *string `json:"secret,omitempty"`
 }
 
 // WebhookPlain A webhook in the plain format.
@@ -3553,11 +4244,46 @@ type WebhookPlain struct {
 	Url       *string    `json:"url,omitempty"`
 }
 
+// WebhookUpdateAttributes The fields of a webhook to change.
+type WebhookUpdateAttributes struct {
+	Enabled *bool `json:"enabled,omitempty"`
+
+	// EventTypes The change events the webhook receives: `<resource type>.<action>`, `<resource type>.*` or `*`; actions are `created`, `updated` and `deleted`.
+	//
+	// Example: ["accounts.created","contacts.*"]
+	EventTypes *EventTypes `json:"eventTypes,omitempty"`
+
+	// Url The https URL the events are POSTed to.
+	//
+	// Example: https://hooks.example.com/entityapi
+	Url *WebhookUrl `json:"url,omitempty"`
+}
+
 // WebhookUpdateDocument The body that changes a webhook or rotates its secret.
 type WebhookUpdateDocument = jsonapi.Document
 
+// WebhookUpdateMeta Options of the change: `rotateSecret`.
+type WebhookUpdateMeta struct {
+	// RotateSecret true: make a new secret (answered in meta.secret).
+	RotateSecret *bool `json:"rotateSecret,omitempty"`
+}
+
 // WebhookUpdatePlain The plain body that changes a webhook or rotates its secret.
 type WebhookUpdatePlain = jsonapi.Object
+
+// WebhookUpdateResource The resource object of the body that changes a webhook or rotates its secret: its id and the fields to change.
+type WebhookUpdateResource struct {
+	// Attributes The fields of a webhook to change.
+	Attributes *WebhookUpdateAttributes `json:"attributes,omitempty"`
+	Id         string                   `json:"id"`
+
+	// Meta Options of the change: `rotateSecret`.
+	Meta *WebhookUpdateMeta        `json:"meta,omitempty"`
+	Type WebhookUpdateResourceType `json:"type"`
+}
+
+// WebhookUpdateResourceType defines model for WebhookUpdateResource.Type.
+type WebhookUpdateResourceType string
 
 // WebhookUrl The https URL the events are POSTed to.
 //
@@ -3608,6 +4334,24 @@ type WeightUnitCreateDocument = jsonapi.Document
 // WeightUnitCreatePlain The plain body that creates a weight unit.
 type WeightUnitCreatePlain = jsonapi.Object
 
+// WeightUnitCreateResource The resource object of the body that creates a weight unit.
+type WeightUnitCreateResource struct {
+	// Attributes The fields a client may set on a weight unit.
+	Attributes *WeightUnitWritableAttributes `json:"attributes,omitempty"`
+
+	// Id The unit code; nothing generates it.
+	//
+	// Example: kg
+	Id string `json:"id"`
+
+	// Meta Options of a request's resource object. `upsert` creates the record when none matches and updates it when one does: `true` or `["id"]` match by identifier (only where the resource allows it), `["field"]` by one of the fields the resource lists as upsert criteria; several matches are a 409. `update: true` marks an included (or batch) record as an existing one to change. `validate: true` on the primary data (or on every item of a synchronous batch) runs every check and answers what the write would answer, ids included, without storing anything. At most one of them. `version` makes an update conditional on the version read. JSON:API only.
+	Meta *RequestMeta                 `json:"meta,omitempty"`
+	Type WeightUnitCreateResourceType `json:"type"`
+}
+
+// WeightUnitCreateResourceType defines model for WeightUnitCreateResource.Type.
+type WeightUnitCreateResourceType string
+
 // WeightUnitDocument A document holding one weight unit.
 type WeightUnitDocument = jsonapi.Document
 
@@ -3627,6 +4371,22 @@ type WeightUnitUpdateDocument = jsonapi.Document
 
 // WeightUnitUpdatePlain The plain body that changes a weight unit.
 type WeightUnitUpdatePlain = jsonapi.Object
+
+// WeightUnitUpdateResource The resource object of the body that changes a weight unit: its id and the fields to change.
+type WeightUnitUpdateResource struct {
+	// Attributes The fields a client may set on a weight unit.
+	Attributes *WeightUnitWritableAttributes `json:"attributes,omitempty"`
+
+	// Id Example: kg
+	Id string `json:"id"`
+
+	// Meta Options of a request's resource object. `upsert` creates the record when none matches and updates it when one does: `true` or `["id"]` match by identifier (only where the resource allows it), `["field"]` by one of the fields the resource lists as upsert criteria; several matches are a 409. `update: true` marks an included (or batch) record as an existing one to change. `validate: true` on the primary data (or on every item of a synchronous batch) runs every check and answers what the write would answer, ids included, without storing anything. At most one of them. `version` makes an update conditional on the version read. JSON:API only.
+	Meta *RequestMeta                 `json:"meta,omitempty"`
+	Type WeightUnitUpdateResourceType `json:"type"`
+}
+
+// WeightUnitUpdateResourceType defines model for WeightUnitUpdateResource.Type.
+type WeightUnitUpdateResourceType string
 
 // WeightUnitWritableAttributes The fields a client may set on a weight unit.
 type WeightUnitWritableAttributes struct {
@@ -4045,12 +4805,6 @@ type PreconditionFailedApplicationJSON = PlainErrorList
 // PreconditionFailedApplicationVndAPIPlusJSON A JSON:API error document.
 type PreconditionFailedApplicationVndAPIPlusJSON = ErrorDocument
 
-// RelatedNotFoundApplicationJSON The plain-format error body, a bare array of problems.
-type RelatedNotFoundApplicationJSON = PlainErrorList
-
-// RelatedNotFoundApplicationVndAPIPlusJSON A JSON:API error document.
-type RelatedNotFoundApplicationVndAPIPlusJSON = ErrorDocument
-
 // ServiceUnavailableApplicationJSON The plain-format error body, a bare array of problems.
 type ServiceUnavailableApplicationJSON = PlainErrorList
 
@@ -4152,7 +4906,7 @@ type ListAccountsParams struct {
 	// PageSize Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000.
 	PageSize *PageSize `form:"page[size],omitempty" json:"page[size],omitempty"`
 
-	// PageAfter Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. A JSON:API page read by cursor names the profile in its `Content-Type` (`application/vnd.api+json; profile="https://jsonapi.org/profiles/ethanresnick/cursor-pagination/"`), a parameter clients may ignore.
+	// PageAfter Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`.
 	PageAfter *PageAfter `form:"page[after],omitempty" json:"page[after],omitempty"`
 
 	// PageBefore Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`.
@@ -4182,8 +4936,8 @@ type ListAccountsParams struct {
 	// FieldsUsers The user fields to return, separated by commas; JSON:API only.
 	FieldsUsers *UserFields `form:"fields[users],omitempty" json:"fields[users],omitempty"`
 
-	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
-	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
+	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
+	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -4221,8 +4975,8 @@ type GetAccountParams struct {
 	// FieldsUsers The user fields to return, separated by commas; JSON:API only.
 	FieldsUsers *UserFields `form:"fields[users],omitempty" json:"fields[users],omitempty"`
 
-	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
-	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
+	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
+	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -4281,7 +5035,7 @@ type ListAccountContactsParams struct {
 	// PageSize Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000.
 	PageSize *PageSize `form:"page[size],omitempty" json:"page[size],omitempty"`
 
-	// PageAfter Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. A JSON:API page read by cursor names the profile in its `Content-Type` (`application/vnd.api+json; profile="https://jsonapi.org/profiles/ethanresnick/cursor-pagination/"`), a parameter clients may ignore.
+	// PageAfter Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`.
 	PageAfter *PageAfter `form:"page[after],omitempty" json:"page[after],omitempty"`
 
 	// PageBefore Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`.
@@ -4311,8 +5065,8 @@ type ListAccountContactsParams struct {
 	// FieldsUsers The user fields to return, separated by commas; JSON:API only.
 	FieldsUsers *UserFields `form:"fields[users],omitempty" json:"fields[users],omitempty"`
 
-	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
-	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
+	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
+	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -4344,8 +5098,8 @@ type GetAccountDefaultContactParams struct {
 	// FieldsUsers The user fields to return, separated by commas; JSON:API only.
 	FieldsUsers *UserFields `form:"fields[users],omitempty" json:"fields[users],omitempty"`
 
-	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
-	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
+	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
+	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -4377,8 +5131,8 @@ type GetAccountOrganizationParams struct {
 	// FieldsUsers The user fields to return, separated by commas; JSON:API only.
 	FieldsUsers *UserFields `form:"fields[users],omitempty" json:"fields[users],omitempty"`
 
-	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
-	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
+	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
+	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -4410,8 +5164,8 @@ type GetAccountOwnerParams struct {
 	// FieldsUsers The user fields to return, separated by commas; JSON:API only.
 	FieldsUsers *UserFields `form:"fields[users],omitempty" json:"fields[users],omitempty"`
 
-	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
-	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
+	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
+	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -4443,8 +5197,8 @@ type GetAccountReferredByParams struct {
 	// FieldsUsers The user fields to return, separated by commas; JSON:API only.
 	FieldsUsers *UserFields `form:"fields[users],omitempty" json:"fields[users],omitempty"`
 
-	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
-	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
+	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
+	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -4467,7 +5221,7 @@ type GetAccountContactsRelationshipParams struct {
 	// PageSize Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000.
 	PageSize *PageSize `form:"page[size],omitempty" json:"page[size],omitempty"`
 
-	// PageAfter Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. A JSON:API page read by cursor names the profile in its `Content-Type` (`application/vnd.api+json; profile="https://jsonapi.org/profiles/ethanresnick/cursor-pagination/"`), a parameter clients may ignore.
+	// PageAfter Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`.
 	PageAfter *PageAfter `form:"page[after],omitempty" json:"page[after],omitempty"`
 
 	// PageBefore Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`.
@@ -4620,7 +5374,7 @@ type ListBusinessUnitsParams struct {
 	// PageSize Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000.
 	PageSize *PageSize `form:"page[size],omitempty" json:"page[size],omitempty"`
 
-	// PageAfter Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. A JSON:API page read by cursor names the profile in its `Content-Type` (`application/vnd.api+json; profile="https://jsonapi.org/profiles/ethanresnick/cursor-pagination/"`), a parameter clients may ignore.
+	// PageAfter Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`.
 	PageAfter *PageAfter `form:"page[after],omitempty" json:"page[after],omitempty"`
 
 	// PageBefore Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`.
@@ -4650,8 +5404,8 @@ type ListBusinessUnitsParams struct {
 	// FieldsUsers The user fields to return, separated by commas; JSON:API only.
 	FieldsUsers *UserFields `form:"fields[users],omitempty" json:"fields[users],omitempty"`
 
-	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
-	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
+	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
+	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -4689,8 +5443,8 @@ type GetBusinessUnitParams struct {
 	// FieldsUsers The user fields to return, separated by commas; JSON:API only.
 	FieldsUsers *UserFields `form:"fields[users],omitempty" json:"fields[users],omitempty"`
 
-	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
-	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
+	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
+	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -4728,8 +5482,8 @@ type GetBusinessUnitOrganizationParams struct {
 	// FieldsUsers The user fields to return, separated by commas; JSON:API only.
 	FieldsUsers *UserFields `form:"fields[users],omitempty" json:"fields[users],omitempty"`
 
-	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
-	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
+	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
+	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -4761,8 +5515,8 @@ type GetBusinessUnitOwnerParams struct {
 	// FieldsUsers The user fields to return, separated by commas; JSON:API only.
 	FieldsUsers *UserFields `form:"fields[users],omitempty" json:"fields[users],omitempty"`
 
-	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
-	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
+	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
+	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -4803,7 +5557,7 @@ type GetBusinessUnitUsersRelationshipParams struct {
 	// PageSize Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000.
 	PageSize *PageSize `form:"page[size],omitempty" json:"page[size],omitempty"`
 
-	// PageAfter Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. A JSON:API page read by cursor names the profile in its `Content-Type` (`application/vnd.api+json; profile="https://jsonapi.org/profiles/ethanresnick/cursor-pagination/"`), a parameter clients may ignore.
+	// PageAfter Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`.
 	PageAfter *PageAfter `form:"page[after],omitempty" json:"page[after],omitempty"`
 
 	// PageBefore Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`.
@@ -4860,7 +5614,7 @@ type ListBusinessUnitUsersParams struct {
 	// PageSize Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000.
 	PageSize *PageSize `form:"page[size],omitempty" json:"page[size],omitempty"`
 
-	// PageAfter Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. A JSON:API page read by cursor names the profile in its `Content-Type` (`application/vnd.api+json; profile="https://jsonapi.org/profiles/ethanresnick/cursor-pagination/"`), a parameter clients may ignore.
+	// PageAfter Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`.
 	PageAfter *PageAfter `form:"page[after],omitempty" json:"page[after],omitempty"`
 
 	// PageBefore Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`.
@@ -4890,8 +5644,8 @@ type ListBusinessUnitUsersParams struct {
 	// FieldsUsers The user fields to return, separated by commas; JSON:API only.
 	FieldsUsers *UserFields `form:"fields[users],omitempty" json:"fields[users],omitempty"`
 
-	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
-	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
+	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
+	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -4983,7 +5737,7 @@ type ListContactsParams struct {
 	// PageSize Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000.
 	PageSize *PageSize `form:"page[size],omitempty" json:"page[size],omitempty"`
 
-	// PageAfter Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. A JSON:API page read by cursor names the profile in its `Content-Type` (`application/vnd.api+json; profile="https://jsonapi.org/profiles/ethanresnick/cursor-pagination/"`), a parameter clients may ignore.
+	// PageAfter Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`.
 	PageAfter *PageAfter `form:"page[after],omitempty" json:"page[after],omitempty"`
 
 	// PageBefore Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`.
@@ -5013,8 +5767,8 @@ type ListContactsParams struct {
 	// FieldsUsers The user fields to return, separated by commas; JSON:API only.
 	FieldsUsers *UserFields `form:"fields[users],omitempty" json:"fields[users],omitempty"`
 
-	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
-	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
+	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
+	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -5052,8 +5806,8 @@ type GetContactParams struct {
 	// FieldsUsers The user fields to return, separated by commas; JSON:API only.
 	FieldsUsers *UserFields `form:"fields[users],omitempty" json:"fields[users],omitempty"`
 
-	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
-	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
+	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
+	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -5109,7 +5863,7 @@ type ListContactAccountsParams struct {
 	// PageSize Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000.
 	PageSize *PageSize `form:"page[size],omitempty" json:"page[size],omitempty"`
 
-	// PageAfter Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. A JSON:API page read by cursor names the profile in its `Content-Type` (`application/vnd.api+json; profile="https://jsonapi.org/profiles/ethanresnick/cursor-pagination/"`), a parameter clients may ignore.
+	// PageAfter Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`.
 	PageAfter *PageAfter `form:"page[after],omitempty" json:"page[after],omitempty"`
 
 	// PageBefore Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`.
@@ -5139,8 +5893,8 @@ type ListContactAccountsParams struct {
 	// FieldsUsers The user fields to return, separated by commas; JSON:API only.
 	FieldsUsers *UserFields `form:"fields[users],omitempty" json:"fields[users],omitempty"`
 
-	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
-	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
+	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
+	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -5172,8 +5926,8 @@ type GetContactAssignedToParams struct {
 	// FieldsUsers The user fields to return, separated by commas; JSON:API only.
 	FieldsUsers *UserFields `form:"fields[users],omitempty" json:"fields[users],omitempty"`
 
-	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
-	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
+	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
+	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -5205,8 +5959,8 @@ type GetContactOrganizationParams struct {
 	// FieldsUsers The user fields to return, separated by commas; JSON:API only.
 	FieldsUsers *UserFields `form:"fields[users],omitempty" json:"fields[users],omitempty"`
 
-	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
-	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
+	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
+	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -5238,8 +5992,8 @@ type GetContactOwnerParams struct {
 	// FieldsUsers The user fields to return, separated by commas; JSON:API only.
 	FieldsUsers *UserFields `form:"fields[users],omitempty" json:"fields[users],omitempty"`
 
-	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
-	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
+	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
+	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -5262,7 +6016,7 @@ type GetContactAccountsRelationshipParams struct {
 	// PageSize Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000.
 	PageSize *PageSize `form:"page[size],omitempty" json:"page[size],omitempty"`
 
-	// PageAfter Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. A JSON:API page read by cursor names the profile in its `Content-Type` (`application/vnd.api+json; profile="https://jsonapi.org/profiles/ethanresnick/cursor-pagination/"`), a parameter clients may ignore.
+	// PageAfter Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`.
 	PageAfter *PageAfter `form:"page[after],omitempty" json:"page[after],omitempty"`
 
 	// PageBefore Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`.
@@ -5364,8 +6118,8 @@ type GetContactReportsToParams struct {
 	// FieldsUsers The user fields to return, separated by commas; JSON:API only.
 	FieldsUsers *UserFields `form:"fields[users],omitempty" json:"fields[users],omitempty"`
 
-	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
-	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
+	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
+	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -5391,7 +6145,7 @@ type ListCountriesParams struct {
 	// PageSize Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000.
 	PageSize *PageSize `form:"page[size],omitempty" json:"page[size],omitempty"`
 
-	// PageAfter Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. A JSON:API page read by cursor names the profile in its `Content-Type` (`application/vnd.api+json; profile="https://jsonapi.org/profiles/ethanresnick/cursor-pagination/"`), a parameter clients may ignore.
+	// PageAfter Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`.
 	PageAfter *PageAfter `form:"page[after],omitempty" json:"page[after],omitempty"`
 
 	// PageBefore Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`.
@@ -5409,8 +6163,8 @@ type ListCountriesParams struct {
 	// FieldsRegions The region fields to return, separated by commas; JSON:API only.
 	FieldsRegions *RegionFields `form:"fields[regions],omitempty" json:"fields[regions],omitempty"`
 
-	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
-	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
+	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
+	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -5430,8 +6184,8 @@ type GetCountryParams struct {
 	// FieldsRegions The region fields to return, separated by commas; JSON:API only.
 	FieldsRegions *RegionFields `form:"fields[regions],omitempty" json:"fields[regions],omitempty"`
 
-	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
-	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
+	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
+	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -5454,7 +6208,7 @@ type ListCountryRegionsParams struct {
 	// PageSize Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000.
 	PageSize *PageSize `form:"page[size],omitempty" json:"page[size],omitempty"`
 
-	// PageAfter Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. A JSON:API page read by cursor names the profile in its `Content-Type` (`application/vnd.api+json; profile="https://jsonapi.org/profiles/ethanresnick/cursor-pagination/"`), a parameter clients may ignore.
+	// PageAfter Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`.
 	PageAfter *PageAfter `form:"page[after],omitempty" json:"page[after],omitempty"`
 
 	// PageBefore Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`.
@@ -5472,8 +6226,8 @@ type ListCountryRegionsParams struct {
 	// FieldsRegions The region fields to return, separated by commas; JSON:API only.
 	FieldsRegions *RegionFields `form:"fields[regions],omitempty" json:"fields[regions],omitempty"`
 
-	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
-	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
+	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
+	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -5490,7 +6244,7 @@ type GetCountryRegionsRelationshipParams struct {
 	// PageSize Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000.
 	PageSize *PageSize `form:"page[size],omitempty" json:"page[size],omitempty"`
 
-	// PageAfter Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. A JSON:API page read by cursor names the profile in its `Content-Type` (`application/vnd.api+json; profile="https://jsonapi.org/profiles/ethanresnick/cursor-pagination/"`), a parameter clients may ignore.
+	// PageAfter Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`.
 	PageAfter *PageAfter `form:"page[after],omitempty" json:"page[after],omitempty"`
 
 	// PageBefore Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`.
@@ -5526,7 +6280,7 @@ type ListEventsParams struct {
 	// PageSize Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000.
 	PageSize *PageSize `form:"page[size],omitempty" json:"page[size],omitempty"`
 
-	// PageAfter Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. A JSON:API page read by cursor names the profile in its `Content-Type` (`application/vnd.api+json; profile="https://jsonapi.org/profiles/ethanresnick/cursor-pagination/"`), a parameter clients may ignore.
+	// PageAfter Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`.
 	PageAfter *PageAfter `form:"page[after],omitempty" json:"page[after],omitempty"`
 
 	// PageBefore Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`.
@@ -5538,8 +6292,8 @@ type ListEventsParams struct {
 	// FieldsEvents The event fields to return, separated by commas; JSON:API only.
 	FieldsEvents *EventFields `form:"fields[events],omitempty" json:"fields[events],omitempty"`
 
-	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
-	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
+	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
+	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -5553,8 +6307,8 @@ type GetEventParams struct {
 	// FieldsEvents The event fields to return, separated by commas; JSON:API only.
 	FieldsEvents *EventFields `form:"fields[events],omitempty" json:"fields[events],omitempty"`
 
-	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
-	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
+	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
+	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -5592,7 +6346,7 @@ type ListOrganizationsParams struct {
 	// PageSize Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000.
 	PageSize *PageSize `form:"page[size],omitempty" json:"page[size],omitempty"`
 
-	// PageAfter Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. A JSON:API page read by cursor names the profile in its `Content-Type` (`application/vnd.api+json; profile="https://jsonapi.org/profiles/ethanresnick/cursor-pagination/"`), a parameter clients may ignore.
+	// PageAfter Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`.
 	PageAfter *PageAfter `form:"page[after],omitempty" json:"page[after],omitempty"`
 
 	// PageBefore Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`.
@@ -5622,8 +6376,8 @@ type ListOrganizationsParams struct {
 	// FieldsUsers The user fields to return, separated by commas; JSON:API only.
 	FieldsUsers *UserFields `form:"fields[users],omitempty" json:"fields[users],omitempty"`
 
-	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
-	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
+	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
+	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -5655,8 +6409,8 @@ type GetOrganizationParams struct {
 	// FieldsUsers The user fields to return, separated by commas; JSON:API only.
 	FieldsUsers *UserFields `form:"fields[users],omitempty" json:"fields[users],omitempty"`
 
-	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
-	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
+	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
+	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -5700,7 +6454,7 @@ type ListOrganizationBusinessUnitsParams struct {
 	// PageSize Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000.
 	PageSize *PageSize `form:"page[size],omitempty" json:"page[size],omitempty"`
 
-	// PageAfter Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. A JSON:API page read by cursor names the profile in its `Content-Type` (`application/vnd.api+json; profile="https://jsonapi.org/profiles/ethanresnick/cursor-pagination/"`), a parameter clients may ignore.
+	// PageAfter Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`.
 	PageAfter *PageAfter `form:"page[after],omitempty" json:"page[after],omitempty"`
 
 	// PageBefore Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`.
@@ -5730,8 +6484,8 @@ type ListOrganizationBusinessUnitsParams struct {
 	// FieldsUsers The user fields to return, separated by commas; JSON:API only.
 	FieldsUsers *UserFields `form:"fields[users],omitempty" json:"fields[users],omitempty"`
 
-	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
-	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
+	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
+	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -5748,7 +6502,7 @@ type GetOrganizationBusinessUnitsRelationshipParams struct {
 	// PageSize Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000.
 	PageSize *PageSize `form:"page[size],omitempty" json:"page[size],omitempty"`
 
-	// PageAfter Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. A JSON:API page read by cursor names the profile in its `Content-Type` (`application/vnd.api+json; profile="https://jsonapi.org/profiles/ethanresnick/cursor-pagination/"`), a parameter clients may ignore.
+	// PageAfter Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`.
 	PageAfter *PageAfter `form:"page[after],omitempty" json:"page[after],omitempty"`
 
 	// PageBefore Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`.
@@ -5769,7 +6523,7 @@ type GetOrganizationUsersRelationshipParams struct {
 	// PageSize Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000.
 	PageSize *PageSize `form:"page[size],omitempty" json:"page[size],omitempty"`
 
-	// PageAfter Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. A JSON:API page read by cursor names the profile in its `Content-Type` (`application/vnd.api+json; profile="https://jsonapi.org/profiles/ethanresnick/cursor-pagination/"`), a parameter clients may ignore.
+	// PageAfter Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`.
 	PageAfter *PageAfter `form:"page[after],omitempty" json:"page[after],omitempty"`
 
 	// PageBefore Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`.
@@ -5826,7 +6580,7 @@ type ListOrganizationUsersParams struct {
 	// PageSize Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000.
 	PageSize *PageSize `form:"page[size],omitempty" json:"page[size],omitempty"`
 
-	// PageAfter Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. A JSON:API page read by cursor names the profile in its `Content-Type` (`application/vnd.api+json; profile="https://jsonapi.org/profiles/ethanresnick/cursor-pagination/"`), a parameter clients may ignore.
+	// PageAfter Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`.
 	PageAfter *PageAfter `form:"page[after],omitempty" json:"page[after],omitempty"`
 
 	// PageBefore Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`.
@@ -5856,8 +6610,8 @@ type ListOrganizationUsersParams struct {
 	// FieldsUsers The user fields to return, separated by commas; JSON:API only.
 	FieldsUsers *UserFields `form:"fields[users],omitempty" json:"fields[users],omitempty"`
 
-	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
-	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
+	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
+	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -5883,7 +6637,7 @@ type ListRegionsParams struct {
 	// PageSize Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000.
 	PageSize *PageSize `form:"page[size],omitempty" json:"page[size],omitempty"`
 
-	// PageAfter Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. A JSON:API page read by cursor names the profile in its `Content-Type` (`application/vnd.api+json; profile="https://jsonapi.org/profiles/ethanresnick/cursor-pagination/"`), a parameter clients may ignore.
+	// PageAfter Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`.
 	PageAfter *PageAfter `form:"page[after],omitempty" json:"page[after],omitempty"`
 
 	// PageBefore Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`.
@@ -5901,8 +6655,8 @@ type ListRegionsParams struct {
 	// FieldsRegions The region fields to return, separated by commas; JSON:API only.
 	FieldsRegions *RegionFields `form:"fields[regions],omitempty" json:"fields[regions],omitempty"`
 
-	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
-	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
+	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
+	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -5922,8 +6676,8 @@ type GetRegionParams struct {
 	// FieldsRegions The region fields to return, separated by commas; JSON:API only.
 	FieldsRegions *RegionFields `form:"fields[regions],omitempty" json:"fields[regions],omitempty"`
 
-	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
-	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
+	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
+	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -5943,8 +6697,8 @@ type GetRegionCountryParams struct {
 	// FieldsRegions The region fields to return, separated by commas; JSON:API only.
 	FieldsRegions *RegionFields `form:"fields[regions],omitempty" json:"fields[regions],omitempty"`
 
-	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
-	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
+	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
+	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -6012,7 +6766,7 @@ type ListTaxJurisdictionsParams struct {
 	// PageSize Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000.
 	PageSize *PageSize `form:"page[size],omitempty" json:"page[size],omitempty"`
 
-	// PageAfter Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. A JSON:API page read by cursor names the profile in its `Content-Type` (`application/vnd.api+json; profile="https://jsonapi.org/profiles/ethanresnick/cursor-pagination/"`), a parameter clients may ignore.
+	// PageAfter Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`.
 	PageAfter *PageAfter `form:"page[after],omitempty" json:"page[after],omitempty"`
 
 	// PageBefore Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`.
@@ -6033,8 +6787,8 @@ type ListTaxJurisdictionsParams struct {
 	// FieldsRegions The region fields to return, separated by commas; JSON:API only.
 	FieldsRegions *RegionFields `form:"fields[regions],omitempty" json:"fields[regions],omitempty"`
 
-	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
-	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
+	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
+	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -6063,8 +6817,8 @@ type GetTaxJurisdictionParams struct {
 	// FieldsRegions The region fields to return, separated by commas; JSON:API only.
 	FieldsRegions *RegionFields `form:"fields[regions],omitempty" json:"fields[regions],omitempty"`
 
-	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
-	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
+	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
+	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -6090,8 +6844,8 @@ type GetTaxJurisdictionCountryParams struct {
 	// FieldsRegions The region fields to return, separated by commas; JSON:API only.
 	FieldsRegions *RegionFields `form:"fields[regions],omitempty" json:"fields[regions],omitempty"`
 
-	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
-	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
+	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
+	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -6111,8 +6865,8 @@ type GetTaxJurisdictionRegionParams struct {
 	// FieldsRegions The region fields to return, separated by commas; JSON:API only.
 	FieldsRegions *RegionFields `form:"fields[regions],omitempty" json:"fields[regions],omitempty"`
 
-	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
-	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
+	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
+	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -6162,7 +6916,7 @@ type ListUserRolesParams struct {
 	// PageSize Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000.
 	PageSize *PageSize `form:"page[size],omitempty" json:"page[size],omitempty"`
 
-	// PageAfter Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. A JSON:API page read by cursor names the profile in its `Content-Type` (`application/vnd.api+json; profile="https://jsonapi.org/profiles/ethanresnick/cursor-pagination/"`), a parameter clients may ignore.
+	// PageAfter Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`.
 	PageAfter *PageAfter `form:"page[after],omitempty" json:"page[after],omitempty"`
 
 	// PageBefore Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`.
@@ -6174,8 +6928,8 @@ type ListUserRolesParams struct {
 	// FieldsUserroles The user role fields to return, separated by commas; JSON:API only.
 	FieldsUserroles *UserRoleFields `form:"fields[userroles],omitempty" json:"fields[userroles],omitempty"`
 
-	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
-	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
+	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
+	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -6189,8 +6943,8 @@ type GetUserRoleParams struct {
 	// FieldsUserroles The user role fields to return, separated by commas; JSON:API only.
 	FieldsUserroles *UserRoleFields `form:"fields[userroles],omitempty" json:"fields[userroles],omitempty"`
 
-	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
-	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
+	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
+	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -6282,7 +7036,7 @@ type ListUsersParams struct {
 	// PageSize Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000.
 	PageSize *PageSize `form:"page[size],omitempty" json:"page[size],omitempty"`
 
-	// PageAfter Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. A JSON:API page read by cursor names the profile in its `Content-Type` (`application/vnd.api+json; profile="https://jsonapi.org/profiles/ethanresnick/cursor-pagination/"`), a parameter clients may ignore.
+	// PageAfter Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`.
 	PageAfter *PageAfter `form:"page[after],omitempty" json:"page[after],omitempty"`
 
 	// PageBefore Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`.
@@ -6312,8 +7066,8 @@ type ListUsersParams struct {
 	// FieldsUsers The user fields to return, separated by commas; JSON:API only.
 	FieldsUsers *UserFields `form:"fields[users],omitempty" json:"fields[users],omitempty"`
 
-	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
-	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
+	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
+	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -6351,8 +7105,8 @@ type GetUserParams struct {
 	// FieldsUsers The user fields to return, separated by commas; JSON:API only.
 	FieldsUsers *UserFields `form:"fields[users],omitempty" json:"fields[users],omitempty"`
 
-	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
-	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
+	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
+	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -6390,8 +7144,8 @@ type GetUserOrganizationParams struct {
 	// FieldsUsers The user fields to return, separated by commas; JSON:API only.
 	FieldsUsers *UserFields `form:"fields[users],omitempty" json:"fields[users],omitempty"`
 
-	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
-	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
+	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
+	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -6423,8 +7177,8 @@ type GetUserOwnerParams struct {
 	// FieldsUsers The user fields to return, separated by commas; JSON:API only.
 	FieldsUsers *UserFields `form:"fields[users],omitempty" json:"fields[users],omitempty"`
 
-	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
-	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
+	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
+	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -6471,7 +7225,7 @@ type GetUserUserRolesRelationshipParams struct {
 	// PageSize Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000.
 	PageSize *PageSize `form:"page[size],omitempty" json:"page[size],omitempty"`
 
-	// PageAfter Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. A JSON:API page read by cursor names the profile in its `Content-Type` (`application/vnd.api+json; profile="https://jsonapi.org/profiles/ethanresnick/cursor-pagination/"`), a parameter clients may ignore.
+	// PageAfter Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`.
 	PageAfter *PageAfter `form:"page[after],omitempty" json:"page[after],omitempty"`
 
 	// PageBefore Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`.
@@ -6507,7 +7261,7 @@ type ListUserUserRolesParams struct {
 	// PageSize Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000.
 	PageSize *PageSize `form:"page[size],omitempty" json:"page[size],omitempty"`
 
-	// PageAfter Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. A JSON:API page read by cursor names the profile in its `Content-Type` (`application/vnd.api+json; profile="https://jsonapi.org/profiles/ethanresnick/cursor-pagination/"`), a parameter clients may ignore.
+	// PageAfter Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`.
 	PageAfter *PageAfter `form:"page[after],omitempty" json:"page[after],omitempty"`
 
 	// PageBefore Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`.
@@ -6519,8 +7273,8 @@ type ListUserUserRolesParams struct {
 	// FieldsUserroles The user role fields to return, separated by commas; JSON:API only.
 	FieldsUserroles *UserRoleFields `form:"fields[userroles],omitempty" json:"fields[userroles],omitempty"`
 
-	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
-	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
+	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
+	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -6591,7 +7345,7 @@ type ListWeightUnitsParams struct {
 	// PageSize Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000.
 	PageSize *PageSize `form:"page[size],omitempty" json:"page[size],omitempty"`
 
-	// PageAfter Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. A JSON:API page read by cursor names the profile in its `Content-Type` (`application/vnd.api+json; profile="https://jsonapi.org/profiles/ethanresnick/cursor-pagination/"`), a parameter clients may ignore.
+	// PageAfter Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`.
 	PageAfter *PageAfter `form:"page[after],omitempty" json:"page[after],omitempty"`
 
 	// PageBefore Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`.
@@ -6603,8 +7357,8 @@ type ListWeightUnitsParams struct {
 	// FieldsWeightunits The weight unit fields to return, separated by commas; JSON:API only.
 	FieldsWeightunits *WeightUnitFields `form:"fields[weightunits],omitempty" json:"fields[weightunits],omitempty"`
 
-	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
-	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
+	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
+	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -6624,8 +7378,8 @@ type GetWeightUnitParams struct {
 	// FieldsWeightunits The weight unit fields to return, separated by commas; JSON:API only.
 	FieldsWeightunits *WeightUnitFields `form:"fields[weightunits],omitempty" json:"fields[weightunits],omitempty"`
 
-	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
-	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
+	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
+	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -8188,13 +8942,13 @@ func (siw *ServerInterfaceWrapper) ListAccounts(c *gin.Context) {
 		return
 	}
 
-	// ------------- Optional query parameter "metaProperties" -------------
+	// ------------- Optional query parameter "meta" -------------
 
-	if _, found := query["metaProperties"]; found {
-		err = runtime.BindQueryParameterWithOptions("form", true, false, "metaProperties", query, &params.MetaProperties, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["meta"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	}
 	if err != nil {
-		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter metaProperties: %w", err), http.StatusBadRequest)
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -8399,13 +9153,13 @@ func (siw *ServerInterfaceWrapper) GetAccount(c *gin.Context) {
 		return
 	}
 
-	// ------------- Optional query parameter "metaProperties" -------------
+	// ------------- Optional query parameter "meta" -------------
 
-	if _, found := query["metaProperties"]; found {
-		err = runtime.BindQueryParameterWithOptions("form", true, false, "metaProperties", query, &params.MetaProperties, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["meta"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	}
 	if err != nil {
-		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter metaProperties: %w", err), http.StatusBadRequest)
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -8767,13 +9521,13 @@ func (siw *ServerInterfaceWrapper) ListAccountContacts(c *gin.Context) {
 		return
 	}
 
-	// ------------- Optional query parameter "metaProperties" -------------
+	// ------------- Optional query parameter "meta" -------------
 
-	if _, found := query["metaProperties"]; found {
-		err = runtime.BindQueryParameterWithOptions("form", true, false, "metaProperties", query, &params.MetaProperties, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["meta"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	}
 	if err != nil {
-		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter metaProperties: %w", err), http.StatusBadRequest)
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -8916,13 +9670,13 @@ func (siw *ServerInterfaceWrapper) GetAccountDefaultContact(c *gin.Context) {
 		return
 	}
 
-	// ------------- Optional query parameter "metaProperties" -------------
+	// ------------- Optional query parameter "meta" -------------
 
-	if _, found := query["metaProperties"]; found {
-		err = runtime.BindQueryParameterWithOptions("form", true, false, "metaProperties", query, &params.MetaProperties, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["meta"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	}
 	if err != nil {
-		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter metaProperties: %w", err), http.StatusBadRequest)
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -9065,13 +9819,13 @@ func (siw *ServerInterfaceWrapper) GetAccountOrganization(c *gin.Context) {
 		return
 	}
 
-	// ------------- Optional query parameter "metaProperties" -------------
+	// ------------- Optional query parameter "meta" -------------
 
-	if _, found := query["metaProperties"]; found {
-		err = runtime.BindQueryParameterWithOptions("form", true, false, "metaProperties", query, &params.MetaProperties, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["meta"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	}
 	if err != nil {
-		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter metaProperties: %w", err), http.StatusBadRequest)
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -9214,13 +9968,13 @@ func (siw *ServerInterfaceWrapper) GetAccountOwner(c *gin.Context) {
 		return
 	}
 
-	// ------------- Optional query parameter "metaProperties" -------------
+	// ------------- Optional query parameter "meta" -------------
 
-	if _, found := query["metaProperties"]; found {
-		err = runtime.BindQueryParameterWithOptions("form", true, false, "metaProperties", query, &params.MetaProperties, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["meta"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	}
 	if err != nil {
-		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter metaProperties: %w", err), http.StatusBadRequest)
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -9363,13 +10117,13 @@ func (siw *ServerInterfaceWrapper) GetAccountReferredBy(c *gin.Context) {
 		return
 	}
 
-	// ------------- Optional query parameter "metaProperties" -------------
+	// ------------- Optional query parameter "meta" -------------
 
-	if _, found := query["metaProperties"]; found {
-		err = runtime.BindQueryParameterWithOptions("form", true, false, "metaProperties", query, &params.MetaProperties, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["meta"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	}
 	if err != nil {
-		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter metaProperties: %w", err), http.StatusBadRequest)
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -10553,13 +11307,13 @@ func (siw *ServerInterfaceWrapper) ListBusinessUnits(c *gin.Context) {
 		return
 	}
 
-	// ------------- Optional query parameter "metaProperties" -------------
+	// ------------- Optional query parameter "meta" -------------
 
-	if _, found := query["metaProperties"]; found {
-		err = runtime.BindQueryParameterWithOptions("form", true, false, "metaProperties", query, &params.MetaProperties, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["meta"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	}
 	if err != nil {
-		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter metaProperties: %w", err), http.StatusBadRequest)
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -10764,13 +11518,13 @@ func (siw *ServerInterfaceWrapper) GetBusinessUnit(c *gin.Context) {
 		return
 	}
 
-	// ------------- Optional query parameter "metaProperties" -------------
+	// ------------- Optional query parameter "meta" -------------
 
-	if _, found := query["metaProperties"]; found {
-		err = runtime.BindQueryParameterWithOptions("form", true, false, "metaProperties", query, &params.MetaProperties, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["meta"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	}
 	if err != nil {
-		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter metaProperties: %w", err), http.StatusBadRequest)
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -10962,13 +11716,13 @@ func (siw *ServerInterfaceWrapper) GetBusinessUnitOrganization(c *gin.Context) {
 		return
 	}
 
-	// ------------- Optional query parameter "metaProperties" -------------
+	// ------------- Optional query parameter "meta" -------------
 
-	if _, found := query["metaProperties"]; found {
-		err = runtime.BindQueryParameterWithOptions("form", true, false, "metaProperties", query, &params.MetaProperties, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["meta"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	}
 	if err != nil {
-		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter metaProperties: %w", err), http.StatusBadRequest)
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -11111,13 +11865,13 @@ func (siw *ServerInterfaceWrapper) GetBusinessUnitOwner(c *gin.Context) {
 		return
 	}
 
-	// ------------- Optional query parameter "metaProperties" -------------
+	// ------------- Optional query parameter "meta" -------------
 
-	if _, found := query["metaProperties"]; found {
-		err = runtime.BindQueryParameterWithOptions("form", true, false, "metaProperties", query, &params.MetaProperties, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["meta"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	}
 	if err != nil {
-		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter metaProperties: %w", err), http.StatusBadRequest)
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -11724,13 +12478,13 @@ func (siw *ServerInterfaceWrapper) ListBusinessUnitUsers(c *gin.Context) {
 		return
 	}
 
-	// ------------- Optional query parameter "metaProperties" -------------
+	// ------------- Optional query parameter "meta" -------------
 
-	if _, found := query["metaProperties"]; found {
-		err = runtime.BindQueryParameterWithOptions("form", true, false, "metaProperties", query, &params.MetaProperties, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["meta"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	}
 	if err != nil {
-		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter metaProperties: %w", err), http.StatusBadRequest)
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -12185,13 +12939,13 @@ func (siw *ServerInterfaceWrapper) ListContacts(c *gin.Context) {
 		return
 	}
 
-	// ------------- Optional query parameter "metaProperties" -------------
+	// ------------- Optional query parameter "meta" -------------
 
-	if _, found := query["metaProperties"]; found {
-		err = runtime.BindQueryParameterWithOptions("form", true, false, "metaProperties", query, &params.MetaProperties, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["meta"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	}
 	if err != nil {
-		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter metaProperties: %w", err), http.StatusBadRequest)
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -12396,13 +13150,13 @@ func (siw *ServerInterfaceWrapper) GetContact(c *gin.Context) {
 		return
 	}
 
-	// ------------- Optional query parameter "metaProperties" -------------
+	// ------------- Optional query parameter "meta" -------------
 
-	if _, found := query["metaProperties"]; found {
-		err = runtime.BindQueryParameterWithOptions("form", true, false, "metaProperties", query, &params.MetaProperties, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["meta"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	}
 	if err != nil {
-		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter metaProperties: %w", err), http.StatusBadRequest)
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -12754,13 +13508,13 @@ func (siw *ServerInterfaceWrapper) ListContactAccounts(c *gin.Context) {
 		return
 	}
 
-	// ------------- Optional query parameter "metaProperties" -------------
+	// ------------- Optional query parameter "meta" -------------
 
-	if _, found := query["metaProperties"]; found {
-		err = runtime.BindQueryParameterWithOptions("form", true, false, "metaProperties", query, &params.MetaProperties, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["meta"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	}
 	if err != nil {
-		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter metaProperties: %w", err), http.StatusBadRequest)
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -12903,13 +13657,13 @@ func (siw *ServerInterfaceWrapper) GetContactAssignedTo(c *gin.Context) {
 		return
 	}
 
-	// ------------- Optional query parameter "metaProperties" -------------
+	// ------------- Optional query parameter "meta" -------------
 
-	if _, found := query["metaProperties"]; found {
-		err = runtime.BindQueryParameterWithOptions("form", true, false, "metaProperties", query, &params.MetaProperties, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["meta"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	}
 	if err != nil {
-		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter metaProperties: %w", err), http.StatusBadRequest)
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -13052,13 +13806,13 @@ func (siw *ServerInterfaceWrapper) GetContactOrganization(c *gin.Context) {
 		return
 	}
 
-	// ------------- Optional query parameter "metaProperties" -------------
+	// ------------- Optional query parameter "meta" -------------
 
-	if _, found := query["metaProperties"]; found {
-		err = runtime.BindQueryParameterWithOptions("form", true, false, "metaProperties", query, &params.MetaProperties, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["meta"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	}
 	if err != nil {
-		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter metaProperties: %w", err), http.StatusBadRequest)
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -13201,13 +13955,13 @@ func (siw *ServerInterfaceWrapper) GetContactOwner(c *gin.Context) {
 		return
 	}
 
-	// ------------- Optional query parameter "metaProperties" -------------
+	// ------------- Optional query parameter "meta" -------------
 
-	if _, found := query["metaProperties"]; found {
-		err = runtime.BindQueryParameterWithOptions("form", true, false, "metaProperties", query, &params.MetaProperties, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["meta"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	}
 	if err != nil {
-		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter metaProperties: %w", err), http.StatusBadRequest)
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -14025,13 +14779,13 @@ func (siw *ServerInterfaceWrapper) GetContactReportsTo(c *gin.Context) {
 		return
 	}
 
-	// ------------- Optional query parameter "metaProperties" -------------
+	// ------------- Optional query parameter "meta" -------------
 
-	if _, found := query["metaProperties"]; found {
-		err = runtime.BindQueryParameterWithOptions("form", true, false, "metaProperties", query, &params.MetaProperties, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["meta"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	}
 	if err != nil {
-		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter metaProperties: %w", err), http.StatusBadRequest)
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -14205,13 +14959,13 @@ func (siw *ServerInterfaceWrapper) ListCountries(c *gin.Context) {
 		return
 	}
 
-	// ------------- Optional query parameter "metaProperties" -------------
+	// ------------- Optional query parameter "meta" -------------
 
-	if _, found := query["metaProperties"]; found {
-		err = runtime.BindQueryParameterWithOptions("form", true, false, "metaProperties", query, &params.MetaProperties, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["meta"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	}
 	if err != nil {
-		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter metaProperties: %w", err), http.StatusBadRequest)
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -14314,13 +15068,13 @@ func (siw *ServerInterfaceWrapper) GetCountry(c *gin.Context) {
 		return
 	}
 
-	// ------------- Optional query parameter "metaProperties" -------------
+	// ------------- Optional query parameter "meta" -------------
 
-	if _, found := query["metaProperties"]; found {
-		err = runtime.BindQueryParameterWithOptions("form", true, false, "metaProperties", query, &params.MetaProperties, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["meta"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	}
 	if err != nil {
-		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter metaProperties: %w", err), http.StatusBadRequest)
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -14493,13 +15247,13 @@ func (siw *ServerInterfaceWrapper) ListCountryRegions(c *gin.Context) {
 		return
 	}
 
-	// ------------- Optional query parameter "metaProperties" -------------
+	// ------------- Optional query parameter "meta" -------------
 
-	if _, found := query["metaProperties"]; found {
-		err = runtime.BindQueryParameterWithOptions("form", true, false, "metaProperties", query, &params.MetaProperties, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["meta"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	}
 	if err != nil {
-		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter metaProperties: %w", err), http.StatusBadRequest)
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -14782,13 +15536,13 @@ func (siw *ServerInterfaceWrapper) ListEvents(c *gin.Context) {
 		return
 	}
 
-	// ------------- Optional query parameter "metaProperties" -------------
+	// ------------- Optional query parameter "meta" -------------
 
-	if _, found := query["metaProperties"]; found {
-		err = runtime.BindQueryParameterWithOptions("form", true, false, "metaProperties", query, &params.MetaProperties, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["meta"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	}
 	if err != nil {
-		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter metaProperties: %w", err), http.StatusBadRequest)
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -14871,13 +15625,13 @@ func (siw *ServerInterfaceWrapper) GetEvent(c *gin.Context) {
 		return
 	}
 
-	// ------------- Optional query parameter "metaProperties" -------------
+	// ------------- Optional query parameter "meta" -------------
 
-	if _, found := query["metaProperties"]; found {
-		err = runtime.BindQueryParameterWithOptions("form", true, false, "metaProperties", query, &params.MetaProperties, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["meta"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	}
 	if err != nil {
-		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter metaProperties: %w", err), http.StatusBadRequest)
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -15131,13 +15885,13 @@ func (siw *ServerInterfaceWrapper) ListOrganizations(c *gin.Context) {
 		return
 	}
 
-	// ------------- Optional query parameter "metaProperties" -------------
+	// ------------- Optional query parameter "meta" -------------
 
-	if _, found := query["metaProperties"]; found {
-		err = runtime.BindQueryParameterWithOptions("form", true, false, "metaProperties", query, &params.MetaProperties, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["meta"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	}
 	if err != nil {
-		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter metaProperties: %w", err), http.StatusBadRequest)
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -15280,13 +16034,13 @@ func (siw *ServerInterfaceWrapper) GetOrganization(c *gin.Context) {
 		return
 	}
 
-	// ------------- Optional query parameter "metaProperties" -------------
+	// ------------- Optional query parameter "meta" -------------
 
-	if _, found := query["metaProperties"]; found {
-		err = runtime.BindQueryParameterWithOptions("form", true, false, "metaProperties", query, &params.MetaProperties, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["meta"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	}
 	if err != nil {
-		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter metaProperties: %w", err), http.StatusBadRequest)
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -15598,13 +16352,13 @@ func (siw *ServerInterfaceWrapper) ListOrganizationBusinessUnits(c *gin.Context)
 		return
 	}
 
-	// ------------- Optional query parameter "metaProperties" -------------
+	// ------------- Optional query parameter "meta" -------------
 
-	if _, found := query["metaProperties"]; found {
-		err = runtime.BindQueryParameterWithOptions("form", true, false, "metaProperties", query, &params.MetaProperties, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["meta"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	}
 	if err != nil {
-		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter metaProperties: %w", err), http.StatusBadRequest)
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -16135,13 +16889,13 @@ func (siw *ServerInterfaceWrapper) ListOrganizationUsers(c *gin.Context) {
 		return
 	}
 
-	// ------------- Optional query parameter "metaProperties" -------------
+	// ------------- Optional query parameter "meta" -------------
 
-	if _, found := query["metaProperties"]; found {
-		err = runtime.BindQueryParameterWithOptions("form", true, false, "metaProperties", query, &params.MetaProperties, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["meta"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	}
 	if err != nil {
-		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter metaProperties: %w", err), http.StatusBadRequest)
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -16315,13 +17069,13 @@ func (siw *ServerInterfaceWrapper) ListRegions(c *gin.Context) {
 		return
 	}
 
-	// ------------- Optional query parameter "metaProperties" -------------
+	// ------------- Optional query parameter "meta" -------------
 
-	if _, found := query["metaProperties"]; found {
-		err = runtime.BindQueryParameterWithOptions("form", true, false, "metaProperties", query, &params.MetaProperties, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["meta"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	}
 	if err != nil {
-		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter metaProperties: %w", err), http.StatusBadRequest)
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -16424,13 +17178,13 @@ func (siw *ServerInterfaceWrapper) GetRegion(c *gin.Context) {
 		return
 	}
 
-	// ------------- Optional query parameter "metaProperties" -------------
+	// ------------- Optional query parameter "meta" -------------
 
-	if _, found := query["metaProperties"]; found {
-		err = runtime.BindQueryParameterWithOptions("form", true, false, "metaProperties", query, &params.MetaProperties, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["meta"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	}
 	if err != nil {
-		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter metaProperties: %w", err), http.StatusBadRequest)
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -16533,13 +17287,13 @@ func (siw *ServerInterfaceWrapper) GetRegionCountry(c *gin.Context) {
 		return
 	}
 
-	// ------------- Optional query parameter "metaProperties" -------------
+	// ------------- Optional query parameter "meta" -------------
 
-	if _, found := query["metaProperties"]; found {
-		err = runtime.BindQueryParameterWithOptions("form", true, false, "metaProperties", query, &params.MetaProperties, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["meta"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	}
 	if err != nil {
-		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter metaProperties: %w", err), http.StatusBadRequest)
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -16922,13 +17676,13 @@ func (siw *ServerInterfaceWrapper) ListTaxJurisdictions(c *gin.Context) {
 		return
 	}
 
-	// ------------- Optional query parameter "metaProperties" -------------
+	// ------------- Optional query parameter "meta" -------------
 
-	if _, found := query["metaProperties"]; found {
-		err = runtime.BindQueryParameterWithOptions("form", true, false, "metaProperties", query, &params.MetaProperties, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["meta"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	}
 	if err != nil {
-		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter metaProperties: %w", err), http.StatusBadRequest)
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -17103,13 +17857,13 @@ func (siw *ServerInterfaceWrapper) GetTaxJurisdiction(c *gin.Context) {
 		return
 	}
 
-	// ------------- Optional query parameter "metaProperties" -------------
+	// ------------- Optional query parameter "meta" -------------
 
-	if _, found := query["metaProperties"]; found {
-		err = runtime.BindQueryParameterWithOptions("form", true, false, "metaProperties", query, &params.MetaProperties, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["meta"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	}
 	if err != nil {
-		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter metaProperties: %w", err), http.StatusBadRequest)
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -17261,13 +18015,13 @@ func (siw *ServerInterfaceWrapper) GetTaxJurisdictionCountry(c *gin.Context) {
 		return
 	}
 
-	// ------------- Optional query parameter "metaProperties" -------------
+	// ------------- Optional query parameter "meta" -------------
 
-	if _, found := query["metaProperties"]; found {
-		err = runtime.BindQueryParameterWithOptions("form", true, false, "metaProperties", query, &params.MetaProperties, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["meta"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	}
 	if err != nil {
-		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter metaProperties: %w", err), http.StatusBadRequest)
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -17370,13 +18124,13 @@ func (siw *ServerInterfaceWrapper) GetTaxJurisdictionRegion(c *gin.Context) {
 		return
 	}
 
-	// ------------- Optional query parameter "metaProperties" -------------
+	// ------------- Optional query parameter "meta" -------------
 
-	if _, found := query["metaProperties"]; found {
-		err = runtime.BindQueryParameterWithOptions("form", true, false, "metaProperties", query, &params.MetaProperties, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["meta"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	}
 	if err != nil {
-		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter metaProperties: %w", err), http.StatusBadRequest)
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -17744,13 +18498,13 @@ func (siw *ServerInterfaceWrapper) ListUserRoles(c *gin.Context) {
 		return
 	}
 
-	// ------------- Optional query parameter "metaProperties" -------------
+	// ------------- Optional query parameter "meta" -------------
 
-	if _, found := query["metaProperties"]; found {
-		err = runtime.BindQueryParameterWithOptions("form", true, false, "metaProperties", query, &params.MetaProperties, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["meta"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	}
 	if err != nil {
-		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter metaProperties: %w", err), http.StatusBadRequest)
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -17833,13 +18587,13 @@ func (siw *ServerInterfaceWrapper) GetUserRole(c *gin.Context) {
 		return
 	}
 
-	// ------------- Optional query parameter "metaProperties" -------------
+	// ------------- Optional query parameter "meta" -------------
 
-	if _, found := query["metaProperties"]; found {
-		err = runtime.BindQueryParameterWithOptions("form", true, false, "metaProperties", query, &params.MetaProperties, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["meta"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	}
 	if err != nil {
-		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter metaProperties: %w", err), http.StatusBadRequest)
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -18294,13 +19048,13 @@ func (siw *ServerInterfaceWrapper) ListUsers(c *gin.Context) {
 		return
 	}
 
-	// ------------- Optional query parameter "metaProperties" -------------
+	// ------------- Optional query parameter "meta" -------------
 
-	if _, found := query["metaProperties"]; found {
-		err = runtime.BindQueryParameterWithOptions("form", true, false, "metaProperties", query, &params.MetaProperties, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["meta"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	}
 	if err != nil {
-		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter metaProperties: %w", err), http.StatusBadRequest)
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -18505,13 +19259,13 @@ func (siw *ServerInterfaceWrapper) GetUser(c *gin.Context) {
 		return
 	}
 
-	// ------------- Optional query parameter "metaProperties" -------------
+	// ------------- Optional query parameter "meta" -------------
 
-	if _, found := query["metaProperties"]; found {
-		err = runtime.BindQueryParameterWithOptions("form", true, false, "metaProperties", query, &params.MetaProperties, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["meta"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	}
 	if err != nil {
-		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter metaProperties: %w", err), http.StatusBadRequest)
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -18703,13 +19457,13 @@ func (siw *ServerInterfaceWrapper) GetUserOrganization(c *gin.Context) {
 		return
 	}
 
-	// ------------- Optional query parameter "metaProperties" -------------
+	// ------------- Optional query parameter "meta" -------------
 
-	if _, found := query["metaProperties"]; found {
-		err = runtime.BindQueryParameterWithOptions("form", true, false, "metaProperties", query, &params.MetaProperties, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["meta"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	}
 	if err != nil {
-		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter metaProperties: %w", err), http.StatusBadRequest)
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -18852,13 +19606,13 @@ func (siw *ServerInterfaceWrapper) GetUserOwner(c *gin.Context) {
 		return
 	}
 
-	// ------------- Optional query parameter "metaProperties" -------------
+	// ------------- Optional query parameter "meta" -------------
 
-	if _, found := query["metaProperties"]; found {
-		err = runtime.BindQueryParameterWithOptions("form", true, false, "metaProperties", query, &params.MetaProperties, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["meta"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	}
 	if err != nil {
-		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter metaProperties: %w", err), http.StatusBadRequest)
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -19442,13 +20196,13 @@ func (siw *ServerInterfaceWrapper) ListUserUserRoles(c *gin.Context) {
 		return
 	}
 
-	// ------------- Optional query parameter "metaProperties" -------------
+	// ------------- Optional query parameter "meta" -------------
 
-	if _, found := query["metaProperties"]; found {
-		err = runtime.BindQueryParameterWithOptions("form", true, false, "metaProperties", query, &params.MetaProperties, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["meta"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	}
 	if err != nil {
-		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter metaProperties: %w", err), http.StatusBadRequest)
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -19941,13 +20695,13 @@ func (siw *ServerInterfaceWrapper) ListWeightUnits(c *gin.Context) {
 		return
 	}
 
-	// ------------- Optional query parameter "metaProperties" -------------
+	// ------------- Optional query parameter "meta" -------------
 
-	if _, found := query["metaProperties"]; found {
-		err = runtime.BindQueryParameterWithOptions("form", true, false, "metaProperties", query, &params.MetaProperties, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["meta"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	}
 	if err != nil {
-		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter metaProperties: %w", err), http.StatusBadRequest)
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -20092,13 +20846,13 @@ func (siw *ServerInterfaceWrapper) GetWeightUnit(c *gin.Context) {
 		return
 	}
 
-	// ------------- Optional query parameter "metaProperties" -------------
+	// ------------- Optional query parameter "meta" -------------
 
-	if _, found := query["metaProperties"]; found {
-		err = runtime.BindQueryParameterWithOptions("form", true, false, "metaProperties", query, &params.MetaProperties, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["meta"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	}
 	if err != nil {
-		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter metaProperties: %w", err), http.StatusBadRequest)
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return
 	}
 

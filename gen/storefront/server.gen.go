@@ -167,17 +167,8 @@ type CollectionMeta struct {
 
 // Country A country (ISO 3166-1).
 type Country struct {
-	Attributes *struct {
-		// Iso3Code The ISO 3166-1 alpha-3 code.
-		//
-		// Example: USA
-		Iso3Code *string `json:"iso3Code,omitempty"`
-
-		// Name The short name in the request's localization (storefront `X-Localization-ID`), English otherwise.
-		//
-		// Example: United States
-		Name *string `json:"name,omitempty"`
-	} `json:"attributes,omitempty"`
+	// Attributes The fields of a country.
+	Attributes *CountryAttributes `json:"attributes,omitempty"`
 
 	// Id The ISO 3166-1 alpha-2 code.
 	//
@@ -188,16 +179,28 @@ type Country struct {
 	Links *ResourceLinks `json:"links,omitempty"`
 
 	// Meta Extra information about one resource object.
-	Meta          *ResourceMeta `json:"meta,omitempty"`
-	Relationships *struct {
-		// Regions Every region of the country.
-		Regions *RegionToMany `json:"regions,omitempty"`
-	} `json:"relationships,omitempty"`
-	Type CountryType `json:"type"`
+	Meta *ResourceMeta `json:"meta,omitempty"`
+
+	// Relationships The relationships of a country.
+	Relationships *CountryRelationships `json:"relationships,omitempty"`
+	Type          CountryType           `json:"type"`
 }
 
 // CountryType defines model for Country.Type.
 type CountryType string
+
+// CountryAttributes The fields of a country.
+type CountryAttributes struct {
+	// Iso3Code The ISO 3166-1 alpha-3 code.
+	//
+	// Example: USA
+	Iso3Code *string `json:"iso3Code,omitempty"`
+
+	// Name The short name in the request's localization (storefront `X-Localization-ID`), English otherwise.
+	//
+	// Example: United States
+	Name *string `json:"name,omitempty"`
+}
 
 // CountryCollectionDocument A document holding a page of countries.
 type CountryCollectionDocument = jsonapi.Document
@@ -238,6 +241,12 @@ type CountryPlain struct {
 	Regions *[]string `json:"regions,omitempty"`
 }
 
+// CountryRelationships The relationships of a country.
+type CountryRelationships struct {
+	// Regions Every region of the country.
+	Regions *RegionToMany `json:"regions,omitempty"`
+}
+
 // CountryToOne A to-one relationship with a country.
 type CountryToOne struct {
 	Data *CountryIdentifier `json:"data,omitempty"`
@@ -251,17 +260,8 @@ type CountryToOneDocument = jsonapi.Document
 
 // Currency An enabled currency (ISO 4217). Only the currencies the server enables are listed (USD, EUR and GBP unless `--currencies` names others); its id is what `X-Currency` names.
 type Currency struct {
-	Attributes *struct {
-		// Name The English name.
-		//
-		// Example: Euro
-		Name *string `json:"name,omitempty"`
-
-		// Symbol The symbol, or the code where there is no common symbol.
-		//
-		// Example: €
-		Symbol *string `json:"symbol,omitempty"`
-	} `json:"attributes,omitempty"`
+	// Attributes The fields of a currency.
+	Attributes *CurrencyAttributes `json:"attributes,omitempty"`
 
 	// Id The ISO 4217 code.
 	//
@@ -278,6 +278,19 @@ type Currency struct {
 
 // CurrencyType defines model for Currency.Type.
 type CurrencyType string
+
+// CurrencyAttributes The fields of a currency.
+type CurrencyAttributes struct {
+	// Name The English name.
+	//
+	// Example: Euro
+	Name *string `json:"name,omitempty"`
+
+	// Symbol The symbol, or the code where there is no common symbol.
+	//
+	// Example: €
+	Symbol *string `json:"symbol,omitempty"`
+}
 
 // CurrencyCollectionDocument A document holding a page of currencies.
 type CurrencyCollectionDocument = jsonapi.Document
@@ -297,7 +310,7 @@ type CurrencyPlain struct {
 	Symbol *string `json:"symbol,omitempty"`
 }
 
-// DocumentLinks Top-level links. `self` addresses the collection; on a page by number `first`, `prev` and `next` appear when they lead somewhere, `last` when the total is known. On a cursor page (`page[after]` or `page[before]`) `first` starts the walk again, and `prev` and `next` carry the cursors of the page's ends; each is `null` at its end of the list, as the JSON:API cursor-pagination profile asks (a page by number never has a `null` link). Removed by `X-Include: noHateoas`.
+// DocumentLinks Top-level links. `self` addresses the collection; on a page by number `first`, `prev` and `next` appear when they lead somewhere, `last` when the total is known. On a cursor page (`page[after]` or `page[before]`) `first` starts the walk again, and `prev` and `next` carry the cursors of the page's ends; each is left out at its end of the list (JSON:API's way to say a link is unavailable). Removed by `X-Include: noHateoas`.
 type DocumentLinks struct {
 	First   *string `json:"first,omitempty"`
 	Last    *string `json:"last,omitempty"`
@@ -317,42 +330,14 @@ type Error struct {
 	// Example: This value should not be blank.
 	Detail *string `json:"detail,omitempty"`
 
-	// Links Sent for the problems a published profile defines: `about` is the address of the problem type (the cursor-pagination profile's `max-size-exceeded`, `unsupported-sort` and `range-pagination-not-supported`); `code` then names it. `type` repeats the problem type's URI as JSON:API 1.1's error type link, where the profile requires it.
-	Links *struct {
-		// About Example: https://jsonapi.org/profiles/ethanresnick/cursor-pagination/max-size-exceeded
-		About string `json:"about"`
-
-		// Type Example: https://jsonapi.org/profiles/ethanresnick/cursor-pagination/max-size-exceeded
-		Type *string `json:"type,omitempty"`
-	} `json:"links,omitempty"`
+	// Links Sent for the problems a published profile defines: `about` is the address of the problem type (the cursor-pagination profile's `max-size-exceeded`, `unsupported-sort` and `range-pagination-not-supported`); `code` then names it.
+	Links *ErrorLinks `json:"links,omitempty"`
 
 	// Meta What a client needs to act on the problem, such as the largest page size.
-	Meta *struct {
-		Page *struct {
-			// MaxSize The largest `page[size]`.
-			//
-			// Example: 1000
-			MaxSize int `json:"maxSize"`
-		} `json:"page,omitempty"`
-	} `json:"meta,omitempty"`
+	Meta *ErrorMeta `json:"meta,omitempty"`
 
 	// Source Where the problem is in the request.
-	Source *struct {
-		// Header The request header that caused the problem.
-		//
-		// Example: Content-Type
-		Header *string `json:"header,omitempty"`
-
-		// Parameter The query parameter that caused the problem.
-		//
-		// Example: filter[id]
-		Parameter *string `json:"parameter,omitempty"`
-
-		// Pointer A JSON Pointer into the request document.
-		//
-		// Example: /data/attributes/name
-		Pointer *string `json:"pointer,omitempty"`
-	} `json:"source,omitempty"`
+	Source *ErrorSource `json:"source,omitempty"`
 
 	// Status The HTTP status code of this problem, as a string.
 	//
@@ -368,10 +353,53 @@ type Error struct {
 // ErrorDocument A JSON:API error document.
 type ErrorDocument struct {
 	Errors []Error `json:"errors"`
-	Meta   *struct {
-		// RequestId The request id, also sent in the `X-Request-ID` header.
-		RequestId *string `json:"requestId,omitempty"`
-	} `json:"meta,omitempty"`
+
+	// Meta Extra information about the answer: the request's id.
+	Meta *ErrorDocumentMeta `json:"meta,omitempty"`
+}
+
+// ErrorDocumentMeta Extra information about the answer: the request's id.
+type ErrorDocumentMeta struct {
+	// RequestId The request id, also sent in the `X-Request-ID` header.
+	RequestId *string `json:"requestId,omitempty"`
+}
+
+// ErrorLinks Sent for the problems a published profile defines: `about` is the address of the problem type (the cursor-pagination profile's `max-size-exceeded`, `unsupported-sort` and `range-pagination-not-supported`); `code` then names it.
+type ErrorLinks struct {
+	// About Example: https://jsonapi.org/profiles/ethanresnick/cursor-pagination/max-size-exceeded
+	About string `json:"about"`
+}
+
+// ErrorMeta What a client needs to act on the problem, such as the largest page size.
+type ErrorMeta struct {
+	// Page The paging limit the problem concerns.
+	Page *ErrorMetaPage `json:"page,omitempty"`
+}
+
+// ErrorMetaPage The paging limit the problem concerns.
+type ErrorMetaPage struct {
+	// MaxSize The largest `page[size]`.
+	//
+	// Example: 1000
+	MaxSize int `json:"maxSize"`
+}
+
+// ErrorSource Where the problem is in the request.
+type ErrorSource struct {
+	// Header The request header that caused the problem.
+	//
+	// Example: Content-Type
+	Header *string `json:"header,omitempty"`
+
+	// Parameter The query parameter that caused the problem.
+	//
+	// Example: filter[id]
+	Parameter *string `json:"parameter,omitempty"`
+
+	// Pointer A JSON Pointer into the request document.
+	//
+	// Example: /data/attributes/name
+	Pointer *string `json:"pointer,omitempty"`
 }
 
 // JsonNull JSON null, and nothing else. The second branch of `anyOf` wherever a value may be a referenced schema or null (an empty to-one relationship, a missing related record): under OpenAPI 3.0.3 `nullable` only widens a `type` in the same schema, so `{nullable: true, allOf: [$ref]}` does not admit null; this schema does.
@@ -379,22 +407,8 @@ type JsonNull = map[string]interface{}
 
 // Localization A localization of the storefront: a language and the formatting conventions that go with it. Its id is what `X-Localization-ID` names.
 type Localization struct {
-	Attributes *struct {
-		// FormattingCode The locale of dates, numbers and the like: the language code and an ISO 3166-1 country code, joined by an underscore.
-		//
-		// Example: de_DE
-		FormattingCode *string `json:"formattingCode,omitempty"`
-
-		// LanguageCode The ISO 639-1 language code.
-		//
-		// Example: de
-		LanguageCode *string `json:"languageCode,omitempty"`
-
-		// Title The localization's name for people to read.
-		//
-		// Example: German (Germany)
-		Title *string `json:"title,omitempty"`
-	} `json:"attributes,omitempty"`
+	// Attributes The fields of a localization.
+	Attributes *LocalizationAttributes `json:"attributes,omitempty"`
 
 	// Id The localization's identifier, the value of `X-Localization-ID`.
 	//
@@ -411,6 +425,24 @@ type Localization struct {
 
 // LocalizationType defines model for Localization.Type.
 type LocalizationType string
+
+// LocalizationAttributes The fields of a localization.
+type LocalizationAttributes struct {
+	// FormattingCode The locale of dates, numbers and the like: the language code and an ISO 3166-1 country code, joined by an underscore.
+	//
+	// Example: de_DE
+	FormattingCode *string `json:"formattingCode,omitempty"`
+
+	// LanguageCode The ISO 639-1 language code.
+	//
+	// Example: de
+	LanguageCode *string `json:"languageCode,omitempty"`
+
+	// Title The localization's name for people to read.
+	//
+	// Example: German (Germany)
+	Title *string `json:"title,omitempty"`
+}
 
 // LocalizationCollectionDocument A document holding a page of localizations.
 type LocalizationCollectionDocument = jsonapi.Document
@@ -454,17 +486,8 @@ type PlainErrorList = []PlainError
 
 // Region A region, an ISO 3166-2 subdivision of a country.
 type Region struct {
-	Attributes *struct {
-		// Code The part of the code after the dash.
-		//
-		// Example: NY
-		Code *string `json:"code,omitempty"`
-
-		// Name The name in the request's localization (storefront `X-Localization-ID`), English otherwise.
-		//
-		// Example: New York
-		Name *string `json:"name,omitempty"`
-	} `json:"attributes,omitempty"`
+	// Attributes The fields of a region.
+	Attributes *RegionAttributes `json:"attributes,omitempty"`
 
 	// Id The ISO 3166-2 code.
 	//
@@ -475,16 +498,28 @@ type Region struct {
 	Links *ResourceLinks `json:"links,omitempty"`
 
 	// Meta Extra information about one resource object.
-	Meta          *ResourceMeta `json:"meta,omitempty"`
-	Relationships *struct {
-		// Country The country the region belongs to.
-		Country *CountryToOne `json:"country,omitempty"`
-	} `json:"relationships,omitempty"`
-	Type RegionType `json:"type"`
+	Meta *ResourceMeta `json:"meta,omitempty"`
+
+	// Relationships The relationships of a region.
+	Relationships *RegionRelationships `json:"relationships,omitempty"`
+	Type          RegionType           `json:"type"`
 }
 
 // RegionType defines model for Region.Type.
 type RegionType string
+
+// RegionAttributes The fields of a region.
+type RegionAttributes struct {
+	// Code The part of the code after the dash.
+	//
+	// Example: NY
+	Code *string `json:"code,omitempty"`
+
+	// Name The name in the request's localization (storefront `X-Localization-ID`), English otherwise.
+	//
+	// Example: New York
+	Name *string `json:"name,omitempty"`
+}
 
 // RegionCollectionDocument A document holding a page of regions.
 type RegionCollectionDocument = jsonapi.Document
@@ -518,6 +553,12 @@ type RegionPlain struct {
 
 	// Name Example: New York
 	Name *string `json:"name,omitempty"`
+}
+
+// RegionRelationships The relationships of a region.
+type RegionRelationships struct {
+	// Country The country the region belongs to.
+	Country *CountryToOne `json:"country,omitempty"`
 }
 
 // RegionToMany A to-many relationship with regions.
@@ -558,7 +599,7 @@ type ResourceMeta struct {
 	// Example: contact-1
 	IncludeId *string `json:"includeId,omitempty"`
 
-	// Title The record's title, sent when the request asks `metaProperties=title`.
+	// Title The record's title, sent when the request asks `meta=title`.
 	//
 	// Example: Acme Corporation
 	Title *string `json:"title,omitempty"`
@@ -807,7 +848,7 @@ type ListCountriesParams struct {
 	// PageSize Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000.
 	PageSize *PageSize `form:"page[size],omitempty" json:"page[size],omitempty"`
 
-	// PageAfter Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. A JSON:API page read by cursor names the profile in its `Content-Type` (`application/vnd.api+json; profile="https://jsonapi.org/profiles/ethanresnick/cursor-pagination/"`), a parameter clients may ignore.
+	// PageAfter Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`.
 	PageAfter *PageAfter `form:"page[after],omitempty" json:"page[after],omitempty"`
 
 	// PageBefore Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`.
@@ -825,8 +866,8 @@ type ListCountriesParams struct {
 	// FieldsRegions The region fields to return, separated by commas; JSON:API only.
 	FieldsRegions *RegionFields `form:"fields[regions],omitempty" json:"fields[regions],omitempty"`
 
-	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
-	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
+	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
+	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -852,8 +893,8 @@ type GetCountryParams struct {
 	// FieldsRegions The region fields to return, separated by commas; JSON:API only.
 	FieldsRegions *RegionFields `form:"fields[regions],omitempty" json:"fields[regions],omitempty"`
 
-	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
-	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
+	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
+	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -882,7 +923,7 @@ type ListCountryRegionsParams struct {
 	// PageSize Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000.
 	PageSize *PageSize `form:"page[size],omitempty" json:"page[size],omitempty"`
 
-	// PageAfter Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. A JSON:API page read by cursor names the profile in its `Content-Type` (`application/vnd.api+json; profile="https://jsonapi.org/profiles/ethanresnick/cursor-pagination/"`), a parameter clients may ignore.
+	// PageAfter Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`.
 	PageAfter *PageAfter `form:"page[after],omitempty" json:"page[after],omitempty"`
 
 	// PageBefore Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`.
@@ -900,8 +941,8 @@ type ListCountryRegionsParams struct {
 	// FieldsRegions The region fields to return, separated by commas; JSON:API only.
 	FieldsRegions *RegionFields `form:"fields[regions],omitempty" json:"fields[regions],omitempty"`
 
-	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
-	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
+	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
+	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -924,7 +965,7 @@ type GetCountryRegionsRelationshipParams struct {
 	// PageSize Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000.
 	PageSize *PageSize `form:"page[size],omitempty" json:"page[size],omitempty"`
 
-	// PageAfter Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. A JSON:API page read by cursor names the profile in its `Content-Type` (`application/vnd.api+json; profile="https://jsonapi.org/profiles/ethanresnick/cursor-pagination/"`), a parameter clients may ignore.
+	// PageAfter Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`.
 	PageAfter *PageAfter `form:"page[after],omitempty" json:"page[after],omitempty"`
 
 	// PageBefore Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`.
@@ -957,7 +998,7 @@ type ListCurrenciesParams struct {
 	// PageSize Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000.
 	PageSize *PageSize `form:"page[size],omitempty" json:"page[size],omitempty"`
 
-	// PageAfter Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. A JSON:API page read by cursor names the profile in its `Content-Type` (`application/vnd.api+json; profile="https://jsonapi.org/profiles/ethanresnick/cursor-pagination/"`), a parameter clients may ignore.
+	// PageAfter Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`.
 	PageAfter *PageAfter `form:"page[after],omitempty" json:"page[after],omitempty"`
 
 	// PageBefore Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`.
@@ -969,8 +1010,8 @@ type ListCurrenciesParams struct {
 	// FieldsCurrencies The currency fields to return, separated by commas; JSON:API only.
 	FieldsCurrencies *CurrencyFields `form:"fields[currencies],omitempty" json:"fields[currencies],omitempty"`
 
-	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
-	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
+	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
+	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -990,8 +1031,8 @@ type GetCurrencyParams struct {
 	// FieldsCurrencies The currency fields to return, separated by commas; JSON:API only.
 	FieldsCurrencies *CurrencyFields `form:"fields[currencies],omitempty" json:"fields[currencies],omitempty"`
 
-	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
-	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
+	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
+	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -1029,7 +1070,7 @@ type ListLocalizationsParams struct {
 	// PageSize Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000.
 	PageSize *PageSize `form:"page[size],omitempty" json:"page[size],omitempty"`
 
-	// PageAfter Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. A JSON:API page read by cursor names the profile in its `Content-Type` (`application/vnd.api+json; profile="https://jsonapi.org/profiles/ethanresnick/cursor-pagination/"`), a parameter clients may ignore.
+	// PageAfter Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`.
 	PageAfter *PageAfter `form:"page[after],omitempty" json:"page[after],omitempty"`
 
 	// PageBefore Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`.
@@ -1041,8 +1082,8 @@ type ListLocalizationsParams struct {
 	// FieldsLocalizations The localization fields to return, separated by commas; JSON:API only.
 	FieldsLocalizations *LocalizationFields `form:"fields[localizations],omitempty" json:"fields[localizations],omitempty"`
 
-	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
-	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
+	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
+	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -1062,8 +1103,8 @@ type GetLocalizationParams struct {
 	// FieldsLocalizations The localization fields to return, separated by commas; JSON:API only.
 	FieldsLocalizations *LocalizationFields `form:"fields[localizations],omitempty" json:"fields[localizations],omitempty"`
 
-	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
-	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
+	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
+	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -1095,7 +1136,7 @@ type ListRegionsParams struct {
 	// PageSize Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000.
 	PageSize *PageSize `form:"page[size],omitempty" json:"page[size],omitempty"`
 
-	// PageAfter Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. A JSON:API page read by cursor names the profile in its `Content-Type` (`application/vnd.api+json; profile="https://jsonapi.org/profiles/ethanresnick/cursor-pagination/"`), a parameter clients may ignore.
+	// PageAfter Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`.
 	PageAfter *PageAfter `form:"page[after],omitempty" json:"page[after],omitempty"`
 
 	// PageBefore Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`.
@@ -1113,8 +1154,8 @@ type ListRegionsParams struct {
 	// FieldsRegions The region fields to return, separated by commas; JSON:API only.
 	FieldsRegions *RegionFields `form:"fields[regions],omitempty" json:"fields[regions],omitempty"`
 
-	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
-	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
+	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
+	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -1140,8 +1181,8 @@ type GetRegionParams struct {
 	// FieldsRegions The region fields to return, separated by commas; JSON:API only.
 	FieldsRegions *RegionFields `form:"fields[regions],omitempty" json:"fields[regions],omitempty"`
 
-	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
-	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
+	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
+	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -1167,8 +1208,8 @@ type GetRegionCountryParams struct {
 	// FieldsRegions The region fields to return, separated by commas; JSON:API only.
 	FieldsRegions *RegionFields `form:"fields[regions],omitempty" json:"fields[regions],omitempty"`
 
-	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
-	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
+	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
+	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -1215,7 +1256,7 @@ type ListWeightUnitsParams struct {
 	// PageSize Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000.
 	PageSize *PageSize `form:"page[size],omitempty" json:"page[size],omitempty"`
 
-	// PageAfter Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. A JSON:API page read by cursor names the profile in its `Content-Type` (`application/vnd.api+json; profile="https://jsonapi.org/profiles/ethanresnick/cursor-pagination/"`), a parameter clients may ignore.
+	// PageAfter Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`.
 	PageAfter *PageAfter `form:"page[after],omitempty" json:"page[after],omitempty"`
 
 	// PageBefore Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`.
@@ -1227,8 +1268,8 @@ type ListWeightUnitsParams struct {
 	// FieldsWeightunits The weight unit fields to return, separated by commas; JSON:API only.
 	FieldsWeightunits *WeightUnitFields `form:"fields[weightunits],omitempty" json:"fields[weightunits],omitempty"`
 
-	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
-	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
+	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
+	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -1248,8 +1289,8 @@ type GetWeightUnitParams struct {
 	// FieldsWeightunits The weight unit fields to return, separated by commas; JSON:API only.
 	FieldsWeightunits *WeightUnitFields `form:"fields[weightunits],omitempty" json:"fields[weightunits],omitempty"`
 
-	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
-	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
+	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
+	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -1703,13 +1744,13 @@ func (siw *ServerInterfaceWrapper) ListCountries(c *gin.Context) {
 		return
 	}
 
-	// ------------- Optional query parameter "metaProperties" -------------
+	// ------------- Optional query parameter "meta" -------------
 
-	if _, found := query["metaProperties"]; found {
-		err = runtime.BindQueryParameterWithOptions("form", true, false, "metaProperties", query, &params.MetaProperties, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["meta"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	}
 	if err != nil {
-		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter metaProperties: %w", err), http.StatusBadRequest)
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -1850,13 +1891,13 @@ func (siw *ServerInterfaceWrapper) GetCountry(c *gin.Context) {
 		return
 	}
 
-	// ------------- Optional query parameter "metaProperties" -------------
+	// ------------- Optional query parameter "meta" -------------
 
-	if _, found := query["metaProperties"]; found {
-		err = runtime.BindQueryParameterWithOptions("form", true, false, "metaProperties", query, &params.MetaProperties, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["meta"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	}
 	if err != nil {
-		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter metaProperties: %w", err), http.StatusBadRequest)
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -2067,13 +2108,13 @@ func (siw *ServerInterfaceWrapper) ListCountryRegions(c *gin.Context) {
 		return
 	}
 
-	// ------------- Optional query parameter "metaProperties" -------------
+	// ------------- Optional query parameter "meta" -------------
 
-	if _, found := query["metaProperties"]; found {
-		err = runtime.BindQueryParameterWithOptions("form", true, false, "metaProperties", query, &params.MetaProperties, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["meta"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	}
 	if err != nil {
-		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter metaProperties: %w", err), http.StatusBadRequest)
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -2402,13 +2443,13 @@ func (siw *ServerInterfaceWrapper) ListCurrencies(c *gin.Context) {
 		return
 	}
 
-	// ------------- Optional query parameter "metaProperties" -------------
+	// ------------- Optional query parameter "meta" -------------
 
-	if _, found := query["metaProperties"]; found {
-		err = runtime.BindQueryParameterWithOptions("form", true, false, "metaProperties", query, &params.MetaProperties, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["meta"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	}
 	if err != nil {
-		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter metaProperties: %w", err), http.StatusBadRequest)
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -2529,13 +2570,13 @@ func (siw *ServerInterfaceWrapper) GetCurrency(c *gin.Context) {
 		return
 	}
 
-	// ------------- Optional query parameter "metaProperties" -------------
+	// ------------- Optional query parameter "meta" -------------
 
-	if _, found := query["metaProperties"]; found {
-		err = runtime.BindQueryParameterWithOptions("form", true, false, "metaProperties", query, &params.MetaProperties, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["meta"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	}
 	if err != nil {
-		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter metaProperties: %w", err), http.StatusBadRequest)
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -2747,13 +2788,13 @@ func (siw *ServerInterfaceWrapper) ListLocalizations(c *gin.Context) {
 		return
 	}
 
-	// ------------- Optional query parameter "metaProperties" -------------
+	// ------------- Optional query parameter "meta" -------------
 
-	if _, found := query["metaProperties"]; found {
-		err = runtime.BindQueryParameterWithOptions("form", true, false, "metaProperties", query, &params.MetaProperties, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["meta"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	}
 	if err != nil {
-		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter metaProperties: %w", err), http.StatusBadRequest)
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -2874,13 +2915,13 @@ func (siw *ServerInterfaceWrapper) GetLocalization(c *gin.Context) {
 		return
 	}
 
-	// ------------- Optional query parameter "metaProperties" -------------
+	// ------------- Optional query parameter "meta" -------------
 
-	if _, found := query["metaProperties"]; found {
-		err = runtime.BindQueryParameterWithOptions("form", true, false, "metaProperties", query, &params.MetaProperties, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["meta"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	}
 	if err != nil {
-		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter metaProperties: %w", err), http.StatusBadRequest)
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -3092,13 +3133,13 @@ func (siw *ServerInterfaceWrapper) ListRegions(c *gin.Context) {
 		return
 	}
 
-	// ------------- Optional query parameter "metaProperties" -------------
+	// ------------- Optional query parameter "meta" -------------
 
-	if _, found := query["metaProperties"]; found {
-		err = runtime.BindQueryParameterWithOptions("form", true, false, "metaProperties", query, &params.MetaProperties, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["meta"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	}
 	if err != nil {
-		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter metaProperties: %w", err), http.StatusBadRequest)
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -3239,13 +3280,13 @@ func (siw *ServerInterfaceWrapper) GetRegion(c *gin.Context) {
 		return
 	}
 
-	// ------------- Optional query parameter "metaProperties" -------------
+	// ------------- Optional query parameter "meta" -------------
 
-	if _, found := query["metaProperties"]; found {
-		err = runtime.BindQueryParameterWithOptions("form", true, false, "metaProperties", query, &params.MetaProperties, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["meta"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	}
 	if err != nil {
-		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter metaProperties: %w", err), http.StatusBadRequest)
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -3386,13 +3427,13 @@ func (siw *ServerInterfaceWrapper) GetRegionCountry(c *gin.Context) {
 		return
 	}
 
-	// ------------- Optional query parameter "metaProperties" -------------
+	// ------------- Optional query parameter "meta" -------------
 
-	if _, found := query["metaProperties"]; found {
-		err = runtime.BindQueryParameterWithOptions("form", true, false, "metaProperties", query, &params.MetaProperties, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["meta"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	}
 	if err != nil {
-		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter metaProperties: %w", err), http.StatusBadRequest)
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -3690,13 +3731,13 @@ func (siw *ServerInterfaceWrapper) ListWeightUnits(c *gin.Context) {
 		return
 	}
 
-	// ------------- Optional query parameter "metaProperties" -------------
+	// ------------- Optional query parameter "meta" -------------
 
-	if _, found := query["metaProperties"]; found {
-		err = runtime.BindQueryParameterWithOptions("form", true, false, "metaProperties", query, &params.MetaProperties, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["meta"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	}
 	if err != nil {
-		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter metaProperties: %w", err), http.StatusBadRequest)
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -3817,13 +3858,13 @@ func (siw *ServerInterfaceWrapper) GetWeightUnit(c *gin.Context) {
 		return
 	}
 
-	// ------------- Optional query parameter "metaProperties" -------------
+	// ------------- Optional query parameter "meta" -------------
 
-	if _, found := query["metaProperties"]; found {
-		err = runtime.BindQueryParameterWithOptions("form", true, false, "metaProperties", query, &params.MetaProperties, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["meta"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	}
 	if err != nil {
-		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter metaProperties: %w", err), http.StatusBadRequest)
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
 		return
 	}
 

@@ -400,18 +400,7 @@ export interface components {
         };
         /** @description A country (ISO 3166-1). */
         Country: {
-            attributes?: {
-                /**
-                 * @description The ISO 3166-1 alpha-3 code.
-                 * @example USA
-                 */
-                iso3Code?: string;
-                /**
-                 * @description The short name in the request's localization (storefront `X-Localization-ID`), English otherwise.
-                 * @example United States
-                 */
-                name?: string;
-            };
+            attributes?: components["schemas"]["CountryAttributes"];
             /**
              * @description The ISO 3166-1 alpha-2 code.
              * @example US
@@ -419,12 +408,22 @@ export interface components {
             id: string;
             links?: components["schemas"]["ResourceLinks"];
             meta?: components["schemas"]["ResourceMeta"];
-            relationships?: {
-                /** @description Every region of the country. */
-                regions?: components["schemas"]["RegionToMany"];
-            };
+            relationships?: components["schemas"]["CountryRelationships"];
             /** @enum {string} */
             type: "countries";
+        };
+        /** @description The fields of a country. */
+        CountryAttributes: {
+            /**
+             * @description The ISO 3166-1 alpha-3 code.
+             * @example USA
+             */
+            iso3Code?: string;
+            /**
+             * @description The short name in the request's localization (storefront `X-Localization-ID`), English otherwise.
+             * @example United States
+             */
+            name?: string;
         };
         /** @description A document holding a page of countries. */
         CountryCollectionDocument: {
@@ -459,6 +458,11 @@ export interface components {
             /** @description The codes of the country's regions. */
             regions?: string[];
         };
+        /** @description The relationships of a country. */
+        CountryRelationships: {
+            /** @description Every region of the country. */
+            regions?: components["schemas"]["RegionToMany"];
+        };
         /** @description A to-one relationship with a country. */
         CountryToOne: {
             data?: components["schemas"]["CountryIdentifier"] | components["schemas"]["JsonNull"];
@@ -471,18 +475,7 @@ export interface components {
         };
         /** @description An enabled currency (ISO 4217). Only the currencies the server enables are listed (USD, EUR and GBP unless `--currencies` names others); its id is what `X-Currency` names. */
         Currency: {
-            attributes?: {
-                /**
-                 * @description The English name.
-                 * @example Euro
-                 */
-                name?: string;
-                /**
-                 * @description The symbol, or the code where there is no common symbol.
-                 * @example €
-                 */
-                symbol?: string;
-            };
+            attributes?: components["schemas"]["CurrencyAttributes"];
             /**
              * @description The ISO 4217 code.
              * @example EUR
@@ -492,6 +485,19 @@ export interface components {
             meta?: components["schemas"]["ResourceMeta"];
             /** @enum {string} */
             type: "currencies";
+        };
+        /** @description The fields of a currency. */
+        CurrencyAttributes: {
+            /**
+             * @description The English name.
+             * @example Euro
+             */
+            name?: string;
+            /**
+             * @description The symbol, or the code where there is no common symbol.
+             * @example €
+             */
+            symbol?: string;
         };
         /** @description A document holding a page of currencies. */
         CurrencyCollectionDocument: {
@@ -513,16 +519,16 @@ export interface components {
             /** @example € */
             symbol?: string;
         };
-        /** @description Top-level links. `self` addresses the collection; on a page by number `first`, `prev` and `next` appear when they lead somewhere, `last` when the total is known. On a cursor page (`page[after]` or `page[before]`) `first` starts the walk again, and `prev` and `next` carry the cursors of the page's ends; each is `null` at its end of the list, as the JSON:API cursor-pagination profile asks (a page by number never has a `null` link). Removed by `X-Include: noHateoas`. */
+        /** @description Top-level links. `self` addresses the collection; on a page by number `first`, `prev` and `next` appear when they lead somewhere, `last` when the total is known. On a cursor page (`page[after]` or `page[before]`) `first` starts the walk again, and `prev` and `next` carry the cursors of the page's ends; each is left out at its end of the list (JSON:API's way to say a link is unavailable). Removed by `X-Include: noHateoas`. */
         DocumentLinks: {
             /** Format: uri */
             first?: string;
             /** Format: uri */
             last?: string;
             /** Format: uri */
-            next?: string | null;
+            next?: string;
             /** Format: uri */
-            prev?: string | null;
+            prev?: string;
             /** Format: uri */
             related?: string;
             /** Format: uri */
@@ -537,47 +543,9 @@ export interface components {
              * @example This value should not be blank.
              */
             detail?: string;
-            /** @description Sent for the problems a published profile defines: `about` is the address of the problem type (the cursor-pagination profile's `max-size-exceeded`, `unsupported-sort` and `range-pagination-not-supported`); `code` then names it. `type` repeats the problem type's URI as JSON:API 1.1's error type link, where the profile requires it. */
-            links?: {
-                /**
-                 * Format: uri
-                 * @example https://jsonapi.org/profiles/ethanresnick/cursor-pagination/max-size-exceeded
-                 */
-                about: string;
-                /**
-                 * Format: uri
-                 * @example https://jsonapi.org/profiles/ethanresnick/cursor-pagination/max-size-exceeded
-                 */
-                type?: string;
-            };
-            /** @description What a client needs to act on the problem, such as the largest page size. */
-            meta?: {
-                page?: {
-                    /**
-                     * @description The largest `page[size]`.
-                     * @example 1000
-                     */
-                    maxSize: number;
-                };
-            };
-            /** @description Where the problem is in the request. */
-            source?: {
-                /**
-                 * @description The request header that caused the problem.
-                 * @example Content-Type
-                 */
-                header?: string;
-                /**
-                 * @description The query parameter that caused the problem.
-                 * @example filter[id]
-                 */
-                parameter?: string;
-                /**
-                 * @description A JSON Pointer into the request document.
-                 * @example /data/attributes/name
-                 */
-                pointer?: string;
-            };
+            links?: components["schemas"]["ErrorLinks"];
+            meta?: components["schemas"]["ErrorMeta"];
+            source?: components["schemas"]["ErrorSource"];
             /**
              * @description The HTTP status code of this problem, as a string.
              * @example 400
@@ -592,10 +560,50 @@ export interface components {
         /** @description A JSON:API error document. */
         ErrorDocument: {
             errors: components["schemas"]["Error"][];
-            meta?: {
-                /** @description The request id, also sent in the `X-Request-ID` header. */
-                requestId?: string;
-            };
+            meta?: components["schemas"]["ErrorDocumentMeta"];
+        };
+        /** @description Extra information about the answer: the request's id. */
+        ErrorDocumentMeta: {
+            /** @description The request id, also sent in the `X-Request-ID` header. */
+            requestId?: string;
+        };
+        /** @description Sent for the problems a published profile defines: `about` is the address of the problem type (the cursor-pagination profile's `max-size-exceeded`, `unsupported-sort` and `range-pagination-not-supported`); `code` then names it. */
+        ErrorLinks: {
+            /**
+             * Format: uri
+             * @example https://jsonapi.org/profiles/ethanresnick/cursor-pagination/max-size-exceeded
+             */
+            about: string;
+        };
+        /** @description What a client needs to act on the problem, such as the largest page size. */
+        ErrorMeta: {
+            page?: components["schemas"]["ErrorMetaPage"];
+        };
+        /** @description The paging limit the problem concerns. */
+        ErrorMetaPage: {
+            /**
+             * @description The largest `page[size]`.
+             * @example 1000
+             */
+            maxSize: number;
+        };
+        /** @description Where the problem is in the request. */
+        ErrorSource: {
+            /**
+             * @description The request header that caused the problem.
+             * @example Content-Type
+             */
+            header?: string;
+            /**
+             * @description The query parameter that caused the problem.
+             * @example filter[id]
+             */
+            parameter?: string;
+            /**
+             * @description A JSON Pointer into the request document.
+             * @example /data/attributes/name
+             */
+            pointer?: string;
         };
         /**
          * @description JSON null, and nothing else. The second branch of `anyOf` wherever a value may be a referenced schema or null (an empty to-one relationship, a missing related record): under OpenAPI 3.0.3 `nullable` only widens a `type` in the same schema, so `{nullable: true, allOf: [$ref]}` does not admit null; this schema does.
@@ -604,23 +612,7 @@ export interface components {
         JsonNull: never | null;
         /** @description A localization of the storefront: a language and the formatting conventions that go with it. Its id is what `X-Localization-ID` names. */
         Localization: {
-            attributes?: {
-                /**
-                 * @description The locale of dates, numbers and the like: the language code and an ISO 3166-1 country code, joined by an underscore.
-                 * @example de_DE
-                 */
-                formattingCode?: string;
-                /**
-                 * @description The ISO 639-1 language code.
-                 * @example de
-                 */
-                languageCode?: string;
-                /**
-                 * @description The localization's name for people to read.
-                 * @example German (Germany)
-                 */
-                title?: string;
-            };
+            attributes?: components["schemas"]["LocalizationAttributes"];
             /**
              * @description The localization's identifier, the value of `X-Localization-ID`.
              * @example 2
@@ -630,6 +622,24 @@ export interface components {
             meta?: components["schemas"]["ResourceMeta"];
             /** @enum {string} */
             type: "localizations";
+        };
+        /** @description The fields of a localization. */
+        LocalizationAttributes: {
+            /**
+             * @description The locale of dates, numbers and the like: the language code and an ISO 3166-1 country code, joined by an underscore.
+             * @example de_DE
+             */
+            formattingCode?: string;
+            /**
+             * @description The ISO 639-1 language code.
+             * @example de
+             */
+            languageCode?: string;
+            /**
+             * @description The localization's name for people to read.
+             * @example German (Germany)
+             */
+            title?: string;
         };
         /** @description A document holding a page of localizations. */
         LocalizationCollectionDocument: {
@@ -693,18 +703,7 @@ export interface components {
         PlainErrorList: components["schemas"]["PlainError"][];
         /** @description A region, an ISO 3166-2 subdivision of a country. */
         Region: {
-            attributes?: {
-                /**
-                 * @description The part of the code after the dash.
-                 * @example NY
-                 */
-                code?: string;
-                /**
-                 * @description The name in the request's localization (storefront `X-Localization-ID`), English otherwise.
-                 * @example New York
-                 */
-                name?: string;
-            };
+            attributes?: components["schemas"]["RegionAttributes"];
             /**
              * @description The ISO 3166-2 code.
              * @example US-NY
@@ -712,12 +711,22 @@ export interface components {
             id: string;
             links?: components["schemas"]["ResourceLinks"];
             meta?: components["schemas"]["ResourceMeta"];
-            relationships?: {
-                /** @description The country the region belongs to. */
-                country?: components["schemas"]["CountryToOne"];
-            };
+            relationships?: components["schemas"]["RegionRelationships"];
             /** @enum {string} */
             type: "regions";
+        };
+        /** @description The fields of a region. */
+        RegionAttributes: {
+            /**
+             * @description The part of the code after the dash.
+             * @example NY
+             */
+            code?: string;
+            /**
+             * @description The name in the request's localization (storefront `X-Localization-ID`), English otherwise.
+             * @example New York
+             */
+            name?: string;
         };
         /** @description A document holding a page of regions. */
         RegionCollectionDocument: {
@@ -749,6 +758,11 @@ export interface components {
             id: string;
             /** @example New York */
             name?: string;
+        };
+        /** @description The relationships of a region. */
+        RegionRelationships: {
+            /** @description The country the region belongs to. */
+            country?: components["schemas"]["CountryToOne"];
         };
         /** @description A to-many relationship with regions. */
         RegionToMany: {
@@ -794,7 +808,7 @@ export interface components {
              */
             includeId?: string;
             /**
-             * @description The record's title, sent when the request asks `metaProperties=title`.
+             * @description The record's title, sent when the request asks `meta=title`.
              * @example Acme Corporation
              */
             title?: string;
@@ -1309,11 +1323,11 @@ export interface components {
          */
         LocalizationSort: string;
         /**
-         * @description `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
+         * @description `title` adds each record's title in `meta.title`; JSON:API only.
          * @example title
          */
         Meta: string;
-        /** @description Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. A JSON:API page read by cursor names the profile in its `Content-Type` (`application/vnd.api+json; profile="https://jsonapi.org/profiles/ethanresnick/cursor-pagination/"`), a parameter clients may ignore. */
+        /** @description Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. */
         PageAfter: string;
         /** @description Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`. */
         PageBefore: string;
@@ -1461,7 +1475,7 @@ export interface operations {
                 "page[number]"?: components["parameters"]["PageNumber"];
                 /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000. */
                 "page[size]"?: components["parameters"]["PageSize"];
-                /** @description Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. A JSON:API page read by cursor names the profile in its `Content-Type` (`application/vnd.api+json; profile="https://jsonapi.org/profiles/ethanresnick/cursor-pagination/"`), a parameter clients may ignore. */
+                /** @description Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. */
                 "page[after]"?: components["parameters"]["PageAfter"];
                 /** @description Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`. */
                 "page[before]"?: components["parameters"]["PageBefore"];
@@ -1486,10 +1500,10 @@ export interface operations {
                  */
                 "fields[regions]"?: components["parameters"]["RegionFields"];
                 /**
-                 * @description `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
+                 * @description `title` adds each record's title in `meta.title`; JSON:API only.
                  * @example title
                  */
-                metaProperties?: components["parameters"]["Meta"];
+                meta?: components["parameters"]["Meta"];
             };
             header?: {
                 /**
@@ -1563,10 +1577,10 @@ export interface operations {
                  */
                 "fields[regions]"?: components["parameters"]["RegionFields"];
                 /**
-                 * @description `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
+                 * @description `title` adds each record's title in `meta.title`; JSON:API only.
                  * @example title
                  */
-                metaProperties?: components["parameters"]["Meta"];
+                meta?: components["parameters"]["Meta"];
             };
             header?: {
                 /**
@@ -1643,7 +1657,7 @@ export interface operations {
                 "page[number]"?: components["parameters"]["PageNumber"];
                 /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000. */
                 "page[size]"?: components["parameters"]["PageSize"];
-                /** @description Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. A JSON:API page read by cursor names the profile in its `Content-Type` (`application/vnd.api+json; profile="https://jsonapi.org/profiles/ethanresnick/cursor-pagination/"`), a parameter clients may ignore. */
+                /** @description Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. */
                 "page[after]"?: components["parameters"]["PageAfter"];
                 /** @description Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`. */
                 "page[before]"?: components["parameters"]["PageBefore"];
@@ -1668,10 +1682,10 @@ export interface operations {
                  */
                 "fields[regions]"?: components["parameters"]["RegionFields"];
                 /**
-                 * @description `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
+                 * @description `title` adds each record's title in `meta.title`; JSON:API only.
                  * @example title
                  */
-                metaProperties?: components["parameters"]["Meta"];
+                meta?: components["parameters"]["Meta"];
             };
             header?: {
                 /**
@@ -1740,7 +1754,7 @@ export interface operations {
                 "page[number]"?: components["parameters"]["PageNumber"];
                 /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000. */
                 "page[size]"?: components["parameters"]["PageSize"];
-                /** @description Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. A JSON:API page read by cursor names the profile in its `Content-Type` (`application/vnd.api+json; profile="https://jsonapi.org/profiles/ethanresnick/cursor-pagination/"`), a parameter clients may ignore. */
+                /** @description Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. */
                 "page[after]"?: components["parameters"]["PageAfter"];
                 /** @description Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`. */
                 "page[before]"?: components["parameters"]["PageBefore"];
@@ -1830,7 +1844,7 @@ export interface operations {
                 "page[number]"?: components["parameters"]["PageNumber"];
                 /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000. */
                 "page[size]"?: components["parameters"]["PageSize"];
-                /** @description Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. A JSON:API page read by cursor names the profile in its `Content-Type` (`application/vnd.api+json; profile="https://jsonapi.org/profiles/ethanresnick/cursor-pagination/"`), a parameter clients may ignore. */
+                /** @description Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. */
                 "page[after]"?: components["parameters"]["PageAfter"];
                 /** @description Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`. */
                 "page[before]"?: components["parameters"]["PageBefore"];
@@ -1845,10 +1859,10 @@ export interface operations {
                  */
                 "fields[currencies]"?: components["parameters"]["CurrencyFields"];
                 /**
-                 * @description `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
+                 * @description `title` adds each record's title in `meta.title`; JSON:API only.
                  * @example title
                  */
-                metaProperties?: components["parameters"]["Meta"];
+                meta?: components["parameters"]["Meta"];
             };
             header?: {
                 /**
@@ -1961,10 +1975,10 @@ export interface operations {
                  */
                 "fields[currencies]"?: components["parameters"]["CurrencyFields"];
                 /**
-                 * @description `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
+                 * @description `title` adds each record's title in `meta.title`; JSON:API only.
                  * @example title
                  */
-                metaProperties?: components["parameters"]["Meta"];
+                meta?: components["parameters"]["Meta"];
             };
             header?: {
                 /**
@@ -2075,7 +2089,7 @@ export interface operations {
                 "page[number]"?: components["parameters"]["PageNumber"];
                 /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000. */
                 "page[size]"?: components["parameters"]["PageSize"];
-                /** @description Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. A JSON:API page read by cursor names the profile in its `Content-Type` (`application/vnd.api+json; profile="https://jsonapi.org/profiles/ethanresnick/cursor-pagination/"`), a parameter clients may ignore. */
+                /** @description Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. */
                 "page[after]"?: components["parameters"]["PageAfter"];
                 /** @description Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`. */
                 "page[before]"?: components["parameters"]["PageBefore"];
@@ -2090,10 +2104,10 @@ export interface operations {
                  */
                 "fields[localizations]"?: components["parameters"]["LocalizationFields"];
                 /**
-                 * @description `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
+                 * @description `title` adds each record's title in `meta.title`; JSON:API only.
                  * @example title
                  */
-                metaProperties?: components["parameters"]["Meta"];
+                meta?: components["parameters"]["Meta"];
             };
             header?: {
                 /**
@@ -2197,10 +2211,10 @@ export interface operations {
                  */
                 "fields[localizations]"?: components["parameters"]["LocalizationFields"];
                 /**
-                 * @description `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
+                 * @description `title` adds each record's title in `meta.title`; JSON:API only.
                  * @example title
                  */
-                metaProperties?: components["parameters"]["Meta"];
+                meta?: components["parameters"]["Meta"];
             };
             header?: {
                 /**
@@ -2303,7 +2317,7 @@ export interface operations {
                 "page[number]"?: components["parameters"]["PageNumber"];
                 /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000. */
                 "page[size]"?: components["parameters"]["PageSize"];
-                /** @description Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. A JSON:API page read by cursor names the profile in its `Content-Type` (`application/vnd.api+json; profile="https://jsonapi.org/profiles/ethanresnick/cursor-pagination/"`), a parameter clients may ignore. */
+                /** @description Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. */
                 "page[after]"?: components["parameters"]["PageAfter"];
                 /** @description Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`. */
                 "page[before]"?: components["parameters"]["PageBefore"];
@@ -2328,10 +2342,10 @@ export interface operations {
                  */
                 "fields[regions]"?: components["parameters"]["RegionFields"];
                 /**
-                 * @description `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
+                 * @description `title` adds each record's title in `meta.title`; JSON:API only.
                  * @example title
                  */
-                metaProperties?: components["parameters"]["Meta"];
+                meta?: components["parameters"]["Meta"];
             };
             header?: {
                 /**
@@ -2405,10 +2419,10 @@ export interface operations {
                  */
                 "fields[regions]"?: components["parameters"]["RegionFields"];
                 /**
-                 * @description `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
+                 * @description `title` adds each record's title in `meta.title`; JSON:API only.
                  * @example title
                  */
-                metaProperties?: components["parameters"]["Meta"];
+                meta?: components["parameters"]["Meta"];
             };
             header?: {
                 /**
@@ -2487,10 +2501,10 @@ export interface operations {
                  */
                 "fields[regions]"?: components["parameters"]["RegionFields"];
                 /**
-                 * @description `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
+                 * @description `title` adds each record's title in `meta.title`; JSON:API only.
                  * @example title
                  */
-                metaProperties?: components["parameters"]["Meta"];
+                meta?: components["parameters"]["Meta"];
             };
             header?: {
                 /**
@@ -2640,7 +2654,7 @@ export interface operations {
                 "page[number]"?: components["parameters"]["PageNumber"];
                 /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000. */
                 "page[size]"?: components["parameters"]["PageSize"];
-                /** @description Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. A JSON:API page read by cursor names the profile in its `Content-Type` (`application/vnd.api+json; profile="https://jsonapi.org/profiles/ethanresnick/cursor-pagination/"`), a parameter clients may ignore. */
+                /** @description Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. */
                 "page[after]"?: components["parameters"]["PageAfter"];
                 /** @description Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`. */
                 "page[before]"?: components["parameters"]["PageBefore"];
@@ -2655,10 +2669,10 @@ export interface operations {
                  */
                 "fields[weightunits]"?: components["parameters"]["WeightUnitFields"];
                 /**
-                 * @description `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
+                 * @description `title` adds each record's title in `meta.title`; JSON:API only.
                  * @example title
                  */
-                metaProperties?: components["parameters"]["Meta"];
+                meta?: components["parameters"]["Meta"];
             };
             header?: {
                 /**
@@ -2772,10 +2786,10 @@ export interface operations {
                  */
                 "fields[weightunits]"?: components["parameters"]["WeightUnitFields"];
                 /**
-                 * @description `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
+                 * @description `title` adds each record's title in `meta.title`; JSON:API only.
                  * @example title
                  */
-                metaProperties?: components["parameters"]["Meta"];
+                meta?: components["parameters"]["Meta"];
             };
             header?: {
                 /**

@@ -184,17 +184,8 @@ type CollectionMeta struct {
 
 // Country A country (ISO 3166-1).
 type Country struct {
-	Attributes *struct {
-		// Iso3Code The ISO 3166-1 alpha-3 code.
-		//
-		// Example: USA
-		Iso3Code *string `json:"iso3Code,omitempty"`
-
-		// Name The short name in the request's localization (storefront `X-Localization-ID`), English otherwise.
-		//
-		// Example: United States
-		Name *string `json:"name,omitempty"`
-	} `json:"attributes,omitempty"`
+	// Attributes The fields of a country.
+	Attributes *CountryAttributes `json:"attributes,omitempty"`
 
 	// Id The ISO 3166-1 alpha-2 code.
 	//
@@ -205,23 +196,35 @@ type Country struct {
 	Links *ResourceLinks `json:"links,omitempty"`
 
 	// Meta Extra information about one resource object.
-	Meta          *ResourceMeta `json:"meta,omitempty"`
-	Relationships *struct {
-		// Regions Every region of the country.
-		Regions *RegionToMany `json:"regions,omitempty"`
-	} `json:"relationships,omitempty"`
-	Type CountryType `json:"type"`
+	Meta *ResourceMeta `json:"meta,omitempty"`
+
+	// Relationships The relationships of a country.
+	Relationships *CountryRelationships `json:"relationships,omitempty"`
+	Type          CountryType           `json:"type"`
 }
 
 // CountryType defines model for Country.Type.
 type CountryType string
+
+// CountryAttributes The fields of a country.
+type CountryAttributes struct {
+	// Iso3Code The ISO 3166-1 alpha-3 code.
+	//
+	// Example: USA
+	Iso3Code *string `json:"iso3Code,omitempty"`
+
+	// Name The short name in the request's localization (storefront `X-Localization-ID`), English otherwise.
+	//
+	// Example: United States
+	Name *string `json:"name,omitempty"`
+}
 
 // CountryCollectionDocument A document holding a page of countries.
 type CountryCollectionDocument struct {
 	Data     []Country          `json:"data"`
 	Included *[]CountryOrRegion `json:"included,omitempty"`
 
-	// Links Top-level links. `self` addresses the collection; on a page by number `first`, `prev` and `next` appear when they lead somewhere, `last` when the total is known. On a cursor page (`page[after]` or `page[before]`) `first` starts the walk again, and `prev` and `next` carry the cursors of the page's ends; each is `null` at its end of the list, as the JSON:API cursor-pagination profile asks (a page by number never has a `null` link). Removed by `X-Include: noHateoas`.
+	// Links Top-level links. `self` addresses the collection; on a page by number `first`, `prev` and `next` appear when they lead somewhere, `last` when the total is known. On a cursor page (`page[after]` or `page[before]`) `first` starts the walk again, and `prev` and `next` carry the cursors of the page's ends; each is left out at its end of the list (JSON:API's way to say a link is unavailable). Removed by `X-Include: noHateoas`.
 	Links *DocumentLinks `json:"links,omitempty"`
 }
 
@@ -231,7 +234,7 @@ type CountryDocument struct {
 	Data     Country            `json:"data"`
 	Included *[]CountryOrRegion `json:"included,omitempty"`
 
-	// Links Top-level links. `self` addresses the collection; on a page by number `first`, `prev` and `next` appear when they lead somewhere, `last` when the total is known. On a cursor page (`page[after]` or `page[before]`) `first` starts the walk again, and `prev` and `next` carry the cursors of the page's ends; each is `null` at its end of the list, as the JSON:API cursor-pagination profile asks (a page by number never has a `null` link). Removed by `X-Include: noHateoas`.
+	// Links Top-level links. `self` addresses the collection; on a page by number `first`, `prev` and `next` appear when they lead somewhere, `last` when the total is known. On a cursor page (`page[after]` or `page[before]`) `first` starts the walk again, and `prev` and `next` carry the cursors of the page's ends; each is left out at its end of the list (JSON:API's way to say a link is unavailable). Removed by `X-Include: noHateoas`.
 	Links *DocumentLinks `json:"links,omitempty"`
 }
 
@@ -268,6 +271,12 @@ type CountryPlain struct {
 	Regions *[]string `json:"regions,omitempty"`
 }
 
+// CountryRelationships The relationships of a country.
+type CountryRelationships struct {
+	// Regions Every region of the country.
+	Regions *RegionToMany `json:"regions,omitempty"`
+}
+
 // CountryToOne A to-one relationship with a country.
 type CountryToOne struct {
 	Data *CountryToOne_Data `json:"data,omitempty"`
@@ -285,7 +294,7 @@ type CountryToOne_Data struct {
 type CountryToOneDocument struct {
 	Data CountryToOneDocument_Data `json:"data"`
 
-	// Links Top-level links. `self` addresses the collection; on a page by number `first`, `prev` and `next` appear when they lead somewhere, `last` when the total is known. On a cursor page (`page[after]` or `page[before]`) `first` starts the walk again, and `prev` and `next` carry the cursors of the page's ends; each is `null` at its end of the list, as the JSON:API cursor-pagination profile asks (a page by number never has a `null` link). Removed by `X-Include: noHateoas`.
+	// Links Top-level links. `self` addresses the collection; on a page by number `first`, `prev` and `next` appear when they lead somewhere, `last` when the total is known. On a cursor page (`page[after]` or `page[before]`) `first` starts the walk again, and `prev` and `next` carry the cursors of the page's ends; each is left out at its end of the list (JSON:API's way to say a link is unavailable). Removed by `X-Include: noHateoas`.
 	Links *DocumentLinks `json:"links,omitempty"`
 }
 
@@ -296,17 +305,8 @@ type CountryToOneDocument_Data struct {
 
 // Currency An enabled currency (ISO 4217). Only the currencies the server enables are listed (USD, EUR and GBP unless `--currencies` names others); its id is what `X-Currency` names.
 type Currency struct {
-	Attributes *struct {
-		// Name The English name.
-		//
-		// Example: Euro
-		Name *string `json:"name,omitempty"`
-
-		// Symbol The symbol, or the code where there is no common symbol.
-		//
-		// Example: €
-		Symbol *string `json:"symbol,omitempty"`
-	} `json:"attributes,omitempty"`
+	// Attributes The fields of a currency.
+	Attributes *CurrencyAttributes `json:"attributes,omitempty"`
 
 	// Id The ISO 4217 code.
 	//
@@ -324,11 +324,24 @@ type Currency struct {
 // CurrencyType defines model for Currency.Type.
 type CurrencyType string
 
+// CurrencyAttributes The fields of a currency.
+type CurrencyAttributes struct {
+	// Name The English name.
+	//
+	// Example: Euro
+	Name *string `json:"name,omitempty"`
+
+	// Symbol The symbol, or the code where there is no common symbol.
+	//
+	// Example: €
+	Symbol *string `json:"symbol,omitempty"`
+}
+
 // CurrencyCollectionDocument A document holding a page of currencies.
 type CurrencyCollectionDocument struct {
 	Data []Currency `json:"data"`
 
-	// Links Top-level links. `self` addresses the collection; on a page by number `first`, `prev` and `next` appear when they lead somewhere, `last` when the total is known. On a cursor page (`page[after]` or `page[before]`) `first` starts the walk again, and `prev` and `next` carry the cursors of the page's ends; each is `null` at its end of the list, as the JSON:API cursor-pagination profile asks (a page by number never has a `null` link). Removed by `X-Include: noHateoas`.
+	// Links Top-level links. `self` addresses the collection; on a page by number `first`, `prev` and `next` appear when they lead somewhere, `last` when the total is known. On a cursor page (`page[after]` or `page[before]`) `first` starts the walk again, and `prev` and `next` carry the cursors of the page's ends; each is left out at its end of the list (JSON:API's way to say a link is unavailable). Removed by `X-Include: noHateoas`.
 	Links *DocumentLinks `json:"links,omitempty"`
 
 	// Meta Extra information about a list as a whole.
@@ -340,7 +353,7 @@ type CurrencyDocument struct {
 	// Data An enabled currency (ISO 4217). Only the currencies the server enables are listed (USD, EUR and GBP unless `--currencies` names others); its id is what `X-Currency` names.
 	Data Currency `json:"data"`
 
-	// Links Top-level links. `self` addresses the collection; on a page by number `first`, `prev` and `next` appear when they lead somewhere, `last` when the total is known. On a cursor page (`page[after]` or `page[before]`) `first` starts the walk again, and `prev` and `next` carry the cursors of the page's ends; each is `null` at its end of the list, as the JSON:API cursor-pagination profile asks (a page by number never has a `null` link). Removed by `X-Include: noHateoas`.
+	// Links Top-level links. `self` addresses the collection; on a page by number `first`, `prev` and `next` appear when they lead somewhere, `last` when the total is known. On a cursor page (`page[after]` or `page[before]`) `first` starts the walk again, and `prev` and `next` carry the cursors of the page's ends; each is left out at its end of the list (JSON:API's way to say a link is unavailable). Removed by `X-Include: noHateoas`.
 	Links *DocumentLinks `json:"links,omitempty"`
 }
 
@@ -356,7 +369,7 @@ type CurrencyPlain struct {
 	Symbol *string `json:"symbol,omitempty"`
 }
 
-// DocumentLinks Top-level links. `self` addresses the collection; on a page by number `first`, `prev` and `next` appear when they lead somewhere, `last` when the total is known. On a cursor page (`page[after]` or `page[before]`) `first` starts the walk again, and `prev` and `next` carry the cursors of the page's ends; each is `null` at its end of the list, as the JSON:API cursor-pagination profile asks (a page by number never has a `null` link). Removed by `X-Include: noHateoas`.
+// DocumentLinks Top-level links. `self` addresses the collection; on a page by number `first`, `prev` and `next` appear when they lead somewhere, `last` when the total is known. On a cursor page (`page[after]` or `page[before]`) `first` starts the walk again, and `prev` and `next` carry the cursors of the page's ends; each is left out at its end of the list (JSON:API's way to say a link is unavailable). Removed by `X-Include: noHateoas`.
 type DocumentLinks struct {
 	First   *string `json:"first,omitempty"`
 	Last    *string `json:"last,omitempty"`
@@ -376,42 +389,14 @@ type Error struct {
 	// Example: This value should not be blank.
 	Detail *string `json:"detail,omitempty"`
 
-	// Links Sent for the problems a published profile defines: `about` is the address of the problem type (the cursor-pagination profile's `max-size-exceeded`, `unsupported-sort` and `range-pagination-not-supported`); `code` then names it. `type` repeats the problem type's URI as JSON:API 1.1's error type link, where the profile requires it.
-	Links *struct {
-		// About Example: https://jsonapi.org/profiles/ethanresnick/cursor-pagination/max-size-exceeded
-		About string `json:"about"`
-
-		// Type Example: https://jsonapi.org/profiles/ethanresnick/cursor-pagination/max-size-exceeded
-		Type *string `json:"type,omitempty"`
-	} `json:"links,omitempty"`
+	// Links Sent for the problems a published profile defines: `about` is the address of the problem type (the cursor-pagination profile's `max-size-exceeded`, `unsupported-sort` and `range-pagination-not-supported`); `code` then names it.
+	Links *ErrorLinks `json:"links,omitempty"`
 
 	// Meta What a client needs to act on the problem, such as the largest page size.
-	Meta *struct {
-		Page *struct {
-			// MaxSize The largest `page[size]`.
-			//
-			// Example: 1000
-			MaxSize int `json:"maxSize"`
-		} `json:"page,omitempty"`
-	} `json:"meta,omitempty"`
+	Meta *ErrorMeta `json:"meta,omitempty"`
 
 	// Source Where the problem is in the request.
-	Source *struct {
-		// Header The request header that caused the problem.
-		//
-		// Example: Content-Type
-		Header *string `json:"header,omitempty"`
-
-		// Parameter The query parameter that caused the problem.
-		//
-		// Example: filter[id]
-		Parameter *string `json:"parameter,omitempty"`
-
-		// Pointer A JSON Pointer into the request document.
-		//
-		// Example: /data/attributes/name
-		Pointer *string `json:"pointer,omitempty"`
-	} `json:"source,omitempty"`
+	Source *ErrorSource `json:"source,omitempty"`
 
 	// Status The HTTP status code of this problem, as a string.
 	//
@@ -427,10 +412,53 @@ type Error struct {
 // ErrorDocument A JSON:API error document.
 type ErrorDocument struct {
 	Errors []Error `json:"errors"`
-	Meta   *struct {
-		// RequestId The request id, also sent in the `X-Request-ID` header.
-		RequestId *string `json:"requestId,omitempty"`
-	} `json:"meta,omitempty"`
+
+	// Meta Extra information about the answer: the request's id.
+	Meta *ErrorDocumentMeta `json:"meta,omitempty"`
+}
+
+// ErrorDocumentMeta Extra information about the answer: the request's id.
+type ErrorDocumentMeta struct {
+	// RequestId The request id, also sent in the `X-Request-ID` header.
+	RequestId *string `json:"requestId,omitempty"`
+}
+
+// ErrorLinks Sent for the problems a published profile defines: `about` is the address of the problem type (the cursor-pagination profile's `max-size-exceeded`, `unsupported-sort` and `range-pagination-not-supported`); `code` then names it.
+type ErrorLinks struct {
+	// About Example: https://jsonapi.org/profiles/ethanresnick/cursor-pagination/max-size-exceeded
+	About string `json:"about"`
+}
+
+// ErrorMeta What a client needs to act on the problem, such as the largest page size.
+type ErrorMeta struct {
+	// Page The paging limit the problem concerns.
+	Page *ErrorMetaPage `json:"page,omitempty"`
+}
+
+// ErrorMetaPage The paging limit the problem concerns.
+type ErrorMetaPage struct {
+	// MaxSize The largest `page[size]`.
+	//
+	// Example: 1000
+	MaxSize int `json:"maxSize"`
+}
+
+// ErrorSource Where the problem is in the request.
+type ErrorSource struct {
+	// Header The request header that caused the problem.
+	//
+	// Example: Content-Type
+	Header *string `json:"header,omitempty"`
+
+	// Parameter The query parameter that caused the problem.
+	//
+	// Example: filter[id]
+	Parameter *string `json:"parameter,omitempty"`
+
+	// Pointer A JSON Pointer into the request document.
+	//
+	// Example: /data/attributes/name
+	Pointer *string `json:"pointer,omitempty"`
 }
 
 // JsonNull JSON null, and nothing else. The second branch of `anyOf` wherever a value may be a referenced schema or null (an empty to-one relationship, a missing related record): under OpenAPI 3.0.3 `nullable` only widens a `type` in the same schema, so `{nullable: true, allOf: [$ref]}` does not admit null; this schema does.
@@ -438,22 +466,8 @@ type JsonNull = map[string]interface{}
 
 // Localization A localization of the storefront: a language and the formatting conventions that go with it. Its id is what `X-Localization-ID` names.
 type Localization struct {
-	Attributes *struct {
-		// FormattingCode The locale of dates, numbers and the like: the language code and an ISO 3166-1 country code, joined by an underscore.
-		//
-		// Example: de_DE
-		FormattingCode *string `json:"formattingCode,omitempty"`
-
-		// LanguageCode The ISO 639-1 language code.
-		//
-		// Example: de
-		LanguageCode *string `json:"languageCode,omitempty"`
-
-		// Title The localization's name for people to read.
-		//
-		// Example: German (Germany)
-		Title *string `json:"title,omitempty"`
-	} `json:"attributes,omitempty"`
+	// Attributes The fields of a localization.
+	Attributes *LocalizationAttributes `json:"attributes,omitempty"`
 
 	// Id The localization's identifier, the value of `X-Localization-ID`.
 	//
@@ -471,11 +485,29 @@ type Localization struct {
 // LocalizationType defines model for Localization.Type.
 type LocalizationType string
 
+// LocalizationAttributes The fields of a localization.
+type LocalizationAttributes struct {
+	// FormattingCode The locale of dates, numbers and the like: the language code and an ISO 3166-1 country code, joined by an underscore.
+	//
+	// Example: de_DE
+	FormattingCode *string `json:"formattingCode,omitempty"`
+
+	// LanguageCode The ISO 639-1 language code.
+	//
+	// Example: de
+	LanguageCode *string `json:"languageCode,omitempty"`
+
+	// Title The localization's name for people to read.
+	//
+	// Example: German (Germany)
+	Title *string `json:"title,omitempty"`
+}
+
 // LocalizationCollectionDocument A document holding a page of localizations.
 type LocalizationCollectionDocument struct {
 	Data []Localization `json:"data"`
 
-	// Links Top-level links. `self` addresses the collection; on a page by number `first`, `prev` and `next` appear when they lead somewhere, `last` when the total is known. On a cursor page (`page[after]` or `page[before]`) `first` starts the walk again, and `prev` and `next` carry the cursors of the page's ends; each is `null` at its end of the list, as the JSON:API cursor-pagination profile asks (a page by number never has a `null` link). Removed by `X-Include: noHateoas`.
+	// Links Top-level links. `self` addresses the collection; on a page by number `first`, `prev` and `next` appear when they lead somewhere, `last` when the total is known. On a cursor page (`page[after]` or `page[before]`) `first` starts the walk again, and `prev` and `next` carry the cursors of the page's ends; each is left out at its end of the list (JSON:API's way to say a link is unavailable). Removed by `X-Include: noHateoas`.
 	Links *DocumentLinks `json:"links,omitempty"`
 
 	// Meta Extra information about a list as a whole.
@@ -487,7 +519,7 @@ type LocalizationDocument struct {
 	// Data A localization of the storefront: a language and the formatting conventions that go with it. Its id is what `X-Localization-ID` names.
 	Data Localization `json:"data"`
 
-	// Links Top-level links. `self` addresses the collection; on a page by number `first`, `prev` and `next` appear when they lead somewhere, `last` when the total is known. On a cursor page (`page[after]` or `page[before]`) `first` starts the walk again, and `prev` and `next` carry the cursors of the page's ends; each is `null` at its end of the list, as the JSON:API cursor-pagination profile asks (a page by number never has a `null` link). Removed by `X-Include: noHateoas`.
+	// Links Top-level links. `self` addresses the collection; on a page by number `first`, `prev` and `next` appear when they lead somewhere, `last` when the total is known. On a cursor page (`page[after]` or `page[before]`) `first` starts the walk again, and `prev` and `next` carry the cursors of the page's ends; each is left out at its end of the list (JSON:API's way to say a link is unavailable). Removed by `X-Include: noHateoas`.
 	Links *DocumentLinks `json:"links,omitempty"`
 }
 
@@ -548,17 +580,8 @@ type PlainErrorList = []PlainError
 
 // Region A region, an ISO 3166-2 subdivision of a country.
 type Region struct {
-	Attributes *struct {
-		// Code The part of the code after the dash.
-		//
-		// Example: NY
-		Code *string `json:"code,omitempty"`
-
-		// Name The name in the request's localization (storefront `X-Localization-ID`), English otherwise.
-		//
-		// Example: New York
-		Name *string `json:"name,omitempty"`
-	} `json:"attributes,omitempty"`
+	// Attributes The fields of a region.
+	Attributes *RegionAttributes `json:"attributes,omitempty"`
 
 	// Id The ISO 3166-2 code.
 	//
@@ -569,23 +592,35 @@ type Region struct {
 	Links *ResourceLinks `json:"links,omitempty"`
 
 	// Meta Extra information about one resource object.
-	Meta          *ResourceMeta `json:"meta,omitempty"`
-	Relationships *struct {
-		// Country The country the region belongs to.
-		Country *CountryToOne `json:"country,omitempty"`
-	} `json:"relationships,omitempty"`
-	Type RegionType `json:"type"`
+	Meta *ResourceMeta `json:"meta,omitempty"`
+
+	// Relationships The relationships of a region.
+	Relationships *RegionRelationships `json:"relationships,omitempty"`
+	Type          RegionType           `json:"type"`
 }
 
 // RegionType defines model for Region.Type.
 type RegionType string
+
+// RegionAttributes The fields of a region.
+type RegionAttributes struct {
+	// Code The part of the code after the dash.
+	//
+	// Example: NY
+	Code *string `json:"code,omitempty"`
+
+	// Name The name in the request's localization (storefront `X-Localization-ID`), English otherwise.
+	//
+	// Example: New York
+	Name *string `json:"name,omitempty"`
+}
 
 // RegionCollectionDocument A document holding a page of regions.
 type RegionCollectionDocument struct {
 	Data     []Region           `json:"data"`
 	Included *[]CountryOrRegion `json:"included,omitempty"`
 
-	// Links Top-level links. `self` addresses the collection; on a page by number `first`, `prev` and `next` appear when they lead somewhere, `last` when the total is known. On a cursor page (`page[after]` or `page[before]`) `first` starts the walk again, and `prev` and `next` carry the cursors of the page's ends; each is `null` at its end of the list, as the JSON:API cursor-pagination profile asks (a page by number never has a `null` link). Removed by `X-Include: noHateoas`.
+	// Links Top-level links. `self` addresses the collection; on a page by number `first`, `prev` and `next` appear when they lead somewhere, `last` when the total is known. On a cursor page (`page[after]` or `page[before]`) `first` starts the walk again, and `prev` and `next` carry the cursors of the page's ends; each is left out at its end of the list (JSON:API's way to say a link is unavailable). Removed by `X-Include: noHateoas`.
 	Links *DocumentLinks `json:"links,omitempty"`
 }
 
@@ -595,7 +630,7 @@ type RegionDocument struct {
 	Data     Region             `json:"data"`
 	Included *[]CountryOrRegion `json:"included,omitempty"`
 
-	// Links Top-level links. `self` addresses the collection; on a page by number `first`, `prev` and `next` appear when they lead somewhere, `last` when the total is known. On a cursor page (`page[after]` or `page[before]`) `first` starts the walk again, and `prev` and `next` carry the cursors of the page's ends; each is `null` at its end of the list, as the JSON:API cursor-pagination profile asks (a page by number never has a `null` link). Removed by `X-Include: noHateoas`.
+	// Links Top-level links. `self` addresses the collection; on a page by number `first`, `prev` and `next` appear when they lead somewhere, `last` when the total is known. On a cursor page (`page[after]` or `page[before]`) `first` starts the walk again, and `prev` and `next` carry the cursors of the page's ends; each is left out at its end of the list (JSON:API's way to say a link is unavailable). Removed by `X-Include: noHateoas`.
 	Links *DocumentLinks `json:"links,omitempty"`
 }
 
@@ -627,6 +662,12 @@ type RegionPlain struct {
 	Name *string `json:"name,omitempty"`
 }
 
+// RegionRelationships The relationships of a region.
+type RegionRelationships struct {
+	// Country The country the region belongs to.
+	Country *CountryToOne `json:"country,omitempty"`
+}
+
 // RegionToMany A to-many relationship with regions.
 type RegionToMany struct {
 	Data *[]RegionIdentifier `json:"data,omitempty"`
@@ -639,7 +680,7 @@ type RegionToMany struct {
 type RegionToManyDocument struct {
 	Data []RegionIdentifier `json:"data"`
 
-	// Links Top-level links. `self` addresses the collection; on a page by number `first`, `prev` and `next` appear when they lead somewhere, `last` when the total is known. On a cursor page (`page[after]` or `page[before]`) `first` starts the walk again, and `prev` and `next` carry the cursors of the page's ends; each is `null` at its end of the list, as the JSON:API cursor-pagination profile asks (a page by number never has a `null` link). Removed by `X-Include: noHateoas`.
+	// Links Top-level links. `self` addresses the collection; on a page by number `first`, `prev` and `next` appear when they lead somewhere, `last` when the total is known. On a cursor page (`page[after]` or `page[before]`) `first` starts the walk again, and `prev` and `next` carry the cursors of the page's ends; each is left out at its end of the list (JSON:API's way to say a link is unavailable). Removed by `X-Include: noHateoas`.
 	Links *DocumentLinks `json:"links,omitempty"`
 }
 
@@ -670,7 +711,7 @@ type ResourceMeta struct {
 	// Example: contact-1
 	IncludeId *string `json:"includeId,omitempty"`
 
-	// Title The record's title, sent when the request asks `metaProperties=title`.
+	// Title The record's title, sent when the request asks `meta=title`.
 	//
 	// Example: Acme Corporation
 	Title *string `json:"title,omitempty"`
@@ -758,7 +799,7 @@ type WeightUnitAttributes struct {
 type WeightUnitCollectionDocument struct {
 	Data []WeightUnit `json:"data"`
 
-	// Links Top-level links. `self` addresses the collection; on a page by number `first`, `prev` and `next` appear when they lead somewhere, `last` when the total is known. On a cursor page (`page[after]` or `page[before]`) `first` starts the walk again, and `prev` and `next` carry the cursors of the page's ends; each is `null` at its end of the list, as the JSON:API cursor-pagination profile asks (a page by number never has a `null` link). Removed by `X-Include: noHateoas`.
+	// Links Top-level links. `self` addresses the collection; on a page by number `first`, `prev` and `next` appear when they lead somewhere, `last` when the total is known. On a cursor page (`page[after]` or `page[before]`) `first` starts the walk again, and `prev` and `next` carry the cursors of the page's ends; each is left out at its end of the list (JSON:API's way to say a link is unavailable). Removed by `X-Include: noHateoas`.
 	Links *DocumentLinks `json:"links,omitempty"`
 }
 
@@ -767,7 +808,7 @@ type WeightUnitDocument struct {
 	// Data A unit of weight.
 	Data WeightUnit `json:"data"`
 
-	// Links Top-level links. `self` addresses the collection; on a page by number `first`, `prev` and `next` appear when they lead somewhere, `last` when the total is known. On a cursor page (`page[after]` or `page[before]`) `first` starts the walk again, and `prev` and `next` carry the cursors of the page's ends; each is `null` at its end of the list, as the JSON:API cursor-pagination profile asks (a page by number never has a `null` link). Removed by `X-Include: noHateoas`.
+	// Links Top-level links. `self` addresses the collection; on a page by number `first`, `prev` and `next` appear when they lead somewhere, `last` when the total is known. On a cursor page (`page[after]` or `page[before]`) `first` starts the walk again, and `prev` and `next` carry the cursors of the page's ends; each is left out at its end of the list (JSON:API's way to say a link is unavailable). Removed by `X-Include: noHateoas`.
 	Links *DocumentLinks `json:"links,omitempty"`
 }
 
@@ -973,7 +1014,7 @@ type ListCountriesParams struct {
 	// PageSize Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000.
 	PageSize *PageSize `form:"page[size],omitempty" json:"page[size],omitempty"`
 
-	// PageAfter Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. A JSON:API page read by cursor names the profile in its `Content-Type` (`application/vnd.api+json; profile="https://jsonapi.org/profiles/ethanresnick/cursor-pagination/"`), a parameter clients may ignore.
+	// PageAfter Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`.
 	PageAfter *PageAfter `form:"page[after],omitempty" json:"page[after],omitempty"`
 
 	// PageBefore Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`.
@@ -991,8 +1032,8 @@ type ListCountriesParams struct {
 	// FieldsRegions The region fields to return, separated by commas; JSON:API only.
 	FieldsRegions *RegionFields `form:"fields[regions],omitempty" json:"fields[regions],omitempty"`
 
-	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
-	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
+	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
+	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -1018,8 +1059,8 @@ type GetCountryParams struct {
 	// FieldsRegions The region fields to return, separated by commas; JSON:API only.
 	FieldsRegions *RegionFields `form:"fields[regions],omitempty" json:"fields[regions],omitempty"`
 
-	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
-	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
+	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
+	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -1048,7 +1089,7 @@ type ListCountryRegionsParams struct {
 	// PageSize Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000.
 	PageSize *PageSize `form:"page[size],omitempty" json:"page[size],omitempty"`
 
-	// PageAfter Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. A JSON:API page read by cursor names the profile in its `Content-Type` (`application/vnd.api+json; profile="https://jsonapi.org/profiles/ethanresnick/cursor-pagination/"`), a parameter clients may ignore.
+	// PageAfter Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`.
 	PageAfter *PageAfter `form:"page[after],omitempty" json:"page[after],omitempty"`
 
 	// PageBefore Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`.
@@ -1066,8 +1107,8 @@ type ListCountryRegionsParams struct {
 	// FieldsRegions The region fields to return, separated by commas; JSON:API only.
 	FieldsRegions *RegionFields `form:"fields[regions],omitempty" json:"fields[regions],omitempty"`
 
-	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
-	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
+	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
+	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -1090,7 +1131,7 @@ type GetCountryRegionsRelationshipParams struct {
 	// PageSize Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000.
 	PageSize *PageSize `form:"page[size],omitempty" json:"page[size],omitempty"`
 
-	// PageAfter Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. A JSON:API page read by cursor names the profile in its `Content-Type` (`application/vnd.api+json; profile="https://jsonapi.org/profiles/ethanresnick/cursor-pagination/"`), a parameter clients may ignore.
+	// PageAfter Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`.
 	PageAfter *PageAfter `form:"page[after],omitempty" json:"page[after],omitempty"`
 
 	// PageBefore Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`.
@@ -1123,7 +1164,7 @@ type ListCurrenciesParams struct {
 	// PageSize Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000.
 	PageSize *PageSize `form:"page[size],omitempty" json:"page[size],omitempty"`
 
-	// PageAfter Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. A JSON:API page read by cursor names the profile in its `Content-Type` (`application/vnd.api+json; profile="https://jsonapi.org/profiles/ethanresnick/cursor-pagination/"`), a parameter clients may ignore.
+	// PageAfter Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`.
 	PageAfter *PageAfter `form:"page[after],omitempty" json:"page[after],omitempty"`
 
 	// PageBefore Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`.
@@ -1135,8 +1176,8 @@ type ListCurrenciesParams struct {
 	// FieldsCurrencies The currency fields to return, separated by commas; JSON:API only.
 	FieldsCurrencies *CurrencyFields `form:"fields[currencies],omitempty" json:"fields[currencies],omitempty"`
 
-	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
-	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
+	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
+	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -1156,8 +1197,8 @@ type GetCurrencyParams struct {
 	// FieldsCurrencies The currency fields to return, separated by commas; JSON:API only.
 	FieldsCurrencies *CurrencyFields `form:"fields[currencies],omitempty" json:"fields[currencies],omitempty"`
 
-	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
-	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
+	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
+	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -1195,7 +1236,7 @@ type ListLocalizationsParams struct {
 	// PageSize Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000.
 	PageSize *PageSize `form:"page[size],omitempty" json:"page[size],omitempty"`
 
-	// PageAfter Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. A JSON:API page read by cursor names the profile in its `Content-Type` (`application/vnd.api+json; profile="https://jsonapi.org/profiles/ethanresnick/cursor-pagination/"`), a parameter clients may ignore.
+	// PageAfter Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`.
 	PageAfter *PageAfter `form:"page[after],omitempty" json:"page[after],omitempty"`
 
 	// PageBefore Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`.
@@ -1207,8 +1248,8 @@ type ListLocalizationsParams struct {
 	// FieldsLocalizations The localization fields to return, separated by commas; JSON:API only.
 	FieldsLocalizations *LocalizationFields `form:"fields[localizations],omitempty" json:"fields[localizations],omitempty"`
 
-	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
-	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
+	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
+	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -1228,8 +1269,8 @@ type GetLocalizationParams struct {
 	// FieldsLocalizations The localization fields to return, separated by commas; JSON:API only.
 	FieldsLocalizations *LocalizationFields `form:"fields[localizations],omitempty" json:"fields[localizations],omitempty"`
 
-	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
-	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
+	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
+	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -1261,7 +1302,7 @@ type ListRegionsParams struct {
 	// PageSize Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000.
 	PageSize *PageSize `form:"page[size],omitempty" json:"page[size],omitempty"`
 
-	// PageAfter Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. A JSON:API page read by cursor names the profile in its `Content-Type` (`application/vnd.api+json; profile="https://jsonapi.org/profiles/ethanresnick/cursor-pagination/"`), a parameter clients may ignore.
+	// PageAfter Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`.
 	PageAfter *PageAfter `form:"page[after],omitempty" json:"page[after],omitempty"`
 
 	// PageBefore Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`.
@@ -1279,8 +1320,8 @@ type ListRegionsParams struct {
 	// FieldsRegions The region fields to return, separated by commas; JSON:API only.
 	FieldsRegions *RegionFields `form:"fields[regions],omitempty" json:"fields[regions],omitempty"`
 
-	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
-	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
+	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
+	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -1306,8 +1347,8 @@ type GetRegionParams struct {
 	// FieldsRegions The region fields to return, separated by commas; JSON:API only.
 	FieldsRegions *RegionFields `form:"fields[regions],omitempty" json:"fields[regions],omitempty"`
 
-	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
-	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
+	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
+	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -1333,8 +1374,8 @@ type GetRegionCountryParams struct {
 	// FieldsRegions The region fields to return, separated by commas; JSON:API only.
 	FieldsRegions *RegionFields `form:"fields[regions],omitempty" json:"fields[regions],omitempty"`
 
-	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
-	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
+	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
+	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -1381,7 +1422,7 @@ type ListWeightUnitsParams struct {
 	// PageSize Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000.
 	PageSize *PageSize `form:"page[size],omitempty" json:"page[size],omitempty"`
 
-	// PageAfter Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. A JSON:API page read by cursor names the profile in its `Content-Type` (`application/vnd.api+json; profile="https://jsonapi.org/profiles/ethanresnick/cursor-pagination/"`), a parameter clients may ignore.
+	// PageAfter Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`.
 	PageAfter *PageAfter `form:"page[after],omitempty" json:"page[after],omitempty"`
 
 	// PageBefore Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`.
@@ -1393,8 +1434,8 @@ type ListWeightUnitsParams struct {
 	// FieldsWeightunits The weight unit fields to return, separated by commas; JSON:API only.
 	FieldsWeightunits *WeightUnitFields `form:"fields[weightunits],omitempty" json:"fields[weightunits],omitempty"`
 
-	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
-	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
+	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
+	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -1414,8 +1455,8 @@ type GetWeightUnitParams struct {
 	// FieldsWeightunits The weight unit fields to return, separated by commas; JSON:API only.
 	FieldsWeightunits *WeightUnitFields `form:"fields[weightunits],omitempty" json:"fields[weightunits],omitempty"`
 
-	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
-	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
+	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
+	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -2491,9 +2532,9 @@ func NewListCountriesRequest(server string, params *ListCountriesParams) (*http.
 
 		}
 
-		if params.MetaProperties != nil {
+		if params.Meta != nil {
 
-			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "metaProperties", *params.MetaProperties, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "meta", *params.Meta, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -2636,9 +2677,9 @@ func NewGetCountryRequest(server string, id CountryId, params *GetCountryParams)
 
 		}
 
-		if params.MetaProperties != nil {
+		if params.Meta != nil {
 
-			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "metaProperties", *params.MetaProperties, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "meta", *params.Meta, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -2865,9 +2906,9 @@ func NewListCountryRegionsRequest(server string, id CountryId, params *ListCount
 
 		}
 
-		if params.MetaProperties != nil {
+		if params.Meta != nil {
 
-			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "metaProperties", *params.MetaProperties, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "meta", *params.Meta, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -3208,9 +3249,9 @@ func NewListCurrenciesRequest(server string, params *ListCurrenciesParams) (*htt
 
 		}
 
-		if params.MetaProperties != nil {
+		if params.Meta != nil {
 
-			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "metaProperties", *params.MetaProperties, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "meta", *params.Meta, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -3329,9 +3370,9 @@ func NewGetCurrencyRequest(server string, id CurrencyId, params *GetCurrencyPara
 
 		}
 
-		if params.MetaProperties != nil {
+		if params.Meta != nil {
 
-			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "metaProperties", *params.MetaProperties, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "meta", *params.Meta, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -3563,9 +3604,9 @@ func NewListLocalizationsRequest(server string, params *ListLocalizationsParams)
 
 		}
 
-		if params.MetaProperties != nil {
+		if params.Meta != nil {
 
-			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "metaProperties", *params.MetaProperties, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "meta", *params.Meta, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -3684,9 +3725,9 @@ func NewGetLocalizationRequest(server string, id LocalizationId, params *GetLoca
 
 		}
 
-		if params.MetaProperties != nil {
+		if params.Meta != nil {
 
-			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "metaProperties", *params.MetaProperties, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "meta", *params.Meta, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -3918,9 +3959,9 @@ func NewListRegionsRequest(server string, params *ListRegionsParams) (*http.Requ
 
 		}
 
-		if params.MetaProperties != nil {
+		if params.Meta != nil {
 
-			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "metaProperties", *params.MetaProperties, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "meta", *params.Meta, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -4063,9 +4104,9 @@ func NewGetRegionRequest(server string, id RegionId, params *GetRegionParams) (*
 
 		}
 
-		if params.MetaProperties != nil {
+		if params.Meta != nil {
 
-			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "metaProperties", *params.MetaProperties, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "meta", *params.Meta, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -4208,9 +4249,9 @@ func NewGetRegionCountryRequest(server string, id RegionId, params *GetRegionCou
 
 		}
 
-		if params.MetaProperties != nil {
+		if params.Meta != nil {
 
-			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "metaProperties", *params.MetaProperties, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "meta", *params.Meta, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -4500,9 +4541,9 @@ func NewListWeightUnitsRequest(server string, params *ListWeightUnitsParams) (*h
 
 		}
 
-		if params.MetaProperties != nil {
+		if params.Meta != nil {
 
-			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "metaProperties", *params.MetaProperties, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "meta", *params.Meta, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -4621,9 +4662,9 @@ func NewGetWeightUnitRequest(server string, id WeightUnitId, params *GetWeightUn
 
 		}
 
-		if params.MetaProperties != nil {
+		if params.Meta != nil {
 
-			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "metaProperties", *params.MetaProperties, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "meta", *params.Meta, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
