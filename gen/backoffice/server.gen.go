@@ -764,7 +764,7 @@ type Account struct {
 	// Attributes The fields of an account.
 	Attributes *AccountAttributes `json:"attributes,omitempty"`
 
-	// Id Example: 42
+	// Id Example: 1
 	Id string `json:"id"`
 
 	// Links Links of one resource object. Removed by `X-Include: noHateoas`.
@@ -820,7 +820,7 @@ type AccountCollectionDocument = jsonapi.Document
 type AccountContactsIdentifierRequest struct {
 	// Id The identifier of the contact.
 	//
-	// Example: 12
+	// Example: 1
 	Id   string                               `json:"id"`
 	Type AccountContactsIdentifierRequestType `json:"type"`
 }
@@ -846,7 +846,7 @@ type AccountCreatePlain = jsonapi.Object
 type AccountDefaultContactIdentifierRequest struct {
 	// Id The identifier of the contact.
 	//
-	// Example: 12
+	// Example: 1
 	Id   string                                     `json:"id"`
 	Type AccountDefaultContactIdentifierRequestType `json:"type"`
 }
@@ -867,7 +867,7 @@ type AccountDocument = jsonapi.Document
 
 // AccountIdentifier Identifies one account.
 type AccountIdentifier struct {
-	// Id Example: 42
+	// Id Example: 1
 	Id string `json:"id"`
 
 	// Links Links of one resource object. Removed by `X-Include: noHateoas`.
@@ -903,7 +903,7 @@ type AccountOrganizationToOneRequest struct {
 type AccountOwnerIdentifierRequest struct {
 	// Id The identifier of the user.
 	//
-	// Example: 5
+	// Example: 3
 	Id   string                            `json:"id"`
 	Type AccountOwnerIdentifierRequestType `json:"type"`
 }
@@ -927,13 +927,13 @@ type AccountPlain struct {
 
 	// DefaultContact The identifier of the default contact, or null.
 	//
-	// Example: 12
+	// Example: 1
 	DefaultContact *int64 `json:"defaultContact,omitempty"`
 
 	// ExternalId Example: ACME-001
 	ExternalId *string `json:"externalId,omitempty"`
 
-	// Id Example: 42
+	// Id Example: 1
 	Id int64 `json:"id"`
 
 	// Name Example: Acme Corporation
@@ -946,12 +946,12 @@ type AccountPlain struct {
 
 	// Owner The identifier of the user who owns the account, or null.
 	//
-	// Example: 5
+	// Example: 3
 	Owner *int64 `json:"owner,omitempty"`
 
 	// ReferredBy The identifier of the account that referred this one, or null.
 	//
-	// Example: 17
+	// Example: 2
 	ReferredBy *int64     `json:"referredBy,omitempty"`
 	UpdatedAt  *time.Time `json:"updatedAt,omitempty"`
 }
@@ -960,7 +960,7 @@ type AccountPlain struct {
 type AccountReferredByIdentifierRequest struct {
 	// Id The identifier of the account.
 	//
-	// Example: 17
+	// Example: 2
 	Id   string                                 `json:"id"`
 	Type AccountReferredByIdentifierRequestType `json:"type"`
 }
@@ -1020,7 +1020,7 @@ type AccountWritablePlain struct {
 
 	// DefaultContact The identifier of the default contact, or null.
 	//
-	// Example: 12
+	// Example: 1
 	DefaultContact *int64 `json:"defaultContact,omitempty"`
 
 	// ExternalId An identifier from another system; unique in the organization.
@@ -1036,12 +1036,12 @@ type AccountWritablePlain struct {
 
 	// Owner The identifier of the user who owns the account, or null.
 	//
-	// Example: 5
+	// Example: 3
 	Owner *int64 `json:"owner,omitempty"`
 
 	// ReferredBy The identifier of the account that referred this one, or null.
 	//
-	// Example: 17
+	// Example: 2
 	ReferredBy *int64 `json:"referredBy,omitempty"`
 }
 
@@ -1134,7 +1134,7 @@ type AsyncOperation struct {
 		UpdatedAt *time.Time `json:"updatedAt,omitempty"`
 	} `json:"attributes"`
 
-	// Id Example: 31
+	// Id Example: 1
 	Id string `json:"id"`
 
 	// Links Links of one resource object. Removed by `X-Include: noHateoas`.
@@ -1193,7 +1193,7 @@ type AsyncOperationError struct {
 
 	// Id `<operation>-<chunk>-<n>`: the operation's id, the chunk (0 for the whole request, then 1, 2, ...) and the error's number within the chunk (from 1).
 	//
-	// Example: 31-1-1
+	// Example: 1-1-1
 	Id   string                  `json:"id"`
 	Type AsyncOperationErrorType `json:"type"`
 }
@@ -1211,7 +1211,7 @@ type AsyncOperationErrorPlain struct {
 
 	// Id `<operation>-<chunk>-<n>`, as in JSON:API.
 	//
-	// Example: 31-1-1
+	// Example: 1-1-1
 	Id string `json:"id"`
 
 	// Source Where the problem is in the batch request: a JSON Pointer, zero-based into the original request, or a property path when no pointer applies; null for errors of a whole chunk or request.
@@ -1256,7 +1256,7 @@ type AsyncOperationPlain struct {
 	// Example: accounts
 	EntityType *string `json:"entityType,omitempty"`
 
-	// Id Example: 31
+	// Id Example: 1
 	Id int64 `json:"id"`
 
 	// Organization The identifier of the organization.
@@ -1266,7 +1266,7 @@ type AsyncOperationPlain struct {
 
 	// Owner The identifier of the user who sent the batch, or null.
 	//
-	// Example: 5
+	// Example: 1
 	Owner *int64 `json:"owner,omitempty"`
 
 	// Progress The percentage of the work done, 0 to 100 with two decimals: null while `new`, 100 on `success`.
@@ -1333,7 +1333,7 @@ type BusinessUnit struct {
 	// Attributes The fields of a business unit.
 	Attributes *BusinessUnitAttributes `json:"attributes,omitempty"`
 
-	// Id Example: 3
+	// Id Example: 2
 	Id string `json:"id"`
 
 	// Links Links of one resource object. Removed by `X-Include: noHateoas`.
@@ -1405,7 +1405,7 @@ type BusinessUnitDocument = jsonapi.Document
 
 // BusinessUnitIdentifier Identifies one business unit.
 type BusinessUnitIdentifier struct {
-	// Id Example: 3
+	// Id Example: 2
 	Id string `json:"id"`
 
 	// Links Links of one resource object. Removed by `X-Include: noHateoas`.
@@ -1467,7 +1467,7 @@ type BusinessUnitPlain struct {
 	// Fax Example: +1 212 555 0199
 	Fax *string `json:"fax,omitempty"`
 
-	// Id Example: 3
+	// Id Example: 2
 	Id int64 `json:"id"`
 
 	// Name Example: Sales
@@ -1590,7 +1590,7 @@ type Contact struct {
 	// Attributes The fields of a contact.
 	Attributes *ContactAttributes `json:"attributes,omitempty"`
 
-	// Id Example: 12
+	// Id Example: 1
 	Id string `json:"id"`
 
 	// Links Links of one resource object. Removed by `X-Include: noHateoas`.
@@ -1624,7 +1624,7 @@ type ContactType string
 type ContactAccountsIdentifierRequest struct {
 	// Id The identifier of the account.
 	//
-	// Example: 42
+	// Example: 1
 	Id   string                               `json:"id"`
 	Type ContactAccountsIdentifierRequestType `json:"type"`
 }
@@ -1644,7 +1644,7 @@ type ContactAccountsToManyRequest struct {
 type ContactAssignedToIdentifierRequest struct {
 	// Id The identifier of the user.
 	//
-	// Example: 5
+	// Example: 3
 	Id   string                                 `json:"id"`
 	Type ContactAssignedToIdentifierRequestType `json:"type"`
 }
@@ -1760,7 +1760,7 @@ type ContactEmail struct {
 
 // ContactIdentifier Identifies one contact.
 type ContactIdentifier struct {
-	// Id Example: 12
+	// Id Example: 1
 	Id string `json:"id"`
 
 	// Links Links of one resource object. Removed by `X-Include: noHateoas`.
@@ -1796,7 +1796,7 @@ type ContactOrganizationToOneRequest struct {
 type ContactOwnerIdentifierRequest struct {
 	// Id The identifier of the user.
 	//
-	// Example: 5
+	// Example: 3
 	Id   string                            `json:"id"`
 	Type ContactOwnerIdentifierRequestType `json:"type"`
 }
@@ -1825,7 +1825,7 @@ type ContactPlain struct {
 
 	// AssignedTo The identifier of the user the contact is assigned to, or null.
 	//
-	// Example: 5
+	// Example: 3
 	AssignedTo *int64 `json:"assignedTo,omitempty"`
 
 	// Birthday Example: 1990-07-21
@@ -1845,7 +1845,7 @@ type ContactPlain struct {
 	// Gender Example: female
 	Gender *ContactPlainGender `json:"gender,omitempty"`
 
-	// Id Example: 12
+	// Id Example: 1
 	Id int64 `json:"id"`
 
 	// JobTitle Example: Head of Purchasing
@@ -1870,7 +1870,7 @@ type ContactPlain struct {
 
 	// Owner The identifier of the user who owns the contact, or null.
 	//
-	// Example: 5
+	// Example: 3
 	Owner  *int64          `json:"owner,omitempty"`
 	Phones *[]ContactPhone `json:"phones,omitempty"`
 
@@ -1882,7 +1882,7 @@ type ContactPlain struct {
 
 	// ReportsTo The identifier of the contact this contact reports to, or null.
 	//
-	// Example: 11
+	// Example: 2
 	ReportsTo *int64     `json:"reportsTo,omitempty"`
 	UpdatedAt *time.Time `json:"updatedAt,omitempty"`
 }
@@ -1894,7 +1894,7 @@ type ContactPlainGender string
 type ContactReportsToIdentifierRequest struct {
 	// Id The identifier of the contact.
 	//
-	// Example: 11
+	// Example: 2
 	Id   string                                `json:"id"`
 	Type ContactReportsToIdentifierRequestType `json:"type"`
 }
@@ -1993,7 +1993,7 @@ type ContactWritablePlain struct {
 
 	// AssignedTo The identifier of the user the contact is assigned to, or null.
 	//
-	// Example: 5
+	// Example: 3
 	AssignedTo *int64 `json:"assignedTo,omitempty"`
 
 	// Birthday The contact's date of birth; not in the future.
@@ -2036,7 +2036,7 @@ type ContactWritablePlain struct {
 
 	// Owner The identifier of the user who owns the contact, or null.
 	//
-	// Example: 5
+	// Example: 3
 	Owner *int64 `json:"owner,omitempty"`
 
 	// Phones The contact's phone numbers, replacing the stored list as a whole.
@@ -2050,7 +2050,7 @@ type ContactWritablePlain struct {
 
 	// ReportsTo The identifier of the contact this contact reports to, or null.
 	//
-	// Example: 11
+	// Example: 2
 	ReportsTo *int64 `json:"reportsTo,omitempty"`
 }
 
@@ -2240,7 +2240,7 @@ type Event struct {
 
 	// Id The event's position in the feed.
 	//
-	// Example: 1042
+	// Example: 1
 	Id string `json:"id"`
 
 	// Links Links of one resource object. Removed by `X-Include: noHateoas`.
@@ -2283,7 +2283,7 @@ type EventAttributes struct {
 
 	// ResourceId The id of the changed record.
 	//
-	// Example: 42
+	// Example: 1
 	ResourceId *string `json:"resourceId,omitempty"`
 
 	// ResourceType The type of the changed record.
@@ -2327,13 +2327,13 @@ type EventPlain struct {
 	// ClientId Example: demo-backoffice
 	ClientId *string `json:"clientId,omitempty"`
 
-	// Id Example: 1042
+	// Id Example: 1
 	Id int64 `json:"id"`
 
 	// OccurredAt Example: 2024-05-01T12:00:00Z
 	OccurredAt *time.Time `json:"occurredAt,omitempty"`
 
-	// ResourceId Example: 42
+	// ResourceId Example: 1
 	ResourceId *string `json:"resourceId,omitempty"`
 
 	// ResourceType Example: accounts
@@ -2386,7 +2386,7 @@ type JsonApiObject struct {
 	Version *string `json:"version,omitempty"`
 }
 
-// JsonNull JSON null, and nothing else. The second branch of `anyOf` wherever a value may be a referenced schema or null (an empty to-one relationship, a missing related record): under OpenAPI 3.0.3 `nullable` only widens a `type` in the same schema, so `{nullable: true, allOf: [$ref]}` does not admit null; this schema does.
+// JsonNull JSON null, and nothing else. The second branch of `anyOf` wherever a value may be a referenced schema or null (an empty to-one relationship, a missing related record): under OpenAPI 3.0.3 `nullable` only widens a `type` in the same schema, so a nullable `allOf` of a referenced schema does not admit null; this schema does.
 type JsonNull = map[string]interface{}
 
 // Organization An organization: the tenant every other record of the back office belongs to.
@@ -2707,7 +2707,7 @@ type TaxJurisdiction struct {
 	// Attributes The fields of a tax jurisdiction.
 	Attributes *TaxJurisdictionAttributes `json:"attributes,omitempty"`
 
-	// Id Example: 7
+	// Id Example: 1
 	Id string `json:"id"`
 
 	// Links Links of one resource object. Removed by `X-Include: noHateoas`.
@@ -2732,7 +2732,7 @@ type TaxJurisdictionType string
 type TaxJurisdictionAttributes struct {
 	// Code The tax jurisdiction's code; unique in the organization.
 	//
-	// Example: US-CA-LA
+	// Example: US-NY-NYC
 	Code *string `json:"code,omitempty"`
 
 	// CreatedAt When the tax jurisdiction was created (UTC).
@@ -2740,7 +2740,7 @@ type TaxJurisdictionAttributes struct {
 
 	// Description A free-text description.
 	//
-	// Example: Los Angeles County
+	// Example: New York City
 	Description *string `json:"description,omitempty"`
 
 	// RegionText The name of the region, used when no `region` relationship is given.
@@ -2772,7 +2772,7 @@ type TaxJurisdictionDocument = jsonapi.Document
 
 // TaxJurisdictionPlain A tax jurisdiction in the plain format.
 type TaxJurisdictionPlain struct {
-	// Code Example: US-CA-LA
+	// Code Example: US-NY-NYC
 	Code *string `json:"code,omitempty"`
 
 	// Country The ISO 3166-1 alpha-2 code of the country.
@@ -2781,10 +2781,10 @@ type TaxJurisdictionPlain struct {
 	Country   *string    `json:"country,omitempty"`
 	CreatedAt *time.Time `json:"createdAt,omitempty"`
 
-	// Description Example: Los Angeles County
+	// Description Example: New York City
 	Description *string `json:"description,omitempty"`
 
-	// Id Example: 7
+	// Id Example: 1
 	Id int64 `json:"id"`
 
 	// Region The ISO 3166-2 code of the region.
@@ -2894,7 +2894,7 @@ type User struct {
 	// Attributes The fields of a user.
 	Attributes *UserAttributes `json:"attributes,omitempty"`
 
-	// Id Example: 5
+	// Id Example: 3
 	Id string `json:"id"`
 
 	// Links Links of one resource object. Removed by `X-Include: noHateoas`.
@@ -3071,7 +3071,7 @@ type UserEmail struct {
 
 // UserIdentifier Identifies one user.
 type UserIdentifier struct {
-	// Id Example: 5
+	// Id Example: 3
 	Id string `json:"id"`
 
 	// Links Links of one resource object. Removed by `X-Include: noHateoas`.
@@ -3107,7 +3107,7 @@ type UserOrganizationToOneRequest struct {
 type UserOwnerIdentifierRequest struct {
 	// Id The identifier of the business unit.
 	//
-	// Example: 3
+	// Example: 1
 	Id   string                         `json:"id"`
 	Type UserOwnerIdentifierRequestType `json:"type"`
 }
@@ -3145,7 +3145,7 @@ type UserPlain struct {
 	// GoogleId Example: 104620138574392
 	GoogleId *string `json:"googleId,omitempty"`
 
-	// Id Example: 5
+	// Id Example: 3
 	Id        int64      `json:"id"`
 	LastLogin *time.Time `json:"lastLogin,omitempty"`
 
@@ -3171,7 +3171,7 @@ type UserPlain struct {
 
 	// Owner The identifier of the user's business unit, or null.
 	//
-	// Example: 3
+	// Example: 1
 	Owner *int64 `json:"owner,omitempty"`
 
 	// Phone Example: +1 212 555 0101
@@ -3387,7 +3387,7 @@ type UserWritablePlain struct {
 
 	// Owner The identifier of the user's business unit, or null.
 	//
-	// Example: 3
+	// Example: 1
 	Owner *int64 `json:"owner,omitempty"`
 
 	// Phone The user's phone number.
@@ -5496,7 +5496,7 @@ type GetCountryRegionsRelationshipParams struct {
 
 // ListEventsParams defines parameters for ListEvents.
 type ListEventsParams struct {
-	// FilterId Events by id (position); several ids separated by commas. Operators: `filter[id][gt]=1042`, `lt`, `gte`, `lte`, `neq`.
+	// FilterId Events by id (position); several ids separated by commas. Operators: `filter[id][gt]=1`, `lt`, `gte`, `lte`, `neq`.
 	FilterId *EventFilterId `form:"filter[id],omitempty" json:"filter[id],omitempty"`
 
 	// FilterResourceType Events of records of these types, separated by commas (`accounts,contacts`). Operators: `filter[resourceType][neq]=users`.

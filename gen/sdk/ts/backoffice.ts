@@ -47,7 +47,7 @@ export interface paths {
             path: {
                 /**
                  * @description The account's identifier.
-                 * @example 42
+                 * @example 1
                  */
                 id: components["parameters"]["AccountId"];
             };
@@ -81,7 +81,7 @@ export interface paths {
             path: {
                 /**
                  * @description The account's identifier.
-                 * @example 42
+                 * @example 1
                  */
                 id: components["parameters"]["AccountId"];
             };
@@ -107,7 +107,7 @@ export interface paths {
             path: {
                 /**
                  * @description The account's identifier.
-                 * @example 42
+                 * @example 1
                  */
                 id: components["parameters"]["AccountId"];
             };
@@ -133,7 +133,7 @@ export interface paths {
             path: {
                 /**
                  * @description The account's identifier.
-                 * @example 42
+                 * @example 1
                  */
                 id: components["parameters"]["AccountId"];
             };
@@ -159,7 +159,7 @@ export interface paths {
             path: {
                 /**
                  * @description The account's identifier.
-                 * @example 42
+                 * @example 1
                  */
                 id: components["parameters"]["AccountId"];
             };
@@ -185,7 +185,7 @@ export interface paths {
             path: {
                 /**
                  * @description The account's identifier.
-                 * @example 42
+                 * @example 1
                  */
                 id: components["parameters"]["AccountId"];
             };
@@ -211,7 +211,7 @@ export interface paths {
             path: {
                 /**
                  * @description The account's identifier.
-                 * @example 42
+                 * @example 1
                  */
                 id: components["parameters"]["AccountId"];
             };
@@ -249,7 +249,7 @@ export interface paths {
             path: {
                 /**
                  * @description The account's identifier.
-                 * @example 42
+                 * @example 1
                  */
                 id: components["parameters"]["AccountId"];
             };
@@ -279,7 +279,7 @@ export interface paths {
             path: {
                 /**
                  * @description The account's identifier.
-                 * @example 42
+                 * @example 1
                  */
                 id: components["parameters"]["AccountId"];
             };
@@ -305,7 +305,7 @@ export interface paths {
             path: {
                 /**
                  * @description The account's identifier.
-                 * @example 42
+                 * @example 1
                  */
                 id: components["parameters"]["AccountId"];
             };
@@ -335,7 +335,7 @@ export interface paths {
             path: {
                 /**
                  * @description The account's identifier.
-                 * @example 42
+                 * @example 1
                  */
                 id: components["parameters"]["AccountId"];
             };
@@ -365,7 +365,7 @@ export interface paths {
             path: {
                 /**
                  * @description The asynchronous operation's identifier.
-                 * @example 31
+                 * @example 1
                  */
                 id: components["parameters"]["AsyncOperationId"];
             };
@@ -399,7 +399,7 @@ export interface paths {
             path: {
                 /**
                  * @description The asynchronous operation's identifier.
-                 * @example 31
+                 * @example 1
                  */
                 id: components["parameters"]["AsyncOperationId"];
             };
@@ -461,7 +461,7 @@ export interface paths {
             path: {
                 /**
                  * @description The business unit's identifier.
-                 * @example 3
+                 * @example 2
                  */
                 id: components["parameters"]["BusinessUnitId"];
             };
@@ -495,7 +495,7 @@ export interface paths {
             path: {
                 /**
                  * @description The business unit's identifier.
-                 * @example 3
+                 * @example 2
                  */
                 id: components["parameters"]["BusinessUnitId"];
             };
@@ -521,7 +521,7 @@ export interface paths {
             path: {
                 /**
                  * @description The business unit's identifier.
-                 * @example 3
+                 * @example 2
                  */
                 id: components["parameters"]["BusinessUnitId"];
             };
@@ -547,7 +547,7 @@ export interface paths {
             path: {
                 /**
                  * @description The business unit's identifier.
-                 * @example 3
+                 * @example 2
                  */
                 id: components["parameters"]["BusinessUnitId"];
             };
@@ -573,7 +573,7 @@ export interface paths {
             path: {
                 /**
                  * @description The business unit's identifier.
-                 * @example 3
+                 * @example 2
                  */
                 id: components["parameters"]["BusinessUnitId"];
             };
@@ -603,7 +603,7 @@ export interface paths {
             path: {
                 /**
                  * @description The business unit's identifier.
-                 * @example 3
+                 * @example 2
                  */
                 id: components["parameters"]["BusinessUnitId"];
             };
@@ -629,7 +629,7 @@ export interface paths {
             path: {
                 /**
                  * @description The business unit's identifier.
-                 * @example 3
+                 * @example 2
                  */
                 id: components["parameters"]["BusinessUnitId"];
             };
@@ -691,7 +691,7 @@ export interface paths {
             path: {
                 /**
                  * @description The contact's identifier.
-                 * @example 12
+                 * @example 1
                  */
                 id: components["parameters"]["ContactId"];
             };
@@ -725,7 +725,7 @@ export interface paths {
             path: {
                 /**
                  * @description The contact's identifier.
-                 * @example 12
+                 * @example 1
                  */
                 id: components["parameters"]["ContactId"];
             };
@@ -751,7 +751,7 @@ export interface paths {
             path: {
                 /**
                  * @description The contact's identifier.
-                 * @example 12
+                 * @example 1
                  */
                 id: components["parameters"]["ContactId"];
             };
@@ -777,7 +777,7 @@ export interface paths {
             path: {
                 /**
                  * @description The contact's identifier.
-                 * @example 12
+                 * @example 1
                  */
                 id: components["parameters"]["ContactId"];
             };
@@ -803,7 +803,7 @@ export interface paths {
             path: {
                 /**
                  * @description The contact's identifier.
-                 * @example 12
+                 * @example 1
                  */
                 id: components["parameters"]["ContactId"];
             };
@@ -829,7 +829,7 @@ export interface paths {
             path: {
                 /**
                  * @description The contact's identifier.
-                 * @example 12
+                 * @example 1
                  */
                 id: components["parameters"]["ContactId"];
             };
@@ -867,7 +867,7 @@ export interface paths {
             path: {
                 /**
                  * @description The contact's identifier.
-                 * @example 12
+                 * @example 1
                  */
                 id: components["parameters"]["ContactId"];
             };
@@ -897,7 +897,7 @@ export interface paths {
             path: {
                 /**
                  * @description The contact's identifier.
-                 * @example 12
+                 * @example 1
                  */
                 id: components["parameters"]["ContactId"];
             };
@@ -923,7 +923,7 @@ export interface paths {
             path: {
                 /**
                  * @description The contact's identifier.
-                 * @example 12
+                 * @example 1
                  */
                 id: components["parameters"]["ContactId"];
             };
@@ -953,7 +953,7 @@ export interface paths {
             path: {
                 /**
                  * @description The contact's identifier.
-                 * @example 12
+                 * @example 1
                  */
                 id: components["parameters"]["ContactId"];
             };
@@ -983,7 +983,7 @@ export interface paths {
             path: {
                 /**
                  * @description The contact's identifier.
-                 * @example 12
+                 * @example 1
                  */
                 id: components["parameters"]["ContactId"];
             };
@@ -1127,7 +1127,7 @@ export interface paths {
             path: {
                 /**
                  * @description The event's id, its position in the feed.
-                 * @example 1042
+                 * @example 1
                  */
                 id: components["parameters"]["EventId"];
             };
@@ -1467,7 +1467,7 @@ export interface paths {
             path: {
                 /**
                  * @description The tax jurisdiction's identifier.
-                 * @example 7
+                 * @example 1
                  */
                 id: components["parameters"]["TaxJurisdictionId"];
             };
@@ -1501,7 +1501,7 @@ export interface paths {
             path: {
                 /**
                  * @description The tax jurisdiction's identifier.
-                 * @example 7
+                 * @example 1
                  */
                 id: components["parameters"]["TaxJurisdictionId"];
             };
@@ -1527,7 +1527,7 @@ export interface paths {
             path: {
                 /**
                  * @description The tax jurisdiction's identifier.
-                 * @example 7
+                 * @example 1
                  */
                 id: components["parameters"]["TaxJurisdictionId"];
             };
@@ -1553,7 +1553,7 @@ export interface paths {
             path: {
                 /**
                  * @description The tax jurisdiction's identifier.
-                 * @example 7
+                 * @example 1
                  */
                 id: components["parameters"]["TaxJurisdictionId"];
             };
@@ -1583,7 +1583,7 @@ export interface paths {
             path: {
                 /**
                  * @description The tax jurisdiction's identifier.
-                 * @example 7
+                 * @example 1
                  */
                 id: components["parameters"]["TaxJurisdictionId"];
             };
@@ -1695,7 +1695,7 @@ export interface paths {
             path: {
                 /**
                  * @description The user's identifier.
-                 * @example 5
+                 * @example 3
                  */
                 id: components["parameters"]["UserId"];
             };
@@ -1729,7 +1729,7 @@ export interface paths {
             path: {
                 /**
                  * @description The user's identifier.
-                 * @example 5
+                 * @example 3
                  */
                 id: components["parameters"]["UserId"];
             };
@@ -1755,7 +1755,7 @@ export interface paths {
             path: {
                 /**
                  * @description The user's identifier.
-                 * @example 5
+                 * @example 3
                  */
                 id: components["parameters"]["UserId"];
             };
@@ -1781,7 +1781,7 @@ export interface paths {
             path: {
                 /**
                  * @description The user's identifier.
-                 * @example 5
+                 * @example 3
                  */
                 id: components["parameters"]["UserId"];
             };
@@ -1807,7 +1807,7 @@ export interface paths {
             path: {
                 /**
                  * @description The user's identifier.
-                 * @example 5
+                 * @example 3
                  */
                 id: components["parameters"]["UserId"];
             };
@@ -1837,7 +1837,7 @@ export interface paths {
             path: {
                 /**
                  * @description The user's identifier.
-                 * @example 5
+                 * @example 3
                  */
                 id: components["parameters"]["UserId"];
             };
@@ -1875,7 +1875,7 @@ export interface paths {
             path: {
                 /**
                  * @description The user's identifier.
-                 * @example 5
+                 * @example 3
                  */
                 id: components["parameters"]["UserId"];
             };
@@ -1923,7 +1923,10 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description The webhook's identifier. */
+                /**
+                 * @description The webhook's identifier.
+                 * @example 1
+                 */
                 id: components["parameters"]["WebhookId"];
             };
             cookie?: never;
@@ -1954,7 +1957,10 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description The webhook's identifier. */
+                /**
+                 * @description The webhook's identifier.
+                 * @example 1
+                 */
                 id: components["parameters"]["WebhookId"];
             };
             cookie?: never;
@@ -2075,7 +2081,7 @@ export interface components {
         /** @description A customer account. */
         Account: {
             attributes?: components["schemas"]["AccountAttributes"];
-            /** @example 42 */
+            /** @example 1 */
             id: string;
             links?: components["schemas"]["ResourceLinks"];
             meta?: components["schemas"]["ResourceMeta"];
@@ -2152,7 +2158,7 @@ export interface components {
         AccountContactsIdentifierRequest: {
             /**
              * @description The identifier of the contact.
-             * @example 12
+             * @example 1
              */
             id: string;
             /** @enum {string} */
@@ -2192,7 +2198,7 @@ export interface components {
         AccountDefaultContactIdentifierRequest: {
             /**
              * @description The identifier of the contact.
-             * @example 12
+             * @example 1
              */
             id: string;
             /** @enum {string} */
@@ -2217,7 +2223,7 @@ export interface components {
         };
         /** @description Identifies one account. */
         AccountIdentifier: {
-            /** @example 42 */
+            /** @example 1 */
             id: string;
             links?: components["schemas"]["ResourceLinks"];
             /** @enum {string} */
@@ -2247,7 +2253,7 @@ export interface components {
         AccountOwnerIdentifierRequest: {
             /**
              * @description The identifier of the user.
-             * @example 5
+             * @example 3
              */
             id: string;
             /** @enum {string} */
@@ -2273,14 +2279,14 @@ export interface components {
             /**
              * Format: int64
              * @description The identifier of the default contact, or null.
-             * @example 12
+             * @example 1
              */
             defaultContact?: number | null;
             /** @example ACME-001 */
             externalId?: string | null;
             /**
              * Format: int64
-             * @example 42
+             * @example 1
              */
             id: number;
             /** @example Acme Corporation */
@@ -2294,13 +2300,13 @@ export interface components {
             /**
              * Format: int64
              * @description The identifier of the user who owns the account, or null.
-             * @example 5
+             * @example 3
              */
             owner?: number | null;
             /**
              * Format: int64
              * @description The identifier of the account that referred this one, or null.
-             * @example 17
+             * @example 2
              */
             referredBy?: number | null;
             /** Format: date-time */
@@ -2310,7 +2316,7 @@ export interface components {
         AccountReferredByIdentifierRequest: {
             /**
              * @description The identifier of the account.
-             * @example 17
+             * @example 2
              */
             id: string;
             /** @enum {string} */
@@ -2353,7 +2359,7 @@ export interface components {
             access_token?: string;
             data: {
                 attributes?: components["schemas"]["AccountWritableAttributes"];
-                /** @example 42 */
+                /** @example 1 */
                 id: string;
                 meta?: components["schemas"]["RequestMeta"];
                 relationships?: components["schemas"]["AccountWritableRelationships"];
@@ -2380,7 +2386,7 @@ export interface components {
             /**
              * Format: int64
              * @description The identifier of the default contact, or null.
-             * @example 12
+             * @example 1
              */
             defaultContact?: number | null;
             /** @description An identifier from another system; unique in the organization. */
@@ -2396,13 +2402,13 @@ export interface components {
             /**
              * Format: int64
              * @description The identifier of the user who owns the account, or null.
-             * @example 5
+             * @example 3
              */
             owner?: number | null;
             /**
              * Format: int64
              * @description The identifier of the account that referred this one, or null.
-             * @example 17
+             * @example 2
              */
             referredBy?: number | null;
         };
@@ -2454,7 +2460,7 @@ export interface components {
                  */
                 updatedAt?: string;
             };
-            /** @example 31 */
+            /** @example 1 */
             id: string;
             links?: components["schemas"]["ResourceLinks"];
             /** @description Who sent the batch and where. These relationships have no endpoints, so they carry no links. */
@@ -2481,7 +2487,7 @@ export interface components {
                     /** @enum {string} */
                     status: "cancelled";
                 };
-                /** @example 31 */
+                /** @example 1 */
                 id: string;
                 /** @enum {string} */
                 type: "asyncoperations";
@@ -2524,7 +2530,7 @@ export interface components {
             };
             /**
              * @description `<operation>-<chunk>-<n>`: the operation's id, the chunk (0 for the whole request, then 1, 2, ...) and the error's number within the chunk (from 1).
-             * @example 31-1-1
+             * @example 1-1-1
              */
             id: string;
             /** @enum {string} */
@@ -2541,7 +2547,7 @@ export interface components {
             detail?: string;
             /**
              * @description `<operation>-<chunk>-<n>`, as in JSON:API.
-             * @example 31-1-1
+             * @example 1-1-1
              */
             id: string;
             source?: components["schemas"]["AsyncOperationErrorSource"];
@@ -2584,7 +2590,7 @@ export interface components {
             entityType?: string;
             /**
              * Format: int64
-             * @example 31
+             * @example 1
              */
             id: number;
             /**
@@ -2596,7 +2602,7 @@ export interface components {
             /**
              * Format: int64
              * @description The identifier of the user who sent the batch, or null.
-             * @example 5
+             * @example 1
              */
             owner?: number | null;
             progress?: components["schemas"]["AsyncOperationProgress"];
@@ -2661,7 +2667,7 @@ export interface components {
             }[] | components["schemas"]["JsonNull"];
             /**
              * @description The target's address, absolute or relative to the application base.
-             * @example /api/accounts/7
+             * @example /api/accounts/3
              */
             href?: string;
             /** @description The meta of the record of an `add` or `update` (the single request's `data.meta`, which may be sent there instead, not both), such as `{"upsert": ["externalId"]}`. */
@@ -2678,9 +2684,9 @@ export interface components {
         };
         /** @description The target of an operation: a record by `type` and `id` (or the `lid` an earlier `add` of this request gave it), and optionally one of its relationships. */
         AtomicRef: {
-            /** @example 7 */
+            /** @example 3 */
             id?: string;
-            /** @example acme */
+            /** @example wayne */
             lid?: string;
             /** @example contacts */
             relationship?: string;
@@ -2732,7 +2738,7 @@ export interface components {
         /** @description A business unit of the organization. */
         BusinessUnit: {
             attributes?: components["schemas"]["BusinessUnitAttributes"];
-            /** @example 3 */
+            /** @example 2 */
             id: string;
             links?: components["schemas"]["ResourceLinks"];
             meta?: components["schemas"]["ResourceMeta"];
@@ -2843,7 +2849,7 @@ export interface components {
         };
         /** @description Identifies one business unit. */
         BusinessUnitIdentifier: {
-            /** @example 3 */
+            /** @example 2 */
             id: string;
             links?: components["schemas"]["ResourceLinks"];
             /** @enum {string} */
@@ -2903,7 +2909,7 @@ export interface components {
             fax?: string | null;
             /**
              * Format: int64
-             * @example 3
+             * @example 2
              */
             id: number;
             /** @example Sales */
@@ -2955,7 +2961,7 @@ export interface components {
             access_token?: string;
             data: {
                 attributes?: components["schemas"]["BusinessUnitWritableAttributes"];
-                /** @example 3 */
+                /** @example 2 */
                 id: string;
                 meta?: components["schemas"]["RequestMeta"];
                 relationships?: components["schemas"]["BusinessUnitWritableRelationships"];
@@ -3042,7 +3048,7 @@ export interface components {
         /** @description A contact, a person the organization deals with. */
         Contact: {
             attributes?: components["schemas"]["ContactAttributes"];
-            /** @example 12 */
+            /** @example 1 */
             id: string;
             links?: components["schemas"]["ResourceLinks"];
             meta?: components["schemas"]["ResourceMeta"];
@@ -3065,7 +3071,7 @@ export interface components {
         ContactAccountsIdentifierRequest: {
             /**
              * @description The identifier of the account.
-             * @example 42
+             * @example 1
              */
             id: string;
             /** @enum {string} */
@@ -3086,7 +3092,7 @@ export interface components {
         ContactAssignedToIdentifierRequest: {
             /**
              * @description The identifier of the user.
-             * @example 5
+             * @example 3
              */
             id: string;
             /** @enum {string} */
@@ -3249,7 +3255,7 @@ export interface components {
         };
         /** @description Identifies one contact. */
         ContactIdentifier: {
-            /** @example 12 */
+            /** @example 1 */
             id: string;
             links?: components["schemas"]["ResourceLinks"];
             /** @enum {string} */
@@ -3279,7 +3285,7 @@ export interface components {
         ContactOwnerIdentifierRequest: {
             /**
              * @description The identifier of the user.
-             * @example 5
+             * @example 3
              */
             id: string;
             /** @enum {string} */
@@ -3308,7 +3314,7 @@ export interface components {
             /**
              * Format: int64
              * @description The identifier of the user the contact is assigned to, or null.
-             * @example 5
+             * @example 3
              */
             assignedTo?: number | null;
             /**
@@ -3332,7 +3338,7 @@ export interface components {
             gender?: "male" | "female" | null;
             /**
              * Format: int64
-             * @example 12
+             * @example 1
              */
             id: number;
             /** @example Head of Purchasing */
@@ -3354,7 +3360,7 @@ export interface components {
             /**
              * Format: int64
              * @description The identifier of the user who owns the contact, or null.
-             * @example 5
+             * @example 3
              */
             owner?: number | null;
             phones?: components["schemas"]["ContactPhone"][] | null;
@@ -3368,7 +3374,7 @@ export interface components {
             /**
              * Format: int64
              * @description The identifier of the contact this contact reports to, or null.
-             * @example 11
+             * @example 2
              */
             reportsTo?: number | null;
             /** Format: date-time */
@@ -3378,7 +3384,7 @@ export interface components {
         ContactReportsToIdentifierRequest: {
             /**
              * @description The identifier of the contact.
-             * @example 11
+             * @example 2
              */
             id: string;
             /** @enum {string} */
@@ -3421,7 +3427,7 @@ export interface components {
             access_token?: string;
             data: {
                 attributes?: components["schemas"]["ContactWritableAttributes"];
-                /** @example 12 */
+                /** @example 1 */
                 id: string;
                 meta?: components["schemas"]["RequestMeta"];
                 relationships?: components["schemas"]["ContactWritableRelationships"];
@@ -3481,7 +3487,7 @@ export interface components {
             /**
              * Format: int64
              * @description The identifier of the user the contact is assigned to, or null.
-             * @example 5
+             * @example 3
              */
             assignedTo?: number | null;
             /**
@@ -3521,7 +3527,7 @@ export interface components {
             /**
              * Format: int64
              * @description The identifier of the user who owns the contact, or null.
-             * @example 5
+             * @example 3
              */
             owner?: number | null;
             /** @description The contact's phone numbers, replacing the stored list as a whole. */
@@ -3536,7 +3542,7 @@ export interface components {
             /**
              * Format: int64
              * @description The identifier of the contact this contact reports to, or null.
-             * @example 11
+             * @example 2
              */
             reportsTo?: number | null;
         };
@@ -3703,7 +3709,7 @@ export interface components {
             attributes?: components["schemas"]["EventAttributes"];
             /**
              * @description The event's position in the feed.
-             * @example 1042
+             * @example 1
              */
             id: string;
             links?: components["schemas"]["ResourceLinks"];
@@ -3746,7 +3752,7 @@ export interface components {
             occurredAt?: string;
             /**
              * @description The id of the changed record.
-             * @example 42
+             * @example 1
              */
             resourceId?: string;
             /**
@@ -3796,7 +3802,7 @@ export interface components {
             clientId?: string | null;
             /**
              * Format: int64
-             * @example 1042
+             * @example 1
              */
             id: number;
             /**
@@ -3804,7 +3810,7 @@ export interface components {
              * @example 2024-05-01T12:00:00Z
              */
             occurredAt?: string;
-            /** @example 42 */
+            /** @example 1 */
             resourceId?: string;
             /** @example accounts */
             resourceType?: string;
@@ -3852,7 +3858,7 @@ export interface components {
             version?: string;
         };
         /**
-         * @description JSON null, and nothing else. The second branch of `anyOf` wherever a value may be a referenced schema or null (an empty to-one relationship, a missing related record): under OpenAPI 3.0.3 `nullable` only widens a `type` in the same schema, so `{nullable: true, allOf: [$ref]}` does not admit null; this schema does.
+         * @description JSON null, and nothing else. The second branch of `anyOf` wherever a value may be a referenced schema or null (an empty to-one relationship, a missing related record): under OpenAPI 3.0.3 `nullable` only widens a `type` in the same schema, so a nullable `allOf` of a referenced schema does not admit null; this schema does.
          * @enum {object|null}
          */
         JsonNull: never | null;
@@ -4170,7 +4176,7 @@ export interface components {
         /** @description A tax jurisdiction, an area of a country to which tax rules apply. */
         TaxJurisdiction: {
             attributes?: components["schemas"]["TaxJurisdictionAttributes"];
-            /** @example 7 */
+            /** @example 1 */
             id: string;
             links?: components["schemas"]["ResourceLinks"];
             meta?: components["schemas"]["ResourceMeta"];
@@ -4187,7 +4193,7 @@ export interface components {
         TaxJurisdictionAttributes: {
             /**
              * @description The tax jurisdiction's code; unique in the organization.
-             * @example US-CA-LA
+             * @example US-NY-NYC
              */
             code?: string;
             /**
@@ -4197,7 +4203,7 @@ export interface components {
             readonly createdAt?: string;
             /**
              * @description A free-text description.
-             * @example Los Angeles County
+             * @example New York City
              */
             description?: string | null;
             /**
@@ -4277,7 +4283,7 @@ export interface components {
         };
         /** @description A tax jurisdiction in the plain format. */
         TaxJurisdictionPlain: {
-            /** @example US-CA-LA */
+            /** @example US-NY-NYC */
             code?: string;
             /**
              * @description The ISO 3166-1 alpha-2 code of the country.
@@ -4286,11 +4292,11 @@ export interface components {
             country?: string;
             /** Format: date-time */
             createdAt?: string;
-            /** @example Los Angeles County */
+            /** @example New York City */
             description?: string | null;
             /**
              * Format: int64
-             * @example 7
+             * @example 1
              */
             id: number;
             /**
@@ -4317,7 +4323,7 @@ export interface components {
             access_token?: string;
             data: {
                 attributes?: components["schemas"]["TaxJurisdictionWritableAttributes"];
-                /** @example 7 */
+                /** @example 1 */
                 id: string;
                 meta?: components["schemas"]["RequestMeta"];
                 relationships?: components["schemas"]["TaxJurisdictionWritableRelationships"];
@@ -4442,7 +4448,7 @@ export interface components {
         /** @description A back-office user. */
         User: {
             attributes?: components["schemas"]["UserAttributes"];
-            /** @example 5 */
+            /** @example 3 */
             id: string;
             links?: components["schemas"]["ResourceLinks"];
             meta?: components["schemas"]["ResourceMeta"];
@@ -4676,7 +4682,7 @@ export interface components {
             /**
              * Format: int64
              * @description The identifier of the user's business unit, or null.
-             * @example 3
+             * @example 1
              */
             owner?: number | null;
             /** @description The user's password, 8 to 72 characters. It is stored hashed (bcrypt) and never returned; it cannot be changed by an update. */
@@ -4706,7 +4712,7 @@ export interface components {
         };
         /** @description Identifies one user. */
         UserIdentifier: {
-            /** @example 5 */
+            /** @example 3 */
             id: string;
             links?: components["schemas"]["ResourceLinks"];
             /** @enum {string} */
@@ -4736,7 +4742,7 @@ export interface components {
         UserOwnerIdentifierRequest: {
             /**
              * @description The identifier of the business unit.
-             * @example 3
+             * @example 1
              */
             id: string;
             /** @enum {string} */
@@ -4778,7 +4784,7 @@ export interface components {
             googleId?: string | null;
             /**
              * Format: int64
-             * @example 5
+             * @example 3
              */
             id: number;
             /** Format: date-time */
@@ -4802,7 +4808,7 @@ export interface components {
             /**
              * Format: int64
              * @description The identifier of the user's business unit, or null.
-             * @example 3
+             * @example 1
              */
             owner?: number | null;
             /** @example +1 212 555 0101 */
@@ -4896,7 +4902,7 @@ export interface components {
             access_token?: string;
             data: {
                 attributes?: components["schemas"]["UserWritableAttributes"];
-                /** @example 5 */
+                /** @example 3 */
                 id: string;
                 meta?: components["schemas"]["RequestMeta"];
                 relationships?: components["schemas"]["UserWritableRelationships"];
@@ -5006,7 +5012,7 @@ export interface components {
             /**
              * Format: int64
              * @description The identifier of the user's business unit, or null.
-             * @example 3
+             * @example 1
              */
             owner?: number | null;
             /** @description The user's phone number. */
@@ -5864,7 +5870,7 @@ export interface components {
         AccountFilterAggregations: string;
         /**
          * @description Accounts with any of the given contact identifiers, separated by commas. Operators: `neq` (none of them), `exists` (`true`: at least one, `false`: none), `neq_or_null` (none of them, or none at all), `contains` (all of them), `not_contains` (not all of them). Each value has at most 1,000 characters; a longer one is a 400.
-         * @example 12
+         * @example 1
          */
         AccountFilterContacts: string;
         /**
@@ -5874,7 +5880,7 @@ export interface components {
         AccountFilterCreatedAt: string;
         /**
          * @description Accounts whose default contact is one of the given contacts, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[defaultContact][exists]=false` finds those without one), `neq_or_null`. Each value has at most 1,000 characters; a longer one is a 400.
-         * @example 12
+         * @example 1
          */
         AccountFilterDefaultContact: string;
         /**
@@ -5899,12 +5905,12 @@ export interface components {
         AccountFilterOrganization: string;
         /**
          * @description Accounts owned by the given users, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[owner][exists]=false` finds those without one), `neq_or_null`. Each value has at most 1,000 characters; a longer one is a 400.
-         * @example 5
+         * @example 3
          */
         AccountFilterOwner: string;
         /**
          * @description Accounts referred by the given accounts, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[referredBy][exists]=false` finds those without one), `neq_or_null`. Each value has at most 1,000 characters; a longer one is a 400.
-         * @example 17
+         * @example 2
          */
         AccountFilterReferredBy: string;
         /**
@@ -5914,7 +5920,7 @@ export interface components {
         AccountFilterUpdatedAt: string;
         /**
          * @description The account's identifier.
-         * @example 42
+         * @example 1
          */
         AccountId: string;
         /**
@@ -5929,7 +5935,7 @@ export interface components {
         AccountSort: string;
         /**
          * @description The asynchronous operation's identifier.
-         * @example 31
+         * @example 1
          */
         AsyncOperationId: string;
         /**
@@ -5969,12 +5975,12 @@ export interface components {
         BusinessUnitFilterUpdatedAt: string;
         /**
          * @description Business units with any of the given user identifiers, separated by commas. Operators: `neq` (none of them), `exists` (`true`: at least one, `false`: none), `neq_or_null` (none of them, or none at all), `contains` (all of them), `not_contains` (not all of them). Each value has at most 1,000 characters; a longer one is a 400.
-         * @example 5,6
+         * @example 1,3
          */
         BusinessUnitFilterUsers: string;
         /**
          * @description The business unit's identifier.
-         * @example 3
+         * @example 2
          */
         BusinessUnitId: string;
         /**
@@ -5994,7 +6000,7 @@ export interface components {
         ContactFields: string;
         /**
          * @description Contacts of any of the given account identifiers, separated by commas. Operators: `neq` (none of them), `exists` (`true`: at least one, `false`: none), `neq_or_null` (none of them, or none at all), `contains` (all of them), `not_contains` (not all of them). Each value has at most 1,000 characters; a longer one is a 400.
-         * @example 42
+         * @example 1
          */
         ContactFilterAccounts: string;
         /**
@@ -6004,7 +6010,7 @@ export interface components {
         ContactFilterAggregations: string;
         /**
          * @description Contacts assigned to the given users, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[assignedTo][exists]=false` finds those without one), `neq_or_null`. Each value has at most 1,000 characters; a longer one is a 400.
-         * @example 5
+         * @example 3
          */
         ContactFilterAssignedTo: string;
         /**
@@ -6034,7 +6040,7 @@ export interface components {
         ContactFilterOrganization: string;
         /**
          * @description Contacts owned by the given users, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[owner][exists]=false` finds those without one), `neq_or_null`. Each value has at most 1,000 characters; a longer one is a 400.
-         * @example 5
+         * @example 3
          */
         ContactFilterOwner: string;
         /**
@@ -6044,7 +6050,7 @@ export interface components {
         ContactFilterPrimaryEmail: string;
         /**
          * @description Contacts reporting to the given contacts, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[reportsTo][exists]=false` finds those without one), `neq_or_null`. Each value has at most 1,000 characters; a longer one is a 400.
-         * @example 11
+         * @example 2
          */
         ContactFilterReportsTo: string;
         /**
@@ -6054,7 +6060,7 @@ export interface components {
         ContactFilterUpdatedAt: string;
         /**
          * @description The contact's identifier.
-         * @example 12
+         * @example 1
          */
         ContactId: string;
         /**
@@ -6113,8 +6119,8 @@ export interface components {
          */
         EventFilterAction: string;
         /**
-         * @description Events by id (position); several ids separated by commas. Operators: `filter[id][gt]=1042`, `lt`, `gte`, `lte`, `neq`.
-         * @example 1042
+         * @description Events by id (position); several ids separated by commas. Operators: `filter[id][gt]=1`, `lt`, `gte`, `lte`, `neq`.
+         * @example 1
          */
         EventFilterId: string;
         /**
@@ -6124,7 +6130,7 @@ export interface components {
         EventFilterOccurredAt: string;
         /**
          * @description Events of the records with these ids, separated by commas; use with `filter[resourceType]`.
-         * @example 42
+         * @example 1
          */
         EventFilterResourceId: string;
         /**
@@ -6134,7 +6140,7 @@ export interface components {
         EventFilterResourceType: string;
         /**
          * @description The event's id, its position in the feed.
-         * @example 1042
+         * @example 1
          */
         EventId: string;
         /**
@@ -6164,7 +6170,7 @@ export interface components {
         OrganizationFields: string;
         /**
          * @description Organizations with any of the given business unit identifiers, separated by commas. Operators: `neq` (none of them), `exists` (`true`: at least one, `false`: none), `neq_or_null` (none of them, or none at all), `contains` (all of them), `not_contains` (not all of them). Each value has at most 1,000 characters; a longer one is a 400.
-         * @example 1,3
+         * @example 1,2
          */
         OrganizationFilterBusinessUnits: string;
         /**
@@ -6194,7 +6200,7 @@ export interface components {
         OrganizationFilterUpdatedAt: string;
         /**
          * @description Organizations with any of the given user identifiers, separated by commas. Operators: `neq` (none of them), `exists` (`true`: at least one, `false`: none), `neq_or_null` (none of them, or none at all), `contains` (all of them), `not_contains` (not all of them). Each value has at most 1,000 characters; a longer one is a 400.
-         * @example 5
+         * @example 3
          */
         OrganizationFilterUsers: string;
         /**
@@ -6262,7 +6268,7 @@ export interface components {
         TaxJurisdictionFields: string;
         /**
          * @description Tax jurisdictions by code: several separated by commas, or as an operator says (`filter[code][starts_with]=US-`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. Each value has at most 1,000 characters; a longer one is a 400.
-         * @example US-CA-LA,GB-LONDON
+         * @example US-NY-NYC,GB-LONDON
          */
         TaxJurisdictionFilterCode: string;
         /**
@@ -6292,7 +6298,7 @@ export interface components {
         TaxJurisdictionFilterUpdatedAt: string;
         /**
          * @description The tax jurisdiction's identifier.
-         * @example 7
+         * @example 1
          */
         TaxJurisdictionId: string;
         /**
@@ -6322,7 +6328,7 @@ export interface components {
         UserFilterCreatedAt: string;
         /**
          * @description Users by email address: one of the comma-separated values, or as an operator says (`filter[email][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. Each value has at most 1,000 characters; a longer one is a 400.
-         * @example john.doe@example.com
+         * @example manager@example.com
          */
         UserFilterEmail: string;
         /**
@@ -6342,7 +6348,7 @@ export interface components {
         UserFilterId: string;
         /**
          * @description Users by last name: one of the comma-separated values, or as an operator says (`filter[lastName][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. Each value has at most 1,000 characters; a longer one is a 400.
-         * @example Doe
+         * @example Manager
          */
         UserFilterLastName: string;
         /**
@@ -6352,7 +6358,7 @@ export interface components {
         UserFilterOrganization: string;
         /**
          * @description Users of the given business units, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[owner][exists]=false` finds those without one), `neq_or_null`. Each value has at most 1,000 characters; a longer one is a 400.
-         * @example 3
+         * @example 1
          */
         UserFilterOwner: string;
         /**
@@ -6367,12 +6373,12 @@ export interface components {
         UserFilterUserRoles: string;
         /**
          * @description Users by username: one of the comma-separated values, or as an operator says (`filter[username][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. Each value has at most 1,000 characters; a longer one is a 400.
-         * @example jdoe
+         * @example manager
          */
         UserFilterUsername: string;
         /**
          * @description The user's identifier.
-         * @example 5
+         * @example 3
          */
         UserId: string;
         /**
@@ -6405,7 +6411,10 @@ export interface components {
          * @example lastName,-createdAt
          */
         UserSort: string;
-        /** @description The webhook's identifier. */
+        /**
+         * @description The webhook's identifier.
+         * @example 1
+         */
         WebhookId: string;
         /**
          * @description The weight unit fields to return, separated by commas; JSON:API only.
@@ -6457,7 +6466,7 @@ export interface components {
         Allow: string;
         /**
          * @description The absolute address of the asynchronous operation that processes the batch (`GET` it to follow its progress).
-         * @example https://api.example.com/admin/api/asyncoperations/31
+         * @example https://api.example.com/admin/api/asyncoperations/1
          */
         ContentLocation: string;
         /**
@@ -6472,7 +6481,7 @@ export interface components {
         Link: string;
         /**
          * @description The absolute address of the created resource.
-         * @example https://api.example.com/admin/api/accounts/42
+         * @example https://api.example.com/admin/api/accounts/4
          */
         Location: string;
         /**
@@ -6515,12 +6524,12 @@ export interface operations {
                 "filter[externalId]"?: components["parameters"]["AccountFilterExternalId"];
                 /**
                  * @description Accounts with any of the given contact identifiers, separated by commas. Operators: `neq` (none of them), `exists` (`true`: at least one, `false`: none), `neq_or_null` (none of them, or none at all), `contains` (all of them), `not_contains` (not all of them). Each value has at most 1,000 characters; a longer one is a 400.
-                 * @example 12
+                 * @example 1
                  */
                 "filter[contacts]"?: components["parameters"]["AccountFilterContacts"];
                 /**
                  * @description Accounts whose default contact is one of the given contacts, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[defaultContact][exists]=false` finds those without one), `neq_or_null`. Each value has at most 1,000 characters; a longer one is a 400.
-                 * @example 12
+                 * @example 1
                  */
                 "filter[defaultContact]"?: components["parameters"]["AccountFilterDefaultContact"];
                 /**
@@ -6530,12 +6539,12 @@ export interface operations {
                 "filter[organization]"?: components["parameters"]["AccountFilterOrganization"];
                 /**
                  * @description Accounts owned by the given users, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[owner][exists]=false` finds those without one), `neq_or_null`. Each value has at most 1,000 characters; a longer one is a 400.
-                 * @example 5
+                 * @example 3
                  */
                 "filter[owner]"?: components["parameters"]["AccountFilterOwner"];
                 /**
                  * @description Accounts referred by the given accounts, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[referredBy][exists]=false` finds those without one), `neq_or_null`. Each value has at most 1,000 characters; a longer one is a 400.
-                 * @example 17
+                 * @example 2
                  */
                 "filter[referredBy]"?: components["parameters"]["AccountFilterReferredBy"];
                 /**
@@ -6638,16 +6647,16 @@ export interface operations {
                      * @example [
                      *       {
                      *         "contacts": [
-                     *           12
+                     *           1
                      *         ],
                      *         "createdAt": "2026-11-01T09:30:00Z",
-                     *         "defaultContact": 12,
+                     *         "defaultContact": 1,
                      *         "externalId": "ACME-001",
-                     *         "id": 42,
+                     *         "id": 1,
                      *         "name": "Acme Corporation",
                      *         "organization": 1,
-                     *         "owner": 5,
-                     *         "referredBy": 17,
+                     *         "owner": 3,
+                     *         "referredBy": 2,
                      *         "updatedAt": "2026-11-01T09:30:00Z"
                      *       }
                      *     ]
@@ -6663,19 +6672,19 @@ export interface operations {
                      *             "name": "Acme Corporation",
                      *             "updatedAt": "2026-11-01T09:30:00Z"
                      *           },
-                     *           "id": "42",
+                     *           "id": "1",
                      *           "relationships": {
                      *             "contacts": {
                      *               "data": [
                      *                 {
-                     *                   "id": "12",
+                     *                   "id": "1",
                      *                   "type": "contacts"
                      *                 }
                      *               ]
                      *             },
                      *             "defaultContact": {
                      *               "data": {
-                     *                 "id": "12",
+                     *                 "id": "1",
                      *                 "type": "contacts"
                      *               }
                      *             },
@@ -6687,13 +6696,13 @@ export interface operations {
                      *             },
                      *             "owner": {
                      *               "data": {
-                     *                 "id": "5",
+                     *                 "id": "3",
                      *                 "type": "users"
                      *               }
                      *             },
                      *             "referredBy": {
                      *               "data": {
-                     *                 "id": "17",
+                     *                 "id": "2",
                      *                 "type": "accounts"
                      *               }
                      *             }
@@ -6728,13 +6737,13 @@ export interface operations {
                 /**
                  * @example {
                  *       "contacts": [
-                 *         12
+                 *         2
                  *       ],
-                 *       "defaultContact": 12,
-                 *       "externalId": "ACME-001",
-                 *       "name": "Acme Corporation",
-                 *       "owner": 5,
-                 *       "referredBy": 17
+                 *       "defaultContact": 2,
+                 *       "externalId": "UMB-001",
+                 *       "name": "Umbrella Corporation",
+                 *       "owner": 3,
+                 *       "referredBy": 1
                  *     }
                  */
                 "application/json": components["schemas"]["AccountCreatePlain"];
@@ -6742,33 +6751,33 @@ export interface operations {
                  * @example {
                  *       "data": {
                  *         "attributes": {
-                 *           "externalId": "ACME-001",
-                 *           "name": "Acme Corporation"
+                 *           "externalId": "UMB-001",
+                 *           "name": "Umbrella Corporation"
                  *         },
                  *         "relationships": {
                  *           "contacts": {
                  *             "data": [
                  *               {
-                 *                 "id": "12",
+                 *                 "id": "2",
                  *                 "type": "contacts"
                  *               }
                  *             ]
                  *           },
                  *           "defaultContact": {
                  *             "data": {
-                 *               "id": "12",
+                 *               "id": "2",
                  *               "type": "contacts"
                  *             }
                  *           },
                  *           "owner": {
                  *             "data": {
-                 *               "id": "5",
+                 *               "id": "3",
                  *               "type": "users"
                  *             }
                  *           },
                  *           "referredBy": {
                  *             "data": {
-                 *               "id": "17",
+                 *               "id": "1",
                  *               "type": "accounts"
                  *             }
                  *           }
@@ -6791,16 +6800,16 @@ export interface operations {
                     /**
                      * @example {
                      *       "contacts": [
-                     *         12
+                     *         2
                      *       ],
                      *       "createdAt": "2026-11-01T09:30:00Z",
-                     *       "defaultContact": 12,
-                     *       "externalId": "ACME-001",
-                     *       "id": 42,
-                     *       "name": "Acme Corporation",
+                     *       "defaultContact": 2,
+                     *       "externalId": "UMB-001",
+                     *       "id": 4,
+                     *       "name": "Umbrella Corporation",
                      *       "organization": 1,
-                     *       "owner": 5,
-                     *       "referredBy": 17,
+                     *       "owner": 3,
+                     *       "referredBy": 1,
                      *       "updatedAt": "2026-11-01T09:30:00Z"
                      *     }
                      */
@@ -6810,23 +6819,23 @@ export interface operations {
                      *       "data": {
                      *         "attributes": {
                      *           "createdAt": "2026-11-01T09:30:00Z",
-                     *           "externalId": "ACME-001",
-                     *           "name": "Acme Corporation",
+                     *           "externalId": "UMB-001",
+                     *           "name": "Umbrella Corporation",
                      *           "updatedAt": "2026-11-01T09:30:00Z"
                      *         },
-                     *         "id": "42",
+                     *         "id": "4",
                      *         "relationships": {
                      *           "contacts": {
                      *             "data": [
                      *               {
-                     *                 "id": "12",
+                     *                 "id": "2",
                      *                 "type": "contacts"
                      *               }
                      *             ]
                      *           },
                      *           "defaultContact": {
                      *             "data": {
-                     *               "id": "12",
+                     *               "id": "2",
                      *               "type": "contacts"
                      *             }
                      *           },
@@ -6838,13 +6847,13 @@ export interface operations {
                      *           },
                      *           "owner": {
                      *             "data": {
-                     *               "id": "5",
+                     *               "id": "3",
                      *               "type": "users"
                      *             }
                      *           },
                      *           "referredBy": {
                      *             "data": {
-                     *               "id": "17",
+                     *               "id": "1",
                      *               "type": "accounts"
                      *             }
                      *           }
@@ -6867,16 +6876,16 @@ export interface operations {
                     /**
                      * @example {
                      *       "contacts": [
-                     *         12
+                     *         2
                      *       ],
                      *       "createdAt": "2026-11-01T09:30:00Z",
-                     *       "defaultContact": 12,
-                     *       "externalId": "ACME-001",
-                     *       "id": 42,
-                     *       "name": "Acme Corporation",
+                     *       "defaultContact": 2,
+                     *       "externalId": "UMB-001",
+                     *       "id": 4,
+                     *       "name": "Umbrella Corporation",
                      *       "organization": 1,
-                     *       "owner": 5,
-                     *       "referredBy": 17,
+                     *       "owner": 3,
+                     *       "referredBy": 1,
                      *       "updatedAt": "2026-11-01T09:30:00Z"
                      *     }
                      */
@@ -6886,23 +6895,23 @@ export interface operations {
                      *       "data": {
                      *         "attributes": {
                      *           "createdAt": "2026-11-01T09:30:00Z",
-                     *           "externalId": "ACME-001",
-                     *           "name": "Acme Corporation",
+                     *           "externalId": "UMB-001",
+                     *           "name": "Umbrella Corporation",
                      *           "updatedAt": "2026-11-01T09:30:00Z"
                      *         },
-                     *         "id": "42",
+                     *         "id": "4",
                      *         "relationships": {
                      *           "contacts": {
                      *             "data": [
                      *               {
-                     *                 "id": "12",
+                     *                 "id": "2",
                      *                 "type": "contacts"
                      *               }
                      *             ]
                      *           },
                      *           "defaultContact": {
                      *             "data": {
-                     *               "id": "12",
+                     *               "id": "2",
                      *               "type": "contacts"
                      *             }
                      *           },
@@ -6914,13 +6923,13 @@ export interface operations {
                      *           },
                      *           "owner": {
                      *             "data": {
-                     *               "id": "5",
+                     *               "id": "3",
                      *               "type": "users"
                      *             }
                      *           },
                      *           "referredBy": {
                      *             "data": {
-                     *               "id": "17",
+                     *               "id": "1",
                      *               "type": "accounts"
                      *             }
                      *           }
@@ -6964,12 +6973,12 @@ export interface operations {
                 "filter[externalId]"?: components["parameters"]["AccountFilterExternalId"];
                 /**
                  * @description Accounts with any of the given contact identifiers, separated by commas. Operators: `neq` (none of them), `exists` (`true`: at least one, `false`: none), `neq_or_null` (none of them, or none at all), `contains` (all of them), `not_contains` (not all of them). Each value has at most 1,000 characters; a longer one is a 400.
-                 * @example 12
+                 * @example 1
                  */
                 "filter[contacts]"?: components["parameters"]["AccountFilterContacts"];
                 /**
                  * @description Accounts whose default contact is one of the given contacts, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[defaultContact][exists]=false` finds those without one), `neq_or_null`. Each value has at most 1,000 characters; a longer one is a 400.
-                 * @example 12
+                 * @example 1
                  */
                 "filter[defaultContact]"?: components["parameters"]["AccountFilterDefaultContact"];
                 /**
@@ -6979,12 +6988,12 @@ export interface operations {
                 "filter[organization]"?: components["parameters"]["AccountFilterOrganization"];
                 /**
                  * @description Accounts owned by the given users, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[owner][exists]=false` finds those without one), `neq_or_null`. Each value has at most 1,000 characters; a longer one is a 400.
-                 * @example 5
+                 * @example 3
                  */
                 "filter[owner]"?: components["parameters"]["AccountFilterOwner"];
                 /**
                  * @description Accounts referred by the given accounts, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[referredBy][exists]=false` finds those without one), `neq_or_null`. Each value has at most 1,000 characters; a longer one is a 400.
-                 * @example 17
+                 * @example 2
                  */
                 "filter[referredBy]"?: components["parameters"]["AccountFilterReferredBy"];
                 /**
@@ -7049,8 +7058,8 @@ export interface operations {
                  *       "data": [
                  *         {
                  *           "attributes": {
-                 *             "externalId": "ACME-001",
-                 *             "name": "Acme Corporation"
+                 *             "externalId": "STARK-001",
+                 *             "name": "Stark Industries"
                  *           },
                  *           "relationships": {
                  *             "contacts": {
@@ -7069,13 +7078,13 @@ export interface operations {
                  *             },
                  *             "owner": {
                  *               "data": {
-                 *                 "id": "5",
+                 *                 "id": "3",
                  *                 "type": "users"
                  *               }
                  *             },
                  *             "referredBy": {
                  *               "data": {
-                 *                 "id": "17",
+                 *                 "id": "2",
                  *                 "type": "accounts"
                  *               }
                  *             }
@@ -7086,7 +7095,7 @@ export interface operations {
                  *           "attributes": {
                  *             "name": "Globex Inc."
                  *           },
-                 *           "id": "17",
+                 *           "id": "2",
                  *           "meta": {
                  *             "update": true
                  *           },
@@ -7098,31 +7107,31 @@ export interface operations {
                  *           "attributes": {
                  *             "emails": [
                  *               {
-                 *                 "email": "jane.smith@acme.example"
+                 *                 "email": "pepper.potts@stark.example"
                  *               }
                  *             ],
-                 *             "firstName": "Jane",
+                 *             "firstName": "Pepper",
                  *             "gender": "female",
-                 *             "lastName": "Smith",
-                 *             "primaryEmail": "jane.smith@acme.example"
+                 *             "lastName": "Potts",
+                 *             "primaryEmail": "pepper.potts@stark.example"
                  *           },
                  *           "id": "new-contact-1",
                  *           "relationships": {
                  *             "assignedTo": {
                  *               "data": {
-                 *                 "id": "5",
+                 *                 "id": "3",
                  *                 "type": "users"
                  *               }
                  *             },
                  *             "owner": {
                  *               "data": {
-                 *                 "id": "5",
+                 *                 "id": "3",
                  *                 "type": "users"
                  *               }
                  *             },
                  *             "reportsTo": {
                  *               "data": {
-                 *                 "id": "11",
+                 *                 "id": "2",
                  *                 "type": "contacts"
                  *               }
                  *             }
@@ -7149,23 +7158,23 @@ export interface operations {
                      *         {
                      *           "attributes": {
                      *             "createdAt": "2026-11-03T10:00:00Z",
-                     *             "externalId": "ACME-001",
-                     *             "name": "Acme Corporation",
+                     *             "externalId": "STARK-001",
+                     *             "name": "Stark Industries",
                      *             "updatedAt": "2026-11-03T10:00:00Z"
                      *           },
-                     *           "id": "42",
+                     *           "id": "4",
                      *           "relationships": {
                      *             "contacts": {
                      *               "data": [
                      *                 {
-                     *                   "id": "12",
+                     *                   "id": "3",
                      *                   "type": "contacts"
                      *                 }
                      *               ]
                      *             },
                      *             "defaultContact": {
                      *               "data": {
-                     *                 "id": "12",
+                     *                 "id": "3",
                      *                 "type": "contacts"
                      *               }
                      *             },
@@ -7177,13 +7186,13 @@ export interface operations {
                      *             },
                      *             "owner": {
                      *               "data": {
-                     *                 "id": "5",
+                     *                 "id": "3",
                      *                 "type": "users"
                      *               }
                      *             },
                      *             "referredBy": {
                      *               "data": {
-                     *                 "id": "17",
+                     *                 "id": "2",
                      *                 "type": "accounts"
                      *               }
                      *             }
@@ -7193,26 +7202,26 @@ export interface operations {
                      *         {
                      *           "attributes": {
                      *             "createdAt": "2026-10-12T08:00:00Z",
-                     *             "externalId": "GLOBEX-017",
+                     *             "externalId": "GLOBEX-7",
                      *             "name": "Globex Inc.",
                      *             "updatedAt": "2026-11-03T10:00:00Z"
                      *           },
-                     *           "id": "17",
+                     *           "id": "2",
                      *           "meta": {
-                     *             "dataId": "17"
+                     *             "dataId": "2"
                      *           },
                      *           "relationships": {
                      *             "contacts": {
                      *               "data": [
                      *                 {
-                     *                   "id": "11",
+                     *                   "id": "2",
                      *                   "type": "contacts"
                      *                 }
                      *               ]
                      *             },
                      *             "defaultContact": {
                      *               "data": {
-                     *                 "id": "11",
+                     *                 "id": "2",
                      *                 "type": "contacts"
                      *               }
                      *             },
@@ -7224,7 +7233,7 @@ export interface operations {
                      *             },
                      *             "owner": {
                      *               "data": {
-                     *                 "id": "5",
+                     *                 "id": "3",
                      *                 "type": "users"
                      *               }
                      *             },
@@ -7246,23 +7255,23 @@ export interface operations {
                      *             "description": null,
                      *             "emails": [
                      *               {
-                     *                 "email": "jane.smith@acme.example"
+                     *                 "email": "pepper.potts@stark.example"
                      *               }
                      *             ],
                      *             "externalId": null,
-                     *             "firstName": "Jane",
+                     *             "firstName": "Pepper",
                      *             "gender": "female",
                      *             "jobTitle": null,
-                     *             "lastName": "Smith",
+                     *             "lastName": "Potts",
                      *             "middleName": null,
                      *             "namePrefix": null,
                      *             "nameSuffix": null,
                      *             "phones": null,
-                     *             "primaryEmail": "jane.smith@acme.example",
+                     *             "primaryEmail": "pepper.potts@stark.example",
                      *             "primaryPhone": null,
                      *             "updatedAt": "2026-11-03T10:00:00Z"
                      *           },
-                     *           "id": "12",
+                     *           "id": "3",
                      *           "meta": {
                      *             "includeId": "new-contact-1"
                      *           },
@@ -7270,14 +7279,14 @@ export interface operations {
                      *             "accounts": {
                      *               "data": [
                      *                 {
-                     *                   "id": "42",
+                     *                   "id": "4",
                      *                   "type": "accounts"
                      *                 }
                      *               ]
                      *             },
                      *             "assignedTo": {
                      *               "data": {
-                     *                 "id": "5",
+                     *                 "id": "3",
                      *                 "type": "users"
                      *               }
                      *             },
@@ -7289,13 +7298,13 @@ export interface operations {
                      *             },
                      *             "owner": {
                      *               "data": {
-                     *                 "id": "5",
+                     *                 "id": "3",
                      *                 "type": "users"
                      *               }
                      *             },
                      *             "reportsTo": {
                      *               "data": {
-                     *                 "id": "11",
+                     *                 "id": "2",
                      *                 "type": "contacts"
                      *               }
                      *             }
@@ -7328,9 +7337,9 @@ export interface operations {
                      *           "summary": null,
                      *           "updatedAt": "2026-11-03T10:00:00Z"
                      *         },
-                     *         "id": "31",
+                     *         "id": "1",
                      *         "links": {
-                     *           "self": "https://api.example.com/admin/api/asyncoperations/31"
+                     *           "self": "https://api.example.com/admin/api/asyncoperations/1"
                      *         },
                      *         "relationships": {
                      *           "organization": {
@@ -7341,7 +7350,7 @@ export interface operations {
                      *           },
                      *           "owner": {
                      *             "data": {
-                     *               "id": "5",
+                     *               "id": "3",
                      *               "type": "users"
                      *             }
                      *           }
@@ -7425,7 +7434,7 @@ export interface operations {
             path: {
                 /**
                  * @description The account's identifier.
-                 * @example 42
+                 * @example 1
                  */
                 id: components["parameters"]["AccountId"];
             };
@@ -7444,16 +7453,16 @@ export interface operations {
                     /**
                      * @example {
                      *       "contacts": [
-                     *         12
+                     *         1
                      *       ],
                      *       "createdAt": "2026-11-01T09:30:00Z",
-                     *       "defaultContact": 12,
+                     *       "defaultContact": 1,
                      *       "externalId": "ACME-001",
-                     *       "id": 42,
+                     *       "id": 1,
                      *       "name": "Acme Corporation",
                      *       "organization": 1,
-                     *       "owner": 5,
-                     *       "referredBy": 17,
+                     *       "owner": 3,
+                     *       "referredBy": 2,
                      *       "updatedAt": "2026-11-01T09:30:00Z"
                      *     }
                      */
@@ -7467,19 +7476,19 @@ export interface operations {
                      *           "name": "Acme Corporation",
                      *           "updatedAt": "2026-11-01T09:30:00Z"
                      *         },
-                     *         "id": "42",
+                     *         "id": "1",
                      *         "relationships": {
                      *           "contacts": {
                      *             "data": [
                      *               {
-                     *                 "id": "12",
+                     *                 "id": "1",
                      *                 "type": "contacts"
                      *               }
                      *             ]
                      *           },
                      *           "defaultContact": {
                      *             "data": {
-                     *               "id": "12",
+                     *               "id": "1",
                      *               "type": "contacts"
                      *             }
                      *           },
@@ -7491,13 +7500,13 @@ export interface operations {
                      *           },
                      *           "owner": {
                      *             "data": {
-                     *               "id": "5",
+                     *               "id": "3",
                      *               "type": "users"
                      *             }
                      *           },
                      *           "referredBy": {
                      *             "data": {
-                     *               "id": "17",
+                     *               "id": "2",
                      *               "type": "accounts"
                      *             }
                      *           }
@@ -7533,7 +7542,7 @@ export interface operations {
             path: {
                 /**
                  * @description The account's identifier.
-                 * @example 42
+                 * @example 1
                  */
                 id: components["parameters"]["AccountId"];
             };
@@ -7566,7 +7575,7 @@ export interface operations {
             path: {
                 /**
                  * @description The account's identifier.
-                 * @example 42
+                 * @example 1
                  */
                 id: components["parameters"]["AccountId"];
             };
@@ -7586,7 +7595,7 @@ export interface operations {
                  *         "attributes": {
                  *           "name": "Acme Inc."
                  *         },
-                 *         "id": "42",
+                 *         "id": "1",
                  *         "type": "accounts"
                  *       }
                  *     }
@@ -7605,16 +7614,16 @@ export interface operations {
                     /**
                      * @example {
                      *       "contacts": [
-                     *         12
+                     *         1
                      *       ],
                      *       "createdAt": "2026-11-01T09:30:00Z",
-                     *       "defaultContact": 12,
+                     *       "defaultContact": 1,
                      *       "externalId": "ACME-001",
-                     *       "id": 42,
+                     *       "id": 1,
                      *       "name": "Acme Inc.",
                      *       "organization": 1,
-                     *       "owner": 5,
-                     *       "referredBy": 17,
+                     *       "owner": 3,
+                     *       "referredBy": 2,
                      *       "updatedAt": "2026-11-02T10:00:00Z"
                      *     }
                      */
@@ -7628,19 +7637,19 @@ export interface operations {
                      *           "name": "Acme Inc.",
                      *           "updatedAt": "2026-11-02T10:00:00Z"
                      *         },
-                     *         "id": "42",
+                     *         "id": "1",
                      *         "relationships": {
                      *           "contacts": {
                      *             "data": [
                      *               {
-                     *                 "id": "12",
+                     *                 "id": "1",
                      *                 "type": "contacts"
                      *               }
                      *             ]
                      *           },
                      *           "defaultContact": {
                      *             "data": {
-                     *               "id": "12",
+                     *               "id": "1",
                      *               "type": "contacts"
                      *             }
                      *           },
@@ -7652,13 +7661,13 @@ export interface operations {
                      *           },
                      *           "owner": {
                      *             "data": {
-                     *               "id": "5",
+                     *               "id": "3",
                      *               "type": "users"
                      *             }
                      *           },
                      *           "referredBy": {
                      *             "data": {
-                     *               "id": "17",
+                     *               "id": "2",
                      *               "type": "accounts"
                      *             }
                      *           }
@@ -7709,12 +7718,12 @@ export interface operations {
                 "filter[externalId]"?: components["parameters"]["ContactFilterExternalId"];
                 /**
                  * @description Contacts of any of the given account identifiers, separated by commas. Operators: `neq` (none of them), `exists` (`true`: at least one, `false`: none), `neq_or_null` (none of them, or none at all), `contains` (all of them), `not_contains` (not all of them). Each value has at most 1,000 characters; a longer one is a 400.
-                 * @example 42
+                 * @example 1
                  */
                 "filter[accounts]"?: components["parameters"]["ContactFilterAccounts"];
                 /**
                  * @description Contacts assigned to the given users, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[assignedTo][exists]=false` finds those without one), `neq_or_null`. Each value has at most 1,000 characters; a longer one is a 400.
-                 * @example 5
+                 * @example 3
                  */
                 "filter[assignedTo]"?: components["parameters"]["ContactFilterAssignedTo"];
                 /**
@@ -7724,12 +7733,12 @@ export interface operations {
                 "filter[organization]"?: components["parameters"]["ContactFilterOrganization"];
                 /**
                  * @description Contacts owned by the given users, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[owner][exists]=false` finds those without one), `neq_or_null`. Each value has at most 1,000 characters; a longer one is a 400.
-                 * @example 5
+                 * @example 3
                  */
                 "filter[owner]"?: components["parameters"]["ContactFilterOwner"];
                 /**
                  * @description Contacts reporting to the given contacts, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[reportsTo][exists]=false` finds those without one), `neq_or_null`. Each value has at most 1,000 characters; a longer one is a 400.
-                 * @example 11
+                 * @example 2
                  */
                 "filter[reportsTo]"?: components["parameters"]["ContactFilterReportsTo"];
                 /**
@@ -7816,7 +7825,7 @@ export interface operations {
             path: {
                 /**
                  * @description The account's identifier.
-                 * @example 42
+                 * @example 1
                  */
                 id: components["parameters"]["AccountId"];
             };
@@ -7838,9 +7847,9 @@ export interface operations {
                      * @example [
                      *       {
                      *         "accounts": [
-                     *           42
+                     *           1
                      *         ],
-                     *         "assignedTo": 5,
+                     *         "assignedTo": 3,
                      *         "birthday": "1990-07-21",
                      *         "createdAt": "2026-11-01T09:30:00Z",
                      *         "description": "Leads purchasing at Acme.",
@@ -7852,14 +7861,14 @@ export interface operations {
                      *         "externalId": "CRM-0012",
                      *         "firstName": "Jane",
                      *         "gender": "female",
-                     *         "id": 12,
+                     *         "id": 1,
                      *         "jobTitle": "Head of Purchasing",
                      *         "lastName": "Smith",
                      *         "middleName": null,
                      *         "namePrefix": "Ms.",
                      *         "nameSuffix": null,
                      *         "organization": 1,
-                     *         "owner": 5,
+                     *         "owner": 3,
                      *         "phones": [
                      *           {
                      *             "phone": "+1 212 555 0142"
@@ -7867,7 +7876,7 @@ export interface operations {
                      *         ],
                      *         "primaryEmail": "jane.smith@acme.example",
                      *         "primaryPhone": "+1 212 555 0142",
-                     *         "reportsTo": 11,
+                     *         "reportsTo": 2,
                      *         "updatedAt": "2026-11-01T09:30:00Z"
                      *       }
                      *     ]
@@ -7903,19 +7912,19 @@ export interface operations {
                      *             "primaryPhone": "+1 212 555 0142",
                      *             "updatedAt": "2026-11-01T09:30:00Z"
                      *           },
-                     *           "id": "12",
+                     *           "id": "1",
                      *           "relationships": {
                      *             "accounts": {
                      *               "data": [
                      *                 {
-                     *                   "id": "42",
+                     *                   "id": "1",
                      *                   "type": "accounts"
                      *                 }
                      *               ]
                      *             },
                      *             "assignedTo": {
                      *               "data": {
-                     *                 "id": "5",
+                     *                 "id": "3",
                      *                 "type": "users"
                      *               }
                      *             },
@@ -7927,13 +7936,13 @@ export interface operations {
                      *             },
                      *             "owner": {
                      *               "data": {
-                     *                 "id": "5",
+                     *                 "id": "3",
                      *                 "type": "users"
                      *               }
                      *             },
                      *             "reportsTo": {
                      *               "data": {
-                     *                 "id": "11",
+                     *                 "id": "2",
                      *                 "type": "contacts"
                      *               }
                      *             }
@@ -8016,7 +8025,7 @@ export interface operations {
             path: {
                 /**
                  * @description The account's identifier.
-                 * @example 42
+                 * @example 1
                  */
                 id: components["parameters"]["AccountId"];
             };
@@ -8035,9 +8044,9 @@ export interface operations {
                     /**
                      * @example {
                      *       "accounts": [
-                     *         42
+                     *         1
                      *       ],
-                     *       "assignedTo": 5,
+                     *       "assignedTo": 3,
                      *       "birthday": "1990-07-21",
                      *       "createdAt": "2026-11-01T09:30:00Z",
                      *       "description": "Leads purchasing at Acme.",
@@ -8049,14 +8058,14 @@ export interface operations {
                      *       "externalId": "CRM-0012",
                      *       "firstName": "Jane",
                      *       "gender": "female",
-                     *       "id": 12,
+                     *       "id": 1,
                      *       "jobTitle": "Head of Purchasing",
                      *       "lastName": "Smith",
                      *       "middleName": null,
                      *       "namePrefix": "Ms.",
                      *       "nameSuffix": null,
                      *       "organization": 1,
-                     *       "owner": 5,
+                     *       "owner": 3,
                      *       "phones": [
                      *         {
                      *           "phone": "+1 212 555 0142"
@@ -8064,7 +8073,7 @@ export interface operations {
                      *       ],
                      *       "primaryEmail": "jane.smith@acme.example",
                      *       "primaryPhone": "+1 212 555 0142",
-                     *       "reportsTo": 11,
+                     *       "reportsTo": 2,
                      *       "updatedAt": "2026-11-01T09:30:00Z"
                      *     }
                      */
@@ -8098,19 +8107,19 @@ export interface operations {
                      *           "primaryPhone": "+1 212 555 0142",
                      *           "updatedAt": "2026-11-01T09:30:00Z"
                      *         },
-                     *         "id": "12",
+                     *         "id": "1",
                      *         "relationships": {
                      *           "accounts": {
                      *             "data": [
                      *               {
-                     *                 "id": "42",
+                     *                 "id": "1",
                      *                 "type": "accounts"
                      *               }
                      *             ]
                      *           },
                      *           "assignedTo": {
                      *             "data": {
-                     *               "id": "5",
+                     *               "id": "3",
                      *               "type": "users"
                      *             }
                      *           },
@@ -8122,13 +8131,13 @@ export interface operations {
                      *           },
                      *           "owner": {
                      *             "data": {
-                     *               "id": "5",
+                     *               "id": "3",
                      *               "type": "users"
                      *             }
                      *           },
                      *           "reportsTo": {
                      *             "data": {
-                     *               "id": "11",
+                     *               "id": "2",
                      *               "type": "contacts"
                      *             }
                      *           }
@@ -8210,7 +8219,7 @@ export interface operations {
             path: {
                 /**
                  * @description The account's identifier.
-                 * @example 42
+                 * @example 1
                  */
                 id: components["parameters"]["AccountId"];
             };
@@ -8240,7 +8249,7 @@ export interface operations {
                      *       "updatedAt": "2026-11-01T09:00:00Z",
                      *       "users": [
                      *         1,
-                     *         5
+                     *         3
                      *       ]
                      *     }
                      */
@@ -8276,7 +8285,7 @@ export interface operations {
                      *                 "type": "users"
                      *               },
                      *               {
-                     *                 "id": "5",
+                     *                 "id": "3",
                      *                 "type": "users"
                      *               }
                      *             ]
@@ -8359,7 +8368,7 @@ export interface operations {
             path: {
                 /**
                  * @description The account's identifier.
-                 * @example 42
+                 * @example 1
                  */
                 id: components["parameters"]["AccountId"];
             };
@@ -8379,32 +8388,32 @@ export interface operations {
                      * @example {
                      *       "birthday": "1985-04-12",
                      *       "createdAt": "2026-11-01T09:30:00Z",
-                     *       "email": "john.doe@example.com",
+                     *       "email": "manager@example.com",
                      *       "emails": [
                      *         {
-                     *           "email": "jdoe@example.org"
+                     *           "email": "max.manager@example.org"
                      *         }
                      *       ],
                      *       "enabled": true,
                      *       "externalId": "EMP-0005",
-                     *       "firstName": "John",
+                     *       "firstName": "Max",
                      *       "googleId": null,
-                     *       "id": 5,
+                     *       "id": 3,
                      *       "lastLogin": "2026-11-02T08:15:00Z",
-                     *       "lastName": "Doe",
+                     *       "lastName": "Manager",
                      *       "loginCount": 12,
                      *       "middleName": null,
                      *       "namePrefix": null,
                      *       "nameSuffix": null,
                      *       "organization": 1,
-                     *       "owner": 3,
+                     *       "owner": 1,
                      *       "phone": "+1 212 555 0101",
                      *       "title": "Sales manager",
                      *       "updatedAt": "2026-11-01T09:30:00Z",
                      *       "userRoles": [
                      *         "ROLE_MANAGER"
                      *       ],
-                     *       "username": "jdoe"
+                     *       "username": "manager"
                      *     }
                      */
                     "application/json": components["schemas"]["UserPlain"] | components["schemas"]["JsonNull"];
@@ -8414,18 +8423,18 @@ export interface operations {
                      *         "attributes": {
                      *           "birthday": "1985-04-12",
                      *           "createdAt": "2026-11-01T09:30:00Z",
-                     *           "email": "john.doe@example.com",
+                     *           "email": "manager@example.com",
                      *           "emails": [
                      *             {
-                     *               "email": "jdoe@example.org"
+                     *               "email": "max.manager@example.org"
                      *             }
                      *           ],
                      *           "enabled": true,
                      *           "externalId": "EMP-0005",
-                     *           "firstName": "John",
+                     *           "firstName": "Max",
                      *           "googleId": null,
                      *           "lastLogin": "2026-11-02T08:15:00Z",
-                     *           "lastName": "Doe",
+                     *           "lastName": "Manager",
                      *           "loginCount": 12,
                      *           "middleName": null,
                      *           "namePrefix": null,
@@ -8433,9 +8442,9 @@ export interface operations {
                      *           "phone": "+1 212 555 0101",
                      *           "title": "Sales manager",
                      *           "updatedAt": "2026-11-01T09:30:00Z",
-                     *           "username": "jdoe"
+                     *           "username": "manager"
                      *         },
-                     *         "id": "5",
+                     *         "id": "3",
                      *         "relationships": {
                      *           "organization": {
                      *             "data": {
@@ -8445,7 +8454,7 @@ export interface operations {
                      *           },
                      *           "owner": {
                      *             "data": {
-                     *               "id": "3",
+                     *               "id": "1",
                      *               "type": "businessunits"
                      *             }
                      *           },
@@ -8535,7 +8544,7 @@ export interface operations {
             path: {
                 /**
                  * @description The account's identifier.
-                 * @example 42
+                 * @example 1
                  */
                 id: components["parameters"]["AccountId"];
             };
@@ -8554,16 +8563,16 @@ export interface operations {
                     /**
                      * @example {
                      *       "contacts": [
-                     *         12
+                     *         1
                      *       ],
                      *       "createdAt": "2026-11-01T09:30:00Z",
-                     *       "defaultContact": 12,
+                     *       "defaultContact": 1,
                      *       "externalId": "ACME-001",
-                     *       "id": 42,
+                     *       "id": 1,
                      *       "name": "Acme Corporation",
                      *       "organization": 1,
-                     *       "owner": 5,
-                     *       "referredBy": 17,
+                     *       "owner": 3,
+                     *       "referredBy": 2,
                      *       "updatedAt": "2026-11-01T09:30:00Z"
                      *     }
                      */
@@ -8577,19 +8586,19 @@ export interface operations {
                      *           "name": "Acme Corporation",
                      *           "updatedAt": "2026-11-01T09:30:00Z"
                      *         },
-                     *         "id": "42",
+                     *         "id": "1",
                      *         "relationships": {
                      *           "contacts": {
                      *             "data": [
                      *               {
-                     *                 "id": "12",
+                     *                 "id": "1",
                      *                 "type": "contacts"
                      *               }
                      *             ]
                      *           },
                      *           "defaultContact": {
                      *             "data": {
-                     *               "id": "12",
+                     *               "id": "1",
                      *               "type": "contacts"
                      *             }
                      *           },
@@ -8601,13 +8610,13 @@ export interface operations {
                      *           },
                      *           "owner": {
                      *             "data": {
-                     *               "id": "5",
+                     *               "id": "3",
                      *               "type": "users"
                      *             }
                      *           },
                      *           "referredBy": {
                      *             "data": {
-                     *               "id": "17",
+                     *               "id": "2",
                      *               "type": "accounts"
                      *             }
                      *           }
@@ -8657,7 +8666,7 @@ export interface operations {
             path: {
                 /**
                  * @description The account's identifier.
-                 * @example 42
+                 * @example 1
                  */
                 id: components["parameters"]["AccountId"];
             };
@@ -8678,7 +8687,7 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "12",
+                     *           "id": "1",
                      *           "type": "contacts"
                      *         }
                      *       ]
@@ -8711,7 +8720,7 @@ export interface operations {
             path: {
                 /**
                  * @description The account's identifier.
-                 * @example 42
+                 * @example 1
                  */
                 id: components["parameters"]["AccountId"];
             };
@@ -8723,7 +8732,7 @@ export interface operations {
                  * @example {
                  *       "data": [
                  *         {
-                 *           "id": "12",
+                 *           "id": "1",
                  *           "type": "contacts"
                  *         }
                  *       ]
@@ -8761,7 +8770,7 @@ export interface operations {
             path: {
                 /**
                  * @description The account's identifier.
-                 * @example 42
+                 * @example 1
                  */
                 id: components["parameters"]["AccountId"];
             };
@@ -8773,7 +8782,7 @@ export interface operations {
                  * @example {
                  *       "data": [
                  *         {
-                 *           "id": "12",
+                 *           "id": "1",
                  *           "type": "contacts"
                  *         }
                  *       ]
@@ -8811,7 +8820,7 @@ export interface operations {
             path: {
                 /**
                  * @description The account's identifier.
-                 * @example 42
+                 * @example 1
                  */
                 id: components["parameters"]["AccountId"];
             };
@@ -8823,7 +8832,7 @@ export interface operations {
                  * @example {
                  *       "data": [
                  *         {
-                 *           "id": "12",
+                 *           "id": "1",
                  *           "type": "contacts"
                  *         }
                  *       ]
@@ -8866,7 +8875,7 @@ export interface operations {
             path: {
                 /**
                  * @description The account's identifier.
-                 * @example 42
+                 * @example 1
                  */
                 id: components["parameters"]["AccountId"];
             };
@@ -8885,7 +8894,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "12",
+                     *         "id": "1",
                      *         "type": "contacts"
                      *       }
                      *     }
@@ -8917,7 +8926,7 @@ export interface operations {
             path: {
                 /**
                  * @description The account's identifier.
-                 * @example 42
+                 * @example 1
                  */
                 id: components["parameters"]["AccountId"];
             };
@@ -8928,7 +8937,7 @@ export interface operations {
                 /**
                  * @example {
                  *       "data": {
-                 *         "id": "12",
+                 *         "id": "1",
                  *         "type": "contacts"
                  *       }
                  *     }
@@ -8970,7 +8979,7 @@ export interface operations {
             path: {
                 /**
                  * @description The account's identifier.
-                 * @example 42
+                 * @example 1
                  */
                 id: components["parameters"]["AccountId"];
             };
@@ -9026,7 +9035,7 @@ export interface operations {
             path: {
                 /**
                  * @description The account's identifier.
-                 * @example 42
+                 * @example 1
                  */
                 id: components["parameters"]["AccountId"];
             };
@@ -9045,7 +9054,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "5",
+                     *         "id": "3",
                      *         "type": "users"
                      *       }
                      *     }
@@ -9077,7 +9086,7 @@ export interface operations {
             path: {
                 /**
                  * @description The account's identifier.
-                 * @example 42
+                 * @example 1
                  */
                 id: components["parameters"]["AccountId"];
             };
@@ -9088,7 +9097,7 @@ export interface operations {
                 /**
                  * @example {
                  *       "data": {
-                 *         "id": "5",
+                 *         "id": "3",
                  *         "type": "users"
                  *       }
                  *     }
@@ -9130,7 +9139,7 @@ export interface operations {
             path: {
                 /**
                  * @description The account's identifier.
-                 * @example 42
+                 * @example 1
                  */
                 id: components["parameters"]["AccountId"];
             };
@@ -9149,7 +9158,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "17",
+                     *         "id": "2",
                      *         "type": "accounts"
                      *       }
                      *     }
@@ -9181,7 +9190,7 @@ export interface operations {
             path: {
                 /**
                  * @description The account's identifier.
-                 * @example 42
+                 * @example 1
                  */
                 id: components["parameters"]["AccountId"];
             };
@@ -9192,7 +9201,7 @@ export interface operations {
                 /**
                  * @example {
                  *       "data": {
-                 *         "id": "17",
+                 *         "id": "2",
                  *         "type": "accounts"
                  *       }
                  *     }
@@ -9229,7 +9238,7 @@ export interface operations {
             path: {
                 /**
                  * @description The asynchronous operation's identifier.
-                 * @example 31
+                 * @example 1
                  */
                 id: components["parameters"]["AsyncOperationId"];
             };
@@ -9249,9 +9258,9 @@ export interface operations {
                      *       "createdAt": "2026-11-03T10:00:00Z",
                      *       "elapsedTime": 4,
                      *       "entityType": "accounts",
-                     *       "id": 31,
+                     *       "id": 1,
                      *       "organization": 1,
-                     *       "owner": 5,
+                     *       "owner": 1,
                      *       "progress": 100,
                      *       "status": "success",
                      *       "summary": {
@@ -9285,9 +9294,9 @@ export interface operations {
                      *           },
                      *           "updatedAt": "2026-11-03T10:00:04Z"
                      *         },
-                     *         "id": "31",
+                     *         "id": "1",
                      *         "links": {
-                     *           "self": "https://api.example.com/admin/api/asyncoperations/31"
+                     *           "self": "https://api.example.com/admin/api/asyncoperations/1"
                      *         },
                      *         "relationships": {
                      *           "organization": {
@@ -9298,7 +9307,7 @@ export interface operations {
                      *           },
                      *           "owner": {
                      *             "data": {
-                     *               "id": "5",
+                     *               "id": "1",
                      *               "type": "users"
                      *             }
                      *           }
@@ -9327,7 +9336,7 @@ export interface operations {
             path: {
                 /**
                  * @description The asynchronous operation's identifier.
-                 * @example 31
+                 * @example 1
                  */
                 id: components["parameters"]["AsyncOperationId"];
             };
@@ -9347,7 +9356,7 @@ export interface operations {
                  *         "attributes": {
                  *           "status": "cancelled"
                  *         },
-                 *         "id": "31",
+                 *         "id": "1",
                  *         "type": "asyncoperations"
                  *       }
                  *     }
@@ -9368,9 +9377,9 @@ export interface operations {
                      *       "createdAt": "2026-11-03T10:00:00Z",
                      *       "elapsedTime": 2,
                      *       "entityType": "accounts",
-                     *       "id": 31,
+                     *       "id": 1,
                      *       "organization": 1,
-                     *       "owner": 5,
+                     *       "owner": 1,
                      *       "progress": 40,
                      *       "status": "cancelled",
                      *       "summary": null,
@@ -9390,9 +9399,9 @@ export interface operations {
                      *           "summary": null,
                      *           "updatedAt": "2026-11-03T10:00:02Z"
                      *         },
-                     *         "id": "31",
+                     *         "id": "1",
                      *         "links": {
-                     *           "self": "https://api.example.com/admin/api/asyncoperations/31"
+                     *           "self": "https://api.example.com/admin/api/asyncoperations/1"
                      *         },
                      *         "relationships": {
                      *           "organization": {
@@ -9403,7 +9412,7 @@ export interface operations {
                      *           },
                      *           "owner": {
                      *             "data": {
-                     *               "id": "5",
+                     *               "id": "1",
                      *               "type": "users"
                      *             }
                      *           }
@@ -9478,7 +9487,7 @@ export interface operations {
             path: {
                 /**
                  * @description The asynchronous operation's identifier.
-                 * @example 31
+                 * @example 1
                  */
                 id: components["parameters"]["AsyncOperationId"];
             };
@@ -9498,7 +9507,7 @@ export interface operations {
                      * @example [
                      *       {
                      *         "detail": "This value should not be blank.",
-                     *         "id": "31-1-1",
+                     *         "id": "1-1-1",
                      *         "source": {
                      *           "pointer": "/data/5/attributes/name"
                      *         },
@@ -9520,12 +9529,12 @@ export interface operations {
                      *             "status": 400,
                      *             "title": "not blank constraint"
                      *           },
-                     *           "id": "31-1-1",
+                     *           "id": "1-1-1",
                      *           "type": "asyncoperationerrors"
                      *         }
                      *       ],
                      *       "links": {
-                     *         "self": "https://api.example.com/admin/api/asyncoperations/31/errors"
+                     *         "self": "https://api.example.com/admin/api/asyncoperations/1/errors"
                      *       }
                      *     }
                      */
@@ -9567,7 +9576,7 @@ export interface operations {
                 "filter[owner]"?: components["parameters"]["BusinessUnitFilterOwner"];
                 /**
                  * @description Business units with any of the given user identifiers, separated by commas. Operators: `neq` (none of them), `exists` (`true`: at least one, `false`: none), `neq_or_null` (none of them, or none at all), `contains` (all of them), `not_contains` (not all of them). Each value has at most 1,000 characters; a longer one is a 400.
-                 * @example 5,6
+                 * @example 1,3
                  */
                 "filter[users]"?: components["parameters"]["BusinessUnitFilterUsers"];
                 /**
@@ -9667,14 +9676,14 @@ export interface operations {
                      *         "createdAt": "2026-11-01T09:30:00Z",
                      *         "email": "sales@example.com",
                      *         "fax": null,
-                     *         "id": 3,
+                     *         "id": 2,
                      *         "name": "Sales",
                      *         "organization": 1,
                      *         "owner": 1,
                      *         "phone": "+1 212 555 0100",
                      *         "updatedAt": "2026-11-01T09:30:00Z",
                      *         "users": [
-                     *           5
+                     *           3
                      *         ],
                      *         "website": "https://sales.example.com"
                      *       }
@@ -9694,7 +9703,7 @@ export interface operations {
                      *             "updatedAt": "2026-11-01T09:30:00Z",
                      *             "website": "https://sales.example.com"
                      *           },
-                     *           "id": "3",
+                     *           "id": "2",
                      *           "relationships": {
                      *             "organization": {
                      *               "data": {
@@ -9711,7 +9720,7 @@ export interface operations {
                      *             "users": {
                      *               "data": [
                      *                 {
-                     *                   "id": "5",
+                     *                   "id": "3",
                      *                   "type": "users"
                      *                 }
                      *               ]
@@ -9746,11 +9755,11 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "email": "sales@example.com",
-                 *       "name": "Sales",
+                 *       "email": "marketing@example.com",
+                 *       "name": "Marketing",
                  *       "owner": 1,
-                 *       "phone": "+1 212 555 0100",
-                 *       "website": "https://sales.example.com"
+                 *       "phone": "+1 212 555 0120",
+                 *       "website": "https://marketing.example.com"
                  *     }
                  */
                 "application/json": components["schemas"]["BusinessUnitCreatePlain"];
@@ -9758,10 +9767,10 @@ export interface operations {
                  * @example {
                  *       "data": {
                  *         "attributes": {
-                 *           "email": "sales@example.com",
-                 *           "name": "Sales",
-                 *           "phone": "+1 212 555 0100",
-                 *           "website": "https://sales.example.com"
+                 *           "email": "marketing@example.com",
+                 *           "name": "Marketing",
+                 *           "phone": "+1 212 555 0120",
+                 *           "website": "https://marketing.example.com"
                  *         },
                  *         "relationships": {
                  *           "owner": {
@@ -9790,18 +9799,16 @@ export interface operations {
                     /**
                      * @example {
                      *       "createdAt": "2026-11-01T09:30:00Z",
-                     *       "email": "sales@example.com",
+                     *       "email": "marketing@example.com",
                      *       "fax": null,
                      *       "id": 3,
-                     *       "name": "Sales",
+                     *       "name": "Marketing",
                      *       "organization": 1,
                      *       "owner": 1,
-                     *       "phone": "+1 212 555 0100",
+                     *       "phone": "+1 212 555 0120",
                      *       "updatedAt": "2026-11-01T09:30:00Z",
-                     *       "users": [
-                     *         5
-                     *       ],
-                     *       "website": "https://sales.example.com"
+                     *       "users": [],
+                     *       "website": "https://marketing.example.com"
                      *     }
                      */
                     "application/json": components["schemas"]["BusinessUnitPlain"];
@@ -9810,12 +9817,12 @@ export interface operations {
                      *       "data": {
                      *         "attributes": {
                      *           "createdAt": "2026-11-01T09:30:00Z",
-                     *           "email": "sales@example.com",
+                     *           "email": "marketing@example.com",
                      *           "fax": null,
-                     *           "name": "Sales",
-                     *           "phone": "+1 212 555 0100",
+                     *           "name": "Marketing",
+                     *           "phone": "+1 212 555 0120",
                      *           "updatedAt": "2026-11-01T09:30:00Z",
-                     *           "website": "https://sales.example.com"
+                     *           "website": "https://marketing.example.com"
                      *         },
                      *         "id": "3",
                      *         "relationships": {
@@ -9832,12 +9839,7 @@ export interface operations {
                      *             }
                      *           },
                      *           "users": {
-                     *             "data": [
-                     *               {
-                     *                 "id": "5",
-                     *                 "type": "users"
-                     *               }
-                     *             ]
+                     *             "data": []
                      *           }
                      *         },
                      *         "type": "businessunits"
@@ -9884,7 +9886,7 @@ export interface operations {
                 "filter[owner]"?: components["parameters"]["BusinessUnitFilterOwner"];
                 /**
                  * @description Business units with any of the given user identifiers, separated by commas. Operators: `neq` (none of them), `exists` (`true`: at least one, `false`: none), `neq_or_null` (none of them, or none at all), `contains` (all of them), `not_contains` (not all of them). Each value has at most 1,000 characters; a longer one is a 400.
-                 * @example 5,6
+                 * @example 1,3
                  */
                 "filter[users]"?: components["parameters"]["BusinessUnitFilterUsers"];
                 /**
@@ -9966,7 +9968,7 @@ export interface operations {
                  *           "attributes": {
                  *             "phone": "+1 212 555 0199"
                  *           },
-                 *           "id": "4",
+                 *           "id": "1",
                  *           "meta": {
                  *             "update": true
                  *           },
@@ -10016,7 +10018,7 @@ export interface operations {
                      *             "updatedAt": "2026-11-03T10:00:00Z",
                      *             "website": null
                      *           },
-                     *           "id": "8",
+                     *           "id": "3",
                      *           "relationships": {
                      *             "organization": {
                      *               "data": {
@@ -10026,7 +10028,7 @@ export interface operations {
                      *             },
                      *             "owner": {
                      *               "data": {
-                     *                 "id": "7",
+                     *                 "id": "4",
                      *                 "type": "businessunits"
                      *               }
                      *             },
@@ -10046,7 +10048,7 @@ export interface operations {
                      *             "updatedAt": "2026-11-03T10:00:00Z",
                      *             "website": null
                      *           },
-                     *           "id": "4",
+                     *           "id": "1",
                      *           "meta": {
                      *             "dataId": "4"
                      *           },
@@ -10066,7 +10068,7 @@ export interface operations {
                      *             "users": {
                      *               "data": [
                      *                 {
-                     *                   "id": "6",
+                     *                   "id": "2",
                      *                   "type": "users"
                      *                 }
                      *               ]
@@ -10086,7 +10088,7 @@ export interface operations {
                      *             "updatedAt": "2026-11-03T10:00:00Z",
                      *             "website": null
                      *           },
-                     *           "id": "7",
+                     *           "id": "4",
                      *           "meta": {
                      *             "includeId": "new-unit-1"
                      *           },
@@ -10135,9 +10137,9 @@ export interface operations {
                      *           "summary": null,
                      *           "updatedAt": "2026-11-03T10:00:00Z"
                      *         },
-                     *         "id": "31",
+                     *         "id": "1",
                      *         "links": {
-                     *           "self": "https://api.example.com/admin/api/asyncoperations/31"
+                     *           "self": "https://api.example.com/admin/api/asyncoperations/1"
                      *         },
                      *         "relationships": {
                      *           "organization": {
@@ -10148,7 +10150,7 @@ export interface operations {
                      *           },
                      *           "owner": {
                      *             "data": {
-                     *               "id": "5",
+                     *               "id": "3",
                      *               "type": "users"
                      *             }
                      *           }
@@ -10232,7 +10234,7 @@ export interface operations {
             path: {
                 /**
                  * @description The business unit's identifier.
-                 * @example 3
+                 * @example 2
                  */
                 id: components["parameters"]["BusinessUnitId"];
             };
@@ -10253,14 +10255,14 @@ export interface operations {
                      *       "createdAt": "2026-11-01T09:30:00Z",
                      *       "email": "sales@example.com",
                      *       "fax": null,
-                     *       "id": 3,
+                     *       "id": 2,
                      *       "name": "Sales",
                      *       "organization": 1,
                      *       "owner": 1,
                      *       "phone": "+1 212 555 0100",
                      *       "updatedAt": "2026-11-01T09:30:00Z",
                      *       "users": [
-                     *         5
+                     *         3
                      *       ],
                      *       "website": "https://sales.example.com"
                      *     }
@@ -10278,7 +10280,7 @@ export interface operations {
                      *           "updatedAt": "2026-11-01T09:30:00Z",
                      *           "website": "https://sales.example.com"
                      *         },
-                     *         "id": "3",
+                     *         "id": "2",
                      *         "relationships": {
                      *           "organization": {
                      *             "data": {
@@ -10295,7 +10297,7 @@ export interface operations {
                      *           "users": {
                      *             "data": [
                      *               {
-                     *                 "id": "5",
+                     *                 "id": "3",
                      *                 "type": "users"
                      *               }
                      *             ]
@@ -10332,7 +10334,7 @@ export interface operations {
             path: {
                 /**
                  * @description The business unit's identifier.
-                 * @example 3
+                 * @example 2
                  */
                 id: components["parameters"]["BusinessUnitId"];
             };
@@ -10365,7 +10367,7 @@ export interface operations {
             path: {
                 /**
                  * @description The business unit's identifier.
-                 * @example 3
+                 * @example 2
                  */
                 id: components["parameters"]["BusinessUnitId"];
             };
@@ -10385,7 +10387,7 @@ export interface operations {
                  *         "attributes": {
                  *           "phone": "+1 212 555 0110"
                  *         },
-                 *         "id": "3",
+                 *         "id": "2",
                  *         "type": "businessunits"
                  *       }
                  *     }
@@ -10406,14 +10408,14 @@ export interface operations {
                      *       "createdAt": "2026-11-01T09:30:00Z",
                      *       "email": "sales@example.com",
                      *       "fax": null,
-                     *       "id": 3,
+                     *       "id": 2,
                      *       "name": "Sales",
                      *       "organization": 1,
                      *       "owner": 1,
                      *       "phone": "+1 212 555 0110",
                      *       "updatedAt": "2026-11-02T10:00:00Z",
                      *       "users": [
-                     *         5
+                     *         3
                      *       ],
                      *       "website": "https://sales.example.com"
                      *     }
@@ -10431,7 +10433,7 @@ export interface operations {
                      *           "updatedAt": "2026-11-02T10:00:00Z",
                      *           "website": "https://sales.example.com"
                      *         },
-                     *         "id": "3",
+                     *         "id": "2",
                      *         "relationships": {
                      *           "organization": {
                      *             "data": {
@@ -10448,7 +10450,7 @@ export interface operations {
                      *           "users": {
                      *             "data": [
                      *               {
-                     *                 "id": "5",
+                     *                 "id": "3",
                      *                 "type": "users"
                      *               }
                      *             ]
@@ -10534,7 +10536,7 @@ export interface operations {
             path: {
                 /**
                  * @description The business unit's identifier.
-                 * @example 3
+                 * @example 2
                  */
                 id: components["parameters"]["BusinessUnitId"];
             };
@@ -10554,7 +10556,7 @@ export interface operations {
                      * @example {
                      *       "businessUnits": [
                      *         1,
-                     *         3
+                     *         2
                      *       ],
                      *       "createdAt": "2026-11-01T09:00:00Z",
                      *       "description": "The default organization.",
@@ -10564,7 +10566,7 @@ export interface operations {
                      *       "updatedAt": "2026-11-01T09:00:00Z",
                      *       "users": [
                      *         1,
-                     *         5
+                     *         3
                      *       ]
                      *     }
                      */
@@ -10588,7 +10590,7 @@ export interface operations {
                      *                 "type": "businessunits"
                      *               },
                      *               {
-                     *                 "id": "3",
+                     *                 "id": "2",
                      *                 "type": "businessunits"
                      *               }
                      *             ]
@@ -10600,7 +10602,7 @@ export interface operations {
                      *                 "type": "users"
                      *               },
                      *               {
-                     *                 "id": "5",
+                     *                 "id": "3",
                      *                 "type": "users"
                      *               }
                      *             ]
@@ -10683,7 +10685,7 @@ export interface operations {
             path: {
                 /**
                  * @description The business unit's identifier.
-                 * @example 3
+                 * @example 2
                  */
                 id: components["parameters"]["BusinessUnitId"];
             };
@@ -10704,14 +10706,14 @@ export interface operations {
                      *       "createdAt": "2026-11-01T09:30:00Z",
                      *       "email": "sales@example.com",
                      *       "fax": null,
-                     *       "id": 3,
+                     *       "id": 2,
                      *       "name": "Sales",
                      *       "organization": 1,
                      *       "owner": 1,
                      *       "phone": "+1 212 555 0100",
                      *       "updatedAt": "2026-11-01T09:30:00Z",
                      *       "users": [
-                     *         5
+                     *         3
                      *       ],
                      *       "website": "https://sales.example.com"
                      *     }
@@ -10729,7 +10731,7 @@ export interface operations {
                      *           "updatedAt": "2026-11-01T09:30:00Z",
                      *           "website": "https://sales.example.com"
                      *         },
-                     *         "id": "3",
+                     *         "id": "2",
                      *         "relationships": {
                      *           "organization": {
                      *             "data": {
@@ -10746,7 +10748,7 @@ export interface operations {
                      *           "users": {
                      *             "data": [
                      *               {
-                     *                 "id": "5",
+                     *                 "id": "3",
                      *                 "type": "users"
                      *               }
                      *             ]
@@ -10788,7 +10790,7 @@ export interface operations {
             path: {
                 /**
                  * @description The business unit's identifier.
-                 * @example 3
+                 * @example 2
                  */
                 id: components["parameters"]["BusinessUnitId"];
             };
@@ -10844,7 +10846,7 @@ export interface operations {
             path: {
                 /**
                  * @description The business unit's identifier.
-                 * @example 3
+                 * @example 2
                  */
                 id: components["parameters"]["BusinessUnitId"];
             };
@@ -10895,7 +10897,7 @@ export interface operations {
             path: {
                 /**
                  * @description The business unit's identifier.
-                 * @example 3
+                 * @example 2
                  */
                 id: components["parameters"]["BusinessUnitId"];
             };
@@ -10957,7 +10959,7 @@ export interface operations {
             path: {
                 /**
                  * @description The business unit's identifier.
-                 * @example 3
+                 * @example 2
                  */
                 id: components["parameters"]["BusinessUnitId"];
             };
@@ -10978,7 +10980,7 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "5",
+                     *           "id": "3",
                      *           "type": "users"
                      *         }
                      *       ]
@@ -11008,17 +11010,17 @@ export interface operations {
                 "filter[id]"?: components["parameters"]["UserFilterId"];
                 /**
                  * @description Users by username: one of the comma-separated values, or as an operator says (`filter[username][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. Each value has at most 1,000 characters; a longer one is a 400.
-                 * @example jdoe
+                 * @example manager
                  */
                 "filter[username]"?: components["parameters"]["UserFilterUsername"];
                 /**
                  * @description Users by email address: one of the comma-separated values, or as an operator says (`filter[email][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. Each value has at most 1,000 characters; a longer one is a 400.
-                 * @example john.doe@example.com
+                 * @example manager@example.com
                  */
                 "filter[email]"?: components["parameters"]["UserFilterEmail"];
                 /**
                  * @description Users by last name: one of the comma-separated values, or as an operator says (`filter[lastName][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. Each value has at most 1,000 characters; a longer one is a 400.
-                 * @example Doe
+                 * @example Manager
                  */
                 "filter[lastName]"?: components["parameters"]["UserFilterLastName"];
                 /**
@@ -11038,7 +11040,7 @@ export interface operations {
                 "filter[organization]"?: components["parameters"]["UserFilterOrganization"];
                 /**
                  * @description Users of the given business units, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[owner][exists]=false` finds those without one), `neq_or_null`. Each value has at most 1,000 characters; a longer one is a 400.
-                 * @example 3
+                 * @example 1
                  */
                 "filter[owner]"?: components["parameters"]["UserFilterOwner"];
                 /**
@@ -11130,7 +11132,7 @@ export interface operations {
             path: {
                 /**
                  * @description The business unit's identifier.
-                 * @example 3
+                 * @example 2
                  */
                 id: components["parameters"]["BusinessUnitId"];
             };
@@ -11153,32 +11155,32 @@ export interface operations {
                      *       {
                      *         "birthday": "1985-04-12",
                      *         "createdAt": "2026-11-01T09:30:00Z",
-                     *         "email": "john.doe@example.com",
+                     *         "email": "manager@example.com",
                      *         "emails": [
                      *           {
-                     *             "email": "jdoe@example.org"
+                     *             "email": "max.manager@example.org"
                      *           }
                      *         ],
                      *         "enabled": true,
                      *         "externalId": "EMP-0005",
-                     *         "firstName": "John",
+                     *         "firstName": "Max",
                      *         "googleId": null,
-                     *         "id": 5,
+                     *         "id": 3,
                      *         "lastLogin": "2026-11-02T08:15:00Z",
-                     *         "lastName": "Doe",
+                     *         "lastName": "Manager",
                      *         "loginCount": 12,
                      *         "middleName": null,
                      *         "namePrefix": null,
                      *         "nameSuffix": null,
                      *         "organization": 1,
-                     *         "owner": 3,
+                     *         "owner": 2,
                      *         "phone": "+1 212 555 0101",
                      *         "title": "Sales manager",
                      *         "updatedAt": "2026-11-01T09:30:00Z",
                      *         "userRoles": [
                      *           "ROLE_MANAGER"
                      *         ],
-                     *         "username": "jdoe"
+                     *         "username": "manager"
                      *       }
                      *     ]
                      */
@@ -11190,18 +11192,18 @@ export interface operations {
                      *           "attributes": {
                      *             "birthday": "1985-04-12",
                      *             "createdAt": "2026-11-01T09:30:00Z",
-                     *             "email": "john.doe@example.com",
+                     *             "email": "manager@example.com",
                      *             "emails": [
                      *               {
-                     *                 "email": "jdoe@example.org"
+                     *                 "email": "max.manager@example.org"
                      *               }
                      *             ],
                      *             "enabled": true,
                      *             "externalId": "EMP-0005",
-                     *             "firstName": "John",
+                     *             "firstName": "Max",
                      *             "googleId": null,
                      *             "lastLogin": "2026-11-02T08:15:00Z",
-                     *             "lastName": "Doe",
+                     *             "lastName": "Manager",
                      *             "loginCount": 12,
                      *             "middleName": null,
                      *             "namePrefix": null,
@@ -11209,9 +11211,9 @@ export interface operations {
                      *             "phone": "+1 212 555 0101",
                      *             "title": "Sales manager",
                      *             "updatedAt": "2026-11-01T09:30:00Z",
-                     *             "username": "jdoe"
+                     *             "username": "manager"
                      *           },
-                     *           "id": "5",
+                     *           "id": "3",
                      *           "relationships": {
                      *             "organization": {
                      *               "data": {
@@ -11221,7 +11223,7 @@ export interface operations {
                      *             },
                      *             "owner": {
                      *               "data": {
-                     *                 "id": "3",
+                     *                 "id": "2",
                      *                 "type": "businessunits"
                      *               }
                      *             },
@@ -11278,12 +11280,12 @@ export interface operations {
                 "filter[externalId]"?: components["parameters"]["ContactFilterExternalId"];
                 /**
                  * @description Contacts of any of the given account identifiers, separated by commas. Operators: `neq` (none of them), `exists` (`true`: at least one, `false`: none), `neq_or_null` (none of them, or none at all), `contains` (all of them), `not_contains` (not all of them). Each value has at most 1,000 characters; a longer one is a 400.
-                 * @example 42
+                 * @example 1
                  */
                 "filter[accounts]"?: components["parameters"]["ContactFilterAccounts"];
                 /**
                  * @description Contacts assigned to the given users, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[assignedTo][exists]=false` finds those without one), `neq_or_null`. Each value has at most 1,000 characters; a longer one is a 400.
-                 * @example 5
+                 * @example 3
                  */
                 "filter[assignedTo]"?: components["parameters"]["ContactFilterAssignedTo"];
                 /**
@@ -11293,12 +11295,12 @@ export interface operations {
                 "filter[organization]"?: components["parameters"]["ContactFilterOrganization"];
                 /**
                  * @description Contacts owned by the given users, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[owner][exists]=false` finds those without one), `neq_or_null`. Each value has at most 1,000 characters; a longer one is a 400.
-                 * @example 5
+                 * @example 3
                  */
                 "filter[owner]"?: components["parameters"]["ContactFilterOwner"];
                 /**
                  * @description Contacts reporting to the given contacts, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[reportsTo][exists]=false` finds those without one), `neq_or_null`. Each value has at most 1,000 characters; a longer one is a 400.
-                 * @example 11
+                 * @example 2
                  */
                 "filter[reportsTo]"?: components["parameters"]["ContactFilterReportsTo"];
                 /**
@@ -11401,9 +11403,9 @@ export interface operations {
                      * @example [
                      *       {
                      *         "accounts": [
-                     *           42
+                     *           1
                      *         ],
-                     *         "assignedTo": 5,
+                     *         "assignedTo": 3,
                      *         "birthday": "1990-07-21",
                      *         "createdAt": "2026-11-01T09:30:00Z",
                      *         "description": "Leads purchasing at Acme.",
@@ -11415,14 +11417,14 @@ export interface operations {
                      *         "externalId": "CRM-0012",
                      *         "firstName": "Jane",
                      *         "gender": "female",
-                     *         "id": 12,
+                     *         "id": 1,
                      *         "jobTitle": "Head of Purchasing",
                      *         "lastName": "Smith",
                      *         "middleName": null,
                      *         "namePrefix": "Ms.",
                      *         "nameSuffix": null,
                      *         "organization": 1,
-                     *         "owner": 5,
+                     *         "owner": 3,
                      *         "phones": [
                      *           {
                      *             "phone": "+1 212 555 0142"
@@ -11430,7 +11432,7 @@ export interface operations {
                      *         ],
                      *         "primaryEmail": "jane.smith@acme.example",
                      *         "primaryPhone": "+1 212 555 0142",
-                     *         "reportsTo": 11,
+                     *         "reportsTo": 2,
                      *         "updatedAt": "2026-11-01T09:30:00Z"
                      *       }
                      *     ]
@@ -11466,19 +11468,19 @@ export interface operations {
                      *             "primaryPhone": "+1 212 555 0142",
                      *             "updatedAt": "2026-11-01T09:30:00Z"
                      *           },
-                     *           "id": "12",
+                     *           "id": "1",
                      *           "relationships": {
                      *             "accounts": {
                      *               "data": [
                      *                 {
-                     *                   "id": "42",
+                     *                   "id": "1",
                      *                   "type": "accounts"
                      *                 }
                      *               ]
                      *             },
                      *             "assignedTo": {
                      *               "data": {
-                     *                 "id": "5",
+                     *                 "id": "3",
                      *                 "type": "users"
                      *               }
                      *             },
@@ -11490,13 +11492,13 @@ export interface operations {
                      *             },
                      *             "owner": {
                      *               "data": {
-                     *                 "id": "5",
+                     *                 "id": "3",
                      *                 "type": "users"
                      *               }
                      *             },
                      *             "reportsTo": {
                      *               "data": {
-                     *                 "id": "11",
+                     *                 "id": "2",
                      *                 "type": "contacts"
                      *               }
                      *             }
@@ -11531,31 +11533,31 @@ export interface operations {
                 /**
                  * @example {
                  *       "accounts": [
-                 *         42
+                 *         3
                  *       ],
-                 *       "assignedTo": 5,
-                 *       "birthday": "1990-07-21",
-                 *       "description": "Leads purchasing at Acme.",
+                 *       "assignedTo": 3,
+                 *       "birthday": "1971-03-15",
+                 *       "description": "Writes the TPS reports at Initech.",
                  *       "emails": [
                  *         {
-                 *           "email": "jane.smith@acme.example"
+                 *           "email": "peter.gibbons@initech.example"
                  *         }
                  *       ],
-                 *       "externalId": "CRM-0012",
-                 *       "firstName": "Jane",
-                 *       "gender": "female",
-                 *       "jobTitle": "Head of Purchasing",
-                 *       "lastName": "Smith",
-                 *       "namePrefix": "Ms.",
-                 *       "owner": 5,
+                 *       "externalId": "CRM-0042",
+                 *       "firstName": "Peter",
+                 *       "gender": "male",
+                 *       "jobTitle": "Software Engineer",
+                 *       "lastName": "Gibbons",
+                 *       "namePrefix": "Mr.",
+                 *       "owner": 3,
                  *       "phones": [
                  *         {
-                 *           "phone": "+1 212 555 0142"
+                 *           "phone": "+1 212 555 0177"
                  *         }
                  *       ],
-                 *       "primaryEmail": "jane.smith@acme.example",
-                 *       "primaryPhone": "+1 212 555 0142",
-                 *       "reportsTo": 11
+                 *       "primaryEmail": "peter.gibbons@initech.example",
+                 *       "primaryPhone": "+1 212 555 0177",
+                 *       "reportsTo": 2
                  *     }
                  */
                 "application/json": components["schemas"]["ContactCreatePlain"];
@@ -11563,51 +11565,51 @@ export interface operations {
                  * @example {
                  *       "data": {
                  *         "attributes": {
-                 *           "birthday": "1990-07-21",
-                 *           "description": "Leads purchasing at Acme.",
+                 *           "birthday": "1971-03-15",
+                 *           "description": "Writes the TPS reports at Initech.",
                  *           "emails": [
                  *             {
-                 *               "email": "jane.smith@acme.example"
+                 *               "email": "peter.gibbons@initech.example"
                  *             }
                  *           ],
-                 *           "externalId": "CRM-0012",
-                 *           "firstName": "Jane",
-                 *           "gender": "female",
-                 *           "jobTitle": "Head of Purchasing",
-                 *           "lastName": "Smith",
-                 *           "namePrefix": "Ms.",
+                 *           "externalId": "CRM-0042",
+                 *           "firstName": "Peter",
+                 *           "gender": "male",
+                 *           "jobTitle": "Software Engineer",
+                 *           "lastName": "Gibbons",
+                 *           "namePrefix": "Mr.",
                  *           "phones": [
                  *             {
-                 *               "phone": "+1 212 555 0142"
+                 *               "phone": "+1 212 555 0177"
                  *             }
                  *           ],
-                 *           "primaryEmail": "jane.smith@acme.example",
-                 *           "primaryPhone": "+1 212 555 0142"
+                 *           "primaryEmail": "peter.gibbons@initech.example",
+                 *           "primaryPhone": "+1 212 555 0177"
                  *         },
                  *         "relationships": {
                  *           "accounts": {
                  *             "data": [
                  *               {
-                 *                 "id": "42",
+                 *                 "id": "3",
                  *                 "type": "accounts"
                  *               }
                  *             ]
                  *           },
                  *           "assignedTo": {
                  *             "data": {
-                 *               "id": "5",
+                 *               "id": "3",
                  *               "type": "users"
                  *             }
                  *           },
                  *           "owner": {
                  *             "data": {
-                 *               "id": "5",
+                 *               "id": "3",
                  *               "type": "users"
                  *             }
                  *           },
                  *           "reportsTo": {
                  *             "data": {
-                 *               "id": "11",
+                 *               "id": "2",
                  *               "type": "contacts"
                  *             }
                  *           }
@@ -11630,36 +11632,36 @@ export interface operations {
                     /**
                      * @example {
                      *       "accounts": [
-                     *         42
+                     *         3
                      *       ],
-                     *       "assignedTo": 5,
-                     *       "birthday": "1990-07-21",
+                     *       "assignedTo": 3,
+                     *       "birthday": "1971-03-15",
                      *       "createdAt": "2026-11-01T09:30:00Z",
-                     *       "description": "Leads purchasing at Acme.",
+                     *       "description": "Writes the TPS reports at Initech.",
                      *       "emails": [
                      *         {
-                     *           "email": "jane.smith@acme.example"
+                     *           "email": "peter.gibbons@initech.example"
                      *         }
                      *       ],
-                     *       "externalId": "CRM-0012",
-                     *       "firstName": "Jane",
-                     *       "gender": "female",
-                     *       "id": 12,
-                     *       "jobTitle": "Head of Purchasing",
-                     *       "lastName": "Smith",
+                     *       "externalId": "CRM-0042",
+                     *       "firstName": "Peter",
+                     *       "gender": "male",
+                     *       "id": 3,
+                     *       "jobTitle": "Software Engineer",
+                     *       "lastName": "Gibbons",
                      *       "middleName": null,
-                     *       "namePrefix": "Ms.",
+                     *       "namePrefix": "Mr.",
                      *       "nameSuffix": null,
                      *       "organization": 1,
-                     *       "owner": 5,
+                     *       "owner": 3,
                      *       "phones": [
                      *         {
-                     *           "phone": "+1 212 555 0142"
+                     *           "phone": "+1 212 555 0177"
                      *         }
                      *       ],
-                     *       "primaryEmail": "jane.smith@acme.example",
-                     *       "primaryPhone": "+1 212 555 0142",
-                     *       "reportsTo": 11,
+                     *       "primaryEmail": "peter.gibbons@initech.example",
+                     *       "primaryPhone": "+1 212 555 0177",
+                     *       "reportsTo": 2,
                      *       "updatedAt": "2026-11-01T09:30:00Z"
                      *     }
                      */
@@ -11668,44 +11670,44 @@ export interface operations {
                      * @example {
                      *       "data": {
                      *         "attributes": {
-                     *           "birthday": "1990-07-21",
+                     *           "birthday": "1971-03-15",
                      *           "createdAt": "2026-11-01T09:30:00Z",
-                     *           "description": "Leads purchasing at Acme.",
+                     *           "description": "Writes the TPS reports at Initech.",
                      *           "emails": [
                      *             {
-                     *               "email": "jane.smith@acme.example"
+                     *               "email": "peter.gibbons@initech.example"
                      *             }
                      *           ],
-                     *           "externalId": "CRM-0012",
-                     *           "firstName": "Jane",
-                     *           "gender": "female",
-                     *           "jobTitle": "Head of Purchasing",
-                     *           "lastName": "Smith",
+                     *           "externalId": "CRM-0042",
+                     *           "firstName": "Peter",
+                     *           "gender": "male",
+                     *           "jobTitle": "Software Engineer",
+                     *           "lastName": "Gibbons",
                      *           "middleName": null,
-                     *           "namePrefix": "Ms.",
+                     *           "namePrefix": "Mr.",
                      *           "nameSuffix": null,
                      *           "phones": [
                      *             {
-                     *               "phone": "+1 212 555 0142"
+                     *               "phone": "+1 212 555 0177"
                      *             }
                      *           ],
-                     *           "primaryEmail": "jane.smith@acme.example",
-                     *           "primaryPhone": "+1 212 555 0142",
+                     *           "primaryEmail": "peter.gibbons@initech.example",
+                     *           "primaryPhone": "+1 212 555 0177",
                      *           "updatedAt": "2026-11-01T09:30:00Z"
                      *         },
-                     *         "id": "12",
+                     *         "id": "3",
                      *         "relationships": {
                      *           "accounts": {
                      *             "data": [
                      *               {
-                     *                 "id": "42",
+                     *                 "id": "3",
                      *                 "type": "accounts"
                      *               }
                      *             ]
                      *           },
                      *           "assignedTo": {
                      *             "data": {
-                     *               "id": "5",
+                     *               "id": "3",
                      *               "type": "users"
                      *             }
                      *           },
@@ -11717,13 +11719,13 @@ export interface operations {
                      *           },
                      *           "owner": {
                      *             "data": {
-                     *               "id": "5",
+                     *               "id": "3",
                      *               "type": "users"
                      *             }
                      *           },
                      *           "reportsTo": {
                      *             "data": {
-                     *               "id": "11",
+                     *               "id": "2",
                      *               "type": "contacts"
                      *             }
                      *           }
@@ -11746,36 +11748,36 @@ export interface operations {
                     /**
                      * @example {
                      *       "accounts": [
-                     *         42
+                     *         3
                      *       ],
-                     *       "assignedTo": 5,
-                     *       "birthday": "1990-07-21",
+                     *       "assignedTo": 3,
+                     *       "birthday": "1971-03-15",
                      *       "createdAt": "2026-11-01T09:30:00Z",
-                     *       "description": "Leads purchasing at Acme.",
+                     *       "description": "Writes the TPS reports at Initech.",
                      *       "emails": [
                      *         {
-                     *           "email": "jane.smith@acme.example"
+                     *           "email": "peter.gibbons@initech.example"
                      *         }
                      *       ],
-                     *       "externalId": "CRM-0012",
-                     *       "firstName": "Jane",
-                     *       "gender": "female",
-                     *       "id": 12,
-                     *       "jobTitle": "Head of Purchasing",
-                     *       "lastName": "Smith",
+                     *       "externalId": "CRM-0042",
+                     *       "firstName": "Peter",
+                     *       "gender": "male",
+                     *       "id": 3,
+                     *       "jobTitle": "Software Engineer",
+                     *       "lastName": "Gibbons",
                      *       "middleName": null,
-                     *       "namePrefix": "Ms.",
+                     *       "namePrefix": "Mr.",
                      *       "nameSuffix": null,
                      *       "organization": 1,
-                     *       "owner": 5,
+                     *       "owner": 3,
                      *       "phones": [
                      *         {
-                     *           "phone": "+1 212 555 0142"
+                     *           "phone": "+1 212 555 0177"
                      *         }
                      *       ],
-                     *       "primaryEmail": "jane.smith@acme.example",
-                     *       "primaryPhone": "+1 212 555 0142",
-                     *       "reportsTo": 11,
+                     *       "primaryEmail": "peter.gibbons@initech.example",
+                     *       "primaryPhone": "+1 212 555 0177",
+                     *       "reportsTo": 2,
                      *       "updatedAt": "2026-11-01T09:30:00Z"
                      *     }
                      */
@@ -11784,44 +11786,44 @@ export interface operations {
                      * @example {
                      *       "data": {
                      *         "attributes": {
-                     *           "birthday": "1990-07-21",
+                     *           "birthday": "1971-03-15",
                      *           "createdAt": "2026-11-01T09:30:00Z",
-                     *           "description": "Leads purchasing at Acme.",
+                     *           "description": "Writes the TPS reports at Initech.",
                      *           "emails": [
                      *             {
-                     *               "email": "jane.smith@acme.example"
+                     *               "email": "peter.gibbons@initech.example"
                      *             }
                      *           ],
-                     *           "externalId": "CRM-0012",
-                     *           "firstName": "Jane",
-                     *           "gender": "female",
-                     *           "jobTitle": "Head of Purchasing",
-                     *           "lastName": "Smith",
+                     *           "externalId": "CRM-0042",
+                     *           "firstName": "Peter",
+                     *           "gender": "male",
+                     *           "jobTitle": "Software Engineer",
+                     *           "lastName": "Gibbons",
                      *           "middleName": null,
-                     *           "namePrefix": "Ms.",
+                     *           "namePrefix": "Mr.",
                      *           "nameSuffix": null,
                      *           "phones": [
                      *             {
-                     *               "phone": "+1 212 555 0142"
+                     *               "phone": "+1 212 555 0177"
                      *             }
                      *           ],
-                     *           "primaryEmail": "jane.smith@acme.example",
-                     *           "primaryPhone": "+1 212 555 0142",
+                     *           "primaryEmail": "peter.gibbons@initech.example",
+                     *           "primaryPhone": "+1 212 555 0177",
                      *           "updatedAt": "2026-11-01T09:30:00Z"
                      *         },
-                     *         "id": "12",
+                     *         "id": "3",
                      *         "relationships": {
                      *           "accounts": {
                      *             "data": [
                      *               {
-                     *                 "id": "42",
+                     *                 "id": "3",
                      *                 "type": "accounts"
                      *               }
                      *             ]
                      *           },
                      *           "assignedTo": {
                      *             "data": {
-                     *               "id": "5",
+                     *               "id": "3",
                      *               "type": "users"
                      *             }
                      *           },
@@ -11833,13 +11835,13 @@ export interface operations {
                      *           },
                      *           "owner": {
                      *             "data": {
-                     *               "id": "5",
+                     *               "id": "3",
                      *               "type": "users"
                      *             }
                      *           },
                      *           "reportsTo": {
                      *             "data": {
-                     *               "id": "11",
+                     *               "id": "2",
                      *               "type": "contacts"
                      *             }
                      *           }
@@ -11888,12 +11890,12 @@ export interface operations {
                 "filter[externalId]"?: components["parameters"]["ContactFilterExternalId"];
                 /**
                  * @description Contacts of any of the given account identifiers, separated by commas. Operators: `neq` (none of them), `exists` (`true`: at least one, `false`: none), `neq_or_null` (none of them, or none at all), `contains` (all of them), `not_contains` (not all of them). Each value has at most 1,000 characters; a longer one is a 400.
-                 * @example 42
+                 * @example 1
                  */
                 "filter[accounts]"?: components["parameters"]["ContactFilterAccounts"];
                 /**
                  * @description Contacts assigned to the given users, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[assignedTo][exists]=false` finds those without one), `neq_or_null`. Each value has at most 1,000 characters; a longer one is a 400.
-                 * @example 5
+                 * @example 3
                  */
                 "filter[assignedTo]"?: components["parameters"]["ContactFilterAssignedTo"];
                 /**
@@ -11903,12 +11905,12 @@ export interface operations {
                 "filter[organization]"?: components["parameters"]["ContactFilterOrganization"];
                 /**
                  * @description Contacts owned by the given users, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[owner][exists]=false` finds those without one), `neq_or_null`. Each value has at most 1,000 characters; a longer one is a 400.
-                 * @example 5
+                 * @example 3
                  */
                 "filter[owner]"?: components["parameters"]["ContactFilterOwner"];
                 /**
                  * @description Contacts reporting to the given contacts, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[reportsTo][exists]=false` finds those without one), `neq_or_null`. Each value has at most 1,000 characters; a longer one is a 400.
-                 * @example 11
+                 * @example 2
                  */
                 "filter[reportsTo]"?: components["parameters"]["ContactFilterReportsTo"];
                 /**
@@ -11975,14 +11977,14 @@ export interface operations {
                  *           "attributes": {
                  *             "emails": [
                  *               {
-                 *                 "email": "jane.smith@acme.example"
+                 *                 "email": "milton.waddams@initech.example"
                  *               }
                  *             ],
-                 *             "externalId": "CRM-0012",
-                 *             "firstName": "Jane",
-                 *             "gender": "female",
-                 *             "lastName": "Smith",
-                 *             "primaryEmail": "jane.smith@acme.example"
+                 *             "externalId": "CRM-0043",
+                 *             "firstName": "Milton",
+                 *             "gender": "male",
+                 *             "lastName": "Waddams",
+                 *             "primaryEmail": "milton.waddams@initech.example"
                  *           },
                  *           "id": "new-contact-1",
                  *           "relationships": {
@@ -11996,19 +11998,19 @@ export interface operations {
                  *             },
                  *             "assignedTo": {
                  *               "data": {
-                 *                 "id": "5",
+                 *                 "id": "3",
                  *                 "type": "users"
                  *               }
                  *             },
                  *             "owner": {
                  *               "data": {
-                 *                 "id": "5",
+                 *                 "id": "3",
                  *                 "type": "users"
                  *               }
                  *             },
                  *             "reportsTo": {
                  *               "data": {
-                 *                 "id": "11",
+                 *                 "id": "2",
                  *                 "type": "contacts"
                  *               }
                  *             }
@@ -12019,7 +12021,7 @@ export interface operations {
                  *           "attributes": {
                  *             "jobTitle": "Head of Sales"
                  *           },
-                 *           "id": "11",
+                 *           "id": "2",
                  *           "meta": {
                  *             "update": true
                  *           },
@@ -12029,7 +12031,7 @@ export interface operations {
                  *       "included": [
                  *         {
                  *           "attributes": {
-                 *             "name": "Acme Corporation"
+                 *             "name": "Initrode"
                  *           },
                  *           "id": "new-account-1",
                  *           "relationships": {
@@ -12041,13 +12043,13 @@ export interface operations {
                  *             },
                  *             "owner": {
                  *               "data": {
-                 *                 "id": "5",
+                 *                 "id": "3",
                  *                 "type": "users"
                  *               }
                  *             },
                  *             "referredBy": {
                  *               "data": {
-                 *                 "id": "17",
+                 *                 "id": "2",
                  *                 "type": "accounts"
                  *               }
                  *             }
@@ -12078,23 +12080,23 @@ export interface operations {
                      *             "description": null,
                      *             "emails": [
                      *               {
-                     *                 "email": "jane.smith@acme.example"
+                     *                 "email": "milton.waddams@initech.example"
                      *               }
                      *             ],
-                     *             "externalId": "CRM-0012",
-                     *             "firstName": "Jane",
-                     *             "gender": "female",
+                     *             "externalId": "CRM-0043",
+                     *             "firstName": "Milton",
+                     *             "gender": "male",
                      *             "jobTitle": null,
-                     *             "lastName": "Smith",
+                     *             "lastName": "Waddams",
                      *             "middleName": null,
                      *             "namePrefix": null,
                      *             "nameSuffix": null,
                      *             "phones": null,
-                     *             "primaryEmail": "jane.smith@acme.example",
+                     *             "primaryEmail": "milton.waddams@initech.example",
                      *             "primaryPhone": null,
                      *             "updatedAt": "2026-11-03T10:00:00Z"
                      *           },
-                     *           "id": "12",
+                     *           "id": "1",
                      *           "meta": {
                      *             "dataId": "new-contact-1"
                      *           },
@@ -12102,14 +12104,14 @@ export interface operations {
                      *             "accounts": {
                      *               "data": [
                      *                 {
-                     *                   "id": "42",
+                     *                   "id": "1",
                      *                   "type": "accounts"
                      *                 }
                      *               ]
                      *             },
                      *             "assignedTo": {
                      *               "data": {
-                     *                 "id": "5",
+                     *                 "id": "3",
                      *                 "type": "users"
                      *               }
                      *             },
@@ -12121,13 +12123,13 @@ export interface operations {
                      *             },
                      *             "owner": {
                      *               "data": {
-                     *                 "id": "5",
+                     *                 "id": "3",
                      *                 "type": "users"
                      *               }
                      *             },
                      *             "reportsTo": {
                      *               "data": {
-                     *                 "id": "11",
+                     *                 "id": "2",
                      *                 "type": "contacts"
                      *               }
                      *             }
@@ -12161,7 +12163,7 @@ export interface operations {
                      *             "primaryPhone": "+1 212 555 0141",
                      *             "updatedAt": "2026-11-03T10:00:00Z"
                      *           },
-                     *           "id": "11",
+                     *           "id": "2",
                      *           "meta": {
                      *             "dataId": "11"
                      *           },
@@ -12169,14 +12171,14 @@ export interface operations {
                      *             "accounts": {
                      *               "data": [
                      *                 {
-                     *                   "id": "17",
+                     *                   "id": "2",
                      *                   "type": "accounts"
                      *                 }
                      *               ]
                      *             },
                      *             "assignedTo": {
                      *               "data": {
-                     *                 "id": "5",
+                     *                 "id": "3",
                      *                 "type": "users"
                      *               }
                      *             },
@@ -12188,13 +12190,13 @@ export interface operations {
                      *             },
                      *             "owner": {
                      *               "data": {
-                     *                 "id": "5",
+                     *                 "id": "3",
                      *                 "type": "users"
                      *               }
                      *             },
                      *             "reportsTo": {
                      *               "data": {
-                     *                 "id": "3",
+                     *                 "id": "2",
                      *                 "type": "contacts"
                      *               }
                      *             }
@@ -12207,10 +12209,10 @@ export interface operations {
                      *           "attributes": {
                      *             "createdAt": "2026-11-03T10:00:00Z",
                      *             "externalId": null,
-                     *             "name": "Acme Corporation",
+                     *             "name": "Initrode",
                      *             "updatedAt": "2026-11-03T10:00:00Z"
                      *           },
-                     *           "id": "42",
+                     *           "id": "1",
                      *           "meta": {
                      *             "includeId": "new-account-1"
                      *           },
@@ -12218,14 +12220,14 @@ export interface operations {
                      *             "contacts": {
                      *               "data": [
                      *                 {
-                     *                   "id": "12",
+                     *                   "id": "1",
                      *                   "type": "contacts"
                      *                 }
                      *               ]
                      *             },
                      *             "defaultContact": {
                      *               "data": {
-                     *                 "id": "12",
+                     *                 "id": "1",
                      *                 "type": "contacts"
                      *               }
                      *             },
@@ -12237,13 +12239,13 @@ export interface operations {
                      *             },
                      *             "owner": {
                      *               "data": {
-                     *                 "id": "5",
+                     *                 "id": "3",
                      *                 "type": "users"
                      *               }
                      *             },
                      *             "referredBy": {
                      *               "data": {
-                     *                 "id": "17",
+                     *                 "id": "2",
                      *                 "type": "accounts"
                      *               }
                      *             }
@@ -12276,9 +12278,9 @@ export interface operations {
                      *           "summary": null,
                      *           "updatedAt": "2026-11-03T10:00:00Z"
                      *         },
-                     *         "id": "31",
+                     *         "id": "1",
                      *         "links": {
-                     *           "self": "https://api.example.com/admin/api/asyncoperations/31"
+                     *           "self": "https://api.example.com/admin/api/asyncoperations/1"
                      *         },
                      *         "relationships": {
                      *           "organization": {
@@ -12289,7 +12291,7 @@ export interface operations {
                      *           },
                      *           "owner": {
                      *             "data": {
-                     *               "id": "5",
+                     *               "id": "3",
                      *               "type": "users"
                      *             }
                      *           }
@@ -12373,7 +12375,7 @@ export interface operations {
             path: {
                 /**
                  * @description The contact's identifier.
-                 * @example 12
+                 * @example 1
                  */
                 id: components["parameters"]["ContactId"];
             };
@@ -12392,9 +12394,9 @@ export interface operations {
                     /**
                      * @example {
                      *       "accounts": [
-                     *         42
+                     *         1
                      *       ],
-                     *       "assignedTo": 5,
+                     *       "assignedTo": 3,
                      *       "birthday": "1990-07-21",
                      *       "createdAt": "2026-11-01T09:30:00Z",
                      *       "description": "Leads purchasing at Acme.",
@@ -12406,14 +12408,14 @@ export interface operations {
                      *       "externalId": "CRM-0012",
                      *       "firstName": "Jane",
                      *       "gender": "female",
-                     *       "id": 12,
+                     *       "id": 1,
                      *       "jobTitle": "Head of Purchasing",
                      *       "lastName": "Smith",
                      *       "middleName": null,
                      *       "namePrefix": "Ms.",
                      *       "nameSuffix": null,
                      *       "organization": 1,
-                     *       "owner": 5,
+                     *       "owner": 3,
                      *       "phones": [
                      *         {
                      *           "phone": "+1 212 555 0142"
@@ -12421,7 +12423,7 @@ export interface operations {
                      *       ],
                      *       "primaryEmail": "jane.smith@acme.example",
                      *       "primaryPhone": "+1 212 555 0142",
-                     *       "reportsTo": 11,
+                     *       "reportsTo": 2,
                      *       "updatedAt": "2026-11-01T09:30:00Z"
                      *     }
                      */
@@ -12455,19 +12457,19 @@ export interface operations {
                      *           "primaryPhone": "+1 212 555 0142",
                      *           "updatedAt": "2026-11-01T09:30:00Z"
                      *         },
-                     *         "id": "12",
+                     *         "id": "1",
                      *         "relationships": {
                      *           "accounts": {
                      *             "data": [
                      *               {
-                     *                 "id": "42",
+                     *                 "id": "1",
                      *                 "type": "accounts"
                      *               }
                      *             ]
                      *           },
                      *           "assignedTo": {
                      *             "data": {
-                     *               "id": "5",
+                     *               "id": "3",
                      *               "type": "users"
                      *             }
                      *           },
@@ -12479,13 +12481,13 @@ export interface operations {
                      *           },
                      *           "owner": {
                      *             "data": {
-                     *               "id": "5",
+                     *               "id": "3",
                      *               "type": "users"
                      *             }
                      *           },
                      *           "reportsTo": {
                      *             "data": {
-                     *               "id": "11",
+                     *               "id": "2",
                      *               "type": "contacts"
                      *             }
                      *           }
@@ -12521,7 +12523,7 @@ export interface operations {
             path: {
                 /**
                  * @description The contact's identifier.
-                 * @example 12
+                 * @example 1
                  */
                 id: components["parameters"]["ContactId"];
             };
@@ -12554,7 +12556,7 @@ export interface operations {
             path: {
                 /**
                  * @description The contact's identifier.
-                 * @example 12
+                 * @example 1
                  */
                 id: components["parameters"]["ContactId"];
             };
@@ -12564,7 +12566,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "assignedTo": 6,
+                 *       "assignedTo": 1,
                  *       "jobTitle": "Chief Procurement Officer"
                  *     }
                  */
@@ -12575,11 +12577,11 @@ export interface operations {
                  *         "attributes": {
                  *           "jobTitle": "Chief Procurement Officer"
                  *         },
-                 *         "id": "12",
+                 *         "id": "1",
                  *         "relationships": {
                  *           "assignedTo": {
                  *             "data": {
-                 *               "id": "6",
+                 *               "id": "1",
                  *               "type": "users"
                  *             }
                  *           }
@@ -12602,9 +12604,9 @@ export interface operations {
                     /**
                      * @example {
                      *       "accounts": [
-                     *         42
+                     *         1
                      *       ],
-                     *       "assignedTo": 6,
+                     *       "assignedTo": 1,
                      *       "birthday": "1990-07-21",
                      *       "createdAt": "2026-11-01T09:30:00Z",
                      *       "description": "Leads purchasing at Acme.",
@@ -12616,14 +12618,14 @@ export interface operations {
                      *       "externalId": "CRM-0012",
                      *       "firstName": "Jane",
                      *       "gender": "female",
-                     *       "id": 12,
+                     *       "id": 1,
                      *       "jobTitle": "Chief Procurement Officer",
                      *       "lastName": "Smith",
                      *       "middleName": null,
                      *       "namePrefix": "Ms.",
                      *       "nameSuffix": null,
                      *       "organization": 1,
-                     *       "owner": 5,
+                     *       "owner": 3,
                      *       "phones": [
                      *         {
                      *           "phone": "+1 212 555 0142"
@@ -12631,7 +12633,7 @@ export interface operations {
                      *       ],
                      *       "primaryEmail": "jane.smith@acme.example",
                      *       "primaryPhone": "+1 212 555 0142",
-                     *       "reportsTo": 11,
+                     *       "reportsTo": 2,
                      *       "updatedAt": "2026-11-02T10:00:00Z"
                      *     }
                      */
@@ -12665,19 +12667,19 @@ export interface operations {
                      *           "primaryPhone": "+1 212 555 0142",
                      *           "updatedAt": "2026-11-02T10:00:00Z"
                      *         },
-                     *         "id": "12",
+                     *         "id": "1",
                      *         "relationships": {
                      *           "accounts": {
                      *             "data": [
                      *               {
-                     *                 "id": "42",
+                     *                 "id": "1",
                      *                 "type": "accounts"
                      *               }
                      *             ]
                      *           },
                      *           "assignedTo": {
                      *             "data": {
-                     *               "id": "6",
+                     *               "id": "1",
                      *               "type": "users"
                      *             }
                      *           },
@@ -12689,13 +12691,13 @@ export interface operations {
                      *           },
                      *           "owner": {
                      *             "data": {
-                     *               "id": "5",
+                     *               "id": "3",
                      *               "type": "users"
                      *             }
                      *           },
                      *           "reportsTo": {
                      *             "data": {
-                     *               "id": "11",
+                     *               "id": "2",
                      *               "type": "contacts"
                      *             }
                      *           }
@@ -12741,12 +12743,12 @@ export interface operations {
                 "filter[externalId]"?: components["parameters"]["AccountFilterExternalId"];
                 /**
                  * @description Accounts with any of the given contact identifiers, separated by commas. Operators: `neq` (none of them), `exists` (`true`: at least one, `false`: none), `neq_or_null` (none of them, or none at all), `contains` (all of them), `not_contains` (not all of them). Each value has at most 1,000 characters; a longer one is a 400.
-                 * @example 12
+                 * @example 1
                  */
                 "filter[contacts]"?: components["parameters"]["AccountFilterContacts"];
                 /**
                  * @description Accounts whose default contact is one of the given contacts, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[defaultContact][exists]=false` finds those without one), `neq_or_null`. Each value has at most 1,000 characters; a longer one is a 400.
-                 * @example 12
+                 * @example 1
                  */
                 "filter[defaultContact]"?: components["parameters"]["AccountFilterDefaultContact"];
                 /**
@@ -12756,12 +12758,12 @@ export interface operations {
                 "filter[organization]"?: components["parameters"]["AccountFilterOrganization"];
                 /**
                  * @description Accounts owned by the given users, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[owner][exists]=false` finds those without one), `neq_or_null`. Each value has at most 1,000 characters; a longer one is a 400.
-                 * @example 5
+                 * @example 3
                  */
                 "filter[owner]"?: components["parameters"]["AccountFilterOwner"];
                 /**
                  * @description Accounts referred by the given accounts, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[referredBy][exists]=false` finds those without one), `neq_or_null`. Each value has at most 1,000 characters; a longer one is a 400.
-                 * @example 17
+                 * @example 2
                  */
                 "filter[referredBy]"?: components["parameters"]["AccountFilterReferredBy"];
                 /**
@@ -12848,7 +12850,7 @@ export interface operations {
             path: {
                 /**
                  * @description The contact's identifier.
-                 * @example 12
+                 * @example 1
                  */
                 id: components["parameters"]["ContactId"];
             };
@@ -12870,16 +12872,16 @@ export interface operations {
                      * @example [
                      *       {
                      *         "contacts": [
-                     *           12
+                     *           1
                      *         ],
                      *         "createdAt": "2026-11-01T09:30:00Z",
-                     *         "defaultContact": 12,
+                     *         "defaultContact": 1,
                      *         "externalId": "ACME-001",
-                     *         "id": 42,
+                     *         "id": 1,
                      *         "name": "Acme Corporation",
                      *         "organization": 1,
-                     *         "owner": 5,
-                     *         "referredBy": 17,
+                     *         "owner": 3,
+                     *         "referredBy": 2,
                      *         "updatedAt": "2026-11-01T09:30:00Z"
                      *       }
                      *     ]
@@ -12895,19 +12897,19 @@ export interface operations {
                      *             "name": "Acme Corporation",
                      *             "updatedAt": "2026-11-01T09:30:00Z"
                      *           },
-                     *           "id": "42",
+                     *           "id": "1",
                      *           "relationships": {
                      *             "contacts": {
                      *               "data": [
                      *                 {
-                     *                   "id": "12",
+                     *                   "id": "1",
                      *                   "type": "contacts"
                      *                 }
                      *               ]
                      *             },
                      *             "defaultContact": {
                      *               "data": {
-                     *                 "id": "12",
+                     *                 "id": "1",
                      *                 "type": "contacts"
                      *               }
                      *             },
@@ -12919,13 +12921,13 @@ export interface operations {
                      *             },
                      *             "owner": {
                      *               "data": {
-                     *                 "id": "5",
+                     *                 "id": "3",
                      *                 "type": "users"
                      *               }
                      *             },
                      *             "referredBy": {
                      *               "data": {
-                     *                 "id": "17",
+                     *                 "id": "2",
                      *                 "type": "accounts"
                      *               }
                      *             }
@@ -13008,7 +13010,7 @@ export interface operations {
             path: {
                 /**
                  * @description The contact's identifier.
-                 * @example 12
+                 * @example 1
                  */
                 id: components["parameters"]["ContactId"];
             };
@@ -13028,32 +13030,32 @@ export interface operations {
                      * @example {
                      *       "birthday": "1985-04-12",
                      *       "createdAt": "2026-11-01T09:30:00Z",
-                     *       "email": "john.doe@example.com",
+                     *       "email": "manager@example.com",
                      *       "emails": [
                      *         {
-                     *           "email": "jdoe@example.org"
+                     *           "email": "max.manager@example.org"
                      *         }
                      *       ],
                      *       "enabled": true,
                      *       "externalId": "EMP-0005",
-                     *       "firstName": "John",
+                     *       "firstName": "Max",
                      *       "googleId": null,
-                     *       "id": 5,
+                     *       "id": 3,
                      *       "lastLogin": "2026-11-02T08:15:00Z",
-                     *       "lastName": "Doe",
+                     *       "lastName": "Manager",
                      *       "loginCount": 12,
                      *       "middleName": null,
                      *       "namePrefix": null,
                      *       "nameSuffix": null,
                      *       "organization": 1,
-                     *       "owner": 3,
+                     *       "owner": 2,
                      *       "phone": "+1 212 555 0101",
                      *       "title": "Sales manager",
                      *       "updatedAt": "2026-11-01T09:30:00Z",
                      *       "userRoles": [
                      *         "ROLE_MANAGER"
                      *       ],
-                     *       "username": "jdoe"
+                     *       "username": "manager"
                      *     }
                      */
                     "application/json": components["schemas"]["UserPlain"] | components["schemas"]["JsonNull"];
@@ -13063,18 +13065,18 @@ export interface operations {
                      *         "attributes": {
                      *           "birthday": "1985-04-12",
                      *           "createdAt": "2026-11-01T09:30:00Z",
-                     *           "email": "john.doe@example.com",
+                     *           "email": "manager@example.com",
                      *           "emails": [
                      *             {
-                     *               "email": "jdoe@example.org"
+                     *               "email": "max.manager@example.org"
                      *             }
                      *           ],
                      *           "enabled": true,
                      *           "externalId": "EMP-0005",
-                     *           "firstName": "John",
+                     *           "firstName": "Max",
                      *           "googleId": null,
                      *           "lastLogin": "2026-11-02T08:15:00Z",
-                     *           "lastName": "Doe",
+                     *           "lastName": "Manager",
                      *           "loginCount": 12,
                      *           "middleName": null,
                      *           "namePrefix": null,
@@ -13082,9 +13084,9 @@ export interface operations {
                      *           "phone": "+1 212 555 0101",
                      *           "title": "Sales manager",
                      *           "updatedAt": "2026-11-01T09:30:00Z",
-                     *           "username": "jdoe"
+                     *           "username": "manager"
                      *         },
-                     *         "id": "5",
+                     *         "id": "3",
                      *         "relationships": {
                      *           "organization": {
                      *             "data": {
@@ -13094,7 +13096,7 @@ export interface operations {
                      *           },
                      *           "owner": {
                      *             "data": {
-                     *               "id": "3",
+                     *               "id": "2",
                      *               "type": "businessunits"
                      *             }
                      *           },
@@ -13184,7 +13186,7 @@ export interface operations {
             path: {
                 /**
                  * @description The contact's identifier.
-                 * @example 12
+                 * @example 1
                  */
                 id: components["parameters"]["ContactId"];
             };
@@ -13204,7 +13206,7 @@ export interface operations {
                      * @example {
                      *       "businessUnits": [
                      *         1,
-                     *         3
+                     *         2
                      *       ],
                      *       "createdAt": "2026-11-01T09:00:00Z",
                      *       "description": "The default organization.",
@@ -13214,7 +13216,7 @@ export interface operations {
                      *       "updatedAt": "2026-11-01T09:00:00Z",
                      *       "users": [
                      *         1,
-                     *         5
+                     *         3
                      *       ]
                      *     }
                      */
@@ -13238,7 +13240,7 @@ export interface operations {
                      *                 "type": "businessunits"
                      *               },
                      *               {
-                     *                 "id": "3",
+                     *                 "id": "2",
                      *                 "type": "businessunits"
                      *               }
                      *             ]
@@ -13250,7 +13252,7 @@ export interface operations {
                      *                 "type": "users"
                      *               },
                      *               {
-                     *                 "id": "5",
+                     *                 "id": "3",
                      *                 "type": "users"
                      *               }
                      *             ]
@@ -13333,7 +13335,7 @@ export interface operations {
             path: {
                 /**
                  * @description The contact's identifier.
-                 * @example 12
+                 * @example 1
                  */
                 id: components["parameters"]["ContactId"];
             };
@@ -13353,32 +13355,32 @@ export interface operations {
                      * @example {
                      *       "birthday": "1985-04-12",
                      *       "createdAt": "2026-11-01T09:30:00Z",
-                     *       "email": "john.doe@example.com",
+                     *       "email": "manager@example.com",
                      *       "emails": [
                      *         {
-                     *           "email": "jdoe@example.org"
+                     *           "email": "max.manager@example.org"
                      *         }
                      *       ],
                      *       "enabled": true,
                      *       "externalId": "EMP-0005",
-                     *       "firstName": "John",
+                     *       "firstName": "Max",
                      *       "googleId": null,
-                     *       "id": 5,
+                     *       "id": 3,
                      *       "lastLogin": "2026-11-02T08:15:00Z",
-                     *       "lastName": "Doe",
+                     *       "lastName": "Manager",
                      *       "loginCount": 12,
                      *       "middleName": null,
                      *       "namePrefix": null,
                      *       "nameSuffix": null,
                      *       "organization": 1,
-                     *       "owner": 3,
+                     *       "owner": 2,
                      *       "phone": "+1 212 555 0101",
                      *       "title": "Sales manager",
                      *       "updatedAt": "2026-11-01T09:30:00Z",
                      *       "userRoles": [
                      *         "ROLE_MANAGER"
                      *       ],
-                     *       "username": "jdoe"
+                     *       "username": "manager"
                      *     }
                      */
                     "application/json": components["schemas"]["UserPlain"] | components["schemas"]["JsonNull"];
@@ -13388,18 +13390,18 @@ export interface operations {
                      *         "attributes": {
                      *           "birthday": "1985-04-12",
                      *           "createdAt": "2026-11-01T09:30:00Z",
-                     *           "email": "john.doe@example.com",
+                     *           "email": "manager@example.com",
                      *           "emails": [
                      *             {
-                     *               "email": "jdoe@example.org"
+                     *               "email": "max.manager@example.org"
                      *             }
                      *           ],
                      *           "enabled": true,
                      *           "externalId": "EMP-0005",
-                     *           "firstName": "John",
+                     *           "firstName": "Max",
                      *           "googleId": null,
                      *           "lastLogin": "2026-11-02T08:15:00Z",
-                     *           "lastName": "Doe",
+                     *           "lastName": "Manager",
                      *           "loginCount": 12,
                      *           "middleName": null,
                      *           "namePrefix": null,
@@ -13407,9 +13409,9 @@ export interface operations {
                      *           "phone": "+1 212 555 0101",
                      *           "title": "Sales manager",
                      *           "updatedAt": "2026-11-01T09:30:00Z",
-                     *           "username": "jdoe"
+                     *           "username": "manager"
                      *         },
-                     *         "id": "5",
+                     *         "id": "3",
                      *         "relationships": {
                      *           "organization": {
                      *             "data": {
@@ -13419,7 +13421,7 @@ export interface operations {
                      *           },
                      *           "owner": {
                      *             "data": {
-                     *               "id": "3",
+                     *               "id": "2",
                      *               "type": "businessunits"
                      *             }
                      *           },
@@ -13477,7 +13479,7 @@ export interface operations {
             path: {
                 /**
                  * @description The contact's identifier.
-                 * @example 12
+                 * @example 1
                  */
                 id: components["parameters"]["ContactId"];
             };
@@ -13498,7 +13500,7 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "42",
+                     *           "id": "1",
                      *           "type": "accounts"
                      *         }
                      *       ]
@@ -13531,7 +13533,7 @@ export interface operations {
             path: {
                 /**
                  * @description The contact's identifier.
-                 * @example 12
+                 * @example 1
                  */
                 id: components["parameters"]["ContactId"];
             };
@@ -13543,7 +13545,7 @@ export interface operations {
                  * @example {
                  *       "data": [
                  *         {
-                 *           "id": "42",
+                 *           "id": "2",
                  *           "type": "accounts"
                  *         }
                  *       ]
@@ -13581,7 +13583,7 @@ export interface operations {
             path: {
                 /**
                  * @description The contact's identifier.
-                 * @example 12
+                 * @example 1
                  */
                 id: components["parameters"]["ContactId"];
             };
@@ -13593,7 +13595,7 @@ export interface operations {
                  * @example {
                  *       "data": [
                  *         {
-                 *           "id": "42",
+                 *           "id": "2",
                  *           "type": "accounts"
                  *         }
                  *       ]
@@ -13631,7 +13633,7 @@ export interface operations {
             path: {
                 /**
                  * @description The contact's identifier.
-                 * @example 12
+                 * @example 1
                  */
                 id: components["parameters"]["ContactId"];
             };
@@ -13643,7 +13645,7 @@ export interface operations {
                  * @example {
                  *       "data": [
                  *         {
-                 *           "id": "42",
+                 *           "id": "2",
                  *           "type": "accounts"
                  *         }
                  *       ]
@@ -13686,7 +13688,7 @@ export interface operations {
             path: {
                 /**
                  * @description The contact's identifier.
-                 * @example 12
+                 * @example 1
                  */
                 id: components["parameters"]["ContactId"];
             };
@@ -13705,7 +13707,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "5",
+                     *         "id": "3",
                      *         "type": "users"
                      *       }
                      *     }
@@ -13737,7 +13739,7 @@ export interface operations {
             path: {
                 /**
                  * @description The contact's identifier.
-                 * @example 12
+                 * @example 1
                  */
                 id: components["parameters"]["ContactId"];
             };
@@ -13748,7 +13750,7 @@ export interface operations {
                 /**
                  * @example {
                  *       "data": {
-                 *         "id": "5",
+                 *         "id": "3",
                  *         "type": "users"
                  *       }
                  *     }
@@ -13790,7 +13792,7 @@ export interface operations {
             path: {
                 /**
                  * @description The contact's identifier.
-                 * @example 12
+                 * @example 1
                  */
                 id: components["parameters"]["ContactId"];
             };
@@ -13846,7 +13848,7 @@ export interface operations {
             path: {
                 /**
                  * @description The contact's identifier.
-                 * @example 12
+                 * @example 1
                  */
                 id: components["parameters"]["ContactId"];
             };
@@ -13865,7 +13867,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "5",
+                     *         "id": "3",
                      *         "type": "users"
                      *       }
                      *     }
@@ -13897,7 +13899,7 @@ export interface operations {
             path: {
                 /**
                  * @description The contact's identifier.
-                 * @example 12
+                 * @example 1
                  */
                 id: components["parameters"]["ContactId"];
             };
@@ -13908,7 +13910,7 @@ export interface operations {
                 /**
                  * @example {
                  *       "data": {
-                 *         "id": "5",
+                 *         "id": "3",
                  *         "type": "users"
                  *       }
                  *     }
@@ -13950,7 +13952,7 @@ export interface operations {
             path: {
                 /**
                  * @description The contact's identifier.
-                 * @example 12
+                 * @example 1
                  */
                 id: components["parameters"]["ContactId"];
             };
@@ -13969,7 +13971,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "11",
+                     *         "id": "2",
                      *         "type": "contacts"
                      *       }
                      *     }
@@ -14001,7 +14003,7 @@ export interface operations {
             path: {
                 /**
                  * @description The contact's identifier.
-                 * @example 12
+                 * @example 1
                  */
                 id: components["parameters"]["ContactId"];
             };
@@ -14012,7 +14014,7 @@ export interface operations {
                 /**
                  * @example {
                  *       "data": {
-                 *         "id": "11",
+                 *         "id": "2",
                  *         "type": "contacts"
                  *       }
                  *     }
@@ -14095,7 +14097,7 @@ export interface operations {
             path: {
                 /**
                  * @description The contact's identifier.
-                 * @example 12
+                 * @example 1
                  */
                 id: components["parameters"]["ContactId"];
             };
@@ -14114,9 +14116,9 @@ export interface operations {
                     /**
                      * @example {
                      *       "accounts": [
-                     *         42
+                     *         1
                      *       ],
-                     *       "assignedTo": 5,
+                     *       "assignedTo": 3,
                      *       "birthday": "1990-07-21",
                      *       "createdAt": "2026-11-01T09:30:00Z",
                      *       "description": "Leads purchasing at Acme.",
@@ -14128,14 +14130,14 @@ export interface operations {
                      *       "externalId": "CRM-0012",
                      *       "firstName": "Jane",
                      *       "gender": "female",
-                     *       "id": 12,
+                     *       "id": 1,
                      *       "jobTitle": "Head of Purchasing",
                      *       "lastName": "Smith",
                      *       "middleName": null,
                      *       "namePrefix": "Ms.",
                      *       "nameSuffix": null,
                      *       "organization": 1,
-                     *       "owner": 5,
+                     *       "owner": 3,
                      *       "phones": [
                      *         {
                      *           "phone": "+1 212 555 0142"
@@ -14143,7 +14145,7 @@ export interface operations {
                      *       ],
                      *       "primaryEmail": "jane.smith@acme.example",
                      *       "primaryPhone": "+1 212 555 0142",
-                     *       "reportsTo": 11,
+                     *       "reportsTo": 2,
                      *       "updatedAt": "2026-11-01T09:30:00Z"
                      *     }
                      */
@@ -14177,19 +14179,19 @@ export interface operations {
                      *           "primaryPhone": "+1 212 555 0142",
                      *           "updatedAt": "2026-11-01T09:30:00Z"
                      *         },
-                     *         "id": "12",
+                     *         "id": "1",
                      *         "relationships": {
                      *           "accounts": {
                      *             "data": [
                      *               {
-                     *                 "id": "42",
+                     *                 "id": "1",
                      *                 "type": "accounts"
                      *               }
                      *             ]
                      *           },
                      *           "assignedTo": {
                      *             "data": {
-                     *               "id": "5",
+                     *               "id": "3",
                      *               "type": "users"
                      *             }
                      *           },
@@ -14201,13 +14203,13 @@ export interface operations {
                      *           },
                      *           "owner": {
                      *             "data": {
-                     *               "id": "5",
+                     *               "id": "3",
                      *               "type": "users"
                      *             }
                      *           },
                      *           "reportsTo": {
                      *             "data": {
-                     *               "id": "11",
+                     *               "id": "2",
                      *               "type": "contacts"
                      *             }
                      *           }
@@ -14660,8 +14662,8 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Events by id (position); several ids separated by commas. Operators: `filter[id][gt]=1042`, `lt`, `gte`, `lte`, `neq`.
-                 * @example 1042
+                 * @description Events by id (position); several ids separated by commas. Operators: `filter[id][gt]=1`, `lt`, `gte`, `lte`, `neq`.
+                 * @example 1
                  */
                 "filter[id]"?: components["parameters"]["EventFilterId"];
                 /**
@@ -14671,7 +14673,7 @@ export interface operations {
                 "filter[resourceType]"?: components["parameters"]["EventFilterResourceType"];
                 /**
                  * @description Events of the records with these ids, separated by commas; use with `filter[resourceType]`.
-                 * @example 42
+                 * @example 1
                  */
                 "filter[resourceId]"?: components["parameters"]["EventFilterResourceId"];
                 /**
@@ -14744,9 +14746,9 @@ export interface operations {
                      *         ],
                      *         "changedRelationships": [],
                      *         "clientId": "demo-backoffice",
-                     *         "id": 1042,
+                     *         "id": 1,
                      *         "occurredAt": "2024-05-01T12:00:00Z",
-                     *         "resourceId": "42",
+                     *         "resourceId": "1",
                      *         "resourceType": "accounts",
                      *         "userId": 1,
                      *         "version": 3
@@ -14766,12 +14768,12 @@ export interface operations {
                      *             "changedRelationships": [],
                      *             "clientId": "demo-backoffice",
                      *             "occurredAt": "2024-05-01T12:00:00Z",
-                     *             "resourceId": "42",
+                     *             "resourceId": "1",
                      *             "resourceType": "accounts",
                      *             "userId": 1,
                      *             "version": 3
                      *           },
-                     *           "id": "1042",
+                     *           "id": "1",
                      *           "type": "events"
                      *         }
                      *       ]
@@ -14819,7 +14821,7 @@ export interface operations {
             path: {
                 /**
                  * @description The event's id, its position in the feed.
-                 * @example 1042
+                 * @example 1
                  */
                 id: components["parameters"]["EventId"];
             };
@@ -14841,7 +14843,7 @@ export interface operations {
                      *       "changedAttributes": [],
                      *       "changedRelationships": [],
                      *       "clientId": "demo-backoffice",
-                     *       "id": 1043,
+                     *       "id": 2,
                      *       "occurredAt": "2024-05-01T12:00:05Z",
                      *       "resourceId": "7",
                      *       "resourceType": "contacts",
@@ -14864,7 +14866,7 @@ export interface operations {
                      *           "userId": 1,
                      *           "version": 2
                      *         },
-                     *         "id": "1043",
+                     *         "id": "2",
                      *         "type": "events"
                      *       }
                      *     }
@@ -14898,9 +14900,9 @@ export interface operations {
                  *         {
                  *           "data": {
                  *             "attributes": {
-                 *               "name": "Acme"
+                 *               "name": "Wayne Enterprises"
                  *             },
-                 *             "lid": "acme",
+                 *             "lid": "wayne",
                  *             "type": "accounts"
                  *           },
                  *           "op": "add"
@@ -14915,7 +14917,7 @@ export interface operations {
                  *               "accounts": {
                  *                 "data": [
                  *                   {
-                 *                     "lid": "acme",
+                 *                     "lid": "wayne",
                  *                     "type": "accounts"
                  *                   }
                  *                 ]
@@ -14952,9 +14954,9 @@ export interface operations {
                      *         {
                      *           "data": {
                      *             "attributes": {
-                     *               "name": "Acme"
+                     *               "name": "Wayne Enterprises"
                      *             },
-                     *             "id": "12",
+                     *             "id": "5",
                      *             "type": "accounts"
                      *           }
                      *         },
@@ -14964,12 +14966,12 @@ export interface operations {
                      *               "firstName": "Ada",
                      *               "lastName": "Lovelace"
                      *             },
-                     *             "id": "40",
+                     *             "id": "4",
                      *             "relationships": {
                      *               "accounts": {
                      *                 "data": [
                      *                   {
-                     *                     "id": "12",
+                     *                     "id": "5",
                      *                     "type": "accounts"
                      *                   }
                      *                 ]
@@ -15020,12 +15022,12 @@ export interface operations {
                 "filter[enabled]"?: components["parameters"]["OrganizationFilterEnabled"];
                 /**
                  * @description Organizations with any of the given business unit identifiers, separated by commas. Operators: `neq` (none of them), `exists` (`true`: at least one, `false`: none), `neq_or_null` (none of them, or none at all), `contains` (all of them), `not_contains` (not all of them). Each value has at most 1,000 characters; a longer one is a 400.
-                 * @example 1,3
+                 * @example 1,2
                  */
                 "filter[businessUnits]"?: components["parameters"]["OrganizationFilterBusinessUnits"];
                 /**
                  * @description Organizations with any of the given user identifiers, separated by commas. Operators: `neq` (none of them), `exists` (`true`: at least one, `false`: none), `neq_or_null` (none of them, or none at all), `contains` (all of them), `not_contains` (not all of them). Each value has at most 1,000 characters; a longer one is a 400.
-                 * @example 5
+                 * @example 3
                  */
                 "filter[users]"?: components["parameters"]["OrganizationFilterUsers"];
                 /**
@@ -15124,7 +15126,7 @@ export interface operations {
                      *       {
                      *         "businessUnits": [
                      *           1,
-                     *           3
+                     *           2
                      *         ],
                      *         "createdAt": "2026-11-01T09:00:00Z",
                      *         "description": "The default organization.",
@@ -15134,7 +15136,7 @@ export interface operations {
                      *         "updatedAt": "2026-11-01T09:00:00Z",
                      *         "users": [
                      *           1,
-                     *           5
+                     *           3
                      *         ]
                      *       }
                      *     ]
@@ -15160,7 +15162,7 @@ export interface operations {
                      *                   "type": "businessunits"
                      *                 },
                      *                 {
-                     *                   "id": "3",
+                     *                   "id": "2",
                      *                   "type": "businessunits"
                      *                 }
                      *               ]
@@ -15172,7 +15174,7 @@ export interface operations {
                      *                   "type": "users"
                      *                 },
                      *                 {
-                     *                   "id": "5",
+                     *                   "id": "3",
                      *                   "type": "users"
                      *                 }
                      *               ]
@@ -15275,7 +15277,7 @@ export interface operations {
                      * @example {
                      *       "businessUnits": [
                      *         1,
-                     *         3
+                     *         2
                      *       ],
                      *       "createdAt": "2026-11-01T09:00:00Z",
                      *       "description": "The default organization.",
@@ -15285,7 +15287,7 @@ export interface operations {
                      *       "updatedAt": "2026-11-01T09:00:00Z",
                      *       "users": [
                      *         1,
-                     *         5
+                     *         3
                      *       ]
                      *     }
                      */
@@ -15309,7 +15311,7 @@ export interface operations {
                      *                 "type": "businessunits"
                      *               },
                      *               {
-                     *                 "id": "3",
+                     *                 "id": "2",
                      *                 "type": "businessunits"
                      *               }
                      *             ]
@@ -15321,7 +15323,7 @@ export interface operations {
                      *                 "type": "users"
                      *               },
                      *               {
-                     *                 "id": "5",
+                     *                 "id": "3",
                      *                 "type": "users"
                      *               }
                      *             ]
@@ -15398,7 +15400,7 @@ export interface operations {
                      * @example {
                      *       "businessUnits": [
                      *         1,
-                     *         3
+                     *         2
                      *       ],
                      *       "createdAt": "2026-11-01T09:00:00Z",
                      *       "description": "Head office and its branches.",
@@ -15408,7 +15410,7 @@ export interface operations {
                      *       "updatedAt": "2026-11-02T10:00:00Z",
                      *       "users": [
                      *         1,
-                     *         5
+                     *         3
                      *       ]
                      *     }
                      */
@@ -15432,7 +15434,7 @@ export interface operations {
                      *                 "type": "businessunits"
                      *               },
                      *               {
-                     *                 "id": "3",
+                     *                 "id": "2",
                      *                 "type": "businessunits"
                      *               }
                      *             ]
@@ -15444,7 +15446,7 @@ export interface operations {
                      *                 "type": "users"
                      *               },
                      *               {
-                     *                 "id": "5",
+                     *                 "id": "3",
                      *                 "type": "users"
                      *               }
                      *             ]
@@ -15496,7 +15498,7 @@ export interface operations {
                 "filter[owner]"?: components["parameters"]["BusinessUnitFilterOwner"];
                 /**
                  * @description Business units with any of the given user identifiers, separated by commas. Operators: `neq` (none of them), `exists` (`true`: at least one, `false`: none), `neq_or_null` (none of them, or none at all), `contains` (all of them), `not_contains` (not all of them). Each value has at most 1,000 characters; a longer one is a 400.
-                 * @example 5,6
+                 * @example 1,3
                  */
                 "filter[users]"?: components["parameters"]["BusinessUnitFilterUsers"];
                 /**
@@ -15602,14 +15604,14 @@ export interface operations {
                      *         "createdAt": "2026-11-01T09:30:00Z",
                      *         "email": "sales@example.com",
                      *         "fax": null,
-                     *         "id": 3,
+                     *         "id": 2,
                      *         "name": "Sales",
                      *         "organization": 1,
                      *         "owner": 1,
                      *         "phone": "+1 212 555 0100",
                      *         "updatedAt": "2026-11-01T09:30:00Z",
                      *         "users": [
-                     *           5
+                     *           3
                      *         ],
                      *         "website": "https://sales.example.com"
                      *       }
@@ -15629,7 +15631,7 @@ export interface operations {
                      *             "updatedAt": "2026-11-01T09:30:00Z",
                      *             "website": "https://sales.example.com"
                      *           },
-                     *           "id": "3",
+                     *           "id": "2",
                      *           "relationships": {
                      *             "organization": {
                      *               "data": {
@@ -15646,7 +15648,7 @@ export interface operations {
                      *             "users": {
                      *               "data": [
                      *                 {
-                     *                   "id": "5",
+                     *                   "id": "3",
                      *                   "type": "users"
                      *                 }
                      *               ]
@@ -15723,7 +15725,7 @@ export interface operations {
                      *           "type": "businessunits"
                      *         },
                      *         {
-                     *           "id": "3",
+                     *           "id": "2",
                      *           "type": "businessunits"
                      *         }
                      *       ]
@@ -15795,7 +15797,7 @@ export interface operations {
                      *           "type": "users"
                      *         },
                      *         {
-                     *           "id": "5",
+                     *           "id": "3",
                      *           "type": "users"
                      *         }
                      *       ]
@@ -15825,17 +15827,17 @@ export interface operations {
                 "filter[id]"?: components["parameters"]["UserFilterId"];
                 /**
                  * @description Users by username: one of the comma-separated values, or as an operator says (`filter[username][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. Each value has at most 1,000 characters; a longer one is a 400.
-                 * @example jdoe
+                 * @example manager
                  */
                 "filter[username]"?: components["parameters"]["UserFilterUsername"];
                 /**
                  * @description Users by email address: one of the comma-separated values, or as an operator says (`filter[email][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. Each value has at most 1,000 characters; a longer one is a 400.
-                 * @example john.doe@example.com
+                 * @example manager@example.com
                  */
                 "filter[email]"?: components["parameters"]["UserFilterEmail"];
                 /**
                  * @description Users by last name: one of the comma-separated values, or as an operator says (`filter[lastName][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. Each value has at most 1,000 characters; a longer one is a 400.
-                 * @example Doe
+                 * @example Manager
                  */
                 "filter[lastName]"?: components["parameters"]["UserFilterLastName"];
                 /**
@@ -15855,7 +15857,7 @@ export interface operations {
                 "filter[organization]"?: components["parameters"]["UserFilterOrganization"];
                 /**
                  * @description Users of the given business units, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[owner][exists]=false` finds those without one), `neq_or_null`. Each value has at most 1,000 characters; a longer one is a 400.
-                 * @example 3
+                 * @example 1
                  */
                 "filter[owner]"?: components["parameters"]["UserFilterOwner"];
                 /**
@@ -15970,32 +15972,32 @@ export interface operations {
                      *       {
                      *         "birthday": "1985-04-12",
                      *         "createdAt": "2026-11-01T09:30:00Z",
-                     *         "email": "john.doe@example.com",
+                     *         "email": "manager@example.com",
                      *         "emails": [
                      *           {
-                     *             "email": "jdoe@example.org"
+                     *             "email": "max.manager@example.org"
                      *           }
                      *         ],
                      *         "enabled": true,
                      *         "externalId": "EMP-0005",
-                     *         "firstName": "John",
+                     *         "firstName": "Max",
                      *         "googleId": null,
-                     *         "id": 5,
+                     *         "id": 3,
                      *         "lastLogin": "2026-11-02T08:15:00Z",
-                     *         "lastName": "Doe",
+                     *         "lastName": "Manager",
                      *         "loginCount": 12,
                      *         "middleName": null,
                      *         "namePrefix": null,
                      *         "nameSuffix": null,
                      *         "organization": 1,
-                     *         "owner": 3,
+                     *         "owner": 2,
                      *         "phone": "+1 212 555 0101",
                      *         "title": "Sales manager",
                      *         "updatedAt": "2026-11-01T09:30:00Z",
                      *         "userRoles": [
                      *           "ROLE_MANAGER"
                      *         ],
-                     *         "username": "jdoe"
+                     *         "username": "manager"
                      *       }
                      *     ]
                      */
@@ -16007,18 +16009,18 @@ export interface operations {
                      *           "attributes": {
                      *             "birthday": "1985-04-12",
                      *             "createdAt": "2026-11-01T09:30:00Z",
-                     *             "email": "john.doe@example.com",
+                     *             "email": "manager@example.com",
                      *             "emails": [
                      *               {
-                     *                 "email": "jdoe@example.org"
+                     *                 "email": "max.manager@example.org"
                      *               }
                      *             ],
                      *             "enabled": true,
                      *             "externalId": "EMP-0005",
-                     *             "firstName": "John",
+                     *             "firstName": "Max",
                      *             "googleId": null,
                      *             "lastLogin": "2026-11-02T08:15:00Z",
-                     *             "lastName": "Doe",
+                     *             "lastName": "Manager",
                      *             "loginCount": 12,
                      *             "middleName": null,
                      *             "namePrefix": null,
@@ -16026,9 +16028,9 @@ export interface operations {
                      *             "phone": "+1 212 555 0101",
                      *             "title": "Sales manager",
                      *             "updatedAt": "2026-11-01T09:30:00Z",
-                     *             "username": "jdoe"
+                     *             "username": "manager"
                      *           },
-                     *           "id": "5",
+                     *           "id": "3",
                      *           "relationships": {
                      *             "organization": {
                      *               "data": {
@@ -16038,7 +16040,7 @@ export interface operations {
                      *             },
                      *             "owner": {
                      *               "data": {
-                     *                 "id": "3",
+                     *                 "id": "2",
                      *                 "type": "businessunits"
                      *               }
                      *             },
@@ -16451,7 +16453,7 @@ export interface operations {
                 "filter[id]"?: components["parameters"]["TaxJurisdictionFilterId"];
                 /**
                  * @description Tax jurisdictions by code: several separated by commas, or as an operator says (`filter[code][starts_with]=US-`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. Each value has at most 1,000 characters; a longer one is a 400.
-                 * @example US-CA-LA,GB-LONDON
+                 * @example US-NY-NYC,GB-LONDON
                  */
                 "filter[code]"?: components["parameters"]["TaxJurisdictionFilterCode"];
                 /**
@@ -16543,22 +16545,18 @@ export interface operations {
                     /**
                      * @example [
                      *       {
-                     *         "code": "US-CA-LA",
+                     *         "code": "US-NY-NYC",
                      *         "country": "US",
                      *         "createdAt": "2026-11-01T09:30:00Z",
-                     *         "description": "Los Angeles County",
-                     *         "id": 7,
-                     *         "region": "US-CA",
+                     *         "description": "New York City",
+                     *         "id": 1,
+                     *         "region": "US-NY",
                      *         "regionText": null,
                      *         "updatedAt": "2026-11-01T09:30:00Z",
                      *         "zipCodes": [
                      *           {
-                     *             "from": "90011",
-                     *             "to": null
-                     *           },
-                     *           {
-                     *             "from": "90201",
-                     *             "to": "90280"
+                     *             "from": "10001",
+                     *             "to": "10292"
                      *           }
                      *         ]
                      *       }
@@ -16570,23 +16568,19 @@ export interface operations {
                      *       "data": [
                      *         {
                      *           "attributes": {
-                     *             "code": "US-CA-LA",
+                     *             "code": "US-NY-NYC",
                      *             "createdAt": "2026-11-01T09:30:00Z",
-                     *             "description": "Los Angeles County",
+                     *             "description": "New York City",
                      *             "regionText": null,
                      *             "updatedAt": "2026-11-01T09:30:00Z",
                      *             "zipCodes": [
                      *               {
-                     *                 "from": "90011",
-                     *                 "to": null
-                     *               },
-                     *               {
-                     *                 "from": "90201",
-                     *                 "to": "90280"
+                     *                 "from": "10001",
+                     *                 "to": "10292"
                      *               }
                      *             ]
                      *           },
-                     *           "id": "7",
+                     *           "id": "1",
                      *           "relationships": {
                      *             "country": {
                      *               "data": {
@@ -16596,7 +16590,7 @@ export interface operations {
                      *             },
                      *             "region": {
                      *               "data": {
-                     *                 "id": "US-CA",
+                     *                 "id": "US-NY",
                      *                 "type": "regions"
                      *               }
                      *             }
@@ -16699,7 +16693,7 @@ export interface operations {
                      *       "country": "US",
                      *       "createdAt": "2026-11-01T09:30:00Z",
                      *       "description": "Los Angeles County",
-                     *       "id": 7,
+                     *       "id": 3,
                      *       "region": "US-CA",
                      *       "regionText": null,
                      *       "updatedAt": "2026-11-01T09:30:00Z",
@@ -16736,7 +16730,7 @@ export interface operations {
                      *             }
                      *           ]
                      *         },
-                     *         "id": "7",
+                     *         "id": "3",
                      *         "relationships": {
                      *           "country": {
                      *             "data": {
@@ -16772,7 +16766,7 @@ export interface operations {
                      *       "country": "US",
                      *       "createdAt": "2026-11-01T09:30:00Z",
                      *       "description": "Los Angeles County",
-                     *       "id": 7,
+                     *       "id": 3,
                      *       "region": "US-CA",
                      *       "regionText": null,
                      *       "updatedAt": "2026-11-01T09:30:00Z",
@@ -16809,7 +16803,7 @@ export interface operations {
                      *             }
                      *           ]
                      *         },
-                     *         "id": "7",
+                     *         "id": "3",
                      *         "relationships": {
                      *           "country": {
                      *             "data": {
@@ -16853,7 +16847,7 @@ export interface operations {
                 "filter[id]"?: components["parameters"]["TaxJurisdictionFilterId"];
                 /**
                  * @description Tax jurisdictions by code: several separated by commas, or as an operator says (`filter[code][starts_with]=US-`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. Each value has at most 1,000 characters; a longer one is a 400.
-                 * @example US-CA-LA,GB-LONDON
+                 * @example US-NY-NYC,GB-LONDON
                  */
                 "filter[code]"?: components["parameters"]["TaxJurisdictionFilterCode"];
                 /**
@@ -16928,16 +16922,12 @@ export interface operations {
                  *       "data": [
                  *         {
                  *           "attributes": {
-                 *             "code": "US-CA-LA",
-                 *             "description": "Los Angeles County",
+                 *             "code": "US-CA-SF",
+                 *             "description": "City and County of San Francisco",
                  *             "zipCodes": [
                  *               {
-                 *                 "from": "90011",
-                 *                 "to": null
-                 *               },
-                 *               {
-                 *                 "from": "90201",
-                 *                 "to": "90280"
+                 *                 "from": "94102",
+                 *                 "to": "94188"
                  *               }
                  *             ]
                  *           },
@@ -16959,9 +16949,9 @@ export interface operations {
                  *         },
                  *         {
                  *           "attributes": {
-                 *             "description": "City and County of San Francisco"
+                 *             "description": "Free State of Bavaria"
                  *           },
-                 *           "id": "8",
+                 *           "id": "2",
                  *           "meta": {
                  *             "update": true
                  *           },
@@ -16986,23 +16976,19 @@ export interface operations {
                      *       "data": [
                      *         {
                      *           "attributes": {
-                     *             "code": "US-CA-LA",
+                     *             "code": "US-CA-SF",
                      *             "createdAt": "2026-11-03T10:00:00Z",
-                     *             "description": "Los Angeles County",
+                     *             "description": "City and County of San Francisco",
                      *             "regionText": null,
                      *             "updatedAt": "2026-11-03T10:00:00Z",
                      *             "zipCodes": [
                      *               {
-                     *                 "from": "90011",
-                     *                 "to": null
-                     *               },
-                     *               {
-                     *                 "from": "90201",
-                     *                 "to": "90280"
+                     *                 "from": "94102",
+                     *                 "to": "94188"
                      *               }
                      *             ]
                      *           },
-                     *           "id": "7",
+                     *           "id": "4",
                      *           "relationships": {
                      *             "country": {
                      *               "data": {
@@ -17021,32 +17007,27 @@ export interface operations {
                      *         },
                      *         {
                      *           "attributes": {
-                     *             "code": "US-CA-SF",
+                     *             "code": "DE-BY",
                      *             "createdAt": "2026-10-12T08:00:00Z",
-                     *             "description": "City and County of San Francisco",
+                     *             "description": "Free State of Bavaria",
                      *             "regionText": null,
                      *             "updatedAt": "2026-11-03T10:00:00Z",
-                     *             "zipCodes": [
-                     *               {
-                     *                 "from": "94102",
-                     *                 "to": "94188"
-                     *               }
-                     *             ]
+                     *             "zipCodes": null
                      *           },
-                     *           "id": "8",
+                     *           "id": "2",
                      *           "meta": {
-                     *             "dataId": "8"
+                     *             "dataId": "2"
                      *           },
                      *           "relationships": {
                      *             "country": {
                      *               "data": {
-                     *                 "id": "US",
+                     *                 "id": "DE",
                      *                 "type": "countries"
                      *               }
                      *             },
                      *             "region": {
                      *               "data": {
-                     *                 "id": "US-CA",
+                     *                 "id": "DE-BY",
                      *                 "type": "regions"
                      *               }
                      *             }
@@ -17079,9 +17060,9 @@ export interface operations {
                      *           "summary": null,
                      *           "updatedAt": "2026-11-03T10:00:00Z"
                      *         },
-                     *         "id": "31",
+                     *         "id": "1",
                      *         "links": {
-                     *           "self": "https://api.example.com/admin/api/asyncoperations/31"
+                     *           "self": "https://api.example.com/admin/api/asyncoperations/1"
                      *         },
                      *         "relationships": {
                      *           "organization": {
@@ -17092,7 +17073,7 @@ export interface operations {
                      *           },
                      *           "owner": {
                      *             "data": {
-                     *               "id": "5",
+                     *               "id": "1",
                      *               "type": "users"
                      *             }
                      *           }
@@ -17161,7 +17142,7 @@ export interface operations {
             path: {
                 /**
                  * @description The tax jurisdiction's identifier.
-                 * @example 7
+                 * @example 1
                  */
                 id: components["parameters"]["TaxJurisdictionId"];
             };
@@ -17179,22 +17160,18 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": "US-CA-LA",
+                     *       "code": "US-NY-NYC",
                      *       "country": "US",
                      *       "createdAt": "2026-11-01T09:30:00Z",
-                     *       "description": "Los Angeles County",
-                     *       "id": 7,
-                     *       "region": "US-CA",
+                     *       "description": "New York City",
+                     *       "id": 1,
+                     *       "region": "US-NY",
                      *       "regionText": null,
                      *       "updatedAt": "2026-11-01T09:30:00Z",
                      *       "zipCodes": [
                      *         {
-                     *           "from": "90011",
-                     *           "to": null
-                     *         },
-                     *         {
-                     *           "from": "90201",
-                     *           "to": "90280"
+                     *           "from": "10001",
+                     *           "to": "10292"
                      *         }
                      *       ]
                      *     }
@@ -17204,23 +17181,19 @@ export interface operations {
                      * @example {
                      *       "data": {
                      *         "attributes": {
-                     *           "code": "US-CA-LA",
+                     *           "code": "US-NY-NYC",
                      *           "createdAt": "2026-11-01T09:30:00Z",
-                     *           "description": "Los Angeles County",
+                     *           "description": "New York City",
                      *           "regionText": null,
                      *           "updatedAt": "2026-11-01T09:30:00Z",
                      *           "zipCodes": [
                      *             {
-                     *               "from": "90011",
-                     *               "to": null
-                     *             },
-                     *             {
-                     *               "from": "90201",
-                     *               "to": "90280"
+                     *               "from": "10001",
+                     *               "to": "10292"
                      *             }
                      *           ]
                      *         },
-                     *         "id": "7",
+                     *         "id": "1",
                      *         "relationships": {
                      *           "country": {
                      *             "data": {
@@ -17230,7 +17203,7 @@ export interface operations {
                      *           },
                      *           "region": {
                      *             "data": {
-                     *               "id": "US-CA",
+                     *               "id": "US-NY",
                      *               "type": "regions"
                      *             }
                      *           }
@@ -17266,7 +17239,7 @@ export interface operations {
             path: {
                 /**
                  * @description The tax jurisdiction's identifier.
-                 * @example 7
+                 * @example 1
                  */
                 id: components["parameters"]["TaxJurisdictionId"];
             };
@@ -17299,7 +17272,7 @@ export interface operations {
             path: {
                 /**
                  * @description The tax jurisdiction's identifier.
-                 * @example 7
+                 * @example 1
                  */
                 id: components["parameters"]["TaxJurisdictionId"];
             };
@@ -17309,19 +17282,15 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "description": "Los Angeles County, with Long Beach",
+                 *       "description": "New York City, with Yonkers",
                  *       "zipCodes": [
                  *         {
-                 *           "from": "90011",
-                 *           "to": null
+                 *           "from": "10001",
+                 *           "to": "10292"
                  *         },
                  *         {
-                 *           "from": "90201",
-                 *           "to": "90280"
-                 *         },
-                 *         {
-                 *           "from": "90801",
-                 *           "to": "90899"
+                 *           "from": "10701",
+                 *           "to": "10710"
                  *         }
                  *       ]
                  *     }
@@ -17331,23 +17300,19 @@ export interface operations {
                  * @example {
                  *       "data": {
                  *         "attributes": {
-                 *           "description": "Los Angeles County, with Long Beach",
+                 *           "description": "New York City, with Yonkers",
                  *           "zipCodes": [
                  *             {
-                 *               "from": "90011",
-                 *               "to": null
+                 *               "from": "10001",
+                 *               "to": "10292"
                  *             },
                  *             {
-                 *               "from": "90201",
-                 *               "to": "90280"
-                 *             },
-                 *             {
-                 *               "from": "90801",
-                 *               "to": "90899"
+                 *               "from": "10701",
+                 *               "to": "10710"
                  *             }
                  *           ]
                  *         },
-                 *         "id": "7",
+                 *         "id": "1",
                  *         "type": "taxjurisdictions"
                  *       }
                  *     }
@@ -17365,26 +17330,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": "US-CA-LA",
+                     *       "code": "US-NY-NYC",
                      *       "country": "US",
                      *       "createdAt": "2026-11-01T09:30:00Z",
-                     *       "description": "Los Angeles County, with Long Beach",
-                     *       "id": 7,
-                     *       "region": "US-CA",
+                     *       "description": "New York City, with Yonkers",
+                     *       "id": 1,
+                     *       "region": "US-NY",
                      *       "regionText": null,
                      *       "updatedAt": "2026-11-02T10:00:00Z",
                      *       "zipCodes": [
                      *         {
-                     *           "from": "90011",
-                     *           "to": null
+                     *           "from": "10001",
+                     *           "to": "10292"
                      *         },
                      *         {
-                     *           "from": "90201",
-                     *           "to": "90280"
-                     *         },
-                     *         {
-                     *           "from": "90801",
-                     *           "to": "90899"
+                     *           "from": "10701",
+                     *           "to": "10710"
                      *         }
                      *       ]
                      *     }
@@ -17394,27 +17355,23 @@ export interface operations {
                      * @example {
                      *       "data": {
                      *         "attributes": {
-                     *           "code": "US-CA-LA",
+                     *           "code": "US-NY-NYC",
                      *           "createdAt": "2026-11-01T09:30:00Z",
-                     *           "description": "Los Angeles County, with Long Beach",
+                     *           "description": "New York City, with Yonkers",
                      *           "regionText": null,
                      *           "updatedAt": "2026-11-02T10:00:00Z",
                      *           "zipCodes": [
                      *             {
-                     *               "from": "90011",
-                     *               "to": null
+                     *               "from": "10001",
+                     *               "to": "10292"
                      *             },
                      *             {
-                     *               "from": "90201",
-                     *               "to": "90280"
-                     *             },
-                     *             {
-                     *               "from": "90801",
-                     *               "to": "90899"
+                     *               "from": "10701",
+                     *               "to": "10710"
                      *             }
                      *           ]
                      *         },
-                     *         "id": "7",
+                     *         "id": "1",
                      *         "relationships": {
                      *           "country": {
                      *             "data": {
@@ -17424,7 +17381,7 @@ export interface operations {
                      *           },
                      *           "region": {
                      *             "data": {
-                     *               "id": "US-CA",
+                     *               "id": "US-NY",
                      *               "type": "regions"
                      *             }
                      *           }
@@ -17489,7 +17446,7 @@ export interface operations {
             path: {
                 /**
                  * @description The tax jurisdiction's identifier.
-                 * @example 7
+                 * @example 1
                  */
                 id: components["parameters"]["TaxJurisdictionId"];
             };
@@ -17582,7 +17539,7 @@ export interface operations {
             path: {
                 /**
                  * @description The tax jurisdiction's identifier.
-                 * @example 7
+                 * @example 1
                  */
                 id: components["parameters"]["TaxJurisdictionId"];
             };
@@ -17600,10 +17557,10 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": "CA",
+                     *       "code": "NY",
                      *       "country": "US",
-                     *       "id": "US-CA",
-                     *       "name": "California"
+                     *       "id": "US-NY",
+                     *       "name": "New York"
                      *     }
                      */
                     "application/json": components["schemas"]["RegionPlain"] | components["schemas"]["JsonNull"];
@@ -17611,10 +17568,10 @@ export interface operations {
                      * @example {
                      *       "data": {
                      *         "attributes": {
-                     *           "code": "CA",
-                     *           "name": "California"
+                     *           "code": "NY",
+                     *           "name": "New York"
                      *         },
-                     *         "id": "US-CA",
+                     *         "id": "US-NY",
                      *         "relationships": {
                      *           "country": {
                      *             "data": {
@@ -17659,7 +17616,7 @@ export interface operations {
             path: {
                 /**
                  * @description The tax jurisdiction's identifier.
-                 * @example 7
+                 * @example 1
                  */
                 id: components["parameters"]["TaxJurisdictionId"];
             };
@@ -17710,7 +17667,7 @@ export interface operations {
             path: {
                 /**
                  * @description The tax jurisdiction's identifier.
-                 * @example 7
+                 * @example 1
                  */
                 id: components["parameters"]["TaxJurisdictionId"];
             };
@@ -17763,7 +17720,7 @@ export interface operations {
             path: {
                 /**
                  * @description The tax jurisdiction's identifier.
-                 * @example 7
+                 * @example 1
                  */
                 id: components["parameters"]["TaxJurisdictionId"];
             };
@@ -17782,7 +17739,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "US-CA",
+                     *         "id": "US-NY",
                      *         "type": "regions"
                      *       }
                      *     }
@@ -17814,7 +17771,7 @@ export interface operations {
             path: {
                 /**
                  * @description The tax jurisdiction's identifier.
-                 * @example 7
+                 * @example 1
                  */
                 id: components["parameters"]["TaxJurisdictionId"];
             };
@@ -17825,7 +17782,7 @@ export interface operations {
                 /**
                  * @example {
                  *       "data": {
-                 *         "id": "US-CA",
+                 *         "id": "US-NY",
                  *         "type": "regions"
                  *       }
                  *     }
@@ -18030,17 +17987,17 @@ export interface operations {
                 "filter[id]"?: components["parameters"]["UserFilterId"];
                 /**
                  * @description Users by username: one of the comma-separated values, or as an operator says (`filter[username][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. Each value has at most 1,000 characters; a longer one is a 400.
-                 * @example jdoe
+                 * @example manager
                  */
                 "filter[username]"?: components["parameters"]["UserFilterUsername"];
                 /**
                  * @description Users by email address: one of the comma-separated values, or as an operator says (`filter[email][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. Each value has at most 1,000 characters; a longer one is a 400.
-                 * @example john.doe@example.com
+                 * @example manager@example.com
                  */
                 "filter[email]"?: components["parameters"]["UserFilterEmail"];
                 /**
                  * @description Users by last name: one of the comma-separated values, or as an operator says (`filter[lastName][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. Each value has at most 1,000 characters; a longer one is a 400.
-                 * @example Doe
+                 * @example Manager
                  */
                 "filter[lastName]"?: components["parameters"]["UserFilterLastName"];
                 /**
@@ -18060,7 +18017,7 @@ export interface operations {
                 "filter[organization]"?: components["parameters"]["UserFilterOrganization"];
                 /**
                  * @description Users of the given business units, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[owner][exists]=false` finds those without one), `neq_or_null`. Each value has at most 1,000 characters; a longer one is a 400.
-                 * @example 3
+                 * @example 1
                  */
                 "filter[owner]"?: components["parameters"]["UserFilterOwner"];
                 /**
@@ -18169,32 +18126,32 @@ export interface operations {
                      *       {
                      *         "birthday": "1985-04-12",
                      *         "createdAt": "2026-11-01T09:30:00Z",
-                     *         "email": "john.doe@example.com",
+                     *         "email": "manager@example.com",
                      *         "emails": [
                      *           {
-                     *             "email": "jdoe@example.org"
+                     *             "email": "max.manager@example.org"
                      *           }
                      *         ],
                      *         "enabled": true,
                      *         "externalId": "EMP-0005",
-                     *         "firstName": "John",
+                     *         "firstName": "Max",
                      *         "googleId": null,
-                     *         "id": 5,
+                     *         "id": 3,
                      *         "lastLogin": "2026-11-02T08:15:00Z",
-                     *         "lastName": "Doe",
+                     *         "lastName": "Manager",
                      *         "loginCount": 12,
                      *         "middleName": null,
                      *         "namePrefix": null,
                      *         "nameSuffix": null,
                      *         "organization": 1,
-                     *         "owner": 3,
+                     *         "owner": 1,
                      *         "phone": "+1 212 555 0101",
                      *         "title": "Sales manager",
                      *         "updatedAt": "2026-11-01T09:30:00Z",
                      *         "userRoles": [
                      *           "ROLE_MANAGER"
                      *         ],
-                     *         "username": "jdoe"
+                     *         "username": "manager"
                      *       }
                      *     ]
                      */
@@ -18206,18 +18163,18 @@ export interface operations {
                      *           "attributes": {
                      *             "birthday": "1985-04-12",
                      *             "createdAt": "2026-11-01T09:30:00Z",
-                     *             "email": "john.doe@example.com",
+                     *             "email": "manager@example.com",
                      *             "emails": [
                      *               {
-                     *                 "email": "jdoe@example.org"
+                     *                 "email": "max.manager@example.org"
                      *               }
                      *             ],
                      *             "enabled": true,
                      *             "externalId": "EMP-0005",
-                     *             "firstName": "John",
+                     *             "firstName": "Max",
                      *             "googleId": null,
                      *             "lastLogin": "2026-11-02T08:15:00Z",
-                     *             "lastName": "Doe",
+                     *             "lastName": "Manager",
                      *             "loginCount": 12,
                      *             "middleName": null,
                      *             "namePrefix": null,
@@ -18225,9 +18182,9 @@ export interface operations {
                      *             "phone": "+1 212 555 0101",
                      *             "title": "Sales manager",
                      *             "updatedAt": "2026-11-01T09:30:00Z",
-                     *             "username": "jdoe"
+                     *             "username": "manager"
                      *           },
-                     *           "id": "5",
+                     *           "id": "3",
                      *           "relationships": {
                      *             "organization": {
                      *               "data": {
@@ -18237,7 +18194,7 @@ export interface operations {
                      *             },
                      *             "owner": {
                      *               "data": {
-                     *                 "id": "3",
+                     *                 "id": "1",
                      *                 "type": "businessunits"
                      *               }
                      *             },
@@ -18290,7 +18247,7 @@ export interface operations {
                  *       "externalId": "EMP-0005",
                  *       "firstName": "John",
                  *       "lastName": "Doe",
-                 *       "owner": 3,
+                 *       "owner": 1,
                  *       "password": "correct-horse-battery",
                  *       "phone": "+1 212 555 0101",
                  *       "title": "Sales manager",
@@ -18324,7 +18281,7 @@ export interface operations {
                  *         "relationships": {
                  *           "owner": {
                  *             "data": {
-                 *               "id": "3",
+                 *               "id": "1",
                  *               "type": "businessunits"
                  *             }
                  *           },
@@ -18366,7 +18323,7 @@ export interface operations {
                      *       "externalId": "EMP-0005",
                      *       "firstName": "John",
                      *       "googleId": null,
-                     *       "id": 5,
+                     *       "id": 6,
                      *       "lastLogin": null,
                      *       "lastName": "Doe",
                      *       "loginCount": 0,
@@ -18374,7 +18331,7 @@ export interface operations {
                      *       "namePrefix": null,
                      *       "nameSuffix": null,
                      *       "organization": 1,
-                     *       "owner": 3,
+                     *       "owner": 1,
                      *       "phone": "+1 212 555 0101",
                      *       "title": "Sales manager",
                      *       "updatedAt": "2026-11-01T09:30:00Z",
@@ -18412,7 +18369,7 @@ export interface operations {
                      *           "updatedAt": "2026-11-01T09:30:00Z",
                      *           "username": "jdoe"
                      *         },
-                     *         "id": "5",
+                     *         "id": "6",
                      *         "relationships": {
                      *           "organization": {
                      *             "data": {
@@ -18422,7 +18379,7 @@ export interface operations {
                      *           },
                      *           "owner": {
                      *             "data": {
-                     *               "id": "3",
+                     *               "id": "1",
                      *               "type": "businessunits"
                      *             }
                      *           },
@@ -18464,7 +18421,7 @@ export interface operations {
                      *       "externalId": "EMP-0005",
                      *       "firstName": "John",
                      *       "googleId": null,
-                     *       "id": 5,
+                     *       "id": 6,
                      *       "lastLogin": null,
                      *       "lastName": "Doe",
                      *       "loginCount": 0,
@@ -18472,7 +18429,7 @@ export interface operations {
                      *       "namePrefix": null,
                      *       "nameSuffix": null,
                      *       "organization": 1,
-                     *       "owner": 3,
+                     *       "owner": 1,
                      *       "phone": "+1 212 555 0101",
                      *       "title": "Sales manager",
                      *       "updatedAt": "2026-11-01T09:30:00Z",
@@ -18510,7 +18467,7 @@ export interface operations {
                      *           "updatedAt": "2026-11-01T09:30:00Z",
                      *           "username": "jdoe"
                      *         },
-                     *         "id": "5",
+                     *         "id": "6",
                      *         "relationships": {
                      *           "organization": {
                      *             "data": {
@@ -18520,7 +18477,7 @@ export interface operations {
                      *           },
                      *           "owner": {
                      *             "data": {
-                     *               "id": "3",
+                     *               "id": "1",
                      *               "type": "businessunits"
                      *             }
                      *           },
@@ -18562,17 +18519,17 @@ export interface operations {
                 "filter[id]"?: components["parameters"]["UserFilterId"];
                 /**
                  * @description Users by username: one of the comma-separated values, or as an operator says (`filter[username][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. Each value has at most 1,000 characters; a longer one is a 400.
-                 * @example jdoe
+                 * @example manager
                  */
                 "filter[username]"?: components["parameters"]["UserFilterUsername"];
                 /**
                  * @description Users by email address: one of the comma-separated values, or as an operator says (`filter[email][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. Each value has at most 1,000 characters; a longer one is a 400.
-                 * @example john.doe@example.com
+                 * @example manager@example.com
                  */
                 "filter[email]"?: components["parameters"]["UserFilterEmail"];
                 /**
                  * @description Users by last name: one of the comma-separated values, or as an operator says (`filter[lastName][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. Each value has at most 1,000 characters; a longer one is a 400.
-                 * @example Doe
+                 * @example Manager
                  */
                 "filter[lastName]"?: components["parameters"]["UserFilterLastName"];
                 /**
@@ -18592,7 +18549,7 @@ export interface operations {
                 "filter[organization]"?: components["parameters"]["UserFilterOrganization"];
                 /**
                  * @description Users of the given business units, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[owner][exists]=false` finds those without one), `neq_or_null`. Each value has at most 1,000 characters; a longer one is a 400.
-                 * @example 3
+                 * @example 1
                  */
                 "filter[owner]"?: components["parameters"]["UserFilterOwner"];
                 /**
@@ -18662,11 +18619,11 @@ export interface operations {
                  *       "data": [
                  *         {
                  *           "attributes": {
-                 *             "email": "john.doe@example.com",
-                 *             "firstName": "John",
-                 *             "lastName": "Doe",
+                 *             "email": "alice.smith@example.com",
+                 *             "firstName": "Alice",
+                 *             "lastName": "Smith",
                  *             "password": "correct-horse-battery",
-                 *             "username": "jdoe"
+                 *             "username": "asmith"
                  *           },
                  *           "relationships": {
                  *             "owner": {
@@ -18688,9 +18645,9 @@ export interface operations {
                  *         },
                  *         {
                  *           "attributes": {
-                 *             "enabled": false
+                 *             "title": "Support engineer"
                  *           },
-                 *           "id": "6",
+                 *           "id": "2",
                  *           "meta": {
                  *             "update": true
                  *           },
@@ -18700,7 +18657,7 @@ export interface operations {
                  *       "included": [
                  *         {
                  *           "attributes": {
-                 *             "name": "Sales"
+                 *             "name": "Support"
                  *           },
                  *           "id": "new-unit-1",
                  *           "relationships": {
@@ -18734,14 +18691,14 @@ export interface operations {
                      *           "attributes": {
                      *             "birthday": null,
                      *             "createdAt": "2026-11-03T10:00:00Z",
-                     *             "email": "john.doe@example.com",
+                     *             "email": "alice.smith@example.com",
                      *             "emails": null,
                      *             "enabled": true,
                      *             "externalId": null,
-                     *             "firstName": "John",
+                     *             "firstName": "Alice",
                      *             "googleId": null,
                      *             "lastLogin": null,
-                     *             "lastName": "Doe",
+                     *             "lastName": "Smith",
                      *             "loginCount": 0,
                      *             "middleName": null,
                      *             "namePrefix": null,
@@ -18749,9 +18706,9 @@ export interface operations {
                      *             "phone": null,
                      *             "title": null,
                      *             "updatedAt": "2026-11-03T10:00:00Z",
-                     *             "username": "jdoe"
+                     *             "username": "asmith"
                      *           },
-                     *           "id": "5",
+                     *           "id": "3",
                      *           "relationships": {
                      *             "organization": {
                      *               "data": {
@@ -18761,7 +18718,7 @@ export interface operations {
                      *             },
                      *             "owner": {
                      *               "data": {
-                     *                 "id": "3",
+                     *                 "id": "1",
                      *                 "type": "businessunits"
                      *               }
                      *             },
@@ -18797,7 +18754,7 @@ export interface operations {
                      *             "updatedAt": "2026-11-03T10:00:00Z",
                      *             "username": "asmith"
                      *           },
-                     *           "id": "6",
+                     *           "id": "2",
                      *           "meta": {
                      *             "dataId": "6"
                      *           },
@@ -18832,12 +18789,12 @@ export interface operations {
                      *             "createdAt": "2026-11-03T10:00:00Z",
                      *             "email": null,
                      *             "fax": null,
-                     *             "name": "Sales",
+                     *             "name": "Support",
                      *             "phone": null,
                      *             "updatedAt": "2026-11-03T10:00:00Z",
                      *             "website": null
                      *           },
-                     *           "id": "3",
+                     *           "id": "1",
                      *           "meta": {
                      *             "includeId": "new-unit-1"
                      *           },
@@ -18857,7 +18814,7 @@ export interface operations {
                      *             "users": {
                      *               "data": [
                      *                 {
-                     *                   "id": "5",
+                     *                   "id": "3",
                      *                   "type": "users"
                      *                 }
                      *               ]
@@ -18891,9 +18848,9 @@ export interface operations {
                      *           "summary": null,
                      *           "updatedAt": "2026-11-03T10:00:00Z"
                      *         },
-                     *         "id": "31",
+                     *         "id": "1",
                      *         "links": {
-                     *           "self": "https://api.example.com/admin/api/asyncoperations/31"
+                     *           "self": "https://api.example.com/admin/api/asyncoperations/1"
                      *         },
                      *         "relationships": {
                      *           "organization": {
@@ -18904,7 +18861,7 @@ export interface operations {
                      *           },
                      *           "owner": {
                      *             "data": {
-                     *               "id": "5",
+                     *               "id": "3",
                      *               "type": "users"
                      *             }
                      *           }
@@ -18988,7 +18945,7 @@ export interface operations {
             path: {
                 /**
                  * @description The user's identifier.
-                 * @example 5
+                 * @example 3
                  */
                 id: components["parameters"]["UserId"];
             };
@@ -19008,32 +18965,32 @@ export interface operations {
                      * @example {
                      *       "birthday": "1985-04-12",
                      *       "createdAt": "2026-11-01T09:30:00Z",
-                     *       "email": "john.doe@example.com",
+                     *       "email": "manager@example.com",
                      *       "emails": [
                      *         {
-                     *           "email": "jdoe@example.org"
+                     *           "email": "max.manager@example.org"
                      *         }
                      *       ],
                      *       "enabled": true,
                      *       "externalId": "EMP-0005",
-                     *       "firstName": "John",
+                     *       "firstName": "Max",
                      *       "googleId": null,
-                     *       "id": 5,
+                     *       "id": 3,
                      *       "lastLogin": "2026-11-02T08:15:00Z",
-                     *       "lastName": "Doe",
+                     *       "lastName": "Manager",
                      *       "loginCount": 12,
                      *       "middleName": null,
                      *       "namePrefix": null,
                      *       "nameSuffix": null,
                      *       "organization": 1,
-                     *       "owner": 3,
+                     *       "owner": 1,
                      *       "phone": "+1 212 555 0101",
                      *       "title": "Sales manager",
                      *       "updatedAt": "2026-11-01T09:30:00Z",
                      *       "userRoles": [
                      *         "ROLE_MANAGER"
                      *       ],
-                     *       "username": "jdoe"
+                     *       "username": "manager"
                      *     }
                      */
                     "application/json": components["schemas"]["UserPlain"];
@@ -19043,18 +19000,18 @@ export interface operations {
                      *         "attributes": {
                      *           "birthday": "1985-04-12",
                      *           "createdAt": "2026-11-01T09:30:00Z",
-                     *           "email": "john.doe@example.com",
+                     *           "email": "manager@example.com",
                      *           "emails": [
                      *             {
-                     *               "email": "jdoe@example.org"
+                     *               "email": "max.manager@example.org"
                      *             }
                      *           ],
                      *           "enabled": true,
                      *           "externalId": "EMP-0005",
-                     *           "firstName": "John",
+                     *           "firstName": "Max",
                      *           "googleId": null,
                      *           "lastLogin": "2026-11-02T08:15:00Z",
-                     *           "lastName": "Doe",
+                     *           "lastName": "Manager",
                      *           "loginCount": 12,
                      *           "middleName": null,
                      *           "namePrefix": null,
@@ -19062,9 +19019,9 @@ export interface operations {
                      *           "phone": "+1 212 555 0101",
                      *           "title": "Sales manager",
                      *           "updatedAt": "2026-11-01T09:30:00Z",
-                     *           "username": "jdoe"
+                     *           "username": "manager"
                      *         },
-                     *         "id": "5",
+                     *         "id": "3",
                      *         "relationships": {
                      *           "organization": {
                      *             "data": {
@@ -19074,7 +19031,7 @@ export interface operations {
                      *           },
                      *           "owner": {
                      *             "data": {
-                     *               "id": "3",
+                     *               "id": "1",
                      *               "type": "businessunits"
                      *             }
                      *           },
@@ -19118,7 +19075,7 @@ export interface operations {
             path: {
                 /**
                  * @description The user's identifier.
-                 * @example 5
+                 * @example 3
                  */
                 id: components["parameters"]["UserId"];
             };
@@ -19151,7 +19108,7 @@ export interface operations {
             path: {
                 /**
                  * @description The user's identifier.
-                 * @example 5
+                 * @example 3
                  */
                 id: components["parameters"]["UserId"];
             };
@@ -19175,7 +19132,7 @@ export interface operations {
                  *         "attributes": {
                  *           "title": "Head of Sales"
                  *         },
-                 *         "id": "5",
+                 *         "id": "3",
                  *         "relationships": {
                  *           "userRoles": {
                  *             "data": [
@@ -19209,25 +19166,25 @@ export interface operations {
                      * @example {
                      *       "birthday": "1985-04-12",
                      *       "createdAt": "2026-11-01T09:30:00Z",
-                     *       "email": "john.doe@example.com",
+                     *       "email": "manager@example.com",
                      *       "emails": [
                      *         {
-                     *           "email": "jdoe@example.org"
+                     *           "email": "max.manager@example.org"
                      *         }
                      *       ],
                      *       "enabled": true,
                      *       "externalId": "EMP-0005",
-                     *       "firstName": "John",
+                     *       "firstName": "Max",
                      *       "googleId": null,
-                     *       "id": 5,
+                     *       "id": 3,
                      *       "lastLogin": "2026-11-02T08:15:00Z",
-                     *       "lastName": "Doe",
+                     *       "lastName": "Manager",
                      *       "loginCount": 12,
                      *       "middleName": null,
                      *       "namePrefix": null,
                      *       "nameSuffix": null,
                      *       "organization": 1,
-                     *       "owner": 3,
+                     *       "owner": 1,
                      *       "phone": "+1 212 555 0101",
                      *       "title": "Head of Sales",
                      *       "updatedAt": "2026-11-02T10:00:00Z",
@@ -19235,7 +19192,7 @@ export interface operations {
                      *         "ROLE_MANAGER",
                      *         "ROLE_USER"
                      *       ],
-                     *       "username": "jdoe"
+                     *       "username": "manager"
                      *     }
                      */
                     "application/json": components["schemas"]["UserPlain"];
@@ -19245,18 +19202,18 @@ export interface operations {
                      *         "attributes": {
                      *           "birthday": "1985-04-12",
                      *           "createdAt": "2026-11-01T09:30:00Z",
-                     *           "email": "john.doe@example.com",
+                     *           "email": "manager@example.com",
                      *           "emails": [
                      *             {
-                     *               "email": "jdoe@example.org"
+                     *               "email": "max.manager@example.org"
                      *             }
                      *           ],
                      *           "enabled": true,
                      *           "externalId": "EMP-0005",
-                     *           "firstName": "John",
+                     *           "firstName": "Max",
                      *           "googleId": null,
                      *           "lastLogin": "2026-11-02T08:15:00Z",
-                     *           "lastName": "Doe",
+                     *           "lastName": "Manager",
                      *           "loginCount": 12,
                      *           "middleName": null,
                      *           "namePrefix": null,
@@ -19264,9 +19221,9 @@ export interface operations {
                      *           "phone": "+1 212 555 0101",
                      *           "title": "Head of Sales",
                      *           "updatedAt": "2026-11-02T10:00:00Z",
-                     *           "username": "jdoe"
+                     *           "username": "manager"
                      *         },
-                     *         "id": "5",
+                     *         "id": "3",
                      *         "relationships": {
                      *           "organization": {
                      *             "data": {
@@ -19276,7 +19233,7 @@ export interface operations {
                      *           },
                      *           "owner": {
                      *             "data": {
-                     *               "id": "3",
+                     *               "id": "1",
                      *               "type": "businessunits"
                      *             }
                      *           },
@@ -19373,7 +19330,7 @@ export interface operations {
             path: {
                 /**
                  * @description The user's identifier.
-                 * @example 5
+                 * @example 3
                  */
                 id: components["parameters"]["UserId"];
             };
@@ -19393,7 +19350,7 @@ export interface operations {
                      * @example {
                      *       "businessUnits": [
                      *         1,
-                     *         3
+                     *         1
                      *       ],
                      *       "createdAt": "2026-11-01T09:00:00Z",
                      *       "description": "The default organization.",
@@ -19403,7 +19360,7 @@ export interface operations {
                      *       "updatedAt": "2026-11-01T09:00:00Z",
                      *       "users": [
                      *         1,
-                     *         5
+                     *         3
                      *       ]
                      *     }
                      */
@@ -19427,7 +19384,7 @@ export interface operations {
                      *                 "type": "businessunits"
                      *               },
                      *               {
-                     *                 "id": "3",
+                     *                 "id": "2",
                      *                 "type": "businessunits"
                      *               }
                      *             ]
@@ -19439,7 +19396,7 @@ export interface operations {
                      *                 "type": "users"
                      *               },
                      *               {
-                     *                 "id": "5",
+                     *                 "id": "3",
                      *                 "type": "users"
                      *               }
                      *             ]
@@ -19522,7 +19479,7 @@ export interface operations {
             path: {
                 /**
                  * @description The user's identifier.
-                 * @example 5
+                 * @example 3
                  */
                 id: components["parameters"]["UserId"];
             };
@@ -19543,14 +19500,14 @@ export interface operations {
                      *       "createdAt": "2026-11-01T09:30:00Z",
                      *       "email": "sales@example.com",
                      *       "fax": null,
-                     *       "id": 3,
+                     *       "id": 1,
                      *       "name": "Sales",
                      *       "organization": 1,
                      *       "owner": 1,
                      *       "phone": "+1 212 555 0100",
                      *       "updatedAt": "2026-11-01T09:30:00Z",
                      *       "users": [
-                     *         5
+                     *         3
                      *       ],
                      *       "website": "https://sales.example.com"
                      *     }
@@ -19568,7 +19525,7 @@ export interface operations {
                      *           "updatedAt": "2026-11-01T09:30:00Z",
                      *           "website": "https://sales.example.com"
                      *         },
-                     *         "id": "3",
+                     *         "id": "1",
                      *         "relationships": {
                      *           "organization": {
                      *             "data": {
@@ -19585,7 +19542,7 @@ export interface operations {
                      *           "users": {
                      *             "data": [
                      *               {
-                     *                 "id": "5",
+                     *                 "id": "3",
                      *                 "type": "users"
                      *               }
                      *             ]
@@ -19627,7 +19584,7 @@ export interface operations {
             path: {
                 /**
                  * @description The user's identifier.
-                 * @example 5
+                 * @example 3
                  */
                 id: components["parameters"]["UserId"];
             };
@@ -19683,7 +19640,7 @@ export interface operations {
             path: {
                 /**
                  * @description The user's identifier.
-                 * @example 5
+                 * @example 3
                  */
                 id: components["parameters"]["UserId"];
             };
@@ -19702,7 +19659,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "3",
+                     *         "id": "1",
                      *         "type": "businessunits"
                      *       }
                      *     }
@@ -19734,7 +19691,7 @@ export interface operations {
             path: {
                 /**
                  * @description The user's identifier.
-                 * @example 5
+                 * @example 3
                  */
                 id: components["parameters"]["UserId"];
             };
@@ -19745,7 +19702,7 @@ export interface operations {
                 /**
                  * @example {
                  *       "data": {
-                 *         "id": "3",
+                 *         "id": "1",
                  *         "type": "businessunits"
                  *       }
                  *     }
@@ -19796,7 +19753,7 @@ export interface operations {
             path: {
                 /**
                  * @description The user's identifier.
-                 * @example 5
+                 * @example 3
                  */
                 id: components["parameters"]["UserId"];
             };
@@ -19850,7 +19807,7 @@ export interface operations {
             path: {
                 /**
                  * @description The user's identifier.
-                 * @example 5
+                 * @example 3
                  */
                 id: components["parameters"]["UserId"];
             };
@@ -19862,7 +19819,7 @@ export interface operations {
                  * @example {
                  *       "data": [
                  *         {
-                 *           "id": "ROLE_MANAGER",
+                 *           "id": "ROLE_USER",
                  *           "type": "userroles"
                  *         }
                  *       ]
@@ -19900,7 +19857,7 @@ export interface operations {
             path: {
                 /**
                  * @description The user's identifier.
-                 * @example 5
+                 * @example 3
                  */
                 id: components["parameters"]["UserId"];
             };
@@ -19912,7 +19869,7 @@ export interface operations {
                  * @example {
                  *       "data": [
                  *         {
-                 *           "id": "ROLE_MANAGER",
+                 *           "id": "ROLE_USER",
                  *           "type": "userroles"
                  *         }
                  *       ]
@@ -19950,7 +19907,7 @@ export interface operations {
             path: {
                 /**
                  * @description The user's identifier.
-                 * @example 5
+                 * @example 3
                  */
                 id: components["parameters"]["UserId"];
             };
@@ -20034,7 +19991,7 @@ export interface operations {
             path: {
                 /**
                  * @description The user's identifier.
-                 * @example 5
+                 * @example 3
                  */
                 id: components["parameters"]["UserId"];
             };
@@ -20126,7 +20083,7 @@ export interface operations {
                      *         "eventTypes": [
                      *           "accounts.created"
                      *         ],
-                     *         "id": 3,
+                     *         "id": 1,
                      *         "updatedAt": "2026-11-03T10:00:00Z",
                      *         "url": "https://hooks.example.com/entityapi"
                      *       }
@@ -20148,7 +20105,7 @@ export interface operations {
                      *             "updatedAt": "2026-11-03T10:00:00Z",
                      *             "url": "https://hooks.example.com/entityapi"
                      *           },
-                     *           "id": "3",
+                     *           "id": "1",
                      *           "type": "webhooks"
                      *         }
                      *       ]
@@ -20223,7 +20180,7 @@ export interface operations {
                      *         "accounts.updated",
                      *         "contacts.*"
                      *       ],
-                     *       "id": 3,
+                     *       "id": 1,
                      *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
                      *       "updatedAt": "2026-11-03T10:00:00Z",
                      *       "url": "https://hooks.example.com/entityapi"
@@ -20246,9 +20203,9 @@ export interface operations {
                      *           "updatedAt": "2026-11-03T10:00:00Z",
                      *           "url": "https://hooks.example.com/entityapi"
                      *         },
-                     *         "id": "3",
+                     *         "id": "1",
                      *         "links": {
-                     *           "self": "https://api.example.com/admin/api/webhooks/3"
+                     *           "self": "https://api.example.com/admin/api/webhooks/1"
                      *         },
                      *         "meta": {
                      *           "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
@@ -20283,7 +20240,10 @@ export interface operations {
                 "X-Include"?: components["parameters"]["XInclude"];
             };
             path: {
-                /** @description The webhook's identifier. */
+                /**
+                 * @description The webhook's identifier.
+                 * @example 1
+                 */
                 id: components["parameters"]["WebhookId"];
             };
             cookie?: never;
@@ -20308,7 +20268,7 @@ export interface operations {
                      *         "accounts.updated",
                      *         "contacts.*"
                      *       ],
-                     *       "id": 3,
+                     *       "id": 1,
                      *       "updatedAt": "2026-11-03T10:00:00Z",
                      *       "url": "https://hooks.example.com/entityapi"
                      *     }
@@ -20330,9 +20290,9 @@ export interface operations {
                      *           "updatedAt": "2026-11-03T10:00:00Z",
                      *           "url": "https://hooks.example.com/entityapi"
                      *         },
-                     *         "id": "3",
+                     *         "id": "1",
                      *         "links": {
-                     *           "self": "https://api.example.com/admin/api/webhooks/3"
+                     *           "self": "https://api.example.com/admin/api/webhooks/1"
                      *         },
                      *         "type": "webhooks"
                      *       }
@@ -20356,7 +20316,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The webhook's identifier. */
+                /**
+                 * @description The webhook's identifier.
+                 * @example 1
+                 */
                 id: components["parameters"]["WebhookId"];
             };
             cookie?: never;
@@ -20379,7 +20342,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The webhook's identifier. */
+                /**
+                 * @description The webhook's identifier.
+                 * @example 1
+                 */
                 id: components["parameters"]["WebhookId"];
             };
             cookie?: never;
@@ -20395,7 +20361,7 @@ export interface operations {
                 /**
                  * @example {
                  *       "data": {
-                 *         "id": "3",
+                 *         "id": "1",
                  *         "meta": {
                  *           "rotateSecret": true
                  *         },
@@ -20425,7 +20391,7 @@ export interface operations {
                      *         "accounts.updated",
                      *         "contacts.*"
                      *       ],
-                     *       "id": 3,
+                     *       "id": 1,
                      *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
                      *       "updatedAt": "2026-11-03T10:00:00Z",
                      *       "url": "https://hooks.example.com/entityapi"
@@ -20448,9 +20414,9 @@ export interface operations {
                      *           "updatedAt": "2026-11-03T10:00:00Z",
                      *           "url": "https://hooks.example.com/entityapi"
                      *         },
-                     *         "id": "3",
+                     *         "id": "1",
                      *         "links": {
-                     *           "self": "https://api.example.com/admin/api/webhooks/3"
+                     *           "self": "https://api.example.com/admin/api/webhooks/1"
                      *         },
                      *         "meta": {
                      *           "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
@@ -20491,7 +20457,10 @@ export interface operations {
                 "X-Include"?: components["parameters"]["XInclude"];
             };
             path: {
-                /** @description The webhook's identifier. */
+                /**
+                 * @description The webhook's identifier.
+                 * @example 1
+                 */
                 id: components["parameters"]["WebhookId"];
             };
             cookie?: never;
@@ -20512,9 +20481,9 @@ export interface operations {
                      *         "createdAt": "2026-11-03T10:00:21Z",
                      *         "durationMs": 31,
                      *         "error": "the receiver answered 500",
-                     *         "eventId": 1042,
-                     *         "id": 71,
-                     *         "messageId": "evt_1042",
+                     *         "eventId": 1,
+                     *         "id": 1,
+                     *         "messageId": "evt_1",
                      *         "statusCode": 500
                      *       }
                      *     ]
@@ -20529,11 +20498,11 @@ export interface operations {
                      *             "createdAt": "2026-11-03T10:00:21Z",
                      *             "durationMs": 31,
                      *             "error": "the receiver answered 500",
-                     *             "eventId": "1042",
-                     *             "messageId": "evt_1042",
+                     *             "eventId": "1",
+                     *             "messageId": "evt_1",
                      *             "statusCode": 500
                      *           },
-                     *           "id": "71",
+                     *           "id": "1",
                      *           "type": "webhookdeliveries"
                      *         }
                      *       ]
@@ -20557,7 +20526,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The webhook's identifier. */
+                /**
+                 * @description The webhook's identifier.
+                 * @example 1
+                 */
                 id: components["parameters"]["WebhookId"];
             };
             cookie?: never;
@@ -20566,7 +20538,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "eventId": 1042
+                 *       "eventId": 1
                  *     }
                  */
                 "application/json": components["schemas"]["WebhookMessagePlain"];
@@ -20574,7 +20546,7 @@ export interface operations {
                  * @example {
                  *       "data": {
                  *         "attributes": {
-                 *           "eventId": "1042"
+                 *           "eventId": "1"
                  *         },
                  *         "type": "webhookdeliveries"
                  *       }
@@ -20593,14 +20565,14 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "messageId": "evt_1042"
+                     *       "messageId": "evt_1"
                      *     }
                      */
                     "application/json": components["schemas"]["WebhookMessageQueuedPlain"];
                     /**
                      * @example {
                      *       "meta": {
-                     *         "messageId": "evt_1042"
+                     *         "messageId": "evt_1"
                      *       }
                      *     }
                      */
@@ -20765,10 +20737,10 @@ export interface operations {
                 /**
                  * @example {
                  *       "conversionRates": {
-                 *         "g": 1000,
-                 *         "lbs": 2.20462262
+                 *         "kg": 0.001,
+                 *         "lbs": 0.00220462262
                  *       },
-                 *       "id": "kg"
+                 *       "id": "g"
                  *     }
                  */
                 "application/json": components["schemas"]["WeightUnitCreatePlain"];
@@ -20777,11 +20749,11 @@ export interface operations {
                  *       "data": {
                  *         "attributes": {
                  *           "conversionRates": {
-                 *             "g": 1000,
-                 *             "lbs": 2.20462262
+                 *             "kg": 0.001,
+                 *             "lbs": 0.00220462262
                  *           }
                  *         },
-                 *         "id": "kg",
+                 *         "id": "g",
                  *         "type": "weightunits"
                  *       }
                  *     }
@@ -20800,11 +20772,11 @@ export interface operations {
                     /**
                      * @example {
                      *       "conversionRates": {
-                     *         "g": 1000,
-                     *         "lbs": 2.20462262
+                     *         "kg": 0.001,
+                     *         "lbs": 0.00220462262
                      *       },
                      *       "createdAt": "2026-11-01T09:30:00Z",
-                     *       "id": "kg",
+                     *       "id": "g",
                      *       "updatedAt": "2026-11-01T09:30:00Z"
                      *     }
                      */
@@ -20814,13 +20786,13 @@ export interface operations {
                      *       "data": {
                      *         "attributes": {
                      *           "conversionRates": {
-                     *             "g": 1000,
-                     *             "lbs": 2.20462262
+                     *             "kg": 0.001,
+                     *             "lbs": 0.00220462262
                      *           },
                      *           "createdAt": "2026-11-01T09:30:00Z",
                      *           "updatedAt": "2026-11-01T09:30:00Z"
                      *         },
-                     *         "id": "kg",
+                     *         "id": "g",
                      *         "type": "weightunits"
                      *       }
                      *     }
@@ -20839,11 +20811,11 @@ export interface operations {
                     /**
                      * @example {
                      *       "conversionRates": {
-                     *         "g": 1000,
-                     *         "lbs": 2.20462262
+                     *         "kg": 0.001,
+                     *         "lbs": 0.00220462262
                      *       },
                      *       "createdAt": "2026-11-01T09:30:00Z",
-                     *       "id": "kg",
+                     *       "id": "g",
                      *       "updatedAt": "2026-11-01T09:30:00Z"
                      *     }
                      */
@@ -20853,13 +20825,13 @@ export interface operations {
                      *       "data": {
                      *         "attributes": {
                      *           "conversionRates": {
-                     *             "g": 1000,
-                     *             "lbs": 2.20462262
+                     *             "kg": 0.001,
+                     *             "lbs": 0.00220462262
                      *           },
                      *           "createdAt": "2026-11-01T09:30:00Z",
                      *           "updatedAt": "2026-11-01T09:30:00Z"
                      *         },
-                     *         "id": "kg",
+                     *         "id": "g",
                      *         "type": "weightunits"
                      *       }
                      *     }
@@ -20950,11 +20922,11 @@ export interface operations {
                  *         {
                  *           "attributes": {
                  *             "conversionRates": {
-                 *               "g": 1000,
-                 *               "lbs": 2.20462262
+                 *               "g": 28.349523125,
+                 *               "lbs": 0.0625
                  *             }
                  *           },
-                 *           "id": "kg",
+                 *           "id": "oz",
                  *           "type": "weightunits"
                  *         },
                  *         {
@@ -20989,15 +20961,15 @@ export interface operations {
                      *         {
                      *           "attributes": {
                      *             "conversionRates": {
-                     *               "g": 1000,
-                     *               "lbs": 2.20462262
+                     *               "g": 28.349523125,
+                     *               "lbs": 0.0625
                      *             },
                      *             "createdAt": "2026-11-03T10:00:00Z",
                      *             "updatedAt": "2026-11-03T10:00:00Z"
                      *           },
-                     *           "id": "kg",
+                     *           "id": "oz",
                      *           "meta": {
-                     *             "dataId": "kg"
+                     *             "dataId": "oz"
                      *           },
                      *           "type": "weightunits"
                      *         },
@@ -21041,9 +21013,9 @@ export interface operations {
                      *           "summary": null,
                      *           "updatedAt": "2026-11-03T10:00:00Z"
                      *         },
-                     *         "id": "31",
+                     *         "id": "1",
                      *         "links": {
-                     *           "self": "https://api.example.com/admin/api/asyncoperations/31"
+                     *           "self": "https://api.example.com/admin/api/asyncoperations/1"
                      *         },
                      *         "relationships": {
                      *           "organization": {
@@ -21054,7 +21026,7 @@ export interface operations {
                      *           },
                      *           "owner": {
                      *             "data": {
-                     *               "id": "5",
+                     *               "id": "1",
                      *               "type": "users"
                      *             }
                      *           }

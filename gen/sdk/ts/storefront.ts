@@ -593,7 +593,7 @@ export interface components {
             };
         };
         /**
-         * @description JSON null, and nothing else. The second branch of `anyOf` wherever a value may be a referenced schema or null (an empty to-one relationship, a missing related record): under OpenAPI 3.0.3 `nullable` only widens a `type` in the same schema, so `{nullable: true, allOf: [$ref]}` does not admit null; this schema does.
+         * @description JSON null, and nothing else. The second branch of `anyOf` wherever a value may be a referenced schema or null (an empty to-one relationship, a missing related record): under OpenAPI 3.0.3 `nullable` only widens a `type` in the same schema, so a nullable `allOf` of a referenced schema does not admit null; this schema does.
          * @enum {object|null}
          */
         JsonNull: never | null;

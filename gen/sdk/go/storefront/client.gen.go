@@ -430,7 +430,7 @@ type ErrorDocument struct {
 	} `json:"meta,omitempty"`
 }
 
-// JsonNull JSON null, and nothing else. The second branch of `anyOf` wherever a value may be a referenced schema or null (an empty to-one relationship, a missing related record): under OpenAPI 3.0.3 `nullable` only widens a `type` in the same schema, so `{nullable: true, allOf: [$ref]}` does not admit null; this schema does.
+// JsonNull JSON null, and nothing else. The second branch of `anyOf` wherever a value may be a referenced schema or null (an empty to-one relationship, a missing related record): under OpenAPI 3.0.3 `nullable` only widens a `type` in the same schema, so a nullable `allOf` of a referenced schema does not admit null; this schema does.
 type JsonNull = map[string]interface{}
 
 // Localization A localization of the storefront: a language and the formatting conventions that go with it. Its id is what `X-Localization-ID` names.
