@@ -30,8 +30,8 @@ func (s *Store) LoadDemoRecords(ctx context.Context) error {
 
 // insertDemo inserts the demo records of org in one transaction: the
 // business units and contacts first, so that the accounts can name their
-// default contacts, then the accounts' contacts, weight units and tax
-// jurisdictions.
+// default contacts (and Initech the account that referred it), then the
+// accounts' contacts, weight units and tax jurisdictions.
 func (c *Conn) insertDemo(ctx context.Context, org int64) error {
 	units, _ := c.s.Table("businessunits")
 	contacts, _ := c.s.Table("contacts")
@@ -62,9 +62,11 @@ func (c *Conn) insertDemo(ctx context.Context, org int64) error {
 	firms, err := c.InsertMany(ctx, accounts, org, []Row{
 		{"name": "Acme Corporation", "external_id": "ACME-001", "default_contact_id": people[0]},
 		{"name": "Globex Industries", "external_id": "GLOBEX-7", "default_contact_id": people[1]},
-		{"name": "Initech", "external_id": nil},
 	})
 	if err != nil {
+		return err
+	}
+	if _, err := c.InsertMany(ctx, accounts, org, []Row{{"name": "Initech", "external_id": nil, "referred_by_id": firms[1]}}); err != nil {
 		return err
 	}
 	if links == nil {

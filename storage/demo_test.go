@@ -50,6 +50,7 @@ func TestDemoRecordKeys(t *testing.T) {
 			{"accounts", int64(2), "external_id", "GLOBEX-7"},
 			{"accounts", int64(2), "default_contact_id", "2"},
 			{"accounts", int64(3), "name", "Initech"},
+			{"accounts", int64(3), "referred_by_id", "2"},
 			{"contacts", int64(1), "external_id", "CRM-0012"},
 			{"contacts", int64(2), "last_name", "Scorpio"},
 			{"businessunits", int64(1), "name", "Main"},
