@@ -6,37 +6,6 @@ import (
 	"testing"
 )
 
-// TestPrepareDocument: a boolean exclusiveMinimum (exclusiveMaximum) with
-// its bound becomes JSON Schema's numeric form, false goes, and everything
-// else, numbers included, stays as it was.
-func TestPrepareDocument(t *testing.T) {
-	for _, tc := range []struct{ name, in, want string }{
-		{"exclusive minimum", `{"type":"number","minimum":0,"exclusiveMinimum":true}`,
-			`{"exclusiveMinimum":0,"type":"number"}`},
-		{"exclusive maximum", `{"maximum":100,"exclusiveMaximum":true}`, `{"exclusiveMaximum":100}`},
-		{"not exclusive", `{"minimum":1,"exclusiveMinimum":false}`, `{"minimum":1}`},
-		{"nested in a map's values", `{"properties":{"rates":{"additionalProperties":{"minimum":0,"exclusiveMinimum":true}}}}`,
-			`{"properties":{"rates":{"additionalProperties":{"exclusiveMinimum":0}}}}`},
-		{"in an array", `{"allOf":[{"minimum":0.5,"exclusiveMinimum":true}]}`, `{"allOf":[{"exclusiveMinimum":0.5}]}`},
-		{"already numeric", `{"exclusiveMinimum":0}`, `{"exclusiveMinimum":0}`},
-		{"numbers and markup as written", `{"example":2.20462262,"big":12345678901234567890,"d":"<a & b>"}`,
-			`{"big":12345678901234567890,"d":"<a & b>","example":2.20462262}`},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			got, err := prepareDocument([]byte(tc.in))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if strings.TrimSpace(string(got)) != tc.want {
-				t.Errorf("prepareDocument(%s) = %s, want %s", tc.in, got, tc.want)
-			}
-		})
-	}
-	if _, err := prepareDocument([]byte(`{"openapi":`)); err == nil {
-		t.Error("a truncated document was taken")
-	}
-}
-
 // collection is a Portman collection of one folder holding requests with
 // the given test scripts ("" for none).
 func collection(scripts ...string) []byte {
