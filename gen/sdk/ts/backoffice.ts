@@ -2721,7 +2721,7 @@ export interface components {
             attributes?: {
                 [key: string]: unknown;
             };
-            /** @example 12 */
+            /** @example 5 */
             id: string;
             links?: {
                 [key: string]: unknown;
@@ -4145,7 +4145,7 @@ export interface components {
         ResourceMeta: {
             /**
              * @description The id the client sent for this batch item, if any.
-             * @example 17
+             * @example 2
              */
             dataId?: string;
             /**

@@ -780,7 +780,7 @@ export interface components {
         ResourceMeta: {
             /**
              * @description The id the client sent for this batch item, if any.
-             * @example 17
+             * @example 2
              */
             dataId?: string;
             /**

@@ -659,7 +659,7 @@ type ResourceLinks struct {
 type ResourceMeta struct {
 	// DataId The id the client sent for this batch item, if any.
 	//
-	// Example: 17
+	// Example: 2
 	DataId *string `json:"dataId,omitempty"`
 
 	// IncludeId The temporary id a client gave an included record.
