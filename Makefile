@@ -4,7 +4,7 @@ GO ?= go
 APPS := backoffice storefront
 ADDR ?= 127.0.0.1:8080
 
-.PHONY: run webhook-demo build generate sdk verify release-docs lint test test-short test-pooler fuzz bench bench-http soak readme-check docs-assets clean
+.PHONY: run webhook-demo build generate sdk verify release-docs lint test test-short test-pooler contract fuzz bench bench-http soak readme-check docs-assets clean
 
 ## run: build bin/entityapi, then start it on embedded SQLite with demo data (webhooks may target
 ## this machine); it says it is building first, since the first build takes minutes
@@ -123,6 +123,17 @@ test-pooler:
 	    -timeout $${TEST_TIMEOUT:-20m} -run '$(POOLER_API_TESTS)' ./server && \
 	  TEST_DATABASE_POOLER_URL="$$POOLER_URL" $(GO) test -count=1 -v -run 'TestThroughThePooler' ./storage/storagetest | \
 	    grep -q -- '--- PASS: TestThroughThePooler' || { echo "test-pooler: the stores did not go through PgBouncer"; exit 1; }
+
+# Portman and newman, pinned in scripts/package.json.
+CONTRACT_TOOLS := scripts/node_modules/.bin/portman scripts/node_modules/.bin/newman
+
+## contract: the contract tests partners generate from the served documents (docs/contract.md):
+## Portman writes them from each application's document and newman runs them against a fresh
+## `serve --demo` (SQLite; a throwaway PostgreSQL database on the server of TEST_DATABASE_URL
+## when it is set); any failure fails. KEEP=dir keeps the collections, logs and reports
+contract:
+	@for t in $(CONTRACT_TOOLS); do test -x $$t || { (cd scripts && npm ci --no-audit --no-fund) && break; }; done
+	$(GO) run ./scripts/contract $${KEEP:+-keep "$$KEEP"}
 
 ## fuzz: run the request-document fuzz test for a while (FUZZTIME=30s)
 fuzz:

@@ -1034,7 +1034,7 @@ type Account struct {
 	// Attributes The fields of an account.
 	Attributes *AccountAttributes `json:"attributes,omitempty"`
 
-	// Id Example: 42
+	// Id Example: 1
 	Id string `json:"id"`
 
 	// Links Links of one resource object. Removed by `X-Include: noHateoas`.
@@ -1077,7 +1077,7 @@ type AccountCollectionDocument = jsonapi.Document
 type AccountContactsIdentifierRequest struct {
 	// Id The identifier of the contact.
 	//
-	// Example: 12
+	// Example: 1
 	Id   string                               `json:"id"`
 	Type AccountContactsIdentifierRequestType `json:"type"`
 }
@@ -1131,7 +1131,7 @@ type AccountCreateResourceType string
 type AccountDefaultContactIdentifierRequest struct {
 	// Id The identifier of the contact.
 	//
-	// Example: 12
+	// Example: 1
 	Id   string                                     `json:"id"`
 	Type AccountDefaultContactIdentifierRequestType `json:"type"`
 }
@@ -1152,7 +1152,7 @@ type AccountDocument = jsonapi.Document
 
 // AccountIdentifier Identifies one account.
 type AccountIdentifier struct {
-	// Id Example: 42
+	// Id Example: 1
 	Id string `json:"id"`
 
 	// Links Links of one resource object. Removed by `X-Include: noHateoas`.
@@ -1188,7 +1188,7 @@ type AccountOrganizationToOneRequest struct {
 type AccountOwnerIdentifierRequest struct {
 	// Id The identifier of the user.
 	//
-	// Example: 5
+	// Example: 3
 	Id   string                            `json:"id"`
 	Type AccountOwnerIdentifierRequestType `json:"type"`
 }
@@ -1212,13 +1212,13 @@ type AccountPlain struct {
 
 	// DefaultContact The identifier of the default contact, or null.
 	//
-	// Example: 12
+	// Example: 1
 	DefaultContact *int64 `json:"defaultContact,omitempty"`
 
 	// ExternalId Example: ACME-001
 	ExternalId *string `json:"externalId,omitempty"`
 
-	// Id Example: 42
+	// Id Example: 1
 	Id int64 `json:"id"`
 
 	// Name Example: Acme Corporation
@@ -1231,12 +1231,12 @@ type AccountPlain struct {
 
 	// Owner The identifier of the user who owns the account, or null.
 	//
-	// Example: 5
+	// Example: 3
 	Owner *int64 `json:"owner,omitempty"`
 
 	// ReferredBy The identifier of the account that referred this one, or null.
 	//
-	// Example: 17
+	// Example: 2
 	ReferredBy *int64     `json:"referredBy,omitempty"`
 	UpdatedAt  *time.Time `json:"updatedAt,omitempty"`
 }
@@ -1245,7 +1245,7 @@ type AccountPlain struct {
 type AccountReferredByIdentifierRequest struct {
 	// Id The identifier of the account.
 	//
-	// Example: 17
+	// Example: 2
 	Id   string                                 `json:"id"`
 	Type AccountReferredByIdentifierRequestType `json:"type"`
 }
@@ -1312,7 +1312,7 @@ type AccountUpdateResource struct {
 	// Attributes The fields a client may set on an account.
 	Attributes *AccountWritableAttributes `json:"attributes,omitempty"`
 
-	// Id Example: 42
+	// Id Example: 1
 	Id string `json:"id"`
 
 	// Meta Options of a request's resource object. `upsert` creates the record when none matches and updates it when one does: `true` or `["id"]` match by identifier (only where the resource allows it), `["field"]` by one of the fields the resource lists as upsert criteria; several matches are a 409. `update: true` marks an included (or batch) record as an existing one to change. `validate: true` on the primary data (or on every item of a synchronous batch) runs every check and answers what the write would answer, ids included, without storing anything. At most one of them. `version` makes an update conditional on the version read. JSON:API only.
@@ -1342,7 +1342,7 @@ type AccountWritablePlain struct {
 
 	// DefaultContact The identifier of the default contact, or null.
 	//
-	// Example: 12
+	// Example: 1
 	DefaultContact *int64 `json:"defaultContact,omitempty"`
 
 	// ExternalId An identifier from another system; unique in the organization.
@@ -1358,12 +1358,12 @@ type AccountWritablePlain struct {
 
 	// Owner The identifier of the user who owns the account, or null.
 	//
-	// Example: 5
+	// Example: 3
 	Owner *int64 `json:"owner,omitempty"`
 
 	// ReferredBy The identifier of the account that referred this one, or null.
 	//
-	// Example: 17
+	// Example: 2
 	ReferredBy *int64 `json:"referredBy,omitempty"`
 }
 
@@ -1427,7 +1427,7 @@ type AsyncOperation struct {
 	// Attributes The fields of an asynchronous operation.
 	Attributes AsyncOperationAttributes `json:"attributes"`
 
-	// Id Example: 31
+	// Id Example: 1
 	Id string `json:"id"`
 
 	// Links Links of one resource object. Removed by `X-Include: noHateoas`.
@@ -1492,7 +1492,7 @@ type AsyncOperationCancelResource struct {
 	// Attributes The only change allowed is the status, to `cancelled`.
 	Attributes AsyncOperationCancelAttributes `json:"attributes"`
 
-	// Id Example: 31
+	// Id Example: 1
 	Id   string                           `json:"id"`
 	Type AsyncOperationCancelResourceType `json:"type"`
 }
@@ -1510,7 +1510,7 @@ type AsyncOperationError struct {
 
 	// Id `<operation>-<chunk>-<n>`: the operation's id, the chunk (0 for the whole request, then 1, 2, ...) and the error's number within the chunk (from 1).
 	//
-	// Example: 31-1-1
+	// Example: 1-1-1
 	Id   string                  `json:"id"`
 	Type AsyncOperationErrorType `json:"type"`
 }
@@ -1549,7 +1549,7 @@ type AsyncOperationErrorPlain struct {
 
 	// Id `<operation>-<chunk>-<n>`, as in JSON:API.
 	//
-	// Example: 31-1-1
+	// Example: 1-1-1
 	Id string `json:"id"`
 
 	// Source Where the problem is in the batch request: a JSON Pointer, zero-based into the original request, or a property path when no pointer applies; null for errors of a whole chunk or request.
@@ -1605,7 +1605,7 @@ type AsyncOperationPlain struct {
 	// Example: accounts
 	EntityType *string `json:"entityType,omitempty"`
 
-	// Id Example: 31
+	// Id Example: 1
 	Id int64 `json:"id"`
 
 	// Organization The identifier of the organization.
@@ -1615,7 +1615,7 @@ type AsyncOperationPlain struct {
 
 	// Owner The identifier of the user who sent the batch, or null.
 	//
-	// Example: 5
+	// Example: 1
 	Owner *int64 `json:"owner,omitempty"`
 
 	// Progress The percentage of the work done, 0 to 100 with two decimals: null while `new`, 100 on `success`.
@@ -1691,7 +1691,7 @@ type BusinessUnit struct {
 	// Attributes The fields of a business unit.
 	Attributes *BusinessUnitAttributes `json:"attributes,omitempty"`
 
-	// Id Example: 3
+	// Id Example: 2
 	Id string `json:"id"`
 
 	// Links Links of one resource object. Removed by `X-Include: noHateoas`.
@@ -1793,7 +1793,7 @@ type BusinessUnitDocument = jsonapi.Document
 
 // BusinessUnitIdentifier Identifies one business unit.
 type BusinessUnitIdentifier struct {
-	// Id Example: 3
+	// Id Example: 2
 	Id string `json:"id"`
 
 	// Links Links of one resource object. Removed by `X-Include: noHateoas`.
@@ -1855,7 +1855,7 @@ type BusinessUnitPlain struct {
 	// Fax Example: +1 212 555 0199
 	Fax *string `json:"fax,omitempty"`
 
-	// Id Example: 3
+	// Id Example: 2
 	Id int64 `json:"id"`
 
 	// Name Example: Sales
@@ -1927,7 +1927,7 @@ type BusinessUnitUpdateResource struct {
 	// Attributes The fields a client may set on a business unit.
 	Attributes *BusinessUnitWritableAttributes `json:"attributes,omitempty"`
 
-	// Id Example: 3
+	// Id Example: 2
 	Id string `json:"id"`
 
 	// Meta Options of a request's resource object. `upsert` creates the record when none matches and updates it when one does: `true` or `["id"]` match by identifier (only where the resource allows it), `["field"]` by one of the fields the resource lists as upsert criteria; several matches are a 409. `update: true` marks an included (or batch) record as an existing one to change. `validate: true` on the primary data (or on every item of a synchronous batch) runs every check and answers what the write would answer, ids included, without storing anything. At most one of them. `version` makes an update conditional on the version read. JSON:API only.
@@ -2009,7 +2009,7 @@ type Contact struct {
 	// Attributes The fields of a contact.
 	Attributes *ContactAttributes `json:"attributes,omitempty"`
 
-	// Id Example: 12
+	// Id Example: 1
 	Id string `json:"id"`
 
 	// Links Links of one resource object. Removed by `X-Include: noHateoas`.
@@ -2030,7 +2030,7 @@ type ContactType string
 type ContactAccountsIdentifierRequest struct {
 	// Id The identifier of the account.
 	//
-	// Example: 42
+	// Example: 1
 	Id   string                               `json:"id"`
 	Type ContactAccountsIdentifierRequestType `json:"type"`
 }
@@ -2050,7 +2050,7 @@ type ContactAccountsToManyRequest struct {
 type ContactAssignedToIdentifierRequest struct {
 	// Id The identifier of the user.
 	//
-	// Example: 5
+	// Example: 3
 	Id   string                                 `json:"id"`
 	Type ContactAssignedToIdentifierRequestType `json:"type"`
 }
@@ -2185,7 +2185,7 @@ type ContactEmail struct {
 
 // ContactIdentifier Identifies one contact.
 type ContactIdentifier struct {
-	// Id Example: 12
+	// Id Example: 1
 	Id string `json:"id"`
 
 	// Links Links of one resource object. Removed by `X-Include: noHateoas`.
@@ -2221,7 +2221,7 @@ type ContactOrganizationToOneRequest struct {
 type ContactOwnerIdentifierRequest struct {
 	// Id The identifier of the user.
 	//
-	// Example: 5
+	// Example: 3
 	Id   string                            `json:"id"`
 	Type ContactOwnerIdentifierRequestType `json:"type"`
 }
@@ -2250,7 +2250,7 @@ type ContactPlain struct {
 
 	// AssignedTo The identifier of the user the contact is assigned to, or null.
 	//
-	// Example: 5
+	// Example: 3
 	AssignedTo *int64 `json:"assignedTo,omitempty"`
 
 	// Birthday Example: 1990-07-21
@@ -2270,7 +2270,7 @@ type ContactPlain struct {
 	// Gender Example: female
 	Gender *ContactPlainGender `json:"gender,omitempty"`
 
-	// Id Example: 12
+	// Id Example: 1
 	Id int64 `json:"id"`
 
 	// JobTitle Example: Head of Purchasing
@@ -2295,7 +2295,7 @@ type ContactPlain struct {
 
 	// Owner The identifier of the user who owns the contact, or null.
 	//
-	// Example: 5
+	// Example: 3
 	Owner  *int64          `json:"owner,omitempty"`
 	Phones *[]ContactPhone `json:"phones,omitempty"`
 
@@ -2307,7 +2307,7 @@ type ContactPlain struct {
 
 	// ReportsTo The identifier of the contact this contact reports to, or null.
 	//
-	// Example: 11
+	// Example: 2
 	ReportsTo *int64     `json:"reportsTo,omitempty"`
 	UpdatedAt *time.Time `json:"updatedAt,omitempty"`
 }
@@ -2337,7 +2337,7 @@ type ContactRelationships struct {
 type ContactReportsToIdentifierRequest struct {
 	// Id The identifier of the contact.
 	//
-	// Example: 11
+	// Example: 2
 	Id   string                                `json:"id"`
 	Type ContactReportsToIdentifierRequestType `json:"type"`
 }
@@ -2386,7 +2386,7 @@ type ContactUpdateResource struct {
 	// Attributes The fields a client may set on a contact.
 	Attributes *ContactWritableAttributes `json:"attributes,omitempty"`
 
-	// Id Example: 12
+	// Id Example: 1
 	Id string `json:"id"`
 
 	// Meta Options of a request's resource object. `upsert` creates the record when none matches and updates it when one does: `true` or `["id"]` match by identifier (only where the resource allows it), `["field"]` by one of the fields the resource lists as upsert criteria; several matches are a 409. `update: true` marks an included (or batch) record as an existing one to change. `validate: true` on the primary data (or on every item of a synchronous batch) runs every check and answers what the write would answer, ids included, without storing anything. At most one of them. `version` makes an update conditional on the version read. JSON:API only.
@@ -2455,7 +2455,7 @@ type ContactWritablePlain struct {
 
 	// AssignedTo The identifier of the user the contact is assigned to, or null.
 	//
-	// Example: 5
+	// Example: 3
 	AssignedTo *int64 `json:"assignedTo,omitempty"`
 
 	// Birthday The contact's date of birth; not in the future.
@@ -2498,7 +2498,7 @@ type ContactWritablePlain struct {
 
 	// Owner The identifier of the user who owns the contact, or null.
 	//
-	// Example: 5
+	// Example: 3
 	Owner *int64 `json:"owner,omitempty"`
 
 	// Phones The contact's phone numbers, replacing the stored list as a whole.
@@ -2512,7 +2512,7 @@ type ContactWritablePlain struct {
 
 	// ReportsTo The identifier of the contact this contact reports to, or null.
 	//
-	// Example: 11
+	// Example: 2
 	ReportsTo *int64 `json:"reportsTo,omitempty"`
 }
 
@@ -2630,7 +2630,7 @@ type CountryToOne struct {
 // CountryToOneDocument The country identifier of a relationship endpoint.
 type CountryToOneDocument = jsonapi.Document
 
-// DocumentLinks Top-level links. `self` addresses the collection; on a page by number `first`, `prev` and `next` appear when they lead somewhere, `last` when the total is known. On a cursor page (`page[after]` or `page[before]`) `first` starts the walk again, and `prev` and `next` carry the cursors of the page's ends; each is left out at its end of the list (JSON:API's way to say a link is unavailable). Removed by `X-Include: noHateoas`.
+// DocumentLinks Top-level links. `self` addresses the collection; on a page by number `first`, `prev` and `next` appear when they lead somewhere, `last` when the total is known. On a cursor page (`page[after]` or `page[before]`) `first` starts the walk again, and `prev` and `next` carry the cursors of the page's ends; each is `null` at its end of the list, as the JSON:API cursor-pagination profile asks (a page by number never has a `null` link). Removed by `X-Include: noHateoas`.
 type DocumentLinks struct {
 	First   *string `json:"first,omitempty"`
 	Last    *string `json:"last,omitempty"`
@@ -2650,7 +2650,7 @@ type Error struct {
 	// Example: This value should not be blank.
 	Detail *string `json:"detail,omitempty"`
 
-	// Links Sent for the problems a published profile defines: `about` is the address of the problem type (the cursor-pagination profile's `max-size-exceeded`, `unsupported-sort` and `range-pagination-not-supported`); `code` then names it.
+	// Links Sent for the problems a published profile defines: `about` is the address of the problem type (the cursor-pagination profile's `max-size-exceeded`, `unsupported-sort` and `range-pagination-not-supported`); `code` then names it. `type` repeats the problem type's URI as JSON:API 1.1's error type link, where the profile requires it.
 	Links *ErrorLinks `json:"links,omitempty"`
 
 	// Meta What a client needs to act on the problem, such as the largest page size.
@@ -2684,10 +2684,13 @@ type ErrorDocumentMeta struct {
 	RequestId *string `json:"requestId,omitempty"`
 }
 
-// ErrorLinks Sent for the problems a published profile defines: `about` is the address of the problem type (the cursor-pagination profile's `max-size-exceeded`, `unsupported-sort` and `range-pagination-not-supported`); `code` then names it.
+// ErrorLinks Sent for the problems a published profile defines: `about` is the address of the problem type (the cursor-pagination profile's `max-size-exceeded`, `unsupported-sort` and `range-pagination-not-supported`); `code` then names it. `type` repeats the problem type's URI as JSON:API 1.1's error type link, where the profile requires it.
 type ErrorLinks struct {
 	// About Example: https://jsonapi.org/profiles/ethanresnick/cursor-pagination/max-size-exceeded
 	About string `json:"about"`
+
+	// Type Example: https://jsonapi.org/profiles/ethanresnick/cursor-pagination/max-size-exceeded
+	Type *string `json:"type,omitempty"`
 }
 
 // ErrorMeta What a client needs to act on the problem, such as the largest page size.
@@ -2729,7 +2732,7 @@ type Event struct {
 
 	// Id The event's position in the feed.
 	//
-	// Example: 1042
+	// Example: 1
 	Id string `json:"id"`
 
 	// Links Links of one resource object. Removed by `X-Include: noHateoas`.
@@ -2772,7 +2775,7 @@ type EventAttributes struct {
 
 	// ResourceId The id of the changed record.
 	//
-	// Example: 42
+	// Example: 1
 	ResourceId *string `json:"resourceId,omitempty"`
 
 	// ResourceType The type of the changed record.
@@ -2816,13 +2819,13 @@ type EventPlain struct {
 	// ClientId Example: demo-backoffice
 	ClientId *string `json:"clientId,omitempty"`
 
-	// Id Example: 1042
+	// Id Example: 1
 	Id int64 `json:"id"`
 
 	// OccurredAt Example: 2024-05-01T12:00:00Z
 	OccurredAt *time.Time `json:"occurredAt,omitempty"`
 
-	// ResourceId Example: 42
+	// ResourceId Example: 1
 	ResourceId *string `json:"resourceId,omitempty"`
 
 	// ResourceType Example: accounts
@@ -2875,7 +2878,7 @@ type JsonApiObject struct {
 	Version *string `json:"version,omitempty"`
 }
 
-// JsonNull JSON null, and nothing else. The second branch of `anyOf` wherever a value may be a referenced schema or null (an empty to-one relationship, a missing related record): under OpenAPI 3.0.3 `nullable` only widens a `type` in the same schema, so `{nullable: true, allOf: [$ref]}` does not admit null; this schema does.
+// JsonNull JSON null, and nothing else. The second branch of `anyOf` wherever a value may be a referenced schema or null (an empty to-one relationship, a missing related record): under OpenAPI 3.0.3 `nullable` only widens a `type` in the same schema, so a nullable `allOf` of a referenced schema does not admit null; this schema does.
 type JsonNull = map[string]interface{}
 
 // Organization An organization: the tenant every other record of the back office belongs to.
@@ -3189,7 +3192,7 @@ type ResourceLinks struct {
 type ResourceMeta struct {
 	// DataId The id the client sent for this batch item, if any.
 	//
-	// Example: 17
+	// Example: 2
 	DataId *string `json:"dataId,omitempty"`
 
 	// IncludeId The temporary id a client gave an included record.
@@ -3197,7 +3200,7 @@ type ResourceMeta struct {
 	// Example: contact-1
 	IncludeId *string `json:"includeId,omitempty"`
 
-	// Title The record's title, sent when the request asks `meta=title`.
+	// Title The record's title, sent when the request asks `metaProperties=title`.
 	//
 	// Example: Acme Corporation
 	Title *string `json:"title,omitempty"`
@@ -3226,7 +3229,7 @@ type TaxJurisdiction struct {
 	// Attributes The fields of a tax jurisdiction.
 	Attributes *TaxJurisdictionAttributes `json:"attributes,omitempty"`
 
-	// Id Example: 7
+	// Id Example: 1
 	Id string `json:"id"`
 
 	// Links Links of one resource object. Removed by `X-Include: noHateoas`.
@@ -3247,7 +3250,7 @@ type TaxJurisdictionType string
 type TaxJurisdictionAttributes struct {
 	// Code The tax jurisdiction's code; unique in the organization.
 	//
-	// Example: US-CA-LA
+	// Example: US-NY-NYC
 	Code *string `json:"code,omitempty"`
 
 	// CreatedAt When the tax jurisdiction was created (UTC).
@@ -3255,7 +3258,7 @@ type TaxJurisdictionAttributes struct {
 
 	// Description A free-text description.
 	//
-	// Example: Los Angeles County
+	// Example: New York City
 	Description *string `json:"description,omitempty"`
 
 	// RegionText The name of the region, used when no `region` relationship is given.
@@ -3330,7 +3333,7 @@ type TaxJurisdictionDocument = jsonapi.Document
 
 // TaxJurisdictionPlain A tax jurisdiction in the plain format.
 type TaxJurisdictionPlain struct {
-	// Code Example: US-CA-LA
+	// Code Example: US-NY-NYC
 	Code *string `json:"code,omitempty"`
 
 	// Country The ISO 3166-1 alpha-2 code of the country.
@@ -3339,10 +3342,10 @@ type TaxJurisdictionPlain struct {
 	Country   *string    `json:"country,omitempty"`
 	CreatedAt *time.Time `json:"createdAt,omitempty"`
 
-	// Description Example: Los Angeles County
+	// Description Example: New York City
 	Description *string `json:"description,omitempty"`
 
-	// Id Example: 7
+	// Id Example: 1
 	Id int64 `json:"id"`
 
 	// Region The ISO 3166-2 code of the region.
@@ -3379,7 +3382,7 @@ type TaxJurisdictionUpdateResource struct {
 	// Attributes The fields a client may set on a tax jurisdiction.
 	Attributes *TaxJurisdictionWritableAttributes `json:"attributes,omitempty"`
 
-	// Id Example: 7
+	// Id Example: 1
 	Id string `json:"id"`
 
 	// Meta Options of a request's resource object. `upsert` creates the record when none matches and updates it when one does: `true` or `["id"]` match by identifier (only where the resource allows it), `["field"]` by one of the fields the resource lists as upsert criteria; several matches are a 409. `update: true` marks an included (or batch) record as an existing one to change. `validate: true` on the primary data (or on every item of a synchronous batch) runs every check and answers what the write would answer, ids included, without storing anything. At most one of them. `version` makes an update conditional on the version read. JSON:API only.
@@ -3480,7 +3483,7 @@ type User struct {
 	// Attributes The fields of a user.
 	Attributes *UserAttributes `json:"attributes,omitempty"`
 
-	// Id Example: 5
+	// Id Example: 3
 	Id string `json:"id"`
 
 	// Links Links of one resource object. Removed by `X-Include: noHateoas`.
@@ -3669,7 +3672,7 @@ type UserEmail struct {
 
 // UserIdentifier Identifies one user.
 type UserIdentifier struct {
-	// Id Example: 5
+	// Id Example: 3
 	Id string `json:"id"`
 
 	// Links Links of one resource object. Removed by `X-Include: noHateoas`.
@@ -3705,7 +3708,7 @@ type UserOrganizationToOneRequest struct {
 type UserOwnerIdentifierRequest struct {
 	// Id The identifier of the business unit.
 	//
-	// Example: 3
+	// Example: 1
 	Id   string                         `json:"id"`
 	Type UserOwnerIdentifierRequestType `json:"type"`
 }
@@ -3743,7 +3746,7 @@ type UserPlain struct {
 	// GoogleId Example: 104620138574392
 	GoogleId *string `json:"googleId,omitempty"`
 
-	// Id Example: 5
+	// Id Example: 3
 	Id        int64      `json:"id"`
 	LastLogin *time.Time `json:"lastLogin,omitempty"`
 
@@ -3769,7 +3772,7 @@ type UserPlain struct {
 
 	// Owner The identifier of the user's business unit, or null.
 	//
-	// Example: 3
+	// Example: 1
 	Owner *int64 `json:"owner,omitempty"`
 
 	// Phone Example: +1 212 555 0101
@@ -3899,7 +3902,7 @@ type UserUpdateResource struct {
 	// Attributes The fields a client may set on a user.
 	Attributes *UserWritableAttributes `json:"attributes,omitempty"`
 
-	// Id Example: 5
+	// Id Example: 3
 	Id string `json:"id"`
 
 	// Meta Options of a request's resource object. `upsert` creates the record when none matches and updates it when one does: `true` or `["id"]` match by identifier (only where the resource allows it), `["field"]` by one of the fields the resource lists as upsert criteria; several matches are a 409. `update: true` marks an included (or batch) record as an existing one to change. `validate: true` on the primary data (or on every item of a synchronous batch) runs every check and answers what the write would answer, ids included, without storing anything. At most one of them. `version` makes an update conditional on the version read. JSON:API only.
@@ -4020,7 +4023,7 @@ type UserWritablePlain struct {
 
 	// Owner The identifier of the user's business unit, or null.
 	//
-	// Example: 3
+	// Example: 1
 	Owner *int64 `json:"owner,omitempty"`
 
 	// Phone The user's phone number.
@@ -4805,6 +4808,12 @@ type PreconditionFailedApplicationJSON = PlainErrorList
 // PreconditionFailedApplicationVndAPIPlusJSON A JSON:API error document.
 type PreconditionFailedApplicationVndAPIPlusJSON = ErrorDocument
 
+// RelatedNotFoundApplicationJSON The plain-format error body, a bare array of problems.
+type RelatedNotFoundApplicationJSON = PlainErrorList
+
+// RelatedNotFoundApplicationVndAPIPlusJSON A JSON:API error document.
+type RelatedNotFoundApplicationVndAPIPlusJSON = ErrorDocument
+
 // ServiceUnavailableApplicationJSON The plain-format error body, a bare array of problems.
 type ServiceUnavailableApplicationJSON = PlainErrorList
 
@@ -4906,7 +4915,7 @@ type ListAccountsParams struct {
 	// PageSize Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000.
 	PageSize *PageSize `form:"page[size],omitempty" json:"page[size],omitempty"`
 
-	// PageAfter Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`.
+	// PageAfter Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. A JSON:API page read by cursor names the profile in its `Content-Type` (`application/vnd.api+json; profile="https://jsonapi.org/profiles/ethanresnick/cursor-pagination/"`), a parameter clients may ignore.
 	PageAfter *PageAfter `form:"page[after],omitempty" json:"page[after],omitempty"`
 
 	// PageBefore Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`.
@@ -4936,8 +4945,8 @@ type ListAccountsParams struct {
 	// FieldsUsers The user fields to return, separated by commas; JSON:API only.
 	FieldsUsers *UserFields `form:"fields[users],omitempty" json:"fields[users],omitempty"`
 
-	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
-	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
+	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
+	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -4975,8 +4984,8 @@ type GetAccountParams struct {
 	// FieldsUsers The user fields to return, separated by commas; JSON:API only.
 	FieldsUsers *UserFields `form:"fields[users],omitempty" json:"fields[users],omitempty"`
 
-	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
-	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
+	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
+	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -5035,7 +5044,7 @@ type ListAccountContactsParams struct {
 	// PageSize Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000.
 	PageSize *PageSize `form:"page[size],omitempty" json:"page[size],omitempty"`
 
-	// PageAfter Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`.
+	// PageAfter Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. A JSON:API page read by cursor names the profile in its `Content-Type` (`application/vnd.api+json; profile="https://jsonapi.org/profiles/ethanresnick/cursor-pagination/"`), a parameter clients may ignore.
 	PageAfter *PageAfter `form:"page[after],omitempty" json:"page[after],omitempty"`
 
 	// PageBefore Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`.
@@ -5065,8 +5074,8 @@ type ListAccountContactsParams struct {
 	// FieldsUsers The user fields to return, separated by commas; JSON:API only.
 	FieldsUsers *UserFields `form:"fields[users],omitempty" json:"fields[users],omitempty"`
 
-	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
-	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
+	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
+	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -5098,8 +5107,8 @@ type GetAccountDefaultContactParams struct {
 	// FieldsUsers The user fields to return, separated by commas; JSON:API only.
 	FieldsUsers *UserFields `form:"fields[users],omitempty" json:"fields[users],omitempty"`
 
-	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
-	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
+	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
+	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -5131,8 +5140,8 @@ type GetAccountOrganizationParams struct {
 	// FieldsUsers The user fields to return, separated by commas; JSON:API only.
 	FieldsUsers *UserFields `form:"fields[users],omitempty" json:"fields[users],omitempty"`
 
-	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
-	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
+	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
+	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -5164,8 +5173,8 @@ type GetAccountOwnerParams struct {
 	// FieldsUsers The user fields to return, separated by commas; JSON:API only.
 	FieldsUsers *UserFields `form:"fields[users],omitempty" json:"fields[users],omitempty"`
 
-	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
-	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
+	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
+	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -5197,8 +5206,8 @@ type GetAccountReferredByParams struct {
 	// FieldsUsers The user fields to return, separated by commas; JSON:API only.
 	FieldsUsers *UserFields `form:"fields[users],omitempty" json:"fields[users],omitempty"`
 
-	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
-	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
+	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
+	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -5221,7 +5230,7 @@ type GetAccountContactsRelationshipParams struct {
 	// PageSize Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000.
 	PageSize *PageSize `form:"page[size],omitempty" json:"page[size],omitempty"`
 
-	// PageAfter Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`.
+	// PageAfter Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. A JSON:API page read by cursor names the profile in its `Content-Type` (`application/vnd.api+json; profile="https://jsonapi.org/profiles/ethanresnick/cursor-pagination/"`), a parameter clients may ignore.
 	PageAfter *PageAfter `form:"page[after],omitempty" json:"page[after],omitempty"`
 
 	// PageBefore Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`.
@@ -5374,7 +5383,7 @@ type ListBusinessUnitsParams struct {
 	// PageSize Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000.
 	PageSize *PageSize `form:"page[size],omitempty" json:"page[size],omitempty"`
 
-	// PageAfter Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`.
+	// PageAfter Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. A JSON:API page read by cursor names the profile in its `Content-Type` (`application/vnd.api+json; profile="https://jsonapi.org/profiles/ethanresnick/cursor-pagination/"`), a parameter clients may ignore.
 	PageAfter *PageAfter `form:"page[after],omitempty" json:"page[after],omitempty"`
 
 	// PageBefore Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`.
@@ -5404,8 +5413,8 @@ type ListBusinessUnitsParams struct {
 	// FieldsUsers The user fields to return, separated by commas; JSON:API only.
 	FieldsUsers *UserFields `form:"fields[users],omitempty" json:"fields[users],omitempty"`
 
-	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
-	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
+	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
+	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -5443,8 +5452,8 @@ type GetBusinessUnitParams struct {
 	// FieldsUsers The user fields to return, separated by commas; JSON:API only.
 	FieldsUsers *UserFields `form:"fields[users],omitempty" json:"fields[users],omitempty"`
 
-	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
-	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
+	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
+	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -5482,8 +5491,8 @@ type GetBusinessUnitOrganizationParams struct {
 	// FieldsUsers The user fields to return, separated by commas; JSON:API only.
 	FieldsUsers *UserFields `form:"fields[users],omitempty" json:"fields[users],omitempty"`
 
-	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
-	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
+	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
+	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -5515,8 +5524,8 @@ type GetBusinessUnitOwnerParams struct {
 	// FieldsUsers The user fields to return, separated by commas; JSON:API only.
 	FieldsUsers *UserFields `form:"fields[users],omitempty" json:"fields[users],omitempty"`
 
-	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
-	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
+	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
+	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -5557,7 +5566,7 @@ type GetBusinessUnitUsersRelationshipParams struct {
 	// PageSize Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000.
 	PageSize *PageSize `form:"page[size],omitempty" json:"page[size],omitempty"`
 
-	// PageAfter Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`.
+	// PageAfter Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. A JSON:API page read by cursor names the profile in its `Content-Type` (`application/vnd.api+json; profile="https://jsonapi.org/profiles/ethanresnick/cursor-pagination/"`), a parameter clients may ignore.
 	PageAfter *PageAfter `form:"page[after],omitempty" json:"page[after],omitempty"`
 
 	// PageBefore Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`.
@@ -5614,7 +5623,7 @@ type ListBusinessUnitUsersParams struct {
 	// PageSize Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000.
 	PageSize *PageSize `form:"page[size],omitempty" json:"page[size],omitempty"`
 
-	// PageAfter Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`.
+	// PageAfter Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. A JSON:API page read by cursor names the profile in its `Content-Type` (`application/vnd.api+json; profile="https://jsonapi.org/profiles/ethanresnick/cursor-pagination/"`), a parameter clients may ignore.
 	PageAfter *PageAfter `form:"page[after],omitempty" json:"page[after],omitempty"`
 
 	// PageBefore Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`.
@@ -5644,8 +5653,8 @@ type ListBusinessUnitUsersParams struct {
 	// FieldsUsers The user fields to return, separated by commas; JSON:API only.
 	FieldsUsers *UserFields `form:"fields[users],omitempty" json:"fields[users],omitempty"`
 
-	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
-	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
+	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
+	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -5737,7 +5746,7 @@ type ListContactsParams struct {
 	// PageSize Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000.
 	PageSize *PageSize `form:"page[size],omitempty" json:"page[size],omitempty"`
 
-	// PageAfter Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`.
+	// PageAfter Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. A JSON:API page read by cursor names the profile in its `Content-Type` (`application/vnd.api+json; profile="https://jsonapi.org/profiles/ethanresnick/cursor-pagination/"`), a parameter clients may ignore.
 	PageAfter *PageAfter `form:"page[after],omitempty" json:"page[after],omitempty"`
 
 	// PageBefore Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`.
@@ -5767,8 +5776,8 @@ type ListContactsParams struct {
 	// FieldsUsers The user fields to return, separated by commas; JSON:API only.
 	FieldsUsers *UserFields `form:"fields[users],omitempty" json:"fields[users],omitempty"`
 
-	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
-	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
+	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
+	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -5806,8 +5815,8 @@ type GetContactParams struct {
 	// FieldsUsers The user fields to return, separated by commas; JSON:API only.
 	FieldsUsers *UserFields `form:"fields[users],omitempty" json:"fields[users],omitempty"`
 
-	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
-	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
+	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
+	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -5863,7 +5872,7 @@ type ListContactAccountsParams struct {
 	// PageSize Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000.
 	PageSize *PageSize `form:"page[size],omitempty" json:"page[size],omitempty"`
 
-	// PageAfter Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`.
+	// PageAfter Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. A JSON:API page read by cursor names the profile in its `Content-Type` (`application/vnd.api+json; profile="https://jsonapi.org/profiles/ethanresnick/cursor-pagination/"`), a parameter clients may ignore.
 	PageAfter *PageAfter `form:"page[after],omitempty" json:"page[after],omitempty"`
 
 	// PageBefore Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`.
@@ -5893,8 +5902,8 @@ type ListContactAccountsParams struct {
 	// FieldsUsers The user fields to return, separated by commas; JSON:API only.
 	FieldsUsers *UserFields `form:"fields[users],omitempty" json:"fields[users],omitempty"`
 
-	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
-	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
+	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
+	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -5926,8 +5935,8 @@ type GetContactAssignedToParams struct {
 	// FieldsUsers The user fields to return, separated by commas; JSON:API only.
 	FieldsUsers *UserFields `form:"fields[users],omitempty" json:"fields[users],omitempty"`
 
-	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
-	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
+	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
+	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -5959,8 +5968,8 @@ type GetContactOrganizationParams struct {
 	// FieldsUsers The user fields to return, separated by commas; JSON:API only.
 	FieldsUsers *UserFields `form:"fields[users],omitempty" json:"fields[users],omitempty"`
 
-	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
-	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
+	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
+	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -5992,8 +6001,8 @@ type GetContactOwnerParams struct {
 	// FieldsUsers The user fields to return, separated by commas; JSON:API only.
 	FieldsUsers *UserFields `form:"fields[users],omitempty" json:"fields[users],omitempty"`
 
-	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
-	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
+	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
+	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -6016,7 +6025,7 @@ type GetContactAccountsRelationshipParams struct {
 	// PageSize Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000.
 	PageSize *PageSize `form:"page[size],omitempty" json:"page[size],omitempty"`
 
-	// PageAfter Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`.
+	// PageAfter Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. A JSON:API page read by cursor names the profile in its `Content-Type` (`application/vnd.api+json; profile="https://jsonapi.org/profiles/ethanresnick/cursor-pagination/"`), a parameter clients may ignore.
 	PageAfter *PageAfter `form:"page[after],omitempty" json:"page[after],omitempty"`
 
 	// PageBefore Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`.
@@ -6118,8 +6127,8 @@ type GetContactReportsToParams struct {
 	// FieldsUsers The user fields to return, separated by commas; JSON:API only.
 	FieldsUsers *UserFields `form:"fields[users],omitempty" json:"fields[users],omitempty"`
 
-	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
-	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
+	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
+	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -6145,7 +6154,7 @@ type ListCountriesParams struct {
 	// PageSize Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000.
 	PageSize *PageSize `form:"page[size],omitempty" json:"page[size],omitempty"`
 
-	// PageAfter Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`.
+	// PageAfter Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. A JSON:API page read by cursor names the profile in its `Content-Type` (`application/vnd.api+json; profile="https://jsonapi.org/profiles/ethanresnick/cursor-pagination/"`), a parameter clients may ignore.
 	PageAfter *PageAfter `form:"page[after],omitempty" json:"page[after],omitempty"`
 
 	// PageBefore Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`.
@@ -6163,8 +6172,8 @@ type ListCountriesParams struct {
 	// FieldsRegions The region fields to return, separated by commas; JSON:API only.
 	FieldsRegions *RegionFields `form:"fields[regions],omitempty" json:"fields[regions],omitempty"`
 
-	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
-	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
+	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
+	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -6184,8 +6193,8 @@ type GetCountryParams struct {
 	// FieldsRegions The region fields to return, separated by commas; JSON:API only.
 	FieldsRegions *RegionFields `form:"fields[regions],omitempty" json:"fields[regions],omitempty"`
 
-	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
-	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
+	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
+	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -6208,7 +6217,7 @@ type ListCountryRegionsParams struct {
 	// PageSize Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000.
 	PageSize *PageSize `form:"page[size],omitempty" json:"page[size],omitempty"`
 
-	// PageAfter Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`.
+	// PageAfter Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. A JSON:API page read by cursor names the profile in its `Content-Type` (`application/vnd.api+json; profile="https://jsonapi.org/profiles/ethanresnick/cursor-pagination/"`), a parameter clients may ignore.
 	PageAfter *PageAfter `form:"page[after],omitempty" json:"page[after],omitempty"`
 
 	// PageBefore Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`.
@@ -6226,8 +6235,8 @@ type ListCountryRegionsParams struct {
 	// FieldsRegions The region fields to return, separated by commas; JSON:API only.
 	FieldsRegions *RegionFields `form:"fields[regions],omitempty" json:"fields[regions],omitempty"`
 
-	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
-	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
+	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
+	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -6244,7 +6253,7 @@ type GetCountryRegionsRelationshipParams struct {
 	// PageSize Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000.
 	PageSize *PageSize `form:"page[size],omitempty" json:"page[size],omitempty"`
 
-	// PageAfter Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`.
+	// PageAfter Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. A JSON:API page read by cursor names the profile in its `Content-Type` (`application/vnd.api+json; profile="https://jsonapi.org/profiles/ethanresnick/cursor-pagination/"`), a parameter clients may ignore.
 	PageAfter *PageAfter `form:"page[after],omitempty" json:"page[after],omitempty"`
 
 	// PageBefore Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`.
@@ -6259,7 +6268,7 @@ type GetCountryRegionsRelationshipParams struct {
 
 // ListEventsParams defines parameters for ListEvents.
 type ListEventsParams struct {
-	// FilterId Events by id (position); several ids separated by commas. Operators: `filter[id][gt]=1042`, `lt`, `gte`, `lte`, `neq`.
+	// FilterId Events by id (position); several ids separated by commas. Operators: `filter[id][gt]=1`, `lt`, `gte`, `lte`, `neq`.
 	FilterId *EventFilterId `form:"filter[id],omitempty" json:"filter[id],omitempty"`
 
 	// FilterResourceType Events of records of these types, separated by commas (`accounts,contacts`). Operators: `filter[resourceType][neq]=users`.
@@ -6280,7 +6289,7 @@ type ListEventsParams struct {
 	// PageSize Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000.
 	PageSize *PageSize `form:"page[size],omitempty" json:"page[size],omitempty"`
 
-	// PageAfter Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`.
+	// PageAfter Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. A JSON:API page read by cursor names the profile in its `Content-Type` (`application/vnd.api+json; profile="https://jsonapi.org/profiles/ethanresnick/cursor-pagination/"`), a parameter clients may ignore.
 	PageAfter *PageAfter `form:"page[after],omitempty" json:"page[after],omitempty"`
 
 	// PageBefore Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`.
@@ -6292,8 +6301,8 @@ type ListEventsParams struct {
 	// FieldsEvents The event fields to return, separated by commas; JSON:API only.
 	FieldsEvents *EventFields `form:"fields[events],omitempty" json:"fields[events],omitempty"`
 
-	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
-	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
+	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
+	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -6307,8 +6316,8 @@ type GetEventParams struct {
 	// FieldsEvents The event fields to return, separated by commas; JSON:API only.
 	FieldsEvents *EventFields `form:"fields[events],omitempty" json:"fields[events],omitempty"`
 
-	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
-	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
+	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
+	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -6346,7 +6355,7 @@ type ListOrganizationsParams struct {
 	// PageSize Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000.
 	PageSize *PageSize `form:"page[size],omitempty" json:"page[size],omitempty"`
 
-	// PageAfter Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`.
+	// PageAfter Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. A JSON:API page read by cursor names the profile in its `Content-Type` (`application/vnd.api+json; profile="https://jsonapi.org/profiles/ethanresnick/cursor-pagination/"`), a parameter clients may ignore.
 	PageAfter *PageAfter `form:"page[after],omitempty" json:"page[after],omitempty"`
 
 	// PageBefore Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`.
@@ -6376,8 +6385,8 @@ type ListOrganizationsParams struct {
 	// FieldsUsers The user fields to return, separated by commas; JSON:API only.
 	FieldsUsers *UserFields `form:"fields[users],omitempty" json:"fields[users],omitempty"`
 
-	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
-	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
+	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
+	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -6409,8 +6418,8 @@ type GetOrganizationParams struct {
 	// FieldsUsers The user fields to return, separated by commas; JSON:API only.
 	FieldsUsers *UserFields `form:"fields[users],omitempty" json:"fields[users],omitempty"`
 
-	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
-	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
+	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
+	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -6454,7 +6463,7 @@ type ListOrganizationBusinessUnitsParams struct {
 	// PageSize Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000.
 	PageSize *PageSize `form:"page[size],omitempty" json:"page[size],omitempty"`
 
-	// PageAfter Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`.
+	// PageAfter Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. A JSON:API page read by cursor names the profile in its `Content-Type` (`application/vnd.api+json; profile="https://jsonapi.org/profiles/ethanresnick/cursor-pagination/"`), a parameter clients may ignore.
 	PageAfter *PageAfter `form:"page[after],omitempty" json:"page[after],omitempty"`
 
 	// PageBefore Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`.
@@ -6484,8 +6493,8 @@ type ListOrganizationBusinessUnitsParams struct {
 	// FieldsUsers The user fields to return, separated by commas; JSON:API only.
 	FieldsUsers *UserFields `form:"fields[users],omitempty" json:"fields[users],omitempty"`
 
-	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
-	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
+	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
+	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -6502,7 +6511,7 @@ type GetOrganizationBusinessUnitsRelationshipParams struct {
 	// PageSize Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000.
 	PageSize *PageSize `form:"page[size],omitempty" json:"page[size],omitempty"`
 
-	// PageAfter Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`.
+	// PageAfter Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. A JSON:API page read by cursor names the profile in its `Content-Type` (`application/vnd.api+json; profile="https://jsonapi.org/profiles/ethanresnick/cursor-pagination/"`), a parameter clients may ignore.
 	PageAfter *PageAfter `form:"page[after],omitempty" json:"page[after],omitempty"`
 
 	// PageBefore Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`.
@@ -6523,7 +6532,7 @@ type GetOrganizationUsersRelationshipParams struct {
 	// PageSize Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000.
 	PageSize *PageSize `form:"page[size],omitempty" json:"page[size],omitempty"`
 
-	// PageAfter Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`.
+	// PageAfter Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. A JSON:API page read by cursor names the profile in its `Content-Type` (`application/vnd.api+json; profile="https://jsonapi.org/profiles/ethanresnick/cursor-pagination/"`), a parameter clients may ignore.
 	PageAfter *PageAfter `form:"page[after],omitempty" json:"page[after],omitempty"`
 
 	// PageBefore Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`.
@@ -6580,7 +6589,7 @@ type ListOrganizationUsersParams struct {
 	// PageSize Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000.
 	PageSize *PageSize `form:"page[size],omitempty" json:"page[size],omitempty"`
 
-	// PageAfter Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`.
+	// PageAfter Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. A JSON:API page read by cursor names the profile in its `Content-Type` (`application/vnd.api+json; profile="https://jsonapi.org/profiles/ethanresnick/cursor-pagination/"`), a parameter clients may ignore.
 	PageAfter *PageAfter `form:"page[after],omitempty" json:"page[after],omitempty"`
 
 	// PageBefore Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`.
@@ -6610,8 +6619,8 @@ type ListOrganizationUsersParams struct {
 	// FieldsUsers The user fields to return, separated by commas; JSON:API only.
 	FieldsUsers *UserFields `form:"fields[users],omitempty" json:"fields[users],omitempty"`
 
-	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
-	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
+	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
+	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -6637,7 +6646,7 @@ type ListRegionsParams struct {
 	// PageSize Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000.
 	PageSize *PageSize `form:"page[size],omitempty" json:"page[size],omitempty"`
 
-	// PageAfter Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`.
+	// PageAfter Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. A JSON:API page read by cursor names the profile in its `Content-Type` (`application/vnd.api+json; profile="https://jsonapi.org/profiles/ethanresnick/cursor-pagination/"`), a parameter clients may ignore.
 	PageAfter *PageAfter `form:"page[after],omitempty" json:"page[after],omitempty"`
 
 	// PageBefore Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`.
@@ -6655,8 +6664,8 @@ type ListRegionsParams struct {
 	// FieldsRegions The region fields to return, separated by commas; JSON:API only.
 	FieldsRegions *RegionFields `form:"fields[regions],omitempty" json:"fields[regions],omitempty"`
 
-	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
-	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
+	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
+	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -6676,8 +6685,8 @@ type GetRegionParams struct {
 	// FieldsRegions The region fields to return, separated by commas; JSON:API only.
 	FieldsRegions *RegionFields `form:"fields[regions],omitempty" json:"fields[regions],omitempty"`
 
-	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
-	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
+	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
+	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -6697,8 +6706,8 @@ type GetRegionCountryParams struct {
 	// FieldsRegions The region fields to return, separated by commas; JSON:API only.
 	FieldsRegions *RegionFields `form:"fields[regions],omitempty" json:"fields[regions],omitempty"`
 
-	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
-	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
+	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
+	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -6766,7 +6775,7 @@ type ListTaxJurisdictionsParams struct {
 	// PageSize Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000.
 	PageSize *PageSize `form:"page[size],omitempty" json:"page[size],omitempty"`
 
-	// PageAfter Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`.
+	// PageAfter Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. A JSON:API page read by cursor names the profile in its `Content-Type` (`application/vnd.api+json; profile="https://jsonapi.org/profiles/ethanresnick/cursor-pagination/"`), a parameter clients may ignore.
 	PageAfter *PageAfter `form:"page[after],omitempty" json:"page[after],omitempty"`
 
 	// PageBefore Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`.
@@ -6787,8 +6796,8 @@ type ListTaxJurisdictionsParams struct {
 	// FieldsRegions The region fields to return, separated by commas; JSON:API only.
 	FieldsRegions *RegionFields `form:"fields[regions],omitempty" json:"fields[regions],omitempty"`
 
-	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
-	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
+	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
+	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -6817,8 +6826,8 @@ type GetTaxJurisdictionParams struct {
 	// FieldsRegions The region fields to return, separated by commas; JSON:API only.
 	FieldsRegions *RegionFields `form:"fields[regions],omitempty" json:"fields[regions],omitempty"`
 
-	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
-	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
+	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
+	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -6844,8 +6853,8 @@ type GetTaxJurisdictionCountryParams struct {
 	// FieldsRegions The region fields to return, separated by commas; JSON:API only.
 	FieldsRegions *RegionFields `form:"fields[regions],omitempty" json:"fields[regions],omitempty"`
 
-	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
-	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
+	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
+	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -6865,8 +6874,8 @@ type GetTaxJurisdictionRegionParams struct {
 	// FieldsRegions The region fields to return, separated by commas; JSON:API only.
 	FieldsRegions *RegionFields `form:"fields[regions],omitempty" json:"fields[regions],omitempty"`
 
-	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
-	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
+	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
+	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -6916,7 +6925,7 @@ type ListUserRolesParams struct {
 	// PageSize Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000.
 	PageSize *PageSize `form:"page[size],omitempty" json:"page[size],omitempty"`
 
-	// PageAfter Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`.
+	// PageAfter Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. A JSON:API page read by cursor names the profile in its `Content-Type` (`application/vnd.api+json; profile="https://jsonapi.org/profiles/ethanresnick/cursor-pagination/"`), a parameter clients may ignore.
 	PageAfter *PageAfter `form:"page[after],omitempty" json:"page[after],omitempty"`
 
 	// PageBefore Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`.
@@ -6928,8 +6937,8 @@ type ListUserRolesParams struct {
 	// FieldsUserroles The user role fields to return, separated by commas; JSON:API only.
 	FieldsUserroles *UserRoleFields `form:"fields[userroles],omitempty" json:"fields[userroles],omitempty"`
 
-	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
-	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
+	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
+	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -6943,8 +6952,8 @@ type GetUserRoleParams struct {
 	// FieldsUserroles The user role fields to return, separated by commas; JSON:API only.
 	FieldsUserroles *UserRoleFields `form:"fields[userroles],omitempty" json:"fields[userroles],omitempty"`
 
-	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
-	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
+	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
+	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -7036,7 +7045,7 @@ type ListUsersParams struct {
 	// PageSize Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000.
 	PageSize *PageSize `form:"page[size],omitempty" json:"page[size],omitempty"`
 
-	// PageAfter Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`.
+	// PageAfter Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. A JSON:API page read by cursor names the profile in its `Content-Type` (`application/vnd.api+json; profile="https://jsonapi.org/profiles/ethanresnick/cursor-pagination/"`), a parameter clients may ignore.
 	PageAfter *PageAfter `form:"page[after],omitempty" json:"page[after],omitempty"`
 
 	// PageBefore Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`.
@@ -7066,8 +7075,8 @@ type ListUsersParams struct {
 	// FieldsUsers The user fields to return, separated by commas; JSON:API only.
 	FieldsUsers *UserFields `form:"fields[users],omitempty" json:"fields[users],omitempty"`
 
-	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
-	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
+	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
+	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -7105,8 +7114,8 @@ type GetUserParams struct {
 	// FieldsUsers The user fields to return, separated by commas; JSON:API only.
 	FieldsUsers *UserFields `form:"fields[users],omitempty" json:"fields[users],omitempty"`
 
-	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
-	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
+	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
+	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -7144,8 +7153,8 @@ type GetUserOrganizationParams struct {
 	// FieldsUsers The user fields to return, separated by commas; JSON:API only.
 	FieldsUsers *UserFields `form:"fields[users],omitempty" json:"fields[users],omitempty"`
 
-	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
-	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
+	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
+	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -7177,8 +7186,8 @@ type GetUserOwnerParams struct {
 	// FieldsUsers The user fields to return, separated by commas; JSON:API only.
 	FieldsUsers *UserFields `form:"fields[users],omitempty" json:"fields[users],omitempty"`
 
-	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
-	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
+	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
+	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -7225,7 +7234,7 @@ type GetUserUserRolesRelationshipParams struct {
 	// PageSize Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000.
 	PageSize *PageSize `form:"page[size],omitempty" json:"page[size],omitempty"`
 
-	// PageAfter Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`.
+	// PageAfter Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. A JSON:API page read by cursor names the profile in its `Content-Type` (`application/vnd.api+json; profile="https://jsonapi.org/profiles/ethanresnick/cursor-pagination/"`), a parameter clients may ignore.
 	PageAfter *PageAfter `form:"page[after],omitempty" json:"page[after],omitempty"`
 
 	// PageBefore Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`.
@@ -7261,7 +7270,7 @@ type ListUserUserRolesParams struct {
 	// PageSize Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000.
 	PageSize *PageSize `form:"page[size],omitempty" json:"page[size],omitempty"`
 
-	// PageAfter Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`.
+	// PageAfter Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. A JSON:API page read by cursor names the profile in its `Content-Type` (`application/vnd.api+json; profile="https://jsonapi.org/profiles/ethanresnick/cursor-pagination/"`), a parameter clients may ignore.
 	PageAfter *PageAfter `form:"page[after],omitempty" json:"page[after],omitempty"`
 
 	// PageBefore Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`.
@@ -7273,8 +7282,8 @@ type ListUserUserRolesParams struct {
 	// FieldsUserroles The user role fields to return, separated by commas; JSON:API only.
 	FieldsUserroles *UserRoleFields `form:"fields[userroles],omitempty" json:"fields[userroles],omitempty"`
 
-	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
-	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
+	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
+	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -7345,7 +7354,7 @@ type ListWeightUnitsParams struct {
 	// PageSize Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000.
 	PageSize *PageSize `form:"page[size],omitempty" json:"page[size],omitempty"`
 
-	// PageAfter Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`.
+	// PageAfter Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. A JSON:API page read by cursor names the profile in its `Content-Type` (`application/vnd.api+json; profile="https://jsonapi.org/profiles/ethanresnick/cursor-pagination/"`), a parameter clients may ignore.
 	PageAfter *PageAfter `form:"page[after],omitempty" json:"page[after],omitempty"`
 
 	// PageBefore Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`.
@@ -7357,8 +7366,8 @@ type ListWeightUnitsParams struct {
 	// FieldsWeightunits The weight unit fields to return, separated by commas; JSON:API only.
 	FieldsWeightunits *WeightUnitFields `form:"fields[weightunits],omitempty" json:"fields[weightunits],omitempty"`
 
-	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
-	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
+	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
+	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -7378,8 +7387,8 @@ type GetWeightUnitParams struct {
 	// FieldsWeightunits The weight unit fields to return, separated by commas; JSON:API only.
 	FieldsWeightunits *WeightUnitFields `form:"fields[weightunits],omitempty" json:"fields[weightunits],omitempty"`
 
-	// Meta `title` adds each record's title in `meta.title`; JSON:API only.
-	Meta *Meta `form:"meta,omitempty" json:"meta,omitempty"`
+	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
+	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
@@ -8942,13 +8951,13 @@ func (siw *ServerInterfaceWrapper) ListAccounts(c *gin.Context) {
 		return
 	}
 
-	// ------------- Optional query parameter "meta" -------------
+	// ------------- Optional query parameter "metaProperties" -------------
 
-	if _, found := query["meta"]; found {
-		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["metaProperties"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "metaProperties", query, &params.MetaProperties, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	}
 	if err != nil {
-		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter metaProperties: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -9153,13 +9162,13 @@ func (siw *ServerInterfaceWrapper) GetAccount(c *gin.Context) {
 		return
 	}
 
-	// ------------- Optional query parameter "meta" -------------
+	// ------------- Optional query parameter "metaProperties" -------------
 
-	if _, found := query["meta"]; found {
-		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["metaProperties"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "metaProperties", query, &params.MetaProperties, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	}
 	if err != nil {
-		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter metaProperties: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -9521,13 +9530,13 @@ func (siw *ServerInterfaceWrapper) ListAccountContacts(c *gin.Context) {
 		return
 	}
 
-	// ------------- Optional query parameter "meta" -------------
+	// ------------- Optional query parameter "metaProperties" -------------
 
-	if _, found := query["meta"]; found {
-		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["metaProperties"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "metaProperties", query, &params.MetaProperties, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	}
 	if err != nil {
-		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter metaProperties: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -9670,13 +9679,13 @@ func (siw *ServerInterfaceWrapper) GetAccountDefaultContact(c *gin.Context) {
 		return
 	}
 
-	// ------------- Optional query parameter "meta" -------------
+	// ------------- Optional query parameter "metaProperties" -------------
 
-	if _, found := query["meta"]; found {
-		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["metaProperties"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "metaProperties", query, &params.MetaProperties, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	}
 	if err != nil {
-		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter metaProperties: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -9819,13 +9828,13 @@ func (siw *ServerInterfaceWrapper) GetAccountOrganization(c *gin.Context) {
 		return
 	}
 
-	// ------------- Optional query parameter "meta" -------------
+	// ------------- Optional query parameter "metaProperties" -------------
 
-	if _, found := query["meta"]; found {
-		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["metaProperties"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "metaProperties", query, &params.MetaProperties, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	}
 	if err != nil {
-		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter metaProperties: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -9968,13 +9977,13 @@ func (siw *ServerInterfaceWrapper) GetAccountOwner(c *gin.Context) {
 		return
 	}
 
-	// ------------- Optional query parameter "meta" -------------
+	// ------------- Optional query parameter "metaProperties" -------------
 
-	if _, found := query["meta"]; found {
-		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["metaProperties"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "metaProperties", query, &params.MetaProperties, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	}
 	if err != nil {
-		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter metaProperties: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -10117,13 +10126,13 @@ func (siw *ServerInterfaceWrapper) GetAccountReferredBy(c *gin.Context) {
 		return
 	}
 
-	// ------------- Optional query parameter "meta" -------------
+	// ------------- Optional query parameter "metaProperties" -------------
 
-	if _, found := query["meta"]; found {
-		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["metaProperties"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "metaProperties", query, &params.MetaProperties, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	}
 	if err != nil {
-		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter metaProperties: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -11307,13 +11316,13 @@ func (siw *ServerInterfaceWrapper) ListBusinessUnits(c *gin.Context) {
 		return
 	}
 
-	// ------------- Optional query parameter "meta" -------------
+	// ------------- Optional query parameter "metaProperties" -------------
 
-	if _, found := query["meta"]; found {
-		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["metaProperties"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "metaProperties", query, &params.MetaProperties, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	}
 	if err != nil {
-		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter metaProperties: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -11518,13 +11527,13 @@ func (siw *ServerInterfaceWrapper) GetBusinessUnit(c *gin.Context) {
 		return
 	}
 
-	// ------------- Optional query parameter "meta" -------------
+	// ------------- Optional query parameter "metaProperties" -------------
 
-	if _, found := query["meta"]; found {
-		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["metaProperties"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "metaProperties", query, &params.MetaProperties, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	}
 	if err != nil {
-		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter metaProperties: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -11716,13 +11725,13 @@ func (siw *ServerInterfaceWrapper) GetBusinessUnitOrganization(c *gin.Context) {
 		return
 	}
 
-	// ------------- Optional query parameter "meta" -------------
+	// ------------- Optional query parameter "metaProperties" -------------
 
-	if _, found := query["meta"]; found {
-		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["metaProperties"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "metaProperties", query, &params.MetaProperties, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	}
 	if err != nil {
-		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter metaProperties: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -11865,13 +11874,13 @@ func (siw *ServerInterfaceWrapper) GetBusinessUnitOwner(c *gin.Context) {
 		return
 	}
 
-	// ------------- Optional query parameter "meta" -------------
+	// ------------- Optional query parameter "metaProperties" -------------
 
-	if _, found := query["meta"]; found {
-		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["metaProperties"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "metaProperties", query, &params.MetaProperties, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	}
 	if err != nil {
-		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter metaProperties: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -12478,13 +12487,13 @@ func (siw *ServerInterfaceWrapper) ListBusinessUnitUsers(c *gin.Context) {
 		return
 	}
 
-	// ------------- Optional query parameter "meta" -------------
+	// ------------- Optional query parameter "metaProperties" -------------
 
-	if _, found := query["meta"]; found {
-		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["metaProperties"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "metaProperties", query, &params.MetaProperties, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	}
 	if err != nil {
-		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter metaProperties: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -12939,13 +12948,13 @@ func (siw *ServerInterfaceWrapper) ListContacts(c *gin.Context) {
 		return
 	}
 
-	// ------------- Optional query parameter "meta" -------------
+	// ------------- Optional query parameter "metaProperties" -------------
 
-	if _, found := query["meta"]; found {
-		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["metaProperties"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "metaProperties", query, &params.MetaProperties, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	}
 	if err != nil {
-		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter metaProperties: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -13150,13 +13159,13 @@ func (siw *ServerInterfaceWrapper) GetContact(c *gin.Context) {
 		return
 	}
 
-	// ------------- Optional query parameter "meta" -------------
+	// ------------- Optional query parameter "metaProperties" -------------
 
-	if _, found := query["meta"]; found {
-		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["metaProperties"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "metaProperties", query, &params.MetaProperties, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	}
 	if err != nil {
-		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter metaProperties: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -13508,13 +13517,13 @@ func (siw *ServerInterfaceWrapper) ListContactAccounts(c *gin.Context) {
 		return
 	}
 
-	// ------------- Optional query parameter "meta" -------------
+	// ------------- Optional query parameter "metaProperties" -------------
 
-	if _, found := query["meta"]; found {
-		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["metaProperties"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "metaProperties", query, &params.MetaProperties, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	}
 	if err != nil {
-		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter metaProperties: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -13657,13 +13666,13 @@ func (siw *ServerInterfaceWrapper) GetContactAssignedTo(c *gin.Context) {
 		return
 	}
 
-	// ------------- Optional query parameter "meta" -------------
+	// ------------- Optional query parameter "metaProperties" -------------
 
-	if _, found := query["meta"]; found {
-		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["metaProperties"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "metaProperties", query, &params.MetaProperties, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	}
 	if err != nil {
-		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter metaProperties: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -13806,13 +13815,13 @@ func (siw *ServerInterfaceWrapper) GetContactOrganization(c *gin.Context) {
 		return
 	}
 
-	// ------------- Optional query parameter "meta" -------------
+	// ------------- Optional query parameter "metaProperties" -------------
 
-	if _, found := query["meta"]; found {
-		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["metaProperties"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "metaProperties", query, &params.MetaProperties, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	}
 	if err != nil {
-		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter metaProperties: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -13955,13 +13964,13 @@ func (siw *ServerInterfaceWrapper) GetContactOwner(c *gin.Context) {
 		return
 	}
 
-	// ------------- Optional query parameter "meta" -------------
+	// ------------- Optional query parameter "metaProperties" -------------
 
-	if _, found := query["meta"]; found {
-		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["metaProperties"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "metaProperties", query, &params.MetaProperties, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	}
 	if err != nil {
-		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter metaProperties: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -14779,13 +14788,13 @@ func (siw *ServerInterfaceWrapper) GetContactReportsTo(c *gin.Context) {
 		return
 	}
 
-	// ------------- Optional query parameter "meta" -------------
+	// ------------- Optional query parameter "metaProperties" -------------
 
-	if _, found := query["meta"]; found {
-		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["metaProperties"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "metaProperties", query, &params.MetaProperties, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	}
 	if err != nil {
-		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter metaProperties: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -14959,13 +14968,13 @@ func (siw *ServerInterfaceWrapper) ListCountries(c *gin.Context) {
 		return
 	}
 
-	// ------------- Optional query parameter "meta" -------------
+	// ------------- Optional query parameter "metaProperties" -------------
 
-	if _, found := query["meta"]; found {
-		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["metaProperties"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "metaProperties", query, &params.MetaProperties, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	}
 	if err != nil {
-		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter metaProperties: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -15068,13 +15077,13 @@ func (siw *ServerInterfaceWrapper) GetCountry(c *gin.Context) {
 		return
 	}
 
-	// ------------- Optional query parameter "meta" -------------
+	// ------------- Optional query parameter "metaProperties" -------------
 
-	if _, found := query["meta"]; found {
-		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["metaProperties"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "metaProperties", query, &params.MetaProperties, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	}
 	if err != nil {
-		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter metaProperties: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -15247,13 +15256,13 @@ func (siw *ServerInterfaceWrapper) ListCountryRegions(c *gin.Context) {
 		return
 	}
 
-	// ------------- Optional query parameter "meta" -------------
+	// ------------- Optional query parameter "metaProperties" -------------
 
-	if _, found := query["meta"]; found {
-		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["metaProperties"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "metaProperties", query, &params.MetaProperties, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	}
 	if err != nil {
-		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter metaProperties: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -15536,13 +15545,13 @@ func (siw *ServerInterfaceWrapper) ListEvents(c *gin.Context) {
 		return
 	}
 
-	// ------------- Optional query parameter "meta" -------------
+	// ------------- Optional query parameter "metaProperties" -------------
 
-	if _, found := query["meta"]; found {
-		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["metaProperties"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "metaProperties", query, &params.MetaProperties, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	}
 	if err != nil {
-		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter metaProperties: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -15625,13 +15634,13 @@ func (siw *ServerInterfaceWrapper) GetEvent(c *gin.Context) {
 		return
 	}
 
-	// ------------- Optional query parameter "meta" -------------
+	// ------------- Optional query parameter "metaProperties" -------------
 
-	if _, found := query["meta"]; found {
-		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["metaProperties"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "metaProperties", query, &params.MetaProperties, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	}
 	if err != nil {
-		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter metaProperties: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -15885,13 +15894,13 @@ func (siw *ServerInterfaceWrapper) ListOrganizations(c *gin.Context) {
 		return
 	}
 
-	// ------------- Optional query parameter "meta" -------------
+	// ------------- Optional query parameter "metaProperties" -------------
 
-	if _, found := query["meta"]; found {
-		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["metaProperties"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "metaProperties", query, &params.MetaProperties, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	}
 	if err != nil {
-		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter metaProperties: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -16034,13 +16043,13 @@ func (siw *ServerInterfaceWrapper) GetOrganization(c *gin.Context) {
 		return
 	}
 
-	// ------------- Optional query parameter "meta" -------------
+	// ------------- Optional query parameter "metaProperties" -------------
 
-	if _, found := query["meta"]; found {
-		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["metaProperties"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "metaProperties", query, &params.MetaProperties, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	}
 	if err != nil {
-		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter metaProperties: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -16352,13 +16361,13 @@ func (siw *ServerInterfaceWrapper) ListOrganizationBusinessUnits(c *gin.Context)
 		return
 	}
 
-	// ------------- Optional query parameter "meta" -------------
+	// ------------- Optional query parameter "metaProperties" -------------
 
-	if _, found := query["meta"]; found {
-		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["metaProperties"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "metaProperties", query, &params.MetaProperties, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	}
 	if err != nil {
-		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter metaProperties: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -16889,13 +16898,13 @@ func (siw *ServerInterfaceWrapper) ListOrganizationUsers(c *gin.Context) {
 		return
 	}
 
-	// ------------- Optional query parameter "meta" -------------
+	// ------------- Optional query parameter "metaProperties" -------------
 
-	if _, found := query["meta"]; found {
-		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["metaProperties"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "metaProperties", query, &params.MetaProperties, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	}
 	if err != nil {
-		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter metaProperties: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -17069,13 +17078,13 @@ func (siw *ServerInterfaceWrapper) ListRegions(c *gin.Context) {
 		return
 	}
 
-	// ------------- Optional query parameter "meta" -------------
+	// ------------- Optional query parameter "metaProperties" -------------
 
-	if _, found := query["meta"]; found {
-		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["metaProperties"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "metaProperties", query, &params.MetaProperties, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	}
 	if err != nil {
-		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter metaProperties: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -17178,13 +17187,13 @@ func (siw *ServerInterfaceWrapper) GetRegion(c *gin.Context) {
 		return
 	}
 
-	// ------------- Optional query parameter "meta" -------------
+	// ------------- Optional query parameter "metaProperties" -------------
 
-	if _, found := query["meta"]; found {
-		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["metaProperties"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "metaProperties", query, &params.MetaProperties, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	}
 	if err != nil {
-		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter metaProperties: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -17287,13 +17296,13 @@ func (siw *ServerInterfaceWrapper) GetRegionCountry(c *gin.Context) {
 		return
 	}
 
-	// ------------- Optional query parameter "meta" -------------
+	// ------------- Optional query parameter "metaProperties" -------------
 
-	if _, found := query["meta"]; found {
-		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["metaProperties"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "metaProperties", query, &params.MetaProperties, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	}
 	if err != nil {
-		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter metaProperties: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -17676,13 +17685,13 @@ func (siw *ServerInterfaceWrapper) ListTaxJurisdictions(c *gin.Context) {
 		return
 	}
 
-	// ------------- Optional query parameter "meta" -------------
+	// ------------- Optional query parameter "metaProperties" -------------
 
-	if _, found := query["meta"]; found {
-		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["metaProperties"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "metaProperties", query, &params.MetaProperties, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	}
 	if err != nil {
-		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter metaProperties: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -17857,13 +17866,13 @@ func (siw *ServerInterfaceWrapper) GetTaxJurisdiction(c *gin.Context) {
 		return
 	}
 
-	// ------------- Optional query parameter "meta" -------------
+	// ------------- Optional query parameter "metaProperties" -------------
 
-	if _, found := query["meta"]; found {
-		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["metaProperties"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "metaProperties", query, &params.MetaProperties, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	}
 	if err != nil {
-		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter metaProperties: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -18015,13 +18024,13 @@ func (siw *ServerInterfaceWrapper) GetTaxJurisdictionCountry(c *gin.Context) {
 		return
 	}
 
-	// ------------- Optional query parameter "meta" -------------
+	// ------------- Optional query parameter "metaProperties" -------------
 
-	if _, found := query["meta"]; found {
-		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["metaProperties"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "metaProperties", query, &params.MetaProperties, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	}
 	if err != nil {
-		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter metaProperties: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -18124,13 +18133,13 @@ func (siw *ServerInterfaceWrapper) GetTaxJurisdictionRegion(c *gin.Context) {
 		return
 	}
 
-	// ------------- Optional query parameter "meta" -------------
+	// ------------- Optional query parameter "metaProperties" -------------
 
-	if _, found := query["meta"]; found {
-		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["metaProperties"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "metaProperties", query, &params.MetaProperties, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	}
 	if err != nil {
-		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter metaProperties: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -18498,13 +18507,13 @@ func (siw *ServerInterfaceWrapper) ListUserRoles(c *gin.Context) {
 		return
 	}
 
-	// ------------- Optional query parameter "meta" -------------
+	// ------------- Optional query parameter "metaProperties" -------------
 
-	if _, found := query["meta"]; found {
-		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["metaProperties"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "metaProperties", query, &params.MetaProperties, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	}
 	if err != nil {
-		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter metaProperties: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -18587,13 +18596,13 @@ func (siw *ServerInterfaceWrapper) GetUserRole(c *gin.Context) {
 		return
 	}
 
-	// ------------- Optional query parameter "meta" -------------
+	// ------------- Optional query parameter "metaProperties" -------------
 
-	if _, found := query["meta"]; found {
-		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["metaProperties"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "metaProperties", query, &params.MetaProperties, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	}
 	if err != nil {
-		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter metaProperties: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -19048,13 +19057,13 @@ func (siw *ServerInterfaceWrapper) ListUsers(c *gin.Context) {
 		return
 	}
 
-	// ------------- Optional query parameter "meta" -------------
+	// ------------- Optional query parameter "metaProperties" -------------
 
-	if _, found := query["meta"]; found {
-		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["metaProperties"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "metaProperties", query, &params.MetaProperties, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	}
 	if err != nil {
-		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter metaProperties: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -19259,13 +19268,13 @@ func (siw *ServerInterfaceWrapper) GetUser(c *gin.Context) {
 		return
 	}
 
-	// ------------- Optional query parameter "meta" -------------
+	// ------------- Optional query parameter "metaProperties" -------------
 
-	if _, found := query["meta"]; found {
-		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["metaProperties"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "metaProperties", query, &params.MetaProperties, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	}
 	if err != nil {
-		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter metaProperties: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -19457,13 +19466,13 @@ func (siw *ServerInterfaceWrapper) GetUserOrganization(c *gin.Context) {
 		return
 	}
 
-	// ------------- Optional query parameter "meta" -------------
+	// ------------- Optional query parameter "metaProperties" -------------
 
-	if _, found := query["meta"]; found {
-		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["metaProperties"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "metaProperties", query, &params.MetaProperties, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	}
 	if err != nil {
-		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter metaProperties: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -19606,13 +19615,13 @@ func (siw *ServerInterfaceWrapper) GetUserOwner(c *gin.Context) {
 		return
 	}
 
-	// ------------- Optional query parameter "meta" -------------
+	// ------------- Optional query parameter "metaProperties" -------------
 
-	if _, found := query["meta"]; found {
-		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["metaProperties"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "metaProperties", query, &params.MetaProperties, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	}
 	if err != nil {
-		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter metaProperties: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -20196,13 +20205,13 @@ func (siw *ServerInterfaceWrapper) ListUserUserRoles(c *gin.Context) {
 		return
 	}
 
-	// ------------- Optional query parameter "meta" -------------
+	// ------------- Optional query parameter "metaProperties" -------------
 
-	if _, found := query["meta"]; found {
-		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["metaProperties"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "metaProperties", query, &params.MetaProperties, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	}
 	if err != nil {
-		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter metaProperties: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -20695,13 +20704,13 @@ func (siw *ServerInterfaceWrapper) ListWeightUnits(c *gin.Context) {
 		return
 	}
 
-	// ------------- Optional query parameter "meta" -------------
+	// ------------- Optional query parameter "metaProperties" -------------
 
-	if _, found := query["meta"]; found {
-		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["metaProperties"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "metaProperties", query, &params.MetaProperties, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	}
 	if err != nil {
-		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter metaProperties: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -20846,13 +20855,13 @@ func (siw *ServerInterfaceWrapper) GetWeightUnit(c *gin.Context) {
 		return
 	}
 
-	// ------------- Optional query parameter "meta" -------------
+	// ------------- Optional query parameter "metaProperties" -------------
 
-	if _, found := query["meta"]; found {
-		err = runtime.BindQueryParameterWithOptions("form", true, false, "meta", query, &params.Meta, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["metaProperties"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "metaProperties", query, &params.MetaProperties, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	}
 	if err != nil {
-		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter meta: %w", err), http.StatusBadRequest)
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter metaProperties: %w", err), http.StatusBadRequest)
 		return
 	}
 

@@ -25,7 +25,7 @@ const (
 var lastNames = []string{"Lee", "Miller", "Lopez", "Smith", "Lewis", "Nguyen", "Larsen", "Kim", "Lambert", "Brown"}
 
 // seed adds the accounts and contacts the reads need through the API (the
-// demo data has no contacts), in synchronous batches of at most 100 items.
+// demo data has two contacts), in synchronous batches of at most 100 items.
 func (c *client) seed(ctx context.Context) error {
 	items := make([]string, seedAccounts)
 	for i := range items {

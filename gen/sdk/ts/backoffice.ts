@@ -47,7 +47,7 @@ export interface paths {
             path: {
                 /**
                  * @description The account's identifier.
-                 * @example 42
+                 * @example 1
                  */
                 id: components["parameters"]["AccountId"];
             };
@@ -81,7 +81,7 @@ export interface paths {
             path: {
                 /**
                  * @description The account's identifier.
-                 * @example 42
+                 * @example 1
                  */
                 id: components["parameters"]["AccountId"];
             };
@@ -107,7 +107,7 @@ export interface paths {
             path: {
                 /**
                  * @description The account's identifier.
-                 * @example 42
+                 * @example 1
                  */
                 id: components["parameters"]["AccountId"];
             };
@@ -133,7 +133,7 @@ export interface paths {
             path: {
                 /**
                  * @description The account's identifier.
-                 * @example 42
+                 * @example 1
                  */
                 id: components["parameters"]["AccountId"];
             };
@@ -159,7 +159,7 @@ export interface paths {
             path: {
                 /**
                  * @description The account's identifier.
-                 * @example 42
+                 * @example 1
                  */
                 id: components["parameters"]["AccountId"];
             };
@@ -185,7 +185,7 @@ export interface paths {
             path: {
                 /**
                  * @description The account's identifier.
-                 * @example 42
+                 * @example 1
                  */
                 id: components["parameters"]["AccountId"];
             };
@@ -211,7 +211,7 @@ export interface paths {
             path: {
                 /**
                  * @description The account's identifier.
-                 * @example 42
+                 * @example 1
                  */
                 id: components["parameters"]["AccountId"];
             };
@@ -249,7 +249,7 @@ export interface paths {
             path: {
                 /**
                  * @description The account's identifier.
-                 * @example 42
+                 * @example 1
                  */
                 id: components["parameters"]["AccountId"];
             };
@@ -279,7 +279,7 @@ export interface paths {
             path: {
                 /**
                  * @description The account's identifier.
-                 * @example 42
+                 * @example 1
                  */
                 id: components["parameters"]["AccountId"];
             };
@@ -305,7 +305,7 @@ export interface paths {
             path: {
                 /**
                  * @description The account's identifier.
-                 * @example 42
+                 * @example 1
                  */
                 id: components["parameters"]["AccountId"];
             };
@@ -335,7 +335,7 @@ export interface paths {
             path: {
                 /**
                  * @description The account's identifier.
-                 * @example 42
+                 * @example 1
                  */
                 id: components["parameters"]["AccountId"];
             };
@@ -365,7 +365,7 @@ export interface paths {
             path: {
                 /**
                  * @description The asynchronous operation's identifier.
-                 * @example 31
+                 * @example 1
                  */
                 id: components["parameters"]["AsyncOperationId"];
             };
@@ -399,7 +399,7 @@ export interface paths {
             path: {
                 /**
                  * @description The asynchronous operation's identifier.
-                 * @example 31
+                 * @example 1
                  */
                 id: components["parameters"]["AsyncOperationId"];
             };
@@ -461,7 +461,7 @@ export interface paths {
             path: {
                 /**
                  * @description The business unit's identifier.
-                 * @example 3
+                 * @example 2
                  */
                 id: components["parameters"]["BusinessUnitId"];
             };
@@ -495,7 +495,7 @@ export interface paths {
             path: {
                 /**
                  * @description The business unit's identifier.
-                 * @example 3
+                 * @example 2
                  */
                 id: components["parameters"]["BusinessUnitId"];
             };
@@ -521,7 +521,7 @@ export interface paths {
             path: {
                 /**
                  * @description The business unit's identifier.
-                 * @example 3
+                 * @example 2
                  */
                 id: components["parameters"]["BusinessUnitId"];
             };
@@ -547,7 +547,7 @@ export interface paths {
             path: {
                 /**
                  * @description The business unit's identifier.
-                 * @example 3
+                 * @example 2
                  */
                 id: components["parameters"]["BusinessUnitId"];
             };
@@ -573,7 +573,7 @@ export interface paths {
             path: {
                 /**
                  * @description The business unit's identifier.
-                 * @example 3
+                 * @example 2
                  */
                 id: components["parameters"]["BusinessUnitId"];
             };
@@ -603,7 +603,7 @@ export interface paths {
             path: {
                 /**
                  * @description The business unit's identifier.
-                 * @example 3
+                 * @example 2
                  */
                 id: components["parameters"]["BusinessUnitId"];
             };
@@ -629,7 +629,7 @@ export interface paths {
             path: {
                 /**
                  * @description The business unit's identifier.
-                 * @example 3
+                 * @example 2
                  */
                 id: components["parameters"]["BusinessUnitId"];
             };
@@ -691,7 +691,7 @@ export interface paths {
             path: {
                 /**
                  * @description The contact's identifier.
-                 * @example 12
+                 * @example 1
                  */
                 id: components["parameters"]["ContactId"];
             };
@@ -725,7 +725,7 @@ export interface paths {
             path: {
                 /**
                  * @description The contact's identifier.
-                 * @example 12
+                 * @example 1
                  */
                 id: components["parameters"]["ContactId"];
             };
@@ -751,7 +751,7 @@ export interface paths {
             path: {
                 /**
                  * @description The contact's identifier.
-                 * @example 12
+                 * @example 1
                  */
                 id: components["parameters"]["ContactId"];
             };
@@ -777,7 +777,7 @@ export interface paths {
             path: {
                 /**
                  * @description The contact's identifier.
-                 * @example 12
+                 * @example 1
                  */
                 id: components["parameters"]["ContactId"];
             };
@@ -803,7 +803,7 @@ export interface paths {
             path: {
                 /**
                  * @description The contact's identifier.
-                 * @example 12
+                 * @example 1
                  */
                 id: components["parameters"]["ContactId"];
             };
@@ -829,7 +829,7 @@ export interface paths {
             path: {
                 /**
                  * @description The contact's identifier.
-                 * @example 12
+                 * @example 1
                  */
                 id: components["parameters"]["ContactId"];
             };
@@ -867,7 +867,7 @@ export interface paths {
             path: {
                 /**
                  * @description The contact's identifier.
-                 * @example 12
+                 * @example 1
                  */
                 id: components["parameters"]["ContactId"];
             };
@@ -897,7 +897,7 @@ export interface paths {
             path: {
                 /**
                  * @description The contact's identifier.
-                 * @example 12
+                 * @example 1
                  */
                 id: components["parameters"]["ContactId"];
             };
@@ -923,7 +923,7 @@ export interface paths {
             path: {
                 /**
                  * @description The contact's identifier.
-                 * @example 12
+                 * @example 1
                  */
                 id: components["parameters"]["ContactId"];
             };
@@ -953,7 +953,7 @@ export interface paths {
             path: {
                 /**
                  * @description The contact's identifier.
-                 * @example 12
+                 * @example 1
                  */
                 id: components["parameters"]["ContactId"];
             };
@@ -983,7 +983,7 @@ export interface paths {
             path: {
                 /**
                  * @description The contact's identifier.
-                 * @example 12
+                 * @example 1
                  */
                 id: components["parameters"]["ContactId"];
             };
@@ -1127,7 +1127,7 @@ export interface paths {
             path: {
                 /**
                  * @description The event's id, its position in the feed.
-                 * @example 1042
+                 * @example 1
                  */
                 id: components["parameters"]["EventId"];
             };
@@ -1467,7 +1467,7 @@ export interface paths {
             path: {
                 /**
                  * @description The tax jurisdiction's identifier.
-                 * @example 7
+                 * @example 1
                  */
                 id: components["parameters"]["TaxJurisdictionId"];
             };
@@ -1501,7 +1501,7 @@ export interface paths {
             path: {
                 /**
                  * @description The tax jurisdiction's identifier.
-                 * @example 7
+                 * @example 1
                  */
                 id: components["parameters"]["TaxJurisdictionId"];
             };
@@ -1527,7 +1527,7 @@ export interface paths {
             path: {
                 /**
                  * @description The tax jurisdiction's identifier.
-                 * @example 7
+                 * @example 1
                  */
                 id: components["parameters"]["TaxJurisdictionId"];
             };
@@ -1553,7 +1553,7 @@ export interface paths {
             path: {
                 /**
                  * @description The tax jurisdiction's identifier.
-                 * @example 7
+                 * @example 1
                  */
                 id: components["parameters"]["TaxJurisdictionId"];
             };
@@ -1583,7 +1583,7 @@ export interface paths {
             path: {
                 /**
                  * @description The tax jurisdiction's identifier.
-                 * @example 7
+                 * @example 1
                  */
                 id: components["parameters"]["TaxJurisdictionId"];
             };
@@ -1695,7 +1695,7 @@ export interface paths {
             path: {
                 /**
                  * @description The user's identifier.
-                 * @example 5
+                 * @example 3
                  */
                 id: components["parameters"]["UserId"];
             };
@@ -1729,7 +1729,7 @@ export interface paths {
             path: {
                 /**
                  * @description The user's identifier.
-                 * @example 5
+                 * @example 3
                  */
                 id: components["parameters"]["UserId"];
             };
@@ -1755,7 +1755,7 @@ export interface paths {
             path: {
                 /**
                  * @description The user's identifier.
-                 * @example 5
+                 * @example 3
                  */
                 id: components["parameters"]["UserId"];
             };
@@ -1781,7 +1781,7 @@ export interface paths {
             path: {
                 /**
                  * @description The user's identifier.
-                 * @example 5
+                 * @example 3
                  */
                 id: components["parameters"]["UserId"];
             };
@@ -1807,7 +1807,7 @@ export interface paths {
             path: {
                 /**
                  * @description The user's identifier.
-                 * @example 5
+                 * @example 3
                  */
                 id: components["parameters"]["UserId"];
             };
@@ -1837,7 +1837,7 @@ export interface paths {
             path: {
                 /**
                  * @description The user's identifier.
-                 * @example 5
+                 * @example 3
                  */
                 id: components["parameters"]["UserId"];
             };
@@ -1875,7 +1875,7 @@ export interface paths {
             path: {
                 /**
                  * @description The user's identifier.
-                 * @example 5
+                 * @example 3
                  */
                 id: components["parameters"]["UserId"];
             };
@@ -1923,7 +1923,10 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description The webhook's identifier. */
+                /**
+                 * @description The webhook's identifier.
+                 * @example 1
+                 */
                 id: components["parameters"]["WebhookId"];
             };
             cookie?: never;
@@ -1954,7 +1957,10 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description The webhook's identifier. */
+                /**
+                 * @description The webhook's identifier.
+                 * @example 1
+                 */
                 id: components["parameters"]["WebhookId"];
             };
             cookie?: never;
@@ -2075,7 +2081,7 @@ export interface components {
         /** @description A customer account. */
         Account: {
             attributes?: components["schemas"]["AccountAttributes"];
-            /** @example 42 */
+            /** @example 1 */
             id: string;
             links?: components["schemas"]["ResourceLinks"];
             meta?: components["schemas"]["ResourceMeta"];
@@ -2141,7 +2147,7 @@ export interface components {
         AccountContactsIdentifierRequest: {
             /**
              * @description The identifier of the contact.
-             * @example 12
+             * @example 1
              */
             id: string;
             /** @enum {string} */
@@ -2185,7 +2191,7 @@ export interface components {
         AccountDefaultContactIdentifierRequest: {
             /**
              * @description The identifier of the contact.
-             * @example 12
+             * @example 1
              */
             id: string;
             /** @enum {string} */
@@ -2210,7 +2216,7 @@ export interface components {
         };
         /** @description Identifies one account. */
         AccountIdentifier: {
-            /** @example 42 */
+            /** @example 1 */
             id: string;
             links?: components["schemas"]["ResourceLinks"];
             /** @enum {string} */
@@ -2240,7 +2246,7 @@ export interface components {
         AccountOwnerIdentifierRequest: {
             /**
              * @description The identifier of the user.
-             * @example 5
+             * @example 3
              */
             id: string;
             /** @enum {string} */
@@ -2266,14 +2272,14 @@ export interface components {
             /**
              * Format: int64
              * @description The identifier of the default contact, or null.
-             * @example 12
+             * @example 1
              */
             defaultContact?: number | null;
             /** @example ACME-001 */
             externalId?: string | null;
             /**
              * Format: int64
-             * @example 42
+             * @example 1
              */
             id: number;
             /** @example Acme Corporation */
@@ -2287,13 +2293,13 @@ export interface components {
             /**
              * Format: int64
              * @description The identifier of the user who owns the account, or null.
-             * @example 5
+             * @example 3
              */
             owner?: number | null;
             /**
              * Format: int64
              * @description The identifier of the account that referred this one, or null.
-             * @example 17
+             * @example 2
              */
             referredBy?: number | null;
             /** Format: date-time */
@@ -2303,7 +2309,7 @@ export interface components {
         AccountReferredByIdentifierRequest: {
             /**
              * @description The identifier of the account.
-             * @example 17
+             * @example 2
              */
             id: string;
             /** @enum {string} */
@@ -2367,7 +2373,7 @@ export interface components {
         /** @description The resource object of the body that changes an account: its id and the fields to change. */
         AccountUpdateResource: {
             attributes?: components["schemas"]["AccountWritableAttributes"];
-            /** @example 42 */
+            /** @example 1 */
             id: string;
             meta?: components["schemas"]["RequestMeta"];
             relationships?: components["schemas"]["AccountWritableRelationships"];
@@ -2388,7 +2394,7 @@ export interface components {
             /**
              * Format: int64
              * @description The identifier of the default contact, or null.
-             * @example 12
+             * @example 1
              */
             defaultContact?: number | null;
             /** @description An identifier from another system; unique in the organization. */
@@ -2404,13 +2410,13 @@ export interface components {
             /**
              * Format: int64
              * @description The identifier of the user who owns the account, or null.
-             * @example 5
+             * @example 3
              */
             owner?: number | null;
             /**
              * Format: int64
              * @description The identifier of the account that referred this one, or null.
-             * @example 17
+             * @example 2
              */
             referredBy?: number | null;
         };
@@ -2437,7 +2443,7 @@ export interface components {
         /** @description An asynchronous operation, created by a batch request to process it in the background. */
         AsyncOperation: {
             attributes: components["schemas"]["AsyncOperationAttributes"];
-            /** @example 31 */
+            /** @example 1 */
             id: string;
             links?: components["schemas"]["ResourceLinks"];
             relationships?: components["schemas"]["AsyncOperationRelationships"];
@@ -2493,7 +2499,7 @@ export interface components {
         /** @description The resource object of the body that cancels an asynchronous operation. */
         AsyncOperationCancelResource: {
             attributes: components["schemas"]["AsyncOperationCancelAttributes"];
-            /** @example 31 */
+            /** @example 1 */
             id: string;
             /** @enum {string} */
             type: "asyncoperations";
@@ -2508,7 +2514,7 @@ export interface components {
             attributes: components["schemas"]["AsyncOperationErrorAttributes"];
             /**
              * @description `<operation>-<chunk>-<n>`: the operation's id, the chunk (0 for the whole request, then 1, 2, ...) and the error's number within the chunk (from 1).
-             * @example 31-1-1
+             * @example 1-1-1
              */
             id: string;
             /** @enum {string} */
@@ -2544,7 +2550,7 @@ export interface components {
             detail?: string;
             /**
              * @description `<operation>-<chunk>-<n>`, as in JSON:API.
-             * @example 31-1-1
+             * @example 1-1-1
              */
             id: string;
             source?: components["schemas"]["AsyncOperationErrorSource"];
@@ -2595,7 +2601,7 @@ export interface components {
             entityType?: string;
             /**
              * Format: int64
-             * @example 31
+             * @example 1
              */
             id: number;
             /**
@@ -2607,7 +2613,7 @@ export interface components {
             /**
              * Format: int64
              * @description The identifier of the user who sent the batch, or null.
-             * @example 5
+             * @example 1
              */
             owner?: number | null;
             progress?: components["schemas"]["AsyncOperationProgress"];
@@ -2677,7 +2683,7 @@ export interface components {
             }[] | components["schemas"]["JsonNull"];
             /**
              * @description The target's address, absolute or relative to the application base.
-             * @example /api/accounts/7
+             * @example /api/accounts/3
              */
             href?: string;
             /** @description The meta of the record of an `add` or `update` (the single request's `data.meta`, which may be sent there instead, not both), such as `{"upsert": ["externalId"]}`. */
@@ -2694,9 +2700,9 @@ export interface components {
         };
         /** @description The target of an operation: a record by `type` and `id` (or the `lid` an earlier `add` of this request gave it), and optionally one of its relationships. */
         AtomicRef: {
-            /** @example 7 */
+            /** @example 3 */
             id?: string;
-            /** @example acme */
+            /** @example wayne */
             lid?: string;
             /** @example contacts */
             relationship?: string;
@@ -2731,7 +2737,7 @@ export interface components {
             attributes?: {
                 [key: string]: unknown;
             };
-            /** @example 12 */
+            /** @example 5 */
             id: string;
             links?: {
                 [key: string]: unknown;
@@ -2748,7 +2754,7 @@ export interface components {
         /** @description A business unit of the organization. */
         BusinessUnit: {
             attributes?: components["schemas"]["BusinessUnitAttributes"];
-            /** @example 3 */
+            /** @example 2 */
             id: string;
             links?: components["schemas"]["ResourceLinks"];
             meta?: components["schemas"]["ResourceMeta"];
@@ -2856,7 +2862,7 @@ export interface components {
         };
         /** @description Identifies one business unit. */
         BusinessUnitIdentifier: {
-            /** @example 3 */
+            /** @example 2 */
             id: string;
             links?: components["schemas"]["ResourceLinks"];
             /** @enum {string} */
@@ -2916,7 +2922,7 @@ export interface components {
             fax?: string | null;
             /**
              * Format: int64
-             * @example 3
+             * @example 2
              */
             id: number;
             /** @example Sales */
@@ -2985,7 +2991,7 @@ export interface components {
         /** @description The resource object of the body that changes a business unit: its id and the fields to change. */
         BusinessUnitUpdateResource: {
             attributes?: components["schemas"]["BusinessUnitWritableAttributes"];
-            /** @example 3 */
+            /** @example 2 */
             id: string;
             meta?: components["schemas"]["RequestMeta"];
             relationships?: components["schemas"]["BusinessUnitWritableRelationships"];
@@ -3066,7 +3072,7 @@ export interface components {
         /** @description A contact, a person the organization deals with. */
         Contact: {
             attributes?: components["schemas"]["ContactAttributes"];
-            /** @example 12 */
+            /** @example 1 */
             id: string;
             links?: components["schemas"]["ResourceLinks"];
             meta?: components["schemas"]["ResourceMeta"];
@@ -3078,7 +3084,7 @@ export interface components {
         ContactAccountsIdentifierRequest: {
             /**
              * @description The identifier of the account.
-             * @example 42
+             * @example 1
              */
             id: string;
             /** @enum {string} */
@@ -3099,7 +3105,7 @@ export interface components {
         ContactAssignedToIdentifierRequest: {
             /**
              * @description The identifier of the user.
-             * @example 5
+             * @example 3
              */
             id: string;
             /** @enum {string} */
@@ -3264,7 +3270,7 @@ export interface components {
         };
         /** @description Identifies one contact. */
         ContactIdentifier: {
-            /** @example 12 */
+            /** @example 1 */
             id: string;
             links?: components["schemas"]["ResourceLinks"];
             /** @enum {string} */
@@ -3294,7 +3300,7 @@ export interface components {
         ContactOwnerIdentifierRequest: {
             /**
              * @description The identifier of the user.
-             * @example 5
+             * @example 3
              */
             id: string;
             /** @enum {string} */
@@ -3323,7 +3329,7 @@ export interface components {
             /**
              * Format: int64
              * @description The identifier of the user the contact is assigned to, or null.
-             * @example 5
+             * @example 3
              */
             assignedTo?: number | null;
             /**
@@ -3347,7 +3353,7 @@ export interface components {
             gender?: "male" | "female" | null;
             /**
              * Format: int64
-             * @example 12
+             * @example 1
              */
             id: number;
             /** @example Head of Purchasing */
@@ -3369,7 +3375,7 @@ export interface components {
             /**
              * Format: int64
              * @description The identifier of the user who owns the contact, or null.
-             * @example 5
+             * @example 3
              */
             owner?: number | null;
             phones?: components["schemas"]["ContactPhone"][] | null;
@@ -3383,7 +3389,7 @@ export interface components {
             /**
              * Format: int64
              * @description The identifier of the contact this contact reports to, or null.
-             * @example 11
+             * @example 2
              */
             reportsTo?: number | null;
             /** Format: date-time */
@@ -3406,7 +3412,7 @@ export interface components {
         ContactReportsToIdentifierRequest: {
             /**
              * @description The identifier of the contact.
-             * @example 11
+             * @example 2
              */
             id: string;
             /** @enum {string} */
@@ -3457,7 +3463,7 @@ export interface components {
         /** @description The resource object of the body that changes a contact: its id and the fields to change. */
         ContactUpdateResource: {
             attributes?: components["schemas"]["ContactWritableAttributes"];
-            /** @example 12 */
+            /** @example 1 */
             id: string;
             meta?: components["schemas"]["RequestMeta"];
             relationships?: components["schemas"]["ContactWritableRelationships"];
@@ -3511,7 +3517,7 @@ export interface components {
             /**
              * Format: int64
              * @description The identifier of the user the contact is assigned to, or null.
-             * @example 5
+             * @example 3
              */
             assignedTo?: number | null;
             /**
@@ -3551,7 +3557,7 @@ export interface components {
             /**
              * Format: int64
              * @description The identifier of the user who owns the contact, or null.
-             * @example 5
+             * @example 3
              */
             owner?: number | null;
             /** @description The contact's phone numbers, replacing the stored list as a whole. */
@@ -3566,7 +3572,7 @@ export interface components {
             /**
              * Format: int64
              * @description The identifier of the contact this contact reports to, or null.
-             * @example 11
+             * @example 2
              */
             reportsTo?: number | null;
         };
@@ -3653,16 +3659,16 @@ export interface components {
             data: components["schemas"]["CountryIdentifier"] | components["schemas"]["JsonNull"];
             links?: components["schemas"]["DocumentLinks"];
         };
-        /** @description Top-level links. `self` addresses the collection; on a page by number `first`, `prev` and `next` appear when they lead somewhere, `last` when the total is known. On a cursor page (`page[after]` or `page[before]`) `first` starts the walk again, and `prev` and `next` carry the cursors of the page's ends; each is left out at its end of the list (JSON:API's way to say a link is unavailable). Removed by `X-Include: noHateoas`. */
+        /** @description Top-level links. `self` addresses the collection; on a page by number `first`, `prev` and `next` appear when they lead somewhere, `last` when the total is known. On a cursor page (`page[after]` or `page[before]`) `first` starts the walk again, and `prev` and `next` carry the cursors of the page's ends; each is `null` at its end of the list, as the JSON:API cursor-pagination profile asks (a page by number never has a `null` link). Removed by `X-Include: noHateoas`. */
         DocumentLinks: {
             /** Format: uri */
             first?: string;
             /** Format: uri */
             last?: string;
             /** Format: uri */
-            next?: string;
+            next?: string | null;
             /** Format: uri */
-            prev?: string;
+            prev?: string | null;
             /** Format: uri */
             related?: string;
             /** Format: uri */
@@ -3701,13 +3707,18 @@ export interface components {
             /** @description The request id, also sent in the `X-Request-ID` header. */
             requestId?: string;
         };
-        /** @description Sent for the problems a published profile defines: `about` is the address of the problem type (the cursor-pagination profile's `max-size-exceeded`, `unsupported-sort` and `range-pagination-not-supported`); `code` then names it. */
+        /** @description Sent for the problems a published profile defines: `about` is the address of the problem type (the cursor-pagination profile's `max-size-exceeded`, `unsupported-sort` and `range-pagination-not-supported`); `code` then names it. `type` repeats the problem type's URI as JSON:API 1.1's error type link, where the profile requires it. */
         ErrorLinks: {
             /**
              * Format: uri
              * @example https://jsonapi.org/profiles/ethanresnick/cursor-pagination/max-size-exceeded
              */
             about: string;
+            /**
+             * Format: uri
+             * @example https://jsonapi.org/profiles/ethanresnick/cursor-pagination/max-size-exceeded
+             */
+            type?: string;
         };
         /** @description What a client needs to act on the problem, such as the largest page size. */
         ErrorMeta: {
@@ -3744,7 +3755,7 @@ export interface components {
             attributes?: components["schemas"]["EventAttributes"];
             /**
              * @description The event's position in the feed.
-             * @example 1042
+             * @example 1
              */
             id: string;
             links?: components["schemas"]["ResourceLinks"];
@@ -3787,7 +3798,7 @@ export interface components {
             occurredAt?: string;
             /**
              * @description The id of the changed record.
-             * @example 42
+             * @example 1
              */
             resourceId?: string;
             /**
@@ -3837,7 +3848,7 @@ export interface components {
             clientId?: string | null;
             /**
              * Format: int64
-             * @example 1042
+             * @example 1
              */
             id: number;
             /**
@@ -3845,7 +3856,7 @@ export interface components {
              * @example 2024-05-01T12:00:00Z
              */
             occurredAt?: string;
-            /** @example 42 */
+            /** @example 1 */
             resourceId?: string;
             /** @example accounts */
             resourceType?: string;
@@ -3893,7 +3904,7 @@ export interface components {
             version?: string;
         };
         /**
-         * @description JSON null, and nothing else. The second branch of `anyOf` wherever a value may be a referenced schema or null (an empty to-one relationship, a missing related record): under OpenAPI 3.0.3 `nullable` only widens a `type` in the same schema, so `{nullable: true, allOf: [$ref]}` does not admit null; this schema does.
+         * @description JSON null, and nothing else. The second branch of `anyOf` wherever a value may be a referenced schema or null (an empty to-one relationship, a missing related record): under OpenAPI 3.0.3 `nullable` only widens a `type` in the same schema, so a nullable `allOf` of a referenced schema does not admit null; this schema does.
          * @enum {object|null}
          */
         JsonNull: never | null;
@@ -4188,7 +4199,7 @@ export interface components {
         ResourceMeta: {
             /**
              * @description The id the client sent for this batch item, if any.
-             * @example 17
+             * @example 2
              */
             dataId?: string;
             /**
@@ -4197,7 +4208,7 @@ export interface components {
              */
             includeId?: string;
             /**
-             * @description The record's title, sent when the request asks `meta=title`.
+             * @description The record's title, sent when the request asks `metaProperties=title`.
              * @example Acme Corporation
              */
             title?: string;
@@ -4219,7 +4230,7 @@ export interface components {
         /** @description A tax jurisdiction, an area of a country to which tax rules apply. */
         TaxJurisdiction: {
             attributes?: components["schemas"]["TaxJurisdictionAttributes"];
-            /** @example 7 */
+            /** @example 1 */
             id: string;
             links?: components["schemas"]["ResourceLinks"];
             meta?: components["schemas"]["ResourceMeta"];
@@ -4231,7 +4242,7 @@ export interface components {
         TaxJurisdictionAttributes: {
             /**
              * @description The tax jurisdiction's code; unique in the organization.
-             * @example US-CA-LA
+             * @example US-NY-NYC
              */
             code?: string;
             /**
@@ -4241,7 +4252,7 @@ export interface components {
             readonly createdAt?: string;
             /**
              * @description A free-text description.
-             * @example Los Angeles County
+             * @example New York City
              */
             description?: string | null;
             /**
@@ -4327,7 +4338,7 @@ export interface components {
         };
         /** @description A tax jurisdiction in the plain format. */
         TaxJurisdictionPlain: {
-            /** @example US-CA-LA */
+            /** @example US-NY-NYC */
             code?: string;
             /**
              * @description The ISO 3166-1 alpha-2 code of the country.
@@ -4336,11 +4347,11 @@ export interface components {
             country?: string;
             /** Format: date-time */
             createdAt?: string;
-            /** @example Los Angeles County */
+            /** @example New York City */
             description?: string | null;
             /**
              * Format: int64
-             * @example 7
+             * @example 1
              */
             id: number;
             /**
@@ -4382,7 +4393,7 @@ export interface components {
         /** @description The resource object of the body that changes a tax jurisdiction: its id and the fields to change. */
         TaxJurisdictionUpdateResource: {
             attributes?: components["schemas"]["TaxJurisdictionWritableAttributes"];
-            /** @example 7 */
+            /** @example 1 */
             id: string;
             meta?: components["schemas"]["RequestMeta"];
             relationships?: components["schemas"]["TaxJurisdictionWritableRelationships"];
@@ -4501,7 +4512,7 @@ export interface components {
         /** @description A back-office user. */
         User: {
             attributes?: components["schemas"]["UserAttributes"];
-            /** @example 5 */
+            /** @example 3 */
             id: string;
             links?: components["schemas"]["ResourceLinks"];
             meta?: components["schemas"]["ResourceMeta"];
@@ -4720,7 +4731,7 @@ export interface components {
             /**
              * Format: int64
              * @description The identifier of the user's business unit, or null.
-             * @example 3
+             * @example 1
              */
             owner?: number | null;
             /** @description The user's password, 8 to 72 characters. It is stored hashed (bcrypt) and never returned; it cannot be changed by an update. */
@@ -4760,7 +4771,7 @@ export interface components {
         };
         /** @description Identifies one user. */
         UserIdentifier: {
-            /** @example 5 */
+            /** @example 3 */
             id: string;
             links?: components["schemas"]["ResourceLinks"];
             /** @enum {string} */
@@ -4790,7 +4801,7 @@ export interface components {
         UserOwnerIdentifierRequest: {
             /**
              * @description The identifier of the business unit.
-             * @example 3
+             * @example 1
              */
             id: string;
             /** @enum {string} */
@@ -4832,7 +4843,7 @@ export interface components {
             googleId?: string | null;
             /**
              * Format: int64
-             * @example 5
+             * @example 3
              */
             id: number;
             /** Format: date-time */
@@ -4856,7 +4867,7 @@ export interface components {
             /**
              * Format: int64
              * @description The identifier of the user's business unit, or null.
-             * @example 3
+             * @example 1
              */
             owner?: number | null;
             /** @example +1 212 555 0101 */
@@ -4969,7 +4980,7 @@ export interface components {
         /** @description The resource object of the body that changes a user: its id and the fields to change. */
         UserUpdateResource: {
             attributes?: components["schemas"]["UserWritableAttributes"];
-            /** @example 5 */
+            /** @example 3 */
             id: string;
             meta?: components["schemas"]["RequestMeta"];
             relationships?: components["schemas"]["UserWritableRelationships"];
@@ -5073,7 +5084,7 @@ export interface components {
             /**
              * Format: int64
              * @description The identifier of the user's business unit, or null.
-             * @example 3
+             * @example 1
              */
             owner?: number | null;
             /** @description The user's phone number. */
@@ -5792,6 +5803,43 @@ export interface components {
                 "application/vnd.api+json": components["schemas"]["ErrorDocument"];
             };
         };
+        /** @description A related record the body names does not exist (or belongs to another organization); the error points at the relationship. */
+        RelatedNotFound: {
+            headers: {
+                "X-Request-ID": components["headers"]["XRequestID"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example [
+                 *       {
+                 *         "detail": "The entity does not exist.",
+                 *         "source": "owner",
+                 *         "title": "not found http exception"
+                 *       }
+                 *     ]
+                 */
+                "application/json": components["schemas"]["PlainErrorList"];
+                /**
+                 * @example {
+                 *       "errors": [
+                 *         {
+                 *           "detail": "The entity does not exist.",
+                 *           "source": {
+                 *             "pointer": "/data/relationships/owner/data"
+                 *           },
+                 *           "status": "404",
+                 *           "title": "not found http exception"
+                 *         }
+                 *       ],
+                 *       "meta": {
+                 *         "requestId": "01JD5ZQ9X6M4K2G8N3T7V1W0YA"
+                 *       }
+                 *     }
+                 */
+                "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+            };
+        };
         /** @description The server could not serve the request for its own condition, and nothing was written: either it could not finish within its request timeout (`--request-timeout`, 30 s by default; try again later, or ask for less: a smaller page, fewer includes), or its database is unavailable (down, restarting, unreachable); then `Retry-After` says when to try again. A valid access token stays valid: this is never a reason to drop it. */
         ServiceUnavailable: {
             headers: {
@@ -5957,7 +6005,7 @@ export interface components {
         AccountFilterAggregations: string;
         /**
          * @description Accounts with any of the given contact identifiers, separated by commas. Operators: `neq` (none of them), `exists` (`true`: at least one, `false`: none), `neq_or_null` (none of them, or none at all), `contains` (all of them), `not_contains` (not all of them). Each value has at most 1,000 characters; a longer one is a 400.
-         * @example 12
+         * @example 1
          */
         AccountFilterContacts: string;
         /**
@@ -5967,7 +6015,7 @@ export interface components {
         AccountFilterCreatedAt: string;
         /**
          * @description Accounts whose default contact is one of the given contacts, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[defaultContact][exists]=false` finds those without one), `neq_or_null`. Each value has at most 1,000 characters; a longer one is a 400.
-         * @example 12
+         * @example 1
          */
         AccountFilterDefaultContact: string;
         /**
@@ -5992,12 +6040,12 @@ export interface components {
         AccountFilterOrganization: string;
         /**
          * @description Accounts owned by the given users, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[owner][exists]=false` finds those without one), `neq_or_null`. Each value has at most 1,000 characters; a longer one is a 400.
-         * @example 5
+         * @example 3
          */
         AccountFilterOwner: string;
         /**
          * @description Accounts referred by the given accounts, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[referredBy][exists]=false` finds those without one), `neq_or_null`. Each value has at most 1,000 characters; a longer one is a 400.
-         * @example 17
+         * @example 2
          */
         AccountFilterReferredBy: string;
         /**
@@ -6007,7 +6055,7 @@ export interface components {
         AccountFilterUpdatedAt: string;
         /**
          * @description The account's identifier.
-         * @example 42
+         * @example 1
          */
         AccountId: string;
         /**
@@ -6022,7 +6070,7 @@ export interface components {
         AccountSort: string;
         /**
          * @description The asynchronous operation's identifier.
-         * @example 31
+         * @example 1
          */
         AsyncOperationId: string;
         /**
@@ -6062,12 +6110,12 @@ export interface components {
         BusinessUnitFilterUpdatedAt: string;
         /**
          * @description Business units with any of the given user identifiers, separated by commas. Operators: `neq` (none of them), `exists` (`true`: at least one, `false`: none), `neq_or_null` (none of them, or none at all), `contains` (all of them), `not_contains` (not all of them). Each value has at most 1,000 characters; a longer one is a 400.
-         * @example 5,6
+         * @example 1,3
          */
         BusinessUnitFilterUsers: string;
         /**
          * @description The business unit's identifier.
-         * @example 3
+         * @example 2
          */
         BusinessUnitId: string;
         /**
@@ -6087,7 +6135,7 @@ export interface components {
         ContactFields: string;
         /**
          * @description Contacts of any of the given account identifiers, separated by commas. Operators: `neq` (none of them), `exists` (`true`: at least one, `false`: none), `neq_or_null` (none of them, or none at all), `contains` (all of them), `not_contains` (not all of them). Each value has at most 1,000 characters; a longer one is a 400.
-         * @example 42
+         * @example 1
          */
         ContactFilterAccounts: string;
         /**
@@ -6097,7 +6145,7 @@ export interface components {
         ContactFilterAggregations: string;
         /**
          * @description Contacts assigned to the given users, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[assignedTo][exists]=false` finds those without one), `neq_or_null`. Each value has at most 1,000 characters; a longer one is a 400.
-         * @example 5
+         * @example 3
          */
         ContactFilterAssignedTo: string;
         /**
@@ -6127,7 +6175,7 @@ export interface components {
         ContactFilterOrganization: string;
         /**
          * @description Contacts owned by the given users, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[owner][exists]=false` finds those without one), `neq_or_null`. Each value has at most 1,000 characters; a longer one is a 400.
-         * @example 5
+         * @example 3
          */
         ContactFilterOwner: string;
         /**
@@ -6137,7 +6185,7 @@ export interface components {
         ContactFilterPrimaryEmail: string;
         /**
          * @description Contacts reporting to the given contacts, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[reportsTo][exists]=false` finds those without one), `neq_or_null`. Each value has at most 1,000 characters; a longer one is a 400.
-         * @example 11
+         * @example 2
          */
         ContactFilterReportsTo: string;
         /**
@@ -6147,7 +6195,7 @@ export interface components {
         ContactFilterUpdatedAt: string;
         /**
          * @description The contact's identifier.
-         * @example 12
+         * @example 1
          */
         ContactId: string;
         /**
@@ -6206,8 +6254,8 @@ export interface components {
          */
         EventFilterAction: string;
         /**
-         * @description Events by id (position); several ids separated by commas. Operators: `filter[id][gt]=1042`, `lt`, `gte`, `lte`, `neq`.
-         * @example 1042
+         * @description Events by id (position); several ids separated by commas. Operators: `filter[id][gt]=1`, `lt`, `gte`, `lte`, `neq`.
+         * @example 1
          */
         EventFilterId: string;
         /**
@@ -6217,7 +6265,7 @@ export interface components {
         EventFilterOccurredAt: string;
         /**
          * @description Events of the records with these ids, separated by commas; use with `filter[resourceType]`.
-         * @example 42
+         * @example 1
          */
         EventFilterResourceId: string;
         /**
@@ -6227,7 +6275,7 @@ export interface components {
         EventFilterResourceType: string;
         /**
          * @description The event's id, its position in the feed.
-         * @example 1042
+         * @example 1
          */
         EventId: string;
         /**
@@ -6246,7 +6294,7 @@ export interface components {
          */
         IfNoneMatch: string;
         /**
-         * @description `title` adds each record's title in `meta.title`; JSON:API only.
+         * @description `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
          * @example title
          */
         Meta: string;
@@ -6257,7 +6305,7 @@ export interface components {
         OrganizationFields: string;
         /**
          * @description Organizations with any of the given business unit identifiers, separated by commas. Operators: `neq` (none of them), `exists` (`true`: at least one, `false`: none), `neq_or_null` (none of them, or none at all), `contains` (all of them), `not_contains` (not all of them). Each value has at most 1,000 characters; a longer one is a 400.
-         * @example 1,3
+         * @example 1,2
          */
         OrganizationFilterBusinessUnits: string;
         /**
@@ -6287,7 +6335,7 @@ export interface components {
         OrganizationFilterUpdatedAt: string;
         /**
          * @description Organizations with any of the given user identifiers, separated by commas. Operators: `neq` (none of them), `exists` (`true`: at least one, `false`: none), `neq_or_null` (none of them, or none at all), `contains` (all of them), `not_contains` (not all of them). Each value has at most 1,000 characters; a longer one is a 400.
-         * @example 5
+         * @example 3
          */
         OrganizationFilterUsers: string;
         /**
@@ -6305,7 +6353,7 @@ export interface components {
          * @example name
          */
         OrganizationSort: string;
-        /** @description Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. */
+        /** @description Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. A JSON:API page read by cursor names the profile in its `Content-Type` (`application/vnd.api+json; profile="https://jsonapi.org/profiles/ethanresnick/cursor-pagination/"`), a parameter clients may ignore. */
         PageAfter: string;
         /** @description Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`. */
         PageBefore: string;
@@ -6355,7 +6403,7 @@ export interface components {
         TaxJurisdictionFields: string;
         /**
          * @description Tax jurisdictions by code: several separated by commas, or as an operator says (`filter[code][starts_with]=US-`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. Each value has at most 1,000 characters; a longer one is a 400.
-         * @example US-CA-LA,GB-LONDON
+         * @example US-NY-NYC,GB-LONDON
          */
         TaxJurisdictionFilterCode: string;
         /**
@@ -6385,7 +6433,7 @@ export interface components {
         TaxJurisdictionFilterUpdatedAt: string;
         /**
          * @description The tax jurisdiction's identifier.
-         * @example 7
+         * @example 1
          */
         TaxJurisdictionId: string;
         /**
@@ -6415,7 +6463,7 @@ export interface components {
         UserFilterCreatedAt: string;
         /**
          * @description Users by email address: one of the comma-separated values, or as an operator says (`filter[email][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. Each value has at most 1,000 characters; a longer one is a 400.
-         * @example john.doe@example.com
+         * @example manager@example.com
          */
         UserFilterEmail: string;
         /**
@@ -6435,7 +6483,7 @@ export interface components {
         UserFilterId: string;
         /**
          * @description Users by last name: one of the comma-separated values, or as an operator says (`filter[lastName][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. Each value has at most 1,000 characters; a longer one is a 400.
-         * @example Doe
+         * @example Manager
          */
         UserFilterLastName: string;
         /**
@@ -6445,7 +6493,7 @@ export interface components {
         UserFilterOrganization: string;
         /**
          * @description Users of the given business units, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[owner][exists]=false` finds those without one), `neq_or_null`. Each value has at most 1,000 characters; a longer one is a 400.
-         * @example 3
+         * @example 1
          */
         UserFilterOwner: string;
         /**
@@ -6460,12 +6508,12 @@ export interface components {
         UserFilterUserRoles: string;
         /**
          * @description Users by username: one of the comma-separated values, or as an operator says (`filter[username][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. Each value has at most 1,000 characters; a longer one is a 400.
-         * @example jdoe
+         * @example manager
          */
         UserFilterUsername: string;
         /**
          * @description The user's identifier.
-         * @example 5
+         * @example 3
          */
         UserId: string;
         /**
@@ -6498,7 +6546,10 @@ export interface components {
          * @example lastName,-createdAt
          */
         UserSort: string;
-        /** @description The webhook's identifier. */
+        /**
+         * @description The webhook's identifier.
+         * @example 1
+         */
         WebhookId: string;
         /**
          * @description The weight unit fields to return, separated by commas; JSON:API only.
@@ -6550,7 +6601,7 @@ export interface components {
         Allow: string;
         /**
          * @description The absolute address of the asynchronous operation that processes the batch (`GET` it to follow its progress).
-         * @example https://api.example.com/admin/api/asyncoperations/31
+         * @example https://api.example.com/admin/api/asyncoperations/1
          */
         ContentLocation: string;
         /**
@@ -6565,7 +6616,7 @@ export interface components {
         Link: string;
         /**
          * @description The absolute address of the created resource.
-         * @example https://api.example.com/admin/api/accounts/42
+         * @example https://api.example.com/admin/api/accounts/4
          */
         Location: string;
         /**
@@ -6608,12 +6659,12 @@ export interface operations {
                 "filter[externalId]"?: components["parameters"]["AccountFilterExternalId"];
                 /**
                  * @description Accounts with any of the given contact identifiers, separated by commas. Operators: `neq` (none of them), `exists` (`true`: at least one, `false`: none), `neq_or_null` (none of them, or none at all), `contains` (all of them), `not_contains` (not all of them). Each value has at most 1,000 characters; a longer one is a 400.
-                 * @example 12
+                 * @example 1
                  */
                 "filter[contacts]"?: components["parameters"]["AccountFilterContacts"];
                 /**
                  * @description Accounts whose default contact is one of the given contacts, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[defaultContact][exists]=false` finds those without one), `neq_or_null`. Each value has at most 1,000 characters; a longer one is a 400.
-                 * @example 12
+                 * @example 1
                  */
                 "filter[defaultContact]"?: components["parameters"]["AccountFilterDefaultContact"];
                 /**
@@ -6623,12 +6674,12 @@ export interface operations {
                 "filter[organization]"?: components["parameters"]["AccountFilterOrganization"];
                 /**
                  * @description Accounts owned by the given users, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[owner][exists]=false` finds those without one), `neq_or_null`. Each value has at most 1,000 characters; a longer one is a 400.
-                 * @example 5
+                 * @example 3
                  */
                 "filter[owner]"?: components["parameters"]["AccountFilterOwner"];
                 /**
                  * @description Accounts referred by the given accounts, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[referredBy][exists]=false` finds those without one), `neq_or_null`. Each value has at most 1,000 characters; a longer one is a 400.
-                 * @example 17
+                 * @example 2
                  */
                 "filter[referredBy]"?: components["parameters"]["AccountFilterReferredBy"];
                 /**
@@ -6650,7 +6701,7 @@ export interface operations {
                 "page[number]"?: components["parameters"]["PageNumber"];
                 /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000. */
                 "page[size]"?: components["parameters"]["PageSize"];
-                /** @description Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. */
+                /** @description Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. A JSON:API page read by cursor names the profile in its `Content-Type` (`application/vnd.api+json; profile="https://jsonapi.org/profiles/ethanresnick/cursor-pagination/"`), a parameter clients may ignore. */
                 "page[after]"?: components["parameters"]["PageAfter"];
                 /** @description Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`. */
                 "page[before]"?: components["parameters"]["PageBefore"];
@@ -6695,10 +6746,10 @@ export interface operations {
                  */
                 "fields[users]"?: components["parameters"]["UserFields"];
                 /**
-                 * @description `title` adds each record's title in `meta.title`; JSON:API only.
+                 * @description `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
                  * @example title
                  */
-                meta?: components["parameters"]["Meta"];
+                metaProperties?: components["parameters"]["Meta"];
             };
             header?: {
                 /**
@@ -6731,16 +6782,16 @@ export interface operations {
                      * @example [
                      *       {
                      *         "contacts": [
-                     *           12
+                     *           1
                      *         ],
                      *         "createdAt": "2026-11-01T09:30:00Z",
-                     *         "defaultContact": 12,
+                     *         "defaultContact": 1,
                      *         "externalId": "ACME-001",
-                     *         "id": 42,
+                     *         "id": 1,
                      *         "name": "Acme Corporation",
                      *         "organization": 1,
-                     *         "owner": 5,
-                     *         "referredBy": 17,
+                     *         "owner": 3,
+                     *         "referredBy": 2,
                      *         "updatedAt": "2026-11-01T09:30:00Z"
                      *       }
                      *     ]
@@ -6756,19 +6807,19 @@ export interface operations {
                      *             "name": "Acme Corporation",
                      *             "updatedAt": "2026-11-01T09:30:00Z"
                      *           },
-                     *           "id": "42",
+                     *           "id": "1",
                      *           "relationships": {
                      *             "contacts": {
                      *               "data": [
                      *                 {
-                     *                   "id": "12",
+                     *                   "id": "1",
                      *                   "type": "contacts"
                      *                 }
                      *               ]
                      *             },
                      *             "defaultContact": {
                      *               "data": {
-                     *                 "id": "12",
+                     *                 "id": "1",
                      *                 "type": "contacts"
                      *               }
                      *             },
@@ -6780,13 +6831,13 @@ export interface operations {
                      *             },
                      *             "owner": {
                      *               "data": {
-                     *                 "id": "5",
+                     *                 "id": "3",
                      *                 "type": "users"
                      *               }
                      *             },
                      *             "referredBy": {
                      *               "data": {
-                     *                 "id": "17",
+                     *                 "id": "2",
                      *                 "type": "accounts"
                      *               }
                      *             }
@@ -6821,13 +6872,13 @@ export interface operations {
                 /**
                  * @example {
                  *       "contacts": [
-                 *         12
+                 *         2
                  *       ],
-                 *       "defaultContact": 12,
-                 *       "externalId": "ACME-001",
-                 *       "name": "Acme Corporation",
-                 *       "owner": 5,
-                 *       "referredBy": 17
+                 *       "defaultContact": 2,
+                 *       "externalId": "UMB-001",
+                 *       "name": "Umbrella Corporation",
+                 *       "owner": 3,
+                 *       "referredBy": 1
                  *     }
                  */
                 "application/json": components["schemas"]["AccountCreatePlain"];
@@ -6835,33 +6886,33 @@ export interface operations {
                  * @example {
                  *       "data": {
                  *         "attributes": {
-                 *           "externalId": "ACME-001",
-                 *           "name": "Acme Corporation"
+                 *           "externalId": "UMB-001",
+                 *           "name": "Umbrella Corporation"
                  *         },
                  *         "relationships": {
                  *           "contacts": {
                  *             "data": [
                  *               {
-                 *                 "id": "12",
+                 *                 "id": "2",
                  *                 "type": "contacts"
                  *               }
                  *             ]
                  *           },
                  *           "defaultContact": {
                  *             "data": {
-                 *               "id": "12",
+                 *               "id": "2",
                  *               "type": "contacts"
                  *             }
                  *           },
                  *           "owner": {
                  *             "data": {
-                 *               "id": "5",
+                 *               "id": "3",
                  *               "type": "users"
                  *             }
                  *           },
                  *           "referredBy": {
                  *             "data": {
-                 *               "id": "17",
+                 *               "id": "1",
                  *               "type": "accounts"
                  *             }
                  *           }
@@ -6884,16 +6935,16 @@ export interface operations {
                     /**
                      * @example {
                      *       "contacts": [
-                     *         12
+                     *         2
                      *       ],
                      *       "createdAt": "2026-11-01T09:30:00Z",
-                     *       "defaultContact": 12,
-                     *       "externalId": "ACME-001",
-                     *       "id": 42,
-                     *       "name": "Acme Corporation",
+                     *       "defaultContact": 2,
+                     *       "externalId": "UMB-001",
+                     *       "id": 4,
+                     *       "name": "Umbrella Corporation",
                      *       "organization": 1,
-                     *       "owner": 5,
-                     *       "referredBy": 17,
+                     *       "owner": 3,
+                     *       "referredBy": 1,
                      *       "updatedAt": "2026-11-01T09:30:00Z"
                      *     }
                      */
@@ -6903,23 +6954,23 @@ export interface operations {
                      *       "data": {
                      *         "attributes": {
                      *           "createdAt": "2026-11-01T09:30:00Z",
-                     *           "externalId": "ACME-001",
-                     *           "name": "Acme Corporation",
+                     *           "externalId": "UMB-001",
+                     *           "name": "Umbrella Corporation",
                      *           "updatedAt": "2026-11-01T09:30:00Z"
                      *         },
-                     *         "id": "42",
+                     *         "id": "4",
                      *         "relationships": {
                      *           "contacts": {
                      *             "data": [
                      *               {
-                     *                 "id": "12",
+                     *                 "id": "2",
                      *                 "type": "contacts"
                      *               }
                      *             ]
                      *           },
                      *           "defaultContact": {
                      *             "data": {
-                     *               "id": "12",
+                     *               "id": "2",
                      *               "type": "contacts"
                      *             }
                      *           },
@@ -6931,13 +6982,13 @@ export interface operations {
                      *           },
                      *           "owner": {
                      *             "data": {
-                     *               "id": "5",
+                     *               "id": "3",
                      *               "type": "users"
                      *             }
                      *           },
                      *           "referredBy": {
                      *             "data": {
-                     *               "id": "17",
+                     *               "id": "1",
                      *               "type": "accounts"
                      *             }
                      *           }
@@ -6960,16 +7011,16 @@ export interface operations {
                     /**
                      * @example {
                      *       "contacts": [
-                     *         12
+                     *         2
                      *       ],
                      *       "createdAt": "2026-11-01T09:30:00Z",
-                     *       "defaultContact": 12,
-                     *       "externalId": "ACME-001",
-                     *       "id": 42,
-                     *       "name": "Acme Corporation",
+                     *       "defaultContact": 2,
+                     *       "externalId": "UMB-001",
+                     *       "id": 4,
+                     *       "name": "Umbrella Corporation",
                      *       "organization": 1,
-                     *       "owner": 5,
-                     *       "referredBy": 17,
+                     *       "owner": 3,
+                     *       "referredBy": 1,
                      *       "updatedAt": "2026-11-01T09:30:00Z"
                      *     }
                      */
@@ -6979,23 +7030,23 @@ export interface operations {
                      *       "data": {
                      *         "attributes": {
                      *           "createdAt": "2026-11-01T09:30:00Z",
-                     *           "externalId": "ACME-001",
-                     *           "name": "Acme Corporation",
+                     *           "externalId": "UMB-001",
+                     *           "name": "Umbrella Corporation",
                      *           "updatedAt": "2026-11-01T09:30:00Z"
                      *         },
-                     *         "id": "42",
+                     *         "id": "4",
                      *         "relationships": {
                      *           "contacts": {
                      *             "data": [
                      *               {
-                     *                 "id": "12",
+                     *                 "id": "2",
                      *                 "type": "contacts"
                      *               }
                      *             ]
                      *           },
                      *           "defaultContact": {
                      *             "data": {
-                     *               "id": "12",
+                     *               "id": "2",
                      *               "type": "contacts"
                      *             }
                      *           },
@@ -7007,13 +7058,13 @@ export interface operations {
                      *           },
                      *           "owner": {
                      *             "data": {
-                     *               "id": "5",
+                     *               "id": "3",
                      *               "type": "users"
                      *             }
                      *           },
                      *           "referredBy": {
                      *             "data": {
-                     *               "id": "17",
+                     *               "id": "1",
                      *               "type": "accounts"
                      *             }
                      *           }
@@ -7028,6 +7079,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["RelatedNotFound"];
             406: components["responses"]["NotAcceptable"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
@@ -7057,12 +7109,12 @@ export interface operations {
                 "filter[externalId]"?: components["parameters"]["AccountFilterExternalId"];
                 /**
                  * @description Accounts with any of the given contact identifiers, separated by commas. Operators: `neq` (none of them), `exists` (`true`: at least one, `false`: none), `neq_or_null` (none of them, or none at all), `contains` (all of them), `not_contains` (not all of them). Each value has at most 1,000 characters; a longer one is a 400.
-                 * @example 12
+                 * @example 1
                  */
                 "filter[contacts]"?: components["parameters"]["AccountFilterContacts"];
                 /**
                  * @description Accounts whose default contact is one of the given contacts, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[defaultContact][exists]=false` finds those without one), `neq_or_null`. Each value has at most 1,000 characters; a longer one is a 400.
-                 * @example 12
+                 * @example 1
                  */
                 "filter[defaultContact]"?: components["parameters"]["AccountFilterDefaultContact"];
                 /**
@@ -7072,12 +7124,12 @@ export interface operations {
                 "filter[organization]"?: components["parameters"]["AccountFilterOrganization"];
                 /**
                  * @description Accounts owned by the given users, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[owner][exists]=false` finds those without one), `neq_or_null`. Each value has at most 1,000 characters; a longer one is a 400.
-                 * @example 5
+                 * @example 3
                  */
                 "filter[owner]"?: components["parameters"]["AccountFilterOwner"];
                 /**
                  * @description Accounts referred by the given accounts, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[referredBy][exists]=false` finds those without one), `neq_or_null`. Each value has at most 1,000 characters; a longer one is a 400.
-                 * @example 17
+                 * @example 2
                  */
                 "filter[referredBy]"?: components["parameters"]["AccountFilterReferredBy"];
                 /**
@@ -7142,8 +7194,8 @@ export interface operations {
                  *       "data": [
                  *         {
                  *           "attributes": {
-                 *             "externalId": "ACME-001",
-                 *             "name": "Acme Corporation"
+                 *             "externalId": "STARK-001",
+                 *             "name": "Stark Industries"
                  *           },
                  *           "relationships": {
                  *             "contacts": {
@@ -7162,13 +7214,13 @@ export interface operations {
                  *             },
                  *             "owner": {
                  *               "data": {
-                 *                 "id": "5",
+                 *                 "id": "3",
                  *                 "type": "users"
                  *               }
                  *             },
                  *             "referredBy": {
                  *               "data": {
-                 *                 "id": "17",
+                 *                 "id": "2",
                  *                 "type": "accounts"
                  *               }
                  *             }
@@ -7179,7 +7231,7 @@ export interface operations {
                  *           "attributes": {
                  *             "name": "Globex Inc."
                  *           },
-                 *           "id": "17",
+                 *           "id": "2",
                  *           "meta": {
                  *             "update": true
                  *           },
@@ -7191,31 +7243,31 @@ export interface operations {
                  *           "attributes": {
                  *             "emails": [
                  *               {
-                 *                 "email": "jane.smith@acme.example"
+                 *                 "email": "pepper.potts@stark.example"
                  *               }
                  *             ],
-                 *             "firstName": "Jane",
+                 *             "firstName": "Pepper",
                  *             "gender": "female",
-                 *             "lastName": "Smith",
-                 *             "primaryEmail": "jane.smith@acme.example"
+                 *             "lastName": "Potts",
+                 *             "primaryEmail": "pepper.potts@stark.example"
                  *           },
                  *           "id": "new-contact-1",
                  *           "relationships": {
                  *             "assignedTo": {
                  *               "data": {
-                 *                 "id": "5",
+                 *                 "id": "3",
                  *                 "type": "users"
                  *               }
                  *             },
                  *             "owner": {
                  *               "data": {
-                 *                 "id": "5",
+                 *                 "id": "3",
                  *                 "type": "users"
                  *               }
                  *             },
                  *             "reportsTo": {
                  *               "data": {
-                 *                 "id": "11",
+                 *                 "id": "2",
                  *                 "type": "contacts"
                  *               }
                  *             }
@@ -7242,23 +7294,23 @@ export interface operations {
                      *         {
                      *           "attributes": {
                      *             "createdAt": "2026-11-03T10:00:00Z",
-                     *             "externalId": "ACME-001",
-                     *             "name": "Acme Corporation",
+                     *             "externalId": "STARK-001",
+                     *             "name": "Stark Industries",
                      *             "updatedAt": "2026-11-03T10:00:00Z"
                      *           },
-                     *           "id": "42",
+                     *           "id": "4",
                      *           "relationships": {
                      *             "contacts": {
                      *               "data": [
                      *                 {
-                     *                   "id": "12",
+                     *                   "id": "3",
                      *                   "type": "contacts"
                      *                 }
                      *               ]
                      *             },
                      *             "defaultContact": {
                      *               "data": {
-                     *                 "id": "12",
+                     *                 "id": "3",
                      *                 "type": "contacts"
                      *               }
                      *             },
@@ -7270,13 +7322,13 @@ export interface operations {
                      *             },
                      *             "owner": {
                      *               "data": {
-                     *                 "id": "5",
+                     *                 "id": "3",
                      *                 "type": "users"
                      *               }
                      *             },
                      *             "referredBy": {
                      *               "data": {
-                     *                 "id": "17",
+                     *                 "id": "2",
                      *                 "type": "accounts"
                      *               }
                      *             }
@@ -7286,26 +7338,26 @@ export interface operations {
                      *         {
                      *           "attributes": {
                      *             "createdAt": "2026-10-12T08:00:00Z",
-                     *             "externalId": "GLOBEX-017",
+                     *             "externalId": "GLOBEX-7",
                      *             "name": "Globex Inc.",
                      *             "updatedAt": "2026-11-03T10:00:00Z"
                      *           },
-                     *           "id": "17",
+                     *           "id": "2",
                      *           "meta": {
-                     *             "dataId": "17"
+                     *             "dataId": "2"
                      *           },
                      *           "relationships": {
                      *             "contacts": {
                      *               "data": [
                      *                 {
-                     *                   "id": "11",
+                     *                   "id": "2",
                      *                   "type": "contacts"
                      *                 }
                      *               ]
                      *             },
                      *             "defaultContact": {
                      *               "data": {
-                     *                 "id": "11",
+                     *                 "id": "2",
                      *                 "type": "contacts"
                      *               }
                      *             },
@@ -7317,7 +7369,7 @@ export interface operations {
                      *             },
                      *             "owner": {
                      *               "data": {
-                     *                 "id": "5",
+                     *                 "id": "3",
                      *                 "type": "users"
                      *               }
                      *             },
@@ -7339,23 +7391,23 @@ export interface operations {
                      *             "description": null,
                      *             "emails": [
                      *               {
-                     *                 "email": "jane.smith@acme.example"
+                     *                 "email": "pepper.potts@stark.example"
                      *               }
                      *             ],
                      *             "externalId": null,
-                     *             "firstName": "Jane",
+                     *             "firstName": "Pepper",
                      *             "gender": "female",
                      *             "jobTitle": null,
-                     *             "lastName": "Smith",
+                     *             "lastName": "Potts",
                      *             "middleName": null,
                      *             "namePrefix": null,
                      *             "nameSuffix": null,
                      *             "phones": null,
-                     *             "primaryEmail": "jane.smith@acme.example",
+                     *             "primaryEmail": "pepper.potts@stark.example",
                      *             "primaryPhone": null,
                      *             "updatedAt": "2026-11-03T10:00:00Z"
                      *           },
-                     *           "id": "12",
+                     *           "id": "3",
                      *           "meta": {
                      *             "includeId": "new-contact-1"
                      *           },
@@ -7363,14 +7415,14 @@ export interface operations {
                      *             "accounts": {
                      *               "data": [
                      *                 {
-                     *                   "id": "42",
+                     *                   "id": "4",
                      *                   "type": "accounts"
                      *                 }
                      *               ]
                      *             },
                      *             "assignedTo": {
                      *               "data": {
-                     *                 "id": "5",
+                     *                 "id": "3",
                      *                 "type": "users"
                      *               }
                      *             },
@@ -7382,13 +7434,13 @@ export interface operations {
                      *             },
                      *             "owner": {
                      *               "data": {
-                     *                 "id": "5",
+                     *                 "id": "3",
                      *                 "type": "users"
                      *               }
                      *             },
                      *             "reportsTo": {
                      *               "data": {
-                     *                 "id": "11",
+                     *                 "id": "2",
                      *                 "type": "contacts"
                      *               }
                      *             }
@@ -7421,9 +7473,9 @@ export interface operations {
                      *           "summary": null,
                      *           "updatedAt": "2026-11-03T10:00:00Z"
                      *         },
-                     *         "id": "31",
+                     *         "id": "1",
                      *         "links": {
-                     *           "self": "https://api.example.com/admin/api/asyncoperations/31"
+                     *           "self": "https://api.example.com/admin/api/asyncoperations/1"
                      *         },
                      *         "relationships": {
                      *           "organization": {
@@ -7434,7 +7486,7 @@ export interface operations {
                      *           },
                      *           "owner": {
                      *             "data": {
-                     *               "id": "5",
+                     *               "id": "3",
                      *               "type": "users"
                      *             }
                      *           }
@@ -7498,10 +7550,10 @@ export interface operations {
                  */
                 "fields[users]"?: components["parameters"]["UserFields"];
                 /**
-                 * @description `title` adds each record's title in `meta.title`; JSON:API only.
+                 * @description `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
                  * @example title
                  */
-                meta?: components["parameters"]["Meta"];
+                metaProperties?: components["parameters"]["Meta"];
             };
             header?: {
                 /**
@@ -7518,7 +7570,7 @@ export interface operations {
             path: {
                 /**
                  * @description The account's identifier.
-                 * @example 42
+                 * @example 1
                  */
                 id: components["parameters"]["AccountId"];
             };
@@ -7537,16 +7589,16 @@ export interface operations {
                     /**
                      * @example {
                      *       "contacts": [
-                     *         12
+                     *         1
                      *       ],
                      *       "createdAt": "2026-11-01T09:30:00Z",
-                     *       "defaultContact": 12,
+                     *       "defaultContact": 1,
                      *       "externalId": "ACME-001",
-                     *       "id": 42,
+                     *       "id": 1,
                      *       "name": "Acme Corporation",
                      *       "organization": 1,
-                     *       "owner": 5,
-                     *       "referredBy": 17,
+                     *       "owner": 3,
+                     *       "referredBy": 2,
                      *       "updatedAt": "2026-11-01T09:30:00Z"
                      *     }
                      */
@@ -7560,19 +7612,19 @@ export interface operations {
                      *           "name": "Acme Corporation",
                      *           "updatedAt": "2026-11-01T09:30:00Z"
                      *         },
-                     *         "id": "42",
+                     *         "id": "1",
                      *         "relationships": {
                      *           "contacts": {
                      *             "data": [
                      *               {
-                     *                 "id": "12",
+                     *                 "id": "1",
                      *                 "type": "contacts"
                      *               }
                      *             ]
                      *           },
                      *           "defaultContact": {
                      *             "data": {
-                     *               "id": "12",
+                     *               "id": "1",
                      *               "type": "contacts"
                      *             }
                      *           },
@@ -7584,13 +7636,13 @@ export interface operations {
                      *           },
                      *           "owner": {
                      *             "data": {
-                     *               "id": "5",
+                     *               "id": "3",
                      *               "type": "users"
                      *             }
                      *           },
                      *           "referredBy": {
                      *             "data": {
-                     *               "id": "17",
+                     *               "id": "2",
                      *               "type": "accounts"
                      *             }
                      *           }
@@ -7626,7 +7678,7 @@ export interface operations {
             path: {
                 /**
                  * @description The account's identifier.
-                 * @example 42
+                 * @example 1
                  */
                 id: components["parameters"]["AccountId"];
             };
@@ -7659,7 +7711,7 @@ export interface operations {
             path: {
                 /**
                  * @description The account's identifier.
-                 * @example 42
+                 * @example 1
                  */
                 id: components["parameters"]["AccountId"];
             };
@@ -7679,7 +7731,7 @@ export interface operations {
                  *         "attributes": {
                  *           "name": "Acme Inc."
                  *         },
-                 *         "id": "42",
+                 *         "id": "1",
                  *         "type": "accounts"
                  *       }
                  *     }
@@ -7698,16 +7750,16 @@ export interface operations {
                     /**
                      * @example {
                      *       "contacts": [
-                     *         12
+                     *         1
                      *       ],
                      *       "createdAt": "2026-11-01T09:30:00Z",
-                     *       "defaultContact": 12,
+                     *       "defaultContact": 1,
                      *       "externalId": "ACME-001",
-                     *       "id": 42,
+                     *       "id": 1,
                      *       "name": "Acme Inc.",
                      *       "organization": 1,
-                     *       "owner": 5,
-                     *       "referredBy": 17,
+                     *       "owner": 3,
+                     *       "referredBy": 2,
                      *       "updatedAt": "2026-11-02T10:00:00Z"
                      *     }
                      */
@@ -7721,19 +7773,19 @@ export interface operations {
                      *           "name": "Acme Inc.",
                      *           "updatedAt": "2026-11-02T10:00:00Z"
                      *         },
-                     *         "id": "42",
+                     *         "id": "1",
                      *         "relationships": {
                      *           "contacts": {
                      *             "data": [
                      *               {
-                     *                 "id": "12",
+                     *                 "id": "1",
                      *                 "type": "contacts"
                      *               }
                      *             ]
                      *           },
                      *           "defaultContact": {
                      *             "data": {
-                     *               "id": "12",
+                     *               "id": "1",
                      *               "type": "contacts"
                      *             }
                      *           },
@@ -7745,13 +7797,13 @@ export interface operations {
                      *           },
                      *           "owner": {
                      *             "data": {
-                     *               "id": "5",
+                     *               "id": "3",
                      *               "type": "users"
                      *             }
                      *           },
                      *           "referredBy": {
                      *             "data": {
-                     *               "id": "17",
+                     *               "id": "2",
                      *               "type": "accounts"
                      *             }
                      *           }
@@ -7802,12 +7854,12 @@ export interface operations {
                 "filter[externalId]"?: components["parameters"]["ContactFilterExternalId"];
                 /**
                  * @description Contacts of any of the given account identifiers, separated by commas. Operators: `neq` (none of them), `exists` (`true`: at least one, `false`: none), `neq_or_null` (none of them, or none at all), `contains` (all of them), `not_contains` (not all of them). Each value has at most 1,000 characters; a longer one is a 400.
-                 * @example 42
+                 * @example 1
                  */
                 "filter[accounts]"?: components["parameters"]["ContactFilterAccounts"];
                 /**
                  * @description Contacts assigned to the given users, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[assignedTo][exists]=false` finds those without one), `neq_or_null`. Each value has at most 1,000 characters; a longer one is a 400.
-                 * @example 5
+                 * @example 3
                  */
                 "filter[assignedTo]"?: components["parameters"]["ContactFilterAssignedTo"];
                 /**
@@ -7817,12 +7869,12 @@ export interface operations {
                 "filter[organization]"?: components["parameters"]["ContactFilterOrganization"];
                 /**
                  * @description Contacts owned by the given users, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[owner][exists]=false` finds those without one), `neq_or_null`. Each value has at most 1,000 characters; a longer one is a 400.
-                 * @example 5
+                 * @example 3
                  */
                 "filter[owner]"?: components["parameters"]["ContactFilterOwner"];
                 /**
                  * @description Contacts reporting to the given contacts, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[reportsTo][exists]=false` finds those without one), `neq_or_null`. Each value has at most 1,000 characters; a longer one is a 400.
-                 * @example 11
+                 * @example 2
                  */
                 "filter[reportsTo]"?: components["parameters"]["ContactFilterReportsTo"];
                 /**
@@ -7844,7 +7896,7 @@ export interface operations {
                 "page[number]"?: components["parameters"]["PageNumber"];
                 /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000. */
                 "page[size]"?: components["parameters"]["PageSize"];
-                /** @description Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. */
+                /** @description Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. A JSON:API page read by cursor names the profile in its `Content-Type` (`application/vnd.api+json; profile="https://jsonapi.org/profiles/ethanresnick/cursor-pagination/"`), a parameter clients may ignore. */
                 "page[after]"?: components["parameters"]["PageAfter"];
                 /** @description Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`. */
                 "page[before]"?: components["parameters"]["PageBefore"];
@@ -7889,10 +7941,10 @@ export interface operations {
                  */
                 "fields[users]"?: components["parameters"]["UserFields"];
                 /**
-                 * @description `title` adds each record's title in `meta.title`; JSON:API only.
+                 * @description `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
                  * @example title
                  */
-                meta?: components["parameters"]["Meta"];
+                metaProperties?: components["parameters"]["Meta"];
             };
             header?: {
                 /**
@@ -7909,7 +7961,7 @@ export interface operations {
             path: {
                 /**
                  * @description The account's identifier.
-                 * @example 42
+                 * @example 1
                  */
                 id: components["parameters"]["AccountId"];
             };
@@ -7931,9 +7983,9 @@ export interface operations {
                      * @example [
                      *       {
                      *         "accounts": [
-                     *           42
+                     *           1
                      *         ],
-                     *         "assignedTo": 5,
+                     *         "assignedTo": 3,
                      *         "birthday": "1990-07-21",
                      *         "createdAt": "2026-11-01T09:30:00Z",
                      *         "description": "Leads purchasing at Acme.",
@@ -7945,14 +7997,14 @@ export interface operations {
                      *         "externalId": "CRM-0012",
                      *         "firstName": "Jane",
                      *         "gender": "female",
-                     *         "id": 12,
+                     *         "id": 1,
                      *         "jobTitle": "Head of Purchasing",
                      *         "lastName": "Smith",
                      *         "middleName": null,
                      *         "namePrefix": "Ms.",
                      *         "nameSuffix": null,
                      *         "organization": 1,
-                     *         "owner": 5,
+                     *         "owner": 3,
                      *         "phones": [
                      *           {
                      *             "phone": "+1 212 555 0142"
@@ -7960,7 +8012,7 @@ export interface operations {
                      *         ],
                      *         "primaryEmail": "jane.smith@acme.example",
                      *         "primaryPhone": "+1 212 555 0142",
-                     *         "reportsTo": 11,
+                     *         "reportsTo": 2,
                      *         "updatedAt": "2026-11-01T09:30:00Z"
                      *       }
                      *     ]
@@ -7996,19 +8048,19 @@ export interface operations {
                      *             "primaryPhone": "+1 212 555 0142",
                      *             "updatedAt": "2026-11-01T09:30:00Z"
                      *           },
-                     *           "id": "12",
+                     *           "id": "1",
                      *           "relationships": {
                      *             "accounts": {
                      *               "data": [
                      *                 {
-                     *                   "id": "42",
+                     *                   "id": "1",
                      *                   "type": "accounts"
                      *                 }
                      *               ]
                      *             },
                      *             "assignedTo": {
                      *               "data": {
-                     *                 "id": "5",
+                     *                 "id": "3",
                      *                 "type": "users"
                      *               }
                      *             },
@@ -8020,13 +8072,13 @@ export interface operations {
                      *             },
                      *             "owner": {
                      *               "data": {
-                     *                 "id": "5",
+                     *                 "id": "3",
                      *                 "type": "users"
                      *               }
                      *             },
                      *             "reportsTo": {
                      *               "data": {
-                     *                 "id": "11",
+                     *                 "id": "2",
                      *                 "type": "contacts"
                      *               }
                      *             }
@@ -8089,10 +8141,10 @@ export interface operations {
                  */
                 "fields[users]"?: components["parameters"]["UserFields"];
                 /**
-                 * @description `title` adds each record's title in `meta.title`; JSON:API only.
+                 * @description `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
                  * @example title
                  */
-                meta?: components["parameters"]["Meta"];
+                metaProperties?: components["parameters"]["Meta"];
             };
             header?: {
                 /**
@@ -8109,7 +8161,7 @@ export interface operations {
             path: {
                 /**
                  * @description The account's identifier.
-                 * @example 42
+                 * @example 1
                  */
                 id: components["parameters"]["AccountId"];
             };
@@ -8128,9 +8180,9 @@ export interface operations {
                     /**
                      * @example {
                      *       "accounts": [
-                     *         42
+                     *         1
                      *       ],
-                     *       "assignedTo": 5,
+                     *       "assignedTo": 3,
                      *       "birthday": "1990-07-21",
                      *       "createdAt": "2026-11-01T09:30:00Z",
                      *       "description": "Leads purchasing at Acme.",
@@ -8142,14 +8194,14 @@ export interface operations {
                      *       "externalId": "CRM-0012",
                      *       "firstName": "Jane",
                      *       "gender": "female",
-                     *       "id": 12,
+                     *       "id": 1,
                      *       "jobTitle": "Head of Purchasing",
                      *       "lastName": "Smith",
                      *       "middleName": null,
                      *       "namePrefix": "Ms.",
                      *       "nameSuffix": null,
                      *       "organization": 1,
-                     *       "owner": 5,
+                     *       "owner": 3,
                      *       "phones": [
                      *         {
                      *           "phone": "+1 212 555 0142"
@@ -8157,7 +8209,7 @@ export interface operations {
                      *       ],
                      *       "primaryEmail": "jane.smith@acme.example",
                      *       "primaryPhone": "+1 212 555 0142",
-                     *       "reportsTo": 11,
+                     *       "reportsTo": 2,
                      *       "updatedAt": "2026-11-01T09:30:00Z"
                      *     }
                      */
@@ -8191,19 +8243,19 @@ export interface operations {
                      *           "primaryPhone": "+1 212 555 0142",
                      *           "updatedAt": "2026-11-01T09:30:00Z"
                      *         },
-                     *         "id": "12",
+                     *         "id": "1",
                      *         "relationships": {
                      *           "accounts": {
                      *             "data": [
                      *               {
-                     *                 "id": "42",
+                     *                 "id": "1",
                      *                 "type": "accounts"
                      *               }
                      *             ]
                      *           },
                      *           "assignedTo": {
                      *             "data": {
-                     *               "id": "5",
+                     *               "id": "3",
                      *               "type": "users"
                      *             }
                      *           },
@@ -8215,13 +8267,13 @@ export interface operations {
                      *           },
                      *           "owner": {
                      *             "data": {
-                     *               "id": "5",
+                     *               "id": "3",
                      *               "type": "users"
                      *             }
                      *           },
                      *           "reportsTo": {
                      *             "data": {
-                     *               "id": "11",
+                     *               "id": "2",
                      *               "type": "contacts"
                      *             }
                      *           }
@@ -8283,10 +8335,10 @@ export interface operations {
                  */
                 "fields[users]"?: components["parameters"]["UserFields"];
                 /**
-                 * @description `title` adds each record's title in `meta.title`; JSON:API only.
+                 * @description `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
                  * @example title
                  */
-                meta?: components["parameters"]["Meta"];
+                metaProperties?: components["parameters"]["Meta"];
             };
             header?: {
                 /**
@@ -8303,7 +8355,7 @@ export interface operations {
             path: {
                 /**
                  * @description The account's identifier.
-                 * @example 42
+                 * @example 1
                  */
                 id: components["parameters"]["AccountId"];
             };
@@ -8333,7 +8385,7 @@ export interface operations {
                      *       "updatedAt": "2026-11-01T09:00:00Z",
                      *       "users": [
                      *         1,
-                     *         5
+                     *         3
                      *       ]
                      *     }
                      */
@@ -8369,7 +8421,7 @@ export interface operations {
                      *                 "type": "users"
                      *               },
                      *               {
-                     *                 "id": "5",
+                     *                 "id": "3",
                      *                 "type": "users"
                      *               }
                      *             ]
@@ -8432,10 +8484,10 @@ export interface operations {
                  */
                 "fields[users]"?: components["parameters"]["UserFields"];
                 /**
-                 * @description `title` adds each record's title in `meta.title`; JSON:API only.
+                 * @description `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
                  * @example title
                  */
-                meta?: components["parameters"]["Meta"];
+                metaProperties?: components["parameters"]["Meta"];
             };
             header?: {
                 /**
@@ -8452,7 +8504,7 @@ export interface operations {
             path: {
                 /**
                  * @description The account's identifier.
-                 * @example 42
+                 * @example 1
                  */
                 id: components["parameters"]["AccountId"];
             };
@@ -8472,32 +8524,32 @@ export interface operations {
                      * @example {
                      *       "birthday": "1985-04-12",
                      *       "createdAt": "2026-11-01T09:30:00Z",
-                     *       "email": "john.doe@example.com",
+                     *       "email": "manager@example.com",
                      *       "emails": [
                      *         {
-                     *           "email": "jdoe@example.org"
+                     *           "email": "max.manager@example.org"
                      *         }
                      *       ],
                      *       "enabled": true,
                      *       "externalId": "EMP-0005",
-                     *       "firstName": "John",
+                     *       "firstName": "Max",
                      *       "googleId": null,
-                     *       "id": 5,
+                     *       "id": 3,
                      *       "lastLogin": "2026-11-02T08:15:00Z",
-                     *       "lastName": "Doe",
+                     *       "lastName": "Manager",
                      *       "loginCount": 12,
                      *       "middleName": null,
                      *       "namePrefix": null,
                      *       "nameSuffix": null,
                      *       "organization": 1,
-                     *       "owner": 3,
+                     *       "owner": 1,
                      *       "phone": "+1 212 555 0101",
                      *       "title": "Sales manager",
                      *       "updatedAt": "2026-11-01T09:30:00Z",
                      *       "userRoles": [
                      *         "ROLE_MANAGER"
                      *       ],
-                     *       "username": "jdoe"
+                     *       "username": "manager"
                      *     }
                      */
                     "application/json": components["schemas"]["UserPlain"] | components["schemas"]["JsonNull"];
@@ -8507,18 +8559,18 @@ export interface operations {
                      *         "attributes": {
                      *           "birthday": "1985-04-12",
                      *           "createdAt": "2026-11-01T09:30:00Z",
-                     *           "email": "john.doe@example.com",
+                     *           "email": "manager@example.com",
                      *           "emails": [
                      *             {
-                     *               "email": "jdoe@example.org"
+                     *               "email": "max.manager@example.org"
                      *             }
                      *           ],
                      *           "enabled": true,
                      *           "externalId": "EMP-0005",
-                     *           "firstName": "John",
+                     *           "firstName": "Max",
                      *           "googleId": null,
                      *           "lastLogin": "2026-11-02T08:15:00Z",
-                     *           "lastName": "Doe",
+                     *           "lastName": "Manager",
                      *           "loginCount": 12,
                      *           "middleName": null,
                      *           "namePrefix": null,
@@ -8526,9 +8578,9 @@ export interface operations {
                      *           "phone": "+1 212 555 0101",
                      *           "title": "Sales manager",
                      *           "updatedAt": "2026-11-01T09:30:00Z",
-                     *           "username": "jdoe"
+                     *           "username": "manager"
                      *         },
-                     *         "id": "5",
+                     *         "id": "3",
                      *         "relationships": {
                      *           "organization": {
                      *             "data": {
@@ -8538,7 +8590,7 @@ export interface operations {
                      *           },
                      *           "owner": {
                      *             "data": {
-                     *               "id": "3",
+                     *               "id": "1",
                      *               "type": "businessunits"
                      *             }
                      *           },
@@ -8608,10 +8660,10 @@ export interface operations {
                  */
                 "fields[users]"?: components["parameters"]["UserFields"];
                 /**
-                 * @description `title` adds each record's title in `meta.title`; JSON:API only.
+                 * @description `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
                  * @example title
                  */
-                meta?: components["parameters"]["Meta"];
+                metaProperties?: components["parameters"]["Meta"];
             };
             header?: {
                 /**
@@ -8628,7 +8680,7 @@ export interface operations {
             path: {
                 /**
                  * @description The account's identifier.
-                 * @example 42
+                 * @example 1
                  */
                 id: components["parameters"]["AccountId"];
             };
@@ -8647,16 +8699,16 @@ export interface operations {
                     /**
                      * @example {
                      *       "contacts": [
-                     *         12
+                     *         1
                      *       ],
                      *       "createdAt": "2026-11-01T09:30:00Z",
-                     *       "defaultContact": 12,
+                     *       "defaultContact": 1,
                      *       "externalId": "ACME-001",
-                     *       "id": 42,
+                     *       "id": 1,
                      *       "name": "Acme Corporation",
                      *       "organization": 1,
-                     *       "owner": 5,
-                     *       "referredBy": 17,
+                     *       "owner": 3,
+                     *       "referredBy": 2,
                      *       "updatedAt": "2026-11-01T09:30:00Z"
                      *     }
                      */
@@ -8670,19 +8722,19 @@ export interface operations {
                      *           "name": "Acme Corporation",
                      *           "updatedAt": "2026-11-01T09:30:00Z"
                      *         },
-                     *         "id": "42",
+                     *         "id": "1",
                      *         "relationships": {
                      *           "contacts": {
                      *             "data": [
                      *               {
-                     *                 "id": "12",
+                     *                 "id": "1",
                      *                 "type": "contacts"
                      *               }
                      *             ]
                      *           },
                      *           "defaultContact": {
                      *             "data": {
-                     *               "id": "12",
+                     *               "id": "1",
                      *               "type": "contacts"
                      *             }
                      *           },
@@ -8694,13 +8746,13 @@ export interface operations {
                      *           },
                      *           "owner": {
                      *             "data": {
-                     *               "id": "5",
+                     *               "id": "3",
                      *               "type": "users"
                      *             }
                      *           },
                      *           "referredBy": {
                      *             "data": {
-                     *               "id": "17",
+                     *               "id": "2",
                      *               "type": "accounts"
                      *             }
                      *           }
@@ -8730,7 +8782,7 @@ export interface operations {
                 "page[number]"?: components["parameters"]["PageNumber"];
                 /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000. */
                 "page[size]"?: components["parameters"]["PageSize"];
-                /** @description Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. */
+                /** @description Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. A JSON:API page read by cursor names the profile in its `Content-Type` (`application/vnd.api+json; profile="https://jsonapi.org/profiles/ethanresnick/cursor-pagination/"`), a parameter clients may ignore. */
                 "page[after]"?: components["parameters"]["PageAfter"];
                 /** @description Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`. */
                 "page[before]"?: components["parameters"]["PageBefore"];
@@ -8750,7 +8802,7 @@ export interface operations {
             path: {
                 /**
                  * @description The account's identifier.
-                 * @example 42
+                 * @example 1
                  */
                 id: components["parameters"]["AccountId"];
             };
@@ -8771,7 +8823,7 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "12",
+                     *           "id": "1",
                      *           "type": "contacts"
                      *         }
                      *       ]
@@ -8804,7 +8856,7 @@ export interface operations {
             path: {
                 /**
                  * @description The account's identifier.
-                 * @example 42
+                 * @example 1
                  */
                 id: components["parameters"]["AccountId"];
             };
@@ -8816,7 +8868,7 @@ export interface operations {
                  * @example {
                  *       "data": [
                  *         {
-                 *           "id": "12",
+                 *           "id": "1",
                  *           "type": "contacts"
                  *         }
                  *       ]
@@ -8854,7 +8906,7 @@ export interface operations {
             path: {
                 /**
                  * @description The account's identifier.
-                 * @example 42
+                 * @example 1
                  */
                 id: components["parameters"]["AccountId"];
             };
@@ -8866,7 +8918,7 @@ export interface operations {
                  * @example {
                  *       "data": [
                  *         {
-                 *           "id": "12",
+                 *           "id": "1",
                  *           "type": "contacts"
                  *         }
                  *       ]
@@ -8904,7 +8956,7 @@ export interface operations {
             path: {
                 /**
                  * @description The account's identifier.
-                 * @example 42
+                 * @example 1
                  */
                 id: components["parameters"]["AccountId"];
             };
@@ -8916,7 +8968,7 @@ export interface operations {
                  * @example {
                  *       "data": [
                  *         {
-                 *           "id": "12",
+                 *           "id": "1",
                  *           "type": "contacts"
                  *         }
                  *       ]
@@ -8959,7 +9011,7 @@ export interface operations {
             path: {
                 /**
                  * @description The account's identifier.
-                 * @example 42
+                 * @example 1
                  */
                 id: components["parameters"]["AccountId"];
             };
@@ -8978,7 +9030,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "12",
+                     *         "id": "1",
                      *         "type": "contacts"
                      *       }
                      *     }
@@ -9010,7 +9062,7 @@ export interface operations {
             path: {
                 /**
                  * @description The account's identifier.
-                 * @example 42
+                 * @example 1
                  */
                 id: components["parameters"]["AccountId"];
             };
@@ -9021,7 +9073,7 @@ export interface operations {
                 /**
                  * @example {
                  *       "data": {
-                 *         "id": "12",
+                 *         "id": "1",
                  *         "type": "contacts"
                  *       }
                  *     }
@@ -9063,7 +9115,7 @@ export interface operations {
             path: {
                 /**
                  * @description The account's identifier.
-                 * @example 42
+                 * @example 1
                  */
                 id: components["parameters"]["AccountId"];
             };
@@ -9119,7 +9171,7 @@ export interface operations {
             path: {
                 /**
                  * @description The account's identifier.
-                 * @example 42
+                 * @example 1
                  */
                 id: components["parameters"]["AccountId"];
             };
@@ -9138,7 +9190,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "5",
+                     *         "id": "3",
                      *         "type": "users"
                      *       }
                      *     }
@@ -9170,7 +9222,7 @@ export interface operations {
             path: {
                 /**
                  * @description The account's identifier.
-                 * @example 42
+                 * @example 1
                  */
                 id: components["parameters"]["AccountId"];
             };
@@ -9181,7 +9233,7 @@ export interface operations {
                 /**
                  * @example {
                  *       "data": {
-                 *         "id": "5",
+                 *         "id": "3",
                  *         "type": "users"
                  *       }
                  *     }
@@ -9223,7 +9275,7 @@ export interface operations {
             path: {
                 /**
                  * @description The account's identifier.
-                 * @example 42
+                 * @example 1
                  */
                 id: components["parameters"]["AccountId"];
             };
@@ -9242,7 +9294,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "17",
+                     *         "id": "2",
                      *         "type": "accounts"
                      *       }
                      *     }
@@ -9274,7 +9326,7 @@ export interface operations {
             path: {
                 /**
                  * @description The account's identifier.
-                 * @example 42
+                 * @example 1
                  */
                 id: components["parameters"]["AccountId"];
             };
@@ -9285,7 +9337,7 @@ export interface operations {
                 /**
                  * @example {
                  *       "data": {
-                 *         "id": "17",
+                 *         "id": "2",
                  *         "type": "accounts"
                  *       }
                  *     }
@@ -9322,7 +9374,7 @@ export interface operations {
             path: {
                 /**
                  * @description The asynchronous operation's identifier.
-                 * @example 31
+                 * @example 1
                  */
                 id: components["parameters"]["AsyncOperationId"];
             };
@@ -9342,9 +9394,9 @@ export interface operations {
                      *       "createdAt": "2026-11-03T10:00:00Z",
                      *       "elapsedTime": 4,
                      *       "entityType": "accounts",
-                     *       "id": 31,
+                     *       "id": 1,
                      *       "organization": 1,
-                     *       "owner": 5,
+                     *       "owner": 1,
                      *       "progress": 100,
                      *       "status": "success",
                      *       "summary": {
@@ -9378,9 +9430,9 @@ export interface operations {
                      *           },
                      *           "updatedAt": "2026-11-03T10:00:04Z"
                      *         },
-                     *         "id": "31",
+                     *         "id": "1",
                      *         "links": {
-                     *           "self": "https://api.example.com/admin/api/asyncoperations/31"
+                     *           "self": "https://api.example.com/admin/api/asyncoperations/1"
                      *         },
                      *         "relationships": {
                      *           "organization": {
@@ -9391,7 +9443,7 @@ export interface operations {
                      *           },
                      *           "owner": {
                      *             "data": {
-                     *               "id": "5",
+                     *               "id": "1",
                      *               "type": "users"
                      *             }
                      *           }
@@ -9420,7 +9472,7 @@ export interface operations {
             path: {
                 /**
                  * @description The asynchronous operation's identifier.
-                 * @example 31
+                 * @example 1
                  */
                 id: components["parameters"]["AsyncOperationId"];
             };
@@ -9440,7 +9492,7 @@ export interface operations {
                  *         "attributes": {
                  *           "status": "cancelled"
                  *         },
-                 *         "id": "31",
+                 *         "id": "1",
                  *         "type": "asyncoperations"
                  *       }
                  *     }
@@ -9461,9 +9513,9 @@ export interface operations {
                      *       "createdAt": "2026-11-03T10:00:00Z",
                      *       "elapsedTime": 2,
                      *       "entityType": "accounts",
-                     *       "id": 31,
+                     *       "id": 1,
                      *       "organization": 1,
-                     *       "owner": 5,
+                     *       "owner": 1,
                      *       "progress": 40,
                      *       "status": "cancelled",
                      *       "summary": null,
@@ -9483,9 +9535,9 @@ export interface operations {
                      *           "summary": null,
                      *           "updatedAt": "2026-11-03T10:00:02Z"
                      *         },
-                     *         "id": "31",
+                     *         "id": "1",
                      *         "links": {
-                     *           "self": "https://api.example.com/admin/api/asyncoperations/31"
+                     *           "self": "https://api.example.com/admin/api/asyncoperations/1"
                      *         },
                      *         "relationships": {
                      *           "organization": {
@@ -9496,7 +9548,7 @@ export interface operations {
                      *           },
                      *           "owner": {
                      *             "data": {
-                     *               "id": "5",
+                     *               "id": "1",
                      *               "type": "users"
                      *             }
                      *           }
@@ -9571,7 +9623,7 @@ export interface operations {
             path: {
                 /**
                  * @description The asynchronous operation's identifier.
-                 * @example 31
+                 * @example 1
                  */
                 id: components["parameters"]["AsyncOperationId"];
             };
@@ -9591,7 +9643,7 @@ export interface operations {
                      * @example [
                      *       {
                      *         "detail": "This value should not be blank.",
-                     *         "id": "31-1-1",
+                     *         "id": "1-1-1",
                      *         "source": {
                      *           "pointer": "/data/5/attributes/name"
                      *         },
@@ -9613,12 +9665,12 @@ export interface operations {
                      *             "status": 400,
                      *             "title": "not blank constraint"
                      *           },
-                     *           "id": "31-1-1",
+                     *           "id": "1-1-1",
                      *           "type": "asyncoperationerrors"
                      *         }
                      *       ],
                      *       "links": {
-                     *         "self": "https://api.example.com/admin/api/asyncoperations/31/errors"
+                     *         "self": "https://api.example.com/admin/api/asyncoperations/1/errors"
                      *       }
                      *     }
                      */
@@ -9660,7 +9712,7 @@ export interface operations {
                 "filter[owner]"?: components["parameters"]["BusinessUnitFilterOwner"];
                 /**
                  * @description Business units with any of the given user identifiers, separated by commas. Operators: `neq` (none of them), `exists` (`true`: at least one, `false`: none), `neq_or_null` (none of them, or none at all), `contains` (all of them), `not_contains` (not all of them). Each value has at most 1,000 characters; a longer one is a 400.
-                 * @example 5,6
+                 * @example 1,3
                  */
                 "filter[users]"?: components["parameters"]["BusinessUnitFilterUsers"];
                 /**
@@ -9677,7 +9729,7 @@ export interface operations {
                 "page[number]"?: components["parameters"]["PageNumber"];
                 /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000. */
                 "page[size]"?: components["parameters"]["PageSize"];
-                /** @description Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. */
+                /** @description Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. A JSON:API page read by cursor names the profile in its `Content-Type` (`application/vnd.api+json; profile="https://jsonapi.org/profiles/ethanresnick/cursor-pagination/"`), a parameter clients may ignore. */
                 "page[after]"?: components["parameters"]["PageAfter"];
                 /** @description Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`. */
                 "page[before]"?: components["parameters"]["PageBefore"];
@@ -9722,10 +9774,10 @@ export interface operations {
                  */
                 "fields[users]"?: components["parameters"]["UserFields"];
                 /**
-                 * @description `title` adds each record's title in `meta.title`; JSON:API only.
+                 * @description `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
                  * @example title
                  */
-                meta?: components["parameters"]["Meta"];
+                metaProperties?: components["parameters"]["Meta"];
             };
             header?: {
                 /**
@@ -9760,14 +9812,14 @@ export interface operations {
                      *         "createdAt": "2026-11-01T09:30:00Z",
                      *         "email": "sales@example.com",
                      *         "fax": null,
-                     *         "id": 3,
+                     *         "id": 2,
                      *         "name": "Sales",
                      *         "organization": 1,
                      *         "owner": 1,
                      *         "phone": "+1 212 555 0100",
                      *         "updatedAt": "2026-11-01T09:30:00Z",
                      *         "users": [
-                     *           5
+                     *           3
                      *         ],
                      *         "website": "https://sales.example.com"
                      *       }
@@ -9787,7 +9839,7 @@ export interface operations {
                      *             "updatedAt": "2026-11-01T09:30:00Z",
                      *             "website": "https://sales.example.com"
                      *           },
-                     *           "id": "3",
+                     *           "id": "2",
                      *           "relationships": {
                      *             "organization": {
                      *               "data": {
@@ -9804,7 +9856,7 @@ export interface operations {
                      *             "users": {
                      *               "data": [
                      *                 {
-                     *                   "id": "5",
+                     *                   "id": "3",
                      *                   "type": "users"
                      *                 }
                      *               ]
@@ -9839,11 +9891,11 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "email": "sales@example.com",
-                 *       "name": "Sales",
+                 *       "email": "marketing@example.com",
+                 *       "name": "Marketing",
                  *       "owner": 1,
-                 *       "phone": "+1 212 555 0100",
-                 *       "website": "https://sales.example.com"
+                 *       "phone": "+1 212 555 0120",
+                 *       "website": "https://marketing.example.com"
                  *     }
                  */
                 "application/json": components["schemas"]["BusinessUnitCreatePlain"];
@@ -9851,10 +9903,10 @@ export interface operations {
                  * @example {
                  *       "data": {
                  *         "attributes": {
-                 *           "email": "sales@example.com",
-                 *           "name": "Sales",
-                 *           "phone": "+1 212 555 0100",
-                 *           "website": "https://sales.example.com"
+                 *           "email": "marketing@example.com",
+                 *           "name": "Marketing",
+                 *           "phone": "+1 212 555 0120",
+                 *           "website": "https://marketing.example.com"
                  *         },
                  *         "relationships": {
                  *           "owner": {
@@ -9883,18 +9935,16 @@ export interface operations {
                     /**
                      * @example {
                      *       "createdAt": "2026-11-01T09:30:00Z",
-                     *       "email": "sales@example.com",
+                     *       "email": "marketing@example.com",
                      *       "fax": null,
                      *       "id": 3,
-                     *       "name": "Sales",
+                     *       "name": "Marketing",
                      *       "organization": 1,
                      *       "owner": 1,
-                     *       "phone": "+1 212 555 0100",
+                     *       "phone": "+1 212 555 0120",
                      *       "updatedAt": "2026-11-01T09:30:00Z",
-                     *       "users": [
-                     *         5
-                     *       ],
-                     *       "website": "https://sales.example.com"
+                     *       "users": [],
+                     *       "website": "https://marketing.example.com"
                      *     }
                      */
                     "application/json": components["schemas"]["BusinessUnitPlain"];
@@ -9903,12 +9953,12 @@ export interface operations {
                      *       "data": {
                      *         "attributes": {
                      *           "createdAt": "2026-11-01T09:30:00Z",
-                     *           "email": "sales@example.com",
+                     *           "email": "marketing@example.com",
                      *           "fax": null,
-                     *           "name": "Sales",
-                     *           "phone": "+1 212 555 0100",
+                     *           "name": "Marketing",
+                     *           "phone": "+1 212 555 0120",
                      *           "updatedAt": "2026-11-01T09:30:00Z",
-                     *           "website": "https://sales.example.com"
+                     *           "website": "https://marketing.example.com"
                      *         },
                      *         "id": "3",
                      *         "relationships": {
@@ -9925,12 +9975,7 @@ export interface operations {
                      *             }
                      *           },
                      *           "users": {
-                     *             "data": [
-                     *               {
-                     *                 "id": "5",
-                     *                 "type": "users"
-                     *               }
-                     *             ]
+                     *             "data": []
                      *           }
                      *         },
                      *         "type": "businessunits"
@@ -9943,6 +9988,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["RelatedNotFound"];
             406: components["responses"]["NotAcceptable"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
@@ -9977,7 +10023,7 @@ export interface operations {
                 "filter[owner]"?: components["parameters"]["BusinessUnitFilterOwner"];
                 /**
                  * @description Business units with any of the given user identifiers, separated by commas. Operators: `neq` (none of them), `exists` (`true`: at least one, `false`: none), `neq_or_null` (none of them, or none at all), `contains` (all of them), `not_contains` (not all of them). Each value has at most 1,000 characters; a longer one is a 400.
-                 * @example 5,6
+                 * @example 1,3
                  */
                 "filter[users]"?: components["parameters"]["BusinessUnitFilterUsers"];
                 /**
@@ -10059,7 +10105,7 @@ export interface operations {
                  *           "attributes": {
                  *             "phone": "+1 212 555 0199"
                  *           },
-                 *           "id": "4",
+                 *           "id": "1",
                  *           "meta": {
                  *             "update": true
                  *           },
@@ -10109,7 +10155,7 @@ export interface operations {
                      *             "updatedAt": "2026-11-03T10:00:00Z",
                      *             "website": null
                      *           },
-                     *           "id": "8",
+                     *           "id": "3",
                      *           "relationships": {
                      *             "organization": {
                      *               "data": {
@@ -10119,7 +10165,7 @@ export interface operations {
                      *             },
                      *             "owner": {
                      *               "data": {
-                     *                 "id": "7",
+                     *                 "id": "4",
                      *                 "type": "businessunits"
                      *               }
                      *             },
@@ -10139,7 +10185,7 @@ export interface operations {
                      *             "updatedAt": "2026-11-03T10:00:00Z",
                      *             "website": null
                      *           },
-                     *           "id": "4",
+                     *           "id": "1",
                      *           "meta": {
                      *             "dataId": "4"
                      *           },
@@ -10159,7 +10205,7 @@ export interface operations {
                      *             "users": {
                      *               "data": [
                      *                 {
-                     *                   "id": "6",
+                     *                   "id": "2",
                      *                   "type": "users"
                      *                 }
                      *               ]
@@ -10179,7 +10225,7 @@ export interface operations {
                      *             "updatedAt": "2026-11-03T10:00:00Z",
                      *             "website": null
                      *           },
-                     *           "id": "7",
+                     *           "id": "4",
                      *           "meta": {
                      *             "includeId": "new-unit-1"
                      *           },
@@ -10228,9 +10274,9 @@ export interface operations {
                      *           "summary": null,
                      *           "updatedAt": "2026-11-03T10:00:00Z"
                      *         },
-                     *         "id": "31",
+                     *         "id": "1",
                      *         "links": {
-                     *           "self": "https://api.example.com/admin/api/asyncoperations/31"
+                     *           "self": "https://api.example.com/admin/api/asyncoperations/1"
                      *         },
                      *         "relationships": {
                      *           "organization": {
@@ -10241,7 +10287,7 @@ export interface operations {
                      *           },
                      *           "owner": {
                      *             "data": {
-                     *               "id": "5",
+                     *               "id": "3",
                      *               "type": "users"
                      *             }
                      *           }
@@ -10305,10 +10351,10 @@ export interface operations {
                  */
                 "fields[users]"?: components["parameters"]["UserFields"];
                 /**
-                 * @description `title` adds each record's title in `meta.title`; JSON:API only.
+                 * @description `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
                  * @example title
                  */
-                meta?: components["parameters"]["Meta"];
+                metaProperties?: components["parameters"]["Meta"];
             };
             header?: {
                 /**
@@ -10325,7 +10371,7 @@ export interface operations {
             path: {
                 /**
                  * @description The business unit's identifier.
-                 * @example 3
+                 * @example 2
                  */
                 id: components["parameters"]["BusinessUnitId"];
             };
@@ -10346,14 +10392,14 @@ export interface operations {
                      *       "createdAt": "2026-11-01T09:30:00Z",
                      *       "email": "sales@example.com",
                      *       "fax": null,
-                     *       "id": 3,
+                     *       "id": 2,
                      *       "name": "Sales",
                      *       "organization": 1,
                      *       "owner": 1,
                      *       "phone": "+1 212 555 0100",
                      *       "updatedAt": "2026-11-01T09:30:00Z",
                      *       "users": [
-                     *         5
+                     *         3
                      *       ],
                      *       "website": "https://sales.example.com"
                      *     }
@@ -10371,7 +10417,7 @@ export interface operations {
                      *           "updatedAt": "2026-11-01T09:30:00Z",
                      *           "website": "https://sales.example.com"
                      *         },
-                     *         "id": "3",
+                     *         "id": "2",
                      *         "relationships": {
                      *           "organization": {
                      *             "data": {
@@ -10388,7 +10434,7 @@ export interface operations {
                      *           "users": {
                      *             "data": [
                      *               {
-                     *                 "id": "5",
+                     *                 "id": "3",
                      *                 "type": "users"
                      *               }
                      *             ]
@@ -10425,7 +10471,7 @@ export interface operations {
             path: {
                 /**
                  * @description The business unit's identifier.
-                 * @example 3
+                 * @example 2
                  */
                 id: components["parameters"]["BusinessUnitId"];
             };
@@ -10458,7 +10504,7 @@ export interface operations {
             path: {
                 /**
                  * @description The business unit's identifier.
-                 * @example 3
+                 * @example 2
                  */
                 id: components["parameters"]["BusinessUnitId"];
             };
@@ -10478,7 +10524,7 @@ export interface operations {
                  *         "attributes": {
                  *           "phone": "+1 212 555 0110"
                  *         },
-                 *         "id": "3",
+                 *         "id": "2",
                  *         "type": "businessunits"
                  *       }
                  *     }
@@ -10499,14 +10545,14 @@ export interface operations {
                      *       "createdAt": "2026-11-01T09:30:00Z",
                      *       "email": "sales@example.com",
                      *       "fax": null,
-                     *       "id": 3,
+                     *       "id": 2,
                      *       "name": "Sales",
                      *       "organization": 1,
                      *       "owner": 1,
                      *       "phone": "+1 212 555 0110",
                      *       "updatedAt": "2026-11-02T10:00:00Z",
                      *       "users": [
-                     *         5
+                     *         3
                      *       ],
                      *       "website": "https://sales.example.com"
                      *     }
@@ -10524,7 +10570,7 @@ export interface operations {
                      *           "updatedAt": "2026-11-02T10:00:00Z",
                      *           "website": "https://sales.example.com"
                      *         },
-                     *         "id": "3",
+                     *         "id": "2",
                      *         "relationships": {
                      *           "organization": {
                      *             "data": {
@@ -10541,7 +10587,7 @@ export interface operations {
                      *           "users": {
                      *             "data": [
                      *               {
-                     *                 "id": "5",
+                     *                 "id": "3",
                      *                 "type": "users"
                      *               }
                      *             ]
@@ -10607,10 +10653,10 @@ export interface operations {
                  */
                 "fields[users]"?: components["parameters"]["UserFields"];
                 /**
-                 * @description `title` adds each record's title in `meta.title`; JSON:API only.
+                 * @description `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
                  * @example title
                  */
-                meta?: components["parameters"]["Meta"];
+                metaProperties?: components["parameters"]["Meta"];
             };
             header?: {
                 /**
@@ -10627,7 +10673,7 @@ export interface operations {
             path: {
                 /**
                  * @description The business unit's identifier.
-                 * @example 3
+                 * @example 2
                  */
                 id: components["parameters"]["BusinessUnitId"];
             };
@@ -10647,7 +10693,7 @@ export interface operations {
                      * @example {
                      *       "businessUnits": [
                      *         1,
-                     *         3
+                     *         2
                      *       ],
                      *       "createdAt": "2026-11-01T09:00:00Z",
                      *       "description": "The default organization.",
@@ -10657,7 +10703,7 @@ export interface operations {
                      *       "updatedAt": "2026-11-01T09:00:00Z",
                      *       "users": [
                      *         1,
-                     *         5
+                     *         3
                      *       ]
                      *     }
                      */
@@ -10681,7 +10727,7 @@ export interface operations {
                      *                 "type": "businessunits"
                      *               },
                      *               {
-                     *                 "id": "3",
+                     *                 "id": "2",
                      *                 "type": "businessunits"
                      *               }
                      *             ]
@@ -10693,7 +10739,7 @@ export interface operations {
                      *                 "type": "users"
                      *               },
                      *               {
-                     *                 "id": "5",
+                     *                 "id": "3",
                      *                 "type": "users"
                      *               }
                      *             ]
@@ -10756,10 +10802,10 @@ export interface operations {
                  */
                 "fields[users]"?: components["parameters"]["UserFields"];
                 /**
-                 * @description `title` adds each record's title in `meta.title`; JSON:API only.
+                 * @description `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
                  * @example title
                  */
-                meta?: components["parameters"]["Meta"];
+                metaProperties?: components["parameters"]["Meta"];
             };
             header?: {
                 /**
@@ -10776,7 +10822,7 @@ export interface operations {
             path: {
                 /**
                  * @description The business unit's identifier.
-                 * @example 3
+                 * @example 2
                  */
                 id: components["parameters"]["BusinessUnitId"];
             };
@@ -10797,14 +10843,14 @@ export interface operations {
                      *       "createdAt": "2026-11-01T09:30:00Z",
                      *       "email": "sales@example.com",
                      *       "fax": null,
-                     *       "id": 3,
+                     *       "id": 2,
                      *       "name": "Sales",
                      *       "organization": 1,
                      *       "owner": 1,
                      *       "phone": "+1 212 555 0100",
                      *       "updatedAt": "2026-11-01T09:30:00Z",
                      *       "users": [
-                     *         5
+                     *         3
                      *       ],
                      *       "website": "https://sales.example.com"
                      *     }
@@ -10822,7 +10868,7 @@ export interface operations {
                      *           "updatedAt": "2026-11-01T09:30:00Z",
                      *           "website": "https://sales.example.com"
                      *         },
-                     *         "id": "3",
+                     *         "id": "2",
                      *         "relationships": {
                      *           "organization": {
                      *             "data": {
@@ -10839,7 +10885,7 @@ export interface operations {
                      *           "users": {
                      *             "data": [
                      *               {
-                     *                 "id": "5",
+                     *                 "id": "3",
                      *                 "type": "users"
                      *               }
                      *             ]
@@ -10881,7 +10927,7 @@ export interface operations {
             path: {
                 /**
                  * @description The business unit's identifier.
-                 * @example 3
+                 * @example 2
                  */
                 id: components["parameters"]["BusinessUnitId"];
             };
@@ -10937,7 +10983,7 @@ export interface operations {
             path: {
                 /**
                  * @description The business unit's identifier.
-                 * @example 3
+                 * @example 2
                  */
                 id: components["parameters"]["BusinessUnitId"];
             };
@@ -10988,7 +11034,7 @@ export interface operations {
             path: {
                 /**
                  * @description The business unit's identifier.
-                 * @example 3
+                 * @example 2
                  */
                 id: components["parameters"]["BusinessUnitId"];
             };
@@ -11030,7 +11076,7 @@ export interface operations {
                 "page[number]"?: components["parameters"]["PageNumber"];
                 /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000. */
                 "page[size]"?: components["parameters"]["PageSize"];
-                /** @description Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. */
+                /** @description Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. A JSON:API page read by cursor names the profile in its `Content-Type` (`application/vnd.api+json; profile="https://jsonapi.org/profiles/ethanresnick/cursor-pagination/"`), a parameter clients may ignore. */
                 "page[after]"?: components["parameters"]["PageAfter"];
                 /** @description Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`. */
                 "page[before]"?: components["parameters"]["PageBefore"];
@@ -11050,7 +11096,7 @@ export interface operations {
             path: {
                 /**
                  * @description The business unit's identifier.
-                 * @example 3
+                 * @example 2
                  */
                 id: components["parameters"]["BusinessUnitId"];
             };
@@ -11071,7 +11117,7 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "5",
+                     *           "id": "3",
                      *           "type": "users"
                      *         }
                      *       ]
@@ -11101,17 +11147,17 @@ export interface operations {
                 "filter[id]"?: components["parameters"]["UserFilterId"];
                 /**
                  * @description Users by username: one of the comma-separated values, or as an operator says (`filter[username][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. Each value has at most 1,000 characters; a longer one is a 400.
-                 * @example jdoe
+                 * @example manager
                  */
                 "filter[username]"?: components["parameters"]["UserFilterUsername"];
                 /**
                  * @description Users by email address: one of the comma-separated values, or as an operator says (`filter[email][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. Each value has at most 1,000 characters; a longer one is a 400.
-                 * @example john.doe@example.com
+                 * @example manager@example.com
                  */
                 "filter[email]"?: components["parameters"]["UserFilterEmail"];
                 /**
                  * @description Users by last name: one of the comma-separated values, or as an operator says (`filter[lastName][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. Each value has at most 1,000 characters; a longer one is a 400.
-                 * @example Doe
+                 * @example Manager
                  */
                 "filter[lastName]"?: components["parameters"]["UserFilterLastName"];
                 /**
@@ -11131,7 +11177,7 @@ export interface operations {
                 "filter[organization]"?: components["parameters"]["UserFilterOrganization"];
                 /**
                  * @description Users of the given business units, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[owner][exists]=false` finds those without one), `neq_or_null`. Each value has at most 1,000 characters; a longer one is a 400.
-                 * @example 3
+                 * @example 1
                  */
                 "filter[owner]"?: components["parameters"]["UserFilterOwner"];
                 /**
@@ -11158,7 +11204,7 @@ export interface operations {
                 "page[number]"?: components["parameters"]["PageNumber"];
                 /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000. */
                 "page[size]"?: components["parameters"]["PageSize"];
-                /** @description Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. */
+                /** @description Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. A JSON:API page read by cursor names the profile in its `Content-Type` (`application/vnd.api+json; profile="https://jsonapi.org/profiles/ethanresnick/cursor-pagination/"`), a parameter clients may ignore. */
                 "page[after]"?: components["parameters"]["PageAfter"];
                 /** @description Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`. */
                 "page[before]"?: components["parameters"]["PageBefore"];
@@ -11203,10 +11249,10 @@ export interface operations {
                  */
                 "fields[users]"?: components["parameters"]["UserFields"];
                 /**
-                 * @description `title` adds each record's title in `meta.title`; JSON:API only.
+                 * @description `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
                  * @example title
                  */
-                meta?: components["parameters"]["Meta"];
+                metaProperties?: components["parameters"]["Meta"];
             };
             header?: {
                 /**
@@ -11223,7 +11269,7 @@ export interface operations {
             path: {
                 /**
                  * @description The business unit's identifier.
-                 * @example 3
+                 * @example 2
                  */
                 id: components["parameters"]["BusinessUnitId"];
             };
@@ -11246,32 +11292,32 @@ export interface operations {
                      *       {
                      *         "birthday": "1985-04-12",
                      *         "createdAt": "2026-11-01T09:30:00Z",
-                     *         "email": "john.doe@example.com",
+                     *         "email": "manager@example.com",
                      *         "emails": [
                      *           {
-                     *             "email": "jdoe@example.org"
+                     *             "email": "max.manager@example.org"
                      *           }
                      *         ],
                      *         "enabled": true,
                      *         "externalId": "EMP-0005",
-                     *         "firstName": "John",
+                     *         "firstName": "Max",
                      *         "googleId": null,
-                     *         "id": 5,
+                     *         "id": 3,
                      *         "lastLogin": "2026-11-02T08:15:00Z",
-                     *         "lastName": "Doe",
+                     *         "lastName": "Manager",
                      *         "loginCount": 12,
                      *         "middleName": null,
                      *         "namePrefix": null,
                      *         "nameSuffix": null,
                      *         "organization": 1,
-                     *         "owner": 3,
+                     *         "owner": 2,
                      *         "phone": "+1 212 555 0101",
                      *         "title": "Sales manager",
                      *         "updatedAt": "2026-11-01T09:30:00Z",
                      *         "userRoles": [
                      *           "ROLE_MANAGER"
                      *         ],
-                     *         "username": "jdoe"
+                     *         "username": "manager"
                      *       }
                      *     ]
                      */
@@ -11283,18 +11329,18 @@ export interface operations {
                      *           "attributes": {
                      *             "birthday": "1985-04-12",
                      *             "createdAt": "2026-11-01T09:30:00Z",
-                     *             "email": "john.doe@example.com",
+                     *             "email": "manager@example.com",
                      *             "emails": [
                      *               {
-                     *                 "email": "jdoe@example.org"
+                     *                 "email": "max.manager@example.org"
                      *               }
                      *             ],
                      *             "enabled": true,
                      *             "externalId": "EMP-0005",
-                     *             "firstName": "John",
+                     *             "firstName": "Max",
                      *             "googleId": null,
                      *             "lastLogin": "2026-11-02T08:15:00Z",
-                     *             "lastName": "Doe",
+                     *             "lastName": "Manager",
                      *             "loginCount": 12,
                      *             "middleName": null,
                      *             "namePrefix": null,
@@ -11302,9 +11348,9 @@ export interface operations {
                      *             "phone": "+1 212 555 0101",
                      *             "title": "Sales manager",
                      *             "updatedAt": "2026-11-01T09:30:00Z",
-                     *             "username": "jdoe"
+                     *             "username": "manager"
                      *           },
-                     *           "id": "5",
+                     *           "id": "3",
                      *           "relationships": {
                      *             "organization": {
                      *               "data": {
@@ -11314,7 +11360,7 @@ export interface operations {
                      *             },
                      *             "owner": {
                      *               "data": {
-                     *                 "id": "3",
+                     *                 "id": "2",
                      *                 "type": "businessunits"
                      *               }
                      *             },
@@ -11371,12 +11417,12 @@ export interface operations {
                 "filter[externalId]"?: components["parameters"]["ContactFilterExternalId"];
                 /**
                  * @description Contacts of any of the given account identifiers, separated by commas. Operators: `neq` (none of them), `exists` (`true`: at least one, `false`: none), `neq_or_null` (none of them, or none at all), `contains` (all of them), `not_contains` (not all of them). Each value has at most 1,000 characters; a longer one is a 400.
-                 * @example 42
+                 * @example 1
                  */
                 "filter[accounts]"?: components["parameters"]["ContactFilterAccounts"];
                 /**
                  * @description Contacts assigned to the given users, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[assignedTo][exists]=false` finds those without one), `neq_or_null`. Each value has at most 1,000 characters; a longer one is a 400.
-                 * @example 5
+                 * @example 3
                  */
                 "filter[assignedTo]"?: components["parameters"]["ContactFilterAssignedTo"];
                 /**
@@ -11386,12 +11432,12 @@ export interface operations {
                 "filter[organization]"?: components["parameters"]["ContactFilterOrganization"];
                 /**
                  * @description Contacts owned by the given users, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[owner][exists]=false` finds those without one), `neq_or_null`. Each value has at most 1,000 characters; a longer one is a 400.
-                 * @example 5
+                 * @example 3
                  */
                 "filter[owner]"?: components["parameters"]["ContactFilterOwner"];
                 /**
                  * @description Contacts reporting to the given contacts, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[reportsTo][exists]=false` finds those without one), `neq_or_null`. Each value has at most 1,000 characters; a longer one is a 400.
-                 * @example 11
+                 * @example 2
                  */
                 "filter[reportsTo]"?: components["parameters"]["ContactFilterReportsTo"];
                 /**
@@ -11413,7 +11459,7 @@ export interface operations {
                 "page[number]"?: components["parameters"]["PageNumber"];
                 /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000. */
                 "page[size]"?: components["parameters"]["PageSize"];
-                /** @description Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. */
+                /** @description Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. A JSON:API page read by cursor names the profile in its `Content-Type` (`application/vnd.api+json; profile="https://jsonapi.org/profiles/ethanresnick/cursor-pagination/"`), a parameter clients may ignore. */
                 "page[after]"?: components["parameters"]["PageAfter"];
                 /** @description Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`. */
                 "page[before]"?: components["parameters"]["PageBefore"];
@@ -11458,10 +11504,10 @@ export interface operations {
                  */
                 "fields[users]"?: components["parameters"]["UserFields"];
                 /**
-                 * @description `title` adds each record's title in `meta.title`; JSON:API only.
+                 * @description `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
                  * @example title
                  */
-                meta?: components["parameters"]["Meta"];
+                metaProperties?: components["parameters"]["Meta"];
             };
             header?: {
                 /**
@@ -11494,9 +11540,9 @@ export interface operations {
                      * @example [
                      *       {
                      *         "accounts": [
-                     *           42
+                     *           1
                      *         ],
-                     *         "assignedTo": 5,
+                     *         "assignedTo": 3,
                      *         "birthday": "1990-07-21",
                      *         "createdAt": "2026-11-01T09:30:00Z",
                      *         "description": "Leads purchasing at Acme.",
@@ -11508,14 +11554,14 @@ export interface operations {
                      *         "externalId": "CRM-0012",
                      *         "firstName": "Jane",
                      *         "gender": "female",
-                     *         "id": 12,
+                     *         "id": 1,
                      *         "jobTitle": "Head of Purchasing",
                      *         "lastName": "Smith",
                      *         "middleName": null,
                      *         "namePrefix": "Ms.",
                      *         "nameSuffix": null,
                      *         "organization": 1,
-                     *         "owner": 5,
+                     *         "owner": 3,
                      *         "phones": [
                      *           {
                      *             "phone": "+1 212 555 0142"
@@ -11523,7 +11569,7 @@ export interface operations {
                      *         ],
                      *         "primaryEmail": "jane.smith@acme.example",
                      *         "primaryPhone": "+1 212 555 0142",
-                     *         "reportsTo": 11,
+                     *         "reportsTo": 2,
                      *         "updatedAt": "2026-11-01T09:30:00Z"
                      *       }
                      *     ]
@@ -11559,19 +11605,19 @@ export interface operations {
                      *             "primaryPhone": "+1 212 555 0142",
                      *             "updatedAt": "2026-11-01T09:30:00Z"
                      *           },
-                     *           "id": "12",
+                     *           "id": "1",
                      *           "relationships": {
                      *             "accounts": {
                      *               "data": [
                      *                 {
-                     *                   "id": "42",
+                     *                   "id": "1",
                      *                   "type": "accounts"
                      *                 }
                      *               ]
                      *             },
                      *             "assignedTo": {
                      *               "data": {
-                     *                 "id": "5",
+                     *                 "id": "3",
                      *                 "type": "users"
                      *               }
                      *             },
@@ -11583,13 +11629,13 @@ export interface operations {
                      *             },
                      *             "owner": {
                      *               "data": {
-                     *                 "id": "5",
+                     *                 "id": "3",
                      *                 "type": "users"
                      *               }
                      *             },
                      *             "reportsTo": {
                      *               "data": {
-                     *                 "id": "11",
+                     *                 "id": "2",
                      *                 "type": "contacts"
                      *               }
                      *             }
@@ -11624,31 +11670,31 @@ export interface operations {
                 /**
                  * @example {
                  *       "accounts": [
-                 *         42
+                 *         3
                  *       ],
-                 *       "assignedTo": 5,
-                 *       "birthday": "1990-07-21",
-                 *       "description": "Leads purchasing at Acme.",
+                 *       "assignedTo": 3,
+                 *       "birthday": "1971-03-15",
+                 *       "description": "Writes the TPS reports at Initech.",
                  *       "emails": [
                  *         {
-                 *           "email": "jane.smith@acme.example"
+                 *           "email": "peter.gibbons@initech.example"
                  *         }
                  *       ],
-                 *       "externalId": "CRM-0012",
-                 *       "firstName": "Jane",
-                 *       "gender": "female",
-                 *       "jobTitle": "Head of Purchasing",
-                 *       "lastName": "Smith",
-                 *       "namePrefix": "Ms.",
-                 *       "owner": 5,
+                 *       "externalId": "CRM-0042",
+                 *       "firstName": "Peter",
+                 *       "gender": "male",
+                 *       "jobTitle": "Software Engineer",
+                 *       "lastName": "Gibbons",
+                 *       "namePrefix": "Mr.",
+                 *       "owner": 3,
                  *       "phones": [
                  *         {
-                 *           "phone": "+1 212 555 0142"
+                 *           "phone": "+1 212 555 0177"
                  *         }
                  *       ],
-                 *       "primaryEmail": "jane.smith@acme.example",
-                 *       "primaryPhone": "+1 212 555 0142",
-                 *       "reportsTo": 11
+                 *       "primaryEmail": "peter.gibbons@initech.example",
+                 *       "primaryPhone": "+1 212 555 0177",
+                 *       "reportsTo": 2
                  *     }
                  */
                 "application/json": components["schemas"]["ContactCreatePlain"];
@@ -11656,51 +11702,51 @@ export interface operations {
                  * @example {
                  *       "data": {
                  *         "attributes": {
-                 *           "birthday": "1990-07-21",
-                 *           "description": "Leads purchasing at Acme.",
+                 *           "birthday": "1971-03-15",
+                 *           "description": "Writes the TPS reports at Initech.",
                  *           "emails": [
                  *             {
-                 *               "email": "jane.smith@acme.example"
+                 *               "email": "peter.gibbons@initech.example"
                  *             }
                  *           ],
-                 *           "externalId": "CRM-0012",
-                 *           "firstName": "Jane",
-                 *           "gender": "female",
-                 *           "jobTitle": "Head of Purchasing",
-                 *           "lastName": "Smith",
-                 *           "namePrefix": "Ms.",
+                 *           "externalId": "CRM-0042",
+                 *           "firstName": "Peter",
+                 *           "gender": "male",
+                 *           "jobTitle": "Software Engineer",
+                 *           "lastName": "Gibbons",
+                 *           "namePrefix": "Mr.",
                  *           "phones": [
                  *             {
-                 *               "phone": "+1 212 555 0142"
+                 *               "phone": "+1 212 555 0177"
                  *             }
                  *           ],
-                 *           "primaryEmail": "jane.smith@acme.example",
-                 *           "primaryPhone": "+1 212 555 0142"
+                 *           "primaryEmail": "peter.gibbons@initech.example",
+                 *           "primaryPhone": "+1 212 555 0177"
                  *         },
                  *         "relationships": {
                  *           "accounts": {
                  *             "data": [
                  *               {
-                 *                 "id": "42",
+                 *                 "id": "3",
                  *                 "type": "accounts"
                  *               }
                  *             ]
                  *           },
                  *           "assignedTo": {
                  *             "data": {
-                 *               "id": "5",
+                 *               "id": "3",
                  *               "type": "users"
                  *             }
                  *           },
                  *           "owner": {
                  *             "data": {
-                 *               "id": "5",
+                 *               "id": "3",
                  *               "type": "users"
                  *             }
                  *           },
                  *           "reportsTo": {
                  *             "data": {
-                 *               "id": "11",
+                 *               "id": "2",
                  *               "type": "contacts"
                  *             }
                  *           }
@@ -11723,36 +11769,36 @@ export interface operations {
                     /**
                      * @example {
                      *       "accounts": [
-                     *         42
+                     *         3
                      *       ],
-                     *       "assignedTo": 5,
-                     *       "birthday": "1990-07-21",
+                     *       "assignedTo": 3,
+                     *       "birthday": "1971-03-15",
                      *       "createdAt": "2026-11-01T09:30:00Z",
-                     *       "description": "Leads purchasing at Acme.",
+                     *       "description": "Writes the TPS reports at Initech.",
                      *       "emails": [
                      *         {
-                     *           "email": "jane.smith@acme.example"
+                     *           "email": "peter.gibbons@initech.example"
                      *         }
                      *       ],
-                     *       "externalId": "CRM-0012",
-                     *       "firstName": "Jane",
-                     *       "gender": "female",
-                     *       "id": 12,
-                     *       "jobTitle": "Head of Purchasing",
-                     *       "lastName": "Smith",
+                     *       "externalId": "CRM-0042",
+                     *       "firstName": "Peter",
+                     *       "gender": "male",
+                     *       "id": 3,
+                     *       "jobTitle": "Software Engineer",
+                     *       "lastName": "Gibbons",
                      *       "middleName": null,
-                     *       "namePrefix": "Ms.",
+                     *       "namePrefix": "Mr.",
                      *       "nameSuffix": null,
                      *       "organization": 1,
-                     *       "owner": 5,
+                     *       "owner": 3,
                      *       "phones": [
                      *         {
-                     *           "phone": "+1 212 555 0142"
+                     *           "phone": "+1 212 555 0177"
                      *         }
                      *       ],
-                     *       "primaryEmail": "jane.smith@acme.example",
-                     *       "primaryPhone": "+1 212 555 0142",
-                     *       "reportsTo": 11,
+                     *       "primaryEmail": "peter.gibbons@initech.example",
+                     *       "primaryPhone": "+1 212 555 0177",
+                     *       "reportsTo": 2,
                      *       "updatedAt": "2026-11-01T09:30:00Z"
                      *     }
                      */
@@ -11761,44 +11807,44 @@ export interface operations {
                      * @example {
                      *       "data": {
                      *         "attributes": {
-                     *           "birthday": "1990-07-21",
+                     *           "birthday": "1971-03-15",
                      *           "createdAt": "2026-11-01T09:30:00Z",
-                     *           "description": "Leads purchasing at Acme.",
+                     *           "description": "Writes the TPS reports at Initech.",
                      *           "emails": [
                      *             {
-                     *               "email": "jane.smith@acme.example"
+                     *               "email": "peter.gibbons@initech.example"
                      *             }
                      *           ],
-                     *           "externalId": "CRM-0012",
-                     *           "firstName": "Jane",
-                     *           "gender": "female",
-                     *           "jobTitle": "Head of Purchasing",
-                     *           "lastName": "Smith",
+                     *           "externalId": "CRM-0042",
+                     *           "firstName": "Peter",
+                     *           "gender": "male",
+                     *           "jobTitle": "Software Engineer",
+                     *           "lastName": "Gibbons",
                      *           "middleName": null,
-                     *           "namePrefix": "Ms.",
+                     *           "namePrefix": "Mr.",
                      *           "nameSuffix": null,
                      *           "phones": [
                      *             {
-                     *               "phone": "+1 212 555 0142"
+                     *               "phone": "+1 212 555 0177"
                      *             }
                      *           ],
-                     *           "primaryEmail": "jane.smith@acme.example",
-                     *           "primaryPhone": "+1 212 555 0142",
+                     *           "primaryEmail": "peter.gibbons@initech.example",
+                     *           "primaryPhone": "+1 212 555 0177",
                      *           "updatedAt": "2026-11-01T09:30:00Z"
                      *         },
-                     *         "id": "12",
+                     *         "id": "3",
                      *         "relationships": {
                      *           "accounts": {
                      *             "data": [
                      *               {
-                     *                 "id": "42",
+                     *                 "id": "3",
                      *                 "type": "accounts"
                      *               }
                      *             ]
                      *           },
                      *           "assignedTo": {
                      *             "data": {
-                     *               "id": "5",
+                     *               "id": "3",
                      *               "type": "users"
                      *             }
                      *           },
@@ -11810,13 +11856,13 @@ export interface operations {
                      *           },
                      *           "owner": {
                      *             "data": {
-                     *               "id": "5",
+                     *               "id": "3",
                      *               "type": "users"
                      *             }
                      *           },
                      *           "reportsTo": {
                      *             "data": {
-                     *               "id": "11",
+                     *               "id": "2",
                      *               "type": "contacts"
                      *             }
                      *           }
@@ -11839,36 +11885,36 @@ export interface operations {
                     /**
                      * @example {
                      *       "accounts": [
-                     *         42
+                     *         3
                      *       ],
-                     *       "assignedTo": 5,
-                     *       "birthday": "1990-07-21",
+                     *       "assignedTo": 3,
+                     *       "birthday": "1971-03-15",
                      *       "createdAt": "2026-11-01T09:30:00Z",
-                     *       "description": "Leads purchasing at Acme.",
+                     *       "description": "Writes the TPS reports at Initech.",
                      *       "emails": [
                      *         {
-                     *           "email": "jane.smith@acme.example"
+                     *           "email": "peter.gibbons@initech.example"
                      *         }
                      *       ],
-                     *       "externalId": "CRM-0012",
-                     *       "firstName": "Jane",
-                     *       "gender": "female",
-                     *       "id": 12,
-                     *       "jobTitle": "Head of Purchasing",
-                     *       "lastName": "Smith",
+                     *       "externalId": "CRM-0042",
+                     *       "firstName": "Peter",
+                     *       "gender": "male",
+                     *       "id": 3,
+                     *       "jobTitle": "Software Engineer",
+                     *       "lastName": "Gibbons",
                      *       "middleName": null,
-                     *       "namePrefix": "Ms.",
+                     *       "namePrefix": "Mr.",
                      *       "nameSuffix": null,
                      *       "organization": 1,
-                     *       "owner": 5,
+                     *       "owner": 3,
                      *       "phones": [
                      *         {
-                     *           "phone": "+1 212 555 0142"
+                     *           "phone": "+1 212 555 0177"
                      *         }
                      *       ],
-                     *       "primaryEmail": "jane.smith@acme.example",
-                     *       "primaryPhone": "+1 212 555 0142",
-                     *       "reportsTo": 11,
+                     *       "primaryEmail": "peter.gibbons@initech.example",
+                     *       "primaryPhone": "+1 212 555 0177",
+                     *       "reportsTo": 2,
                      *       "updatedAt": "2026-11-01T09:30:00Z"
                      *     }
                      */
@@ -11877,44 +11923,44 @@ export interface operations {
                      * @example {
                      *       "data": {
                      *         "attributes": {
-                     *           "birthday": "1990-07-21",
+                     *           "birthday": "1971-03-15",
                      *           "createdAt": "2026-11-01T09:30:00Z",
-                     *           "description": "Leads purchasing at Acme.",
+                     *           "description": "Writes the TPS reports at Initech.",
                      *           "emails": [
                      *             {
-                     *               "email": "jane.smith@acme.example"
+                     *               "email": "peter.gibbons@initech.example"
                      *             }
                      *           ],
-                     *           "externalId": "CRM-0012",
-                     *           "firstName": "Jane",
-                     *           "gender": "female",
-                     *           "jobTitle": "Head of Purchasing",
-                     *           "lastName": "Smith",
+                     *           "externalId": "CRM-0042",
+                     *           "firstName": "Peter",
+                     *           "gender": "male",
+                     *           "jobTitle": "Software Engineer",
+                     *           "lastName": "Gibbons",
                      *           "middleName": null,
-                     *           "namePrefix": "Ms.",
+                     *           "namePrefix": "Mr.",
                      *           "nameSuffix": null,
                      *           "phones": [
                      *             {
-                     *               "phone": "+1 212 555 0142"
+                     *               "phone": "+1 212 555 0177"
                      *             }
                      *           ],
-                     *           "primaryEmail": "jane.smith@acme.example",
-                     *           "primaryPhone": "+1 212 555 0142",
+                     *           "primaryEmail": "peter.gibbons@initech.example",
+                     *           "primaryPhone": "+1 212 555 0177",
                      *           "updatedAt": "2026-11-01T09:30:00Z"
                      *         },
-                     *         "id": "12",
+                     *         "id": "3",
                      *         "relationships": {
                      *           "accounts": {
                      *             "data": [
                      *               {
-                     *                 "id": "42",
+                     *                 "id": "3",
                      *                 "type": "accounts"
                      *               }
                      *             ]
                      *           },
                      *           "assignedTo": {
                      *             "data": {
-                     *               "id": "5",
+                     *               "id": "3",
                      *               "type": "users"
                      *             }
                      *           },
@@ -11926,13 +11972,13 @@ export interface operations {
                      *           },
                      *           "owner": {
                      *             "data": {
-                     *               "id": "5",
+                     *               "id": "3",
                      *               "type": "users"
                      *             }
                      *           },
                      *           "reportsTo": {
                      *             "data": {
-                     *               "id": "11",
+                     *               "id": "2",
                      *               "type": "contacts"
                      *             }
                      *           }
@@ -11947,6 +11993,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["RelatedNotFound"];
             406: components["responses"]["NotAcceptable"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
@@ -11981,12 +12028,12 @@ export interface operations {
                 "filter[externalId]"?: components["parameters"]["ContactFilterExternalId"];
                 /**
                  * @description Contacts of any of the given account identifiers, separated by commas. Operators: `neq` (none of them), `exists` (`true`: at least one, `false`: none), `neq_or_null` (none of them, or none at all), `contains` (all of them), `not_contains` (not all of them). Each value has at most 1,000 characters; a longer one is a 400.
-                 * @example 42
+                 * @example 1
                  */
                 "filter[accounts]"?: components["parameters"]["ContactFilterAccounts"];
                 /**
                  * @description Contacts assigned to the given users, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[assignedTo][exists]=false` finds those without one), `neq_or_null`. Each value has at most 1,000 characters; a longer one is a 400.
-                 * @example 5
+                 * @example 3
                  */
                 "filter[assignedTo]"?: components["parameters"]["ContactFilterAssignedTo"];
                 /**
@@ -11996,12 +12043,12 @@ export interface operations {
                 "filter[organization]"?: components["parameters"]["ContactFilterOrganization"];
                 /**
                  * @description Contacts owned by the given users, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[owner][exists]=false` finds those without one), `neq_or_null`. Each value has at most 1,000 characters; a longer one is a 400.
-                 * @example 5
+                 * @example 3
                  */
                 "filter[owner]"?: components["parameters"]["ContactFilterOwner"];
                 /**
                  * @description Contacts reporting to the given contacts, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[reportsTo][exists]=false` finds those without one), `neq_or_null`. Each value has at most 1,000 characters; a longer one is a 400.
-                 * @example 11
+                 * @example 2
                  */
                 "filter[reportsTo]"?: components["parameters"]["ContactFilterReportsTo"];
                 /**
@@ -12068,14 +12115,14 @@ export interface operations {
                  *           "attributes": {
                  *             "emails": [
                  *               {
-                 *                 "email": "jane.smith@acme.example"
+                 *                 "email": "milton.waddams@initech.example"
                  *               }
                  *             ],
-                 *             "externalId": "CRM-0012",
-                 *             "firstName": "Jane",
-                 *             "gender": "female",
-                 *             "lastName": "Smith",
-                 *             "primaryEmail": "jane.smith@acme.example"
+                 *             "externalId": "CRM-0043",
+                 *             "firstName": "Milton",
+                 *             "gender": "male",
+                 *             "lastName": "Waddams",
+                 *             "primaryEmail": "milton.waddams@initech.example"
                  *           },
                  *           "id": "new-contact-1",
                  *           "relationships": {
@@ -12089,19 +12136,19 @@ export interface operations {
                  *             },
                  *             "assignedTo": {
                  *               "data": {
-                 *                 "id": "5",
+                 *                 "id": "3",
                  *                 "type": "users"
                  *               }
                  *             },
                  *             "owner": {
                  *               "data": {
-                 *                 "id": "5",
+                 *                 "id": "3",
                  *                 "type": "users"
                  *               }
                  *             },
                  *             "reportsTo": {
                  *               "data": {
-                 *                 "id": "11",
+                 *                 "id": "2",
                  *                 "type": "contacts"
                  *               }
                  *             }
@@ -12112,7 +12159,7 @@ export interface operations {
                  *           "attributes": {
                  *             "jobTitle": "Head of Sales"
                  *           },
-                 *           "id": "11",
+                 *           "id": "2",
                  *           "meta": {
                  *             "update": true
                  *           },
@@ -12122,7 +12169,7 @@ export interface operations {
                  *       "included": [
                  *         {
                  *           "attributes": {
-                 *             "name": "Acme Corporation"
+                 *             "name": "Initrode"
                  *           },
                  *           "id": "new-account-1",
                  *           "relationships": {
@@ -12134,13 +12181,13 @@ export interface operations {
                  *             },
                  *             "owner": {
                  *               "data": {
-                 *                 "id": "5",
+                 *                 "id": "3",
                  *                 "type": "users"
                  *               }
                  *             },
                  *             "referredBy": {
                  *               "data": {
-                 *                 "id": "17",
+                 *                 "id": "2",
                  *                 "type": "accounts"
                  *               }
                  *             }
@@ -12171,23 +12218,23 @@ export interface operations {
                      *             "description": null,
                      *             "emails": [
                      *               {
-                     *                 "email": "jane.smith@acme.example"
+                     *                 "email": "milton.waddams@initech.example"
                      *               }
                      *             ],
-                     *             "externalId": "CRM-0012",
-                     *             "firstName": "Jane",
-                     *             "gender": "female",
+                     *             "externalId": "CRM-0043",
+                     *             "firstName": "Milton",
+                     *             "gender": "male",
                      *             "jobTitle": null,
-                     *             "lastName": "Smith",
+                     *             "lastName": "Waddams",
                      *             "middleName": null,
                      *             "namePrefix": null,
                      *             "nameSuffix": null,
                      *             "phones": null,
-                     *             "primaryEmail": "jane.smith@acme.example",
+                     *             "primaryEmail": "milton.waddams@initech.example",
                      *             "primaryPhone": null,
                      *             "updatedAt": "2026-11-03T10:00:00Z"
                      *           },
-                     *           "id": "12",
+                     *           "id": "1",
                      *           "meta": {
                      *             "dataId": "new-contact-1"
                      *           },
@@ -12195,14 +12242,14 @@ export interface operations {
                      *             "accounts": {
                      *               "data": [
                      *                 {
-                     *                   "id": "42",
+                     *                   "id": "1",
                      *                   "type": "accounts"
                      *                 }
                      *               ]
                      *             },
                      *             "assignedTo": {
                      *               "data": {
-                     *                 "id": "5",
+                     *                 "id": "3",
                      *                 "type": "users"
                      *               }
                      *             },
@@ -12214,13 +12261,13 @@ export interface operations {
                      *             },
                      *             "owner": {
                      *               "data": {
-                     *                 "id": "5",
+                     *                 "id": "3",
                      *                 "type": "users"
                      *               }
                      *             },
                      *             "reportsTo": {
                      *               "data": {
-                     *                 "id": "11",
+                     *                 "id": "2",
                      *                 "type": "contacts"
                      *               }
                      *             }
@@ -12254,7 +12301,7 @@ export interface operations {
                      *             "primaryPhone": "+1 212 555 0141",
                      *             "updatedAt": "2026-11-03T10:00:00Z"
                      *           },
-                     *           "id": "11",
+                     *           "id": "2",
                      *           "meta": {
                      *             "dataId": "11"
                      *           },
@@ -12262,14 +12309,14 @@ export interface operations {
                      *             "accounts": {
                      *               "data": [
                      *                 {
-                     *                   "id": "17",
+                     *                   "id": "2",
                      *                   "type": "accounts"
                      *                 }
                      *               ]
                      *             },
                      *             "assignedTo": {
                      *               "data": {
-                     *                 "id": "5",
+                     *                 "id": "3",
                      *                 "type": "users"
                      *               }
                      *             },
@@ -12281,13 +12328,13 @@ export interface operations {
                      *             },
                      *             "owner": {
                      *               "data": {
-                     *                 "id": "5",
+                     *                 "id": "3",
                      *                 "type": "users"
                      *               }
                      *             },
                      *             "reportsTo": {
                      *               "data": {
-                     *                 "id": "3",
+                     *                 "id": "2",
                      *                 "type": "contacts"
                      *               }
                      *             }
@@ -12300,10 +12347,10 @@ export interface operations {
                      *           "attributes": {
                      *             "createdAt": "2026-11-03T10:00:00Z",
                      *             "externalId": null,
-                     *             "name": "Acme Corporation",
+                     *             "name": "Initrode",
                      *             "updatedAt": "2026-11-03T10:00:00Z"
                      *           },
-                     *           "id": "42",
+                     *           "id": "1",
                      *           "meta": {
                      *             "includeId": "new-account-1"
                      *           },
@@ -12311,14 +12358,14 @@ export interface operations {
                      *             "contacts": {
                      *               "data": [
                      *                 {
-                     *                   "id": "12",
+                     *                   "id": "1",
                      *                   "type": "contacts"
                      *                 }
                      *               ]
                      *             },
                      *             "defaultContact": {
                      *               "data": {
-                     *                 "id": "12",
+                     *                 "id": "1",
                      *                 "type": "contacts"
                      *               }
                      *             },
@@ -12330,13 +12377,13 @@ export interface operations {
                      *             },
                      *             "owner": {
                      *               "data": {
-                     *                 "id": "5",
+                     *                 "id": "3",
                      *                 "type": "users"
                      *               }
                      *             },
                      *             "referredBy": {
                      *               "data": {
-                     *                 "id": "17",
+                     *                 "id": "2",
                      *                 "type": "accounts"
                      *               }
                      *             }
@@ -12369,9 +12416,9 @@ export interface operations {
                      *           "summary": null,
                      *           "updatedAt": "2026-11-03T10:00:00Z"
                      *         },
-                     *         "id": "31",
+                     *         "id": "1",
                      *         "links": {
-                     *           "self": "https://api.example.com/admin/api/asyncoperations/31"
+                     *           "self": "https://api.example.com/admin/api/asyncoperations/1"
                      *         },
                      *         "relationships": {
                      *           "organization": {
@@ -12382,7 +12429,7 @@ export interface operations {
                      *           },
                      *           "owner": {
                      *             "data": {
-                     *               "id": "5",
+                     *               "id": "3",
                      *               "type": "users"
                      *             }
                      *           }
@@ -12446,10 +12493,10 @@ export interface operations {
                  */
                 "fields[users]"?: components["parameters"]["UserFields"];
                 /**
-                 * @description `title` adds each record's title in `meta.title`; JSON:API only.
+                 * @description `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
                  * @example title
                  */
-                meta?: components["parameters"]["Meta"];
+                metaProperties?: components["parameters"]["Meta"];
             };
             header?: {
                 /**
@@ -12466,7 +12513,7 @@ export interface operations {
             path: {
                 /**
                  * @description The contact's identifier.
-                 * @example 12
+                 * @example 1
                  */
                 id: components["parameters"]["ContactId"];
             };
@@ -12485,9 +12532,9 @@ export interface operations {
                     /**
                      * @example {
                      *       "accounts": [
-                     *         42
+                     *         1
                      *       ],
-                     *       "assignedTo": 5,
+                     *       "assignedTo": 3,
                      *       "birthday": "1990-07-21",
                      *       "createdAt": "2026-11-01T09:30:00Z",
                      *       "description": "Leads purchasing at Acme.",
@@ -12499,14 +12546,14 @@ export interface operations {
                      *       "externalId": "CRM-0012",
                      *       "firstName": "Jane",
                      *       "gender": "female",
-                     *       "id": 12,
+                     *       "id": 1,
                      *       "jobTitle": "Head of Purchasing",
                      *       "lastName": "Smith",
                      *       "middleName": null,
                      *       "namePrefix": "Ms.",
                      *       "nameSuffix": null,
                      *       "organization": 1,
-                     *       "owner": 5,
+                     *       "owner": 3,
                      *       "phones": [
                      *         {
                      *           "phone": "+1 212 555 0142"
@@ -12514,7 +12561,7 @@ export interface operations {
                      *       ],
                      *       "primaryEmail": "jane.smith@acme.example",
                      *       "primaryPhone": "+1 212 555 0142",
-                     *       "reportsTo": 11,
+                     *       "reportsTo": 2,
                      *       "updatedAt": "2026-11-01T09:30:00Z"
                      *     }
                      */
@@ -12548,19 +12595,19 @@ export interface operations {
                      *           "primaryPhone": "+1 212 555 0142",
                      *           "updatedAt": "2026-11-01T09:30:00Z"
                      *         },
-                     *         "id": "12",
+                     *         "id": "1",
                      *         "relationships": {
                      *           "accounts": {
                      *             "data": [
                      *               {
-                     *                 "id": "42",
+                     *                 "id": "1",
                      *                 "type": "accounts"
                      *               }
                      *             ]
                      *           },
                      *           "assignedTo": {
                      *             "data": {
-                     *               "id": "5",
+                     *               "id": "3",
                      *               "type": "users"
                      *             }
                      *           },
@@ -12572,13 +12619,13 @@ export interface operations {
                      *           },
                      *           "owner": {
                      *             "data": {
-                     *               "id": "5",
+                     *               "id": "3",
                      *               "type": "users"
                      *             }
                      *           },
                      *           "reportsTo": {
                      *             "data": {
-                     *               "id": "11",
+                     *               "id": "2",
                      *               "type": "contacts"
                      *             }
                      *           }
@@ -12614,7 +12661,7 @@ export interface operations {
             path: {
                 /**
                  * @description The contact's identifier.
-                 * @example 12
+                 * @example 1
                  */
                 id: components["parameters"]["ContactId"];
             };
@@ -12647,7 +12694,7 @@ export interface operations {
             path: {
                 /**
                  * @description The contact's identifier.
-                 * @example 12
+                 * @example 1
                  */
                 id: components["parameters"]["ContactId"];
             };
@@ -12657,7 +12704,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "assignedTo": 6,
+                 *       "assignedTo": 1,
                  *       "jobTitle": "Chief Procurement Officer"
                  *     }
                  */
@@ -12668,11 +12715,11 @@ export interface operations {
                  *         "attributes": {
                  *           "jobTitle": "Chief Procurement Officer"
                  *         },
-                 *         "id": "12",
+                 *         "id": "1",
                  *         "relationships": {
                  *           "assignedTo": {
                  *             "data": {
-                 *               "id": "6",
+                 *               "id": "1",
                  *               "type": "users"
                  *             }
                  *           }
@@ -12695,9 +12742,9 @@ export interface operations {
                     /**
                      * @example {
                      *       "accounts": [
-                     *         42
+                     *         1
                      *       ],
-                     *       "assignedTo": 6,
+                     *       "assignedTo": 1,
                      *       "birthday": "1990-07-21",
                      *       "createdAt": "2026-11-01T09:30:00Z",
                      *       "description": "Leads purchasing at Acme.",
@@ -12709,14 +12756,14 @@ export interface operations {
                      *       "externalId": "CRM-0012",
                      *       "firstName": "Jane",
                      *       "gender": "female",
-                     *       "id": 12,
+                     *       "id": 1,
                      *       "jobTitle": "Chief Procurement Officer",
                      *       "lastName": "Smith",
                      *       "middleName": null,
                      *       "namePrefix": "Ms.",
                      *       "nameSuffix": null,
                      *       "organization": 1,
-                     *       "owner": 5,
+                     *       "owner": 3,
                      *       "phones": [
                      *         {
                      *           "phone": "+1 212 555 0142"
@@ -12724,7 +12771,7 @@ export interface operations {
                      *       ],
                      *       "primaryEmail": "jane.smith@acme.example",
                      *       "primaryPhone": "+1 212 555 0142",
-                     *       "reportsTo": 11,
+                     *       "reportsTo": 2,
                      *       "updatedAt": "2026-11-02T10:00:00Z"
                      *     }
                      */
@@ -12758,19 +12805,19 @@ export interface operations {
                      *           "primaryPhone": "+1 212 555 0142",
                      *           "updatedAt": "2026-11-02T10:00:00Z"
                      *         },
-                     *         "id": "12",
+                     *         "id": "1",
                      *         "relationships": {
                      *           "accounts": {
                      *             "data": [
                      *               {
-                     *                 "id": "42",
+                     *                 "id": "1",
                      *                 "type": "accounts"
                      *               }
                      *             ]
                      *           },
                      *           "assignedTo": {
                      *             "data": {
-                     *               "id": "6",
+                     *               "id": "1",
                      *               "type": "users"
                      *             }
                      *           },
@@ -12782,13 +12829,13 @@ export interface operations {
                      *           },
                      *           "owner": {
                      *             "data": {
-                     *               "id": "5",
+                     *               "id": "3",
                      *               "type": "users"
                      *             }
                      *           },
                      *           "reportsTo": {
                      *             "data": {
-                     *               "id": "11",
+                     *               "id": "2",
                      *               "type": "contacts"
                      *             }
                      *           }
@@ -12834,12 +12881,12 @@ export interface operations {
                 "filter[externalId]"?: components["parameters"]["AccountFilterExternalId"];
                 /**
                  * @description Accounts with any of the given contact identifiers, separated by commas. Operators: `neq` (none of them), `exists` (`true`: at least one, `false`: none), `neq_or_null` (none of them, or none at all), `contains` (all of them), `not_contains` (not all of them). Each value has at most 1,000 characters; a longer one is a 400.
-                 * @example 12
+                 * @example 1
                  */
                 "filter[contacts]"?: components["parameters"]["AccountFilterContacts"];
                 /**
                  * @description Accounts whose default contact is one of the given contacts, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[defaultContact][exists]=false` finds those without one), `neq_or_null`. Each value has at most 1,000 characters; a longer one is a 400.
-                 * @example 12
+                 * @example 1
                  */
                 "filter[defaultContact]"?: components["parameters"]["AccountFilterDefaultContact"];
                 /**
@@ -12849,12 +12896,12 @@ export interface operations {
                 "filter[organization]"?: components["parameters"]["AccountFilterOrganization"];
                 /**
                  * @description Accounts owned by the given users, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[owner][exists]=false` finds those without one), `neq_or_null`. Each value has at most 1,000 characters; a longer one is a 400.
-                 * @example 5
+                 * @example 3
                  */
                 "filter[owner]"?: components["parameters"]["AccountFilterOwner"];
                 /**
                  * @description Accounts referred by the given accounts, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[referredBy][exists]=false` finds those without one), `neq_or_null`. Each value has at most 1,000 characters; a longer one is a 400.
-                 * @example 17
+                 * @example 2
                  */
                 "filter[referredBy]"?: components["parameters"]["AccountFilterReferredBy"];
                 /**
@@ -12876,7 +12923,7 @@ export interface operations {
                 "page[number]"?: components["parameters"]["PageNumber"];
                 /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000. */
                 "page[size]"?: components["parameters"]["PageSize"];
-                /** @description Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. */
+                /** @description Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. A JSON:API page read by cursor names the profile in its `Content-Type` (`application/vnd.api+json; profile="https://jsonapi.org/profiles/ethanresnick/cursor-pagination/"`), a parameter clients may ignore. */
                 "page[after]"?: components["parameters"]["PageAfter"];
                 /** @description Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`. */
                 "page[before]"?: components["parameters"]["PageBefore"];
@@ -12921,10 +12968,10 @@ export interface operations {
                  */
                 "fields[users]"?: components["parameters"]["UserFields"];
                 /**
-                 * @description `title` adds each record's title in `meta.title`; JSON:API only.
+                 * @description `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
                  * @example title
                  */
-                meta?: components["parameters"]["Meta"];
+                metaProperties?: components["parameters"]["Meta"];
             };
             header?: {
                 /**
@@ -12941,7 +12988,7 @@ export interface operations {
             path: {
                 /**
                  * @description The contact's identifier.
-                 * @example 12
+                 * @example 1
                  */
                 id: components["parameters"]["ContactId"];
             };
@@ -12963,16 +13010,16 @@ export interface operations {
                      * @example [
                      *       {
                      *         "contacts": [
-                     *           12
+                     *           1
                      *         ],
                      *         "createdAt": "2026-11-01T09:30:00Z",
-                     *         "defaultContact": 12,
+                     *         "defaultContact": 1,
                      *         "externalId": "ACME-001",
-                     *         "id": 42,
+                     *         "id": 1,
                      *         "name": "Acme Corporation",
                      *         "organization": 1,
-                     *         "owner": 5,
-                     *         "referredBy": 17,
+                     *         "owner": 3,
+                     *         "referredBy": 2,
                      *         "updatedAt": "2026-11-01T09:30:00Z"
                      *       }
                      *     ]
@@ -12988,19 +13035,19 @@ export interface operations {
                      *             "name": "Acme Corporation",
                      *             "updatedAt": "2026-11-01T09:30:00Z"
                      *           },
-                     *           "id": "42",
+                     *           "id": "1",
                      *           "relationships": {
                      *             "contacts": {
                      *               "data": [
                      *                 {
-                     *                   "id": "12",
+                     *                   "id": "1",
                      *                   "type": "contacts"
                      *                 }
                      *               ]
                      *             },
                      *             "defaultContact": {
                      *               "data": {
-                     *                 "id": "12",
+                     *                 "id": "1",
                      *                 "type": "contacts"
                      *               }
                      *             },
@@ -13012,13 +13059,13 @@ export interface operations {
                      *             },
                      *             "owner": {
                      *               "data": {
-                     *                 "id": "5",
+                     *                 "id": "3",
                      *                 "type": "users"
                      *               }
                      *             },
                      *             "referredBy": {
                      *               "data": {
-                     *                 "id": "17",
+                     *                 "id": "2",
                      *                 "type": "accounts"
                      *               }
                      *             }
@@ -13081,10 +13128,10 @@ export interface operations {
                  */
                 "fields[users]"?: components["parameters"]["UserFields"];
                 /**
-                 * @description `title` adds each record's title in `meta.title`; JSON:API only.
+                 * @description `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
                  * @example title
                  */
-                meta?: components["parameters"]["Meta"];
+                metaProperties?: components["parameters"]["Meta"];
             };
             header?: {
                 /**
@@ -13101,7 +13148,7 @@ export interface operations {
             path: {
                 /**
                  * @description The contact's identifier.
-                 * @example 12
+                 * @example 1
                  */
                 id: components["parameters"]["ContactId"];
             };
@@ -13121,32 +13168,32 @@ export interface operations {
                      * @example {
                      *       "birthday": "1985-04-12",
                      *       "createdAt": "2026-11-01T09:30:00Z",
-                     *       "email": "john.doe@example.com",
+                     *       "email": "manager@example.com",
                      *       "emails": [
                      *         {
-                     *           "email": "jdoe@example.org"
+                     *           "email": "max.manager@example.org"
                      *         }
                      *       ],
                      *       "enabled": true,
                      *       "externalId": "EMP-0005",
-                     *       "firstName": "John",
+                     *       "firstName": "Max",
                      *       "googleId": null,
-                     *       "id": 5,
+                     *       "id": 3,
                      *       "lastLogin": "2026-11-02T08:15:00Z",
-                     *       "lastName": "Doe",
+                     *       "lastName": "Manager",
                      *       "loginCount": 12,
                      *       "middleName": null,
                      *       "namePrefix": null,
                      *       "nameSuffix": null,
                      *       "organization": 1,
-                     *       "owner": 3,
+                     *       "owner": 2,
                      *       "phone": "+1 212 555 0101",
                      *       "title": "Sales manager",
                      *       "updatedAt": "2026-11-01T09:30:00Z",
                      *       "userRoles": [
                      *         "ROLE_MANAGER"
                      *       ],
-                     *       "username": "jdoe"
+                     *       "username": "manager"
                      *     }
                      */
                     "application/json": components["schemas"]["UserPlain"] | components["schemas"]["JsonNull"];
@@ -13156,18 +13203,18 @@ export interface operations {
                      *         "attributes": {
                      *           "birthday": "1985-04-12",
                      *           "createdAt": "2026-11-01T09:30:00Z",
-                     *           "email": "john.doe@example.com",
+                     *           "email": "manager@example.com",
                      *           "emails": [
                      *             {
-                     *               "email": "jdoe@example.org"
+                     *               "email": "max.manager@example.org"
                      *             }
                      *           ],
                      *           "enabled": true,
                      *           "externalId": "EMP-0005",
-                     *           "firstName": "John",
+                     *           "firstName": "Max",
                      *           "googleId": null,
                      *           "lastLogin": "2026-11-02T08:15:00Z",
-                     *           "lastName": "Doe",
+                     *           "lastName": "Manager",
                      *           "loginCount": 12,
                      *           "middleName": null,
                      *           "namePrefix": null,
@@ -13175,9 +13222,9 @@ export interface operations {
                      *           "phone": "+1 212 555 0101",
                      *           "title": "Sales manager",
                      *           "updatedAt": "2026-11-01T09:30:00Z",
-                     *           "username": "jdoe"
+                     *           "username": "manager"
                      *         },
-                     *         "id": "5",
+                     *         "id": "3",
                      *         "relationships": {
                      *           "organization": {
                      *             "data": {
@@ -13187,7 +13234,7 @@ export interface operations {
                      *           },
                      *           "owner": {
                      *             "data": {
-                     *               "id": "3",
+                     *               "id": "2",
                      *               "type": "businessunits"
                      *             }
                      *           },
@@ -13257,10 +13304,10 @@ export interface operations {
                  */
                 "fields[users]"?: components["parameters"]["UserFields"];
                 /**
-                 * @description `title` adds each record's title in `meta.title`; JSON:API only.
+                 * @description `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
                  * @example title
                  */
-                meta?: components["parameters"]["Meta"];
+                metaProperties?: components["parameters"]["Meta"];
             };
             header?: {
                 /**
@@ -13277,7 +13324,7 @@ export interface operations {
             path: {
                 /**
                  * @description The contact's identifier.
-                 * @example 12
+                 * @example 1
                  */
                 id: components["parameters"]["ContactId"];
             };
@@ -13297,7 +13344,7 @@ export interface operations {
                      * @example {
                      *       "businessUnits": [
                      *         1,
-                     *         3
+                     *         2
                      *       ],
                      *       "createdAt": "2026-11-01T09:00:00Z",
                      *       "description": "The default organization.",
@@ -13307,7 +13354,7 @@ export interface operations {
                      *       "updatedAt": "2026-11-01T09:00:00Z",
                      *       "users": [
                      *         1,
-                     *         5
+                     *         3
                      *       ]
                      *     }
                      */
@@ -13331,7 +13378,7 @@ export interface operations {
                      *                 "type": "businessunits"
                      *               },
                      *               {
-                     *                 "id": "3",
+                     *                 "id": "2",
                      *                 "type": "businessunits"
                      *               }
                      *             ]
@@ -13343,7 +13390,7 @@ export interface operations {
                      *                 "type": "users"
                      *               },
                      *               {
-                     *                 "id": "5",
+                     *                 "id": "3",
                      *                 "type": "users"
                      *               }
                      *             ]
@@ -13406,10 +13453,10 @@ export interface operations {
                  */
                 "fields[users]"?: components["parameters"]["UserFields"];
                 /**
-                 * @description `title` adds each record's title in `meta.title`; JSON:API only.
+                 * @description `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
                  * @example title
                  */
-                meta?: components["parameters"]["Meta"];
+                metaProperties?: components["parameters"]["Meta"];
             };
             header?: {
                 /**
@@ -13426,7 +13473,7 @@ export interface operations {
             path: {
                 /**
                  * @description The contact's identifier.
-                 * @example 12
+                 * @example 1
                  */
                 id: components["parameters"]["ContactId"];
             };
@@ -13446,32 +13493,32 @@ export interface operations {
                      * @example {
                      *       "birthday": "1985-04-12",
                      *       "createdAt": "2026-11-01T09:30:00Z",
-                     *       "email": "john.doe@example.com",
+                     *       "email": "manager@example.com",
                      *       "emails": [
                      *         {
-                     *           "email": "jdoe@example.org"
+                     *           "email": "max.manager@example.org"
                      *         }
                      *       ],
                      *       "enabled": true,
                      *       "externalId": "EMP-0005",
-                     *       "firstName": "John",
+                     *       "firstName": "Max",
                      *       "googleId": null,
-                     *       "id": 5,
+                     *       "id": 3,
                      *       "lastLogin": "2026-11-02T08:15:00Z",
-                     *       "lastName": "Doe",
+                     *       "lastName": "Manager",
                      *       "loginCount": 12,
                      *       "middleName": null,
                      *       "namePrefix": null,
                      *       "nameSuffix": null,
                      *       "organization": 1,
-                     *       "owner": 3,
+                     *       "owner": 2,
                      *       "phone": "+1 212 555 0101",
                      *       "title": "Sales manager",
                      *       "updatedAt": "2026-11-01T09:30:00Z",
                      *       "userRoles": [
                      *         "ROLE_MANAGER"
                      *       ],
-                     *       "username": "jdoe"
+                     *       "username": "manager"
                      *     }
                      */
                     "application/json": components["schemas"]["UserPlain"] | components["schemas"]["JsonNull"];
@@ -13481,18 +13528,18 @@ export interface operations {
                      *         "attributes": {
                      *           "birthday": "1985-04-12",
                      *           "createdAt": "2026-11-01T09:30:00Z",
-                     *           "email": "john.doe@example.com",
+                     *           "email": "manager@example.com",
                      *           "emails": [
                      *             {
-                     *               "email": "jdoe@example.org"
+                     *               "email": "max.manager@example.org"
                      *             }
                      *           ],
                      *           "enabled": true,
                      *           "externalId": "EMP-0005",
-                     *           "firstName": "John",
+                     *           "firstName": "Max",
                      *           "googleId": null,
                      *           "lastLogin": "2026-11-02T08:15:00Z",
-                     *           "lastName": "Doe",
+                     *           "lastName": "Manager",
                      *           "loginCount": 12,
                      *           "middleName": null,
                      *           "namePrefix": null,
@@ -13500,9 +13547,9 @@ export interface operations {
                      *           "phone": "+1 212 555 0101",
                      *           "title": "Sales manager",
                      *           "updatedAt": "2026-11-01T09:30:00Z",
-                     *           "username": "jdoe"
+                     *           "username": "manager"
                      *         },
-                     *         "id": "5",
+                     *         "id": "3",
                      *         "relationships": {
                      *           "organization": {
                      *             "data": {
@@ -13512,7 +13559,7 @@ export interface operations {
                      *           },
                      *           "owner": {
                      *             "data": {
-                     *               "id": "3",
+                     *               "id": "2",
                      *               "type": "businessunits"
                      *             }
                      *           },
@@ -13550,7 +13597,7 @@ export interface operations {
                 "page[number]"?: components["parameters"]["PageNumber"];
                 /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000. */
                 "page[size]"?: components["parameters"]["PageSize"];
-                /** @description Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. */
+                /** @description Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. A JSON:API page read by cursor names the profile in its `Content-Type` (`application/vnd.api+json; profile="https://jsonapi.org/profiles/ethanresnick/cursor-pagination/"`), a parameter clients may ignore. */
                 "page[after]"?: components["parameters"]["PageAfter"];
                 /** @description Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`. */
                 "page[before]"?: components["parameters"]["PageBefore"];
@@ -13570,7 +13617,7 @@ export interface operations {
             path: {
                 /**
                  * @description The contact's identifier.
-                 * @example 12
+                 * @example 1
                  */
                 id: components["parameters"]["ContactId"];
             };
@@ -13591,7 +13638,7 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "42",
+                     *           "id": "1",
                      *           "type": "accounts"
                      *         }
                      *       ]
@@ -13624,7 +13671,7 @@ export interface operations {
             path: {
                 /**
                  * @description The contact's identifier.
-                 * @example 12
+                 * @example 1
                  */
                 id: components["parameters"]["ContactId"];
             };
@@ -13636,7 +13683,7 @@ export interface operations {
                  * @example {
                  *       "data": [
                  *         {
-                 *           "id": "42",
+                 *           "id": "2",
                  *           "type": "accounts"
                  *         }
                  *       ]
@@ -13674,7 +13721,7 @@ export interface operations {
             path: {
                 /**
                  * @description The contact's identifier.
-                 * @example 12
+                 * @example 1
                  */
                 id: components["parameters"]["ContactId"];
             };
@@ -13686,7 +13733,7 @@ export interface operations {
                  * @example {
                  *       "data": [
                  *         {
-                 *           "id": "42",
+                 *           "id": "2",
                  *           "type": "accounts"
                  *         }
                  *       ]
@@ -13724,7 +13771,7 @@ export interface operations {
             path: {
                 /**
                  * @description The contact's identifier.
-                 * @example 12
+                 * @example 1
                  */
                 id: components["parameters"]["ContactId"];
             };
@@ -13736,7 +13783,7 @@ export interface operations {
                  * @example {
                  *       "data": [
                  *         {
-                 *           "id": "42",
+                 *           "id": "2",
                  *           "type": "accounts"
                  *         }
                  *       ]
@@ -13779,7 +13826,7 @@ export interface operations {
             path: {
                 /**
                  * @description The contact's identifier.
-                 * @example 12
+                 * @example 1
                  */
                 id: components["parameters"]["ContactId"];
             };
@@ -13798,7 +13845,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "5",
+                     *         "id": "3",
                      *         "type": "users"
                      *       }
                      *     }
@@ -13830,7 +13877,7 @@ export interface operations {
             path: {
                 /**
                  * @description The contact's identifier.
-                 * @example 12
+                 * @example 1
                  */
                 id: components["parameters"]["ContactId"];
             };
@@ -13841,7 +13888,7 @@ export interface operations {
                 /**
                  * @example {
                  *       "data": {
-                 *         "id": "5",
+                 *         "id": "3",
                  *         "type": "users"
                  *       }
                  *     }
@@ -13883,7 +13930,7 @@ export interface operations {
             path: {
                 /**
                  * @description The contact's identifier.
-                 * @example 12
+                 * @example 1
                  */
                 id: components["parameters"]["ContactId"];
             };
@@ -13939,7 +13986,7 @@ export interface operations {
             path: {
                 /**
                  * @description The contact's identifier.
-                 * @example 12
+                 * @example 1
                  */
                 id: components["parameters"]["ContactId"];
             };
@@ -13958,7 +14005,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "5",
+                     *         "id": "3",
                      *         "type": "users"
                      *       }
                      *     }
@@ -13990,7 +14037,7 @@ export interface operations {
             path: {
                 /**
                  * @description The contact's identifier.
-                 * @example 12
+                 * @example 1
                  */
                 id: components["parameters"]["ContactId"];
             };
@@ -14001,7 +14048,7 @@ export interface operations {
                 /**
                  * @example {
                  *       "data": {
-                 *         "id": "5",
+                 *         "id": "3",
                  *         "type": "users"
                  *       }
                  *     }
@@ -14043,7 +14090,7 @@ export interface operations {
             path: {
                 /**
                  * @description The contact's identifier.
-                 * @example 12
+                 * @example 1
                  */
                 id: components["parameters"]["ContactId"];
             };
@@ -14062,7 +14109,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "11",
+                     *         "id": "2",
                      *         "type": "contacts"
                      *       }
                      *     }
@@ -14094,7 +14141,7 @@ export interface operations {
             path: {
                 /**
                  * @description The contact's identifier.
-                 * @example 12
+                 * @example 1
                  */
                 id: components["parameters"]["ContactId"];
             };
@@ -14105,7 +14152,7 @@ export interface operations {
                 /**
                  * @example {
                  *       "data": {
-                 *         "id": "11",
+                 *         "id": "2",
                  *         "type": "contacts"
                  *       }
                  *     }
@@ -14168,10 +14215,10 @@ export interface operations {
                  */
                 "fields[users]"?: components["parameters"]["UserFields"];
                 /**
-                 * @description `title` adds each record's title in `meta.title`; JSON:API only.
+                 * @description `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
                  * @example title
                  */
-                meta?: components["parameters"]["Meta"];
+                metaProperties?: components["parameters"]["Meta"];
             };
             header?: {
                 /**
@@ -14188,7 +14235,7 @@ export interface operations {
             path: {
                 /**
                  * @description The contact's identifier.
-                 * @example 12
+                 * @example 1
                  */
                 id: components["parameters"]["ContactId"];
             };
@@ -14207,9 +14254,9 @@ export interface operations {
                     /**
                      * @example {
                      *       "accounts": [
-                     *         42
+                     *         1
                      *       ],
-                     *       "assignedTo": 5,
+                     *       "assignedTo": 3,
                      *       "birthday": "1990-07-21",
                      *       "createdAt": "2026-11-01T09:30:00Z",
                      *       "description": "Leads purchasing at Acme.",
@@ -14221,14 +14268,14 @@ export interface operations {
                      *       "externalId": "CRM-0012",
                      *       "firstName": "Jane",
                      *       "gender": "female",
-                     *       "id": 12,
+                     *       "id": 1,
                      *       "jobTitle": "Head of Purchasing",
                      *       "lastName": "Smith",
                      *       "middleName": null,
                      *       "namePrefix": "Ms.",
                      *       "nameSuffix": null,
                      *       "organization": 1,
-                     *       "owner": 5,
+                     *       "owner": 3,
                      *       "phones": [
                      *         {
                      *           "phone": "+1 212 555 0142"
@@ -14236,7 +14283,7 @@ export interface operations {
                      *       ],
                      *       "primaryEmail": "jane.smith@acme.example",
                      *       "primaryPhone": "+1 212 555 0142",
-                     *       "reportsTo": 11,
+                     *       "reportsTo": 2,
                      *       "updatedAt": "2026-11-01T09:30:00Z"
                      *     }
                      */
@@ -14270,19 +14317,19 @@ export interface operations {
                      *           "primaryPhone": "+1 212 555 0142",
                      *           "updatedAt": "2026-11-01T09:30:00Z"
                      *         },
-                     *         "id": "12",
+                     *         "id": "1",
                      *         "relationships": {
                      *           "accounts": {
                      *             "data": [
                      *               {
-                     *                 "id": "42",
+                     *                 "id": "1",
                      *                 "type": "accounts"
                      *               }
                      *             ]
                      *           },
                      *           "assignedTo": {
                      *             "data": {
-                     *               "id": "5",
+                     *               "id": "3",
                      *               "type": "users"
                      *             }
                      *           },
@@ -14294,13 +14341,13 @@ export interface operations {
                      *           },
                      *           "owner": {
                      *             "data": {
-                     *               "id": "5",
+                     *               "id": "3",
                      *               "type": "users"
                      *             }
                      *           },
                      *           "reportsTo": {
                      *             "data": {
-                     *               "id": "11",
+                     *               "id": "2",
                      *               "type": "contacts"
                      *             }
                      *           }
@@ -14345,7 +14392,7 @@ export interface operations {
                 "page[number]"?: components["parameters"]["PageNumber"];
                 /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000. */
                 "page[size]"?: components["parameters"]["PageSize"];
-                /** @description Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. */
+                /** @description Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. A JSON:API page read by cursor names the profile in its `Content-Type` (`application/vnd.api+json; profile="https://jsonapi.org/profiles/ethanresnick/cursor-pagination/"`), a parameter clients may ignore. */
                 "page[after]"?: components["parameters"]["PageAfter"];
                 /** @description Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`. */
                 "page[before]"?: components["parameters"]["PageBefore"];
@@ -14370,10 +14417,10 @@ export interface operations {
                  */
                 "fields[regions]"?: components["parameters"]["RegionFields"];
                 /**
-                 * @description `title` adds each record's title in `meta.title`; JSON:API only.
+                 * @description `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
                  * @example title
                  */
-                meta?: components["parameters"]["Meta"];
+                metaProperties?: components["parameters"]["Meta"];
             };
             header?: {
                 /**
@@ -14471,10 +14518,10 @@ export interface operations {
                  */
                 "fields[regions]"?: components["parameters"]["RegionFields"];
                 /**
-                 * @description `title` adds each record's title in `meta.title`; JSON:API only.
+                 * @description `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
                  * @example title
                  */
-                meta?: components["parameters"]["Meta"];
+                metaProperties?: components["parameters"]["Meta"];
             };
             header?: {
                 /**
@@ -14571,7 +14618,7 @@ export interface operations {
                 "page[number]"?: components["parameters"]["PageNumber"];
                 /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000. */
                 "page[size]"?: components["parameters"]["PageSize"];
-                /** @description Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. */
+                /** @description Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. A JSON:API page read by cursor names the profile in its `Content-Type` (`application/vnd.api+json; profile="https://jsonapi.org/profiles/ethanresnick/cursor-pagination/"`), a parameter clients may ignore. */
                 "page[after]"?: components["parameters"]["PageAfter"];
                 /** @description Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`. */
                 "page[before]"?: components["parameters"]["PageBefore"];
@@ -14596,10 +14643,10 @@ export interface operations {
                  */
                 "fields[regions]"?: components["parameters"]["RegionFields"];
                 /**
-                 * @description `title` adds each record's title in `meta.title`; JSON:API only.
+                 * @description `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
                  * @example title
                  */
-                meta?: components["parameters"]["Meta"];
+                metaProperties?: components["parameters"]["Meta"];
             };
             header?: {
                 /**
@@ -14688,7 +14735,7 @@ export interface operations {
                 "page[number]"?: components["parameters"]["PageNumber"];
                 /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000. */
                 "page[size]"?: components["parameters"]["PageSize"];
-                /** @description Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. */
+                /** @description Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. A JSON:API page read by cursor names the profile in its `Content-Type` (`application/vnd.api+json; profile="https://jsonapi.org/profiles/ethanresnick/cursor-pagination/"`), a parameter clients may ignore. */
                 "page[after]"?: components["parameters"]["PageAfter"];
                 /** @description Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`. */
                 "page[before]"?: components["parameters"]["PageBefore"];
@@ -14753,8 +14800,8 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Events by id (position); several ids separated by commas. Operators: `filter[id][gt]=1042`, `lt`, `gte`, `lte`, `neq`.
-                 * @example 1042
+                 * @description Events by id (position); several ids separated by commas. Operators: `filter[id][gt]=1`, `lt`, `gte`, `lte`, `neq`.
+                 * @example 1
                  */
                 "filter[id]"?: components["parameters"]["EventFilterId"];
                 /**
@@ -14764,7 +14811,7 @@ export interface operations {
                 "filter[resourceType]"?: components["parameters"]["EventFilterResourceType"];
                 /**
                  * @description Events of the records with these ids, separated by commas; use with `filter[resourceType]`.
-                 * @example 42
+                 * @example 1
                  */
                 "filter[resourceId]"?: components["parameters"]["EventFilterResourceId"];
                 /**
@@ -14781,7 +14828,7 @@ export interface operations {
                 "page[number]"?: components["parameters"]["PageNumber"];
                 /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000. */
                 "page[size]"?: components["parameters"]["PageSize"];
-                /** @description Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. */
+                /** @description Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. A JSON:API page read by cursor names the profile in its `Content-Type` (`application/vnd.api+json; profile="https://jsonapi.org/profiles/ethanresnick/cursor-pagination/"`), a parameter clients may ignore. */
                 "page[after]"?: components["parameters"]["PageAfter"];
                 /** @description Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`. */
                 "page[before]"?: components["parameters"]["PageBefore"];
@@ -14796,10 +14843,10 @@ export interface operations {
                  */
                 "fields[events]"?: components["parameters"]["EventFields"];
                 /**
-                 * @description `title` adds each record's title in `meta.title`; JSON:API only.
+                 * @description `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
                  * @example title
                  */
-                meta?: components["parameters"]["Meta"];
+                metaProperties?: components["parameters"]["Meta"];
             };
             header?: {
                 /**
@@ -14837,9 +14884,9 @@ export interface operations {
                      *         ],
                      *         "changedRelationships": [],
                      *         "clientId": "demo-backoffice",
-                     *         "id": 1042,
+                     *         "id": 1,
                      *         "occurredAt": "2024-05-01T12:00:00Z",
-                     *         "resourceId": "42",
+                     *         "resourceId": "1",
                      *         "resourceType": "accounts",
                      *         "userId": 1,
                      *         "version": 3
@@ -14859,12 +14906,12 @@ export interface operations {
                      *             "changedRelationships": [],
                      *             "clientId": "demo-backoffice",
                      *             "occurredAt": "2024-05-01T12:00:00Z",
-                     *             "resourceId": "42",
+                     *             "resourceId": "1",
                      *             "resourceType": "accounts",
                      *             "userId": 1,
                      *             "version": 3
                      *           },
-                     *           "id": "1042",
+                     *           "id": "1",
                      *           "type": "events"
                      *         }
                      *       ]
@@ -14892,10 +14939,10 @@ export interface operations {
                  */
                 "fields[events]"?: components["parameters"]["EventFields"];
                 /**
-                 * @description `title` adds each record's title in `meta.title`; JSON:API only.
+                 * @description `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
                  * @example title
                  */
-                meta?: components["parameters"]["Meta"];
+                metaProperties?: components["parameters"]["Meta"];
             };
             header?: {
                 /**
@@ -14912,7 +14959,7 @@ export interface operations {
             path: {
                 /**
                  * @description The event's id, its position in the feed.
-                 * @example 1042
+                 * @example 1
                  */
                 id: components["parameters"]["EventId"];
             };
@@ -14934,7 +14981,7 @@ export interface operations {
                      *       "changedAttributes": [],
                      *       "changedRelationships": [],
                      *       "clientId": "demo-backoffice",
-                     *       "id": 1043,
+                     *       "id": 2,
                      *       "occurredAt": "2024-05-01T12:00:05Z",
                      *       "resourceId": "7",
                      *       "resourceType": "contacts",
@@ -14957,7 +15004,7 @@ export interface operations {
                      *           "userId": 1,
                      *           "version": 2
                      *         },
-                     *         "id": "1043",
+                     *         "id": "2",
                      *         "type": "events"
                      *       }
                      *     }
@@ -14991,9 +15038,9 @@ export interface operations {
                  *         {
                  *           "data": {
                  *             "attributes": {
-                 *               "name": "Acme"
+                 *               "name": "Wayne Enterprises"
                  *             },
-                 *             "lid": "acme",
+                 *             "lid": "wayne",
                  *             "type": "accounts"
                  *           },
                  *           "op": "add"
@@ -15008,7 +15055,7 @@ export interface operations {
                  *               "accounts": {
                  *                 "data": [
                  *                   {
-                 *                     "lid": "acme",
+                 *                     "lid": "wayne",
                  *                     "type": "accounts"
                  *                   }
                  *                 ]
@@ -15045,9 +15092,9 @@ export interface operations {
                      *         {
                      *           "data": {
                      *             "attributes": {
-                     *               "name": "Acme"
+                     *               "name": "Wayne Enterprises"
                      *             },
-                     *             "id": "12",
+                     *             "id": "5",
                      *             "type": "accounts"
                      *           }
                      *         },
@@ -15057,12 +15104,12 @@ export interface operations {
                      *               "firstName": "Ada",
                      *               "lastName": "Lovelace"
                      *             },
-                     *             "id": "40",
+                     *             "id": "4",
                      *             "relationships": {
                      *               "accounts": {
                      *                 "data": [
                      *                   {
-                     *                     "id": "12",
+                     *                     "id": "5",
                      *                     "type": "accounts"
                      *                   }
                      *                 ]
@@ -15113,12 +15160,12 @@ export interface operations {
                 "filter[enabled]"?: components["parameters"]["OrganizationFilterEnabled"];
                 /**
                  * @description Organizations with any of the given business unit identifiers, separated by commas. Operators: `neq` (none of them), `exists` (`true`: at least one, `false`: none), `neq_or_null` (none of them, or none at all), `contains` (all of them), `not_contains` (not all of them). Each value has at most 1,000 characters; a longer one is a 400.
-                 * @example 1,3
+                 * @example 1,2
                  */
                 "filter[businessUnits]"?: components["parameters"]["OrganizationFilterBusinessUnits"];
                 /**
                  * @description Organizations with any of the given user identifiers, separated by commas. Operators: `neq` (none of them), `exists` (`true`: at least one, `false`: none), `neq_or_null` (none of them, or none at all), `contains` (all of them), `not_contains` (not all of them). Each value has at most 1,000 characters; a longer one is a 400.
-                 * @example 5
+                 * @example 3
                  */
                 "filter[users]"?: components["parameters"]["OrganizationFilterUsers"];
                 /**
@@ -15135,7 +15182,7 @@ export interface operations {
                 "page[number]"?: components["parameters"]["PageNumber"];
                 /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000. */
                 "page[size]"?: components["parameters"]["PageSize"];
-                /** @description Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. */
+                /** @description Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. A JSON:API page read by cursor names the profile in its `Content-Type` (`application/vnd.api+json; profile="https://jsonapi.org/profiles/ethanresnick/cursor-pagination/"`), a parameter clients may ignore. */
                 "page[after]"?: components["parameters"]["PageAfter"];
                 /** @description Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`. */
                 "page[before]"?: components["parameters"]["PageBefore"];
@@ -15180,10 +15227,10 @@ export interface operations {
                  */
                 "fields[users]"?: components["parameters"]["UserFields"];
                 /**
-                 * @description `title` adds each record's title in `meta.title`; JSON:API only.
+                 * @description `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
                  * @example title
                  */
-                meta?: components["parameters"]["Meta"];
+                metaProperties?: components["parameters"]["Meta"];
             };
             header?: {
                 /**
@@ -15217,7 +15264,7 @@ export interface operations {
                      *       {
                      *         "businessUnits": [
                      *           1,
-                     *           3
+                     *           2
                      *         ],
                      *         "createdAt": "2026-11-01T09:00:00Z",
                      *         "description": "The default organization.",
@@ -15227,7 +15274,7 @@ export interface operations {
                      *         "updatedAt": "2026-11-01T09:00:00Z",
                      *         "users": [
                      *           1,
-                     *           5
+                     *           3
                      *         ]
                      *       }
                      *     ]
@@ -15253,7 +15300,7 @@ export interface operations {
                      *                   "type": "businessunits"
                      *                 },
                      *                 {
-                     *                   "id": "3",
+                     *                   "id": "2",
                      *                   "type": "businessunits"
                      *                 }
                      *               ]
@@ -15265,7 +15312,7 @@ export interface operations {
                      *                   "type": "users"
                      *                 },
                      *                 {
-                     *                   "id": "5",
+                     *                   "id": "3",
                      *                   "type": "users"
                      *                 }
                      *               ]
@@ -15328,10 +15375,10 @@ export interface operations {
                  */
                 "fields[users]"?: components["parameters"]["UserFields"];
                 /**
-                 * @description `title` adds each record's title in `meta.title`; JSON:API only.
+                 * @description `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
                  * @example title
                  */
-                meta?: components["parameters"]["Meta"];
+                metaProperties?: components["parameters"]["Meta"];
             };
             header?: {
                 /**
@@ -15368,7 +15415,7 @@ export interface operations {
                      * @example {
                      *       "businessUnits": [
                      *         1,
-                     *         3
+                     *         2
                      *       ],
                      *       "createdAt": "2026-11-01T09:00:00Z",
                      *       "description": "The default organization.",
@@ -15378,7 +15425,7 @@ export interface operations {
                      *       "updatedAt": "2026-11-01T09:00:00Z",
                      *       "users": [
                      *         1,
-                     *         5
+                     *         3
                      *       ]
                      *     }
                      */
@@ -15402,7 +15449,7 @@ export interface operations {
                      *                 "type": "businessunits"
                      *               },
                      *               {
-                     *                 "id": "3",
+                     *                 "id": "2",
                      *                 "type": "businessunits"
                      *               }
                      *             ]
@@ -15414,7 +15461,7 @@ export interface operations {
                      *                 "type": "users"
                      *               },
                      *               {
-                     *                 "id": "5",
+                     *                 "id": "3",
                      *                 "type": "users"
                      *               }
                      *             ]
@@ -15491,7 +15538,7 @@ export interface operations {
                      * @example {
                      *       "businessUnits": [
                      *         1,
-                     *         3
+                     *         2
                      *       ],
                      *       "createdAt": "2026-11-01T09:00:00Z",
                      *       "description": "Head office and its branches.",
@@ -15501,7 +15548,7 @@ export interface operations {
                      *       "updatedAt": "2026-11-02T10:00:00Z",
                      *       "users": [
                      *         1,
-                     *         5
+                     *         3
                      *       ]
                      *     }
                      */
@@ -15525,7 +15572,7 @@ export interface operations {
                      *                 "type": "businessunits"
                      *               },
                      *               {
-                     *                 "id": "3",
+                     *                 "id": "2",
                      *                 "type": "businessunits"
                      *               }
                      *             ]
@@ -15537,7 +15584,7 @@ export interface operations {
                      *                 "type": "users"
                      *               },
                      *               {
-                     *                 "id": "5",
+                     *                 "id": "3",
                      *                 "type": "users"
                      *               }
                      *             ]
@@ -15589,7 +15636,7 @@ export interface operations {
                 "filter[owner]"?: components["parameters"]["BusinessUnitFilterOwner"];
                 /**
                  * @description Business units with any of the given user identifiers, separated by commas. Operators: `neq` (none of them), `exists` (`true`: at least one, `false`: none), `neq_or_null` (none of them, or none at all), `contains` (all of them), `not_contains` (not all of them). Each value has at most 1,000 characters; a longer one is a 400.
-                 * @example 5,6
+                 * @example 1,3
                  */
                 "filter[users]"?: components["parameters"]["BusinessUnitFilterUsers"];
                 /**
@@ -15606,7 +15653,7 @@ export interface operations {
                 "page[number]"?: components["parameters"]["PageNumber"];
                 /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000. */
                 "page[size]"?: components["parameters"]["PageSize"];
-                /** @description Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. */
+                /** @description Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. A JSON:API page read by cursor names the profile in its `Content-Type` (`application/vnd.api+json; profile="https://jsonapi.org/profiles/ethanresnick/cursor-pagination/"`), a parameter clients may ignore. */
                 "page[after]"?: components["parameters"]["PageAfter"];
                 /** @description Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`. */
                 "page[before]"?: components["parameters"]["PageBefore"];
@@ -15651,10 +15698,10 @@ export interface operations {
                  */
                 "fields[users]"?: components["parameters"]["UserFields"];
                 /**
-                 * @description `title` adds each record's title in `meta.title`; JSON:API only.
+                 * @description `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
                  * @example title
                  */
-                meta?: components["parameters"]["Meta"];
+                metaProperties?: components["parameters"]["Meta"];
             };
             header?: {
                 /**
@@ -15695,14 +15742,14 @@ export interface operations {
                      *         "createdAt": "2026-11-01T09:30:00Z",
                      *         "email": "sales@example.com",
                      *         "fax": null,
-                     *         "id": 3,
+                     *         "id": 2,
                      *         "name": "Sales",
                      *         "organization": 1,
                      *         "owner": 1,
                      *         "phone": "+1 212 555 0100",
                      *         "updatedAt": "2026-11-01T09:30:00Z",
                      *         "users": [
-                     *           5
+                     *           3
                      *         ],
                      *         "website": "https://sales.example.com"
                      *       }
@@ -15722,7 +15769,7 @@ export interface operations {
                      *             "updatedAt": "2026-11-01T09:30:00Z",
                      *             "website": "https://sales.example.com"
                      *           },
-                     *           "id": "3",
+                     *           "id": "2",
                      *           "relationships": {
                      *             "organization": {
                      *               "data": {
@@ -15739,7 +15786,7 @@ export interface operations {
                      *             "users": {
                      *               "data": [
                      *                 {
-                     *                   "id": "5",
+                     *                   "id": "3",
                      *                   "type": "users"
                      *                 }
                      *               ]
@@ -15771,7 +15818,7 @@ export interface operations {
                 "page[number]"?: components["parameters"]["PageNumber"];
                 /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000. */
                 "page[size]"?: components["parameters"]["PageSize"];
-                /** @description Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. */
+                /** @description Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. A JSON:API page read by cursor names the profile in its `Content-Type` (`application/vnd.api+json; profile="https://jsonapi.org/profiles/ethanresnick/cursor-pagination/"`), a parameter clients may ignore. */
                 "page[after]"?: components["parameters"]["PageAfter"];
                 /** @description Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`. */
                 "page[before]"?: components["parameters"]["PageBefore"];
@@ -15816,7 +15863,7 @@ export interface operations {
                      *           "type": "businessunits"
                      *         },
                      *         {
-                     *           "id": "3",
+                     *           "id": "2",
                      *           "type": "businessunits"
                      *         }
                      *       ]
@@ -15843,7 +15890,7 @@ export interface operations {
                 "page[number]"?: components["parameters"]["PageNumber"];
                 /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000. */
                 "page[size]"?: components["parameters"]["PageSize"];
-                /** @description Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. */
+                /** @description Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. A JSON:API page read by cursor names the profile in its `Content-Type` (`application/vnd.api+json; profile="https://jsonapi.org/profiles/ethanresnick/cursor-pagination/"`), a parameter clients may ignore. */
                 "page[after]"?: components["parameters"]["PageAfter"];
                 /** @description Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`. */
                 "page[before]"?: components["parameters"]["PageBefore"];
@@ -15888,7 +15935,7 @@ export interface operations {
                      *           "type": "users"
                      *         },
                      *         {
-                     *           "id": "5",
+                     *           "id": "3",
                      *           "type": "users"
                      *         }
                      *       ]
@@ -15918,17 +15965,17 @@ export interface operations {
                 "filter[id]"?: components["parameters"]["UserFilterId"];
                 /**
                  * @description Users by username: one of the comma-separated values, or as an operator says (`filter[username][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. Each value has at most 1,000 characters; a longer one is a 400.
-                 * @example jdoe
+                 * @example manager
                  */
                 "filter[username]"?: components["parameters"]["UserFilterUsername"];
                 /**
                  * @description Users by email address: one of the comma-separated values, or as an operator says (`filter[email][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. Each value has at most 1,000 characters; a longer one is a 400.
-                 * @example john.doe@example.com
+                 * @example manager@example.com
                  */
                 "filter[email]"?: components["parameters"]["UserFilterEmail"];
                 /**
                  * @description Users by last name: one of the comma-separated values, or as an operator says (`filter[lastName][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. Each value has at most 1,000 characters; a longer one is a 400.
-                 * @example Doe
+                 * @example Manager
                  */
                 "filter[lastName]"?: components["parameters"]["UserFilterLastName"];
                 /**
@@ -15948,7 +15995,7 @@ export interface operations {
                 "filter[organization]"?: components["parameters"]["UserFilterOrganization"];
                 /**
                  * @description Users of the given business units, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[owner][exists]=false` finds those without one), `neq_or_null`. Each value has at most 1,000 characters; a longer one is a 400.
-                 * @example 3
+                 * @example 1
                  */
                 "filter[owner]"?: components["parameters"]["UserFilterOwner"];
                 /**
@@ -15975,7 +16022,7 @@ export interface operations {
                 "page[number]"?: components["parameters"]["PageNumber"];
                 /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000. */
                 "page[size]"?: components["parameters"]["PageSize"];
-                /** @description Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. */
+                /** @description Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. A JSON:API page read by cursor names the profile in its `Content-Type` (`application/vnd.api+json; profile="https://jsonapi.org/profiles/ethanresnick/cursor-pagination/"`), a parameter clients may ignore. */
                 "page[after]"?: components["parameters"]["PageAfter"];
                 /** @description Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`. */
                 "page[before]"?: components["parameters"]["PageBefore"];
@@ -16020,10 +16067,10 @@ export interface operations {
                  */
                 "fields[users]"?: components["parameters"]["UserFields"];
                 /**
-                 * @description `title` adds each record's title in `meta.title`; JSON:API only.
+                 * @description `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
                  * @example title
                  */
-                meta?: components["parameters"]["Meta"];
+                metaProperties?: components["parameters"]["Meta"];
             };
             header?: {
                 /**
@@ -16063,32 +16110,32 @@ export interface operations {
                      *       {
                      *         "birthday": "1985-04-12",
                      *         "createdAt": "2026-11-01T09:30:00Z",
-                     *         "email": "john.doe@example.com",
+                     *         "email": "manager@example.com",
                      *         "emails": [
                      *           {
-                     *             "email": "jdoe@example.org"
+                     *             "email": "max.manager@example.org"
                      *           }
                      *         ],
                      *         "enabled": true,
                      *         "externalId": "EMP-0005",
-                     *         "firstName": "John",
+                     *         "firstName": "Max",
                      *         "googleId": null,
-                     *         "id": 5,
+                     *         "id": 3,
                      *         "lastLogin": "2026-11-02T08:15:00Z",
-                     *         "lastName": "Doe",
+                     *         "lastName": "Manager",
                      *         "loginCount": 12,
                      *         "middleName": null,
                      *         "namePrefix": null,
                      *         "nameSuffix": null,
                      *         "organization": 1,
-                     *         "owner": 3,
+                     *         "owner": 2,
                      *         "phone": "+1 212 555 0101",
                      *         "title": "Sales manager",
                      *         "updatedAt": "2026-11-01T09:30:00Z",
                      *         "userRoles": [
                      *           "ROLE_MANAGER"
                      *         ],
-                     *         "username": "jdoe"
+                     *         "username": "manager"
                      *       }
                      *     ]
                      */
@@ -16100,18 +16147,18 @@ export interface operations {
                      *           "attributes": {
                      *             "birthday": "1985-04-12",
                      *             "createdAt": "2026-11-01T09:30:00Z",
-                     *             "email": "john.doe@example.com",
+                     *             "email": "manager@example.com",
                      *             "emails": [
                      *               {
-                     *                 "email": "jdoe@example.org"
+                     *                 "email": "max.manager@example.org"
                      *               }
                      *             ],
                      *             "enabled": true,
                      *             "externalId": "EMP-0005",
-                     *             "firstName": "John",
+                     *             "firstName": "Max",
                      *             "googleId": null,
                      *             "lastLogin": "2026-11-02T08:15:00Z",
-                     *             "lastName": "Doe",
+                     *             "lastName": "Manager",
                      *             "loginCount": 12,
                      *             "middleName": null,
                      *             "namePrefix": null,
@@ -16119,9 +16166,9 @@ export interface operations {
                      *             "phone": "+1 212 555 0101",
                      *             "title": "Sales manager",
                      *             "updatedAt": "2026-11-01T09:30:00Z",
-                     *             "username": "jdoe"
+                     *             "username": "manager"
                      *           },
-                     *           "id": "5",
+                     *           "id": "3",
                      *           "relationships": {
                      *             "organization": {
                      *               "data": {
@@ -16131,7 +16178,7 @@ export interface operations {
                      *             },
                      *             "owner": {
                      *               "data": {
-                     *                 "id": "3",
+                     *                 "id": "2",
                      *                 "type": "businessunits"
                      *               }
                      *             },
@@ -16185,7 +16232,7 @@ export interface operations {
                 "page[number]"?: components["parameters"]["PageNumber"];
                 /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000. */
                 "page[size]"?: components["parameters"]["PageSize"];
-                /** @description Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. */
+                /** @description Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. A JSON:API page read by cursor names the profile in its `Content-Type` (`application/vnd.api+json; profile="https://jsonapi.org/profiles/ethanresnick/cursor-pagination/"`), a parameter clients may ignore. */
                 "page[after]"?: components["parameters"]["PageAfter"];
                 /** @description Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`. */
                 "page[before]"?: components["parameters"]["PageBefore"];
@@ -16210,10 +16257,10 @@ export interface operations {
                  */
                 "fields[regions]"?: components["parameters"]["RegionFields"];
                 /**
-                 * @description `title` adds each record's title in `meta.title`; JSON:API only.
+                 * @description `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
                  * @example title
                  */
-                meta?: components["parameters"]["Meta"];
+                metaProperties?: components["parameters"]["Meta"];
             };
             header?: {
                 /**
@@ -16307,10 +16354,10 @@ export interface operations {
                  */
                 "fields[regions]"?: components["parameters"]["RegionFields"];
                 /**
-                 * @description `title` adds each record's title in `meta.title`; JSON:API only.
+                 * @description `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
                  * @example title
                  */
-                meta?: components["parameters"]["Meta"];
+                metaProperties?: components["parameters"]["Meta"];
             };
             header?: {
                 /**
@@ -16405,10 +16452,10 @@ export interface operations {
                  */
                 "fields[regions]"?: components["parameters"]["RegionFields"];
                 /**
-                 * @description `title` adds each record's title in `meta.title`; JSON:API only.
+                 * @description `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
                  * @example title
                  */
-                meta?: components["parameters"]["Meta"];
+                metaProperties?: components["parameters"]["Meta"];
             };
             header?: {
                 /**
@@ -16544,7 +16591,7 @@ export interface operations {
                 "filter[id]"?: components["parameters"]["TaxJurisdictionFilterId"];
                 /**
                  * @description Tax jurisdictions by code: several separated by commas, or as an operator says (`filter[code][starts_with]=US-`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. Each value has at most 1,000 characters; a longer one is a 400.
-                 * @example US-CA-LA,GB-LONDON
+                 * @example US-NY-NYC,GB-LONDON
                  */
                 "filter[code]"?: components["parameters"]["TaxJurisdictionFilterCode"];
                 /**
@@ -16571,7 +16618,7 @@ export interface operations {
                 "page[number]"?: components["parameters"]["PageNumber"];
                 /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000. */
                 "page[size]"?: components["parameters"]["PageSize"];
-                /** @description Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. */
+                /** @description Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. A JSON:API page read by cursor names the profile in its `Content-Type` (`application/vnd.api+json; profile="https://jsonapi.org/profiles/ethanresnick/cursor-pagination/"`), a parameter clients may ignore. */
                 "page[after]"?: components["parameters"]["PageAfter"];
                 /** @description Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`. */
                 "page[before]"?: components["parameters"]["PageBefore"];
@@ -16601,10 +16648,10 @@ export interface operations {
                  */
                 "fields[regions]"?: components["parameters"]["RegionFields"];
                 /**
-                 * @description `title` adds each record's title in `meta.title`; JSON:API only.
+                 * @description `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
                  * @example title
                  */
-                meta?: components["parameters"]["Meta"];
+                metaProperties?: components["parameters"]["Meta"];
             };
             header?: {
                 /**
@@ -16636,22 +16683,18 @@ export interface operations {
                     /**
                      * @example [
                      *       {
-                     *         "code": "US-CA-LA",
+                     *         "code": "US-NY-NYC",
                      *         "country": "US",
                      *         "createdAt": "2026-11-01T09:30:00Z",
-                     *         "description": "Los Angeles County",
-                     *         "id": 7,
-                     *         "region": "US-CA",
+                     *         "description": "New York City",
+                     *         "id": 1,
+                     *         "region": "US-NY",
                      *         "regionText": null,
                      *         "updatedAt": "2026-11-01T09:30:00Z",
                      *         "zipCodes": [
                      *           {
-                     *             "from": "90011",
-                     *             "to": null
-                     *           },
-                     *           {
-                     *             "from": "90201",
-                     *             "to": "90280"
+                     *             "from": "10001",
+                     *             "to": "10292"
                      *           }
                      *         ]
                      *       }
@@ -16663,23 +16706,19 @@ export interface operations {
                      *       "data": [
                      *         {
                      *           "attributes": {
-                     *             "code": "US-CA-LA",
+                     *             "code": "US-NY-NYC",
                      *             "createdAt": "2026-11-01T09:30:00Z",
-                     *             "description": "Los Angeles County",
+                     *             "description": "New York City",
                      *             "regionText": null,
                      *             "updatedAt": "2026-11-01T09:30:00Z",
                      *             "zipCodes": [
                      *               {
-                     *                 "from": "90011",
-                     *                 "to": null
-                     *               },
-                     *               {
-                     *                 "from": "90201",
-                     *                 "to": "90280"
+                     *                 "from": "10001",
+                     *                 "to": "10292"
                      *               }
                      *             ]
                      *           },
-                     *           "id": "7",
+                     *           "id": "1",
                      *           "relationships": {
                      *             "country": {
                      *               "data": {
@@ -16689,7 +16728,7 @@ export interface operations {
                      *             },
                      *             "region": {
                      *               "data": {
-                     *                 "id": "US-CA",
+                     *                 "id": "US-NY",
                      *                 "type": "regions"
                      *               }
                      *             }
@@ -16792,7 +16831,7 @@ export interface operations {
                      *       "country": "US",
                      *       "createdAt": "2026-11-01T09:30:00Z",
                      *       "description": "Los Angeles County",
-                     *       "id": 7,
+                     *       "id": 3,
                      *       "region": "US-CA",
                      *       "regionText": null,
                      *       "updatedAt": "2026-11-01T09:30:00Z",
@@ -16829,7 +16868,7 @@ export interface operations {
                      *             }
                      *           ]
                      *         },
-                     *         "id": "7",
+                     *         "id": "3",
                      *         "relationships": {
                      *           "country": {
                      *             "data": {
@@ -16865,7 +16904,7 @@ export interface operations {
                      *       "country": "US",
                      *       "createdAt": "2026-11-01T09:30:00Z",
                      *       "description": "Los Angeles County",
-                     *       "id": 7,
+                     *       "id": 3,
                      *       "region": "US-CA",
                      *       "regionText": null,
                      *       "updatedAt": "2026-11-01T09:30:00Z",
@@ -16902,7 +16941,7 @@ export interface operations {
                      *             }
                      *           ]
                      *         },
-                     *         "id": "7",
+                     *         "id": "3",
                      *         "relationships": {
                      *           "country": {
                      *             "data": {
@@ -16927,6 +16966,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["RelatedNotFound"];
             406: components["responses"]["NotAcceptable"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
@@ -16946,7 +16986,7 @@ export interface operations {
                 "filter[id]"?: components["parameters"]["TaxJurisdictionFilterId"];
                 /**
                  * @description Tax jurisdictions by code: several separated by commas, or as an operator says (`filter[code][starts_with]=US-`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. Each value has at most 1,000 characters; a longer one is a 400.
-                 * @example US-CA-LA,GB-LONDON
+                 * @example US-NY-NYC,GB-LONDON
                  */
                 "filter[code]"?: components["parameters"]["TaxJurisdictionFilterCode"];
                 /**
@@ -17021,16 +17061,12 @@ export interface operations {
                  *       "data": [
                  *         {
                  *           "attributes": {
-                 *             "code": "US-CA-LA",
-                 *             "description": "Los Angeles County",
+                 *             "code": "US-CA-SF",
+                 *             "description": "City and County of San Francisco",
                  *             "zipCodes": [
                  *               {
-                 *                 "from": "90011",
-                 *                 "to": null
-                 *               },
-                 *               {
-                 *                 "from": "90201",
-                 *                 "to": "90280"
+                 *                 "from": "94102",
+                 *                 "to": "94188"
                  *               }
                  *             ]
                  *           },
@@ -17052,9 +17088,9 @@ export interface operations {
                  *         },
                  *         {
                  *           "attributes": {
-                 *             "description": "City and County of San Francisco"
+                 *             "description": "Free State of Bavaria"
                  *           },
-                 *           "id": "8",
+                 *           "id": "2",
                  *           "meta": {
                  *             "update": true
                  *           },
@@ -17079,23 +17115,19 @@ export interface operations {
                      *       "data": [
                      *         {
                      *           "attributes": {
-                     *             "code": "US-CA-LA",
+                     *             "code": "US-CA-SF",
                      *             "createdAt": "2026-11-03T10:00:00Z",
-                     *             "description": "Los Angeles County",
+                     *             "description": "City and County of San Francisco",
                      *             "regionText": null,
                      *             "updatedAt": "2026-11-03T10:00:00Z",
                      *             "zipCodes": [
                      *               {
-                     *                 "from": "90011",
-                     *                 "to": null
-                     *               },
-                     *               {
-                     *                 "from": "90201",
-                     *                 "to": "90280"
+                     *                 "from": "94102",
+                     *                 "to": "94188"
                      *               }
                      *             ]
                      *           },
-                     *           "id": "7",
+                     *           "id": "4",
                      *           "relationships": {
                      *             "country": {
                      *               "data": {
@@ -17114,32 +17146,27 @@ export interface operations {
                      *         },
                      *         {
                      *           "attributes": {
-                     *             "code": "US-CA-SF",
+                     *             "code": "DE-BY",
                      *             "createdAt": "2026-10-12T08:00:00Z",
-                     *             "description": "City and County of San Francisco",
+                     *             "description": "Free State of Bavaria",
                      *             "regionText": null,
                      *             "updatedAt": "2026-11-03T10:00:00Z",
-                     *             "zipCodes": [
-                     *               {
-                     *                 "from": "94102",
-                     *                 "to": "94188"
-                     *               }
-                     *             ]
+                     *             "zipCodes": null
                      *           },
-                     *           "id": "8",
+                     *           "id": "2",
                      *           "meta": {
-                     *             "dataId": "8"
+                     *             "dataId": "2"
                      *           },
                      *           "relationships": {
                      *             "country": {
                      *               "data": {
-                     *                 "id": "US",
+                     *                 "id": "DE",
                      *                 "type": "countries"
                      *               }
                      *             },
                      *             "region": {
                      *               "data": {
-                     *                 "id": "US-CA",
+                     *                 "id": "DE-BY",
                      *                 "type": "regions"
                      *               }
                      *             }
@@ -17172,9 +17199,9 @@ export interface operations {
                      *           "summary": null,
                      *           "updatedAt": "2026-11-03T10:00:00Z"
                      *         },
-                     *         "id": "31",
+                     *         "id": "1",
                      *         "links": {
-                     *           "self": "https://api.example.com/admin/api/asyncoperations/31"
+                     *           "self": "https://api.example.com/admin/api/asyncoperations/1"
                      *         },
                      *         "relationships": {
                      *           "organization": {
@@ -17185,7 +17212,7 @@ export interface operations {
                      *           },
                      *           "owner": {
                      *             "data": {
-                     *               "id": "5",
+                     *               "id": "1",
                      *               "type": "users"
                      *             }
                      *           }
@@ -17234,10 +17261,10 @@ export interface operations {
                  */
                 "fields[regions]"?: components["parameters"]["RegionFields"];
                 /**
-                 * @description `title` adds each record's title in `meta.title`; JSON:API only.
+                 * @description `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
                  * @example title
                  */
-                meta?: components["parameters"]["Meta"];
+                metaProperties?: components["parameters"]["Meta"];
             };
             header?: {
                 /**
@@ -17254,7 +17281,7 @@ export interface operations {
             path: {
                 /**
                  * @description The tax jurisdiction's identifier.
-                 * @example 7
+                 * @example 1
                  */
                 id: components["parameters"]["TaxJurisdictionId"];
             };
@@ -17272,22 +17299,18 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": "US-CA-LA",
+                     *       "code": "US-NY-NYC",
                      *       "country": "US",
                      *       "createdAt": "2026-11-01T09:30:00Z",
-                     *       "description": "Los Angeles County",
-                     *       "id": 7,
-                     *       "region": "US-CA",
+                     *       "description": "New York City",
+                     *       "id": 1,
+                     *       "region": "US-NY",
                      *       "regionText": null,
                      *       "updatedAt": "2026-11-01T09:30:00Z",
                      *       "zipCodes": [
                      *         {
-                     *           "from": "90011",
-                     *           "to": null
-                     *         },
-                     *         {
-                     *           "from": "90201",
-                     *           "to": "90280"
+                     *           "from": "10001",
+                     *           "to": "10292"
                      *         }
                      *       ]
                      *     }
@@ -17297,23 +17320,19 @@ export interface operations {
                      * @example {
                      *       "data": {
                      *         "attributes": {
-                     *           "code": "US-CA-LA",
+                     *           "code": "US-NY-NYC",
                      *           "createdAt": "2026-11-01T09:30:00Z",
-                     *           "description": "Los Angeles County",
+                     *           "description": "New York City",
                      *           "regionText": null,
                      *           "updatedAt": "2026-11-01T09:30:00Z",
                      *           "zipCodes": [
                      *             {
-                     *               "from": "90011",
-                     *               "to": null
-                     *             },
-                     *             {
-                     *               "from": "90201",
-                     *               "to": "90280"
+                     *               "from": "10001",
+                     *               "to": "10292"
                      *             }
                      *           ]
                      *         },
-                     *         "id": "7",
+                     *         "id": "1",
                      *         "relationships": {
                      *           "country": {
                      *             "data": {
@@ -17323,7 +17342,7 @@ export interface operations {
                      *           },
                      *           "region": {
                      *             "data": {
-                     *               "id": "US-CA",
+                     *               "id": "US-NY",
                      *               "type": "regions"
                      *             }
                      *           }
@@ -17359,7 +17378,7 @@ export interface operations {
             path: {
                 /**
                  * @description The tax jurisdiction's identifier.
-                 * @example 7
+                 * @example 1
                  */
                 id: components["parameters"]["TaxJurisdictionId"];
             };
@@ -17392,7 +17411,7 @@ export interface operations {
             path: {
                 /**
                  * @description The tax jurisdiction's identifier.
-                 * @example 7
+                 * @example 1
                  */
                 id: components["parameters"]["TaxJurisdictionId"];
             };
@@ -17402,19 +17421,15 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "description": "Los Angeles County, with Long Beach",
+                 *       "description": "New York City, with Yonkers",
                  *       "zipCodes": [
                  *         {
-                 *           "from": "90011",
-                 *           "to": null
+                 *           "from": "10001",
+                 *           "to": "10292"
                  *         },
                  *         {
-                 *           "from": "90201",
-                 *           "to": "90280"
-                 *         },
-                 *         {
-                 *           "from": "90801",
-                 *           "to": "90899"
+                 *           "from": "10701",
+                 *           "to": "10710"
                  *         }
                  *       ]
                  *     }
@@ -17424,23 +17439,19 @@ export interface operations {
                  * @example {
                  *       "data": {
                  *         "attributes": {
-                 *           "description": "Los Angeles County, with Long Beach",
+                 *           "description": "New York City, with Yonkers",
                  *           "zipCodes": [
                  *             {
-                 *               "from": "90011",
-                 *               "to": null
+                 *               "from": "10001",
+                 *               "to": "10292"
                  *             },
                  *             {
-                 *               "from": "90201",
-                 *               "to": "90280"
-                 *             },
-                 *             {
-                 *               "from": "90801",
-                 *               "to": "90899"
+                 *               "from": "10701",
+                 *               "to": "10710"
                  *             }
                  *           ]
                  *         },
-                 *         "id": "7",
+                 *         "id": "1",
                  *         "type": "taxjurisdictions"
                  *       }
                  *     }
@@ -17458,26 +17469,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": "US-CA-LA",
+                     *       "code": "US-NY-NYC",
                      *       "country": "US",
                      *       "createdAt": "2026-11-01T09:30:00Z",
-                     *       "description": "Los Angeles County, with Long Beach",
-                     *       "id": 7,
-                     *       "region": "US-CA",
+                     *       "description": "New York City, with Yonkers",
+                     *       "id": 1,
+                     *       "region": "US-NY",
                      *       "regionText": null,
                      *       "updatedAt": "2026-11-02T10:00:00Z",
                      *       "zipCodes": [
                      *         {
-                     *           "from": "90011",
-                     *           "to": null
+                     *           "from": "10001",
+                     *           "to": "10292"
                      *         },
                      *         {
-                     *           "from": "90201",
-                     *           "to": "90280"
-                     *         },
-                     *         {
-                     *           "from": "90801",
-                     *           "to": "90899"
+                     *           "from": "10701",
+                     *           "to": "10710"
                      *         }
                      *       ]
                      *     }
@@ -17487,27 +17494,23 @@ export interface operations {
                      * @example {
                      *       "data": {
                      *         "attributes": {
-                     *           "code": "US-CA-LA",
+                     *           "code": "US-NY-NYC",
                      *           "createdAt": "2026-11-01T09:30:00Z",
-                     *           "description": "Los Angeles County, with Long Beach",
+                     *           "description": "New York City, with Yonkers",
                      *           "regionText": null,
                      *           "updatedAt": "2026-11-02T10:00:00Z",
                      *           "zipCodes": [
                      *             {
-                     *               "from": "90011",
-                     *               "to": null
+                     *               "from": "10001",
+                     *               "to": "10292"
                      *             },
                      *             {
-                     *               "from": "90201",
-                     *               "to": "90280"
-                     *             },
-                     *             {
-                     *               "from": "90801",
-                     *               "to": "90899"
+                     *               "from": "10701",
+                     *               "to": "10710"
                      *             }
                      *           ]
                      *         },
-                     *         "id": "7",
+                     *         "id": "1",
                      *         "relationships": {
                      *           "country": {
                      *             "data": {
@@ -17517,7 +17520,7 @@ export interface operations {
                      *           },
                      *           "region": {
                      *             "data": {
-                     *               "id": "US-CA",
+                     *               "id": "US-NY",
                      *               "type": "regions"
                      *             }
                      *           }
@@ -17562,10 +17565,10 @@ export interface operations {
                  */
                 "fields[regions]"?: components["parameters"]["RegionFields"];
                 /**
-                 * @description `title` adds each record's title in `meta.title`; JSON:API only.
+                 * @description `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
                  * @example title
                  */
-                meta?: components["parameters"]["Meta"];
+                metaProperties?: components["parameters"]["Meta"];
             };
             header?: {
                 /**
@@ -17582,7 +17585,7 @@ export interface operations {
             path: {
                 /**
                  * @description The tax jurisdiction's identifier.
-                 * @example 7
+                 * @example 1
                  */
                 id: components["parameters"]["TaxJurisdictionId"];
             };
@@ -17655,10 +17658,10 @@ export interface operations {
                  */
                 "fields[regions]"?: components["parameters"]["RegionFields"];
                 /**
-                 * @description `title` adds each record's title in `meta.title`; JSON:API only.
+                 * @description `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
                  * @example title
                  */
-                meta?: components["parameters"]["Meta"];
+                metaProperties?: components["parameters"]["Meta"];
             };
             header?: {
                 /**
@@ -17675,7 +17678,7 @@ export interface operations {
             path: {
                 /**
                  * @description The tax jurisdiction's identifier.
-                 * @example 7
+                 * @example 1
                  */
                 id: components["parameters"]["TaxJurisdictionId"];
             };
@@ -17693,10 +17696,10 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": "CA",
+                     *       "code": "NY",
                      *       "country": "US",
-                     *       "id": "US-CA",
-                     *       "name": "California"
+                     *       "id": "US-NY",
+                     *       "name": "New York"
                      *     }
                      */
                     "application/json": components["schemas"]["RegionPlain"] | components["schemas"]["JsonNull"];
@@ -17704,10 +17707,10 @@ export interface operations {
                      * @example {
                      *       "data": {
                      *         "attributes": {
-                     *           "code": "CA",
-                     *           "name": "California"
+                     *           "code": "NY",
+                     *           "name": "New York"
                      *         },
-                     *         "id": "US-CA",
+                     *         "id": "US-NY",
                      *         "relationships": {
                      *           "country": {
                      *             "data": {
@@ -17752,7 +17755,7 @@ export interface operations {
             path: {
                 /**
                  * @description The tax jurisdiction's identifier.
-                 * @example 7
+                 * @example 1
                  */
                 id: components["parameters"]["TaxJurisdictionId"];
             };
@@ -17803,7 +17806,7 @@ export interface operations {
             path: {
                 /**
                  * @description The tax jurisdiction's identifier.
-                 * @example 7
+                 * @example 1
                  */
                 id: components["parameters"]["TaxJurisdictionId"];
             };
@@ -17856,7 +17859,7 @@ export interface operations {
             path: {
                 /**
                  * @description The tax jurisdiction's identifier.
-                 * @example 7
+                 * @example 1
                  */
                 id: components["parameters"]["TaxJurisdictionId"];
             };
@@ -17875,7 +17878,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "US-CA",
+                     *         "id": "US-NY",
                      *         "type": "regions"
                      *       }
                      *     }
@@ -17907,7 +17910,7 @@ export interface operations {
             path: {
                 /**
                  * @description The tax jurisdiction's identifier.
-                 * @example 7
+                 * @example 1
                  */
                 id: components["parameters"]["TaxJurisdictionId"];
             };
@@ -17918,7 +17921,7 @@ export interface operations {
                 /**
                  * @example {
                  *       "data": {
-                 *         "id": "US-CA",
+                 *         "id": "US-NY",
                  *         "type": "regions"
                  *       }
                  *     }
@@ -17954,7 +17957,7 @@ export interface operations {
                 "page[number]"?: components["parameters"]["PageNumber"];
                 /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000. */
                 "page[size]"?: components["parameters"]["PageSize"];
-                /** @description Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. */
+                /** @description Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. A JSON:API page read by cursor names the profile in its `Content-Type` (`application/vnd.api+json; profile="https://jsonapi.org/profiles/ethanresnick/cursor-pagination/"`), a parameter clients may ignore. */
                 "page[after]"?: components["parameters"]["PageAfter"];
                 /** @description Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`. */
                 "page[before]"?: components["parameters"]["PageBefore"];
@@ -17969,10 +17972,10 @@ export interface operations {
                  */
                 "fields[userroles]"?: components["parameters"]["UserRoleFields"];
                 /**
-                 * @description `title` adds each record's title in `meta.title`; JSON:API only.
+                 * @description `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
                  * @example title
                  */
-                meta?: components["parameters"]["Meta"];
+                metaProperties?: components["parameters"]["Meta"];
             };
             header?: {
                 /**
@@ -18045,10 +18048,10 @@ export interface operations {
                  */
                 "fields[userroles]"?: components["parameters"]["UserRoleFields"];
                 /**
-                 * @description `title` adds each record's title in `meta.title`; JSON:API only.
+                 * @description `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
                  * @example title
                  */
-                meta?: components["parameters"]["Meta"];
+                metaProperties?: components["parameters"]["Meta"];
             };
             header?: {
                 /**
@@ -18123,17 +18126,17 @@ export interface operations {
                 "filter[id]"?: components["parameters"]["UserFilterId"];
                 /**
                  * @description Users by username: one of the comma-separated values, or as an operator says (`filter[username][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. Each value has at most 1,000 characters; a longer one is a 400.
-                 * @example jdoe
+                 * @example manager
                  */
                 "filter[username]"?: components["parameters"]["UserFilterUsername"];
                 /**
                  * @description Users by email address: one of the comma-separated values, or as an operator says (`filter[email][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. Each value has at most 1,000 characters; a longer one is a 400.
-                 * @example john.doe@example.com
+                 * @example manager@example.com
                  */
                 "filter[email]"?: components["parameters"]["UserFilterEmail"];
                 /**
                  * @description Users by last name: one of the comma-separated values, or as an operator says (`filter[lastName][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. Each value has at most 1,000 characters; a longer one is a 400.
-                 * @example Doe
+                 * @example Manager
                  */
                 "filter[lastName]"?: components["parameters"]["UserFilterLastName"];
                 /**
@@ -18153,7 +18156,7 @@ export interface operations {
                 "filter[organization]"?: components["parameters"]["UserFilterOrganization"];
                 /**
                  * @description Users of the given business units, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[owner][exists]=false` finds those without one), `neq_or_null`. Each value has at most 1,000 characters; a longer one is a 400.
-                 * @example 3
+                 * @example 1
                  */
                 "filter[owner]"?: components["parameters"]["UserFilterOwner"];
                 /**
@@ -18180,7 +18183,7 @@ export interface operations {
                 "page[number]"?: components["parameters"]["PageNumber"];
                 /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000. */
                 "page[size]"?: components["parameters"]["PageSize"];
-                /** @description Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. */
+                /** @description Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. A JSON:API page read by cursor names the profile in its `Content-Type` (`application/vnd.api+json; profile="https://jsonapi.org/profiles/ethanresnick/cursor-pagination/"`), a parameter clients may ignore. */
                 "page[after]"?: components["parameters"]["PageAfter"];
                 /** @description Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`. */
                 "page[before]"?: components["parameters"]["PageBefore"];
@@ -18225,10 +18228,10 @@ export interface operations {
                  */
                 "fields[users]"?: components["parameters"]["UserFields"];
                 /**
-                 * @description `title` adds each record's title in `meta.title`; JSON:API only.
+                 * @description `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
                  * @example title
                  */
-                meta?: components["parameters"]["Meta"];
+                metaProperties?: components["parameters"]["Meta"];
             };
             header?: {
                 /**
@@ -18262,32 +18265,32 @@ export interface operations {
                      *       {
                      *         "birthday": "1985-04-12",
                      *         "createdAt": "2026-11-01T09:30:00Z",
-                     *         "email": "john.doe@example.com",
+                     *         "email": "manager@example.com",
                      *         "emails": [
                      *           {
-                     *             "email": "jdoe@example.org"
+                     *             "email": "max.manager@example.org"
                      *           }
                      *         ],
                      *         "enabled": true,
                      *         "externalId": "EMP-0005",
-                     *         "firstName": "John",
+                     *         "firstName": "Max",
                      *         "googleId": null,
-                     *         "id": 5,
+                     *         "id": 3,
                      *         "lastLogin": "2026-11-02T08:15:00Z",
-                     *         "lastName": "Doe",
+                     *         "lastName": "Manager",
                      *         "loginCount": 12,
                      *         "middleName": null,
                      *         "namePrefix": null,
                      *         "nameSuffix": null,
                      *         "organization": 1,
-                     *         "owner": 3,
+                     *         "owner": 1,
                      *         "phone": "+1 212 555 0101",
                      *         "title": "Sales manager",
                      *         "updatedAt": "2026-11-01T09:30:00Z",
                      *         "userRoles": [
                      *           "ROLE_MANAGER"
                      *         ],
-                     *         "username": "jdoe"
+                     *         "username": "manager"
                      *       }
                      *     ]
                      */
@@ -18299,18 +18302,18 @@ export interface operations {
                      *           "attributes": {
                      *             "birthday": "1985-04-12",
                      *             "createdAt": "2026-11-01T09:30:00Z",
-                     *             "email": "john.doe@example.com",
+                     *             "email": "manager@example.com",
                      *             "emails": [
                      *               {
-                     *                 "email": "jdoe@example.org"
+                     *                 "email": "max.manager@example.org"
                      *               }
                      *             ],
                      *             "enabled": true,
                      *             "externalId": "EMP-0005",
-                     *             "firstName": "John",
+                     *             "firstName": "Max",
                      *             "googleId": null,
                      *             "lastLogin": "2026-11-02T08:15:00Z",
-                     *             "lastName": "Doe",
+                     *             "lastName": "Manager",
                      *             "loginCount": 12,
                      *             "middleName": null,
                      *             "namePrefix": null,
@@ -18318,9 +18321,9 @@ export interface operations {
                      *             "phone": "+1 212 555 0101",
                      *             "title": "Sales manager",
                      *             "updatedAt": "2026-11-01T09:30:00Z",
-                     *             "username": "jdoe"
+                     *             "username": "manager"
                      *           },
-                     *           "id": "5",
+                     *           "id": "3",
                      *           "relationships": {
                      *             "organization": {
                      *               "data": {
@@ -18330,7 +18333,7 @@ export interface operations {
                      *             },
                      *             "owner": {
                      *               "data": {
-                     *                 "id": "3",
+                     *                 "id": "1",
                      *                 "type": "businessunits"
                      *               }
                      *             },
@@ -18383,7 +18386,7 @@ export interface operations {
                  *       "externalId": "EMP-0005",
                  *       "firstName": "John",
                  *       "lastName": "Doe",
-                 *       "owner": 3,
+                 *       "owner": 1,
                  *       "password": "correct-horse-battery",
                  *       "phone": "+1 212 555 0101",
                  *       "title": "Sales manager",
@@ -18417,7 +18420,7 @@ export interface operations {
                  *         "relationships": {
                  *           "owner": {
                  *             "data": {
-                 *               "id": "3",
+                 *               "id": "1",
                  *               "type": "businessunits"
                  *             }
                  *           },
@@ -18459,7 +18462,7 @@ export interface operations {
                      *       "externalId": "EMP-0005",
                      *       "firstName": "John",
                      *       "googleId": null,
-                     *       "id": 5,
+                     *       "id": 6,
                      *       "lastLogin": null,
                      *       "lastName": "Doe",
                      *       "loginCount": 0,
@@ -18467,7 +18470,7 @@ export interface operations {
                      *       "namePrefix": null,
                      *       "nameSuffix": null,
                      *       "organization": 1,
-                     *       "owner": 3,
+                     *       "owner": 1,
                      *       "phone": "+1 212 555 0101",
                      *       "title": "Sales manager",
                      *       "updatedAt": "2026-11-01T09:30:00Z",
@@ -18505,7 +18508,7 @@ export interface operations {
                      *           "updatedAt": "2026-11-01T09:30:00Z",
                      *           "username": "jdoe"
                      *         },
-                     *         "id": "5",
+                     *         "id": "6",
                      *         "relationships": {
                      *           "organization": {
                      *             "data": {
@@ -18515,7 +18518,7 @@ export interface operations {
                      *           },
                      *           "owner": {
                      *             "data": {
-                     *               "id": "3",
+                     *               "id": "1",
                      *               "type": "businessunits"
                      *             }
                      *           },
@@ -18557,7 +18560,7 @@ export interface operations {
                      *       "externalId": "EMP-0005",
                      *       "firstName": "John",
                      *       "googleId": null,
-                     *       "id": 5,
+                     *       "id": 6,
                      *       "lastLogin": null,
                      *       "lastName": "Doe",
                      *       "loginCount": 0,
@@ -18565,7 +18568,7 @@ export interface operations {
                      *       "namePrefix": null,
                      *       "nameSuffix": null,
                      *       "organization": 1,
-                     *       "owner": 3,
+                     *       "owner": 1,
                      *       "phone": "+1 212 555 0101",
                      *       "title": "Sales manager",
                      *       "updatedAt": "2026-11-01T09:30:00Z",
@@ -18603,7 +18606,7 @@ export interface operations {
                      *           "updatedAt": "2026-11-01T09:30:00Z",
                      *           "username": "jdoe"
                      *         },
-                     *         "id": "5",
+                     *         "id": "6",
                      *         "relationships": {
                      *           "organization": {
                      *             "data": {
@@ -18613,7 +18616,7 @@ export interface operations {
                      *           },
                      *           "owner": {
                      *             "data": {
-                     *               "id": "3",
+                     *               "id": "1",
                      *               "type": "businessunits"
                      *             }
                      *           },
@@ -18636,6 +18639,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["RelatedNotFound"];
             406: components["responses"]["NotAcceptable"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
@@ -18655,17 +18659,17 @@ export interface operations {
                 "filter[id]"?: components["parameters"]["UserFilterId"];
                 /**
                  * @description Users by username: one of the comma-separated values, or as an operator says (`filter[username][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. Each value has at most 1,000 characters; a longer one is a 400.
-                 * @example jdoe
+                 * @example manager
                  */
                 "filter[username]"?: components["parameters"]["UserFilterUsername"];
                 /**
                  * @description Users by email address: one of the comma-separated values, or as an operator says (`filter[email][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. Each value has at most 1,000 characters; a longer one is a 400.
-                 * @example john.doe@example.com
+                 * @example manager@example.com
                  */
                 "filter[email]"?: components["parameters"]["UserFilterEmail"];
                 /**
                  * @description Users by last name: one of the comma-separated values, or as an operator says (`filter[lastName][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. Each value has at most 1,000 characters; a longer one is a 400.
-                 * @example Doe
+                 * @example Manager
                  */
                 "filter[lastName]"?: components["parameters"]["UserFilterLastName"];
                 /**
@@ -18685,7 +18689,7 @@ export interface operations {
                 "filter[organization]"?: components["parameters"]["UserFilterOrganization"];
                 /**
                  * @description Users of the given business units, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[owner][exists]=false` finds those without one), `neq_or_null`. Each value has at most 1,000 characters; a longer one is a 400.
-                 * @example 3
+                 * @example 1
                  */
                 "filter[owner]"?: components["parameters"]["UserFilterOwner"];
                 /**
@@ -18755,11 +18759,11 @@ export interface operations {
                  *       "data": [
                  *         {
                  *           "attributes": {
-                 *             "email": "john.doe@example.com",
-                 *             "firstName": "John",
-                 *             "lastName": "Doe",
+                 *             "email": "alice.smith@example.com",
+                 *             "firstName": "Alice",
+                 *             "lastName": "Smith",
                  *             "password": "correct-horse-battery",
-                 *             "username": "jdoe"
+                 *             "username": "asmith"
                  *           },
                  *           "relationships": {
                  *             "owner": {
@@ -18781,9 +18785,9 @@ export interface operations {
                  *         },
                  *         {
                  *           "attributes": {
-                 *             "enabled": false
+                 *             "title": "Support engineer"
                  *           },
-                 *           "id": "6",
+                 *           "id": "2",
                  *           "meta": {
                  *             "update": true
                  *           },
@@ -18793,7 +18797,7 @@ export interface operations {
                  *       "included": [
                  *         {
                  *           "attributes": {
-                 *             "name": "Sales"
+                 *             "name": "Support"
                  *           },
                  *           "id": "new-unit-1",
                  *           "relationships": {
@@ -18827,14 +18831,14 @@ export interface operations {
                      *           "attributes": {
                      *             "birthday": null,
                      *             "createdAt": "2026-11-03T10:00:00Z",
-                     *             "email": "john.doe@example.com",
+                     *             "email": "alice.smith@example.com",
                      *             "emails": null,
                      *             "enabled": true,
                      *             "externalId": null,
-                     *             "firstName": "John",
+                     *             "firstName": "Alice",
                      *             "googleId": null,
                      *             "lastLogin": null,
-                     *             "lastName": "Doe",
+                     *             "lastName": "Smith",
                      *             "loginCount": 0,
                      *             "middleName": null,
                      *             "namePrefix": null,
@@ -18842,9 +18846,9 @@ export interface operations {
                      *             "phone": null,
                      *             "title": null,
                      *             "updatedAt": "2026-11-03T10:00:00Z",
-                     *             "username": "jdoe"
+                     *             "username": "asmith"
                      *           },
-                     *           "id": "5",
+                     *           "id": "3",
                      *           "relationships": {
                      *             "organization": {
                      *               "data": {
@@ -18854,7 +18858,7 @@ export interface operations {
                      *             },
                      *             "owner": {
                      *               "data": {
-                     *                 "id": "3",
+                     *                 "id": "1",
                      *                 "type": "businessunits"
                      *               }
                      *             },
@@ -18890,7 +18894,7 @@ export interface operations {
                      *             "updatedAt": "2026-11-03T10:00:00Z",
                      *             "username": "asmith"
                      *           },
-                     *           "id": "6",
+                     *           "id": "2",
                      *           "meta": {
                      *             "dataId": "6"
                      *           },
@@ -18925,12 +18929,12 @@ export interface operations {
                      *             "createdAt": "2026-11-03T10:00:00Z",
                      *             "email": null,
                      *             "fax": null,
-                     *             "name": "Sales",
+                     *             "name": "Support",
                      *             "phone": null,
                      *             "updatedAt": "2026-11-03T10:00:00Z",
                      *             "website": null
                      *           },
-                     *           "id": "3",
+                     *           "id": "1",
                      *           "meta": {
                      *             "includeId": "new-unit-1"
                      *           },
@@ -18950,7 +18954,7 @@ export interface operations {
                      *             "users": {
                      *               "data": [
                      *                 {
-                     *                   "id": "5",
+                     *                   "id": "3",
                      *                   "type": "users"
                      *                 }
                      *               ]
@@ -18984,9 +18988,9 @@ export interface operations {
                      *           "summary": null,
                      *           "updatedAt": "2026-11-03T10:00:00Z"
                      *         },
-                     *         "id": "31",
+                     *         "id": "1",
                      *         "links": {
-                     *           "self": "https://api.example.com/admin/api/asyncoperations/31"
+                     *           "self": "https://api.example.com/admin/api/asyncoperations/1"
                      *         },
                      *         "relationships": {
                      *           "organization": {
@@ -18997,7 +19001,7 @@ export interface operations {
                      *           },
                      *           "owner": {
                      *             "data": {
-                     *               "id": "5",
+                     *               "id": "3",
                      *               "type": "users"
                      *             }
                      *           }
@@ -19061,10 +19065,10 @@ export interface operations {
                  */
                 "fields[users]"?: components["parameters"]["UserFields"];
                 /**
-                 * @description `title` adds each record's title in `meta.title`; JSON:API only.
+                 * @description `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
                  * @example title
                  */
-                meta?: components["parameters"]["Meta"];
+                metaProperties?: components["parameters"]["Meta"];
             };
             header?: {
                 /**
@@ -19081,7 +19085,7 @@ export interface operations {
             path: {
                 /**
                  * @description The user's identifier.
-                 * @example 5
+                 * @example 3
                  */
                 id: components["parameters"]["UserId"];
             };
@@ -19101,32 +19105,32 @@ export interface operations {
                      * @example {
                      *       "birthday": "1985-04-12",
                      *       "createdAt": "2026-11-01T09:30:00Z",
-                     *       "email": "john.doe@example.com",
+                     *       "email": "manager@example.com",
                      *       "emails": [
                      *         {
-                     *           "email": "jdoe@example.org"
+                     *           "email": "max.manager@example.org"
                      *         }
                      *       ],
                      *       "enabled": true,
                      *       "externalId": "EMP-0005",
-                     *       "firstName": "John",
+                     *       "firstName": "Max",
                      *       "googleId": null,
-                     *       "id": 5,
+                     *       "id": 3,
                      *       "lastLogin": "2026-11-02T08:15:00Z",
-                     *       "lastName": "Doe",
+                     *       "lastName": "Manager",
                      *       "loginCount": 12,
                      *       "middleName": null,
                      *       "namePrefix": null,
                      *       "nameSuffix": null,
                      *       "organization": 1,
-                     *       "owner": 3,
+                     *       "owner": 1,
                      *       "phone": "+1 212 555 0101",
                      *       "title": "Sales manager",
                      *       "updatedAt": "2026-11-01T09:30:00Z",
                      *       "userRoles": [
                      *         "ROLE_MANAGER"
                      *       ],
-                     *       "username": "jdoe"
+                     *       "username": "manager"
                      *     }
                      */
                     "application/json": components["schemas"]["UserPlain"];
@@ -19136,18 +19140,18 @@ export interface operations {
                      *         "attributes": {
                      *           "birthday": "1985-04-12",
                      *           "createdAt": "2026-11-01T09:30:00Z",
-                     *           "email": "john.doe@example.com",
+                     *           "email": "manager@example.com",
                      *           "emails": [
                      *             {
-                     *               "email": "jdoe@example.org"
+                     *               "email": "max.manager@example.org"
                      *             }
                      *           ],
                      *           "enabled": true,
                      *           "externalId": "EMP-0005",
-                     *           "firstName": "John",
+                     *           "firstName": "Max",
                      *           "googleId": null,
                      *           "lastLogin": "2026-11-02T08:15:00Z",
-                     *           "lastName": "Doe",
+                     *           "lastName": "Manager",
                      *           "loginCount": 12,
                      *           "middleName": null,
                      *           "namePrefix": null,
@@ -19155,9 +19159,9 @@ export interface operations {
                      *           "phone": "+1 212 555 0101",
                      *           "title": "Sales manager",
                      *           "updatedAt": "2026-11-01T09:30:00Z",
-                     *           "username": "jdoe"
+                     *           "username": "manager"
                      *         },
-                     *         "id": "5",
+                     *         "id": "3",
                      *         "relationships": {
                      *           "organization": {
                      *             "data": {
@@ -19167,7 +19171,7 @@ export interface operations {
                      *           },
                      *           "owner": {
                      *             "data": {
-                     *               "id": "3",
+                     *               "id": "1",
                      *               "type": "businessunits"
                      *             }
                      *           },
@@ -19211,7 +19215,7 @@ export interface operations {
             path: {
                 /**
                  * @description The user's identifier.
-                 * @example 5
+                 * @example 3
                  */
                 id: components["parameters"]["UserId"];
             };
@@ -19244,7 +19248,7 @@ export interface operations {
             path: {
                 /**
                  * @description The user's identifier.
-                 * @example 5
+                 * @example 3
                  */
                 id: components["parameters"]["UserId"];
             };
@@ -19268,7 +19272,7 @@ export interface operations {
                  *         "attributes": {
                  *           "title": "Head of Sales"
                  *         },
-                 *         "id": "5",
+                 *         "id": "3",
                  *         "relationships": {
                  *           "userRoles": {
                  *             "data": [
@@ -19302,25 +19306,25 @@ export interface operations {
                      * @example {
                      *       "birthday": "1985-04-12",
                      *       "createdAt": "2026-11-01T09:30:00Z",
-                     *       "email": "john.doe@example.com",
+                     *       "email": "manager@example.com",
                      *       "emails": [
                      *         {
-                     *           "email": "jdoe@example.org"
+                     *           "email": "max.manager@example.org"
                      *         }
                      *       ],
                      *       "enabled": true,
                      *       "externalId": "EMP-0005",
-                     *       "firstName": "John",
+                     *       "firstName": "Max",
                      *       "googleId": null,
-                     *       "id": 5,
+                     *       "id": 3,
                      *       "lastLogin": "2026-11-02T08:15:00Z",
-                     *       "lastName": "Doe",
+                     *       "lastName": "Manager",
                      *       "loginCount": 12,
                      *       "middleName": null,
                      *       "namePrefix": null,
                      *       "nameSuffix": null,
                      *       "organization": 1,
-                     *       "owner": 3,
+                     *       "owner": 1,
                      *       "phone": "+1 212 555 0101",
                      *       "title": "Head of Sales",
                      *       "updatedAt": "2026-11-02T10:00:00Z",
@@ -19328,7 +19332,7 @@ export interface operations {
                      *         "ROLE_MANAGER",
                      *         "ROLE_USER"
                      *       ],
-                     *       "username": "jdoe"
+                     *       "username": "manager"
                      *     }
                      */
                     "application/json": components["schemas"]["UserPlain"];
@@ -19338,18 +19342,18 @@ export interface operations {
                      *         "attributes": {
                      *           "birthday": "1985-04-12",
                      *           "createdAt": "2026-11-01T09:30:00Z",
-                     *           "email": "john.doe@example.com",
+                     *           "email": "manager@example.com",
                      *           "emails": [
                      *             {
-                     *               "email": "jdoe@example.org"
+                     *               "email": "max.manager@example.org"
                      *             }
                      *           ],
                      *           "enabled": true,
                      *           "externalId": "EMP-0005",
-                     *           "firstName": "John",
+                     *           "firstName": "Max",
                      *           "googleId": null,
                      *           "lastLogin": "2026-11-02T08:15:00Z",
-                     *           "lastName": "Doe",
+                     *           "lastName": "Manager",
                      *           "loginCount": 12,
                      *           "middleName": null,
                      *           "namePrefix": null,
@@ -19357,9 +19361,9 @@ export interface operations {
                      *           "phone": "+1 212 555 0101",
                      *           "title": "Head of Sales",
                      *           "updatedAt": "2026-11-02T10:00:00Z",
-                     *           "username": "jdoe"
+                     *           "username": "manager"
                      *         },
-                     *         "id": "5",
+                     *         "id": "3",
                      *         "relationships": {
                      *           "organization": {
                      *             "data": {
@@ -19369,7 +19373,7 @@ export interface operations {
                      *           },
                      *           "owner": {
                      *             "data": {
-                     *               "id": "3",
+                     *               "id": "1",
                      *               "type": "businessunits"
                      *             }
                      *           },
@@ -19446,10 +19450,10 @@ export interface operations {
                  */
                 "fields[users]"?: components["parameters"]["UserFields"];
                 /**
-                 * @description `title` adds each record's title in `meta.title`; JSON:API only.
+                 * @description `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
                  * @example title
                  */
-                meta?: components["parameters"]["Meta"];
+                metaProperties?: components["parameters"]["Meta"];
             };
             header?: {
                 /**
@@ -19466,7 +19470,7 @@ export interface operations {
             path: {
                 /**
                  * @description The user's identifier.
-                 * @example 5
+                 * @example 3
                  */
                 id: components["parameters"]["UserId"];
             };
@@ -19486,7 +19490,7 @@ export interface operations {
                      * @example {
                      *       "businessUnits": [
                      *         1,
-                     *         3
+                     *         1
                      *       ],
                      *       "createdAt": "2026-11-01T09:00:00Z",
                      *       "description": "The default organization.",
@@ -19496,7 +19500,7 @@ export interface operations {
                      *       "updatedAt": "2026-11-01T09:00:00Z",
                      *       "users": [
                      *         1,
-                     *         5
+                     *         3
                      *       ]
                      *     }
                      */
@@ -19520,7 +19524,7 @@ export interface operations {
                      *                 "type": "businessunits"
                      *               },
                      *               {
-                     *                 "id": "3",
+                     *                 "id": "2",
                      *                 "type": "businessunits"
                      *               }
                      *             ]
@@ -19532,7 +19536,7 @@ export interface operations {
                      *                 "type": "users"
                      *               },
                      *               {
-                     *                 "id": "5",
+                     *                 "id": "3",
                      *                 "type": "users"
                      *               }
                      *             ]
@@ -19595,10 +19599,10 @@ export interface operations {
                  */
                 "fields[users]"?: components["parameters"]["UserFields"];
                 /**
-                 * @description `title` adds each record's title in `meta.title`; JSON:API only.
+                 * @description `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
                  * @example title
                  */
-                meta?: components["parameters"]["Meta"];
+                metaProperties?: components["parameters"]["Meta"];
             };
             header?: {
                 /**
@@ -19615,7 +19619,7 @@ export interface operations {
             path: {
                 /**
                  * @description The user's identifier.
-                 * @example 5
+                 * @example 3
                  */
                 id: components["parameters"]["UserId"];
             };
@@ -19636,14 +19640,14 @@ export interface operations {
                      *       "createdAt": "2026-11-01T09:30:00Z",
                      *       "email": "sales@example.com",
                      *       "fax": null,
-                     *       "id": 3,
+                     *       "id": 1,
                      *       "name": "Sales",
                      *       "organization": 1,
                      *       "owner": 1,
                      *       "phone": "+1 212 555 0100",
                      *       "updatedAt": "2026-11-01T09:30:00Z",
                      *       "users": [
-                     *         5
+                     *         3
                      *       ],
                      *       "website": "https://sales.example.com"
                      *     }
@@ -19661,7 +19665,7 @@ export interface operations {
                      *           "updatedAt": "2026-11-01T09:30:00Z",
                      *           "website": "https://sales.example.com"
                      *         },
-                     *         "id": "3",
+                     *         "id": "1",
                      *         "relationships": {
                      *           "organization": {
                      *             "data": {
@@ -19678,7 +19682,7 @@ export interface operations {
                      *           "users": {
                      *             "data": [
                      *               {
-                     *                 "id": "5",
+                     *                 "id": "3",
                      *                 "type": "users"
                      *               }
                      *             ]
@@ -19720,7 +19724,7 @@ export interface operations {
             path: {
                 /**
                  * @description The user's identifier.
-                 * @example 5
+                 * @example 3
                  */
                 id: components["parameters"]["UserId"];
             };
@@ -19776,7 +19780,7 @@ export interface operations {
             path: {
                 /**
                  * @description The user's identifier.
-                 * @example 5
+                 * @example 3
                  */
                 id: components["parameters"]["UserId"];
             };
@@ -19795,7 +19799,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "id": "3",
+                     *         "id": "1",
                      *         "type": "businessunits"
                      *       }
                      *     }
@@ -19827,7 +19831,7 @@ export interface operations {
             path: {
                 /**
                  * @description The user's identifier.
-                 * @example 5
+                 * @example 3
                  */
                 id: components["parameters"]["UserId"];
             };
@@ -19838,7 +19842,7 @@ export interface operations {
                 /**
                  * @example {
                  *       "data": {
-                 *         "id": "3",
+                 *         "id": "1",
                  *         "type": "businessunits"
                  *       }
                  *     }
@@ -19869,7 +19873,7 @@ export interface operations {
                 "page[number]"?: components["parameters"]["PageNumber"];
                 /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000. */
                 "page[size]"?: components["parameters"]["PageSize"];
-                /** @description Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. */
+                /** @description Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. A JSON:API page read by cursor names the profile in its `Content-Type` (`application/vnd.api+json; profile="https://jsonapi.org/profiles/ethanresnick/cursor-pagination/"`), a parameter clients may ignore. */
                 "page[after]"?: components["parameters"]["PageAfter"];
                 /** @description Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`. */
                 "page[before]"?: components["parameters"]["PageBefore"];
@@ -19889,7 +19893,7 @@ export interface operations {
             path: {
                 /**
                  * @description The user's identifier.
-                 * @example 5
+                 * @example 3
                  */
                 id: components["parameters"]["UserId"];
             };
@@ -19943,7 +19947,7 @@ export interface operations {
             path: {
                 /**
                  * @description The user's identifier.
-                 * @example 5
+                 * @example 3
                  */
                 id: components["parameters"]["UserId"];
             };
@@ -19955,7 +19959,7 @@ export interface operations {
                  * @example {
                  *       "data": [
                  *         {
-                 *           "id": "ROLE_MANAGER",
+                 *           "id": "ROLE_USER",
                  *           "type": "userroles"
                  *         }
                  *       ]
@@ -19993,7 +19997,7 @@ export interface operations {
             path: {
                 /**
                  * @description The user's identifier.
-                 * @example 5
+                 * @example 3
                  */
                 id: components["parameters"]["UserId"];
             };
@@ -20005,7 +20009,7 @@ export interface operations {
                  * @example {
                  *       "data": [
                  *         {
-                 *           "id": "ROLE_MANAGER",
+                 *           "id": "ROLE_USER",
                  *           "type": "userroles"
                  *         }
                  *       ]
@@ -20043,7 +20047,7 @@ export interface operations {
             path: {
                 /**
                  * @description The user's identifier.
-                 * @example 5
+                 * @example 3
                  */
                 id: components["parameters"]["UserId"];
             };
@@ -20092,7 +20096,7 @@ export interface operations {
                 "page[number]"?: components["parameters"]["PageNumber"];
                 /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000. */
                 "page[size]"?: components["parameters"]["PageSize"];
-                /** @description Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. */
+                /** @description Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. A JSON:API page read by cursor names the profile in its `Content-Type` (`application/vnd.api+json; profile="https://jsonapi.org/profiles/ethanresnick/cursor-pagination/"`), a parameter clients may ignore. */
                 "page[after]"?: components["parameters"]["PageAfter"];
                 /** @description Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`. */
                 "page[before]"?: components["parameters"]["PageBefore"];
@@ -20107,10 +20111,10 @@ export interface operations {
                  */
                 "fields[userroles]"?: components["parameters"]["UserRoleFields"];
                 /**
-                 * @description `title` adds each record's title in `meta.title`; JSON:API only.
+                 * @description `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
                  * @example title
                  */
-                meta?: components["parameters"]["Meta"];
+                metaProperties?: components["parameters"]["Meta"];
             };
             header?: {
                 /**
@@ -20127,7 +20131,7 @@ export interface operations {
             path: {
                 /**
                  * @description The user's identifier.
-                 * @example 5
+                 * @example 3
                  */
                 id: components["parameters"]["UserId"];
             };
@@ -20219,7 +20223,7 @@ export interface operations {
                      *         "eventTypes": [
                      *           "accounts.created"
                      *         ],
-                     *         "id": 3,
+                     *         "id": 1,
                      *         "updatedAt": "2026-11-03T10:00:00Z",
                      *         "url": "https://hooks.example.com/entityapi"
                      *       }
@@ -20241,7 +20245,7 @@ export interface operations {
                      *             "updatedAt": "2026-11-03T10:00:00Z",
                      *             "url": "https://hooks.example.com/entityapi"
                      *           },
-                     *           "id": "3",
+                     *           "id": "1",
                      *           "type": "webhooks"
                      *         }
                      *       ]
@@ -20316,7 +20320,7 @@ export interface operations {
                      *         "accounts.updated",
                      *         "contacts.*"
                      *       ],
-                     *       "id": 3,
+                     *       "id": 1,
                      *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
                      *       "updatedAt": "2026-11-03T10:00:00Z",
                      *       "url": "https://hooks.example.com/entityapi"
@@ -20339,9 +20343,9 @@ export interface operations {
                      *           "updatedAt": "2026-11-03T10:00:00Z",
                      *           "url": "https://hooks.example.com/entityapi"
                      *         },
-                     *         "id": "3",
+                     *         "id": "1",
                      *         "links": {
-                     *           "self": "https://api.example.com/admin/api/webhooks/3"
+                     *           "self": "https://api.example.com/admin/api/webhooks/1"
                      *         },
                      *         "meta": {
                      *           "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
@@ -20376,7 +20380,10 @@ export interface operations {
                 "X-Include"?: components["parameters"]["XInclude"];
             };
             path: {
-                /** @description The webhook's identifier. */
+                /**
+                 * @description The webhook's identifier.
+                 * @example 1
+                 */
                 id: components["parameters"]["WebhookId"];
             };
             cookie?: never;
@@ -20401,7 +20408,7 @@ export interface operations {
                      *         "accounts.updated",
                      *         "contacts.*"
                      *       ],
-                     *       "id": 3,
+                     *       "id": 1,
                      *       "updatedAt": "2026-11-03T10:00:00Z",
                      *       "url": "https://hooks.example.com/entityapi"
                      *     }
@@ -20423,9 +20430,9 @@ export interface operations {
                      *           "updatedAt": "2026-11-03T10:00:00Z",
                      *           "url": "https://hooks.example.com/entityapi"
                      *         },
-                     *         "id": "3",
+                     *         "id": "1",
                      *         "links": {
-                     *           "self": "https://api.example.com/admin/api/webhooks/3"
+                     *           "self": "https://api.example.com/admin/api/webhooks/1"
                      *         },
                      *         "type": "webhooks"
                      *       }
@@ -20449,7 +20456,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The webhook's identifier. */
+                /**
+                 * @description The webhook's identifier.
+                 * @example 1
+                 */
                 id: components["parameters"]["WebhookId"];
             };
             cookie?: never;
@@ -20472,7 +20482,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The webhook's identifier. */
+                /**
+                 * @description The webhook's identifier.
+                 * @example 1
+                 */
                 id: components["parameters"]["WebhookId"];
             };
             cookie?: never;
@@ -20488,7 +20501,7 @@ export interface operations {
                 /**
                  * @example {
                  *       "data": {
-                 *         "id": "3",
+                 *         "id": "1",
                  *         "meta": {
                  *           "rotateSecret": true
                  *         },
@@ -20518,7 +20531,7 @@ export interface operations {
                      *         "accounts.updated",
                      *         "contacts.*"
                      *       ],
-                     *       "id": 3,
+                     *       "id": 1,
                      *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
                      *       "updatedAt": "2026-11-03T10:00:00Z",
                      *       "url": "https://hooks.example.com/entityapi"
@@ -20541,9 +20554,9 @@ export interface operations {
                      *           "updatedAt": "2026-11-03T10:00:00Z",
                      *           "url": "https://hooks.example.com/entityapi"
                      *         },
-                     *         "id": "3",
+                     *         "id": "1",
                      *         "links": {
-                     *           "self": "https://api.example.com/admin/api/webhooks/3"
+                     *           "self": "https://api.example.com/admin/api/webhooks/1"
                      *         },
                      *         "meta": {
                      *           "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
@@ -20584,7 +20597,10 @@ export interface operations {
                 "X-Include"?: components["parameters"]["XInclude"];
             };
             path: {
-                /** @description The webhook's identifier. */
+                /**
+                 * @description The webhook's identifier.
+                 * @example 1
+                 */
                 id: components["parameters"]["WebhookId"];
             };
             cookie?: never;
@@ -20605,9 +20621,9 @@ export interface operations {
                      *         "createdAt": "2026-11-03T10:00:21Z",
                      *         "durationMs": 31,
                      *         "error": "the receiver answered 500",
-                     *         "eventId": 1042,
-                     *         "id": 71,
-                     *         "messageId": "evt_1042",
+                     *         "eventId": 1,
+                     *         "id": 1,
+                     *         "messageId": "evt_1",
                      *         "statusCode": 500
                      *       }
                      *     ]
@@ -20622,11 +20638,11 @@ export interface operations {
                      *             "createdAt": "2026-11-03T10:00:21Z",
                      *             "durationMs": 31,
                      *             "error": "the receiver answered 500",
-                     *             "eventId": "1042",
-                     *             "messageId": "evt_1042",
+                     *             "eventId": "1",
+                     *             "messageId": "evt_1",
                      *             "statusCode": 500
                      *           },
-                     *           "id": "71",
+                     *           "id": "1",
                      *           "type": "webhookdeliveries"
                      *         }
                      *       ]
@@ -20650,7 +20666,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The webhook's identifier. */
+                /**
+                 * @description The webhook's identifier.
+                 * @example 1
+                 */
                 id: components["parameters"]["WebhookId"];
             };
             cookie?: never;
@@ -20659,7 +20678,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "eventId": 1042
+                 *       "eventId": 1
                  *     }
                  */
                 "application/json": components["schemas"]["WebhookMessagePlain"];
@@ -20667,7 +20686,7 @@ export interface operations {
                  * @example {
                  *       "data": {
                  *         "attributes": {
-                 *           "eventId": "1042"
+                 *           "eventId": "1"
                  *         },
                  *         "type": "webhookdeliveries"
                  *       }
@@ -20686,14 +20705,14 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "messageId": "evt_1042"
+                     *       "messageId": "evt_1"
                      *     }
                      */
                     "application/json": components["schemas"]["WebhookMessageQueuedPlain"];
                     /**
                      * @example {
                      *       "meta": {
-                     *         "messageId": "evt_1042"
+                     *         "messageId": "evt_1"
                      *       }
                      *     }
                      */
@@ -20735,7 +20754,7 @@ export interface operations {
                 "page[number]"?: components["parameters"]["PageNumber"];
                 /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000. */
                 "page[size]"?: components["parameters"]["PageSize"];
-                /** @description Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. */
+                /** @description Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. A JSON:API page read by cursor names the profile in its `Content-Type` (`application/vnd.api+json; profile="https://jsonapi.org/profiles/ethanresnick/cursor-pagination/"`), a parameter clients may ignore. */
                 "page[after]"?: components["parameters"]["PageAfter"];
                 /** @description Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`. */
                 "page[before]"?: components["parameters"]["PageBefore"];
@@ -20750,10 +20769,10 @@ export interface operations {
                  */
                 "fields[weightunits]"?: components["parameters"]["WeightUnitFields"];
                 /**
-                 * @description `title` adds each record's title in `meta.title`; JSON:API only.
+                 * @description `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
                  * @example title
                  */
-                meta?: components["parameters"]["Meta"];
+                metaProperties?: components["parameters"]["Meta"];
             };
             header?: {
                 /**
@@ -20858,10 +20877,10 @@ export interface operations {
                 /**
                  * @example {
                  *       "conversionRates": {
-                 *         "g": 1000,
-                 *         "lbs": 2.20462262
+                 *         "kg": 0.001,
+                 *         "lbs": 0.00220462262
                  *       },
-                 *       "id": "kg"
+                 *       "id": "g"
                  *     }
                  */
                 "application/json": components["schemas"]["WeightUnitCreatePlain"];
@@ -20870,11 +20889,11 @@ export interface operations {
                  *       "data": {
                  *         "attributes": {
                  *           "conversionRates": {
-                 *             "g": 1000,
-                 *             "lbs": 2.20462262
+                 *             "kg": 0.001,
+                 *             "lbs": 0.00220462262
                  *           }
                  *         },
-                 *         "id": "kg",
+                 *         "id": "g",
                  *         "type": "weightunits"
                  *       }
                  *     }
@@ -20893,11 +20912,11 @@ export interface operations {
                     /**
                      * @example {
                      *       "conversionRates": {
-                     *         "g": 1000,
-                     *         "lbs": 2.20462262
+                     *         "kg": 0.001,
+                     *         "lbs": 0.00220462262
                      *       },
                      *       "createdAt": "2026-11-01T09:30:00Z",
-                     *       "id": "kg",
+                     *       "id": "g",
                      *       "updatedAt": "2026-11-01T09:30:00Z"
                      *     }
                      */
@@ -20907,13 +20926,13 @@ export interface operations {
                      *       "data": {
                      *         "attributes": {
                      *           "conversionRates": {
-                     *             "g": 1000,
-                     *             "lbs": 2.20462262
+                     *             "kg": 0.001,
+                     *             "lbs": 0.00220462262
                      *           },
                      *           "createdAt": "2026-11-01T09:30:00Z",
                      *           "updatedAt": "2026-11-01T09:30:00Z"
                      *         },
-                     *         "id": "kg",
+                     *         "id": "g",
                      *         "type": "weightunits"
                      *       }
                      *     }
@@ -20932,11 +20951,11 @@ export interface operations {
                     /**
                      * @example {
                      *       "conversionRates": {
-                     *         "g": 1000,
-                     *         "lbs": 2.20462262
+                     *         "kg": 0.001,
+                     *         "lbs": 0.00220462262
                      *       },
                      *       "createdAt": "2026-11-01T09:30:00Z",
-                     *       "id": "kg",
+                     *       "id": "g",
                      *       "updatedAt": "2026-11-01T09:30:00Z"
                      *     }
                      */
@@ -20946,13 +20965,13 @@ export interface operations {
                      *       "data": {
                      *         "attributes": {
                      *           "conversionRates": {
-                     *             "g": 1000,
-                     *             "lbs": 2.20462262
+                     *             "kg": 0.001,
+                     *             "lbs": 0.00220462262
                      *           },
                      *           "createdAt": "2026-11-01T09:30:00Z",
                      *           "updatedAt": "2026-11-01T09:30:00Z"
                      *         },
-                     *         "id": "kg",
+                     *         "id": "g",
                      *         "type": "weightunits"
                      *       }
                      *     }
@@ -21043,11 +21062,11 @@ export interface operations {
                  *         {
                  *           "attributes": {
                  *             "conversionRates": {
-                 *               "g": 1000,
-                 *               "lbs": 2.20462262
+                 *               "g": 28.349523125,
+                 *               "lbs": 0.0625
                  *             }
                  *           },
-                 *           "id": "kg",
+                 *           "id": "oz",
                  *           "type": "weightunits"
                  *         },
                  *         {
@@ -21082,15 +21101,15 @@ export interface operations {
                      *         {
                      *           "attributes": {
                      *             "conversionRates": {
-                     *               "g": 1000,
-                     *               "lbs": 2.20462262
+                     *               "g": 28.349523125,
+                     *               "lbs": 0.0625
                      *             },
                      *             "createdAt": "2026-11-03T10:00:00Z",
                      *             "updatedAt": "2026-11-03T10:00:00Z"
                      *           },
-                     *           "id": "kg",
+                     *           "id": "oz",
                      *           "meta": {
-                     *             "dataId": "kg"
+                     *             "dataId": "oz"
                      *           },
                      *           "type": "weightunits"
                      *         },
@@ -21134,9 +21153,9 @@ export interface operations {
                      *           "summary": null,
                      *           "updatedAt": "2026-11-03T10:00:00Z"
                      *         },
-                     *         "id": "31",
+                     *         "id": "1",
                      *         "links": {
-                     *           "self": "https://api.example.com/admin/api/asyncoperations/31"
+                     *           "self": "https://api.example.com/admin/api/asyncoperations/1"
                      *         },
                      *         "relationships": {
                      *           "organization": {
@@ -21147,7 +21166,7 @@ export interface operations {
                      *           },
                      *           "owner": {
                      *             "data": {
-                     *               "id": "5",
+                     *               "id": "1",
                      *               "type": "users"
                      *             }
                      *           }
@@ -21181,10 +21200,10 @@ export interface operations {
                  */
                 "fields[weightunits]"?: components["parameters"]["WeightUnitFields"];
                 /**
-                 * @description `title` adds each record's title in `meta.title`; JSON:API only.
+                 * @description `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
                  * @example title
                  */
-                meta?: components["parameters"]["Meta"];
+                metaProperties?: components["parameters"]["Meta"];
             };
             header?: {
                 /**

@@ -519,16 +519,16 @@ export interface components {
             /** @example € */
             symbol?: string;
         };
-        /** @description Top-level links. `self` addresses the collection; on a page by number `first`, `prev` and `next` appear when they lead somewhere, `last` when the total is known. On a cursor page (`page[after]` or `page[before]`) `first` starts the walk again, and `prev` and `next` carry the cursors of the page's ends; each is left out at its end of the list (JSON:API's way to say a link is unavailable). Removed by `X-Include: noHateoas`. */
+        /** @description Top-level links. `self` addresses the collection; on a page by number `first`, `prev` and `next` appear when they lead somewhere, `last` when the total is known. On a cursor page (`page[after]` or `page[before]`) `first` starts the walk again, and `prev` and `next` carry the cursors of the page's ends; each is `null` at its end of the list, as the JSON:API cursor-pagination profile asks (a page by number never has a `null` link). Removed by `X-Include: noHateoas`. */
         DocumentLinks: {
             /** Format: uri */
             first?: string;
             /** Format: uri */
             last?: string;
             /** Format: uri */
-            next?: string;
+            next?: string | null;
             /** Format: uri */
-            prev?: string;
+            prev?: string | null;
             /** Format: uri */
             related?: string;
             /** Format: uri */
@@ -567,13 +567,18 @@ export interface components {
             /** @description The request id, also sent in the `X-Request-ID` header. */
             requestId?: string;
         };
-        /** @description Sent for the problems a published profile defines: `about` is the address of the problem type (the cursor-pagination profile's `max-size-exceeded`, `unsupported-sort` and `range-pagination-not-supported`); `code` then names it. */
+        /** @description Sent for the problems a published profile defines: `about` is the address of the problem type (the cursor-pagination profile's `max-size-exceeded`, `unsupported-sort` and `range-pagination-not-supported`); `code` then names it. `type` repeats the problem type's URI as JSON:API 1.1's error type link, where the profile requires it. */
         ErrorLinks: {
             /**
              * Format: uri
              * @example https://jsonapi.org/profiles/ethanresnick/cursor-pagination/max-size-exceeded
              */
             about: string;
+            /**
+             * Format: uri
+             * @example https://jsonapi.org/profiles/ethanresnick/cursor-pagination/max-size-exceeded
+             */
+            type?: string;
         };
         /** @description What a client needs to act on the problem, such as the largest page size. */
         ErrorMeta: {
@@ -606,7 +611,7 @@ export interface components {
             pointer?: string;
         };
         /**
-         * @description JSON null, and nothing else. The second branch of `anyOf` wherever a value may be a referenced schema or null (an empty to-one relationship, a missing related record): under OpenAPI 3.0.3 `nullable` only widens a `type` in the same schema, so `{nullable: true, allOf: [$ref]}` does not admit null; this schema does.
+         * @description JSON null, and nothing else. The second branch of `anyOf` wherever a value may be a referenced schema or null (an empty to-one relationship, a missing related record): under OpenAPI 3.0.3 `nullable` only widens a `type` in the same schema, so a nullable `allOf` of a referenced schema does not admit null; this schema does.
          * @enum {object|null}
          */
         JsonNull: never | null;
@@ -799,7 +804,7 @@ export interface components {
         ResourceMeta: {
             /**
              * @description The id the client sent for this batch item, if any.
-             * @example 17
+             * @example 2
              */
             dataId?: string;
             /**
@@ -808,7 +813,7 @@ export interface components {
              */
             includeId?: string;
             /**
-             * @description The record's title, sent when the request asks `meta=title`.
+             * @description The record's title, sent when the request asks `metaProperties=title`.
              * @example Acme Corporation
              */
             title?: string;
@@ -1323,11 +1328,11 @@ export interface components {
          */
         LocalizationSort: string;
         /**
-         * @description `title` adds each record's title in `meta.title`; JSON:API only.
+         * @description `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
          * @example title
          */
         Meta: string;
-        /** @description Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. */
+        /** @description Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. A JSON:API page read by cursor names the profile in its `Content-Type` (`application/vnd.api+json; profile="https://jsonapi.org/profiles/ethanresnick/cursor-pagination/"`), a parameter clients may ignore. */
         PageAfter: string;
         /** @description Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`. */
         PageBefore: string;
@@ -1475,7 +1480,7 @@ export interface operations {
                 "page[number]"?: components["parameters"]["PageNumber"];
                 /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000. */
                 "page[size]"?: components["parameters"]["PageSize"];
-                /** @description Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. */
+                /** @description Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. A JSON:API page read by cursor names the profile in its `Content-Type` (`application/vnd.api+json; profile="https://jsonapi.org/profiles/ethanresnick/cursor-pagination/"`), a parameter clients may ignore. */
                 "page[after]"?: components["parameters"]["PageAfter"];
                 /** @description Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`. */
                 "page[before]"?: components["parameters"]["PageBefore"];
@@ -1500,10 +1505,10 @@ export interface operations {
                  */
                 "fields[regions]"?: components["parameters"]["RegionFields"];
                 /**
-                 * @description `title` adds each record's title in `meta.title`; JSON:API only.
+                 * @description `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
                  * @example title
                  */
-                meta?: components["parameters"]["Meta"];
+                metaProperties?: components["parameters"]["Meta"];
             };
             header?: {
                 /**
@@ -1577,10 +1582,10 @@ export interface operations {
                  */
                 "fields[regions]"?: components["parameters"]["RegionFields"];
                 /**
-                 * @description `title` adds each record's title in `meta.title`; JSON:API only.
+                 * @description `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
                  * @example title
                  */
-                meta?: components["parameters"]["Meta"];
+                metaProperties?: components["parameters"]["Meta"];
             };
             header?: {
                 /**
@@ -1657,7 +1662,7 @@ export interface operations {
                 "page[number]"?: components["parameters"]["PageNumber"];
                 /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000. */
                 "page[size]"?: components["parameters"]["PageSize"];
-                /** @description Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. */
+                /** @description Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. A JSON:API page read by cursor names the profile in its `Content-Type` (`application/vnd.api+json; profile="https://jsonapi.org/profiles/ethanresnick/cursor-pagination/"`), a parameter clients may ignore. */
                 "page[after]"?: components["parameters"]["PageAfter"];
                 /** @description Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`. */
                 "page[before]"?: components["parameters"]["PageBefore"];
@@ -1682,10 +1687,10 @@ export interface operations {
                  */
                 "fields[regions]"?: components["parameters"]["RegionFields"];
                 /**
-                 * @description `title` adds each record's title in `meta.title`; JSON:API only.
+                 * @description `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
                  * @example title
                  */
-                meta?: components["parameters"]["Meta"];
+                metaProperties?: components["parameters"]["Meta"];
             };
             header?: {
                 /**
@@ -1754,7 +1759,7 @@ export interface operations {
                 "page[number]"?: components["parameters"]["PageNumber"];
                 /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000. */
                 "page[size]"?: components["parameters"]["PageSize"];
-                /** @description Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. */
+                /** @description Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. A JSON:API page read by cursor names the profile in its `Content-Type` (`application/vnd.api+json; profile="https://jsonapi.org/profiles/ethanresnick/cursor-pagination/"`), a parameter clients may ignore. */
                 "page[after]"?: components["parameters"]["PageAfter"];
                 /** @description Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`. */
                 "page[before]"?: components["parameters"]["PageBefore"];
@@ -1844,7 +1849,7 @@ export interface operations {
                 "page[number]"?: components["parameters"]["PageNumber"];
                 /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000. */
                 "page[size]"?: components["parameters"]["PageSize"];
-                /** @description Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. */
+                /** @description Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. A JSON:API page read by cursor names the profile in its `Content-Type` (`application/vnd.api+json; profile="https://jsonapi.org/profiles/ethanresnick/cursor-pagination/"`), a parameter clients may ignore. */
                 "page[after]"?: components["parameters"]["PageAfter"];
                 /** @description Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`. */
                 "page[before]"?: components["parameters"]["PageBefore"];
@@ -1859,10 +1864,10 @@ export interface operations {
                  */
                 "fields[currencies]"?: components["parameters"]["CurrencyFields"];
                 /**
-                 * @description `title` adds each record's title in `meta.title`; JSON:API only.
+                 * @description `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
                  * @example title
                  */
-                meta?: components["parameters"]["Meta"];
+                metaProperties?: components["parameters"]["Meta"];
             };
             header?: {
                 /**
@@ -1975,10 +1980,10 @@ export interface operations {
                  */
                 "fields[currencies]"?: components["parameters"]["CurrencyFields"];
                 /**
-                 * @description `title` adds each record's title in `meta.title`; JSON:API only.
+                 * @description `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
                  * @example title
                  */
-                meta?: components["parameters"]["Meta"];
+                metaProperties?: components["parameters"]["Meta"];
             };
             header?: {
                 /**
@@ -2089,7 +2094,7 @@ export interface operations {
                 "page[number]"?: components["parameters"]["PageNumber"];
                 /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000. */
                 "page[size]"?: components["parameters"]["PageSize"];
-                /** @description Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. */
+                /** @description Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. A JSON:API page read by cursor names the profile in its `Content-Type` (`application/vnd.api+json; profile="https://jsonapi.org/profiles/ethanresnick/cursor-pagination/"`), a parameter clients may ignore. */
                 "page[after]"?: components["parameters"]["PageAfter"];
                 /** @description Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`. */
                 "page[before]"?: components["parameters"]["PageBefore"];
@@ -2104,10 +2109,10 @@ export interface operations {
                  */
                 "fields[localizations]"?: components["parameters"]["LocalizationFields"];
                 /**
-                 * @description `title` adds each record's title in `meta.title`; JSON:API only.
+                 * @description `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
                  * @example title
                  */
-                meta?: components["parameters"]["Meta"];
+                metaProperties?: components["parameters"]["Meta"];
             };
             header?: {
                 /**
@@ -2211,10 +2216,10 @@ export interface operations {
                  */
                 "fields[localizations]"?: components["parameters"]["LocalizationFields"];
                 /**
-                 * @description `title` adds each record's title in `meta.title`; JSON:API only.
+                 * @description `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
                  * @example title
                  */
-                meta?: components["parameters"]["Meta"];
+                metaProperties?: components["parameters"]["Meta"];
             };
             header?: {
                 /**
@@ -2317,7 +2322,7 @@ export interface operations {
                 "page[number]"?: components["parameters"]["PageNumber"];
                 /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000. */
                 "page[size]"?: components["parameters"]["PageSize"];
-                /** @description Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. */
+                /** @description Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. A JSON:API page read by cursor names the profile in its `Content-Type` (`application/vnd.api+json; profile="https://jsonapi.org/profiles/ethanresnick/cursor-pagination/"`), a parameter clients may ignore. */
                 "page[after]"?: components["parameters"]["PageAfter"];
                 /** @description Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`. */
                 "page[before]"?: components["parameters"]["PageBefore"];
@@ -2342,10 +2347,10 @@ export interface operations {
                  */
                 "fields[regions]"?: components["parameters"]["RegionFields"];
                 /**
-                 * @description `title` adds each record's title in `meta.title`; JSON:API only.
+                 * @description `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
                  * @example title
                  */
-                meta?: components["parameters"]["Meta"];
+                metaProperties?: components["parameters"]["Meta"];
             };
             header?: {
                 /**
@@ -2419,10 +2424,10 @@ export interface operations {
                  */
                 "fields[regions]"?: components["parameters"]["RegionFields"];
                 /**
-                 * @description `title` adds each record's title in `meta.title`; JSON:API only.
+                 * @description `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
                  * @example title
                  */
-                meta?: components["parameters"]["Meta"];
+                metaProperties?: components["parameters"]["Meta"];
             };
             header?: {
                 /**
@@ -2501,10 +2506,10 @@ export interface operations {
                  */
                 "fields[regions]"?: components["parameters"]["RegionFields"];
                 /**
-                 * @description `title` adds each record's title in `meta.title`; JSON:API only.
+                 * @description `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
                  * @example title
                  */
-                meta?: components["parameters"]["Meta"];
+                metaProperties?: components["parameters"]["Meta"];
             };
             header?: {
                 /**
@@ -2654,7 +2659,7 @@ export interface operations {
                 "page[number]"?: components["parameters"]["PageNumber"];
                 /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000. */
                 "page[size]"?: components["parameters"]["PageSize"];
-                /** @description Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. */
+                /** @description Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. A JSON:API page read by cursor names the profile in its `Content-Type` (`application/vnd.api+json; profile="https://jsonapi.org/profiles/ethanresnick/cursor-pagination/"`), a parameter clients may ignore. */
                 "page[after]"?: components["parameters"]["PageAfter"];
                 /** @description Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`. */
                 "page[before]"?: components["parameters"]["PageBefore"];
@@ -2669,10 +2674,10 @@ export interface operations {
                  */
                 "fields[weightunits]"?: components["parameters"]["WeightUnitFields"];
                 /**
-                 * @description `title` adds each record's title in `meta.title`; JSON:API only.
+                 * @description `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
                  * @example title
                  */
-                meta?: components["parameters"]["Meta"];
+                metaProperties?: components["parameters"]["Meta"];
             };
             header?: {
                 /**
@@ -2786,10 +2791,10 @@ export interface operations {
                  */
                 "fields[weightunits]"?: components["parameters"]["WeightUnitFields"];
                 /**
-                 * @description `title` adds each record's title in `meta.title`; JSON:API only.
+                 * @description `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
                  * @example title
                  */
-                meta?: components["parameters"]["Meta"];
+                metaProperties?: components["parameters"]["Meta"];
             };
             header?: {
                 /**

@@ -1,12 +1,12 @@
 package localserver
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
-	"strings"
 )
 
 // The demo back-office client (README, "Two commands on a fresh machine"):
@@ -18,8 +18,18 @@ const (
 
 // Token trades the demo client's credentials for an access token at base.
 func Token(ctx context.Context, client *http.Client, base string) (string, error) {
-	body := `{"grant_type":"client_credentials","client_id":"` + demoClientID + `","client_secret":"` + demoSecret + `"}`
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, base+"/admin/oauth2-token", strings.NewReader(body))
+	return ClientToken(ctx, client, base+"/admin/oauth2-token", demoClientID, demoSecret)
+}
+
+// ClientToken trades a client's credentials for an access token at the
+// token endpoint tokenURL (grant client_credentials): the back office's
+// /admin/oauth2-token or the storefront's /oauth2-token.
+func ClientToken(ctx context.Context, client *http.Client, tokenURL, id, secret string) (string, error) {
+	body, err := json.Marshal(map[string]string{"grant_type": "client_credentials", "client_id": id, "client_secret": secret})
+	if err != nil {
+		return "", err
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, tokenURL, bytes.NewReader(body))
 	if err != nil {
 		return "", err
 	}
