@@ -6,8 +6,6 @@ import (
 	"sort"
 	"strings"
 	"testing"
-
-	"github.com/getkin/kin-openapi/openapi3"
 )
 
 // TestObjectsAreNamedSchemas (issue 31): every object a document describes, and every
@@ -20,40 +18,30 @@ import (
 // and meta, and an error's source are each named (AccountCreateResource,
 // AccountCreateAttributes, AccountRelationships, ErrorSource...).
 func TestObjectsAreNamedSchemas(t *testing.T) {
-	for name, raw := range map[string][]byte{"backoffice": Backoffice, "storefront": Storefront} {
-		t.Run(name, func(t *testing.T) {
-			doc, err := openapi3.NewLoader().LoadFromData(raw)
-			if err != nil {
-				t.Fatal(err)
+	eachDocumentJSON(t, func(t *testing.T, js []byte) {
+		var tree struct {
+			Paths      map[string]map[string]any `json:"paths"`
+			Components struct {
+				Schemas map[string]map[string]any `json:"schemas"`
+			} `json:"components"`
+		}
+		if err := json.Unmarshal(js, &tree); err != nil {
+			t.Fatal(err)
+		}
+		var problems []string
+		for name, s := range tree.Components.Schemas {
+			inlineObjects(s, "#/components/schemas/"+name, false, &problems)
+		}
+		for path, item := range tree.Paths {
+			for method, op := range item {
+				mediaTypeSchemas(op, fmt.Sprintf("%s %s", strings.ToUpper(method), path), &problems)
 			}
-			js, err := doc.MarshalJSON()
-			if err != nil {
-				t.Fatal(err)
-			}
-			var tree struct {
-				Paths      map[string]map[string]any `json:"paths"`
-				Components struct {
-					Schemas map[string]map[string]any `json:"schemas"`
-				} `json:"components"`
-			}
-			if err := json.Unmarshal(js, &tree); err != nil {
-				t.Fatal(err)
-			}
-			var problems []string
-			for name, s := range tree.Components.Schemas {
-				inlineObjects(s, "#/components/schemas/"+name, false, &problems)
-			}
-			for path, item := range tree.Paths {
-				for method, op := range item {
-					mediaTypeSchemas(op, fmt.Sprintf("%s %s", strings.ToUpper(method), path), &problems)
-				}
-			}
-			sort.Strings(problems)
-			for _, p := range problems {
-				t.Error(p)
-			}
-		})
-	}
+		}
+		sort.Strings(problems)
+		for _, p := range problems {
+			t.Error(p)
+		}
+	})
 }
 
 // mediaTypeSchemas checks the schema of each media type of an operation's request

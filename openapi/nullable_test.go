@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"sort"
 	"testing"
-
-	"github.com/getkin/kin-openapi/openapi3"
 )
 
 // TestNullableOnlyWidensAType: under OpenAPI 3.0.3 `nullable: true` only adds null to
@@ -16,28 +14,18 @@ import (
 // (Prism) refused every `"data": null` the server sent; "a schema or null" is written
 // anyOf: [$ref, JsonNull].
 func TestNullableOnlyWidensAType(t *testing.T) {
-	for name, raw := range map[string][]byte{"backoffice": Backoffice, "storefront": Storefront} {
-		t.Run(name, func(t *testing.T) {
-			doc, err := openapi3.NewLoader().LoadFromData(raw)
-			if err != nil {
-				t.Fatal(err)
-			}
-			js, err := doc.MarshalJSON()
-			if err != nil {
-				t.Fatal(err)
-			}
-			var tree any
-			if err := json.Unmarshal(js, &tree); err != nil {
-				t.Fatal(err)
-			}
-			var problems []string
-			walkNullable(tree, "#", &problems)
-			sort.Strings(problems)
-			for _, p := range problems {
-				t.Error(p)
-			}
-		})
-	}
+	eachDocumentJSON(t, func(t *testing.T, js []byte) {
+		var tree any
+		if err := json.Unmarshal(js, &tree); err != nil {
+			t.Fatal(err)
+		}
+		var problems []string
+		walkNullable(tree, "#", &problems)
+		sort.Strings(problems)
+		for _, p := range problems {
+			t.Error(p)
+		}
+	})
 }
 
 // walkNullable records each schema under pointer whose nullable admits no null.
