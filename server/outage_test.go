@@ -24,9 +24,6 @@ import (
 // token endpoint answer 503 while it is down; the service recovers by
 // itself; and every acknowledged write is stored.
 func TestDatabaseOutage(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts a PostgreSQL server of its own")
-	}
 	t.Parallel()
 	cluster := storagetest.NewCluster(t)
 	ctx := context.Background()

@@ -19,9 +19,6 @@ import (
 // (its fence keeps its reads on the primary); another client's reads go to
 // the replica. Once replay resumes, the replica serves both.
 func TestReadYourWritesAcrossProcesses(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts two PostgreSQL servers of its own")
-	}
 	t.Parallel()
 	primary := storagetest.NewCluster(t)
 	replica := primary.NewReplica(t)

@@ -20,9 +20,6 @@ import (
 // down, is bypassed without an error, and serves again once it has caught
 // up or is back.
 func TestReadReplica(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts two PostgreSQL servers of its own")
-	}
 	t.Parallel()
 	primary := storagetest.NewCluster(t)
 	replica := primary.NewReplica(t)

@@ -33,9 +33,13 @@ var clusterBin = []string{"/usr/lib/postgresql/15/bin", "/usr/lib/postgresql/16/
 
 // NewCluster initializes and starts a private server (trust authentication,
 // user postgres). Without PostgreSQL's server programs the test is skipped
-// on a developer's machine and fails in CI.
+// on a developer's machine and fails in CI; with -short it is skipped (a
+// server of its own takes seconds to start).
 func NewCluster(t testing.TB) *Cluster {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("starts a PostgreSQL server of its own: not with -short")
+	}
 	c := &Cluster{}
 	for _, b := range clusterBin {
 		if _, err := os.Stat(filepath.Join(b, "initdb")); err == nil {
