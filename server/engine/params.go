@@ -178,21 +178,6 @@ func jsonAPIOnly(key string) string {
 		"records. Send Accept: application/vnd.api+json to use it, or leave it out.", key)
 }
 
-// unsupported refuses the list parameters (and those named in also) that a
-// route does not take (relationship endpoints, operation errors), rather than
-// serving the request as if they were absent.
-func unsupported(q url.Values, also ...string) problem.List {
-	var errs problem.List
-	for _, name := range append([]string{"sort", "include", "fields", "filter"}, also...) {
-		for key := range q {
-			if key == name || strings.HasPrefix(key, name+"[") {
-				errs = append(errs, problem.Filter(key, "The parameter is not supported by this resource."))
-			}
-		}
-	}
-	return errs
-}
-
 // parsePage reads page[number] and page[size] (docs/decisions.md §5).
 func parsePage(q url.Values) (number, size int, errs problem.List) {
 	number, size = 1, defaultPageSize

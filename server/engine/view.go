@@ -62,13 +62,11 @@ func (v *View) Reply(status int, doc *jsonapi.TopLevel, plain []byte) *jsonapi.R
 }
 
 // Page reads page[number] and page[size] of a paged list that takes no
-// other list parameter (sort, include, fields and filter are refused, not
-// ignored, and so are the cursors of cursor paging, which such a list does
-// not offer); size is -1 for every record at once, at most MaxUnpaged.
+// other list parameter (the check refuses the others, cursors included,
+// since the operation's document declares none: check/query.go); size is
+// -1 for every record at once, at most MaxUnpaged.
 func (v *View) Page() (number, size int, errs problem.List) {
-	errs = unsupported(v.cl.query, "page[after]", "page[before]")
-	number, size, pageErrs := parsePage(v.cl.query)
-	return number, size, append(errs, pageErrs...)
+	return parsePage(v.cl.query)
 }
 
 // PageLinks are the self, first, prev and next links of a page of a list

@@ -64,9 +64,6 @@ func (e *Engine) save(r *Request, doc *jsonapi.Document, plain jsonapi.Object, u
 		return nil, err
 	}
 	res := cl.rt.res
-	if errs := unsupported(cl.query, "page"); len(errs) > 0 {
-		return nil, errs // the answer is the record as written: include and the rest would be ignored
-	}
 	in, err := readInput(res, doc, plain)
 	if err != nil {
 		return nil, err
