@@ -60,6 +60,7 @@ type options struct {
 	batchEvery   time.Duration
 	batchSize    int
 	rssEvery     time.Duration
+	profileDir   string
 }
 
 func main() {
@@ -73,6 +74,7 @@ func main() {
 	flag.DurationVar(&o.batchEvery, "batch-every", 30*time.Second, "how often the soak sends an asynchronous batch")
 	flag.IntVar(&o.batchSize, "batch-size", 200, "accounts in each batch")
 	flag.DurationVar(&o.rssEvery, "rss-every", 5*time.Second, "how often the server's RSS is sampled")
+	flag.StringVar(&o.profileDir, "profile", "", "write the server's heap profiles after the warm-up and at the end into this directory (heap-start.pb.gz, heap-end.pb.gz)")
 	flag.Parse()
 	o.admin = os.Getenv("TEST_DATABASE_URL")
 	if err := o.check(); err != nil {
@@ -143,7 +145,12 @@ func run(ctx context.Context, o options) (passed bool, err error) {
 			}
 		}()
 	}
-	srv, err := startServer(ctx, tmp, databaseURL)
+	debugAddr, err := localserver.FreeAddr()
+	if err != nil {
+		return false, err
+	}
+	prof := profiler{addr: debugAddr, dir: o.profileDir}
+	srv, err := startServer(ctx, tmp, databaseURL, debugAddr)
 	if err != nil {
 		return false, err
 	}
@@ -183,6 +190,7 @@ func run(ctx context.Context, o options) (passed bool, err error) {
 	c.timeline = newTimeline(start, windowWidth(o.duration))
 	sampler := &rssSampler{}
 	go sampler.run(soakCtx, srv.PID(), start, o.rssEvery)
+	go prof.heapAfter(soakCtx, start, warmUp(o.duration))
 	go c.progress(soakCtx, sampler, start)
 	batchesDone := make(chan struct{})
 	go func() {
@@ -203,6 +211,9 @@ func run(ctx context.Context, o options) (passed bool, err error) {
 	r.errors, r.shown = c.rec.failures()
 	r.p99s, r.window = c.timeline.p99s(), c.timeline.width
 	r.rss = sampler.all()
+	if err := prof.heap(ctx, "end"); err != nil {
+		return false, err
+	}
 	if r.hwm, err = localserver.ProcStatus(srv.PID(), "VmHWM"); err != nil {
 		return false, err
 	}

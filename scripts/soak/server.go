@@ -12,8 +12,8 @@ import (
 // startServer builds the binary into dir and starts `entityapi serve --demo`
 // on a free loopback port on databaseURL (the embedded SQLite default when it
 // is empty), the way users start it, with a token lifetime longer than any
-// soak; it returns once the server is ready.
-func startServer(ctx context.Context, dir, databaseURL string) (*localserver.Process, error) {
+// soak, and its profiles on debugAddr; it returns once the server is ready.
+func startServer(ctx context.Context, dir, databaseURL, debugAddr string) (*localserver.Process, error) {
 	bin := filepath.Join(dir, "entityapi")
 	if err := localserver.Build(ctx, "", "github.com/entityapi/entityapi", bin); err != nil {
 		return nil, fmt.Errorf("go build: %w", err)
@@ -22,7 +22,7 @@ func startServer(ctx context.Context, dir, databaseURL string) (*localserver.Pro
 	if err != nil {
 		return nil, err
 	}
-	args := []string{"serve", "--demo", "--data-dir", filepath.Join(dir, "data"), "--addr", addr, "--token-ttl", "86400"}
+	args := []string{"serve", "--demo", "--data-dir", filepath.Join(dir, "data"), "--addr", addr, "--token-ttl", "86400", "--debug-addr", debugAddr}
 	if databaseURL != "" {
 		args = append(args, "--database-url", databaseURL)
 	}

@@ -36,7 +36,7 @@ type config struct {
 	maxAggregationValues                            int
 	readHeaderTimeout, requestTimeout, idleTimeout  time.Duration
 	shutdownTimeout, syncBatchTimeout, batchUpload  time.Duration
-	logFormat, metricsAddr                          string
+	logFormat, metricsAddr, debugAddr               string
 	logLevel                                        slog.Level
 	cors                                            server.CORSConfig
 	rateLimit                                       server.RateLimitConfig
@@ -215,6 +215,13 @@ var settings = []*setting{
 			}
 			return hostPort(v, &c.metricsAddr)
 		}},
+	{name: "debug-addr", show: "none: no profiles are served", usage: "serve Go's profiles (/debug/pprof/: heap, CPU, goroutines) on this address alone (HOST:PORT); keep it private", serve: true,
+		set: func(c *config, v string) error {
+			if v == "" {
+				return nil
+			}
+			return hostPort(v, &c.debugAddr)
+		}},
 	{name: "cors-origin", list: true, show: "none: no CORS headers",
 		usage: "an origin whose scripts may call the APIs, such as https://shop.example.com, or * for any; repeatable", serve: true,
 		set: func(c *config, v string) error {
@@ -303,6 +310,9 @@ func (c *config) finish(cmd string) error {
 	}
 	if c.metricsAddr != "" && c.metricsAddr == c.addr {
 		return fmt.Errorf("--metrics-addr %q is --addr too: leave it empty to serve /metrics there", c.metricsAddr)
+	}
+	if c.debugAddr != "" && (c.debugAddr == c.addr || c.debugAddr == c.metricsAddr) {
+		return fmt.Errorf("--debug-addr %q is taken by --addr or --metrics-addr: the profiles need an address of their own", c.debugAddr)
 	}
 	if c.rateLimit.Burst > 0 && c.rateLimit.PerSecond == 0 {
 		return fmt.Errorf("--rate-burst %d: only with --rate-limit", c.rateLimit.Burst)

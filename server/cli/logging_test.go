@@ -44,6 +44,7 @@ func TestLogAndMetricsSettings(t *testing.T) {
 		{name: "unknown format", args: []string{"--log-format", "xml"}, wantErr: "--log-format"},
 		{name: "unknown level", args: []string{"--log-level", "loud"}, wantErr: "--log-level"},
 		{name: "metrics on the main address", args: []string{"--addr", "127.0.0.1:8080", "--metrics-addr", "127.0.0.1:8080"}, wantErr: "--metrics-addr"},
+		{name: "profiles on the metrics address", args: []string{"--addr", "127.0.0.1:8080", "--metrics-addr", "127.0.0.1:9090", "--debug-addr", "127.0.0.1:9090"}, wantErr: "--debug-addr"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c, err := parseWith("serve", tc.args, tc.env)
@@ -153,33 +154,8 @@ func TestLogFormatSetting(t *testing.T) {
 // answers there and is 404 on the main address, which still serves the API.
 func TestMetricsAddr(t *testing.T) {
 	addr, metricsAddr := freeAddr(t), freeAddr(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() {
-		done <- run(ctx, []string{"serve", "--addr", addr, "--metrics-addr", metricsAddr, "--log-level", "error",
-			"--database-url", "sqlite:" + filepath.Join(t.TempDir(), "entityapi.db"), "--workers", "1"}, os.Stdout, os.Stderr)
-	}()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("serve: %v", err)
-		}
-	})
-	get := func(url string) (int, string) {
-		deadline := time.Now().Add(20 * time.Second)
-		for {
-			res, err := http.Get(url)
-			if err == nil {
-				body, _ := io.ReadAll(res.Body)
-				res.Body.Close()
-				return res.StatusCode, string(body)
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("GET %s: %v", url, err)
-			}
-			time.Sleep(50 * time.Millisecond)
-		}
-	}
+	serveInProcess(t, "--addr", addr, "--metrics-addr", metricsAddr)
+	get := func(url string) (int, string) { return getRetrying(t, url) }
 	if status, _ := get("http://" + addr + "/healthz"); status != http.StatusOK {
 		t.Fatalf("/healthz on --addr: %d", status)
 	}
@@ -189,5 +165,40 @@ func TestMetricsAddr(t *testing.T) {
 	status, body := get("http://" + metricsAddr + "/metrics")
 	if status != http.StatusOK || !strings.Contains(body, `entityapi_http_requests_total{app="none",method="GET",route="/healthz",status="200"} 1`) {
 		t.Errorf("/metrics on --metrics-addr: %d\n%s", status, body)
+	}
+}
+
+// serveInProcess runs `entityapi serve` with args on a fresh SQLite
+// database until the test ends.
+func serveInProcess(t *testing.T, args ...string) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	args = append([]string{"serve", "--log-level", "error", "--database-url", "sqlite:" + filepath.Join(t.TempDir(), "entityapi.db"), "--workers", "1"}, args...)
+	go func() { done <- run(ctx, args, os.Stdout, os.Stderr) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("serve: %v", err)
+		}
+	})
+}
+
+// getRetrying GETs url until the server listening there answers (20 s at
+// most): the status and the body.
+func getRetrying(t *testing.T, url string) (int, string) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		res, err := http.Get(url)
+		if err == nil {
+			body, _ := io.ReadAll(res.Body)
+			res.Body.Close()
+			return res.StatusCode, string(body)
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("GET %s: %v", url, err)
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }

@@ -32,6 +32,13 @@ func serve(ctx context.Context, cfg *config, store *storage.Store, log *slog.Log
 		}
 		defer mln.Close()
 	}
+	var dln net.Listener
+	if cfg.debugAddr != "" {
+		if dln, err = listen(cfg.debugAddr, "--debug-addr"); err != nil {
+			return err
+		}
+		defer dln.Close()
+	}
 	if cfg.demo {
 		if err := store.LoadDemoRecords(ctx); err != nil {
 			return fmt.Errorf("demo data: %w", err)
@@ -69,13 +76,19 @@ func serve(ctx context.Context, cfg *config, store *storage.Store, log *slog.Log
 	srv := newHTTPServer(cfg, h)
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	errc := make(chan error, 2)
+	errc := make(chan error, 3)
 	go func() { errc <- srv.Serve(ln) }()
 	if mln != nil {
 		msrv := metricsServer(cfg.metricsAddr, h.MetricsHandler())
 		defer msrv.Close()
 		go func() { errc <- fmt.Errorf("metrics: %w", msrv.Serve(mln)) }()
 		log.Info("metrics listening", "addr", mln.Addr().String())
+	}
+	if dln != nil {
+		dsrv := debugServer(cfg.debugAddr)
+		defer dsrv.Close()
+		go func() { errc <- fmt.Errorf("profiles: %w", dsrv.Serve(dln)) }()
+		log.Info("profiles listening", "addr", dln.Addr().String(), "path", "/debug/pprof/")
 	}
 	base := bannerBase(cfg.publicURL, ln.Addr())
 	log.Info("entityapi listening", "addr", ln.Addr().String(), "database", store.Dialect(), "demo", cfg.demo, "traces", tp != nil,
