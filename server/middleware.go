@@ -98,7 +98,8 @@ func (a *application) negotiate(c *gin.Context) {
 
 // unmatched answers requests no route took: OPTIONS gets the allowed methods (a
 // CORS preflight of an allowed origin 204, cors.go), a known path with another
-// method 405, anything else 404; each with a reason.
+// method 405 (403 for an update in JSON:API, RouteTable.Refusal), anything
+// else 404; each with a reason. Every refusal of a method carries Allow.
 func (s *Server) unmatched(c *gin.Context, apps []*application) {
 	for _, a := range apps {
 		methods := a.routes.Allowed(c.Request.URL.Path)
@@ -115,7 +116,7 @@ func (s *Server) unmatched(c *gin.Context, apps []*application) {
 			}
 			return
 		}
-		writeProblems(c, problem.List{problem.NotAllowed(c.Request.Method)})
+		writeProblems(c, problem.List{a.routes.Refusal(c.Request.Method, c.Request.URL.Path, negotiationOf(c).errorsInJSONAPI())})
 		return
 	}
 	writeProblems(c, problem.List{problem.UnknownPath(notFoundDetail(c.Request.URL.Path, apps))})

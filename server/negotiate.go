@@ -21,6 +21,16 @@ type negotiation struct {
 	problem       *problem.Problem // 406 or 415, nil when the request is acceptable
 }
 
+// errorsInJSONAPI tells whether the request's errors are answered with a
+// JSON:API error document (else the plain format's list): a JSON:API request,
+// or one refused for its media types that named JSON:API somewhere
+// (docs/decisions.md §3). It is also what makes a refused update JSON:API's
+// 403 rather than a 405 (unmatched, docs/decisions.md §17), so a PATCH without
+// a body is a JSON:API request when its Accept asks for JSON:API.
+func (n negotiation) errorsInJSONAPI() bool {
+	return n.format == engine.JSONAPI || (n.problem != nil && n.errorsJSONAPI)
+}
+
 // mediaRange is one entry of an Accept header.
 type mediaRange struct {
 	typ string

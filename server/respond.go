@@ -10,7 +10,6 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"github.com/entityapi/entityapi/server/engine"
 	"github.com/entityapi/entityapi/server/jsonapi"
 	"github.com/entityapi/entityapi/server/problem"
 )
@@ -105,10 +104,8 @@ func writeProblems(c *gin.Context, list problem.List) {
 	if status == http.StatusRequestEntityTooLarge {
 		closeUnreadBody(c) // the rest of a refused body is not read (bodylimit.go)
 	}
-	n := negotiationOf(c)
-	jsonAPI := n.format == engine.JSONAPI || (n.problem != nil && n.errorsJSONAPI)
 	var body []byte
-	if jsonAPI {
+	if negotiationOf(c).errorsInJSONAPI() {
 		doc := jsonapi.ErrorDocument{Errors: make([]jsonapi.Error, len(list))}
 		for i, p := range list {
 			e := jsonapi.Error{Status: strconv.Itoa(p.Kind.Status()), Code: p.Code, Title: p.Title, Detail: p.Detail}

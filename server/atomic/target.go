@@ -61,7 +61,8 @@ func (run *atomicRun) target(op *atomicOperation, data json.RawMessage) (typ, id
 // that single request: add is POST on the collection (or on a relationship),
 // update PATCH and remove DELETE on the record (or on a relationship). An
 // address the application does not have is a 404, a method the address does
-// not allow a 405, as for the single request.
+// not allow what the single JSON:API request gets: 403 for an update of a
+// record or a change of a relationship, 405 otherwise (RouteTable.Refusal).
 func (run *atomicRun) route(op *atomicOperation, typ, id, rel string) (*engine.Route, string, string, error) {
 	base := run.routes.Base()
 	var path string
@@ -93,7 +94,7 @@ func (run *atomicRun) route(op *atomicOperation, typ, id, rel string) (*engine.R
 	rt, params := run.routes.Match(method, path)
 	if rt == nil {
 		if run.routes.Allowed(path) != nil {
-			return nil, "", "", problem.NotAllowed(method)
+			return nil, "", "", run.routes.Refusal(method, path, true)
 		}
 		return nil, "", "", problem.UnknownPath("The operation's target names no address of the API.")
 	}

@@ -72,6 +72,10 @@ type Route struct {
 type pathEntry struct {
 	segments []string // "" stands for a path parameter
 	methods  []string
+	// route is one of the path's routes, whatever its method: its kind,
+	// resource and relationship say what a method the path lacks would
+	// have done (Refusal); nil on a path the engine does not route.
+	route *Route
 }
 
 // routeTable indexes the operations of one application's document.
@@ -114,6 +118,9 @@ func newRouteTable(doc *openapi3.T, reg *resource.Registry, base string) (*Route
 			if rt != nil {
 				rt.checks = check.NewOperation(rt.kin, rt.res.IntID)
 				t.byKey[method+" "+rt.pattern] = rt
+				if entry.route == nil {
+					entry.route = rt
+				}
 			}
 		}
 		for _, m := range methodOrder {
@@ -230,8 +237,17 @@ func (t *RouteTable) Lookup(method, pattern string) *Route {
 // Allowed returns the methods of the documented path matching a request path, or
 // nil when no documented path matches.
 func (t *RouteTable) Allowed(path string) []string {
+	if e := t.entryOf(path); e != nil {
+		return e.methods
+	}
+	return nil
+}
+
+// entryOf is the documented path matching a request path; nil when none does.
+func (t *RouteTable) entryOf(path string) *pathEntry {
 	segs := strings.Split(strings.Trim(path, "/"), "/")
-	for _, p := range t.paths {
+	for n := range t.paths {
+		p := &t.paths[n]
 		if len(p.segments) != len(segs) {
 			continue
 		}
@@ -243,7 +259,7 @@ func (t *RouteTable) Allowed(path string) []string {
 			}
 		}
 		if match {
-			return p.methods
+			return p
 		}
 	}
 	return nil

@@ -1,6 +1,10 @@
 package problem
 
-import "fmt"
+import (
+	"fmt"
+	"net/http"
+	"strings"
+)
 
 // Constructors for the problems the API reports, with Oro's titles
 // (oro-behaviour §6.4, docs/decisions.md §3).
@@ -112,9 +116,40 @@ func StaleVersion(pointer string) *Problem {
 		Detail: "The record has changed since the version given in meta.version.", Pointer: pointer}
 }
 
-// NotAllowed reports a method the address does not support.
+// NotAllowed reports a method the address does not support: 405, with the
+// address's Allow header. A JSON:API update the address does not support is
+// a 403 instead (ResourceNotUpdatable, RelationshipNotChangeable).
 func NotAllowed(method string) *Problem {
 	return &Problem{Kind: MethodNotAllowed, Title: "method not allowed http exception", Detail: fmt.Sprintf("The %s method is not allowed for this resource.", method)}
+}
+
+// updateRefusedTitle is Oro's title for an action a resource does not have
+// (oro-behaviour §6, its batch errors): the 403s below are not about the
+// caller's rights, so they do not take the title of Denied's other problems
+// (access denied exception).
+const updateRefusedTitle = "action not allowed exception"
+
+// ResourceNotUpdatable is JSON:API 1.1's answer to a PATCH of a record whose
+// resource clients may not update (countries): 403, "an unsupported request
+// to update a resource", where the plain format and HTTP answer 405
+// (NotAllowed). allowed is what the address does allow, as its Allow header
+// says, so the client learns it from the document too.
+func ResourceNotUpdatable(typ string, allowed []string) *Problem {
+	return &Problem{Kind: Denied, Title: updateRefusedTitle,
+		Detail: fmt.Sprintf("The %s resource cannot be updated through the API; its address allows %s.", typ, strings.Join(allowed, ", "))}
+}
+
+// RelationshipNotChangeable is JSON:API 1.1's 403 for a write (method) to a
+// relationship endpoint that does not take it: a read-only relationship
+// (accounts' organization), or POST or DELETE, which add and remove members,
+// on a to-one relationship. allowed is what the address does allow.
+func RelationshipNotChangeable(method, typ, rel string, toOne bool, allowed []string) *Problem {
+	detail := fmt.Sprintf("The %s relationship of %s cannot be changed with %s through the API", rel, typ, method)
+	if toOne && method != http.MethodPatch {
+		detail += " (POST and DELETE add and remove members of a to-many relationship; this one is to-one)"
+	}
+	return &Problem{Kind: Denied, Title: updateRefusedTitle,
+		Detail: detail + "; its address allows " + strings.Join(allowed, ", ") + "."}
 }
 
 // NotAcceptable reports an Accept header the API cannot satisfy.
