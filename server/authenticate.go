@@ -14,6 +14,7 @@ import (
 	"github.com/entityapi/entityapi/server/auth"
 	"github.com/entityapi/entityapi/server/engine"
 	"github.com/entityapi/entityapi/server/identity"
+	"github.com/entityapi/entityapi/server/jsonapi"
 	"github.com/entityapi/entityapi/server/jsonguard"
 	"github.com/entityapi/entityapi/server/problem"
 	"github.com/entityapi/entityapi/storage"
@@ -145,7 +146,11 @@ func (a *application) bearer(c *gin.Context, r *engine.Request) (string, error) 
 // reading, before any decoder walks it) and followed by nothing but white space.
 // The decoders after it (kin-openapi's, the generated handlers') read the first
 // document of a stream and ignore what follows, so this is where a second
-// document or trailing bytes are refused.
+// document or trailing bytes are refused. A JSON:API document (atomic
+// operations included) is kept without its @-members, which JSON:API 1.1
+// says to ignore (jsonapi.WithoutAtMembers): every reader after this one,
+// the schema check first, sees it as if they had not been sent. A plain
+// body is kept as sent (an "@x" there is an unknown field).
 func (a *application) readBody(c *gin.Context) ([]byte, error) {
 	if v, ok := c.Get(bodyKey); ok {
 		return v.([]byte), nil
@@ -166,6 +171,9 @@ func (a *application) readBody(c *gin.Context) ([]byte, error) {
 	}
 	if p := oneDocument(body); p != nil {
 		return nil, p
+	}
+	if r := requestOf(c); r != nil && r.Format == engine.JSONAPI {
+		body = jsonapi.WithoutAtMembers(body)
 	}
 	c.Set(bodyKey, body)
 	c.Request.Body = io.NopCloser(bytes.NewReader(body))

@@ -21,6 +21,7 @@ func FuzzRequestDocument(f *testing.F) {
 		`{"data":{"type":"accounts","attributes":{"name":null}}}`,
 		`{"data":[{"type":"accounts"}]}`,
 		`{"data":{"type":"accounts","id":"1","relationships":{"x":{"data":null}}}}`,
+		`{"@x":1,"data":{"type":"accounts","@y":{"z":[1]},"attributes":{"@a":1,"name":"x"}}}`, `{"\u0040x":[{"@y":`,
 		`{"data":`, `[]`, `null`, `"\ud800"`, "{\"data\":{\"type\":\"accounts\",\"attributes\":{\"name\":\"\xff\"}}}",
 	} {
 		f.Add(seed, true)

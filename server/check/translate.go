@@ -211,7 +211,10 @@ func schemaProblems(se *openapi3.SchemaError, jsonAPI bool, root, object string)
 		if pointer == object+"/attributes" || pointer == object+"/relationships" || (!jsonAPI && pointer == "") {
 			return []*problem.Problem{problem.ExtraFields(pointer, name)}
 		}
-		return []*problem.Problem{problem.RequestData(fmt.Sprintf("The '%s' property is not allowed here.", name), pointer)}
+		// The pointer names the member refused, a value the request holds
+		// (JSON:API 1.1: a pointer MUST name a value that exists), as the
+		// batch splitter's does.
+		return []*problem.Problem{problem.RequestData(fmt.Sprintf("The '%s' property is not allowed here.", name), pointer+"/"+escapePointer(name))}
 	}
 	if !inFields(pointer, jsonAPI, object) {
 		return []*problem.Problem{problem.RequestData(constraintDetail(se), pointer)}

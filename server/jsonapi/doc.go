@@ -1,6 +1,7 @@
 // Package jsonapi holds the wire shapes of entityapi: JSON:API request documents as
-// clients send them, response documents as the engine writes them, both error
-// formats, and the Reply every handler returns.
+// clients send them (and without the @-members the specification says to
+// ignore, atmembers.go), response documents as the engine writes them, both
+// error formats, and the Reply every handler returns.
 //
 // It is the one package the generated code under gen/ may import (the OpenAPI
 // documents name Document and Object in x-go-type hints), so it depends on the

@@ -9,6 +9,10 @@
 // held in memory is decided by the splitter alone (see Split for the exact
 // memory consequences).
 //
+// The @-members JSON:API 1.1 says to ignore are ignored: the root's are skipped,
+// and an item's are taken out (jsonapi.ResourceWithoutAtMembers) before the
+// splitter or anything after it reads the item, as if they had not been sent.
+//
 // The package knows nothing about resources, storage or HTTP: it reports the
 // structure of the request only. Whether an included item's type exists, whether
 // an item's attributes are valid and whether a relationship target exists are

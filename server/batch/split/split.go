@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 
+	"github.com/entityapi/entityapi/server/jsonapi"
 	"github.com/entityapi/entityapi/server/problem"
 )
 
@@ -164,6 +166,10 @@ func (s *splitter) run() error {
 		case "jsonapi", "meta":
 			err = s.skip()
 		default:
+			if strings.HasPrefix(name, "@") {
+				err = s.skip() // an @-member: JSON:API 1.1 says to ignore it
+				break
+			}
 			s.add(problem.RequestData(fmt.Sprintf("The '%s' property is not allowed here.", name), "/"+escapePointer(name)))
 			err = s.skip()
 		}
@@ -286,6 +292,7 @@ func (s *splitter) readIncluded() error {
 }
 
 func (s *splitter) addData(i int, raw json.RawMessage) error {
+	raw = jsonapi.ResourceWithoutAtMembers(raw)
 	it := Item{Index: i, Raw: raw}
 	base := it.Pointer // built only for a problem
 	if !isObject(raw) {
@@ -369,6 +376,7 @@ func (s *splitter) loadHeld(h int, off int64) (Item, []string, error) {
 }
 
 func (s *splitter) addIncluded(i int, raw json.RawMessage) {
+	raw = jsonapi.ResourceWithoutAtMembers(raw)
 	it := incItem{Item: Item{Included: true, Index: i, Raw: raw}}
 	base := it.Pointer
 	if !isObject(raw) {

@@ -504,6 +504,30 @@ func TestEscapedMembers(t *testing.T) {
 	}
 }
 
+// @-members are ignored (JSON:API 1.1): a root one is no unknown member, and
+// an item's are gone from the bytes emitted, so that what reads the item
+// later never sees one.
+func TestAtMembersAreIgnored(t *testing.T) {
+	body := `{"@context":"https://schema.org","data":[{"type":"accounts","@id":"x","attributes":{"@type":"Thing","name":"A"},` +
+		`"relationships":{"@r":{"data":[{"type":"contacts","id":"c9"}]},"contacts":{"data":[{"type":"contacts","id":"c1","@x":1}]}}}],` +
+		`"\u0040y":{},"included":[{"type":"contacts","id":"c1","@z":2,"attributes":{"lastName":"C","@w":3}}]}`
+	chunks, _, err := splitAll(body, split.DefaultLimits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(chunks) != 1 || len(chunks[0].Data) != 1 || len(chunks[0].Included) != 1 {
+		t.Fatalf("chunks %+v, want one of the account and c1", chunks)
+	}
+	wantData := `{"type":"accounts","attributes":{"name":"A"},"relationships":{"contacts":{"data":[{"type":"contacts","id":"c1"}]}}}`
+	wantIncluded := `{"type":"contacts","id":"c1","attributes":{"lastName":"C"}}`
+	if got := string(chunks[0].Data[0].Raw); got != wantData {
+		t.Errorf("data item %s\nwant %s", got, wantData)
+	}
+	if got := string(chunks[0].Included[0].Raw); got != wantIncluded {
+		t.Errorf("included item %s\nwant %s", got, wantIncluded)
+	}
+}
+
 // Items with ids and relationships stream when included (even empty) comes
 // first, and are held when it may still come.
 func TestEmptyIncludedFirstStreams(t *testing.T) {
