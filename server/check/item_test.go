@@ -45,7 +45,7 @@ func TestItem(t *testing.T) {
 		{name: "extra", raw: `{"type": "x", "attributes": {"name": "a", "color": "red"}}`,
 			title: "extra fields constraint", pointer: "/included/0/attributes"},
 		{name: "id of an update is the resource's", raw: `{"type": "x", "id": "7", "attributes": {"name": "a"}}`, update: true,
-			title: "request data constraint", pointer: "/included/0"},
+			title: "request data constraint", pointer: "/included/0/id"},
 		{name: "NUL", raw: `{"type": "x", "attributes": {"name": "a\u0000"}}`,
 			title: "value constraint", pointer: "/included/0/attributes/name"},
 	} {
