@@ -209,7 +209,7 @@ func run(ctx context.Context, o options) (passed bool, err error) {
 	r.rows = c.rec.summaries(mixKinds)
 	r.batchRows = c.rec.summaries(batchKinds)
 	r.errors, r.shown = c.rec.failures()
-	r.p99s, r.window = c.timeline.p99s(), c.timeline.width
+	r.p99s, r.kindP99s, r.window = c.timeline.p99s(), c.timeline.kindP99s(), c.timeline.width
 	r.rss = sampler.all()
 	if err := prof.heap(ctx, "end"); err != nil {
 		return false, err

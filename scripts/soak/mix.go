@@ -107,7 +107,7 @@ func (c *client) send(ctx context.Context, cycle []string, seq int64, started ti
 	d := time.Since(started)
 	c.rec.add(kind, d, err)
 	if tl := c.timeline; tl != nil {
-		tl.add(started.Add(d), d)
+		tl.add(kind, started.Add(d), d)
 	}
 }
 

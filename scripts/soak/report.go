@@ -30,6 +30,7 @@ type report struct {
 	errors     int
 	shown      []string
 	p99s       []time.Duration // p99 of the mix per window of the soak
+	kindP99s   map[string][]time.Duration // the same, of each kind of the mix
 	window     time.Duration
 
 	rss  []rssSample
@@ -73,6 +74,11 @@ func (r report) print(w io.Writer) bool {
 	}
 
 	fmt.Fprintf(w, "p99 by %s: %s ms\n", r.window, joinMillis(r.p99s))
+	for _, kind := range mixKinds {
+		if p99s, ok := r.kindP99s[kind]; ok {
+			fmt.Fprintf(w, "  %-26s %s\n", kind+":", joinMillis(p99s))
+		}
+	}
 	low, high, p99Flat := p99Verdict(r.p99s, r.window, r.warm, r.elapsed)
 	p99Word := "flat"
 	if !p99Flat {

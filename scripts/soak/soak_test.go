@@ -207,16 +207,28 @@ func TestWarmUp(t *testing.T) {
 	}
 }
 
+// TestTimeline: latencies fall in the window they ended in, for the whole
+// mix and for their kind, whose windows are as many as the mix's.
 func TestTimeline(t *testing.T) {
 	t.Parallel()
 	start := time.Date(2026, 11, 25, 0, 0, 0, 0, time.UTC)
 	tl := newTimeline(start, time.Minute)
-	tl.add(start.Add(-time.Second), 5*time.Millisecond) // due before the start: the first window
-	tl.add(start.Add(30*time.Second), 7*time.Millisecond)
-	tl.add(start.Add(150*time.Second), 40*time.Millisecond)
+	tl.add("a", start.Add(-time.Second), 5*time.Millisecond) // due before the start: the first window
+	tl.add("b", start.Add(30*time.Second), 7*time.Millisecond)
+	tl.add("a", start.Add(150*time.Second), 40*time.Millisecond)
 	want := []time.Duration{7 * time.Millisecond, 0, 40 * time.Millisecond}
 	if got := tl.p99s(); !slices.Equal(got, want) {
 		t.Errorf("p99s() = %v, want %v", got, want)
+	}
+	kinds := tl.kindP99s()
+	wantKinds := map[string][]time.Duration{
+		"a": {5 * time.Millisecond, 0, 40 * time.Millisecond},
+		"b": {7 * time.Millisecond, 0, 0},
+	}
+	for kind, want := range wantKinds {
+		if got := kinds[kind]; !slices.Equal(got, want) {
+			t.Errorf("kindP99s()[%q] = %v, want %v", kind, got, want)
+		}
 	}
 }
 

@@ -131,37 +131,64 @@ func millis(d time.Duration) string {
 }
 
 // timeline keeps the mix's latencies by the window of the soak they ended
-// in, so that the report shows whether latency drifts over the run (a slow
-// leak, a table or index that grows, a cache that stops hitting) and not only
-// its overall percentiles.
+// in, all together (the verdict's p99 by minute) and by kind (which request
+// a rise comes from).
 type timeline struct {
 	mu      sync.Mutex
 	start   time.Time
 	width   time.Duration
 	windows [][]time.Duration
+	byKind  map[string][][]time.Duration
 }
 
 func newTimeline(start time.Time, width time.Duration) *timeline {
-	return &timeline{start: start, width: width}
+	return &timeline{start: start, width: width, byKind: map[string][][]time.Duration{}}
 }
 
-// add records a latency d that ended at end.
-func (t *timeline) add(end time.Time, d time.Duration) {
+// add records a latency d of a request of kind that ended at end.
+func (t *timeline) add(kind string, end time.Time, d time.Duration) {
 	i := max(0, int(end.Sub(t.start)/t.width))
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	for len(t.windows) <= i {
-		t.windows = append(t.windows, nil)
+	t.windows = appendAt(t.windows, i, d)
+	t.byKind[kind] = appendAt(t.byKind[kind], i, d)
+}
+
+// appendAt appends d to the i-th window of windows, adding empty ones
+// before it as needed.
+func appendAt(windows [][]time.Duration, i int, d time.Duration) [][]time.Duration {
+	for len(windows) <= i {
+		windows = append(windows, nil)
 	}
-	t.windows[i] = append(t.windows[i], d)
+	windows[i] = append(windows[i], d)
+	return windows
 }
 
 // p99s is the p99 of each window, in order (0 for a window without requests).
 func (t *timeline) p99s() []time.Duration {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	out := make([]time.Duration, len(t.windows))
-	for i, w := range t.windows {
+	return windowP99s(t.windows)
+}
+
+// kindP99s is p99s for the requests of each kind, as many windows as the
+// whole timeline.
+func (t *timeline) kindP99s() map[string][]time.Duration {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	out := make(map[string][]time.Duration, len(t.byKind))
+	for kind, windows := range t.byKind {
+		for len(windows) < len(t.windows) {
+			windows = append(windows, nil)
+		}
+		out[kind] = windowP99s(windows)
+	}
+	return out
+}
+
+func windowP99s(windows [][]time.Duration) []time.Duration {
+	out := make([]time.Duration, len(windows))
+	for i, w := range windows {
 		sorted := slices.Clone(w)
 		slices.Sort(sorted)
 		out[i] = percentile(sorted, 99)
