@@ -29,7 +29,7 @@ type report struct {
 	batchRows  []summary
 	errors     int
 	shown      []string
-	p99s       []time.Duration // p99 of the mix per window of the soak
+	p99s       []time.Duration            // p99 of the mix per window of the soak
 	kindP99s   map[string][]time.Duration // the same, of each kind of the mix
 	window     time.Duration
 
