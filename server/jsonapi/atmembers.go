@@ -70,7 +70,7 @@ func withoutAt(b []byte, s *shape) []byte {
 		return b
 	}
 	w := atWriter{in: b, out: make([]byte, 0, len(b))}
-	if w.value(skipSpace(b, 0), s); w.bad {
+	if w.value(SkipSpace(b, 0), s); w.bad {
 		return b
 	}
 	return w.out
@@ -104,7 +104,7 @@ func (w *atWriter) value(i int, s *shape) int {
 
 // skip returns the offset after the value at in[i], which must be there.
 func (w *atWriter) skip(i int) int {
-	end := skipValue(w.in, i)
+	end := SkipValue(w.in, i)
 	if end <= i {
 		w.bad = true // no value starts there
 		return i
@@ -116,7 +116,7 @@ func (w *atWriter) skip(i int) int {
 func (w *atWriter) object(i int, s *shape) int {
 	w.out = append(w.out, '{')
 	first := true
-	for i = skipSpace(w.in, i+1); !w.bad; i = skipSpace(w.in, i) {
+	for i = SkipSpace(w.in, i+1); !w.bad; i = SkipSpace(w.in, i) {
 		switch {
 		case i >= len(w.in):
 			w.bad = true
@@ -125,20 +125,20 @@ func (w *atWriter) object(i int, s *shape) int {
 			w.out = append(w.out, '}')
 			return i + 1
 		case w.in[i] == ',':
-			i = skipSpace(w.in, i+1)
+			i = SkipSpace(w.in, i+1)
 		}
 		if i >= len(w.in) || w.in[i] != '"' {
 			w.bad = true
 			return i
 		}
-		keyEnd := skipString(w.in, i)
+		keyEnd := SkipString(w.in, i)
 		key := w.in[i:keyEnd]
-		i = skipSpace(w.in, keyEnd)
+		i = SkipSpace(w.in, keyEnd)
 		if i >= len(w.in) || w.in[i] != ':' {
 			w.bad = true
 			return i
 		}
-		i = skipSpace(w.in, i+1)
+		i = SkipSpace(w.in, i+1)
 		if bytes.HasPrefix(key, atKey) || bytes.HasPrefix(key, escapedAtKey) {
 			i = w.skip(i)
 			continue
@@ -157,7 +157,7 @@ func (w *atWriter) object(i int, s *shape) int {
 func (w *atWriter) array(i int, s *shape) int {
 	w.out = append(w.out, '[')
 	first := true
-	for i = skipSpace(w.in, i+1); !w.bad; i = skipSpace(w.in, i) {
+	for i = SkipSpace(w.in, i+1); !w.bad; i = SkipSpace(w.in, i) {
 		switch {
 		case i >= len(w.in):
 			w.bad = true
@@ -166,7 +166,7 @@ func (w *atWriter) array(i int, s *shape) int {
 			w.out = append(w.out, ']')
 			return i + 1
 		case w.in[i] == ',':
-			i = skipSpace(w.in, i+1)
+			i = SkipSpace(w.in, i+1)
 		}
 		if !first {
 			w.out = append(w.out, ',')
@@ -199,57 +199,4 @@ func (s *shape) member(key []byte) *shape {
 		return nil
 	}
 	return s.members[name]
-}
-
-func skipSpace(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
-		i++
-	}
-	return i
-}
-
-// skipString returns the offset after the string starting at b[i] == '"'.
-func skipString(b []byte, i int) int {
-	for i++; i < len(b); i++ {
-		switch b[i] {
-		case '\\':
-			i++
-		case '"':
-			return i + 1
-		}
-	}
-	return len(b)
-}
-
-// skipValue returns the offset after the value starting at b[i], which must
-// be valid JSON: strings are followed to know which brackets nest.
-func skipValue(b []byte, i int) int {
-	if i >= len(b) {
-		return len(b)
-	}
-	switch b[i] {
-	case '"':
-		return skipString(b, i)
-	case '{', '[':
-		depth := 0
-		for i < len(b) {
-			switch b[i] {
-			case '"':
-				i = skipString(b, i)
-				continue
-			case '{', '[':
-				depth++
-			case '}', ']':
-				if depth--; depth == 0 {
-					return i + 1
-				}
-			}
-			i++
-		}
-		return len(b)
-	}
-	for i < len(b) && b[i] != ',' && b[i] != '}' && b[i] != ']' && !(b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
-		i++
-	}
-	return i
 }

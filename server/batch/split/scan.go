@@ -14,73 +14,9 @@ import (
 // rather than panic. Keys match exactly (not case-insensitively), and when a
 // key occurs twice the last one wins, as encoding/json decodes it into a map.
 
-func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
-
-func skipSpace(b []byte, i int) int {
-	for i < len(b) && isSpace(b[i]) {
-		i++
-	}
-	return i
-}
-
-// skipString returns the offset after the string starting at b[i] == '"'.
-func skipString(b []byte, i int) int {
-	i++
-	for i < len(b) {
-		j := bytes.IndexByte(b[i:], '"')
-		if j < 0 {
-			return len(b)
-		}
-		i += j
-		bs := 0 // backslashes right before the quote
-		for k := i - 1; k >= 0 && b[k] == '\\'; k-- {
-			bs++
-		}
-		i++
-		if bs%2 == 0 {
-			return i
-		}
-	}
-	return len(b)
-}
-
-// skipValue returns the offset after the value starting at b[i].
-func skipValue(b []byte, i int) int {
-	if i >= len(b) {
-		return len(b)
-	}
-	switch b[i] {
-	case '"':
-		return skipString(b, i)
-	case '{', '[':
-		depth := 0
-		for i < len(b) {
-			switch b[i] {
-			case '"':
-				i = skipString(b, i)
-				continue
-			case '{', '[':
-				depth++
-			case '}', ']':
-				depth--
-				if depth == 0 {
-					return i + 1
-				}
-			}
-			i++
-		}
-		return len(b)
-	default:
-		for i < len(b) && b[i] != ',' && b[i] != '}' && b[i] != ']' && !isSpace(b[i]) {
-			i++
-		}
-		return i
-	}
-}
-
 // isObject tells whether b holds a JSON object.
 func isObject(b []byte) bool {
-	i := skipSpace(b, 0)
+	i := jsonapi.SkipSpace(b, 0)
 	return i < len(b) && b[i] == '{'
 }
 
@@ -97,14 +33,14 @@ func members(b []byte, fn func(key, val []byte)) {
 			return
 		}
 		ks := i
-		i = skipString(b, i)
+		i = jsonapi.SkipString(b, i)
 		key := b[ks:i]
-		i = skipSpace(b, i)
+		i = jsonapi.SkipSpace(b, i)
 		if i >= len(b) || b[i] != ':' {
 			return
 		}
 		var val []byte
-		if val, i = valueAt(b, skipSpace(b, i+1)); val == nil {
+		if val, i = valueAt(b, jsonapi.SkipSpace(b, i+1)); val == nil {
 			return
 		}
 		fn(key, val)
@@ -134,7 +70,7 @@ func elements(b []byte, fn func(val []byte)) {
 // starts with after space, or -1 when b does not start with it: members and
 // elements walk only the container they were asked for.
 func enter(b []byte, open byte) int {
-	i := skipSpace(b, 0)
+	i := jsonapi.SkipSpace(b, 0)
 	if i >= len(b) || b[i] != open {
 		return -1
 	}
@@ -144,9 +80,9 @@ func enter(b []byte, open byte) int {
 // nextEntry skips the space and the comma, if any, before the next member or
 // element from offset i.
 func nextEntry(b []byte, i int) int {
-	i = skipSpace(b, i)
+	i = jsonapi.SkipSpace(b, i)
 	if i < len(b) && b[i] == ',' {
-		i = skipSpace(b, i+1)
+		i = jsonapi.SkipSpace(b, i+1)
 	}
 	return i
 }
@@ -154,7 +90,7 @@ func nextEntry(b []byte, i int) int {
 // valueAt returns the value starting at offset i and the offset after it;
 // val is nil when no value starts there (the walk then stops).
 func valueAt(b []byte, i int) (val []byte, end int) {
-	end = skipValue(b, i)
+	end = jsonapi.SkipValue(b, i)
 	if end <= i {
 		return nil, i
 	}
@@ -303,7 +239,7 @@ func Members(b []byte, fn func(key, val []byte)) bool {
 // Elements calls fn with every element of the array b, checked JSON as for
 // Members; it tells whether b is an array.
 func Elements(b []byte, fn func(val []byte)) bool {
-	i := skipSpace(b, 0)
+	i := jsonapi.SkipSpace(b, 0)
 	if i >= len(b) || b[i] != '[' {
 		return false
 	}
