@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -26,15 +25,6 @@ import (
 type failer interface {
 	Helper()
 	Errorf(format string, args ...any)
-}
-
-// notMet skips a test of a MUST the server does not meet yet, naming the
-// MUST. JSONAPI_NOT_MET=1 runs them anyway, to see them fail.
-func notMet(t *testing.T, must string) {
-	t.Helper()
-	if os.Getenv("JSONAPI_NOT_MET") == "" {
-		t.Skip(must + ": not met, see docs/jsonapi-conformance.md")
-	}
 }
 
 // primaryKind is the primary data an address answers (JSON:API 1.1,

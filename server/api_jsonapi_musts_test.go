@@ -15,8 +15,8 @@ import (
 // and query parameters; the writes, atomic results and cursor pages in
 // api_jsonapi_musts_writes_test.go; the document checker in
 // api_jsonapi_musts_shape_test.go. docs/jsonapi-conformance.md lists every
-// MUST with the test that shows it; a MUST the server does not meet yet has
-// its test too, skipped by notMet.
+// MUST with the test that shows it (or, for a departure, the test of what
+// the service does instead).
 
 // mustCase is one request, the status it must get, and what its answer must
 // hold besides.
@@ -31,9 +31,6 @@ type mustCase struct {
 	// pointerInBody: errors/0/source/pointer names a value of the request body.
 	pointerInBody bool
 	also          func(t *testing.T, r *result) // further checks
-	// unmet names the MUST when the server does not meet it yet: the case
-	// is skipped (notMet).
-	unmet string
 }
 
 // runMustCases sends each case as its own subtest and holds every JSON:API
@@ -42,9 +39,6 @@ func runMustCases(t *testing.T, a *api, cases []mustCase) {
 	t.Helper()
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			if tc.unmet != "" {
-				notMet(t, tc.unmet)
-			}
 			sub := *a
 			sub.t = t
 			method, h := tc.method, tc.headers
