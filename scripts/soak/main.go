@@ -42,6 +42,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -61,6 +62,7 @@ type options struct {
 	batchSize    int
 	rssEvery     time.Duration
 	profileDir   string
+	serveFlags   []string // more flags for `entityapi serve`, such as --workers 1
 }
 
 func main() {
@@ -75,7 +77,9 @@ func main() {
 	flag.IntVar(&o.batchSize, "batch-size", 200, "accounts in each batch")
 	flag.DurationVar(&o.rssEvery, "rss-every", 5*time.Second, "how often the server's RSS is sampled")
 	flag.StringVar(&o.profileDir, "profile", "", "write the server's heap profiles after the warm-up and at the end into this directory (heap-start.pb.gz, heap-end.pb.gz)")
+	serveFlags := flag.String("serve-flags", "", "more flags for the server, space-separated (for example \"--workers 1\")")
 	flag.Parse()
+	o.serveFlags = strings.Fields(*serveFlags)
 	o.admin = os.Getenv("TEST_DATABASE_URL")
 	if err := o.check(); err != nil {
 		fmt.Fprintln(os.Stderr, "soak:", err)
@@ -150,7 +154,7 @@ func run(ctx context.Context, o options) (passed bool, err error) {
 		return false, err
 	}
 	prof := profiler{addr: debugAddr, dir: o.profileDir}
-	srv, err := startServer(ctx, tmp, databaseURL, debugAddr)
+	srv, err := startServer(ctx, tmp, databaseURL, debugAddr, o.serveFlags)
 	if err != nil {
 		return false, err
 	}

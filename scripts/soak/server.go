@@ -12,8 +12,9 @@ import (
 // startServer builds the binary into dir and starts `entityapi serve --demo`
 // on a free loopback port on databaseURL (the embedded SQLite default when it
 // is empty), the way users start it, with a token lifetime longer than any
-// soak, and its profiles on debugAddr; it returns once the server is ready.
-func startServer(ctx context.Context, dir, databaseURL, debugAddr string) (*localserver.Process, error) {
+// soak, its profiles on debugAddr and the caller's extra flags; it returns
+// once the server is ready.
+func startServer(ctx context.Context, dir, databaseURL, debugAddr string, extra []string) (*localserver.Process, error) {
 	bin := filepath.Join(dir, "entityapi")
 	if err := localserver.Build(ctx, "", "github.com/entityapi/entityapi", bin); err != nil {
 		return nil, fmt.Errorf("go build: %w", err)
@@ -26,6 +27,7 @@ func startServer(ctx context.Context, dir, databaseURL, debugAddr string) (*loca
 	if databaseURL != "" {
 		args = append(args, "--database-url", databaseURL)
 	}
+	args = append(args, extra...)
 	srv, err := localserver.Start("server", bin, args, addr, filepath.Join(dir, "server.log"))
 	if err != nil {
 		return nil, err
