@@ -99,6 +99,10 @@ type Cond struct {
 	Op     Op
 	Values []any
 	Via    *Via // nil: Column is tested; else related rows are (Column is then "" or the key)
+	// Path, when set, makes Column a column of the rows at the path's end
+	// (the related records' field of filter[owner.username]): any of them
+	// matches, or, for a negated operator, none does (pathCond, path.go).
+	Path []Hop
 }
 
 // Via makes a condition test related rows instead of a column: the queried row's key
@@ -124,10 +128,12 @@ type JoinTable struct {
 	RightKind   Kind
 }
 
-// Order sorts by one column.
+// Order sorts by one column: of the queried table, or, with Path (to-one
+// hops only), of the row the path reaches (sort=owner.username).
 type Order struct {
 	Column string
 	Desc   bool
+	Path   []Hop
 }
 
 // Query selects rows of one table within one organization (Org is ignored for

@@ -69,6 +69,13 @@ func (s *Store) where(st *sqlText, q Query) error {
 	}
 	for _, c := range q.Where {
 		st.add(sep)
+		if len(c.Path) > 0 {
+			if err := s.pathCond(st, q.Table, q.Org, c); err != nil {
+				return fmt.Errorf("storage: %s: condition on a path to %q: %w", q.Table.Name, c.Column, err)
+			}
+			sep = " AND "
+			continue
+		}
 		if err := s.cond(st, q.Table, c); err != nil {
 			if c.Via != nil {
 				return fmt.Errorf("storage: %s: condition via %s(%s, %s): %w", q.Table.Name, c.Via.Table, c.Via.Column, c.Via.Target, err)
@@ -440,7 +447,7 @@ func (s *Store) inList(st *sqlText, col bun.Ident, k Kind, values []any, not boo
 // then the key as a tie-breaker (unless orders has it) so that the order is
 // total and pages never overlap. Query.Seek holds one value per column of it.
 func Ordering(t *Table, orders []Order) []Order {
-	if slices.ContainsFunc(orders, func(o Order) bool { return o.Column == t.Key }) {
+	if slices.ContainsFunc(orders, func(o Order) bool { return o.Column == t.Key && o.Path == nil }) {
 		return orders
 	}
 	return append(slices.Clip(orders), Order{Column: t.Key})
@@ -454,13 +461,13 @@ func (s *Store) orderBy(st *sqlText, q Query) error {
 	t := q.Table
 	st.add(" ORDER BY ")
 	// Ordering(t, q.OrderBy), without making its slice.
-	orders, withKey := q.OrderBy, !slices.ContainsFunc(q.OrderBy, func(o Order) bool { return o.Column == t.Key })
+	orders, withKey := q.OrderBy, !slices.ContainsFunc(q.OrderBy, func(o Order) bool { return o.Column == t.Key && o.Path == nil })
 	for i := range len(orders) + btoi(withKey) {
 		o := Order{Column: t.Key}
 		if i < len(orders) {
 			o = orders[i]
 		}
-		if _, ok := t.Columns[o.Column]; !ok {
+		if _, ok := t.Columns[o.Column]; !ok && o.Path == nil {
 			return fmt.Errorf("storage: %s: cannot sort by unknown column %q", t.Name, o.Column)
 		}
 		if i > 0 {
@@ -471,14 +478,20 @@ func (s *Store) orderBy(st *sqlText, q Query) error {
 		if desc {
 			dir = " DESC"
 		}
-		if s.f.NullsSmallest && o.Column != t.Key {
+		if s.f.NullsSmallest && (o.Column != t.Key || o.Path != nil) {
 			if desc {
 				dir += " NULLS FIRST"
 			} else {
 				dir += " NULLS LAST"
 			}
 		}
-		st.ident(o.Column)
+		if o.Path != nil {
+			if err := s.pathOrder(st, t, o); err != nil {
+				return err
+			}
+		} else {
+			st.ident(o.Column)
+		}
 		st.add(dir)
 	}
 	return nil
