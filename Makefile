@@ -112,7 +112,7 @@ test-short:
 ## test-pooler: the PostgreSQL suite's storage paths through PgBouncer in transaction mode
 ## (--database-pooler transaction): storage, tokens and batches whole, and the API's reads,
 ## writes, upserts, batches, atomic requests, events and webhooks; needs TEST_DATABASE_URL and pgbouncer
-POOLER_API_TESTS := TestEvery(ReadAndRelationship|Write|Storefront)Operation|TestWriteResources|TestUpsert|TestConcurrentUpserts|TestBatch(ItemErrors|Sync|UpdatesUpsertsAndClashes|IncludedAsync|ClientChosenIDs|LargeJobs)$$|TestAtomic(Operations|AllOrNothing)|TestEvents|TestWebhook(DeliveriesAreSigned|Resource|RetriesThenDisables)|TestToken|TestRelatedRecordsInOneRequest|TestIncludeAndFields|TestCursorWalks|TestIfMatch|TestReadCountriesAndRegions|TestOperation|TestQueriesPer
+POOLER_API_TESTS := TestEvery(ReadAndRelationship|Write|Storefront)Operation|TestRelatedFieldFilters$$|TestWriteResources|TestUpsert|TestConcurrentUpserts|TestBatch(ItemErrors|Sync|UpdatesUpsertsAndClashes|IncludedAsync|ClientChosenIDs|LargeJobs)$$|TestAtomic(Operations|AllOrNothing)|TestEvents|TestWebhook(DeliveriesAreSigned|Resource|RetriesThenDisables)|TestToken|TestRelatedRecordsInOneRequest|TestIncludeAndFields|TestCursorWalks|TestIfMatch|TestReadCountriesAndRegions|TestOperation|TestQueriesPer
 test-pooler:
 	@test -n "$$TEST_DATABASE_URL" || { echo "test-pooler: set TEST_DATABASE_URL (the server behind the pooler)"; exit 1; }
 	@eval "$$(scripts/pgbouncer/start.sh)" && trap 'scripts/pgbouncer/stop.sh "$$POOLER_DIR"' EXIT && \

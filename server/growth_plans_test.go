@@ -33,6 +33,14 @@ var growthRequests = []struct {
 	{"/admin/api/accounts?filter[name]=Account%207&page[size]=20", false},
 	{"/admin/api/accounts?filter[contacts]=1,2,3&page[size]=20", true},
 	{"/admin/api/accounts?include=contacts&sort=-id&page[size]=20", false},
+	// Filters on related records' fields (docs/queries.md, "Related fields"):
+	// the related records are found by their own index, the accounts by
+	// the link's; none matches through the grown accounts but their own.
+	{"/admin/api/accounts?filter[owner.username]=crm3&page[size]=20", true},
+	{"/admin/api/accounts?filter[contacts.lastName][starts_with]=Smith&page[size]=20", true},
+	{"/admin/api/accounts?filter[contacts.owner.username]=crm3&page[size]=20", true},
+	{"/admin/api/contacts?filter[accounts.name]=Account%207&page[size]=20", true},
+	{"/admin/api/accounts?filter[owner.username][neq]=crm3&page[size]=20", false},
 }
 
 // TestPlansDoNotReadGrownTables holds the reads of the soak to plans whose

@@ -4406,11 +4406,23 @@ type AccountFilterAggregations = string
 // AccountFilterContacts defines model for AccountFilterContacts.
 type AccountFilterContacts = string
 
+// AccountFilterContactsLastName defines model for AccountFilterContactsLastName.
+type AccountFilterContactsLastName = string
+
+// AccountFilterContactsOwnerUsername defines model for AccountFilterContactsOwnerUsername.
+type AccountFilterContactsOwnerUsername = string
+
+// AccountFilterContactsPrimaryEmail defines model for AccountFilterContactsPrimaryEmail.
+type AccountFilterContactsPrimaryEmail = string
+
 // AccountFilterCreatedAt defines model for AccountFilterCreatedAt.
 type AccountFilterCreatedAt = string
 
 // AccountFilterDefaultContact defines model for AccountFilterDefaultContact.
 type AccountFilterDefaultContact = string
+
+// AccountFilterDefaultContactLastName defines model for AccountFilterDefaultContactLastName.
+type AccountFilterDefaultContactLastName = string
 
 // AccountFilterExternalId defines model for AccountFilterExternalId.
 type AccountFilterExternalId = string
@@ -4427,8 +4439,17 @@ type AccountFilterOrganization = string
 // AccountFilterOwner defines model for AccountFilterOwner.
 type AccountFilterOwner = string
 
+// AccountFilterOwnerEmail defines model for AccountFilterOwnerEmail.
+type AccountFilterOwnerEmail = string
+
+// AccountFilterOwnerUsername defines model for AccountFilterOwnerUsername.
+type AccountFilterOwnerUsername = string
+
 // AccountFilterReferredBy defines model for AccountFilterReferredBy.
 type AccountFilterReferredBy = string
+
+// AccountFilterReferredByName defines model for AccountFilterReferredByName.
+type AccountFilterReferredByName = string
 
 // AccountFilterUpdatedAt defines model for AccountFilterUpdatedAt.
 type AccountFilterUpdatedAt = string
@@ -4469,6 +4490,9 @@ type BusinessUnitFilterUpdatedAt = string
 // BusinessUnitFilterUsers defines model for BusinessUnitFilterUsers.
 type BusinessUnitFilterUsers = string
 
+// BusinessUnitFilterUsersUsername defines model for BusinessUnitFilterUsersUsername.
+type BusinessUnitFilterUsersUsername = string
+
 // BusinessUnitId defines model for BusinessUnitId.
 type BusinessUnitId = string
 
@@ -4484,11 +4508,20 @@ type ContactFields = string
 // ContactFilterAccounts defines model for ContactFilterAccounts.
 type ContactFilterAccounts = string
 
+// ContactFilterAccountsName defines model for ContactFilterAccountsName.
+type ContactFilterAccountsName = string
+
+// ContactFilterAccountsOwnerUsername defines model for ContactFilterAccountsOwnerUsername.
+type ContactFilterAccountsOwnerUsername = string
+
 // ContactFilterAggregations defines model for ContactFilterAggregations.
 type ContactFilterAggregations = string
 
 // ContactFilterAssignedTo defines model for ContactFilterAssignedTo.
 type ContactFilterAssignedTo = string
+
+// ContactFilterAssignedToUsername defines model for ContactFilterAssignedToUsername.
+type ContactFilterAssignedToUsername = string
 
 // ContactFilterCreatedAt defines model for ContactFilterCreatedAt.
 type ContactFilterCreatedAt = string
@@ -4508,11 +4541,17 @@ type ContactFilterOrganization = string
 // ContactFilterOwner defines model for ContactFilterOwner.
 type ContactFilterOwner = string
 
+// ContactFilterOwnerUsername defines model for ContactFilterOwnerUsername.
+type ContactFilterOwnerUsername = string
+
 // ContactFilterPrimaryEmail defines model for ContactFilterPrimaryEmail.
 type ContactFilterPrimaryEmail = string
 
 // ContactFilterReportsTo defines model for ContactFilterReportsTo.
 type ContactFilterReportsTo = string
+
+// ContactFilterReportsToLastName defines model for ContactFilterReportsToLastName.
+type ContactFilterReportsToLastName = string
 
 // ContactFilterUpdatedAt defines model for ContactFilterUpdatedAt.
 type ContactFilterUpdatedAt = string
@@ -4706,6 +4745,9 @@ type UserFilterOrganization = string
 // UserFilterOwner defines model for UserFilterOwner.
 type UserFilterOwner = string
 
+// UserFilterOwnerName defines model for UserFilterOwnerName.
+type UserFilterOwnerName = string
+
 // UserFilterUpdatedAt defines model for UserFilterUpdatedAt.
 type UserFilterUpdatedAt = string
 
@@ -4870,6 +4912,27 @@ type DeleteAccountsParams struct {
 	// FilterUpdatedAt Accounts by time of last change, as for `filter[createdAt]`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterUpdatedAt *AccountFilterUpdatedAt `form:"filter[updatedAt],omitempty" json:"filter[updatedAt],omitempty"`
 
+	// FilterOwnerUsername Accounts whose owner's username is one of the comma-separated values, or as an operator says (`filter[owner.username][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. The negated operators (`neq`, `neq_or_null`, `not_contains`, `not_starts_with`, `not_ends_with`, `exists=false`) find the accounts whose owner's username does not match the positive form, accounts without an owner included. Each value has at most 1,000 characters; a longer one is a 400.
+	FilterOwnerUsername *AccountFilterOwnerUsername `form:"filter[owner.username],omitempty" json:"filter[owner.username],omitempty"`
+
+	// FilterOwnerEmail Accounts whose owner's email address is one of the comma-separated values, or as an operator says (`filter[owner.email][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. The negated operators (`neq`, `neq_or_null`, `not_contains`, `not_starts_with`, `not_ends_with`, `exists=false`) find the accounts whose owner's email address does not match the positive form, accounts without an owner included. Each value has at most 1,000 characters; a longer one is a 400.
+	FilterOwnerEmail *AccountFilterOwnerEmail `form:"filter[owner.email],omitempty" json:"filter[owner.email],omitempty"`
+
+	// FilterDefaultContactLastName Accounts whose default contact's last name is one of the comma-separated values, or as an operator says (`filter[defaultContact.lastName][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. The negated operators (`neq`, `neq_or_null`, `not_contains`, `not_starts_with`, `not_ends_with`, `exists=false`) find the accounts whose default contact's last name does not match the positive form, accounts without a default contact included. Each value has at most 1,000 characters; a longer one is a 400.
+	FilterDefaultContactLastName *AccountFilterDefaultContactLastName `form:"filter[defaultContact.lastName],omitempty" json:"filter[defaultContact.lastName],omitempty"`
+
+	// FilterReferredByName Accounts referred by an account whose name is one of the comma-separated values, or as an operator says (`filter[referredBy.name][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. The negated operators (`neq`, `neq_or_null`, `not_contains`, `not_starts_with`, `not_ends_with`, `exists=false`) find the accounts not referred by an account whose name matches the positive form, accounts referred by none included. Each value has at most 1,000 characters; a longer one is a 400.
+	FilterReferredByName *AccountFilterReferredByName `form:"filter[referredBy.name],omitempty" json:"filter[referredBy.name],omitempty"`
+
+	// FilterContactsLastName Accounts with at least one contact whose last name is one of the comma-separated values, or as an operator says (`filter[contacts.lastName][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. The negated operators (`neq`, `neq_or_null`, `not_contains`, `not_starts_with`, `not_ends_with`, `exists=false`) find the accounts none of whose contacts matches the positive form, accounts without contacts included. Each value has at most 1,000 characters; a longer one is a 400.
+	FilterContactsLastName *AccountFilterContactsLastName `form:"filter[contacts.lastName],omitempty" json:"filter[contacts.lastName],omitempty"`
+
+	// FilterContactsPrimaryEmail Accounts with at least one contact whose primary email address is one of the comma-separated values, or as an operator says (`filter[contacts.primaryEmail][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. The negated operators (`neq`, `neq_or_null`, `not_contains`, `not_starts_with`, `not_ends_with`, `exists=false`) find the accounts none of whose contacts matches the positive form, accounts without contacts included. Each value has at most 1,000 characters; a longer one is a 400.
+	FilterContactsPrimaryEmail *AccountFilterContactsPrimaryEmail `form:"filter[contacts.primaryEmail],omitempty" json:"filter[contacts.primaryEmail],omitempty"`
+
+	// FilterContactsOwnerUsername Accounts with at least one contact whose owner's username is one of the comma-separated values, or as an operator says (`filter[contacts.owner.username][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. The negated operators (`neq`, `neq_or_null`, `not_contains`, `not_starts_with`, `not_ends_with`, `exists=false`) find the accounts none of whose contacts has an owner matching the positive form, accounts without contacts included. Each value has at most 1,000 characters; a longer one is a 400.
+	FilterContactsOwnerUsername *AccountFilterContactsOwnerUsername `form:"filter[contacts.owner.username],omitempty" json:"filter[contacts.owner.username],omitempty"`
+
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
 }
@@ -4906,6 +4969,27 @@ type ListAccountsParams struct {
 	// FilterUpdatedAt Accounts by time of last change, as for `filter[createdAt]`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterUpdatedAt *AccountFilterUpdatedAt `form:"filter[updatedAt],omitempty" json:"filter[updatedAt],omitempty"`
 
+	// FilterOwnerUsername Accounts whose owner's username is one of the comma-separated values, or as an operator says (`filter[owner.username][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. The negated operators (`neq`, `neq_or_null`, `not_contains`, `not_starts_with`, `not_ends_with`, `exists=false`) find the accounts whose owner's username does not match the positive form, accounts without an owner included. Each value has at most 1,000 characters; a longer one is a 400.
+	FilterOwnerUsername *AccountFilterOwnerUsername `form:"filter[owner.username],omitempty" json:"filter[owner.username],omitempty"`
+
+	// FilterOwnerEmail Accounts whose owner's email address is one of the comma-separated values, or as an operator says (`filter[owner.email][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. The negated operators (`neq`, `neq_or_null`, `not_contains`, `not_starts_with`, `not_ends_with`, `exists=false`) find the accounts whose owner's email address does not match the positive form, accounts without an owner included. Each value has at most 1,000 characters; a longer one is a 400.
+	FilterOwnerEmail *AccountFilterOwnerEmail `form:"filter[owner.email],omitempty" json:"filter[owner.email],omitempty"`
+
+	// FilterDefaultContactLastName Accounts whose default contact's last name is one of the comma-separated values, or as an operator says (`filter[defaultContact.lastName][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. The negated operators (`neq`, `neq_or_null`, `not_contains`, `not_starts_with`, `not_ends_with`, `exists=false`) find the accounts whose default contact's last name does not match the positive form, accounts without a default contact included. Each value has at most 1,000 characters; a longer one is a 400.
+	FilterDefaultContactLastName *AccountFilterDefaultContactLastName `form:"filter[defaultContact.lastName],omitempty" json:"filter[defaultContact.lastName],omitempty"`
+
+	// FilterReferredByName Accounts referred by an account whose name is one of the comma-separated values, or as an operator says (`filter[referredBy.name][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. The negated operators (`neq`, `neq_or_null`, `not_contains`, `not_starts_with`, `not_ends_with`, `exists=false`) find the accounts not referred by an account whose name matches the positive form, accounts referred by none included. Each value has at most 1,000 characters; a longer one is a 400.
+	FilterReferredByName *AccountFilterReferredByName `form:"filter[referredBy.name],omitempty" json:"filter[referredBy.name],omitempty"`
+
+	// FilterContactsLastName Accounts with at least one contact whose last name is one of the comma-separated values, or as an operator says (`filter[contacts.lastName][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. The negated operators (`neq`, `neq_or_null`, `not_contains`, `not_starts_with`, `not_ends_with`, `exists=false`) find the accounts none of whose contacts matches the positive form, accounts without contacts included. Each value has at most 1,000 characters; a longer one is a 400.
+	FilterContactsLastName *AccountFilterContactsLastName `form:"filter[contacts.lastName],omitempty" json:"filter[contacts.lastName],omitempty"`
+
+	// FilterContactsPrimaryEmail Accounts with at least one contact whose primary email address is one of the comma-separated values, or as an operator says (`filter[contacts.primaryEmail][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. The negated operators (`neq`, `neq_or_null`, `not_contains`, `not_starts_with`, `not_ends_with`, `exists=false`) find the accounts none of whose contacts matches the positive form, accounts without contacts included. Each value has at most 1,000 characters; a longer one is a 400.
+	FilterContactsPrimaryEmail *AccountFilterContactsPrimaryEmail `form:"filter[contacts.primaryEmail],omitempty" json:"filter[contacts.primaryEmail],omitempty"`
+
+	// FilterContactsOwnerUsername Accounts with at least one contact whose owner's username is one of the comma-separated values, or as an operator says (`filter[contacts.owner.username][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. The negated operators (`neq`, `neq_or_null`, `not_contains`, `not_starts_with`, `not_ends_with`, `exists=false`) find the accounts none of whose contacts has an owner matching the positive form, accounts without contacts included. Each value has at most 1,000 characters; a longer one is a 400.
+	FilterContactsOwnerUsername *AccountFilterContactsOwnerUsername `form:"filter[contacts.owner.username],omitempty" json:"filter[contacts.owner.username],omitempty"`
+
 	// FilterAggregations Figures over every account the other filters match, not only the page, answered in `meta.aggregatedData` (JSON:API only; in the plain format a 400): terms `field function` separated by commas, each optionally with an alias as a third word (`name count total`). Fields and functions: `name` (`count`, `min`, `max`), `createdAt` (`min`, `max`). Each answer is named by its alias, or by the field and the function (`nameCount`). `count` answers `[{value, count}]`, the values most records hold first (ties by value; records without a value are left out), at most 100 of them unless the server's `--max-aggregation-values` says otherwise; `sum`, `avg`, `min` and `max` answer one value, null when no record has one. At most 10 terms and 1,000 characters; an unknown field, a function the field does not take, a malformed term or a name given twice is a 400.
 	FilterAggregations *AccountFilterAggregations `form:"filter[aggregations],omitempty" json:"filter[aggregations],omitempty"`
 
@@ -4921,7 +5005,7 @@ type ListAccountsParams struct {
 	// PageBefore Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`.
 	PageBefore *PageBefore `form:"page[before],omitempty" json:"page[before],omitempty"`
 
-	// Sort Fields to sort by, separated by commas; a leading `-` sorts descending. Sortable: `id`, `name`, `externalId`, `defaultContact`, `owner`, `referredBy`, `createdAt`, `updatedAt`.
+	// Sort Fields to sort by, separated by commas; a leading `-` sorts descending. Sortable: `id`, `name`, `externalId`, `defaultContact`, `owner`, `referredBy`, `createdAt`, `updatedAt`. Related fields (to-one): `owner.username`, `owner.email`, `defaultContact.lastName`, `referredBy.name`; a list sorted by one is paged by number, not by cursor.
 	Sort *AccountSort `form:"sort,omitempty" json:"sort,omitempty"`
 
 	// Include Related resources to add in `included`; JSON:API only. Paths: `contacts`, `defaultContact`, `organization`, `owner`, `referredBy`, and deeper paths such as `owner.organization` or `contacts.owner`.
@@ -5035,6 +5119,21 @@ type ListAccountContactsParams struct {
 	// FilterUpdatedAt Contacts by time of last change, as for `filter[createdAt]`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterUpdatedAt *ContactFilterUpdatedAt `form:"filter[updatedAt],omitempty" json:"filter[updatedAt],omitempty"`
 
+	// FilterAccountsName Contacts of at least one account whose name is one of the comma-separated values, or as an operator says (`filter[accounts.name][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. The negated operators (`neq`, `neq_or_null`, `not_contains`, `not_starts_with`, `not_ends_with`, `exists=false`) find the contacts of no account matching the positive form, contacts of no account included. Each value has at most 1,000 characters; a longer one is a 400.
+	FilterAccountsName *ContactFilterAccountsName `form:"filter[accounts.name],omitempty" json:"filter[accounts.name],omitempty"`
+
+	// FilterOwnerUsername Contacts whose owner's username is one of the comma-separated values, or as an operator says (`filter[owner.username][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. The negated operators (`neq`, `neq_or_null`, `not_contains`, `not_starts_with`, `not_ends_with`, `exists=false`) find the contacts whose owner's username does not match the positive form, contacts without an owner included. Each value has at most 1,000 characters; a longer one is a 400.
+	FilterOwnerUsername *ContactFilterOwnerUsername `form:"filter[owner.username],omitempty" json:"filter[owner.username],omitempty"`
+
+	// FilterAssignedToUsername Contacts assigned to a user whose username is one of the comma-separated values, or as an operator says (`filter[assignedTo.username][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. The negated operators (`neq`, `neq_or_null`, `not_contains`, `not_starts_with`, `not_ends_with`, `exists=false`) find the contacts not assigned to a user matching the positive form, contacts assigned to nobody included. Each value has at most 1,000 characters; a longer one is a 400.
+	FilterAssignedToUsername *ContactFilterAssignedToUsername `form:"filter[assignedTo.username],omitempty" json:"filter[assignedTo.username],omitempty"`
+
+	// FilterReportsToLastName Contacts reporting to a contact whose last name is one of the comma-separated values, or as an operator says (`filter[reportsTo.lastName][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. The negated operators (`neq`, `neq_or_null`, `not_contains`, `not_starts_with`, `not_ends_with`, `exists=false`) find the contacts not reporting to a contact matching the positive form, contacts reporting to nobody included. Each value has at most 1,000 characters; a longer one is a 400.
+	FilterReportsToLastName *ContactFilterReportsToLastName `form:"filter[reportsTo.lastName],omitempty" json:"filter[reportsTo.lastName],omitempty"`
+
+	// FilterAccountsOwnerUsername Contacts of at least one account whose owner's username is one of the comma-separated values, or as an operator says (`filter[accounts.owner.username][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. The negated operators (`neq`, `neq_or_null`, `not_contains`, `not_starts_with`, `not_ends_with`, `exists=false`) find the contacts of no account whose owner matches the positive form, contacts of no account included. Each value has at most 1,000 characters; a longer one is a 400.
+	FilterAccountsOwnerUsername *ContactFilterAccountsOwnerUsername `form:"filter[accounts.owner.username],omitempty" json:"filter[accounts.owner.username],omitempty"`
+
 	// FilterAggregations Figures over every contact the other filters match, not only the page, answered in `meta.aggregatedData` (JSON:API only; in the plain format a 400): terms `field function` separated by commas, each optionally with an alias as a third word (`lastName count total`). Fields and functions: `lastName` (`count`, `min`, `max`), `gender` (`count`), `birthday` (`min`, `max`). Each answer is named by its alias, or by the field and the function (`lastNameCount`). `count` answers `[{value, count}]`, the values most records hold first (ties by value; records without a value are left out), at most 100 of them unless the server's `--max-aggregation-values` says otherwise; `sum`, `avg`, `min` and `max` answer one value, null when no record has one. At most 10 terms and 1,000 characters; an unknown field, a function the field does not take, a malformed term or a name given twice is a 400.
 	FilterAggregations *ContactFilterAggregations `form:"filter[aggregations],omitempty" json:"filter[aggregations],omitempty"`
 
@@ -5050,7 +5149,7 @@ type ListAccountContactsParams struct {
 	// PageBefore Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`.
 	PageBefore *PageBefore `form:"page[before],omitempty" json:"page[before],omitempty"`
 
-	// Sort Fields to sort by, separated by commas; a leading `-` sorts descending. Sortable: `id`, `lastName`, `primaryEmail`, `externalId`, `assignedTo`, `owner`, `reportsTo`, `createdAt`, `updatedAt`.
+	// Sort Fields to sort by, separated by commas; a leading `-` sorts descending. Sortable: `id`, `lastName`, `primaryEmail`, `externalId`, `assignedTo`, `owner`, `reportsTo`, `createdAt`, `updatedAt`. Related fields (to-one): `owner.username`, `assignedTo.username`, `reportsTo.lastName`; a list sorted by one is paged by number, not by cursor.
 	Sort *ContactSort `form:"sort,omitempty" json:"sort,omitempty"`
 
 	// Include Related resources to add in `included`; JSON:API only. Paths: `accounts`, `assignedTo`, `organization`, `owner`, `reportsTo`, and deeper paths such as `owner.owner` or `accounts.owner`.
@@ -5350,6 +5449,9 @@ type DeleteBusinessUnitsParams struct {
 	// FilterUpdatedAt Business units by time of last change, as for `filter[createdAt]`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterUpdatedAt *BusinessUnitFilterUpdatedAt `form:"filter[updatedAt],omitempty" json:"filter[updatedAt],omitempty"`
 
+	// FilterUsersUsername Business units with at least one user whose username is one of the comma-separated values, or as an operator says (`filter[users.username][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. The negated operators (`neq`, `neq_or_null`, `not_contains`, `not_starts_with`, `not_ends_with`, `exists=false`) find the business units none of whose users matches the positive form, business units without users included. Each value has at most 1,000 characters; a longer one is a 400.
+	FilterUsersUsername *BusinessUnitFilterUsersUsername `form:"filter[users.username],omitempty" json:"filter[users.username],omitempty"`
+
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
 }
@@ -5376,6 +5478,9 @@ type ListBusinessUnitsParams struct {
 
 	// FilterUpdatedAt Business units by time of last change, as for `filter[createdAt]`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterUpdatedAt *BusinessUnitFilterUpdatedAt `form:"filter[updatedAt],omitempty" json:"filter[updatedAt],omitempty"`
+
+	// FilterUsersUsername Business units with at least one user whose username is one of the comma-separated values, or as an operator says (`filter[users.username][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. The negated operators (`neq`, `neq_or_null`, `not_contains`, `not_starts_with`, `not_ends_with`, `exists=false`) find the business units none of whose users matches the positive form, business units without users included. Each value has at most 1,000 characters; a longer one is a 400.
+	FilterUsersUsername *BusinessUnitFilterUsersUsername `form:"filter[users.username],omitempty" json:"filter[users.username],omitempty"`
 
 	// PageNumber The page to return, starting at 1.
 	PageNumber *PageNumber `form:"page[number],omitempty" json:"page[number],omitempty"`
@@ -5614,6 +5719,9 @@ type ListBusinessUnitUsersParams struct {
 	// FilterUpdatedAt Users by time of last change, as for `filter[createdAt]`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterUpdatedAt *UserFilterUpdatedAt `form:"filter[updatedAt],omitempty" json:"filter[updatedAt],omitempty"`
 
+	// FilterOwnerName Users whose business unit's name is one of the comma-separated values, or as an operator says (`filter[owner.name][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. The negated operators (`neq`, `neq_or_null`, `not_contains`, `not_starts_with`, `not_ends_with`, `exists=false`) find the users whose business unit's name does not match the positive form, users without a business unit included. Each value has at most 1,000 characters; a longer one is a 400.
+	FilterOwnerName *UserFilterOwnerName `form:"filter[owner.name],omitempty" json:"filter[owner.name],omitempty"`
+
 	// FilterAggregations Figures over every user the other filters match, not only the page, answered in `meta.aggregatedData` (JSON:API only; in the plain format a 400): terms `field function` separated by commas, each optionally with an alias as a third word (`enabled count total`). Fields and functions: `enabled` (`count`), `lastLogin` (`min`, `max`), `loginCount` (`sum`, `avg`, `min`, `max`). Each answer is named by its alias, or by the field and the function (`enabledCount`). `count` answers `[{value, count}]`, the values most records hold first (ties by value; records without a value are left out), at most 100 of them unless the server's `--max-aggregation-values` says otherwise; `sum`, `avg`, `min` and `max` answer one value, null when no record has one. At most 10 terms and 1,000 characters; an unknown field, a function the field does not take, a malformed term or a name given twice is a 400.
 	FilterAggregations *UserFilterAggregations `form:"filter[aggregations],omitempty" json:"filter[aggregations],omitempty"`
 
@@ -5629,7 +5737,7 @@ type ListBusinessUnitUsersParams struct {
 	// PageBefore Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`.
 	PageBefore *PageBefore `form:"page[before],omitempty" json:"page[before],omitempty"`
 
-	// Sort Fields to sort by, separated by commas; a leading `-` sorts descending. Sortable: `id`, `username`, `email`, `lastName`, `enabled`, `externalId`, `owner`, `createdAt`, `updatedAt`.
+	// Sort Fields to sort by, separated by commas; a leading `-` sorts descending. Sortable: `id`, `username`, `email`, `lastName`, `enabled`, `externalId`, `owner`, `createdAt`, `updatedAt`. Related fields (to-one): `owner.name`; a list sorted by one is paged by number, not by cursor.
 	Sort *UserSort `form:"sort,omitempty" json:"sort,omitempty"`
 
 	// Include Related resources to add in `included`; JSON:API only. Paths: `organization`, `owner`, `userRoles`, and deeper paths such as `owner.organization`.
@@ -5698,6 +5806,21 @@ type DeleteContactsParams struct {
 	// FilterUpdatedAt Contacts by time of last change, as for `filter[createdAt]`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterUpdatedAt *ContactFilterUpdatedAt `form:"filter[updatedAt],omitempty" json:"filter[updatedAt],omitempty"`
 
+	// FilterAccountsName Contacts of at least one account whose name is one of the comma-separated values, or as an operator says (`filter[accounts.name][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. The negated operators (`neq`, `neq_or_null`, `not_contains`, `not_starts_with`, `not_ends_with`, `exists=false`) find the contacts of no account matching the positive form, contacts of no account included. Each value has at most 1,000 characters; a longer one is a 400.
+	FilterAccountsName *ContactFilterAccountsName `form:"filter[accounts.name],omitempty" json:"filter[accounts.name],omitempty"`
+
+	// FilterOwnerUsername Contacts whose owner's username is one of the comma-separated values, or as an operator says (`filter[owner.username][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. The negated operators (`neq`, `neq_or_null`, `not_contains`, `not_starts_with`, `not_ends_with`, `exists=false`) find the contacts whose owner's username does not match the positive form, contacts without an owner included. Each value has at most 1,000 characters; a longer one is a 400.
+	FilterOwnerUsername *ContactFilterOwnerUsername `form:"filter[owner.username],omitempty" json:"filter[owner.username],omitempty"`
+
+	// FilterAssignedToUsername Contacts assigned to a user whose username is one of the comma-separated values, or as an operator says (`filter[assignedTo.username][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. The negated operators (`neq`, `neq_or_null`, `not_contains`, `not_starts_with`, `not_ends_with`, `exists=false`) find the contacts not assigned to a user matching the positive form, contacts assigned to nobody included. Each value has at most 1,000 characters; a longer one is a 400.
+	FilterAssignedToUsername *ContactFilterAssignedToUsername `form:"filter[assignedTo.username],omitempty" json:"filter[assignedTo.username],omitempty"`
+
+	// FilterReportsToLastName Contacts reporting to a contact whose last name is one of the comma-separated values, or as an operator says (`filter[reportsTo.lastName][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. The negated operators (`neq`, `neq_or_null`, `not_contains`, `not_starts_with`, `not_ends_with`, `exists=false`) find the contacts not reporting to a contact matching the positive form, contacts reporting to nobody included. Each value has at most 1,000 characters; a longer one is a 400.
+	FilterReportsToLastName *ContactFilterReportsToLastName `form:"filter[reportsTo.lastName],omitempty" json:"filter[reportsTo.lastName],omitempty"`
+
+	// FilterAccountsOwnerUsername Contacts of at least one account whose owner's username is one of the comma-separated values, or as an operator says (`filter[accounts.owner.username][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. The negated operators (`neq`, `neq_or_null`, `not_contains`, `not_starts_with`, `not_ends_with`, `exists=false`) find the contacts of no account whose owner matches the positive form, contacts of no account included. Each value has at most 1,000 characters; a longer one is a 400.
+	FilterAccountsOwnerUsername *ContactFilterAccountsOwnerUsername `form:"filter[accounts.owner.username],omitempty" json:"filter[accounts.owner.username],omitempty"`
+
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
 }
@@ -5737,6 +5860,21 @@ type ListContactsParams struct {
 	// FilterUpdatedAt Contacts by time of last change, as for `filter[createdAt]`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterUpdatedAt *ContactFilterUpdatedAt `form:"filter[updatedAt],omitempty" json:"filter[updatedAt],omitempty"`
 
+	// FilterAccountsName Contacts of at least one account whose name is one of the comma-separated values, or as an operator says (`filter[accounts.name][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. The negated operators (`neq`, `neq_or_null`, `not_contains`, `not_starts_with`, `not_ends_with`, `exists=false`) find the contacts of no account matching the positive form, contacts of no account included. Each value has at most 1,000 characters; a longer one is a 400.
+	FilterAccountsName *ContactFilterAccountsName `form:"filter[accounts.name],omitempty" json:"filter[accounts.name],omitempty"`
+
+	// FilterOwnerUsername Contacts whose owner's username is one of the comma-separated values, or as an operator says (`filter[owner.username][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. The negated operators (`neq`, `neq_or_null`, `not_contains`, `not_starts_with`, `not_ends_with`, `exists=false`) find the contacts whose owner's username does not match the positive form, contacts without an owner included. Each value has at most 1,000 characters; a longer one is a 400.
+	FilterOwnerUsername *ContactFilterOwnerUsername `form:"filter[owner.username],omitempty" json:"filter[owner.username],omitempty"`
+
+	// FilterAssignedToUsername Contacts assigned to a user whose username is one of the comma-separated values, or as an operator says (`filter[assignedTo.username][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. The negated operators (`neq`, `neq_or_null`, `not_contains`, `not_starts_with`, `not_ends_with`, `exists=false`) find the contacts not assigned to a user matching the positive form, contacts assigned to nobody included. Each value has at most 1,000 characters; a longer one is a 400.
+	FilterAssignedToUsername *ContactFilterAssignedToUsername `form:"filter[assignedTo.username],omitempty" json:"filter[assignedTo.username],omitempty"`
+
+	// FilterReportsToLastName Contacts reporting to a contact whose last name is one of the comma-separated values, or as an operator says (`filter[reportsTo.lastName][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. The negated operators (`neq`, `neq_or_null`, `not_contains`, `not_starts_with`, `not_ends_with`, `exists=false`) find the contacts not reporting to a contact matching the positive form, contacts reporting to nobody included. Each value has at most 1,000 characters; a longer one is a 400.
+	FilterReportsToLastName *ContactFilterReportsToLastName `form:"filter[reportsTo.lastName],omitempty" json:"filter[reportsTo.lastName],omitempty"`
+
+	// FilterAccountsOwnerUsername Contacts of at least one account whose owner's username is one of the comma-separated values, or as an operator says (`filter[accounts.owner.username][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. The negated operators (`neq`, `neq_or_null`, `not_contains`, `not_starts_with`, `not_ends_with`, `exists=false`) find the contacts of no account whose owner matches the positive form, contacts of no account included. Each value has at most 1,000 characters; a longer one is a 400.
+	FilterAccountsOwnerUsername *ContactFilterAccountsOwnerUsername `form:"filter[accounts.owner.username],omitempty" json:"filter[accounts.owner.username],omitempty"`
+
 	// FilterAggregations Figures over every contact the other filters match, not only the page, answered in `meta.aggregatedData` (JSON:API only; in the plain format a 400): terms `field function` separated by commas, each optionally with an alias as a third word (`lastName count total`). Fields and functions: `lastName` (`count`, `min`, `max`), `gender` (`count`), `birthday` (`min`, `max`). Each answer is named by its alias, or by the field and the function (`lastNameCount`). `count` answers `[{value, count}]`, the values most records hold first (ties by value; records without a value are left out), at most 100 of them unless the server's `--max-aggregation-values` says otherwise; `sum`, `avg`, `min` and `max` answer one value, null when no record has one. At most 10 terms and 1,000 characters; an unknown field, a function the field does not take, a malformed term or a name given twice is a 400.
 	FilterAggregations *ContactFilterAggregations `form:"filter[aggregations],omitempty" json:"filter[aggregations],omitempty"`
 
@@ -5752,7 +5890,7 @@ type ListContactsParams struct {
 	// PageBefore Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`.
 	PageBefore *PageBefore `form:"page[before],omitempty" json:"page[before],omitempty"`
 
-	// Sort Fields to sort by, separated by commas; a leading `-` sorts descending. Sortable: `id`, `lastName`, `primaryEmail`, `externalId`, `assignedTo`, `owner`, `reportsTo`, `createdAt`, `updatedAt`.
+	// Sort Fields to sort by, separated by commas; a leading `-` sorts descending. Sortable: `id`, `lastName`, `primaryEmail`, `externalId`, `assignedTo`, `owner`, `reportsTo`, `createdAt`, `updatedAt`. Related fields (to-one): `owner.username`, `assignedTo.username`, `reportsTo.lastName`; a list sorted by one is paged by number, not by cursor.
 	Sort *ContactSort `form:"sort,omitempty" json:"sort,omitempty"`
 
 	// Include Related resources to add in `included`; JSON:API only. Paths: `accounts`, `assignedTo`, `organization`, `owner`, `reportsTo`, and deeper paths such as `owner.owner` or `accounts.owner`.
@@ -5863,6 +6001,27 @@ type ListContactAccountsParams struct {
 	// FilterUpdatedAt Accounts by time of last change, as for `filter[createdAt]`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterUpdatedAt *AccountFilterUpdatedAt `form:"filter[updatedAt],omitempty" json:"filter[updatedAt],omitempty"`
 
+	// FilterOwnerUsername Accounts whose owner's username is one of the comma-separated values, or as an operator says (`filter[owner.username][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. The negated operators (`neq`, `neq_or_null`, `not_contains`, `not_starts_with`, `not_ends_with`, `exists=false`) find the accounts whose owner's username does not match the positive form, accounts without an owner included. Each value has at most 1,000 characters; a longer one is a 400.
+	FilterOwnerUsername *AccountFilterOwnerUsername `form:"filter[owner.username],omitempty" json:"filter[owner.username],omitempty"`
+
+	// FilterOwnerEmail Accounts whose owner's email address is one of the comma-separated values, or as an operator says (`filter[owner.email][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. The negated operators (`neq`, `neq_or_null`, `not_contains`, `not_starts_with`, `not_ends_with`, `exists=false`) find the accounts whose owner's email address does not match the positive form, accounts without an owner included. Each value has at most 1,000 characters; a longer one is a 400.
+	FilterOwnerEmail *AccountFilterOwnerEmail `form:"filter[owner.email],omitempty" json:"filter[owner.email],omitempty"`
+
+	// FilterDefaultContactLastName Accounts whose default contact's last name is one of the comma-separated values, or as an operator says (`filter[defaultContact.lastName][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. The negated operators (`neq`, `neq_or_null`, `not_contains`, `not_starts_with`, `not_ends_with`, `exists=false`) find the accounts whose default contact's last name does not match the positive form, accounts without a default contact included. Each value has at most 1,000 characters; a longer one is a 400.
+	FilterDefaultContactLastName *AccountFilterDefaultContactLastName `form:"filter[defaultContact.lastName],omitempty" json:"filter[defaultContact.lastName],omitempty"`
+
+	// FilterReferredByName Accounts referred by an account whose name is one of the comma-separated values, or as an operator says (`filter[referredBy.name][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. The negated operators (`neq`, `neq_or_null`, `not_contains`, `not_starts_with`, `not_ends_with`, `exists=false`) find the accounts not referred by an account whose name matches the positive form, accounts referred by none included. Each value has at most 1,000 characters; a longer one is a 400.
+	FilterReferredByName *AccountFilterReferredByName `form:"filter[referredBy.name],omitempty" json:"filter[referredBy.name],omitempty"`
+
+	// FilterContactsLastName Accounts with at least one contact whose last name is one of the comma-separated values, or as an operator says (`filter[contacts.lastName][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. The negated operators (`neq`, `neq_or_null`, `not_contains`, `not_starts_with`, `not_ends_with`, `exists=false`) find the accounts none of whose contacts matches the positive form, accounts without contacts included. Each value has at most 1,000 characters; a longer one is a 400.
+	FilterContactsLastName *AccountFilterContactsLastName `form:"filter[contacts.lastName],omitempty" json:"filter[contacts.lastName],omitempty"`
+
+	// FilterContactsPrimaryEmail Accounts with at least one contact whose primary email address is one of the comma-separated values, or as an operator says (`filter[contacts.primaryEmail][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. The negated operators (`neq`, `neq_or_null`, `not_contains`, `not_starts_with`, `not_ends_with`, `exists=false`) find the accounts none of whose contacts matches the positive form, accounts without contacts included. Each value has at most 1,000 characters; a longer one is a 400.
+	FilterContactsPrimaryEmail *AccountFilterContactsPrimaryEmail `form:"filter[contacts.primaryEmail],omitempty" json:"filter[contacts.primaryEmail],omitempty"`
+
+	// FilterContactsOwnerUsername Accounts with at least one contact whose owner's username is one of the comma-separated values, or as an operator says (`filter[contacts.owner.username][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. The negated operators (`neq`, `neq_or_null`, `not_contains`, `not_starts_with`, `not_ends_with`, `exists=false`) find the accounts none of whose contacts has an owner matching the positive form, accounts without contacts included. Each value has at most 1,000 characters; a longer one is a 400.
+	FilterContactsOwnerUsername *AccountFilterContactsOwnerUsername `form:"filter[contacts.owner.username],omitempty" json:"filter[contacts.owner.username],omitempty"`
+
 	// FilterAggregations Figures over every account the other filters match, not only the page, answered in `meta.aggregatedData` (JSON:API only; in the plain format a 400): terms `field function` separated by commas, each optionally with an alias as a third word (`name count total`). Fields and functions: `name` (`count`, `min`, `max`), `createdAt` (`min`, `max`). Each answer is named by its alias, or by the field and the function (`nameCount`). `count` answers `[{value, count}]`, the values most records hold first (ties by value; records without a value are left out), at most 100 of them unless the server's `--max-aggregation-values` says otherwise; `sum`, `avg`, `min` and `max` answer one value, null when no record has one. At most 10 terms and 1,000 characters; an unknown field, a function the field does not take, a malformed term or a name given twice is a 400.
 	FilterAggregations *AccountFilterAggregations `form:"filter[aggregations],omitempty" json:"filter[aggregations],omitempty"`
 
@@ -5878,7 +6037,7 @@ type ListContactAccountsParams struct {
 	// PageBefore Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`.
 	PageBefore *PageBefore `form:"page[before],omitempty" json:"page[before],omitempty"`
 
-	// Sort Fields to sort by, separated by commas; a leading `-` sorts descending. Sortable: `id`, `name`, `externalId`, `defaultContact`, `owner`, `referredBy`, `createdAt`, `updatedAt`.
+	// Sort Fields to sort by, separated by commas; a leading `-` sorts descending. Sortable: `id`, `name`, `externalId`, `defaultContact`, `owner`, `referredBy`, `createdAt`, `updatedAt`. Related fields (to-one): `owner.username`, `owner.email`, `defaultContact.lastName`, `referredBy.name`; a list sorted by one is paged by number, not by cursor.
 	Sort *AccountSort `form:"sort,omitempty" json:"sort,omitempty"`
 
 	// Include Related resources to add in `included`; JSON:API only. Paths: `contacts`, `defaultContact`, `organization`, `owner`, `referredBy`, and deeper paths such as `owner.organization` or `contacts.owner`.
@@ -6457,6 +6616,9 @@ type ListOrganizationBusinessUnitsParams struct {
 	// FilterUpdatedAt Business units by time of last change, as for `filter[createdAt]`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterUpdatedAt *BusinessUnitFilterUpdatedAt `form:"filter[updatedAt],omitempty" json:"filter[updatedAt],omitempty"`
 
+	// FilterUsersUsername Business units with at least one user whose username is one of the comma-separated values, or as an operator says (`filter[users.username][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. The negated operators (`neq`, `neq_or_null`, `not_contains`, `not_starts_with`, `not_ends_with`, `exists=false`) find the business units none of whose users matches the positive form, business units without users included. Each value has at most 1,000 characters; a longer one is a 400.
+	FilterUsersUsername *BusinessUnitFilterUsersUsername `form:"filter[users.username],omitempty" json:"filter[users.username],omitempty"`
+
 	// PageNumber The page to return, starting at 1.
 	PageNumber *PageNumber `form:"page[number],omitempty" json:"page[number],omitempty"`
 
@@ -6580,6 +6742,9 @@ type ListOrganizationUsersParams struct {
 	// FilterUpdatedAt Users by time of last change, as for `filter[createdAt]`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterUpdatedAt *UserFilterUpdatedAt `form:"filter[updatedAt],omitempty" json:"filter[updatedAt],omitempty"`
 
+	// FilterOwnerName Users whose business unit's name is one of the comma-separated values, or as an operator says (`filter[owner.name][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. The negated operators (`neq`, `neq_or_null`, `not_contains`, `not_starts_with`, `not_ends_with`, `exists=false`) find the users whose business unit's name does not match the positive form, users without a business unit included. Each value has at most 1,000 characters; a longer one is a 400.
+	FilterOwnerName *UserFilterOwnerName `form:"filter[owner.name],omitempty" json:"filter[owner.name],omitempty"`
+
 	// FilterAggregations Figures over every user the other filters match, not only the page, answered in `meta.aggregatedData` (JSON:API only; in the plain format a 400): terms `field function` separated by commas, each optionally with an alias as a third word (`enabled count total`). Fields and functions: `enabled` (`count`), `lastLogin` (`min`, `max`), `loginCount` (`sum`, `avg`, `min`, `max`). Each answer is named by its alias, or by the field and the function (`enabledCount`). `count` answers `[{value, count}]`, the values most records hold first (ties by value; records without a value are left out), at most 100 of them unless the server's `--max-aggregation-values` says otherwise; `sum`, `avg`, `min` and `max` answer one value, null when no record has one. At most 10 terms and 1,000 characters; an unknown field, a function the field does not take, a malformed term or a name given twice is a 400.
 	FilterAggregations *UserFilterAggregations `form:"filter[aggregations],omitempty" json:"filter[aggregations],omitempty"`
 
@@ -6595,7 +6760,7 @@ type ListOrganizationUsersParams struct {
 	// PageBefore Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`.
 	PageBefore *PageBefore `form:"page[before],omitempty" json:"page[before],omitempty"`
 
-	// Sort Fields to sort by, separated by commas; a leading `-` sorts descending. Sortable: `id`, `username`, `email`, `lastName`, `enabled`, `externalId`, `owner`, `createdAt`, `updatedAt`.
+	// Sort Fields to sort by, separated by commas; a leading `-` sorts descending. Sortable: `id`, `username`, `email`, `lastName`, `enabled`, `externalId`, `owner`, `createdAt`, `updatedAt`. Related fields (to-one): `owner.name`; a list sorted by one is paged by number, not by cursor.
 	Sort *UserSort `form:"sort,omitempty" json:"sort,omitempty"`
 
 	// Include Related resources to add in `included`; JSON:API only. Paths: `organization`, `owner`, `userRoles`, and deeper paths such as `owner.organization`.
@@ -6997,6 +7162,9 @@ type DeleteUsersParams struct {
 	// FilterUpdatedAt Users by time of last change, as for `filter[createdAt]`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterUpdatedAt *UserFilterUpdatedAt `form:"filter[updatedAt],omitempty" json:"filter[updatedAt],omitempty"`
 
+	// FilterOwnerName Users whose business unit's name is one of the comma-separated values, or as an operator says (`filter[owner.name][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. The negated operators (`neq`, `neq_or_null`, `not_contains`, `not_starts_with`, `not_ends_with`, `exists=false`) find the users whose business unit's name does not match the positive form, users without a business unit included. Each value has at most 1,000 characters; a longer one is a 400.
+	FilterOwnerName *UserFilterOwnerName `form:"filter[owner.name],omitempty" json:"filter[owner.name],omitempty"`
+
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
 }
@@ -7036,6 +7204,9 @@ type ListUsersParams struct {
 	// FilterUpdatedAt Users by time of last change, as for `filter[createdAt]`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterUpdatedAt *UserFilterUpdatedAt `form:"filter[updatedAt],omitempty" json:"filter[updatedAt],omitempty"`
 
+	// FilterOwnerName Users whose business unit's name is one of the comma-separated values, or as an operator says (`filter[owner.name][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. The negated operators (`neq`, `neq_or_null`, `not_contains`, `not_starts_with`, `not_ends_with`, `exists=false`) find the users whose business unit's name does not match the positive form, users without a business unit included. Each value has at most 1,000 characters; a longer one is a 400.
+	FilterOwnerName *UserFilterOwnerName `form:"filter[owner.name],omitempty" json:"filter[owner.name],omitempty"`
+
 	// FilterAggregations Figures over every user the other filters match, not only the page, answered in `meta.aggregatedData` (JSON:API only; in the plain format a 400): terms `field function` separated by commas, each optionally with an alias as a third word (`enabled count total`). Fields and functions: `enabled` (`count`), `lastLogin` (`min`, `max`), `loginCount` (`sum`, `avg`, `min`, `max`). Each answer is named by its alias, or by the field and the function (`enabledCount`). `count` answers `[{value, count}]`, the values most records hold first (ties by value; records without a value are left out), at most 100 of them unless the server's `--max-aggregation-values` says otherwise; `sum`, `avg`, `min` and `max` answer one value, null when no record has one. At most 10 terms and 1,000 characters; an unknown field, a function the field does not take, a malformed term or a name given twice is a 400.
 	FilterAggregations *UserFilterAggregations `form:"filter[aggregations],omitempty" json:"filter[aggregations],omitempty"`
 
@@ -7051,7 +7222,7 @@ type ListUsersParams struct {
 	// PageBefore Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`.
 	PageBefore *PageBefore `form:"page[before],omitempty" json:"page[before],omitempty"`
 
-	// Sort Fields to sort by, separated by commas; a leading `-` sorts descending. Sortable: `id`, `username`, `email`, `lastName`, `enabled`, `externalId`, `owner`, `createdAt`, `updatedAt`.
+	// Sort Fields to sort by, separated by commas; a leading `-` sorts descending. Sortable: `id`, `username`, `email`, `lastName`, `enabled`, `externalId`, `owner`, `createdAt`, `updatedAt`. Related fields (to-one): `owner.name`; a list sorted by one is paged by number, not by cursor.
 	Sort *UserSort `form:"sort,omitempty" json:"sort,omitempty"`
 
 	// Include Related resources to add in `included`; JSON:API only. Paths: `organization`, `owner`, `userRoles`, and deeper paths such as `owner.organization`.
@@ -8680,6 +8851,76 @@ func (siw *ServerInterfaceWrapper) DeleteAccounts(c *gin.Context) {
 		return
 	}
 
+	// ------------- Optional query parameter "filter[owner.username]" -------------
+
+	if _, found := query["filter[owner.username]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[owner.username]", query, &params.FilterOwnerUsername, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[owner.username]: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "filter[owner.email]" -------------
+
+	if _, found := query["filter[owner.email]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[owner.email]", query, &params.FilterOwnerEmail, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[owner.email]: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "filter[defaultContact.lastName]" -------------
+
+	if _, found := query["filter[defaultContact.lastName]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[defaultContact.lastName]", query, &params.FilterDefaultContactLastName, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[defaultContact.lastName]: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "filter[referredBy.name]" -------------
+
+	if _, found := query["filter[referredBy.name]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[referredBy.name]", query, &params.FilterReferredByName, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[referredBy.name]: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "filter[contacts.lastName]" -------------
+
+	if _, found := query["filter[contacts.lastName]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[contacts.lastName]", query, &params.FilterContactsLastName, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[contacts.lastName]: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "filter[contacts.primaryEmail]" -------------
+
+	if _, found := query["filter[contacts.primaryEmail]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[contacts.primaryEmail]", query, &params.FilterContactsPrimaryEmail, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[contacts.primaryEmail]: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "filter[contacts.owner.username]" -------------
+
+	if _, found := query["filter[contacts.owner.username]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[contacts.owner.username]", query, &params.FilterContactsOwnerUsername, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[contacts.owner.username]: %w", err), http.StatusBadRequest)
+		return
+	}
+
 	headers := c.Request.Header
 
 	// ------------- Optional header parameter "X-Include" -------------
@@ -8818,6 +9059,76 @@ func (siw *ServerInterfaceWrapper) ListAccounts(c *gin.Context) {
 	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[updatedAt]: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "filter[owner.username]" -------------
+
+	if _, found := query["filter[owner.username]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[owner.username]", query, &params.FilterOwnerUsername, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[owner.username]: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "filter[owner.email]" -------------
+
+	if _, found := query["filter[owner.email]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[owner.email]", query, &params.FilterOwnerEmail, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[owner.email]: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "filter[defaultContact.lastName]" -------------
+
+	if _, found := query["filter[defaultContact.lastName]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[defaultContact.lastName]", query, &params.FilterDefaultContactLastName, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[defaultContact.lastName]: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "filter[referredBy.name]" -------------
+
+	if _, found := query["filter[referredBy.name]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[referredBy.name]", query, &params.FilterReferredByName, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[referredBy.name]: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "filter[contacts.lastName]" -------------
+
+	if _, found := query["filter[contacts.lastName]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[contacts.lastName]", query, &params.FilterContactsLastName, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[contacts.lastName]: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "filter[contacts.primaryEmail]" -------------
+
+	if _, found := query["filter[contacts.primaryEmail]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[contacts.primaryEmail]", query, &params.FilterContactsPrimaryEmail, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[contacts.primaryEmail]: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "filter[contacts.owner.username]" -------------
+
+	if _, found := query["filter[contacts.owner.username]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[contacts.owner.username]", query, &params.FilterContactsOwnerUsername, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[contacts.owner.username]: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -9397,6 +9708,56 @@ func (siw *ServerInterfaceWrapper) ListAccountContacts(c *gin.Context) {
 	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[updatedAt]: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "filter[accounts.name]" -------------
+
+	if _, found := query["filter[accounts.name]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[accounts.name]", query, &params.FilterAccountsName, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[accounts.name]: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "filter[owner.username]" -------------
+
+	if _, found := query["filter[owner.username]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[owner.username]", query, &params.FilterOwnerUsername, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[owner.username]: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "filter[assignedTo.username]" -------------
+
+	if _, found := query["filter[assignedTo.username]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[assignedTo.username]", query, &params.FilterAssignedToUsername, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[assignedTo.username]: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "filter[reportsTo.lastName]" -------------
+
+	if _, found := query["filter[reportsTo.lastName]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[reportsTo.lastName]", query, &params.FilterReportsToLastName, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[reportsTo.lastName]: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "filter[accounts.owner.username]" -------------
+
+	if _, found := query["filter[accounts.owner.username]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[accounts.owner.username]", query, &params.FilterAccountsOwnerUsername, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[accounts.owner.username]: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -11085,6 +11446,16 @@ func (siw *ServerInterfaceWrapper) DeleteBusinessUnits(c *gin.Context) {
 		return
 	}
 
+	// ------------- Optional query parameter "filter[users.username]" -------------
+
+	if _, found := query["filter[users.username]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[users.username]", query, &params.FilterUsersUsername, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[users.username]: %w", err), http.StatusBadRequest)
+		return
+	}
+
 	headers := c.Request.Header
 
 	// ------------- Optional header parameter "X-Include" -------------
@@ -11193,6 +11564,16 @@ func (siw *ServerInterfaceWrapper) ListBusinessUnits(c *gin.Context) {
 	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[updatedAt]: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "filter[users.username]" -------------
+
+	if _, found := query["filter[users.username]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[users.username]", query, &params.FilterUsersUsername, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[users.username]: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -12357,6 +12738,16 @@ func (siw *ServerInterfaceWrapper) ListBusinessUnitUsers(c *gin.Context) {
 		return
 	}
 
+	// ------------- Optional query parameter "filter[owner.name]" -------------
+
+	if _, found := query["filter[owner.name]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[owner.name]", query, &params.FilterOwnerName, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[owner.name]: %w", err), http.StatusBadRequest)
+		return
+	}
+
 	// ------------- Optional query parameter "filter[aggregations]" -------------
 
 	if _, found := query["filter[aggregations]"]; found {
@@ -12667,6 +13058,56 @@ func (siw *ServerInterfaceWrapper) DeleteContacts(c *gin.Context) {
 		return
 	}
 
+	// ------------- Optional query parameter "filter[accounts.name]" -------------
+
+	if _, found := query["filter[accounts.name]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[accounts.name]", query, &params.FilterAccountsName, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[accounts.name]: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "filter[owner.username]" -------------
+
+	if _, found := query["filter[owner.username]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[owner.username]", query, &params.FilterOwnerUsername, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[owner.username]: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "filter[assignedTo.username]" -------------
+
+	if _, found := query["filter[assignedTo.username]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[assignedTo.username]", query, &params.FilterAssignedToUsername, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[assignedTo.username]: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "filter[reportsTo.lastName]" -------------
+
+	if _, found := query["filter[reportsTo.lastName]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[reportsTo.lastName]", query, &params.FilterReportsToLastName, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[reportsTo.lastName]: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "filter[accounts.owner.username]" -------------
+
+	if _, found := query["filter[accounts.owner.username]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[accounts.owner.username]", query, &params.FilterAccountsOwnerUsername, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[accounts.owner.username]: %w", err), http.StatusBadRequest)
+		return
+	}
+
 	headers := c.Request.Header
 
 	// ------------- Optional header parameter "X-Include" -------------
@@ -12815,6 +13256,56 @@ func (siw *ServerInterfaceWrapper) ListContacts(c *gin.Context) {
 	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[updatedAt]: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "filter[accounts.name]" -------------
+
+	if _, found := query["filter[accounts.name]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[accounts.name]", query, &params.FilterAccountsName, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[accounts.name]: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "filter[owner.username]" -------------
+
+	if _, found := query["filter[owner.username]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[owner.username]", query, &params.FilterOwnerUsername, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[owner.username]: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "filter[assignedTo.username]" -------------
+
+	if _, found := query["filter[assignedTo.username]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[assignedTo.username]", query, &params.FilterAssignedToUsername, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[assignedTo.username]: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "filter[reportsTo.lastName]" -------------
+
+	if _, found := query["filter[reportsTo.lastName]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[reportsTo.lastName]", query, &params.FilterReportsToLastName, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[reportsTo.lastName]: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "filter[accounts.owner.username]" -------------
+
+	if _, found := query["filter[accounts.owner.username]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[accounts.owner.username]", query, &params.FilterAccountsOwnerUsername, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[accounts.owner.username]: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -13384,6 +13875,76 @@ func (siw *ServerInterfaceWrapper) ListContactAccounts(c *gin.Context) {
 	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[updatedAt]: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "filter[owner.username]" -------------
+
+	if _, found := query["filter[owner.username]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[owner.username]", query, &params.FilterOwnerUsername, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[owner.username]: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "filter[owner.email]" -------------
+
+	if _, found := query["filter[owner.email]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[owner.email]", query, &params.FilterOwnerEmail, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[owner.email]: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "filter[defaultContact.lastName]" -------------
+
+	if _, found := query["filter[defaultContact.lastName]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[defaultContact.lastName]", query, &params.FilterDefaultContactLastName, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[defaultContact.lastName]: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "filter[referredBy.name]" -------------
+
+	if _, found := query["filter[referredBy.name]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[referredBy.name]", query, &params.FilterReferredByName, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[referredBy.name]: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "filter[contacts.lastName]" -------------
+
+	if _, found := query["filter[contacts.lastName]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[contacts.lastName]", query, &params.FilterContactsLastName, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[contacts.lastName]: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "filter[contacts.primaryEmail]" -------------
+
+	if _, found := query["filter[contacts.primaryEmail]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[contacts.primaryEmail]", query, &params.FilterContactsPrimaryEmail, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[contacts.primaryEmail]: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "filter[contacts.owner.username]" -------------
+
+	if _, found := query["filter[contacts.owner.username]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[contacts.owner.username]", query, &params.FilterContactsOwnerUsername, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[contacts.owner.username]: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -16241,6 +16802,16 @@ func (siw *ServerInterfaceWrapper) ListOrganizationBusinessUnits(c *gin.Context)
 		return
 	}
 
+	// ------------- Optional query parameter "filter[users.username]" -------------
+
+	if _, found := query["filter[users.username]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[users.username]", query, &params.FilterUsersUsername, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[users.username]: %w", err), http.StatusBadRequest)
+		return
+	}
+
 	// ------------- Optional query parameter "page[number]" -------------
 
 	if _, found := query["page[number]"]; found {
@@ -16765,6 +17336,16 @@ func (siw *ServerInterfaceWrapper) ListOrganizationUsers(c *gin.Context) {
 	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[updatedAt]: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "filter[owner.name]" -------------
+
+	if _, found := query["filter[owner.name]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[owner.name]", query, &params.FilterOwnerName, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[owner.name]: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -18776,6 +19357,16 @@ func (siw *ServerInterfaceWrapper) DeleteUsers(c *gin.Context) {
 		return
 	}
 
+	// ------------- Optional query parameter "filter[owner.name]" -------------
+
+	if _, found := query["filter[owner.name]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[owner.name]", query, &params.FilterOwnerName, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[owner.name]: %w", err), http.StatusBadRequest)
+		return
+	}
+
 	headers := c.Request.Header
 
 	// ------------- Optional header parameter "X-Include" -------------
@@ -18924,6 +19515,16 @@ func (siw *ServerInterfaceWrapper) ListUsers(c *gin.Context) {
 	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[updatedAt]: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "filter[owner.name]" -------------
+
+	if _, found := query["filter[owner.name]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[owner.name]", query, &params.FilterOwnerName, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[owner.name]: %w", err), http.StatusBadRequest)
 		return
 	}
 

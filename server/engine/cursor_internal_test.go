@@ -90,13 +90,13 @@ func TestCursorSortUnsupported(t *testing.T) {
 	t.Parallel()
 	e := &Engine{cursors: cursorCodec{key: []byte("k")}}
 	q := url.Values{"page[after]": {""}}
-	_, errs := e.parseCursor(q, cursorTable, []storage.Order{{Column: "extra"}}, 10)
+	_, errs := e.parseCursor(q, cursorTable, []storage.Order{{Column: "extra"}}, "", 10)
 	if len(errs) != 1 || errs[0].Code != "unsupported-sort" || errs[0].Parameter != "sort" ||
 		errs[0].About != "https://jsonapi.org/profiles/ethanresnick/cursor-pagination/unsupported-sort" ||
 		errs[0].Type != errs[0].About || errs[0].Kind != problem.Invalid {
 		t.Errorf("sorted by JSON: %v", errs)
 	}
-	if c, errs := e.parseCursor(url.Values{}, cursorTable, []storage.Order{{Column: "extra"}}, 10); c != nil || errs != nil {
+	if c, errs := e.parseCursor(url.Values{}, cursorTable, []storage.Order{{Column: "extra"}}, "", 10); c != nil || errs != nil {
 		t.Errorf("paged by number: %v, %v", c, errs)
 	}
 }

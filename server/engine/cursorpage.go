@@ -39,9 +39,10 @@ type cursorPage struct {
 }
 
 // parseCursor reads page[after] and page[before] for a list of t sorted by
-// order; nil when the request has neither. number and size are what
-// parsePage read.
-func (e *Engine) parseCursor(q url.Values, t *storage.Table, order []storage.Order, size int) (*cursorPage, problem.List) {
+// order; nil when the request has neither. size is what parsePage read;
+// pathSort, the first field of related records the order names, which a
+// cursor does not hold (the related value may change under the walk).
+func (e *Engine) parseCursor(q url.Values, t *storage.Table, order []storage.Order, pathSort string, size int) (*cursorPage, problem.List) {
 	after, hasAfter := q["page[after]"]
 	before, hasBefore := q["page[before]"]
 	if !hasAfter && !hasBefore {
@@ -58,7 +59,9 @@ func (e *Engine) parseCursor(q url.Values, t *storage.Table, order []storage.Ord
 		errs = append(errs, problem.Filter("page[size]", fmt.Sprintf("The value should be between 1 and %d with page[after] or page[before].", maxPageSize)))
 	}
 	whole := storage.Ordering(t, order)
-	if col := seekable(t, whole); col != "" {
+	if pathSort != "" {
+		errs = append(errs, problem.UnsupportedCursorSort(fmt.Sprintf("A list sorted by the related field %q cannot be paged by cursor; page it by number.", pathSort)))
+	} else if col := seekable(t, whole); col != "" {
 		errs = append(errs, problem.UnsupportedCursorSort(fmt.Sprintf("A list sorted by the %q column cannot be paged by cursor; page it by number.", col)))
 	}
 	if len(errs) > 0 {

@@ -34,13 +34,22 @@ var filterKey = regexp.MustCompile(`^filter\[([A-Za-z0-9_.\-]+)\](?:\[([a-z_]+)\
 // filterField is what a filter name resolves to.
 type filterField struct {
 	column string
-	via    *storage.Via // to-many relationships: the related records are tested
+	via    *storage.Via  // to-many relationships: the related records are tested
+	path   []storage.Hop // a field of related records (filter[owner.username]): column is theirs
 	typ    resource.FieldType
 	ops    []string
 	list   bool
 }
 
-func (e *Engine) resolveFilter(res *resource.Resource, name, lang string) (filterField, bool) {
+func (e *Engine) resolveFilter(cl *call, res *resource.Resource, name, lang string) (filterField, bool) {
+	if path, ok := res.Path(name); ok {
+		hops, ok := e.pathHops(cl, path)
+		if !ok {
+			return filterField{}, false
+		}
+		a := path.Field
+		return filterField{column: a.ColumnIn(lang), path: hops, typ: a.Type, ops: a.Filter, list: true}, true
+	}
 	if name == "id" {
 		return filterField{column: res.IDColumn, typ: idType(res), ops: res.IDOps, list: true}, true
 	}
@@ -63,6 +72,41 @@ func (e *Engine) resolveFilter(res *resource.Resource, name, lang string) (filte
 	return f, true
 }
 
+// pathHops is how storage follows a declared path for the caller of cl: each
+// relationship's link, the related table, and what limits the related
+// records to those the caller may see besides the organization (the
+// organization itself when the path reaches it, the records a type is
+// limited to). False when a resource on the way is one the caller may not
+// read: the path is then unknown to the caller, answered as any unknown
+// filter or sort is, so that nothing tells whether a hidden record matched.
+func (e *Engine) pathHops(cl *call, path *resource.Path) ([]storage.Hop, bool) {
+	hops := make([]storage.Hop, len(path.Hops))
+	for i, rel := range path.Hops {
+		target := path.Targets[i]
+		if len(target.Readers) > 0 && !allowed(cl.roles, target, viewAction) {
+			return nil, false
+		}
+		h := storage.Hop{To: e.table(target)}
+		switch {
+		case rel.Through != nil:
+			h.Through = &storage.Via{Table: rel.Through.Table, Column: rel.Through.Column, Target: rel.Through.Target}
+		case rel.ToMany:
+			back, _ := target.Relationship(rel.Inverse)
+			h.Back = back.Column
+		default:
+			h.Column = rel.Column
+		}
+		if target.Self {
+			h.Where = append(h.Where, storage.Cond{Column: target.IDColumn, Op: storage.Eq, Values: []any{cl.org}})
+		}
+		if only, ok := e.only[target.Type]; ok {
+			h.Where = append(h.Where, storage.Cond{Column: target.IDColumn, Op: storage.Eq, Values: only})
+		}
+		hops[i] = h
+	}
+	return hops, true
+}
+
 // viaOps are the operators on to-many relationships (oro-behaviour §2.2): eq has
 // any of the values, neq none of them, contains all of them.
 var viaOps = map[string]storage.Op{
@@ -79,12 +123,12 @@ func idType(res *resource.Resource) resource.FieldType {
 
 // parseFilter turns filter[field] or filter[field][op] into one condition
 // (oro-behaviour §2): commas separate values, a..b is a range.
-func (e *Engine) parseFilter(res *resource.Resource, key, raw, lang string) (storage.Cond, error) {
+func (e *Engine) parseFilter(cl *call, res *resource.Resource, key, raw, lang string) (storage.Cond, error) {
 	m := filterKey.FindStringSubmatch(key)
 	if m == nil {
 		return storage.Cond{}, problem.Filter(key, "The filter is not supported.")
 	}
-	field, ok := e.resolveFilter(res, m[1], lang)
+	field, ok := e.resolveFilter(cl, res, m[1], lang)
 	if !ok {
 		return storage.Cond{}, problem.Filter(key, "The filter is not supported.")
 	}
@@ -95,7 +139,7 @@ func (e *Engine) parseFilter(res *resource.Resource, key, raw, lang string) (sto
 	if !slices.Contains(field.ops, op) {
 		return storage.Cond{}, problem.Filter(key, fmt.Sprintf("The operator %q is not supported.", op))
 	}
-	cond := storage.Cond{Column: field.column, Via: field.via}
+	cond := storage.Cond{Column: field.column, Via: field.via, Path: field.path}
 	if field.via != nil {
 		cond.Column = ""
 	}

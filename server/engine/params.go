@@ -33,6 +33,7 @@ type listParams struct {
 	filtered     bool                       // at least one filter[...] was given
 	aggs         []aggregation              // filter[aggregations] (aggregate.go)
 	cursor       *cursorPage                // page[after] or page[before]; nil: paged by number
+	pathSort     string                     // the first related field sort names (owner.username); "": none
 }
 
 // parseShape reads fields[type] and include, the shape of the answer; both are JSON:API only.
@@ -116,8 +117,10 @@ func (e *Engine) parseInclude(res *resource.Resource, value string) ([][]*resour
 	return out, nil
 }
 
-// parseList reads filters, sort and page on top of the shape.
-func (e *Engine) parseList(q url.Values, res *resource.Resource, f Format, lang string) (*listParams, error) {
+// parseList reads filters, sort and page of a list of res on top of the
+// shape, for the caller of cl.
+func (e *Engine) parseList(cl *call, res *resource.Resource) (*listParams, error) {
+	q, f, lang := cl.query, cl.f, cl.lang
 	p, err := e.parseShape(q, res, f)
 	if err != nil {
 		return nil, err
@@ -140,7 +143,7 @@ func (e *Engine) parseList(q url.Values, res *resource.Resource, f Format, lang 
 			p.aggs = aggs
 			continue
 		}
-		cond, err := e.parseFilter(res, key, q.Get(key), lang)
+		cond, err := e.parseFilter(cl, res, key, q.Get(key), lang)
 		if err != nil {
 			errs = append(errs, err.(*problem.Problem))
 			continue
@@ -149,11 +152,11 @@ func (e *Engine) parseList(q url.Values, res *resource.Resource, f Format, lang 
 		p.filtered = true
 	}
 	if s := q.Get("sort"); s != "" {
-		order, err := parseSort(res, s, lang)
+		order, pathSort, err := e.parseSort(cl, res, s, lang)
 		if err != nil {
 			errs = append(errs, err.(*problem.Problem))
 		}
-		p.order = order
+		p.order, p.pathSort = order, pathSort
 	}
 	var pageErrs problem.List
 	p.number, p.size, pageErrs = parsePage(q)
@@ -161,7 +164,7 @@ func (e *Engine) parseList(q url.Values, res *resource.Resource, f Format, lang 
 	if len(errs) > 0 {
 		return nil, errs
 	}
-	if p.cursor, errs = e.parseCursor(q, e.table(res), p.order, p.size); len(errs) > 0 {
+	if p.cursor, errs = e.parseCursor(q, e.table(res), p.order, p.pathSort, p.size); len(errs) > 0 {
 		return nil, errs
 	}
 	if p.cursor != nil {
@@ -219,18 +222,31 @@ func pageInt(v string) (int, error) {
 	return strconv.Atoi(v)
 }
 
-func parseSort(res *resource.Resource, value, lang string) ([]storage.Order, error) {
-	var out []storage.Order
+// parseSort reads sort: fields of res, and declared paths through to-one
+// relationships to a sortable field of related records (pathSort names the
+// first such path, which a cursor cannot page by).
+func (e *Engine) parseSort(cl *call, res *resource.Resource, value, lang string) (order []storage.Order, pathSort string, err error) {
 	for _, f := range strings.Split(value, ",") {
 		desc := strings.HasPrefix(f, "-")
 		name := strings.TrimPrefix(f, "-")
-		col, ok := sortColumn(res, name, lang)
-		if !ok {
-			return nil, problem.Sort(fmt.Sprintf("Sorting by %q field is not supported.", name))
+		if col, ok := sortColumn(res, name, lang); ok {
+			order = append(order, storage.Order{Column: col, Desc: desc})
+			continue
 		}
-		out = append(out, storage.Order{Column: col, Desc: desc})
+		path, ok := res.Path(name)
+		if !ok || !path.Sortable() {
+			return nil, "", problem.Sort(fmt.Sprintf("Sorting by %q field is not supported.", name))
+		}
+		hops, ok := e.pathHops(cl, path)
+		if !ok {
+			return nil, "", problem.Sort(fmt.Sprintf("Sorting by %q field is not supported.", name))
+		}
+		order = append(order, storage.Order{Column: path.Field.ColumnIn(lang), Desc: desc, Path: hops})
+		if pathSort == "" {
+			pathSort = name
+		}
 	}
-	return out, nil
+	return order, pathSort, nil
 }
 
 func sortColumn(res *resource.Resource, name, lang string) (string, bool) {

@@ -200,7 +200,7 @@ func (e *Engine) listAnswer(r *Request) (*jsonapi.Reply, error) {
 // list serves a list of res, optionally narrowed by an extra condition (the
 // records related to a subresource's owner).
 func (e *Engine) list(ctx context.Context, cl *call, res *resource.Resource, extra *storage.Cond, self string) (*jsonapi.Reply, error) {
-	p, err := e.parseList(cl.query, res, cl.f, cl.lang)
+	p, err := e.parseList(cl, res)
 	if err != nil {
 		return nil, err
 	}

@@ -72,7 +72,7 @@ func (e *Engine) relationshipAnswer(r *Request) (*jsonapi.Reply, error) {
 	if rel.ToMany {
 		p.number, p.size, errs = parsePage(q)
 		if len(errs) == 0 {
-			p.cursor, errs = e.parseCursor(q, e.table(target), nil, p.size)
+			p.cursor, errs = e.parseCursor(q, e.table(target), nil, "", p.size)
 		}
 	}
 	if len(errs) > 0 {

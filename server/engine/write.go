@@ -242,7 +242,7 @@ func (e *Engine) DeleteList(r *Request) (*jsonapi.Reply, error) {
 	}
 	ctx := cl.ctx
 	res := cl.rt.res
-	p, err := e.parseList(cl.query, res, cl.f, cl.lang)
+	p, err := e.parseList(cl, res)
 	if err != nil {
 		return nil, err
 	}

@@ -51,20 +51,25 @@ type meta struct {
 	Readers []string `json:"readers"`
 	// Feed: the records are a feed consumers follow (the change events).
 	Feed bool `json:"feed"`
+	// Paths: fields of related records the lists may be filtered and
+	// sorted by (path.go).
+	Paths []string `json:"paths"`
 }
 
 // Load reads every component schema carrying x-entityapi.
 func Load(doc *openapi3.T) (*Registry, error) {
 	g := &Registry{byType: map[string]*Resource{}}
+	paths := map[*Resource][]string{}
 	for name, ref := range doc.Components.Schemas {
 		s := ref.Value
 		if _, ok := s.Extensions["x-entityapi"]; !ok {
 			continue
 		}
-		r, err := load(s)
+		r, declared, err := load(s)
 		if err != nil {
 			return nil, fmt.Errorf("resource schema %s: %w", name, err)
 		}
+		paths[r] = declared
 		if _, dup := g.byType[r.Type]; dup {
 			return nil, fmt.Errorf("resource type %q is described twice", r.Type)
 		}
@@ -84,17 +89,24 @@ func Load(doc *openapi3.T) (*Registry, error) {
 			}
 		}
 	}
+	for r, declared := range paths {
+		if err := g.resolvePaths(r, declared); err != nil {
+			return nil, fmt.Errorf("%s: x-entityapi: %w", r.Type, err)
+		}
+	}
 	return g, nil
 }
 
-func load(s *openapi3.Schema) (*Resource, error) {
+// load reads one resource and the names of the paths it declares, which
+// resolvePaths turns into paths once every resource is loaded.
+func load(s *openapi3.Schema) (*Resource, []string, error) {
 	var m meta
 	if err := decodeExt(s.Extensions["x-entityapi"], &m); err != nil {
-		return nil, fmt.Errorf("x-entityapi: %w", err)
+		return nil, nil, fmt.Errorf("x-entityapi: %w", err)
 	}
 	typ, err := typeName(s)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	r := &Resource{
 		Type: typ, Table: m.Table, Scoped: m.Scope == "organization", Self: m.Scope == "self",
@@ -104,7 +116,7 @@ func load(s *openapi3.Schema) (*Resource, error) {
 		attrs: map[string]*Attribute{}, rels: map[string]*Relationship{},
 	}
 	if r.Table == "" || r.IDColumn == "" {
-		return nil, fmt.Errorf("x-entityapi needs table and id.column")
+		return nil, nil, fmt.Errorf("x-entityapi needs table and id.column")
 	}
 	if len(r.IDOps) == 0 {
 		if r.IntID {
@@ -117,7 +129,7 @@ func load(s *openapi3.Schema) (*Resource, error) {
 		for name, p := range attrs.Properties {
 			a, err := attribute(name, p.Value)
 			if err != nil {
-				return nil, fmt.Errorf("attribute %s: %w", name, err)
+				return nil, nil, fmt.Errorf("attribute %s: %w", name, err)
 			}
 			r.Attributes = append(r.Attributes, a)
 			r.attrs[name] = a
@@ -133,14 +145,14 @@ func load(s *openapi3.Schema) (*Resource, error) {
 		for name, p := range rels.Properties {
 			rel, err := relationship(name, p.Value)
 			if err != nil {
-				return nil, fmt.Errorf("relationship %s: %w", name, err)
+				return nil, nil, fmt.Errorf("relationship %s: %w", name, err)
 			}
 			r.Relationships = append(r.Relationships, rel)
 			r.rels[name] = rel
 		}
 	}
 	sort.Slice(r.Relationships, func(i, j int) bool { return r.Relationships[i].Name < r.Relationships[j].Name })
-	return r, nil
+	return r, m.Paths, nil
 }
 
 // attributeBefore orders attributes by name, with the timestamps every writable

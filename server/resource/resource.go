@@ -50,8 +50,11 @@ type Resource struct {
 	Attributes    []*Attribute // by name, createdAt and updatedAt last
 	WriteOnly     []*Attribute // accepted in bodies, never answered (passwords)
 	Relationships []*Relationship
-	attrs         map[string]*Attribute
-	rels          map[string]*Relationship
+	// Paths are the fields of related records the lists may be filtered and
+	// sorted by, as declared (path.go).
+	Paths []*Path
+	attrs map[string]*Attribute
+	rels  map[string]*Relationship
 }
 
 // Attribute is one attribute of a resource.

@@ -6009,6 +6009,21 @@ export interface components {
          */
         AccountFilterContacts: string;
         /**
+         * @description Accounts with at least one contact whose last name is one of the comma-separated values, or as an operator says (`filter[contacts.lastName][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. The negated operators (`neq`, `neq_or_null`, `not_contains`, `not_starts_with`, `not_ends_with`, `exists=false`) find the accounts none of whose contacts matches the positive form, accounts without contacts included. Each value has at most 1,000 characters; a longer one is a 400.
+         * @example Smith
+         */
+        AccountFilterContactsLastName: string;
+        /**
+         * @description Accounts with at least one contact whose owner's username is one of the comma-separated values, or as an operator says (`filter[contacts.owner.username][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. The negated operators (`neq`, `neq_or_null`, `not_contains`, `not_starts_with`, `not_ends_with`, `exists=false`) find the accounts none of whose contacts has an owner matching the positive form, accounts without contacts included. Each value has at most 1,000 characters; a longer one is a 400.
+         * @example admin
+         */
+        AccountFilterContactsOwnerUsername: string;
+        /**
+         * @description Accounts with at least one contact whose primary email address is one of the comma-separated values, or as an operator says (`filter[contacts.primaryEmail][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. The negated operators (`neq`, `neq_or_null`, `not_contains`, `not_starts_with`, `not_ends_with`, `exists=false`) find the accounts none of whose contacts matches the positive form, accounts without contacts included. Each value has at most 1,000 characters; a longer one is a 400.
+         * @example jane.smith@acme.example
+         */
+        AccountFilterContactsPrimaryEmail: string;
+        /**
          * @description Accounts by creation time (`2026-11-01`, `2026-11-01T09:30:00Z`), a range (`2026-01-01..2026-06-30`) or an operator (`filter[createdAt][gte]=2026-11-01`). Each value has at most 1,000 characters; a longer one is a 400.
          * @example 2026-11-01..2026-11-30
          */
@@ -6018,6 +6033,11 @@ export interface components {
          * @example 1
          */
         AccountFilterDefaultContact: string;
+        /**
+         * @description Accounts whose default contact's last name is one of the comma-separated values, or as an operator says (`filter[defaultContact.lastName][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. The negated operators (`neq`, `neq_or_null`, `not_contains`, `not_starts_with`, `not_ends_with`, `exists=false`) find the accounts whose default contact's last name does not match the positive form, accounts without a default contact included. Each value has at most 1,000 characters; a longer one is a 400.
+         * @example Smith
+         */
+        AccountFilterDefaultContactLastName: string;
         /**
          * @description Accounts by external identifier: several separated by commas, or as an operator says (`filter[externalId][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. Each value has at most 1,000 characters; a longer one is a 400.
          * @example ACME-001,ACME-002
@@ -6044,10 +6064,25 @@ export interface components {
          */
         AccountFilterOwner: string;
         /**
+         * @description Accounts whose owner's email address is one of the comma-separated values, or as an operator says (`filter[owner.email][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. The negated operators (`neq`, `neq_or_null`, `not_contains`, `not_starts_with`, `not_ends_with`, `exists=false`) find the accounts whose owner's email address does not match the positive form, accounts without an owner included. Each value has at most 1,000 characters; a longer one is a 400.
+         * @example admin@example.com
+         */
+        AccountFilterOwnerEmail: string;
+        /**
+         * @description Accounts whose owner's username is one of the comma-separated values, or as an operator says (`filter[owner.username][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. The negated operators (`neq`, `neq_or_null`, `not_contains`, `not_starts_with`, `not_ends_with`, `exists=false`) find the accounts whose owner's username does not match the positive form, accounts without an owner included. Each value has at most 1,000 characters; a longer one is a 400.
+         * @example admin
+         */
+        AccountFilterOwnerUsername: string;
+        /**
          * @description Accounts referred by the given accounts, identifiers separated by commas. Operators: `eq` (the default), `neq`, `exists` (`filter[referredBy][exists]=false` finds those without one), `neq_or_null`. Each value has at most 1,000 characters; a longer one is a 400.
          * @example 2
          */
         AccountFilterReferredBy: string;
+        /**
+         * @description Accounts referred by an account whose name is one of the comma-separated values, or as an operator says (`filter[referredBy.name][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. The negated operators (`neq`, `neq_or_null`, `not_contains`, `not_starts_with`, `not_ends_with`, `exists=false`) find the accounts not referred by an account whose name matches the positive form, accounts referred by none included. Each value has at most 1,000 characters; a longer one is a 400.
+         * @example Globex Industries
+         */
+        AccountFilterReferredByName: string;
         /**
          * @description Accounts by time of last change, as for `filter[createdAt]`. Each value has at most 1,000 characters; a longer one is a 400.
          * @example 2026-11-01..2026-11-30
@@ -6064,7 +6099,7 @@ export interface components {
          */
         AccountInclude: string;
         /**
-         * @description Fields to sort by, separated by commas; a leading `-` sorts descending. Sortable: `id`, `name`, `externalId`, `defaultContact`, `owner`, `referredBy`, `createdAt`, `updatedAt`.
+         * @description Fields to sort by, separated by commas; a leading `-` sorts descending. Sortable: `id`, `name`, `externalId`, `defaultContact`, `owner`, `referredBy`, `createdAt`, `updatedAt`. Related fields (to-one): `owner.username`, `owner.email`, `defaultContact.lastName`, `referredBy.name`; a list sorted by one is paged by number, not by cursor.
          * @example -createdAt
          */
         AccountSort: string;
@@ -6114,6 +6149,11 @@ export interface components {
          */
         BusinessUnitFilterUsers: string;
         /**
+         * @description Business units with at least one user whose username is one of the comma-separated values, or as an operator says (`filter[users.username][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. The negated operators (`neq`, `neq_or_null`, `not_contains`, `not_starts_with`, `not_ends_with`, `exists=false`) find the business units none of whose users matches the positive form, business units without users included. Each value has at most 1,000 characters; a longer one is a 400.
+         * @example admin
+         */
+        BusinessUnitFilterUsersUsername: string;
+        /**
          * @description The business unit's identifier.
          * @example 2
          */
@@ -6139,6 +6179,16 @@ export interface components {
          */
         ContactFilterAccounts: string;
         /**
+         * @description Contacts of at least one account whose name is one of the comma-separated values, or as an operator says (`filter[accounts.name][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. The negated operators (`neq`, `neq_or_null`, `not_contains`, `not_starts_with`, `not_ends_with`, `exists=false`) find the contacts of no account matching the positive form, contacts of no account included. Each value has at most 1,000 characters; a longer one is a 400.
+         * @example Acme Corporation
+         */
+        ContactFilterAccountsName: string;
+        /**
+         * @description Contacts of at least one account whose owner's username is one of the comma-separated values, or as an operator says (`filter[accounts.owner.username][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. The negated operators (`neq`, `neq_or_null`, `not_contains`, `not_starts_with`, `not_ends_with`, `exists=false`) find the contacts of no account whose owner matches the positive form, contacts of no account included. Each value has at most 1,000 characters; a longer one is a 400.
+         * @example admin
+         */
+        ContactFilterAccountsOwnerUsername: string;
+        /**
          * @description Figures over every contact the other filters match, not only the page, answered in `meta.aggregatedData` (JSON:API only; in the plain format a 400): terms `field function` separated by commas, each optionally with an alias as a third word (`lastName count total`). Fields and functions: `lastName` (`count`, `min`, `max`), `gender` (`count`), `birthday` (`min`, `max`). Each answer is named by its alias, or by the field and the function (`lastNameCount`). `count` answers `[{value, count}]`, the values most records hold first (ties by value; records without a value are left out), at most 100 of them unless the server's `--max-aggregation-values` says otherwise; `sum`, `avg`, `min` and `max` answer one value, null when no record has one. At most 10 terms and 1,000 characters; an unknown field, a function the field does not take, a malformed term or a name given twice is a 400.
          * @example gender count,birthday min
          */
@@ -6148,6 +6198,11 @@ export interface components {
          * @example 3
          */
         ContactFilterAssignedTo: string;
+        /**
+         * @description Contacts assigned to a user whose username is one of the comma-separated values, or as an operator says (`filter[assignedTo.username][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. The negated operators (`neq`, `neq_or_null`, `not_contains`, `not_starts_with`, `not_ends_with`, `exists=false`) find the contacts not assigned to a user matching the positive form, contacts assigned to nobody included. Each value has at most 1,000 characters; a longer one is a 400.
+         * @example manager
+         */
+        ContactFilterAssignedToUsername: string;
         /**
          * @description Contacts by creation time (`2026-11-01`, `2026-11-01T09:30:00Z`), a range (`2026-01-01..2026-06-30`) or an operator (`filter[createdAt][gte]=2026-11-01`). Each value has at most 1,000 characters; a longer one is a 400.
          * @example 2026-11-01..2026-11-30
@@ -6179,6 +6234,11 @@ export interface components {
          */
         ContactFilterOwner: string;
         /**
+         * @description Contacts whose owner's username is one of the comma-separated values, or as an operator says (`filter[owner.username][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. The negated operators (`neq`, `neq_or_null`, `not_contains`, `not_starts_with`, `not_ends_with`, `exists=false`) find the contacts whose owner's username does not match the positive form, contacts without an owner included. Each value has at most 1,000 characters; a longer one is a 400.
+         * @example admin
+         */
+        ContactFilterOwnerUsername: string;
+        /**
          * @description Contacts by primary email address: several separated by commas, or as an operator says (`filter[primaryEmail][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. Each value has at most 1,000 characters; a longer one is a 400.
          * @example jane.smith@acme.example
          */
@@ -6188,6 +6248,11 @@ export interface components {
          * @example 2
          */
         ContactFilterReportsTo: string;
+        /**
+         * @description Contacts reporting to a contact whose last name is one of the comma-separated values, or as an operator says (`filter[reportsTo.lastName][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. The negated operators (`neq`, `neq_or_null`, `not_contains`, `not_starts_with`, `not_ends_with`, `exists=false`) find the contacts not reporting to a contact matching the positive form, contacts reporting to nobody included. Each value has at most 1,000 characters; a longer one is a 400.
+         * @example Smith
+         */
+        ContactFilterReportsToLastName: string;
         /**
          * @description Contacts by time of last change, as for `filter[createdAt]`. Each value has at most 1,000 characters; a longer one is a 400.
          * @example 2026-11-01..2026-11-30
@@ -6204,7 +6269,7 @@ export interface components {
          */
         ContactInclude: string;
         /**
-         * @description Fields to sort by, separated by commas; a leading `-` sorts descending. Sortable: `id`, `lastName`, `primaryEmail`, `externalId`, `assignedTo`, `owner`, `reportsTo`, `createdAt`, `updatedAt`.
+         * @description Fields to sort by, separated by commas; a leading `-` sorts descending. Sortable: `id`, `lastName`, `primaryEmail`, `externalId`, `assignedTo`, `owner`, `reportsTo`, `createdAt`, `updatedAt`. Related fields (to-one): `owner.username`, `assignedTo.username`, `reportsTo.lastName`; a list sorted by one is paged by number, not by cursor.
          * @example lastName
          */
         ContactSort: string;
@@ -6497,6 +6562,11 @@ export interface components {
          */
         UserFilterOwner: string;
         /**
+         * @description Users whose business unit's name is one of the comma-separated values, or as an operator says (`filter[owner.name][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. The negated operators (`neq`, `neq_or_null`, `not_contains`, `not_starts_with`, `not_ends_with`, `exists=false`) find the users whose business unit's name does not match the positive form, users without a business unit included. Each value has at most 1,000 characters; a longer one is a 400.
+         * @example Main
+         */
+        UserFilterOwnerName: string;
+        /**
          * @description Users by time of last change, as for `filter[createdAt]`. Each value has at most 1,000 characters; a longer one is a 400.
          * @example 2026-11-01..2026-11-30
          */
@@ -6542,7 +6612,7 @@ export interface components {
          */
         UserRoleSort: string;
         /**
-         * @description Fields to sort by, separated by commas; a leading `-` sorts descending. Sortable: `id`, `username`, `email`, `lastName`, `enabled`, `externalId`, `owner`, `createdAt`, `updatedAt`.
+         * @description Fields to sort by, separated by commas; a leading `-` sorts descending. Sortable: `id`, `username`, `email`, `lastName`, `enabled`, `externalId`, `owner`, `createdAt`, `updatedAt`. Related fields (to-one): `owner.name`; a list sorted by one is paged by number, not by cursor.
          * @example lastName,-createdAt
          */
         UserSort: string;
@@ -6693,6 +6763,41 @@ export interface operations {
                  */
                 "filter[updatedAt]"?: components["parameters"]["AccountFilterUpdatedAt"];
                 /**
+                 * @description Accounts whose owner's username is one of the comma-separated values, or as an operator says (`filter[owner.username][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. The negated operators (`neq`, `neq_or_null`, `not_contains`, `not_starts_with`, `not_ends_with`, `exists=false`) find the accounts whose owner's username does not match the positive form, accounts without an owner included. Each value has at most 1,000 characters; a longer one is a 400.
+                 * @example admin
+                 */
+                "filter[owner.username]"?: components["parameters"]["AccountFilterOwnerUsername"];
+                /**
+                 * @description Accounts whose owner's email address is one of the comma-separated values, or as an operator says (`filter[owner.email][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. The negated operators (`neq`, `neq_or_null`, `not_contains`, `not_starts_with`, `not_ends_with`, `exists=false`) find the accounts whose owner's email address does not match the positive form, accounts without an owner included. Each value has at most 1,000 characters; a longer one is a 400.
+                 * @example admin@example.com
+                 */
+                "filter[owner.email]"?: components["parameters"]["AccountFilterOwnerEmail"];
+                /**
+                 * @description Accounts whose default contact's last name is one of the comma-separated values, or as an operator says (`filter[defaultContact.lastName][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. The negated operators (`neq`, `neq_or_null`, `not_contains`, `not_starts_with`, `not_ends_with`, `exists=false`) find the accounts whose default contact's last name does not match the positive form, accounts without a default contact included. Each value has at most 1,000 characters; a longer one is a 400.
+                 * @example Smith
+                 */
+                "filter[defaultContact.lastName]"?: components["parameters"]["AccountFilterDefaultContactLastName"];
+                /**
+                 * @description Accounts referred by an account whose name is one of the comma-separated values, or as an operator says (`filter[referredBy.name][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. The negated operators (`neq`, `neq_or_null`, `not_contains`, `not_starts_with`, `not_ends_with`, `exists=false`) find the accounts not referred by an account whose name matches the positive form, accounts referred by none included. Each value has at most 1,000 characters; a longer one is a 400.
+                 * @example Globex Industries
+                 */
+                "filter[referredBy.name]"?: components["parameters"]["AccountFilterReferredByName"];
+                /**
+                 * @description Accounts with at least one contact whose last name is one of the comma-separated values, or as an operator says (`filter[contacts.lastName][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. The negated operators (`neq`, `neq_or_null`, `not_contains`, `not_starts_with`, `not_ends_with`, `exists=false`) find the accounts none of whose contacts matches the positive form, accounts without contacts included. Each value has at most 1,000 characters; a longer one is a 400.
+                 * @example Smith
+                 */
+                "filter[contacts.lastName]"?: components["parameters"]["AccountFilterContactsLastName"];
+                /**
+                 * @description Accounts with at least one contact whose primary email address is one of the comma-separated values, or as an operator says (`filter[contacts.primaryEmail][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. The negated operators (`neq`, `neq_or_null`, `not_contains`, `not_starts_with`, `not_ends_with`, `exists=false`) find the accounts none of whose contacts matches the positive form, accounts without contacts included. Each value has at most 1,000 characters; a longer one is a 400.
+                 * @example jane.smith@acme.example
+                 */
+                "filter[contacts.primaryEmail]"?: components["parameters"]["AccountFilterContactsPrimaryEmail"];
+                /**
+                 * @description Accounts with at least one contact whose owner's username is one of the comma-separated values, or as an operator says (`filter[contacts.owner.username][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. The negated operators (`neq`, `neq_or_null`, `not_contains`, `not_starts_with`, `not_ends_with`, `exists=false`) find the accounts none of whose contacts has an owner matching the positive form, accounts without contacts included. Each value has at most 1,000 characters; a longer one is a 400.
+                 * @example admin
+                 */
+                "filter[contacts.owner.username]"?: components["parameters"]["AccountFilterContactsOwnerUsername"];
+                /**
                  * @description Figures over every account the other filters match, not only the page, answered in `meta.aggregatedData` (JSON:API only; in the plain format a 400): terms `field function` separated by commas, each optionally with an alias as a third word (`name count total`). Fields and functions: `name` (`count`, `min`, `max`), `createdAt` (`min`, `max`). Each answer is named by its alias, or by the field and the function (`nameCount`). `count` answers `[{value, count}]`, the values most records hold first (ties by value; records without a value are left out), at most 100 of them unless the server's `--max-aggregation-values` says otherwise; `sum`, `avg`, `min` and `max` answer one value, null when no record has one. At most 10 terms and 1,000 characters; an unknown field, a function the field does not take, a malformed term or a name given twice is a 400.
                  * @example name count,createdAt max
                  */
@@ -6706,7 +6811,7 @@ export interface operations {
                 /** @description Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`. */
                 "page[before]"?: components["parameters"]["PageBefore"];
                 /**
-                 * @description Fields to sort by, separated by commas; a leading `-` sorts descending. Sortable: `id`, `name`, `externalId`, `defaultContact`, `owner`, `referredBy`, `createdAt`, `updatedAt`.
+                 * @description Fields to sort by, separated by commas; a leading `-` sorts descending. Sortable: `id`, `name`, `externalId`, `defaultContact`, `owner`, `referredBy`, `createdAt`, `updatedAt`. Related fields (to-one): `owner.username`, `owner.email`, `defaultContact.lastName`, `referredBy.name`; a list sorted by one is paged by number, not by cursor.
                  * @example -createdAt
                  */
                 sort?: components["parameters"]["AccountSort"];
@@ -7142,6 +7247,41 @@ export interface operations {
                  * @example 2026-11-01..2026-11-30
                  */
                 "filter[updatedAt]"?: components["parameters"]["AccountFilterUpdatedAt"];
+                /**
+                 * @description Accounts whose owner's username is one of the comma-separated values, or as an operator says (`filter[owner.username][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. The negated operators (`neq`, `neq_or_null`, `not_contains`, `not_starts_with`, `not_ends_with`, `exists=false`) find the accounts whose owner's username does not match the positive form, accounts without an owner included. Each value has at most 1,000 characters; a longer one is a 400.
+                 * @example admin
+                 */
+                "filter[owner.username]"?: components["parameters"]["AccountFilterOwnerUsername"];
+                /**
+                 * @description Accounts whose owner's email address is one of the comma-separated values, or as an operator says (`filter[owner.email][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. The negated operators (`neq`, `neq_or_null`, `not_contains`, `not_starts_with`, `not_ends_with`, `exists=false`) find the accounts whose owner's email address does not match the positive form, accounts without an owner included. Each value has at most 1,000 characters; a longer one is a 400.
+                 * @example admin@example.com
+                 */
+                "filter[owner.email]"?: components["parameters"]["AccountFilterOwnerEmail"];
+                /**
+                 * @description Accounts whose default contact's last name is one of the comma-separated values, or as an operator says (`filter[defaultContact.lastName][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. The negated operators (`neq`, `neq_or_null`, `not_contains`, `not_starts_with`, `not_ends_with`, `exists=false`) find the accounts whose default contact's last name does not match the positive form, accounts without a default contact included. Each value has at most 1,000 characters; a longer one is a 400.
+                 * @example Smith
+                 */
+                "filter[defaultContact.lastName]"?: components["parameters"]["AccountFilterDefaultContactLastName"];
+                /**
+                 * @description Accounts referred by an account whose name is one of the comma-separated values, or as an operator says (`filter[referredBy.name][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. The negated operators (`neq`, `neq_or_null`, `not_contains`, `not_starts_with`, `not_ends_with`, `exists=false`) find the accounts not referred by an account whose name matches the positive form, accounts referred by none included. Each value has at most 1,000 characters; a longer one is a 400.
+                 * @example Globex Industries
+                 */
+                "filter[referredBy.name]"?: components["parameters"]["AccountFilterReferredByName"];
+                /**
+                 * @description Accounts with at least one contact whose last name is one of the comma-separated values, or as an operator says (`filter[contacts.lastName][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. The negated operators (`neq`, `neq_or_null`, `not_contains`, `not_starts_with`, `not_ends_with`, `exists=false`) find the accounts none of whose contacts matches the positive form, accounts without contacts included. Each value has at most 1,000 characters; a longer one is a 400.
+                 * @example Smith
+                 */
+                "filter[contacts.lastName]"?: components["parameters"]["AccountFilterContactsLastName"];
+                /**
+                 * @description Accounts with at least one contact whose primary email address is one of the comma-separated values, or as an operator says (`filter[contacts.primaryEmail][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. The negated operators (`neq`, `neq_or_null`, `not_contains`, `not_starts_with`, `not_ends_with`, `exists=false`) find the accounts none of whose contacts matches the positive form, accounts without contacts included. Each value has at most 1,000 characters; a longer one is a 400.
+                 * @example jane.smith@acme.example
+                 */
+                "filter[contacts.primaryEmail]"?: components["parameters"]["AccountFilterContactsPrimaryEmail"];
+                /**
+                 * @description Accounts with at least one contact whose owner's username is one of the comma-separated values, or as an operator says (`filter[contacts.owner.username][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. The negated operators (`neq`, `neq_or_null`, `not_contains`, `not_starts_with`, `not_ends_with`, `exists=false`) find the accounts none of whose contacts has an owner matching the positive form, accounts without contacts included. Each value has at most 1,000 characters; a longer one is a 400.
+                 * @example admin
+                 */
+                "filter[contacts.owner.username]"?: components["parameters"]["AccountFilterContactsOwnerUsername"];
             };
             header?: {
                 /**
@@ -7888,6 +8028,31 @@ export interface operations {
                  */
                 "filter[updatedAt]"?: components["parameters"]["ContactFilterUpdatedAt"];
                 /**
+                 * @description Contacts of at least one account whose name is one of the comma-separated values, or as an operator says (`filter[accounts.name][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. The negated operators (`neq`, `neq_or_null`, `not_contains`, `not_starts_with`, `not_ends_with`, `exists=false`) find the contacts of no account matching the positive form, contacts of no account included. Each value has at most 1,000 characters; a longer one is a 400.
+                 * @example Acme Corporation
+                 */
+                "filter[accounts.name]"?: components["parameters"]["ContactFilterAccountsName"];
+                /**
+                 * @description Contacts whose owner's username is one of the comma-separated values, or as an operator says (`filter[owner.username][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. The negated operators (`neq`, `neq_or_null`, `not_contains`, `not_starts_with`, `not_ends_with`, `exists=false`) find the contacts whose owner's username does not match the positive form, contacts without an owner included. Each value has at most 1,000 characters; a longer one is a 400.
+                 * @example admin
+                 */
+                "filter[owner.username]"?: components["parameters"]["ContactFilterOwnerUsername"];
+                /**
+                 * @description Contacts assigned to a user whose username is one of the comma-separated values, or as an operator says (`filter[assignedTo.username][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. The negated operators (`neq`, `neq_or_null`, `not_contains`, `not_starts_with`, `not_ends_with`, `exists=false`) find the contacts not assigned to a user matching the positive form, contacts assigned to nobody included. Each value has at most 1,000 characters; a longer one is a 400.
+                 * @example manager
+                 */
+                "filter[assignedTo.username]"?: components["parameters"]["ContactFilterAssignedToUsername"];
+                /**
+                 * @description Contacts reporting to a contact whose last name is one of the comma-separated values, or as an operator says (`filter[reportsTo.lastName][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. The negated operators (`neq`, `neq_or_null`, `not_contains`, `not_starts_with`, `not_ends_with`, `exists=false`) find the contacts not reporting to a contact matching the positive form, contacts reporting to nobody included. Each value has at most 1,000 characters; a longer one is a 400.
+                 * @example Smith
+                 */
+                "filter[reportsTo.lastName]"?: components["parameters"]["ContactFilterReportsToLastName"];
+                /**
+                 * @description Contacts of at least one account whose owner's username is one of the comma-separated values, or as an operator says (`filter[accounts.owner.username][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. The negated operators (`neq`, `neq_or_null`, `not_contains`, `not_starts_with`, `not_ends_with`, `exists=false`) find the contacts of no account whose owner matches the positive form, contacts of no account included. Each value has at most 1,000 characters; a longer one is a 400.
+                 * @example admin
+                 */
+                "filter[accounts.owner.username]"?: components["parameters"]["ContactFilterAccountsOwnerUsername"];
+                /**
                  * @description Figures over every contact the other filters match, not only the page, answered in `meta.aggregatedData` (JSON:API only; in the plain format a 400): terms `field function` separated by commas, each optionally with an alias as a third word (`lastName count total`). Fields and functions: `lastName` (`count`, `min`, `max`), `gender` (`count`), `birthday` (`min`, `max`). Each answer is named by its alias, or by the field and the function (`lastNameCount`). `count` answers `[{value, count}]`, the values most records hold first (ties by value; records without a value are left out), at most 100 of them unless the server's `--max-aggregation-values` says otherwise; `sum`, `avg`, `min` and `max` answer one value, null when no record has one. At most 10 terms and 1,000 characters; an unknown field, a function the field does not take, a malformed term or a name given twice is a 400.
                  * @example gender count,birthday min
                  */
@@ -7901,7 +8066,7 @@ export interface operations {
                 /** @description Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`. */
                 "page[before]"?: components["parameters"]["PageBefore"];
                 /**
-                 * @description Fields to sort by, separated by commas; a leading `-` sorts descending. Sortable: `id`, `lastName`, `primaryEmail`, `externalId`, `assignedTo`, `owner`, `reportsTo`, `createdAt`, `updatedAt`.
+                 * @description Fields to sort by, separated by commas; a leading `-` sorts descending. Sortable: `id`, `lastName`, `primaryEmail`, `externalId`, `assignedTo`, `owner`, `reportsTo`, `createdAt`, `updatedAt`. Related fields (to-one): `owner.username`, `assignedTo.username`, `reportsTo.lastName`; a list sorted by one is paged by number, not by cursor.
                  * @example lastName
                  */
                 sort?: components["parameters"]["ContactSort"];
@@ -9725,6 +9890,11 @@ export interface operations {
                  * @example 2026-11-01..2026-11-30
                  */
                 "filter[updatedAt]"?: components["parameters"]["BusinessUnitFilterUpdatedAt"];
+                /**
+                 * @description Business units with at least one user whose username is one of the comma-separated values, or as an operator says (`filter[users.username][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. The negated operators (`neq`, `neq_or_null`, `not_contains`, `not_starts_with`, `not_ends_with`, `exists=false`) find the business units none of whose users matches the positive form, business units without users included. Each value has at most 1,000 characters; a longer one is a 400.
+                 * @example admin
+                 */
+                "filter[users.username]"?: components["parameters"]["BusinessUnitFilterUsersUsername"];
                 /** @description The page to return, starting at 1. */
                 "page[number]"?: components["parameters"]["PageNumber"];
                 /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000. */
@@ -10036,6 +10206,11 @@ export interface operations {
                  * @example 2026-11-01..2026-11-30
                  */
                 "filter[updatedAt]"?: components["parameters"]["BusinessUnitFilterUpdatedAt"];
+                /**
+                 * @description Business units with at least one user whose username is one of the comma-separated values, or as an operator says (`filter[users.username][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. The negated operators (`neq`, `neq_or_null`, `not_contains`, `not_starts_with`, `not_ends_with`, `exists=false`) find the business units none of whose users matches the positive form, business units without users included. Each value has at most 1,000 characters; a longer one is a 400.
+                 * @example admin
+                 */
+                "filter[users.username]"?: components["parameters"]["BusinessUnitFilterUsersUsername"];
             };
             header?: {
                 /**
@@ -11196,6 +11371,11 @@ export interface operations {
                  */
                 "filter[updatedAt]"?: components["parameters"]["UserFilterUpdatedAt"];
                 /**
+                 * @description Users whose business unit's name is one of the comma-separated values, or as an operator says (`filter[owner.name][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. The negated operators (`neq`, `neq_or_null`, `not_contains`, `not_starts_with`, `not_ends_with`, `exists=false`) find the users whose business unit's name does not match the positive form, users without a business unit included. Each value has at most 1,000 characters; a longer one is a 400.
+                 * @example Main
+                 */
+                "filter[owner.name]"?: components["parameters"]["UserFilterOwnerName"];
+                /**
                  * @description Figures over every user the other filters match, not only the page, answered in `meta.aggregatedData` (JSON:API only; in the plain format a 400): terms `field function` separated by commas, each optionally with an alias as a third word (`enabled count total`). Fields and functions: `enabled` (`count`), `lastLogin` (`min`, `max`), `loginCount` (`sum`, `avg`, `min`, `max`). Each answer is named by its alias, or by the field and the function (`enabledCount`). `count` answers `[{value, count}]`, the values most records hold first (ties by value; records without a value are left out), at most 100 of them unless the server's `--max-aggregation-values` says otherwise; `sum`, `avg`, `min` and `max` answer one value, null when no record has one. At most 10 terms and 1,000 characters; an unknown field, a function the field does not take, a malformed term or a name given twice is a 400.
                  * @example loginCount sum,enabled count
                  */
@@ -11209,7 +11389,7 @@ export interface operations {
                 /** @description Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`. */
                 "page[before]"?: components["parameters"]["PageBefore"];
                 /**
-                 * @description Fields to sort by, separated by commas; a leading `-` sorts descending. Sortable: `id`, `username`, `email`, `lastName`, `enabled`, `externalId`, `owner`, `createdAt`, `updatedAt`.
+                 * @description Fields to sort by, separated by commas; a leading `-` sorts descending. Sortable: `id`, `username`, `email`, `lastName`, `enabled`, `externalId`, `owner`, `createdAt`, `updatedAt`. Related fields (to-one): `owner.name`; a list sorted by one is paged by number, not by cursor.
                  * @example lastName,-createdAt
                  */
                 sort?: components["parameters"]["UserSort"];
@@ -11451,6 +11631,31 @@ export interface operations {
                  */
                 "filter[updatedAt]"?: components["parameters"]["ContactFilterUpdatedAt"];
                 /**
+                 * @description Contacts of at least one account whose name is one of the comma-separated values, or as an operator says (`filter[accounts.name][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. The negated operators (`neq`, `neq_or_null`, `not_contains`, `not_starts_with`, `not_ends_with`, `exists=false`) find the contacts of no account matching the positive form, contacts of no account included. Each value has at most 1,000 characters; a longer one is a 400.
+                 * @example Acme Corporation
+                 */
+                "filter[accounts.name]"?: components["parameters"]["ContactFilterAccountsName"];
+                /**
+                 * @description Contacts whose owner's username is one of the comma-separated values, or as an operator says (`filter[owner.username][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. The negated operators (`neq`, `neq_or_null`, `not_contains`, `not_starts_with`, `not_ends_with`, `exists=false`) find the contacts whose owner's username does not match the positive form, contacts without an owner included. Each value has at most 1,000 characters; a longer one is a 400.
+                 * @example admin
+                 */
+                "filter[owner.username]"?: components["parameters"]["ContactFilterOwnerUsername"];
+                /**
+                 * @description Contacts assigned to a user whose username is one of the comma-separated values, or as an operator says (`filter[assignedTo.username][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. The negated operators (`neq`, `neq_or_null`, `not_contains`, `not_starts_with`, `not_ends_with`, `exists=false`) find the contacts not assigned to a user matching the positive form, contacts assigned to nobody included. Each value has at most 1,000 characters; a longer one is a 400.
+                 * @example manager
+                 */
+                "filter[assignedTo.username]"?: components["parameters"]["ContactFilterAssignedToUsername"];
+                /**
+                 * @description Contacts reporting to a contact whose last name is one of the comma-separated values, or as an operator says (`filter[reportsTo.lastName][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. The negated operators (`neq`, `neq_or_null`, `not_contains`, `not_starts_with`, `not_ends_with`, `exists=false`) find the contacts not reporting to a contact matching the positive form, contacts reporting to nobody included. Each value has at most 1,000 characters; a longer one is a 400.
+                 * @example Smith
+                 */
+                "filter[reportsTo.lastName]"?: components["parameters"]["ContactFilterReportsToLastName"];
+                /**
+                 * @description Contacts of at least one account whose owner's username is one of the comma-separated values, or as an operator says (`filter[accounts.owner.username][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. The negated operators (`neq`, `neq_or_null`, `not_contains`, `not_starts_with`, `not_ends_with`, `exists=false`) find the contacts of no account whose owner matches the positive form, contacts of no account included. Each value has at most 1,000 characters; a longer one is a 400.
+                 * @example admin
+                 */
+                "filter[accounts.owner.username]"?: components["parameters"]["ContactFilterAccountsOwnerUsername"];
+                /**
                  * @description Figures over every contact the other filters match, not only the page, answered in `meta.aggregatedData` (JSON:API only; in the plain format a 400): terms `field function` separated by commas, each optionally with an alias as a third word (`lastName count total`). Fields and functions: `lastName` (`count`, `min`, `max`), `gender` (`count`), `birthday` (`min`, `max`). Each answer is named by its alias, or by the field and the function (`lastNameCount`). `count` answers `[{value, count}]`, the values most records hold first (ties by value; records without a value are left out), at most 100 of them unless the server's `--max-aggregation-values` says otherwise; `sum`, `avg`, `min` and `max` answer one value, null when no record has one. At most 10 terms and 1,000 characters; an unknown field, a function the field does not take, a malformed term or a name given twice is a 400.
                  * @example gender count,birthday min
                  */
@@ -11464,7 +11669,7 @@ export interface operations {
                 /** @description Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`. */
                 "page[before]"?: components["parameters"]["PageBefore"];
                 /**
-                 * @description Fields to sort by, separated by commas; a leading `-` sorts descending. Sortable: `id`, `lastName`, `primaryEmail`, `externalId`, `assignedTo`, `owner`, `reportsTo`, `createdAt`, `updatedAt`.
+                 * @description Fields to sort by, separated by commas; a leading `-` sorts descending. Sortable: `id`, `lastName`, `primaryEmail`, `externalId`, `assignedTo`, `owner`, `reportsTo`, `createdAt`, `updatedAt`. Related fields (to-one): `owner.username`, `assignedTo.username`, `reportsTo.lastName`; a list sorted by one is paged by number, not by cursor.
                  * @example lastName
                  */
                 sort?: components["parameters"]["ContactSort"];
@@ -12061,6 +12266,31 @@ export interface operations {
                  * @example 2026-11-01..2026-11-30
                  */
                 "filter[updatedAt]"?: components["parameters"]["ContactFilterUpdatedAt"];
+                /**
+                 * @description Contacts of at least one account whose name is one of the comma-separated values, or as an operator says (`filter[accounts.name][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. The negated operators (`neq`, `neq_or_null`, `not_contains`, `not_starts_with`, `not_ends_with`, `exists=false`) find the contacts of no account matching the positive form, contacts of no account included. Each value has at most 1,000 characters; a longer one is a 400.
+                 * @example Acme Corporation
+                 */
+                "filter[accounts.name]"?: components["parameters"]["ContactFilterAccountsName"];
+                /**
+                 * @description Contacts whose owner's username is one of the comma-separated values, or as an operator says (`filter[owner.username][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. The negated operators (`neq`, `neq_or_null`, `not_contains`, `not_starts_with`, `not_ends_with`, `exists=false`) find the contacts whose owner's username does not match the positive form, contacts without an owner included. Each value has at most 1,000 characters; a longer one is a 400.
+                 * @example admin
+                 */
+                "filter[owner.username]"?: components["parameters"]["ContactFilterOwnerUsername"];
+                /**
+                 * @description Contacts assigned to a user whose username is one of the comma-separated values, or as an operator says (`filter[assignedTo.username][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. The negated operators (`neq`, `neq_or_null`, `not_contains`, `not_starts_with`, `not_ends_with`, `exists=false`) find the contacts not assigned to a user matching the positive form, contacts assigned to nobody included. Each value has at most 1,000 characters; a longer one is a 400.
+                 * @example manager
+                 */
+                "filter[assignedTo.username]"?: components["parameters"]["ContactFilterAssignedToUsername"];
+                /**
+                 * @description Contacts reporting to a contact whose last name is one of the comma-separated values, or as an operator says (`filter[reportsTo.lastName][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. The negated operators (`neq`, `neq_or_null`, `not_contains`, `not_starts_with`, `not_ends_with`, `exists=false`) find the contacts not reporting to a contact matching the positive form, contacts reporting to nobody included. Each value has at most 1,000 characters; a longer one is a 400.
+                 * @example Smith
+                 */
+                "filter[reportsTo.lastName]"?: components["parameters"]["ContactFilterReportsToLastName"];
+                /**
+                 * @description Contacts of at least one account whose owner's username is one of the comma-separated values, or as an operator says (`filter[accounts.owner.username][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. The negated operators (`neq`, `neq_or_null`, `not_contains`, `not_starts_with`, `not_ends_with`, `exists=false`) find the contacts of no account whose owner matches the positive form, contacts of no account included. Each value has at most 1,000 characters; a longer one is a 400.
+                 * @example admin
+                 */
+                "filter[accounts.owner.username]"?: components["parameters"]["ContactFilterAccountsOwnerUsername"];
             };
             header?: {
                 /**
@@ -12915,6 +13145,41 @@ export interface operations {
                  */
                 "filter[updatedAt]"?: components["parameters"]["AccountFilterUpdatedAt"];
                 /**
+                 * @description Accounts whose owner's username is one of the comma-separated values, or as an operator says (`filter[owner.username][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. The negated operators (`neq`, `neq_or_null`, `not_contains`, `not_starts_with`, `not_ends_with`, `exists=false`) find the accounts whose owner's username does not match the positive form, accounts without an owner included. Each value has at most 1,000 characters; a longer one is a 400.
+                 * @example admin
+                 */
+                "filter[owner.username]"?: components["parameters"]["AccountFilterOwnerUsername"];
+                /**
+                 * @description Accounts whose owner's email address is one of the comma-separated values, or as an operator says (`filter[owner.email][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. The negated operators (`neq`, `neq_or_null`, `not_contains`, `not_starts_with`, `not_ends_with`, `exists=false`) find the accounts whose owner's email address does not match the positive form, accounts without an owner included. Each value has at most 1,000 characters; a longer one is a 400.
+                 * @example admin@example.com
+                 */
+                "filter[owner.email]"?: components["parameters"]["AccountFilterOwnerEmail"];
+                /**
+                 * @description Accounts whose default contact's last name is one of the comma-separated values, or as an operator says (`filter[defaultContact.lastName][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. The negated operators (`neq`, `neq_or_null`, `not_contains`, `not_starts_with`, `not_ends_with`, `exists=false`) find the accounts whose default contact's last name does not match the positive form, accounts without a default contact included. Each value has at most 1,000 characters; a longer one is a 400.
+                 * @example Smith
+                 */
+                "filter[defaultContact.lastName]"?: components["parameters"]["AccountFilterDefaultContactLastName"];
+                /**
+                 * @description Accounts referred by an account whose name is one of the comma-separated values, or as an operator says (`filter[referredBy.name][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. The negated operators (`neq`, `neq_or_null`, `not_contains`, `not_starts_with`, `not_ends_with`, `exists=false`) find the accounts not referred by an account whose name matches the positive form, accounts referred by none included. Each value has at most 1,000 characters; a longer one is a 400.
+                 * @example Globex Industries
+                 */
+                "filter[referredBy.name]"?: components["parameters"]["AccountFilterReferredByName"];
+                /**
+                 * @description Accounts with at least one contact whose last name is one of the comma-separated values, or as an operator says (`filter[contacts.lastName][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. The negated operators (`neq`, `neq_or_null`, `not_contains`, `not_starts_with`, `not_ends_with`, `exists=false`) find the accounts none of whose contacts matches the positive form, accounts without contacts included. Each value has at most 1,000 characters; a longer one is a 400.
+                 * @example Smith
+                 */
+                "filter[contacts.lastName]"?: components["parameters"]["AccountFilterContactsLastName"];
+                /**
+                 * @description Accounts with at least one contact whose primary email address is one of the comma-separated values, or as an operator says (`filter[contacts.primaryEmail][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. The negated operators (`neq`, `neq_or_null`, `not_contains`, `not_starts_with`, `not_ends_with`, `exists=false`) find the accounts none of whose contacts matches the positive form, accounts without contacts included. Each value has at most 1,000 characters; a longer one is a 400.
+                 * @example jane.smith@acme.example
+                 */
+                "filter[contacts.primaryEmail]"?: components["parameters"]["AccountFilterContactsPrimaryEmail"];
+                /**
+                 * @description Accounts with at least one contact whose owner's username is one of the comma-separated values, or as an operator says (`filter[contacts.owner.username][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. The negated operators (`neq`, `neq_or_null`, `not_contains`, `not_starts_with`, `not_ends_with`, `exists=false`) find the accounts none of whose contacts has an owner matching the positive form, accounts without contacts included. Each value has at most 1,000 characters; a longer one is a 400.
+                 * @example admin
+                 */
+                "filter[contacts.owner.username]"?: components["parameters"]["AccountFilterContactsOwnerUsername"];
+                /**
                  * @description Figures over every account the other filters match, not only the page, answered in `meta.aggregatedData` (JSON:API only; in the plain format a 400): terms `field function` separated by commas, each optionally with an alias as a third word (`name count total`). Fields and functions: `name` (`count`, `min`, `max`), `createdAt` (`min`, `max`). Each answer is named by its alias, or by the field and the function (`nameCount`). `count` answers `[{value, count}]`, the values most records hold first (ties by value; records without a value are left out), at most 100 of them unless the server's `--max-aggregation-values` says otherwise; `sum`, `avg`, `min` and `max` answer one value, null when no record has one. At most 10 terms and 1,000 characters; an unknown field, a function the field does not take, a malformed term or a name given twice is a 400.
                  * @example name count,createdAt max
                  */
@@ -12928,7 +13193,7 @@ export interface operations {
                 /** @description Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`. */
                 "page[before]"?: components["parameters"]["PageBefore"];
                 /**
-                 * @description Fields to sort by, separated by commas; a leading `-` sorts descending. Sortable: `id`, `name`, `externalId`, `defaultContact`, `owner`, `referredBy`, `createdAt`, `updatedAt`.
+                 * @description Fields to sort by, separated by commas; a leading `-` sorts descending. Sortable: `id`, `name`, `externalId`, `defaultContact`, `owner`, `referredBy`, `createdAt`, `updatedAt`. Related fields (to-one): `owner.username`, `owner.email`, `defaultContact.lastName`, `referredBy.name`; a list sorted by one is paged by number, not by cursor.
                  * @example -createdAt
                  */
                 sort?: components["parameters"]["AccountSort"];
@@ -15649,6 +15914,11 @@ export interface operations {
                  * @example 2026-11-01..2026-11-30
                  */
                 "filter[updatedAt]"?: components["parameters"]["BusinessUnitFilterUpdatedAt"];
+                /**
+                 * @description Business units with at least one user whose username is one of the comma-separated values, or as an operator says (`filter[users.username][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. The negated operators (`neq`, `neq_or_null`, `not_contains`, `not_starts_with`, `not_ends_with`, `exists=false`) find the business units none of whose users matches the positive form, business units without users included. Each value has at most 1,000 characters; a longer one is a 400.
+                 * @example admin
+                 */
+                "filter[users.username]"?: components["parameters"]["BusinessUnitFilterUsersUsername"];
                 /** @description The page to return, starting at 1. */
                 "page[number]"?: components["parameters"]["PageNumber"];
                 /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000. */
@@ -16014,6 +16284,11 @@ export interface operations {
                  */
                 "filter[updatedAt]"?: components["parameters"]["UserFilterUpdatedAt"];
                 /**
+                 * @description Users whose business unit's name is one of the comma-separated values, or as an operator says (`filter[owner.name][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. The negated operators (`neq`, `neq_or_null`, `not_contains`, `not_starts_with`, `not_ends_with`, `exists=false`) find the users whose business unit's name does not match the positive form, users without a business unit included. Each value has at most 1,000 characters; a longer one is a 400.
+                 * @example Main
+                 */
+                "filter[owner.name]"?: components["parameters"]["UserFilterOwnerName"];
+                /**
                  * @description Figures over every user the other filters match, not only the page, answered in `meta.aggregatedData` (JSON:API only; in the plain format a 400): terms `field function` separated by commas, each optionally with an alias as a third word (`enabled count total`). Fields and functions: `enabled` (`count`), `lastLogin` (`min`, `max`), `loginCount` (`sum`, `avg`, `min`, `max`). Each answer is named by its alias, or by the field and the function (`enabledCount`). `count` answers `[{value, count}]`, the values most records hold first (ties by value; records without a value are left out), at most 100 of them unless the server's `--max-aggregation-values` says otherwise; `sum`, `avg`, `min` and `max` answer one value, null when no record has one. At most 10 terms and 1,000 characters; an unknown field, a function the field does not take, a malformed term or a name given twice is a 400.
                  * @example loginCount sum,enabled count
                  */
@@ -16027,7 +16302,7 @@ export interface operations {
                 /** @description Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`. */
                 "page[before]"?: components["parameters"]["PageBefore"];
                 /**
-                 * @description Fields to sort by, separated by commas; a leading `-` sorts descending. Sortable: `id`, `username`, `email`, `lastName`, `enabled`, `externalId`, `owner`, `createdAt`, `updatedAt`.
+                 * @description Fields to sort by, separated by commas; a leading `-` sorts descending. Sortable: `id`, `username`, `email`, `lastName`, `enabled`, `externalId`, `owner`, `createdAt`, `updatedAt`. Related fields (to-one): `owner.name`; a list sorted by one is paged by number, not by cursor.
                  * @example lastName,-createdAt
                  */
                 sort?: components["parameters"]["UserSort"];
@@ -18175,6 +18450,11 @@ export interface operations {
                  */
                 "filter[updatedAt]"?: components["parameters"]["UserFilterUpdatedAt"];
                 /**
+                 * @description Users whose business unit's name is one of the comma-separated values, or as an operator says (`filter[owner.name][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. The negated operators (`neq`, `neq_or_null`, `not_contains`, `not_starts_with`, `not_ends_with`, `exists=false`) find the users whose business unit's name does not match the positive form, users without a business unit included. Each value has at most 1,000 characters; a longer one is a 400.
+                 * @example Main
+                 */
+                "filter[owner.name]"?: components["parameters"]["UserFilterOwnerName"];
+                /**
                  * @description Figures over every user the other filters match, not only the page, answered in `meta.aggregatedData` (JSON:API only; in the plain format a 400): terms `field function` separated by commas, each optionally with an alias as a third word (`enabled count total`). Fields and functions: `enabled` (`count`), `lastLogin` (`min`, `max`), `loginCount` (`sum`, `avg`, `min`, `max`). Each answer is named by its alias, or by the field and the function (`enabledCount`). `count` answers `[{value, count}]`, the values most records hold first (ties by value; records without a value are left out), at most 100 of them unless the server's `--max-aggregation-values` says otherwise; `sum`, `avg`, `min` and `max` answer one value, null when no record has one. At most 10 terms and 1,000 characters; an unknown field, a function the field does not take, a malformed term or a name given twice is a 400.
                  * @example loginCount sum,enabled count
                  */
@@ -18188,7 +18468,7 @@ export interface operations {
                 /** @description Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`. */
                 "page[before]"?: components["parameters"]["PageBefore"];
                 /**
-                 * @description Fields to sort by, separated by commas; a leading `-` sorts descending. Sortable: `id`, `username`, `email`, `lastName`, `enabled`, `externalId`, `owner`, `createdAt`, `updatedAt`.
+                 * @description Fields to sort by, separated by commas; a leading `-` sorts descending. Sortable: `id`, `username`, `email`, `lastName`, `enabled`, `externalId`, `owner`, `createdAt`, `updatedAt`. Related fields (to-one): `owner.name`; a list sorted by one is paged by number, not by cursor.
                  * @example lastName,-createdAt
                  */
                 sort?: components["parameters"]["UserSort"];
@@ -18707,6 +18987,11 @@ export interface operations {
                  * @example 2026-11-01..2026-11-30
                  */
                 "filter[updatedAt]"?: components["parameters"]["UserFilterUpdatedAt"];
+                /**
+                 * @description Users whose business unit's name is one of the comma-separated values, or as an operator says (`filter[owner.name][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. The negated operators (`neq`, `neq_or_null`, `not_contains`, `not_starts_with`, `not_ends_with`, `exists=false`) find the users whose business unit's name does not match the positive form, users without a business unit included. Each value has at most 1,000 characters; a longer one is a 400.
+                 * @example Main
+                 */
+                "filter[owner.name]"?: components["parameters"]["UserFilterOwnerName"];
             };
             header?: {
                 /**
