@@ -67,7 +67,7 @@ type floorDB struct {
 }
 
 // pagedStatements are the statements whose last parameter is a LIMIT.
-var pagedStatements = map[string]bool{"regionsPage": true, "contactsPage": true, "contactsStartingWith": true}
+var pagedStatements = map[string]bool{"regionsPage": true, "contactsPage": true, "contactsStartingWith": true, "contactsOwnedBy": true}
 
 // openFloorDB opens the service's database: url is a postgres:// URL, or ""
 // with path the SQLite file.
@@ -287,6 +287,8 @@ func statements(dialect string) map[string]string {
 		"contactsPage":   `SELECT ` + contactColumns + ` FROM contacts WHERE organization_id = $1 ORDER BY id LIMIT $2`,
 		"contactsStartingWith": `SELECT ` + contactColumns + ` FROM contacts WHERE organization_id = $1 ` +
 			`AND last_name LIKE $2 ESCAPE '!' ORDER BY created_at DESC, last_name, id LIMIT $3`,
+		"contactsOwnedBy": `SELECT ` + contactColumns + ` FROM contacts WHERE organization_id = $1 ` +
+			`AND owner_id IN (SELECT id FROM users WHERE organization_id = $2 AND username = $3) ORDER BY id LIMIT $4`,
 		"insertAccount": `INSERT INTO accounts (organization_id, name, external_id, created_at, updated_at) ` +
 			`VALUES ($1, $2, $3, $4, $4) RETURNING ` + accountColumns,
 	}

@@ -64,6 +64,8 @@ func dbHandler(t target, db *floorDB) http.Handler {
 		return http.HandlerFunc(read.regions)
 	case "filtered":
 		return http.HandlerFunc(read.contactsFiltered)
+	case "related":
+		return http.HandlerFunc(read.contactsByOwner)
 	case "include":
 		return http.HandlerFunc(read.contactsIncluded)
 	case "post":

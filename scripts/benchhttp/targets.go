@@ -29,6 +29,8 @@ var targets = []target{
 	{name: "list", label: "GET list of 10 regions", kind: readTarget, uri: "/admin/api/regions?page[size]=10", goal: 0.8},
 	{name: "filtered", label: "filtered + sorted list of 20 contacts", kind: readTarget,
 		uri: "/admin/api/contacts?filter[lastName][starts_with]=L&sort=-createdAt,lastName&page[size]=20", goal: 0.8},
+	{name: "related", label: "list of 20 contacts filtered on their owner's username", kind: readTarget,
+		uri: "/admin/api/contacts?filter[owner.username]=crm3&page[size]=20", goal: 0.8},
 	{name: "include", label: "contacts?include=accounts,owner&page[size]=50", kind: readTarget,
 		uri: "/admin/api/contacts?include=accounts,owner&page[size]=50", goal: 0.8},
 	{name: "post", label: "POST create account", kind: writeTarget, uri: "/admin/api/accounts", goal: 0.6},
