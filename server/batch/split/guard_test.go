@@ -132,7 +132,7 @@ func TestLargeItemIsNotHeld(t *testing.T) {
 		pw.Close()
 	}()
 	runtime.GC()
-	hw := newHeapHighWater()
+	hw := newHeapHighWater(t)
 	before := hw.max
 	src := &countingReader{r: pr}
 	_, err := split.Split(src, "accounts", split.DefaultLimits, func(split.Chunk) error { hw.read(); return nil })
