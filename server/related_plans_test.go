@@ -37,6 +37,11 @@ var relatedPlanRequests = []struct {
 	{"/admin/api/contacts?filter[accounts.name]=Account%207&page[size]=20", []string{"contacts", "accounts", "account_contacts", "p1", "j1"}},
 	{"/admin/api/contacts?filter[reportsTo.lastName]=Smith%204&page[size]=20", []string{"contacts", "p1"}},
 	{"/admin/api/accounts?filter[defaultContact.lastName]=Smith%204&page[size]=20", []string{"accounts", "contacts", "p1"}},
+	// Full-text search (docs/queries.md, "Search"): the full-text index
+	// finds the records, the key their rows.
+	{"/admin/api/accounts?filter[searchText]=grown%2077777&page[size]=20", []string{"accounts"}},
+	{"/admin/api/contacts?filter[searchText]=grown%20123456&page[size]=20", []string{"contacts"}},
+	{"/admin/api/contacts?filter[searchText]=smith%20-grown&page[size]=20", []string{"contacts"}},
 }
 
 // TestRelatedFieldPlansAtScale holds filters on related records' fields to
@@ -72,6 +77,9 @@ func TestRelatedFieldPlansAtScale(t *testing.T) {
 				}
 				for _, st := range sent {
 					for _, p := range plansOf(ctx, t, a.store, st) {
+						if p.kind == "generic" && strings.Contains(st.query, "to_tsquery(") {
+							continue // planned for its query at every run (storage's planEach, TestSearchMatches)
+						}
 						for _, name := range r.large {
 							if scan := wholeScan(p.text, name); scan != "" {
 								t.Errorf("%s: the %s plan of\n%s\nreads %s whole (%s):\n%s", r.path, p.kind, st.query, name, scan, p.text)

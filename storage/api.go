@@ -89,6 +89,9 @@ const (
 	Empty
 	NotEmpty
 	NotRangeOrNull
+	// Match takes one Search and matches the rows that hold its words, by
+	// the table's full-text index (search.go); Column is "".
+	Match
 )
 
 // Cond is one condition on a column of the queried table. All conditions of a

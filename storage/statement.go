@@ -164,6 +164,14 @@ type pgArray []any
 // trip, small beside the work such an array asks for.
 const customPlanArray = 64
 
+// planEach is a parameter whose statement is planned for its values at
+// every run (pgx's describe-exec mode, as for a long array: see
+// customPlanArray): a full-text query, whose selectivity a generic plan
+// cannot know. A generic plan costed one as matching a share of the table
+// and walked the accounts' key in order to a page's end: 100,048 rows read
+// for a search that matched none (TestRelatedFieldPlansAtScale).
+type planEach struct{ v any }
+
 // bind writes st as SQL with the database's parameter marks and returns the
 // parameters: identifiers are quoted into the text, a sqlList becomes one
 // mark per value, every other argument one parameter. On PostgreSQL the
@@ -210,6 +218,9 @@ func (s *Store) bind(st *sqlText) (string, []any) {
 		case pgArray:
 			mark([]any(a))
 			custom = custom || len(a) > customPlanArray
+		case planEach:
+			mark(a.v)
+			custom = true
 		default:
 			mark(a)
 		}

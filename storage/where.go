@@ -97,6 +97,9 @@ func (s *Store) cond(st *sqlText, t *Table, c Cond) error {
 	if c.Via != nil {
 		return s.viaCond(st, t, c)
 	}
+	if c.Op == Match {
+		return s.matchCond(st, t, c)
+	}
 	k, ok := t.filterKind(c.Column)
 	if !ok {
 		return fmt.Errorf("no such column")

@@ -4451,6 +4451,9 @@ type AccountFilterReferredBy = string
 // AccountFilterReferredByName defines model for AccountFilterReferredByName.
 type AccountFilterReferredByName = string
 
+// AccountFilterSearchText defines model for AccountFilterSearchText.
+type AccountFilterSearchText = string
+
 // AccountFilterUpdatedAt defines model for AccountFilterUpdatedAt.
 type AccountFilterUpdatedAt = string
 
@@ -4483,6 +4486,9 @@ type BusinessUnitFilterOrganization = string
 
 // BusinessUnitFilterOwner defines model for BusinessUnitFilterOwner.
 type BusinessUnitFilterOwner = string
+
+// BusinessUnitFilterSearchText defines model for BusinessUnitFilterSearchText.
+type BusinessUnitFilterSearchText = string
 
 // BusinessUnitFilterUpdatedAt defines model for BusinessUnitFilterUpdatedAt.
 type BusinessUnitFilterUpdatedAt = string
@@ -4552,6 +4558,9 @@ type ContactFilterReportsTo = string
 
 // ContactFilterReportsToLastName defines model for ContactFilterReportsToLastName.
 type ContactFilterReportsToLastName = string
+
+// ContactFilterSearchText defines model for ContactFilterSearchText.
+type ContactFilterSearchText = string
 
 // ContactFilterUpdatedAt defines model for ContactFilterUpdatedAt.
 type ContactFilterUpdatedAt = string
@@ -4748,6 +4757,9 @@ type UserFilterOwner = string
 // UserFilterOwnerName defines model for UserFilterOwnerName.
 type UserFilterOwnerName = string
 
+// UserFilterSearchText defines model for UserFilterSearchText.
+type UserFilterSearchText = string
+
 // UserFilterUpdatedAt defines model for UserFilterUpdatedAt.
 type UserFilterUpdatedAt = string
 
@@ -4912,6 +4924,9 @@ type DeleteAccountsParams struct {
 	// FilterUpdatedAt Accounts by time of last change, as for `filter[createdAt]`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterUpdatedAt *AccountFilterUpdatedAt `form:"filter[updatedAt],omitempty" json:"filter[updatedAt],omitempty"`
 
+	// FilterSearchText Accounts whose name and external identifier hold the words of a search, as a web search engine reads them: words (all must be found, in any order and case), a "phrase in quotes" (its words in order), `OR` between two words or phrases (either), `-word` or `-"phrase"` (not found). Words are runs of letters and digits: punctuation separates them (`ACME-001` is `ACME 001` as a phrase). Combines with every other filter, the sort and the paging. At most 32 words and 1,000 characters; a text without a word to find is a 400.
+	FilterSearchText *AccountFilterSearchText `form:"filter[searchText],omitempty" json:"filter[searchText],omitempty"`
+
 	// FilterOwnerUsername Accounts whose owner's username is one of the comma-separated values, or as an operator says (`filter[owner.username][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. The negated operators (`neq`, `neq_or_null`, `not_contains`, `not_starts_with`, `not_ends_with`, `exists=false`) find the accounts whose owner's username does not match the positive form, accounts without an owner included. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterOwnerUsername *AccountFilterOwnerUsername `form:"filter[owner.username],omitempty" json:"filter[owner.username],omitempty"`
 
@@ -4968,6 +4983,9 @@ type ListAccountsParams struct {
 
 	// FilterUpdatedAt Accounts by time of last change, as for `filter[createdAt]`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterUpdatedAt *AccountFilterUpdatedAt `form:"filter[updatedAt],omitempty" json:"filter[updatedAt],omitempty"`
+
+	// FilterSearchText Accounts whose name and external identifier hold the words of a search, as a web search engine reads them: words (all must be found, in any order and case), a "phrase in quotes" (its words in order), `OR` between two words or phrases (either), `-word` or `-"phrase"` (not found). Words are runs of letters and digits: punctuation separates them (`ACME-001` is `ACME 001` as a phrase). Combines with every other filter, the sort and the paging. At most 32 words and 1,000 characters; a text without a word to find is a 400.
+	FilterSearchText *AccountFilterSearchText `form:"filter[searchText],omitempty" json:"filter[searchText],omitempty"`
 
 	// FilterOwnerUsername Accounts whose owner's username is one of the comma-separated values, or as an operator says (`filter[owner.username][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. The negated operators (`neq`, `neq_or_null`, `not_contains`, `not_starts_with`, `not_ends_with`, `exists=false`) find the accounts whose owner's username does not match the positive form, accounts without an owner included. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterOwnerUsername *AccountFilterOwnerUsername `form:"filter[owner.username],omitempty" json:"filter[owner.username],omitempty"`
@@ -5118,6 +5136,9 @@ type ListAccountContactsParams struct {
 
 	// FilterUpdatedAt Contacts by time of last change, as for `filter[createdAt]`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterUpdatedAt *ContactFilterUpdatedAt `form:"filter[updatedAt],omitempty" json:"filter[updatedAt],omitempty"`
+
+	// FilterSearchText Contacts whose first and last name, primary email address and external identifier hold the words of a search, as a web search engine reads them: words (all must be found, in any order and case), a "phrase in quotes" (its words in order), `OR` between two words or phrases (either), `-word` or `-"phrase"` (not found). Words are runs of letters and digits: punctuation separates them (`ACME-001` is `ACME 001` as a phrase). Combines with every other filter, the sort and the paging. At most 32 words and 1,000 characters; a text without a word to find is a 400.
+	FilterSearchText *ContactFilterSearchText `form:"filter[searchText],omitempty" json:"filter[searchText],omitempty"`
 
 	// FilterAccountsName Contacts of at least one account whose name is one of the comma-separated values, or as an operator says (`filter[accounts.name][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. The negated operators (`neq`, `neq_or_null`, `not_contains`, `not_starts_with`, `not_ends_with`, `exists=false`) find the contacts of no account matching the positive form, contacts of no account included. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterAccountsName *ContactFilterAccountsName `form:"filter[accounts.name],omitempty" json:"filter[accounts.name],omitempty"`
@@ -5449,6 +5470,9 @@ type DeleteBusinessUnitsParams struct {
 	// FilterUpdatedAt Business units by time of last change, as for `filter[createdAt]`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterUpdatedAt *BusinessUnitFilterUpdatedAt `form:"filter[updatedAt],omitempty" json:"filter[updatedAt],omitempty"`
 
+	// FilterSearchText Business units whose name and email address hold the words of a search, as a web search engine reads them: words (all must be found, in any order and case), a "phrase in quotes" (its words in order), `OR` between two words or phrases (either), `-word` or `-"phrase"` (not found). Words are runs of letters and digits: punctuation separates them (`ACME-001` is `ACME 001` as a phrase). Combines with every other filter, the sort and the paging. At most 32 words and 1,000 characters; a text without a word to find is a 400.
+	FilterSearchText *BusinessUnitFilterSearchText `form:"filter[searchText],omitempty" json:"filter[searchText],omitempty"`
+
 	// FilterUsersUsername Business units with at least one user whose username is one of the comma-separated values, or as an operator says (`filter[users.username][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. The negated operators (`neq`, `neq_or_null`, `not_contains`, `not_starts_with`, `not_ends_with`, `exists=false`) find the business units none of whose users matches the positive form, business units without users included. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterUsersUsername *BusinessUnitFilterUsersUsername `form:"filter[users.username],omitempty" json:"filter[users.username],omitempty"`
 
@@ -5478,6 +5502,9 @@ type ListBusinessUnitsParams struct {
 
 	// FilterUpdatedAt Business units by time of last change, as for `filter[createdAt]`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterUpdatedAt *BusinessUnitFilterUpdatedAt `form:"filter[updatedAt],omitempty" json:"filter[updatedAt],omitempty"`
+
+	// FilterSearchText Business units whose name and email address hold the words of a search, as a web search engine reads them: words (all must be found, in any order and case), a "phrase in quotes" (its words in order), `OR` between two words or phrases (either), `-word` or `-"phrase"` (not found). Words are runs of letters and digits: punctuation separates them (`ACME-001` is `ACME 001` as a phrase). Combines with every other filter, the sort and the paging. At most 32 words and 1,000 characters; a text without a word to find is a 400.
+	FilterSearchText *BusinessUnitFilterSearchText `form:"filter[searchText],omitempty" json:"filter[searchText],omitempty"`
 
 	// FilterUsersUsername Business units with at least one user whose username is one of the comma-separated values, or as an operator says (`filter[users.username][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. The negated operators (`neq`, `neq_or_null`, `not_contains`, `not_starts_with`, `not_ends_with`, `exists=false`) find the business units none of whose users matches the positive form, business units without users included. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterUsersUsername *BusinessUnitFilterUsersUsername `form:"filter[users.username],omitempty" json:"filter[users.username],omitempty"`
@@ -5719,6 +5746,9 @@ type ListBusinessUnitUsersParams struct {
 	// FilterUpdatedAt Users by time of last change, as for `filter[createdAt]`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterUpdatedAt *UserFilterUpdatedAt `form:"filter[updatedAt],omitempty" json:"filter[updatedAt],omitempty"`
 
+	// FilterSearchText Users whose username, email address, first and last name hold the words of a search, as a web search engine reads them: words (all must be found, in any order and case), a "phrase in quotes" (its words in order), `OR` between two words or phrases (either), `-word` or `-"phrase"` (not found). Words are runs of letters and digits: punctuation separates them (`ACME-001` is `ACME 001` as a phrase). Combines with every other filter, the sort and the paging. At most 32 words and 1,000 characters; a text without a word to find is a 400.
+	FilterSearchText *UserFilterSearchText `form:"filter[searchText],omitempty" json:"filter[searchText],omitempty"`
+
 	// FilterOwnerName Users whose business unit's name is one of the comma-separated values, or as an operator says (`filter[owner.name][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. The negated operators (`neq`, `neq_or_null`, `not_contains`, `not_starts_with`, `not_ends_with`, `exists=false`) find the users whose business unit's name does not match the positive form, users without a business unit included. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterOwnerName *UserFilterOwnerName `form:"filter[owner.name],omitempty" json:"filter[owner.name],omitempty"`
 
@@ -5806,6 +5836,9 @@ type DeleteContactsParams struct {
 	// FilterUpdatedAt Contacts by time of last change, as for `filter[createdAt]`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterUpdatedAt *ContactFilterUpdatedAt `form:"filter[updatedAt],omitempty" json:"filter[updatedAt],omitempty"`
 
+	// FilterSearchText Contacts whose first and last name, primary email address and external identifier hold the words of a search, as a web search engine reads them: words (all must be found, in any order and case), a "phrase in quotes" (its words in order), `OR` between two words or phrases (either), `-word` or `-"phrase"` (not found). Words are runs of letters and digits: punctuation separates them (`ACME-001` is `ACME 001` as a phrase). Combines with every other filter, the sort and the paging. At most 32 words and 1,000 characters; a text without a word to find is a 400.
+	FilterSearchText *ContactFilterSearchText `form:"filter[searchText],omitempty" json:"filter[searchText],omitempty"`
+
 	// FilterAccountsName Contacts of at least one account whose name is one of the comma-separated values, or as an operator says (`filter[accounts.name][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. The negated operators (`neq`, `neq_or_null`, `not_contains`, `not_starts_with`, `not_ends_with`, `exists=false`) find the contacts of no account matching the positive form, contacts of no account included. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterAccountsName *ContactFilterAccountsName `form:"filter[accounts.name],omitempty" json:"filter[accounts.name],omitempty"`
 
@@ -5859,6 +5892,9 @@ type ListContactsParams struct {
 
 	// FilterUpdatedAt Contacts by time of last change, as for `filter[createdAt]`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterUpdatedAt *ContactFilterUpdatedAt `form:"filter[updatedAt],omitempty" json:"filter[updatedAt],omitempty"`
+
+	// FilterSearchText Contacts whose first and last name, primary email address and external identifier hold the words of a search, as a web search engine reads them: words (all must be found, in any order and case), a "phrase in quotes" (its words in order), `OR` between two words or phrases (either), `-word` or `-"phrase"` (not found). Words are runs of letters and digits: punctuation separates them (`ACME-001` is `ACME 001` as a phrase). Combines with every other filter, the sort and the paging. At most 32 words and 1,000 characters; a text without a word to find is a 400.
+	FilterSearchText *ContactFilterSearchText `form:"filter[searchText],omitempty" json:"filter[searchText],omitempty"`
 
 	// FilterAccountsName Contacts of at least one account whose name is one of the comma-separated values, or as an operator says (`filter[accounts.name][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. The negated operators (`neq`, `neq_or_null`, `not_contains`, `not_starts_with`, `not_ends_with`, `exists=false`) find the contacts of no account matching the positive form, contacts of no account included. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterAccountsName *ContactFilterAccountsName `form:"filter[accounts.name],omitempty" json:"filter[accounts.name],omitempty"`
@@ -6000,6 +6036,9 @@ type ListContactAccountsParams struct {
 
 	// FilterUpdatedAt Accounts by time of last change, as for `filter[createdAt]`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterUpdatedAt *AccountFilterUpdatedAt `form:"filter[updatedAt],omitempty" json:"filter[updatedAt],omitempty"`
+
+	// FilterSearchText Accounts whose name and external identifier hold the words of a search, as a web search engine reads them: words (all must be found, in any order and case), a "phrase in quotes" (its words in order), `OR` between two words or phrases (either), `-word` or `-"phrase"` (not found). Words are runs of letters and digits: punctuation separates them (`ACME-001` is `ACME 001` as a phrase). Combines with every other filter, the sort and the paging. At most 32 words and 1,000 characters; a text without a word to find is a 400.
+	FilterSearchText *AccountFilterSearchText `form:"filter[searchText],omitempty" json:"filter[searchText],omitempty"`
 
 	// FilterOwnerUsername Accounts whose owner's username is one of the comma-separated values, or as an operator says (`filter[owner.username][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. The negated operators (`neq`, `neq_or_null`, `not_contains`, `not_starts_with`, `not_ends_with`, `exists=false`) find the accounts whose owner's username does not match the positive form, accounts without an owner included. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterOwnerUsername *AccountFilterOwnerUsername `form:"filter[owner.username],omitempty" json:"filter[owner.username],omitempty"`
@@ -6616,6 +6655,9 @@ type ListOrganizationBusinessUnitsParams struct {
 	// FilterUpdatedAt Business units by time of last change, as for `filter[createdAt]`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterUpdatedAt *BusinessUnitFilterUpdatedAt `form:"filter[updatedAt],omitempty" json:"filter[updatedAt],omitempty"`
 
+	// FilterSearchText Business units whose name and email address hold the words of a search, as a web search engine reads them: words (all must be found, in any order and case), a "phrase in quotes" (its words in order), `OR` between two words or phrases (either), `-word` or `-"phrase"` (not found). Words are runs of letters and digits: punctuation separates them (`ACME-001` is `ACME 001` as a phrase). Combines with every other filter, the sort and the paging. At most 32 words and 1,000 characters; a text without a word to find is a 400.
+	FilterSearchText *BusinessUnitFilterSearchText `form:"filter[searchText],omitempty" json:"filter[searchText],omitempty"`
+
 	// FilterUsersUsername Business units with at least one user whose username is one of the comma-separated values, or as an operator says (`filter[users.username][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. The negated operators (`neq`, `neq_or_null`, `not_contains`, `not_starts_with`, `not_ends_with`, `exists=false`) find the business units none of whose users matches the positive form, business units without users included. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterUsersUsername *BusinessUnitFilterUsersUsername `form:"filter[users.username],omitempty" json:"filter[users.username],omitempty"`
 
@@ -6741,6 +6783,9 @@ type ListOrganizationUsersParams struct {
 
 	// FilterUpdatedAt Users by time of last change, as for `filter[createdAt]`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterUpdatedAt *UserFilterUpdatedAt `form:"filter[updatedAt],omitempty" json:"filter[updatedAt],omitempty"`
+
+	// FilterSearchText Users whose username, email address, first and last name hold the words of a search, as a web search engine reads them: words (all must be found, in any order and case), a "phrase in quotes" (its words in order), `OR` between two words or phrases (either), `-word` or `-"phrase"` (not found). Words are runs of letters and digits: punctuation separates them (`ACME-001` is `ACME 001` as a phrase). Combines with every other filter, the sort and the paging. At most 32 words and 1,000 characters; a text without a word to find is a 400.
+	FilterSearchText *UserFilterSearchText `form:"filter[searchText],omitempty" json:"filter[searchText],omitempty"`
 
 	// FilterOwnerName Users whose business unit's name is one of the comma-separated values, or as an operator says (`filter[owner.name][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. The negated operators (`neq`, `neq_or_null`, `not_contains`, `not_starts_with`, `not_ends_with`, `exists=false`) find the users whose business unit's name does not match the positive form, users without a business unit included. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterOwnerName *UserFilterOwnerName `form:"filter[owner.name],omitempty" json:"filter[owner.name],omitempty"`
@@ -7162,6 +7207,9 @@ type DeleteUsersParams struct {
 	// FilterUpdatedAt Users by time of last change, as for `filter[createdAt]`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterUpdatedAt *UserFilterUpdatedAt `form:"filter[updatedAt],omitempty" json:"filter[updatedAt],omitempty"`
 
+	// FilterSearchText Users whose username, email address, first and last name hold the words of a search, as a web search engine reads them: words (all must be found, in any order and case), a "phrase in quotes" (its words in order), `OR` between two words or phrases (either), `-word` or `-"phrase"` (not found). Words are runs of letters and digits: punctuation separates them (`ACME-001` is `ACME 001` as a phrase). Combines with every other filter, the sort and the paging. At most 32 words and 1,000 characters; a text without a word to find is a 400.
+	FilterSearchText *UserFilterSearchText `form:"filter[searchText],omitempty" json:"filter[searchText],omitempty"`
+
 	// FilterOwnerName Users whose business unit's name is one of the comma-separated values, or as an operator says (`filter[owner.name][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. The negated operators (`neq`, `neq_or_null`, `not_contains`, `not_starts_with`, `not_ends_with`, `exists=false`) find the users whose business unit's name does not match the positive form, users without a business unit included. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterOwnerName *UserFilterOwnerName `form:"filter[owner.name],omitempty" json:"filter[owner.name],omitempty"`
 
@@ -7203,6 +7251,9 @@ type ListUsersParams struct {
 
 	// FilterUpdatedAt Users by time of last change, as for `filter[createdAt]`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterUpdatedAt *UserFilterUpdatedAt `form:"filter[updatedAt],omitempty" json:"filter[updatedAt],omitempty"`
+
+	// FilterSearchText Users whose username, email address, first and last name hold the words of a search, as a web search engine reads them: words (all must be found, in any order and case), a "phrase in quotes" (its words in order), `OR` between two words or phrases (either), `-word` or `-"phrase"` (not found). Words are runs of letters and digits: punctuation separates them (`ACME-001` is `ACME 001` as a phrase). Combines with every other filter, the sort and the paging. At most 32 words and 1,000 characters; a text without a word to find is a 400.
+	FilterSearchText *UserFilterSearchText `form:"filter[searchText],omitempty" json:"filter[searchText],omitempty"`
 
 	// FilterOwnerName Users whose business unit's name is one of the comma-separated values, or as an operator says (`filter[owner.name][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. The negated operators (`neq`, `neq_or_null`, `not_contains`, `not_starts_with`, `not_ends_with`, `exists=false`) find the users whose business unit's name does not match the positive form, users without a business unit included. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterOwnerName *UserFilterOwnerName `form:"filter[owner.name],omitempty" json:"filter[owner.name],omitempty"`
@@ -8851,6 +8902,16 @@ func (siw *ServerInterfaceWrapper) DeleteAccounts(c *gin.Context) {
 		return
 	}
 
+	// ------------- Optional query parameter "filter[searchText]" -------------
+
+	if _, found := query["filter[searchText]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[searchText]", query, &params.FilterSearchText, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[searchText]: %w", err), http.StatusBadRequest)
+		return
+	}
+
 	// ------------- Optional query parameter "filter[owner.username]" -------------
 
 	if _, found := query["filter[owner.username]"]; found {
@@ -9059,6 +9120,16 @@ func (siw *ServerInterfaceWrapper) ListAccounts(c *gin.Context) {
 	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[updatedAt]: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "filter[searchText]" -------------
+
+	if _, found := query["filter[searchText]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[searchText]", query, &params.FilterSearchText, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[searchText]: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -9708,6 +9779,16 @@ func (siw *ServerInterfaceWrapper) ListAccountContacts(c *gin.Context) {
 	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[updatedAt]: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "filter[searchText]" -------------
+
+	if _, found := query["filter[searchText]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[searchText]", query, &params.FilterSearchText, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[searchText]: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -11446,6 +11527,16 @@ func (siw *ServerInterfaceWrapper) DeleteBusinessUnits(c *gin.Context) {
 		return
 	}
 
+	// ------------- Optional query parameter "filter[searchText]" -------------
+
+	if _, found := query["filter[searchText]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[searchText]", query, &params.FilterSearchText, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[searchText]: %w", err), http.StatusBadRequest)
+		return
+	}
+
 	// ------------- Optional query parameter "filter[users.username]" -------------
 
 	if _, found := query["filter[users.username]"]; found {
@@ -11564,6 +11655,16 @@ func (siw *ServerInterfaceWrapper) ListBusinessUnits(c *gin.Context) {
 	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[updatedAt]: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "filter[searchText]" -------------
+
+	if _, found := query["filter[searchText]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[searchText]", query, &params.FilterSearchText, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[searchText]: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -12738,6 +12839,16 @@ func (siw *ServerInterfaceWrapper) ListBusinessUnitUsers(c *gin.Context) {
 		return
 	}
 
+	// ------------- Optional query parameter "filter[searchText]" -------------
+
+	if _, found := query["filter[searchText]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[searchText]", query, &params.FilterSearchText, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[searchText]: %w", err), http.StatusBadRequest)
+		return
+	}
+
 	// ------------- Optional query parameter "filter[owner.name]" -------------
 
 	if _, found := query["filter[owner.name]"]; found {
@@ -13058,6 +13169,16 @@ func (siw *ServerInterfaceWrapper) DeleteContacts(c *gin.Context) {
 		return
 	}
 
+	// ------------- Optional query parameter "filter[searchText]" -------------
+
+	if _, found := query["filter[searchText]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[searchText]", query, &params.FilterSearchText, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[searchText]: %w", err), http.StatusBadRequest)
+		return
+	}
+
 	// ------------- Optional query parameter "filter[accounts.name]" -------------
 
 	if _, found := query["filter[accounts.name]"]; found {
@@ -13256,6 +13377,16 @@ func (siw *ServerInterfaceWrapper) ListContacts(c *gin.Context) {
 	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[updatedAt]: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "filter[searchText]" -------------
+
+	if _, found := query["filter[searchText]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[searchText]", query, &params.FilterSearchText, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[searchText]: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -13875,6 +14006,16 @@ func (siw *ServerInterfaceWrapper) ListContactAccounts(c *gin.Context) {
 	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[updatedAt]: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "filter[searchText]" -------------
+
+	if _, found := query["filter[searchText]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[searchText]", query, &params.FilterSearchText, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[searchText]: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -16802,6 +16943,16 @@ func (siw *ServerInterfaceWrapper) ListOrganizationBusinessUnits(c *gin.Context)
 		return
 	}
 
+	// ------------- Optional query parameter "filter[searchText]" -------------
+
+	if _, found := query["filter[searchText]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[searchText]", query, &params.FilterSearchText, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[searchText]: %w", err), http.StatusBadRequest)
+		return
+	}
+
 	// ------------- Optional query parameter "filter[users.username]" -------------
 
 	if _, found := query["filter[users.username]"]; found {
@@ -17336,6 +17487,16 @@ func (siw *ServerInterfaceWrapper) ListOrganizationUsers(c *gin.Context) {
 	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[updatedAt]: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "filter[searchText]" -------------
+
+	if _, found := query["filter[searchText]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[searchText]", query, &params.FilterSearchText, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[searchText]: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -19357,6 +19518,16 @@ func (siw *ServerInterfaceWrapper) DeleteUsers(c *gin.Context) {
 		return
 	}
 
+	// ------------- Optional query parameter "filter[searchText]" -------------
+
+	if _, found := query["filter[searchText]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[searchText]", query, &params.FilterSearchText, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[searchText]: %w", err), http.StatusBadRequest)
+		return
+	}
+
 	// ------------- Optional query parameter "filter[owner.name]" -------------
 
 	if _, found := query["filter[owner.name]"]; found {
@@ -19515,6 +19686,16 @@ func (siw *ServerInterfaceWrapper) ListUsers(c *gin.Context) {
 	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[updatedAt]: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "filter[searchText]" -------------
+
+	if _, found := query["filter[searchText]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[searchText]", query, &params.FilterSearchText, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[searchText]: %w", err), http.StatusBadRequest)
 		return
 	}
 

@@ -128,6 +128,16 @@ func (e *Engine) parseFilter(cl *call, res *resource.Resource, key, raw, lang st
 	if m == nil {
 		return storage.Cond{}, problem.Filter(key, "The filter is not supported.")
 	}
+	if m[1] == "searchText" && len(res.Search) > 0 {
+		if m[2] != "" && m[2] != "eq" {
+			return storage.Cond{}, problem.Filter(key, fmt.Sprintf("The operator %q is not supported.", m[2]))
+		}
+		q, p := parseSearchText(key, raw)
+		if p != nil {
+			return storage.Cond{}, p
+		}
+		return storage.Cond{Op: storage.Match, Values: []any{q}}, nil
+	}
 	field, ok := e.resolveFilter(cl, res, m[1], lang)
 	if !ok {
 		return storage.Cond{}, problem.Filter(key, "The filter is not supported.")

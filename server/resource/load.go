@@ -54,6 +54,8 @@ type meta struct {
 	// Paths: fields of related records the lists may be filtered and
 	// sorted by (path.go).
 	Paths []string `json:"paths"`
+	// Search: the attributes filter[searchText] finds words in (search.go).
+	Search []string `json:"search"`
 }
 
 // Load reads every component schema carrying x-entityapi.
@@ -152,6 +154,9 @@ func load(s *openapi3.Schema) (*Resource, []string, error) {
 		}
 	}
 	sort.Slice(r.Relationships, func(i, j int) bool { return r.Relationships[i].Name < r.Relationships[j].Name })
+	if err := r.resolveSearch(m.Search); err != nil {
+		return nil, nil, err
+	}
 	return r, m.Paths, nil
 }
 

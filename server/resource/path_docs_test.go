@@ -14,7 +14,8 @@ import (
 )
 
 // TestPathsAreDocumented keeps the documents' query parameters in step with
-// the paths each resource declares (x-entityapi paths): every operation that
+// the paths each resource declares (x-entityapi paths), and filter[searchText]
+// with its search (x-entityapi search): every operation that
 // filters a resource's records (its list, its delete by filter, the lists of
 // it related to another record) documents filter[<path>] for each declared
 // path, with each operator the field has, and no other; its sort parameter
@@ -55,6 +56,9 @@ func TestPathsAreDocumented(t *testing.T) {
 						if _, ok := res.Path(strings.TrimSuffix(strings.TrimPrefix(pname, "filter["), "]")); !ok {
 							t.Errorf("%s: %s is documented but %s declares no such path", where, pname, res.Type)
 						}
+					}
+					if _, documented := params["filter[searchText]"]; documented != (len(res.Search) > 0) {
+						t.Errorf("%s: filter[searchText] documented %v, but %s declares search on %d attributes", where, documented, res.Type, len(res.Search))
 					}
 					for _, path := range res.Paths {
 						p, ok := params["filter["+path.Name+"]"]

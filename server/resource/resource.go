@@ -53,8 +53,11 @@ type Resource struct {
 	// Paths are the fields of related records the lists may be filtered and
 	// sorted by, as declared (path.go).
 	Paths []*Path
-	attrs map[string]*Attribute
-	rels  map[string]*Relationship
+	// Search are the attributes whose words filter[searchText] finds, as
+	// declared (search.go); none: the records are not searched.
+	Search []*Attribute
+	attrs  map[string]*Attribute
+	rels   map[string]*Relationship
 }
 
 // Attribute is one attribute of a resource.

@@ -85,6 +85,11 @@ type Features struct {
 	// so a condition on related records that excludes them is written as
 	// NOT IN (subquery) too, as the one that includes them always is.
 	InSubqueries bool
+	// Match is the condition that a row of table (whose key column is key)
+	// holds the words of a search, through the table's full-text index
+	// (PostgreSQL: the GIN index of its search_vector column; SQLite: its
+	// FTS5 table <table>_search): its text, with marks, and the arguments.
+	Match func(table, key string, q Search) (string, []any)
 	// OffsetWithoutLimit is written before an OFFSET that has no LIMIT
 	// (SQLite accepts OFFSET only after one); "" where OFFSET stands alone.
 	OffsetWithoutLimit string

@@ -6084,6 +6084,11 @@ export interface components {
          */
         AccountFilterReferredByName: string;
         /**
+         * @description Accounts whose name and external identifier hold the words of a search, as a web search engine reads them: words (all must be found, in any order and case), a "phrase in quotes" (its words in order), `OR` between two words or phrases (either), `-word` or `-"phrase"` (not found). Words are runs of letters and digits: punctuation separates them (`ACME-001` is `ACME 001` as a phrase). Combines with every other filter, the sort and the paging. At most 32 words and 1,000 characters; a text without a word to find is a 400.
+         * @example Acme
+         */
+        AccountFilterSearchText: string;
+        /**
          * @description Accounts by time of last change, as for `filter[createdAt]`. Each value has at most 1,000 characters; a longer one is a 400.
          * @example 2026-11-01..2026-11-30
          */
@@ -6138,6 +6143,11 @@ export interface components {
          * @example 1
          */
         BusinessUnitFilterOwner: string;
+        /**
+         * @description Business units whose name and email address hold the words of a search, as a web search engine reads them: words (all must be found, in any order and case), a "phrase in quotes" (its words in order), `OR` between two words or phrases (either), `-word` or `-"phrase"` (not found). Words are runs of letters and digits: punctuation separates them (`ACME-001` is `ACME 001` as a phrase). Combines with every other filter, the sort and the paging. At most 32 words and 1,000 characters; a text without a word to find is a 400.
+         * @example Sales
+         */
+        BusinessUnitFilterSearchText: string;
         /**
          * @description Business units by time of last change, as for `filter[createdAt]`. Each value has at most 1,000 characters; a longer one is a 400.
          * @example 2026-11-01..2026-11-30
@@ -6253,6 +6263,11 @@ export interface components {
          * @example Smith
          */
         ContactFilterReportsToLastName: string;
+        /**
+         * @description Contacts whose first and last name, primary email address and external identifier hold the words of a search, as a web search engine reads them: words (all must be found, in any order and case), a "phrase in quotes" (its words in order), `OR` between two words or phrases (either), `-word` or `-"phrase"` (not found). Words are runs of letters and digits: punctuation separates them (`ACME-001` is `ACME 001` as a phrase). Combines with every other filter, the sort and the paging. At most 32 words and 1,000 characters; a text without a word to find is a 400.
+         * @example Smith
+         */
+        ContactFilterSearchText: string;
         /**
          * @description Contacts by time of last change, as for `filter[createdAt]`. Each value has at most 1,000 characters; a longer one is a 400.
          * @example 2026-11-01..2026-11-30
@@ -6567,6 +6582,11 @@ export interface components {
          */
         UserFilterOwnerName: string;
         /**
+         * @description Users whose username, email address, first and last name hold the words of a search, as a web search engine reads them: words (all must be found, in any order and case), a "phrase in quotes" (its words in order), `OR` between two words or phrases (either), `-word` or `-"phrase"` (not found). Words are runs of letters and digits: punctuation separates them (`ACME-001` is `ACME 001` as a phrase). Combines with every other filter, the sort and the paging. At most 32 words and 1,000 characters; a text without a word to find is a 400.
+         * @example admin
+         */
+        UserFilterSearchText: string;
+        /**
          * @description Users by time of last change, as for `filter[createdAt]`. Each value has at most 1,000 characters; a longer one is a 400.
          * @example 2026-11-01..2026-11-30
          */
@@ -6762,6 +6782,11 @@ export interface operations {
                  * @example 2026-11-01..2026-11-30
                  */
                 "filter[updatedAt]"?: components["parameters"]["AccountFilterUpdatedAt"];
+                /**
+                 * @description Accounts whose name and external identifier hold the words of a search, as a web search engine reads them: words (all must be found, in any order and case), a "phrase in quotes" (its words in order), `OR` between two words or phrases (either), `-word` or `-"phrase"` (not found). Words are runs of letters and digits: punctuation separates them (`ACME-001` is `ACME 001` as a phrase). Combines with every other filter, the sort and the paging. At most 32 words and 1,000 characters; a text without a word to find is a 400.
+                 * @example Acme
+                 */
+                "filter[searchText]"?: components["parameters"]["AccountFilterSearchText"];
                 /**
                  * @description Accounts whose owner's username is one of the comma-separated values, or as an operator says (`filter[owner.username][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. The negated operators (`neq`, `neq_or_null`, `not_contains`, `not_starts_with`, `not_ends_with`, `exists=false`) find the accounts whose owner's username does not match the positive form, accounts without an owner included. Each value has at most 1,000 characters; a longer one is a 400.
                  * @example admin
@@ -7247,6 +7272,11 @@ export interface operations {
                  * @example 2026-11-01..2026-11-30
                  */
                 "filter[updatedAt]"?: components["parameters"]["AccountFilterUpdatedAt"];
+                /**
+                 * @description Accounts whose name and external identifier hold the words of a search, as a web search engine reads them: words (all must be found, in any order and case), a "phrase in quotes" (its words in order), `OR` between two words or phrases (either), `-word` or `-"phrase"` (not found). Words are runs of letters and digits: punctuation separates them (`ACME-001` is `ACME 001` as a phrase). Combines with every other filter, the sort and the paging. At most 32 words and 1,000 characters; a text without a word to find is a 400.
+                 * @example Acme
+                 */
+                "filter[searchText]"?: components["parameters"]["AccountFilterSearchText"];
                 /**
                  * @description Accounts whose owner's username is one of the comma-separated values, or as an operator says (`filter[owner.username][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. The negated operators (`neq`, `neq_or_null`, `not_contains`, `not_starts_with`, `not_ends_with`, `exists=false`) find the accounts whose owner's username does not match the positive form, accounts without an owner included. Each value has at most 1,000 characters; a longer one is a 400.
                  * @example admin
@@ -8027,6 +8057,11 @@ export interface operations {
                  * @example 2026-11-01..2026-11-30
                  */
                 "filter[updatedAt]"?: components["parameters"]["ContactFilterUpdatedAt"];
+                /**
+                 * @description Contacts whose first and last name, primary email address and external identifier hold the words of a search, as a web search engine reads them: words (all must be found, in any order and case), a "phrase in quotes" (its words in order), `OR` between two words or phrases (either), `-word` or `-"phrase"` (not found). Words are runs of letters and digits: punctuation separates them (`ACME-001` is `ACME 001` as a phrase). Combines with every other filter, the sort and the paging. At most 32 words and 1,000 characters; a text without a word to find is a 400.
+                 * @example Smith
+                 */
+                "filter[searchText]"?: components["parameters"]["ContactFilterSearchText"];
                 /**
                  * @description Contacts of at least one account whose name is one of the comma-separated values, or as an operator says (`filter[accounts.name][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. The negated operators (`neq`, `neq_or_null`, `not_contains`, `not_starts_with`, `not_ends_with`, `exists=false`) find the contacts of no account matching the positive form, contacts of no account included. Each value has at most 1,000 characters; a longer one is a 400.
                  * @example Acme Corporation
@@ -9891,6 +9926,11 @@ export interface operations {
                  */
                 "filter[updatedAt]"?: components["parameters"]["BusinessUnitFilterUpdatedAt"];
                 /**
+                 * @description Business units whose name and email address hold the words of a search, as a web search engine reads them: words (all must be found, in any order and case), a "phrase in quotes" (its words in order), `OR` between two words or phrases (either), `-word` or `-"phrase"` (not found). Words are runs of letters and digits: punctuation separates them (`ACME-001` is `ACME 001` as a phrase). Combines with every other filter, the sort and the paging. At most 32 words and 1,000 characters; a text without a word to find is a 400.
+                 * @example Sales
+                 */
+                "filter[searchText]"?: components["parameters"]["BusinessUnitFilterSearchText"];
+                /**
                  * @description Business units with at least one user whose username is one of the comma-separated values, or as an operator says (`filter[users.username][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. The negated operators (`neq`, `neq_or_null`, `not_contains`, `not_starts_with`, `not_ends_with`, `exists=false`) find the business units none of whose users matches the positive form, business units without users included. Each value has at most 1,000 characters; a longer one is a 400.
                  * @example admin
                  */
@@ -10206,6 +10246,11 @@ export interface operations {
                  * @example 2026-11-01..2026-11-30
                  */
                 "filter[updatedAt]"?: components["parameters"]["BusinessUnitFilterUpdatedAt"];
+                /**
+                 * @description Business units whose name and email address hold the words of a search, as a web search engine reads them: words (all must be found, in any order and case), a "phrase in quotes" (its words in order), `OR` between two words or phrases (either), `-word` or `-"phrase"` (not found). Words are runs of letters and digits: punctuation separates them (`ACME-001` is `ACME 001` as a phrase). Combines with every other filter, the sort and the paging. At most 32 words and 1,000 characters; a text without a word to find is a 400.
+                 * @example Sales
+                 */
+                "filter[searchText]"?: components["parameters"]["BusinessUnitFilterSearchText"];
                 /**
                  * @description Business units with at least one user whose username is one of the comma-separated values, or as an operator says (`filter[users.username][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. The negated operators (`neq`, `neq_or_null`, `not_contains`, `not_starts_with`, `not_ends_with`, `exists=false`) find the business units none of whose users matches the positive form, business units without users included. Each value has at most 1,000 characters; a longer one is a 400.
                  * @example admin
@@ -11371,6 +11416,11 @@ export interface operations {
                  */
                 "filter[updatedAt]"?: components["parameters"]["UserFilterUpdatedAt"];
                 /**
+                 * @description Users whose username, email address, first and last name hold the words of a search, as a web search engine reads them: words (all must be found, in any order and case), a "phrase in quotes" (its words in order), `OR` between two words or phrases (either), `-word` or `-"phrase"` (not found). Words are runs of letters and digits: punctuation separates them (`ACME-001` is `ACME 001` as a phrase). Combines with every other filter, the sort and the paging. At most 32 words and 1,000 characters; a text without a word to find is a 400.
+                 * @example admin
+                 */
+                "filter[searchText]"?: components["parameters"]["UserFilterSearchText"];
+                /**
                  * @description Users whose business unit's name is one of the comma-separated values, or as an operator says (`filter[owner.name][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. The negated operators (`neq`, `neq_or_null`, `not_contains`, `not_starts_with`, `not_ends_with`, `exists=false`) find the users whose business unit's name does not match the positive form, users without a business unit included. Each value has at most 1,000 characters; a longer one is a 400.
                  * @example Main
                  */
@@ -11630,6 +11680,11 @@ export interface operations {
                  * @example 2026-11-01..2026-11-30
                  */
                 "filter[updatedAt]"?: components["parameters"]["ContactFilterUpdatedAt"];
+                /**
+                 * @description Contacts whose first and last name, primary email address and external identifier hold the words of a search, as a web search engine reads them: words (all must be found, in any order and case), a "phrase in quotes" (its words in order), `OR` between two words or phrases (either), `-word` or `-"phrase"` (not found). Words are runs of letters and digits: punctuation separates them (`ACME-001` is `ACME 001` as a phrase). Combines with every other filter, the sort and the paging. At most 32 words and 1,000 characters; a text without a word to find is a 400.
+                 * @example Smith
+                 */
+                "filter[searchText]"?: components["parameters"]["ContactFilterSearchText"];
                 /**
                  * @description Contacts of at least one account whose name is one of the comma-separated values, or as an operator says (`filter[accounts.name][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. The negated operators (`neq`, `neq_or_null`, `not_contains`, `not_starts_with`, `not_ends_with`, `exists=false`) find the contacts of no account matching the positive form, contacts of no account included. Each value has at most 1,000 characters; a longer one is a 400.
                  * @example Acme Corporation
@@ -12266,6 +12321,11 @@ export interface operations {
                  * @example 2026-11-01..2026-11-30
                  */
                 "filter[updatedAt]"?: components["parameters"]["ContactFilterUpdatedAt"];
+                /**
+                 * @description Contacts whose first and last name, primary email address and external identifier hold the words of a search, as a web search engine reads them: words (all must be found, in any order and case), a "phrase in quotes" (its words in order), `OR` between two words or phrases (either), `-word` or `-"phrase"` (not found). Words are runs of letters and digits: punctuation separates them (`ACME-001` is `ACME 001` as a phrase). Combines with every other filter, the sort and the paging. At most 32 words and 1,000 characters; a text without a word to find is a 400.
+                 * @example Smith
+                 */
+                "filter[searchText]"?: components["parameters"]["ContactFilterSearchText"];
                 /**
                  * @description Contacts of at least one account whose name is one of the comma-separated values, or as an operator says (`filter[accounts.name][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. The negated operators (`neq`, `neq_or_null`, `not_contains`, `not_starts_with`, `not_ends_with`, `exists=false`) find the contacts of no account matching the positive form, contacts of no account included. Each value has at most 1,000 characters; a longer one is a 400.
                  * @example Acme Corporation
@@ -13144,6 +13204,11 @@ export interface operations {
                  * @example 2026-11-01..2026-11-30
                  */
                 "filter[updatedAt]"?: components["parameters"]["AccountFilterUpdatedAt"];
+                /**
+                 * @description Accounts whose name and external identifier hold the words of a search, as a web search engine reads them: words (all must be found, in any order and case), a "phrase in quotes" (its words in order), `OR` between two words or phrases (either), `-word` or `-"phrase"` (not found). Words are runs of letters and digits: punctuation separates them (`ACME-001` is `ACME 001` as a phrase). Combines with every other filter, the sort and the paging. At most 32 words and 1,000 characters; a text without a word to find is a 400.
+                 * @example Acme
+                 */
+                "filter[searchText]"?: components["parameters"]["AccountFilterSearchText"];
                 /**
                  * @description Accounts whose owner's username is one of the comma-separated values, or as an operator says (`filter[owner.username][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. The negated operators (`neq`, `neq_or_null`, `not_contains`, `not_starts_with`, `not_ends_with`, `exists=false`) find the accounts whose owner's username does not match the positive form, accounts without an owner included. Each value has at most 1,000 characters; a longer one is a 400.
                  * @example admin
@@ -15915,6 +15980,11 @@ export interface operations {
                  */
                 "filter[updatedAt]"?: components["parameters"]["BusinessUnitFilterUpdatedAt"];
                 /**
+                 * @description Business units whose name and email address hold the words of a search, as a web search engine reads them: words (all must be found, in any order and case), a "phrase in quotes" (its words in order), `OR` between two words or phrases (either), `-word` or `-"phrase"` (not found). Words are runs of letters and digits: punctuation separates them (`ACME-001` is `ACME 001` as a phrase). Combines with every other filter, the sort and the paging. At most 32 words and 1,000 characters; a text without a word to find is a 400.
+                 * @example Sales
+                 */
+                "filter[searchText]"?: components["parameters"]["BusinessUnitFilterSearchText"];
+                /**
                  * @description Business units with at least one user whose username is one of the comma-separated values, or as an operator says (`filter[users.username][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. The negated operators (`neq`, `neq_or_null`, `not_contains`, `not_starts_with`, `not_ends_with`, `exists=false`) find the business units none of whose users matches the positive form, business units without users included. Each value has at most 1,000 characters; a longer one is a 400.
                  * @example admin
                  */
@@ -16283,6 +16353,11 @@ export interface operations {
                  * @example 2026-11-01..2026-11-30
                  */
                 "filter[updatedAt]"?: components["parameters"]["UserFilterUpdatedAt"];
+                /**
+                 * @description Users whose username, email address, first and last name hold the words of a search, as a web search engine reads them: words (all must be found, in any order and case), a "phrase in quotes" (its words in order), `OR` between two words or phrases (either), `-word` or `-"phrase"` (not found). Words are runs of letters and digits: punctuation separates them (`ACME-001` is `ACME 001` as a phrase). Combines with every other filter, the sort and the paging. At most 32 words and 1,000 characters; a text without a word to find is a 400.
+                 * @example admin
+                 */
+                "filter[searchText]"?: components["parameters"]["UserFilterSearchText"];
                 /**
                  * @description Users whose business unit's name is one of the comma-separated values, or as an operator says (`filter[owner.name][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. The negated operators (`neq`, `neq_or_null`, `not_contains`, `not_starts_with`, `not_ends_with`, `exists=false`) find the users whose business unit's name does not match the positive form, users without a business unit included. Each value has at most 1,000 characters; a longer one is a 400.
                  * @example Main
@@ -18450,6 +18525,11 @@ export interface operations {
                  */
                 "filter[updatedAt]"?: components["parameters"]["UserFilterUpdatedAt"];
                 /**
+                 * @description Users whose username, email address, first and last name hold the words of a search, as a web search engine reads them: words (all must be found, in any order and case), a "phrase in quotes" (its words in order), `OR` between two words or phrases (either), `-word` or `-"phrase"` (not found). Words are runs of letters and digits: punctuation separates them (`ACME-001` is `ACME 001` as a phrase). Combines with every other filter, the sort and the paging. At most 32 words and 1,000 characters; a text without a word to find is a 400.
+                 * @example admin
+                 */
+                "filter[searchText]"?: components["parameters"]["UserFilterSearchText"];
+                /**
                  * @description Users whose business unit's name is one of the comma-separated values, or as an operator says (`filter[owner.name][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. The negated operators (`neq`, `neq_or_null`, `not_contains`, `not_starts_with`, `not_ends_with`, `exists=false`) find the users whose business unit's name does not match the positive form, users without a business unit included. Each value has at most 1,000 characters; a longer one is a 400.
                  * @example Main
                  */
@@ -18987,6 +19067,11 @@ export interface operations {
                  * @example 2026-11-01..2026-11-30
                  */
                 "filter[updatedAt]"?: components["parameters"]["UserFilterUpdatedAt"];
+                /**
+                 * @description Users whose username, email address, first and last name hold the words of a search, as a web search engine reads them: words (all must be found, in any order and case), a "phrase in quotes" (its words in order), `OR` between two words or phrases (either), `-word` or `-"phrase"` (not found). Words are runs of letters and digits: punctuation separates them (`ACME-001` is `ACME 001` as a phrase). Combines with every other filter, the sort and the paging. At most 32 words and 1,000 characters; a text without a word to find is a 400.
+                 * @example admin
+                 */
+                "filter[searchText]"?: components["parameters"]["UserFilterSearchText"];
                 /**
                  * @description Users whose business unit's name is one of the comma-separated values, or as an operator says (`filter[owner.name][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. The negated operators (`neq`, `neq_or_null`, `not_contains`, `not_starts_with`, `not_ends_with`, `exists=false`) find the users whose business unit's name does not match the positive form, users without a business unit included. Each value has at most 1,000 characters; a longer one is a 400.
                  * @example Main
