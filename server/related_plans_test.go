@@ -42,6 +42,7 @@ var relatedPlanRequests = []struct {
 	{"/admin/api/accounts?filter[searchText]=grown%2077777&page[size]=20", []string{"accounts"}},
 	{"/admin/api/contacts?filter[searchText]=grown%20123456&page[size]=20", []string{"contacts"}},
 	{"/admin/api/contacts?filter[searchText]=smith%20-grown&page[size]=20", []string{"contacts"}},
+	{"/admin/api/search?filter[searchText]=grown%2077777&page[size]=20", []string{"accounts", "contacts"}},
 }
 
 // TestRelatedFieldPlansAtScale holds filters on related records' fields to
@@ -77,8 +78,11 @@ func TestRelatedFieldPlansAtScale(t *testing.T) {
 				}
 				for _, st := range sent {
 					for _, p := range plansOf(ctx, t, a.store, st) {
-						if p.kind == "generic" && strings.Contains(st.query, "to_tsquery(") {
-							continue // planned for its query at every run (storage's planEach, TestSearchMatches)
+						if p.kind == "generic" && strings.Contains(st.query, "to_tsquery(") && !strings.HasPrefix(st.query, "SELECT entity, k, score") {
+							// A list's search is planned for its query at every run
+							// (storage's planEach, TestSearchMatches); the search
+							// across types keeps its prepared plan, read here too.
+							continue
 						}
 						for _, name := range r.large {
 							if scan := wholeScan(p.text, name); scan != "" {

@@ -425,6 +425,9 @@ func (r Response) VisitListWebhooksResponse(w http.ResponseWriter) error { retur
 // VisitListWeightUnitsResponse writes the reply.
 func (r Response) VisitListWeightUnitsResponse(w http.ResponseWriter) error { return r.Reply.Write(w) }
 
+// VisitSearchResponse writes the reply.
+func (r Response) VisitSearchResponse(w http.ResponseWriter) error { return r.Reply.Write(w) }
+
 // VisitSendWebhookMessageResponse writes the reply.
 func (r Response) VisitSendWebhookMessageResponse(w http.ResponseWriter) error {
 	return r.Reply.Write(w)

@@ -699,6 +699,93 @@ func (e RegionIdentifierType) Valid() bool {
 	}
 }
 
+// Defines values for SearchEntityIdentifierType.
+const (
+	SearchEntityIdentifierTypeAccounts      SearchEntityIdentifierType = "accounts"
+	SearchEntityIdentifierTypeBusinessunits SearchEntityIdentifierType = "businessunits"
+	SearchEntityIdentifierTypeContacts      SearchEntityIdentifierType = "contacts"
+	SearchEntityIdentifierTypeUsers         SearchEntityIdentifierType = "users"
+)
+
+// Valid indicates whether the value is a known member of the SearchEntityIdentifierType enum.
+func (e SearchEntityIdentifierType) Valid() bool {
+	switch e {
+	case SearchEntityIdentifierTypeAccounts:
+		return true
+	case SearchEntityIdentifierTypeBusinessunits:
+		return true
+	case SearchEntityIdentifierTypeContacts:
+		return true
+	case SearchEntityIdentifierTypeUsers:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SearchResultType.
+const (
+	Search SearchResultType = "search"
+)
+
+// Valid indicates whether the value is a known member of the SearchResultType enum.
+func (e SearchResultType) Valid() bool {
+	switch e {
+	case Search:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SearchResultAttributesEntity.
+const (
+	SearchResultAttributesEntityAccounts      SearchResultAttributesEntity = "accounts"
+	SearchResultAttributesEntityBusinessunits SearchResultAttributesEntity = "businessunits"
+	SearchResultAttributesEntityContacts      SearchResultAttributesEntity = "contacts"
+	SearchResultAttributesEntityUsers         SearchResultAttributesEntity = "users"
+)
+
+// Valid indicates whether the value is a known member of the SearchResultAttributesEntity enum.
+func (e SearchResultAttributesEntity) Valid() bool {
+	switch e {
+	case SearchResultAttributesEntityAccounts:
+		return true
+	case SearchResultAttributesEntityBusinessunits:
+		return true
+	case SearchResultAttributesEntityContacts:
+		return true
+	case SearchResultAttributesEntityUsers:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SearchResultPlainEntity.
+const (
+	SearchResultPlainEntityAccounts      SearchResultPlainEntity = "accounts"
+	SearchResultPlainEntityBusinessunits SearchResultPlainEntity = "businessunits"
+	SearchResultPlainEntityContacts      SearchResultPlainEntity = "contacts"
+	SearchResultPlainEntityUsers         SearchResultPlainEntity = "users"
+)
+
+// Valid indicates whether the value is a known member of the SearchResultPlainEntity enum.
+func (e SearchResultPlainEntity) Valid() bool {
+	switch e {
+	case SearchResultPlainEntityAccounts:
+		return true
+	case SearchResultPlainEntityBusinessunits:
+		return true
+	case SearchResultPlainEntityContacts:
+		return true
+	case SearchResultPlainEntityUsers:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for TaxCountryIdentifierRequestType.
 const (
 	TaxCountryIdentifierRequestTypeCountries TaxCountryIdentifierRequestType = "countries"
@@ -1023,6 +1110,84 @@ const (
 func (e WeightUnitUpdateResourceType) Valid() bool {
 	switch e {
 	case WeightUnitUpdateResourceTypeWeightunits:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SearchInclude.
+const (
+	SearchIncludeEntity SearchInclude = "entity"
+)
+
+// Valid indicates whether the value is a known member of the SearchInclude enum.
+func (e SearchInclude) Valid() bool {
+	switch e {
+	case SearchIncludeEntity:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SearchSort.
+const (
+	SearchSortEntity      SearchSort = "entity"
+	SearchSortMinusEntity SearchSort = "-entity"
+	SearchSortMinusScore  SearchSort = "-score"
+	SearchSortScore       SearchSort = "score"
+)
+
+// Valid indicates whether the value is a known member of the SearchSort enum.
+func (e SearchSort) Valid() bool {
+	switch e {
+	case SearchSortEntity:
+		return true
+	case SearchSortMinusEntity:
+		return true
+	case SearchSortMinusScore:
+		return true
+	case SearchSortScore:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SearchParamsSort.
+const (
+	SearchParamsSortEntity      SearchParamsSort = "entity"
+	SearchParamsSortMinusEntity SearchParamsSort = "-entity"
+	SearchParamsSortMinusScore  SearchParamsSort = "-score"
+	SearchParamsSortScore       SearchParamsSort = "score"
+)
+
+// Valid indicates whether the value is a known member of the SearchParamsSort enum.
+func (e SearchParamsSort) Valid() bool {
+	switch e {
+	case SearchParamsSortEntity:
+		return true
+	case SearchParamsSortMinusEntity:
+		return true
+	case SearchParamsSortMinusScore:
+		return true
+	case SearchParamsSortScore:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SearchParamsInclude.
+const (
+	SearchParamsIncludeEntity SearchParamsInclude = "entity"
+)
+
+// Valid indicates whether the value is a known member of the SearchParamsInclude enum.
+func (e SearchParamsInclude) Valid() bool {
+	switch e {
+	case SearchParamsIncludeEntity:
 		return true
 	default:
 		return false
@@ -3206,6 +3371,101 @@ type ResourceMeta struct {
 	Title *string `json:"title,omitempty"`
 }
 
+// SearchCollectionDocument A document holding a page of search results.
+type SearchCollectionDocument = jsonapi.Document
+
+// SearchEntityIdentifier The type and identifier of a record found.
+type SearchEntityIdentifier struct {
+	// Id Example: 1
+	Id   string                     `json:"id"`
+	Type SearchEntityIdentifierType `json:"type"`
+}
+
+// SearchEntityIdentifierType defines model for SearchEntityIdentifier.Type.
+type SearchEntityIdentifierType string
+
+// SearchIncluded A record found, in `included` (`include=entity`).
+type SearchIncluded struct {
+	union json.RawMessage
+}
+
+// SearchResult One record a search found.
+type SearchResult struct {
+	// Attributes What a search result says of its record.
+	Attributes SearchResultAttributes `json:"attributes"`
+
+	// Id The record's type and identifier, joined by a hyphen.
+	//
+	// Example: accounts-1
+	Id string `json:"id"`
+
+	// Meta How well the record matched.
+	Meta *SearchResultMeta `json:"meta,omitempty"`
+
+	// Relationships The record a search result names.
+	Relationships SearchResultRelationships `json:"relationships"`
+	Type          SearchResultType          `json:"type"`
+}
+
+// SearchResultType defines model for SearchResult.Type.
+type SearchResultType string
+
+// SearchResultAttributes What a search result says of its record.
+type SearchResultAttributes struct {
+	// Entity The record's type.
+	//
+	// Example: accounts
+	Entity SearchResultAttributesEntity `json:"entity"`
+
+	// Title The record's title, as `metaProperties=title` gives it.
+	//
+	// Example: Acme Corporation
+	Title string `json:"title"`
+}
+
+// SearchResultAttributesEntity The record's type.
+//
+// Example: accounts
+type SearchResultAttributesEntity string
+
+// SearchResultEntity The linkage of the record found.
+type SearchResultEntity struct {
+	// Data The type and identifier of a record found.
+	Data SearchEntityIdentifier `json:"data"`
+}
+
+// SearchResultMeta How well the record matched.
+type SearchResultMeta struct {
+	// Score The relevance of the record to the search, higher first; comparable within one answer only (each database ranks in its own way).
+	//
+	// Example: 0.0607927
+	Score float32 `json:"score"`
+}
+
+// SearchResultPlain One record a search found, in the plain format.
+type SearchResultPlain struct {
+	// Entity Example: accounts
+	Entity SearchResultPlainEntity `json:"entity"`
+
+	// Id Example: 1
+	Id int64 `json:"id"`
+
+	// Score Example: 0.0607927
+	Score float32 `json:"score"`
+
+	// Title Example: Acme Corporation
+	Title string `json:"title"`
+}
+
+// SearchResultPlainEntity Example: accounts
+type SearchResultPlainEntity string
+
+// SearchResultRelationships The record a search result names.
+type SearchResultRelationships struct {
+	// Entity The linkage of the record found.
+	Entity SearchResultEntity `json:"entity"`
+}
+
 // TaxCountryIdentifierRequest Identifies one country in a request body.
 type TaxCountryIdentifierRequest struct {
 	// Id The ISO 3166-1 alpha-2 code.
@@ -4693,6 +4953,18 @@ type RegionInclude = string
 
 // RegionSort defines model for RegionSort.
 type RegionSort = string
+
+// SearchFilterEntities defines model for SearchFilterEntities.
+type SearchFilterEntities = string
+
+// SearchFilterSearchText defines model for SearchFilterSearchText.
+type SearchFilterSearchText = string
+
+// SearchInclude defines model for SearchInclude.
+type SearchInclude string
+
+// SearchSort defines model for SearchSort.
+type SearchSort string
 
 // TaxJurisdictionFields defines model for TaxJurisdictionFields.
 type TaxJurisdictionFields = string
@@ -6935,6 +7207,36 @@ type GetRegionCountryRelationshipParams struct {
 	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
+// SearchParams defines parameters for Search.
+type SearchParams struct {
+	// FilterSearchText The words to find, as a web search engine reads them: words (all must be found, in any order and case), a "phrase in quotes" (its words in order), `OR` between two words or phrases (either), `-word` or `-"phrase"` (not found). Words are runs of letters and digits. At most 32 words and 1,000 characters; a text without a word to find is a 400.
+	FilterSearchText SearchFilterSearchText `form:"filter[searchText]" json:"filter[searchText]"`
+
+	// FilterEntities The types to search, separated by commas: `accounts`, `businessunits`, `contacts`, `users` (all of them when absent). Another type is a 400.
+	FilterEntities *SearchFilterEntities `form:"filter[entities],omitempty" json:"filter[entities],omitempty"`
+
+	// PageNumber The page to return, starting at 1.
+	PageNumber *PageNumber `form:"page[number],omitempty" json:"page[number],omitempty"`
+
+	// PageSize Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000.
+	PageSize *PageSize `form:"page[size],omitempty" json:"page[size],omitempty"`
+
+	// Sort The order of the results: most relevant first when absent (`-score`); `entity` (or `-entity`) orders by type, then by relevance. Ties go by type, then by identifier.
+	Sort *SearchParamsSort `form:"sort,omitempty" json:"sort,omitempty"`
+
+	// Include `entity` adds each record found, as its own type's resource, in `included` (JSON:API only).
+	Include *SearchParamsInclude `form:"include,omitempty" json:"include,omitempty"`
+
+	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
+	XInclude *XInclude `json:"X-Include,omitempty"`
+}
+
+// SearchParamsSort defines parameters for Search.
+type SearchParamsSort string
+
+// SearchParamsInclude defines parameters for Search.
+type SearchParamsInclude string
+
 // DeleteTaxJurisdictionsParams defines parameters for DeleteTaxJurisdictions.
 type DeleteTaxJurisdictionsParams struct {
 	// FilterId Tax jurisdictions by identifier: a list (`1,2,3`), a range (`5..9`) or an operator (`filter[id][gte]=5`; also `neq`, `lt`, `lte`, `gt`). Each value has at most 1,000 characters; a longer one is a 400.
@@ -8419,6 +8721,120 @@ func (t *RequestMeta_Upsert) UnmarshalJSON(b []byte) error {
 	return err
 }
 
+// AsAccount returns the union data inside the SearchIncluded as a Account
+func (t SearchIncluded) AsAccount() (Account, error) {
+	var body Account
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromAccount overwrites any union data inside the SearchIncluded as the provided Account
+func (t *SearchIncluded) FromAccount(v Account) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeAccount performs a merge with any union data inside the SearchIncluded, using the provided Account
+func (t *SearchIncluded) MergeAccount(v Account) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsBusinessUnit returns the union data inside the SearchIncluded as a BusinessUnit
+func (t SearchIncluded) AsBusinessUnit() (BusinessUnit, error) {
+	var body BusinessUnit
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromBusinessUnit overwrites any union data inside the SearchIncluded as the provided BusinessUnit
+func (t *SearchIncluded) FromBusinessUnit(v BusinessUnit) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeBusinessUnit performs a merge with any union data inside the SearchIncluded, using the provided BusinessUnit
+func (t *SearchIncluded) MergeBusinessUnit(v BusinessUnit) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsContact returns the union data inside the SearchIncluded as a Contact
+func (t SearchIncluded) AsContact() (Contact, error) {
+	var body Contact
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromContact overwrites any union data inside the SearchIncluded as the provided Contact
+func (t *SearchIncluded) FromContact(v Contact) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeContact performs a merge with any union data inside the SearchIncluded, using the provided Contact
+func (t *SearchIncluded) MergeContact(v Contact) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsUser returns the union data inside the SearchIncluded as a User
+func (t SearchIncluded) AsUser() (User, error) {
+	var body User
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromUser overwrites any union data inside the SearchIncluded as the provided User
+func (t *SearchIncluded) FromUser(v User) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeUser performs a merge with any union data inside the SearchIncluded, using the provided User
+func (t *SearchIncluded) MergeUser(v User) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t SearchIncluded) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *SearchIncluded) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
 // ServerInterface represents all server handlers.
 type ServerInterface interface {
 	// DeleteAccounts Delete the accounts matching a filter
@@ -8652,6 +9068,9 @@ type ServerInterface interface {
 	// GetRegionCountryRelationship Get the country identifier of a region
 	// (GET /api/regions/{id}/relationships/country)
 	GetRegionCountryRelationship(c *gin.Context, id RegionId, params GetRegionCountryRelationshipParams)
+	// Search Search records of every searchable type
+	// (GET /api/search)
+	Search(c *gin.Context, params SearchParams)
 	// DeleteTaxJurisdictions Delete the tax jurisdictions matching a filter
 	// (DELETE /api/taxjurisdictions)
 	DeleteTaxJurisdictions(c *gin.Context, params DeleteTaxJurisdictionsParams)
@@ -18166,6 +18585,105 @@ func (siw *ServerInterfaceWrapper) GetRegionCountryRelationship(c *gin.Context) 
 	siw.Handler.GetRegionCountryRelationship(c, id, params)
 }
 
+// Search operation middleware
+func (siw *ServerInterfaceWrapper) Search(c *gin.Context) {
+	query := c.Request.URL.Query()
+
+	var err error
+	_ = err
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params SearchParams
+
+	// ------------- Required query parameter "filter[searchText]" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, true, "filter[searchText]", query, &params.FilterSearchText, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[searchText]: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "filter[entities]" -------------
+
+	if _, found := query["filter[entities]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[entities]", query, &params.FilterEntities, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[entities]: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "page[number]" -------------
+
+	if _, found := query["page[number]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "page[number]", query, &params.PageNumber, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	}
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[number]: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "page[size]" -------------
+
+	if _, found := query["page[size]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "page[size]", query, &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	}
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[size]: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "sort" -------------
+
+	if _, found := query["sort"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "sort", query, &params.Sort, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter sort: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "include" -------------
+
+	if _, found := query["include"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "include", query, &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter include: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	headers := c.Request.Header
+
+	// ------------- Optional header parameter "X-Include" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("X-Include")]; found {
+		var XInclude XInclude
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for X-Include, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "X-Include", valueList[0], &XInclude, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter X-Include: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.XInclude = &XInclude
+
+	}
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		middleware(c)
+		if c.IsAborted() {
+			return
+		}
+	}
+
+	siw.Handler.Search(c, params)
+}
+
 // DeleteTaxJurisdictions operation middleware
 func (siw *ServerInterfaceWrapper) DeleteTaxJurisdictions(c *gin.Context) {
 	query := c.Request.URL.Query()
@@ -21850,6 +22368,7 @@ func RegisterHandlersWithOptions(router gin.IRouter, si ServerInterface, options
 	router.GET(options.BaseURL+"/api/regions/:id", wrapper.GetRegion)
 	router.GET(options.BaseURL+"/api/regions/:id/country", wrapper.GetRegionCountry)
 	router.GET(options.BaseURL+"/api/regions/:id/relationships/country", wrapper.GetRegionCountryRelationship)
+	router.GET(options.BaseURL+"/api/search", wrapper.Search)
 	router.DELETE(options.BaseURL+"/api/taxjurisdictions", wrapper.DeleteTaxJurisdictions)
 	router.GET(options.BaseURL+"/api/taxjurisdictions", wrapper.ListTaxJurisdictions)
 	router.POST(options.BaseURL+"/api/taxjurisdictions", wrapper.CreateTaxJurisdiction)
@@ -22600,6 +23119,14 @@ type GetRegionCountryRelationshipResponseObject interface {
 	VisitGetRegionCountryRelationshipResponse(w http.ResponseWriter) error
 }
 
+type SearchRequestObject struct {
+	Params SearchParams
+}
+
+type SearchResponseObject interface {
+	VisitSearchResponse(w http.ResponseWriter) error
+}
+
 type DeleteTaxJurisdictionsRequestObject struct {
 	Params DeleteTaxJurisdictionsParams
 }
@@ -23225,6 +23752,9 @@ type StrictServerInterface interface {
 	// GetRegionCountryRelationship Get the country identifier of a region
 	// (GET /api/regions/{id}/relationships/country)
 	GetRegionCountryRelationship(ctx context.Context, request GetRegionCountryRelationshipRequestObject) (GetRegionCountryRelationshipResponseObject, error)
+	// Search Search records of every searchable type
+	// (GET /api/search)
+	Search(ctx context.Context, request SearchRequestObject) (SearchResponseObject, error)
 	// DeleteTaxJurisdictions Delete the tax jurisdictions matching a filter
 	// (DELETE /api/taxjurisdictions)
 	DeleteTaxJurisdictions(ctx context.Context, request DeleteTaxJurisdictionsRequestObject) (DeleteTaxJurisdictionsResponseObject, error)
@@ -26038,6 +26568,32 @@ func (sh *strictHandler) GetRegionCountryRelationship(ctx *gin.Context, id Regio
 		sh.options.HandlerErrorFunc(ctx, err)
 	} else if validResponse, ok := response.(GetRegionCountryRelationshipResponseObject); ok {
 		if err := validResponse.VisitGetRegionCountryRelationshipResponse(ctx.Writer); err != nil {
+			sh.options.ResponseErrorHandlerFunc(ctx, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(ctx, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
+// Search operation middleware
+func (sh *strictHandler) Search(ctx *gin.Context, params SearchParams) {
+	var request SearchRequestObject
+
+	request.Params = params
+
+	handler := func(ctx *gin.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.Search(ctx, request.(SearchRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "Search")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		sh.options.HandlerErrorFunc(ctx, err)
+	} else if validResponse, ok := response.(SearchResponseObject); ok {
+		if err := validResponse.VisitSearchResponse(ctx.Writer); err != nil {
 			sh.options.ResponseErrorHandlerFunc(ctx, err)
 		}
 	} else if response != nil {

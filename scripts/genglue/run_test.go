@@ -51,7 +51,7 @@ func TestRunFailsOnOperationsNotWrittenByHand(t *testing.T) {
 }
 
 func TestRunLeavesOutHandWrittenMethods(t *testing.T) {
-	dir := handlerPackage(t, "handlers_backoffice.go", "handlers_operations.go", "handlers_webhooks.go")
+	dir := handlerPackage(t, "handlers_backoffice.go", "handlers_operations.go", "handlers_webhooks.go", "handlers_search.go")
 	out := filepath.Join(dir, "out.gen.go")
 	if err := run(spec, server, "backoffice", out); err != nil {
 		t.Fatal(err)

@@ -30,6 +30,7 @@ const (
 	webhooksRoute                           // /api/webhooks
 	webhookRoute                            // /api/webhooks/{id}
 	webhookDeliveriesRoute                  // /api/webhooks/{id}/deliveries
+	searchRoute                             // GET /api/search (searchall.go)
 )
 
 // operationsType is the resource type of batch operations; they are not
@@ -145,6 +146,10 @@ func newRoute(doc *openapi3.T, reg *resource.Registry, base, path string, item *
 	}
 	if segs[1] == webhooksType {
 		return newWebhookRoute(doc, base, path, item, method, op, segs)
+	}
+	if segs[1] == searchType && len(segs) == 2 {
+		return &Route{method: method, pattern: base + path, kind: searchRoute, res: searchResource,
+			kin: &routers.Route{Spec: doc, Server: doc.Servers[0], Path: path, PathItem: item, Method: method, Operation: op}}, nil
 	}
 	if segs[1] == atomicType && len(segs) == 2 {
 		return &Route{method: method, pattern: base + path, kind: atomicRoute, res: atomicResource,

@@ -90,6 +90,11 @@ type Features struct {
 	// (PostgreSQL: the GIN index of its search_vector column; SQLite: its
 	// FTS5 table <table>_search): its text, with marks, and the arguments.
 	Match func(table, key string, q Search) (string, []any)
+	// SearchHits is the SELECT of the key (k) and the relevance (score,
+	// higher first) of each row of table, in the organization org, that
+	// holds the words of q, ranked by the database: its text, with marks,
+	// and the arguments.
+	SearchHits func(table, key string, org int64, q Search) (string, []any)
 	// OffsetWithoutLimit is written before an OFFSET that has no LIMIT
 	// (SQLite accepts OFFSET only after one); "" where OFFSET stands alone.
 	OffsetWithoutLimit string

@@ -1424,6 +1424,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Search records of every searchable type
+         * @description Finds the accounts, contacts, users and business units of the caller's organization whose text attributes hold the words of `filter[searchText]` (the attributes each type's own `filter[searchText]` reads, with the same syntax), most relevant first. Each result is a `search` resource naming the record (`relationships.entity`), with its title and, in `meta.score`, its relevance (comparable within one answer only). `include=entity` adds the records in `included`.
+         */
+        get: operations["search"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/taxjurisdictions": {
         parameters: {
             query?: never;
@@ -4213,6 +4233,81 @@ export interface components {
              */
             title?: string;
         };
+        /** @description A document holding a page of search results. */
+        SearchCollectionDocument: {
+            data: components["schemas"]["SearchResult"][];
+            included?: components["schemas"]["SearchIncluded"][];
+            links?: components["schemas"]["DocumentLinks"];
+        };
+        /** @description The type and identifier of a record found. */
+        SearchEntityIdentifier: {
+            /** @example 1 */
+            id: string;
+            /** @enum {string} */
+            type: "accounts" | "businessunits" | "contacts" | "users";
+        };
+        /** @description A record found, in `included` (`include=entity`). */
+        SearchIncluded: components["schemas"]["Account"] | components["schemas"]["BusinessUnit"] | components["schemas"]["Contact"] | components["schemas"]["User"];
+        /** @description One record a search found. */
+        SearchResult: {
+            attributes: components["schemas"]["SearchResultAttributes"];
+            /**
+             * @description The record's type and identifier, joined by a hyphen.
+             * @example accounts-1
+             */
+            id: string;
+            meta?: components["schemas"]["SearchResultMeta"];
+            relationships: components["schemas"]["SearchResultRelationships"];
+            /** @enum {string} */
+            type: "search";
+        };
+        /** @description What a search result says of its record. */
+        SearchResultAttributes: {
+            /**
+             * @description The record's type.
+             * @example accounts
+             * @enum {string}
+             */
+            entity: "accounts" | "businessunits" | "contacts" | "users";
+            /**
+             * @description The record's title, as `metaProperties=title` gives it.
+             * @example Acme Corporation
+             */
+            title: string;
+        };
+        /** @description The linkage of the record found. */
+        SearchResultEntity: {
+            data: components["schemas"]["SearchEntityIdentifier"];
+        };
+        /** @description How well the record matched. */
+        SearchResultMeta: {
+            /**
+             * @description The relevance of the record to the search, higher first; comparable within one answer only (each database ranks in its own way).
+             * @example 0.0607927
+             */
+            score: number;
+        };
+        /** @description One record a search found, in the plain format. */
+        SearchResultPlain: {
+            /**
+             * @example accounts
+             * @enum {string}
+             */
+            entity: "accounts" | "businessunits" | "contacts" | "users";
+            /**
+             * Format: int64
+             * @example 1
+             */
+            id: number;
+            /** @example 0.0607927 */
+            score: number;
+            /** @example Acme Corporation */
+            title: string;
+        };
+        /** @description The record a search result names. */
+        SearchResultRelationships: {
+            entity: components["schemas"]["SearchResultEntity"];
+        };
         /** @description Identifies one country in a request body. */
         TaxCountryIdentifierRequest: {
             /**
@@ -6476,6 +6571,26 @@ export interface components {
          * @example name
          */
         RegionSort: string;
+        /**
+         * @description The types to search, separated by commas: `accounts`, `businessunits`, `contacts`, `users` (all of them when absent). Another type is a 400.
+         * @example accounts,contacts
+         */
+        SearchFilterEntities: string;
+        /**
+         * @description The words to find, as a web search engine reads them: words (all must be found, in any order and case), a "phrase in quotes" (its words in order), `OR` between two words or phrases (either), `-word` or `-"phrase"` (not found). Words are runs of letters and digits. At most 32 words and 1,000 characters; a text without a word to find is a 400.
+         * @example acme
+         */
+        SearchFilterSearchText: string;
+        /**
+         * @description `entity` adds each record found, as its own type's resource, in `included` (JSON:API only).
+         * @example entity
+         */
+        SearchInclude: "entity";
+        /**
+         * @description The order of the results: most relevant first when absent (`-score`); `entity` (or `-entity`) orders by type, then by relevance. Ties go by type, then by identifier.
+         * @example entity
+         */
+        SearchSort: "-score" | "score" | "entity" | "-entity";
         /**
          * @description The tax jurisdiction fields to return, separated by commas; JSON:API only.
          * @example code,country
@@ -16925,6 +17040,102 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    search: {
+        parameters: {
+            query: {
+                /**
+                 * @description The words to find, as a web search engine reads them: words (all must be found, in any order and case), a "phrase in quotes" (its words in order), `OR` between two words or phrases (either), `-word` or `-"phrase"` (not found). Words are runs of letters and digits. At most 32 words and 1,000 characters; a text without a word to find is a 400.
+                 * @example acme
+                 */
+                "filter[searchText]": components["parameters"]["SearchFilterSearchText"];
+                /**
+                 * @description The types to search, separated by commas: `accounts`, `businessunits`, `contacts`, `users` (all of them when absent). Another type is a 400.
+                 * @example accounts,contacts
+                 */
+                "filter[entities]"?: components["parameters"]["SearchFilterEntities"];
+                /** @description The page to return, starting at 1. */
+                "page[number]"?: components["parameters"]["PageNumber"];
+                /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000. */
+                "page[size]"?: components["parameters"]["PageSize"];
+                /**
+                 * @description The order of the results: most relevant first when absent (`-score`); `entity` (or `-entity`) orders by type, then by relevance. Ties go by type, then by identifier.
+                 * @example entity
+                 */
+                sort?: components["parameters"]["SearchSort"];
+                /**
+                 * @description `entity` adds each record found, as its own type's resource, in `included` (JSON:API only).
+                 * @example entity
+                 */
+                include?: components["parameters"]["SearchInclude"];
+            };
+            header?: {
+                /**
+                 * @description Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
+                 * @example totalCount;noHateoas
+                 */
+                "X-Include"?: components["parameters"]["XInclude"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of search results. */
+            200: {
+                headers: {
+                    "X-Include-Total-Count": components["headers"]["XIncludeTotalCount"];
+                    "X-Request-ID": components["headers"]["XRequestID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "entity": "accounts",
+                     *         "id": 1,
+                     *         "score": 0.0607927,
+                     *         "title": "Acme Corporation"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["SearchResultPlain"][];
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "attributes": {
+                     *             "entity": "accounts",
+                     *             "title": "Acme Corporation"
+                     *           },
+                     *           "id": "accounts-1",
+                     *           "meta": {
+                     *             "score": 0.0607927
+                     *           },
+                     *           "relationships": {
+                     *             "entity": {
+                     *               "data": {
+                     *                 "id": "1",
+                     *                 "type": "accounts"
+                     *               }
+                     *             }
+                     *           },
+                     *           "type": "search"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/vnd.api+json": components["schemas"]["SearchCollectionDocument"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             406: components["responses"]["NotAcceptable"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];

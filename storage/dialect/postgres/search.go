@@ -44,3 +44,12 @@ func anyPhrase(phrases []string) string {
 	}
 	return strings.Join(out, " | ")
 }
+
+// searchHits is Features.SearchHits: ts_rank of the search column against
+// the query, for the rows of the organization the query matches.
+func searchHits(table, key string, org int64, q dialect.Search) (string, []any) {
+	query := tsquery(q)
+	return "SELECT ? AS k, ts_rank(?, to_tsquery('simple', ?)) AS score FROM ? WHERE ? = ? AND ? @@ to_tsquery('simple', ?)",
+		[]any{bun.Ident(key), bun.Ident(searchColumn), query, bun.Ident(table), bun.Ident("organization_id"), org,
+			bun.Ident(searchColumn), query}
+}

@@ -38,6 +38,7 @@ var features = dialect.Features{
 	WALPosition:      "(pg_current_wal_lsn() - '0/0'::pg_lsn)::bigint",
 	ReplayPosition:   "(pg_last_wal_replay_lsn() - '0/0'::pg_lsn)::bigint",
 	Match:            match,
+	SearchHits:       searchHits,
 }
 
 // sequencerLock is the advisory lock key of the events' sequencer ("evts"):

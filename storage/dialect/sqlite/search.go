@@ -49,3 +49,22 @@ func ftsAny(phrases []string) string {
 	}
 	return strings.Join(quoted, " OR ")
 }
+
+// searchHits is Features.SearchHits: FTS5's bm25 (negated: bm25 is lower
+// for better matches) of the rows of the organization the query matches;
+// a query that only excludes ranks every row it keeps 0.
+func searchHits(table, key string, org int64, q dialect.Search) (string, []any) {
+	fts, k, o := bun.Ident(table+"_search"), bun.Ident(key), bun.Ident("organization_id")
+	if len(q.All) == 0 {
+		return "SELECT ? AS k, 0.0 AS score FROM ? WHERE ? = ? AND ? NOT IN (SELECT rowid FROM ? WHERE ? MATCH ?)",
+			[]any{k, bun.Ident(table), o, org, k, fts, fts, ftsAny(q.Not)}
+	}
+	t := bun.Ident(table)
+	text := "SELECT ?.? AS k, -bm25(?) AS score FROM ? JOIN ? ON ?.? = ?.rowid WHERE ? MATCH ? AND ?.? = ?"
+	args := []any{t, k, fts, fts, t, t, k, fts, fts, ftsAll(q.All), t, o, org}
+	if len(q.Not) > 0 {
+		text += " AND ?.? NOT IN (SELECT rowid FROM ? WHERE ? MATCH ?)"
+		args = append(args, t, k, fts, fts, ftsAny(q.Not))
+	}
+	return text, args
+}

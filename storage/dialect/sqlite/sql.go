@@ -39,6 +39,7 @@ var features = dialect.Features{
 	LastKey:            "SELECT max(coalesce((SELECT seq FROM sqlite_sequence WHERE name = ?), 0), coalesce((SELECT max(?) FROM ?), 0))",
 	HasTable:           "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?",
 	Match:              match,
+	SearchHits:         searchHits,
 }
 
 // Features are SQLite's.
