@@ -67,7 +67,7 @@ type floorDB struct {
 }
 
 // pagedStatements are the statements whose last parameter is a LIMIT.
-var pagedStatements = map[string]bool{"regionsPage": true, "contactsPage": true, "contactsStartingWith": true, "contactsOwnedBy": true}
+var pagedStatements = map[string]bool{"regionsPage": true, "contactsPage": true, "contactsStartingWith": true, "contactsOwnedBy": true, "search": true}
 
 // openFloorDB opens the service's database: url is a postgres:// URL, or ""
 // with path the SQLite file.
@@ -289,6 +289,7 @@ func statements(dialect string) map[string]string {
 			`AND last_name LIKE $2 ESCAPE '!' ORDER BY created_at DESC, last_name, id LIMIT $3`,
 		"contactsOwnedBy": `SELECT ` + contactColumns + ` FROM contacts WHERE organization_id = $1 ` +
 			`AND owner_id IN (SELECT id FROM users WHERE organization_id = $2 AND username = $3) ORDER BY id LIMIT $4`,
+		"search": searchStatement(dialect),
 		"insertAccount": `INSERT INTO accounts (organization_id, name, external_id, created_at, updated_at) ` +
 			`VALUES ($1, $2, $3, $4, $4) RETURNING ` + accountColumns,
 	}
@@ -297,6 +298,7 @@ func statements(dialect string) map[string]string {
 		"contactsOfAccounts": {"account_contacts", "account_id", "account_id, contact_id", "", "account_id, contact_id"},
 		"accounts":           {"accounts", "id", accountColumns, "organization_id = $1", "id"},
 		"users":              {"users", "id", userColumns, "organization_id = $1", "id"},
+		"contactTitles":      {"contacts", "id", "id, first_name, last_name", "organization_id = $1", "id"},
 		"rolesOfUsers":       {"user_userroles", "user_id", "user_id, role_code", "", "user_id, role_code"},
 	}
 	for name, k := range keyed {

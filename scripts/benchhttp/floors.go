@@ -66,6 +66,8 @@ func dbHandler(t target, db *floorDB) http.Handler {
 		return http.HandlerFunc(read.contactsFiltered)
 	case "related":
 		return http.HandlerFunc(read.contactsByOwner)
+	case "search":
+		return http.HandlerFunc(read.search)
 	case "include":
 		return http.HandlerFunc(read.contactsIncluded)
 	case "post":

@@ -31,6 +31,8 @@ var targets = []target{
 		uri: "/admin/api/contacts?filter[lastName][starts_with]=L&sort=-createdAt,lastName&page[size]=20", goal: 0.8},
 	{name: "related", label: "list of 20 contacts filtered on their owner's username", kind: readTarget,
 		uri: "/admin/api/contacts?filter[owner.username]=crm3&page[size]=20", goal: 0.8},
+	{name: "search", label: "GET /api/search of one word, a page of 20", kind: readTarget,
+		uri: "/admin/api/search?filter[searchText]=smith&page[size]=20", goal: 0.8},
 	{name: "include", label: "contacts?include=accounts,owner&page[size]=50", kind: readTarget,
 		uri: "/admin/api/contacts?include=accounts,owner&page[size]=50", goal: 0.8},
 	{name: "post", label: "POST create account", kind: writeTarget, uri: "/admin/api/accounts", goal: 0.6},
