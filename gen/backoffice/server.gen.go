@@ -7209,8 +7209,8 @@ type GetRegionCountryRelationshipParams struct {
 
 // SearchParams defines parameters for Search.
 type SearchParams struct {
-	// FilterSearchText The words to find, as a web search engine reads them: words (all must be found, in any order and case), a "phrase in quotes" (its words in order), `OR` between two words or phrases (either), `-word` or `-"phrase"` (not found). Words are runs of letters and digits. At most 32 words and 1,000 characters; a text without a word to find is a 400.
-	FilterSearchText SearchFilterSearchText `form:"filter[searchText]" json:"filter[searchText]"`
+	// FilterSearchText The words to find; a search without them is a 400 (the document leaves the parameter optional: validators such as Prism do not match a required parameter whose name has brackets). Read as a web search engine reads them: words (all must be found, in any order and case), a "phrase in quotes" (its words in order), `OR` between two words or phrases (either), `-word` or `-"phrase"` (not found). Words are runs of letters and digits. At most 32 words and 1,000 characters; a text without a word to find is a 400.
+	FilterSearchText *SearchFilterSearchText `form:"filter[searchText],omitempty" json:"filter[searchText],omitempty"`
 
 	// FilterEntities The types to search, separated by commas: `accounts`, `businessunits`, `contacts`, `users` (all of them when absent). Another type is a 400.
 	FilterEntities *SearchFilterEntities `form:"filter[entities],omitempty" json:"filter[entities],omitempty"`
@@ -18595,9 +18595,11 @@ func (siw *ServerInterfaceWrapper) Search(c *gin.Context) {
 	// Parameter object where we will unmarshal all parameters from the context
 	var params SearchParams
 
-	// ------------- Required query parameter "filter[searchText]" -------------
+	// ------------- Optional query parameter "filter[searchText]" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, true, "filter[searchText]", query, &params.FilterSearchText, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if _, found := query["filter[searchText]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[searchText]", query, &params.FilterSearchText, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[searchText]: %w", err), http.StatusBadRequest)
 		return

@@ -6577,7 +6577,7 @@ export interface components {
          */
         SearchFilterEntities: string;
         /**
-         * @description The words to find, as a web search engine reads them: words (all must be found, in any order and case), a "phrase in quotes" (its words in order), `OR` between two words or phrases (either), `-word` or `-"phrase"` (not found). Words are runs of letters and digits. At most 32 words and 1,000 characters; a text without a word to find is a 400.
+         * @description The words to find; a search without them is a 400 (the document leaves the parameter optional: validators such as Prism do not match a required parameter whose name has brackets). Read as a web search engine reads them: words (all must be found, in any order and case), a "phrase in quotes" (its words in order), `OR` between two words or phrases (either), `-word` or `-"phrase"` (not found). Words are runs of letters and digits. At most 32 words and 1,000 characters; a text without a word to find is a 400.
          * @example acme
          */
         SearchFilterSearchText: string;
@@ -17048,12 +17048,12 @@ export interface operations {
     };
     search: {
         parameters: {
-            query: {
+            query?: {
                 /**
-                 * @description The words to find, as a web search engine reads them: words (all must be found, in any order and case), a "phrase in quotes" (its words in order), `OR` between two words or phrases (either), `-word` or `-"phrase"` (not found). Words are runs of letters and digits. At most 32 words and 1,000 characters; a text without a word to find is a 400.
+                 * @description The words to find; a search without them is a 400 (the document leaves the parameter optional: validators such as Prism do not match a required parameter whose name has brackets). Read as a web search engine reads them: words (all must be found, in any order and case), a "phrase in quotes" (its words in order), `OR` between two words or phrases (either), `-word` or `-"phrase"` (not found). Words are runs of letters and digits. At most 32 words and 1,000 characters; a text without a word to find is a 400.
                  * @example acme
                  */
-                "filter[searchText]": components["parameters"]["SearchFilterSearchText"];
+                "filter[searchText]"?: components["parameters"]["SearchFilterSearchText"];
                 /**
                  * @description The types to search, separated by commas: `accounts`, `businessunits`, `contacts`, `users` (all of them when absent). Another type is a 400.
                  * @example accounts,contacts
