@@ -1,6 +1,8 @@
 package server
 
 import (
+	"context"
+
 	sf "github.com/entityapi/entityapi/gen/storefront"
 )
 
@@ -10,3 +12,10 @@ import (
 type storefrontHandlers struct{ *application }
 
 var _ sf.StrictServerInterface = (*storefrontHandlers)(nil)
+
+// Search serves search (GET /api/search): full-text search across the
+// countries and regions, answered as the back office's (engine.Search);
+// hand-written because "search" is no resource type of the document.
+func (h *storefrontHandlers) Search(ctx context.Context, _ sf.SearchRequestObject) (sf.SearchResponseObject, error) {
+	return sf.Reply(h.engine.Search(requestOf(ctx)))
+}

@@ -17,9 +17,13 @@ type writeCase struct {
 	path   string
 	body   string
 	status int
-	want   int    // statements, BEGIN and COMMIT included
-	why    string // what they are
-	shows  string // a body path that must hold a value, or ""
+	want   int // statements, BEGIN and COMMIT included
+	// notes: the write changes a searched attribute, and on SQLite one more
+	// statement writes the full-text index from its triggers' notes
+	// (storage/searchpending.go); a create writes it in its own statement.
+	notes bool
+	why   string // what they are
+	shows string // a body path that must hold a value, or ""
 }
 
 // TestQueriesPerWrite bounds what a create and an update of one account cost
@@ -40,16 +44,16 @@ func TestQueriesPerWrite(t *testing.T) {
 			body: `{"data":{"type":"accounts","attributes":{"name":"B"},"relationships":{"owner":{"data":{"type":"users","id":"1"}},` +
 				`"organization":{"data":{"type":"organizations","id":"1"}},"contacts":{"data":[{"type":"contacts","id":"2"},{"type":"contacts","id":"1"},{"type":"contacts","id":"2"}]},` +
 				`"defaultContact":{"data":{"type":"contacts","id":"1"}}}}}`,
-			want: 7, why: "users exist + contacts exist + BEGIN + INSERT ... RETURNING + contacts INSERT + its event + COMMIT",
+			want: 7, notes: true, why: "users exist + contacts exist + BEGIN + INSERT ... RETURNING + contacts INSERT + its event + COMMIT",
 			shows: "data/relationships/contacts/data/1/id"},
 		{name: "update", method: "PATCH", path: "/admin/api/accounts/1", status: 200,
 			body: `{"data":{"type":"accounts","id":"1","attributes":{"name":"C"}}}`,
-			want: 1, why: "UPDATE ... RETURNING with its event, a transaction of its own, the contacts linkage (not sent, so unknown) a subquery of its RETURNING",
+			want: 1, notes: true, why: "UPDATE ... RETURNING with its event, a transaction of its own, the contacts linkage (not sent, so unknown) a subquery of its RETURNING",
 			shows: "data/relationships/contacts/data/0/id"},
 		{name: "update with relationships", method: "PATCH", path: "/admin/api/accounts/1", status: 200,
 			body: `{"data":{"type":"accounts","id":"1","attributes":{"name":"D"},"relationships":{"owner":{"data":{"type":"users","id":"2"}},` +
 				`"contacts":{"data":[{"type":"contacts","id":"2"}]}}}}`,
-			want: 8, why: "users exist + contacts exist + BEGIN + UPDATE ... RETURNING + contacts DELETE + contacts INSERT + its event + COMMIT",
+			want: 8, notes: true, why: "users exist + contacts exist + BEGIN + UPDATE ... RETURNING + contacts DELETE + contacts INSERT + its event + COMMIT",
 			shows: "data/relationships/contacts/data/0/id"},
 		{name: "update of a missing record", method: "PATCH", path: "/admin/api/accounts/999", status: 404,
 			body: `{"data":{"type":"accounts","id":"999","attributes":{"name":"E"}}}`,
@@ -74,9 +78,13 @@ func TestQueriesPerWrite(t *testing.T) {
 					sub.t = t
 					var r *result
 					queries := counter.during(func() { r = sub.do(tc.method, tc.path, jsonAPI, tc.body).want(t, tc.status) })
-					t.Logf("statements: %d (%s)", len(queries), tc.why)
-					if len(queries) != tc.want {
-						t.Errorf("%s %s: %d statements, want %d (%s):\n%s", tc.method, tc.path, len(queries), tc.want, tc.why, listQueries(queries))
+					want, why := tc.want, tc.why
+					if tc.notes && dialect == "sqlite" {
+						want, why = want+1, why+" + the full-text index from its notes"
+					}
+					t.Logf("statements: %d (%s)", len(queries), why)
+					if len(queries) != want {
+						t.Errorf("%s %s: %d statements, want %d (%s):\n%s", tc.method, tc.path, len(queries), want, why, listQueries(queries))
 					}
 					if tc.shows != "" && r.value(tc.shows) == nil {
 						t.Errorf("nothing at %s\n%.400s", tc.shows, r.body)

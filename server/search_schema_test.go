@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"context"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -16,30 +17,33 @@ import (
 
 // TestSearchIndexesFollowTheDocuments holds three lists in step: the
 // attributes each document declares searchable (x-entityapi search), the
-// columns storage.SearchColumns names for their tables, and the full-text
-// index the migrations built (PostgreSQL: the generated search_vector
-// column's expression; SQLite: the FTS5 table's columns). A new searchable
-// attribute needs a migration; this test says which.
+// columns storage.SearchColumns names for their tables' indexes (one per
+// language where the attributes are localized), and the full-text indexes
+// the migrations built (PostgreSQL: each generated search_vector column's
+// expression; SQLite: the FTS5 table's columns, as its triggers read them). A new searchable attribute needs a migration; this test says
+// which.
 func TestSearchIndexesFollowTheDocuments(t *testing.T) {
 	t.Parallel()
-	doc, err := openapi3.NewLoader().LoadFromData(openapi.Backoffice)
-	if err != nil {
-		t.Fatal(err)
-	}
-	reg, err := resource.Load(doc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	declared := map[string][]string{}
-	for _, typ := range reg.Types() {
-		res, _ := reg.Get(typ)
-		for _, a := range res.Search {
-			declared[res.Table] = append(declared[res.Table], a.Column)
+	declared := map[string]map[string][]string{}
+	for _, data := range [][]byte{openapi.Backoffice, openapi.Storefront} {
+		doc, err := openapi3.NewLoader().LoadFromData(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		reg, err := resource.Load(doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, typ := range reg.Types() {
+			res, _ := reg.Get(typ)
+			if len(res.Search) > 0 {
+				declared[res.Table] = searchIndexesOf(res)
+			}
 		}
 	}
-	for table, cols := range declared {
-		if !slices.Equal(cols, storage.SearchColumns[table]) {
-			t.Errorf("%s: the document searches %v, storage.SearchColumns has %v", table, cols, storage.SearchColumns[table])
+	for table, indexes := range declared {
+		if !maps.EqualFunc(indexes, storage.SearchColumns[table], slices.Equal) {
+			t.Errorf("%s: the documents search %v, storage.SearchColumns has %v", table, indexes, storage.SearchColumns[table])
 		}
 	}
 	for table := range storage.SearchColumns {
@@ -52,26 +56,96 @@ func TestSearchIndexesFollowTheDocuments(t *testing.T) {
 			t.Parallel()
 			s := storagetest.Open(t, dialect)
 			ctx := context.Background()
-			for table, cols := range storage.SearchColumns {
+			for table, indexes := range storage.SearchColumns {
 				if dialect == "sqlite" {
-					var text string
-					err := s.DB().QueryRowContext(ctx, "SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = ?", table+"_search_insert").Scan(&text)
-					if err != nil {
-						t.Fatalf("%s_search_insert: %v", table, err)
+					// Every table's insert trigger writes its FTS5 table.
+					// A table of one index notes its updates and deletes
+					// (migration 0019): the update trigger keeps the old
+					// text, and search_pending's trigger writes the new,
+					// each reading the same columns.
+					var want []string
+					for _, lang := range ftsLanguages(t, s, table) {
+						want = append(want, indexes[lang]...)
 					}
-					checkIndexed(t, table+"_search_insert", text, "coalesce(new.", cols)
+					triggers := map[string]string{table + "_search_insert": "coalesce(new."}
+					if len(indexes) == 1 {
+						triggers[table+"_search_update"] = "coalesce(old."
+						triggers[table+"_search_write"] = "coalesce("
+					}
+					for trigger, prefix := range triggers {
+						var text string
+						err := s.DB().QueryRowContext(ctx, "SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = ?", trigger).Scan(&text)
+						if err != nil {
+							t.Fatalf("%s: %v", trigger, err)
+						}
+						checkIndexed(t, trigger, text, prefix, want)
+					}
 					continue
 				}
-				var expr string
-				err := s.DB().QueryRowContext(ctx, "SELECT coalesce(generation_expression, '') FROM information_schema.columns "+
-					"WHERE table_schema = current_schema() AND table_name = ? AND column_name = 'search_vector'", table).Scan(&expr)
-				if err != nil {
-					t.Fatalf("%s.search_vector: %v", table, err)
+				for lang, cols := range indexes {
+					col := "search_vector"
+					if lang != "" {
+						col += "_" + lang
+					}
+					var expr string
+					err := s.DB().QueryRowContext(ctx, "SELECT coalesce(generation_expression, '') FROM information_schema.columns "+
+						"WHERE table_schema = current_schema() AND table_name = ? AND column_name = ?", table, col).Scan(&expr)
+					if err != nil {
+						t.Fatalf("%s.%s: %v", table, col, err)
+					}
+					checkIndexed(t, table+"."+col, expr, "COALESCE(", cols)
 				}
-				checkIndexed(t, table+".search_vector", expr, "COALESCE(", cols)
 			}
 		})
 	}
+}
+
+// searchIndexesOf is the columns of res's full-text indexes by language,
+// as its searched attributes say: the default index reads their columns;
+// each language one of them is localized in (to a column of its own) has
+// an index reading the language's columns.
+func searchIndexesOf(res *resource.Resource) map[string][]string {
+	out := map[string][]string{}
+	for _, a := range res.Search {
+		out[""] = append(out[""], a.Column)
+	}
+	for _, a := range res.Search {
+		for lang, col := range a.Localized {
+			if col == a.Column || out[lang] != nil {
+				continue
+			}
+			for _, b := range res.Search {
+				out[lang] = append(out[lang], b.ColumnIn(lang))
+			}
+		}
+	}
+	return out
+}
+
+// ftsLanguages are the languages of the columns of table's FTS5 table, in
+// its order: body is the default index (""), body_<lang> a language's; the
+// key column k is none.
+func ftsLanguages(t *testing.T, s *storage.Store, table string) []string {
+	t.Helper()
+	rows, err := s.DB().QueryContext(context.Background(), "SELECT name FROM pragma_table_info(?)", table+"_search")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var langs []string
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			t.Fatal(err)
+		}
+		if lang, ok := strings.CutPrefix(name, "body"); ok {
+			langs = append(langs, strings.TrimPrefix(lang, "_"))
+		}
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return langs
 }
 
 // checkIndexed fails unless the SQL text of an index's definition reads

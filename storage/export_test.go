@@ -116,9 +116,9 @@ func (s *Store) HoldWriteSlot(ctx context.Context) (release func(), err error) {
 	return s.acquireWrite(ctx)
 }
 
-// Alone runs fn as a single write of c (through the queue on SQLite).
-func (c *Conn) Alone(ctx context.Context, fn func(ctx context.Context, c *Conn) error) error {
-	return c.alone(ctx, fn)
+// Alone runs fn as a single write of c to t (through the queue on SQLite).
+func (c *Conn) Alone(ctx context.Context, t *Table, fn func(ctx context.Context, c *Conn) error) error {
+	return c.alone(ctx, t, fn)
 }
 
 // SendInsert sends the INSERT of row on c as it is, outside any write

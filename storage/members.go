@@ -181,7 +181,7 @@ func (c *Conn) UpdateRowMembers(ctx context.Context, t *Table, org int64, key an
 	if err := c.s.addMembers(st, ms, key); err != nil {
 		return nil, nil, err
 	}
-	err = c.alone(ctx, func(ctx context.Context, c *Conn) error {
+	err = c.alone(ctx, t, func(ctx context.Context, c *Conn) error {
 		stored, keys, err = c.readMembersRow(ctx, "update", t, c.noted(st, t), t.Order, ms, key) // errors mapped there
 		return err
 	})

@@ -61,6 +61,12 @@ func (s *Store) Migrate(ctx context.Context) (err error) {
 	if _, err := m.Migrate(ctx); err != nil {
 		return fmt.Errorf("storage: migrate: %w", err)
 	}
+	if err := s.applySearchConfiguration(ctx); err != nil {
+		return err
+	}
+	if err := s.Conn.writeNotes(ctx); err != nil { // notes a write from outside the store left
+		return err
+	}
 	if err := s.migrateQueue(ctx); err != nil {
 		return err
 	}

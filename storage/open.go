@@ -81,7 +81,17 @@ type Options struct {
 	// server: PoolerNone (or "") or PoolerTransaction, a pooler in
 	// transaction mode such as PgBouncer's (docs/scaling.md).
 	Pooler string
+	// SearchConfiguration is PostgreSQL's text-search configuration of the
+	// full-text indexes and searches; Migrate rebuilds the indexes built in
+	// another (searchconfig.go). "" searches in simple, the default, and
+	// leaves the indexes as Migrate finds them: the administration commands
+	// open the database so, and must not undo the service's setting. SQLite's
+	// FTS5 index has one way to read words, simple's, and takes no other.
+	SearchConfiguration string
 }
+
+// DefaultSearchConfiguration is Options.SearchConfiguration's default.
+const DefaultSearchConfiguration = postgres.DefaultSearchConfiguration
 
 // The poolers of Options.Pooler.
 const (
@@ -101,6 +111,19 @@ func (o Options) Check(url string) error {
 		return nil
 	}
 	return fmt.Errorf("pooler %q: want %s or %s", o.Pooler, PoolerNone, PoolerTransaction)
+}
+
+// CheckSearchConfiguration tells, without connecting, whether the
+// options' text-search configuration suits url: a name on PostgreSQL,
+// simple (or none) on SQLite.
+func (o Options) CheckSearchConfiguration(url string) error {
+	switch {
+	case o.SearchConfiguration == "" || o.SearchConfiguration == DefaultSearchConfiguration:
+		return nil
+	case !isPostgresURL(url):
+		return fmt.Errorf("search configuration %q needs a postgres:// database URL: SQLite's full-text index reads words one way, as %s does", o.SearchConfiguration, DefaultSearchConfiguration)
+	}
+	return postgres.CheckSearchConfiguration(o.SearchConfiguration)
 }
 
 // CheckReplicaURL tells, without connecting, whether replica can name a
@@ -138,6 +161,9 @@ func OpenWith(ctx context.Context, url string, opts Options) (*Store, error) {
 	if err := opts.Check(url); err != nil {
 		return nil, fmt.Errorf("storage: open %s: %w", redact(url), err)
 	}
+	if err := opts.CheckSearchConfiguration(url); err != nil {
+		return nil, fmt.Errorf("storage: open %s: %w", redact(url), err)
+	}
 	// The place that chooses the dialect, by the URL's scheme (CheckURL
 	// reads it the same way); past it the store asks s.d and s.f, never
 	// which database it is.
@@ -145,7 +171,8 @@ func OpenWith(ctx context.Context, url string, opts Options) (*Store, error) {
 	case strings.HasPrefix(url, "sqlite:"):
 		s, err = openSQLite(strings.TrimPrefix(url, "sqlite:"))
 	case isPostgresURL(url):
-		s, err = openPostgres(ctx, url, postgres.Options{TransactionPooler: opts.Pooler == PoolerTransaction})
+		s, err = openPostgres(ctx, url, postgres.Options{TransactionPooler: opts.Pooler == PoolerTransaction,
+			SearchConfiguration: opts.SearchConfiguration})
 	default:
 		return nil, fmt.Errorf("storage: unsupported database URL %q (want sqlite:PATH or postgres://...)", redact(url))
 	}

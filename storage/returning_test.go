@@ -12,7 +12,10 @@ import (
 
 // TestInsertRowUpdateRow: a write that reads its row back answers what Get
 // reads afterwards, in one statement (no BEGIN and COMMIT of its own), and
-// fails as Insert and Update do; Existing checks keys as Find would.
+// fails as Insert and Update do; Existing checks keys as Find would. On
+// SQLite an update of a searchable table sends one more, which writes the
+// full-text index from its triggers' notes (storage/searchpending.go); a
+// create's trigger writes the index in its own statement.
 func TestInsertRowUpdateRow(t *testing.T) {
 	t.Parallel()
 	storagetest.Each(t, func(t *testing.T, s *storage.Store) {
@@ -42,13 +45,17 @@ func TestInsertRowUpdateRow(t *testing.T) {
 		}
 		same("InsertRow", row, key)
 
+		statements := int64(1)
+		if s.Dialect() == "sqlite" {
+			statements = 2 // DELETE FROM search_pending, whose triggers write the index
+		}
 		before = s.Statements()
 		row, err = s.UpdateRow(ctx, accounts, 1, key, storage.Row{"name": "Acme 2", "external_id": nil})
 		if err != nil {
 			t.Fatalf("UpdateRow: %v", err)
 		}
-		if n := s.Statements() - before; n != 1 {
-			t.Errorf("UpdateRow sent %d statements, want 1", n)
+		if n := s.Statements() - before; n != statements {
+			t.Errorf("UpdateRow sent %d statements, want %d", n, statements)
 		}
 		if row["name"] != "Acme 2" || row["external_id"] != nil {
 			t.Errorf("UpdateRow = %v", row)

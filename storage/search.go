@@ -3,6 +3,8 @@ package storage
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strconv"
 
 	"github.com/uptrace/bun"
 
@@ -13,24 +15,44 @@ import (
 // asks for.
 type Search = dialect.Search
 
-// SearchColumns are the columns each searchable table's full-text index
-// holds, as migration 0017 builds it: PostgreSQL's generated search_vector
-// column and SQLite's FTS5 table <table>_search with its triggers. The
-// documents declare the attributes (x-entityapi search), and
+// SearchColumns are the columns each searchable table's full-text indexes
+// hold, by the index's language ("" the default index), as migrations 0017
+// and 0018 build them: PostgreSQL's generated search_vector (and
+// search_vector_<lang>) columns, SQLite's FTS5 table <table>_search (its
+// column body, and body_<lang>) with its triggers. A table whose searched
+// attributes are localized (x-localized) has an index per language, the
+// language's columns in place of the default ones. The documents declare
+// the attributes (x-entityapi search), and
 // TestSearchIndexesFollowTheDocuments holds the three in step.
-var SearchColumns = map[string][]string{
-	"accounts":      {"name", "external_id"},
-	"contacts":      {"first_name", "last_name", "primary_email", "external_id"},
-	"users":         {"username", "email", "first_name", "last_name"},
-	"businessunits": {"name", "email"},
+var SearchColumns = map[string]map[string][]string{
+	"accounts":      {"": {"name", "external_id"}},
+	"contacts":      {"": {"first_name", "last_name", "primary_email", "external_id"}},
+	"users":         {"": {"username", "email", "first_name", "last_name"}},
+	"businessunits": {"": {"name", "email"}},
+	"countries": {"": {"name_en", "iso3"}, "de": {"name_de", "iso3"},
+		"fr": {"name_fr", "iso3"}, "es": {"name_es", "iso3"}},
+	"regions": {"": {"name_en", "sub_code"}, "de": {"name_de", "sub_code"},
+		"fr": {"name_fr", "sub_code"}, "es": {"name_es", "sub_code"}},
+}
+
+// searchTarget is the index of t a search in q.Lang reads: the language's
+// when t has one, else the default one.
+func searchTarget(t *Table, org int64, q Search) (dialect.SearchTarget, error) {
+	indexes, ok := SearchColumns[t.Name]
+	if !ok {
+		return dialect.SearchTarget{}, fmt.Errorf("storage: %s has no full-text index", t.Name)
+	}
+	target := dialect.SearchTarget{Table: t.Name, Key: t.Key, Org: org, Scoped: t.Scoped,
+		IntKey: t.Columns[t.Key] == KindInt, Localized: len(indexes) > 1}
+	if _, ok := indexes[q.Lang]; ok {
+		target.Index = q.Lang
+	}
+	return target, nil
 }
 
 // matchCond appends a Match condition: the rows of t holding the words of
 // the one Search of c.Values, through the table's full-text index.
 func (s *Store) matchCond(st *sqlText, t *Table, c Cond) error {
-	if _, ok := SearchColumns[t.Name]; !ok {
-		return fmt.Errorf("%s has no full-text index", t.Name)
-	}
 	if c.Column != "" || len(c.Values) != 1 {
 		return fmt.Errorf("a full-text condition takes one search and no column")
 	}
@@ -38,13 +60,18 @@ func (s *Store) matchCond(st *sqlText, t *Table, c Cond) error {
 	if !ok || len(q.All)+len(q.Not) == 0 {
 		return fmt.Errorf("a full-text condition takes a search with a phrase, not %T", c.Values[0])
 	}
-	text, args := s.f.Match(t.Name, t.Key, q)
+	target, err := searchTarget(t, 0, q)
+	if err != nil {
+		return err
+	}
+	text, args := s.f.Match(target, q)
 	st.add(text, s.plannedEach(args)...)
 	return nil
 }
 
 // SearchHit is one record a search across tables found: its table, its key
-// and its relevance (higher first; comparable within one search only).
+// (as its table's key column holds it: int64 or string) and its relevance
+// (higher first; comparable within one search only).
 type SearchHit struct {
 	Table string
 	Key   any
@@ -64,9 +91,10 @@ const (
 	ByTableDescending
 )
 
-// FindMatches returns a page of the rows of tables, in organization org,
-// that hold the words of q (their full-text indexes ranked by the
-// database: PostgreSQL's ts_rank, SQLite's bm25), with their keys.
+// FindMatches returns a page of the rows of tables (in organization org,
+// for those scoped to one) that hold the words of q (their full-text
+// indexes ranked by the database: PostgreSQL's ts_rank, SQLite's bm25),
+// with their keys.
 func (c *Conn) FindMatches(ctx context.Context, tables []*Table, org int64, q Search, order SearchOrder, limit, offset int) ([]SearchHit, error) {
 	var st sqlText
 	st.add("SELECT entity, k, score FROM (")
@@ -97,14 +125,26 @@ func (c *Conn) FindMatches(ctx context.Context, tables []*Table, org int64, q Se
 		return nil, c.s.mapError("search", "search", err)
 	}
 	defer rows.Close()
+	intKeys := !slices.ContainsFunc(tables, func(t *Table) bool { return t.Columns[t.Key] != KindInt })
 	var out []SearchHit
 	for rows.Next() {
 		var h SearchHit
-		var key int64
+		if intKeys { // the back office: integers, scanned as such
+			var key int64
+			if err := rows.Scan(&h.Table, &key, &h.Score); err != nil {
+				return nil, c.s.mapError("search", "search", err)
+			}
+			h.Key = key
+			out = append(out, h)
+			continue
+		}
+		var key string
 		if err := rows.Scan(&h.Table, &key, &h.Score); err != nil {
 			return nil, c.s.mapError("search", "search", err)
 		}
-		h.Key = key
+		if h.Key, err = hitKey(tables, h.Table, key); err != nil {
+			return nil, err
+		}
 		out = append(out, h)
 	}
 	if err := rows.Err(); err != nil {
@@ -135,6 +175,25 @@ func (c *Conn) CountMatches(ctx context.Context, tables []*Table, org int64, q S
 	return n, rows.Err()
 }
 
+// hitKey is a hit's key, read as text, as the key column of its table (one
+// of tables) holds it: where text keys are in the union, integer keys are
+// answered as text too when both kinds met in it.
+func hitKey(tables []*Table, table, key string) (any, error) {
+	i := slices.IndexFunc(tables, func(t *Table) bool { return t.Name == table })
+	if i < 0 {
+		return nil, fmt.Errorf("storage: a search hit of a table not searched: %q", table)
+	}
+	t := tables[i]
+	if t.Columns[t.Key] != KindInt {
+		return key, nil
+	}
+	n, err := strconv.ParseInt(key, 10, 64)
+	if err != nil {
+		return nil, fmt.Errorf("storage: a search hit of %s with key %q: %w", t.Name, key, err)
+	}
+	return n, nil
+}
+
 // unionOfMatches appends the hits of every table, one SELECT of the table's
 // name, key and relevance each, joined by UNION ALL.
 func (s *Store) unionOfMatches(st *sqlText, tables []*Table, org int64, q Search) error {
@@ -144,9 +203,16 @@ func (s *Store) unionOfMatches(st *sqlText, tables []*Table, org int64, q Search
 	if len(q.All)+len(q.Not) == 0 {
 		return fmt.Errorf("storage: a search without a phrase")
 	}
+	// Keys stay as their tables hold them, so that ties go by key in its
+	// own order (2 before 10), unless tables of integer and of text keys
+	// meet in the union: then as text.
+	mixed := slices.ContainsFunc(tables, func(t *Table) bool {
+		return (t.Columns[t.Key] == KindInt) != (tables[0].Columns[tables[0].Key] == KindInt)
+	})
 	for i, t := range tables {
-		if _, ok := SearchColumns[t.Name]; !ok || !t.Scoped {
-			return fmt.Errorf("storage: %s has no full-text index in an organization", t.Name)
+		target, err := searchTarget(t, org, q)
+		if err != nil {
+			return err
 		}
 		if i > 0 {
 			st.add(" UNION ALL ")
@@ -156,8 +222,12 @@ func (s *Store) unionOfMatches(st *sqlText, tables []*Table, org int64, q Search
 		// find its matches to rank them, so the statement keeps its prepared
 		// plan (planning the four branches at every run cost the search a
 		// third of its rate).
-		text, args := s.f.SearchHits(t.Name, t.Key, org, q)
-		st.add("SELECT CAST(? AS TEXT) AS entity, h.k, h.score FROM (", t.Name)
+		text, args := s.f.SearchHits(target, q)
+		if mixed {
+			st.add("SELECT CAST(? AS TEXT) AS entity, CAST(h.k AS TEXT) AS k, h.score FROM (", t.Name)
+		} else {
+			st.add("SELECT CAST(? AS TEXT) AS entity, h.k, h.score FROM (", t.Name)
+		}
 		st.add(text, args...)
 		st.add(") AS h")
 	}

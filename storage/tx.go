@@ -79,7 +79,11 @@ func (c *Conn) Tx(ctx context.Context, fn func(c *Conn) error) error {
 			_ = tx.Rollback()
 		}
 	}()
-	if err := fn(&Conn{s: c.s, idb: tx, raw: tx.Tx, tx: &tx, txConn: txConn, bulk: c.bulk}); err != nil {
+	in := &Conn{s: c.s, idb: tx, raw: tx.Tx, tx: &tx, txConn: txConn, bulk: c.bulk}
+	if err := fn(in); err != nil {
+		return err
+	}
+	if err := in.writeNotes(ctx); err != nil { // searchpending.go
 		return err
 	}
 	done = true

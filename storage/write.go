@@ -51,7 +51,9 @@ func (c *Conn) InsertRow(ctx context.Context, t *Table, org int64, row Row) (Row
 	}
 	c.s.returningAll(st, t)
 	var stored Row
-	err = c.alone(ctx, func(ctx context.Context, c *Conn) error {
+	// nil: a create leaves no notes, its insert trigger writes its words
+	// into the index itself (searchpending.go).
+	err = c.alone(ctx, nil, func(ctx context.Context, c *Conn) error {
 		stored, err = c.returning(ctx, t, st)
 		return err
 	})
@@ -71,13 +73,19 @@ func (c *Conn) InsertRow(ctx context.Context, t *Table, org int64, row Row) (Row
 // it must send the same statement each time.
 //
 // Outside a transaction the statement has committed when fn returns (its
-// rows read): its fence is recorded then, for a read replica (replica.go).
-func (c *Conn) alone(ctx context.Context, fn func(ctx context.Context, c *Conn) error) error {
+// rows read): its fence is recorded then, for a read replica (replica.go),
+// and so has the full-text index of noted, the table whose triggers may
+// note what the write changed (searchpending.go; nil for none).
+func (c *Conn) alone(ctx context.Context, noted *Table, fn func(ctx context.Context, c *Conn) error) error {
 	var err error
 	if c.tx != nil || c.s.writeSlot == nil {
 		err = c.armed(func(c *Conn) error { return fn(ctx, c) })
 	} else {
-		err = c.queued(ctx, fn)
+		table := ""
+		if noted != nil {
+			table = noted.Name
+		}
+		err = c.queued(ctx, table, fn)
 	}
 	if err == nil && c.tx == nil {
 		c.s.noteCommit(ctx)
@@ -230,7 +238,7 @@ func (c *Conn) UpdateRow(ctx context.Context, t *Table, org int64, key any, valu
 	}
 	c.s.returningAll(st, t)
 	var stored Row
-	err = c.alone(ctx, func(ctx context.Context, c *Conn) error {
+	err = c.alone(ctx, t, func(ctx context.Context, c *Conn) error {
 		stored, err = c.returning(ctx, t, st)
 		return err
 	})
@@ -301,7 +309,7 @@ func (c *Conn) Delete(ctx context.Context, t *Table, org int64, key any) error {
 	keyWhere(&st, t, org, keyArg)
 	if c.note != nil {
 		// One statement, with its event in it: atomic by itself.
-		err := c.alone(ctx, func(ctx context.Context, c *Conn) error {
+		err := c.alone(ctx, t, func(ctx context.Context, c *Conn) error {
 			res, err := c.exec(ctx, c.notedDelete(&st, t)) // under the write slot
 			if err != nil {
 				return err

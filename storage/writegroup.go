@@ -60,7 +60,11 @@ type writeQueue struct {
 type queuedWrite struct {
 	ctx  context.Context
 	conn *Conn // the writer's Conn: its note is the write's event
-	fn   func(ctx context.Context, c *Conn) error
+	// table is the table whose triggers may note what the write changed,
+	// whose full-text index is written from its notes after it
+	// (searchpending.go); "" for none.
+	table string
+	fn    func(ctx context.Context, c *Conn) error
 	// state: waiting, taken by a leader, or given up by its writer.
 	state atomic.Int32
 	done  chan writeOutcome // buffered: the leader never waits on it
@@ -82,9 +86,9 @@ type writeOutcome struct {
 
 // queued runs fn as the single write of c through the queue (one writer,
 // outside a transaction): it returns once fn's statement has committed or failed.
-func (c *Conn) queued(ctx context.Context, fn func(ctx context.Context, c *Conn) error) error {
+func (c *Conn) queued(ctx context.Context, table string, fn func(ctx context.Context, c *Conn) error) error {
 	s := c.s
-	w := &queuedWrite{ctx: ctx, conn: c, fn: fn, done: make(chan writeOutcome, 1)}
+	w := &queuedWrite{ctx: ctx, conn: c, table: table, fn: fn, done: make(chan writeOutcome, 1)}
 	s.queue.mu.Lock()
 	s.queue.pending = append(s.queue.pending, w)
 	s.queue.mu.Unlock()
@@ -151,7 +155,11 @@ func (s *Store) lead() {
 	case 0:
 		return
 	case 1:
-		group[0].done <- runWrite(group[0].ctx, group[0].conn, group[0].fn)
+		out := runWrite(group[0].ctx, group[0].conn, group[0].fn)
+		if out.err == nil && !out.didPanic {
+			s.writeNotesAfter(context.WithoutCancel(group[0].ctx), group)
+		}
+		group[0].done <- out
 		return
 	}
 	outcomes, ok := s.runGroup(group)
@@ -160,6 +168,7 @@ func (s *Store) lead() {
 		for i, w := range group {
 			outcomes[i] = runWrite(w.ctx, w.conn, w.fn)
 		}
+		s.writeNotesAfter(context.WithoutCancel(group[0].ctx), group)
 	} else {
 		s.queue.groups.Add(1)
 	}
@@ -186,6 +195,12 @@ func (s *Store) runGroup(group []*queuedWrite) (outcomes []writeOutcome, ok bool
 		c.note = w.conn.note
 		outcomes[i] = runWrite(context.WithoutCancel(w.ctx), &c, w.fn)
 		if outcomes[i].didPanic || (outcomes[i].err != nil && !s.backedOut(outcomes[i].err)) {
+			_ = tx.Rollback()
+			return outcomes, false
+		}
+	}
+	if s.notedIn(group) {
+		if err := in.writeNotes(context.WithoutCancel(group[0].ctx)); err != nil {
 			_ = tx.Rollback()
 			return outcomes, false
 		}

@@ -173,7 +173,7 @@ func TestQueuedWritesSpoiledGroupRunsAlone(t *testing.T) {
 	errs := queueBehindSlot(t, s,
 		insert("A"),
 		func() error {
-			return s.Alone(ctx, func(ctx context.Context, c *storage.Conn) error {
+			return s.Alone(ctx, accounts, func(ctx context.Context, c *storage.Conn) error {
 				if err := c.SendInsert(ctx, accounts, 1, storage.Row{"name": "Half"}); err != nil {
 					return err
 				}
@@ -182,7 +182,7 @@ func TestQueuedWritesSpoiledGroupRunsAlone(t *testing.T) {
 		},
 		insert("B"),
 		func() error {
-			return s.Alone(ctx, func(context.Context, *storage.Conn) error { panic("a bug") })
+			return s.Alone(ctx, accounts, func(context.Context, *storage.Conn) error { panic("a bug") })
 		},
 		insert("C"),
 	)

@@ -4846,6 +4846,9 @@ type CountryFilterIso3Code = string
 // CountryFilterRegions defines model for CountryFilterRegions.
 type CountryFilterRegions = string
 
+// CountryFilterSearchText defines model for CountryFilterSearchText.
+type CountryFilterSearchText = string
+
 // CountryId defines model for CountryId.
 type CountryId = string
 
@@ -4944,6 +4947,9 @@ type RegionFilterCountry = string
 
 // RegionFilterId defines model for RegionFilterId.
 type RegionFilterId = string
+
+// RegionFilterSearchText defines model for RegionFilterSearchText.
+type RegionFilterSearchText = string
 
 // RegionId defines model for RegionId.
 type RegionId = string
@@ -6618,6 +6624,9 @@ type ListCountriesParams struct {
 	// FilterRegions Countries having any of the given regions (`US-NY,DE-BY`); `[neq]` none of them, `[contains]` all of them, `[exists]=true|false` any region at all. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterRegions *CountryFilterRegions `form:"filter[regions],omitempty" json:"filter[regions],omitempty"`
 
+	// FilterSearchText Countries whose name or alpha-3 code holds the words of a search, as a web search engine reads them: words (all must be found, in any order and case), a "phrase in quotes" (its words in order), `OR` between two words or phrases (either), `-word` or `-"phrase"` (not found). Words are runs of letters and digits: punctuation separates them. Names are searched in the request's localization (storefront `X-Localization-ID`), English otherwise. Combines with every other filter, the sort and the paging. At most 32 words and 1,000 characters; a text without a word to find is a 400.
+	FilterSearchText *CountryFilterSearchText `form:"filter[searchText],omitempty" json:"filter[searchText],omitempty"`
+
 	// PageNumber The page to return, starting at 1.
 	PageNumber *PageNumber `form:"page[number],omitempty" json:"page[number],omitempty"`
 
@@ -6680,6 +6689,9 @@ type ListCountryRegionsParams struct {
 
 	// FilterCode Regions by the part of the code after the dash (`NY`); several separated by commas. Operator `neq`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterCode *RegionFilterCode `form:"filter[code],omitempty" json:"filter[code],omitempty"`
+
+	// FilterSearchText Regions whose name or code (after the dash) holds the words of a search, as a web search engine reads them: words (all must be found, in any order and case), a "phrase in quotes" (its words in order), `OR` between two words or phrases (either), `-word` or `-"phrase"` (not found). Words are runs of letters and digits: punctuation separates them. Names are searched in the request's localization (storefront `X-Localization-ID`), English otherwise. Combines with every other filter, the sort and the paging. At most 32 words and 1,000 characters; a text without a word to find is a 400.
+	FilterSearchText *RegionFilterSearchText `form:"filter[searchText],omitempty" json:"filter[searchText],omitempty"`
 
 	// PageNumber The page to return, starting at 1.
 	PageNumber *PageNumber `form:"page[number],omitempty" json:"page[number],omitempty"`
@@ -7121,6 +7133,9 @@ type ListRegionsParams struct {
 
 	// FilterCode Regions by the part of the code after the dash (`NY`); several separated by commas. Operator `neq`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterCode *RegionFilterCode `form:"filter[code],omitempty" json:"filter[code],omitempty"`
+
+	// FilterSearchText Regions whose name or code (after the dash) holds the words of a search, as a web search engine reads them: words (all must be found, in any order and case), a "phrase in quotes" (its words in order), `OR` between two words or phrases (either), `-word` or `-"phrase"` (not found). Words are runs of letters and digits: punctuation separates them. Names are searched in the request's localization (storefront `X-Localization-ID`), English otherwise. Combines with every other filter, the sort and the paging. At most 32 words and 1,000 characters; a text without a word to find is a 400.
+	FilterSearchText *RegionFilterSearchText `form:"filter[searchText],omitempty" json:"filter[searchText],omitempty"`
 
 	// PageNumber The page to return, starting at 1.
 	PageNumber *PageNumber `form:"page[number],omitempty" json:"page[number],omitempty"`
@@ -16009,6 +16024,16 @@ func (siw *ServerInterfaceWrapper) ListCountries(c *gin.Context) {
 		return
 	}
 
+	// ------------- Optional query parameter "filter[searchText]" -------------
+
+	if _, found := query["filter[searchText]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[searchText]", query, &params.FilterSearchText, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[searchText]: %w", err), http.StatusBadRequest)
+		return
+	}
+
 	// ------------- Optional query parameter "page[number]" -------------
 
 	if _, found := query["page[number]"]; found {
@@ -16294,6 +16319,16 @@ func (siw *ServerInterfaceWrapper) ListCountryRegions(c *gin.Context) {
 	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[code]: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "filter[searchText]" -------------
+
+	if _, found := query["filter[searchText]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[searchText]", query, &params.FilterSearchText, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[searchText]: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -18156,6 +18191,16 @@ func (siw *ServerInterfaceWrapper) ListRegions(c *gin.Context) {
 	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[code]: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "filter[searchText]" -------------
+
+	if _, found := query["filter[searchText]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[searchText]", query, &params.FilterSearchText, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[searchText]: %w", err), http.StatusBadRequest)
 		return
 	}
 

@@ -63,3 +63,6 @@ func (r Response) VisitListRegionsResponse(w http.ResponseWriter) error { return
 
 // VisitListWeightUnitsResponse writes the reply.
 func (r Response) VisitListWeightUnitsResponse(w http.ResponseWriter) error { return r.Reply.Write(w) }
+
+// VisitSearchResponse writes the reply.
+func (r Response) VisitSearchResponse(w http.ResponseWriter) error { return r.Reply.Write(w) }

@@ -105,6 +105,75 @@ func (e RegionIdentifierType) Valid() bool {
 	}
 }
 
+// Defines values for SearchEntityIdentifierType.
+const (
+	SearchEntityIdentifierTypeCountries SearchEntityIdentifierType = "countries"
+	SearchEntityIdentifierTypeRegions   SearchEntityIdentifierType = "regions"
+)
+
+// Valid indicates whether the value is a known member of the SearchEntityIdentifierType enum.
+func (e SearchEntityIdentifierType) Valid() bool {
+	switch e {
+	case SearchEntityIdentifierTypeCountries:
+		return true
+	case SearchEntityIdentifierTypeRegions:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SearchResultType.
+const (
+	Search SearchResultType = "search"
+)
+
+// Valid indicates whether the value is a known member of the SearchResultType enum.
+func (e SearchResultType) Valid() bool {
+	switch e {
+	case Search:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SearchResultAttributesEntity.
+const (
+	SearchResultAttributesEntityCountries SearchResultAttributesEntity = "countries"
+	SearchResultAttributesEntityRegions   SearchResultAttributesEntity = "regions"
+)
+
+// Valid indicates whether the value is a known member of the SearchResultAttributesEntity enum.
+func (e SearchResultAttributesEntity) Valid() bool {
+	switch e {
+	case SearchResultAttributesEntityCountries:
+		return true
+	case SearchResultAttributesEntityRegions:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SearchResultPlainEntity.
+const (
+	SearchResultPlainEntityCountries SearchResultPlainEntity = "countries"
+	SearchResultPlainEntityRegions   SearchResultPlainEntity = "regions"
+)
+
+// Valid indicates whether the value is a known member of the SearchResultPlainEntity enum.
+func (e SearchResultPlainEntity) Valid() bool {
+	switch e {
+	case SearchResultPlainEntityCountries:
+		return true
+	case SearchResultPlainEntityRegions:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for WeightUnitType.
 const (
 	Weightunits WeightUnitType = "weightunits"
@@ -114,6 +183,84 @@ const (
 func (e WeightUnitType) Valid() bool {
 	switch e {
 	case Weightunits:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SearchInclude.
+const (
+	SearchIncludeEntity SearchInclude = "entity"
+)
+
+// Valid indicates whether the value is a known member of the SearchInclude enum.
+func (e SearchInclude) Valid() bool {
+	switch e {
+	case SearchIncludeEntity:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SearchSort.
+const (
+	SearchSortEntity      SearchSort = "entity"
+	SearchSortMinusEntity SearchSort = "-entity"
+	SearchSortMinusScore  SearchSort = "-score"
+	SearchSortScore       SearchSort = "score"
+)
+
+// Valid indicates whether the value is a known member of the SearchSort enum.
+func (e SearchSort) Valid() bool {
+	switch e {
+	case SearchSortEntity:
+		return true
+	case SearchSortMinusEntity:
+		return true
+	case SearchSortMinusScore:
+		return true
+	case SearchSortScore:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SearchParamsSort.
+const (
+	SearchParamsSortEntity      SearchParamsSort = "entity"
+	SearchParamsSortMinusEntity SearchParamsSort = "-entity"
+	SearchParamsSortMinusScore  SearchParamsSort = "-score"
+	SearchParamsSortScore       SearchParamsSort = "score"
+)
+
+// Valid indicates whether the value is a known member of the SearchParamsSort enum.
+func (e SearchParamsSort) Valid() bool {
+	switch e {
+	case SearchParamsSortEntity:
+		return true
+	case SearchParamsSortMinusEntity:
+		return true
+	case SearchParamsSortMinusScore:
+		return true
+	case SearchParamsSortScore:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SearchParamsInclude.
+const (
+	SearchParamsIncludeEntity SearchParamsInclude = "entity"
+)
+
+// Valid indicates whether the value is a known member of the SearchParamsInclude enum.
+func (e SearchParamsInclude) Valid() bool {
+	switch e {
+	case SearchParamsIncludeEntity:
 		return true
 	default:
 		return false
@@ -608,6 +755,101 @@ type ResourceMeta struct {
 	Title *string `json:"title,omitempty"`
 }
 
+// SearchCollectionDocument A document holding a page of search results.
+type SearchCollectionDocument = jsonapi.Document
+
+// SearchEntityIdentifier The type and identifier of a record found.
+type SearchEntityIdentifier struct {
+	// Id Example: DE
+	Id   string                     `json:"id"`
+	Type SearchEntityIdentifierType `json:"type"`
+}
+
+// SearchEntityIdentifierType defines model for SearchEntityIdentifier.Type.
+type SearchEntityIdentifierType string
+
+// SearchIncluded A record found, in `included` (`include=entity`).
+type SearchIncluded struct {
+	union json.RawMessage
+}
+
+// SearchResult One country or region a search found.
+type SearchResult struct {
+	// Attributes What a search result says of its record.
+	Attributes SearchResultAttributes `json:"attributes"`
+
+	// Id The record's type and identifier, joined by a hyphen.
+	//
+	// Example: countries-DE
+	Id string `json:"id"`
+
+	// Meta How well the record matched.
+	Meta *SearchResultMeta `json:"meta,omitempty"`
+
+	// Relationships The record a search result names.
+	Relationships SearchResultRelationships `json:"relationships"`
+	Type          SearchResultType          `json:"type"`
+}
+
+// SearchResultType defines model for SearchResult.Type.
+type SearchResultType string
+
+// SearchResultAttributes What a search result says of its record.
+type SearchResultAttributes struct {
+	// Entity The record's type.
+	//
+	// Example: countries
+	Entity SearchResultAttributesEntity `json:"entity"`
+
+	// Title The record's name in the request's localization.
+	//
+	// Example: Germany
+	Title string `json:"title"`
+}
+
+// SearchResultAttributesEntity The record's type.
+//
+// Example: countries
+type SearchResultAttributesEntity string
+
+// SearchResultEntity The linkage of the record found.
+type SearchResultEntity struct {
+	// Data The type and identifier of a record found.
+	Data SearchEntityIdentifier `json:"data"`
+}
+
+// SearchResultMeta How well the record matched.
+type SearchResultMeta struct {
+	// Score The relevance of the record to the search, higher first; comparable within one answer only (each database ranks in its own way).
+	//
+	// Example: 0.0607927
+	Score float32 `json:"score"`
+}
+
+// SearchResultPlain One country or region a search found, in the plain format.
+type SearchResultPlain struct {
+	// Entity Example: countries
+	Entity SearchResultPlainEntity `json:"entity"`
+
+	// Id Example: DE
+	Id string `json:"id"`
+
+	// Score Example: 0.0607927
+	Score float32 `json:"score"`
+
+	// Title Example: Germany
+	Title string `json:"title"`
+}
+
+// SearchResultPlainEntity Example: countries
+type SearchResultPlainEntity string
+
+// SearchResultRelationships The record a search result names.
+type SearchResultRelationships struct {
+	// Entity The linkage of the record found.
+	Entity SearchResultEntity `json:"entity"`
+}
+
 // WeightUnit A unit of weight.
 type WeightUnit struct {
 	// Attributes The fields of a weight unit.
@@ -671,6 +913,9 @@ type CountryFilterIso3Code = string
 
 // CountryFilterRegions defines model for CountryFilterRegions.
 type CountryFilterRegions = string
+
+// CountryFilterSearchText defines model for CountryFilterSearchText.
+type CountryFilterSearchText = string
 
 // CountryId defines model for CountryId.
 type CountryId = string
@@ -750,6 +995,9 @@ type RegionFilterCountry = string
 // RegionFilterId defines model for RegionFilterId.
 type RegionFilterId = string
 
+// RegionFilterSearchText defines model for RegionFilterSearchText.
+type RegionFilterSearchText = string
+
 // RegionId defines model for RegionId.
 type RegionId = string
 
@@ -758,6 +1006,18 @@ type RegionInclude = string
 
 // RegionSort defines model for RegionSort.
 type RegionSort = string
+
+// SearchFilterEntities defines model for SearchFilterEntities.
+type SearchFilterEntities = string
+
+// SearchFilterSearchText defines model for SearchFilterSearchText.
+type SearchFilterSearchText = string
+
+// SearchInclude defines model for SearchInclude.
+type SearchInclude string
+
+// SearchSort defines model for SearchSort.
+type SearchSort string
 
 // WeightUnitFields defines model for WeightUnitFields.
 type WeightUnitFields = string
@@ -845,6 +1105,9 @@ type ListCountriesParams struct {
 	// FilterRegions Countries having any of the given regions (`US-NY,DE-BY`); `[neq]` none of them, `[contains]` all of them, `[exists]=true|false` any region at all. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterRegions *CountryFilterRegions `form:"filter[regions],omitempty" json:"filter[regions],omitempty"`
 
+	// FilterSearchText Countries whose name or alpha-3 code holds the words of a search, as a web search engine reads them: words (all must be found, in any order and case), a "phrase in quotes" (its words in order), `OR` between two words or phrases (either), `-word` or `-"phrase"` (not found). Words are runs of letters and digits: punctuation separates them. Names are searched in the request's localization (storefront `X-Localization-ID`), English otherwise. Combines with every other filter, the sort and the paging. At most 32 words and 1,000 characters; a text without a word to find is a 400.
+	FilterSearchText *CountryFilterSearchText `form:"filter[searchText],omitempty" json:"filter[searchText],omitempty"`
+
 	// PageNumber The page to return, starting at 1.
 	PageNumber *PageNumber `form:"page[number],omitempty" json:"page[number],omitempty"`
 
@@ -919,6 +1182,9 @@ type ListCountryRegionsParams struct {
 
 	// FilterCode Regions by the part of the code after the dash (`NY`); several separated by commas. Operator `neq`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterCode *RegionFilterCode `form:"filter[code],omitempty" json:"filter[code],omitempty"`
+
+	// FilterSearchText Regions whose name or code (after the dash) holds the words of a search, as a web search engine reads them: words (all must be found, in any order and case), a "phrase in quotes" (its words in order), `OR` between two words or phrases (either), `-word` or `-"phrase"` (not found). Words are runs of letters and digits: punctuation separates them. Names are searched in the request's localization (storefront `X-Localization-ID`), English otherwise. Combines with every other filter, the sort and the paging. At most 32 words and 1,000 characters; a text without a word to find is a 400.
+	FilterSearchText *RegionFilterSearchText `form:"filter[searchText],omitempty" json:"filter[searchText],omitempty"`
 
 	// PageNumber The page to return, starting at 1.
 	PageNumber *PageNumber `form:"page[number],omitempty" json:"page[number],omitempty"`
@@ -1133,6 +1399,9 @@ type ListRegionsParams struct {
 	// FilterCode Regions by the part of the code after the dash (`NY`); several separated by commas. Operator `neq`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterCode *RegionFilterCode `form:"filter[code],omitempty" json:"filter[code],omitempty"`
 
+	// FilterSearchText Regions whose name or code (after the dash) holds the words of a search, as a web search engine reads them: words (all must be found, in any order and case), a "phrase in quotes" (its words in order), `OR` between two words or phrases (either), `-word` or `-"phrase"` (not found). Words are runs of letters and digits: punctuation separates them. Names are searched in the request's localization (storefront `X-Localization-ID`), English otherwise. Combines with every other filter, the sort and the paging. At most 32 words and 1,000 characters; a text without a word to find is a 400.
+	FilterSearchText *RegionFilterSearchText `form:"filter[searchText],omitempty" json:"filter[searchText],omitempty"`
+
 	// PageNumber The page to return, starting at 1.
 	PageNumber *PageNumber `form:"page[number],omitempty" json:"page[number],omitempty"`
 
@@ -1241,6 +1510,42 @@ type GetRegionCountryRelationshipParams struct {
 	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
 	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
+
+// SearchParams defines parameters for Search.
+type SearchParams struct {
+	// FilterSearchText The words to find; a search without them is a 400 (the document leaves the parameter optional: validators such as Prism do not match a required parameter whose name has brackets). Read as a web search engine reads them: words (all must be found, in any order and case), a "phrase in quotes" (its words in order), `OR` between two words or phrases (either), `-word` or `-"phrase"` (not found). Words are runs of letters and digits; names are read in the request's localization. At most 32 words and 1,000 characters; a text without a word to find is a 400.
+	FilterSearchText *SearchFilterSearchText `form:"filter[searchText],omitempty" json:"filter[searchText],omitempty"`
+
+	// FilterEntities The types to search, separated by commas: `countries`, `regions` (both when absent). Another type is a 400.
+	FilterEntities *SearchFilterEntities `form:"filter[entities],omitempty" json:"filter[entities],omitempty"`
+
+	// PageNumber The page to return, starting at 1.
+	PageNumber *PageNumber `form:"page[number],omitempty" json:"page[number],omitempty"`
+
+	// PageSize Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000.
+	PageSize *PageSize `form:"page[size],omitempty" json:"page[size],omitempty"`
+
+	// Sort The order of the results: most relevant first when absent (`-score`); `entity` (or `-entity`) orders by type, then by relevance. Ties go by type, then by identifier.
+	Sort *SearchParamsSort `form:"sort,omitempty" json:"sort,omitempty"`
+
+	// Include `entity` adds each record found, as its own type's resource, in `included` (JSON:API only).
+	Include *SearchParamsInclude `form:"include,omitempty" json:"include,omitempty"`
+
+	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
+	XInclude *XInclude `json:"X-Include,omitempty"`
+
+	// XLocalizationID Storefront only: the localization of localized values, such as the names of countries and regions. Valid ids are those of `GET /api/localizations` (1 `en`, the default; 2 `de`; 3 `fr`; 4 `es`). A non-integer value or an unknown id is a 400 `invalid header value exception` naming the header. The localization that applies is named in the `Content-Language` response header.
+	XLocalizationID *XLocalizationID `json:"X-Localization-ID,omitempty"`
+
+	// XCurrency Storefront only: the currency of price data, one of the enabled currencies of `GET /api/currencies` (USD, the default, EUR and GBP unless configured otherwise). An unknown code is a 400 `invalid header value exception` naming the header. There is no price data yet, but the header is validated and the currency that applies is echoed in the `X-Currency` response header.
+	XCurrency *XCurrency `json:"X-Currency,omitempty"`
+}
+
+// SearchParamsSort defines parameters for Search.
+type SearchParamsSort string
+
+// SearchParamsInclude defines parameters for Search.
+type SearchParamsInclude string
 
 // ListWeightUnitsParams defines parameters for ListWeightUnits.
 type ListWeightUnitsParams struct {
@@ -1572,6 +1877,68 @@ func (t *CountryOrRegion) UnmarshalJSON(b []byte) error {
 	return err
 }
 
+// AsCountry returns the union data inside the SearchIncluded as a Country
+func (t SearchIncluded) AsCountry() (Country, error) {
+	var body Country
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromCountry overwrites any union data inside the SearchIncluded as the provided Country
+func (t *SearchIncluded) FromCountry(v Country) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeCountry performs a merge with any union data inside the SearchIncluded, using the provided Country
+func (t *SearchIncluded) MergeCountry(v Country) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsRegion returns the union data inside the SearchIncluded as a Region
+func (t SearchIncluded) AsRegion() (Region, error) {
+	var body Region
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromRegion overwrites any union data inside the SearchIncluded as the provided Region
+func (t *SearchIncluded) FromRegion(v Region) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeRegion performs a merge with any union data inside the SearchIncluded, using the provided Region
+func (t *SearchIncluded) MergeRegion(v Region) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t SearchIncluded) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *SearchIncluded) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
 // ServerInterface represents all server handlers.
 type ServerInterface interface {
 	// ListCountries List countries
@@ -1610,6 +1977,9 @@ type ServerInterface interface {
 	// GetRegionCountryRelationship Get the country identifier of a region
 	// (GET /api/regions/{id}/relationships/country)
 	GetRegionCountryRelationship(c *gin.Context, id RegionId, params GetRegionCountryRelationshipParams)
+	// Search Search countries and regions
+	// (GET /api/search)
+	Search(c *gin.Context, params SearchParams)
 	// ListWeightUnits List weight units
 	// (GET /api/weightunits)
 	ListWeightUnits(c *gin.Context, params ListWeightUnitsParams)
@@ -1664,6 +2034,16 @@ func (siw *ServerInterfaceWrapper) ListCountries(c *gin.Context) {
 	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[regions]: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "filter[searchText]" -------------
+
+	if _, found := query["filter[searchText]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[searchText]", query, &params.FilterSearchText, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[searchText]: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -2028,6 +2408,16 @@ func (siw *ServerInterfaceWrapper) ListCountryRegions(c *gin.Context) {
 	}
 	if err != nil {
 		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[code]: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "filter[searchText]" -------------
+
+	if _, found := query["filter[searchText]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[searchText]", query, &params.FilterSearchText, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[searchText]: %w", err), http.StatusBadRequest)
 		return
 	}
 
@@ -3056,6 +3446,16 @@ func (siw *ServerInterfaceWrapper) ListRegions(c *gin.Context) {
 		return
 	}
 
+	// ------------- Optional query parameter "filter[searchText]" -------------
+
+	if _, found := query["filter[searchText]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[searchText]", query, &params.FilterSearchText, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[searchText]: %w", err), http.StatusBadRequest)
+		return
+	}
+
 	// ------------- Optional query parameter "page[number]" -------------
 
 	if _, found := query["page[number]"]; found {
@@ -3634,6 +4034,145 @@ func (siw *ServerInterfaceWrapper) GetRegionCountryRelationship(c *gin.Context) 
 	siw.Handler.GetRegionCountryRelationship(c, id, params)
 }
 
+// Search operation middleware
+func (siw *ServerInterfaceWrapper) Search(c *gin.Context) {
+	query := c.Request.URL.Query()
+
+	var err error
+	_ = err
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params SearchParams
+
+	// ------------- Optional query parameter "filter[searchText]" -------------
+
+	if _, found := query["filter[searchText]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[searchText]", query, &params.FilterSearchText, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[searchText]: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "filter[entities]" -------------
+
+	if _, found := query["filter[entities]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[entities]", query, &params.FilterEntities, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[entities]: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "page[number]" -------------
+
+	if _, found := query["page[number]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "page[number]", query, &params.PageNumber, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	}
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[number]: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "page[size]" -------------
+
+	if _, found := query["page[size]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "page[size]", query, &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	}
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[size]: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "sort" -------------
+
+	if _, found := query["sort"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "sort", query, &params.Sort, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter sort: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "include" -------------
+
+	if _, found := query["include"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "include", query, &params.Include, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter include: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	headers := c.Request.Header
+
+	// ------------- Optional header parameter "X-Include" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("X-Include")]; found {
+		var XInclude XInclude
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for X-Include, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "X-Include", valueList[0], &XInclude, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter X-Include: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.XInclude = &XInclude
+
+	}
+
+	// ------------- Optional header parameter "X-Localization-ID" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("X-Localization-ID")]; found {
+		var XLocalizationID XLocalizationID
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for X-Localization-ID, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "X-Localization-ID", valueList[0], &XLocalizationID, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter X-Localization-ID: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.XLocalizationID = &XLocalizationID
+
+	}
+
+	// ------------- Optional header parameter "X-Currency" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("X-Currency")]; found {
+		var XCurrency XCurrency
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for X-Currency, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "X-Currency", valueList[0], &XCurrency, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter X-Currency: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.XCurrency = &XCurrency
+
+	}
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		middleware(c)
+		if c.IsAborted() {
+			return
+		}
+	}
+
+	siw.Handler.Search(c, params)
+}
+
 // ListWeightUnits operation middleware
 func (siw *ServerInterfaceWrapper) ListWeightUnits(c *gin.Context) {
 	query := c.Request.URL.Query()
@@ -3998,6 +4537,7 @@ func RegisterHandlersWithOptions(router gin.IRouter, si ServerInterface, options
 	router.GET(options.BaseURL+"/api/regions/:id", wrapper.GetRegion)
 	router.GET(options.BaseURL+"/api/regions/:id/country", wrapper.GetRegionCountry)
 	router.GET(options.BaseURL+"/api/regions/:id/relationships/country", wrapper.GetRegionCountryRelationship)
+	router.GET(options.BaseURL+"/api/search", wrapper.Search)
 	router.GET(options.BaseURL+"/api/weightunits", wrapper.ListWeightUnits)
 	router.GET(options.BaseURL+"/api/weightunits/:id", wrapper.GetWeightUnit)
 }
@@ -4106,6 +4646,14 @@ type GetRegionCountryRelationshipResponseObject interface {
 	VisitGetRegionCountryRelationshipResponse(w http.ResponseWriter) error
 }
 
+type SearchRequestObject struct {
+	Params SearchParams
+}
+
+type SearchResponseObject interface {
+	VisitSearchResponse(w http.ResponseWriter) error
+}
+
 type ListWeightUnitsRequestObject struct {
 	Params ListWeightUnitsParams
 }
@@ -4161,6 +4709,9 @@ type StrictServerInterface interface {
 	// GetRegionCountryRelationship Get the country identifier of a region
 	// (GET /api/regions/{id}/relationships/country)
 	GetRegionCountryRelationship(ctx context.Context, request GetRegionCountryRelationshipRequestObject) (GetRegionCountryRelationshipResponseObject, error)
+	// Search Search countries and regions
+	// (GET /api/search)
+	Search(ctx context.Context, request SearchRequestObject) (SearchResponseObject, error)
 	// ListWeightUnits List weight units
 	// (GET /api/weightunits)
 	ListWeightUnits(ctx context.Context, request ListWeightUnitsRequestObject) (ListWeightUnitsResponseObject, error)
@@ -4539,6 +5090,32 @@ func (sh *strictHandler) GetRegionCountryRelationship(ctx *gin.Context, id Regio
 		sh.options.HandlerErrorFunc(ctx, err)
 	} else if validResponse, ok := response.(GetRegionCountryRelationshipResponseObject); ok {
 		if err := validResponse.VisitGetRegionCountryRelationshipResponse(ctx.Writer); err != nil {
+			sh.options.ResponseErrorHandlerFunc(ctx, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(ctx, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
+// Search operation middleware
+func (sh *strictHandler) Search(ctx *gin.Context, params SearchParams) {
+	var request SearchRequestObject
+
+	request.Params = params
+
+	handler := func(ctx *gin.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.Search(ctx, request.(SearchRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "Search")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		sh.options.HandlerErrorFunc(ctx, err)
+	} else if validResponse, ok := response.(SearchResponseObject); ok {
+		if err := validResponse.VisitSearchResponse(ctx.Writer); err != nil {
 			sh.options.ResponseErrorHandlerFunc(ctx, err)
 		}
 	} else if response != nil {

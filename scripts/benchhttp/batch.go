@@ -179,8 +179,16 @@ func rawInsert(ctx context.Context, db *floorDB, prefix string, n int, events bo
 				return fmt.Errorf("last key: %w", err)
 			}
 		}
-		if err := insert(exec); err != nil || !events {
+		if err := insert(exec); err != nil {
 			return err
+		}
+		if db.dialect == "sqlite" { // the full-text index, as the service writes it (writeSearchIndex)
+			if _, err := exec(db.text["writeSearchNotes"], nil); err != nil {
+				return fmt.Errorf("search index: %w", err)
+			}
+		}
+		if !events {
+			return nil
 		}
 		k, err := record(after)
 		if err != nil {

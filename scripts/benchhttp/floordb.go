@@ -290,6 +290,11 @@ func statements(dialect string) map[string]string {
 		"contactsOwnedBy": `SELECT ` + contactColumns + ` FROM contacts WHERE organization_id = $1 ` +
 			`AND owner_id IN (SELECT id FROM users WHERE organization_id = $2 AND username = $3) ORDER BY id LIMIT $4`,
 		"search": searchStatement(dialect),
+		// SQLite: the full-text index of the records a transaction wrote,
+		// from the triggers' notes, as the service writes it before it
+		// commits (its migration 0019); PostgreSQL keeps its index itself
+		// and never runs it.
+		"writeSearchNotes": `DELETE FROM search_pending`,
 		"insertAccount": `INSERT INTO accounts (organization_id, name, external_id, created_at, updated_at) ` +
 			`VALUES ($1, $2, $3, $4, $4) RETURNING ` + accountColumns,
 	}

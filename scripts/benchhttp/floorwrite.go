@@ -54,6 +54,22 @@ type writeFloor struct {
 	events bool
 }
 
+// writeSearchIndex writes, in q's transaction, the full-text index of what
+// it wrote, as the service does before it commits: on SQLite the triggers
+// only note the records (the service's migration 0019), and this statement
+// writes their words; PostgreSQL keeps its index in each statement.
+func (f writeFloor) writeSearchIndex(ctx context.Context, q querier) error {
+	if f.db.dialect != "sqlite" {
+		return nil
+	}
+	rs, err := q.query(ctx, "writeSearchNotes")
+	if err != nil {
+		return err
+	}
+	rs.Close()
+	return rs.Err()
+}
+
 // recordEvent inserts the change event of account id, in q's transaction.
 func (f writeFloor) recordEvent(ctx context.Context, q querier, id int64, action string) error {
 	if !f.events {
@@ -91,6 +107,9 @@ func (f writeFloor) create(w http.ResponseWriter, r *http.Request) {
 			return err
 		}
 		rs.Close()
+		if err := f.writeSearchIndex(ctx, q); err != nil {
+			return err
+		}
 		return f.recordEvent(ctx, q, a.id, "created")
 	})
 	if err != nil {
@@ -138,6 +157,9 @@ func (f writeFloor) update(w http.ResponseWriter, r *http.Request) {
 			return err
 		}
 		rs.Close()
+		if err := f.writeSearchIndex(ctx, q); err != nil {
+			return err
+		}
 		return f.recordEvent(ctx, q, a.id, "updated")
 	})
 	if err != nil {

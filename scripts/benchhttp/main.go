@@ -65,6 +65,7 @@ type config struct {
 	pooler       string // URL of a transaction pooler in front of that server, "" for none (pooler.go)
 	sqlite       bool
 	batchRecords int
+	scale        int    // accounts (and four times as many contacts) added by SQL before measuring (scale.go); 0 for none
 	targets      string // comma-separated target names, "" for all
 	cpuProfile   string // file of this process's CPU profile (the floors'), "" for none
 	traced       bool   // the working tree's service exports every request's trace (traces.go)
@@ -84,6 +85,7 @@ func main() {
 		"URL of a PgBouncer in transaction mode in front of the -postgres-admin server: measure GET one and POST through it too (default: $TEST_DATABASE_POOLER_URL)")
 	flag.BoolVar(&cfg.sqlite, "sqlite", true, "measure on SQLite (in a temporary directory)")
 	flag.IntVar(&cfg.batchRecords, "batch-records", 100_000, "accounts in the batch target (0: no batch target)")
+	flag.IntVar(&cfg.scale, "scale", 0, "grow each database by this many accounts and four times as many contacts before measuring (issue 32's rows: 100000)")
 	flag.StringVar(&cfg.targets, "targets", "", "only these targets, comma-separated ("+strings.Join(targetNames(), ",")+"; default: all)")
 	flag.StringVar(&cfg.cpuProfile, "cpuprofile", "", "write this process's CPU profile (the floors' work) to this file")
 	flag.BoolVar(&cfg.traced, "traced", false, "start the working tree's service with tracing on, every request sampled, exporting to an OTLP/HTTP sink in this process (with -baseline HEAD, new/old is tracing's cost)")

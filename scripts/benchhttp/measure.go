@@ -104,6 +104,11 @@ func measureDatabase(ctx context.Context, cfg config, wrkPath, tmp, database str
 		if err != nil {
 			return nil, err
 		}
+		if cfg.scale > 0 {
+			if err := grow(ctx, svc, cfg.scale); err != nil {
+				return nil, err
+			}
+		}
 		seeds = append(seeds, s)
 	}
 	fdb, err := openFloorDB(ctx, services[0].dbURL, services[0].sqlitePath())

@@ -114,6 +114,10 @@ func (r *report) render() string {
 	fmt.Fprintf(&b, "- command: `%s`\n", r.command)
 	fmt.Fprintf(&b, "- machine: %s; %s (the service built with it)\n", r.machine, r.goVersion)
 	fmt.Fprintf(&b, "- date: %s\n", r.date)
+	if r.config.scale > 0 {
+		fmt.Fprintf(&b, "- data: the seed (%d accounts, %d contacts) grown by %s accounts and %s contacts (-scale)\n",
+			seedAccounts, seedContacts, count(float64(r.config.scale)), count(float64(4*r.config.scale)))
+	}
 	fmt.Fprintf(&b, "- load average (1, 5, 15 min) before: %s; after: %s\n", r.loadBefore, r.loadAfter)
 	if r.config.traced {
 		fmt.Fprintf(&b, "- traced: the service exported every request's spans over OTLP/HTTP to a sink in this process (%d exports received)\n", r.traceExports)

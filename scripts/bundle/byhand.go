@@ -21,9 +21,13 @@ var servedBy = map[string]bool{
 	"atomic": true, // POST /api/operations (JSON:API Atomic Operations), server/atomic.go
 }
 
-// operationMarker is the x-entityapi extension of an operation.
+// operationMarker is the x-entityapi extension of an operation: servedBy,
+// or search, the types a search operation spans, which the server reads
+// from the bundled document (server/engine's searchedByOperation) and so
+// stays in it.
 type operationMarker struct {
-	ServedBy string `json:"servedBy"`
+	ServedBy string   `json:"servedBy"`
+	Search   []string `json:"search"`
 }
 
 // servedByHand lists, sorted, the ids of the operations that oapi-codegen and
@@ -57,14 +61,13 @@ func servedByHand(doc *openapi3.T, reg *resource.Registry) ([]string, error) {
 	return ids, nil
 }
 
-// takeMarker reads and removes an operation's x-entityapi marker; an unknown
-// member or server is an error.
+// takeMarker reads and removes an operation's x-entityapi servedBy marker
+// (a search's types stay); an unknown member or server is an error.
 func takeMarker(op *openapi3.Operation) (bool, error) {
 	ext, ok := op.Extensions["x-entityapi"]
 	if !ok {
 		return false, nil
 	}
-	delete(op.Extensions, "x-entityapi")
 	raw, err := json.Marshal(ext)
 	if err != nil {
 		return false, err
@@ -75,7 +78,11 @@ func takeMarker(op *openapi3.Operation) (bool, error) {
 	if err := dec.Decode(&m); err != nil {
 		return false, fmt.Errorf("x-entityapi: %w", err)
 	}
-	if !servedBy[m.ServedBy] {
+	if m.ServedBy == "" && len(m.Search) > 0 {
+		return false, nil
+	}
+	delete(op.Extensions, "x-entityapi")
+	if !servedBy[m.ServedBy] || len(m.Search) > 0 {
 		return false, fmt.Errorf("x-entityapi: unknown servedBy %q", m.ServedBy)
 	}
 	return true, nil

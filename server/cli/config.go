@@ -26,6 +26,7 @@ import (
 type config struct {
 	addr, dataDir, databaseURL, publicURL           string
 	databasePooler, readDatabaseURL                 string
+	searchConfiguration                             string
 	readReplicaMaxLag                               time.Duration
 	backofficeBase, storefrontBase, defaultCurrency string
 	guestResources, currencies                      []string
@@ -67,6 +68,12 @@ var settings = []*setting{
 		set: func(c *config, v string) error {
 			c.databasePooler = v
 			return storage.Options{Pooler: v}.Check("postgres://")
+		}},
+	{name: "search-configuration", def: storage.DefaultSearchConfiguration, builds: true,
+		usage: "PostgreSQL's text-search configuration of full-text search, such as english; a change rebuilds the indexes at start (docs/queries.md, \"Search\")",
+		set: func(c *config, v string) error {
+			c.searchConfiguration = v
+			return storage.Options{SearchConfiguration: v}.CheckSearchConfiguration("postgres://")
 		}},
 	{name: "public-url", show: "from each request", usage: "absolute base of links and the tokens' issuer, such as https://api.example.com", serve: true,
 		set: func(c *config, v string) error { return absoluteURL(v, &c.publicURL) }},
@@ -276,7 +283,7 @@ var settings = []*setting{
 
 // storeOptions are how the process opens its database.
 func (c *config) storeOptions() storage.Options {
-	return storage.Options{Pooler: c.databasePooler}
+	return storage.Options{Pooler: c.databasePooler, SearchConfiguration: c.searchConfiguration}
 }
 
 // finish checks what involves several settings, and what must be true before
@@ -291,6 +298,9 @@ func (c *config) finish(cmd string) error {
 	}
 	if err := c.storeOptions().Check(c.databaseURL); err != nil {
 		return fmt.Errorf("--database-pooler: %w", err)
+	}
+	if err := c.storeOptions().CheckSearchConfiguration(c.databaseURL); err != nil {
+		return fmt.Errorf("--search-configuration: %w", err)
 	}
 	if c.readDatabaseURL != "" {
 		if err := storage.CheckReplicaURL(c.databaseURL, c.readDatabaseURL); err != nil {

@@ -138,6 +138,10 @@ func TestSettingsErrors(t *testing.T) {
 		{"webhook address", nil, map[string]string{"ENTITYAPI_WEBHOOK_ALLOW_ADDRESSES": "169.254.169.254,metadata.google.internal"},
 			`ENTITYAPI_WEBHOOK_ALLOW_ADDRESSES "169.254.169.254,metadata.google.internal": "metadata.google.internal" is not an IP address or a CIDR range`},
 		{"unknown flag", []string{"--max-bdy", "1"}, nil, `flag provided but not defined: --max-bdy`},
+		{"a search configuration SQLite cannot honour", []string{"--search-configuration", "english"}, nil,
+			`--search-configuration: search configuration "english" needs a postgres:// database URL`},
+		{"a search configuration that is no name", nil, map[string]string{"ENTITYAPI_SEARCH_CONFIGURATION": "english'--"},
+			`"english'--" is not a text-search configuration name`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := parseWith("serve", tc.args, tc.env)
@@ -152,8 +156,9 @@ func TestSettingsErrors(t *testing.T) {
 }
 
 // TestSettingsHelp: --help lists every setting of the command with its variable
-// and default, nothing of serve's for the others, and the key-encryption key's
-// for the commands that read or write the signing keys alone.
+// and default, nothing of serve's for the others, the key-encryption key's
+// for the commands that read or write the signing keys alone, and what
+// Migrate builds the database by for serve and migrate alone.
 func TestSettingsHelp(t *testing.T) {
 	for _, cmd := range []string{"serve", "migrate", "keys rotate"} {
 		var out bytes.Buffer
@@ -163,7 +168,7 @@ func TestSettingsHelp(t *testing.T) {
 		}
 		for _, s := range settings {
 			line := "--" + s.name + "  (" + s.env() + ")"
-			want := cmd == "serve" || (!s.serve && (!s.keys || cmd == "keys rotate"))
+			want := cmd == "serve" || (!s.serve && (!s.keys || cmd == "keys rotate") && (!s.builds || cmd == "migrate"))
 			if got := strings.Contains(out.String(), line); got != want {
 				t.Errorf("%s --help lists %s: %v\n%s", cmd, line, got, out.String())
 			}

@@ -32,7 +32,7 @@ func TestCommandHelp(t *testing.T) {
 	}{
 		{"help", []string{"version"}},
 		{"serve", every},
-		{"migrate", database},
+		{"migrate", join(database, []string{"search-configuration"})},
 		{"org", nil},
 		{"org create", database},
 		{"user", nil},

@@ -22,9 +22,12 @@ type setting struct {
 	usage string
 	// serve: only `entityapi serve` has it. keys: only the commands that
 	// read or write the signing keys have it (the key-encryption key; the
-	// command table's sealsKeys). The others are every command's that opens
-	// the database (the database and the log).
-	serve, keys bool
+	// command table's sealsKeys). builds: only serve and migrate have it,
+	// which Migrate builds the database by (the search configuration: an
+	// administration command leaves the database as it finds it). The
+	// others are every command's that opens the database (the database and
+	// the log).
+	serve, keys, builds bool
 	// boolean: given alone (--demo) it means true. list: repeatable, and the
 	// variable separates the values with commas.
 	boolean, list bool
@@ -74,7 +77,7 @@ func settingsFor(cmd string) []*setting {
 	c := commandNamed(cmd)
 	var out []*setting
 	for _, s := range settings {
-		if (s.serve && cmd != "serve") || (s.keys && (c == nil || !c.sealsKeys)) {
+		if (s.serve && cmd != "serve") || (s.keys && (c == nil || !c.sealsKeys)) || (s.builds && cmd != "serve" && cmd != "migrate") {
 			continue
 		}
 		out = append(out, s)

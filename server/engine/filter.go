@@ -136,6 +136,7 @@ func (e *Engine) parseFilter(cl *call, res *resource.Resource, key, raw, lang st
 		if p != nil {
 			return storage.Cond{}, p
 		}
+		q.Lang = lang
 		return storage.Cond{Op: storage.Match, Values: []any{q}}, nil
 	}
 	field, ok := e.resolveFilter(cl, res, m[1], lang)

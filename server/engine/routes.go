@@ -67,6 +67,9 @@ type Route struct {
 	rel     *resource.Relationship
 	kin     *routers.Route
 	checks  *check.Operation // the operation compiled for checking requests
+	// searches are the types a search route spans, as its operation
+	// declares them (x-entityapi search); nil on other routes.
+	searches []*resource.Resource
 }
 
 // pathEntry is one documented path with the methods it allows, for Allow headers.
@@ -148,7 +151,11 @@ func newRoute(doc *openapi3.T, reg *resource.Registry, base, path string, item *
 		return newWebhookRoute(doc, base, path, item, method, op, segs)
 	}
 	if segs[1] == searchType && len(segs) == 2 {
-		return &Route{method: method, pattern: base + path, kind: searchRoute, res: searchResource,
+		searches, err := searchedByOperation(reg, op)
+		if err != nil {
+			return nil, fmt.Errorf("%s %s: %w", method, path, err)
+		}
+		return &Route{method: method, pattern: base + path, kind: searchRoute, res: searchResource, searches: searches,
 			kin: &routers.Route{Spec: doc, Server: doc.Servers[0], Path: path, PathItem: item, Method: method, Operation: op}}, nil
 	}
 	if segs[1] == atomicType && len(segs) == 2 {
@@ -326,6 +333,19 @@ func (t *RouteTable) Atomic() []*Route {
 }
 
 // Pattern is the route's path as the router writes it, such as
+// Searches are the types a search route spans (x-entityapi search of its
+// operation); nil on other routes.
+func (rt *Route) Searches() []string {
+	if rt.searches == nil {
+		return nil
+	}
+	out := make([]string, len(rt.searches))
+	for i, res := range rt.searches {
+		out[i] = res.Type
+	}
+	return out
+}
+
 // /admin/api/accounts/:id.
 func (rt *Route) Pattern() string { return rt.pattern }
 

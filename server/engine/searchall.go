@@ -1,10 +1,13 @@
 package engine
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"slices"
 	"strings"
+
+	"github.com/getkin/kin-openapi/openapi3"
 
 	"github.com/entityapi/entityapi/server/jsonapi"
 	"github.com/entityapi/entityapi/server/problem"
@@ -41,6 +44,7 @@ func (e *Engine) Search(r *Request) (*jsonapi.Reply, error) {
 		errs = append(errs, p)
 	} else {
 		search = s
+		search.Lang = cl.lang
 	}
 	types, p := e.searchedTypes(cl, q)
 	if p != nil {
@@ -133,14 +137,43 @@ func (e *Engine) Search(r *Request) (*jsonapi.Reply, error) {
 	return withTotal(cl.reply(http.StatusOK, doc, nil), total), nil
 }
 
-// searchedTypes are the types filter[entities] names (all the searchable
-// ones when absent), each one the caller may read: a type it may not read
+// searchedByOperation reads the types a search operation spans: its
+// x-entityapi search, each a type of reg with a full-text index. Each
+// application's document says what its search finds (the back office its
+// organizations' records, the storefront what it shows), so that the
+// search's results, their types and their identifiers are the document's.
+func searchedByOperation(reg *resource.Registry, op *openapi3.Operation) ([]*resource.Resource, error) {
+	var ext struct {
+		Search []string `json:"search"`
+	}
+	raw, err := json.Marshal(op.Extensions["x-entityapi"])
+	if err == nil {
+		err = json.Unmarshal(raw, &ext)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("x-entityapi: %w", err)
+	}
+	if len(ext.Search) == 0 {
+		return nil, fmt.Errorf("x-entityapi search: name the types the search spans")
+	}
+	out := make([]*resource.Resource, 0, len(ext.Search))
+	for _, typ := range ext.Search {
+		res, ok := reg.Get(typ)
+		if !ok || len(res.Search) == 0 {
+			return nil, fmt.Errorf("x-entityapi search: %q is not a type with x-entityapi search", typ)
+		}
+		out = append(out, res)
+	}
+	return out, nil
+}
+
+// searchedTypes are the types filter[entities] names (all the route's
+// when absent), each one the caller may read: a type it may not read
 // is answered as one that is not searchable, never searched.
 func (e *Engine) searchedTypes(cl *call, q map[string][]string) ([]*resource.Resource, *problem.Problem) {
 	var all []*resource.Resource
-	for _, typ := range e.reg.Types() {
-		res, _ := e.reg.Get(typ)
-		if len(res.Search) > 0 && (len(res.Readers) == 0 || allowed(cl.roles, res, viewAction)) {
+	for _, res := range cl.rt.searches {
+		if len(res.Readers) == 0 || allowed(cl.roles, res, viewAction) {
 			all = append(all, res)
 		}
 	}

@@ -76,10 +76,16 @@ func Load(ctx context.Context, store *storage.Store, reg *resource.Registry, s S
 }
 
 // Guest is the caller of a request without a token, when a guest may make
-// it (a read of a whitelisted type); nil when it may not.
-func (s *Storefront) Guest(typ, method string) *identity.Principal {
-	if !s.guests[typ] || (method != http.MethodGet && method != http.MethodHead) {
+// it (a read of whitelisted types: a search's are every type it spans);
+// nil when it may not.
+func (s *Storefront) Guest(method string, types ...string) *identity.Principal {
+	if len(types) == 0 || (method != http.MethodGet && method != http.MethodHead) {
 		return nil
+	}
+	for _, typ := range types {
+		if !s.guests[typ] {
+			return nil
+		}
 	}
 	return &identity.Principal{App: authstore.AppStorefront}
 }

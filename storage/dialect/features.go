@@ -85,16 +85,31 @@ type Features struct {
 	// so a condition on related records that excludes them is written as
 	// NOT IN (subquery) too, as the one that includes them always is.
 	InSubqueries bool
-	// Match is the condition that a row of table (whose key column is key)
-	// holds the words of a search, through the table's full-text index
-	// (PostgreSQL: the GIN index of its search_vector column; SQLite: its
-	// FTS5 table <table>_search): its text, with marks, and the arguments.
-	Match func(table, key string, q Search) (string, []any)
+	// Match is the condition that a row of the target's table holds the
+	// words of a search, through the target's full-text index (PostgreSQL:
+	// the GIN index of its search_vector column; SQLite: its FTS5 table
+	// <table>_search): its text, with marks, and the arguments.
+	Match func(t SearchTarget, q Search) (string, []any)
 	// SearchHits is the SELECT of the key (k) and the relevance (score,
-	// higher first) of each row of table, in the organization org, that
-	// holds the words of q, ranked by the database: its text, with marks,
-	// and the arguments.
-	SearchHits func(table, key string, org int64, q Search) (string, []any)
+	// higher first) of each row of the target's table (in its organization
+	// when Scoped) that holds the words of q, ranked by the database: its
+	// text, with marks, and the arguments.
+	SearchHits func(t SearchTarget, q Search) (string, []any)
+	// SearchVector is the expression of a generated full-text column over
+	// cols, in the text-search configuration the dialect was opened with,
+	// where the dialect keeps such columns (PostgreSQL); nil where the index
+	// is kept otherwise (SQLite's FTS5 tables and their triggers).
+	SearchVector func(cols []string) string
+	// NotedSearch, where the triggers of the full-text indexes only note
+	// the records a write changed (SQLite: its table search_pending,
+	// migration 0019), is the statement that writes the indexes from the
+	// notes, and clears them; the store sends it before each write
+	// transaction commits. "" where the database keeps its indexes in each
+	// statement (PostgreSQL).
+	NotedSearch string
+	// SearchConfiguration is the text-search configuration the dialect's
+	// statements and SearchVector use; "" where there is no such choice.
+	SearchConfiguration string
 	// OffsetWithoutLimit is written before an OFFSET that has no LIMIT
 	// (SQLite accepts OFFSET only after one); "" where OFFSET stands alone.
 	OffsetWithoutLimit string

@@ -8,4 +8,41 @@ package dialect
 type Search struct {
 	All [][]string
 	Not []string
+	// Lang is the language the search is written in (the storefront's
+	// X-Localization-ID): a table whose searched attributes are localized
+	// has an index per language and is searched in this one; "", or a
+	// language it has no index of, is its default index.
+	Lang string
+}
+
+// SearchTarget is where a full-text query looks: one index of a table.
+type SearchTarget struct {
+	Table string // the table searched
+	Key   string // its key column
+	// Index is the index's language, one the table has an index of; "" is
+	// the default index (PostgreSQL: the column search_vector, or
+	// search_vector_<lang>; SQLite: the FTS5 table <table>_search's column
+	// body, or body_<lang>).
+	Index string
+	// IntKey: the key is an integer. SQLite's FTS5 tables are keyed by
+	// their rowid, the record's key, where it is one; a table of text keys
+	// has an FTS5 table with the key in its column k.
+	IntKey bool
+	// Localized: the table has an index per language besides its default
+	// one, so that its default one is not the only text of its rows.
+	Localized bool
+	// Org is the organization whose rows SearchHits ranks when Scoped;
+	// a table of shared reference data (Scoped false) has no organization.
+	Org    int64
+	Scoped bool
+}
+
+// SearchIndexColumn is the name of a table's full-text index of one
+// language (SearchTarget.Index) for a dialect whose default index is
+// named base.
+func SearchIndexColumn(base, lang string) string {
+	if lang == "" {
+		return base
+	}
+	return base + "_" + lang
 }

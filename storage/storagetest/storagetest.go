@@ -89,6 +89,28 @@ func Open(t testing.TB, dialect string) *storage.Store {
 	return s
 }
 
+// OpenWithURL is Open that also returns the database's URL, for a test
+// that opens it again with other options, as another process would
+// (storage.OpenWith); the test closes what it opens.
+func OpenWithURL(t testing.TB, dialect string) (*storage.Store, string) {
+	t.Helper()
+	requireServerInCI(t)
+	dir := ""
+	if dialect == "sqlite" {
+		dir = t.TempDir()
+	}
+	s, dbURL, drop, err := create(dialect, dir)
+	if err != nil {
+		t.Fatalf("storagetest: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := drop(); err != nil {
+			t.Errorf("storagetest: %v", err)
+		}
+	})
+	return s, dbURL
+}
+
 // OpenTwo returns two stores of one dialect on one fresh migrated database,
 // as two processes would open it: for tests of what processes share through
 // the database. Both are closed, and the database removed, when the test ends.

@@ -6404,6 +6404,11 @@ export interface components {
          */
         CountryFilterRegions: string;
         /**
+         * @description Countries whose name or alpha-3 code holds the words of a search, as a web search engine reads them: words (all must be found, in any order and case), a "phrase in quotes" (its words in order), `OR` between two words or phrases (either), `-word` or `-"phrase"` (not found). Words are runs of letters and digits: punctuation separates them. Names are searched in the request's localization (storefront `X-Localization-ID`), English otherwise. Combines with every other filter, the sort and the paging. At most 32 words and 1,000 characters; a text without a word to find is a 400.
+         * @example united
+         */
+        CountryFilterSearchText: string;
+        /**
          * @description The ISO 3166-1 alpha-2 code, such as `US`.
          * @example US
          */
@@ -6556,6 +6561,11 @@ export interface components {
          * @example US-NY,DE-BY
          */
         RegionFilterId: string;
+        /**
+         * @description Regions whose name or code (after the dash) holds the words of a search, as a web search engine reads them: words (all must be found, in any order and case), a "phrase in quotes" (its words in order), `OR` between two words or phrases (either), `-word` or `-"phrase"` (not found). Words are runs of letters and digits: punctuation separates them. Names are searched in the request's localization (storefront `X-Localization-ID`), English otherwise. Combines with every other filter, the sort and the paging. At most 32 words and 1,000 characters; a text without a word to find is a 400.
+         * @example york
+         */
+        RegionFilterSearchText: string;
         /**
          * @description The ISO 3166-2 code, such as `US-NY`.
          * @example US-NY
@@ -14833,6 +14843,11 @@ export interface operations {
                  * @example US-NY
                  */
                 "filter[regions]"?: components["parameters"]["CountryFilterRegions"];
+                /**
+                 * @description Countries whose name or alpha-3 code holds the words of a search, as a web search engine reads them: words (all must be found, in any order and case), a "phrase in quotes" (its words in order), `OR` between two words or phrases (either), `-word` or `-"phrase"` (not found). Words are runs of letters and digits: punctuation separates them. Names are searched in the request's localization (storefront `X-Localization-ID`), English otherwise. Combines with every other filter, the sort and the paging. At most 32 words and 1,000 characters; a text without a word to find is a 400.
+                 * @example united
+                 */
+                "filter[searchText]"?: components["parameters"]["CountryFilterSearchText"];
                 /** @description The page to return, starting at 1. */
                 "page[number]"?: components["parameters"]["PageNumber"];
                 /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000. */
@@ -15059,6 +15074,11 @@ export interface operations {
                  * @example NY,BY
                  */
                 "filter[code]"?: components["parameters"]["RegionFilterCode"];
+                /**
+                 * @description Regions whose name or code (after the dash) holds the words of a search, as a web search engine reads them: words (all must be found, in any order and case), a "phrase in quotes" (its words in order), `OR` between two words or phrases (either), `-word` or `-"phrase"` (not found). Words are runs of letters and digits: punctuation separates them. Names are searched in the request's localization (storefront `X-Localization-ID`), English otherwise. Combines with every other filter, the sort and the paging. At most 32 words and 1,000 characters; a text without a word to find is a 400.
+                 * @example york
+                 */
+                "filter[searchText]"?: components["parameters"]["RegionFilterSearchText"];
                 /** @description The page to return, starting at 1. */
                 "page[number]"?: components["parameters"]["PageNumber"];
                 /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000. */
@@ -16693,6 +16713,11 @@ export interface operations {
                  * @example NY,BY
                  */
                 "filter[code]"?: components["parameters"]["RegionFilterCode"];
+                /**
+                 * @description Regions whose name or code (after the dash) holds the words of a search, as a web search engine reads them: words (all must be found, in any order and case), a "phrase in quotes" (its words in order), `OR` between two words or phrases (either), `-word` or `-"phrase"` (not found). Words are runs of letters and digits: punctuation separates them. Names are searched in the request's localization (storefront `X-Localization-ID`), English otherwise. Combines with every other filter, the sort and the paging. At most 32 words and 1,000 characters; a text without a word to find is a 400.
+                 * @example york
+                 */
+                "filter[searchText]"?: components["parameters"]["RegionFilterSearchText"];
                 /** @description The page to return, starting at 1. */
                 "page[number]"?: components["parameters"]["PageNumber"];
                 /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000. */

@@ -292,6 +292,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Search countries and regions
+         * @description Finds the countries and regions whose name (in the localization of `X-Localization-ID`, English by default) or code holds the words of `filter[searchText]` (the words each type's own `filter[searchText]` reads, with the same syntax), most relevant first. Each result is a `search` resource naming the record (`relationships.entity`), with its title (its name in the request's localization) and, in `meta.score`, its relevance (comparable within one answer only). `include=entity` adds the records in `included`. Guests without a token may search while they may read every type searched.
+         */
+        get: operations["search"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/weightunits": {
         parameters: {
             query?: never;
@@ -818,6 +838,78 @@ export interface components {
              */
             title?: string;
         };
+        /** @description A document holding a page of search results. */
+        SearchCollectionDocument: {
+            data: components["schemas"]["SearchResult"][];
+            included?: components["schemas"]["SearchIncluded"][];
+            links?: components["schemas"]["DocumentLinks"];
+        };
+        /** @description The type and identifier of a record found. */
+        SearchEntityIdentifier: {
+            /** @example DE */
+            id: string;
+            /** @enum {string} */
+            type: "countries" | "regions";
+        };
+        /** @description A record found, in `included` (`include=entity`). */
+        SearchIncluded: components["schemas"]["Country"] | components["schemas"]["Region"];
+        /** @description One country or region a search found. */
+        SearchResult: {
+            attributes: components["schemas"]["SearchResultAttributes"];
+            /**
+             * @description The record's type and identifier, joined by a hyphen.
+             * @example countries-DE
+             */
+            id: string;
+            meta?: components["schemas"]["SearchResultMeta"];
+            relationships: components["schemas"]["SearchResultRelationships"];
+            /** @enum {string} */
+            type: "search";
+        };
+        /** @description What a search result says of its record. */
+        SearchResultAttributes: {
+            /**
+             * @description The record's type.
+             * @example countries
+             * @enum {string}
+             */
+            entity: "countries" | "regions";
+            /**
+             * @description The record's name in the request's localization.
+             * @example Germany
+             */
+            title: string;
+        };
+        /** @description The linkage of the record found. */
+        SearchResultEntity: {
+            data: components["schemas"]["SearchEntityIdentifier"];
+        };
+        /** @description How well the record matched. */
+        SearchResultMeta: {
+            /**
+             * @description The relevance of the record to the search, higher first; comparable within one answer only (each database ranks in its own way).
+             * @example 0.0607927
+             */
+            score: number;
+        };
+        /** @description One country or region a search found, in the plain format. */
+        SearchResultPlain: {
+            /**
+             * @example countries
+             * @enum {string}
+             */
+            entity: "countries" | "regions";
+            /** @example DE */
+            id: string;
+            /** @example 0.0607927 */
+            score: number;
+            /** @example Germany */
+            title: string;
+        };
+        /** @description The record a search result names. */
+        SearchResultRelationships: {
+            entity: components["schemas"]["SearchResultEntity"];
+        };
         /** @description The parameters of a token request. */
         TokenRequest: {
             /**
@@ -1243,6 +1335,11 @@ export interface components {
          */
         CountryFilterRegions: string;
         /**
+         * @description Countries whose name or alpha-3 code holds the words of a search, as a web search engine reads them: words (all must be found, in any order and case), a "phrase in quotes" (its words in order), `OR` between two words or phrases (either), `-word` or `-"phrase"` (not found). Words are runs of letters and digits: punctuation separates them. Names are searched in the request's localization (storefront `X-Localization-ID`), English otherwise. Combines with every other filter, the sort and the paging. At most 32 words and 1,000 characters; a text without a word to find is a 400.
+         * @example united
+         */
+        CountryFilterSearchText: string;
+        /**
          * @description The ISO 3166-1 alpha-2 code, such as `US`.
          * @example US
          */
@@ -1361,6 +1458,11 @@ export interface components {
          */
         RegionFilterId: string;
         /**
+         * @description Regions whose name or code (after the dash) holds the words of a search, as a web search engine reads them: words (all must be found, in any order and case), a "phrase in quotes" (its words in order), `OR` between two words or phrases (either), `-word` or `-"phrase"` (not found). Words are runs of letters and digits: punctuation separates them. Names are searched in the request's localization (storefront `X-Localization-ID`), English otherwise. Combines with every other filter, the sort and the paging. At most 32 words and 1,000 characters; a text without a word to find is a 400.
+         * @example york
+         */
+        RegionFilterSearchText: string;
+        /**
          * @description The ISO 3166-2 code, such as `US-NY`.
          * @example US-NY
          */
@@ -1375,6 +1477,26 @@ export interface components {
          * @example name
          */
         RegionSort: string;
+        /**
+         * @description The types to search, separated by commas: `countries`, `regions` (both when absent). Another type is a 400.
+         * @example countries
+         */
+        SearchFilterEntities: string;
+        /**
+         * @description The words to find; a search without them is a 400 (the document leaves the parameter optional: validators such as Prism do not match a required parameter whose name has brackets). Read as a web search engine reads them: words (all must be found, in any order and case), a "phrase in quotes" (its words in order), `OR` between two words or phrases (either), `-word` or `-"phrase"` (not found). Words are runs of letters and digits; names are read in the request's localization. At most 32 words and 1,000 characters; a text without a word to find is a 400.
+         * @example united
+         */
+        SearchFilterSearchText: string;
+        /**
+         * @description `entity` adds each record found, as its own type's resource, in `included` (JSON:API only).
+         * @example entity
+         */
+        SearchInclude: "entity";
+        /**
+         * @description The order of the results: most relevant first when absent (`-score`); `entity` (or `-entity`) orders by type, then by relevance. Ties go by type, then by identifier.
+         * @example entity
+         */
+        SearchSort: "-score" | "score" | "entity" | "-entity";
         /**
          * @description The weight unit fields to return, separated by commas; JSON:API only.
          * @example conversionRates
@@ -1476,6 +1598,11 @@ export interface operations {
                  * @example US-NY
                  */
                 "filter[regions]"?: components["parameters"]["CountryFilterRegions"];
+                /**
+                 * @description Countries whose name or alpha-3 code holds the words of a search, as a web search engine reads them: words (all must be found, in any order and case), a "phrase in quotes" (its words in order), `OR` between two words or phrases (either), `-word` or `-"phrase"` (not found). Words are runs of letters and digits: punctuation separates them. Names are searched in the request's localization (storefront `X-Localization-ID`), English otherwise. Combines with every other filter, the sort and the paging. At most 32 words and 1,000 characters; a text without a word to find is a 400.
+                 * @example united
+                 */
+                "filter[searchText]"?: components["parameters"]["CountryFilterSearchText"];
                 /** @description The page to return, starting at 1. */
                 "page[number]"?: components["parameters"]["PageNumber"];
                 /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000. */
@@ -1658,6 +1785,11 @@ export interface operations {
                  * @example NY,BY
                  */
                 "filter[code]"?: components["parameters"]["RegionFilterCode"];
+                /**
+                 * @description Regions whose name or code (after the dash) holds the words of a search, as a web search engine reads them: words (all must be found, in any order and case), a "phrase in quotes" (its words in order), `OR` between two words or phrases (either), `-word` or `-"phrase"` (not found). Words are runs of letters and digits: punctuation separates them. Names are searched in the request's localization (storefront `X-Localization-ID`), English otherwise. Combines with every other filter, the sort and the paging. At most 32 words and 1,000 characters; a text without a word to find is a 400.
+                 * @example york
+                 */
+                "filter[searchText]"?: components["parameters"]["RegionFilterSearchText"];
                 /** @description The page to return, starting at 1. */
                 "page[number]"?: components["parameters"]["PageNumber"];
                 /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000. */
@@ -2318,6 +2450,11 @@ export interface operations {
                  * @example NY,BY
                  */
                 "filter[code]"?: components["parameters"]["RegionFilterCode"];
+                /**
+                 * @description Regions whose name or code (after the dash) holds the words of a search, as a web search engine reads them: words (all must be found, in any order and case), a "phrase in quotes" (its words in order), `OR` between two words or phrases (either), `-word` or `-"phrase"` (not found). Words are runs of letters and digits: punctuation separates them. Names are searched in the request's localization (storefront `X-Localization-ID`), English otherwise. Combines with every other filter, the sort and the paging. At most 32 words and 1,000 characters; a text without a word to find is a 400.
+                 * @example york
+                 */
+                "filter[searchText]"?: components["parameters"]["RegionFilterSearchText"];
                 /** @description The page to return, starting at 1. */
                 "page[number]"?: components["parameters"]["PageNumber"];
                 /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000. */
@@ -2631,6 +2768,89 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    search: {
+        parameters: {
+            query?: {
+                /**
+                 * @description The words to find; a search without them is a 400 (the document leaves the parameter optional: validators such as Prism do not match a required parameter whose name has brackets). Read as a web search engine reads them: words (all must be found, in any order and case), a "phrase in quotes" (its words in order), `OR` between two words or phrases (either), `-word` or `-"phrase"` (not found). Words are runs of letters and digits; names are read in the request's localization. At most 32 words and 1,000 characters; a text without a word to find is a 400.
+                 * @example united
+                 */
+                "filter[searchText]"?: components["parameters"]["SearchFilterSearchText"];
+                /**
+                 * @description The types to search, separated by commas: `countries`, `regions` (both when absent). Another type is a 400.
+                 * @example countries
+                 */
+                "filter[entities]"?: components["parameters"]["SearchFilterEntities"];
+                /** @description The page to return, starting at 1. */
+                "page[number]"?: components["parameters"]["PageNumber"];
+                /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000. */
+                "page[size]"?: components["parameters"]["PageSize"];
+                /**
+                 * @description The order of the results: most relevant first when absent (`-score`); `entity` (or `-entity`) orders by type, then by relevance. Ties go by type, then by identifier.
+                 * @example entity
+                 */
+                sort?: components["parameters"]["SearchSort"];
+                /**
+                 * @description `entity` adds each record found, as its own type's resource, in `included` (JSON:API only).
+                 * @example entity
+                 */
+                include?: components["parameters"]["SearchInclude"];
+            };
+            header?: {
+                /**
+                 * @description Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
+                 * @example totalCount;noHateoas
+                 */
+                "X-Include"?: components["parameters"]["XInclude"];
+                /**
+                 * @description Storefront only: the localization of localized values, such as the names of countries and regions. Valid ids are those of `GET /api/localizations` (1 `en`, the default; 2 `de`; 3 `fr`; 4 `es`). A non-integer value or an unknown id is a 400 `invalid header value exception` naming the header. The localization that applies is named in the `Content-Language` response header.
+                 * @example 2
+                 */
+                "X-Localization-ID"?: components["parameters"]["XLocalizationID"];
+                /**
+                 * @description Storefront only: the currency of price data, one of the enabled currencies of `GET /api/currencies` (USD, the default, EUR and GBP unless configured otherwise). An unknown code is a 400 `invalid header value exception` naming the header. There is no price data yet, but the header is validated and the currency that applies is echoed in the `X-Currency` response header.
+                 * @example EUR
+                 */
+                "X-Currency"?: components["parameters"]["XCurrency"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of search results. */
+            200: {
+                headers: {
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    "X-Currency": components["headers"]["XCurrencyApplied"];
+                    "X-Include-Total-Count": components["headers"]["XIncludeTotalCount"];
+                    "X-Request-ID": components["headers"]["XRequestID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "entity": "countries",
+                     *         "id": "DE",
+                     *         "score": 0.0607927,
+                     *         "title": "Germany"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["SearchResultPlain"][];
+                    "application/vnd.api+json": components["schemas"]["SearchCollectionDocument"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             406: components["responses"]["NotAcceptable"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];

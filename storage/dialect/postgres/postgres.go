@@ -51,6 +51,10 @@ type Options struct {
 	//     transaction-scoped (pg_advisory_xact_lock; no SET, no LISTEN, no
 	//     temporary table), and bun/migrate's lock is a row.
 	TransactionPooler bool
+	// SearchConfiguration is the text-search configuration of the
+	// full-text indexes and searches (CheckSearchConfiguration); "" is
+	// DefaultSearchConfiguration.
+	SearchConfiguration string
 }
 
 // pooledExecModes are the query modes that work through a transaction
@@ -83,6 +87,14 @@ func Open(ctx context.Context, url, redacted string, opts Options) (*DB, error) 
 		return nil, fmt.Errorf("storage: open %s: %w", redacted, err)
 	}
 	d := &DB{features: features, pooled: opts.TransactionPooler}
+	searchCfg := opts.SearchConfiguration
+	if searchCfg == "" {
+		searchCfg = DefaultSearchConfiguration
+	}
+	if err := CheckSearchConfiguration(searchCfg); err != nil {
+		return nil, fmt.Errorf("storage: open %s: %w", redacted, err)
+	}
+	searchFeatures(&d.features, searchCfg)
 	if opts.TransactionPooler {
 		if err := poolerConfig(cfg, url); err != nil {
 			return nil, fmt.Errorf("storage: open %s: %w", redacted, err)

@@ -37,8 +37,6 @@ var features = dialect.Features{
 	HasTable:         "SELECT count(*) FROM pg_catalog.pg_tables WHERE schemaname = current_schema() AND tablename = ?",
 	WALPosition:      "(pg_current_wal_lsn() - '0/0'::pg_lsn)::bigint",
 	ReplayPosition:   "(pg_last_wal_replay_lsn() - '0/0'::pg_lsn)::bigint",
-	Match:            match,
-	SearchHits:       searchHits,
 }
 
 // sequencerLock is the advisory lock key of the events' sequencer ("evts"):

@@ -40,6 +40,7 @@ var features = dialect.Features{
 	HasTable:           "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?",
 	Match:              match,
 	SearchHits:         searchHits,
+	NotedSearch:        "DELETE FROM search_pending", // its triggers write the indexes (migration 0019)
 }
 
 // Features are SQLite's.

@@ -107,6 +107,75 @@ func (e RegionIdentifierType) Valid() bool {
 	}
 }
 
+// Defines values for SearchEntityIdentifierType.
+const (
+	SearchEntityIdentifierTypeCountries SearchEntityIdentifierType = "countries"
+	SearchEntityIdentifierTypeRegions   SearchEntityIdentifierType = "regions"
+)
+
+// Valid indicates whether the value is a known member of the SearchEntityIdentifierType enum.
+func (e SearchEntityIdentifierType) Valid() bool {
+	switch e {
+	case SearchEntityIdentifierTypeCountries:
+		return true
+	case SearchEntityIdentifierTypeRegions:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SearchResultType.
+const (
+	Search SearchResultType = "search"
+)
+
+// Valid indicates whether the value is a known member of the SearchResultType enum.
+func (e SearchResultType) Valid() bool {
+	switch e {
+	case Search:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SearchResultAttributesEntity.
+const (
+	SearchResultAttributesEntityCountries SearchResultAttributesEntity = "countries"
+	SearchResultAttributesEntityRegions   SearchResultAttributesEntity = "regions"
+)
+
+// Valid indicates whether the value is a known member of the SearchResultAttributesEntity enum.
+func (e SearchResultAttributesEntity) Valid() bool {
+	switch e {
+	case SearchResultAttributesEntityCountries:
+		return true
+	case SearchResultAttributesEntityRegions:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SearchResultPlainEntity.
+const (
+	SearchResultPlainEntityCountries SearchResultPlainEntity = "countries"
+	SearchResultPlainEntityRegions   SearchResultPlainEntity = "regions"
+)
+
+// Valid indicates whether the value is a known member of the SearchResultPlainEntity enum.
+func (e SearchResultPlainEntity) Valid() bool {
+	switch e {
+	case SearchResultPlainEntityCountries:
+		return true
+	case SearchResultPlainEntityRegions:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for TokenResponseTokenType.
 const (
 	Bearer TokenResponseTokenType = "Bearer"
@@ -131,6 +200,84 @@ const (
 func (e WeightUnitType) Valid() bool {
 	switch e {
 	case Weightunits:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SearchInclude.
+const (
+	SearchIncludeEntity SearchInclude = "entity"
+)
+
+// Valid indicates whether the value is a known member of the SearchInclude enum.
+func (e SearchInclude) Valid() bool {
+	switch e {
+	case SearchIncludeEntity:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SearchSort.
+const (
+	SearchSortEntity      SearchSort = "entity"
+	SearchSortMinusEntity SearchSort = "-entity"
+	SearchSortMinusScore  SearchSort = "-score"
+	SearchSortScore       SearchSort = "score"
+)
+
+// Valid indicates whether the value is a known member of the SearchSort enum.
+func (e SearchSort) Valid() bool {
+	switch e {
+	case SearchSortEntity:
+		return true
+	case SearchSortMinusEntity:
+		return true
+	case SearchSortMinusScore:
+		return true
+	case SearchSortScore:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SearchParamsSort.
+const (
+	SearchParamsSortEntity      SearchParamsSort = "entity"
+	SearchParamsSortMinusEntity SearchParamsSort = "-entity"
+	SearchParamsSortMinusScore  SearchParamsSort = "-score"
+	SearchParamsSortScore       SearchParamsSort = "score"
+)
+
+// Valid indicates whether the value is a known member of the SearchParamsSort enum.
+func (e SearchParamsSort) Valid() bool {
+	switch e {
+	case SearchParamsSortEntity:
+		return true
+	case SearchParamsSortMinusEntity:
+		return true
+	case SearchParamsSortMinusScore:
+		return true
+	case SearchParamsSortScore:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SearchParamsInclude.
+const (
+	SearchParamsIncludeEntity SearchParamsInclude = "entity"
+)
+
+// Valid indicates whether the value is a known member of the SearchParamsInclude enum.
+func (e SearchParamsInclude) Valid() bool {
+	switch e {
+	case SearchParamsIncludeEntity:
 		return true
 	default:
 		return false
@@ -720,6 +867,107 @@ type ResourceMeta struct {
 	Title *string `json:"title,omitempty"`
 }
 
+// SearchCollectionDocument A document holding a page of search results.
+type SearchCollectionDocument struct {
+	Data     []SearchResult    `json:"data"`
+	Included *[]SearchIncluded `json:"included,omitempty"`
+
+	// Links Top-level links. `self` addresses the collection; on a page by number `first`, `prev` and `next` appear when they lead somewhere, `last` when the total is known. On a cursor page (`page[after]` or `page[before]`) `first` starts the walk again, and `prev` and `next` carry the cursors of the page's ends; each is `null` at its end of the list, as the JSON:API cursor-pagination profile asks (a page by number never has a `null` link). Removed by `X-Include: noHateoas`.
+	Links *DocumentLinks `json:"links,omitempty"`
+}
+
+// SearchEntityIdentifier The type and identifier of a record found.
+type SearchEntityIdentifier struct {
+	// Id Example: DE
+	Id   string                     `json:"id"`
+	Type SearchEntityIdentifierType `json:"type"`
+}
+
+// SearchEntityIdentifierType defines model for SearchEntityIdentifier.Type.
+type SearchEntityIdentifierType string
+
+// SearchIncluded A record found, in `included` (`include=entity`).
+type SearchIncluded struct {
+	union json.RawMessage
+}
+
+// SearchResult One country or region a search found.
+type SearchResult struct {
+	// Attributes What a search result says of its record.
+	Attributes SearchResultAttributes `json:"attributes"`
+
+	// Id The record's type and identifier, joined by a hyphen.
+	//
+	// Example: countries-DE
+	Id string `json:"id"`
+
+	// Meta How well the record matched.
+	Meta *SearchResultMeta `json:"meta,omitempty"`
+
+	// Relationships The record a search result names.
+	Relationships SearchResultRelationships `json:"relationships"`
+	Type          SearchResultType          `json:"type"`
+}
+
+// SearchResultType defines model for SearchResult.Type.
+type SearchResultType string
+
+// SearchResultAttributes What a search result says of its record.
+type SearchResultAttributes struct {
+	// Entity The record's type.
+	//
+	// Example: countries
+	Entity SearchResultAttributesEntity `json:"entity"`
+
+	// Title The record's name in the request's localization.
+	//
+	// Example: Germany
+	Title string `json:"title"`
+}
+
+// SearchResultAttributesEntity The record's type.
+//
+// Example: countries
+type SearchResultAttributesEntity string
+
+// SearchResultEntity The linkage of the record found.
+type SearchResultEntity struct {
+	// Data The type and identifier of a record found.
+	Data SearchEntityIdentifier `json:"data"`
+}
+
+// SearchResultMeta How well the record matched.
+type SearchResultMeta struct {
+	// Score The relevance of the record to the search, higher first; comparable within one answer only (each database ranks in its own way).
+	//
+	// Example: 0.0607927
+	Score float32 `json:"score"`
+}
+
+// SearchResultPlain One country or region a search found, in the plain format.
+type SearchResultPlain struct {
+	// Entity Example: countries
+	Entity SearchResultPlainEntity `json:"entity"`
+
+	// Id Example: DE
+	Id string `json:"id"`
+
+	// Score Example: 0.0607927
+	Score float32 `json:"score"`
+
+	// Title Example: Germany
+	Title string `json:"title"`
+}
+
+// SearchResultPlainEntity Example: countries
+type SearchResultPlainEntity string
+
+// SearchResultRelationships The record a search result names.
+type SearchResultRelationships struct {
+	// Entity The linkage of the record found.
+	Entity SearchResultEntity `json:"entity"`
+}
+
 // TokenRequest The parameters of a token request.
 type TokenRequest struct {
 	// ClientId The client's id (or send it as HTTP Basic user name).
@@ -838,6 +1086,9 @@ type CountryFilterIso3Code = string
 // CountryFilterRegions defines model for CountryFilterRegions.
 type CountryFilterRegions = string
 
+// CountryFilterSearchText defines model for CountryFilterSearchText.
+type CountryFilterSearchText = string
+
 // CountryId defines model for CountryId.
 type CountryId = string
 
@@ -916,6 +1167,9 @@ type RegionFilterCountry = string
 // RegionFilterId defines model for RegionFilterId.
 type RegionFilterId = string
 
+// RegionFilterSearchText defines model for RegionFilterSearchText.
+type RegionFilterSearchText = string
+
 // RegionId defines model for RegionId.
 type RegionId = string
 
@@ -924,6 +1178,18 @@ type RegionInclude = string
 
 // RegionSort defines model for RegionSort.
 type RegionSort = string
+
+// SearchFilterEntities defines model for SearchFilterEntities.
+type SearchFilterEntities = string
+
+// SearchFilterSearchText defines model for SearchFilterSearchText.
+type SearchFilterSearchText = string
+
+// SearchInclude defines model for SearchInclude.
+type SearchInclude string
+
+// SearchSort defines model for SearchSort.
+type SearchSort string
 
 // WeightUnitFields defines model for WeightUnitFields.
 type WeightUnitFields = string
@@ -1011,6 +1277,9 @@ type ListCountriesParams struct {
 	// FilterRegions Countries having any of the given regions (`US-NY,DE-BY`); `[neq]` none of them, `[contains]` all of them, `[exists]=true|false` any region at all. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterRegions *CountryFilterRegions `form:"filter[regions],omitempty" json:"filter[regions],omitempty"`
 
+	// FilterSearchText Countries whose name or alpha-3 code holds the words of a search, as a web search engine reads them: words (all must be found, in any order and case), a "phrase in quotes" (its words in order), `OR` between two words or phrases (either), `-word` or `-"phrase"` (not found). Words are runs of letters and digits: punctuation separates them. Names are searched in the request's localization (storefront `X-Localization-ID`), English otherwise. Combines with every other filter, the sort and the paging. At most 32 words and 1,000 characters; a text without a word to find is a 400.
+	FilterSearchText *CountryFilterSearchText `form:"filter[searchText],omitempty" json:"filter[searchText],omitempty"`
+
 	// PageNumber The page to return, starting at 1.
 	PageNumber *PageNumber `form:"page[number],omitempty" json:"page[number],omitempty"`
 
@@ -1085,6 +1354,9 @@ type ListCountryRegionsParams struct {
 
 	// FilterCode Regions by the part of the code after the dash (`NY`); several separated by commas. Operator `neq`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterCode *RegionFilterCode `form:"filter[code],omitempty" json:"filter[code],omitempty"`
+
+	// FilterSearchText Regions whose name or code (after the dash) holds the words of a search, as a web search engine reads them: words (all must be found, in any order and case), a "phrase in quotes" (its words in order), `OR` between two words or phrases (either), `-word` or `-"phrase"` (not found). Words are runs of letters and digits: punctuation separates them. Names are searched in the request's localization (storefront `X-Localization-ID`), English otherwise. Combines with every other filter, the sort and the paging. At most 32 words and 1,000 characters; a text without a word to find is a 400.
+	FilterSearchText *RegionFilterSearchText `form:"filter[searchText],omitempty" json:"filter[searchText],omitempty"`
 
 	// PageNumber The page to return, starting at 1.
 	PageNumber *PageNumber `form:"page[number],omitempty" json:"page[number],omitempty"`
@@ -1299,6 +1571,9 @@ type ListRegionsParams struct {
 	// FilterCode Regions by the part of the code after the dash (`NY`); several separated by commas. Operator `neq`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterCode *RegionFilterCode `form:"filter[code],omitempty" json:"filter[code],omitempty"`
 
+	// FilterSearchText Regions whose name or code (after the dash) holds the words of a search, as a web search engine reads them: words (all must be found, in any order and case), a "phrase in quotes" (its words in order), `OR` between two words or phrases (either), `-word` or `-"phrase"` (not found). Words are runs of letters and digits: punctuation separates them. Names are searched in the request's localization (storefront `X-Localization-ID`), English otherwise. Combines with every other filter, the sort and the paging. At most 32 words and 1,000 characters; a text without a word to find is a 400.
+	FilterSearchText *RegionFilterSearchText `form:"filter[searchText],omitempty" json:"filter[searchText],omitempty"`
+
 	// PageNumber The page to return, starting at 1.
 	PageNumber *PageNumber `form:"page[number],omitempty" json:"page[number],omitempty"`
 
@@ -1407,6 +1682,42 @@ type GetRegionCountryRelationshipParams struct {
 	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
 	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
+
+// SearchParams defines parameters for Search.
+type SearchParams struct {
+	// FilterSearchText The words to find; a search without them is a 400 (the document leaves the parameter optional: validators such as Prism do not match a required parameter whose name has brackets). Read as a web search engine reads them: words (all must be found, in any order and case), a "phrase in quotes" (its words in order), `OR` between two words or phrases (either), `-word` or `-"phrase"` (not found). Words are runs of letters and digits; names are read in the request's localization. At most 32 words and 1,000 characters; a text without a word to find is a 400.
+	FilterSearchText *SearchFilterSearchText `form:"filter[searchText],omitempty" json:"filter[searchText],omitempty"`
+
+	// FilterEntities The types to search, separated by commas: `countries`, `regions` (both when absent). Another type is a 400.
+	FilterEntities *SearchFilterEntities `form:"filter[entities],omitempty" json:"filter[entities],omitempty"`
+
+	// PageNumber The page to return, starting at 1.
+	PageNumber *PageNumber `form:"page[number],omitempty" json:"page[number],omitempty"`
+
+	// PageSize Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000.
+	PageSize *PageSize `form:"page[size],omitempty" json:"page[size],omitempty"`
+
+	// Sort The order of the results: most relevant first when absent (`-score`); `entity` (or `-entity`) orders by type, then by relevance. Ties go by type, then by identifier.
+	Sort *SearchParamsSort `form:"sort,omitempty" json:"sort,omitempty"`
+
+	// Include `entity` adds each record found, as its own type's resource, in `included` (JSON:API only).
+	Include *SearchParamsInclude `form:"include,omitempty" json:"include,omitempty"`
+
+	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
+	XInclude *XInclude `json:"X-Include,omitempty"`
+
+	// XLocalizationID Storefront only: the localization of localized values, such as the names of countries and regions. Valid ids are those of `GET /api/localizations` (1 `en`, the default; 2 `de`; 3 `fr`; 4 `es`). A non-integer value or an unknown id is a 400 `invalid header value exception` naming the header. The localization that applies is named in the `Content-Language` response header.
+	XLocalizationID *XLocalizationID `json:"X-Localization-ID,omitempty"`
+
+	// XCurrency Storefront only: the currency of price data, one of the enabled currencies of `GET /api/currencies` (USD, the default, EUR and GBP unless configured otherwise). An unknown code is a 400 `invalid header value exception` naming the header. There is no price data yet, but the header is validated and the currency that applies is echoed in the `X-Currency` response header.
+	XCurrency *XCurrency `json:"X-Currency,omitempty"`
+}
+
+// SearchParamsSort defines parameters for Search.
+type SearchParamsSort string
+
+// SearchParamsInclude defines parameters for Search.
+type SearchParamsInclude string
 
 // ListWeightUnitsParams defines parameters for ListWeightUnits.
 type ListWeightUnitsParams struct {
@@ -1868,6 +2179,68 @@ func (t *CountryToOneDocument_Data) UnmarshalJSON(b []byte) error {
 	return err
 }
 
+// AsCountry returns the union data inside the SearchIncluded as a Country
+func (t SearchIncluded) AsCountry() (Country, error) {
+	var body Country
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromCountry overwrites any union data inside the SearchIncluded as the provided Country
+func (t *SearchIncluded) FromCountry(v Country) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeCountry performs a merge with any union data inside the SearchIncluded, using the provided Country
+func (t *SearchIncluded) MergeCountry(v Country) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsRegion returns the union data inside the SearchIncluded as a Region
+func (t SearchIncluded) AsRegion() (Region, error) {
+	var body Region
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromRegion overwrites any union data inside the SearchIncluded as the provided Region
+func (t *SearchIncluded) FromRegion(v Region) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeRegion performs a merge with any union data inside the SearchIncluded, using the provided Region
+func (t *SearchIncluded) MergeRegion(v Region) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t SearchIncluded) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *SearchIncluded) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
 // RequestEditorFn is the function signature for the RequestEditor callback function
 type RequestEditorFn func(ctx context.Context, req *http.Request) error
 
@@ -2025,6 +2398,13 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /api/regions/{id}/relationships/country (the `GetRegionCountryRelationship` operationId).
 	GetRegionCountryRelationship(ctx context.Context, id RegionId, params *GetRegionCountryRelationshipParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// Search Search countries and regions
+	//
+	// Finds the countries and regions whose name (in the localization of `X-Localization-ID`, English by default) or code holds the words of `filter[searchText]` (the words each type's own `filter[searchText]` reads, with the same syntax), most relevant first. Each result is a `search` resource naming the record (`relationships.entity`), with its title (its name in the request's localization) and, in `meta.score`, its relevance (comparable within one answer only). `include=entity` adds the records in `included`. Guests without a token may search while they may read every type searched.
+	//
+	// Corresponds with GET /api/search (the `Search` operationId).
+	Search(ctx context.Context, params *SearchParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListWeightUnits List weight units
 	//
@@ -2278,6 +2658,23 @@ func (c *Client) GetRegionCountryRelationship(ctx context.Context, id RegionId, 
 	return c.Client.Do(req)
 }
 
+// Search Search countries and regions
+//
+// Finds the countries and regions whose name (in the localization of `X-Localization-ID`, English by default) or code holds the words of `filter[searchText]` (the words each type's own `filter[searchText]` reads, with the same syntax), most relevant first. Each result is a `search` resource naming the record (`relationships.entity`), with its title (its name in the request's localization) and, in `meta.score`, its relevance (comparable within one answer only). `include=entity` adds the records in `included`. Guests without a token may search while they may read every type searched.
+//
+// Corresponds with GET /api/search (the `Search` operationId).
+func (c *Client) Search(ctx context.Context, params *SearchParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSearchRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // ListWeightUnits List weight units
 //
 // Returns the units of weight of the storefront client's organization, sorted by `id` (the unit code) unless `sort` says otherwise, 10 per page by default. A token is required.
@@ -2430,6 +2827,18 @@ func NewListCountriesRequest(server string, params *ListCountriesParams) (*http.
 		if params.FilterRegions != nil {
 
 			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "filter[regions]", *params.FilterRegions, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.FilterSearchText != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "filter[searchText]", *params.FilterSearchText, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -2804,6 +3213,18 @@ func NewListCountryRegionsRequest(server string, id CountryId, params *ListCount
 		if params.FilterCode != nil {
 
 			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "filter[code]", *params.FilterCode, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.FilterSearchText != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "filter[searchText]", *params.FilterSearchText, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -3866,6 +4287,18 @@ func NewListRegionsRequest(server string, params *ListRegionsParams) (*http.Requ
 
 		}
 
+		if params.FilterSearchText != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "filter[searchText]", *params.FilterSearchText, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
 		if params.PageNumber != nil {
 
 			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "page[number]", *params.PageNumber, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
@@ -4408,6 +4841,157 @@ func NewGetRegionCountryRelationshipRequest(server string, id RegionId, params *
 	return req, nil
 }
 
+// NewSearchRequest constructs an http.Request for the Search method
+func NewSearchRequest(server string, params *SearchParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/search")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.FilterSearchText != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "filter[searchText]", *params.FilterSearchText, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.FilterEntities != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "filter[entities]", *params.FilterEntities, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PageNumber != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "page[number]", *params.PageNumber, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PageSize != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "page[size]", *params.PageSize, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Sort != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "sort", *params.Sort, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Include != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "include", *params.Include, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.XInclude != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Include", *params.XInclude, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Include", headerParam0)
+		}
+
+		if params.XLocalizationID != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Localization-ID", *params.XLocalizationID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "integer", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Localization-ID", headerParam1)
+		}
+
+		if params.XCurrency != nil {
+			var headerParam2 string
+
+			headerParam2, err = runtime.StyleParamWithOptions("simple", false, "X-Currency", *params.XCurrency, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Currency", headerParam2)
+		}
+
+	}
+
+	return req, nil
+}
+
 // NewListWeightUnitsRequest constructs an http.Request for the ListWeightUnits method
 func NewListWeightUnitsRequest(server string, params *ListWeightUnitsParams) (*http.Request, error) {
 	var err error
@@ -4941,6 +5525,15 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /api/regions/{id}/relationships/country (the `GetRegionCountryRelationship` operationId).
 	GetRegionCountryRelationshipWithResponse(ctx context.Context, id RegionId, params *GetRegionCountryRelationshipParams, reqEditors ...RequestEditorFn) (*GetRegionCountryRelationshipResponse, error)
+
+	// SearchWithResponse Search countries and regions
+	//
+	// Finds the countries and regions whose name (in the localization of `X-Localization-ID`, English by default) or code holds the words of `filter[searchText]` (the words each type's own `filter[searchText]` reads, with the same syntax), most relevant first. Each result is a `search` resource naming the record (`relationships.entity`), with its title (its name in the request's localization) and, in `meta.score`, its relevance (comparable within one answer only). `include=entity` adds the records in `included`. Guests without a token may search while they may read every type searched.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/search (the `Search` operationId).
+	SearchWithResponse(ctx context.Context, params *SearchParams, reqEditors ...RequestEditorFn) (*SearchResponse, error)
 
 	// ListWeightUnitsWithResponse List weight units
 	//
@@ -7751,6 +8344,214 @@ func (r GetRegionCountryRelationshipResponse) ContentType() string {
 	return ""
 }
 
+// SearchResponse200Headers the declared response headers of an HTTP 200 response for Search
+type SearchResponse200Headers struct {
+	ContentLanguage    string
+	XCurrency          string
+	XIncludeTotalCount *int
+	XRequestID         *string
+}
+
+// SearchResponse400Headers the declared response headers of an HTTP 400 response for Search
+type SearchResponse400Headers struct {
+	XRequestID *string
+}
+
+// SearchResponse401Headers the declared response headers of an HTTP 401 response for Search
+type SearchResponse401Headers struct {
+	WWWAuthenticate *string
+	XRequestID      *string
+}
+
+// SearchResponse403Headers the declared response headers of an HTTP 403 response for Search
+type SearchResponse403Headers struct {
+	XRequestID *string
+}
+
+// SearchResponse406Headers the declared response headers of an HTTP 406 response for Search
+type SearchResponse406Headers struct {
+	XRequestID *string
+}
+
+// SearchResponse429Headers the declared response headers of an HTTP 429 response for Search
+type SearchResponse429Headers struct {
+	RetryAfter *int
+	XRequestID *string
+}
+
+// SearchResponse500Headers the declared response headers of an HTTP 500 response for Search
+type SearchResponse500Headers struct {
+	XRequestID *string
+}
+
+// SearchResponse503Headers the declared response headers of an HTTP 503 response for Search
+type SearchResponse503Headers struct {
+	RetryAfter *int
+	XRequestID *string
+}
+
+type SearchResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *[]SearchResultPlain
+	// ApplicationvndApiJSON200 the response for an HTTP 200 `application/vnd.api+json` response
+	ApplicationvndApiJSON200 *SearchCollectionDocument
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequestApplicationJSON
+	// ApplicationvndApiJSON400 the response for an HTTP 400 `application/vnd.api+json` response
+	ApplicationvndApiJSON400 *BadRequestApplicationVndAPIPlusJSON
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *UnauthorizedApplicationJSON
+	// ApplicationvndApiJSON401 the response for an HTTP 401 `application/vnd.api+json` response
+	ApplicationvndApiJSON401 *UnauthorizedApplicationVndAPIPlusJSON
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *ForbiddenApplicationJSON
+	// ApplicationvndApiJSON403 the response for an HTTP 403 `application/vnd.api+json` response
+	ApplicationvndApiJSON403 *ForbiddenApplicationVndAPIPlusJSON
+	// JSON406 the response for an HTTP 406 `application/json` response
+	JSON406 *NotAcceptableApplicationJSON
+	// ApplicationvndApiJSON406 the response for an HTTP 406 `application/vnd.api+json` response
+	ApplicationvndApiJSON406 *NotAcceptableApplicationVndAPIPlusJSON
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequestsApplicationJSON
+	// ApplicationvndApiJSON429 the response for an HTTP 429 `application/vnd.api+json` response
+	ApplicationvndApiJSON429 *TooManyRequestsApplicationVndAPIPlusJSON
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalErrorApplicationJSON
+	// ApplicationvndApiJSON500 the response for an HTTP 500 `application/vnd.api+json` response
+	ApplicationvndApiJSON500 *InternalErrorApplicationVndAPIPlusJSON
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailableApplicationJSON
+	// ApplicationvndApiJSON503 the response for an HTTP 503 `application/vnd.api+json` response
+	ApplicationvndApiJSON503 *ServiceUnavailableApplicationVndAPIPlusJSON
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *SearchResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *SearchResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *SearchResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *SearchResponse403Headers
+	// Headers406 the parsed response headers for an HTTP 406 response
+	Headers406 *SearchResponse406Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *SearchResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *SearchResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *SearchResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r SearchResponse) GetJSON200() *[]SearchResultPlain {
+	return r.JSON200
+}
+
+// GetApplicationvndApiJSON200 returns the response for an HTTP 200 `application/vnd.api+json` response
+func (r SearchResponse) GetApplicationvndApiJSON200() *SearchCollectionDocument {
+	return r.ApplicationvndApiJSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r SearchResponse) GetJSON400() *BadRequestApplicationJSON {
+	return r.JSON400
+}
+
+// GetApplicationvndApiJSON400 returns the response for an HTTP 400 `application/vnd.api+json` response
+func (r SearchResponse) GetApplicationvndApiJSON400() *BadRequestApplicationVndAPIPlusJSON {
+	return r.ApplicationvndApiJSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r SearchResponse) GetJSON401() *UnauthorizedApplicationJSON {
+	return r.JSON401
+}
+
+// GetApplicationvndApiJSON401 returns the response for an HTTP 401 `application/vnd.api+json` response
+func (r SearchResponse) GetApplicationvndApiJSON401() *UnauthorizedApplicationVndAPIPlusJSON {
+	return r.ApplicationvndApiJSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r SearchResponse) GetJSON403() *ForbiddenApplicationJSON {
+	return r.JSON403
+}
+
+// GetApplicationvndApiJSON403 returns the response for an HTTP 403 `application/vnd.api+json` response
+func (r SearchResponse) GetApplicationvndApiJSON403() *ForbiddenApplicationVndAPIPlusJSON {
+	return r.ApplicationvndApiJSON403
+}
+
+// GetJSON406 returns the response for an HTTP 406 `application/json` response
+func (r SearchResponse) GetJSON406() *NotAcceptableApplicationJSON {
+	return r.JSON406
+}
+
+// GetApplicationvndApiJSON406 returns the response for an HTTP 406 `application/vnd.api+json` response
+func (r SearchResponse) GetApplicationvndApiJSON406() *NotAcceptableApplicationVndAPIPlusJSON {
+	return r.ApplicationvndApiJSON406
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r SearchResponse) GetJSON429() *TooManyRequestsApplicationJSON {
+	return r.JSON429
+}
+
+// GetApplicationvndApiJSON429 returns the response for an HTTP 429 `application/vnd.api+json` response
+func (r SearchResponse) GetApplicationvndApiJSON429() *TooManyRequestsApplicationVndAPIPlusJSON {
+	return r.ApplicationvndApiJSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r SearchResponse) GetJSON500() *InternalErrorApplicationJSON {
+	return r.JSON500
+}
+
+// GetApplicationvndApiJSON500 returns the response for an HTTP 500 `application/vnd.api+json` response
+func (r SearchResponse) GetApplicationvndApiJSON500() *InternalErrorApplicationVndAPIPlusJSON {
+	return r.ApplicationvndApiJSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r SearchResponse) GetJSON503() *ServiceUnavailableApplicationJSON {
+	return r.JSON503
+}
+
+// GetApplicationvndApiJSON503 returns the response for an HTTP 503 `application/vnd.api+json` response
+func (r SearchResponse) GetApplicationvndApiJSON503() *ServiceUnavailableApplicationVndAPIPlusJSON {
+	return r.ApplicationvndApiJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r SearchResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r SearchResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r SearchResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r SearchResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // ListWeightUnitsResponse200Headers the declared response headers of an HTTP 200 response for ListWeightUnits
 type ListWeightUnitsResponse200Headers struct {
 	ContentLanguage    string
@@ -8505,6 +9306,21 @@ func (c *ClientWithResponses) GetRegionCountryRelationshipWithResponse(ctx conte
 		return nil, err
 	}
 	return ParseGetRegionCountryRelationshipResponse(rsp)
+}
+
+// SearchWithResponse Search countries and regions
+//
+// Finds the countries and regions whose name (in the localization of `X-Localization-ID`, English by default) or code holds the words of `filter[searchText]` (the words each type's own `filter[searchText]` reads, with the same syntax), most relevant first. Each result is a `search` resource naming the record (`relationships.entity`), with its title (its name in the request's localization) and, in `meta.score`, its relevance (comparable within one answer only). `include=entity` adds the records in `included`. Guests without a token may search while they may read every type searched.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/search (the `Search` operationId).
+func (c *ClientWithResponses) SearchWithResponse(ctx context.Context, params *SearchParams, reqEditors ...RequestEditorFn) (*SearchResponse, error) {
+	rsp, err := c.Search(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSearchResponse(rsp)
 }
 
 // ListWeightUnitsWithResponse List weight units
@@ -12135,6 +12951,262 @@ func ParseGetRegionCountryRelationshipResponse(rsp *http.Response) (*GetRegionCo
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
 		var headers GetRegionCountryRelationshipResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseSearchResponse parses an HTTP response from a SearchWithResponse call
+func ParseSearchResponse(rsp *http.Response) (*SearchResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &SearchResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.Header.Get("Content-Type") == "application/json" && rsp.StatusCode == 200:
+		var dest []SearchResultPlain
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case rsp.Header.Get("Content-Type") == "application/vnd.api+json" && rsp.StatusCode == 200:
+		var dest SearchCollectionDocument
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationvndApiJSON200 = &dest
+
+	case rsp.Header.Get("Content-Type") == "application/json" && rsp.StatusCode == 400:
+		var dest BadRequestApplicationJSON
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case rsp.Header.Get("Content-Type") == "application/vnd.api+json" && rsp.StatusCode == 400:
+		var dest BadRequestApplicationVndAPIPlusJSON
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationvndApiJSON400 = &dest
+
+	case rsp.Header.Get("Content-Type") == "application/json" && rsp.StatusCode == 401:
+		var dest UnauthorizedApplicationJSON
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case rsp.Header.Get("Content-Type") == "application/vnd.api+json" && rsp.StatusCode == 401:
+		var dest UnauthorizedApplicationVndAPIPlusJSON
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationvndApiJSON401 = &dest
+
+	case rsp.Header.Get("Content-Type") == "application/json" && rsp.StatusCode == 403:
+		var dest ForbiddenApplicationJSON
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case rsp.Header.Get("Content-Type") == "application/vnd.api+json" && rsp.StatusCode == 403:
+		var dest ForbiddenApplicationVndAPIPlusJSON
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationvndApiJSON403 = &dest
+
+	case rsp.Header.Get("Content-Type") == "application/json" && rsp.StatusCode == 406:
+		var dest NotAcceptableApplicationJSON
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON406 = &dest
+
+	case rsp.Header.Get("Content-Type") == "application/vnd.api+json" && rsp.StatusCode == 406:
+		var dest NotAcceptableApplicationVndAPIPlusJSON
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationvndApiJSON406 = &dest
+
+	case rsp.Header.Get("Content-Type") == "application/json" && rsp.StatusCode == 429:
+		var dest TooManyRequestsApplicationJSON
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case rsp.Header.Get("Content-Type") == "application/vnd.api+json" && rsp.StatusCode == 429:
+		var dest TooManyRequestsApplicationVndAPIPlusJSON
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationvndApiJSON429 = &dest
+
+	case rsp.Header.Get("Content-Type") == "application/json" && rsp.StatusCode == 500:
+		var dest InternalErrorApplicationJSON
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case rsp.Header.Get("Content-Type") == "application/vnd.api+json" && rsp.StatusCode == 500:
+		var dest InternalErrorApplicationVndAPIPlusJSON
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationvndApiJSON500 = &dest
+
+	case rsp.Header.Get("Content-Type") == "application/json" && rsp.StatusCode == 503:
+		var dest ServiceUnavailableApplicationJSON
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	case rsp.Header.Get("Content-Type") == "application/vnd.api+json" && rsp.StatusCode == 503:
+		var dest ServiceUnavailableApplicationVndAPIPlusJSON
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationvndApiJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers SearchResponse200Headers
+		if values := rsp.Header.Values("Content-Language"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Language", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ContentLanguage = value
+		}
+		if values := rsp.Header.Values("X-Currency"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Currency", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XCurrency = value
+		}
+		if values := rsp.Header.Values("X-Include-Total-Count"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Include-Total-Count", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XIncludeTotalCount = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers SearchResponse400Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers SearchResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers SearchResponse403Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 406:
+		var headers SearchResponse406Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers406 = &headers
+	case rsp.StatusCode == 429:
+		var headers SearchResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers SearchResponse500Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers SearchResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
