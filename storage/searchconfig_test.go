@@ -31,7 +31,9 @@ func TestSearchConfiguration(t *testing.T) {
 				t.Fatal(err)
 			}
 			reopen := func(cfg string) (*storage.Store, error) {
-				s, err := storage.OpenWith(ctx, url, storage.Options{SearchConfiguration: cfg})
+				opts := storagetest.StoreOptions(dialect) // through the tests' pooler, when they have one
+				opts.SearchConfiguration = cfg
+				s, err := storage.OpenWith(ctx, url, opts)
 				if err != nil {
 					return nil, err
 				}
@@ -121,7 +123,8 @@ func TestSearchConfiguration(t *testing.T) {
 			if _, err := reopen("no_such_configuration"); err == nil || !strings.Contains(err.Error(), "no_such_configuration") {
 				t.Errorf("an unknown configuration: %v", err)
 			}
-			if _, err := storage.OpenWith(ctx, url, storage.Options{SearchConfiguration: "x'; DROP TABLE accounts; --"}); err == nil {
+			if _, err := storage.OpenWith(ctx, url, storage.Options{Pooler: storagetest.StoreOptions(dialect).Pooler,
+				SearchConfiguration: "x'; DROP TABLE accounts; --"}); err == nil {
 				t.Error("a configuration name that is no identifier opened")
 			}
 		})

@@ -72,26 +72,14 @@ func Each(t *testing.T, fn func(t *testing.T, s *storage.Store)) {
 // Dialects.
 func Open(t testing.TB, dialect string) *storage.Store {
 	t.Helper()
-	requireServerInCI(t)
-	dir := ""
-	if dialect == "sqlite" {
-		dir = t.TempDir()
-	}
-	s, _, drop, err := create(dialect, dir)
-	if err != nil {
-		t.Fatalf("storagetest: %v", err)
-	}
-	t.Cleanup(func() {
-		if err := drop(); err != nil {
-			t.Errorf("storagetest: %v", err)
-		}
-	})
+	s, _ := OpenWithURL(t, dialect)
 	return s
 }
 
 // OpenWithURL is Open that also returns the database's URL, for a test
 // that opens it again with other options, as another process would
-// (storage.OpenWith); the test closes what it opens.
+// (storage.OpenWith, with StoreOptions and its own); the test closes what it
+// opens.
 func OpenWithURL(t testing.TB, dialect string) (*storage.Store, string) {
 	t.Helper()
 	requireServerInCI(t)
@@ -201,6 +189,11 @@ func createMigrated(dialect, dir string, direct bool) (*storage.Store, string, f
 	}
 	return createPostgres(ctx, "", direct)
 }
+
+// StoreOptions are how the tests' stores of a dialect connect (through the
+// pooler of TEST_DATABASE_POOLER_URL when it is set), for a test that opens
+// a store again on OpenWithURL's URL.
+func StoreOptions(dialect string) storage.Options { return storeOptions(dialect) }
 
 // storeOptions are how the tests' stores of a dialect connect: through the
 // pooler of TEST_DATABASE_POOLER_URL when it is set.
