@@ -111,8 +111,8 @@ test-short:
 
 ## test-pooler: the PostgreSQL suite's storage paths through PgBouncer in transaction mode
 ## (--database-pooler transaction): storage, tokens and batches whole, and the API's reads,
-## writes, upserts, batches, atomic requests, events and webhooks; needs TEST_DATABASE_URL and pgbouncer
-POOLER_API_TESTS := TestEvery(ReadAndRelationship|Write|Storefront)Operation|TestRelatedFieldFilters$$|TestWriteResources|TestUpsert|TestConcurrentUpserts|TestBatch(ItemErrors|Sync|UpdatesUpsertsAndClashes|IncludedAsync|ClientChosenIDs|LargeJobs)$$|TestAtomic(Operations|AllOrNothing)|TestEvents|TestWebhook(DeliveriesAreSigned|Resource|RetriesThenDisables)|TestToken|TestRelatedRecordsInOneRequest|TestIncludeAndFields|TestCursorWalks|TestIfMatch|TestReadCountriesAndRegions|TestOperation|TestQueriesPer
+## writes, upserts, batches, atomic requests, Idempotency-Keys, events and webhooks; needs TEST_DATABASE_URL and pgbouncer
+POOLER_API_TESTS := TestEvery(ReadAndRelationship|Write|Storefront)Operation|TestIdempotencyKey|TestRelatedFieldFilters$$|TestWriteResources|TestUpsert|TestConcurrentUpserts|TestBatch(ItemErrors|Sync|UpdatesUpsertsAndClashes|IncludedAsync|ClientChosenIDs|LargeJobs)$$|TestAtomic(Operations|AllOrNothing)|TestEvents|TestWebhook(DeliveriesAreSigned|Resource|RetriesThenDisables)|TestToken|TestRelatedRecordsInOneRequest|TestIncludeAndFields|TestCursorWalks|TestIfMatch|TestReadCountriesAndRegions|TestOperation|TestQueriesPer
 test-pooler:
 	@test -n "$$TEST_DATABASE_URL" || { echo "test-pooler: set TEST_DATABASE_URL (the server behind the pooler)"; exit 1; }
 	@eval "$$(scripts/pgbouncer/start.sh)" && trap 'scripts/pgbouncer/stop.sh "$$POOLER_DIR"' EXIT && \
@@ -157,7 +157,9 @@ bench:
 ## multi-row INSERT and COPY), interleaved, medians of ROUNDS (3) rounds of DURATION (5s), on SQLite and (with
 ## TEST_DATABASE_URL) PostgreSQL; BASELINE=<git revision> measures that build beside the working tree. With
 ## TEST_DATABASE_URL and pgbouncer installed, a PgBouncer in transaction mode (scripts/pgbouncer/start.sh) adds
-## the lines of GET one and POST through it, with their ratio to the direct connection
+## the lines of GET one and POST through it, with their ratio to the direct connection. A second table measures the
+## search and the related-field list at issue 32's size: each database grown by SCALE (100000) accounts and four times
+## as many contacts (SCALE=0 leaves it out)
 BENCH_HTTP = $(GO) run ./scripts/benchhttp -rounds $${ROUNDS:-3} -duration $${DURATION:-5s} $${BASELINE:+-baseline "$$BASELINE"}
 bench-http:
 	@if [ -n "$$TEST_DATABASE_URL" ] && command -v pgbouncer >/dev/null; then \
@@ -169,6 +171,10 @@ bench-http:
 	    echo "bench-http: pgbouncer is not installed (apt-get install pgbouncer): the lines through PgBouncer are left out"; \
 	  fi; \
 	  $(BENCH_HTTP); \
+	fi
+	@if [ "$${SCALE:-100000}" != 0 ]; then \
+	  echo "bench-http: the search and the related-field list on databases grown by $${SCALE:-100000} accounts"; \
+	  $(BENCH_HTTP) -targets search,related -batch-records 0 -scale $${SCALE:-100000}; \
 	fi
 
 ## soak: DURATION (10m) of mixed reads, writes and batches at 70% of the measured peak on PostgreSQL

@@ -35,3 +35,10 @@ func (s *Server) ShareRateLimit(ctx context.Context, now time.Time) error {
 func (s *Server) SetRateClock(now func() time.Time) {
 	s.rates.l.clock.Store(&now)
 }
+
+// HoldKeyedWrites makes every keyed write of s (Idempotency-Key) stop inside
+// its transaction until h.Release (see KeyedHold); nil stops holding.
+func (s *Server) HoldKeyedWrites(h *KeyedHold) { s.keyedHold.Store(h) }
+
+// Maintain runs the housekeeping of s once, as its periodic job does.
+func (s *Server) Maintain(ctx context.Context) error { return s.queue.Maintain(ctx) }

@@ -23,12 +23,23 @@ func TestSDKAtomicOperations(t *testing.T) {
 		sdkOK(t, contact.FromAtomicOperationData0(map[string]any{"type": "contacts",
 			"attributes":    map[string]any{"firstName": "Grace", "lastName": "Hopper"},
 			"relationships": map[string]any{"accounts": map[string]any{"data": []any{map[string]any{"type": "accounts", "lid": "sdk"}}}}}))
-		res, err := c.RunAtomicOperationsWithApplicationVndAPIPlusJSONExthttpsjsonapiOrgextatomicBodyWithResponse(context.Background(),
-			backoffice.AtomicRequestDocument{AtomicOperations: []backoffice.AtomicOperation{
-				{Op: backoffice.Add, Data: &account},
-				{Op: backoffice.Add, Data: &contact},
-			}})
-		sdkOK(t, err)
+		// With an Idempotency-Key, as a client that may retry sends it:
+		// the retry below gets the same results and writes nothing.
+		key := backoffice.IdempotencyKey(`"sdk-atomic-1"`)
+		run := func() *backoffice.RunAtomicOperationsResponse {
+			res, err := c.RunAtomicOperationsWithApplicationVndAPIPlusJSONExthttpsjsonapiOrgextatomicBodyWithResponse(context.Background(),
+				&backoffice.RunAtomicOperationsParams{IdempotencyKey: &key},
+				backoffice.AtomicRequestDocument{AtomicOperations: []backoffice.AtomicOperation{
+					{Op: backoffice.Add, Data: &account},
+					{Op: backoffice.Add, Data: &contact},
+				}})
+			sdkOK(t, err)
+			return res
+		}
+		res := run()
+		if retry := run(); string(retry.Body) != string(res.Body) || a.count("/admin/api/accounts?filter[name]=SDK%20Atomic") != 1 {
+			t.Fatalf("the keyed retry answered %d\n%s\nwant the first answer\n%s", retry.StatusCode(), retry.Body, res.Body)
+		}
 		doc := res.ApplicationvndApiJSONExthttpsjsonapiOrgextatomic200
 		if doc == nil || len(doc.AtomicResults) != 2 || doc.AtomicResults[0].Data == nil || doc.AtomicResults[1].Data == nil {
 			t.Fatalf("status %d\n%s", res.StatusCode(), res.Body)

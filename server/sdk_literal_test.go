@@ -26,7 +26,7 @@ func TestSDKDocumentsAreCompositeLiterals(t *testing.T) {
 				Type:       bo.ContactCreateResourceTypeContacts,
 				Attributes: &bo.ContactWritableAttributes{FirstName: ptr("Grace"), LastName: ptr("Hopper")},
 			}}
-			cres, err := c.CreateContactWithApplicationVndAPIPlusJSONBodyWithResponse(ctx, contact)
+			cres, err := c.CreateContactWithApplicationVndAPIPlusJSONBodyWithResponse(ctx, nil, contact)
 			sdkOK(t, err)
 			if cres.ApplicationvndApiJSON201 == nil {
 				t.Fatalf("createContact: status %d\n%s", cres.StatusCode(), cres.Body)
@@ -59,7 +59,7 @@ func TestSDKDocumentsAreCompositeLiterals(t *testing.T) {
 			if string(wire) != want {
 				t.Fatalf("the literal's JSON:\n%s\nwant\n%s", wire, want)
 			}
-			res, err := c.CreateAccountWithApplicationVndAPIPlusJSONBodyWithResponse(ctx, doc)
+			res, err := c.CreateAccountWithApplicationVndAPIPlusJSONBodyWithResponse(ctx, nil, doc)
 			sdkOK(t, err)
 			if res.ApplicationvndApiJSON201 == nil {
 				t.Fatalf("createAccount: status %d\n%s", res.StatusCode(), res.Body)
@@ -103,7 +103,7 @@ func TestSDKDocumentsAreCompositeLiterals(t *testing.T) {
 				Relationships: bo.TaxJurisdictionCreateRelationships{Country: bo.TaxCountryToOneRequest{
 					Data: bo.TaxCountryIdentifierRequest{Type: bo.TaxCountryIdentifierRequestTypeCountries, Id: "DE"}}},
 			}}
-			res, err := c.CreateTaxJurisdictionWithApplicationVndAPIPlusJSONBodyWithResponse(ctx, doc)
+			res, err := c.CreateTaxJurisdictionWithApplicationVndAPIPlusJSONBodyWithResponse(ctx, nil, doc)
 			sdkOK(t, err)
 			if res.ApplicationvndApiJSON201 == nil {
 				t.Fatalf("createTaxJurisdiction: status %d\n%s", res.StatusCode(), res.Body)

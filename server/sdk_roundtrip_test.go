@@ -23,7 +23,7 @@ func TestSDKBackofficeRoundTrip(t *testing.T) {
 			Type:       bo.ContactCreateResourceTypeContacts,
 			Attributes: &bo.ContactWritableAttributes{FirstName: ptr("Ada"), LastName: ptr("Lovelace")},
 		}}
-		cres, err := c.CreateContactWithApplicationVndAPIPlusJSONBodyWithResponse(ctx, cdoc)
+		cres, err := c.CreateContactWithApplicationVndAPIPlusJSONBodyWithResponse(ctx, nil, cdoc)
 		sdkOK(t, err)
 		if cres.ApplicationvndApiJSON201 == nil {
 			t.Fatalf("createContact: status %d\n%s", cres.StatusCode(), cres.Body)
@@ -39,7 +39,7 @@ func TestSDKBackofficeRoundTrip(t *testing.T) {
 				doc.Data.Relationships = &bo.AccountWritableRelationships{Contacts: &bo.AccountContactsToManyRequest{
 					Data: []bo.AccountContactsIdentifierRequest{{Type: bo.AccountContactsIdentifierRequestTypeContacts, Id: contactID}}}}
 			}
-			res, err := c.CreateAccountWithApplicationVndAPIPlusJSONBodyWithResponse(ctx, doc)
+			res, err := c.CreateAccountWithApplicationVndAPIPlusJSONBodyWithResponse(ctx, nil, doc)
 			sdkOK(t, err)
 			if res.ApplicationvndApiJSON201 == nil {
 				t.Fatalf("createAccount %s: status %d\n%s", ext, res.StatusCode(), res.Body)
@@ -162,7 +162,7 @@ func TestSDKBackofficeRoundTrip(t *testing.T) {
 					Meta:       &bo.RequestMeta{Upsert: &upsert},
 					Attributes: bo.AccountCreateAttributes{Name: tc.name, ExternalId: ptr("SDK-UPSERT")},
 				}}
-				res, err := c.CreateAccountWithApplicationVndAPIPlusJSONBodyWithResponse(ctx, doc)
+				res, err := c.CreateAccountWithApplicationVndAPIPlusJSONBodyWithResponse(ctx, nil, doc)
 				sdkOK(t, err)
 				if res.StatusCode() != tc.status {
 					t.Fatalf("upsert %q: status %d, want %d\n%s", tc.name, res.StatusCode(), tc.status, res.Body)
@@ -180,7 +180,7 @@ func TestSDKBackofficeRoundTrip(t *testing.T) {
 
 		t.Run("typed error document", func(t *testing.T) {
 			doc := bo.AccountCreateDocument{Data: bo.AccountCreateResource{Type: bo.AccountCreateResourceTypeAccounts}} // and a blank name
-			res, err := c.CreateAccountWithApplicationVndAPIPlusJSONBodyWithResponse(ctx, doc)
+			res, err := c.CreateAccountWithApplicationVndAPIPlusJSONBodyWithResponse(ctx, nil, doc)
 			sdkOK(t, err)
 			if res.ApplicationvndApiJSON400 == nil {
 				t.Fatalf("blank name: status %d\n%s", res.StatusCode(), res.Body)

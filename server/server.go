@@ -88,6 +88,8 @@ type Config struct {
 	// webhook and the timeout of a delivery (server/webhook; the retries
 	// are Jobs').
 	Webhooks webhook.Config
+	// Idempotency bounds the keys of Idempotency-Key (idempotency.go).
+	Idempotency IdempotencyConfig
 }
 
 // Server is the HTTP handler of every application.
@@ -109,6 +111,9 @@ type Server struct {
 	// syncHold, set only by tests (export_test.go), makes synchronous batches
 	// wait before their chunk runs, so a test can order the run after the timeout.
 	syncHold atomic.Pointer[chan struct{}]
+	// keyedHold, set only by tests, makes keyed writes wait inside their
+	// transaction (idempotency.go).
+	keyedHold atomic.Pointer[KeyedHold]
 }
 
 // The defaults of Config's zero values. The settings of `entityapi serve`
@@ -129,6 +134,15 @@ func New(cfg Config, store *storage.Store) (*Server, error) {
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
+	}
+	if cfg.Idempotency.TTL <= 0 {
+		cfg.Idempotency.TTL = DefaultIdempotencyTTL
+	}
+	if cfg.Idempotency.MaxKeys <= 0 {
+		cfg.Idempotency.MaxKeys = DefaultIdempotencyMaxKeys
+	}
+	if cfg.Idempotency.MaxAnswer <= 0 {
+		cfg.Idempotency.MaxAnswer = DefaultIdempotencyMaxAnswer
 	}
 	if cfg.MaxBatchBody <= 0 {
 		cfg.MaxBatchBody = DefaultMaxBatchBody
@@ -213,9 +227,10 @@ func New(cfg Config, store *storage.Store) (*Server, error) {
 		Tracer: s.tracer, OwnerRoles: records.UserRoles, ChunkDone: m.chunkDone})
 	queue.Handle(bo.batches.ProcessChunk)
 	bo.webhooks = newWebhooks(&cfg, bo, queue, s.tracer)
+	bo.keyedHold = &s.keyedHold
 	s.queue = queue
 	group := g.Group("")
-	group.Use(bo.begin, bo.negotiate, bo.limitBody, bo.authenticate, bo.rateLimit, bo.validate)
+	group.Use(bo.begin, bo.negotiate, bo.limitBody, bo.authenticate, bo.rateLimit, bo.validate, bo.idempotent)
 	bo.traceEngine(group)
 	mountBackoffice(bo, group)
 	for _, rt := range bo.routes.Batches() {
@@ -377,6 +392,10 @@ type application struct {
 	noteWrite  func(context.Context) error // the store's NoteWrite
 
 	tracer trace.Tracer // nil: tracing off (tracing.go)
+	// keyedHold is the Server's (tests only; nil on the storefront).
+	keyedHold *atomic.Pointer[KeyedHold]
+	// owned estimates each caller's live Idempotency-Keys (idempotency.go).
+	owned ownedKeys
 }
 
 func newApplication(cfg *Config, store *storage.Store, raw []byte, base string, engineCfg engine.Config, tracer trace.Tracer) (*application, error) {

@@ -4882,6 +4882,9 @@ type EventId = string
 // EventSort defines model for EventSort.
 type EventSort = string
 
+// IdempotencyKey defines model for IdempotencyKey.
+type IdempotencyKey = string
+
 // IfMatch defines model for IfMatch.
 type IfMatch = string
 
@@ -5110,6 +5113,12 @@ type ForbiddenApplicationJSON = PlainErrorList
 // ForbiddenApplicationVndAPIPlusJSON A JSON:API error document.
 type ForbiddenApplicationVndAPIPlusJSON = ErrorDocument
 
+// IdempotencyKeyReusedApplicationJSON The plain-format error body, a bare array of problems.
+type IdempotencyKeyReusedApplicationJSON = PlainErrorList
+
+// IdempotencyKeyReusedApplicationVndAPIPlusJSON A JSON:API error document.
+type IdempotencyKeyReusedApplicationVndAPIPlusJSON = ErrorDocument
+
 // InternalErrorApplicationJSON The plain-format error body, a bare array of problems.
 type InternalErrorApplicationJSON = PlainErrorList
 
@@ -5228,6 +5237,9 @@ type DeleteAccountsParams struct {
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
+
+	// IdempotencyKey Makes the write safe to retry (draft-ietf-httpapi-idempotency-key-header): a key the client makes for this request, unique to it (a UUID is best), sent again with every retry. A retry of the same request (the same method, address, format and body) with the same key within 24 hours (`--idempotency-ttl`) is answered with the first answer again (its status, `Location`, `ETag` and body) and writes nothing; the first answer and the write are stored in one transaction, so whatever happened to the first answer on its way (a timeout, a dropped connection, a server restart), the retry says what was done. Answers of 2xx and of client errors are kept (not 409, 429 or 5xx, which a retry runs again). The same key with another request is a 422; a retry while the first request still runs is a 409 with `Retry-After`. Keys belong to the caller (its client and user): another caller's key of the same text is another key. Written as a quoted string (RFC 8941, as the draft says) or bare, at most 255 characters of visible ASCII; a caller holds at most 10,000 live keys (`--idempotency-max-keys`; then 429).
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
 // ListAccountsParams defines parameters for ListAccounts.
@@ -5335,10 +5347,19 @@ type ListAccountsParams struct {
 	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
+// CreateAccountParams defines parameters for CreateAccount.
+type CreateAccountParams struct {
+	// IdempotencyKey Makes the write safe to retry (draft-ietf-httpapi-idempotency-key-header): a key the client makes for this request, unique to it (a UUID is best), sent again with every retry. A retry of the same request (the same method, address, format and body) with the same key within 24 hours (`--idempotency-ttl`) is answered with the first answer again (its status, `Location`, `ETag` and body) and writes nothing; the first answer and the write are stored in one transaction, so whatever happened to the first answer on its way (a timeout, a dropped connection, a server restart), the retry says what was done. Answers of 2xx and of client errors are kept (not 409, 429 or 5xx, which a retry runs again). The same key with another request is a 422; a retry while the first request still runs is a 409 with `Retry-After`. Keys belong to the caller (its client and user): another caller's key of the same text is another key. Written as a quoted string (RFC 8941, as the draft says) or bare, at most 255 characters of visible ASCII; a caller holds at most 10,000 live keys (`--idempotency-max-keys`; then 429).
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
 // DeleteAccountParams defines parameters for DeleteAccount.
 type DeleteAccountParams struct {
 	// IfMatch Write only if the record is still in the state the client read: `*` (any existing record) or one or more strong entity tags as `ETag` answered them, separated by commas. A tag matches when the version it names (the number before `-`) is the record's current version, whichever representation it was read in. A stale tag, a weak (`W/`) or malformed one, or a record that does not exist is a 412 and nothing changes; of two clients that read the same version and write, exactly one succeeds.
 	IfMatch *IfMatch `json:"If-Match,omitempty"`
+
+	// IdempotencyKey Makes the write safe to retry (draft-ietf-httpapi-idempotency-key-header): a key the client makes for this request, unique to it (a UUID is best), sent again with every retry. A retry of the same request (the same method, address, format and body) with the same key within 24 hours (`--idempotency-ttl`) is answered with the first answer again (its status, `Location`, `ETag` and body) and writes nothing; the first answer and the write are stored in one transaction, so whatever happened to the first answer on its way (a timeout, a dropped connection, a server restart), the retry says what was done. Answers of 2xx and of client errors are kept (not 409, 429 or 5xx, which a retry runs again). The same key with another request is a 422; a retry while the first request still runs is a 409 with `Retry-After`. Keys belong to the caller (its client and user): another caller's key of the same text is another key. Written as a quoted string (RFC 8941, as the draft says) or bare, at most 255 characters of visible ASCII; a caller holds at most 10,000 live keys (`--idempotency-max-keys`; then 429).
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
 // GetAccountParams defines parameters for GetAccount.
@@ -5378,6 +5399,9 @@ type GetAccountParams struct {
 type UpdateAccountParams struct {
 	// IfMatch Write only if the record is still in the state the client read: `*` (any existing record) or one or more strong entity tags as `ETag` answered them, separated by commas. A tag matches when the version it names (the number before `-`) is the record's current version, whichever representation it was read in. A stale tag, a weak (`W/`) or malformed one, or a record that does not exist is a 412 and nothing changes; of two clients that read the same version and write, exactly one succeeds.
 	IfMatch *IfMatch `json:"If-Match,omitempty"`
+
+	// IdempotencyKey Makes the write safe to retry (draft-ietf-httpapi-idempotency-key-header): a key the client makes for this request, unique to it (a UUID is best), sent again with every retry. A retry of the same request (the same method, address, format and body) with the same key within 24 hours (`--idempotency-ttl`) is answered with the first answer again (its status, `Location`, `ETag` and body) and writes nothing; the first answer and the write are stored in one transaction, so whatever happened to the first answer on its way (a timeout, a dropped connection, a server restart), the retry says what was done. Answers of 2xx and of client errors are kept (not 409, 429 or 5xx, which a retry runs again). The same key with another request is a 422; a retry while the first request still runs is a 409 with `Retry-After`. Keys belong to the caller (its client and user): another caller's key of the same text is another key. Written as a quoted string (RFC 8941, as the draft says) or bare, at most 255 characters of visible ASCII; a caller holds at most 10,000 live keys (`--idempotency-max-keys`; then 429).
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
 // ListAccountContactsParams defines parameters for ListAccountContacts.
@@ -5618,6 +5642,9 @@ type GetAccountReferredByParams struct {
 type DeleteAccountContactsRelationshipParams struct {
 	// IfMatch Write only if the record is still in the state the client read: `*` (any existing record) or one or more strong entity tags as `ETag` answered them, separated by commas. A tag matches when the version it names (the number before `-`) is the record's current version, whichever representation it was read in. A stale tag, a weak (`W/`) or malformed one, or a record that does not exist is a 412 and nothing changes; of two clients that read the same version and write, exactly one succeeds.
 	IfMatch *IfMatch `json:"If-Match,omitempty"`
+
+	// IdempotencyKey Makes the write safe to retry (draft-ietf-httpapi-idempotency-key-header): a key the client makes for this request, unique to it (a UUID is best), sent again with every retry. A retry of the same request (the same method, address, format and body) with the same key within 24 hours (`--idempotency-ttl`) is answered with the first answer again (its status, `Location`, `ETag` and body) and writes nothing; the first answer and the write are stored in one transaction, so whatever happened to the first answer on its way (a timeout, a dropped connection, a server restart), the retry says what was done. Answers of 2xx and of client errors are kept (not 409, 429 or 5xx, which a retry runs again). The same key with another request is a 422; a retry while the first request still runs is a 409 with `Retry-After`. Keys belong to the caller (its client and user): another caller's key of the same text is another key. Written as a quoted string (RFC 8941, as the draft says) or bare, at most 255 characters of visible ASCII; a caller holds at most 10,000 live keys (`--idempotency-max-keys`; then 429).
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
 // GetAccountContactsRelationshipParams defines parameters for GetAccountContactsRelationship.
@@ -5645,12 +5672,18 @@ type GetAccountContactsRelationshipParams struct {
 type UpdateAccountContactsRelationshipParams struct {
 	// IfMatch Write only if the record is still in the state the client read: `*` (any existing record) or one or more strong entity tags as `ETag` answered them, separated by commas. A tag matches when the version it names (the number before `-`) is the record's current version, whichever representation it was read in. A stale tag, a weak (`W/`) or malformed one, or a record that does not exist is a 412 and nothing changes; of two clients that read the same version and write, exactly one succeeds.
 	IfMatch *IfMatch `json:"If-Match,omitempty"`
+
+	// IdempotencyKey Makes the write safe to retry (draft-ietf-httpapi-idempotency-key-header): a key the client makes for this request, unique to it (a UUID is best), sent again with every retry. A retry of the same request (the same method, address, format and body) with the same key within 24 hours (`--idempotency-ttl`) is answered with the first answer again (its status, `Location`, `ETag` and body) and writes nothing; the first answer and the write are stored in one transaction, so whatever happened to the first answer on its way (a timeout, a dropped connection, a server restart), the retry says what was done. Answers of 2xx and of client errors are kept (not 409, 429 or 5xx, which a retry runs again). The same key with another request is a 422; a retry while the first request still runs is a 409 with `Retry-After`. Keys belong to the caller (its client and user): another caller's key of the same text is another key. Written as a quoted string (RFC 8941, as the draft says) or bare, at most 255 characters of visible ASCII; a caller holds at most 10,000 live keys (`--idempotency-max-keys`; then 429).
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
 // AddAccountContactsRelationshipParams defines parameters for AddAccountContactsRelationship.
 type AddAccountContactsRelationshipParams struct {
 	// IfMatch Write only if the record is still in the state the client read: `*` (any existing record) or one or more strong entity tags as `ETag` answered them, separated by commas. A tag matches when the version it names (the number before `-`) is the record's current version, whichever representation it was read in. A stale tag, a weak (`W/`) or malformed one, or a record that does not exist is a 412 and nothing changes; of two clients that read the same version and write, exactly one succeeds.
 	IfMatch *IfMatch `json:"If-Match,omitempty"`
+
+	// IdempotencyKey Makes the write safe to retry (draft-ietf-httpapi-idempotency-key-header): a key the client makes for this request, unique to it (a UUID is best), sent again with every retry. A retry of the same request (the same method, address, format and body) with the same key within 24 hours (`--idempotency-ttl`) is answered with the first answer again (its status, `Location`, `ETag` and body) and writes nothing; the first answer and the write are stored in one transaction, so whatever happened to the first answer on its way (a timeout, a dropped connection, a server restart), the retry says what was done. Answers of 2xx and of client errors are kept (not 409, 429 or 5xx, which a retry runs again). The same key with another request is a 422; a retry while the first request still runs is a 409 with `Retry-After`. Keys belong to the caller (its client and user): another caller's key of the same text is another key. Written as a quoted string (RFC 8941, as the draft says) or bare, at most 255 characters of visible ASCII; a caller holds at most 10,000 live keys (`--idempotency-max-keys`; then 429).
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
 // GetAccountDefaultContactRelationshipParams defines parameters for GetAccountDefaultContactRelationship.
@@ -5666,6 +5699,9 @@ type GetAccountDefaultContactRelationshipParams struct {
 type UpdateAccountDefaultContactRelationshipParams struct {
 	// IfMatch Write only if the record is still in the state the client read: `*` (any existing record) or one or more strong entity tags as `ETag` answered them, separated by commas. A tag matches when the version it names (the number before `-`) is the record's current version, whichever representation it was read in. A stale tag, a weak (`W/`) or malformed one, or a record that does not exist is a 412 and nothing changes; of two clients that read the same version and write, exactly one succeeds.
 	IfMatch *IfMatch `json:"If-Match,omitempty"`
+
+	// IdempotencyKey Makes the write safe to retry (draft-ietf-httpapi-idempotency-key-header): a key the client makes for this request, unique to it (a UUID is best), sent again with every retry. A retry of the same request (the same method, address, format and body) with the same key within 24 hours (`--idempotency-ttl`) is answered with the first answer again (its status, `Location`, `ETag` and body) and writes nothing; the first answer and the write are stored in one transaction, so whatever happened to the first answer on its way (a timeout, a dropped connection, a server restart), the retry says what was done. Answers of 2xx and of client errors are kept (not 409, 429 or 5xx, which a retry runs again). The same key with another request is a 422; a retry while the first request still runs is a 409 with `Retry-After`. Keys belong to the caller (its client and user): another caller's key of the same text is another key. Written as a quoted string (RFC 8941, as the draft says) or bare, at most 255 characters of visible ASCII; a caller holds at most 10,000 live keys (`--idempotency-max-keys`; then 429).
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
 // GetAccountOrganizationRelationshipParams defines parameters for GetAccountOrganizationRelationship.
@@ -5690,6 +5726,9 @@ type GetAccountOwnerRelationshipParams struct {
 type UpdateAccountOwnerRelationshipParams struct {
 	// IfMatch Write only if the record is still in the state the client read: `*` (any existing record) or one or more strong entity tags as `ETag` answered them, separated by commas. A tag matches when the version it names (the number before `-`) is the record's current version, whichever representation it was read in. A stale tag, a weak (`W/`) or malformed one, or a record that does not exist is a 412 and nothing changes; of two clients that read the same version and write, exactly one succeeds.
 	IfMatch *IfMatch `json:"If-Match,omitempty"`
+
+	// IdempotencyKey Makes the write safe to retry (draft-ietf-httpapi-idempotency-key-header): a key the client makes for this request, unique to it (a UUID is best), sent again with every retry. A retry of the same request (the same method, address, format and body) with the same key within 24 hours (`--idempotency-ttl`) is answered with the first answer again (its status, `Location`, `ETag` and body) and writes nothing; the first answer and the write are stored in one transaction, so whatever happened to the first answer on its way (a timeout, a dropped connection, a server restart), the retry says what was done. Answers of 2xx and of client errors are kept (not 409, 429 or 5xx, which a retry runs again). The same key with another request is a 422; a retry while the first request still runs is a 409 with `Retry-After`. Keys belong to the caller (its client and user): another caller's key of the same text is another key. Written as a quoted string (RFC 8941, as the draft says) or bare, at most 255 characters of visible ASCII; a caller holds at most 10,000 live keys (`--idempotency-max-keys`; then 429).
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
 // GetAccountReferredByRelationshipParams defines parameters for GetAccountReferredByRelationship.
@@ -5705,6 +5744,9 @@ type GetAccountReferredByRelationshipParams struct {
 type UpdateAccountReferredByRelationshipParams struct {
 	// IfMatch Write only if the record is still in the state the client read: `*` (any existing record) or one or more strong entity tags as `ETag` answered them, separated by commas. A tag matches when the version it names (the number before `-`) is the record's current version, whichever representation it was read in. A stale tag, a weak (`W/`) or malformed one, or a record that does not exist is a 412 and nothing changes; of two clients that read the same version and write, exactly one succeeds.
 	IfMatch *IfMatch `json:"If-Match,omitempty"`
+
+	// IdempotencyKey Makes the write safe to retry (draft-ietf-httpapi-idempotency-key-header): a key the client makes for this request, unique to it (a UUID is best), sent again with every retry. A retry of the same request (the same method, address, format and body) with the same key within 24 hours (`--idempotency-ttl`) is answered with the first answer again (its status, `Location`, `ETag` and body) and writes nothing; the first answer and the write are stored in one transaction, so whatever happened to the first answer on its way (a timeout, a dropped connection, a server restart), the retry says what was done. Answers of 2xx and of client errors are kept (not 409, 429 or 5xx, which a retry runs again). The same key with another request is a 422; a retry while the first request still runs is a 409 with `Retry-After`. Keys belong to the caller (its client and user): another caller's key of the same text is another key. Written as a quoted string (RFC 8941, as the draft says) or bare, at most 255 characters of visible ASCII; a caller holds at most 10,000 live keys (`--idempotency-max-keys`; then 429).
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
 // GetAsyncOperationParams defines parameters for GetAsyncOperation.
@@ -5756,6 +5798,9 @@ type DeleteBusinessUnitsParams struct {
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
+
+	// IdempotencyKey Makes the write safe to retry (draft-ietf-httpapi-idempotency-key-header): a key the client makes for this request, unique to it (a UUID is best), sent again with every retry. A retry of the same request (the same method, address, format and body) with the same key within 24 hours (`--idempotency-ttl`) is answered with the first answer again (its status, `Location`, `ETag` and body) and writes nothing; the first answer and the write are stored in one transaction, so whatever happened to the first answer on its way (a timeout, a dropped connection, a server restart), the retry says what was done. Answers of 2xx and of client errors are kept (not 409, 429 or 5xx, which a retry runs again). The same key with another request is a 422; a retry while the first request still runs is a 409 with `Retry-After`. Keys belong to the caller (its client and user): another caller's key of the same text is another key. Written as a quoted string (RFC 8941, as the draft says) or bare, at most 255 characters of visible ASCII; a caller holds at most 10,000 live keys (`--idempotency-max-keys`; then 429).
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
 // ListBusinessUnitsParams defines parameters for ListBusinessUnits.
@@ -5833,10 +5878,19 @@ type ListBusinessUnitsParams struct {
 	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
+// CreateBusinessUnitParams defines parameters for CreateBusinessUnit.
+type CreateBusinessUnitParams struct {
+	// IdempotencyKey Makes the write safe to retry (draft-ietf-httpapi-idempotency-key-header): a key the client makes for this request, unique to it (a UUID is best), sent again with every retry. A retry of the same request (the same method, address, format and body) with the same key within 24 hours (`--idempotency-ttl`) is answered with the first answer again (its status, `Location`, `ETag` and body) and writes nothing; the first answer and the write are stored in one transaction, so whatever happened to the first answer on its way (a timeout, a dropped connection, a server restart), the retry says what was done. Answers of 2xx and of client errors are kept (not 409, 429 or 5xx, which a retry runs again). The same key with another request is a 422; a retry while the first request still runs is a 409 with `Retry-After`. Keys belong to the caller (its client and user): another caller's key of the same text is another key. Written as a quoted string (RFC 8941, as the draft says) or bare, at most 255 characters of visible ASCII; a caller holds at most 10,000 live keys (`--idempotency-max-keys`; then 429).
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
 // DeleteBusinessUnitParams defines parameters for DeleteBusinessUnit.
 type DeleteBusinessUnitParams struct {
 	// IfMatch Write only if the record is still in the state the client read: `*` (any existing record) or one or more strong entity tags as `ETag` answered them, separated by commas. A tag matches when the version it names (the number before `-`) is the record's current version, whichever representation it was read in. A stale tag, a weak (`W/`) or malformed one, or a record that does not exist is a 412 and nothing changes; of two clients that read the same version and write, exactly one succeeds.
 	IfMatch *IfMatch `json:"If-Match,omitempty"`
+
+	// IdempotencyKey Makes the write safe to retry (draft-ietf-httpapi-idempotency-key-header): a key the client makes for this request, unique to it (a UUID is best), sent again with every retry. A retry of the same request (the same method, address, format and body) with the same key within 24 hours (`--idempotency-ttl`) is answered with the first answer again (its status, `Location`, `ETag` and body) and writes nothing; the first answer and the write are stored in one transaction, so whatever happened to the first answer on its way (a timeout, a dropped connection, a server restart), the retry says what was done. Answers of 2xx and of client errors are kept (not 409, 429 or 5xx, which a retry runs again). The same key with another request is a 422; a retry while the first request still runs is a 409 with `Retry-After`. Keys belong to the caller (its client and user): another caller's key of the same text is another key. Written as a quoted string (RFC 8941, as the draft says) or bare, at most 255 characters of visible ASCII; a caller holds at most 10,000 live keys (`--idempotency-max-keys`; then 429).
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
 // GetBusinessUnitParams defines parameters for GetBusinessUnit.
@@ -5876,6 +5930,9 @@ type GetBusinessUnitParams struct {
 type UpdateBusinessUnitParams struct {
 	// IfMatch Write only if the record is still in the state the client read: `*` (any existing record) or one or more strong entity tags as `ETag` answered them, separated by commas. A tag matches when the version it names (the number before `-`) is the record's current version, whichever representation it was read in. A stale tag, a weak (`W/`) or malformed one, or a record that does not exist is a 412 and nothing changes; of two clients that read the same version and write, exactly one succeeds.
 	IfMatch *IfMatch `json:"If-Match,omitempty"`
+
+	// IdempotencyKey Makes the write safe to retry (draft-ietf-httpapi-idempotency-key-header): a key the client makes for this request, unique to it (a UUID is best), sent again with every retry. A retry of the same request (the same method, address, format and body) with the same key within 24 hours (`--idempotency-ttl`) is answered with the first answer again (its status, `Location`, `ETag` and body) and writes nothing; the first answer and the write are stored in one transaction, so whatever happened to the first answer on its way (a timeout, a dropped connection, a server restart), the retry says what was done. Answers of 2xx and of client errors are kept (not 409, 429 or 5xx, which a retry runs again). The same key with another request is a 422; a retry while the first request still runs is a 409 with `Retry-After`. Keys belong to the caller (its client and user): another caller's key of the same text is another key. Written as a quoted string (RFC 8941, as the draft says) or bare, at most 255 characters of visible ASCII; a caller holds at most 10,000 live keys (`--idempotency-max-keys`; then 429).
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
 // GetBusinessUnitOrganizationParams defines parameters for GetBusinessUnitOrganization.
@@ -5966,6 +6023,9 @@ type GetBusinessUnitOwnerRelationshipParams struct {
 type UpdateBusinessUnitOwnerRelationshipParams struct {
 	// IfMatch Write only if the record is still in the state the client read: `*` (any existing record) or one or more strong entity tags as `ETag` answered them, separated by commas. A tag matches when the version it names (the number before `-`) is the record's current version, whichever representation it was read in. A stale tag, a weak (`W/`) or malformed one, or a record that does not exist is a 412 and nothing changes; of two clients that read the same version and write, exactly one succeeds.
 	IfMatch *IfMatch `json:"If-Match,omitempty"`
+
+	// IdempotencyKey Makes the write safe to retry (draft-ietf-httpapi-idempotency-key-header): a key the client makes for this request, unique to it (a UUID is best), sent again with every retry. A retry of the same request (the same method, address, format and body) with the same key within 24 hours (`--idempotency-ttl`) is answered with the first answer again (its status, `Location`, `ETag` and body) and writes nothing; the first answer and the write are stored in one transaction, so whatever happened to the first answer on its way (a timeout, a dropped connection, a server restart), the retry says what was done. Answers of 2xx and of client errors are kept (not 409, 429 or 5xx, which a retry runs again). The same key with another request is a 422; a retry while the first request still runs is a 409 with `Retry-After`. Keys belong to the caller (its client and user): another caller's key of the same text is another key. Written as a quoted string (RFC 8941, as the draft says) or bare, at most 255 characters of visible ASCII; a caller holds at most 10,000 live keys (`--idempotency-max-keys`; then 429).
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
 // GetBusinessUnitUsersRelationshipParams defines parameters for GetBusinessUnitUsersRelationship.
@@ -6134,6 +6194,9 @@ type DeleteContactsParams struct {
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
+
+	// IdempotencyKey Makes the write safe to retry (draft-ietf-httpapi-idempotency-key-header): a key the client makes for this request, unique to it (a UUID is best), sent again with every retry. A retry of the same request (the same method, address, format and body) with the same key within 24 hours (`--idempotency-ttl`) is answered with the first answer again (its status, `Location`, `ETag` and body) and writes nothing; the first answer and the write are stored in one transaction, so whatever happened to the first answer on its way (a timeout, a dropped connection, a server restart), the retry says what was done. Answers of 2xx and of client errors are kept (not 409, 429 or 5xx, which a retry runs again). The same key with another request is a 422; a retry while the first request still runs is a 409 with `Retry-After`. Keys belong to the caller (its client and user): another caller's key of the same text is another key. Written as a quoted string (RFC 8941, as the draft says) or bare, at most 255 characters of visible ASCII; a caller holds at most 10,000 live keys (`--idempotency-max-keys`; then 429).
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
 // ListContactsParams defines parameters for ListContacts.
@@ -6238,10 +6301,19 @@ type ListContactsParams struct {
 	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
+// CreateContactParams defines parameters for CreateContact.
+type CreateContactParams struct {
+	// IdempotencyKey Makes the write safe to retry (draft-ietf-httpapi-idempotency-key-header): a key the client makes for this request, unique to it (a UUID is best), sent again with every retry. A retry of the same request (the same method, address, format and body) with the same key within 24 hours (`--idempotency-ttl`) is answered with the first answer again (its status, `Location`, `ETag` and body) and writes nothing; the first answer and the write are stored in one transaction, so whatever happened to the first answer on its way (a timeout, a dropped connection, a server restart), the retry says what was done. Answers of 2xx and of client errors are kept (not 409, 429 or 5xx, which a retry runs again). The same key with another request is a 422; a retry while the first request still runs is a 409 with `Retry-After`. Keys belong to the caller (its client and user): another caller's key of the same text is another key. Written as a quoted string (RFC 8941, as the draft says) or bare, at most 255 characters of visible ASCII; a caller holds at most 10,000 live keys (`--idempotency-max-keys`; then 429).
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
 // DeleteContactParams defines parameters for DeleteContact.
 type DeleteContactParams struct {
 	// IfMatch Write only if the record is still in the state the client read: `*` (any existing record) or one or more strong entity tags as `ETag` answered them, separated by commas. A tag matches when the version it names (the number before `-`) is the record's current version, whichever representation it was read in. A stale tag, a weak (`W/`) or malformed one, or a record that does not exist is a 412 and nothing changes; of two clients that read the same version and write, exactly one succeeds.
 	IfMatch *IfMatch `json:"If-Match,omitempty"`
+
+	// IdempotencyKey Makes the write safe to retry (draft-ietf-httpapi-idempotency-key-header): a key the client makes for this request, unique to it (a UUID is best), sent again with every retry. A retry of the same request (the same method, address, format and body) with the same key within 24 hours (`--idempotency-ttl`) is answered with the first answer again (its status, `Location`, `ETag` and body) and writes nothing; the first answer and the write are stored in one transaction, so whatever happened to the first answer on its way (a timeout, a dropped connection, a server restart), the retry says what was done. Answers of 2xx and of client errors are kept (not 409, 429 or 5xx, which a retry runs again). The same key with another request is a 422; a retry while the first request still runs is a 409 with `Retry-After`. Keys belong to the caller (its client and user): another caller's key of the same text is another key. Written as a quoted string (RFC 8941, as the draft says) or bare, at most 255 characters of visible ASCII; a caller holds at most 10,000 live keys (`--idempotency-max-keys`; then 429).
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
 // GetContactParams defines parameters for GetContact.
@@ -6281,6 +6353,9 @@ type GetContactParams struct {
 type UpdateContactParams struct {
 	// IfMatch Write only if the record is still in the state the client read: `*` (any existing record) or one or more strong entity tags as `ETag` answered them, separated by commas. A tag matches when the version it names (the number before `-`) is the record's current version, whichever representation it was read in. A stale tag, a weak (`W/`) or malformed one, or a record that does not exist is a 412 and nothing changes; of two clients that read the same version and write, exactly one succeeds.
 	IfMatch *IfMatch `json:"If-Match,omitempty"`
+
+	// IdempotencyKey Makes the write safe to retry (draft-ietf-httpapi-idempotency-key-header): a key the client makes for this request, unique to it (a UUID is best), sent again with every retry. A retry of the same request (the same method, address, format and body) with the same key within 24 hours (`--idempotency-ttl`) is answered with the first answer again (its status, `Location`, `ETag` and body) and writes nothing; the first answer and the write are stored in one transaction, so whatever happened to the first answer on its way (a timeout, a dropped connection, a server restart), the retry says what was done. Answers of 2xx and of client errors are kept (not 409, 429 or 5xx, which a retry runs again). The same key with another request is a 422; a retry while the first request still runs is a 409 with `Retry-After`. Keys belong to the caller (its client and user): another caller's key of the same text is another key. Written as a quoted string (RFC 8941, as the draft says) or bare, at most 255 characters of visible ASCII; a caller holds at most 10,000 live keys (`--idempotency-max-keys`; then 429).
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
 // ListContactAccountsParams defines parameters for ListContactAccounts.
@@ -6491,6 +6566,9 @@ type GetContactOwnerParams struct {
 type DeleteContactAccountsRelationshipParams struct {
 	// IfMatch Write only if the record is still in the state the client read: `*` (any existing record) or one or more strong entity tags as `ETag` answered them, separated by commas. A tag matches when the version it names (the number before `-`) is the record's current version, whichever representation it was read in. A stale tag, a weak (`W/`) or malformed one, or a record that does not exist is a 412 and nothing changes; of two clients that read the same version and write, exactly one succeeds.
 	IfMatch *IfMatch `json:"If-Match,omitempty"`
+
+	// IdempotencyKey Makes the write safe to retry (draft-ietf-httpapi-idempotency-key-header): a key the client makes for this request, unique to it (a UUID is best), sent again with every retry. A retry of the same request (the same method, address, format and body) with the same key within 24 hours (`--idempotency-ttl`) is answered with the first answer again (its status, `Location`, `ETag` and body) and writes nothing; the first answer and the write are stored in one transaction, so whatever happened to the first answer on its way (a timeout, a dropped connection, a server restart), the retry says what was done. Answers of 2xx and of client errors are kept (not 409, 429 or 5xx, which a retry runs again). The same key with another request is a 422; a retry while the first request still runs is a 409 with `Retry-After`. Keys belong to the caller (its client and user): another caller's key of the same text is another key. Written as a quoted string (RFC 8941, as the draft says) or bare, at most 255 characters of visible ASCII; a caller holds at most 10,000 live keys (`--idempotency-max-keys`; then 429).
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
 // GetContactAccountsRelationshipParams defines parameters for GetContactAccountsRelationship.
@@ -6518,12 +6596,18 @@ type GetContactAccountsRelationshipParams struct {
 type UpdateContactAccountsRelationshipParams struct {
 	// IfMatch Write only if the record is still in the state the client read: `*` (any existing record) or one or more strong entity tags as `ETag` answered them, separated by commas. A tag matches when the version it names (the number before `-`) is the record's current version, whichever representation it was read in. A stale tag, a weak (`W/`) or malformed one, or a record that does not exist is a 412 and nothing changes; of two clients that read the same version and write, exactly one succeeds.
 	IfMatch *IfMatch `json:"If-Match,omitempty"`
+
+	// IdempotencyKey Makes the write safe to retry (draft-ietf-httpapi-idempotency-key-header): a key the client makes for this request, unique to it (a UUID is best), sent again with every retry. A retry of the same request (the same method, address, format and body) with the same key within 24 hours (`--idempotency-ttl`) is answered with the first answer again (its status, `Location`, `ETag` and body) and writes nothing; the first answer and the write are stored in one transaction, so whatever happened to the first answer on its way (a timeout, a dropped connection, a server restart), the retry says what was done. Answers of 2xx and of client errors are kept (not 409, 429 or 5xx, which a retry runs again). The same key with another request is a 422; a retry while the first request still runs is a 409 with `Retry-After`. Keys belong to the caller (its client and user): another caller's key of the same text is another key. Written as a quoted string (RFC 8941, as the draft says) or bare, at most 255 characters of visible ASCII; a caller holds at most 10,000 live keys (`--idempotency-max-keys`; then 429).
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
 // AddContactAccountsRelationshipParams defines parameters for AddContactAccountsRelationship.
 type AddContactAccountsRelationshipParams struct {
 	// IfMatch Write only if the record is still in the state the client read: `*` (any existing record) or one or more strong entity tags as `ETag` answered them, separated by commas. A tag matches when the version it names (the number before `-`) is the record's current version, whichever representation it was read in. A stale tag, a weak (`W/`) or malformed one, or a record that does not exist is a 412 and nothing changes; of two clients that read the same version and write, exactly one succeeds.
 	IfMatch *IfMatch `json:"If-Match,omitempty"`
+
+	// IdempotencyKey Makes the write safe to retry (draft-ietf-httpapi-idempotency-key-header): a key the client makes for this request, unique to it (a UUID is best), sent again with every retry. A retry of the same request (the same method, address, format and body) with the same key within 24 hours (`--idempotency-ttl`) is answered with the first answer again (its status, `Location`, `ETag` and body) and writes nothing; the first answer and the write are stored in one transaction, so whatever happened to the first answer on its way (a timeout, a dropped connection, a server restart), the retry says what was done. Answers of 2xx and of client errors are kept (not 409, 429 or 5xx, which a retry runs again). The same key with another request is a 422; a retry while the first request still runs is a 409 with `Retry-After`. Keys belong to the caller (its client and user): another caller's key of the same text is another key. Written as a quoted string (RFC 8941, as the draft says) or bare, at most 255 characters of visible ASCII; a caller holds at most 10,000 live keys (`--idempotency-max-keys`; then 429).
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
 // GetContactAssignedToRelationshipParams defines parameters for GetContactAssignedToRelationship.
@@ -6539,6 +6623,9 @@ type GetContactAssignedToRelationshipParams struct {
 type UpdateContactAssignedToRelationshipParams struct {
 	// IfMatch Write only if the record is still in the state the client read: `*` (any existing record) or one or more strong entity tags as `ETag` answered them, separated by commas. A tag matches when the version it names (the number before `-`) is the record's current version, whichever representation it was read in. A stale tag, a weak (`W/`) or malformed one, or a record that does not exist is a 412 and nothing changes; of two clients that read the same version and write, exactly one succeeds.
 	IfMatch *IfMatch `json:"If-Match,omitempty"`
+
+	// IdempotencyKey Makes the write safe to retry (draft-ietf-httpapi-idempotency-key-header): a key the client makes for this request, unique to it (a UUID is best), sent again with every retry. A retry of the same request (the same method, address, format and body) with the same key within 24 hours (`--idempotency-ttl`) is answered with the first answer again (its status, `Location`, `ETag` and body) and writes nothing; the first answer and the write are stored in one transaction, so whatever happened to the first answer on its way (a timeout, a dropped connection, a server restart), the retry says what was done. Answers of 2xx and of client errors are kept (not 409, 429 or 5xx, which a retry runs again). The same key with another request is a 422; a retry while the first request still runs is a 409 with `Retry-After`. Keys belong to the caller (its client and user): another caller's key of the same text is another key. Written as a quoted string (RFC 8941, as the draft says) or bare, at most 255 characters of visible ASCII; a caller holds at most 10,000 live keys (`--idempotency-max-keys`; then 429).
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
 // GetContactOrganizationRelationshipParams defines parameters for GetContactOrganizationRelationship.
@@ -6563,6 +6650,9 @@ type GetContactOwnerRelationshipParams struct {
 type UpdateContactOwnerRelationshipParams struct {
 	// IfMatch Write only if the record is still in the state the client read: `*` (any existing record) or one or more strong entity tags as `ETag` answered them, separated by commas. A tag matches when the version it names (the number before `-`) is the record's current version, whichever representation it was read in. A stale tag, a weak (`W/`) or malformed one, or a record that does not exist is a 412 and nothing changes; of two clients that read the same version and write, exactly one succeeds.
 	IfMatch *IfMatch `json:"If-Match,omitempty"`
+
+	// IdempotencyKey Makes the write safe to retry (draft-ietf-httpapi-idempotency-key-header): a key the client makes for this request, unique to it (a UUID is best), sent again with every retry. A retry of the same request (the same method, address, format and body) with the same key within 24 hours (`--idempotency-ttl`) is answered with the first answer again (its status, `Location`, `ETag` and body) and writes nothing; the first answer and the write are stored in one transaction, so whatever happened to the first answer on its way (a timeout, a dropped connection, a server restart), the retry says what was done. Answers of 2xx and of client errors are kept (not 409, 429 or 5xx, which a retry runs again). The same key with another request is a 422; a retry while the first request still runs is a 409 with `Retry-After`. Keys belong to the caller (its client and user): another caller's key of the same text is another key. Written as a quoted string (RFC 8941, as the draft says) or bare, at most 255 characters of visible ASCII; a caller holds at most 10,000 live keys (`--idempotency-max-keys`; then 429).
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
 // GetContactReportsToRelationshipParams defines parameters for GetContactReportsToRelationship.
@@ -6578,6 +6668,9 @@ type GetContactReportsToRelationshipParams struct {
 type UpdateContactReportsToRelationshipParams struct {
 	// IfMatch Write only if the record is still in the state the client read: `*` (any existing record) or one or more strong entity tags as `ETag` answered them, separated by commas. A tag matches when the version it names (the number before `-`) is the record's current version, whichever representation it was read in. A stale tag, a weak (`W/`) or malformed one, or a record that does not exist is a 412 and nothing changes; of two clients that read the same version and write, exactly one succeeds.
 	IfMatch *IfMatch `json:"If-Match,omitempty"`
+
+	// IdempotencyKey Makes the write safe to retry (draft-ietf-httpapi-idempotency-key-header): a key the client makes for this request, unique to it (a UUID is best), sent again with every retry. A retry of the same request (the same method, address, format and body) with the same key within 24 hours (`--idempotency-ttl`) is answered with the first answer again (its status, `Location`, `ETag` and body) and writes nothing; the first answer and the write are stored in one transaction, so whatever happened to the first answer on its way (a timeout, a dropped connection, a server restart), the retry says what was done. Answers of 2xx and of client errors are kept (not 409, 429 or 5xx, which a retry runs again). The same key with another request is a 422; a retry while the first request still runs is a 409 with `Retry-After`. Keys belong to the caller (its client and user): another caller's key of the same text is another key. Written as a quoted string (RFC 8941, as the draft says) or bare, at most 255 characters of visible ASCII; a caller holds at most 10,000 live keys (`--idempotency-max-keys`; then 429).
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
 // GetContactReportsToParams defines parameters for GetContactReportsTo.
@@ -6914,6 +7007,9 @@ type GetOrganizationParams struct {
 type UpdateOrganizationParams struct {
 	// IfMatch Write only if the record is still in the state the client read: `*` (any existing record) or one or more strong entity tags as `ETag` answered them, separated by commas. A tag matches when the version it names (the number before `-`) is the record's current version, whichever representation it was read in. A stale tag, a weak (`W/`) or malformed one, or a record that does not exist is a 412 and nothing changes; of two clients that read the same version and write, exactly one succeeds.
 	IfMatch *IfMatch `json:"If-Match,omitempty"`
+
+	// IdempotencyKey Makes the write safe to retry (draft-ietf-httpapi-idempotency-key-header): a key the client makes for this request, unique to it (a UUID is best), sent again with every retry. A retry of the same request (the same method, address, format and body) with the same key within 24 hours (`--idempotency-ttl`) is answered with the first answer again (its status, `Location`, `ETag` and body) and writes nothing; the first answer and the write are stored in one transaction, so whatever happened to the first answer on its way (a timeout, a dropped connection, a server restart), the retry says what was done. Answers of 2xx and of client errors are kept (not 409, 429 or 5xx, which a retry runs again). The same key with another request is a 422; a retry while the first request still runs is a 409 with `Retry-After`. Keys belong to the caller (its client and user): another caller's key of the same text is another key. Written as a quoted string (RFC 8941, as the draft says) or bare, at most 255 characters of visible ASCII; a caller holds at most 10,000 live keys (`--idempotency-max-keys`; then 429).
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
 // ListOrganizationBusinessUnitsParams defines parameters for ListOrganizationBusinessUnits.
@@ -7274,6 +7370,9 @@ type DeleteTaxJurisdictionsParams struct {
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
+
+	// IdempotencyKey Makes the write safe to retry (draft-ietf-httpapi-idempotency-key-header): a key the client makes for this request, unique to it (a UUID is best), sent again with every retry. A retry of the same request (the same method, address, format and body) with the same key within 24 hours (`--idempotency-ttl`) is answered with the first answer again (its status, `Location`, `ETag` and body) and writes nothing; the first answer and the write are stored in one transaction, so whatever happened to the first answer on its way (a timeout, a dropped connection, a server restart), the retry says what was done. Answers of 2xx and of client errors are kept (not 409, 429 or 5xx, which a retry runs again). The same key with another request is a 422; a retry while the first request still runs is a 409 with `Retry-After`. Keys belong to the caller (its client and user): another caller's key of the same text is another key. Written as a quoted string (RFC 8941, as the draft says) or bare, at most 255 characters of visible ASCII; a caller holds at most 10,000 live keys (`--idempotency-max-keys`; then 429).
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
 // ListTaxJurisdictionsParams defines parameters for ListTaxJurisdictions.
@@ -7333,10 +7432,19 @@ type ListTaxJurisdictionsParams struct {
 	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
+// CreateTaxJurisdictionParams defines parameters for CreateTaxJurisdiction.
+type CreateTaxJurisdictionParams struct {
+	// IdempotencyKey Makes the write safe to retry (draft-ietf-httpapi-idempotency-key-header): a key the client makes for this request, unique to it (a UUID is best), sent again with every retry. A retry of the same request (the same method, address, format and body) with the same key within 24 hours (`--idempotency-ttl`) is answered with the first answer again (its status, `Location`, `ETag` and body) and writes nothing; the first answer and the write are stored in one transaction, so whatever happened to the first answer on its way (a timeout, a dropped connection, a server restart), the retry says what was done. Answers of 2xx and of client errors are kept (not 409, 429 or 5xx, which a retry runs again). The same key with another request is a 422; a retry while the first request still runs is a 409 with `Retry-After`. Keys belong to the caller (its client and user): another caller's key of the same text is another key. Written as a quoted string (RFC 8941, as the draft says) or bare, at most 255 characters of visible ASCII; a caller holds at most 10,000 live keys (`--idempotency-max-keys`; then 429).
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
 // DeleteTaxJurisdictionParams defines parameters for DeleteTaxJurisdiction.
 type DeleteTaxJurisdictionParams struct {
 	// IfMatch Write only if the record is still in the state the client read: `*` (any existing record) or one or more strong entity tags as `ETag` answered them, separated by commas. A tag matches when the version it names (the number before `-`) is the record's current version, whichever representation it was read in. A stale tag, a weak (`W/`) or malformed one, or a record that does not exist is a 412 and nothing changes; of two clients that read the same version and write, exactly one succeeds.
 	IfMatch *IfMatch `json:"If-Match,omitempty"`
+
+	// IdempotencyKey Makes the write safe to retry (draft-ietf-httpapi-idempotency-key-header): a key the client makes for this request, unique to it (a UUID is best), sent again with every retry. A retry of the same request (the same method, address, format and body) with the same key within 24 hours (`--idempotency-ttl`) is answered with the first answer again (its status, `Location`, `ETag` and body) and writes nothing; the first answer and the write are stored in one transaction, so whatever happened to the first answer on its way (a timeout, a dropped connection, a server restart), the retry says what was done. Answers of 2xx and of client errors are kept (not 409, 429 or 5xx, which a retry runs again). The same key with another request is a 422; a retry while the first request still runs is a 409 with `Retry-After`. Keys belong to the caller (its client and user): another caller's key of the same text is another key. Written as a quoted string (RFC 8941, as the draft says) or bare, at most 255 characters of visible ASCII; a caller holds at most 10,000 live keys (`--idempotency-max-keys`; then 429).
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
 // GetTaxJurisdictionParams defines parameters for GetTaxJurisdiction.
@@ -7367,6 +7475,9 @@ type GetTaxJurisdictionParams struct {
 type UpdateTaxJurisdictionParams struct {
 	// IfMatch Write only if the record is still in the state the client read: `*` (any existing record) or one or more strong entity tags as `ETag` answered them, separated by commas. A tag matches when the version it names (the number before `-`) is the record's current version, whichever representation it was read in. A stale tag, a weak (`W/`) or malformed one, or a record that does not exist is a 412 and nothing changes; of two clients that read the same version and write, exactly one succeeds.
 	IfMatch *IfMatch `json:"If-Match,omitempty"`
+
+	// IdempotencyKey Makes the write safe to retry (draft-ietf-httpapi-idempotency-key-header): a key the client makes for this request, unique to it (a UUID is best), sent again with every retry. A retry of the same request (the same method, address, format and body) with the same key within 24 hours (`--idempotency-ttl`) is answered with the first answer again (its status, `Location`, `ETag` and body) and writes nothing; the first answer and the write are stored in one transaction, so whatever happened to the first answer on its way (a timeout, a dropped connection, a server restart), the retry says what was done. Answers of 2xx and of client errors are kept (not 409, 429 or 5xx, which a retry runs again). The same key with another request is a 422; a retry while the first request still runs is a 409 with `Retry-After`. Keys belong to the caller (its client and user): another caller's key of the same text is another key. Written as a quoted string (RFC 8941, as the draft says) or bare, at most 255 characters of visible ASCII; a caller holds at most 10,000 live keys (`--idempotency-max-keys`; then 429).
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
 // GetTaxJurisdictionCountryParams defines parameters for GetTaxJurisdictionCountry.
@@ -7424,6 +7535,9 @@ type GetTaxJurisdictionCountryRelationshipParams struct {
 type UpdateTaxJurisdictionCountryRelationshipParams struct {
 	// IfMatch Write only if the record is still in the state the client read: `*` (any existing record) or one or more strong entity tags as `ETag` answered them, separated by commas. A tag matches when the version it names (the number before `-`) is the record's current version, whichever representation it was read in. A stale tag, a weak (`W/`) or malformed one, or a record that does not exist is a 412 and nothing changes; of two clients that read the same version and write, exactly one succeeds.
 	IfMatch *IfMatch `json:"If-Match,omitempty"`
+
+	// IdempotencyKey Makes the write safe to retry (draft-ietf-httpapi-idempotency-key-header): a key the client makes for this request, unique to it (a UUID is best), sent again with every retry. A retry of the same request (the same method, address, format and body) with the same key within 24 hours (`--idempotency-ttl`) is answered with the first answer again (its status, `Location`, `ETag` and body) and writes nothing; the first answer and the write are stored in one transaction, so whatever happened to the first answer on its way (a timeout, a dropped connection, a server restart), the retry says what was done. Answers of 2xx and of client errors are kept (not 409, 429 or 5xx, which a retry runs again). The same key with another request is a 422; a retry while the first request still runs is a 409 with `Retry-After`. Keys belong to the caller (its client and user): another caller's key of the same text is another key. Written as a quoted string (RFC 8941, as the draft says) or bare, at most 255 characters of visible ASCII; a caller holds at most 10,000 live keys (`--idempotency-max-keys`; then 429).
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
 // GetTaxJurisdictionRegionRelationshipParams defines parameters for GetTaxJurisdictionRegionRelationship.
@@ -7439,6 +7553,9 @@ type GetTaxJurisdictionRegionRelationshipParams struct {
 type UpdateTaxJurisdictionRegionRelationshipParams struct {
 	// IfMatch Write only if the record is still in the state the client read: `*` (any existing record) or one or more strong entity tags as `ETag` answered them, separated by commas. A tag matches when the version it names (the number before `-`) is the record's current version, whichever representation it was read in. A stale tag, a weak (`W/`) or malformed one, or a record that does not exist is a 412 and nothing changes; of two clients that read the same version and write, exactly one succeeds.
 	IfMatch *IfMatch `json:"If-Match,omitempty"`
+
+	// IdempotencyKey Makes the write safe to retry (draft-ietf-httpapi-idempotency-key-header): a key the client makes for this request, unique to it (a UUID is best), sent again with every retry. A retry of the same request (the same method, address, format and body) with the same key within 24 hours (`--idempotency-ttl`) is answered with the first answer again (its status, `Location`, `ETag` and body) and writes nothing; the first answer and the write are stored in one transaction, so whatever happened to the first answer on its way (a timeout, a dropped connection, a server restart), the retry says what was done. Answers of 2xx and of client errors are kept (not 409, 429 or 5xx, which a retry runs again). The same key with another request is a 422; a retry while the first request still runs is a 409 with `Retry-After`. Keys belong to the caller (its client and user): another caller's key of the same text is another key. Written as a quoted string (RFC 8941, as the draft says) or bare, at most 255 characters of visible ASCII; a caller holds at most 10,000 live keys (`--idempotency-max-keys`; then 429).
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
 // ListUserRolesParams defines parameters for ListUserRoles.
@@ -7532,6 +7649,9 @@ type DeleteUsersParams struct {
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
+
+	// IdempotencyKey Makes the write safe to retry (draft-ietf-httpapi-idempotency-key-header): a key the client makes for this request, unique to it (a UUID is best), sent again with every retry. A retry of the same request (the same method, address, format and body) with the same key within 24 hours (`--idempotency-ttl`) is answered with the first answer again (its status, `Location`, `ETag` and body) and writes nothing; the first answer and the write are stored in one transaction, so whatever happened to the first answer on its way (a timeout, a dropped connection, a server restart), the retry says what was done. Answers of 2xx and of client errors are kept (not 409, 429 or 5xx, which a retry runs again). The same key with another request is a 422; a retry while the first request still runs is a 409 with `Retry-After`. Keys belong to the caller (its client and user): another caller's key of the same text is another key. Written as a quoted string (RFC 8941, as the draft says) or bare, at most 255 characters of visible ASCII; a caller holds at most 10,000 live keys (`--idempotency-max-keys`; then 429).
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
 // ListUsersParams defines parameters for ListUsers.
@@ -7624,10 +7744,19 @@ type ListUsersParams struct {
 	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
+// CreateUserParams defines parameters for CreateUser.
+type CreateUserParams struct {
+	// IdempotencyKey Makes the write safe to retry (draft-ietf-httpapi-idempotency-key-header): a key the client makes for this request, unique to it (a UUID is best), sent again with every retry. A retry of the same request (the same method, address, format and body) with the same key within 24 hours (`--idempotency-ttl`) is answered with the first answer again (its status, `Location`, `ETag` and body) and writes nothing; the first answer and the write are stored in one transaction, so whatever happened to the first answer on its way (a timeout, a dropped connection, a server restart), the retry says what was done. Answers of 2xx and of client errors are kept (not 409, 429 or 5xx, which a retry runs again). The same key with another request is a 422; a retry while the first request still runs is a 409 with `Retry-After`. Keys belong to the caller (its client and user): another caller's key of the same text is another key. Written as a quoted string (RFC 8941, as the draft says) or bare, at most 255 characters of visible ASCII; a caller holds at most 10,000 live keys (`--idempotency-max-keys`; then 429).
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
 // DeleteUserParams defines parameters for DeleteUser.
 type DeleteUserParams struct {
 	// IfMatch Write only if the record is still in the state the client read: `*` (any existing record) or one or more strong entity tags as `ETag` answered them, separated by commas. A tag matches when the version it names (the number before `-`) is the record's current version, whichever representation it was read in. A stale tag, a weak (`W/`) or malformed one, or a record that does not exist is a 412 and nothing changes; of two clients that read the same version and write, exactly one succeeds.
 	IfMatch *IfMatch `json:"If-Match,omitempty"`
+
+	// IdempotencyKey Makes the write safe to retry (draft-ietf-httpapi-idempotency-key-header): a key the client makes for this request, unique to it (a UUID is best), sent again with every retry. A retry of the same request (the same method, address, format and body) with the same key within 24 hours (`--idempotency-ttl`) is answered with the first answer again (its status, `Location`, `ETag` and body) and writes nothing; the first answer and the write are stored in one transaction, so whatever happened to the first answer on its way (a timeout, a dropped connection, a server restart), the retry says what was done. Answers of 2xx and of client errors are kept (not 409, 429 or 5xx, which a retry runs again). The same key with another request is a 422; a retry while the first request still runs is a 409 with `Retry-After`. Keys belong to the caller (its client and user): another caller's key of the same text is another key. Written as a quoted string (RFC 8941, as the draft says) or bare, at most 255 characters of visible ASCII; a caller holds at most 10,000 live keys (`--idempotency-max-keys`; then 429).
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
 // GetUserParams defines parameters for GetUser.
@@ -7667,6 +7796,9 @@ type GetUserParams struct {
 type UpdateUserParams struct {
 	// IfMatch Write only if the record is still in the state the client read: `*` (any existing record) or one or more strong entity tags as `ETag` answered them, separated by commas. A tag matches when the version it names (the number before `-`) is the record's current version, whichever representation it was read in. A stale tag, a weak (`W/`) or malformed one, or a record that does not exist is a 412 and nothing changes; of two clients that read the same version and write, exactly one succeeds.
 	IfMatch *IfMatch `json:"If-Match,omitempty"`
+
+	// IdempotencyKey Makes the write safe to retry (draft-ietf-httpapi-idempotency-key-header): a key the client makes for this request, unique to it (a UUID is best), sent again with every retry. A retry of the same request (the same method, address, format and body) with the same key within 24 hours (`--idempotency-ttl`) is answered with the first answer again (its status, `Location`, `ETag` and body) and writes nothing; the first answer and the write are stored in one transaction, so whatever happened to the first answer on its way (a timeout, a dropped connection, a server restart), the retry says what was done. Answers of 2xx and of client errors are kept (not 409, 429 or 5xx, which a retry runs again). The same key with another request is a 422; a retry while the first request still runs is a 409 with `Retry-After`. Keys belong to the caller (its client and user): another caller's key of the same text is another key. Written as a quoted string (RFC 8941, as the draft says) or bare, at most 255 characters of visible ASCII; a caller holds at most 10,000 live keys (`--idempotency-max-keys`; then 429).
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
 // GetUserOrganizationParams defines parameters for GetUserOrganization.
@@ -7757,12 +7889,18 @@ type GetUserOwnerRelationshipParams struct {
 type UpdateUserOwnerRelationshipParams struct {
 	// IfMatch Write only if the record is still in the state the client read: `*` (any existing record) or one or more strong entity tags as `ETag` answered them, separated by commas. A tag matches when the version it names (the number before `-`) is the record's current version, whichever representation it was read in. A stale tag, a weak (`W/`) or malformed one, or a record that does not exist is a 412 and nothing changes; of two clients that read the same version and write, exactly one succeeds.
 	IfMatch *IfMatch `json:"If-Match,omitempty"`
+
+	// IdempotencyKey Makes the write safe to retry (draft-ietf-httpapi-idempotency-key-header): a key the client makes for this request, unique to it (a UUID is best), sent again with every retry. A retry of the same request (the same method, address, format and body) with the same key within 24 hours (`--idempotency-ttl`) is answered with the first answer again (its status, `Location`, `ETag` and body) and writes nothing; the first answer and the write are stored in one transaction, so whatever happened to the first answer on its way (a timeout, a dropped connection, a server restart), the retry says what was done. Answers of 2xx and of client errors are kept (not 409, 429 or 5xx, which a retry runs again). The same key with another request is a 422; a retry while the first request still runs is a 409 with `Retry-After`. Keys belong to the caller (its client and user): another caller's key of the same text is another key. Written as a quoted string (RFC 8941, as the draft says) or bare, at most 255 characters of visible ASCII; a caller holds at most 10,000 live keys (`--idempotency-max-keys`; then 429).
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
 // DeleteUserUserRolesRelationshipParams defines parameters for DeleteUserUserRolesRelationship.
 type DeleteUserUserRolesRelationshipParams struct {
 	// IfMatch Write only if the record is still in the state the client read: `*` (any existing record) or one or more strong entity tags as `ETag` answered them, separated by commas. A tag matches when the version it names (the number before `-`) is the record's current version, whichever representation it was read in. A stale tag, a weak (`W/`) or malformed one, or a record that does not exist is a 412 and nothing changes; of two clients that read the same version and write, exactly one succeeds.
 	IfMatch *IfMatch `json:"If-Match,omitempty"`
+
+	// IdempotencyKey Makes the write safe to retry (draft-ietf-httpapi-idempotency-key-header): a key the client makes for this request, unique to it (a UUID is best), sent again with every retry. A retry of the same request (the same method, address, format and body) with the same key within 24 hours (`--idempotency-ttl`) is answered with the first answer again (its status, `Location`, `ETag` and body) and writes nothing; the first answer and the write are stored in one transaction, so whatever happened to the first answer on its way (a timeout, a dropped connection, a server restart), the retry says what was done. Answers of 2xx and of client errors are kept (not 409, 429 or 5xx, which a retry runs again). The same key with another request is a 422; a retry while the first request still runs is a 409 with `Retry-After`. Keys belong to the caller (its client and user): another caller's key of the same text is another key. Written as a quoted string (RFC 8941, as the draft says) or bare, at most 255 characters of visible ASCII; a caller holds at most 10,000 live keys (`--idempotency-max-keys`; then 429).
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
 // GetUserUserRolesRelationshipParams defines parameters for GetUserUserRolesRelationship.
@@ -7790,12 +7928,18 @@ type GetUserUserRolesRelationshipParams struct {
 type UpdateUserUserRolesRelationshipParams struct {
 	// IfMatch Write only if the record is still in the state the client read: `*` (any existing record) or one or more strong entity tags as `ETag` answered them, separated by commas. A tag matches when the version it names (the number before `-`) is the record's current version, whichever representation it was read in. A stale tag, a weak (`W/`) or malformed one, or a record that does not exist is a 412 and nothing changes; of two clients that read the same version and write, exactly one succeeds.
 	IfMatch *IfMatch `json:"If-Match,omitempty"`
+
+	// IdempotencyKey Makes the write safe to retry (draft-ietf-httpapi-idempotency-key-header): a key the client makes for this request, unique to it (a UUID is best), sent again with every retry. A retry of the same request (the same method, address, format and body) with the same key within 24 hours (`--idempotency-ttl`) is answered with the first answer again (its status, `Location`, `ETag` and body) and writes nothing; the first answer and the write are stored in one transaction, so whatever happened to the first answer on its way (a timeout, a dropped connection, a server restart), the retry says what was done. Answers of 2xx and of client errors are kept (not 409, 429 or 5xx, which a retry runs again). The same key with another request is a 422; a retry while the first request still runs is a 409 with `Retry-After`. Keys belong to the caller (its client and user): another caller's key of the same text is another key. Written as a quoted string (RFC 8941, as the draft says) or bare, at most 255 characters of visible ASCII; a caller holds at most 10,000 live keys (`--idempotency-max-keys`; then 429).
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
 // AddUserUserRolesRelationshipParams defines parameters for AddUserUserRolesRelationship.
 type AddUserUserRolesRelationshipParams struct {
 	// IfMatch Write only if the record is still in the state the client read: `*` (any existing record) or one or more strong entity tags as `ETag` answered them, separated by commas. A tag matches when the version it names (the number before `-`) is the record's current version, whichever representation it was read in. A stale tag, a weak (`W/`) or malformed one, or a record that does not exist is a 412 and nothing changes; of two clients that read the same version and write, exactly one succeeds.
 	IfMatch *IfMatch `json:"If-Match,omitempty"`
+
+	// IdempotencyKey Makes the write safe to retry (draft-ietf-httpapi-idempotency-key-header): a key the client makes for this request, unique to it (a UUID is best), sent again with every retry. A retry of the same request (the same method, address, format and body) with the same key within 24 hours (`--idempotency-ttl`) is answered with the first answer again (its status, `Location`, `ETag` and body) and writes nothing; the first answer and the write are stored in one transaction, so whatever happened to the first answer on its way (a timeout, a dropped connection, a server restart), the retry says what was done. Answers of 2xx and of client errors are kept (not 409, 429 or 5xx, which a retry runs again). The same key with another request is a 422; a retry while the first request still runs is a 409 with `Retry-After`. Keys belong to the caller (its client and user): another caller's key of the same text is another key. Written as a quoted string (RFC 8941, as the draft says) or bare, at most 255 characters of visible ASCII; a caller holds at most 10,000 live keys (`--idempotency-max-keys`; then 429).
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
 // ListUserUserRolesParams defines parameters for ListUserUserRoles.
@@ -7874,6 +8018,9 @@ type DeleteWeightUnitsParams struct {
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
+
+	// IdempotencyKey Makes the write safe to retry (draft-ietf-httpapi-idempotency-key-header): a key the client makes for this request, unique to it (a UUID is best), sent again with every retry. A retry of the same request (the same method, address, format and body) with the same key within 24 hours (`--idempotency-ttl`) is answered with the first answer again (its status, `Location`, `ETag` and body) and writes nothing; the first answer and the write are stored in one transaction, so whatever happened to the first answer on its way (a timeout, a dropped connection, a server restart), the retry says what was done. Answers of 2xx and of client errors are kept (not 409, 429 or 5xx, which a retry runs again). The same key with another request is a 422; a retry while the first request still runs is a 409 with `Retry-After`. Keys belong to the caller (its client and user): another caller's key of the same text is another key. Written as a quoted string (RFC 8941, as the draft says) or bare, at most 255 characters of visible ASCII; a caller holds at most 10,000 live keys (`--idempotency-max-keys`; then 429).
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
 // ListWeightUnitsParams defines parameters for ListWeightUnits.
@@ -7915,10 +8062,19 @@ type ListWeightUnitsParams struct {
 	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
+// CreateWeightUnitParams defines parameters for CreateWeightUnit.
+type CreateWeightUnitParams struct {
+	// IdempotencyKey Makes the write safe to retry (draft-ietf-httpapi-idempotency-key-header): a key the client makes for this request, unique to it (a UUID is best), sent again with every retry. A retry of the same request (the same method, address, format and body) with the same key within 24 hours (`--idempotency-ttl`) is answered with the first answer again (its status, `Location`, `ETag` and body) and writes nothing; the first answer and the write are stored in one transaction, so whatever happened to the first answer on its way (a timeout, a dropped connection, a server restart), the retry says what was done. Answers of 2xx and of client errors are kept (not 409, 429 or 5xx, which a retry runs again). The same key with another request is a 422; a retry while the first request still runs is a 409 with `Retry-After`. Keys belong to the caller (its client and user): another caller's key of the same text is another key. Written as a quoted string (RFC 8941, as the draft says) or bare, at most 255 characters of visible ASCII; a caller holds at most 10,000 live keys (`--idempotency-max-keys`; then 429).
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
 // DeleteWeightUnitParams defines parameters for DeleteWeightUnit.
 type DeleteWeightUnitParams struct {
 	// IfMatch Write only if the record is still in the state the client read: `*` (any existing record) or one or more strong entity tags as `ETag` answered them, separated by commas. A tag matches when the version it names (the number before `-`) is the record's current version, whichever representation it was read in. A stale tag, a weak (`W/`) or malformed one, or a record that does not exist is a 412 and nothing changes; of two clients that read the same version and write, exactly one succeeds.
 	IfMatch *IfMatch `json:"If-Match,omitempty"`
+
+	// IdempotencyKey Makes the write safe to retry (draft-ietf-httpapi-idempotency-key-header): a key the client makes for this request, unique to it (a UUID is best), sent again with every retry. A retry of the same request (the same method, address, format and body) with the same key within 24 hours (`--idempotency-ttl`) is answered with the first answer again (its status, `Location`, `ETag` and body) and writes nothing; the first answer and the write are stored in one transaction, so whatever happened to the first answer on its way (a timeout, a dropped connection, a server restart), the retry says what was done. Answers of 2xx and of client errors are kept (not 409, 429 or 5xx, which a retry runs again). The same key with another request is a 422; a retry while the first request still runs is a 409 with `Retry-After`. Keys belong to the caller (its client and user): another caller's key of the same text is another key. Written as a quoted string (RFC 8941, as the draft says) or bare, at most 255 characters of visible ASCII; a caller holds at most 10,000 live keys (`--idempotency-max-keys`; then 429).
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
 // GetWeightUnitParams defines parameters for GetWeightUnit.
@@ -7940,6 +8096,9 @@ type GetWeightUnitParams struct {
 type UpdateWeightUnitParams struct {
 	// IfMatch Write only if the record is still in the state the client read: `*` (any existing record) or one or more strong entity tags as `ETag` answered them, separated by commas. A tag matches when the version it names (the number before `-`) is the record's current version, whichever representation it was read in. A stale tag, a weak (`W/`) or malformed one, or a record that does not exist is a 412 and nothing changes; of two clients that read the same version and write, exactly one succeeds.
 	IfMatch *IfMatch `json:"If-Match,omitempty"`
+
+	// IdempotencyKey Makes the write safe to retry (draft-ietf-httpapi-idempotency-key-header): a key the client makes for this request, unique to it (a UUID is best), sent again with every retry. A retry of the same request (the same method, address, format and body) with the same key within 24 hours (`--idempotency-ttl`) is answered with the first answer again (its status, `Location`, `ETag` and body) and writes nothing; the first answer and the write are stored in one transaction, so whatever happened to the first answer on its way (a timeout, a dropped connection, a server restart), the retry says what was done. Answers of 2xx and of client errors are kept (not 409, 429 or 5xx, which a retry runs again). The same key with another request is a 422; a retry while the first request still runs is a 409 with `Retry-After`. Keys belong to the caller (its client and user): another caller's key of the same text is another key. Written as a quoted string (RFC 8941, as the draft says) or bare, at most 255 characters of visible ASCII; a caller holds at most 10,000 live keys (`--idempotency-max-keys`; then 429).
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
 // CreateAccountJSONRequestBody defines body for CreateAccount for application/json ContentType.
@@ -8860,7 +9019,7 @@ type ServerInterface interface {
 	ListAccounts(c *gin.Context, params ListAccountsParams)
 	// CreateAccount Create an account
 	// (POST /api/accounts)
-	CreateAccount(c *gin.Context)
+	CreateAccount(c *gin.Context, params CreateAccountParams)
 	// DeleteAccount Delete an account
 	// (DELETE /api/accounts/{id})
 	DeleteAccount(c *gin.Context, id AccountId, params DeleteAccountParams)
@@ -8935,7 +9094,7 @@ type ServerInterface interface {
 	ListBusinessUnits(c *gin.Context, params ListBusinessUnitsParams)
 	// CreateBusinessUnit Create a business unit
 	// (POST /api/businessunits)
-	CreateBusinessUnit(c *gin.Context)
+	CreateBusinessUnit(c *gin.Context, params CreateBusinessUnitParams)
 	// DeleteBusinessUnit Delete a business unit
 	// (DELETE /api/businessunits/{id})
 	DeleteBusinessUnit(c *gin.Context, id BusinessUnitId, params DeleteBusinessUnitParams)
@@ -8974,7 +9133,7 @@ type ServerInterface interface {
 	ListContacts(c *gin.Context, params ListContactsParams)
 	// CreateContact Create a contact
 	// (POST /api/contacts)
-	CreateContact(c *gin.Context)
+	CreateContact(c *gin.Context, params CreateContactParams)
 	// DeleteContact Delete a contact
 	// (DELETE /api/contacts/{id})
 	DeleteContact(c *gin.Context, id ContactId, params DeleteContactParams)
@@ -9094,7 +9253,7 @@ type ServerInterface interface {
 	ListTaxJurisdictions(c *gin.Context, params ListTaxJurisdictionsParams)
 	// CreateTaxJurisdiction Create a tax jurisdiction
 	// (POST /api/taxjurisdictions)
-	CreateTaxJurisdiction(c *gin.Context)
+	CreateTaxJurisdiction(c *gin.Context, params CreateTaxJurisdictionParams)
 	// DeleteTaxJurisdiction Delete a tax jurisdiction
 	// (DELETE /api/taxjurisdictions/{id})
 	DeleteTaxJurisdiction(c *gin.Context, id TaxJurisdictionId, params DeleteTaxJurisdictionParams)
@@ -9136,7 +9295,7 @@ type ServerInterface interface {
 	ListUsers(c *gin.Context, params ListUsersParams)
 	// CreateUser Create a user
 	// (POST /api/users)
-	CreateUser(c *gin.Context)
+	CreateUser(c *gin.Context, params CreateUserParams)
 	// DeleteUser Delete a user
 	// (DELETE /api/users/{id})
 	DeleteUser(c *gin.Context, id UserId, params DeleteUserParams)
@@ -9205,7 +9364,7 @@ type ServerInterface interface {
 	ListWeightUnits(c *gin.Context, params ListWeightUnitsParams)
 	// CreateWeightUnit Create a weight unit
 	// (POST /api/weightunits)
-	CreateWeightUnit(c *gin.Context)
+	CreateWeightUnit(c *gin.Context, params CreateWeightUnitParams)
 	// DeleteWeightUnit Delete a weight unit
 	// (DELETE /api/weightunits/{id})
 	DeleteWeightUnit(c *gin.Context, id WeightUnitId, params DeleteWeightUnitParams)
@@ -9434,6 +9593,25 @@ func (siw *ServerInterfaceWrapper) DeleteAccounts(c *gin.Context) {
 		}
 
 		params.XInclude = &XInclude
+
+	}
+
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for Idempotency-Key, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter Idempotency-Key: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
 
 	}
 
@@ -9830,6 +10008,33 @@ func (siw *ServerInterfaceWrapper) ListAccounts(c *gin.Context) {
 // CreateAccount operation middleware
 func (siw *ServerInterfaceWrapper) CreateAccount(c *gin.Context) {
 
+	var err error
+	_ = err
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateAccountParams
+
+	headers := c.Request.Header
+
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for Idempotency-Key, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter Idempotency-Key: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -9837,7 +10042,7 @@ func (siw *ServerInterfaceWrapper) CreateAccount(c *gin.Context) {
 		}
 	}
 
-	siw.Handler.CreateAccount(c)
+	siw.Handler.CreateAccount(c, params)
 }
 
 // DeleteAccount operation middleware
@@ -9876,6 +10081,25 @@ func (siw *ServerInterfaceWrapper) DeleteAccount(c *gin.Context) {
 		}
 
 		params.IfMatch = &IfMatch
+
+	}
+
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for Idempotency-Key, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter Idempotency-Key: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
 
 	}
 
@@ -10074,6 +10298,25 @@ func (siw *ServerInterfaceWrapper) UpdateAccount(c *gin.Context) {
 		}
 
 		params.IfMatch = &IfMatch
+
+	}
+
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for Idempotency-Key, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter Idempotency-Key: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
 
 	}
 
@@ -11101,6 +11344,25 @@ func (siw *ServerInterfaceWrapper) DeleteAccountContactsRelationship(c *gin.Cont
 
 	}
 
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for Idempotency-Key, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter Idempotency-Key: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -11259,6 +11521,25 @@ func (siw *ServerInterfaceWrapper) UpdateAccountContactsRelationship(c *gin.Cont
 
 	}
 
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for Idempotency-Key, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter Idempotency-Key: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -11305,6 +11586,25 @@ func (siw *ServerInterfaceWrapper) AddAccountContactsRelationship(c *gin.Context
 		}
 
 		params.IfMatch = &IfMatch
+
+	}
+
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for Idempotency-Key, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter Idempotency-Key: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
 
 	}
 
@@ -11422,6 +11722,25 @@ func (siw *ServerInterfaceWrapper) UpdateAccountDefaultContactRelationship(c *gi
 		}
 
 		params.IfMatch = &IfMatch
+
+	}
+
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for Idempotency-Key, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter Idempotency-Key: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
 
 	}
 
@@ -11610,6 +11929,25 @@ func (siw *ServerInterfaceWrapper) UpdateAccountOwnerRelationship(c *gin.Context
 
 	}
 
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for Idempotency-Key, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter Idempotency-Key: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -11724,6 +12062,25 @@ func (siw *ServerInterfaceWrapper) UpdateAccountReferredByRelationship(c *gin.Co
 		}
 
 		params.IfMatch = &IfMatch
+
+	}
+
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for Idempotency-Key, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter Idempotency-Key: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
 
 	}
 
@@ -11999,6 +12356,25 @@ func (siw *ServerInterfaceWrapper) DeleteBusinessUnits(c *gin.Context) {
 		}
 
 		params.XInclude = &XInclude
+
+	}
+
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for Idempotency-Key, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter Idempotency-Key: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
 
 	}
 
@@ -12295,6 +12671,33 @@ func (siw *ServerInterfaceWrapper) ListBusinessUnits(c *gin.Context) {
 // CreateBusinessUnit operation middleware
 func (siw *ServerInterfaceWrapper) CreateBusinessUnit(c *gin.Context) {
 
+	var err error
+	_ = err
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateBusinessUnitParams
+
+	headers := c.Request.Header
+
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for Idempotency-Key, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter Idempotency-Key: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -12302,7 +12705,7 @@ func (siw *ServerInterfaceWrapper) CreateBusinessUnit(c *gin.Context) {
 		}
 	}
 
-	siw.Handler.CreateBusinessUnit(c)
+	siw.Handler.CreateBusinessUnit(c, params)
 }
 
 // DeleteBusinessUnit operation middleware
@@ -12341,6 +12744,25 @@ func (siw *ServerInterfaceWrapper) DeleteBusinessUnit(c *gin.Context) {
 		}
 
 		params.IfMatch = &IfMatch
+
+	}
+
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for Idempotency-Key, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter Idempotency-Key: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
 
 	}
 
@@ -12539,6 +12961,25 @@ func (siw *ServerInterfaceWrapper) UpdateBusinessUnit(c *gin.Context) {
 		}
 
 		params.IfMatch = &IfMatch
+
+	}
+
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for Idempotency-Key, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter Idempotency-Key: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
 
 	}
 
@@ -13022,6 +13463,25 @@ func (siw *ServerInterfaceWrapper) UpdateBusinessUnitOwnerRelationship(c *gin.Co
 		}
 
 		params.IfMatch = &IfMatch
+
+	}
+
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for Idempotency-Key, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter Idempotency-Key: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
 
 	}
 
@@ -13684,6 +14144,25 @@ func (siw *ServerInterfaceWrapper) DeleteContacts(c *gin.Context) {
 
 	}
 
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for Idempotency-Key, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter Idempotency-Key: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -14067,6 +14546,33 @@ func (siw *ServerInterfaceWrapper) ListContacts(c *gin.Context) {
 // CreateContact operation middleware
 func (siw *ServerInterfaceWrapper) CreateContact(c *gin.Context) {
 
+	var err error
+	_ = err
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateContactParams
+
+	headers := c.Request.Header
+
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for Idempotency-Key, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter Idempotency-Key: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -14074,7 +14580,7 @@ func (siw *ServerInterfaceWrapper) CreateContact(c *gin.Context) {
 		}
 	}
 
-	siw.Handler.CreateContact(c)
+	siw.Handler.CreateContact(c, params)
 }
 
 // DeleteContact operation middleware
@@ -14113,6 +14619,25 @@ func (siw *ServerInterfaceWrapper) DeleteContact(c *gin.Context) {
 		}
 
 		params.IfMatch = &IfMatch
+
+	}
+
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for Idempotency-Key, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter Idempotency-Key: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
 
 	}
 
@@ -14311,6 +14836,25 @@ func (siw *ServerInterfaceWrapper) UpdateContact(c *gin.Context) {
 		}
 
 		params.IfMatch = &IfMatch
+
+	}
+
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for Idempotency-Key, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter Idempotency-Key: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
 
 	}
 
@@ -15199,6 +15743,25 @@ func (siw *ServerInterfaceWrapper) DeleteContactAccountsRelationship(c *gin.Cont
 
 	}
 
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for Idempotency-Key, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter Idempotency-Key: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -15357,6 +15920,25 @@ func (siw *ServerInterfaceWrapper) UpdateContactAccountsRelationship(c *gin.Cont
 
 	}
 
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for Idempotency-Key, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter Idempotency-Key: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -15403,6 +15985,25 @@ func (siw *ServerInterfaceWrapper) AddContactAccountsRelationship(c *gin.Context
 		}
 
 		params.IfMatch = &IfMatch
+
+	}
+
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for Idempotency-Key, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter Idempotency-Key: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
 
 	}
 
@@ -15520,6 +16121,25 @@ func (siw *ServerInterfaceWrapper) UpdateContactAssignedToRelationship(c *gin.Co
 		}
 
 		params.IfMatch = &IfMatch
+
+	}
+
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for Idempotency-Key, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter Idempotency-Key: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
 
 	}
 
@@ -15708,6 +16328,25 @@ func (siw *ServerInterfaceWrapper) UpdateContactOwnerRelationship(c *gin.Context
 
 	}
 
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for Idempotency-Key, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter Idempotency-Key: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -15822,6 +16461,25 @@ func (siw *ServerInterfaceWrapper) UpdateContactReportsToRelationship(c *gin.Con
 		}
 
 		params.IfMatch = &IfMatch
+
+	}
+
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for Idempotency-Key, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter Idempotency-Key: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
 
 	}
 
@@ -17295,6 +17953,25 @@ func (siw *ServerInterfaceWrapper) UpdateOrganization(c *gin.Context) {
 		}
 
 		params.IfMatch = &IfMatch
+
+	}
+
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for Idempotency-Key, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter Idempotency-Key: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
 
 	}
 
@@ -18822,6 +19499,25 @@ func (siw *ServerInterfaceWrapper) DeleteTaxJurisdictions(c *gin.Context) {
 
 	}
 
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for Idempotency-Key, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter Idempotency-Key: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -19055,6 +19751,33 @@ func (siw *ServerInterfaceWrapper) ListTaxJurisdictions(c *gin.Context) {
 // CreateTaxJurisdiction operation middleware
 func (siw *ServerInterfaceWrapper) CreateTaxJurisdiction(c *gin.Context) {
 
+	var err error
+	_ = err
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateTaxJurisdictionParams
+
+	headers := c.Request.Header
+
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for Idempotency-Key, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter Idempotency-Key: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -19062,7 +19785,7 @@ func (siw *ServerInterfaceWrapper) CreateTaxJurisdiction(c *gin.Context) {
 		}
 	}
 
-	siw.Handler.CreateTaxJurisdiction(c)
+	siw.Handler.CreateTaxJurisdiction(c, params)
 }
 
 // DeleteTaxJurisdiction operation middleware
@@ -19101,6 +19824,25 @@ func (siw *ServerInterfaceWrapper) DeleteTaxJurisdiction(c *gin.Context) {
 		}
 
 		params.IfMatch = &IfMatch
+
+	}
+
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for Idempotency-Key, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter Idempotency-Key: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
 
 	}
 
@@ -19269,6 +20011,25 @@ func (siw *ServerInterfaceWrapper) UpdateTaxJurisdiction(c *gin.Context) {
 		}
 
 		params.IfMatch = &IfMatch
+
+	}
+
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for Idempotency-Key, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter Idempotency-Key: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
 
 	}
 
@@ -19607,6 +20368,25 @@ func (siw *ServerInterfaceWrapper) UpdateTaxJurisdictionCountryRelationship(c *g
 
 	}
 
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for Idempotency-Key, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter Idempotency-Key: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -19721,6 +20501,25 @@ func (siw *ServerInterfaceWrapper) UpdateTaxJurisdictionRegionRelationship(c *gi
 		}
 
 		params.IfMatch = &IfMatch
+
+	}
+
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for Idempotency-Key, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter Idempotency-Key: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
 
 	}
 
@@ -20124,6 +20923,25 @@ func (siw *ServerInterfaceWrapper) DeleteUsers(c *gin.Context) {
 
 	}
 
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for Idempotency-Key, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter Idempotency-Key: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -20467,6 +21285,33 @@ func (siw *ServerInterfaceWrapper) ListUsers(c *gin.Context) {
 // CreateUser operation middleware
 func (siw *ServerInterfaceWrapper) CreateUser(c *gin.Context) {
 
+	var err error
+	_ = err
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateUserParams
+
+	headers := c.Request.Header
+
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for Idempotency-Key, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter Idempotency-Key: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -20474,7 +21319,7 @@ func (siw *ServerInterfaceWrapper) CreateUser(c *gin.Context) {
 		}
 	}
 
-	siw.Handler.CreateUser(c)
+	siw.Handler.CreateUser(c, params)
 }
 
 // DeleteUser operation middleware
@@ -20513,6 +21358,25 @@ func (siw *ServerInterfaceWrapper) DeleteUser(c *gin.Context) {
 		}
 
 		params.IfMatch = &IfMatch
+
+	}
+
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for Idempotency-Key, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter Idempotency-Key: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
 
 	}
 
@@ -20711,6 +21575,25 @@ func (siw *ServerInterfaceWrapper) UpdateUser(c *gin.Context) {
 		}
 
 		params.IfMatch = &IfMatch
+
+	}
+
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for Idempotency-Key, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter Idempotency-Key: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
 
 	}
 
@@ -21197,6 +22080,25 @@ func (siw *ServerInterfaceWrapper) UpdateUserOwnerRelationship(c *gin.Context) {
 
 	}
 
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for Idempotency-Key, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter Idempotency-Key: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -21243,6 +22145,25 @@ func (siw *ServerInterfaceWrapper) DeleteUserUserRolesRelationship(c *gin.Contex
 		}
 
 		params.IfMatch = &IfMatch
+
+	}
+
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for Idempotency-Key, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter Idempotency-Key: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
 
 	}
 
@@ -21404,6 +22325,25 @@ func (siw *ServerInterfaceWrapper) UpdateUserUserRolesRelationship(c *gin.Contex
 
 	}
 
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for Idempotency-Key, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter Idempotency-Key: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -21450,6 +22390,25 @@ func (siw *ServerInterfaceWrapper) AddUserUserRolesRelationship(c *gin.Context) 
 		}
 
 		params.IfMatch = &IfMatch
+
+	}
+
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for Idempotency-Key, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter Idempotency-Key: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
 
 	}
 
@@ -21941,6 +22900,25 @@ func (siw *ServerInterfaceWrapper) DeleteWeightUnits(c *gin.Context) {
 
 	}
 
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for Idempotency-Key, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter Idempotency-Key: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -22114,6 +23092,33 @@ func (siw *ServerInterfaceWrapper) ListWeightUnits(c *gin.Context) {
 // CreateWeightUnit operation middleware
 func (siw *ServerInterfaceWrapper) CreateWeightUnit(c *gin.Context) {
 
+	var err error
+	_ = err
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateWeightUnitParams
+
+	headers := c.Request.Header
+
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for Idempotency-Key, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter Idempotency-Key: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+
+	}
+
 	for _, middleware := range siw.HandlerMiddlewares {
 		middleware(c)
 		if c.IsAborted() {
@@ -22121,7 +23126,7 @@ func (siw *ServerInterfaceWrapper) CreateWeightUnit(c *gin.Context) {
 		}
 	}
 
-	siw.Handler.CreateWeightUnit(c)
+	siw.Handler.CreateWeightUnit(c, params)
 }
 
 // DeleteWeightUnit operation middleware
@@ -22160,6 +23165,25 @@ func (siw *ServerInterfaceWrapper) DeleteWeightUnit(c *gin.Context) {
 		}
 
 		params.IfMatch = &IfMatch
+
+	}
+
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for Idempotency-Key, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter Idempotency-Key: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
 
 	}
 
@@ -22298,6 +23322,25 @@ func (siw *ServerInterfaceWrapper) UpdateWeightUnit(c *gin.Context) {
 		}
 
 		params.IfMatch = &IfMatch
+
+	}
+
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for Idempotency-Key, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter Idempotency-Key: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
 
 	}
 
@@ -22478,6 +23521,7 @@ type ListAccountsResponseObject interface {
 }
 
 type CreateAccountRequestObject struct {
+	Params                        CreateAccountParams
 	JSONBody                      *CreateAccountJSONRequestBody
 	ApplicationVndAPIPlusJSONBody *CreateAccountApplicationVndAPIPlusJSONRequestBody
 }
@@ -22710,6 +23754,7 @@ type ListBusinessUnitsResponseObject interface {
 }
 
 type CreateBusinessUnitRequestObject struct {
+	Params                        CreateBusinessUnitParams
 	JSONBody                      *CreateBusinessUnitJSONRequestBody
 	ApplicationVndAPIPlusJSONBody *CreateBusinessUnitApplicationVndAPIPlusJSONRequestBody
 }
@@ -22828,6 +23873,7 @@ type ListContactsResponseObject interface {
 }
 
 type CreateContactRequestObject struct {
+	Params                        CreateContactParams
 	JSONBody                      *CreateContactJSONRequestBody
 	ApplicationVndAPIPlusJSONBody *CreateContactApplicationVndAPIPlusJSONRequestBody
 }
@@ -23191,6 +24237,7 @@ type ListTaxJurisdictionsResponseObject interface {
 }
 
 type CreateTaxJurisdictionRequestObject struct {
+	Params                        CreateTaxJurisdictionParams
 	JSONBody                      *CreateTaxJurisdictionJSONRequestBody
 	ApplicationVndAPIPlusJSONBody *CreateTaxJurisdictionApplicationVndAPIPlusJSONRequestBody
 }
@@ -23318,6 +24365,7 @@ type ListUsersResponseObject interface {
 }
 
 type CreateUserRequestObject struct {
+	Params                        CreateUserParams
 	JSONBody                      *CreateUserJSONRequestBody
 	ApplicationVndAPIPlusJSONBody *CreateUserApplicationVndAPIPlusJSONRequestBody
 }
@@ -23529,6 +24577,7 @@ type ListWeightUnitsResponseObject interface {
 }
 
 type CreateWeightUnitRequestObject struct {
+	Params                        CreateWeightUnitParams
 	JSONBody                      *CreateWeightUnitJSONRequestBody
 	ApplicationVndAPIPlusJSONBody *CreateWeightUnitApplicationVndAPIPlusJSONRequestBody
 }
@@ -24043,9 +25092,10 @@ func (sh *strictHandler) ListAccounts(ctx *gin.Context, params ListAccountsParam
 }
 
 // CreateAccount operation middleware
-func (sh *strictHandler) CreateAccount(ctx *gin.Context) {
+func (sh *strictHandler) CreateAccount(ctx *gin.Context, params CreateAccountParams) {
 	var request CreateAccountRequestObject
 
+	request.Params = params
 	if strings.HasPrefix(ctx.GetHeader("Content-Type"), "application/json") {
 
 		var body CreateAccountJSONRequestBody
@@ -24947,9 +25997,10 @@ func (sh *strictHandler) ListBusinessUnits(ctx *gin.Context, params ListBusiness
 }
 
 // CreateBusinessUnit operation middleware
-func (sh *strictHandler) CreateBusinessUnit(ctx *gin.Context) {
+func (sh *strictHandler) CreateBusinessUnit(ctx *gin.Context, params CreateBusinessUnitParams) {
 	var request CreateBusinessUnitRequestObject
 
+	request.Params = params
 	if strings.HasPrefix(ctx.GetHeader("Content-Type"), "application/json") {
 
 		var body CreateBusinessUnitJSONRequestBody
@@ -25396,9 +26447,10 @@ func (sh *strictHandler) ListContacts(ctx *gin.Context, params ListContactsParam
 }
 
 // CreateContact operation middleware
-func (sh *strictHandler) CreateContact(ctx *gin.Context) {
+func (sh *strictHandler) CreateContact(ctx *gin.Context, params CreateContactParams) {
 	var request CreateContactRequestObject
 
+	request.Params = params
 	if strings.HasPrefix(ctx.GetHeader("Content-Type"), "application/json") {
 
 		var body CreateContactJSONRequestBody
@@ -26701,9 +27753,10 @@ func (sh *strictHandler) ListTaxJurisdictions(ctx *gin.Context, params ListTaxJu
 }
 
 // CreateTaxJurisdiction operation middleware
-func (sh *strictHandler) CreateTaxJurisdiction(ctx *gin.Context) {
+func (sh *strictHandler) CreateTaxJurisdiction(ctx *gin.Context, params CreateTaxJurisdictionParams) {
 	var request CreateTaxJurisdictionRequestObject
 
+	request.Params = params
 	if strings.HasPrefix(ctx.GetHeader("Content-Type"), "application/json") {
 
 		var body CreateTaxJurisdictionJSONRequestBody
@@ -27194,9 +28247,10 @@ func (sh *strictHandler) ListUsers(ctx *gin.Context, params ListUsersParams) {
 }
 
 // CreateUser operation middleware
-func (sh *strictHandler) CreateUser(ctx *gin.Context) {
+func (sh *strictHandler) CreateUser(ctx *gin.Context, params CreateUserParams) {
 	var request CreateUserRequestObject
 
+	request.Params = params
 	if strings.HasPrefix(ctx.GetHeader("Content-Type"), "application/json") {
 
 		var body CreateUserJSONRequestBody
@@ -28087,9 +29141,10 @@ func (sh *strictHandler) ListWeightUnits(ctx *gin.Context, params ListWeightUnit
 }
 
 // CreateWeightUnit operation middleware
-func (sh *strictHandler) CreateWeightUnit(ctx *gin.Context) {
+func (sh *strictHandler) CreateWeightUnit(ctx *gin.Context, params CreateWeightUnitParams) {
 	var request CreateWeightUnitRequestObject
 
+	request.Params = params
 	if strings.HasPrefix(ctx.GetHeader("Content-Type"), "application/json") {
 
 		var body CreateWeightUnitJSONRequestBody

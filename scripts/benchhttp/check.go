@@ -24,7 +24,7 @@ func checkFloor(ctx context.Context, t target, svc *service, systems []system, s
 		var want, got []byte
 		var err error
 		switch t.name {
-		case "post":
+		case "post", "keyed":
 			if want, err = send(ctx, http.MethodPost, svc.base+t.uri, svc.token, postBody, http.StatusCreated); err != nil {
 				return err
 			}

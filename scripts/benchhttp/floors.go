@@ -48,7 +48,7 @@ func bytesHandler(contentType string, body []byte) http.Handler {
 // floor also recording each write's change event.
 func eventHandler(t target, db *floorDB) http.Handler {
 	f := writeFloor{db: db, events: true}
-	if t.name == "post" {
+	if t.name == "post" || t.name == "keyed" {
 		return http.HandlerFunc(f.create)
 	}
 	return http.HandlerFunc(f.update)
@@ -70,7 +70,7 @@ func dbHandler(t target, db *floorDB) http.Handler {
 		return http.HandlerFunc(read.search)
 	case "include":
 		return http.HandlerFunc(read.contactsIncluded)
-	case "post":
+	case "post", "keyed":
 		return http.HandlerFunc(write.create)
 	case "patch":
 		return http.HandlerFunc(write.update)

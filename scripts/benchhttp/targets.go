@@ -36,6 +36,10 @@ var targets = []target{
 	{name: "include", label: "contacts?include=accounts,owner&page[size]=50", kind: readTarget,
 		uri: "/admin/api/contacts?include=accounts,owner&page[size]=50", goal: 0.8},
 	{name: "post", label: "POST create account", kind: writeTarget, uri: "/admin/api/accounts", goal: 0.6},
+	// Issue 33: the cost of Idempotency-Key, each request with a key of its
+	// own (a claim, then the answer kept in the write's transaction),
+	// against the same write floor as the POST without.
+	{name: "keyed", label: "POST create account with an Idempotency-Key", kind: writeTarget, uri: "/admin/api/accounts", goal: 0.5},
 	{name: "patch", label: "PATCH one account", kind: writeTarget, uri: "/admin/api/accounts/", goal: 0.6},
 	{name: "batch", label: "async batch of %s accounts (first byte to success)", kind: batchTarget, goal: 0.5},
 }
@@ -67,6 +71,8 @@ func (t target) request(token string, accounts []string) request {
 	switch t.name {
 	case "post":
 		return request{method: http.MethodPost, token: token, bodies: []string{postBody}, targets: []string{t.uri}}
+	case "keyed":
+		return request{method: http.MethodPost, token: token, bodies: []string{postBody}, targets: []string{t.uri}, keyed: true}
 	case "patch":
 		r := request{method: http.MethodPatch, token: token}
 		for _, id := range accounts {

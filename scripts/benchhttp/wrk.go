@@ -31,6 +31,9 @@ type request struct {
 	token   string // "" for no Authorization header
 	bodies  []string
 	targets []string
+	// keyed: each request carries an Idempotency-Key of its own (unique
+	// across threads, rounds and runs).
+	keyed bool
 }
 
 // wrkMarker starts the line the script's done function prints.
@@ -50,7 +53,23 @@ func luaScript(r request) string {
 		fmt.Fprintf(&b, "wrk.headers[\"Content-Type\"] = %s\n", luaString(jsonAPI))
 		fmt.Fprintf(&b, "wrk.body = %s\n", luaString(r.bodies[0]))
 	}
-	if len(r.targets) > 1 {
+	if r.keyed {
+		fmt.Fprintf(&b, "local run = %s\n", luaString(strconv.FormatInt(time.Now().UnixNano(), 36)))
+		b.WriteString(`local threads = 0
+setup = function(thread)
+  threads = threads + 1
+  thread:set("id", threads)
+end
+local n = 0
+request = function()
+  n = n + 1
+  local headers = {}
+  for k, v in pairs(wrk.headers) do headers[k] = v end
+  headers["Idempotency-Key"] = '"bench-' .. run .. '-' .. (id or 0) .. '-' .. n .. '"'
+  return wrk.format(nil, nil, headers, nil)
+end
+`)
+	} else if len(r.targets) > 1 {
 		luaList(&b, "paths", r.targets)
 		bodies := "nil"
 		if len(r.bodies) == len(r.targets) {

@@ -135,6 +135,7 @@ func Rules(mod string) []Rule {
 		storage    = mod + "/storage"
 		jobs       = mod + "/storage/jobs"
 		authstore  = mod + "/storage/authstore"
+		idemstore  = mod + "/storage/idemstore"
 		secret     = mod + "/storage/secret"
 		dialect    = mod + "/storage/dialect"
 		gen        = mod + "/gen"
@@ -178,6 +179,15 @@ func Rules(mod string) []Rule {
 			Name:      "storage/authstore must not depend on storage/jobs",
 			Subject:   func(p string) bool { return within(p, authstore) },
 			Forbidden: func(d string, _ bool) bool { return within(d, jobs) },
+		},
+		{
+			// The keys of Idempotency-Key are a record store beside storage,
+			// below the other two (storage/jobs deletes the expired keys):
+			// storage is its one way down.
+			Name:      "storage/idemstore must depend on no storage package but storage",
+			Subject:   func(p string) bool { return within(p, idemstore) },
+			Forbidden: func(d string, _ bool) bool { return within(d, storage) && d != storage },
+			Gateway:   func(d string) bool { return d == storage },
 		},
 		{
 			// The dialects (storage/dialect/sqlite, .../postgres) hold what

@@ -91,7 +91,11 @@ func Run(e *engine.Engine, r *engine.Request, body []byte) (*jsonapi.Reply, erro
 	run := &atomicRun{e: e, routes: e.Routes(), r: r, lids: map[string]localID{}}
 	results := make([][]byte, len(doc.Ops))
 	anyData := false
-	err := e.Tx(r.Ctx, func(tx *storage.Conn) error {
+	inTx := e.Tx
+	if r.Tx != nil { // a keyed request's own (server/idempotency.go): a savepoint of it
+		inTx = r.Tx.Tx
+	}
+	err := inTx(r.Ctx, func(tx *storage.Conn) error {
 		for i, raw := range doc.Ops {
 			result, err := run.operation(tx, i, raw)
 			if err != nil {

@@ -42,6 +42,7 @@ type config struct {
 	cors                                            server.CORSConfig
 	rateLimit                                       server.RateLimitConfig
 	jobs                                            jobs.Config
+	idempotency                                     server.IdempotencyConfig
 	webhooks                                        webhook.Config
 	auth                                            auth.Config
 	external                                        auth.External
@@ -146,6 +147,10 @@ var settings = []*setting{
 		set: func(c *config, v string) error { return duration(v, &c.jobs.RescueAfter) }},
 	{name: "operation-lifetime", def: durationText(jobs.DefaultLifetime), usage: "finished batch operations and their errors are deleted after this", serve: true,
 		set: func(c *config, v string) error { return duration(v, &c.jobs.Lifetime) }},
+	{name: "idempotency-ttl", def: durationText(server.DefaultIdempotencyTTL), usage: "how long an Idempotency-Key of a write is kept: a retry with it within this time gets the first answer again", serve: true,
+		set: func(c *config, v string) error { return duration(v, &c.idempotency.TTL) }},
+	{name: "idempotency-max-keys", def: strconv.Itoa(server.DefaultIdempotencyMaxKeys), usage: "most live Idempotency-Keys of one caller (client and user); a new key past it is a 429", serve: true,
+		set: func(c *config, v string) error { return keyCount(v, &c.idempotency.MaxKeys) }},
 	{name: "event-lifetime", def: durationText(jobs.DefaultEventLifetime), usage: "change events (GET /admin/api/events) are deleted this long after their change", serve: true,
 		set: func(c *config, v string) error { return duration(v, &c.jobs.EventLifetime) }},
 	{name: "webhook-allow-http", def: "false", show: "off: https only", boolean: true, serve: true,

@@ -44,6 +44,8 @@ func TestSettingsDefaultsAreThePackages(t *testing.T) {
 		{"job-rescue-after", c.jobs.RescueAfter, jobs.DefaultRescueAfter},
 		{"operation-lifetime", c.jobs.Lifetime, jobs.DefaultLifetime},
 		{"event-lifetime", c.jobs.EventLifetime, jobs.DefaultEventLifetime},
+		{"idempotency-ttl", c.idempotency.TTL, server.DefaultIdempotencyTTL},
+		{"idempotency-max-keys", c.idempotency.MaxKeys, server.DefaultIdempotencyMaxKeys},
 		{"webhook-poll", c.jobs.WebhookPoll, jobs.DefaultWebhookPoll},
 		{"webhook-attempts", c.jobs.WebhookAttempts, jobs.DefaultWebhookAttempts},
 		{"webhook-backoff", c.jobs.WebhookBackoff, jobs.DefaultWebhookBackoff},

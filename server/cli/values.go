@@ -146,3 +146,14 @@ func basePath(v string, into *string) error {
 	*into = v
 	return nil
 }
+
+// keyCount reads the most live Idempotency-Keys of one caller: from 1 to
+// 10,000,000 (each key holds an answer of up to 4 MiB in the database).
+func keyCount(v string, into *int) error {
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 || n > 10_000_000 {
+		return fmt.Errorf("want a number from 1 to 10000000")
+	}
+	*into = n
+	return nil
+}

@@ -250,3 +250,43 @@ func CursorRange() *Problem {
 	p.Code, p.About, p.Type = "range-pagination-not-supported", cursorProfile+"range-pagination-not-supported", cursorProfile+"range-pagination-not-supported"
 	return p
 }
+
+// The header of draft-ietf-httpapi-idempotency-key-header, whose problems
+// follow; their titles are the draft's.
+const idempotencyKeyHeader = "Idempotency-Key"
+
+// IdempotencyKeyReused reports a key sent before with another request
+// (another method, address, format or body). Nothing was written.
+func IdempotencyKeyReused() *Problem {
+	return &Problem{Kind: Unprocessable, Title: "Idempotency-Key is already used", Header: idempotencyKeyHeader,
+		Detail: "This Idempotency-Key was sent with another request; a key stands for one request."}
+}
+
+// IdempotencyKeyInProgress reports a retry while the key's first request
+// still runs; the answer's Retry-After says when to try again.
+func IdempotencyKeyInProgress() *Problem {
+	return &Problem{Kind: ConflictKind, Title: "A request is outstanding for this Idempotency-Key", Header: idempotencyKeyHeader,
+		Detail: "A request with this Idempotency-Key is still being processed; retry it once it has been answered."}
+}
+
+// IdempotencyKeysExhausted reports a new key of a caller that holds as many
+// live keys as it may (max).
+func IdempotencyKeysExhausted(max int) *Problem {
+	return &Problem{Kind: TooManyRequests, Title: "too many requests http exception", Header: idempotencyKeyHeader,
+		Detail: fmt.Sprintf("This client already holds %d live Idempotency-Keys; a new one is accepted once older ones expire.", max)}
+}
+
+// IdempotencyAnswerTooLarge reports a keyed write whose answer is larger
+// than a key keeps (limit bytes): it was rolled back.
+func IdempotencyAnswerTooLarge(limit int) *Problem {
+	return &Problem{Kind: Unprocessable, Title: "Idempotency-Key answer too large", Header: idempotencyKeyHeader,
+		Detail: fmt.Sprintf("The answer to this request is larger than an Idempotency-Key keeps (%d bytes), so nothing was written; send it without the key, or ask for less (fields, include).", limit)}
+}
+
+// IdempotencyKeyNotTaken reports the header on an operation that does not
+// take it (its document does not declare it): the write would not be safe
+// to retry, and the client must know.
+func IdempotencyKeyNotTaken() *Problem {
+	return &Problem{Kind: Invalid, Title: "invalid header value exception", Header: idempotencyKeyHeader,
+		Detail: "This operation does not take an Idempotency-Key (its OpenAPI document lists the operations that do)."}
+}

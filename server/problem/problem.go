@@ -29,6 +29,7 @@ const (
 	Internal
 	Unavailable
 	PreconditionKind
+	Unprocessable // a well-formed request that cannot be served as sent: 422
 )
 
 var statuses = [...]int{
@@ -45,6 +46,7 @@ var statuses = [...]int{
 	Internal:          http.StatusInternalServerError,
 	Unavailable:       http.StatusServiceUnavailable,
 	PreconditionKind:  http.StatusPreconditionFailed,
+	Unprocessable:     http.StatusUnprocessableEntity,
 }
 
 // Status is the HTTP status of a kind.

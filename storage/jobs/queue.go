@@ -13,6 +13,7 @@ import (
 
 	"github.com/entityapi/entityapi/storage"
 	"github.com/entityapi/entityapi/storage/dialect"
+	"github.com/entityapi/entityapi/storage/idemstore"
 )
 
 // This file wires the job queue of batch operations (docs/decisions.md §2, §9): River
@@ -336,7 +337,7 @@ func (q *Queue) Process(ctx context.Context, job ChunkJob) error {
 func (q *Queue) Maintain(ctx context.Context) error { return q.maintain(ctx) }
 
 // maintain deletes finished operations and change events past their
-// lifetimes, and abandoned uploads, numbers committed events (SequenceEvents),
+// lifetimes, expired Idempotency-Keys, and abandoned uploads, numbers committed events (SequenceEvents),
 // refreshes the planner statistics of grown tables (Optimize), re-enqueues the chunks of operations that stopped moving (a crash
 // between publishing and enqueueing), and fails operations that can no longer
 // finish (a synchronous batch whose process died).
@@ -355,6 +356,9 @@ func (q *Queue) maintain(ctx context.Context) error {
 		return err
 	}
 	if _, err := DeleteDeliveriesBefore(ctx, s.Conn, now.Add(-q.cfg.EventLifetime)); err != nil {
+		return err
+	}
+	if _, err := idemstore.DeleteExpired(ctx, s.Conn, now); err != nil {
 		return err
 	}
 	if err := s.Optimize(ctx); err != nil {

@@ -5605,9 +5605,14 @@ export interface components {
                 "application/vnd.api+json": components["schemas"]["ErrorDocument"];
             };
         };
-        /** @description The body's `type` or `id` does not match the address, the record already exists, or an upsert matched several records. */
+        /** @description The body's `type` or `id` does not match the address, the record already exists, an upsert matched several records, or a request with the same `Idempotency-Key` is still running (retry after `Retry-After` seconds). */
         Conflict: {
             headers: {
+                /**
+                 * @description With a request of the same `Idempotency-Key` still running, seconds to wait before retrying.
+                 * @example 1
+                 */
+                "Retry-After"?: number;
                 "X-Request-ID": components["headers"]["XRequestID"];
                 [name: string]: unknown;
             };
@@ -5664,6 +5669,43 @@ export interface components {
                  *           "detail": "No access to this type of entities.",
                  *           "status": "403",
                  *           "title": "access denied exception"
+                 *         }
+                 *       ],
+                 *       "meta": {
+                 *         "requestId": "01JD5ZQ9X6M4K2G8N3T7V1W0YA"
+                 *       }
+                 *     }
+                 */
+                "application/vnd.api+json": components["schemas"]["ErrorDocument"];
+            };
+        };
+        /** @description The `Idempotency-Key` was sent before with another request (another method, address, format or body): a key stands for one request. Nothing was written. Also answered when the answer of a keyed write is larger than a key keeps (4 MiB): then too nothing was written; send the request without the key, or ask for less. */
+        IdempotencyKeyReused: {
+            headers: {
+                "X-Request-ID": components["headers"]["XRequestID"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example [
+                 *       {
+                 *         "detail": "This Idempotency-Key was sent with another request; a key stands for one request.",
+                 *         "source": "Idempotency-Key",
+                 *         "title": "Idempotency-Key is already used"
+                 *       }
+                 *     ]
+                 */
+                "application/json": components["schemas"]["PlainErrorList"];
+                /**
+                 * @example {
+                 *       "errors": [
+                 *         {
+                 *           "detail": "This Idempotency-Key was sent with another request; a key stands for one request.",
+                 *           "source": {
+                 *             "header": "Idempotency-Key"
+                 *           },
+                 *           "status": "422",
+                 *           "title": "Idempotency-Key is already used"
                  *         }
                  *       ],
                  *       "meta": {
@@ -5973,7 +6015,7 @@ export interface components {
                 "application/vnd.api+json": components["schemas"]["ErrorDocument"];
             };
         };
-        /** @description Too many requests; retry after the number of seconds in `Retry-After`. */
+        /** @description Too many requests; retry after the number of seconds in `Retry-After`. Also answered to a new `Idempotency-Key` of a caller that holds as many live keys as it may. */
         TooManyRequests: {
             headers: {
                 /**
@@ -6463,6 +6505,11 @@ export interface components {
          * @example id
          */
         EventSort: string;
+        /**
+         * @description Makes the write safe to retry (draft-ietf-httpapi-idempotency-key-header): a key the client makes for this request, unique to it (a UUID is best), sent again with every retry. A retry of the same request (the same method, address, format and body) with the same key within 24 hours (`--idempotency-ttl`) is answered with the first answer again (its status, `Location`, `ETag` and body) and writes nothing; the first answer and the write are stored in one transaction, so whatever happened to the first answer on its way (a timeout, a dropped connection, a server restart), the retry says what was done. Answers of 2xx and of client errors are kept (not 409, 429 or 5xx, which a retry runs again). The same key with another request is a 422; a retry while the first request still runs is a 409 with `Retry-After`. Keys belong to the caller (its client and user): another caller's key of the same text is another key. Written as a quoted string (RFC 8941, as the draft says) or bare, at most 255 characters of visible ASCII; a caller holds at most 10,000 live keys (`--idempotency-max-keys`; then 429).
+         * @example "8e03978e-40d5-43e8-bc93-6894a57f9324"
+         */
+        IdempotencyKey: string;
         /**
          * @description Write only if the record is still in the state the client read: `*` (any existing record) or one or more strong entity tags as `ETag` answered them, separated by commas. A tag matches when the version it names (the number before `-`) is the record's current version, whichever representation it was read in. A stale tag, a weak (`W/`) or malformed one, or a record that does not exist is a 412 and nothing changes; of two clients that read the same version and write, exactly one succeeds.
          * @example "17-3fa2"
@@ -7118,7 +7165,13 @@ export interface operations {
     createAccount: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the write safe to retry (draft-ietf-httpapi-idempotency-key-header): a key the client makes for this request, unique to it (a UUID is best), sent again with every retry. A retry of the same request (the same method, address, format and body) with the same key within 24 hours (`--idempotency-ttl`) is answered with the first answer again (its status, `Location`, `ETag` and body) and writes nothing; the first answer and the write are stored in one transaction, so whatever happened to the first answer on its way (a timeout, a dropped connection, a server restart), the retry says what was done. Answers of 2xx and of client errors are kept (not 409, 429 or 5xx, which a retry runs again). The same key with another request is a 422; a retry while the first request still runs is a 409 with `Retry-After`. Keys belong to the caller (its client and user): another caller's key of the same text is another key. Written as a quoted string (RFC 8941, as the draft says) or bare, at most 255 characters of visible ASCII; a caller holds at most 10,000 live keys (`--idempotency-max-keys`; then 429).
+                 * @example "8e03978e-40d5-43e8-bc93-6894a57f9324"
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7339,6 +7392,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -7444,6 +7498,11 @@ export interface operations {
                  * @example totalCount;noHateoas
                  */
                 "X-Include"?: components["parameters"]["XInclude"];
+                /**
+                 * @description Makes the write safe to retry (draft-ietf-httpapi-idempotency-key-header): a key the client makes for this request, unique to it (a UUID is best), sent again with every retry. A retry of the same request (the same method, address, format and body) with the same key within 24 hours (`--idempotency-ttl`) is answered with the first answer again (its status, `Location`, `ETag` and body) and writes nothing; the first answer and the write are stored in one transaction, so whatever happened to the first answer on its way (a timeout, a dropped connection, a server restart), the retry says what was done. Answers of 2xx and of client errors are kept (not 409, 429 or 5xx, which a retry runs again). The same key with another request is a 422; a retry while the first request still runs is a 409 with `Retry-After`. Keys belong to the caller (its client and user): another caller's key of the same text is another key. Written as a quoted string (RFC 8941, as the draft says) or bare, at most 255 characters of visible ASCII; a caller holds at most 10,000 live keys (`--idempotency-max-keys`; then 429).
+                 * @example "8e03978e-40d5-43e8-bc93-6894a57f9324"
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
             cookie?: never;
@@ -7464,6 +7523,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -7969,6 +8030,11 @@ export interface operations {
                  * @example "17-3fa2"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
+                /**
+                 * @description Makes the write safe to retry (draft-ietf-httpapi-idempotency-key-header): a key the client makes for this request, unique to it (a UUID is best), sent again with every retry. A retry of the same request (the same method, address, format and body) with the same key within 24 hours (`--idempotency-ttl`) is answered with the first answer again (its status, `Location`, `ETag` and body) and writes nothing; the first answer and the write are stored in one transaction, so whatever happened to the first answer on its way (a timeout, a dropped connection, a server restart), the retry says what was done. Answers of 2xx and of client errors are kept (not 409, 429 or 5xx, which a retry runs again). The same key with another request is a 422; a retry while the first request still runs is a 409 with `Retry-After`. Keys belong to the caller (its client and user): another caller's key of the same text is another key. Written as a quoted string (RFC 8941, as the draft says) or bare, at most 255 characters of visible ASCII; a caller holds at most 10,000 live keys (`--idempotency-max-keys`; then 429).
+                 * @example "8e03978e-40d5-43e8-bc93-6894a57f9324"
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
                 /**
@@ -7987,7 +8053,9 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -8002,6 +8070,11 @@ export interface operations {
                  * @example "17-3fa2"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
+                /**
+                 * @description Makes the write safe to retry (draft-ietf-httpapi-idempotency-key-header): a key the client makes for this request, unique to it (a UUID is best), sent again with every retry. A retry of the same request (the same method, address, format and body) with the same key within 24 hours (`--idempotency-ttl`) is answered with the first answer again (its status, `Location`, `ETag` and body) and writes nothing; the first answer and the write are stored in one transaction, so whatever happened to the first answer on its way (a timeout, a dropped connection, a server restart), the retry says what was done. Answers of 2xx and of client errors are kept (not 409, 429 or 5xx, which a retry runs again). The same key with another request is a 422; a retry while the first request still runs is a 409 with `Retry-After`. Keys belong to the caller (its client and user): another caller's key of the same text is another key. Written as a quoted string (RFC 8941, as the draft says) or bare, at most 255 characters of visible ASCII; a caller holds at most 10,000 live keys (`--idempotency-max-keys`; then 429).
+                 * @example "8e03978e-40d5-43e8-bc93-6894a57f9324"
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
                 /**
@@ -8119,6 +8192,7 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -9177,6 +9251,11 @@ export interface operations {
                  * @example "17-3fa2"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
+                /**
+                 * @description Makes the write safe to retry (draft-ietf-httpapi-idempotency-key-header): a key the client makes for this request, unique to it (a UUID is best), sent again with every retry. A retry of the same request (the same method, address, format and body) with the same key within 24 hours (`--idempotency-ttl`) is answered with the first answer again (its status, `Location`, `ETag` and body) and writes nothing; the first answer and the write are stored in one transaction, so whatever happened to the first answer on its way (a timeout, a dropped connection, a server restart), the retry says what was done. Answers of 2xx and of client errors are kept (not 409, 429 or 5xx, which a retry runs again). The same key with another request is a 422; a retry while the first request still runs is a 409 with `Retry-After`. Keys belong to the caller (its client and user): another caller's key of the same text is another key. Written as a quoted string (RFC 8941, as the draft says) or bare, at most 255 characters of visible ASCII; a caller holds at most 10,000 live keys (`--idempotency-max-keys`; then 429).
+                 * @example "8e03978e-40d5-43e8-bc93-6894a57f9324"
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
                 /**
@@ -9213,6 +9292,7 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -9227,6 +9307,11 @@ export interface operations {
                  * @example "17-3fa2"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
+                /**
+                 * @description Makes the write safe to retry (draft-ietf-httpapi-idempotency-key-header): a key the client makes for this request, unique to it (a UUID is best), sent again with every retry. A retry of the same request (the same method, address, format and body) with the same key within 24 hours (`--idempotency-ttl`) is answered with the first answer again (its status, `Location`, `ETag` and body) and writes nothing; the first answer and the write are stored in one transaction, so whatever happened to the first answer on its way (a timeout, a dropped connection, a server restart), the retry says what was done. Answers of 2xx and of client errors are kept (not 409, 429 or 5xx, which a retry runs again). The same key with another request is a 422; a retry while the first request still runs is a 409 with `Retry-After`. Keys belong to the caller (its client and user): another caller's key of the same text is another key. Written as a quoted string (RFC 8941, as the draft says) or bare, at most 255 characters of visible ASCII; a caller holds at most 10,000 live keys (`--idempotency-max-keys`; then 429).
+                 * @example "8e03978e-40d5-43e8-bc93-6894a57f9324"
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
                 /**
@@ -9263,6 +9348,7 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -9277,6 +9363,11 @@ export interface operations {
                  * @example "17-3fa2"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
+                /**
+                 * @description Makes the write safe to retry (draft-ietf-httpapi-idempotency-key-header): a key the client makes for this request, unique to it (a UUID is best), sent again with every retry. A retry of the same request (the same method, address, format and body) with the same key within 24 hours (`--idempotency-ttl`) is answered with the first answer again (its status, `Location`, `ETag` and body) and writes nothing; the first answer and the write are stored in one transaction, so whatever happened to the first answer on its way (a timeout, a dropped connection, a server restart), the retry says what was done. Answers of 2xx and of client errors are kept (not 409, 429 or 5xx, which a retry runs again). The same key with another request is a 422; a retry while the first request still runs is a 409 with `Retry-After`. Keys belong to the caller (its client and user): another caller's key of the same text is another key. Written as a quoted string (RFC 8941, as the draft says) or bare, at most 255 characters of visible ASCII; a caller holds at most 10,000 live keys (`--idempotency-max-keys`; then 429).
+                 * @example "8e03978e-40d5-43e8-bc93-6894a57f9324"
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
                 /**
@@ -9313,6 +9404,7 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -9383,6 +9475,11 @@ export interface operations {
                  * @example "17-3fa2"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
+                /**
+                 * @description Makes the write safe to retry (draft-ietf-httpapi-idempotency-key-header): a key the client makes for this request, unique to it (a UUID is best), sent again with every retry. A retry of the same request (the same method, address, format and body) with the same key within 24 hours (`--idempotency-ttl`) is answered with the first answer again (its status, `Location`, `ETag` and body) and writes nothing; the first answer and the write are stored in one transaction, so whatever happened to the first answer on its way (a timeout, a dropped connection, a server restart), the retry says what was done. Answers of 2xx and of client errors are kept (not 409, 429 or 5xx, which a retry runs again). The same key with another request is a 422; a retry while the first request still runs is a 409 with `Retry-After`. Keys belong to the caller (its client and user): another caller's key of the same text is another key. Written as a quoted string (RFC 8941, as the draft says) or bare, at most 255 characters of visible ASCII; a caller holds at most 10,000 live keys (`--idempotency-max-keys`; then 429).
+                 * @example "8e03978e-40d5-43e8-bc93-6894a57f9324"
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
                 /**
@@ -9417,6 +9514,7 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -9543,6 +9641,11 @@ export interface operations {
                  * @example "17-3fa2"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
+                /**
+                 * @description Makes the write safe to retry (draft-ietf-httpapi-idempotency-key-header): a key the client makes for this request, unique to it (a UUID is best), sent again with every retry. A retry of the same request (the same method, address, format and body) with the same key within 24 hours (`--idempotency-ttl`) is answered with the first answer again (its status, `Location`, `ETag` and body) and writes nothing; the first answer and the write are stored in one transaction, so whatever happened to the first answer on its way (a timeout, a dropped connection, a server restart), the retry says what was done. Answers of 2xx and of client errors are kept (not 409, 429 or 5xx, which a retry runs again). The same key with another request is a 422; a retry while the first request still runs is a 409 with `Retry-After`. Keys belong to the caller (its client and user): another caller's key of the same text is another key. Written as a quoted string (RFC 8941, as the draft says) or bare, at most 255 characters of visible ASCII; a caller holds at most 10,000 live keys (`--idempotency-max-keys`; then 429).
+                 * @example "8e03978e-40d5-43e8-bc93-6894a57f9324"
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
                 /**
@@ -9577,6 +9680,7 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -9647,6 +9751,11 @@ export interface operations {
                  * @example "17-3fa2"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
+                /**
+                 * @description Makes the write safe to retry (draft-ietf-httpapi-idempotency-key-header): a key the client makes for this request, unique to it (a UUID is best), sent again with every retry. A retry of the same request (the same method, address, format and body) with the same key within 24 hours (`--idempotency-ttl`) is answered with the first answer again (its status, `Location`, `ETag` and body) and writes nothing; the first answer and the write are stored in one transaction, so whatever happened to the first answer on its way (a timeout, a dropped connection, a server restart), the retry says what was done. Answers of 2xx and of client errors are kept (not 409, 429 or 5xx, which a retry runs again). The same key with another request is a 422; a retry while the first request still runs is a 409 with `Retry-After`. Keys belong to the caller (its client and user): another caller's key of the same text is another key. Written as a quoted string (RFC 8941, as the draft says) or bare, at most 255 characters of visible ASCII; a caller holds at most 10,000 live keys (`--idempotency-max-keys`; then 429).
+                 * @example "8e03978e-40d5-43e8-bc93-6894a57f9324"
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
                 /**
@@ -9681,6 +9790,7 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -10218,7 +10328,13 @@ export interface operations {
     createBusinessUnit: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the write safe to retry (draft-ietf-httpapi-idempotency-key-header): a key the client makes for this request, unique to it (a UUID is best), sent again with every retry. A retry of the same request (the same method, address, format and body) with the same key within 24 hours (`--idempotency-ttl`) is answered with the first answer again (its status, `Location`, `ETag` and body) and writes nothing; the first answer and the write are stored in one transaction, so whatever happened to the first answer on its way (a timeout, a dropped connection, a server restart), the retry says what was done. Answers of 2xx and of client errors are kept (not 409, 429 or 5xx, which a retry runs again). The same key with another request is a 422; a retry while the first request still runs is a 409 with `Retry-After`. Keys belong to the caller (its client and user): another caller's key of the same text is another key. Written as a quoted string (RFC 8941, as the draft says) or bare, at most 255 characters of visible ASCII; a caller holds at most 10,000 live keys (`--idempotency-max-keys`; then 429).
+                 * @example "8e03978e-40d5-43e8-bc93-6894a57f9324"
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -10328,6 +10444,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -10388,6 +10505,11 @@ export interface operations {
                  * @example totalCount;noHateoas
                  */
                 "X-Include"?: components["parameters"]["XInclude"];
+                /**
+                 * @description Makes the write safe to retry (draft-ietf-httpapi-idempotency-key-header): a key the client makes for this request, unique to it (a UUID is best), sent again with every retry. A retry of the same request (the same method, address, format and body) with the same key within 24 hours (`--idempotency-ttl`) is answered with the first answer again (its status, `Location`, `ETag` and body) and writes nothing; the first answer and the write are stored in one transaction, so whatever happened to the first answer on its way (a timeout, a dropped connection, a server restart), the retry says what was done. Answers of 2xx and of client errors are kept (not 409, 429 or 5xx, which a retry runs again). The same key with another request is a 422; a retry while the first request still runs is a 409 with `Retry-After`. Keys belong to the caller (its client and user): another caller's key of the same text is another key. Written as a quoted string (RFC 8941, as the draft says) or bare, at most 255 characters of visible ASCII; a caller holds at most 10,000 live keys (`--idempotency-max-keys`; then 429).
+                 * @example "8e03978e-40d5-43e8-bc93-6894a57f9324"
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
             cookie?: never;
@@ -10408,6 +10530,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -10812,6 +10936,11 @@ export interface operations {
                  * @example "17-3fa2"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
+                /**
+                 * @description Makes the write safe to retry (draft-ietf-httpapi-idempotency-key-header): a key the client makes for this request, unique to it (a UUID is best), sent again with every retry. A retry of the same request (the same method, address, format and body) with the same key within 24 hours (`--idempotency-ttl`) is answered with the first answer again (its status, `Location`, `ETag` and body) and writes nothing; the first answer and the write are stored in one transaction, so whatever happened to the first answer on its way (a timeout, a dropped connection, a server restart), the retry says what was done. Answers of 2xx and of client errors are kept (not 409, 429 or 5xx, which a retry runs again). The same key with another request is a 422; a retry while the first request still runs is a 409 with `Retry-After`. Keys belong to the caller (its client and user): another caller's key of the same text is another key. Written as a quoted string (RFC 8941, as the draft says) or bare, at most 255 characters of visible ASCII; a caller holds at most 10,000 live keys (`--idempotency-max-keys`; then 429).
+                 * @example "8e03978e-40d5-43e8-bc93-6894a57f9324"
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
                 /**
@@ -10830,7 +10959,9 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -10845,6 +10976,11 @@ export interface operations {
                  * @example "17-3fa2"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
+                /**
+                 * @description Makes the write safe to retry (draft-ietf-httpapi-idempotency-key-header): a key the client makes for this request, unique to it (a UUID is best), sent again with every retry. A retry of the same request (the same method, address, format and body) with the same key within 24 hours (`--idempotency-ttl`) is answered with the first answer again (its status, `Location`, `ETag` and body) and writes nothing; the first answer and the write are stored in one transaction, so whatever happened to the first answer on its way (a timeout, a dropped connection, a server restart), the retry says what was done. Answers of 2xx and of client errors are kept (not 409, 429 or 5xx, which a retry runs again). The same key with another request is a 422; a retry while the first request still runs is a 409 with `Retry-After`. Keys belong to the caller (its client and user): another caller's key of the same text is another key. Written as a quoted string (RFC 8941, as the draft says) or bare, at most 255 characters of visible ASCII; a caller holds at most 10,000 live keys (`--idempotency-max-keys`; then 429).
+                 * @example "8e03978e-40d5-43e8-bc93-6894a57f9324"
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
                 /**
@@ -10954,6 +11090,7 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -11375,6 +11512,11 @@ export interface operations {
                  * @example "17-3fa2"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
+                /**
+                 * @description Makes the write safe to retry (draft-ietf-httpapi-idempotency-key-header): a key the client makes for this request, unique to it (a UUID is best), sent again with every retry. A retry of the same request (the same method, address, format and body) with the same key within 24 hours (`--idempotency-ttl`) is answered with the first answer again (its status, `Location`, `ETag` and body) and writes nothing; the first answer and the write are stored in one transaction, so whatever happened to the first answer on its way (a timeout, a dropped connection, a server restart), the retry says what was done. Answers of 2xx and of client errors are kept (not 409, 429 or 5xx, which a retry runs again). The same key with another request is a 422; a retry while the first request still runs is a 409 with `Retry-After`. Keys belong to the caller (its client and user): another caller's key of the same text is another key. Written as a quoted string (RFC 8941, as the draft says) or bare, at most 255 characters of visible ASCII; a caller holds at most 10,000 live keys (`--idempotency-max-keys`; then 429).
+                 * @example "8e03978e-40d5-43e8-bc93-6894a57f9324"
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
                 /**
@@ -11409,6 +11551,7 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -12046,7 +12189,13 @@ export interface operations {
     createContact: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the write safe to retry (draft-ietf-httpapi-idempotency-key-header): a key the client makes for this request, unique to it (a UUID is best), sent again with every retry. A retry of the same request (the same method, address, format and body) with the same key within 24 hours (`--idempotency-ttl`) is answered with the first answer again (its status, `Location`, `ETag` and body) and writes nothing; the first answer and the write are stored in one transaction, so whatever happened to the first answer on its way (a timeout, a dropped connection, a server restart), the retry says what was done. Answers of 2xx and of client errors are kept (not 409, 429 or 5xx, which a retry runs again). The same key with another request is a 422; a retry while the first request still runs is a 409 with `Retry-After`. Keys belong to the caller (its client and user): another caller's key of the same text is another key. Written as a quoted string (RFC 8941, as the draft says) or bare, at most 255 characters of visible ASCII; a caller holds at most 10,000 live keys (`--idempotency-max-keys`; then 429).
+                 * @example "8e03978e-40d5-43e8-bc93-6894a57f9324"
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -12383,6 +12532,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -12483,6 +12633,11 @@ export interface operations {
                  * @example totalCount;noHateoas
                  */
                 "X-Include"?: components["parameters"]["XInclude"];
+                /**
+                 * @description Makes the write safe to retry (draft-ietf-httpapi-idempotency-key-header): a key the client makes for this request, unique to it (a UUID is best), sent again with every retry. A retry of the same request (the same method, address, format and body) with the same key within 24 hours (`--idempotency-ttl`) is answered with the first answer again (its status, `Location`, `ETag` and body) and writes nothing; the first answer and the write are stored in one transaction, so whatever happened to the first answer on its way (a timeout, a dropped connection, a server restart), the retry says what was done. Answers of 2xx and of client errors are kept (not 409, 429 or 5xx, which a retry runs again). The same key with another request is a 422; a retry while the first request still runs is a 409 with `Retry-After`. Keys belong to the caller (its client and user): another caller's key of the same text is another key. Written as a quoted string (RFC 8941, as the draft says) or bare, at most 255 characters of visible ASCII; a caller holds at most 10,000 live keys (`--idempotency-max-keys`; then 429).
+                 * @example "8e03978e-40d5-43e8-bc93-6894a57f9324"
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
             cookie?: never;
@@ -12503,6 +12658,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -13072,6 +13229,11 @@ export interface operations {
                  * @example "17-3fa2"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
+                /**
+                 * @description Makes the write safe to retry (draft-ietf-httpapi-idempotency-key-header): a key the client makes for this request, unique to it (a UUID is best), sent again with every retry. A retry of the same request (the same method, address, format and body) with the same key within 24 hours (`--idempotency-ttl`) is answered with the first answer again (its status, `Location`, `ETag` and body) and writes nothing; the first answer and the write are stored in one transaction, so whatever happened to the first answer on its way (a timeout, a dropped connection, a server restart), the retry says what was done. Answers of 2xx and of client errors are kept (not 409, 429 or 5xx, which a retry runs again). The same key with another request is a 422; a retry while the first request still runs is a 409 with `Retry-After`. Keys belong to the caller (its client and user): another caller's key of the same text is another key. Written as a quoted string (RFC 8941, as the draft says) or bare, at most 255 characters of visible ASCII; a caller holds at most 10,000 live keys (`--idempotency-max-keys`; then 429).
+                 * @example "8e03978e-40d5-43e8-bc93-6894a57f9324"
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
                 /**
@@ -13090,7 +13252,9 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -13105,6 +13269,11 @@ export interface operations {
                  * @example "17-3fa2"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
+                /**
+                 * @description Makes the write safe to retry (draft-ietf-httpapi-idempotency-key-header): a key the client makes for this request, unique to it (a UUID is best), sent again with every retry. A retry of the same request (the same method, address, format and body) with the same key within 24 hours (`--idempotency-ttl`) is answered with the first answer again (its status, `Location`, `ETag` and body) and writes nothing; the first answer and the write are stored in one transaction, so whatever happened to the first answer on its way (a timeout, a dropped connection, a server restart), the retry says what was done. Answers of 2xx and of client errors are kept (not 409, 429 or 5xx, which a retry runs again). The same key with another request is a 422; a retry while the first request still runs is a 409 with `Retry-After`. Keys belong to the caller (its client and user): another caller's key of the same text is another key. Written as a quoted string (RFC 8941, as the draft says) or bare, at most 255 characters of visible ASCII; a caller holds at most 10,000 live keys (`--idempotency-max-keys`; then 429).
+                 * @example "8e03978e-40d5-43e8-bc93-6894a57f9324"
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
                 /**
@@ -13271,6 +13440,7 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -14122,6 +14292,11 @@ export interface operations {
                  * @example "17-3fa2"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
+                /**
+                 * @description Makes the write safe to retry (draft-ietf-httpapi-idempotency-key-header): a key the client makes for this request, unique to it (a UUID is best), sent again with every retry. A retry of the same request (the same method, address, format and body) with the same key within 24 hours (`--idempotency-ttl`) is answered with the first answer again (its status, `Location`, `ETag` and body) and writes nothing; the first answer and the write are stored in one transaction, so whatever happened to the first answer on its way (a timeout, a dropped connection, a server restart), the retry says what was done. Answers of 2xx and of client errors are kept (not 409, 429 or 5xx, which a retry runs again). The same key with another request is a 422; a retry while the first request still runs is a 409 with `Retry-After`. Keys belong to the caller (its client and user): another caller's key of the same text is another key. Written as a quoted string (RFC 8941, as the draft says) or bare, at most 255 characters of visible ASCII; a caller holds at most 10,000 live keys (`--idempotency-max-keys`; then 429).
+                 * @example "8e03978e-40d5-43e8-bc93-6894a57f9324"
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
                 /**
@@ -14158,6 +14333,7 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -14172,6 +14348,11 @@ export interface operations {
                  * @example "17-3fa2"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
+                /**
+                 * @description Makes the write safe to retry (draft-ietf-httpapi-idempotency-key-header): a key the client makes for this request, unique to it (a UUID is best), sent again with every retry. A retry of the same request (the same method, address, format and body) with the same key within 24 hours (`--idempotency-ttl`) is answered with the first answer again (its status, `Location`, `ETag` and body) and writes nothing; the first answer and the write are stored in one transaction, so whatever happened to the first answer on its way (a timeout, a dropped connection, a server restart), the retry says what was done. Answers of 2xx and of client errors are kept (not 409, 429 or 5xx, which a retry runs again). The same key with another request is a 422; a retry while the first request still runs is a 409 with `Retry-After`. Keys belong to the caller (its client and user): another caller's key of the same text is another key. Written as a quoted string (RFC 8941, as the draft says) or bare, at most 255 characters of visible ASCII; a caller holds at most 10,000 live keys (`--idempotency-max-keys`; then 429).
+                 * @example "8e03978e-40d5-43e8-bc93-6894a57f9324"
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
                 /**
@@ -14208,6 +14389,7 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -14222,6 +14404,11 @@ export interface operations {
                  * @example "17-3fa2"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
+                /**
+                 * @description Makes the write safe to retry (draft-ietf-httpapi-idempotency-key-header): a key the client makes for this request, unique to it (a UUID is best), sent again with every retry. A retry of the same request (the same method, address, format and body) with the same key within 24 hours (`--idempotency-ttl`) is answered with the first answer again (its status, `Location`, `ETag` and body) and writes nothing; the first answer and the write are stored in one transaction, so whatever happened to the first answer on its way (a timeout, a dropped connection, a server restart), the retry says what was done. Answers of 2xx and of client errors are kept (not 409, 429 or 5xx, which a retry runs again). The same key with another request is a 422; a retry while the first request still runs is a 409 with `Retry-After`. Keys belong to the caller (its client and user): another caller's key of the same text is another key. Written as a quoted string (RFC 8941, as the draft says) or bare, at most 255 characters of visible ASCII; a caller holds at most 10,000 live keys (`--idempotency-max-keys`; then 429).
+                 * @example "8e03978e-40d5-43e8-bc93-6894a57f9324"
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
                 /**
@@ -14258,6 +14445,7 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -14328,6 +14516,11 @@ export interface operations {
                  * @example "17-3fa2"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
+                /**
+                 * @description Makes the write safe to retry (draft-ietf-httpapi-idempotency-key-header): a key the client makes for this request, unique to it (a UUID is best), sent again with every retry. A retry of the same request (the same method, address, format and body) with the same key within 24 hours (`--idempotency-ttl`) is answered with the first answer again (its status, `Location`, `ETag` and body) and writes nothing; the first answer and the write are stored in one transaction, so whatever happened to the first answer on its way (a timeout, a dropped connection, a server restart), the retry says what was done. Answers of 2xx and of client errors are kept (not 409, 429 or 5xx, which a retry runs again). The same key with another request is a 422; a retry while the first request still runs is a 409 with `Retry-After`. Keys belong to the caller (its client and user): another caller's key of the same text is another key. Written as a quoted string (RFC 8941, as the draft says) or bare, at most 255 characters of visible ASCII; a caller holds at most 10,000 live keys (`--idempotency-max-keys`; then 429).
+                 * @example "8e03978e-40d5-43e8-bc93-6894a57f9324"
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
                 /**
@@ -14362,6 +14555,7 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -14488,6 +14682,11 @@ export interface operations {
                  * @example "17-3fa2"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
+                /**
+                 * @description Makes the write safe to retry (draft-ietf-httpapi-idempotency-key-header): a key the client makes for this request, unique to it (a UUID is best), sent again with every retry. A retry of the same request (the same method, address, format and body) with the same key within 24 hours (`--idempotency-ttl`) is answered with the first answer again (its status, `Location`, `ETag` and body) and writes nothing; the first answer and the write are stored in one transaction, so whatever happened to the first answer on its way (a timeout, a dropped connection, a server restart), the retry says what was done. Answers of 2xx and of client errors are kept (not 409, 429 or 5xx, which a retry runs again). The same key with another request is a 422; a retry while the first request still runs is a 409 with `Retry-After`. Keys belong to the caller (its client and user): another caller's key of the same text is another key. Written as a quoted string (RFC 8941, as the draft says) or bare, at most 255 characters of visible ASCII; a caller holds at most 10,000 live keys (`--idempotency-max-keys`; then 429).
+                 * @example "8e03978e-40d5-43e8-bc93-6894a57f9324"
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
                 /**
@@ -14522,6 +14721,7 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -14592,6 +14792,11 @@ export interface operations {
                  * @example "17-3fa2"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
+                /**
+                 * @description Makes the write safe to retry (draft-ietf-httpapi-idempotency-key-header): a key the client makes for this request, unique to it (a UUID is best), sent again with every retry. A retry of the same request (the same method, address, format and body) with the same key within 24 hours (`--idempotency-ttl`) is answered with the first answer again (its status, `Location`, `ETag` and body) and writes nothing; the first answer and the write are stored in one transaction, so whatever happened to the first answer on its way (a timeout, a dropped connection, a server restart), the retry says what was done. Answers of 2xx and of client errors are kept (not 409, 429 or 5xx, which a retry runs again). The same key with another request is a 422; a retry while the first request still runs is a 409 with `Retry-After`. Keys belong to the caller (its client and user): another caller's key of the same text is another key. Written as a quoted string (RFC 8941, as the draft says) or bare, at most 255 characters of visible ASCII; a caller holds at most 10,000 live keys (`--idempotency-max-keys`; then 429).
+                 * @example "8e03978e-40d5-43e8-bc93-6894a57f9324"
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
                 /**
@@ -14626,6 +14831,7 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -15491,7 +15697,13 @@ export interface operations {
     runAtomicOperations: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the write safe to retry (draft-ietf-httpapi-idempotency-key-header): a key the client makes for this request, unique to it (a UUID is best), sent again with every retry. A retry of the same request (the same method, address, format and body) with the same key within 24 hours (`--idempotency-ttl`) is answered with the first answer again (its status, `Location`, `ETag` and body) and writes nothing; the first answer and the write are stored in one transaction, so whatever happened to the first answer on its way (a timeout, a dropped connection, a server restart), the retry says what was done. Answers of 2xx and of client errors are kept (not 409, 429 or 5xx, which a retry runs again). The same key with another request is a 422; a retry while the first request still runs is a 409 with `Retry-After`. Keys belong to the caller (its client and user): another caller's key of the same text is another key. Written as a quoted string (RFC 8941, as the draft says) or bare, at most 255 characters of visible ASCII; a caller holds at most 10,000 live keys (`--idempotency-max-keys`; then 429).
+                 * @example "8e03978e-40d5-43e8-bc93-6894a57f9324"
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -15600,6 +15812,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -15959,6 +16172,11 @@ export interface operations {
                  * @example "17-3fa2"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
+                /**
+                 * @description Makes the write safe to retry (draft-ietf-httpapi-idempotency-key-header): a key the client makes for this request, unique to it (a UUID is best), sent again with every retry. A retry of the same request (the same method, address, format and body) with the same key within 24 hours (`--idempotency-ttl`) is answered with the first answer again (its status, `Location`, `ETag` and body) and writes nothing; the first answer and the write are stored in one transaction, so whatever happened to the first answer on its way (a timeout, a dropped connection, a server restart), the retry says what was done. Answers of 2xx and of client errors are kept (not 409, 429 or 5xx, which a retry runs again). The same key with another request is a 422; a retry while the first request still runs is a 409 with `Retry-After`. Keys belong to the caller (its client and user): another caller's key of the same text is another key. Written as a quoted string (RFC 8941, as the draft says) or bare, at most 255 characters of visible ASCII; a caller holds at most 10,000 live keys (`--idempotency-max-keys`; then 429).
+                 * @example "8e03978e-40d5-43e8-bc93-6894a57f9324"
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
                 /**
@@ -16071,6 +16289,7 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -17340,7 +17559,13 @@ export interface operations {
     createTaxJurisdiction: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the write safe to retry (draft-ietf-httpapi-idempotency-key-header): a key the client makes for this request, unique to it (a UUID is best), sent again with every retry. A retry of the same request (the same method, address, format and body) with the same key within 24 hours (`--idempotency-ttl`) is answered with the first answer again (its status, `Location`, `ETag` and body) and writes nothing; the first answer and the write are stored in one transaction, so whatever happened to the first answer on its way (a timeout, a dropped connection, a server restart), the retry says what was done. Answers of 2xx and of client errors are kept (not 409, 429 or 5xx, which a retry runs again). The same key with another request is a 422; a retry while the first request still runs is a 409 with `Retry-After`. Keys belong to the caller (its client and user): another caller's key of the same text is another key. Written as a quoted string (RFC 8941, as the draft says) or bare, at most 255 characters of visible ASCII; a caller holds at most 10,000 live keys (`--idempotency-max-keys`; then 429).
+                 * @example "8e03978e-40d5-43e8-bc93-6894a57f9324"
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -17557,6 +17782,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -17602,6 +17828,11 @@ export interface operations {
                  * @example totalCount;noHateoas
                  */
                 "X-Include"?: components["parameters"]["XInclude"];
+                /**
+                 * @description Makes the write safe to retry (draft-ietf-httpapi-idempotency-key-header): a key the client makes for this request, unique to it (a UUID is best), sent again with every retry. A retry of the same request (the same method, address, format and body) with the same key within 24 hours (`--idempotency-ttl`) is answered with the first answer again (its status, `Location`, `ETag` and body) and writes nothing; the first answer and the write are stored in one transaction, so whatever happened to the first answer on its way (a timeout, a dropped connection, a server restart), the retry says what was done. Answers of 2xx and of client errors are kept (not 409, 429 or 5xx, which a retry runs again). The same key with another request is a 422; a retry while the first request still runs is a 409 with `Retry-After`. Keys belong to the caller (its client and user): another caller's key of the same text is another key. Written as a quoted string (RFC 8941, as the draft says) or bare, at most 255 characters of visible ASCII; a caller holds at most 10,000 live keys (`--idempotency-max-keys`; then 429).
+                 * @example "8e03978e-40d5-43e8-bc93-6894a57f9324"
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
             cookie?: never;
@@ -17622,6 +17853,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -17960,6 +18193,11 @@ export interface operations {
                  * @example "17-3fa2"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
+                /**
+                 * @description Makes the write safe to retry (draft-ietf-httpapi-idempotency-key-header): a key the client makes for this request, unique to it (a UUID is best), sent again with every retry. A retry of the same request (the same method, address, format and body) with the same key within 24 hours (`--idempotency-ttl`) is answered with the first answer again (its status, `Location`, `ETag` and body) and writes nothing; the first answer and the write are stored in one transaction, so whatever happened to the first answer on its way (a timeout, a dropped connection, a server restart), the retry says what was done. Answers of 2xx and of client errors are kept (not 409, 429 or 5xx, which a retry runs again). The same key with another request is a 422; a retry while the first request still runs is a 409 with `Retry-After`. Keys belong to the caller (its client and user): another caller's key of the same text is another key. Written as a quoted string (RFC 8941, as the draft says) or bare, at most 255 characters of visible ASCII; a caller holds at most 10,000 live keys (`--idempotency-max-keys`; then 429).
+                 * @example "8e03978e-40d5-43e8-bc93-6894a57f9324"
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
                 /**
@@ -17978,7 +18216,9 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -17993,6 +18233,11 @@ export interface operations {
                  * @example "17-3fa2"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
+                /**
+                 * @description Makes the write safe to retry (draft-ietf-httpapi-idempotency-key-header): a key the client makes for this request, unique to it (a UUID is best), sent again with every retry. A retry of the same request (the same method, address, format and body) with the same key within 24 hours (`--idempotency-ttl`) is answered with the first answer again (its status, `Location`, `ETag` and body) and writes nothing; the first answer and the write are stored in one transaction, so whatever happened to the first answer on its way (a timeout, a dropped connection, a server restart), the retry says what was done. Answers of 2xx and of client errors are kept (not 409, 429 or 5xx, which a retry runs again). The same key with another request is a 422; a retry while the first request still runs is a 409 with `Retry-After`. Keys belong to the caller (its client and user): another caller's key of the same text is another key. Written as a quoted string (RFC 8941, as the draft says) or bare, at most 255 characters of visible ASCII; a caller holds at most 10,000 live keys (`--idempotency-max-keys`; then 429).
+                 * @example "8e03978e-40d5-43e8-bc93-6894a57f9324"
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
                 /**
@@ -18127,6 +18372,7 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -18388,6 +18634,11 @@ export interface operations {
                  * @example "17-3fa2"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
+                /**
+                 * @description Makes the write safe to retry (draft-ietf-httpapi-idempotency-key-header): a key the client makes for this request, unique to it (a UUID is best), sent again with every retry. A retry of the same request (the same method, address, format and body) with the same key within 24 hours (`--idempotency-ttl`) is answered with the first answer again (its status, `Location`, `ETag` and body) and writes nothing; the first answer and the write are stored in one transaction, so whatever happened to the first answer on its way (a timeout, a dropped connection, a server restart), the retry says what was done. Answers of 2xx and of client errors are kept (not 409, 429 or 5xx, which a retry runs again). The same key with another request is a 422; a retry while the first request still runs is a 409 with `Retry-After`. Keys belong to the caller (its client and user): another caller's key of the same text is another key. Written as a quoted string (RFC 8941, as the draft says) or bare, at most 255 characters of visible ASCII; a caller holds at most 10,000 live keys (`--idempotency-max-keys`; then 429).
+                 * @example "8e03978e-40d5-43e8-bc93-6894a57f9324"
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
                 /**
@@ -18422,6 +18673,7 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -18492,6 +18744,11 @@ export interface operations {
                  * @example "17-3fa2"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
+                /**
+                 * @description Makes the write safe to retry (draft-ietf-httpapi-idempotency-key-header): a key the client makes for this request, unique to it (a UUID is best), sent again with every retry. A retry of the same request (the same method, address, format and body) with the same key within 24 hours (`--idempotency-ttl`) is answered with the first answer again (its status, `Location`, `ETag` and body) and writes nothing; the first answer and the write are stored in one transaction, so whatever happened to the first answer on its way (a timeout, a dropped connection, a server restart), the retry says what was done. Answers of 2xx and of client errors are kept (not 409, 429 or 5xx, which a retry runs again). The same key with another request is a 422; a retry while the first request still runs is a 409 with `Retry-After`. Keys belong to the caller (its client and user): another caller's key of the same text is another key. Written as a quoted string (RFC 8941, as the draft says) or bare, at most 255 characters of visible ASCII; a caller holds at most 10,000 live keys (`--idempotency-max-keys`; then 429).
+                 * @example "8e03978e-40d5-43e8-bc93-6894a57f9324"
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
                 /**
@@ -18526,6 +18783,7 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -18963,7 +19221,13 @@ export interface operations {
     createUser: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the write safe to retry (draft-ietf-httpapi-idempotency-key-header): a key the client makes for this request, unique to it (a UUID is best), sent again with every retry. A retry of the same request (the same method, address, format and body) with the same key within 24 hours (`--idempotency-ttl`) is answered with the first answer again (its status, `Location`, `ETag` and body) and writes nothing; the first answer and the write are stored in one transaction, so whatever happened to the first answer on its way (a timeout, a dropped connection, a server restart), the retry says what was done. Answers of 2xx and of client errors are kept (not 409, 429 or 5xx, which a retry runs again). The same key with another request is a 422; a retry while the first request still runs is a 409 with `Retry-After`. Keys belong to the caller (its client and user): another caller's key of the same text is another key. Written as a quoted string (RFC 8941, as the draft says) or bare, at most 255 characters of visible ASCII; a caller holds at most 10,000 live keys (`--idempotency-max-keys`; then 429).
+                 * @example "8e03978e-40d5-43e8-bc93-6894a57f9324"
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -19240,6 +19504,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -19320,6 +19585,11 @@ export interface operations {
                  * @example totalCount;noHateoas
                  */
                 "X-Include"?: components["parameters"]["XInclude"];
+                /**
+                 * @description Makes the write safe to retry (draft-ietf-httpapi-idempotency-key-header): a key the client makes for this request, unique to it (a UUID is best), sent again with every retry. A retry of the same request (the same method, address, format and body) with the same key within 24 hours (`--idempotency-ttl`) is answered with the first answer again (its status, `Location`, `ETag` and body) and writes nothing; the first answer and the write are stored in one transaction, so whatever happened to the first answer on its way (a timeout, a dropped connection, a server restart), the retry says what was done. Answers of 2xx and of client errors are kept (not 409, 429 or 5xx, which a retry runs again). The same key with another request is a 422; a retry while the first request still runs is a 409 with `Retry-After`. Keys belong to the caller (its client and user): another caller's key of the same text is another key. Written as a quoted string (RFC 8941, as the draft says) or bare, at most 255 characters of visible ASCII; a caller holds at most 10,000 live keys (`--idempotency-max-keys`; then 429).
+                 * @example "8e03978e-40d5-43e8-bc93-6894a57f9324"
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
             cookie?: never;
@@ -19340,6 +19610,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -19817,6 +20089,11 @@ export interface operations {
                  * @example "17-3fa2"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
+                /**
+                 * @description Makes the write safe to retry (draft-ietf-httpapi-idempotency-key-header): a key the client makes for this request, unique to it (a UUID is best), sent again with every retry. A retry of the same request (the same method, address, format and body) with the same key within 24 hours (`--idempotency-ttl`) is answered with the first answer again (its status, `Location`, `ETag` and body) and writes nothing; the first answer and the write are stored in one transaction, so whatever happened to the first answer on its way (a timeout, a dropped connection, a server restart), the retry says what was done. Answers of 2xx and of client errors are kept (not 409, 429 or 5xx, which a retry runs again). The same key with another request is a 422; a retry while the first request still runs is a 409 with `Retry-After`. Keys belong to the caller (its client and user): another caller's key of the same text is another key. Written as a quoted string (RFC 8941, as the draft says) or bare, at most 255 characters of visible ASCII; a caller holds at most 10,000 live keys (`--idempotency-max-keys`; then 429).
+                 * @example "8e03978e-40d5-43e8-bc93-6894a57f9324"
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
                 /**
@@ -19835,7 +20112,9 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -19850,6 +20129,11 @@ export interface operations {
                  * @example "17-3fa2"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
+                /**
+                 * @description Makes the write safe to retry (draft-ietf-httpapi-idempotency-key-header): a key the client makes for this request, unique to it (a UUID is best), sent again with every retry. A retry of the same request (the same method, address, format and body) with the same key within 24 hours (`--idempotency-ttl`) is answered with the first answer again (its status, `Location`, `ETag` and body) and writes nothing; the first answer and the write are stored in one transaction, so whatever happened to the first answer on its way (a timeout, a dropped connection, a server restart), the retry says what was done. Answers of 2xx and of client errors are kept (not 409, 429 or 5xx, which a retry runs again). The same key with another request is a 422; a retry while the first request still runs is a 409 with `Retry-After`. Keys belong to the caller (its client and user): another caller's key of the same text is another key. Written as a quoted string (RFC 8941, as the draft says) or bare, at most 255 characters of visible ASCII; a caller holds at most 10,000 live keys (`--idempotency-max-keys`; then 429).
+                 * @example "8e03978e-40d5-43e8-bc93-6894a57f9324"
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
                 /**
@@ -20012,6 +20296,7 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -20433,6 +20718,11 @@ export interface operations {
                  * @example "17-3fa2"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
+                /**
+                 * @description Makes the write safe to retry (draft-ietf-httpapi-idempotency-key-header): a key the client makes for this request, unique to it (a UUID is best), sent again with every retry. A retry of the same request (the same method, address, format and body) with the same key within 24 hours (`--idempotency-ttl`) is answered with the first answer again (its status, `Location`, `ETag` and body) and writes nothing; the first answer and the write are stored in one transaction, so whatever happened to the first answer on its way (a timeout, a dropped connection, a server restart), the retry says what was done. Answers of 2xx and of client errors are kept (not 409, 429 or 5xx, which a retry runs again). The same key with another request is a 422; a retry while the first request still runs is a 409 with `Retry-After`. Keys belong to the caller (its client and user): another caller's key of the same text is another key. Written as a quoted string (RFC 8941, as the draft says) or bare, at most 255 characters of visible ASCII; a caller holds at most 10,000 live keys (`--idempotency-max-keys`; then 429).
+                 * @example "8e03978e-40d5-43e8-bc93-6894a57f9324"
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
                 /**
@@ -20467,6 +20757,7 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -20549,6 +20840,11 @@ export interface operations {
                  * @example "17-3fa2"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
+                /**
+                 * @description Makes the write safe to retry (draft-ietf-httpapi-idempotency-key-header): a key the client makes for this request, unique to it (a UUID is best), sent again with every retry. A retry of the same request (the same method, address, format and body) with the same key within 24 hours (`--idempotency-ttl`) is answered with the first answer again (its status, `Location`, `ETag` and body) and writes nothing; the first answer and the write are stored in one transaction, so whatever happened to the first answer on its way (a timeout, a dropped connection, a server restart), the retry says what was done. Answers of 2xx and of client errors are kept (not 409, 429 or 5xx, which a retry runs again). The same key with another request is a 422; a retry while the first request still runs is a 409 with `Retry-After`. Keys belong to the caller (its client and user): another caller's key of the same text is another key. Written as a quoted string (RFC 8941, as the draft says) or bare, at most 255 characters of visible ASCII; a caller holds at most 10,000 live keys (`--idempotency-max-keys`; then 429).
+                 * @example "8e03978e-40d5-43e8-bc93-6894a57f9324"
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
                 /**
@@ -20585,6 +20881,7 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -20599,6 +20896,11 @@ export interface operations {
                  * @example "17-3fa2"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
+                /**
+                 * @description Makes the write safe to retry (draft-ietf-httpapi-idempotency-key-header): a key the client makes for this request, unique to it (a UUID is best), sent again with every retry. A retry of the same request (the same method, address, format and body) with the same key within 24 hours (`--idempotency-ttl`) is answered with the first answer again (its status, `Location`, `ETag` and body) and writes nothing; the first answer and the write are stored in one transaction, so whatever happened to the first answer on its way (a timeout, a dropped connection, a server restart), the retry says what was done. Answers of 2xx and of client errors are kept (not 409, 429 or 5xx, which a retry runs again). The same key with another request is a 422; a retry while the first request still runs is a 409 with `Retry-After`. Keys belong to the caller (its client and user): another caller's key of the same text is another key. Written as a quoted string (RFC 8941, as the draft says) or bare, at most 255 characters of visible ASCII; a caller holds at most 10,000 live keys (`--idempotency-max-keys`; then 429).
+                 * @example "8e03978e-40d5-43e8-bc93-6894a57f9324"
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
                 /**
@@ -20635,6 +20937,7 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -20649,6 +20952,11 @@ export interface operations {
                  * @example "17-3fa2"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
+                /**
+                 * @description Makes the write safe to retry (draft-ietf-httpapi-idempotency-key-header): a key the client makes for this request, unique to it (a UUID is best), sent again with every retry. A retry of the same request (the same method, address, format and body) with the same key within 24 hours (`--idempotency-ttl`) is answered with the first answer again (its status, `Location`, `ETag` and body) and writes nothing; the first answer and the write are stored in one transaction, so whatever happened to the first answer on its way (a timeout, a dropped connection, a server restart), the retry says what was done. Answers of 2xx and of client errors are kept (not 409, 429 or 5xx, which a retry runs again). The same key with another request is a 422; a retry while the first request still runs is a 409 with `Retry-After`. Keys belong to the caller (its client and user): another caller's key of the same text is another key. Written as a quoted string (RFC 8941, as the draft says) or bare, at most 255 characters of visible ASCII; a caller holds at most 10,000 live keys (`--idempotency-max-keys`; then 429).
+                 * @example "8e03978e-40d5-43e8-bc93-6894a57f9324"
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
                 /**
@@ -20685,6 +20993,7 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -21474,7 +21783,13 @@ export interface operations {
     createWeightUnit: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the write safe to retry (draft-ietf-httpapi-idempotency-key-header): a key the client makes for this request, unique to it (a UUID is best), sent again with every retry. A retry of the same request (the same method, address, format and body) with the same key within 24 hours (`--idempotency-ttl`) is answered with the first answer again (its status, `Location`, `ETag` and body) and writes nothing; the first answer and the write are stored in one transaction, so whatever happened to the first answer on its way (a timeout, a dropped connection, a server restart), the retry says what was done. Answers of 2xx and of client errors are kept (not 409, 429 or 5xx, which a retry runs again). The same key with another request is a 422; a retry while the first request still runs is a 409 with `Retry-After`. Keys belong to the caller (its client and user): another caller's key of the same text is another key. Written as a quoted string (RFC 8941, as the draft says) or bare, at most 255 characters of visible ASCII; a caller holds at most 10,000 live keys (`--idempotency-max-keys`; then 429).
+                 * @example "8e03978e-40d5-43e8-bc93-6894a57f9324"
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -21592,6 +21907,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -21622,6 +21938,11 @@ export interface operations {
                  * @example totalCount;noHateoas
                  */
                 "X-Include"?: components["parameters"]["XInclude"];
+                /**
+                 * @description Makes the write safe to retry (draft-ietf-httpapi-idempotency-key-header): a key the client makes for this request, unique to it (a UUID is best), sent again with every retry. A retry of the same request (the same method, address, format and body) with the same key within 24 hours (`--idempotency-ttl`) is answered with the first answer again (its status, `Location`, `ETag` and body) and writes nothing; the first answer and the write are stored in one transaction, so whatever happened to the first answer on its way (a timeout, a dropped connection, a server restart), the retry says what was done. Answers of 2xx and of client errors are kept (not 409, 429 or 5xx, which a retry runs again). The same key with another request is a 422; a retry while the first request still runs is a 409 with `Retry-After`. Keys belong to the caller (its client and user): another caller's key of the same text is another key. Written as a quoted string (RFC 8941, as the draft says) or bare, at most 255 characters of visible ASCII; a caller holds at most 10,000 live keys (`--idempotency-max-keys`; then 429).
+                 * @example "8e03978e-40d5-43e8-bc93-6894a57f9324"
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
             cookie?: never;
@@ -21642,6 +21963,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -21893,6 +22216,11 @@ export interface operations {
                  * @example "17-3fa2"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
+                /**
+                 * @description Makes the write safe to retry (draft-ietf-httpapi-idempotency-key-header): a key the client makes for this request, unique to it (a UUID is best), sent again with every retry. A retry of the same request (the same method, address, format and body) with the same key within 24 hours (`--idempotency-ttl`) is answered with the first answer again (its status, `Location`, `ETag` and body) and writes nothing; the first answer and the write are stored in one transaction, so whatever happened to the first answer on its way (a timeout, a dropped connection, a server restart), the retry says what was done. Answers of 2xx and of client errors are kept (not 409, 429 or 5xx, which a retry runs again). The same key with another request is a 422; a retry while the first request still runs is a 409 with `Retry-After`. Keys belong to the caller (its client and user): another caller's key of the same text is another key. Written as a quoted string (RFC 8941, as the draft says) or bare, at most 255 characters of visible ASCII; a caller holds at most 10,000 live keys (`--idempotency-max-keys`; then 429).
+                 * @example "8e03978e-40d5-43e8-bc93-6894a57f9324"
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
                 /**
@@ -21911,7 +22239,9 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
+            409: components["responses"]["Conflict"];
             412: components["responses"]["PreconditionFailed"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -21926,6 +22256,11 @@ export interface operations {
                  * @example "17-3fa2"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
+                /**
+                 * @description Makes the write safe to retry (draft-ietf-httpapi-idempotency-key-header): a key the client makes for this request, unique to it (a UUID is best), sent again with every retry. A retry of the same request (the same method, address, format and body) with the same key within 24 hours (`--idempotency-ttl`) is answered with the first answer again (its status, `Location`, `ETag` and body) and writes nothing; the first answer and the write are stored in one transaction, so whatever happened to the first answer on its way (a timeout, a dropped connection, a server restart), the retry says what was done. Answers of 2xx and of client errors are kept (not 409, 429 or 5xx, which a retry runs again). The same key with another request is a 422; a retry while the first request still runs is a 409 with `Retry-After`. Keys belong to the caller (its client and user): another caller's key of the same text is another key. Written as a quoted string (RFC 8941, as the draft says) or bare, at most 255 characters of visible ASCII; a caller holds at most 10,000 live keys (`--idempotency-max-keys`; then 429).
+                 * @example "8e03978e-40d5-43e8-bc93-6894a57f9324"
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
                 /**
@@ -22051,6 +22386,7 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];

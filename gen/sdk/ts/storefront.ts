@@ -1236,7 +1236,7 @@ export interface components {
                 "application/vnd.api+json": components["schemas"]["ErrorDocument"];
             };
         };
-        /** @description Too many requests; retry after the number of seconds in `Retry-After`. */
+        /** @description Too many requests; retry after the number of seconds in `Retry-After`. Also answered to a new `Idempotency-Key` of a caller that holds as many live keys as it may. */
         TooManyRequests: {
             headers: {
                 /**

@@ -1,0 +1,501 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/entityapi/entityapi/server/engine"
+	"github.com/entityapi/entityapi/server/identity"
+	"github.com/entityapi/entityapi/server/problem"
+	"github.com/entityapi/entityapi/storage"
+	"github.com/entityapi/entityapi/storage/idemstore"
+)
+
+// Idempotency-Key (draft-ietf-httpapi-idempotency-key-header; docs/writes.md,
+// "Safe retries"): a client that cannot know whether its write was done (a
+// timeout, a dropped connection) sends it again with the same key and gets
+// the first answer, with nothing written twice.
+//
+// A keyed write is claimed first, in a transaction of its own
+// (storage/idemstore), so that a retry from any process sees it running
+// (409). The request then runs in one transaction of the store
+// (engine.Request.Tx), its answer is recorded instead of sent, and a 2xx
+// answer is stored with the claim in that same transaction: the write and
+// its answer commit together or not at all, whatever happens to the process
+// between the write and the answer. A refused request (4xx) writes nothing
+// and keeps its answer, which a retry gets too; a 409, a 429 or a 5xx keeps
+// nothing, and a retry runs again.
+
+// IdempotencyConfig bounds the keys of Idempotency-Key.
+type IdempotencyConfig struct {
+	// TTL is how long a key lives (--idempotency-ttl; zero:
+	// DefaultIdempotencyTTL).
+	TTL time.Duration
+	// MaxKeys is the most live keys one caller holds (--idempotency-max-keys;
+	// zero: DefaultIdempotencyMaxKeys).
+	MaxKeys int
+	// MaxAnswer is the largest answer a key keeps, in bytes (zero:
+	// DefaultIdempotencyMaxAnswer): a keyed write whose answer is larger
+	// is rolled back (422), so that no key holds more in the database.
+	MaxAnswer int
+}
+
+// The defaults of IdempotencyConfig's zero values.
+const (
+	DefaultIdempotencyTTL       = 24 * time.Hour
+	DefaultIdempotencyMaxKeys   = 10_000
+	DefaultIdempotencyMaxAnswer = 4 << 20
+)
+
+const (
+	// maxIdempotencyKey is the longest key, in characters.
+	maxIdempotencyKey = 255
+	// idempotencyLockSlack is added to the request deadline for how long a
+	// running request holds its key: past it, its process is taken for gone.
+	idempotencyLockSlack = 30 * time.Second
+	// idempotencyLockWithoutDeadline is that hold where requests have no
+	// deadline (--request-timeout 0).
+	idempotencyLockWithoutDeadline = 10 * time.Minute
+	// inProgressRetryAfter is the Retry-After of a 409 for a running key.
+	inProgressRetryAfter = 1
+)
+
+// keptHeaders are the headers of an answer that a replay sends again: those
+// the operation wrote. The others (X-Request-ID, Vary, CORS, rate limits)
+// are the retry's own, written again by the middleware that serves it.
+var keptHeaders = []string{"Content-Type", "Location", "Content-Location", "ETag", "Last-Modified", "Retry-After"}
+
+// errAnswerNotKept rolls back the transaction of a keyed write whose answer
+// is not a 2xx: nothing it may have written stays.
+var errAnswerNotKept = errors.New("server: the answer of a keyed write is not a success")
+
+// idempotent is the last middleware of the back office: a write that sends
+// Idempotency-Key runs as described above. Reads ignore the header (they are
+// idempotent already); a write whose operation does not declare it is a 400,
+// so that no client believes a write safe to retry that is not.
+func (a *application) idempotent(c *gin.Context) {
+	values, sent := c.Request.Header["Idempotency-Key"]
+	r := requestOf(c)
+	if !sent || r == nil || r.Principal == nil {
+		c.Next()
+		return
+	}
+	switch c.Request.Method {
+	case http.MethodGet, http.MethodHead, http.MethodOptions:
+		c.Next()
+		return
+	}
+	if !takesIdempotencyKey(r.Route) {
+		a.abort(c, problem.IdempotencyKeyNotTaken())
+		return
+	}
+	key, err := parseIdempotencyKey(values)
+	if err != nil {
+		a.abort(c, err)
+		return
+	}
+	body, err := a.readBody(c)
+	if err != nil {
+		a.abort(c, err)
+		return
+	}
+	store := a.engine.Store()
+	ctx := r.Ctx
+	claim := idemstore.Claim{Key: idemstore.Key{Owner: a.keyOwner(r.Principal), Key: key, Org: r.Principal.Org,
+		Fingerprint: fingerprint(c.Request, r.Format, body)}, Token: claimToken()}
+	now := time.Now()
+	lim := a.idempotencyLimits()
+	counted := a.owned.mustCount(claim.Owner, now, lim.MaxOwned)
+	if !counted {
+		lim.MaxOwned = 0
+	}
+	res, err := idemstore.ClaimKey(ctx, store.Conn, claim.Key, claim.Token, now, lim)
+	if err != nil {
+		a.abort(c, err)
+		return
+	}
+	a.owned.note(claim.Owner, now, res)
+	switch res.Outcome {
+	case idemstore.Replay:
+		replay(c, res.Answer)
+		c.Abort()
+		return
+	case idemstore.Mismatch:
+		a.abort(c, problem.IdempotencyKeyReused())
+		return
+	case idemstore.InProgress:
+		c.Header("Retry-After", strconv.Itoa(inProgressRetryAfter))
+		a.abort(c, problem.IdempotencyKeyInProgress())
+		return
+	case idemstore.TooMany:
+		a.abort(c, problem.IdempotencyKeysExhausted(a.cfg.Idempotency.MaxKeys))
+		return
+	}
+	a.runClaimed(c, r, claim)
+}
+
+// runClaimed runs a claimed keyed write in one transaction and keeps its
+// answer (see the top of this file).
+func (a *application) runClaimed(c *gin.Context, r *engine.Request, claim idemstore.Claim) {
+	store := a.engine.Store()
+	ctx := r.Ctx
+	rec := &answerRecorder{ResponseWriter: c.Writer}
+	c.Writer = rec
+	settled := false
+	defer func() {
+		c.Writer = rec.ResponseWriter
+		r.Tx = nil
+		if !settled {
+			// a panic: the transaction rolled back; the recovery
+			// middleware answers, and a retry may run at once.
+			a.release(ctx, store, claim)
+		}
+	}()
+	var tooLarge bool
+	err := store.Conn.Tx(ctx, func(tx *storage.Conn) error {
+		r.Tx = tx
+		c.Next()
+		r.Tx = nil
+		if a.keyedHold != nil {
+			if h := a.keyedHold.Load(); h != nil {
+				h.Written <- struct{}{}
+				<-h.Release
+			}
+		}
+		if !rec.success() {
+			return errAnswerNotKept
+		}
+		if rec.body.Len() > a.cfg.Idempotency.MaxAnswer {
+			tooLarge = true
+			return errAnswerNotKept
+		}
+		return idemstore.Complete(ctx, tx, claim, rec.answer(c.GetString(requestIDKey)))
+	})
+	settled = true
+	c.Writer = rec.ResponseWriter
+	switch {
+	case err == nil:
+		rec.send()
+	case tooLarge:
+		a.release(ctx, store, claim)
+		rec.discard()
+		writeProblems(c, problem.List{problem.IdempotencyAnswerTooLarge(a.cfg.Idempotency.MaxAnswer)})
+	case errors.Is(err, errAnswerNotKept) && rec.keepable():
+		// Refused: nothing was written, and the refusal is the
+		// request's answer, for a retry too.
+		if err := idemstore.CompleteAlone(ctx, store.Conn, claim, rec.answer(c.GetString(requestIDKey))); err != nil {
+			a.log.Warn("idempotency: keep a refusal", "request_id", c.GetString(requestIDKey), "error", err.Error())
+			a.release(ctx, store, claim)
+		}
+		rec.send()
+	case errors.Is(err, errAnswerNotKept):
+		a.release(ctx, store, claim)
+		rec.send()
+	case errors.Is(err, idemstore.ErrLost):
+		// Its hold ran out and a retry took the key: this one's write was
+		// rolled back; the retry's answer is the request's.
+		rec.discard()
+		c.Header("Retry-After", strconv.Itoa(inProgressRetryAfter))
+		writeProblems(c, problem.List{problem.IdempotencyKeyInProgress()})
+	default:
+		// The commit (or the keeping of the answer) failed: nothing was
+		// written, and the recorded answer is not the request's.
+		a.release(ctx, store, claim)
+		rec.discard()
+		a.writeError(c, err)
+	}
+}
+
+// KeyedHold, set by a test (export_test.go), stops each keyed write inside
+// its transaction, its answer recorded and not yet kept: it says so on
+// Written, then waits for Release. Timing alone cannot order a retry while
+// the first request runs, nor a process's end between its write and its
+// answer.
+type KeyedHold struct {
+	Written chan struct{}
+	Release chan struct{}
+}
+
+// release gives the key up after a request that wrote nothing, so that a
+// retry runs again; when it cannot, the key's hold runs out by itself.
+func (a *application) release(ctx context.Context, store *storage.Store, claim idemstore.Claim) {
+	if err := idemstore.Release(context.WithoutCancel(ctx), store.Conn, claim); err != nil {
+		a.log.Warn("idempotency: release a key", "error", err.Error())
+	}
+}
+
+// idempotencyLimits are the bounds of this server's claims.
+func (a *application) idempotencyLimits() idemstore.Limits {
+	lock := idempotencyLockWithoutDeadline
+	if a.cfg.RequestTimeout > 0 {
+		lock = a.cfg.RequestTimeout + idempotencyLockSlack
+	}
+	return idemstore.Limits{Lock: lock, TTL: a.cfg.Idempotency.TTL, MaxOwned: a.cfg.Idempotency.MaxKeys}
+}
+
+// ownedKeys estimates, per caller, how many live keys it holds, so that a
+// claim counts them in the database (a cost in proportion to the count)
+// only when the caller may be at its bound: when the estimate (the last
+// count, plus the keys this process gave it since) is one short of the
+// bound, or older than ownedRecount, or there is none. Other processes'
+// keys are seen at the next count: together the processes may let a caller
+// pass its bound by what they give it in ownedRecount.
+type ownedKeys struct {
+	mu sync.Mutex
+	m  map[string]ownedEstimate
+}
+
+type ownedEstimate struct {
+	n  int
+	at time.Time // of the last count
+}
+
+const (
+	// ownedRecount is how old an estimate may be before a claim counts again.
+	ownedRecount = 10 * time.Second
+	// maxOwners bounds the estimates kept; past it they start again.
+	maxOwners = 4096
+)
+
+// mustCount tells whether a claim of owner's at now counts its keys.
+func (o *ownedKeys) mustCount(owner string, now time.Time, max int) bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	e, ok := o.m[owner]
+	return !ok || now.Sub(e.at) > ownedRecount || e.n+1 >= max
+}
+
+// note records what a claim found: a fresh count, or one more key.
+func (o *ownedKeys) note(owner string, now time.Time, r idemstore.Result) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.m == nil || len(o.m) >= maxOwners {
+		o.m = make(map[string]ownedEstimate)
+	}
+	e := o.m[owner]
+	if r.Owned >= 0 {
+		e = ownedEstimate{n: r.Owned, at: now}
+	}
+	if r.Outcome == idemstore.Claimed {
+		e.n++
+	}
+	if !e.at.IsZero() {
+		o.m[owner] = e
+	}
+}
+
+// keyOwner names the caller a key belongs to: the application, the
+// organization, the client and the user, as the SHA-256 of the four (a
+// client's name may hold any character). Keys of one text sent by two
+// callers are two keys.
+func (a *application) keyOwner(p *identity.Principal) string {
+	sum := sha256.Sum256([]byte(a.base + "\x00" + strconv.FormatInt(p.Org, 10) + "\x00" + p.ClientID + "\x00" + strconv.FormatInt(p.UserID, 10)))
+	return hex.EncodeToString(sum[:])
+}
+
+// takesIdempotencyKey tells whether the route's operation declares the
+// header: the document says which writes are safe to retry with it.
+func takesIdempotencyKey(rt *engine.Route) bool {
+	if rt == nil || rt.Operation() == nil || rt.Operation().Operation == nil {
+		return false
+	}
+	for _, p := range rt.Operation().Operation.Parameters {
+		if p.Value != nil && p.Value.In == "header" && http.CanonicalHeaderKey(p.Value.Name) == "Idempotency-Key" {
+			return true
+		}
+	}
+	return false
+}
+
+// parseIdempotencyKey reads the header: one line, a String of RFC 8941
+// (quoted, with \" and \\ escapes) as the draft writes it, or the key bare,
+// as many clients send it; at most maxIdempotencyKey characters of visible
+// ASCII.
+func parseIdempotencyKey(values []string) (string, error) {
+	bad := func(detail string) error { return problem.HeaderValue("Idempotency-Key", detail) }
+	if len(values) != 1 {
+		return "", bad("Send one Idempotency-Key.")
+	}
+	v := values[0]
+	var key []byte
+	if len(v) >= 1 && v[0] == '"' {
+		if len(v) < 2 || v[len(v)-1] != '"' {
+			return "", bad("The Idempotency-Key is a quoted string without its closing quote.")
+		}
+		for i := 1; i < len(v)-1; i++ {
+			ch := v[i]
+			switch {
+			case ch == '\\':
+				if i+1 >= len(v)-1 || (v[i+1] != '"' && v[i+1] != '\\') {
+					return "", bad(`In a quoted Idempotency-Key only \" and \\ are escapes.`)
+				}
+				i++
+				key = append(key, v[i])
+			case ch == '"':
+				return "", bad(`A quote inside a quoted Idempotency-Key is written \".`)
+			case ch < 0x20 || ch > 0x7e:
+				return "", bad("The Idempotency-Key holds visible ASCII characters and spaces only.")
+			default:
+				key = append(key, ch)
+			}
+		}
+	} else {
+		for i := 0; i < len(v); i++ {
+			if ch := v[i]; ch <= 0x20 || ch > 0x7e || ch == '"' || ch == '\\' {
+				return "", bad("A bare Idempotency-Key holds visible ASCII characters only; quote it (\"...\") to send spaces.")
+			}
+		}
+		key = []byte(v)
+	}
+	switch {
+	case len(key) == 0:
+		return "", bad("The Idempotency-Key is empty.")
+	case len(key) > maxIdempotencyKey:
+		return "", bad("The Idempotency-Key is longer than " + strconv.Itoa(maxIdempotencyKey) + " characters.")
+	}
+	return string(key), nil
+}
+
+// fingerprint is what makes a request the same request: its method, its
+// address with the query, the format it speaks and its body.
+func fingerprint(hr *http.Request, f engine.Format, body []byte) string {
+	h := sha256.New()
+	h.Write([]byte(hr.Method + "\x00" + hr.URL.RequestURI() + "\x00" + strconv.Itoa(int(f)) + "\x00"))
+	h.Write(body)
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// claimToken is a request's own random token for its claim.
+func claimToken() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails (Go 1.24)
+	return hex.EncodeToString(b[:])
+}
+
+// replay sends a kept answer again. An error document names the request
+// it answers (meta.requestId, as X-Request-ID does): the retry's own, so
+// that the two agree and the retry's log line is the one it names.
+func replay(c *gin.Context, a *idemstore.Answer) {
+	var h http.Header
+	if a.Headers != "" {
+		_ = json.Unmarshal([]byte(a.Headers), &h) // written by answer below
+	}
+	body := a.Body
+	if first := h.Get(firstRequestID); first != "" {
+		body = strings.Replace(body, `"requestId":"`+first+`"`, `"requestId":"`+c.GetString(requestIDKey)+`"`, 1)
+		h.Del(firstRequestID)
+	}
+	for k, v := range h {
+		c.Writer.Header()[k] = v
+	}
+	c.Writer.WriteHeader(a.Status)
+	_, _ = c.Writer.WriteString(body)
+}
+
+// firstRequestID keeps, beside a kept answer's headers, the id of the
+// request it answered (never sent again as a header).
+const firstRequestID = "X-Request-ID"
+
+// answerRecorder holds a keyed write's answer until it is kept: nothing is
+// sent before the write and its answer commit.
+type answerRecorder struct {
+	gin.ResponseWriter
+	status int
+	body   bytes.Buffer
+}
+
+func (w *answerRecorder) WriteHeader(code int) {
+	if w.status == 0 {
+		w.status = code
+	}
+}
+
+func (w *answerRecorder) WriteHeaderNow() {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+}
+
+func (w *answerRecorder) Write(b []byte) (int, error) {
+	w.WriteHeaderNow()
+	return w.body.Write(b)
+}
+
+func (w *answerRecorder) WriteString(s string) (int, error) {
+	w.WriteHeaderNow()
+	return w.body.WriteString(s)
+}
+
+func (w *answerRecorder) Status() int {
+	if w.status == 0 {
+		return http.StatusOK
+	}
+	return w.status
+}
+
+func (w *answerRecorder) Size() int {
+	if w.status == 0 {
+		return -1
+	}
+	return w.body.Len()
+}
+
+func (w *answerRecorder) Written() bool { return w.status != 0 }
+
+// Flush sends nothing: the answer waits for its commit.
+func (w *answerRecorder) Flush() {}
+
+// success tells whether the answer is a 2xx, which commits with the write.
+func (w *answerRecorder) success() bool { s := w.Status(); return s >= 200 && s < 300 }
+
+// keepable tells whether a refusal is the request's answer for a retry too:
+// a client error, but for a conflict of the moment (409), a rate (429) and
+// a request the client left (499).
+func (w *answerRecorder) keepable() bool {
+	s := w.Status()
+	return s >= 400 && s < 500 && s != http.StatusConflict && s != http.StatusTooManyRequests && s != StatusClientClosedRequest &&
+		s != http.StatusRequestTimeout
+}
+
+// answer is what a retry gets: the status, the kept headers and the body,
+// and the id of the request it answered (requestID).
+func (w *answerRecorder) answer(requestID string) idemstore.Answer {
+	kept := http.Header{}
+	kept.Set(firstRequestID, requestID)
+	for _, k := range keptHeaders {
+		if v := w.Header().Values(k); len(v) > 0 {
+			kept[k] = v
+		}
+	}
+	h, _ := json.Marshal(kept) // strings only: never fails
+	return idemstore.Answer{Status: w.Status(), Headers: string(h), Body: w.body.String()}
+}
+
+// discard drops the recorded answer's headers, for an error answered in
+// its place.
+func (w *answerRecorder) discard() {
+	for _, k := range keptHeaders {
+		w.Header().Del(k)
+	}
+	w.body.Reset()
+}
+
+// send writes the recorded answer to the client.
+func (w *answerRecorder) send() {
+	w.ResponseWriter.WriteHeader(w.Status())
+	if w.body.Len() > 0 {
+		_, _ = w.ResponseWriter.Write(w.body.Bytes())
+	}
+}
