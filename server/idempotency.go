@@ -2,8 +2,8 @@ package server
 
 import (
 	"bytes"
+	"cmp"
 	"context"
-	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -24,19 +24,20 @@ import (
 )
 
 // Idempotency-Key (draft-ietf-httpapi-idempotency-key-header; docs/writes.md,
-// "Safe retries"): a client that cannot know whether its write was done (a
-// timeout, a dropped connection) sends it again with the same key and gets
-// the first answer, with nothing written twice.
+// "Safe retries"; docs/decisions.md §21): a client that cannot know whether
+// its write was done (a timeout, a dropped connection) sends it again with
+// the same key and gets the first answer, with nothing written twice.
 //
-// A keyed write is claimed first, in a transaction of its own
-// (storage/idemstore), so that a retry from any process sees it running
-// (409). The request then runs in one transaction of the store
-// (engine.Request.Tx), its answer is recorded instead of sent, and a 2xx
-// answer is stored with the claim in that same transaction: the write and
-// its answer commit together or not at all, whatever happens to the process
-// between the write and the answer. A refused request (4xx) writes nothing
-// and keeps its answer, which a retry gets too; a 409, a 429 or a 5xx keeps
-// nothing, and a retry runs again.
+// A keyed write whose key has no kept answer runs in one transaction of the
+// store (engine.Request.Tx), which first holds the key (storage/idemstore:
+// an advisory lock on PostgreSQL; in this process, the running set), so
+// that a retry while it runs, from any process, is answered 409 at once.
+// Its answer is recorded instead of sent, and a 2xx answer is written into
+// idempotency_keys in that same transaction: the write and its answer
+// commit together or not at all, whatever happens to the process between
+// the write and the answer. A refused request (4xx) writes nothing and its
+// refusal is kept in a transaction of its own, which a retry gets too; a
+// 409, a 429 or a 5xx keeps nothing, and a retry runs again.
 
 // IdempotencyConfig bounds the keys of Idempotency-Key.
 type IdempotencyConfig struct {
@@ -62,12 +63,6 @@ const (
 const (
 	// maxIdempotencyKey is the longest key, in characters.
 	maxIdempotencyKey = 255
-	// idempotencyLockSlack is added to the request deadline for how long a
-	// running request holds its key: past it, its process is taken for gone.
-	idempotencyLockSlack = 30 * time.Second
-	// idempotencyLockWithoutDeadline is that hold where requests have no
-	// deadline (--request-timeout 0).
-	idempotencyLockWithoutDeadline = 10 * time.Minute
 	// inProgressRetryAfter is the Retry-After of a 409 for a running key.
 	inProgressRetryAfter = 1
 )
@@ -77,9 +72,15 @@ const (
 // are the retry's own, written again by the middleware that serves it.
 var keptHeaders = []string{"Content-Type", "Location", "Content-Location", "ETag", "Last-Modified", "Retry-After"}
 
-// errAnswerNotKept rolls back the transaction of a keyed write whose answer
-// is not a 2xx: nothing it may have written stays.
-var errAnswerNotKept = errors.New("server: the answer of a keyed write is not a success")
+// Why a keyed write's transaction ends without keeping its answer: the
+// answer is not a 2xx (errAnswerNotKept, rolling back whatever the refused
+// request may have written), another transaction holds the key
+// (errKeyHeld), or an answer was kept since the request looked (errKept).
+var (
+	errAnswerNotKept = errors.New("server: the answer of a keyed write is not a success")
+	errKeyHeld       = errors.New("server: another request holds the key")
+	errKept          = errors.New("server: the key was answered meanwhile")
+)
 
 // idempotent is the last middleware of the back office: a write that sends
 // Idempotency-Key runs as described above. Reads ignore the header (they are
@@ -111,63 +112,77 @@ func (a *application) idempotent(c *gin.Context) {
 		a.abort(c, err)
 		return
 	}
-	store := a.engine.Store()
-	ctx := r.Ctx
-	claim := idemstore.Claim{Key: idemstore.Key{Owner: a.keyOwner(r.Principal), Key: key, Org: r.Principal.Org,
-		Fingerprint: fingerprint(c.Request, r.Format, body)}, Token: claimToken()}
-	now := time.Now()
-	lim := a.idempotencyLimits()
-	counted := a.owned.mustCount(claim.Owner, now, lim.MaxOwned)
-	if !counted {
-		lim.MaxOwned = 0
-	}
-	res, err := idemstore.ClaimKey(ctx, store.Conn, claim.Key, claim.Token, now, lim)
-	if err != nil {
-		a.abort(c, err)
+	k := idemstore.Key{Owner: a.keyOwner(r.Principal), Key: key, Org: r.Principal.Org, Fingerprint: fingerprint(c.Request, r.Format, body)}
+	// Two requests of one key in this process: the second is answered at
+	// once, without a transaction (on SQLite it would wait for the one
+	// writer the first holds).
+	running := k.Owner + "\x00" + k.Key
+	if _, busy := a.running.LoadOrStore(running, struct{}{}); busy {
+		a.inProgress(c)
 		return
 	}
-	a.owned.note(claim.Owner, now, res)
-	switch res.Outcome {
-	case idemstore.Replay:
-		replay(c, res.Answer)
-		c.Abort()
-		return
-	case idemstore.Mismatch:
-		a.abort(c, problem.IdempotencyKeyReused())
-		return
-	case idemstore.InProgress:
-		c.Header("Retry-After", strconv.Itoa(inProgressRetryAfter))
-		a.abort(c, problem.IdempotencyKeyInProgress())
-		return
-	case idemstore.TooMany:
-		a.abort(c, problem.IdempotencyKeysExhausted(a.cfg.Idempotency.MaxKeys))
-		return
-	}
-	a.runClaimed(c, r, claim)
+	defer a.running.Delete(running)
+	a.runKeyed(c, r, k, time.Now())
 }
 
-// runClaimed runs a claimed keyed write in one transaction and keeps its
-// answer (see the top of this file).
-func (a *application) runClaimed(c *gin.Context, r *engine.Request, claim idemstore.Claim) {
+// answerFound answers a key found answered (the kept answer, or 422 for
+// another request) and tells whether it did.
+func (a *application) answerFound(c *gin.Context, found idemstore.Found, kept *idemstore.Answer) bool {
+	switch found {
+	case idemstore.Replay:
+		replay(c, kept)
+		c.Abort()
+		return true
+	case idemstore.Mismatch:
+		a.abort(c, problem.IdempotencyKeyReused())
+		return true
+	}
+	return false
+}
+
+// inProgress answers a retry while the key's first request runs.
+func (a *application) inProgress(c *gin.Context) {
+	c.Header("Retry-After", strconv.Itoa(inProgressRetryAfter))
+	a.abort(c, problem.IdempotencyKeyInProgress())
+}
+
+// runKeyed runs a keyed write in one transaction that holds its key, and
+// keeps its answer (see the top of this file).
+func (a *application) runKeyed(c *gin.Context, r *engine.Request, k idemstore.Key, now time.Time) {
 	store := a.engine.Store()
 	ctx := r.Ctx
+	cfg := a.cfg.Idempotency
+	count := a.owned.mustCount(k.Owner, now, cfg.MaxKeys)
 	rec := &answerRecorder{ResponseWriter: c.Writer}
-	c.Writer = rec
-	settled := false
-	defer func() {
-		c.Writer = rec.ResponseWriter
-		r.Tx = nil
-		if !settled {
-			// a panic: the transaction rolled back; the recovery
-			// middleware answers, and a retry may run at once.
-			a.release(ctx, store, claim)
-		}
-	}()
-	var tooLarge bool
+	var (
+		found   idemstore.Found
+		kept    *idemstore.Answer
+		tooMany bool
+		tooBig  bool
+	)
 	err := store.Conn.Tx(ctx, func(tx *storage.Conn) error {
-		r.Tx = tx
+		held, err := idemstore.Hold(ctx, tx, k)
+		if err != nil || !held {
+			return cmp.Or(err, errKeyHeld)
+		}
+		// Answered already? (A retry is rare beside first requests, so
+		// the key is read here only, holding it, not before as well.)
+		if found, kept, err = idemstore.Find(ctx, tx, k, now); err != nil || found != idemstore.None {
+			return cmp.Or(err, errKept)
+		}
+		if count {
+			n, err := idemstore.Owned(ctx, tx, k.Owner, now, cfg.MaxKeys)
+			if err != nil {
+				return err
+			}
+			a.owned.counted(k.Owner, now, n)
+			if tooMany = n >= cfg.MaxKeys; tooMany {
+				return errAnswerNotKept
+			}
+		}
+		c.Writer, r.Tx = rec, tx
+		defer func() { c.Writer, r.Tx = rec.ResponseWriter, nil }()
 		c.Next()
-		r.Tx = nil
 		if a.keyedHold != nil {
 			if h := a.keyedHold.Load(); h != nil {
 				h.Written <- struct{}{}
@@ -177,42 +192,36 @@ func (a *application) runClaimed(c *gin.Context, r *engine.Request, claim idemst
 		if !rec.success() {
 			return errAnswerNotKept
 		}
-		if rec.body.Len() > a.cfg.Idempotency.MaxAnswer {
-			tooLarge = true
+		if tooBig = rec.body.Len() > cfg.MaxAnswer; tooBig {
 			return errAnswerNotKept
 		}
-		return idemstore.Complete(ctx, tx, claim, rec.answer(c.GetString(requestIDKey)))
+		return idemstore.Keep(ctx, tx, k, rec.answer(c.GetString(requestIDKey)), now, cfg.TTL)
 	})
-	settled = true
-	c.Writer = rec.ResponseWriter
 	switch {
 	case err == nil:
+		a.owned.added(k.Owner)
 		rec.send()
-	case tooLarge:
-		a.release(ctx, store, claim)
+	case errors.Is(err, errKeyHeld):
+		a.inProgress(c)
+	case errors.Is(err, errKept):
+		a.answerFound(c, found, kept)
+	case tooMany:
+		a.abort(c, problem.IdempotencyKeysExhausted(cfg.MaxKeys))
+	case tooBig:
 		rec.discard()
-		writeProblems(c, problem.List{problem.IdempotencyAnswerTooLarge(a.cfg.Idempotency.MaxAnswer)})
+		writeProblems(c, problem.List{problem.IdempotencyAnswerTooLarge(cfg.MaxAnswer)})
 	case errors.Is(err, errAnswerNotKept) && rec.keepable():
-		// Refused: nothing was written, and the refusal is the
-		// request's answer, for a retry too.
-		if err := idemstore.CompleteAlone(ctx, store.Conn, claim, rec.answer(c.GetString(requestIDKey))); err != nil {
+		// Refused: nothing was written, and the refusal is the request's
+		// answer, for a retry too.
+		if _, err := idemstore.KeepAlone(context.WithoutCancel(ctx), store.Conn, k, rec.answer(c.GetString(requestIDKey)), now, cfg.TTL); err != nil {
 			a.log.Warn("idempotency: keep a refusal", "request_id", c.GetString(requestIDKey), "error", err.Error())
-			a.release(ctx, store, claim)
 		}
 		rec.send()
 	case errors.Is(err, errAnswerNotKept):
-		a.release(ctx, store, claim)
 		rec.send()
-	case errors.Is(err, idemstore.ErrLost):
-		// Its hold ran out and a retry took the key: this one's write was
-		// rolled back; the retry's answer is the request's.
-		rec.discard()
-		c.Header("Retry-After", strconv.Itoa(inProgressRetryAfter))
-		writeProblems(c, problem.List{problem.IdempotencyKeyInProgress()})
 	default:
 		// The commit (or the keeping of the answer) failed: nothing was
 		// written, and the recorded answer is not the request's.
-		a.release(ctx, store, claim)
 		rec.discard()
 		a.writeError(c, err)
 	}
@@ -228,25 +237,8 @@ type KeyedHold struct {
 	Release chan struct{}
 }
 
-// release gives the key up after a request that wrote nothing, so that a
-// retry runs again; when it cannot, the key's hold runs out by itself.
-func (a *application) release(ctx context.Context, store *storage.Store, claim idemstore.Claim) {
-	if err := idemstore.Release(context.WithoutCancel(ctx), store.Conn, claim); err != nil {
-		a.log.Warn("idempotency: release a key", "error", err.Error())
-	}
-}
-
-// idempotencyLimits are the bounds of this server's claims.
-func (a *application) idempotencyLimits() idemstore.Limits {
-	lock := idempotencyLockWithoutDeadline
-	if a.cfg.RequestTimeout > 0 {
-		lock = a.cfg.RequestTimeout + idempotencyLockSlack
-	}
-	return idemstore.Limits{Lock: lock, TTL: a.cfg.Idempotency.TTL, MaxOwned: a.cfg.Idempotency.MaxKeys}
-}
-
 // ownedKeys estimates, per caller, how many live keys it holds, so that a
-// claim counts them in the database (a cost in proportion to the count)
+// keyed write counts them in the database (a cost in proportion to the count)
 // only when the caller may be at its bound: when the estimate (the last
 // count, plus the keys this process gave it since) is one short of the
 // bound, or older than ownedRecount, or there is none. Other processes'
@@ -263,13 +255,13 @@ type ownedEstimate struct {
 }
 
 const (
-	// ownedRecount is how old an estimate may be before a claim counts again.
+	// ownedRecount is how old an estimate may be before a keyed write counts again.
 	ownedRecount = 10 * time.Second
 	// maxOwners bounds the estimates kept; past it they start again.
 	maxOwners = 4096
 )
 
-// mustCount tells whether a claim of owner's at now counts its keys.
+// mustCount tells whether a keyed write of owner's at now counts its keys.
 func (o *ownedKeys) mustCount(owner string, now time.Time, max int) bool {
 	o.mu.Lock()
 	defer o.mu.Unlock()
@@ -277,32 +269,33 @@ func (o *ownedKeys) mustCount(owner string, now time.Time, max int) bool {
 	return !ok || now.Sub(e.at) > ownedRecount || e.n+1 >= max
 }
 
-// note records what a claim found: a fresh count, or one more key.
-func (o *ownedKeys) note(owner string, now time.Time, r idemstore.Result) {
+// counted records a count of owner's keys at now.
+func (o *ownedKeys) counted(owner string, now time.Time, n int) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if o.m == nil || len(o.m) >= maxOwners {
 		o.m = make(map[string]ownedEstimate)
 	}
-	e := o.m[owner]
-	if r.Owned >= 0 {
-		e = ownedEstimate{n: r.Owned, at: now}
-	}
-	if r.Outcome == idemstore.Claimed {
+	o.m[owner] = ownedEstimate{n: n, at: now}
+}
+
+// added records one more key of owner's.
+func (o *ownedKeys) added(owner string) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if e, ok := o.m[owner]; ok {
 		e.n++
-	}
-	if !e.at.IsZero() {
 		o.m[owner] = e
 	}
 }
 
 // keyOwner names the caller a key belongs to: the application, the
-// organization, the client and the user, as the SHA-256 of the four (a
-// client's name may hold any character). Keys of one text sent by two
+// organization, the client and the user, as the first half of the SHA-256
+// of the four (a client's name may hold any character). Keys of one text sent by two
 // callers are two keys.
 func (a *application) keyOwner(p *identity.Principal) string {
 	sum := sha256.Sum256([]byte(a.base + "\x00" + strconv.FormatInt(p.Org, 10) + "\x00" + p.ClientID + "\x00" + strconv.FormatInt(p.UserID, 10)))
-	return hex.EncodeToString(sum[:])
+	return hex.EncodeToString(sum[:16]) // 128 bits: no two callers meet
 }
 
 // takesIdempotencyKey tells whether the route's operation declares the
@@ -375,13 +368,6 @@ func fingerprint(hr *http.Request, f engine.Format, body []byte) string {
 	h.Write([]byte(hr.Method + "\x00" + hr.URL.RequestURI() + "\x00" + strconv.Itoa(int(f)) + "\x00"))
 	h.Write(body)
 	return hex.EncodeToString(h.Sum(nil))
-}
-
-// claimToken is a request's own random token for its claim.
-func claimToken() string {
-	var b [16]byte
-	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails (Go 1.24)
-	return hex.EncodeToString(b[:])
 }
 
 // replay sends a kept answer again. An error document names the request

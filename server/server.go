@@ -394,8 +394,10 @@ type application struct {
 	tracer trace.Tracer // nil: tracing off (tracing.go)
 	// keyedHold is the Server's (tests only; nil on the storefront).
 	keyedHold *atomic.Pointer[KeyedHold]
-	// owned estimates each caller's live Idempotency-Keys (idempotency.go).
-	owned ownedKeys
+	// owned estimates each caller's live Idempotency-Keys, running holds
+	// the keys of this process's keyed writes while they run (idempotency.go).
+	owned   ownedKeys
+	running sync.Map
 }
 
 func newApplication(cfg *Config, store *storage.Store, raw []byte, base string, engineCfg engine.Config, tracer trace.Tracer) (*application, error) {

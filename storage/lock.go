@@ -27,3 +27,24 @@ func (c *Conn) LockKey(ctx context.Context, key string) error {
 	_, err := c.exec(ctx, &st)
 	return c.s.mapError("lock", "", err)
 }
+
+// TryLockKey is LockKey without the wait: false, at once, when another
+// transaction holds the key. A keyed write (Idempotency-Key) takes its key
+// so, and a retry while the first runs is answered 409 instead of waiting
+// for it (storage/idemstore). On SQLite it is always true: the write
+// transaction holds the database's only write lock.
+func (c *Conn) TryLockKey(ctx context.Context, key string) (bool, error) {
+	if !c.InTx() {
+		return false, errLockOutsideTx
+	}
+	if c.s.f.TryLockKey == "" {
+		return true, nil
+	}
+	var st sqlText
+	st.add(c.s.f.TryLockKey, key)
+	var got bool
+	if err := c.queryRow(ctx, &st, &got); err != nil {
+		return false, c.s.mapError("lock", "", err)
+	}
+	return got, nil
+}

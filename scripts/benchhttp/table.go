@@ -125,6 +125,17 @@ func (r *report) render() string {
 	return b.String()
 }
 
+// postRate is the service's rate of POST create account on database, 0
+// when it was not measured: the keyed POST's line shows its own beside it.
+func (r *report) postRate(database string) float64 {
+	for _, row := range r.rows {
+		if row.database == database && row.target.name == "post" {
+			return stat(row.samples[sysService], rateOf)
+		}
+	}
+	return 0
+}
+
 // renderRow is one line: the target against its floor, or against other:
 // the write + event or INSERT + event floor (the same goal), or COPY; or,
 // with other sysPooled, the service through PgBouncer in the service's
@@ -165,6 +176,11 @@ func (r *report) renderRow(row row, other string, baseline bool) string {
 		goal = "(1.0 possible)"
 	} else if other == sysPooled {
 		goal = "(pooled / direct " + ratio(rate, stat(row.samples[sysService], rateOf)) + ")"
+	} else if t.goal == 0 {
+		goal = "(no goal)"
+		if post := r.postRate(row.database); post > 0 && other != sysWriteEvent {
+			goal = "(keyed / POST " + ratio(rate, post) + ")"
+		}
 	} else if rate >= 0 && floor > 0 {
 		met = "not met"
 		if rate/floor >= t.goal {

@@ -132,6 +132,9 @@ type Features struct {
 	// LockKey takes a lock on the key ? until the transaction ends; ""
 	// where the write transaction already holds the database's only lock.
 	LockKey string
+	// TryLockKey is LockKey that does not wait: it answers one boolean
+	// row, false when another transaction holds the key; "" as LockKey.
+	TryLockKey string
 	// NoteTriggers: a single write records its change event through the
 	// connection's triggers (SQLite has no writes in WITH); else the
 	// write's statement is wrapped in EventWith's statement.

@@ -1,9 +1,9 @@
 // Package idemstore keeps the keys of Idempotency-Key (table
 // idempotency_keys, migration 0020): which caller sent which key with which
-// request, and the answer the request got. The server (server/idempotency.go)
-// decides what a request's fingerprint is and when a key is claimed, answered
-// or released; this is only where the keys live, shared by every process on
-// the database.
+// request, and the answer the request got, shared by every process on the
+// database. The server (server/idempotency.go) decides what a request's
+// fingerprint is and which answers are kept; this is only where the keys
+// live and how a running request holds one.
 package idemstore
 
 import (
@@ -25,208 +25,111 @@ type Key struct {
 	Fingerprint string // what the request was (method, target, format, body)
 }
 
-// Answer is a stored answer: what a retry is sent again.
+// Answer is a kept answer: what a retry is sent again.
 type Answer struct {
 	Status  int
 	Headers string // a JSON object of header lists, as the server wrote it
 	Body    string
 }
 
-// Outcome is what a claim found.
-type Outcome int
+// Found is what Find found of a key.
+type Found int
 
 const (
-	// Claimed: the key is the request's (new, expired, or abandoned by a
-	// request whose lock ran out); it runs, and answers or releases it.
-	Claimed Outcome = iota
-	// Replay: the key was answered for the same request; Claim returns the answer.
+	// None: no live row; the request runs.
+	None Found = iota
+	// Replay: the key was answered for the same request (the answer).
 	Replay
-	// Mismatch: the key was sent before with another request.
+	// Mismatch: the key was answered for another request.
 	Mismatch
-	// InProgress: the key's first request is still running.
-	InProgress
-	// TooMany: the caller holds as many live keys as it may.
-	TooMany
 )
 
-// Claim is one request's hold on a key.
-type Claim struct {
-	Key
-	Token string // random, the request's own: Complete and Release match it
-}
+// ErrTaken is Keep's error when the key has a live row already: the caller
+// did not hold it (Hold) or found it first (Find).
+var ErrTaken = errors.New("idemstore: the key is kept already")
 
-// Limits are what a claim is given.
-type Limits struct {
-	Lock time.Duration // how long a running request holds its key
-	TTL  time.Duration // how long a key lives
-	// MaxOwned, when above zero, makes a claim of a new key count the
-	// caller's live keys (up to MaxOwned) and refuse it at MaxOwned
-	// (TooMany). The count costs as many index entries as it counts: the
-	// server asks for it only when its estimate says the caller is near
-	// the bound, or the estimate is stale.
-	MaxOwned int
-}
-
-// Result is what a claim found: the outcome, the kept answer of a Replay,
-// and the caller's live keys when they were counted (Owned, -1 when not).
-type Result struct {
-	Outcome Outcome
-	Answer  *Answer
-	Owned   int
-}
-
-// ErrLost is Complete's error when the claim is no longer the request's: its
-// lock ran out and another request claimed the key.
-var ErrLost = errors.New("idemstore: the key was claimed again after its lock ran out")
-
-// ClaimKey claims k for a request whose random token is token, at now, in
-// one transaction of its own (so that other processes see the running
-// request at once). When the key is answered already, Replay and the
-// answer; when another request holds it, InProgress; when it was sent with
-// another request, Mismatch (whatever state it is in). Those are read
-// first, without a write: on SQLite a retry while its first request runs
-// must not wait for the one writer that request holds.
-func ClaimKey(ctx context.Context, c *storage.Conn, k Key, token string, now time.Time, lim Limits) (Result, error) {
-	n := now.UnixNano()
-	row, found, err := load(ctx, c, k)
-	if err != nil {
-		return Result{}, err
+// Find reads k's row as it is at now (an expired row is None).
+func Find(ctx context.Context, c *storage.Conn, k Key, now time.Time) (Found, *Answer, error) {
+	var row struct {
+		Fingerprint string `bun:"fingerprint"`
+		Status      int    `bun:"status"`
+		Headers     string `bun:"headers"`
+		Body        string `bun:"body"`
 	}
-	if found && row.ExpiresAt > n {
-		if outcome, answer, decided := row.decide(k, n); decided {
-			return Result{Outcome: outcome, Answer: answer, Owned: -1}, nil
-		}
-	}
-	var (
-		outcome Outcome
-		answer  *Answer
-		owned   = -1
-	)
-	err = c.Atomic(ctx, func(c *storage.Conn) error {
-		row, found, err := load(ctx, c, k)
-		if err != nil {
-			return err
-		}
-		if found && row.ExpiresAt <= n {
-			if _, err := c.Exec(ctx, "DELETE FROM "+table+" WHERE owner = ? AND key = ? AND expires_at <= ?", k.Owner, k.Key, n); err != nil {
-				return c.MapError("delete", table, err)
-			}
-			found = false
-		}
-		if found {
-			var decided bool
-			if outcome, answer, decided = row.decide(k, n); decided {
-				return nil
-			}
-			// Abandoned: its request's process went away before the write
-			// committed (the answer commits with the write).
-			res, err := c.Exec(ctx, "UPDATE "+table+" SET claim = ?, locked_until = ? WHERE owner = ? AND key = ? AND locked_until = ? AND status IS NULL",
-				token, n+lim.Lock.Nanoseconds(), k.Owner, k.Key, row.LockedUntil)
-			if err := c.Affected("update", table, res, err); errors.Is(err, storage.ErrNotFound) {
-				outcome = InProgress // another retry claimed it first
-				return nil
-			} else if err != nil {
-				return err
-			}
-			outcome = Claimed
-			return nil
-		}
-		if lim.MaxOwned > 0 {
-			err := c.Bun().NewRaw("SELECT count(*) FROM (SELECT 1 FROM "+table+" WHERE owner = ? AND expires_at > ? LIMIT ?) AS live",
-				k.Owner, n, lim.MaxOwned).Scan(ctx, &owned)
-			if err != nil {
-				return c.MapError("count", table, err)
-			}
-			if owned >= lim.MaxOwned {
-				outcome = TooMany
-				return nil
-			}
-		}
-		// A concurrent claim of the same key on PostgreSQL waits here for
-		// the other's transaction, then inserts nothing: it is running.
-		res, err := c.Exec(ctx, "INSERT INTO "+table+" (owner, key, organization_id, fingerprint, claim, locked_until, created_at, expires_at) "+
-			"VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (owner, key) DO NOTHING",
-			k.Owner, k.Key, k.Org, k.Fingerprint, token, n+lim.Lock.Nanoseconds(), n, n+lim.TTL.Nanoseconds())
-		if err := c.Affected("insert", table, res, err); errors.Is(err, storage.ErrNotFound) {
-			outcome = InProgress
-			return nil
-		} else if err != nil {
-			return err
-		}
-		outcome = Claimed
-		return nil
-	})
-	if err != nil {
-		return Result{}, err
-	}
-	return Result{Outcome: outcome, Answer: answer, Owned: owned}, nil
-}
-
-// stored is a key's row.
-type stored struct {
-	Fingerprint string         `bun:"fingerprint"`
-	LockedUntil int64          `bun:"locked_until"`
-	Status      sql.NullInt64  `bun:"status"`
-	Headers     sql.NullString `bun:"headers"`
-	Body        sql.NullString `bun:"body"`
-	ExpiresAt   int64          `bun:"expires_at"`
-}
-
-// load reads k's row; found is false when there is none.
-func load(ctx context.Context, c *storage.Conn, k Key) (row stored, found bool, err error) {
-	err = c.Bun().NewRaw("SELECT fingerprint, locked_until, status, headers, body, expires_at FROM "+table+
-		" WHERE owner = ? AND key = ?", k.Owner, k.Key).Scan(ctx, &row)
+	err := c.Bun().NewRaw("SELECT fingerprint, status, headers, body FROM "+table+" WHERE owner = ? AND key = ? AND expires_at > ?",
+		k.Owner, k.Key, now.UnixNano()).Scan(ctx, &row)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
-		return row, false, nil
+		return None, nil, nil
 	case err != nil:
-		return row, false, c.MapError("select", table, err)
+		return None, nil, c.MapError("select", table, err)
+	case row.Fingerprint != k.Fingerprint:
+		return Mismatch, nil, nil
 	}
-	return row, true, nil
+	return Replay, &Answer{Status: row.Status, Headers: row.Headers, Body: row.Body}, nil
 }
 
-// decide is what a live row says of a claim of k at n (nanoseconds): a
-// mismatch, a replay or a running request; decided is false for a row whose
-// request was abandoned (its lock ran out unanswered), which may be claimed.
-func (r *stored) decide(k Key, n int64) (Outcome, *Answer, bool) {
-	switch {
-	case r.Fingerprint != k.Fingerprint:
-		return Mismatch, nil, true
-	case r.Status.Valid:
-		return Replay, &Answer{Status: int(r.Status.Int64), Headers: r.Headers.String, Body: r.Body.String}, true
-	case r.LockedUntil > n:
-		return InProgress, nil, true
-	}
-	return 0, nil, false
+// Hold takes k for the rest of tx's transaction, unless another
+// transaction holds it (false, at once): a retry while its first request
+// runs is answered, not made to wait. PostgreSQL: a transaction-scoped
+// advisory lock, which a killed process's connection lets go of; SQLite:
+// the write transaction holds the database already (the server keeps
+// two requests of one key in one process apart).
+func Hold(ctx context.Context, tx *storage.Conn, k Key) (bool, error) {
+	// The owner is hexadecimal, the key visible ASCII: "|" parts them.
+	return tx.TryLockKey(ctx, "idempotency-key|"+k.Owner+"|"+k.Key)
 }
 
-// Complete stores the answer of the claimed request in c, which must be the
-// transaction of the request's write: the answer commits with the write, or
-// neither does. ErrLost when the claim is no longer the request's.
-func Complete(ctx context.Context, c *storage.Conn, cl Claim, a Answer) error {
-	res, err := c.Exec(ctx, "UPDATE "+table+" SET status = ?, headers = ?, body = ?, locked_until = 0 WHERE owner = ? AND key = ? AND claim = ?",
-		a.Status, a.Headers, a.Body, cl.Owner, cl.Key.Key, cl.Token)
-	if err := c.Affected("update", table, res, err); errors.Is(err, storage.ErrNotFound) {
-		return ErrLost
+// Owned counts owner's live keys at now, up to max: its cost is the
+// count's, so the server asks only when the caller may be at its bound.
+func Owned(ctx context.Context, c *storage.Conn, owner string, now time.Time, max int) (int, error) {
+	var n int
+	err := c.Bun().NewRaw("SELECT count(*) FROM (SELECT 1 FROM "+table+" WHERE owner = ? AND expires_at > ? LIMIT ?) AS live",
+		owner, now.UnixNano(), max).Scan(ctx, &n)
+	if err != nil {
+		return 0, c.MapError("count", table, err)
+	}
+	return n, nil
+}
+
+// Keep stores k's answer a at now, to live for ttl, in c: the transaction
+// of the request's write, so that the write and its answer commit together
+// (then the caller holds k: Hold). An expired row of k is replaced;
+// ErrTaken when a live one is there.
+func Keep(ctx context.Context, c *storage.Conn, k Key, a Answer, now time.Time, ttl time.Duration) error {
+	n := now.UnixNano()
+	res, err := c.Exec(ctx, "INSERT INTO "+table+" AS k (owner, key, organization_id, fingerprint, status, headers, body, created_at, expires_at) "+
+		"VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (owner, key) DO UPDATE SET organization_id = excluded.organization_id, "+
+		"fingerprint = excluded.fingerprint, status = excluded.status, headers = excluded.headers, body = excluded.body, "+
+		"created_at = excluded.created_at, expires_at = excluded.expires_at WHERE k.expires_at <= ?",
+		k.Owner, k.Key, k.Org, k.Fingerprint, a.Status, a.Headers, a.Body, n, n+ttl.Nanoseconds(), n)
+	if err := c.Affected("insert", table, res, err); errors.Is(err, storage.ErrNotFound) {
+		return ErrTaken
 	} else if err != nil {
 		return err
 	}
 	return nil
 }
 
-// CompleteAlone stores the answer of a claimed request that wrote nothing
-// (a refusal), in a transaction of its own.
-func CompleteAlone(ctx context.Context, c *storage.Conn, cl Claim, a Answer) error {
-	return c.Atomic(ctx, func(c *storage.Conn) error { return Complete(ctx, c, cl, a) })
-}
-
-// Release gives up a claim whose request wrote nothing (it was refused, or
-// failed): a retry runs again.
-func Release(ctx context.Context, c *storage.Conn, cl Claim) error {
-	return c.Atomic(ctx, func(c *storage.Conn) error {
-		_, err := c.Exec(ctx, "DELETE FROM "+table+" WHERE owner = ? AND key = ? AND claim = ? AND status IS NULL", cl.Owner, cl.Key.Key, cl.Token)
-		return c.MapError("delete", table, err)
+// KeepAlone stores the answer of a request that wrote nothing (a refusal)
+// in a transaction of its own, if no other request holds k or kept an
+// answer for it meanwhile: then that one stands, and kept is false.
+func KeepAlone(ctx context.Context, c *storage.Conn, k Key, a Answer, now time.Time, ttl time.Duration) (kept bool, err error) {
+	err = c.Tx(ctx, func(tx *storage.Conn) error {
+		held, err := Hold(ctx, tx, k)
+		if err != nil || !held {
+			return err
+		}
+		switch err := Keep(ctx, tx, k, a, now, ttl); {
+		case errors.Is(err, ErrTaken):
+			return nil
+		case err != nil:
+			return err
+		}
+		kept = true
+		return nil
 	})
+	return kept, err
 }
 
 // DeleteExpired deletes the keys that expired by now (the housekeeping) and

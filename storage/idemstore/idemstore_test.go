@@ -3,7 +3,6 @@ package idemstore_test
 import (
 	"context"
 	"errors"
-	"fmt"
 	"sync"
 	"testing"
 	"time"
@@ -13,169 +12,186 @@ import (
 	"github.com/entityapi/entityapi/storage/storagetest"
 )
 
-var lim = idemstore.Limits{Lock: time.Minute, TTL: time.Hour, MaxOwned: 100}
+const ttl = time.Hour
 
 func key(owner, k, fp string) idemstore.Key {
 	return idemstore.Key{Owner: owner, Key: k, Org: 1, Fingerprint: fp}
 }
 
-// claim claims and fails on an error.
-func claim(t *testing.T, s *storage.Store, k idemstore.Key, token string, now time.Time, l idemstore.Limits) (idemstore.Outcome, *idemstore.Answer) {
+// find reads k at now and fails on an error.
+func find(t *testing.T, s *storage.Store, k idemstore.Key, now time.Time) (idemstore.Found, *idemstore.Answer) {
 	t.Helper()
-	r, err := idemstore.ClaimKey(context.Background(), s.Conn, k, token, now, l)
+	f, a, err := idemstore.Find(context.Background(), s.Conn, k, now)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return r.Outcome, r.Answer
+	return f, a
 }
 
-// complete stores an answer in a transaction of its own, as the write's.
-func complete(s *storage.Store, cl idemstore.Claim, a idemstore.Answer) error {
-	return s.Conn.Tx(context.Background(), func(tx *storage.Conn) error { return idemstore.Complete(context.Background(), tx, cl, a) })
+// keep holds k and keeps a in one transaction, as a keyed write does.
+func keep(s *storage.Store, k idemstore.Key, a idemstore.Answer, now time.Time) error {
+	return s.Conn.Tx(context.Background(), func(tx *storage.Conn) error {
+		held, err := idemstore.Hold(context.Background(), tx, k)
+		if err != nil {
+			return err
+		}
+		if !held {
+			return errors.New("not held")
+		}
+		return idemstore.Keep(context.Background(), tx, k, a, now, ttl)
+	})
 }
 
-// TestClaimLifecycle: a key is claimed, seen running, answered and
-// replayed; another request with it is a mismatch in every state; a
-// refusal's claim is released; a key expires with its lifetime.
-func TestClaimLifecycle(t *testing.T) {
+// TestKeptAnswers: a kept answer is found for its request and a mismatch
+// for another; keys are their owner's; an expired key is none, replaced by
+// the next answer and deleted by the housekeeping; a live one is not
+// replaced.
+func TestKeptAnswers(t *testing.T) {
 	for _, dialect := range storagetest.Dialects() {
 		t.Run(dialect, func(t *testing.T) {
 			s := storagetest.Open(t, dialect)
 			now := time.Now()
 			k := key("owner-a", "k1", "fp1")
-			if o, _ := claim(t, s, k, "t1", now, lim); o != idemstore.Claimed {
-				t.Fatalf("a new key: %v", o)
-			}
-			if o, _ := claim(t, s, k, "t2", now, lim); o != idemstore.InProgress {
-				t.Fatalf("a running key: %v", o)
-			}
-			if o, _ := claim(t, s, key("owner-a", "k1", "fp2"), "t3", now, lim); o != idemstore.Mismatch {
-				t.Fatalf("a running key with another request: %v", o)
-			}
-			if o, _ := claim(t, s, key("owner-b", "k1", "fp2"), "t4", now, lim); o != idemstore.Claimed {
-				t.Fatalf("another owner's key of the same text: %v", o)
+			if f, _ := find(t, s, k, now); f != idemstore.None {
+				t.Fatalf("a new key: %v", f)
 			}
 			want := idemstore.Answer{Status: 201, Headers: `{"Location":["/x/1"]}`, Body: `{"data":{}}`}
-			if err := complete(s, idemstore.Claim{Key: k, Token: "t2"}, want); !errors.Is(err, idemstore.ErrLost) {
-				t.Fatalf("an answer under another request's token: %v", err)
-			}
-			if err := complete(s, idemstore.Claim{Key: k, Token: "t1"}, want); err != nil {
+			if err := keep(s, k, want, now); err != nil {
 				t.Fatal(err)
 			}
-			o, got := claim(t, s, k, "t5", now, lim)
-			if o != idemstore.Replay || got == nil || *got != want {
-				t.Fatalf("an answered key: %v %+v", o, got)
+			if f, got := find(t, s, k, now); f != idemstore.Replay || got == nil || *got != want {
+				t.Fatalf("an answered key: %v %+v", f, got)
 			}
-			if o, _ := claim(t, s, key("owner-a", "k1", "fp2"), "t6", now, lim); o != idemstore.Mismatch {
-				t.Fatalf("an answered key with another request: %v", o)
+			if f, _ := find(t, s, key("owner-a", "k1", "fp2"), now); f != idemstore.Mismatch {
+				t.Fatalf("an answered key with another request: %v", f)
 			}
-			// Released: the next request runs.
-			r := key("owner-a", "refused", "fp")
-			claim(t, s, r, "t7", now, lim)
-			if err := idemstore.Release(context.Background(), s.Conn, idemstore.Claim{Key: r, Token: "t7"}); err != nil {
+			if f, _ := find(t, s, key("owner-b", "k1", "fp1"), now); f != idemstore.None {
+				t.Fatalf("another owner's key of the same text: %v", f)
+			}
+			if err := keep(s, key("owner-a", "k1", "fp3"), want, now); !errors.Is(err, idemstore.ErrTaken) {
+				t.Fatalf("a second answer for a live key: %v", err)
+			}
+			// Expired: none, and the next answer replaces it.
+			later := now.Add(ttl + time.Second)
+			if f, _ := find(t, s, k, later); f != idemstore.None {
+				t.Fatalf("an expired key: %v", f)
+			}
+			if err := keep(s, key("owner-a", "k1", "fp-other"), want, later); err != nil {
+				t.Fatalf("an answer for an expired key: %v", err)
+			}
+			if err := keep(s, key("owner-b", "k2", "fp"), want, now); err != nil {
 				t.Fatal(err)
-			}
-			if o, _ := claim(t, s, r, "t8", now, lim); o != idemstore.Claimed {
-				t.Fatalf("a released key: %v", o)
-			}
-			// Expired: a new key, whatever request it was sent with.
-			later := now.Add(lim.TTL + time.Second)
-			if o, _ := claim(t, s, key("owner-a", "k1", "fp-other"), "t9", later, lim); o != idemstore.Claimed {
-				t.Fatalf("an expired key: %v", o)
 			}
 			n, err := idemstore.DeleteExpired(context.Background(), s.Conn, later)
-			if err != nil || n != 2 { // owner-b's k1 and owner-a's refused; k1 was claimed again at later
+			if err != nil || n != 1 { // owner-b's k2; owner-a's k1 was answered again at later
 				t.Fatalf("DeleteExpired: %d, %v", n, err)
 			}
 		})
 	}
 }
 
-// TestAbandonedClaim: a claim whose request's process went away (its hold
-// ran out unanswered) is claimed again by a retry; the first request, if it
-// still runs, cannot store its answer.
-func TestAbandonedClaim(t *testing.T) {
+// TestRefusalKeptAlone: a refusal is kept in a transaction of its own,
+// unless a request answered the key meanwhile.
+func TestRefusalKeptAlone(t *testing.T) {
 	for _, dialect := range storagetest.Dialects() {
 		t.Run(dialect, func(t *testing.T) {
 			s := storagetest.Open(t, dialect)
 			now := time.Now()
-			k := key("owner", "k", "fp")
-			claim(t, s, k, "first", now, lim)
-			if o, _ := claim(t, s, k, "retry", now.Add(lim.Lock-time.Second), lim); o != idemstore.InProgress {
-				t.Fatalf("within the hold: %v", o)
+			k := key("o", "refused", "fp")
+			kept, err := idemstore.KeepAlone(context.Background(), s.Conn, k, idemstore.Answer{Status: 404, Headers: "{}", Body: "no"}, now, ttl)
+			if err != nil || !kept {
+				t.Fatalf("KeepAlone: %v, %v", kept, err)
 			}
-			if o, _ := claim(t, s, k, "retry", now.Add(lim.Lock+time.Second), lim); o != idemstore.Claimed {
-				t.Fatalf("after the hold: %v", o)
+			kept, err = idemstore.KeepAlone(context.Background(), s.Conn, k, idemstore.Answer{Status: 400, Headers: "{}", Body: "other"}, now, ttl)
+			if err != nil || kept {
+				t.Fatalf("KeepAlone over a kept answer: %v, %v", kept, err)
 			}
-			if err := complete(s, idemstore.Claim{Key: k, Token: "first"}, idemstore.Answer{Status: 201}); !errors.Is(err, idemstore.ErrLost) {
-				t.Fatalf("the first request's late answer: %v", err)
+			if _, a := find(t, s, k, now); a == nil || a.Body != "no" {
+				t.Fatalf("the first refusal was replaced: %+v", a)
 			}
-			if err := complete(s, idemstore.Claim{Key: k, Token: "retry"}, idemstore.Answer{Status: 201, Body: "retry"}); err != nil {
+		})
+	}
+}
+
+// TestCount: a caller's live keys are counted up to the bound asked;
+// expired ones do not count.
+func TestCount(t *testing.T) {
+	for _, dialect := range storagetest.Dialects() {
+		t.Run(dialect, func(t *testing.T) {
+			s := storagetest.Open(t, dialect)
+			now := time.Now()
+			for _, k := range []string{"a", "b", "c"} {
+				if err := keep(s, key("o", k, "fp"), idemstore.Answer{Status: 201, Headers: "{}", Body: ""}, now); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for _, tc := range []struct {
+				at   time.Time
+				max  int
+				want int
+			}{{now, 10, 3}, {now, 2, 2}, {now.Add(ttl + time.Second), 10, 0}} {
+				n, err := idemstore.Owned(context.Background(), s.Conn, "o", tc.at, tc.max)
+				if err != nil || n != tc.want {
+					t.Errorf("Owned(max %d): %d, %v; want %d", tc.max, n, err, tc.want)
+				}
+			}
+		})
+	}
+}
+
+// TestHoldWhileRunning: while one transaction holds a key, another cannot
+// (at once, without waiting; on SQLite the one writer keeps them apart);
+// once it ends, the key is free again.
+func TestHoldWhileRunning(t *testing.T) {
+	for _, dialect := range storagetest.Dialects() {
+		t.Run(dialect, func(t *testing.T) {
+			if dialect == "sqlite" {
+				t.Skip("SQLite: the write transaction is the database's only writer, so no second transaction runs beside it")
+			}
+			s := storagetest.Open(t, dialect)
+			k := key("o", "running", "fp")
+			holding, release := make(chan struct{}), make(chan struct{})
+			var wg sync.WaitGroup
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				_ = s.Conn.Tx(context.Background(), func(tx *storage.Conn) error {
+					if held, err := idemstore.Hold(context.Background(), tx, k); err != nil || !held {
+						t.Errorf("the first hold: %v, %v", held, err)
+					}
+					close(holding)
+					<-release
+					return nil
+				})
+			}()
+			<-holding
+			tryHold := func() bool {
+				var held bool
+				if err := s.Conn.Tx(context.Background(), func(tx *storage.Conn) error {
+					var err error
+					held, err = idemstore.Hold(context.Background(), tx, k)
+					return err
+				}); err != nil {
+					t.Fatal(err)
+				}
+				return held
+			}
+			if tryHold() {
+				t.Fatal("a second transaction held the key the first holds")
+			}
+			if err := s.Conn.Tx(context.Background(), func(tx *storage.Conn) error {
+				held, err := idemstore.Hold(context.Background(), tx, key("o", "other", "fp"))
+				if err == nil && !held {
+					t.Error("another key was held too")
+				}
+				return err
+			}); err != nil {
 				t.Fatal(err)
 			}
-		})
-	}
-}
-
-// TestClaimBounds: a caller's live keys are bounded; expired ones do not
-// count.
-func TestClaimBounds(t *testing.T) {
-	for _, dialect := range storagetest.Dialects() {
-		t.Run(dialect, func(t *testing.T) {
-			s := storagetest.Open(t, dialect)
-			now := time.Now()
-			l := lim
-			l.MaxOwned = 2
-			claim(t, s, key("o", "a", "fp"), "1", now, l)
-			claim(t, s, key("o", "b", "fp"), "2", now, l)
-			if o, _ := claim(t, s, key("o", "c", "fp"), "3", now, l); o != idemstore.TooMany {
-				t.Fatalf("a third key: %v", o)
-			}
-			if o, _ := claim(t, s, key("o", "a", "fp"), "4", now, l); o != idemstore.InProgress {
-				t.Fatalf("a held key again: %v", o)
-			}
-			if o, _ := claim(t, s, key("o", "c", "fp"), "5", now.Add(l.TTL+time.Second), l); o != idemstore.Claimed {
-				t.Fatalf("a third key once the others expired: %v", o)
-			}
-		})
-	}
-}
-
-// TestConcurrentClaims: of many requests claiming one new key at once, from
-// connections of their own, exactly one holds it.
-func TestConcurrentClaims(t *testing.T) {
-	for _, dialect := range storagetest.Dialects() {
-		t.Run(dialect, func(t *testing.T) {
-			s := storagetest.Open(t, dialect)
-			now := time.Now()
-			const n = 16
-			var (
-				wg      sync.WaitGroup
-				mu      sync.Mutex
-				claimed int
-				errs    []error
-			)
-			for i := range n {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					r, err := idemstore.ClaimKey(context.Background(), s.Conn, key("o", "same", "fp"), fmt.Sprint(i), now, lim)
-					o := r.Outcome
-					mu.Lock()
-					defer mu.Unlock()
-					switch {
-					case err != nil:
-						errs = append(errs, err)
-					case o == idemstore.Claimed:
-						claimed++
-					case o != idemstore.InProgress:
-						errs = append(errs, fmt.Errorf("outcome %v", o))
-					}
-				}()
-			}
+			close(release)
 			wg.Wait()
-			if claimed != 1 || len(errs) > 0 {
-				t.Fatalf("%d of %d claims held the key; errors %v", claimed, n, errs)
+			if !tryHold() {
+				t.Fatal("the key stayed held after its transaction")
 			}
 		})
 	}

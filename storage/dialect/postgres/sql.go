@@ -28,6 +28,7 @@ var features = dialect.Features{
 	NotEmptyJSON:     "(? IS NOT NULL AND ? NOT IN ('[]'::jsonb, '{}'::jsonb))",
 	RowLock:          " FOR UPDATE",
 	LockKey:          "SELECT pg_advisory_xact_lock(hashtextextended(?, 0))",
+	TryLockKey:       "SELECT pg_try_advisory_xact_lock(hashtextextended(?, 0))",
 	EventsInsert:     "event_outbox", // numbered into events by the sequencer
 	EventWith:        eventWith,
 	SequenceEvents:   []string{"SELECT pg_advisory_xact_lock(" + strconv.Itoa(sequencerLock) + ")", sequence},
