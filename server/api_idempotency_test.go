@@ -2,7 +2,6 @@ package server_test
 
 import (
 	"context"
-	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -162,24 +161,6 @@ func TestIdempotencyKeyKeepsRefusals(t *testing.T) {
 	})
 }
 
-// rawKeyed is raw (any goroutine, no contract check) with an Idempotency-Key.
-func (a *api) rawKeyed(method, path, body, key string) int {
-	req, err := http.NewRequest(method, a.base+path, strings.NewReader(body))
-	if err != nil {
-		return 0
-	}
-	req.Header.Set("Content-Type", "application/vnd.api+json")
-	req.Header.Set("Authorization", "Bearer "+a.tokens[a.as])
-	req.Header.Set("Idempotency-Key", key)
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return 0
-	}
-	_, _ = io.Copy(io.Discard, res.Body)
-	res.Body.Close()
-	return res.StatusCode
-}
-
 // requestIDOf is the request id an error document names.
 func requestIDOf(r *result) string {
 	s, _ := r.value("meta/requestId").(string)
@@ -209,7 +190,7 @@ func TestIdempotencyKeyWhileTheFirstRuns(t *testing.T) {
 		body := `{"data":{"type":"accounts","attributes":{"name":"Slow"}}}`
 		done := make(chan int, 1)
 		go func() {
-			done <- a.rawKeyed(http.MethodPost, "/admin/api/accounts", body, `"running"`)
+			done <- a.raw(http.MethodPost, "/admin/api/accounts", body, "Idempotency-Key", `"running"`)
 		}()
 		select {
 		case <-hold.Written:

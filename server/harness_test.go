@@ -237,14 +237,18 @@ func jsonField(raw []byte, name string) string {
 }
 
 // raw sends a JSON:API request from any goroutine (no test helpers, no contract
-// check) and returns the status: for concurrency tests.
-func (a *api) raw(method, path, body string) int {
+// check) and returns the status: for concurrency tests. header holds more
+// headers, as name, value pairs.
+func (a *api) raw(method, path, body string, header ...string) int {
 	req, err := http.NewRequest(method, a.base+path, strings.NewReader(body))
 	if err != nil {
 		return 0
 	}
 	req.Header.Set("Content-Type", "application/vnd.api+json")
 	req.Header.Set("Authorization", "Bearer "+a.tokens[a.as])
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
 	res, err := http.DefaultClient.Do(req)
 	if err != nil {
 		return 0

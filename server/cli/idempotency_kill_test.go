@@ -12,7 +12,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -33,15 +32,9 @@ func TestKeyedWritesSurviveKill(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: this test kills a real server process; make test runs it")
 	}
-	if os.Getenv("CI") == "true" && os.Getenv("TEST_DATABASE_URL") == "" {
-		t.Fatal("CI must set TEST_DATABASE_URL")
-	}
+	dialects := killTestDialects(t)
 	t.Parallel()
 	bin := buildBinary(t)
-	dialects := []string{"sqlite"}
-	if os.Getenv("TEST_DATABASE_URL") != "" {
-		dialects = append(dialects, "postgres")
-	}
 	for _, dialect := range dialects {
 		t.Run(dialect, func(t *testing.T) {
 			t.Parallel()

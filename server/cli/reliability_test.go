@@ -52,15 +52,8 @@ func TestKilledDuringBatch(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: this test kills real server processes in the middle of batches; make test runs it")
 	}
-	if os.Getenv("CI") == "true" && os.Getenv("TEST_DATABASE_URL") == "" {
-		t.Fatal("CI must set TEST_DATABASE_URL")
-	}
 	bin := buildBinary(t)
-	dialects := []string{"sqlite"}
-	if os.Getenv("TEST_DATABASE_URL") != "" {
-		dialects = append(dialects, "postgres")
-	}
-	for _, dialect := range dialects {
+	for _, dialect := range killTestDialects(t) {
 		t.Run(dialect, func(t *testing.T) {
 			began := time.Now()
 			db := newKillTestDatabase(t, dialect)
@@ -193,6 +186,21 @@ func TestKilledDuringBatch(t *testing.T) {
 const mainPackage = "github.com/entityapi/entityapi"
 
 // buildBinary builds the entityapi binary of this source tree.
+// killTestDialects are the databases a killed-process test runs on:
+// SQLite, and PostgreSQL where TEST_DATABASE_URL names a server (which CI
+// must).
+func killTestDialects(t *testing.T) []string {
+	t.Helper()
+	if os.Getenv("CI") == "true" && os.Getenv("TEST_DATABASE_URL") == "" {
+		t.Fatal("CI must set TEST_DATABASE_URL")
+	}
+	dialects := []string{"sqlite"}
+	if os.Getenv("TEST_DATABASE_URL") != "" {
+		dialects = append(dialects, "postgres")
+	}
+	return dialects
+}
+
 func buildBinary(t *testing.T) string {
 	t.Helper()
 	gotool, err := exec.LookPath("go")
