@@ -75,7 +75,7 @@ var keptHeaders = []string{"Content-Type", "Location", "Content-Location", "ETag
 // Why a keyed write's transaction ends without keeping its answer: the
 // answer is not a 2xx (errAnswerNotKept, rolling back whatever the refused
 // request may have written), another transaction holds the key
-// (errKeyHeld), or an answer was kept since the request looked (errKept).
+// (errKeyHeld), or the key has a kept answer (errKept: a replay, or 422).
 var (
 	errAnswerNotKept = errors.New("server: the answer of a keyed write is not a success")
 	errKeyHeld       = errors.New("server: another request holds the key")
