@@ -119,7 +119,7 @@ func (a *api) stagedOperation(t *testing.T, owner string) string {
 	if err := jobs.StageChunk(ctx, a.store.Conn, &jobs.Chunk{OperationID: op.ID, Number: 1, Items: items}); err != nil {
 		t.Fatal(err)
 	}
-	if err := jobs.PublishOperation(ctx, a.store.Conn, op.ID, 1); err != nil {
+	if err := jobs.PublishOperation(ctx, a.store.Conn, op.ID, 1, nil); err != nil {
 		t.Fatal(err)
 	}
 	return strconv.FormatInt(op.ID, 10)

@@ -2,12 +2,11 @@ package server
 
 import (
 	"bytes"
-	"cmp"
-	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"hash"
 	"net/http"
 	"strconv"
 	"strings"
@@ -107,12 +106,23 @@ func (a *application) idempotent(c *gin.Context) {
 		a.abort(c, err)
 		return
 	}
-	body, err := a.readBody(c)
-	if err != nil {
-		a.abort(c, err)
-		return
+	k := idemstore.Key{Owner: a.keyOwner(r.Principal), Key: key, Org: r.Principal.Org}
+	var digest hash.Hash
+	if r.Route.IsBatch() {
+		// An upload is not read here: the pipeline hashes it as it
+		// streams, and keeps its answer in its own transaction
+		// (batchRequest).
+		digest = fingerprintHash(c.Request, r.Format)
+	} else {
+		body, err := a.readBody(c)
+		if err != nil {
+			a.abort(c, err)
+			return
+		}
+		digest = fingerprintHash(c.Request, r.Format)
+		digest.Write(body)
+		k.Fingerprint = hex.EncodeToString(digest.Sum(nil))
 	}
-	k := idemstore.Key{Owner: a.keyOwner(r.Principal), Key: key, Org: r.Principal.Org, Fingerprint: fingerprint(c.Request, r.Format, body)}
 	// Two requests of one key in this process: the second is answered at
 	// once, without a transaction (on SQLite it would wait for the one
 	// writer the first holds).
@@ -122,6 +132,13 @@ func (a *application) idempotent(c *gin.Context) {
 		return
 	}
 	defer a.running.Delete(running)
+	if r.Route.IsBatch() {
+		w := a.newKeyedWrite(c, k, time.Now())
+		w.digest = digest
+		c.Set(keyedUploadKey, w)
+		c.Next()
+		return
+	}
 	a.runKeyed(c, r, k, time.Now())
 }
 
@@ -149,39 +166,13 @@ func (a *application) inProgress(c *gin.Context) {
 // runKeyed runs a keyed write in one transaction that holds its key, and
 // keeps its answer (see the top of this file).
 func (a *application) runKeyed(c *gin.Context, r *engine.Request, k idemstore.Key, now time.Time) {
-	store := a.engine.Store()
-	ctx := r.Ctx
-	cfg := a.cfg.Idempotency
-	count := a.owned.mustCount(k.Owner, now, cfg.MaxKeys)
-	rec := &answerRecorder{ResponseWriter: c.Writer}
-	var (
-		found   idemstore.Found
-		kept    *idemstore.Answer
-		tooMany bool
-		tooBig  bool
-	)
-	err := store.Conn.Tx(ctx, func(tx *storage.Conn) error {
-		held, err := idemstore.Hold(ctx, tx, k)
-		if err != nil || !held {
-			return cmp.Or(err, errKeyHeld)
+	w := a.newKeyedWrite(c, k, now)
+	err := a.engine.Store().Conn.Tx(r.Ctx, func(tx *storage.Conn) error {
+		if err := w.claim(r.Ctx, tx); err != nil {
+			return err
 		}
-		// Answered already? (A retry is rare beside first requests, so
-		// the key is read here only, holding it, not before as well.)
-		if found, kept, err = idemstore.Find(ctx, tx, k, now); err != nil || found != idemstore.None {
-			return cmp.Or(err, errKept)
-		}
-		if count {
-			n, err := idemstore.Owned(ctx, tx, k.Owner, now, cfg.MaxKeys)
-			if err != nil {
-				return err
-			}
-			a.owned.counted(k.Owner, now, n)
-			if tooMany = n >= cfg.MaxKeys; tooMany {
-				return errAnswerNotKept
-			}
-		}
-		c.Writer, r.Tx = rec, tx
-		defer func() { c.Writer, r.Tx = rec.ResponseWriter, nil }()
+		c.Writer, r.Tx, r.Keyed, r.KeyedRequest = w.rec, tx, w.name(), k.Fingerprint
+		defer func() { c.Writer, r.Tx, r.Keyed, r.KeyedRequest = w.rec.ResponseWriter, nil, "", "" }()
 		c.Next()
 		if a.keyedHold != nil {
 			if h := a.keyedHold.Load(); h != nil {
@@ -189,42 +180,9 @@ func (a *application) runKeyed(c *gin.Context, r *engine.Request, k idemstore.Ke
 				<-h.Release
 			}
 		}
-		if !rec.success() {
-			return errAnswerNotKept
-		}
-		if tooBig = rec.body.Len() > cfg.MaxAnswer; tooBig {
-			return errAnswerNotKept
-		}
-		return idemstore.Keep(ctx, tx, k, rec.answer(c.GetString(requestIDKey)), now, cfg.TTL)
+		return w.keep(r.Ctx, tx, r)
 	})
-	switch {
-	case err == nil:
-		a.owned.added(k.Owner)
-		rec.send()
-	case errors.Is(err, errKeyHeld):
-		a.inProgress(c)
-	case errors.Is(err, errKept):
-		a.answerFound(c, found, kept)
-	case tooMany:
-		a.abort(c, problem.IdempotencyKeysExhausted(cfg.MaxKeys))
-	case tooBig:
-		rec.discard()
-		writeProblems(c, problem.List{problem.IdempotencyAnswerTooLarge(cfg.MaxAnswer)})
-	case errors.Is(err, errAnswerNotKept) && rec.keepable():
-		// Refused: nothing was written, and the refusal is the request's
-		// answer, for a retry too.
-		if _, err := idemstore.KeepAlone(context.WithoutCancel(ctx), store.Conn, k, rec.answer(c.GetString(requestIDKey)), now, cfg.TTL); err != nil {
-			a.log.Warn("idempotency: keep a refusal", "request_id", c.GetString(requestIDKey), "error", err.Error())
-		}
-		rec.send()
-	case errors.Is(err, errAnswerNotKept):
-		rec.send()
-	default:
-		// The commit (or the keeping of the answer) failed: nothing was
-		// written, and the recorded answer is not the request's.
-		rec.discard()
-		a.writeError(c, err)
-	}
+	w.finish(c, err, true)
 }
 
 // KeyedHold, set by a test (export_test.go), stops each keyed write inside
@@ -361,13 +319,13 @@ func parseIdempotencyKey(values []string) (string, error) {
 	return string(key), nil
 }
 
-// fingerprint is what makes a request the same request: its method, its
-// address with the query, the format it speaks and its body.
-func fingerprint(hr *http.Request, f engine.Format, body []byte) string {
+// fingerprintHash starts the digest of what makes a request the same
+// request: its method, its address with the query and the format it speaks,
+// to which its body is then written.
+func fingerprintHash(hr *http.Request, f engine.Format) hash.Hash {
 	h := sha256.New()
 	h.Write([]byte(hr.Method + "\x00" + hr.URL.RequestURI() + "\x00" + strconv.Itoa(int(f)) + "\x00"))
-	h.Write(body)
-	return hex.EncodeToString(h.Sum(nil))
+	return h
 }
 
 // replay sends a kept answer again. An error document names the request
@@ -443,16 +401,21 @@ func (w *answerRecorder) Written() bool { return w.status != 0 }
 // Flush sends nothing: the answer waits for its commit.
 func (w *answerRecorder) Flush() {}
 
+// Unwrap is the writer underneath, for http.ResponseController (a batch
+// upload sets its own deadlines).
+func (w *answerRecorder) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
 // success tells whether the answer is a 2xx, which commits with the write.
 func (w *answerRecorder) success() bool { s := w.Status(); return s >= 200 && s < 300 }
 
 // keepable tells whether a refusal is the request's answer for a retry too:
-// a client error, but for a conflict of the moment (409), a rate (429) and
-// a request the client left (499).
+// a client error, but for a conflict of the moment (409), a rate (429), a
+// request the client left (499) and a key found to be another request's
+// (422: kept, it would take the key from that request).
 func (w *answerRecorder) keepable() bool {
 	s := w.Status()
 	return s >= 400 && s < 500 && s != http.StatusConflict && s != http.StatusTooManyRequests && s != StatusClientClosedRequest &&
-		s != http.StatusRequestTimeout
+		s != http.StatusRequestTimeout && s != http.StatusUnprocessableEntity
 }
 
 // answer is what a retry gets: the status, the kept headers and the body,

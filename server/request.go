@@ -87,9 +87,19 @@ func (a *application) publicBase(r *http.Request) string {
 
 // batchRequest hands a batch request, PATCH /api/{type}, to the
 // application's batch pipeline (server/batch), which streams its body, and
-// answers the error it returns when it has answered nothing itself.
+// answers the error it returns when it has answered nothing itself. A
+// keyed upload (idempotent) answers through its keyedWrite: the pipeline
+// records its answer and keeps it in the transaction that publishes the
+// upload.
 func (a *application) batchRequest(c *gin.Context) {
-	if err := a.batches.Serve(c.Writer, c.Request, requestOf(c)); err != nil {
-		a.writeError(c, err)
+	w, _ := c.Value(keyedUploadKey).(*keyedWrite)
+	if w == nil {
+		if err := a.batches.Serve(c.Writer, c.Request, requestOf(c), nil); err != nil {
+			a.writeError(c, err)
+		}
+		return
 	}
+	// A refused upload keeps nothing (finish without keepRefusals): it
+	// wrote nothing, and a retry is checked again as it streams.
+	w.finish(c, a.batches.Serve(w.rec, c.Request, requestOf(c), w), false)
 }

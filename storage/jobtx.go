@@ -11,6 +11,28 @@ import (
 // with the rows). It waits for the write slot as Conn.Tx does. It is the
 // store's side of dialect.Host; PostgreSQL's dialect begins pgx
 // transactions of its own instead.
+//
+// When ctx carries a transaction of this store (WithTx), fn runs in it: its
+// writes commit with that transaction's, and it does not wait for the write
+// slot the transaction holds.
 func (s *Store) SQLTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	if c, ok := ctx.Value(txKey{}).(*Conn); ok && c.s == s && c.tx != nil {
+		return fn(c.tx.Tx)
+	}
 	return s.Conn.Tx(ctx, func(c *Conn) error { return fn(c.tx.Tx) })
+}
+
+// txKey carries a transaction in a context (WithTx).
+type txKey struct{}
+
+// WithTx is ctx carrying c, when c is in a transaction, for a client that
+// writes beside the store through SQLTx (River's SQLite driver): its
+// writes then join c's transaction. Only SQLTx reads it; a store whose
+// dialect begins its own transactions for such a client (PostgreSQL's)
+// never sees it.
+func WithTx(ctx context.Context, c *Conn) context.Context {
+	if c == nil || c.tx == nil {
+		return ctx
+	}
+	return context.WithValue(ctx, txKey{}, c)
 }

@@ -123,7 +123,7 @@ func (b *testBundle) serve(t *testing.T, mode string, f engine.Format, p *identi
 		hr.Header.Set("X-Mode", mode)
 	}
 	w := httptest.NewRecorder()
-	err := b.p.Serve(w, hr, b.request(t, http.MethodPatch, "/api/accounts", "", f, p))
+	err := b.p.Serve(w, hr, b.request(t, http.MethodPatch, "/api/accounts", "", f, p), nil)
 	return w, err
 }
 

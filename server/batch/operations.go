@@ -40,7 +40,7 @@ func (p *Pipeline) CancelOperation(r *engine.Request) (*jsonapi.Reply, error) {
 	if err != nil {
 		return nil, err
 	}
-	ctx, conn := v.Ctx(), p.engine.Store().Conn
+	ctx, conn := v.Ctx(), v.Conn()
 	op, err := p.readableOperation(v, true)
 	if err != nil {
 		return nil, err

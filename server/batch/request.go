@@ -18,6 +18,7 @@ import (
 	"github.com/entityapi/entityapi/server/engine"
 	"github.com/entityapi/entityapi/server/problem"
 	"github.com/entityapi/entityapi/server/telemetry"
+	"github.com/entityapi/entityapi/storage"
 	"github.com/entityapi/entityapi/storage/jobs"
 )
 
@@ -54,6 +55,20 @@ type Config struct {
 	ChunkDone func(typ, mode string, counts jobs.ChunkCounts)
 }
 
+// Keyed is the Idempotency-Key of an upload (server/idempotency_write.go):
+// the pipeline reads the body through Body, which hashes it into the
+// request's fingerprint; once the body is read whole and sound, Claim holds
+// the key in the transaction that publishes the operation (or, X-Mode: sync,
+// that writes its chunk) and finds it unanswered, and Keep keeps the answer
+// the pipeline wrote in that same transaction: the upload and its answer
+// commit together, and a retry gets the answer again. An error of Claim or
+// Keep rolls the upload back and is returned as it is, for the edge.
+type Keyed interface {
+	Body(r io.Reader) io.Reader
+	Claim(ctx context.Context, tx *storage.Conn) error
+	Keep(ctx context.Context, tx *storage.Conn) error
+}
+
 // Pipeline is the batch pipeline of one application: the uploads (Serve)
 // and the job that runs their chunks (ProcessChunk).
 type Pipeline struct {
@@ -75,8 +90,9 @@ func New(e *engine.Engine, queue *jobs.Queue, cfg Config) *Pipeline {
 // Serve answers PATCH /api/{type}, or returns the error to answer with when
 // it has written nothing (the edge maps errors to HTTP in one place). r is
 // the engine's view of the request; hr and w its HTTP exchange, for the
-// body, the headers and the upload's deadlines.
-func (p *Pipeline) Serve(w http.ResponseWriter, hr *http.Request, r *engine.Request) error {
+// body, the headers and the upload's deadlines; keyed its Idempotency-Key
+// (nil: none).
+func (p *Pipeline) Serve(w http.ResponseWriter, hr *http.Request, r *engine.Request, keyed Keyed) error {
 	if r != nil && r.Format == engine.Plain {
 		w.Header().Set("Allow", strings.Join(p.plainMethods(hr.URL.Path), ", "))
 		pr := problem.NotAllowed(http.MethodPatch)
@@ -101,12 +117,18 @@ func (p *Pipeline) Serve(w http.ResponseWriter, hr *http.Request, r *engine.Requ
 	rc := http.NewResponseController(w)
 	_ = rc.SetReadDeadline(deadline) // not every writer supports deadlines (tests' recorders): then the server's apply
 	_ = rc.SetWriteDeadline(deadline)
-	body := http.MaxBytesReader(w, hr.Body, p.cfg.MaxBody)
+	var body io.Reader = http.MaxBytesReader(w, hr.Body, p.cfg.MaxBody)
+	if keyed != nil {
+		body = keyed.Body(body)
+	}
 	lim := split.Limits{ChunkSize: res.ChunkSize, IncludedChunkSize: res.IncludedChunkSize, MaxItemBytes: p.cfg.MaxItem}
+	if mode == "sync" && keyed != nil {
+		return p.serveSyncKeyed(hr.Context(), w, r, body, keyed)
+	}
 	if mode == "sync" {
 		return p.serveSync(hr.Context(), w, b, body)
 	}
-	return p.serveAsync(hr.Context(), w, b, body, lim)
+	return p.serveAsync(hr.Context(), w, b, body, lim, keyed)
 }
 
 // plainMethods are the methods of an address in the plain format: all but the
@@ -122,7 +144,10 @@ func (p *Pipeline) plainMethods(path string) []string {
 }
 
 // serveAsync stages the request's chunks and answers 202 with the operation.
-func (p *Pipeline) serveAsync(ctx context.Context, w http.ResponseWriter, b *engine.Bulk, body io.Reader, lim split.Limits) error {
+//
+// A keyed upload (keyed not nil) is answered in the transaction that
+// publishes it, where its answer is kept.
+func (p *Pipeline) serveAsync(ctx context.Context, w http.ResponseWriter, b *engine.Bulk, body io.Reader, lim split.Limits, keyed Keyed) error {
 	store := p.engine.Store()
 	op := operationOf(b)
 	if err := jobs.CreateOperation(ctx, store.Conn, op); err != nil {
@@ -138,7 +163,21 @@ func (p *Pipeline) serveAsync(ctx context.Context, w http.ResponseWriter, b *eng
 		err = serr
 	}
 	if err == nil {
-		err = jobs.PublishOperation(ctx, store.Conn, op.ID, chunks)
+		var answer func(tx *storage.Conn) error
+		if keyed != nil {
+			answer = func(tx *storage.Conn) error {
+				if err := keyed.Claim(ctx, tx); err != nil {
+					return err
+				}
+				shown, err := jobs.LoadOperation(ctx, tx, op.OrganizationID, op.ID)
+				if err != nil {
+					return err
+				}
+				p.accepted(w, b, shown)
+				return keyed.Keep(ctx, tx)
+			}
+		}
+		err = jobs.PublishOperation(ctx, store.Conn, op.ID, chunks, answer)
 	}
 	if err != nil {
 		// Nothing of a refused request stays; the housekeeping deletes what
@@ -150,9 +189,11 @@ func (p *Pipeline) serveAsync(ctx context.Context, w http.ResponseWriter, b *eng
 	}
 	// The answer shows the operation as accepted, read before its chunks
 	// are queued: always "new", never whatever a fast worker made of it
-	// in the meantime.
-	if op, err = jobs.LoadOperation(ctx, store.Conn, op.OrganizationID, op.ID); err != nil {
-		return err
+	// in the meantime. (A keyed upload's was written as it was kept.)
+	if keyed == nil {
+		if op, err = jobs.LoadOperation(ctx, store.Conn, op.OrganizationID, op.ID); err != nil {
+			return err
+		}
 	}
 	numbers := make([]int, chunks)
 	for i := range numbers {
@@ -170,7 +211,9 @@ func (p *Pipeline) serveAsync(ctx context.Context, w http.ResponseWriter, b *eng
 		// when it sees that they do not move.
 		p.log.Error("batch: enqueue", "operation", op.ID, "error", err)
 	}
-	p.accepted(w, b, op)
+	if keyed == nil {
+		p.accepted(w, b, op)
+	}
 	return nil
 }
 

@@ -38,15 +38,9 @@ type syncResult struct {
 // answers with the records (200) or the problems; past the timeout it answers
 // 202 with an operation that records the end (docs/decisions.md §7).
 func (p *Pipeline) serveSync(ctx context.Context, w http.ResponseWriter, b *engine.Bulk, body io.Reader) error {
-	var one *split.Chunk
-	lim := split.SyncLimits
-	lim.MaxItemBytes = p.cfg.MaxItem
-	_, err := split.Split(body, b.Resource().Type, lim, func(ch split.Chunk) error {
-		one = &ch
-		return nil
-	})
+	one, err := p.splitSync(b.Resource().Type, body)
 	if err != nil {
-		return p.splitError(err)
+		return err
 	}
 	run := &syncRun{}
 	done := make(chan syncResult, 1)
@@ -141,5 +135,78 @@ func (p *Pipeline) syncAnswer(w http.ResponseWriter, b *engine.Bulk, r syncResul
 	if err := reply.Write(w); err != nil {
 		p.log.Debug("batch: write the answer", "error", err)
 	}
+	return nil
+}
+
+// splitSync reads the one chunk of a synchronous batch of type typ.
+func (p *Pipeline) splitSync(typ string, body io.Reader) (*split.Chunk, error) {
+	var one *split.Chunk
+	lim := split.SyncLimits
+	lim.MaxItemBytes = p.cfg.MaxItem
+	_, err := split.Split(body, typ, lim, func(ch split.Chunk) error {
+		one = &ch
+		return nil
+	})
+	if err != nil {
+		return nil, p.splitError(err)
+	}
+	return one, nil
+}
+
+// errSyncRefused rolls back the transaction of a keyed synchronous batch
+// whose items have problems (nothing was written: the key keeps nothing).
+var errSyncRefused = errors.New("batch: the synchronous batch's items have problems")
+
+// serveSyncKeyed serves a synchronous batch sent with an Idempotency-Key
+// (Keyed): its chunk runs in the transaction that holds the key, whose
+// answer, the written records, is kept there. It has no timeout after
+// which it becomes an operation (serveSync's): the answer a retry gets is
+// the chunk's end, however long it takes. Items with problems write
+// nothing and keep nothing: a retry checks them again.
+func (p *Pipeline) serveSyncKeyed(ctx context.Context, w http.ResponseWriter, r *engine.Request, body io.Reader, keyed Keyed) error {
+	typ := r.Route.Resource().Type
+	one, err := p.splitSync(typ, body)
+	if err != nil {
+		return err
+	}
+	var (
+		problems error
+		counts   jobs.ChunkCounts
+	)
+	err = p.engine.Store().Conn.Tx(ctx, func(tx *storage.Conn) error {
+		if err := keyed.Claim(ctx, tx); err != nil {
+			return err
+		}
+		r.Tx = tx
+		defer func() { r.Tx = nil }()
+		b, err := p.engine.BeginBulk(r)
+		if err != nil {
+			return err
+		}
+		out, err := chunk.Run(ctx, b, *one, func(*storage.Conn, *chunk.Outcome) error { return nil })
+		if err != nil {
+			return err
+		}
+		if ps := out.Problems(); len(ps) > 0 {
+			problems = ps
+			return errSyncRefused
+		}
+		reply, err := chunk.Reply(b, out)
+		if err != nil {
+			return err
+		}
+		if err := reply.Write(w); err != nil {
+			return err
+		}
+		counts = out.Counts()
+		return keyed.Keep(ctx, tx)
+	})
+	switch {
+	case problems != nil:
+		return problems
+	case err != nil:
+		return err
+	}
+	p.chunkDone(typ, "sync", counts)
 	return nil
 }

@@ -1,10 +1,11 @@
 package cli
 
 // Idempotency-Key across processes and SIGKILL (docs/writes.md, "Safe
-// retries"; docs/decisions.md §21): keyed creates are sent to a process that
-// is killed while they run; each is then retried with its key through a
-// second process on the same database, and every record must exist exactly
-// once, each retry answering what its first request did (or would have).
+// retries"; docs/decisions.md §21): keyed creates and keyed synchronous
+// batch uploads (one in four, of two accounts) are sent to a process that is
+// killed while they run; each is then retried with its key through a second
+// process on the same database, and every record must exist exactly once,
+// each retry answering what its first request did (or would have).
 
 import (
 	"database/sql"
@@ -53,7 +54,15 @@ func TestKeyedWritesSurviveKill(t *testing.T) {
 				wg       sync.WaitGroup
 			)
 			body := func(i int) []byte {
+				if keyedUpload(i) {
+					return []byte(fmt.Sprintf(`{"data":[{"type":"accounts","attributes":{"name":"%s%d-a"}},{"type":"accounts","attributes":{"name":"%s%d-b"}}]}`,
+						keyedPrefix, i, keyedPrefix, i))
+				}
 				return []byte(fmt.Sprintf(`{"data":{"type":"accounts","attributes":{"name":"%s%d"}}}`, keyedPrefix, i))
+			}
+			want := 0
+			for i := range keyedCreates {
+				want += 1 + boolInt(keyedUpload(i))
 			}
 			client := &http.Client{Timeout: 10 * time.Second}
 			for range 8 {
@@ -83,9 +92,9 @@ func TestKeyedWritesSurviveKill(t *testing.T) {
 			first.kill(t)
 			wg.Wait()
 			stored := db.countPrefix(t, keyedPrefix)
-			t.Logf("killed with %d of %d creates answered and %d accounts stored", len(answers), keyedCreates, stored)
+			t.Logf("killed with %d of %d requests answered and %d accounts stored", len(answers), keyedCreates, stored)
 			if len(answers) >= keyedCreates {
-				t.Fatalf("every create was answered before the kill: send more")
+				t.Fatalf("every request was answered before the kill: send more")
 			}
 
 			second := startService(t, bin, "second", db.args)
@@ -114,50 +123,90 @@ func TestKeyedWritesSurviveKill(t *testing.T) {
 					}
 					time.Sleep(100 * time.Millisecond)
 				}
-				if status != http.StatusCreated {
+				if status != keyedStatus(i) {
 					t.Fatalf("retry %d: status %d", i, status)
 				}
-				if a, ok := answers[i]; ok && (a.status != http.StatusCreated || a.id != id) {
-					t.Errorf("create %d: first answered %d with id %s, its retry %s", i, a.status, a.id, id)
+				if a, ok := answers[i]; ok && (a.status != keyedStatus(i) || a.id != id) {
+					t.Errorf("request %d: first answered %d with id %s, its retry %s", i, a.status, a.id, id)
 				}
 			}
 			total, distinct := db.countPrefix(t, keyedPrefix), db.countDistinctPrefix(t, keyedPrefix)
-			// stored-len(answers) creates committed without their answer
-			// reaching the client (a retry replays them); the others that
-			// reached the first process died before their commit (a retry
-			// runs them, after a 409 while the database still held the dead
-			// transaction's key: waited).
-			t.Logf("retried every create: %d had committed unanswered, %d met a 409 first", stored-len(answers), waited)
-			if total != keyedCreates || distinct != keyedCreates {
-				t.Fatalf("%d accounts (%d names) after the retries, want each of the %d once", total, distinct, keyedCreates)
+			// stored-answeredAccounts accounts committed without their
+			// answer reaching the client (a retry replays them); the other
+			// requests that reached the first process died before their
+			// commit (a retry runs them, after a 409 while the database
+			// still held the dead transaction's key: waited).
+			answeredAccounts := 0
+			for i := range answers {
+				answeredAccounts += 1 + boolInt(keyedUpload(i))
+			}
+			t.Logf("retried every request: %d accounts had committed unanswered, %d requests met a 409 first", stored-answeredAccounts, waited)
+			if total != want || distinct != want {
+				t.Fatalf("%d accounts (%d names) after the retries, want each of the %d once", total, distinct, want)
 			}
 		})
 	}
 }
 
-// keyedCreate sends create i with its key; err when no answer came.
+// keyedUpload tells whether request i is a synchronous batch upload (of
+// two accounts) rather than a create.
+func keyedUpload(i int) bool { return i%4 == 3 }
+
+// keyedStatus is the success of request i.
+func keyedStatus(i int) int {
+	if keyedUpload(i) {
+		return http.StatusOK
+	}
+	return http.StatusCreated
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// keyedCreate sends request i with its key and returns its status and the
+// id of its (first) record; err when no answer came.
 func keyedCreate(client *http.Client, base, token string, i int, body []byte) (int, string, error) {
-	req, err := http.NewRequest(http.MethodPost, base+"/admin/api/accounts", strings.NewReader(string(body)))
+	method := http.MethodPost
+	if keyedUpload(i) {
+		method = http.MethodPatch
+	}
+	req, err := http.NewRequest(method, base+"/admin/api/accounts", strings.NewReader(string(body)))
 	if err != nil {
 		return 0, "", err
 	}
 	req.Header.Set("Content-Type", "application/vnd.api+json")
 	req.Header.Set("Authorization", "Bearer "+token)
 	req.Header.Set("Idempotency-Key", fmt.Sprintf(`"kill-test-%d"`, i))
+	if keyedUpload(i) {
+		req.Header.Set("X-Mode", "sync")
+	}
 	resp, err := client.Do(req)
 	if err != nil {
 		return 0, "", err
 	}
 	defer resp.Body.Close()
 	var doc struct {
-		Data struct {
-			ID string `json:"id"`
-		} `json:"data"`
+		Data json.RawMessage `json:"data"`
 	}
-	if err := json.NewDecoder(resp.Body).Decode(&doc); err != nil && resp.StatusCode == http.StatusCreated {
-		return 0, "", errors.New("a 201 without its document")
+	if err := json.NewDecoder(resp.Body).Decode(&doc); err != nil && resp.StatusCode == keyedStatus(i) {
+		return 0, "", errors.New("a success without its document")
 	}
-	return resp.StatusCode, doc.Data.ID, nil
+	var one struct {
+		ID string `json:"id"`
+	}
+	var many []struct {
+		ID string `json:"id"`
+	}
+	if json.Unmarshal(doc.Data, &many) == nil && len(many) > 0 {
+		one.ID = many[0].ID
+	} else {
+		_ = json.Unmarshal(doc.Data, &one)
+	}
+	return resp.StatusCode, one.ID, nil
 }
 
 // countPrefix counts the accounts whose name starts with prefix.

@@ -67,8 +67,18 @@ type Request struct {
 	IfMatch     []string
 	IfNoneMatch []string
 	// Tx, when set, is the transaction the request runs in (Engine.Tx): one
-	// operation of an atomic request (server/atomic). Nil: the store.
+	// operation of an atomic request (server/atomic), or a write sent with
+	// an Idempotency-Key, which keeps its answer there. Nil: the store.
 	Tx *storage.Conn
+	// Keyed names the request's Idempotency-Key (its owner and text,
+	// hashed) and KeyedRequest the request's fingerprint, "" without a key:
+	// for what a keyed write queues outside the store's transaction (a
+	// webhook's message), which must be queued once.
+	Keyed, KeyedRequest string
+	// ShowsSecret is set by a handler whose answer shows a secret once (a
+	// webhook's, made or rotated): a copy kept for a retry of an
+	// Idempotency-Key is sealed as the secret is.
+	ShowsSecret bool
 }
 
 // call is the per-request state the engine works with.

@@ -8,6 +8,7 @@ import (
 	"github.com/entityapi/entityapi/server/jsonapi"
 	"github.com/entityapi/entityapi/server/problem"
 	"github.com/entityapi/entityapi/server/resource"
+	"github.com/entityapi/entityapi/storage"
 )
 
 // View is a request as a resource the engine does not keep in its tables
@@ -28,6 +29,10 @@ func (e *Engine) View(r *Request) (*View, error) {
 
 // Ctx is the request's context.
 func (v *View) Ctx() context.Context { return v.cl.ctx }
+
+// Conn is where the request reads and writes: the transaction it runs in
+// (Request.Tx), else the store (or, for a read, its replica).
+func (v *View) Conn() *storage.Conn { return v.cl.db }
 
 // ID is the {id} of the address, "" on a collection.
 func (v *View) ID() string { return v.cl.id }

@@ -85,7 +85,7 @@ func (s *Service) Get(r *engine.Request) (*jsonapi.Reply, error) {
 	if err != nil {
 		return nil, err
 	}
-	h, err := s.load(v)
+	h, err := s.load(v, s.engine.Store().Conn)
 	if err != nil {
 		return nil, err
 	}
@@ -112,9 +112,10 @@ func (s *Service) Create(r *engine.Request, doc *jsonapi.Document, plain jsonapi
 	}
 	types, _ := json.Marshal(f.eventTypes)
 	h := &jobs.Webhook{OrganizationID: v.Org(), URL: *f.url, EventTypes: types, Secret: sealed, Enabled: f.enabled == nil || *f.enabled}
-	if err := jobs.CreateWebhook(v.Ctx(), s.engine.Store().Conn, h); err != nil {
+	if err := jobs.CreateWebhook(v.Ctx(), v.Conn(), h); err != nil {
 		return nil, err
 	}
+	r.ShowsSecret = true
 	return reply(v, http.StatusCreated, h, secret), nil
 }
 
@@ -132,7 +133,7 @@ func (s *Service) Update(r *engine.Request, doc *jsonapi.Document, plain jsonapi
 	if err := s.check(v.Ctx(), f); err != nil {
 		return nil, err
 	}
-	h, err := s.load(v)
+	h, err := s.load(v, v.Conn())
 	if err != nil {
 		return nil, err
 	}
@@ -160,7 +161,8 @@ func (s *Service) Update(r *engine.Request, doc *jsonapi.Document, plain jsonapi
 		previous := h.Secret
 		h.PreviousSecret, h.PreviousUntil, h.Secret = &previous, &until, sealed
 	}
-	if err := jobs.UpdateWebhook(v.Ctx(), s.engine.Store().Conn, h); err != nil {
+	r.ShowsSecret = f.rotate
+	if err := jobs.UpdateWebhook(v.Ctx(), v.Conn(), h); err != nil {
 		if errors.Is(err, storage.ErrNotFound) {
 			return nil, problem.NotFound()
 		}
@@ -179,7 +181,7 @@ func (s *Service) Delete(r *engine.Request) (*jsonapi.Reply, error) {
 	if !ok {
 		return nil, problem.NotFound()
 	}
-	switch err := jobs.DeleteWebhook(v.Ctx(), s.engine.Store().Conn, v.Org(), n); {
+	switch err := jobs.DeleteWebhook(v.Ctx(), v.Conn(), v.Org(), n); {
 	case errors.Is(err, storage.ErrNotFound):
 		return nil, problem.NotFound()
 	case err != nil:
@@ -188,13 +190,14 @@ func (s *Service) Delete(r *engine.Request) (*jsonapi.Reply, error) {
 	return &jsonapi.Reply{Status: http.StatusNoContent}, nil
 }
 
-// load reads the webhook the address names in the caller's organization.
-func (s *Service) load(v *engine.View) (*jobs.Webhook, error) {
+// load reads the webhook the address names in the caller's organization,
+// on conn.
+func (s *Service) load(v *engine.View, conn *storage.Conn) (*jobs.Webhook, error) {
 	n, ok := engine.ParseID(v.ID())
 	if !ok {
 		return nil, problem.NotFound()
 	}
-	h, err := jobs.LoadWebhook(v.Ctx(), s.engine.Store().Conn, v.Org(), n)
+	h, err := jobs.LoadWebhook(v.Ctx(), conn, v.Org(), n)
 	if errors.Is(err, storage.ErrNotFound) {
 		return nil, problem.NotFound()
 	}

@@ -31,7 +31,7 @@ func (s *Service) Deliveries(r *engine.Request) (*jsonapi.Reply, error) {
 	if len(errs) > 0 {
 		return nil, errs
 	}
-	h, err := s.load(v)
+	h, err := s.load(v, s.engine.Store().Conn)
 	if err != nil {
 		return nil, err
 	}
@@ -98,7 +98,7 @@ func (s *Service) Send(r *engine.Request, doc *jsonapi.Document, plain jsonapi.O
 	if err != nil {
 		return nil, err
 	}
-	h, err := s.load(v)
+	h, err := s.load(v, s.engine.Store().Conn)
 	if err != nil {
 		return nil, err
 	}
@@ -125,8 +125,25 @@ func (s *Service) Send(r *engine.Request, doc *jsonapi.Document, plain jsonapi.O
 		job.Message = fmt.Sprintf("evt_%d", eventID)
 		job.Event = jobs.EventOf(events[0])
 	}
-	if err := s.queue.EnqueueWebhook(v.Ctx(), job); err != nil {
-		return nil, err
+	if r.Keyed == "" {
+		if err := s.queue.EnqueueWebhook(v.Ctx(), job); err != nil {
+			return nil, err
+		}
+	} else {
+		// Sent with an Idempotency-Key: queued once for the key (a retry
+		// after a stop finds the message queued), with a test message's id
+		// made from it, so that the kept answer names the queued message.
+		job.Keyed, job.Request = r.Keyed, r.KeyedRequest
+		if eventID == 0 {
+			job.Message = "test_" + r.Keyed[:24]
+		}
+		mine, err := s.queue.EnqueueKeyedWebhook(v.Ctx(), v.Conn(), job)
+		if err != nil {
+			return nil, err
+		}
+		if !mine {
+			return nil, problem.IdempotencyKeyReused()
+		}
 	}
 	if v.Plain() {
 		return v.Reply(http.StatusAccepted, nil, jsonapi.AppendObject(jsonapi.Buffer(), []jsonapi.Member{{Name: "messageId", Value: job.Message}})), nil

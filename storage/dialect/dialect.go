@@ -101,8 +101,9 @@ type JobClient interface {
 type (
 	// ExecFunc runs one statement of a JobClient.Tx; ? marks its arguments.
 	ExecFunc func(query string, args ...any) (int64, error)
-	// InsertFunc inserts jobs in a JobClient.Tx.
-	InsertFunc func(params []river.InsertManyParams) error
+	// InsertFunc inserts jobs in a JobClient.Tx; a unique job already
+	// there is returned as a duplicate (UniqueSkippedAsDuplicate).
+	InsertFunc func(params []river.InsertManyParams) ([]*rivertype.JobInsertResult, error)
 )
 
 // PoolStats are the figures of the pool holding the connections.

@@ -132,7 +132,9 @@ func StageChunks(ctx context.Context, c *storage.Conn, chunks []*Chunk) error {
 // PublishOperation ends the staging of an operation: it becomes new, with
 // chunks chunks, and visible. chunks must be the number of staged chunks
 // (at least 1). storage.ErrNotFound when there is no staging operation id.
-func PublishOperation(ctx context.Context, c *storage.Conn, id int64, chunks int) error {
+// also, when not nil, runs last in the publishing transaction (a keyed
+// upload keeps its answer there); its error rolls the publishing back.
+func PublishOperation(ctx context.Context, c *storage.Conn, id int64, chunks int, also func(tx *storage.Conn) error) error {
 	if chunks < 1 {
 		return fmt.Errorf("jobs: publish operation %d: %d chunks (want at least 1)", id, chunks)
 	}
@@ -151,6 +153,9 @@ func PublishOperation(ctx context.Context, c *storage.Conn, id int64, chunks int
 		}
 		if staged != int64(chunks) {
 			return fmt.Errorf("jobs: publish operation %d: %d chunks staged, %d announced", id, staged, chunks)
+		}
+		if also != nil {
+			return also(c)
 		}
 		return nil
 	})

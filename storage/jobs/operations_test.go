@@ -40,7 +40,7 @@ func stageOperation(t *testing.T, s *storage.Store, org int64, owner *int64, chu
 		}
 	}
 	if publish {
-		if err := jobs.PublishOperation(ctx, s.Conn, op.ID, chunks); err != nil {
+		if err := jobs.PublishOperation(ctx, s.Conn, op.ID, chunks, nil); err != nil {
 			t.Fatalf("PublishOperation: %v", err)
 		}
 	}
@@ -114,13 +114,13 @@ func TestOperationLifeCycle(t *testing.T) {
 		if ids, err := jobs.StaleStaging(ctx, s.Conn, time.Now().Add(2*time.Second)); err != nil || !reflect.DeepEqual(ids, []int64{op.ID}) {
 			t.Errorf("StaleStaging(soon) = %v, %v; want [%d]", ids, err, op.ID)
 		}
-		if err := jobs.PublishOperation(ctx, s.Conn, op.ID, 3); err == nil {
+		if err := jobs.PublishOperation(ctx, s.Conn, op.ID, 3, nil); err == nil {
 			t.Error("PublishOperation with 3 chunks of 2 staged succeeded")
 		}
-		if err := jobs.PublishOperation(ctx, s.Conn, op.ID, 2); err != nil {
+		if err := jobs.PublishOperation(ctx, s.Conn, op.ID, 2, nil); err != nil {
 			t.Fatalf("PublishOperation: %v", err)
 		}
-		if err := jobs.PublishOperation(ctx, s.Conn, op.ID, 2); !isNotFound(err) {
+		if err := jobs.PublishOperation(ctx, s.Conn, op.ID, 2, nil); !isNotFound(err) {
 			t.Errorf("second PublishOperation = %v, want ErrNotFound", err)
 		}
 		if err := jobs.StageChunk(ctx, s.Conn, &jobs.Chunk{OperationID: op.ID, Number: 3, Items: json.RawMessage(`[]`)}); !isNotFound(err) {
@@ -447,7 +447,7 @@ func TestStagedItemsKeepTheirBytes(t *testing.T) {
 		if err := jobs.StageChunk(ctx, s.Conn, &jobs.Chunk{OperationID: op.ID, Number: 1, Items: raw}); err != nil {
 			t.Fatal(err)
 		}
-		if err := jobs.PublishOperation(ctx, s.Conn, op.ID, 1); err != nil {
+		if err := jobs.PublishOperation(ctx, s.Conn, op.ID, 1, nil); err != nil {
 			t.Fatal(err)
 		}
 		chunks, err := jobs.PendingChunks(ctx, s.Conn, op.ID)

@@ -37,7 +37,7 @@ func TestStageChunks(t *testing.T) {
 		if err := jobs.StageChunks(ctx, s.Conn, []*jobs.Chunk{chunk(5), other}); err == nil {
 			t.Fatal("StageChunks took chunks of two operations")
 		}
-		if err := jobs.PublishOperation(ctx, s.Conn, op.ID, 4); err != nil {
+		if err := jobs.PublishOperation(ctx, s.Conn, op.ID, 4, nil); err != nil {
 			t.Fatalf("PublishOperation(4 chunks) after StageChunks: %v", err)
 		}
 		chunks, err := jobs.LoadChunks(ctx, s.Conn, op.ID, 1, 10)
@@ -64,7 +64,7 @@ func TestStageChunksKeepsTheItems(t *testing.T) {
 		if err := jobs.StageChunks(ctx, s.Conn, staged); err != nil {
 			t.Fatal(err)
 		}
-		if err := jobs.PublishOperation(ctx, s.Conn, op.ID, 2); err != nil {
+		if err := jobs.PublishOperation(ctx, s.Conn, op.ID, 2, nil); err != nil {
 			t.Fatal(err)
 		}
 		chunks, err := jobs.LoadChunks(ctx, s.Conn, op.ID, 1, 2)

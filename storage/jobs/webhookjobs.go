@@ -55,6 +55,11 @@ type WebhookJob struct {
 	Message string       `json:"message"`
 	Event   WebhookEvent `json:"event"`
 	Forced  bool         `json:"forced,omitempty"`
+	// Keyed names the Idempotency-Key of the request that queued the
+	// message (its owner and text, hashed), and Request that request's
+	// fingerprint: River keeps one job per Keyed (EnqueueKeyedWebhook).
+	Keyed   string `json:"keyed,omitempty" river:"unique"`
+	Request string `json:"request,omitempty"`
 }
 
 // Kind names the job in River's tables.
@@ -138,7 +143,7 @@ func (q *Queue) dispatchOnce(ctx context.Context) (int, error) {
 			return err // another dispatcher moved it: its jobs stand
 		}
 		for start := 0; start < len(params); start += 1000 {
-			if err := insert(params[start:min(start+1000, len(params))]); err != nil {
+			if _, err := insert(params[start:min(start+1000, len(params))]); err != nil {
 				return err
 			}
 		}
@@ -157,6 +162,47 @@ func (q *Queue) EnqueueWebhook(ctx context.Context, job WebhookJob) error {
 		return fmt.Errorf("jobs: enqueue a webhook delivery: %w", err)
 	}
 	return nil
+}
+
+// EnqueueKeyedWebhook queues job, a message asked for with an
+// Idempotency-Key (job.Keyed), once: River keeps one job per key, so a
+// retry after a process stopped between this insert and the commit of the
+// request's answer finds the job queued and queues no second one. mine
+// tells whether the key's job is this request's (the one inserted now, or
+// an earlier one of the same job.Request); false: the key queued another
+// request's message.
+//
+// c is the transaction of the request (the one that keeps its answer). On
+// SQLite River's transaction is the store's and joins it (storage.WithTx),
+// so the job and the answer commit together; on PostgreSQL River's is a pgx
+// transaction of its own, which commits first, and the job's uniqueness is
+// what keeps it single.
+func (q *Queue) EnqueueKeyedWebhook(ctx context.Context, c *storage.Conn, job WebhookJob) (mine bool, err error) {
+	if job.Keyed == "" {
+		return false, fmt.Errorf("jobs: a keyed webhook message without its key")
+	}
+	opts := q.deliveryOpts()
+	opts.UniqueOpts = river.UniqueOpts{ByArgs: true}
+	var res []*rivertype.JobInsertResult
+	err = q.jobTx(storage.WithTx(ctx, c), func(_ dialect.ExecFunc, insert dialect.InsertFunc) error {
+		var err error
+		res, err = insert([]river.InsertManyParams{{Args: job, InsertOpts: opts}})
+		return err
+	})
+	if err != nil {
+		return false, fmt.Errorf("jobs: enqueue a webhook delivery: %w", err)
+	}
+	if len(res) != 1 || res[0].Job == nil {
+		return false, fmt.Errorf("jobs: enqueue a webhook delivery: %d results", len(res))
+	}
+	if !res[0].UniqueSkippedAsDuplicate {
+		return true, nil
+	}
+	var queued WebhookJob
+	if err := json.Unmarshal(res[0].Job.EncodedArgs, &queued); err != nil {
+		return false, fmt.Errorf("jobs: read a queued webhook delivery: %w", err)
+	}
+	return queued.Request == job.Request, nil
 }
 
 // deliveryOpts are the insert options of a delivery: its attempts, and a

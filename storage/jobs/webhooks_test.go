@@ -3,6 +3,7 @@ package jobs_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"strings"
 	"sync"
 	"testing"
@@ -168,3 +169,72 @@ func TestWebhookWants(t *testing.T) {
 		t.Error("* does not want everything")
 	}
 }
+
+// TestEnqueueKeyedWebhookOnce: a message queued with an Idempotency-Key is
+// queued once for the key, inside the transaction of the request that
+// keeps the key's answer: queued again by the same request (a retry after
+// a stop), it is found, not queued twice; queued by another request of the
+// key, it is not that request's. A rolled-back request leaves no job on
+// SQLite, where the job joins the request's transaction.
+func TestEnqueueKeyedWebhookOnce(t *testing.T) {
+	t.Parallel()
+	for _, dialect := range storagetest.Dialects() {
+		t.Run(dialect, func(t *testing.T) { enqueueKeyedWebhookOnce(t, dialect, storagetest.Open(t, dialect)) })
+	}
+}
+
+func enqueueKeyedWebhookOnce(t *testing.T, dialect string, s *storage.Store) {
+	ctx := context.Background()
+	q, err := jobs.NewQueue(s, jobs.Config{Workers: 1, Maintenance: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	deliveries := func() int {
+		n, err := s.DB().NewSelect().Table("river_job").Where("kind = ?", jobs.WebhookJob{}.Kind()).Count(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return int(n)
+	}
+	send := func(request string) (mine bool) {
+		job := jobs.WebhookJob{Webhook: 1, Org: 1, Message: "test_k", Forced: true, Keyed: "key-1", Request: request,
+			Event: jobs.WebhookEvent{Type: "webhook.test", OccurredAt: time.Now()}}
+		err := s.Conn.Tx(ctx, func(tx *storage.Conn) error {
+			var err error
+			mine, err = q.EnqueueKeyedWebhook(ctx, tx, job)
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return mine
+	}
+	for i, c := range []struct {
+		request string
+		mine    bool
+	}{{"first", true}, {"first", true}, {"another", false}} {
+		if got := send(c.request); got != c.mine {
+			t.Errorf("send %d (%s): mine = %v, want %v", i, c.request, got, c.mine)
+		}
+	}
+	if n := deliveries(); n != 1 {
+		t.Errorf("%d delivery jobs of one key, want 1", n)
+	}
+	if dialect == "sqlite" {
+		err := s.Conn.Tx(ctx, func(tx *storage.Conn) error {
+			job := jobs.WebhookJob{Webhook: 1, Org: 1, Message: "test_r", Keyed: "key-rolled-back", Request: "r"}
+			if _, err := q.EnqueueKeyedWebhook(ctx, tx, job); err != nil {
+				return err
+			}
+			return errRolledBack
+		})
+		if err != errRolledBack {
+			t.Fatal(err)
+		}
+		if n := deliveries(); n != 1 {
+			t.Errorf("a rolled-back request left its job: %d jobs", n)
+		}
+	}
+}
+
+var errRolledBack = errors.New("rolled back")

@@ -9,6 +9,7 @@ import (
 	"github.com/riverqueue/river/riverdriver"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"github.com/riverqueue/river/rivermigrate"
+	"github.com/riverqueue/river/rivertype"
 
 	"github.com/entityapi/entityapi/storage/dialect"
 )
@@ -68,7 +69,9 @@ func (c *jobClient) Tx(ctx context.Context, fn func(exec dialect.ExecFunc, inser
 		tag, err := tx.Exec(ctx, dollars(query), args...)
 		return tag.RowsAffected(), err
 	}
-	insert := func(p []river.InsertManyParams) error { _, err := c.InsertManyTx(ctx, tx, p); return err }
+	insert := func(p []river.InsertManyParams) ([]*rivertype.JobInsertResult, error) {
+		return c.InsertManyTx(ctx, tx, p)
+	}
 	if err := fn(exec, insert); err != nil {
 		return err
 	}

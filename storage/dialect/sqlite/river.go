@@ -8,6 +8,7 @@ import (
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riversqlite"
 	"github.com/riverqueue/river/rivermigrate"
+	"github.com/riverqueue/river/rivertype"
 	"modernc.org/sqlite"
 
 	"github.com/entityapi/entityapi/storage/dialect"
@@ -61,7 +62,9 @@ func (c *jobClient) Tx(ctx context.Context, fn func(exec dialect.ExecFunc, inser
 			}
 			return res.RowsAffected()
 		}
-		insert := func(p []river.InsertManyParams) error { _, err := c.InsertManyTx(ctx, tx, p); return err }
+		insert := func(p []river.InsertManyParams) ([]*rivertype.JobInsertResult, error) {
+			return c.InsertManyTx(ctx, tx, p)
+		}
 		return fn(exec, insert)
 	})
 }
