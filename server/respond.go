@@ -100,6 +100,7 @@ var badParameter = regexp.MustCompile(`^Invalid format for parameter (\S+):`)
 // JSON:API errors with the status as a string and the request id in meta, or the
 // plain format's bare array.
 func writeProblems(c *gin.Context, list problem.List) {
+	c.Header("Cache-Control", cacheNoStore) // no cache keeps an error (cache.go)
 	status := list.Status()
 	if status == http.StatusRequestEntityTooLarge {
 		closeUnreadBody(c) // the rest of a refused body is not read (bodylimit.go)

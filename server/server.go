@@ -90,6 +90,10 @@ type Config struct {
 	Webhooks webhook.Config
 	// Idempotency bounds the keys of Idempotency-Key (idempotency.go).
 	Idempotency IdempotencyConfig
+	// GuestMaxAge is how long a cache may keep a storefront guest's read
+	// (cache.go; zero: DefaultGuestMaxAge; negative: public but
+	// revalidated every time).
+	GuestMaxAge time.Duration
 }
 
 // Server is the HTTP handler of every application.
@@ -230,7 +234,7 @@ func New(cfg Config, store *storage.Store) (*Server, error) {
 	bo.keyedHold = &s.keyedHold
 	s.queue = queue
 	group := g.Group("")
-	group.Use(bo.begin, bo.negotiate, bo.limitBody, bo.authenticate, bo.rateLimit, bo.validate, bo.idempotent)
+	group.Use(bo.begin, bo.negotiate, bo.limitBody, bo.authenticate, bo.cacheControl, bo.rateLimit, bo.validate, bo.idempotent)
 	bo.traceEngine(group)
 	mountBackoffice(bo, group)
 	for _, rt := range bo.routes.Batches() {
@@ -255,7 +259,7 @@ func New(cfg Config, store *storage.Store) (*Server, error) {
 	}
 	sf.engine.LimitTo("currencies", toAny(sf.storefront.Currencies()))
 	sfGroup := g.Group("")
-	sfGroup.Use(sf.begin, sf.negotiate, sf.limitBody, sf.authenticate, sf.rateLimit, sf.localeHeaders, sf.validate)
+	sfGroup.Use(sf.begin, sf.negotiate, sf.limitBody, sf.authenticate, sf.cacheControl, sf.rateLimit, sf.localeHeaders, sf.validate)
 	sf.traceEngine(sfGroup)
 	mountStorefront(sf, sfGroup)
 	sf.serveDocument(g)
@@ -398,6 +402,8 @@ type application struct {
 	// the keys of this process's keyed writes while they run (idempotency.go).
 	owned   ownedKeys
 	running sync.Map
+	// guestCache is the Cache-Control of a storefront guest's read (cache.go).
+	guestCache string
 }
 
 func newApplication(cfg *Config, store *storage.Store, raw []byte, base string, engineCfg engine.Config, tracer trace.Tracer) (*application, error) {
@@ -410,5 +416,6 @@ func newApplication(cfg *Config, store *storage.Store, raw []byte, base string, 
 		return nil, err
 	}
 	return &application{cfg: cfg, doc: doc, raw: raw, base: base, reg: e.Registry(), routes: e.Routes(), engine: e, log: cfg.Logger,
-		tracer: tracer, unavailable: store.Unavailable, replicated: store.HasReplica(), noteWrite: store.NoteWrite}, nil
+		tracer: tracer, unavailable: store.Unavailable, replicated: store.HasReplica(), noteWrite: store.NoteWrite,
+		guestCache: guestCacheControl(cfg.GuestMaxAge)}, nil
 }

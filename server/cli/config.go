@@ -43,6 +43,7 @@ type config struct {
 	rateLimit                                       server.RateLimitConfig
 	jobs                                            jobs.Config
 	idempotency                                     server.IdempotencyConfig
+	guestMaxAge                                     time.Duration
 	webhooks                                        webhook.Config
 	auth                                            auth.Config
 	external                                        auth.External
@@ -85,6 +86,9 @@ var settings = []*setting{
 	{name: "guest-resources", def: strings.Join(storefront.DefaultGuestResources, ","), list: true, serve: true,
 		usage: "storefront resources readable without a token (empty: none)",
 		set:   func(c *config, v string) error { c.guestResources = splitList(v); return nil }},
+	{name: "guest-max-age", def: durationText(server.DefaultGuestMaxAge), serve: true,
+		usage: "how long an HTTP cache or CDN may serve a storefront guest's read without asking again (0: always ask, with its ETag)",
+		set:   func(c *config, v string) error { return maxAge(v, &c.guestMaxAge) }},
 	{name: "currencies", def: strings.Join(storefront.DefaultCurrencies, ","), list: true, serve: true,
 		usage: "the enabled storefront currencies (ISO 4217) of X-Currency",
 		set: func(c *config, v string) error {

@@ -39,6 +39,7 @@ func TestSettingsDefaultsAreThePackages(t *testing.T) {
 		{"cors-max-age", c.cors.MaxAge, server.DefaultCORSMaxAge},
 		{"rate-limit-share", c.rateLimit.ShareEvery, server.DefaultRateShareEvery},
 		{"guest-resources", c.guestResources, storefront.DefaultGuestResources},
+		{"guest-max-age", c.guestMaxAge, server.DefaultGuestMaxAge},
 		{"currencies", c.currencies, storefront.DefaultCurrencies},
 		{"default-currency", c.defaultCurrency, storefront.DefaultCurrencies[0]},
 		{"job-rescue-after", c.jobs.RescueAfter, jobs.DefaultRescueAfter},

@@ -103,6 +103,21 @@ func duration(v string, into *time.Duration) error {
 	return nil
 }
 
+// maxAge reads a cache lifetime: a duration of whole seconds, at least
+// zero; zero (every read revalidated) is kept as a negative value, the
+// zero value of the setting being its default.
+func maxAge(v string, into *time.Duration) error {
+	d, err := time.ParseDuration(v)
+	if err != nil || d < 0 || d%time.Second != 0 {
+		return fmt.Errorf("want whole seconds, such as 0s, 60s or 1h")
+	}
+	if d == 0 {
+		d = -1
+	}
+	*into = d
+	return nil
+}
+
 // seconds reads a duration given as a whole positive number of seconds, the
 // unit the values it sets are sent in (a token's expires_in, a CORS max-age),
 // unlike duration's "30s".

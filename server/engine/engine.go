@@ -75,6 +75,11 @@ type Request struct {
 	// for what a keyed write queues outside the store's transaction (a
 	// webhook's message), which must be queued once.
 	Keyed, KeyedRequest string
+	// BodyTags makes a record's ETag a hash of its answer's bytes, as a
+	// list's is, instead of its version: the tag of an answer a shared cache
+	// keeps (a storefront guest's, server/cache.go), which must change with
+	// every byte of it.
+	BodyTags bool
 	// ShowsSecret is set by a handler whose answer shows a secret once (a
 	// webhook's, made or rotated): a copy kept for a retry of an
 	// Idempotency-Key is sealed as the secret is.
@@ -103,6 +108,7 @@ type call struct {
 	routes   *RouteTable
 	// ifMatch and ifNoneMatch are the conditional headers' values (nil: absent).
 	ifMatch, ifNoneMatch []string
+	bodyTags             bool // Request.BodyTags
 	// arena, when set, is where the call's resource objects are cut from
 	// (arena.go): a list's, handed back once its document is encoded.
 	arena *renderArena
@@ -154,7 +160,7 @@ func (e *Engine) begin(r *Request) (*call, error) {
 	}
 	cl := &call{ctx: r.Ctx, id: r.ID, path: r.Path, origin: r.Origin, rt: r.Route, f: r.Format, org: p.Org, user: p.UserID, client: p.ClientID,
 		roles: p.Roles, lang: r.Lang, currency: r.Currency, query: r.Query, routes: e.routes,
-		ifMatch: r.IfMatch, ifNoneMatch: r.IfNoneMatch, db: e.store.Conn}
+		ifMatch: r.IfMatch, ifNoneMatch: r.IfNoneMatch, bodyTags: r.BodyTags, db: e.store.Conn}
 	for _, v := range r.XInclude {
 		for _, key := range strings.Split(v, ";") {
 			if key = strings.TrimSpace(key); key != "" {

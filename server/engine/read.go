@@ -37,8 +37,14 @@ func (e *Engine) Get(r *Request) (*jsonapi.Reply, error) {
 	if err != nil {
 		return nil, err
 	}
-	tag := recordETag(cl, e.table(res), row, links)
-	if tag == "" { // a record without a version: its answer's hash
+	// The version names the record's own state only: an answer that
+	// includes other records (which change without it) is tagged, as one
+	// without a version and one a shared cache keeps, by its bytes.
+	var tag string
+	if !cl.bodyTags && len(p.include) == 0 {
+		tag = recordETag(cl, e.table(res), row, links)
+	}
+	if tag == "" { // its answer's hash
 		if tag, err = bodyETag(reply); err != nil {
 			return nil, err
 		}

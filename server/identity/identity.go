@@ -16,6 +16,10 @@ type Principal struct {
 	Roles    []string // sorted role codes
 }
 
+// Guest tells whether the principal is a storefront guest: a reader
+// without a token, of no client and no user.
+func (p *Principal) Guest() bool { return p.ClientID == "" && p.UserID == 0 }
+
 // Key names the principal in one string, stable across processes: its
 // application, client and user. storage keys a principal's read fences by
 // it (storage.WithPrincipal).
