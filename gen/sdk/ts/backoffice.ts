@@ -6867,7 +6867,7 @@ export interface components {
          */
         ContentLocation: string;
         /**
-         * @description A strong entity tag of this answer. For one record it is `"<version>-<shape>"`: the record's version, which every change of the record increments, and four hex digits naming the representation (format, fields, include, meta, language, currency, `X-Include`); send it back in `If-Match` to write only if the record is unchanged, or in `If-None-Match` to get 304 while the answer is unchanged. For a list, a subresource, a relationship or a record without a version (a catalogue such as countries) it is `"b<hex>"`, a hash of the answer.
+         * @description A strong entity tag of this answer. For one record it is `"<version>-<shape>"`: the record's version, which every change of the record increments, and four hex digits naming the representation (format, fields, include, meta, language, currency, `X-Include`); send it back in `If-Match` to write only if the record is unchanged, or in `If-None-Match` to get 304 while the answer is unchanged. For a list, a subresource, a relationship, a record without a version (a catalogue such as countries), a record with `include` (its included records change without it) and a storefront guest's read it is `"b<hex>"`, a hash of the answer.
          * @example "17-3fa2"
          */
         ETag: string;

@@ -1546,12 +1546,17 @@ export interface components {
     requestBodies: never;
     headers: {
         /**
+         * @description What an HTTP cache may do with the answer. A storefront guest's read (no token) is the same for every guest: `public, max-age=<seconds>` (`--guest-max-age`, 60 by default; `public, no-cache` with 0), so a CDN or a caching proxy may serve it again and revalidate it with its `ETag`. An authenticated read is `private, no-cache` (only the client's own cache, revalidated); a write's answer and an error are `no-store`.
+         * @example public, max-age=60
+         */
+        CacheControl: string;
+        /**
          * @description Storefront: the localization that applies to this answer (the request's `X-Localization-ID`, or the default), as a language tag.
          * @example de-DE
          */
         ContentLanguage: string;
         /**
-         * @description A strong entity tag of this answer. For one record it is `"<version>-<shape>"`: the record's version, which every change of the record increments, and four hex digits naming the representation (format, fields, include, meta, language, currency, `X-Include`); send it back in `If-Match` to write only if the record is unchanged, or in `If-None-Match` to get 304 while the answer is unchanged. For a list, a subresource, a relationship or a record without a version (a catalogue such as countries) it is `"b<hex>"`, a hash of the answer.
+         * @description A strong entity tag of this answer. For one record it is `"<version>-<shape>"`: the record's version, which every change of the record increments, and four hex digits naming the representation (format, fields, include, meta, language, currency, `X-Include`); send it back in `If-Match` to write only if the record is unchanged, or in `If-None-Match` to get 304 while the answer is unchanged. For a list, a subresource, a relationship, a record without a version (a catalogue such as countries), a record with `include` (its included records change without it) and a storefront guest's read it is `"b<hex>"`, a hash of the answer.
          * @example "17-3fa2"
          */
         ETag: string;
@@ -1560,6 +1565,11 @@ export interface components {
          * @example <https://api.example.com/admin/api/accounts?page%5Bafter%5D=WzQyXQ&page%5Bsize%5D=25>; rel="next"
          */
         Link: string;
+        /**
+         * @description The request headers the answer depends on, besides its address: on a storefront guest's read `Accept, Authorization, X-Include, X-Localization-ID, X-Currency` (and `Origin` where CORS is on), so that a cache keeps one answer per format, localization and currency and never gives a guest's answer to a request with a token.
+         * @example Accept, Authorization, X-Include, X-Localization-ID, X-Currency
+         */
+        Vary: string;
         /**
          * @description Storefront: the currency that applies to this answer (the request's `X-Currency`, or the default), as an ISO 4217 code.
          * @example EUR
@@ -1667,9 +1677,11 @@ export interface operations {
             /** @description A page of countries. */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
                     "Content-Language": components["headers"]["ContentLanguage"];
                     ETag: components["headers"]["ETag"];
                     Link: components["headers"]["Link"];
+                    Vary: components["headers"]["Vary"];
                     "X-Currency": components["headers"]["XCurrencyApplied"];
                     "X-Include-Total-Count": components["headers"]["XIncludeTotalCount"];
                     "X-Request-ID": components["headers"]["XRequestID"];
@@ -1750,8 +1762,10 @@ export interface operations {
             /** @description The country. */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
                     "Content-Language": components["headers"]["ContentLanguage"];
                     ETag: components["headers"]["ETag"];
+                    Vary: components["headers"]["Vary"];
                     "X-Currency": components["headers"]["XCurrencyApplied"];
                     "X-Request-ID": components["headers"]["XRequestID"];
                     [name: string]: unknown;
@@ -1860,9 +1874,11 @@ export interface operations {
             /** @description A page of the country's regions. */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
                     "Content-Language": components["headers"]["ContentLanguage"];
                     ETag: components["headers"]["ETag"];
                     Link: components["headers"]["Link"];
+                    Vary: components["headers"]["Vary"];
                     "X-Currency": components["headers"]["XCurrencyApplied"];
                     "X-Include-Total-Count": components["headers"]["XIncludeTotalCount"];
                     "X-Request-ID": components["headers"]["XRequestID"];
@@ -1932,8 +1948,10 @@ export interface operations {
             /** @description The region identifiers. */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
                     "Content-Language": components["headers"]["ContentLanguage"];
                     ETag: components["headers"]["ETag"];
+                    Vary: components["headers"]["Vary"];
                     "X-Currency": components["headers"]["XCurrencyApplied"];
                     "X-Include-Total-Count": components["headers"]["XIncludeTotalCount"];
                     "X-Request-ID": components["headers"]["XRequestID"];
@@ -2031,9 +2049,11 @@ export interface operations {
             /** @description A page of the enabled currencies. */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
                     "Content-Language": components["headers"]["ContentLanguage"];
                     ETag: components["headers"]["ETag"];
                     Link: components["headers"]["Link"];
+                    Vary: components["headers"]["Vary"];
                     "X-Currency": components["headers"]["XCurrencyApplied"];
                     "X-Include-Total-Count": components["headers"]["XIncludeTotalCount"];
                     "X-Request-ID": components["headers"]["XRequestID"];
@@ -2153,8 +2173,10 @@ export interface operations {
             /** @description The currency. */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
                     "Content-Language": components["headers"]["ContentLanguage"];
                     ETag: components["headers"]["ETag"];
+                    Vary: components["headers"]["Vary"];
                     "X-Currency": components["headers"]["XCurrencyApplied"];
                     "X-Request-ID": components["headers"]["XRequestID"];
                     [name: string]: unknown;
@@ -2276,9 +2298,11 @@ export interface operations {
             /** @description A page of localizations. */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
                     "Content-Language": components["headers"]["ContentLanguage"];
                     ETag: components["headers"]["ETag"];
                     Link: components["headers"]["Link"];
+                    Vary: components["headers"]["Vary"];
                     "X-Currency": components["headers"]["XCurrencyApplied"];
                     "X-Include-Total-Count": components["headers"]["XIncludeTotalCount"];
                     "X-Request-ID": components["headers"]["XRequestID"];
@@ -2389,8 +2413,10 @@ export interface operations {
             /** @description The localization. */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
                     "Content-Language": components["headers"]["ContentLanguage"];
                     ETag: components["headers"]["ETag"];
+                    Vary: components["headers"]["Vary"];
                     "X-Currency": components["headers"]["XCurrencyApplied"];
                     "X-Request-ID": components["headers"]["XRequestID"];
                     [name: string]: unknown;
@@ -2519,9 +2545,11 @@ export interface operations {
             /** @description A page of regions. */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
                     "Content-Language": components["headers"]["ContentLanguage"];
                     ETag: components["headers"]["ETag"];
                     Link: components["headers"]["Link"];
+                    Vary: components["headers"]["Vary"];
                     "X-Currency": components["headers"]["XCurrencyApplied"];
                     "X-Include-Total-Count": components["headers"]["XIncludeTotalCount"];
                     "X-Request-ID": components["headers"]["XRequestID"];
@@ -2602,8 +2630,10 @@ export interface operations {
             /** @description The region. */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
                     "Content-Language": components["headers"]["ContentLanguage"];
                     ETag: components["headers"]["ETag"];
+                    Vary: components["headers"]["Vary"];
                     "X-Currency": components["headers"]["XCurrencyApplied"];
                     "X-Request-ID": components["headers"]["XRequestID"];
                     [name: string]: unknown;
@@ -2684,8 +2714,10 @@ export interface operations {
             /** @description The country. */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
                     "Content-Language": components["headers"]["ContentLanguage"];
                     ETag: components["headers"]["ETag"];
+                    Vary: components["headers"]["Vary"];
                     "X-Currency": components["headers"]["XCurrencyApplied"];
                     "X-Request-ID": components["headers"]["XRequestID"];
                     [name: string]: unknown;
@@ -2745,8 +2777,10 @@ export interface operations {
             /** @description The country identifier. */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
                     "Content-Language": components["headers"]["ContentLanguage"];
                     ETag: components["headers"]["ETag"];
+                    Vary: components["headers"]["Vary"];
                     "X-Currency": components["headers"]["XCurrencyApplied"];
                     "X-Request-ID": components["headers"]["XRequestID"];
                     [name: string]: unknown;
@@ -2827,7 +2861,9 @@ export interface operations {
             /** @description A page of search results. */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
                     "Content-Language": components["headers"]["ContentLanguage"];
+                    Vary: components["headers"]["Vary"];
                     "X-Currency": components["headers"]["XCurrencyApplied"];
                     "X-Include-Total-Count": components["headers"]["XIncludeTotalCount"];
                     "X-Request-ID": components["headers"]["XRequestID"];
@@ -2929,9 +2965,11 @@ export interface operations {
             /** @description A page of weight units. */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
                     "Content-Language": components["headers"]["ContentLanguage"];
                     ETag: components["headers"]["ETag"];
                     Link: components["headers"]["Link"];
+                    Vary: components["headers"]["Vary"];
                     "X-Currency": components["headers"]["XCurrencyApplied"];
                     "X-Include-Total-Count": components["headers"]["XIncludeTotalCount"];
                     "X-Request-ID": components["headers"]["XRequestID"];
@@ -3052,8 +3090,10 @@ export interface operations {
             /** @description The weight unit. */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
                     "Content-Language": components["headers"]["ContentLanguage"];
                     ETag: components["headers"]["ETag"];
+                    Vary: components["headers"]["Vary"];
                     "X-Currency": components["headers"]["XCurrencyApplied"];
                     "X-Request-ID": components["headers"]["XRequestID"];
                     [name: string]: unknown;

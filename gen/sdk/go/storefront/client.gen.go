@@ -5589,9 +5589,11 @@ type ClientWithResponsesInterface interface {
 
 // ListCountriesResponse200Headers the declared response headers of an HTTP 200 response for ListCountries
 type ListCountriesResponse200Headers struct {
+	CacheControl       *string
 	ContentLanguage    string
 	ETag               *string
 	Link               *string
+	Vary               *string
 	XCurrency          string
 	XIncludeTotalCount *int
 	XRequestID         *string
@@ -5807,8 +5809,10 @@ func (r ListCountriesResponse) ContentType() string {
 
 // GetCountryResponse200Headers the declared response headers of an HTTP 200 response for GetCountry
 type GetCountryResponse200Headers struct {
+	CacheControl    *string
 	ContentLanguage string
 	ETag            *string
+	Vary            *string
 	XCurrency       string
 	XRequestID      *string
 }
@@ -6044,9 +6048,11 @@ func (r GetCountryResponse) ContentType() string {
 
 // ListCountryRegionsResponse200Headers the declared response headers of an HTTP 200 response for ListCountryRegions
 type ListCountryRegionsResponse200Headers struct {
+	CacheControl       *string
 	ContentLanguage    string
 	ETag               *string
 	Link               *string
+	Vary               *string
 	XCurrency          string
 	XIncludeTotalCount *int
 	XRequestID         *string
@@ -6283,8 +6289,10 @@ func (r ListCountryRegionsResponse) ContentType() string {
 
 // GetCountryRegionsRelationshipResponse200Headers the declared response headers of an HTTP 200 response for GetCountryRegionsRelationship
 type GetCountryRegionsRelationshipResponse200Headers struct {
+	CacheControl       *string
 	ContentLanguage    string
 	ETag               *string
+	Vary               *string
 	XCurrency          string
 	XIncludeTotalCount *int
 	XRequestID         *string
@@ -6514,9 +6522,11 @@ func (r GetCountryRegionsRelationshipResponse) ContentType() string {
 
 // ListCurrenciesResponse200Headers the declared response headers of an HTTP 200 response for ListCurrencies
 type ListCurrenciesResponse200Headers struct {
+	CacheControl       *string
 	ContentLanguage    string
 	ETag               *string
 	Link               *string
+	Vary               *string
 	XCurrency          string
 	XIncludeTotalCount *int
 	XRequestID         *string
@@ -6732,8 +6742,10 @@ func (r ListCurrenciesResponse) ContentType() string {
 
 // GetCurrencyResponse200Headers the declared response headers of an HTTP 200 response for GetCurrency
 type GetCurrencyResponse200Headers struct {
+	CacheControl    *string
 	ContentLanguage string
 	ETag            *string
+	Vary            *string
 	XCurrency       string
 	XRequestID      *string
 }
@@ -6969,9 +6981,11 @@ func (r GetCurrencyResponse) ContentType() string {
 
 // ListLocalizationsResponse200Headers the declared response headers of an HTTP 200 response for ListLocalizations
 type ListLocalizationsResponse200Headers struct {
+	CacheControl       *string
 	ContentLanguage    string
 	ETag               *string
 	Link               *string
+	Vary               *string
 	XCurrency          string
 	XIncludeTotalCount *int
 	XRequestID         *string
@@ -7187,8 +7201,10 @@ func (r ListLocalizationsResponse) ContentType() string {
 
 // GetLocalizationResponse200Headers the declared response headers of an HTTP 200 response for GetLocalization
 type GetLocalizationResponse200Headers struct {
+	CacheControl    *string
 	ContentLanguage string
 	ETag            *string
+	Vary            *string
 	XCurrency       string
 	XRequestID      *string
 }
@@ -7424,9 +7440,11 @@ func (r GetLocalizationResponse) ContentType() string {
 
 // ListRegionsResponse200Headers the declared response headers of an HTTP 200 response for ListRegions
 type ListRegionsResponse200Headers struct {
+	CacheControl       *string
 	ContentLanguage    string
 	ETag               *string
 	Link               *string
+	Vary               *string
 	XCurrency          string
 	XIncludeTotalCount *int
 	XRequestID         *string
@@ -7642,8 +7660,10 @@ func (r ListRegionsResponse) ContentType() string {
 
 // GetRegionResponse200Headers the declared response headers of an HTTP 200 response for GetRegion
 type GetRegionResponse200Headers struct {
+	CacheControl    *string
 	ContentLanguage string
 	ETag            *string
+	Vary            *string
 	XCurrency       string
 	XRequestID      *string
 }
@@ -7879,8 +7899,10 @@ func (r GetRegionResponse) ContentType() string {
 
 // GetRegionCountryResponse200Headers the declared response headers of an HTTP 200 response for GetRegionCountry
 type GetRegionCountryResponse200Headers struct {
+	CacheControl    *string
 	ContentLanguage string
 	ETag            *string
+	Vary            *string
 	XCurrency       string
 	XRequestID      *string
 }
@@ -8116,8 +8138,10 @@ func (r GetRegionCountryResponse) ContentType() string {
 
 // GetRegionCountryRelationshipResponse200Headers the declared response headers of an HTTP 200 response for GetRegionCountryRelationship
 type GetRegionCountryRelationshipResponse200Headers struct {
+	CacheControl    *string
 	ContentLanguage string
 	ETag            *string
+	Vary            *string
 	XCurrency       string
 	XRequestID      *string
 }
@@ -8346,7 +8370,9 @@ func (r GetRegionCountryRelationshipResponse) ContentType() string {
 
 // SearchResponse200Headers the declared response headers of an HTTP 200 response for Search
 type SearchResponse200Headers struct {
+	CacheControl       *string
 	ContentLanguage    string
+	Vary               *string
 	XCurrency          string
 	XIncludeTotalCount *int
 	XRequestID         *string
@@ -8554,9 +8580,11 @@ func (r SearchResponse) ContentType() string {
 
 // ListWeightUnitsResponse200Headers the declared response headers of an HTTP 200 response for ListWeightUnits
 type ListWeightUnitsResponse200Headers struct {
+	CacheControl       *string
 	ContentLanguage    string
 	ETag               *string
 	Link               *string
+	Vary               *string
 	XCurrency          string
 	XIncludeTotalCount *int
 	XRequestID         *string
@@ -8772,8 +8800,10 @@ func (r ListWeightUnitsResponse) ContentType() string {
 
 // GetWeightUnitResponse200Headers the declared response headers of an HTTP 200 response for GetWeightUnit
 type GetWeightUnitResponse200Headers struct {
+	CacheControl    *string
 	ContentLanguage string
 	ETag            *string
+	Vary            *string
 	XCurrency       string
 	XRequestID      *string
 }
@@ -9538,6 +9568,13 @@ func ParseListCountriesResponse(rsp *http.Response) (*ListCountriesResponse, err
 	switch {
 	case rsp.StatusCode == 200:
 		var headers ListCountriesResponse200Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Content-Language"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Language", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -9558,6 +9595,13 @@ func ParseListCountriesResponse(rsp *http.Response) (*ListCountriesResponse, err
 				return nil, err
 			}
 			headers.Link = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Currency"); len(values) > 0 {
 			var value string
@@ -9842,6 +9886,13 @@ func ParseGetCountryResponse(rsp *http.Response) (*GetCountryResponse, error) {
 	switch {
 	case rsp.StatusCode == 200:
 		var headers GetCountryResponse200Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Content-Language"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Language", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -9855,6 +9906,13 @@ func ParseGetCountryResponse(rsp *http.Response) (*GetCountryResponse, error) {
 				return nil, err
 			}
 			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Currency"); len(values) > 0 {
 			var value string
@@ -10142,6 +10200,13 @@ func ParseListCountryRegionsResponse(rsp *http.Response) (*ListCountryRegionsRes
 	switch {
 	case rsp.StatusCode == 200:
 		var headers ListCountryRegionsResponse200Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Content-Language"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Language", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -10162,6 +10227,13 @@ func ParseListCountryRegionsResponse(rsp *http.Response) (*ListCountryRegionsRes
 				return nil, err
 			}
 			headers.Link = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Currency"); len(values) > 0 {
 			var value string
@@ -10449,6 +10521,13 @@ func ParseGetCountryRegionsRelationshipResponse(rsp *http.Response) (*GetCountry
 	switch {
 	case rsp.StatusCode == 200:
 		var headers GetCountryRegionsRelationshipResponse200Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Content-Language"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Language", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -10462,6 +10541,13 @@ func ParseGetCountryRegionsRelationshipResponse(rsp *http.Response) (*GetCountry
 				return nil, err
 			}
 			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Currency"); len(values) > 0 {
 			var value string
@@ -10742,6 +10828,13 @@ func ParseListCurrenciesResponse(rsp *http.Response) (*ListCurrenciesResponse, e
 	switch {
 	case rsp.StatusCode == 200:
 		var headers ListCurrenciesResponse200Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Content-Language"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Language", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -10762,6 +10855,13 @@ func ParseListCurrenciesResponse(rsp *http.Response) (*ListCurrenciesResponse, e
 				return nil, err
 			}
 			headers.Link = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Currency"); len(values) > 0 {
 			var value string
@@ -11046,6 +11146,13 @@ func ParseGetCurrencyResponse(rsp *http.Response) (*GetCurrencyResponse, error) 
 	switch {
 	case rsp.StatusCode == 200:
 		var headers GetCurrencyResponse200Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Content-Language"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Language", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -11059,6 +11166,13 @@ func ParseGetCurrencyResponse(rsp *http.Response) (*GetCurrencyResponse, error) 
 				return nil, err
 			}
 			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Currency"); len(values) > 0 {
 			var value string
@@ -11332,6 +11446,13 @@ func ParseListLocalizationsResponse(rsp *http.Response) (*ListLocalizationsRespo
 	switch {
 	case rsp.StatusCode == 200:
 		var headers ListLocalizationsResponse200Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Content-Language"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Language", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -11352,6 +11473,13 @@ func ParseListLocalizationsResponse(rsp *http.Response) (*ListLocalizationsRespo
 				return nil, err
 			}
 			headers.Link = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Currency"); len(values) > 0 {
 			var value string
@@ -11636,6 +11764,13 @@ func ParseGetLocalizationResponse(rsp *http.Response) (*GetLocalizationResponse,
 	switch {
 	case rsp.StatusCode == 200:
 		var headers GetLocalizationResponse200Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Content-Language"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Language", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -11649,6 +11784,13 @@ func ParseGetLocalizationResponse(rsp *http.Response) (*GetLocalizationResponse,
 				return nil, err
 			}
 			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Currency"); len(values) > 0 {
 			var value string
@@ -11922,6 +12064,13 @@ func ParseListRegionsResponse(rsp *http.Response) (*ListRegionsResponse, error) 
 	switch {
 	case rsp.StatusCode == 200:
 		var headers ListRegionsResponse200Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Content-Language"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Language", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -11942,6 +12091,13 @@ func ParseListRegionsResponse(rsp *http.Response) (*ListRegionsResponse, error) 
 				return nil, err
 			}
 			headers.Link = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Currency"); len(values) > 0 {
 			var value string
@@ -12226,6 +12382,13 @@ func ParseGetRegionResponse(rsp *http.Response) (*GetRegionResponse, error) {
 	switch {
 	case rsp.StatusCode == 200:
 		var headers GetRegionResponse200Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Content-Language"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Language", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -12239,6 +12402,13 @@ func ParseGetRegionResponse(rsp *http.Response) (*GetRegionResponse, error) {
 				return nil, err
 			}
 			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Currency"); len(values) > 0 {
 			var value string
@@ -12526,6 +12696,13 @@ func ParseGetRegionCountryResponse(rsp *http.Response) (*GetRegionCountryRespons
 	switch {
 	case rsp.StatusCode == 200:
 		var headers GetRegionCountryResponse200Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Content-Language"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Language", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -12539,6 +12716,13 @@ func ParseGetRegionCountryResponse(rsp *http.Response) (*GetRegionCountryRespons
 				return nil, err
 			}
 			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Currency"); len(values) > 0 {
 			var value string
@@ -12819,6 +13003,13 @@ func ParseGetRegionCountryRelationshipResponse(rsp *http.Response) (*GetRegionCo
 	switch {
 	case rsp.StatusCode == 200:
 		var headers GetRegionCountryRelationshipResponse200Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Content-Language"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Language", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -12832,6 +13023,13 @@ func ParseGetRegionCountryRelationshipResponse(rsp *http.Response) (*GetRegionCo
 				return nil, err
 			}
 			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Currency"); len(values) > 0 {
 			var value string
@@ -13102,12 +13300,26 @@ func ParseSearchResponse(rsp *http.Response) (*SearchResponse, error) {
 	switch {
 	case rsp.StatusCode == 200:
 		var headers SearchResponse200Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Content-Language"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Language", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
 			headers.ContentLanguage = value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Currency"); len(values) > 0 {
 			var value string
@@ -13361,6 +13573,13 @@ func ParseListWeightUnitsResponse(rsp *http.Response) (*ListWeightUnitsResponse,
 	switch {
 	case rsp.StatusCode == 200:
 		var headers ListWeightUnitsResponse200Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Content-Language"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Language", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -13381,6 +13600,13 @@ func ParseListWeightUnitsResponse(rsp *http.Response) (*ListWeightUnitsResponse,
 				return nil, err
 			}
 			headers.Link = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Currency"); len(values) > 0 {
 			var value string
@@ -13665,6 +13891,13 @@ func ParseGetWeightUnitResponse(rsp *http.Response) (*GetWeightUnitResponse, err
 	switch {
 	case rsp.StatusCode == 200:
 		var headers GetWeightUnitResponse200Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Content-Language"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Language", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -13678,6 +13911,13 @@ func ParseGetWeightUnitResponse(rsp *http.Response) (*GetWeightUnitResponse, err
 				return nil, err
 			}
 			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Currency"); len(values) > 0 {
 			var value string
