@@ -25,6 +25,7 @@ const (
 	// (issue 19), in the same transaction as the rows.
 	sysWriteEvent  = "write + event floor"
 	sysInsertEvent = "INSERT + event floor"
+	sysCopyEvent   = "COPY + event floor"
 )
 
 // system is one thing a target is measured on: a service or a floor.
@@ -165,7 +166,7 @@ func measureDatabase(ctx context.Context, cfg config, wrkPath, tmp, database str
 		case batchTarget:
 			systems = append(systems, system{name: sysInsert, db: fdb}, system{name: sysInsertEvent, db: fdb})
 			if database == "postgres" {
-				systems = append(systems, system{name: sysCopy, db: fdb})
+				systems = append(systems, system{name: sysCopy, db: fdb}, system{name: sysCopyEvent, db: fdb})
 			}
 		}
 		systemsOf[name] = systems

@@ -91,7 +91,7 @@ func (r *report) render() string {
 	b.WriteString("|" + strings.Repeat("---|", len(head)) + "\n")
 	for _, row := range r.rows {
 		b.WriteString(r.renderRow(row, "", baseline))
-		for _, other := range []string{sysWriteEvent, sysInsertEvent, sysCopy, sysPooled} {
+		for _, other := range []string{sysWriteEvent, sysInsertEvent, sysCopy, sysCopyEvent, sysPooled} {
 			if row.samples[other] != nil {
 				b.WriteString(r.renderRow(row, other, baseline))
 			}
@@ -136,6 +136,10 @@ func (r *report) postRate(database string) float64 {
 	return 0
 }
 
+// copyEventGoal is the batch's goal against the COPY + event floor on
+// PostgreSQL (issue 34, item 3).
+const copyEventGoal = 0.9
+
 // renderRow is one line: the target against its floor, or against other:
 // the write + event or INSERT + event floor (the same goal), or COPY; or,
 // with other sysPooled, the service through PgBouncer in the service's
@@ -150,6 +154,8 @@ func (r *report) renderRow(row row, other string, baseline bool) string {
 	switch other {
 	case sysCopy:
 		floorName, label = sysCopy, label+" against COPY"
+	case sysCopyEvent:
+		floorName, label = sysCopyEvent, label+" against the "+sysCopyEvent
 	case sysWriteEvent, sysInsertEvent:
 		floorName, label = other, label+" against the "+other
 	case sysPooled:
@@ -172,6 +178,9 @@ func (r *report) renderRow(row row, other string, baseline bool) string {
 	bytesFloor := stat(row.samples[sysBytes], rateOf)
 	cells = append(cells, count(bytesFloor), count(floor), ratio(rate, floor), ratio(rate, bytesFloor))
 	goal, met := fmt.Sprintf(">= %.1f", t.goal), "-"
+	if other == sysCopyEvent {
+		goal = fmt.Sprintf(">= %.1f", copyEventGoal)
+	}
 	if other == sysCopy {
 		goal = "(1.0 possible)"
 	} else if other == sysPooled {
@@ -183,7 +192,11 @@ func (r *report) renderRow(row row, other string, baseline bool) string {
 		}
 	} else if rate >= 0 && floor > 0 {
 		met = "not met"
-		if rate/floor >= t.goal {
+		want := t.goal
+		if other == sysCopyEvent {
+			want = copyEventGoal
+		}
+		if rate/floor >= want {
 			met = "met"
 		}
 	}
