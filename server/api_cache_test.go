@@ -42,6 +42,11 @@ func TestCacheHeaders(t *testing.T) {
 		if again.header.Get("ETag") != tag || len(again.body) != 0 {
 			t.Errorf("the 304 is tagged %q with %d bytes, want %q and none", again.header.Get("ETag"), len(again.body), tag)
 		}
+		// RFC 9110 §15.4.5: a 304 carries the Vary (and the Cache-Control,
+		// ETag) a 200 would have.
+		if got := strings.Join(again.header.Values("Vary"), ", "); got != vary {
+			t.Errorf("the 304 varies by %q, the 200 by %q", got, vary)
+		}
 		german := a.do(http.MethodGet, "/api/countries/DE", withHeaders(guest, "X-Localization-ID", "2"), "").want(t, 200)
 		if german.header.Get("ETag") == tag {
 			t.Errorf("the German answer has the English one's tag %s", tag)
