@@ -1539,6 +1539,9 @@ type SearchParams struct {
 
 	// XCurrency Storefront only: the currency of price data, one of the enabled currencies of `GET /api/currencies` (USD, the default, EUR and GBP unless configured otherwise). An unknown code is a 400 `invalid header value exception` naming the header. There is no price data yet, but the header is validated and the currency that applies is echoed in the `X-Currency` response header.
 	XCurrency *XCurrency `json:"X-Currency,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // SearchParamsSort defines parameters for Search.
@@ -4160,6 +4163,25 @@ func (siw *ServerInterfaceWrapper) Search(c *gin.Context) {
 		}
 
 		params.XCurrency = &XCurrency
+
+	}
+
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-None-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-None-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
 
 	}
 

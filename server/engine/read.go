@@ -37,12 +37,20 @@ func (e *Engine) Get(r *Request) (*jsonapi.Reply, error) {
 	if err != nil {
 		return nil, err
 	}
-	// The version names the record's own state only: an answer that
-	// includes other records (which change without it) is tagged, as one
-	// without a version and one a shared cache keeps, by its bytes.
+	// A shared cache's answer (bodyTags) is tagged by its bytes alone. A
+	// version tag names the record's own state only: with include, the
+	// hash of the answer's bytes joins its shape, so that the tag changes
+	// when an included record does, and If-Match still reads the version.
 	var tag string
-	if !cl.bodyTags && len(p.include) == 0 {
+	if !cl.bodyTags {
 		tag = recordETag(cl, e.table(res), row, links)
+	}
+	if tag != "" && len(p.include) > 0 {
+		body, err := bodyETag(reply)
+		if err != nil {
+			return nil, err
+		}
+		tag = tag[:len(tag)-1] + body[2:] // "<version>-<shape><hash>"
 	}
 	if tag == "" { // its answer's hash
 		if tag, err = bodyETag(reply); err != nil {

@@ -30,7 +30,12 @@ var searchResource = &resource.Resource{Type: searchType}
 // reads it), most relevant first, one search resource each: the record's
 // type and title, the record as its entity relationship, its relevance in
 // meta.score; include=entity adds the records.
-func (e *Engine) Search(r *Request) (*jsonapi.Reply, error) {
+//
+// Its ETag is a hash of the answer (tagged), so a client or an HTTP cache
+// revalidates it with If-None-Match.
+func (e *Engine) Search(r *Request) (*jsonapi.Reply, error) { return tagged(r, e.searchAnswer) }
+
+func (e *Engine) searchAnswer(r *Request) (*jsonapi.Reply, error) {
 	cl, err := e.begin(r)
 	if err != nil {
 		return nil, err

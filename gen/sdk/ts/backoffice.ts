@@ -6867,7 +6867,7 @@ export interface components {
          */
         ContentLocation: string;
         /**
-         * @description A strong entity tag of this answer. For one record it is `"<version>-<shape>"`: the record's version, which every change of the record increments, and four hex digits naming the representation (format, fields, include, meta, language, currency, `X-Include`); send it back in `If-Match` to write only if the record is unchanged, or in `If-None-Match` to get 304 while the answer is unchanged. For a list, a subresource, a relationship, a record without a version (a catalogue such as countries), a record with `include` (its included records change without it) and a storefront guest's read it is `"b<hex>"`, a hash of the answer.
+         * @description A strong entity tag of this answer. For one record it is `"<version>-<shape>"`: the record's version, which every change of the record increments, and four hex digits naming the representation (format, fields, include, meta, language, currency, `X-Include`); send it back in `If-Match` to write only if the record is unchanged, or in `If-None-Match` to get 304 while the answer is unchanged. For a list, a subresource, a relationship, a search, a record without a version (a catalogue such as countries) and a storefront guest's read it is `"b<hex>"`, a hash of the answer. A record read with `include` adds a hash of the answer after its shape (`"17-3fa2<hex>"`), since its included records change without its version.
          * @example "17-3fa2"
          */
         ETag: string;
@@ -17349,6 +17349,11 @@ export interface operations {
                  * @example totalCount;noHateoas
                  */
                 "X-Include"?: components["parameters"]["XInclude"];
+                /**
+                 * @description Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+                 * @example "17-3fa2"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path?: never;
             cookie?: never;
@@ -17358,6 +17363,7 @@ export interface operations {
             /** @description A page of search results. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Include-Total-Count": components["headers"]["XIncludeTotalCount"];
                     "X-Request-ID": components["headers"]["XRequestID"];
                     [name: string]: unknown;
@@ -17402,6 +17408,7 @@ export interface operations {
                     "application/vnd.api+json": components["schemas"]["SearchCollectionDocument"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];

@@ -1711,6 +1711,9 @@ type SearchParams struct {
 
 	// XCurrency Storefront only: the currency of price data, one of the enabled currencies of `GET /api/currencies` (USD, the default, EUR and GBP unless configured otherwise). An unknown code is a 400 `invalid header value exception` naming the header. There is no price data yet, but the header is validated and the currency that applies is echoed in the `X-Currency` response header.
 	XCurrency *XCurrency `json:"X-Currency,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // SearchParamsSort defines parameters for Search.
@@ -4985,6 +4988,17 @@ func NewSearchRequest(server string, params *SearchParams) (*http.Request, error
 			}
 
 			req.Header.Set("X-Currency", headerParam2)
+		}
+
+		if params.IfNoneMatch != nil {
+			var headerParam3 string
+
+			headerParam3, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam3)
 		}
 
 	}
@@ -8372,10 +8386,17 @@ func (r GetRegionCountryRelationshipResponse) ContentType() string {
 type SearchResponse200Headers struct {
 	CacheControl       *string
 	ContentLanguage    string
+	ETag               *string
 	Vary               *string
 	XCurrency          string
 	XIncludeTotalCount *int
 	XRequestID         *string
+}
+
+// SearchResponse304Headers the declared response headers of an HTTP 304 response for Search
+type SearchResponse304Headers struct {
+	ETag       *string
+	XRequestID *string
 }
 
 // SearchResponse400Headers the declared response headers of an HTTP 400 response for Search
@@ -8453,6 +8474,8 @@ type SearchResponse struct {
 	ApplicationvndApiJSON503 *ServiceUnavailableApplicationVndAPIPlusJSON
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *SearchResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *SearchResponse304Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
 	Headers400 *SearchResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
@@ -13197,6 +13220,9 @@ func ParseSearchResponse(rsp *http.Response) (*SearchResponse, error) {
 		}
 		response.ApplicationvndApiJSON200 = &dest
 
+	case rsp.StatusCode == 304:
+		break // No content-type
+
 	case rsp.Header.Get("Content-Type") == "application/json" && rsp.StatusCode == 400:
 		var dest BadRequestApplicationJSON
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -13314,6 +13340,13 @@ func ParseSearchResponse(rsp *http.Response) (*SearchResponse, error) {
 			}
 			headers.ContentLanguage = value
 		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
 		if values := rsp.Header.Values("Vary"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -13343,6 +13376,23 @@ func ParseSearchResponse(rsp *http.Response) (*SearchResponse, error) {
 			headers.XRequestID = &value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers SearchResponse304Headers
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers304 = &headers
 	case rsp.StatusCode == 400:
 		var headers SearchResponse400Headers
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
