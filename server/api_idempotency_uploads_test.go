@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -70,6 +71,13 @@ func TestIdempotencyKeyBatchUploads(t *testing.T) {
 		a.do(http.MethodPatch, "/admin/api/accounts", h, batchAccounts(2, "Other Batch")).want(t, 422)
 		if n := a.operationCount(t); n != ops {
 			t.Errorf("a refused keyed upload left %d operations", n-ops)
+		}
+		// The retries were read, not staged: none made an operation, so
+		// the next upload's is the one after the first's.
+		next := a.do(http.MethodPatch, "/admin/api/accounts", jsonAPI, batchAccounts(1, "After Retries")).want(t, 202)
+		firstID, _ := strconv.Atoi(first.value("data/id").(string))
+		if got := next.value("data/id"); got != strconv.Itoa(firstID+1) {
+			t.Errorf("the upload after the retries is operation %v, the first was %d: the retries staged their bodies", got, firstID)
 		}
 
 		// Synchronous: the written records.

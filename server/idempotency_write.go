@@ -182,6 +182,11 @@ func (w *keyedWrite) Body(r io.Reader) io.Reader {
 	return io.TeeReader(r, w.digest)
 }
 
+// Kept tells whether the key has a kept answer (batch.Keyed).
+func (w *keyedWrite) Kept(ctx context.Context) (bool, error) {
+	return idemstore.Kept(ctx, w.a.engine.Store().Conn, w.k.Owner, w.k.Key, w.now)
+}
+
 // Claim holds the key in tx, the upload read whole (batch.Keyed).
 func (w *keyedWrite) Claim(ctx context.Context, tx *storage.Conn) error { return w.claim(ctx, tx) }
 

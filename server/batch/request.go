@@ -63,10 +63,33 @@ type Config struct {
 // the pipeline wrote in that same transaction: the upload and its answer
 // commit together, and a retry gets the answer again. An error of Claim or
 // Keep rolls the upload back and is returned as it is, for the edge.
+//
+// Kept tells, before the upload is read, whether the key has a kept
+// answer: then its body is only read (hashed, to compare), never staged, and
+// Claim finds the answer.
 type Keyed interface {
 	Body(r io.Reader) io.Reader
+	Kept(ctx context.Context) (bool, error)
 	Claim(ctx context.Context, tx *storage.Conn) error
 	Keep(ctx context.Context, tx *storage.Conn) error
+}
+
+// errKeyGone answers a retry whose key's answer expired while its body was
+// read without being staged: sent again, it runs.
+var errKeyGone = problem.Conflict("The answer of this Idempotency-Key expired while the upload was read; send it again.", "")
+
+// answerKept reads a retried upload through (hashed, not staged) and
+// returns what the key's Claim finds: the kept answer's error for the edge
+// (a replay, or another request's key).
+func (p *Pipeline) answerKept(ctx context.Context, body io.Reader, keyed Keyed) error {
+	if _, err := io.Copy(io.Discard, body); err != nil {
+		return p.splitError(err)
+	}
+	err := p.engine.Store().Conn.Tx(ctx, func(tx *storage.Conn) error { return keyed.Claim(ctx, tx) })
+	if err == nil {
+		return errKeyGone
+	}
+	return err
 }
 
 // Pipeline is the batch pipeline of one application: the uploads (Serve)
@@ -122,6 +145,14 @@ func (p *Pipeline) Serve(w http.ResponseWriter, hr *http.Request, r *engine.Requ
 		body = keyed.Body(body)
 	}
 	lim := split.Limits{ChunkSize: res.ChunkSize, IncludedChunkSize: res.IncludedChunkSize, MaxItemBytes: p.cfg.MaxItem}
+	if keyed != nil {
+		switch kept, err := keyed.Kept(hr.Context()); {
+		case err != nil:
+			return err
+		case kept:
+			return p.answerKept(hr.Context(), body, keyed)
+		}
+	}
 	if mode == "sync" && keyed != nil {
 		return p.serveSyncKeyed(hr.Context(), w, r, body, keyed)
 	}

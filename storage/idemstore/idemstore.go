@@ -69,6 +69,19 @@ func Find(ctx context.Context, c *storage.Conn, k Key, now time.Time) (Found, *A
 	return Replay, &Answer{Status: row.Status, Headers: row.Headers, Body: row.Body}, nil
 }
 
+// Kept tells whether k has a live row at now, whatever its request: a
+// keyed upload asks before it stages its body, to read a retry's body
+// without writing it.
+func Kept(ctx context.Context, c *storage.Conn, owner, key string, now time.Time) (bool, error) {
+	var n int
+	err := c.Bun().NewRaw("SELECT count(*) FROM "+table+" WHERE owner = ? AND key = ? AND expires_at > ?",
+		owner, key, now.UnixNano()).Scan(ctx, &n)
+	if err != nil {
+		return false, c.MapError("select", table, err)
+	}
+	return n > 0, nil
+}
+
 // Hold takes k for the rest of tx's transaction, unless another
 // transaction holds it (false, at once): a retry while its first request
 // runs is answered, not made to wait. PostgreSQL: a transaction-scoped

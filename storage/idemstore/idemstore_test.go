@@ -43,7 +43,7 @@ func keep(s *storage.Store, k idemstore.Key, a idemstore.Answer, now time.Time) 
 }
 
 // TestKeptAnswers: a kept answer is found for its request and a mismatch
-// for another; keys are their owner's; an expired key is none, replaced by
+// for another (and Kept says it is there); keys are their owner's; an expired key is none, replaced by
 // the next answer and deleted by the housekeeping; a live one is not
 // replaced.
 func TestKeptAnswers(t *testing.T) {
@@ -67,6 +67,18 @@ func TestKeptAnswers(t *testing.T) {
 			}
 			if f, _ := find(t, s, key("owner-b", "k1", "fp1"), now); f != idemstore.None {
 				t.Fatalf("another owner's key of the same text: %v", f)
+			}
+			// Kept, whatever the request: an upload's retry asks before
+			// reading its body.
+			for _, c := range []struct {
+				owner, key string
+				at         time.Time
+				want       bool
+			}{{"owner-a", "k1", now, true}, {"owner-b", "k1", now, false}, {"owner-a", "k9", now, false},
+				{"owner-a", "k1", now.Add(ttl + time.Second), false}} {
+				if got, err := idemstore.Kept(context.Background(), s.Conn, c.owner, c.key, c.at); err != nil || got != c.want {
+					t.Errorf("Kept(%s, %s) = %v, %v; want %v", c.owner, c.key, got, err, c.want)
+				}
 			}
 			if err := keep(s, key("owner-a", "k1", "fp3"), want, now); !errors.Is(err, idemstore.ErrTaken) {
 				t.Fatalf("a second answer for a live key: %v", err)
