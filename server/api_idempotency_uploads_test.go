@@ -79,6 +79,7 @@ func TestIdempotencyKeyBatchUploads(t *testing.T) {
 		if got := next.value("data/id"); got != strconv.Itoa(firstID+1) {
 			t.Errorf("the upload after the retries is operation %v, the first was %d: the retries staged their bodies", got, firstID)
 		}
+		a.awaitOperation(t, next.value("data/id").(string)) // its change event before the counts below
 
 		// Synchronous: the written records.
 		sync := keyedWith(syncMode, `"upload-sync"`)
