@@ -12,13 +12,7 @@ import (
 )
 
 // keyed is the JSON:API headers with an Idempotency-Key.
-func keyed(key string) map[string]string {
-	h := map[string]string{"Idempotency-Key": key}
-	for k, v := range jsonAPI {
-		h[k] = v
-	}
-	return h
-}
+func keyed(key string) map[string]string { return keyedWith(jsonAPI, key) }
 
 // idempotencyRows counts the keys kept in the database.
 func (a *api) idempotencyRows(t *testing.T) int {

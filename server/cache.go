@@ -16,8 +16,9 @@ import (
 // If-None-Match), and varies by every request header that changes it. Every
 // other answer is the caller's: an authenticated read is private (the
 // client's own cache may keep it and must revalidate it with its ETag), and
-// anything else, a write or an error, is kept by no cache (no-store,
-// which begin sets first and writeError sets again).
+// anything else, a write or an error, is kept by no cache (no-store: set
+// here for a write, and by writeProblems for every error, those answered
+// before this middleware runs included).
 
 // DefaultGuestMaxAge is how long a cache may serve a guest's read without
 // asking again (--guest-max-age).
@@ -49,15 +50,16 @@ func guestCacheControl(maxAge time.Duration) string {
 	return "public, max-age=" + strconv.FormatInt(int64(maxAge/time.Second), 10)
 }
 
-// cacheControl, after authenticate, says what caches may do with the answer
-// of a read (see the top of this file); writes keep begin's no-store.
+// cacheControl, after authenticate, says once what caches may do with the
+// answer (see the top of this file).
 func (a *application) cacheControl(c *gin.Context) {
 	r := requestOf(c)
+	h := c.Writer.Header()
 	if r == nil || r.Principal == nil || (c.Request.Method != http.MethodGet && c.Request.Method != http.MethodHead) {
+		h.Set("Cache-Control", cacheNoStore)
 		c.Next()
 		return
 	}
-	h := c.Writer.Header()
 	if a.storefront != nil && r.Principal.Guest() {
 		r.BodyTags = true
 		h.Set("Cache-Control", a.guestCache)

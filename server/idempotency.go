@@ -107,19 +107,16 @@ func (a *application) idempotent(c *gin.Context) {
 		return
 	}
 	k := idemstore.Key{Owner: a.keyOwner(r.Principal), Key: key, Org: r.Principal.Org}
-	var digest hash.Hash
-	if r.Route.IsBatch() {
-		// An upload is not read here: the pipeline hashes it as it
-		// streams, and keeps its answer in its own transaction
-		// (batchRequest).
-		digest = fingerprintHash(c.Request, r.Format)
-	} else {
+	digest := fingerprintHash(c.Request, r.Format)
+	// An upload is not read here: the pipeline hashes it as it streams,
+	// and keeps its answer in its own transaction (batchRequest).
+	upload := r.Route.IsBatch()
+	if !upload {
 		body, err := a.readBody(c)
 		if err != nil {
 			a.abort(c, err)
 			return
 		}
-		digest = fingerprintHash(c.Request, r.Format)
 		digest.Write(body)
 		k.Fingerprint = hex.EncodeToString(digest.Sum(nil))
 	}
@@ -132,7 +129,7 @@ func (a *application) idempotent(c *gin.Context) {
 		return
 	}
 	defer a.running.Delete(running)
-	if r.Route.IsBatch() {
+	if upload {
 		w := a.newKeyedWrite(c, k, time.Now())
 		w.digest = digest
 		c.Set(keyedUploadKey, w)

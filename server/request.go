@@ -40,7 +40,6 @@ func (a *application) begin(c *gin.Context) {
 		defer cancel()
 		c.Request = c.Request.WithContext(ctx)
 	}
-	c.Writer.Header().Set("Cache-Control", cacheNoStore) // until cacheControl says otherwise (cache.go)
 	c.Set(requestKey, &engine.Request{Ctx: c.Request.Context(), Route: rt, ID: c.Param("id"), Path: c.Request.URL.Path,
 		Origin: a.publicBase(c.Request), XInclude: c.Request.Header.Values("X-Include"),
 		IfMatch: headerValues(c.Request.Header, "If-Match"), IfNoneMatch: headerValues(c.Request.Header, "If-None-Match")})

@@ -78,10 +78,10 @@ type Keyed interface {
 // read without being staged: sent again, it runs.
 var errKeyGone = problem.Conflict("The answer of this Idempotency-Key expired while the upload was read; send it again.", "")
 
-// answerKept reads a retried upload through (hashed, not staged) and
+// readKeptUpload reads a retried upload through (hashed, not staged) and
 // returns what the key's Claim finds: the kept answer's error for the edge
 // (a replay, or another request's key).
-func (p *Pipeline) answerKept(ctx context.Context, body io.Reader, keyed Keyed) error {
+func (p *Pipeline) readKeptUpload(ctx context.Context, body io.Reader, keyed Keyed) error {
 	if _, err := io.Copy(io.Discard, body); err != nil {
 		return p.splitError(err)
 	}
@@ -150,7 +150,7 @@ func (p *Pipeline) Serve(w http.ResponseWriter, hr *http.Request, r *engine.Requ
 		case err != nil:
 			return err
 		case kept:
-			return p.answerKept(hr.Context(), body, keyed)
+			return p.readKeptUpload(hr.Context(), body, keyed)
 		}
 	}
 	if mode == "sync" && keyed != nil {
