@@ -37,6 +37,14 @@ const (
 	cachePrivate = "private, no-cache"
 )
 
+// The header values cacheControl sets on every answer, made once: a
+// header's Set would allocate a slice per request. Nothing modifies a
+// header value in place (Add appends to a full slice, a copy).
+var (
+	noStoreValue = []string{cacheNoStore}
+	privateValue = []string{cachePrivate}
+)
+
 // guestCacheControl is the Cache-Control of a guest's read for maxAge:
 // public for that long; a negative maxAge (--guest-max-age 0) keeps it
 // public but revalidated every time.
@@ -56,16 +64,16 @@ func (a *application) cacheControl(c *gin.Context) {
 	r := requestOf(c)
 	h := c.Writer.Header()
 	if r == nil || r.Principal == nil || (c.Request.Method != http.MethodGet && c.Request.Method != http.MethodHead) {
-		h.Set("Cache-Control", cacheNoStore)
+		h["Cache-Control"] = noStoreValue
 		c.Next()
 		return
 	}
 	if a.storefront != nil && r.Principal.Guest() {
 		r.BodyTags = true
-		h.Set("Cache-Control", a.guestCache)
+		h["Cache-Control"] = a.guestCache
 		h["Vary"] = append(h["Vary"], guestVary)
 	} else {
-		h.Set("Cache-Control", cachePrivate)
+		h["Cache-Control"] = privateValue
 	}
 	c.Next()
 }

@@ -402,8 +402,9 @@ type application struct {
 	// the keys of this process's keyed writes while they run (idempotency.go).
 	owned   ownedKeys
 	running sync.Map
-	// guestCache is the Cache-Control of a storefront guest's read (cache.go).
-	guestCache string
+	// guestCache is the Cache-Control of a storefront guest's read
+	// (cache.go), as the header's value.
+	guestCache []string
 }
 
 func newApplication(cfg *Config, store *storage.Store, raw []byte, base string, engineCfg engine.Config, tracer trace.Tracer) (*application, error) {
@@ -417,5 +418,5 @@ func newApplication(cfg *Config, store *storage.Store, raw []byte, base string, 
 	}
 	return &application{cfg: cfg, doc: doc, raw: raw, base: base, reg: e.Registry(), routes: e.Routes(), engine: e, log: cfg.Logger,
 		tracer: tracer, unavailable: store.Unavailable, replicated: store.HasReplica(), noteWrite: store.NoteWrite,
-		guestCache: guestCacheControl(cfg.GuestMaxAge)}, nil
+		guestCache: []string{guestCacheControl(cfg.GuestMaxAge)}}, nil
 }
