@@ -33,6 +33,7 @@ func everyReadAndRelationshipOperation(t *testing.T, a *api) {
 	batch := a.do(http.MethodPatch, "/admin/api/accounts", jsonAPI, `{"data":[{"type":"accounts","attributes":{"name":"Every batch"}}]}`).want(t, 202)
 	ids["asyncoperations"], _ = get(batch.doc, "data/id").(string)
 	ids["events"], _ = (&feed{a: a}).next(t, 1)[0]["id"].(string) // the writes above left some
+	ids["audits"], _ = (&auditTrail{a: a}).next(t)[0]["id"].(string)
 	for _, op := range documentedOperations(t) {
 		segs := strings.Split(strings.TrimPrefix(op.path, "/admin/api/"), "/")
 		if op.public || len(segs) < 2 {

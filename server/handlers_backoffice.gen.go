@@ -194,6 +194,11 @@ func (h *backofficeHandlers) GetAccountReferredByRelationship(ctx context.Contex
 	return bo.Reply(h.engine.Relationship(requestOf(ctx)))
 }
 
+// GetAudit serves getAudit (GET /api/audits/{id}).
+func (h *backofficeHandlers) GetAudit(ctx context.Context, _ bo.GetAuditRequestObject) (bo.GetAuditResponseObject, error) {
+	return bo.Reply(h.engine.Get(requestOf(ctx)))
+}
+
 // GetBusinessUnit serves getBusinessUnit (GET /api/businessunits/{id}).
 func (h *backofficeHandlers) GetBusinessUnit(ctx context.Context, _ bo.GetBusinessUnitRequestObject) (bo.GetBusinessUnitResponseObject, error) {
 	return bo.Reply(h.engine.Get(requestOf(ctx)))
@@ -391,6 +396,11 @@ func (h *backofficeHandlers) ListAccountContacts(ctx context.Context, _ bo.ListA
 
 // ListAccounts serves listAccounts (GET /api/accounts).
 func (h *backofficeHandlers) ListAccounts(ctx context.Context, _ bo.ListAccountsRequestObject) (bo.ListAccountsResponseObject, error) {
+	return bo.Reply(h.engine.List(requestOf(ctx)))
+}
+
+// ListAudits serves listAudits (GET /api/audits).
+func (h *backofficeHandlers) ListAudits(ctx context.Context, _ bo.ListAuditsRequestObject) (bo.ListAuditsResponseObject, error) {
 	return bo.Reply(h.engine.List(requestOf(ctx)))
 }
 

@@ -24,6 +24,7 @@ var testPrincipals = []testPrincipal{
 	{"manager", "test-manager", "ROLE_MANAGER", "Main"},
 	{"viewer", "test-viewer", "ROLE_USER", "Main"},
 	{"integration", "test-integration", "ROLE_INTEGRATION", "Main"},
+	{"auditor", "test-auditor", "ROLE_AUDITOR", "Main"},
 	{"elsewhere-admin", "test-elsewhere", "ROLE_ADMINISTRATOR", "Elsewhere"},
 	{"storefront", "test-storefront", "", "Main"},
 }

@@ -31,7 +31,7 @@ func (c *Conn) Noting(ev Event) *Conn {
 // noted is st, a write of one row of t ending in RETURNING, wrapped so
 // that it also inserts c.note for the row it returns; st itself when c
 // notes nothing.
-func (c *Conn) noted(st *sqlText, t *Table) *sqlText {
+func (c *Conn) noted(ctx context.Context, st *sqlText, t *Table) *sqlText {
 	if c.note == nil {
 		return st
 	}
@@ -44,7 +44,7 @@ func (c *Conn) noted(st *sqlText, t *Table) *sqlText {
 	out.add(with.Write[0])
 	out.add(st.String(), st.args...)
 	out.add(with.Write[1])
-	c.eventFromW(out, t)
+	c.eventFromW(ctx, out, t)
 	out.add(with.Write[2])
 	return out
 }
@@ -52,7 +52,7 @@ func (c *Conn) noted(st *sqlText, t *Table) *sqlText {
 // notedDelete is st, the DELETE of one row of t, made to insert c.note
 // for the row it deletes, with the version it had: the statement's row
 // count is the event's, which is the deleted row's.
-func (c *Conn) notedDelete(st *sqlText, t *Table) *sqlText {
+func (c *Conn) notedDelete(ctx context.Context, st *sqlText, t *Table) *sqlText {
 	if c.s.f.NoteTriggers {
 		c.arm(t) // its trigger records it
 		return st
@@ -66,13 +66,14 @@ func (c *Conn) notedDelete(st *sqlText, t *Table) *sqlText {
 		out.add(", ?", bun.Ident(VersionColumn))
 	}
 	out.add(with.Delete[1])
-	c.eventFromW(out, t)
+	c.eventFromW(ctx, out, t)
 	return out
 }
 
 // eventFromW appends the INSERT of c.note for each row of w, the rows a
-// write of t returned (their key, and version when t has one).
-func (c *Conn) eventFromW(out *sqlText, t *Table) {
+// write of t returned (their key, and version when t has one), and what
+// sets ctx's actor for the statement's audit triggers (audit.go).
+func (c *Conn) eventFromW(ctx context.Context, out *sqlText, t *Table) {
 	ev := c.note
 	attrs, _ := nameList(ev.Attributes) // lists of strings always encode
 	rels, _ := nameList(ev.Relationships)
@@ -94,6 +95,7 @@ func (c *Conn) eventFromW(out *sqlText, t *Table) {
 		out.add("NULL")
 	}
 	out.add(with.Insert[2], client, user, at)
+	c.actorJoin(ctx, out)
 }
 
 // noteAlone records c.note by itself, for a noted update that has nothing

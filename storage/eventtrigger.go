@@ -39,8 +39,11 @@ func (s *Store) notes() *dialect.Notes {
 		return nil
 	}
 	n := &dialect.Notes{Events: eventsTable, Actions: [3]string{EventCreated, EventUpdated, EventDeleted}, Fields: noteFields,
-		Tables: make([]dialect.NoteTable, 0, len(s.tables))}
+		Tables: make([]dialect.NoteTable, 0, len(s.tables)), Audit: s.audit()}
 	for _, t := range s.tables {
+		if t.Name == dialect.AuditsTable {
+			continue // written by the audit triggers only
+		}
 		nt := dialect.NoteTable{Name: t.Name, Key: t.Key}
 		if t.Versioned {
 			nt.Version = VersionColumn

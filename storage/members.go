@@ -182,7 +182,7 @@ func (c *Conn) UpdateRowMembers(ctx context.Context, t *Table, org int64, key an
 		return nil, nil, err
 	}
 	err = c.alone(ctx, t, func(ctx context.Context, c *Conn) error {
-		stored, keys, err = c.readMembersRow(ctx, "update", t, c.noted(st, t), t.Order, ms, key) // errors mapped there
+		stored, keys, err = c.readMembersRow(ctx, "update", t, c.noted(ctx, st, t), t.Order, ms, key) // errors mapped there
 		return err
 	})
 	if err != nil {

@@ -64,6 +64,9 @@ func (s *Store) Migrate(ctx context.Context) (err error) {
 	if err := s.applySearchConfiguration(ctx); err != nil {
 		return err
 	}
+	if err := s.installAudit(ctx); err != nil {
+		return err
+	}
 	if err := s.Conn.writeNotes(ctx); err != nil { // notes a write from outside the store left
 		return err
 	}

@@ -2,9 +2,12 @@
 
 package storage
 
+import "github.com/entityapi/entityapi/storage/dialect"
+
 // entityModels are the models of the tables of the documents' resources (x-entityapi), by table name.
 var entityModels = []any{
 	(*Account)(nil),         // accounts
+	(*Audit)(nil),           // audits
 	(*BusinessUnit)(nil),    // businessunits
 	(*Contact)(nil),         // contacts
 	(*Country)(nil),         // countries
@@ -24,4 +27,111 @@ var entityModels = []any{
 var joinModels = []any{
 	(*AccountContact)(nil), // account_contacts
 	(*UserUserRole)(nil),   // user_userroles
+}
+
+// auditSpec describes the audit triggers of the tables (storage/audit.go): each
+// entity table's audited fields as the API names them, and the join tables.
+var auditSpec = dialect.Audit{
+	Tables: []dialect.AuditTable{
+		{Table: "accounts", Type: "accounts", Key: "id", Org: "organization_id", Fields: []dialect.AuditField{
+			{Column: "external_id", Field: "externalId", Type: "string"},
+			{Column: "name", Field: "name", Type: "string"},
+			{Column: "default_contact_id", Field: "defaultContact", Type: "reference"},
+			{Column: "owner_id", Field: "owner", Type: "reference"},
+			{Column: "referred_by_id", Field: "referredBy", Type: "reference"},
+		}},
+		{Table: "businessunits", Type: "businessunits", Key: "id", Org: "organization_id", Fields: []dialect.AuditField{
+			{Column: "email", Field: "email", Type: "string"},
+			{Column: "fax", Field: "fax", Type: "string"},
+			{Column: "name", Field: "name", Type: "string"},
+			{Column: "phone", Field: "phone", Type: "string"},
+			{Column: "website", Field: "website", Type: "string"},
+			{Column: "owner_id", Field: "owner", Type: "reference"},
+		}},
+		{Table: "contacts", Type: "contacts", Key: "id", Org: "organization_id", Fields: []dialect.AuditField{
+			{Column: "birthday", Field: "birthday", Type: "date"},
+			{Column: "description", Field: "description", Type: "string"},
+			{Column: "emails", Field: "emails", Type: "json"},
+			{Column: "external_id", Field: "externalId", Type: "string"},
+			{Column: "first_name", Field: "firstName", Type: "string"},
+			{Column: "gender", Field: "gender", Type: "string"},
+			{Column: "job_title", Field: "jobTitle", Type: "string"},
+			{Column: "last_name", Field: "lastName", Type: "string"},
+			{Column: "middle_name", Field: "middleName", Type: "string"},
+			{Column: "name_prefix", Field: "namePrefix", Type: "string"},
+			{Column: "name_suffix", Field: "nameSuffix", Type: "string"},
+			{Column: "phones", Field: "phones", Type: "json"},
+			{Column: "primary_email", Field: "primaryEmail", Type: "string"},
+			{Column: "primary_phone", Field: "primaryPhone", Type: "string"},
+			{Column: "assigned_to_id", Field: "assignedTo", Type: "reference"},
+			{Column: "owner_id", Field: "owner", Type: "reference"},
+			{Column: "reports_to_id", Field: "reportsTo", Type: "reference"},
+		}},
+		{Table: "countries", Type: "countries", Key: "code", Org: "", Fields: []dialect.AuditField{
+			{Column: "iso3", Field: "iso3Code", Type: "string"},
+			{Column: "name_en", Field: "name", Type: "string"},
+			{Column: "name_de", Field: "name.de", Type: "string"},
+			{Column: "name_es", Field: "name.es", Type: "string"},
+			{Column: "name_fr", Field: "name.fr", Type: "string"},
+		}},
+		{Table: "currencies", Type: "currencies", Key: "code", Org: "", Fields: []dialect.AuditField{
+			{Column: "name", Field: "name", Type: "string"},
+			{Column: "symbol", Field: "symbol", Type: "string"},
+		}},
+		{Table: "localizations", Type: "localizations", Key: "id", Org: "", Fields: []dialect.AuditField{
+			{Column: "formatting_code", Field: "formattingCode", Type: "string"},
+			{Column: "language_code", Field: "languageCode", Type: "string"},
+			{Column: "title", Field: "title", Type: "string"},
+		}},
+		{Table: "organizations", Type: "organizations", Key: "id", Org: "id", Fields: []dialect.AuditField{
+			{Column: "description", Field: "description", Type: "string"},
+			{Column: "enabled", Field: "enabled", Type: "boolean"},
+			{Column: "name", Field: "name", Type: "string"},
+		}},
+		{Table: "regions", Type: "regions", Key: "code", Org: "", Fields: []dialect.AuditField{
+			{Column: "sub_code", Field: "code", Type: "string"},
+			{Column: "name_en", Field: "name", Type: "string"},
+			{Column: "name_de", Field: "name.de", Type: "string"},
+			{Column: "name_es", Field: "name.es", Type: "string"},
+			{Column: "name_fr", Field: "name.fr", Type: "string"},
+			{Column: "country_code", Field: "country", Type: "reference"},
+		}},
+		{Table: "taxjurisdictions", Type: "taxjurisdictions", Key: "id", Org: "organization_id", Fields: []dialect.AuditField{
+			{Column: "code", Field: "code", Type: "string"},
+			{Column: "description", Field: "description", Type: "string"},
+			{Column: "region_text", Field: "regionText", Type: "string"},
+			{Column: "zip_codes", Field: "zipCodes", Type: "json"},
+			{Column: "country_code", Field: "country", Type: "reference"},
+			{Column: "region_code", Field: "region", Type: "reference"},
+		}},
+		{Table: "userroles", Type: "userroles", Key: "code", Org: "", Fields: []dialect.AuditField{
+			{Column: "label", Field: "label", Type: "string"},
+		}},
+		{Table: "users", Type: "users", Key: "id", Org: "organization_id", Fields: []dialect.AuditField{
+			{Column: "birthday", Field: "birthday", Type: "date"},
+			{Column: "email", Field: "email", Type: "string"},
+			{Column: "emails", Field: "emails", Type: "json"},
+			{Column: "enabled", Field: "enabled", Type: "boolean"},
+			{Column: "external_id", Field: "externalId", Type: "string"},
+			{Column: "first_name", Field: "firstName", Type: "string"},
+			{Column: "google_id", Field: "googleId", Type: "string"},
+			{Column: "last_name", Field: "lastName", Type: "string"},
+			{Column: "middle_name", Field: "middleName", Type: "string"},
+			{Column: "name_prefix", Field: "namePrefix", Type: "string"},
+			{Column: "name_suffix", Field: "nameSuffix", Type: "string"},
+			{Column: "phone", Field: "phone", Type: "string"},
+			{Column: "title", Field: "title", Type: "string"},
+			{Column: "username", Field: "username", Type: "string"},
+			{Column: "password_hash", Field: "password", Type: "secret"},
+			{Column: "owner_id", Field: "owner", Type: "reference"},
+		}},
+		{Table: "weightunits", Type: "weightunits", Key: "code", Org: "organization_id", Fields: []dialect.AuditField{
+			{Column: "conversion_rates", Field: "conversionRates", Type: "json"},
+		}},
+	},
+	Joins: []dialect.AuditJoin{
+		{Table: "account_contacts", Type: "accounts", Field: "contacts", Owner: "account_id", Member: "contact_id", OwnerTable: "accounts", OwnerKey: "id", OwnerOrg: "organization_id"},
+		{Table: "account_contacts", Type: "contacts", Field: "accounts", Owner: "contact_id", Member: "account_id", OwnerTable: "contacts", OwnerKey: "id", OwnerOrg: "organization_id"},
+		{Table: "user_userroles", Type: "users", Field: "userRoles", Owner: "user_id", Member: "role_code", OwnerTable: "users", OwnerKey: "id", OwnerOrg: "organization_id"},
+	},
 }

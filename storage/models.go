@@ -252,3 +252,20 @@ func (s *Store) Organization(ctx context.Context, id int64) (*Organization, erro
 	o.UpdatedAt = o.UpdatedAt.UTC()
 	return o, nil
 }
+
+// Audit is a row of the audit history (migration 0021, storage/audit.go),
+// written only by the audit triggers and read through GET /admin/api/audits.
+type Audit struct {
+	bun.BaseModel `bun:"table:audits"`
+
+	ID             int64           `bun:"id,pk,autoincrement"`
+	OrganizationID int64           `bun:"organization_id,notnull"`
+	ResourceType   string          `bun:"resource_type,notnull"`
+	ResourceID     string          `bun:"resource_id,notnull"`
+	Action         string          `bun:"action,notnull"`
+	Fields         json.RawMessage `bun:"fields,notnull"`
+	ClientID       *string         `bun:"client_id"`
+	UserID         *int64          `bun:"user_id"`
+	RequestID      *string         `bun:"request_id"`
+	LoggedAt       time.Time       `bun:"logged_at,notnull"`
+}

@@ -42,6 +42,9 @@ type Store struct {
 	// armer arms the note triggers where the dialect has them
 	// (Features.NoteTriggers, eventtrigger.go); nil elsewhere.
 	armer dialect.Armer
+	// actors hands the audit triggers who writes where the dialect reads
+	// it from the process (dialect.Actors, audit.go); nil elsewhere.
+	actors dialect.Actors
 
 	tables map[string]*Table
 	joins  map[string]*JoinTable
@@ -212,7 +215,7 @@ func openSQLite(path string) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.d, s.f, s.db, s.armer = d, *d.Features(), d.DB(), d
+	s.d, s.f, s.db, s.armer, s.actors = d, *d.Features(), d.DB(), d, d
 	if bulk := d.Bulk(); bulk != nil {
 		s.bulk = &bulkPool{db: bulk}
 	}

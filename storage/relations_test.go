@@ -70,6 +70,7 @@ func TestMigrationSeedsRoles(t *testing.T) {
 		}
 		want := []storage.Row{
 			{"code": "ROLE_ADMINISTRATOR", "label": "Administrator"},
+			{"code": "ROLE_AUDITOR", "label": "Auditor"},
 			{"code": "ROLE_INTEGRATION", "label": "Integration"},
 			{"code": "ROLE_MANAGER", "label": "Manager"},
 			{"code": "ROLE_USER", "label": "User"},

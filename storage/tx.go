@@ -80,6 +80,10 @@ func (c *Conn) Tx(ctx context.Context, fn func(c *Conn) error) error {
 		}
 	}()
 	in := &Conn{s: c.s, idb: tx, raw: tx.Tx, tx: &tx, txConn: txConn, bulk: c.bulk}
+	defer c.s.act(ctx)() // the slot is held: this writer is the only one
+	if err := in.setActor(ctx); err != nil {
+		return c.s.mapError("begin", "", err)
+	}
 	if err := fn(in); err != nil {
 		return err
 	}

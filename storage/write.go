@@ -121,7 +121,7 @@ func (s *Store) returningAll(st *sqlText, t *Table) {
 // returning runs st, a write of one row ended by returningAll, and reads
 // that row as Find would; ErrNotFound when the write touched none.
 func (c *Conn) returning(ctx context.Context, t *Table, st *sqlText) (Row, error) {
-	rows, err := c.query(ctx, c.noted(st, t))
+	rows, err := c.query(ctx, c.noted(ctx, st, t))
 	if err != nil {
 		return nil, err
 	}
@@ -310,7 +310,7 @@ func (c *Conn) Delete(ctx context.Context, t *Table, org int64, key any) error {
 	if c.note != nil {
 		// One statement, with its event in it: atomic by itself.
 		err := c.alone(ctx, t, func(ctx context.Context, c *Conn) error {
-			res, err := c.exec(ctx, c.notedDelete(&st, t)) // under the write slot
+			res, err := c.exec(ctx, c.notedDelete(ctx, &st, t)) // under the write slot
 			if err != nil {
 				return err
 			}

@@ -219,6 +219,7 @@ func runWrite(ctx context.Context, c *Conn, fn func(ctx context.Context, c *Conn
 			out = writeOutcome{panicked: v, didPanic: true}
 		}
 	}()
+	defer c.s.act(ctx)() // the leader holds the write slot
 	return writeOutcome{err: c.armed(func(c *Conn) error { return fn(ctx, c) })}
 }
 

@@ -169,6 +169,9 @@ func (r Response) VisitGetAsyncOperationResponse(w http.ResponseWriter) error {
 	return r.Reply.Write(w)
 }
 
+// VisitGetAuditResponse writes the reply.
+func (r Response) VisitGetAuditResponse(w http.ResponseWriter) error { return r.Reply.Write(w) }
+
 // VisitGetBusinessUnitResponse writes the reply.
 func (r Response) VisitGetBusinessUnitResponse(w http.ResponseWriter) error { return r.Reply.Write(w) }
 
@@ -350,6 +353,9 @@ func (r Response) VisitListAccountsResponse(w http.ResponseWriter) error { retur
 func (r Response) VisitListAsyncOperationErrorsResponse(w http.ResponseWriter) error {
 	return r.Reply.Write(w)
 }
+
+// VisitListAuditsResponse writes the reply.
+func (r Response) VisitListAuditsResponse(w http.ResponseWriter) error { return r.Reply.Write(w) }
 
 // VisitListBusinessUnitUsersResponse writes the reply.
 func (r Response) VisitListBusinessUnitUsersResponse(w http.ResponseWriter) error {

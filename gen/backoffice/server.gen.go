@@ -240,6 +240,105 @@ func (e AsyncOperationStatus) Valid() bool {
 	}
 }
 
+// Defines values for AuditType.
+const (
+	Audits AuditType = "audits"
+)
+
+// Valid indicates whether the value is a known member of the AuditType enum.
+func (e AuditType) Valid() bool {
+	switch e {
+	case Audits:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for AuditAttributesAction.
+const (
+	AuditCreate AuditAttributesAction = "create"
+	AuditRemove AuditAttributesAction = "remove"
+	AuditUpdate AuditAttributesAction = "update"
+)
+
+// Valid indicates whether the value is a known member of the AuditAttributesAction enum.
+func (e AuditAttributesAction) Valid() bool {
+	switch e {
+	case AuditCreate:
+		return true
+	case AuditRemove:
+		return true
+	case AuditUpdate:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for AuditFieldDataType.
+const (
+	Boolean    AuditFieldDataType = "boolean"
+	Collection AuditFieldDataType = "collection"
+	Date       AuditFieldDataType = "date"
+	Datetime   AuditFieldDataType = "datetime"
+	Integer    AuditFieldDataType = "integer"
+	Json       AuditFieldDataType = "json"
+	Number     AuditFieldDataType = "number"
+	Reference  AuditFieldDataType = "reference"
+	Secret     AuditFieldDataType = "secret"
+	String     AuditFieldDataType = "string"
+)
+
+// Valid indicates whether the value is a known member of the AuditFieldDataType enum.
+func (e AuditFieldDataType) Valid() bool {
+	switch e {
+	case Boolean:
+		return true
+	case Collection:
+		return true
+	case Date:
+		return true
+	case Datetime:
+		return true
+	case Integer:
+		return true
+	case Json:
+		return true
+	case Number:
+		return true
+	case Reference:
+		return true
+	case Secret:
+		return true
+	case String:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for AuditPlainAction.
+const (
+	AuditPlainCreate AuditPlainAction = "create"
+	AuditPlainRemove AuditPlainAction = "remove"
+	AuditPlainUpdate AuditPlainAction = "update"
+)
+
+// Valid indicates whether the value is a known member of the AuditPlainAction enum.
+func (e AuditPlainAction) Valid() bool {
+	switch e {
+	case AuditPlainCreate:
+		return true
+	case AuditPlainRemove:
+		return true
+	case AuditPlainUpdate:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for BusinessUnitType.
 const (
 	BusinessUnitTypeBusinessunits BusinessUnitType = "businessunits"
@@ -1850,6 +1949,164 @@ type AsyncOperationSummary struct {
 	WriteCount           *int                   `json:"writeCount,omitempty"`
 	AdditionalProperties map[string]interface{} `json:"-"`
 }
+
+// Audit One change of one record: which record, what was done, each field it set, changed or held with the old and new values, who made the change, in which request and when.
+type Audit struct {
+	// Attributes The fields of an audit record.
+	Attributes *AuditAttributes `json:"attributes,omitempty"`
+
+	// Id The audit record's id.
+	//
+	// Example: 1
+	Id string `json:"id"`
+
+	// Links Links of one resource object. Removed by `X-Include: noHateoas`.
+	Links *ResourceLinks `json:"links,omitempty"`
+
+	// Meta Extra information about one resource object.
+	Meta *ResourceMeta `json:"meta,omitempty"`
+	Type AuditType     `json:"type"`
+}
+
+// AuditType defines model for Audit.Type.
+type AuditType string
+
+// AuditAttributes The fields of an audit record.
+type AuditAttributes struct {
+	// Action What was done to the record (Oro's words).
+	//
+	// Example: update
+	Action *AuditAttributesAction `json:"action,omitempty"`
+
+	// ClientId The OAuth 2.0 client that made the change (for a batch, the client that sent it).
+	//
+	// Example: demo-backoffice
+	ClientId *string `json:"clientId,omitempty"`
+
+	// Fields The fields the change set (a create), changed (an update) or the record held (a delete), in the order the record's description lists them.
+	Fields *[]AuditField `json:"fields,omitempty"`
+
+	// LoggedAt When the change was written (UTC).
+	//
+	// Example: 2024-05-01T12:00:00Z
+	LoggedAt *time.Time `json:"loggedAt,omitempty"`
+
+	// ObjectClass The type of the changed record.
+	//
+	// Example: accounts
+	ObjectClass *string `json:"objectClass,omitempty"`
+
+	// ObjectId The id of the changed record.
+	//
+	// Example: 1
+	ObjectId *string `json:"objectId,omitempty"`
+
+	// TransactionId The id of the request that made the change (its `X-Request-ID`): the changes of one request, atomic operations or a batch upload share it.
+	//
+	// Example: 5f0c6f1e-8e4b-4a57-9a43-6b1d2c8e9f10
+	TransactionId *string `json:"transactionId,omitempty"`
+
+	// UserId The user the change was made as; null for a client without a user.
+	//
+	// Example: 1
+	UserId *int64 `json:"userId,omitempty"`
+}
+
+// AuditAttributesAction What was done to the record (Oro's words).
+//
+// Example: update
+type AuditAttributesAction string
+
+// AuditCollectionDocument A document holding a page of audit records.
+type AuditCollectionDocument = jsonapi.Document
+
+// AuditDocument A document holding one audit record.
+type AuditDocument = jsonapi.Document
+
+// AuditField One field of a change, as Oro's audit fields: its name as the API names it (a localized attribute's other languages as `name.de`), its data type, and the values before and after the change (null where there was none). A `secret` names a field that changed whose values are never recorded; a `collection` a to-many relationship, with the ids of the records added and removed instead of values.
+type AuditField struct {
+	// Added For a `collection`, the ids of the records added.
+	//
+	// Example: ["7"]
+	Added *[]string `json:"added,omitempty"`
+
+	// DataType Example: string
+	DataType AuditFieldDataType `json:"dataType"`
+
+	// Field Example: name
+	Field string `json:"field"`
+
+	// NewValue A field's value before (`oldValue`) or after (`newValue`) a change, as the record's document shows it (a related record's id for a `reference`, times in UTC); null where there was none, and for a `secret` or a `collection`.
+	//
+	// Example: Acme
+	NewValue AuditValue `json:"newValue"`
+
+	// OldValue A field's value before (`oldValue`) or after (`newValue`) a change, as the record's document shows it (a related record's id for a `reference`, times in UTC); null where there was none, and for a `secret` or a `collection`.
+	//
+	// Example: Acme
+	OldValue AuditValue `json:"oldValue"`
+
+	// Removed For a `collection`, the ids of the records removed.
+	//
+	// Example: []
+	Removed *[]string `json:"removed,omitempty"`
+}
+
+// AuditFieldDataType Example: string
+type AuditFieldDataType string
+
+// AuditPlain An audit record in the plain format.
+type AuditPlain struct {
+	// Action Example: update
+	Action *AuditPlainAction `json:"action,omitempty"`
+
+	// ClientId Example: demo-backoffice
+	ClientId *string       `json:"clientId,omitempty"`
+	Fields   *[]AuditField `json:"fields,omitempty"`
+
+	// Id Example: 1
+	Id int64 `json:"id"`
+
+	// LoggedAt Example: 2024-05-01T12:00:00Z
+	LoggedAt *time.Time `json:"loggedAt,omitempty"`
+
+	// ObjectClass Example: accounts
+	ObjectClass *string `json:"objectClass,omitempty"`
+
+	// ObjectId Example: 1
+	ObjectId *string `json:"objectId,omitempty"`
+
+	// TransactionId Example: 5f0c6f1e-8e4b-4a57-9a43-6b1d2c8e9f10
+	TransactionId *string `json:"transactionId,omitempty"`
+
+	// UserId Example: 1
+	UserId *int64 `json:"userId,omitempty"`
+}
+
+// AuditPlainAction Example: update
+type AuditPlainAction string
+
+// AuditValue A field's value before (`oldValue`) or after (`newValue`) a change, as the record's document shows it (a related record's id for a `reference`, times in UTC); null where there was none, and for a `secret` or a `collection`.
+//
+// Example: Acme
+type AuditValue struct {
+	union json.RawMessage
+}
+
+// AuditValue0 defines model for AuditValue.0.
+type AuditValue0 = string
+
+// AuditValue1 defines model for AuditValue.1.
+type AuditValue1 = float32
+
+// AuditValue2 defines model for AuditValue.2.
+type AuditValue2 = bool
+
+// AuditValue3 defines model for AuditValue.3.
+type AuditValue3 map[string]interface{}
+
+// AuditValue4 defines model for AuditValue.4.
+type AuditValue4 = []interface{}
 
 // BusinessUnit A business unit of the organization.
 type BusinessUnit struct {
@@ -4729,6 +4986,36 @@ type AccountSort = string
 // AsyncOperationId defines model for AsyncOperationId.
 type AsyncOperationId = string
 
+// AuditFields defines model for AuditFields.
+type AuditFields = string
+
+// AuditFilterAction defines model for AuditFilterAction.
+type AuditFilterAction = string
+
+// AuditFilterId defines model for AuditFilterId.
+type AuditFilterId = string
+
+// AuditFilterLoggedAt defines model for AuditFilterLoggedAt.
+type AuditFilterLoggedAt = string
+
+// AuditFilterObjectClass defines model for AuditFilterObjectClass.
+type AuditFilterObjectClass = string
+
+// AuditFilterObjectId defines model for AuditFilterObjectId.
+type AuditFilterObjectId = string
+
+// AuditFilterTransactionId defines model for AuditFilterTransactionId.
+type AuditFilterTransactionId = string
+
+// AuditFilterUserId defines model for AuditFilterUserId.
+type AuditFilterUserId = string
+
+// AuditId defines model for AuditId.
+type AuditId = string
+
+// AuditSort defines model for AuditSort.
+type AuditSort = string
+
 // BusinessUnitFields defines model for BusinessUnitFields.
 type BusinessUnitFields = string
 
@@ -5771,6 +6058,72 @@ type ListAsyncOperationErrorsParams struct {
 
 	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
 	XInclude *XInclude `json:"X-Include,omitempty"`
+}
+
+// ListAuditsParams defines parameters for ListAudits.
+type ListAuditsParams struct {
+	// FilterId Audit records by id; several ids separated by commas. Operators: `filter[id][gt]=1`, `lt`, `gte`, `lte`, `neq`.
+	FilterId *AuditFilterId `form:"filter[id],omitempty" json:"filter[id],omitempty"`
+
+	// FilterObjectClass Audit records of records of these types, separated by commas (`accounts,contacts`). Operators: `filter[objectClass][neq]=users`.
+	FilterObjectClass *AuditFilterObjectClass `form:"filter[objectClass],omitempty" json:"filter[objectClass],omitempty"`
+
+	// FilterObjectId Audit records of the records with these ids, separated by commas; use with `filter[objectClass]` for one record's history.
+	FilterObjectId *AuditFilterObjectId `form:"filter[objectId],omitempty" json:"filter[objectId],omitempty"`
+
+	// FilterAction Audit records of these actions, separated by commas: `create`, `update`, `remove`. Operators: `filter[action][neq]=remove`.
+	FilterAction *AuditFilterAction `form:"filter[action],omitempty" json:"filter[action],omitempty"`
+
+	// FilterUserId Audit records of the changes made as these users, ids separated by commas.
+	FilterUserId *AuditFilterUserId `form:"filter[userId],omitempty" json:"filter[userId],omitempty"`
+
+	// FilterTransactionId Audit records of the changes one request made (its `X-Request-ID`), several separated by commas.
+	FilterTransactionId *AuditFilterTransactionId `form:"filter[transactionId],omitempty" json:"filter[transactionId],omitempty"`
+
+	// FilterLoggedAt Audit records by when the change was written (UTC, `2006-01-02T15:04:05Z`); a range is `from..to`. Operators: `filter[loggedAt][gte]=2024-05-01T00:00:00Z`, `gt`, `lt`, `lte`.
+	FilterLoggedAt *AuditFilterLoggedAt `form:"filter[loggedAt],omitempty" json:"filter[loggedAt],omitempty"`
+
+	// PageNumber The page to return, starting at 1.
+	PageNumber *PageNumber `form:"page[number],omitempty" json:"page[number],omitempty"`
+
+	// PageSize Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000.
+	PageSize *PageSize `form:"page[size],omitempty" json:"page[size],omitempty"`
+
+	// PageAfter Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. A JSON:API page read by cursor names the profile in its `Content-Type` (`application/vnd.api+json; profile="https://jsonapi.org/profiles/ethanresnick/cursor-pagination/"`), a parameter clients may ignore.
+	PageAfter *PageAfter `form:"page[after],omitempty" json:"page[after],omitempty"`
+
+	// PageBefore Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`.
+	PageBefore *PageBefore `form:"page[before],omitempty" json:"page[before],omitempty"`
+
+	// Sort Fields to sort by, separated by commas; a leading `-` sorts descending. Sortable: `id` (the order the records were written in, the default), `loggedAt`.
+	Sort *AuditSort `form:"sort,omitempty" json:"sort,omitempty"`
+
+	// FieldsAudits The audit fields to return, separated by commas; JSON:API only.
+	FieldsAudits *AuditFields `form:"fields[audits],omitempty" json:"fields[audits],omitempty"`
+
+	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
+	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
+
+	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
+	XInclude *XInclude `json:"X-Include,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
+}
+
+// GetAuditParams defines parameters for GetAudit.
+type GetAuditParams struct {
+	// FieldsAudits The audit fields to return, separated by commas; JSON:API only.
+	FieldsAudits *AuditFields `form:"fields[audits],omitempty" json:"fields[audits],omitempty"`
+
+	// MetaProperties `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
+	MetaProperties *Meta `form:"metaProperties,omitempty" json:"metaProperties,omitempty"`
+
+	// XInclude Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
+	XInclude *XInclude `json:"X-Include,omitempty"`
+
+	// IfNoneMatch Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // DeleteBusinessUnitsParams defines parameters for DeleteBusinessUnits.
@@ -8638,6 +8991,172 @@ func (t *AggregatedValue) UnmarshalJSON(b []byte) error {
 	return err
 }
 
+// AsAuditValue0 returns the union data inside the AuditValue as a AuditValue0
+func (t AuditValue) AsAuditValue0() (AuditValue0, error) {
+	var body AuditValue0
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromAuditValue0 overwrites any union data inside the AuditValue as the provided AuditValue0
+func (t *AuditValue) FromAuditValue0(v AuditValue0) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeAuditValue0 performs a merge with any union data inside the AuditValue, using the provided AuditValue0
+func (t *AuditValue) MergeAuditValue0(v AuditValue0) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsAuditValue1 returns the union data inside the AuditValue as a AuditValue1
+func (t AuditValue) AsAuditValue1() (AuditValue1, error) {
+	var body AuditValue1
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromAuditValue1 overwrites any union data inside the AuditValue as the provided AuditValue1
+func (t *AuditValue) FromAuditValue1(v AuditValue1) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeAuditValue1 performs a merge with any union data inside the AuditValue, using the provided AuditValue1
+func (t *AuditValue) MergeAuditValue1(v AuditValue1) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsAuditValue2 returns the union data inside the AuditValue as a AuditValue2
+func (t AuditValue) AsAuditValue2() (AuditValue2, error) {
+	var body AuditValue2
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromAuditValue2 overwrites any union data inside the AuditValue as the provided AuditValue2
+func (t *AuditValue) FromAuditValue2(v AuditValue2) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeAuditValue2 performs a merge with any union data inside the AuditValue, using the provided AuditValue2
+func (t *AuditValue) MergeAuditValue2(v AuditValue2) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsAuditValue3 returns the union data inside the AuditValue as a AuditValue3
+func (t AuditValue) AsAuditValue3() (AuditValue3, error) {
+	var body AuditValue3
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromAuditValue3 overwrites any union data inside the AuditValue as the provided AuditValue3
+func (t *AuditValue) FromAuditValue3(v AuditValue3) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeAuditValue3 performs a merge with any union data inside the AuditValue, using the provided AuditValue3
+func (t *AuditValue) MergeAuditValue3(v AuditValue3) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsAuditValue4 returns the union data inside the AuditValue as a AuditValue4
+func (t AuditValue) AsAuditValue4() (AuditValue4, error) {
+	var body AuditValue4
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromAuditValue4 overwrites any union data inside the AuditValue as the provided AuditValue4
+func (t *AuditValue) FromAuditValue4(v AuditValue4) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeAuditValue4 performs a merge with any union data inside the AuditValue, using the provided AuditValue4
+func (t *AuditValue) MergeAuditValue4(v AuditValue4) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsJsonNull returns the union data inside the AuditValue as a JsonNull
+func (t AuditValue) AsJsonNull() (JsonNull, error) {
+	var body JsonNull
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromJsonNull overwrites any union data inside the AuditValue as the provided JsonNull
+func (t *AuditValue) FromJsonNull(v JsonNull) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeJsonNull performs a merge with any union data inside the AuditValue, using the provided JsonNull
+func (t *AuditValue) MergeJsonNull(v JsonNull) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t AuditValue) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *AuditValue) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
 // AsCountry returns the union data inside the CountryOrRegion as a Country
 func (t CountryOrRegion) AsCountry() (Country, error) {
 	var body Country
@@ -9119,6 +9638,12 @@ type ServerInterface interface {
 	// ListAsyncOperationErrors List the errors of an asynchronous operation
 	// (GET /api/asyncoperations/{id}/errors)
 	ListAsyncOperationErrors(c *gin.Context, id AsyncOperationId, params ListAsyncOperationErrorsParams)
+	// ListAudits List audit records
+	// (GET /api/audits)
+	ListAudits(c *gin.Context, params ListAuditsParams)
+	// GetAudit Get an audit record
+	// (GET /api/audits/{id})
+	GetAudit(c *gin.Context, id AuditId, params GetAuditParams)
 	// DeleteBusinessUnits Delete the business units matching a filter
 	// (DELETE /api/businessunits)
 	DeleteBusinessUnits(c *gin.Context, params DeleteBusinessUnitsParams)
@@ -12293,6 +12818,295 @@ func (siw *ServerInterfaceWrapper) ListAsyncOperationErrors(c *gin.Context) {
 	}
 
 	siw.Handler.ListAsyncOperationErrors(c, id, params)
+}
+
+// ListAudits operation middleware
+func (siw *ServerInterfaceWrapper) ListAudits(c *gin.Context) {
+	query := c.Request.URL.Query()
+
+	var err error
+	_ = err
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListAuditsParams
+
+	// ------------- Optional query parameter "filter[id]" -------------
+
+	if _, found := query["filter[id]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[id]", query, &params.FilterId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[id]: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "filter[objectClass]" -------------
+
+	if _, found := query["filter[objectClass]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[objectClass]", query, &params.FilterObjectClass, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[objectClass]: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "filter[objectId]" -------------
+
+	if _, found := query["filter[objectId]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[objectId]", query, &params.FilterObjectId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[objectId]: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "filter[action]" -------------
+
+	if _, found := query["filter[action]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[action]", query, &params.FilterAction, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[action]: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "filter[userId]" -------------
+
+	if _, found := query["filter[userId]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[userId]", query, &params.FilterUserId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[userId]: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "filter[transactionId]" -------------
+
+	if _, found := query["filter[transactionId]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[transactionId]", query, &params.FilterTransactionId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[transactionId]: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "filter[loggedAt]" -------------
+
+	if _, found := query["filter[loggedAt]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "filter[loggedAt]", query, &params.FilterLoggedAt, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter filter[loggedAt]: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "page[number]" -------------
+
+	if _, found := query["page[number]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "page[number]", query, &params.PageNumber, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	}
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[number]: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "page[size]" -------------
+
+	if _, found := query["page[size]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "page[size]", query, &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	}
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[size]: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "page[after]" -------------
+
+	if _, found := query["page[after]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "page[after]", query, &params.PageAfter, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[after]: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "page[before]" -------------
+
+	if _, found := query["page[before]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "page[before]", query, &params.PageBefore, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter page[before]: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "sort" -------------
+
+	if _, found := query["sort"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "sort", query, &params.Sort, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter sort: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "fields[audits]" -------------
+
+	if _, found := query["fields[audits]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[audits]", query, &params.FieldsAudits, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[audits]: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "metaProperties" -------------
+
+	if _, found := query["metaProperties"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "metaProperties", query, &params.MetaProperties, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter metaProperties: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	headers := c.Request.Header
+
+	// ------------- Optional header parameter "X-Include" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("X-Include")]; found {
+		var XInclude XInclude
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for X-Include, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "X-Include", valueList[0], &XInclude, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter X-Include: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.XInclude = &XInclude
+
+	}
+
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-None-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-None-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
+
+	}
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		middleware(c)
+		if c.IsAborted() {
+			return
+		}
+	}
+
+	siw.Handler.ListAudits(c, params)
+}
+
+// GetAudit operation middleware
+func (siw *ServerInterfaceWrapper) GetAudit(c *gin.Context) {
+	query := c.Request.URL.Query()
+
+	var err error
+	_ = err
+
+	// ------------- Path parameter "id" -------------
+	var id AuditId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", c.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: true})
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter id: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetAuditParams
+
+	// ------------- Optional query parameter "fields[audits]" -------------
+
+	if _, found := query["fields[audits]"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "fields[audits]", query, &params.FieldsAudits, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter fields[audits]: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	// ------------- Optional query parameter "metaProperties" -------------
+
+	if _, found := query["metaProperties"]; found {
+		err = runtime.BindQueryParameterWithOptions("form", true, false, "metaProperties", query, &params.MetaProperties, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	}
+	if err != nil {
+		siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter metaProperties: %w", err), http.StatusBadRequest)
+		return
+	}
+
+	headers := c.Request.Header
+
+	// ------------- Optional header parameter "X-Include" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("X-Include")]; found {
+		var XInclude XInclude
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for X-Include, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "X-Include", valueList[0], &XInclude, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter X-Include: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.XInclude = &XInclude
+
+	}
+
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			siw.ErrorHandler(c, fmt.Errorf("Expected one value for If-None-Match, got %d", n), http.StatusBadRequest)
+			return
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			siw.ErrorHandler(c, fmt.Errorf("Invalid format for parameter If-None-Match: %w", err), http.StatusBadRequest)
+			return
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
+
+	}
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		middleware(c)
+		if c.IsAborted() {
+			return
+		}
+	}
+
+	siw.Handler.GetAudit(c, id, params)
 }
 
 // DeleteBusinessUnits operation middleware
@@ -23581,6 +24395,8 @@ func RegisterHandlersWithOptions(router gin.IRouter, si ServerInterface, options
 	router.GET(options.BaseURL+"/api/asyncoperations/:id", wrapper.GetAsyncOperation)
 	router.PATCH(options.BaseURL+"/api/asyncoperations/:id", wrapper.UpdateAsyncOperation)
 	router.GET(options.BaseURL+"/api/asyncoperations/:id/errors", wrapper.ListAsyncOperationErrors)
+	router.GET(options.BaseURL+"/api/audits", wrapper.ListAudits)
+	router.GET(options.BaseURL+"/api/audits/:id", wrapper.GetAudit)
 	router.DELETE(options.BaseURL+"/api/businessunits", wrapper.DeleteBusinessUnits)
 	router.GET(options.BaseURL+"/api/businessunits", wrapper.ListBusinessUnits)
 	router.POST(options.BaseURL+"/api/businessunits", wrapper.CreateBusinessUnit)
@@ -23911,6 +24727,23 @@ type ListAsyncOperationErrorsRequestObject struct {
 
 type ListAsyncOperationErrorsResponseObject interface {
 	VisitListAsyncOperationErrorsResponse(w http.ResponseWriter) error
+}
+
+type ListAuditsRequestObject struct {
+	Params ListAuditsParams
+}
+
+type ListAuditsResponseObject interface {
+	VisitListAuditsResponse(w http.ResponseWriter) error
+}
+
+type GetAuditRequestObject struct {
+	Id     AuditId `json:"id"`
+	Params GetAuditParams
+}
+
+type GetAuditResponseObject interface {
+	VisitGetAuditResponse(w http.ResponseWriter) error
 }
 
 type DeleteBusinessUnitsRequestObject struct {
@@ -24872,6 +25705,12 @@ type StrictServerInterface interface {
 	// ListAsyncOperationErrors List the errors of an asynchronous operation
 	// (GET /api/asyncoperations/{id}/errors)
 	ListAsyncOperationErrors(ctx context.Context, request ListAsyncOperationErrorsRequestObject) (ListAsyncOperationErrorsResponseObject, error)
+	// ListAudits List audit records
+	// (GET /api/audits)
+	ListAudits(ctx context.Context, request ListAuditsRequestObject) (ListAuditsResponseObject, error)
+	// GetAudit Get an audit record
+	// (GET /api/audits/{id})
+	GetAudit(ctx context.Context, request GetAuditRequestObject) (GetAuditResponseObject, error)
 	// DeleteBusinessUnits Delete the business units matching a filter
 	// (DELETE /api/businessunits)
 	DeleteBusinessUnits(ctx context.Context, request DeleteBusinessUnitsRequestObject) (DeleteBusinessUnitsResponseObject, error)
@@ -26118,6 +26957,59 @@ func (sh *strictHandler) ListAsyncOperationErrors(ctx *gin.Context, id AsyncOper
 		sh.options.HandlerErrorFunc(ctx, err)
 	} else if validResponse, ok := response.(ListAsyncOperationErrorsResponseObject); ok {
 		if err := validResponse.VisitListAsyncOperationErrorsResponse(ctx.Writer); err != nil {
+			sh.options.ResponseErrorHandlerFunc(ctx, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(ctx, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
+// ListAudits operation middleware
+func (sh *strictHandler) ListAudits(ctx *gin.Context, params ListAuditsParams) {
+	var request ListAuditsRequestObject
+
+	request.Params = params
+
+	handler := func(ctx *gin.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListAudits(ctx, request.(ListAuditsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListAudits")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		sh.options.HandlerErrorFunc(ctx, err)
+	} else if validResponse, ok := response.(ListAuditsResponseObject); ok {
+		if err := validResponse.VisitListAuditsResponse(ctx.Writer); err != nil {
+			sh.options.ResponseErrorHandlerFunc(ctx, err)
+		}
+	} else if response != nil {
+		sh.options.ResponseErrorHandlerFunc(ctx, fmt.Errorf("unexpected response type: %T", response))
+	}
+}
+
+// GetAudit operation middleware
+func (sh *strictHandler) GetAudit(ctx *gin.Context, id AuditId, params GetAuditParams) {
+	var request GetAuditRequestObject
+
+	request.Id = id
+	request.Params = params
+
+	handler := func(ctx *gin.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetAudit(ctx, request.(GetAuditRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetAudit")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		sh.options.HandlerErrorFunc(ctx, err)
+	} else if validResponse, ok := response.(GetAuditResponseObject); ok {
+		if err := validResponse.VisitGetAuditResponse(ctx.Writer); err != nil {
 			sh.options.ResponseErrorHandlerFunc(ctx, err)
 		}
 	} else if response != nil {

@@ -121,7 +121,9 @@ func runBatch(ctx context.Context, svc *service, body []byte, n int) error {
 // rawInsert writes n accounts named prefix+i with the columns the batch
 // writes, in multi-row INSERTs of as many rows as the parameters allow, in
 // one transaction; with events, then their change events with one
-// INSERT ... SELECT of the rows past the largest key before them.
+// INSERT ... SELECT of the rows past the largest key before them, and on
+// SQLite their audit rows the same way (PostgreSQL's audit triggers, in the
+// schema, write them for the floor's rows as for the service's).
 func rawInsert(ctx context.Context, db *floorDB, prefix string, n int, events bool) error {
 	chunk := sqliteInsertRows
 	if db.dialect == "postgres" {
@@ -198,6 +200,11 @@ func rawInsert(ctx context.Context, db *floorDB, prefix string, n int, events bo
 		}
 		if k != int64(n) {
 			return fmt.Errorf("%d events for %d rows", k, n)
+		}
+		if db.dialect == "sqlite" { // the audit rows (PostgreSQL's triggers write them)
+			if k, err = exec(db.text["accountAuditsAfter"], []any{floorOrg, ts, after}); err != nil || k != int64(n) {
+				return fmt.Errorf("audits: %d rows for %d (%v)", k, n, err)
+			}
 		}
 		return nil
 	}

@@ -344,6 +344,14 @@ func statements(dialect string) map[string]string {
 	text["lastAccount"] = `SELECT coalesce(max(id), 0) FROM accounts`
 	text["accountEventsAfter"] = `INSERT INTO ` + events + ` (` + eventColumns + `) SELECT organization_id, 'accounts', ` +
 		`CAST(id AS TEXT), 'created', '["name"]', '[]', 1, NULL, NULL, $2 FROM accounts WHERE organization_id = $1 AND id > $3 ORDER BY id`
+	// The audit rows (issue 33) of the batch's creates, which the event
+	// floors write on SQLite as the service's triggers do; on PostgreSQL the
+	// audit triggers are in the schema and write them for every floor's
+	// rows, as for the service's.
+	text["accountAuditsAfter"] = `INSERT INTO audits (organization_id, resource_type, resource_id, action, fields, ` +
+		`client_id, user_id, request_id, logged_at) SELECT organization_id, 'accounts', CAST(id AS TEXT), 'create', ` +
+		`json_array(json_object('field', 'name', 'dataType', 'string', 'oldValue', NULL, 'newValue', name)), NULL, NULL, NULL, $2 ` +
+		`FROM accounts WHERE organization_id = $1 AND id > $3 ORDER BY id`
 	text["updateAccount"] = `UPDATE accounts SET name = $1, updated_at = $2 WHERE id = $3 AND organization_id = $4 ` +
 		`RETURNING ` + accountColumns + `, (` + contactIDs + `)`
 	if dialect == "sqlite" {

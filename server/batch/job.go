@@ -56,6 +56,7 @@ func (p *Pipeline) ProcessChunk(ctx context.Context, job jobs.ChunkJob) (err err
 	if err != nil {
 		return err
 	}
+	ctx = storage.WithActor(ctx, actorOf(op)) // the audit rows of its writes
 	// A job's chunks are written chunksPerTx at a time, each run in a
 	// transaction of its own, so that a job may name more chunks (fewer
 	// fetches and completions of jobs) without holding SQLite's one writer
@@ -121,6 +122,22 @@ func (p *Pipeline) batchOf(ctx context.Context, op *jobs.Operation) (*engine.Bul
 		}
 	}
 	return p.engine.BulkAs(caller), nil
+}
+
+// actorOf is who makes an operation's writes: who sent it, in the request
+// that did.
+func actorOf(op *jobs.Operation) storage.Actor {
+	a := storage.Actor{Org: op.OrganizationID}
+	if op.ClientID != nil {
+		a.Client = *op.ClientID
+	}
+	if op.OwnerID != nil {
+		a.User = *op.OwnerID
+	}
+	if op.RequestID != nil {
+		a.Request = *op.RequestID
+	}
+	return a
 }
 
 // chunkDone counts a chunk written (Config.ChunkDone).

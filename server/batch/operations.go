@@ -1,6 +1,7 @@
 package batch
 
 import (
+	"context"
 	"errors"
 	"math"
 	"net/http"
@@ -233,10 +234,14 @@ func errorAttributes(r jobs.OperationError) []jsonapi.Member {
 }
 
 // operationOf is a new operation record for batch b: the caller's
-// organization, user and client, the batch's type.
-func operationOf(b *engine.Bulk) *jobs.Operation {
+// organization, user and client, the batch's type, and the id of the
+// request ctx is for (its audit rows name it).
+func operationOf(ctx context.Context, b *engine.Bulk) *jobs.Operation {
 	caller := b.Caller()
 	op := &jobs.Operation{OrganizationID: caller.Org, EntityType: b.Resource().Type}
+	if a, ok := storage.ActorFrom(ctx); ok && a.Request != "" {
+		op.RequestID = &a.Request
+	}
 	if caller.ClientID != "" {
 		client := caller.ClientID
 		op.ClientID = &client

@@ -180,7 +180,7 @@ func (p *Pipeline) plainMethods(path string) []string {
 // publishes it, where its answer is kept.
 func (p *Pipeline) serveAsync(ctx context.Context, w http.ResponseWriter, b *engine.Bulk, body io.Reader, lim split.Limits, keyed Keyed) error {
 	store := p.engine.Store()
-	op := operationOf(b)
+	op := operationOf(ctx, b)
 	if err := jobs.CreateOperation(ctx, store.Conn, op); err != nil {
 		return err
 	}

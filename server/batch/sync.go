@@ -80,7 +80,7 @@ func (p *Pipeline) serveSync(ctx context.Context, w http.ResponseWriter, b *engi
 		return p.syncAnswer(w, b, r)
 	case <-timer.C:
 	}
-	op := operationOf(b)
+	op := operationOf(work, b)
 	if err := jobs.OpenSyncOperation(work, p.engine.Store().Conn, op); err != nil {
 		return p.syncAnswer(w, b, <-done) // no operation to show: wait for the end instead
 	}

@@ -72,7 +72,7 @@ func userFlags(fs *flag.FlagSet, f *adminFlags) {
 	fs.StringVar(&f.email, "email", "", "email address")
 	fs.StringVar(&f.firstName, "first-name", "", "first name")
 	fs.StringVar(&f.lastName, "last-name", "", "last name")
-	fs.StringVar(&f.role, "role", "ROLE_USER", "ROLE_ADMINISTRATOR, ROLE_MANAGER, ROLE_USER or ROLE_INTEGRATION (docs/tokens.md)")
+	fs.StringVar(&f.role, "role", "ROLE_USER", "ROLE_ADMINISTRATOR, ROLE_MANAGER, ROLE_USER, ROLE_INTEGRATION or ROLE_AUDITOR (docs/tokens.md)")
 	fs.StringVar(&f.password, "password", "", "password for the password grant (optional)")
 }
 

@@ -157,6 +157,8 @@ var settings = []*setting{
 		set: func(c *config, v string) error { return keyCount(v, &c.idempotency.MaxKeys) }},
 	{name: "event-lifetime", def: durationText(jobs.DefaultEventLifetime), usage: "change events (GET /admin/api/events) are deleted this long after their change", serve: true,
 		set: func(c *config, v string) error { return duration(v, &c.jobs.EventLifetime) }},
+	{name: "audit-retention", def: "0", show: "0: kept forever", usage: "audit records (GET /admin/api/audits) are deleted this long after their change; 0 keeps them", serve: true,
+		set: func(c *config, v string) error { return retention(v, &c.jobs.AuditRetention) }},
 	{name: "webhook-allow-http", def: "false", show: "off: https only", boolean: true, serve: true,
 		usage: "webhooks may target plain http URLs",
 		set:   func(c *config, v string) error { return boolean(v, &c.webhooks.Guard.AllowHTTP) }},

@@ -103,6 +103,16 @@ func duration(v string, into *time.Duration) error {
 	return nil
 }
 
+// retention reads how long records are kept: a positive duration, or 0
+// for forever.
+func retention(v string, into *time.Duration) error {
+	if v == "0" {
+		*into = 0
+		return nil
+	}
+	return duration(v, into)
+}
+
 // maxAge reads a cache lifetime: a duration of whole seconds, at least
 // zero; zero (every read revalidated) is kept as a negative value, the
 // zero value of the setting being its default.

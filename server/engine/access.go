@@ -31,7 +31,8 @@ const (
 
 // allowed is the roles table of docs/decisions.md §8: every role views everything
 // but the resources whose x-entityapi names their readers (the events:
-// administrators and ROLE_INTEGRATION);
+// administrators and ROLE_INTEGRATION; the audit history: administrators
+// and ROLE_AUDITOR);
 // administrators do everything; managers create and edit the resources whose
 // x-entityapi says managed: true (Resource.Managed; users, roles and the
 // organization stay the administrators') and run batches; nobody else writes.

@@ -51,6 +51,9 @@ type meta struct {
 	Readers []string `json:"readers"`
 	// Feed: the records are a feed consumers follow (the change events).
 	Feed bool `json:"feed"`
+	// Log: the records are a log the store writes itself (the change
+	// events, the audit history): never audited themselves.
+	Log bool `json:"log"`
 	// Paths: fields of related records the lists may be filtered and
 	// sorted by (path.go).
 	Paths []string `json:"paths"`
@@ -113,7 +116,7 @@ func load(s *openapi3.Schema) (*Resource, []string, error) {
 	r := &Resource{
 		Type: typ, Table: m.Table, Scoped: m.Scope == "organization", Self: m.Scope == "self",
 		IDColumn: m.ID.Column, IntID: m.ID.Kind == "integer", IDOps: m.ID.Filter,
-		Title: m.Title, Upsert: m.Upsert, Batch: m.Batch, Managed: m.Managed, Readers: m.Readers, Feed: m.Feed,
+		Title: m.Title, Upsert: m.Upsert, Batch: m.Batch, Managed: m.Managed, Readers: m.Readers, Feed: m.Feed, Log: m.Log,
 		ChunkSize: m.Chunk.Size, IncludedChunkSize: m.Chunk.Included,
 		attrs: map[string]*Attribute{}, rels: map[string]*Relationship{},
 	}

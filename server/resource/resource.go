@@ -44,6 +44,10 @@ type Resource struct {
 	// committed first, and a forward cursor page always links to what
 	// comes after it.
 	Feed bool
+	// Log: the records are a log the store writes itself (x-entityapi log:
+	// the change events, the audit history); their changes are not
+	// audited (storage/audit.go).
+	Log bool
 	// Batch chunk sizes from x-entityapi chunk (0: the defaults).
 	ChunkSize, IncludedChunkSize int
 

@@ -46,6 +46,7 @@ var (
 		{"Main", "viewer", "viewer@example.com", "Vera", "Viewer", "ROLE_USER", "demo-viewer-password"},
 		{"Main", "manager", "manager@example.com", "Max", "Manager", "ROLE_MANAGER", "demo-manager-password"},
 		{"Main", "integration", "integration@example.com", "Ina", "Integration", "ROLE_INTEGRATION", "demo-integration-password"},
+		{"Main", "auditor", "auditor@example.com", "Aude", "Auditor", "ROLE_AUDITOR", "demo-auditor-password"},
 		{"Other", "other-admin", "other-admin@example.com", "Otto", "Other", "ROLE_ADMINISTRATOR", "other-admin-password"},
 	}
 	demoClients = []demoClient{
@@ -53,6 +54,7 @@ var (
 		{"demo-viewer", "demo-viewer-secret", AppBackoffice, "Demo back office (viewer)", "viewer", ""},
 		{"demo-manager", "demo-manager-secret", AppBackoffice, "Demo back office (manager)", "manager", ""},
 		{"demo-integration", "demo-integration-secret", AppBackoffice, "Demo back office (integration: reads the change events)", "integration", ""},
+		{"demo-auditor", "demo-auditor-secret", AppBackoffice, "Demo back office (auditor: reads the audit history)", "auditor", ""},
 		{"demo-other", "demo-other-secret", AppBackoffice, "Demo back office (other organization)", "other-admin", ""},
 		{"demo-storefront", "demo-storefront-secret", AppStorefront, "Demo storefront", "", "Main"},
 	}

@@ -170,6 +170,9 @@ type Notes struct {
 	Actions [3]string
 	Fields  []string
 	Tables  []NoteTable
+	// Audit describes the audit triggers the connections get beside the
+	// note triggers (audit.go); nil: none.
+	Audit *Audit
 }
 
 // NoteTable is a table whose row writes the note triggers record.

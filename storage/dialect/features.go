@@ -142,6 +142,14 @@ type Features struct {
 	// EventWith, where NoteTriggers is false, is how a single write and
 	// the insert of its change event go in one statement.
 	EventWith EventWith
+	// SetActor, where the audit triggers read who writes from the
+	// transaction (PostgreSQL), is the statement that sets it: ? is the
+	// actor's text (EncodeActor). "" where the dialect has Actors instead.
+	SetActor string
+	// ActorJoin, with SetActor, is appended to the FROM of a single
+	// write's event INSERT (EventWith) to set the actor in that statement,
+	// before its triggers fire: ? is the actor's text.
+	ActorJoin string
 	// EventsInsert is the table events are written to in the transaction
 	// of their change; "event_outbox" is numbered into events afterwards
 	// (SequenceEvents).

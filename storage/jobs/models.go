@@ -23,7 +23,10 @@ type Operation struct {
 	OwnerID        *int64 `bun:"owner_id"`
 	// ClientID is the client that sent it, named by the change events of
 	// its chunks (migration 0011; nil for operations sent before).
-	ClientID    *string    `bun:"client_id"`
+	ClientID *string `bun:"client_id"`
+	// RequestID is the id of the request that sent it, which the audit
+	// rows of its chunks name (migration 0021; nil for those sent before).
+	RequestID   *string    `bun:"request_id"`
 	EntityType  string     `bun:"entity_type,notnull"`
 	Status      string     `bun:"status,notnull"`
 	ChunkCount  int64      `bun:"chunk_count,notnull"`

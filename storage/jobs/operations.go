@@ -66,7 +66,7 @@ func CreateOperation(ctx context.Context, c *storage.Conn, op *Operation) error 
 		return errors.New("jobs: an operation needs an organization and an entity type")
 	}
 	ts := storage.Now()
-	*op = Operation{ID: 0, OrganizationID: op.OrganizationID, OwnerID: op.OwnerID, ClientID: op.ClientID, EntityType: op.EntityType,
+	*op = Operation{ID: 0, OrganizationID: op.OrganizationID, OwnerID: op.OwnerID, ClientID: op.ClientID, RequestID: op.RequestID, EntityType: op.EntityType,
 		Status: StatusStaging, CreatedAt: ts, UpdatedAt: ts}
 	return c.Atomic(ctx, func(c *storage.Conn) error {
 		_, err := c.Bun().NewInsert().Model(op).Exec(ctx)
@@ -410,7 +410,7 @@ func OpenSyncOperation(ctx context.Context, c *storage.Conn, op *Operation) erro
 		return errors.New("jobs: an operation needs an organization and an entity type")
 	}
 	ts := storage.Now()
-	*op = Operation{OrganizationID: op.OrganizationID, OwnerID: op.OwnerID, ClientID: op.ClientID, EntityType: op.EntityType,
+	*op = Operation{OrganizationID: op.OrganizationID, OwnerID: op.OwnerID, ClientID: op.ClientID, RequestID: op.RequestID, EntityType: op.EntityType,
 		Status: StatusRunning, ChunkCount: 1, CreatedAt: ts, UpdatedAt: ts, StartedAt: &ts}
 	return c.Atomic(ctx, func(c *storage.Conn) error {
 		_, err := c.Bun().NewInsert().Model(op).Exec(ctx)

@@ -129,11 +129,15 @@ type Config struct {
 	// EventLifetime: change events are deleted this long after their
 	// change (30 days), by the same housekeeping.
 	EventLifetime time.Duration
-	Interrupted   time.Duration // a published operation without progress for this long is re-enqueued (2 × RescueAfter)
-	Maintenance   time.Duration // how often the housekeeping runs (1 min)
-	StaleUpload   time.Duration // an upload without a new chunk for this long is abandoned and deleted (1 h)
-	PollEvery     time.Duration // how often workers look for jobs where no notification arrives (SQLite: 200 ms)
-	Logger        *slog.Logger
+	// AuditRetention: audit rows are deleted this long after their change,
+	// by the same housekeeping; 0 keeps them forever (the default: an
+	// audit trail is often kept by law).
+	AuditRetention time.Duration
+	Interrupted    time.Duration // a published operation without progress for this long is re-enqueued (2 × RescueAfter)
+	Maintenance    time.Duration // how often the housekeeping runs (1 min)
+	StaleUpload    time.Duration // an upload without a new chunk for this long is abandoned and deleted (1 h)
+	PollEvery      time.Duration // how often workers look for jobs where no notification arrives (SQLite: 200 ms)
+	Logger         *slog.Logger
 	// Webhooks (webhookjobs.go): how often the feed is followed (1 s), how
 	// many attempts a delivery gets (14), the wait after its first failure,
 	// doubled after each (10 s: about a day in all), and the HTTP timeout of
@@ -336,8 +340,8 @@ func (q *Queue) Process(ctx context.Context, job ChunkJob) error {
 // Maintain runs the housekeeping once (the periodic job's body; tests call it).
 func (q *Queue) Maintain(ctx context.Context) error { return q.maintain(ctx) }
 
-// maintain deletes finished operations and change events past their
-// lifetimes, expired Idempotency-Keys, and abandoned uploads, numbers committed events (SequenceEvents),
+// maintain deletes finished operations, change events and audit rows past
+// their lifetimes, expired Idempotency-Keys, and abandoned uploads, numbers committed events (SequenceEvents),
 // refreshes the planner statistics of grown tables (Optimize), re-enqueues the chunks of operations that stopped moving (a crash
 // between publishing and enqueueing), and fails operations that can no longer
 // finish (a synchronous batch whose process died).
@@ -357,6 +361,11 @@ func (q *Queue) maintain(ctx context.Context) error {
 	}
 	if _, err := DeleteDeliveriesBefore(ctx, s.Conn, now.Add(-q.cfg.EventLifetime)); err != nil {
 		return err
+	}
+	if q.cfg.AuditRetention > 0 {
+		if _, err := s.DeleteAuditsBefore(ctx, now.Add(-q.cfg.AuditRetention)); err != nil {
+			return err
+		}
 	}
 	if _, err := idemstore.DeleteExpired(ctx, s.Conn, now); err != nil {
 		return err

@@ -418,6 +418,52 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/audits": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List audit records
+         * @description Returns the audit records of the caller's organization, sorted by `id` (the order they were written in) unless `sort` says otherwise, 10 per page by default. Each create, update or delete of a record, whatever the request that made it (single, by filter, a relationship endpoint, an upsert, a batch, atomic operations, included records), leaves one audit record per record written, in the same transaction as the change: a change that rolled back leaves none. An update lists the fields it changed with their old and new values; a create the fields it set; a delete the values the record had. A link added to or removed from a to-many relationship is an update of the owner naming the ids added or removed. Secrets (a user's password) are shown as changed, never their values. Only administrators and the `ROLE_AUDITOR` role may read audits (403 for other roles); they are kept for `--audit-retention` (forever by default).
+         */
+        get: operations["listAudits"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/audits/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The audit record's id.
+                 * @example 1
+                 */
+                id: components["parameters"]["AuditId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get an audit record
+         * @description Returns one audit record of the caller's organization by its id. Administrators and the `ROLE_AUDITOR` role only.
+         */
+        get: operations["getAudit"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/businessunits": {
         parameters: {
             query?: never;
@@ -2771,6 +2817,135 @@ export interface components {
             /** @example accounts */
             type: string;
         };
+        /** @description One change of one record: which record, what was done, each field it set, changed or held with the old and new values, who made the change, in which request and when. */
+        Audit: {
+            attributes?: components["schemas"]["AuditAttributes"];
+            /**
+             * @description The audit record's id.
+             * @example 1
+             */
+            id: string;
+            links?: components["schemas"]["ResourceLinks"];
+            meta?: components["schemas"]["ResourceMeta"];
+            /** @enum {string} */
+            type: "audits";
+        };
+        /** @description The fields of an audit record. */
+        AuditAttributes: {
+            /**
+             * @description What was done to the record (Oro's words).
+             * @example update
+             * @enum {string}
+             */
+            action?: "create" | "update" | "remove";
+            /**
+             * @description The OAuth 2.0 client that made the change (for a batch, the client that sent it).
+             * @example demo-backoffice
+             */
+            clientId?: string | null;
+            /** @description The fields the change set (a create), changed (an update) or the record held (a delete), in the order the record's description lists them. */
+            fields?: components["schemas"]["AuditField"][];
+            /**
+             * Format: date-time
+             * @description When the change was written (UTC).
+             * @example 2024-05-01T12:00:00Z
+             */
+            loggedAt?: string;
+            /**
+             * @description The type of the changed record.
+             * @example accounts
+             */
+            objectClass?: string;
+            /**
+             * @description The id of the changed record.
+             * @example 1
+             */
+            objectId?: string;
+            /**
+             * @description The id of the request that made the change (its `X-Request-ID`): the changes of one request, atomic operations or a batch upload share it.
+             * @example 5f0c6f1e-8e4b-4a57-9a43-6b1d2c8e9f10
+             */
+            transactionId?: string | null;
+            /**
+             * Format: int64
+             * @description The user the change was made as; null for a client without a user.
+             * @example 1
+             */
+            userId?: number | null;
+        };
+        /** @description A document holding a page of audit records. */
+        AuditCollectionDocument: {
+            data: components["schemas"]["Audit"][];
+            links?: components["schemas"]["DocumentLinks"];
+        };
+        /** @description A document holding one audit record. */
+        AuditDocument: {
+            data: components["schemas"]["Audit"];
+            links?: components["schemas"]["DocumentLinks"];
+        };
+        /** @description One field of a change, as Oro's audit fields: its name as the API names it (a localized attribute's other languages as `name.de`), its data type, and the values before and after the change (null where there was none). A `secret` names a field that changed whose values are never recorded; a `collection` a to-many relationship, with the ids of the records added and removed instead of values. */
+        AuditField: {
+            /**
+             * @description For a `collection`, the ids of the records added.
+             * @example [
+             *       "7"
+             *     ]
+             */
+            added?: string[];
+            /**
+             * @example string
+             * @enum {string}
+             */
+            dataType: "string" | "integer" | "number" | "boolean" | "date" | "datetime" | "json" | "reference" | "collection" | "secret";
+            /** @example name */
+            field: string;
+            newValue: components["schemas"]["AuditValue"];
+            oldValue: components["schemas"]["AuditValue"];
+            /**
+             * @description For a `collection`, the ids of the records removed.
+             * @example []
+             */
+            removed?: string[];
+        };
+        /** @description An audit record in the plain format. */
+        AuditPlain: {
+            /**
+             * @example update
+             * @enum {string}
+             */
+            action?: "create" | "update" | "remove";
+            /** @example demo-backoffice */
+            clientId?: string | null;
+            fields?: components["schemas"]["AuditField"][];
+            /**
+             * Format: int64
+             * @example 1
+             */
+            id: number;
+            /**
+             * Format: date-time
+             * @example 2024-05-01T12:00:00Z
+             */
+            loggedAt?: string;
+            /** @example accounts */
+            objectClass?: string;
+            /** @example 1 */
+            objectId?: string;
+            /** @example 5f0c6f1e-8e4b-4a57-9a43-6b1d2c8e9f10 */
+            transactionId?: string | null;
+            /**
+             * Format: int64
+             * @example 1
+             */
+            userId?: number | null;
+        };
+        /**
+         * @description A field's value before (`oldValue`) or after (`newValue`) a change, as the record's document shows it (a related record's id for a `reference`, times in UTC); null where there was none, and for a `secret` or a `collection`.
+         * @example Acme
+         */
+        AuditValue: string | number | boolean | {
+            [key: string]: unknown;
+        } | unknown[] | components["schemas"]["JsonNull"];
         /** @description A business unit of the organization. */
         BusinessUnit: {
             attributes?: components["schemas"]["BusinessUnitAttributes"];
@@ -6250,6 +6425,56 @@ export interface components {
          * @example 1
          */
         AsyncOperationId: string;
+        /**
+         * @description The audit fields to return, separated by commas; JSON:API only.
+         * @example action,objectClass,objectId,fields
+         */
+        AuditFields: string;
+        /**
+         * @description Audit records of these actions, separated by commas: `create`, `update`, `remove`. Operators: `filter[action][neq]=remove`.
+         * @example update,remove
+         */
+        AuditFilterAction: string;
+        /**
+         * @description Audit records by id; several ids separated by commas. Operators: `filter[id][gt]=1`, `lt`, `gte`, `lte`, `neq`.
+         * @example 1
+         */
+        AuditFilterId: string;
+        /**
+         * @description Audit records by when the change was written (UTC, `2006-01-02T15:04:05Z`); a range is `from..to`. Operators: `filter[loggedAt][gte]=2024-05-01T00:00:00Z`, `gt`, `lt`, `lte`.
+         * @example 2024-05-01T00:00:00Z..2024-05-02T00:00:00Z
+         */
+        AuditFilterLoggedAt: string;
+        /**
+         * @description Audit records of records of these types, separated by commas (`accounts,contacts`). Operators: `filter[objectClass][neq]=users`.
+         * @example accounts,contacts
+         */
+        AuditFilterObjectClass: string;
+        /**
+         * @description Audit records of the records with these ids, separated by commas; use with `filter[objectClass]` for one record's history.
+         * @example 1
+         */
+        AuditFilterObjectId: string;
+        /**
+         * @description Audit records of the changes one request made (its `X-Request-ID`), several separated by commas.
+         * @example 5f0c6f1e-8e4b-4a57-9a43-6b1d2c8e9f10
+         */
+        AuditFilterTransactionId: string;
+        /**
+         * @description Audit records of the changes made as these users, ids separated by commas.
+         * @example 1
+         */
+        AuditFilterUserId: string;
+        /**
+         * @description The audit record's id.
+         * @example 1
+         */
+        AuditId: string;
+        /**
+         * @description Fields to sort by, separated by commas; a leading `-` sorts descending. Sortable: `id` (the order the records were written in, the default), `loggedAt`.
+         * @example -loggedAt
+         */
+        AuditSort: string;
         /**
          * @description The business unit fields to return, separated by commas; JSON:API only.
          * @example name,owner
@@ -10125,6 +10350,271 @@ export interface operations {
                     "application/vnd.api+json": components["schemas"]["AsyncOperationErrorCollectionDocument"];
                 };
             };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listAudits: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Audit records by id; several ids separated by commas. Operators: `filter[id][gt]=1`, `lt`, `gte`, `lte`, `neq`.
+                 * @example 1
+                 */
+                "filter[id]"?: components["parameters"]["AuditFilterId"];
+                /**
+                 * @description Audit records of records of these types, separated by commas (`accounts,contacts`). Operators: `filter[objectClass][neq]=users`.
+                 * @example accounts,contacts
+                 */
+                "filter[objectClass]"?: components["parameters"]["AuditFilterObjectClass"];
+                /**
+                 * @description Audit records of the records with these ids, separated by commas; use with `filter[objectClass]` for one record's history.
+                 * @example 1
+                 */
+                "filter[objectId]"?: components["parameters"]["AuditFilterObjectId"];
+                /**
+                 * @description Audit records of these actions, separated by commas: `create`, `update`, `remove`. Operators: `filter[action][neq]=remove`.
+                 * @example update,remove
+                 */
+                "filter[action]"?: components["parameters"]["AuditFilterAction"];
+                /**
+                 * @description Audit records of the changes made as these users, ids separated by commas.
+                 * @example 1
+                 */
+                "filter[userId]"?: components["parameters"]["AuditFilterUserId"];
+                /**
+                 * @description Audit records of the changes one request made (its `X-Request-ID`), several separated by commas.
+                 * @example 5f0c6f1e-8e4b-4a57-9a43-6b1d2c8e9f10
+                 */
+                "filter[transactionId]"?: components["parameters"]["AuditFilterTransactionId"];
+                /**
+                 * @description Audit records by when the change was written (UTC, `2006-01-02T15:04:05Z`); a range is `from..to`. Operators: `filter[loggedAt][gte]=2024-05-01T00:00:00Z`, `gt`, `lt`, `lte`.
+                 * @example 2024-05-01T00:00:00Z..2024-05-02T00:00:00Z
+                 */
+                "filter[loggedAt]"?: components["parameters"]["AuditFilterLoggedAt"];
+                /** @description The page to return, starting at 1. */
+                "page[number]"?: components["parameters"]["PageNumber"];
+                /** @description Records per page, 1 to 1000 (default 10), or `-1` for every matching record up to 10,000 (more is a 400). `0` is a 400; over 1000 is a 400 whose error carries `meta.page.maxSize`. With `page[after]` or `page[before]`, 1 to 1000. */
+                "page[size]"?: components["parameters"]["PageSize"];
+                /** @description Cursor paging (the JSON:API cursor-pagination profile): the records after the cursor in the list's order, `page[size]` of them. Empty starts a walk from the first record (`page[size]=25&page[after]=`); the `next` link (JSON:API) or the `Link` header's `rel="next"` (plain format) carries the cursor of the following page. Cursors are opaque and bound to the list and its sort: an altered one, or one used with another sort, is a 400. Not with `page[number]` or `page[before]`. A JSON:API page read by cursor names the profile in its `Content-Type` (`application/vnd.api+json; profile="https://jsonapi.org/profiles/ethanresnick/cursor-pagination/"`), a parameter clients may ignore. */
+                "page[after]"?: components["parameters"]["PageAfter"];
+                /** @description Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`. */
+                "page[before]"?: components["parameters"]["PageBefore"];
+                /**
+                 * @description Fields to sort by, separated by commas; a leading `-` sorts descending. Sortable: `id` (the order the records were written in, the default), `loggedAt`.
+                 * @example -loggedAt
+                 */
+                sort?: components["parameters"]["AuditSort"];
+                /**
+                 * @description The audit fields to return, separated by commas; JSON:API only.
+                 * @example action,objectClass,objectId,fields
+                 */
+                "fields[audits]"?: components["parameters"]["AuditFields"];
+                /**
+                 * @description `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
+                 * @example title
+                 */
+                metaProperties?: components["parameters"]["Meta"];
+            };
+            header?: {
+                /**
+                 * @description Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
+                 * @example totalCount;noHateoas
+                 */
+                "X-Include"?: components["parameters"]["XInclude"];
+                /**
+                 * @description Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+                 * @example "17-3fa2"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of audit records. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    Link: components["headers"]["Link"];
+                    "X-Include-Total-Count": components["headers"]["XIncludeTotalCount"];
+                    "X-Request-ID": components["headers"]["XRequestID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "action": "update",
+                     *         "clientId": "demo-backoffice",
+                     *         "fields": [
+                     *           {
+                     *             "dataType": "string",
+                     *             "field": "name",
+                     *             "newValue": "Acme Rockets",
+                     *             "oldValue": "Acme"
+                     *           }
+                     *         ],
+                     *         "id": 1,
+                     *         "loggedAt": "2024-05-01T12:00:00Z",
+                     *         "objectClass": "accounts",
+                     *         "objectId": "1",
+                     *         "transactionId": "5f0c6f1e-8e4b-4a57-9a43-6b1d2c8e9f10",
+                     *         "userId": 1
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["AuditPlain"][];
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "attributes": {
+                     *             "action": "update",
+                     *             "clientId": "demo-backoffice",
+                     *             "fields": [
+                     *               {
+                     *                 "dataType": "string",
+                     *                 "field": "name",
+                     *                 "newValue": "Acme Rockets",
+                     *                 "oldValue": "Acme"
+                     *               }
+                     *             ],
+                     *             "loggedAt": "2024-05-01T12:00:00Z",
+                     *             "objectClass": "accounts",
+                     *             "objectId": "1",
+                     *             "transactionId": "5f0c6f1e-8e4b-4a57-9a43-6b1d2c8e9f10",
+                     *             "userId": 1
+                     *           },
+                     *           "id": "1",
+                     *           "type": "audits"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/vnd.api+json": components["schemas"]["AuditCollectionDocument"];
+                };
+            };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            406: components["responses"]["NotAcceptable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getAudit: {
+        parameters: {
+            query?: {
+                /**
+                 * @description The audit fields to return, separated by commas; JSON:API only.
+                 * @example action,objectClass,objectId,fields
+                 */
+                "fields[audits]"?: components["parameters"]["AuditFields"];
+                /**
+                 * @description `title` adds each record's title in `meta.title`; JSON:API only. Oro calls this parameter `meta`; JSON:API 1.1 reserves all-lower-case parameter names for itself, so here it is `metaProperties`, and `meta` is answered 400 with this name.
+                 * @example title
+                 */
+                metaProperties?: components["parameters"]["Meta"];
+            };
+            header?: {
+                /**
+                 * @description Extra information, keys separated by `;`: `noHateoas` removes every link; `totalCount` adds `X-Include-Total-Count` to lists and collection deletes; `deletedCount` adds `X-Include-Deleted-Count` to collection deletes. Unknown keys are ignored.
+                 * @example totalCount;noHateoas
+                 */
+                "X-Include"?: components["parameters"]["XInclude"];
+                /**
+                 * @description Answer 304 Not Modified without a body when the current `ETag` is one of these entity tags (compared weakly) or the header is `*`; otherwise the usual answer. A malformed list is a 400.
+                 * @example "17-3fa2"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                /**
+                 * @description The audit record's id.
+                 * @example 1
+                 */
+                id: components["parameters"]["AuditId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The audit record. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "X-Request-ID": components["headers"]["XRequestID"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "action": "update",
+                     *       "clientId": "demo-backoffice",
+                     *       "fields": [
+                     *         {
+                     *           "added": [
+                     *             "7"
+                     *           ],
+                     *           "dataType": "collection",
+                     *           "field": "contacts",
+                     *           "newValue": null,
+                     *           "oldValue": null,
+                     *           "removed": []
+                     *         }
+                     *       ],
+                     *       "id": 2,
+                     *       "loggedAt": "2024-05-01T12:00:00Z",
+                     *       "objectClass": "accounts",
+                     *       "objectId": "1",
+                     *       "transactionId": "5f0c6f1e-8e4b-4a57-9a43-6b1d2c8e9f10",
+                     *       "userId": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AuditPlain"];
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "attributes": {
+                     *           "action": "update",
+                     *           "clientId": "demo-backoffice",
+                     *           "fields": [
+                     *             {
+                     *               "added": [
+                     *                 "7"
+                     *               ],
+                     *               "dataType": "collection",
+                     *               "field": "contacts",
+                     *               "newValue": null,
+                     *               "oldValue": null,
+                     *               "removed": []
+                     *             }
+                     *           ],
+                     *           "loggedAt": "2024-05-01T12:00:00Z",
+                     *           "objectClass": "accounts",
+                     *           "objectId": "1",
+                     *           "transactionId": "5f0c6f1e-8e4b-4a57-9a43-6b1d2c8e9f10",
+                     *           "userId": 1
+                     *         },
+                     *         "id": "2",
+                     *         "type": "audits"
+                     *       }
+                     *     }
+                     */
+                    "application/vnd.api+json": components["schemas"]["AuditDocument"];
+                };
+            };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];

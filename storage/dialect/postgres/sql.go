@@ -31,6 +31,8 @@ var features = dialect.Features{
 	TryLockKey:       "SELECT pg_try_advisory_xact_lock(hashtextextended(?, 0))",
 	EventsInsert:     "event_outbox", // numbered into events by the sequencer
 	EventWith:        eventWith,
+	SetActor:         setActor,
+	ActorJoin:        actorJoin,
 	SequenceEvents:   []string{"SELECT pg_advisory_xact_lock(" + strconv.Itoa(sequencerLock) + ")", sequence},
 	OwnTxConn:        true,
 	NextKeys:         "SELECT nextval(pg_get_serial_sequence(?, ?)) FROM generate_series(1, ?::integer)",

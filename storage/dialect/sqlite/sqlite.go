@@ -63,6 +63,9 @@ type DB struct {
 	// armed is the note the triggers record for the write being executed
 	// (triggers.go); nil between writes.
 	armed atomic.Pointer[dialect.ArmedNote]
+	// actor is who makes the writes the audit triggers record (audit.go);
+	// nil outside the store's writes.
+	actor atomic.Pointer[dialect.Actor]
 }
 
 var _ dialect.Dialect = (*DB)(nil)
@@ -91,7 +94,7 @@ func Open(path string, opts Options) (*DB, error) {
 	} else {
 		sqldb.SetMaxOpenConns(ReadConns)
 		sqldb.SetMaxIdleConns(ReadConns)
-		d.bulk = openBulk(DSN(path))
+		d.bulk = d.openBulk(DSN(path))
 	}
 	d.db = bun.NewDB(sqldb, timeDialect{sqlitedialect.New()})
 	return d, nil
@@ -102,6 +105,7 @@ func Open(path string, opts Options) (*DB, error) {
 func (d *DB) connector(dsn string) driver.Connector {
 	drv := &sqlite.Driver{}
 	d.registerNoteFunctions(drv)
+	d.registerActorFunction(drv)
 	if d.opts.Notes != nil {
 		drv.RegisterConnectionHook(func(conn sqlite.ExecQuerierContext, _ string) error {
 			return installTriggers(context.Background(), conn, d.opts.Notes())
@@ -132,12 +136,31 @@ func (d *DB) Bulk() *bun.DB { return d.bulk }
 
 // openBulk opens the bulk connection of the SQLite file dsn names: one
 // connection (it is only used under the write slot), with the store's
-// pragmas and no connection hook, hence no triggers.
-func openBulk(dsn string) *bun.DB {
-	sqldb := sql.OpenDB(connector{d: &sqlite.Driver{}, dsn: dsn})
+// pragmas and no note triggers. It has the audit triggers (audit.go):
+// every change leaves its audit row, a batch chunk's too.
+func (d *DB) openBulk(dsn string) *bun.DB {
+	drv := &sqlite.Driver{}
+	d.registerActorFunction(drv)
+	if d.opts.Notes != nil {
+		drv.RegisterConnectionHook(func(conn sqlite.ExecQuerierContext, _ string) error {
+			return installTriggers(context.Background(), conn, auditOnly(d.opts.Notes()))
+		})
+	}
+	sqldb := sql.OpenDB(connector{d: drv, dsn: dsn})
 	sqldb.SetMaxOpenConns(1)
 	sqldb.SetMaxIdleConns(1)
 	return bun.NewDB(sqldb, timeDialect{sqlitedialect.New()})
+}
+
+// auditOnly is n without its note triggers' tables: the audit triggers
+// alone.
+func auditOnly(n *dialect.Notes) *dialect.Notes {
+	if n == nil {
+		return nil
+	}
+	a := *n
+	a.Tables = nil
+	return &a
 }
 
 // Close closes the pool and the bulk connection.
@@ -180,6 +203,10 @@ func (d *DB) Renew(ctx context.Context) error {
 	}
 	d.db.DB.SetMaxIdleConns(0)
 	d.db.DB.SetMaxIdleConns(ReadConns)
+	if d.bulk != nil {
+		d.bulk.DB.SetMaxIdleConns(0)
+		d.bulk.DB.SetMaxIdleConns(1)
+	}
 	return nil
 }
 

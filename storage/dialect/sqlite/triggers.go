@@ -48,21 +48,41 @@ func installTriggers(ctx context.Context, conn dialect.Conn, n *dialect.Notes) e
 		}
 	}
 	rows.Close()
-	if !present[n.Events] {
-		return nil
-	}
 	var b strings.Builder
+	if n.Audit != nil && present[dialect.AuditsTable] {
+		for _, t := range n.Audit.Tables {
+			if present[t.Table] {
+				writeAuditTriggers(&b, t)
+			}
+		}
+		for _, j := range n.Audit.Joins {
+			if present[j.Table] {
+				writeJoinAuditTriggers(&b, j)
+			}
+		}
+	}
+	if !present[n.Events] {
+		return exec(ctx, conn, b.String())
+	}
 	for _, t := range n.Tables {
 		// The events table gets none: an event is no record's change, and
 		// only the store writes events (the triggers here, RecordEvents,
 		// a batch chunk's INSERT ... SELECT) and deletes old ones. A
 		// trigger fires for every row written, armed or not: a batch's
 		// events would pay one for each.
-		if present[t.Name] && t.Name != n.Events {
+		if present[t.Name] && t.Name != n.Events && t.Name != dialect.AuditsTable {
 			writeTriggers(&b, n, t)
 		}
 	}
-	if _, err := conn.ExecContext(ctx, b.String(), nil); err != nil {
+	return exec(ctx, conn, b.String())
+}
+
+// exec runs the trigger texts of text on conn ("": nothing).
+func exec(ctx context.Context, conn dialect.Conn, text string) error {
+	if text == "" {
+		return nil
+	}
+	if _, err := conn.ExecContext(ctx, text, nil); err != nil {
 		return fmt.Errorf("storage: note triggers: %w", err)
 	}
 	return nil

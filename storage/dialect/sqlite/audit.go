@@ -1,0 +1,137 @@
+package sqlite
+
+import (
+	"database/sql/driver"
+	"fmt"
+	"strings"
+
+	"modernc.org/sqlite"
+
+	"github.com/entityapi/entityapi/storage/dialect"
+)
+
+// The audit triggers (dialect/audit.go tells what they record): on SQLite
+// each audited table gets, on every connection and beside its note
+// triggers (triggers.go), three TEMP row triggers, after insert, update and
+// delete, that insert the audit row of the row they fire for, armed or not:
+// every write, through whatever statement, leaves its audit in that
+// statement. Who writes comes from entityapi_actor, which reads the actor
+// the store sets while it holds the write slot (Act).
+
+var _ dialect.Actors = (*DB)(nil)
+
+// Act makes a the actor the audit triggers record (nil: none) and returns
+// the one it replaces.
+func (d *DB) Act(a *dialect.Actor) *dialect.Actor { return d.actor.Swap(a) }
+
+// registerActorFunction registers entityapi_actor(i) on drv: field i of the
+// actor (dialect.Actor's order), NULL when none is set.
+func (d *DB) registerActorFunction(drv *sqlite.Driver) {
+	drv.MustRegisterScalarFunction("entityapi_actor", 1, func(_ *sqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
+		a := d.actor.Load()
+		i, _ := args[0].(int64)
+		if a == nil || i < 0 || i >= dialect.ActorFields {
+			return nil, nil
+		}
+		return a[i], nil
+	})
+}
+
+// auditColumns are the columns of an audit row the triggers write, and
+// auditActor the values of its last four.
+const (
+	auditColumns = "organization_id, resource_type, resource_id, action, fields, client_id, user_id, request_id, logged_at"
+	auditActor   = "entityapi_actor(1), entityapi_actor(2), entityapi_actor(3), strftime('%Y-%m-%d %H:%M:%S', 'now')"
+)
+
+// writeAuditTriggers appends the three audit triggers of t.
+func writeAuditTriggers(b *strings.Builder, t dialect.AuditTable) {
+	for _, on := range []struct{ event, row, action string }{
+		{"INSERT", "NEW", dialect.AuditCreate},
+		{"UPDATE", "NEW", dialect.AuditUpdate},
+		{"DELETE", "OLD", dialect.AuditRemove},
+	} {
+		var fields []string
+		for _, f := range t.Fields {
+			col := quoteIdent(f.Column)
+			var cond string
+			switch on.event {
+			case "INSERT":
+				cond = "NEW." + col + " IS NOT NULL"
+			case "UPDATE":
+				cond = "NEW." + col + " IS NOT OLD." + col
+			default:
+				cond = "OLD." + col + " IS NOT NULL"
+			}
+			oldValue, newValue := "NULL", "NULL"
+			if f.Type != dialect.AuditSecret {
+				if on.event != "INSERT" {
+					oldValue = jsonValue("OLD."+col, f.Type)
+				}
+				if on.event != "DELETE" {
+					newValue = jsonValue("NEW."+col, f.Type)
+				}
+			}
+			fields = append(fields, fmt.Sprintf("SELECT json_object('field', %s, 'dataType', %s, 'oldValue', %s, 'newValue', %s) AS x WHERE %s",
+				sqlString(f.Field), sqlString(f.Type), oldValue, newValue, cond))
+		}
+		org := "COALESCE(entityapi_actor(0), 0)"
+		if t.Org != "" {
+			org = on.row + "." + quoteIdent(t.Org)
+		}
+		changes := "(SELECT '[]' AS f, 0 AS n)"
+		if len(fields) > 0 {
+			changes = "(SELECT json_group_array(json(x)) AS f, count(*) AS n FROM (" + strings.Join(fields, " UNION ALL ") + "))"
+		}
+		where := ""
+		if on.event == "UPDATE" {
+			where = " WHERE n > 0" // an update that changed no audited field has none
+		}
+		fmt.Fprintf(b, "CREATE TEMP TRIGGER IF NOT EXISTS %s AFTER %s ON main.%s FOR EACH ROW BEGIN "+
+			"INSERT INTO %s (%s) SELECT %s, %s, CAST(%s.%s AS TEXT), %s, f, %s FROM %s%s; END;\n",
+			quoteIdent("entityapi_audit_"+strings.ToLower(on.event)+"_"+t.Table), on.event, quoteIdent(t.Table),
+			dialect.AuditsTable, auditColumns, org, sqlString(t.Type), on.row, quoteIdent(t.Key), sqlString(on.action),
+			auditActor, changes, where)
+	}
+}
+
+// writeJoinAuditTriggers appends the two audit triggers of j: a link added
+// or removed is an update of the owner's relationship.
+func writeJoinAuditTriggers(b *strings.Builder, j dialect.AuditJoin) {
+	for _, on := range []struct{ event, row string }{{"INSERT", "NEW"}, {"DELETE", "OLD"}} {
+		member := "json_array(CAST(" + on.row + "." + quoteIdent(j.Member) + " AS TEXT))"
+		added, removed := member, "json_array()"
+		if on.event == "DELETE" {
+			added, removed = removed, member
+		}
+		org := "COALESCE(entityapi_actor(0), 0)"
+		if j.OwnerOrg != "" {
+			org = fmt.Sprintf("COALESCE(entityapi_actor(0), (SELECT w.%s FROM main.%s w WHERE w.%s = %s.%s), 0)",
+				quoteIdent(j.OwnerOrg), quoteIdent(j.OwnerTable), quoteIdent(j.OwnerKey), on.row, quoteIdent(j.Owner))
+		}
+		fmt.Fprintf(b, "CREATE TEMP TRIGGER IF NOT EXISTS %s AFTER %s ON main.%s FOR EACH ROW BEGIN "+
+			"INSERT INTO %s (%s) VALUES (%s, %s, CAST(%s.%s AS TEXT), %s, "+
+			"json_array(json_object('field', %s, 'dataType', %s, 'oldValue', NULL, 'newValue', NULL, 'added', %s, 'removed', %s)), %s); END;\n",
+			quoteIdent("entityapi_audit_"+strings.ToLower(on.event)+"_"+j.Table+"_"+j.Type), on.event, quoteIdent(j.Table),
+			dialect.AuditsTable, auditColumns, org, sqlString(j.Type), on.row, quoteIdent(j.Owner), sqlString(dialect.AuditUpdate),
+			sqlString(j.Field), sqlString(dialect.AuditCollection), added, removed, auditActor)
+	}
+}
+
+// jsonValue is a column's value as the API shows a field of that type
+// (SQLite keeps booleans as 0 and 1, times as text, JSON as text).
+func jsonValue(col, typ string) string {
+	switch typ {
+	case dialect.AuditBoolean:
+		return "json(CASE WHEN " + col + " IS NULL THEN NULL WHEN " + col + " THEN 'true' ELSE 'false' END)"
+	case dialect.AuditDateTime:
+		return "strftime('%Y-%m-%dT%H:%M:%SZ', " + col + ")"
+	case dialect.AuditDate:
+		return "date(" + col + ")"
+	case dialect.AuditJSON:
+		return "json(" + col + ")"
+	case dialect.AuditReference:
+		return "CAST(" + col + " AS TEXT)"
+	}
+	return col
+}
