@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -159,4 +160,39 @@ func TestDeleteAuditsBefore(t *testing.T) {
 			t.Fatalf("%d audit rows left", len(got))
 		}
 	})
+}
+
+// TestAuditTriggersRenewed: on PostgreSQL the audit triggers live in the
+// schema; a start (Migrate) puts back a function that differs from the
+// build's (an older build's, or one changed by hand) and a trigger that is
+// missing, and leaves those that are right alone.
+func TestAuditTriggersRenewed(t *testing.T) {
+	t.Parallel()
+	if !slices.Contains(storagetest.Dialects(), "postgres") {
+		t.Skip("PostgreSQL only; TEST_DATABASE_URL is not set (CI sets it)")
+	}
+	s := storagetest.Open(t, "postgres")
+	ctx := context.Background()
+	for _, stmt := range []string{
+		`CREATE OR REPLACE FUNCTION entityapi_audit_accounts_insert() RETURNS trigger LANGUAGE plpgsql AS $$BEGIN RETURN NULL; END$$`,
+		`DROP TRIGGER entityapi_audit_update ON accounts`,
+	} {
+		if _, err := s.DB().ExecContext(ctx, stmt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	accounts := storagetest.Table(t, s, "accounts")
+	row, err := s.Conn.InsertRow(ctx, accounts, 1, storage.Row{"name": "Renewed"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Conn.UpdateRow(ctx, accounts, 1, row["id"], storage.Row{"name": "Renewed again"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := auditsOf(t, s, row["id"]); len(got) != 2 || got[0].action != "create" || got[1].action != "update" {
+		t.Fatalf("after a start: %+v, want the create and the update audited", got)
+	}
 }

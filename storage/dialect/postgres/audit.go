@@ -189,15 +189,17 @@ func tableAudit(t dialect.AuditTable, op string) string {
 				newValue = jsonValue("n."+col, f.Type)
 			}
 		}
-		fmt.Fprintf(&vals, "(%d, CASE WHEN %s THEN jsonb_build_object('field', %s, 'dataType', %s, 'oldValue', %s, 'newValue', %s) END)",
-			i, cond, literal(f.Field), literal(f.Type), oldValue, newValue)
+		fmt.Fprintf(&vals, "CASE WHEN %s THEN jsonb_build_object('field', %s, 'dataType', %s, 'oldValue', %s, 'newValue', %s) END",
+			cond, literal(f.Field), literal(f.Type), oldValue, newValue)
 	}
-	fields := "NULL::jsonb"
+	// One expression per row, no subquery: the array of the fields'
+	// objects without the NULLs of those the write did not touch.
+	fields := "'[]'::jsonb"
 	if len(t.Fields) > 0 {
-		fields = "(SELECT jsonb_agg(x ORDER BY i) FROM (VALUES " + vals.String() + ") v(i, x) WHERE x IS NOT NULL)"
+		fields = "to_jsonb(array_remove(ARRAY[" + vals.String() + "]::jsonb[], NULL))"
 	}
 	inner := fmt.Sprintf("SELECT %s AS org, CAST(%s.%s AS TEXT) AS id, %s AS fields FROM %s", org, row, ident(t.Key), fields, rows)
-	return auditDeclare + auditInsert + fmt.Sprintf("SELECT org, %s, id, %s, COALESCE(fields, '[]'), %s FROM (%s) c",
+	return auditDeclare + auditInsert + fmt.Sprintf("SELECT org, %s, id, %s, fields, %s FROM (%s) c",
 		literal(t.Type), literal(action), auditActor, inner) + updateOnlyChanged(op) + auditEnd
 }
 
@@ -205,7 +207,7 @@ func tableAudit(t dialect.AuditTable, op string) string {
 // audited field.
 func updateOnlyChanged(op string) string {
 	if op == "UPDATE" {
-		return " WHERE fields IS NOT NULL"
+		return " WHERE fields <> '[]'::jsonb"
 	}
 	return ""
 }

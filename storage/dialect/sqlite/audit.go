@@ -44,54 +44,74 @@ const (
 	auditActor   = "entityapi_actor(1), entityapi_actor(2), entityapi_actor(3), strftime('%Y-%m-%d %H:%M:%S', 'now')"
 )
 
-// writeAuditTriggers appends the three audit triggers of t.
+// auditFields is the expression of the fields of the audit row of a row
+// after event: concat_ws joins the JSON objects of the fields that the write
+// set, changed or held, skipping the others (a NULL), into the text of a
+// JSON array, one expression without a subquery (a subquery of a UNION per
+// field and json_group_array cost a tenth more of a batch's inserts).
+// changed are the conditions of the fields, any of which makes a change.
+func auditFields(t dialect.AuditTable, event string) (fields string, changed []string) {
+	const oldRow, newRow = "OLD", "NEW"
+	var parts []string
+	for _, f := range t.Fields {
+		col := quoteIdent(f.Column)
+		var cond string
+		switch event {
+		case "INSERT":
+			cond = newRow + "." + col + " IS NOT NULL"
+		case "UPDATE":
+			cond = "NEW." + col + " IS NOT OLD." + col
+		default:
+			cond = "OLD." + col + " IS NOT NULL"
+		}
+		changed = append(changed, cond)
+		oldValue, newValue := "NULL", "NULL"
+		if f.Type != dialect.AuditSecret {
+			if event != "INSERT" {
+				oldValue = jsonValue(oldRow+"."+col, f.Type)
+			}
+			if event != "DELETE" {
+				newValue = jsonValue(newRow+"."+col, f.Type)
+			}
+		}
+		parts = append(parts, fmt.Sprintf("CASE WHEN %s THEN json_object('field', %s, 'dataType', %s, 'oldValue', %s, 'newValue', %s) END",
+			cond, sqlString(f.Field), sqlString(f.Type), oldValue, newValue))
+	}
+	if len(parts) == 0 {
+		return "'[]'", nil
+	}
+	return "'[' || concat_ws(',', " + strings.Join(parts, ", ") + ") || ']'", changed
+}
+
+// auditOrg is the organization of the audit row of t's row.
+func auditOrg(t dialect.AuditTable, row string) string {
+	if t.Org != "" {
+		return row + "." + quoteIdent(t.Org)
+	}
+	return "COALESCE(entityapi_actor(0), 0)"
+}
+
+// writeAuditTriggers appends the three audit triggers of t. An update
+// that changed none of the fields does not fire (WHEN).
 func writeAuditTriggers(b *strings.Builder, t dialect.AuditTable) {
 	for _, on := range []struct{ event, row, action string }{
 		{"INSERT", "NEW", dialect.AuditCreate},
 		{"UPDATE", "NEW", dialect.AuditUpdate},
 		{"DELETE", "OLD", dialect.AuditRemove},
 	} {
-		var fields []string
-		for _, f := range t.Fields {
-			col := quoteIdent(f.Column)
-			var cond string
-			switch on.event {
-			case "INSERT":
-				cond = "NEW." + col + " IS NOT NULL"
-			case "UPDATE":
-				cond = "NEW." + col + " IS NOT OLD." + col
-			default:
-				cond = "OLD." + col + " IS NOT NULL"
-			}
-			oldValue, newValue := "NULL", "NULL"
-			if f.Type != dialect.AuditSecret {
-				if on.event != "INSERT" {
-					oldValue = jsonValue("OLD."+col, f.Type)
-				}
-				if on.event != "DELETE" {
-					newValue = jsonValue("NEW."+col, f.Type)
-				}
-			}
-			fields = append(fields, fmt.Sprintf("SELECT json_object('field', %s, 'dataType', %s, 'oldValue', %s, 'newValue', %s) AS x WHERE %s",
-				sqlString(f.Field), sqlString(f.Type), oldValue, newValue, cond))
-		}
-		org := "COALESCE(entityapi_actor(0), 0)"
-		if t.Org != "" {
-			org = on.row + "." + quoteIdent(t.Org)
-		}
-		changes := "(SELECT '[]' AS f, 0 AS n)"
-		if len(fields) > 0 {
-			changes = "(SELECT json_group_array(json(x)) AS f, count(*) AS n FROM (" + strings.Join(fields, " UNION ALL ") + "))"
-		}
-		where := ""
+		fields, changed := auditFields(t, on.event)
+		when := ""
 		if on.event == "UPDATE" {
-			where = " WHERE n > 0" // an update that changed no audited field has none
+			when = " WHEN 0" // no audited field: an update never has one
+			if len(changed) > 0 {
+				when = " WHEN " + strings.Join(changed, " OR ")
+			}
 		}
-		fmt.Fprintf(b, "CREATE TEMP TRIGGER IF NOT EXISTS %s AFTER %s ON main.%s FOR EACH ROW BEGIN "+
-			"INSERT INTO %s (%s) SELECT %s, %s, CAST(%s.%s AS TEXT), %s, f, %s FROM %s%s; END;\n",
-			quoteIdent("entityapi_audit_"+strings.ToLower(on.event)+"_"+t.Table), on.event, quoteIdent(t.Table),
-			dialect.AuditsTable, auditColumns, org, sqlString(t.Type), on.row, quoteIdent(t.Key), sqlString(on.action),
-			auditActor, changes, where)
+		fmt.Fprintf(b, "CREATE TEMP TRIGGER IF NOT EXISTS %s AFTER %s ON main.%s FOR EACH ROW%s BEGIN "+
+			"INSERT INTO %s (%s) VALUES (%s, %s, CAST(%s.%s AS TEXT), %s, %s, %s); END;\n",
+			quoteIdent("entityapi_audit_"+strings.ToLower(on.event)+"_"+t.Table), on.event, quoteIdent(t.Table), when,
+			dialect.AuditsTable, auditColumns, auditOrg(t, on.row), sqlString(t.Type), on.row, quoteIdent(t.Key), sqlString(on.action),
+			fields, auditActor)
 	}
 }
 
