@@ -121,9 +121,11 @@ func runBatch(ctx context.Context, svc *service, body []byte, n int) error {
 // rawInsert writes n accounts named prefix+i with the columns the batch
 // writes, in multi-row INSERTs of as many rows as the parameters allow, in
 // one transaction; with events, then their change events with one
-// INSERT ... SELECT of the rows past the largest key before them, and on
-// SQLite their audit rows the same way (PostgreSQL's audit triggers, in the
-// schema, write them for the floor's rows as for the service's).
+// INSERT ... SELECT of the rows past the largest key before them. On SQLite
+// the rows' audit rows too, with or without events, the same way: the
+// batch writes them whatever the floor compares it with (PostgreSQL's audit
+// triggers, in the schema, write them for the floor's rows as for the
+// service's).
 func rawInsert(ctx context.Context, db *floorDB, prefix string, n int, events bool) error {
 	chunk := sqliteInsertRows
 	if db.dialect == "postgres" {
@@ -177,7 +179,7 @@ func rawInsert(ctx context.Context, db *floorDB, prefix string, n int, events bo
 	// last reads the largest key before, record writes the events after.
 	withEvents := func(last func() (int64, error), record func(after int64) (int64, error), exec func(text string, args []any) (int64, error)) error {
 		var after int64
-		if events {
+		if events || db.dialect == "sqlite" {
 			var err error
 			if after, err = last(); err != nil {
 				return fmt.Errorf("last key: %w", err)
@@ -191,6 +193,11 @@ func rawInsert(ctx context.Context, db *floorDB, prefix string, n int, events bo
 				return fmt.Errorf("search index: %w", err)
 			}
 		}
+		if db.dialect == "sqlite" { // the audit rows, as the service's triggers write them (PostgreSQL's write them for the floor too)
+			if k, err := exec(db.text["accountAuditsAfter"], []any{floorOrg, ts, after}); err != nil || k != int64(n) {
+				return fmt.Errorf("audits: %d rows for %d (%v)", k, n, err)
+			}
+		}
 		if !events {
 			return nil
 		}
@@ -200,11 +207,6 @@ func rawInsert(ctx context.Context, db *floorDB, prefix string, n int, events bo
 		}
 		if k != int64(n) {
 			return fmt.Errorf("%d events for %d rows", k, n)
-		}
-		if db.dialect == "sqlite" { // the audit rows (PostgreSQL's triggers write them)
-			if k, err = exec(db.text["accountAuditsAfter"], []any{floorOrg, ts, after}); err != nil || k != int64(n) {
-				return fmt.Errorf("audits: %d rows for %d (%v)", k, n, err)
-			}
 		}
 		return nil
 	}

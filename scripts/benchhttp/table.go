@@ -101,9 +101,9 @@ func (r *report) render() string {
 		"with wrk -c%d -t%d, targets and systems in rotating order; a floor is this process's net/http server on the loopback: "+
 		"bytes = the service's captured answer, DB = the same queries prepared (pgx / database/sql) and encoding/json, "+
 		"write = one INSERT/UPDATE ... RETURNING in a transaction, INSERT/COPY = the batch's rows straight into the table, "+
-		"+ event = the same also recording the change events in the transaction (one INSERT per write, one INSERT ... SELECT per batch), "+
-		"and the batch's audit rows (on SQLite one INSERT ... SELECT more; on PostgreSQL the audit triggers are in the schema and write the audit rows "+
-		"of every floor's writes, as of the service's); "+
+		"+ event = the same also recording the change events in the transaction (one INSERT per write, one INSERT ... SELECT per batch); "+
+		"the batch floors also write the rows' audit rows, as the service does (on SQLite one INSERT ... SELECT more; on PostgreSQL the audit triggers "+
+		"are in the schema and write the audit rows of every floor's writes, the single writes' too, as of the service's); "+
 		"a line is FAILED when any request got a status of 400 or more or a socket error (wrk's counts). "+
 		"A line through PgBouncer is the working tree's service on its own database reached through a PgBouncer in transaction mode "+
 		"(--database-pooler transaction), in the service's columns, measured in the same rounds; its goal cell is its rate over the direct "+
