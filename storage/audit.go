@@ -132,17 +132,5 @@ func (s *Store) installAudit(ctx context.Context) error {
 func (s *Store) DeleteAuditsBefore(ctx context.Context, t time.Time) (int, error) {
 	var st sqlText
 	st.add("DELETE FROM ? WHERE ? < ?", bun.Ident(dialect.AuditsTable), bun.Ident("logged_at"), t.UTC().Truncate(time.Second))
-	var n int64
-	err := s.Conn.atomic(ctx, func(c *Conn) error {
-		res, err := c.exec(ctx, &st)
-		if err != nil {
-			return err
-		}
-		n, err = res.RowsAffected()
-		return err
-	})
-	if err != nil {
-		return 0, s.mapError("delete", dialect.AuditsTable, err)
-	}
-	return int(n), nil
+	return s.deleteCounted(ctx, dialect.AuditsTable, &st)
 }

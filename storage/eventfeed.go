@@ -51,9 +51,15 @@ func (s *Store) DeleteEventsBefore(ctx context.Context, t time.Time) (int, error
 	var st sqlText
 	st.add("DELETE FROM ? WHERE ? < ? AND ? < (SELECT max(?) FROM ?)", bun.Ident("events"), bun.Ident("occurred_at"),
 		t.UTC().Truncate(time.Second), bun.Ident("id"), bun.Ident("id"), bun.Ident("events"))
+	return s.deleteCounted(ctx, "events", &st)
+}
+
+// deleteCounted runs st, a DELETE from table, and returns how many rows it
+// deleted (the housekeeping's retention deletes).
+func (s *Store) deleteCounted(ctx context.Context, table string, st *sqlText) (int, error) {
 	var n int64
 	err := s.Conn.atomic(ctx, func(c *Conn) error {
-		res, err := c.exec(ctx, &st)
+		res, err := c.exec(ctx, st)
 		if err != nil {
 			return err
 		}
@@ -61,7 +67,7 @@ func (s *Store) DeleteEventsBefore(ctx context.Context, t time.Time) (int, error
 		return err
 	})
 	if err != nil {
-		return 0, s.mapError("delete", "events", err)
+		return 0, s.mapError("delete", table, err)
 	}
 	return int(n), nil
 }
