@@ -128,9 +128,14 @@ func (s *Store) installAudit(ctx context.Context) error {
 }
 
 // DeleteAuditsBefore deletes the audit rows logged before t
-// (--audit-retention) and returns how many.
+// (--audit-retention) and returns how many. The newest row always stays, as
+// the newest event does (DeleteEventsBefore): on SQLite an id is the rowid,
+// which would start again from the largest one left, and a reader that
+// follows the history by id (filter[id][gt]) would skip the rows that
+// reuse it.
 func (s *Store) DeleteAuditsBefore(ctx context.Context, t time.Time) (int, error) {
 	var st sqlText
-	st.add("DELETE FROM ? WHERE ? < ?", bun.Ident(dialect.AuditsTable), bun.Ident("logged_at"), t.UTC().Truncate(time.Second))
+	st.add("DELETE FROM ? WHERE ? < ? AND ? < (SELECT max(?) FROM ?)", bun.Ident(dialect.AuditsTable), bun.Ident("logged_at"),
+		t.UTC().Truncate(time.Second), bun.Ident("id"), bun.Ident("id"), bun.Ident(dialect.AuditsTable))
 	return s.deleteCounted(ctx, dialect.AuditsTable, &st)
 }

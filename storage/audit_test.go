@@ -138,26 +138,35 @@ func TestAuditNamesTheActor(t *testing.T) {
 }
 
 // TestDeleteAuditsBefore: the retention deletes the rows logged before
-// its time and none after.
+// its time and none after, and keeps the newest, so that an id is never
+// given again (SQLite's rowid follows the largest left).
 func TestDeleteAuditsBefore(t *testing.T) {
 	t.Parallel()
 	storagetest.Each(t, func(t *testing.T, s *storage.Store) {
 		ctx := context.Background()
-		row, err := s.Conn.InsertRow(ctx, storagetest.Table(t, s, "accounts"), 1, storage.Row{"name": "Kept a while"})
+		accounts := storagetest.Table(t, s, "accounts")
+		older, err := s.Conn.InsertRow(ctx, accounts, 1, storage.Row{"name": "Kept a while"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		newest, err := s.Conn.InsertRow(ctx, accounts, 1, storage.Row{"name": "Kept last"})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if n, err := s.DeleteAuditsBefore(ctx, time.Now().Add(-time.Hour)); err != nil || n != 0 {
 			t.Fatalf("deleted %d rows logged after the limit (%v)", n, err)
 		}
-		if len(auditsOf(t, s, row["id"])) != 1 {
+		if len(auditsOf(t, s, older["id"])) != 1 {
 			t.Fatal("the audit row is gone")
 		}
 		if n, err := s.DeleteAuditsBefore(ctx, time.Now().Add(time.Hour)); err != nil || n == 0 {
 			t.Fatalf("deleted %d rows logged before the limit (%v)", n, err)
 		}
-		if got := auditsOf(t, s, row["id"]); len(got) != 0 {
+		if got := auditsOf(t, s, older["id"]); len(got) != 0 {
 			t.Fatalf("%d audit rows left", len(got))
+		}
+		if got := auditsOf(t, s, newest["id"]); len(got) != 1 {
+			t.Fatalf("the newest audit row: %d left, want it kept", len(got))
 		}
 	})
 }
