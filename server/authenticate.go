@@ -77,10 +77,13 @@ func (a *application) authenticate(c *gin.Context) {
 	}
 	r.Principal = p
 	// Who writes, for the audit history (storage/audit.go): the engine's
-	// request and the request's context (the batch pipeline's) both.
+	// request, and for a batch the request's context, which its pipeline
+	// writes with (the others' writes go through the engine's).
 	actor := storage.Actor{Org: p.Org, Client: p.ClientID, User: p.UserID, Request: c.GetString(requestIDKey)}
 	r.Ctx = storage.WithActor(r.Ctx, actor)
-	c.Request = c.Request.WithContext(storage.WithActor(c.Request.Context(), actor))
+	if rt.IsBatch() {
+		c.Request = c.Request.WithContext(storage.WithActor(c.Request.Context(), actor))
+	}
 	if a.replicated {
 		// Who reads and writes, for the read replica's fences
 		// (storage/replica.go); the request's context too, for what

@@ -33,8 +33,28 @@ type Actor struct {
 // actorKey keys a context's Actor.
 type actorKey struct{}
 
-// WithActor is ctx whose writes are made by a.
+// WithActor is ctx whose writes are made by a. Every authenticated request
+// carries one, reads too: it costs them one value in the context, and the
+// database's form of it is made only for a write (actorOf).
 func WithActor(ctx context.Context, a Actor) context.Context {
+	return context.WithValue(ctx, actorKey{}, &a)
+}
+
+// ActorFrom is the actor WithActor put in ctx; false for none.
+func ActorFrom(ctx context.Context) (Actor, bool) {
+	a, ok := ctx.Value(actorKey{}).(*Actor)
+	if !ok {
+		return Actor{}, false
+	}
+	return *a, true
+}
+
+// actorOf is the actor ctx carries as the dialects take it, nil for none.
+func actorOf(ctx context.Context) *dialect.Actor {
+	a, ok := ctx.Value(actorKey{}).(*Actor)
+	if !ok {
+		return nil
+	}
 	v := dialect.Actor{a.Org, nil, nil, nil}
 	if a.Client != "" {
 		v[1] = a.Client
@@ -45,27 +65,7 @@ func WithActor(ctx context.Context, a Actor) context.Context {
 	if a.Request != "" {
 		v[3] = a.Request
 	}
-	return context.WithValue(ctx, actorKey{}, &v)
-}
-
-// ActorFrom is the actor WithActor put in ctx; false for none.
-func ActorFrom(ctx context.Context) (Actor, bool) {
-	v := actorOf(ctx)
-	if v == nil {
-		return Actor{}, false
-	}
-	a := Actor{}
-	a.Org, _ = v[0].(int64)
-	a.Client, _ = v[1].(string)
-	a.User, _ = v[2].(int64)
-	a.Request, _ = v[3].(string)
-	return a, true
-}
-
-// actorOf is the actor ctx carries, nil for none.
-func actorOf(ctx context.Context) *dialect.Actor {
-	a, _ := ctx.Value(actorKey{}).(*dialect.Actor)
-	return a
+	return &v
 }
 
 // act makes ctx's actor the one the triggers of a dialect with
