@@ -70,7 +70,7 @@ func installTriggers(ctx context.Context, conn dialect.Conn, n *dialect.Notes) e
 		// a batch chunk's INSERT ... SELECT) and deletes old ones. A
 		// trigger fires for every row written, armed or not: a batch's
 		// events would pay one for each.
-		if present[t.Name] && t.Name != n.Events && t.Name != dialect.AuditsTable {
+		if present[t.Name] && t.Name != n.Events {
 			writeTriggers(&b, n, t)
 		}
 	}
