@@ -3,6 +3,7 @@ package storage
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 
@@ -35,8 +36,31 @@ var SearchColumns = map[string]map[string][]string{
 		"fr": {"name_fr", "sub_code"}, "es": {"name_es", "sub_code"}},
 }
 
-// searchTarget is the index of t a search in q.Lang reads: the language's
-// when t has one, else the default one.
+// OpenSearchColumns are the columns of the open index of each table that
+// has one (dialect.OpenIndex; migration 0022): the searched attributes
+// every reader of the records may read, for the callers who may not read
+// the others (docs/fields.md). A resource whose searched attributes name
+// their readers needs one (TestSearchIndexesFollowTheDocuments), and its
+// default index is its only other one.
+var OpenSearchColumns = map[string][]string{
+	"users": {"username", "first_name", "last_name"},
+}
+
+// searchIndexes are the indexes of table, by name (a language, or
+// dialect.OpenIndex), with their columns.
+func searchIndexes(table string) map[string][]string {
+	open, ok := OpenSearchColumns[table]
+	if !ok {
+		return SearchColumns[table]
+	}
+	out := maps.Clone(SearchColumns[table])
+	out[dialect.OpenIndex] = open
+	return out
+}
+
+// searchTarget is the index of t a search in q.Lang reads: the open one
+// when q names t among its Open tables; else the language's when t has
+// one, else the default one.
 func searchTarget(t *Table, org int64, q Search) (dialect.SearchTarget, error) {
 	indexes, ok := SearchColumns[t.Name]
 	if !ok {
@@ -44,6 +68,13 @@ func searchTarget(t *Table, org int64, q Search) (dialect.SearchTarget, error) {
 	}
 	target := dialect.SearchTarget{Table: t.Name, Key: t.Key, Org: org, Scoped: t.Scoped,
 		IntKey: t.Columns[t.Key] == KindInt, Localized: len(indexes) > 1}
+	if slices.Contains(q.Open, t.Name) {
+		if _, ok := OpenSearchColumns[t.Name]; !ok {
+			return dialect.SearchTarget{}, fmt.Errorf("storage: %s has no open full-text index", t.Name)
+		}
+		target.Index = dialect.OpenIndex
+		return target, nil
+	}
 	if _, ok := indexes[q.Lang]; ok {
 		target.Index = q.Lang
 	}

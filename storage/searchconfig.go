@@ -57,8 +57,9 @@ func (s *Store) applySearchConfiguration(ctx context.Context) error {
 // table's indexes whose expression does not name the configuration want
 // (as PostgreSQL prints it).
 func (s *Store) rebuildSearchColumns(ctx context.Context, table, want string) error {
-	langs := make([]string, 0, len(SearchColumns[table]))
-	for lang := range SearchColumns[table] {
+	indexes := searchIndexes(table)
+	langs := make([]string, 0, len(indexes))
+	for lang := range indexes {
 		langs = append(langs, lang)
 	}
 	slices.Sort(langs)
@@ -86,7 +87,7 @@ func (s *Store) rebuildSearchColumns(ctx context.Context, table, want string) er
 			stmts := []string{
 				"ALTER TABLE " + table + " DROP COLUMN " + col,
 				"ALTER TABLE " + table + " ADD COLUMN " + col + " tsvector GENERATED ALWAYS AS (" +
-					s.f.SearchVector(SearchColumns[table][lang]) + ") STORED",
+					s.f.SearchVector(indexes[lang]) + ") STORED",
 				"CREATE INDEX " + table + "_" + col + "_idx ON " + table + " USING GIN (" + col + ")",
 			}
 			for _, stmt := range stmts {

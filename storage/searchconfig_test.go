@@ -68,12 +68,21 @@ func TestSearchConfiguration(t *testing.T) {
 			configurations := func(s *storage.Store) []string {
 				t.Helper()
 				var out []string
+				columns := map[string][]string{}
 				for table, indexes := range storage.SearchColumns {
 					for lang := range indexes {
 						col := "search_vector"
 						if lang != "" {
 							col += "_" + lang
 						}
+						columns[table] = append(columns[table], col)
+					}
+				}
+				for table := range storage.OpenSearchColumns { // migration 0022
+					columns[table] = append(columns[table], "search_vector_open")
+				}
+				for table, cols := range columns {
+					for _, col := range cols {
 						var expr string
 						if err := s.DB().QueryRowContext(ctx, "SELECT generation_expression FROM information_schema.columns "+
 							"WHERE table_schema = current_schema() AND table_name = ? AND column_name = ?", table, col).Scan(&expr); err != nil {
@@ -96,7 +105,7 @@ func TestSearchConfiguration(t *testing.T) {
 				"AND indexdef LIKE '%USING gin (search_vector%'").Scan(&indexes); err != nil {
 				t.Fatal(err)
 			}
-			want := 0
+			want := len(storage.OpenSearchColumns) // each open index too (migration 0022)
 			for _, idx := range storage.SearchColumns {
 				want += len(idx)
 			}

@@ -126,7 +126,8 @@ func (t entityTag) versionOf() (int64, bool) {
 }
 
 // shapeHash is four hex digits naming the representation a request asks
-// for, and the members of the to-many relationships it shows: those are
+// for (its format, query, language, currency and the fields the caller
+// may read), and the members of the to-many relationships it shows: those are
 // kept outside the record's row (a join table, or the other records'
 // references, as the users of a business unit), and a change of them need
 // not count the record's version, yet the document shows it, so the tag of
@@ -136,6 +137,13 @@ func shapeHash(cl *call, links linkage) string {
 	_, _ = io.WriteString(h, strconv.Itoa(int(cl.f)))
 	_, _ = io.WriteString(h, "\x00"+cl.query.Encode()+"\x00"+cl.lang+"\x00"+cl.currency)
 	_, _ = io.WriteString(h, "\x00"+strconv.FormatBool(cl.hateoas)+strconv.FormatBool(cl.title))
+	if cl.rt != nil && cl.rt.res != nil {
+		// The fields the caller may read (docs/fields.md): two views of one
+		// record are two representations.
+		if view := cl.view(cl.rt.res).ViewKey(); view != 0 {
+			_, _ = io.WriteString(h, "\x00view:"+strconv.FormatUint(view, 16))
+		}
+	}
 	names := make([]string, 0, len(links))
 	for name := range links {
 		names = append(names, name)

@@ -76,10 +76,14 @@ func (e *Engine) resolveFilter(cl *call, res *resource.Resource, name, lang stri
 // relationship's link, the related table, and what limits the related
 // records to those the caller may see besides the organization (the
 // organization itself when the path reaches it, the records a type is
-// limited to). False when a resource on the way is one the caller may not
-// read: the path is then unknown to the caller, answered as any unknown
-// filter or sort is, so that nothing tells whether a hidden record matched.
+// limited to). False when a resource on the way, or the field it ends at,
+// is one the caller may not read: the path is then unknown to the caller,
+// answered as any unknown filter or sort is, so that nothing tells whether
+// a hidden record or value matched.
 func (e *Engine) pathHops(cl *call, path *resource.Path) ([]storage.Hop, bool) {
+	if !path.Field.ReadableBy(cl.roles) {
+		return nil, false
+	}
 	hops := make([]storage.Hop, len(path.Hops))
 	for i, rel := range path.Hops {
 		target := path.Targets[i]
@@ -137,6 +141,9 @@ func (e *Engine) parseFilter(cl *call, res *resource.Resource, key, raw, lang st
 			return storage.Cond{}, p
 		}
 		q.Lang = lang
+		if res.SearchOpen { // the caller may not read every searched field
+			q.Open = []string{e.table(res).Name}
+		}
 		return storage.Cond{Op: storage.Match, Values: []any{q}}, nil
 	}
 	field, ok := e.resolveFilter(cl, res, m[1], lang)

@@ -163,6 +163,10 @@ func (e *Engine) values(ctx context.Context, cl *call, res *resource.Resource, i
 			errs = append(errs, problem.ExtraFields(in.pointer(attributesMember, ""), name))
 			continue
 		}
+		if !a.WritableBy(cl.roles) { // x-readers, x-writers (fields.go)
+			errs = append(errs, problem.FieldDenied(res.Type, name, in.pointer(attributesMember, name)))
+			continue
+		}
 		v, err := storageValue(a.Type, raw)
 		if err != nil {
 			errs = append(errs, problem.Constraint("type constraint", "This value is not valid.", in.pointer(attributesMember, name)))

@@ -80,6 +80,13 @@ func checkColumns(res *resource.Resource, t *storage.Table) error {
 			return fmt.Errorf("resource %s: relationship %s: no column %q in table %s", res.Type, rel.Name, rel.Column, t.Name)
 		}
 	}
+	for _, a := range res.Search {
+		// A caller who may not read a searched field searches the open
+		// index (docs/fields.md), which its table must have.
+		if _, open := storage.OpenSearchColumns[t.Name]; len(a.Readers) > 0 && !open {
+			return fmt.Errorf("resource %s: the searched attribute %s names its readers, and table %s has no open full-text index (storage.OpenSearchColumns)", res.Type, a.Name, t.Name)
+		}
+	}
 	return nil
 }
 

@@ -36,8 +36,10 @@ type listParams struct {
 	pathSort     string                     // the first related field sort names (owner.username); "": none
 }
 
-// parseShape reads fields[type] and include, the shape of the answer; both are JSON:API only.
-func (e *Engine) parseShape(q url.Values, res *resource.Resource, f Format) (*listParams, error) {
+// parseShape reads fields[type] and include, the shape of the answer; both
+// are JSON:API only. A field the caller may not read (call.view) is unknown.
+func (e *Engine) parseShape(cl *call, res *resource.Resource) (*listParams, error) {
+	q, f := cl.query, cl.f
 	p := &listParams{} // fields: made at the first fields[type]
 	var errs problem.List
 	for key, values := range q {
@@ -59,6 +61,9 @@ func (e *Engine) parseShape(q url.Values, res *resource.Resource, f Format) (*li
 		}
 		typ := strings.TrimSuffix(strings.TrimPrefix(key, "fields["), "]")
 		target, ok := e.reg.Get(typ)
+		if ok {
+			target = cl.view(target)
+		}
 		if key == "fields" || typ == "" {
 			errs = append(errs, problem.Filter(key, "An entity type is not specified."))
 			continue
@@ -118,10 +123,11 @@ func (e *Engine) parseInclude(res *resource.Resource, value string) ([][]*resour
 }
 
 // parseList reads filters, sort and page of a list of res on top of the
-// shape, for the caller of cl.
+// shape, for the caller of cl: of the fields it may read (call.view).
 func (e *Engine) parseList(cl *call, res *resource.Resource) (*listParams, error) {
+	res = cl.view(res)
 	q, f, lang := cl.query, cl.f, cl.lang
-	p, err := e.parseShape(q, res, f)
+	p, err := e.parseShape(cl, res)
 	if err != nil {
 		return nil, err
 	}

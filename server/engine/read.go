@@ -22,7 +22,7 @@ func (e *Engine) Get(r *Request) (*jsonapi.Reply, error) {
 	}
 	ctx := cl.ctx
 	res := cl.rt.res
-	p, err := e.parseShape(cl.query, res, cl.f)
+	p, err := e.parseShape(cl, res)
 	if err != nil {
 		return nil, err
 	}

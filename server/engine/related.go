@@ -26,7 +26,7 @@ func (e *Engine) relatedAnswer(r *Request) (*jsonapi.Reply, error) {
 		cond := e.memberOf(rel, []any{owner[res.IDColumn]})
 		return e.list(ctx, cl, target, &cond, self)
 	}
-	p, err := e.parseShape(cl.query, target, cl.f)
+	p, err := e.parseShape(cl, target)
 	if err != nil {
 		return nil, err
 	}

@@ -51,6 +51,7 @@ func wanted(fields map[string]bool, name string) bool {
 // resourceObjects).
 func (e *Engine) resourceObject(cl *call, res *resource.Resource, row storage.Row, fields map[string]bool, links linkage) *jsonapi.ResourceObject {
 	obj := new(jsonapi.ResourceObject)
+	res = cl.view(res)
 	slab := newObjectSlab(res, 1, links, nil)
 	e.fillObject(cl, obj, &slab, res, row, fields, links)
 	return obj
@@ -64,6 +65,7 @@ func (e *Engine) resourceObject(cl *call, res *resource.Resource, row storage.Ro
 // renders a hundred objects and several hundred relationships.
 func (e *Engine) resourceObjects(cl *call, res *resource.Resource, rows []storage.Row, fields map[string]bool, links linkage) []*jsonapi.ResourceObject {
 	objs, out := cl.arena.objects(len(rows))
+	res = cl.view(res)
 	slab := newObjectSlab(res, len(rows), links, cl.arena)
 	for i, row := range rows {
 		e.fillObject(cl, &objs[i], &slab, res, row, fields, links)
@@ -72,7 +74,8 @@ func (e *Engine) resourceObjects(cl *call, res *resource.Resource, rows []storag
 	return out
 }
 
-// fillObject renders one record into obj, taking its slices from slab.
+// fillObject renders one record into obj, taking its slices from slab; res
+// is the caller's view (call.view).
 func (e *Engine) fillObject(cl *call, obj *jsonapi.ResourceObject, slab *objectSlab, res *resource.Resource, row storage.Row, fields map[string]bool, links linkage) {
 	id := keyString(row[res.IDColumn])
 	obj.Type, obj.ID = res.Type, id
@@ -88,7 +91,7 @@ func (e *Engine) fillObject(cl *call, obj *jsonapi.ResourceObject, slab *objectS
 	obj.Attributes = slab.members(len(res.Attributes))
 	for _, a := range res.Attributes {
 		if wanted(fields, a.Name) {
-			obj.Attributes = append(obj.Attributes, jsonapi.Member{Name: a.Name, Value: wireValue(a.Type, row[a.ColumnIn(cl.lang)])})
+			obj.Attributes = append(obj.Attributes, jsonapi.Member{Name: a.Name, Value: e.attributeValue(cl, a, row)})
 		}
 	}
 	if len(res.Relationships) == 0 {
@@ -120,10 +123,11 @@ func (e *Engine) fillObject(cl *call, obj *jsonapi.ResourceObject, slab *objectS
 // plainObject renders one record in the plain format: native identifiers,
 // relationships inline.
 func (e *Engine) plainObject(cl *call, res *resource.Resource, row storage.Row, links linkage) []jsonapi.Member {
+	res = cl.view(res)
 	out := make([]jsonapi.Member, 0, 1+len(res.Attributes)+len(res.Relationships))
 	out = append(out, jsonapi.Member{Name: "id", Value: row[res.IDColumn]})
 	for _, a := range res.Attributes {
-		out = append(out, jsonapi.Member{Name: a.Name, Value: wireValue(a.Type, row[a.ColumnIn(cl.lang)])})
+		out = append(out, jsonapi.Member{Name: a.Name, Value: e.attributeValue(cl, a, row)})
 	}
 	id := keyString(row[res.IDColumn])
 	for _, rel := range res.Relationships {
@@ -137,6 +141,18 @@ func (e *Engine) plainObject(cl *call, res *resource.Resource, row storage.Row, 
 		out = append(out, jsonapi.Member{Name: rel.Name, Value: toOneKey(cl, rel, row)})
 	}
 	return out
+}
+
+// attributeValue is the wire value of an attribute of row in the caller's
+// language; a log's list of a record's fields (x-fields-of) without those
+// the caller may not read.
+func (e *Engine) attributeValue(cl *call, a *resource.Attribute, row storage.Row) any {
+	v := wireValue(a.Type, row[a.ColumnIn(cl.lang)])
+	if a.FieldsOf != nil {
+		typ, _ := row[a.FieldsOf.Column].(string)
+		v = visibleFieldList(e.reg, cl.roles, typ, v)
+	}
+	return v
 }
 
 // link is the absolute address of a resource, or of a collection when id is "".

@@ -78,6 +78,9 @@ func (e *Engine) searchAnswer(r *Request) (*jsonapi.Reply, error) {
 	tables := make([]*storage.Table, len(types))
 	for i, res := range types {
 		tables[i] = e.table(res)
+		if res.SearchOpen { // the caller may not read every searched field
+			search.Open = append(search.Open, tables[i].Name)
+		}
 	}
 	limit, offset := size, (number-1)*size
 	if size < 0 {
@@ -173,13 +176,14 @@ func searchedByOperation(reg *resource.Registry, op *openapi3.Operation) ([]*res
 }
 
 // searchedTypes are the types filter[entities] names (all the route's
-// when absent), each one the caller may read: a type it may not read
+// when absent), each one the caller may read, as it sees it (call.view:
+// the title and the words of the fields it reads): a type it may not read
 // is answered as one that is not searchable, never searched.
 func (e *Engine) searchedTypes(cl *call, q map[string][]string) ([]*resource.Resource, *problem.Problem) {
 	var all []*resource.Resource
 	for _, res := range cl.rt.searches {
 		if len(res.Readers) == 0 || allowed(cl.roles, res, viewAction) {
-			all = append(all, res)
+			all = append(all, cl.view(res)) // its title and words: of the fields the caller reads
 		}
 	}
 	v, ok := q["filter[entities]"]

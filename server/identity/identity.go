@@ -26,3 +26,8 @@ func (p *Principal) Guest() bool { return p.ClientID == "" && p.UserID == 0 }
 func (p *Principal) Key() string {
 	return p.App + "\x1f" + p.ClientID + "\x1f" + strconv.FormatInt(p.UserID, 10)
 }
+
+// Roles are the back office's roles, the codes the migrations write to the
+// userroles table (docs/decisions.md §8): the roles the documents'
+// x-entityapi readers, x-readers and x-writers may name.
+var Roles = []string{"ROLE_ADMINISTRATOR", "ROLE_MANAGER", "ROLE_USER", "ROLE_INTEGRATION", "ROLE_AUDITOR"}

@@ -2,9 +2,12 @@ package resource
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/getkin/kin-openapi/openapi3"
+
+	"github.com/entityapi/entityapi/server/identity"
 )
 
 // Registry holds every resource of one application document.
@@ -140,6 +143,14 @@ func load(s *openapi3.Schema) (*Resource, []string, error) {
 			r.attrs[name] = a
 		}
 	}
+	for _, a := range r.Attributes {
+		if a.fieldsOf == "" {
+			continue
+		}
+		if a.FieldsOf = r.attrs[a.fieldsOf]; a.FieldsOf == nil || a.FieldsOf.Type != String || a.Type != JSON {
+			return nil, nil, fmt.Errorf("attribute %s: x-fields-of needs a list and the name of a text attribute, not %q", a.Name, a.fieldsOf)
+		}
+	}
 	for name, column := range m.WriteOnly {
 		a := &Attribute{Name: name, Column: column, Type: String, WriteOnly: true}
 		r.WriteOnly = append(r.WriteOnly, a)
@@ -158,6 +169,15 @@ func load(s *openapi3.Schema) (*Resource, []string, error) {
 	}
 	sort.Slice(r.Relationships, func(i, j int) bool { return r.Relationships[i].Name < r.Relationships[j].Name })
 	if err := r.resolveSearch(m.Search); err != nil {
+		return nil, nil, err
+	}
+	known := func(role string) bool { return slices.Contains(identity.Roles, role) }
+	for _, role := range r.Readers {
+		if !known(role) {
+			return nil, nil, fmt.Errorf("x-entityapi readers names the unknown role %q", role)
+		}
+	}
+	if err := r.resolveRestricted(known); err != nil {
 		return nil, nil, err
 	}
 	return r, m.Paths, nil

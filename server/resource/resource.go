@@ -5,7 +5,10 @@
 // batch support. The document stays the single source of truth.
 package resource
 
-import "strings"
+import (
+	"strings"
+	"sync"
+)
 
 // FieldType is the JSON type of an attribute, refined by its format.
 type FieldType int
@@ -60,8 +63,20 @@ type Resource struct {
 	// Search are the attributes whose words filter[searchText] finds, as
 	// declared (search.go); none: the records are not searched.
 	Search []*Attribute
-	attrs  map[string]*Attribute
-	rels   map[string]*Relationship
+	// SearchOpen: a view (For) lacks some searched attributes, and its
+	// searches read the index of the attributes every reader sees
+	// (docs/fields.md).
+	SearchOpen bool
+	attrs      map[string]*Attribute
+	rels       map[string]*Relationship
+
+	// Field-level permissions (fields.go): the attributes that name their
+	// readers, and the views made for callers; a view knows the whole
+	// resource (full) and what it hides.
+	restricted []*Attribute
+	views      *sync.Map // uint64 (hidden bits) -> *Resource
+	full       *Resource
+	hidden     uint64
 }
 
 // Attribute is one attribute of a resource.
@@ -81,6 +96,16 @@ type Attribute struct {
 	// Aggregate lists the functions filter[aggregations] may apply to the
 	// attribute (x-aggregate; see aggregate.go); empty: none.
 	Aggregate []string
+	// Readers are the only roles that may read the attribute (x-readers),
+	// Writers the only ones that may write it (x-writers); empty: every
+	// role that may read, or write, the records (fields.go).
+	Readers, Writers []string
+	// FieldsOf, on a log's list of a record's fields (an event's
+	// changedAttributes, an audit's fields: x-fields-of), is the attribute
+	// naming the record's type: a caller sees the fields of that type it
+	// may read, no others.
+	FieldsOf *Attribute
+	fieldsOf string
 }
 
 // ColumnIn is the attribute's column for a language ("" or an unknown one:

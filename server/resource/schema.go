@@ -52,6 +52,15 @@ func attribute(name string, s *openapi3.Schema) (*Attribute, error) {
 	if err := checkAggregate(a); err != nil {
 		return nil, err
 	}
+	if err := decodeExt(s.Extensions["x-readers"], &a.Readers); err != nil {
+		return nil, err
+	}
+	if err := decodeExt(s.Extensions["x-writers"], &a.Writers); err != nil {
+		return nil, err
+	}
+	if err := decodeExt(s.Extensions["x-fields-of"], &a.fieldsOf); err != nil {
+		return nil, err
+	}
 	if v, ok := s.Extensions["x-sort"]; ok {
 		if err := decodeExt(v, &a.Sort); err != nil {
 			return nil, err

@@ -95,7 +95,14 @@ func (s *Service) Deliver(ctx context.Context, job jobs.WebhookJob, attempt int)
 	if h.PreviousSecret != nil && h.PreviousUntil != nil && now.Before(*h.PreviousUntil) {
 		secrets = append(secrets, *h.PreviousSecret)
 	}
-	payload, err := json.Marshal(body{Type: job.Event.Type, Timestamp: job.Event.OccurredAt.UTC().Format(time.RFC3339), Data: job.Event})
+	event := job.Event
+	if len(event.ChangedAttributes) > 0 {
+		// What administrators, who manage the webhooks, may read of the
+		// record's type (docs/fields.md): a field only other roles read is
+		// not named to the webhook's receiver.
+		event.ChangedAttributes = s.engine.VisibleFieldList(managerRoles, event.ResourceType, event.ChangedAttributes)
+	}
+	payload, err := json.Marshal(body{Type: event.Type, Timestamp: event.OccurredAt.UTC().Format(time.RFC3339), Data: event})
 	if err != nil {
 		return err
 	}

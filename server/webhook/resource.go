@@ -79,6 +79,11 @@ func New(e *engine.Engine, q *jobs.Queue, cfg Config) *Service {
 	return s
 }
 
+// managerRoles are the roles of who manages webhooks (the route table lets
+// administrators only): a message names the fields of a record they may
+// read (docs/fields.md).
+var managerRoles = []string{"ROLE_ADMINISTRATOR"}
+
 // rotationOverlap is how long deliveries are signed with the previous secret
 // too after a rotation.
 const rotationOverlap = 24 * time.Hour

@@ -13,6 +13,10 @@ type Search struct {
 	// has an index per language and is searched in this one; "", or a
 	// language it has no index of, is its default index.
 	Lang string
+	// Open names the tables searched in their open index (OpenSearch):
+	// the caller may not read every attribute of the table's default one
+	// (docs/fields.md).
+	Open []string
 }
 
 // SearchTarget is where a full-text query looks: one index of a table.
@@ -22,7 +26,9 @@ type SearchTarget struct {
 	// Index is the index's language, one the table has an index of; "" is
 	// the default index (PostgreSQL: the column search_vector, or
 	// search_vector_<lang>; SQLite: the FTS5 table <table>_search's column
-	// body, or body_<lang>).
+	// body, or body_<lang>); OpenIndex the open one (PostgreSQL: the column
+	// search_vector_open; SQLite: the FTS5 table <table>_search_open, of
+	// one column).
 	Index string
 	// IntKey: the key is an integer. SQLite's FTS5 tables are keyed by
 	// their rowid, the record's key, where it is one; a table of text keys
@@ -41,8 +47,16 @@ type SearchTarget struct {
 // language (SearchTarget.Index) for a dialect whose default index is
 // named base.
 func SearchIndexColumn(base, lang string) string {
+	if lang == OpenIndex {
+		return base + "_open"
+	}
 	if lang == "" {
 		return base
 	}
 	return base + "_" + lang
 }
+
+// OpenIndex stands for the open index where an index is named like a
+// language (SearchIndexColumn): the index of the attributes every reader
+// of a table's records may read (docs/fields.md). No language is named so.
+const OpenIndex = "+open"

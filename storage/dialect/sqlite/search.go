@@ -16,7 +16,7 @@ import (
 // FTS5 has no unary NOT, so what a query excludes is a NOT IN of its own;
 // a query that only excludes keeps every other row.
 func match(t dialect.SearchTarget, q dialect.Search) (string, []any) {
-	fts, col, fk := bun.Ident(t.Table+"_search"), ftsColumn(t), ftsKey(t)
+	fts, col, fk := ftsTable(t), ftsColumn(t), ftsKey(t)
 	var parts []string
 	var args []any
 	if len(q.All) > 0 {
@@ -34,10 +34,19 @@ func match(t dialect.SearchTarget, q dialect.Search) (string, []any) {
 // FTS5 table itself when its one column is the index, else the index's
 // column (body, or body_<lang>: a column filter).
 func ftsColumn(t dialect.SearchTarget) bun.Ident {
-	if !t.Localized {
-		return bun.Ident(t.Table + "_search")
+	if !t.Localized || t.Index == dialect.OpenIndex {
+		return ftsTable(t)
 	}
 	return bun.Ident(dialect.SearchIndexColumn("body", t.Index))
+}
+
+// ftsTable is the FTS5 table of the target's index: <table>_search, or
+// <table>_search_open for the open index (docs/fields.md).
+func ftsTable(t dialect.SearchTarget) bun.Ident {
+	if t.Index == dialect.OpenIndex {
+		return bun.Ident(t.Table + "_search_open")
+	}
+	return bun.Ident(t.Table + "_search")
 }
 
 // ftsKey is the column of the target's FTS5 table that holds a row's key:
@@ -78,7 +87,7 @@ func ftsAny(phrases []string) string {
 // A table with languages names the index's column (ftsColumn): a MATCH on
 // the whole table would read the other languages too.
 func searchHits(t dialect.SearchTarget, q dialect.Search) (string, []any) {
-	fts, k, col, fk := bun.Ident(t.Table+"_search"), bun.Ident(t.Key), ftsColumn(t), ftsKey(t)
+	fts, k, col, fk := ftsTable(t), bun.Ident(t.Key), ftsColumn(t), ftsKey(t)
 	tb := bun.Ident(t.Table)
 	if len(q.All) == 0 {
 		text := "SELECT ? AS k, 0.0 AS score FROM ? WHERE ? NOT IN (SELECT ? FROM ? WHERE ? MATCH ?)"
