@@ -25,6 +25,7 @@ import (
 func TestSearchIndexesFollowTheDocuments(t *testing.T) {
 	t.Parallel()
 	declared := map[string]map[string][]string{}
+	open := map[string][]string{}
 	for _, data := range [][]byte{openapi.Backoffice, openapi.Storefront} {
 		doc, err := openapi3.NewLoader().LoadFromData(data)
 		if err != nil {
@@ -39,6 +40,9 @@ func TestSearchIndexesFollowTheDocuments(t *testing.T) {
 			if len(res.Search) > 0 {
 				declared[res.Table] = searchIndexesOf(res)
 			}
+			if cols := openIndexOf(res); cols != nil {
+				open[res.Table] = cols
+			}
 		}
 	}
 	for table, indexes := range declared {
@@ -51,11 +55,17 @@ func TestSearchIndexesFollowTheDocuments(t *testing.T) {
 			t.Errorf("%s: storage.SearchColumns lists it, no document declares its search", table)
 		}
 	}
+	if !maps.EqualFunc(open, storage.OpenSearchColumns, slices.Equal) {
+		t.Errorf("open indexes: the documents need %v, storage.OpenSearchColumns has %v", open, storage.OpenSearchColumns)
+	}
 	for _, dialect := range storagetest.Dialects() {
 		t.Run(dialect, func(t *testing.T) {
 			t.Parallel()
 			s := storagetest.Open(t, dialect)
 			ctx := context.Background()
+			for table, cols := range storage.OpenSearchColumns {
+				checkOpenIndex(t, s, dialect, table, cols)
+			}
 			for table, indexes := range storage.SearchColumns {
 				if dialect == "sqlite" {
 					// Every table's insert trigger writes its FTS5 table.
@@ -120,6 +130,52 @@ func searchIndexesOf(res *resource.Resource) map[string][]string {
 		}
 	}
 	return out
+}
+
+// openIndexOf is the columns of res's open index (docs/fields.md): its
+// searched attributes that name no readers, when some others do; nil when
+// every reader reads them all.
+func openIndexOf(res *resource.Resource) []string {
+	var cols []string
+	restricted := false
+	for _, a := range res.Search {
+		if len(a.Readers) > 0 {
+			restricted = true
+			continue
+		}
+		cols = append(cols, a.Column)
+	}
+	if !restricted {
+		return nil
+	}
+	return cols
+}
+
+// checkOpenIndex holds table's open index to cols: on PostgreSQL the
+// expression of search_vector_open, on SQLite the triggers that write
+// <table>_search_open.
+func checkOpenIndex(t *testing.T, s *storage.Store, dialect, table string, cols []string) {
+	t.Helper()
+	ctx := context.Background()
+	if dialect != "sqlite" {
+		var expr string
+		err := s.DB().QueryRowContext(ctx, "SELECT coalesce(generation_expression, '') FROM information_schema.columns "+
+			"WHERE table_schema = current_schema() AND table_name = ? AND column_name = ?", table, "search_vector_open").Scan(&expr)
+		if err != nil {
+			t.Fatalf("%s.search_vector_open: %v", table, err)
+		}
+		checkIndexed(t, table+".search_vector_open", expr, "COALESCE(", cols)
+		return
+	}
+	for trigger, prefix := range map[string]string{"_insert": "coalesce(new.", "_delete": "coalesce(old."} {
+		trigger = table + "_search_open" + trigger
+		var text string
+		err := s.DB().QueryRowContext(ctx, "SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = ?", trigger).Scan(&text)
+		if err != nil {
+			t.Fatalf("%s: %v", trigger, err)
+		}
+		checkIndexed(t, trigger, text, prefix, cols)
+	}
 }
 
 // ftsLanguages are the languages of the columns of table's FTS5 table, in

@@ -1983,7 +1983,7 @@ type AuditAttributes struct {
 	// Example: demo-backoffice
 	ClientId *string `json:"clientId,omitempty"`
 
-	// Fields The fields the change set (a create), changed (an update) or the record held (a delete), in the order the record's description lists them.
+	// Fields The fields the change set (a create), changed (an update) or the record held (a delete), in the order the record's description lists them; of those the caller may read (a field only some roles read, such as a user's `email`, is left out for the others).
 	Fields *[]AuditField `json:"fields,omitempty"`
 
 	// LoggedAt When the change was written (UTC).
@@ -3175,7 +3175,7 @@ type EventAttributes struct {
 	// Example: updated
 	Action *EventAttributesAction `json:"action,omitempty"`
 
-	// ChangedAttributes The names of the attributes the change set (none for a delete).
+	// ChangedAttributes The names of the attributes the change set (none for a delete), of those the caller may read (a field only some roles read, such as a user's `email`, is left out for the others).
 	//
 	// Example: ["name"]
 	ChangedAttributes *[]string `json:"changedAttributes,omitempty"`
@@ -4027,7 +4027,7 @@ type UserAttributes struct {
 	// CreatedAt When the user was created (UTC).
 	CreatedAt *time.Time `json:"createdAt,omitempty"`
 
-	// Email The user's email address; unique across all organizations.
+	// Email The user's email address; unique across all organizations. Administrators and managers only (`x-readers`): for other roles the field is absent from every answer and unknown to filters, sorts, aggregations and searches.
 	//
 	// Example: john.doe@example.com
 	Email *openapi_types.Email `json:"email,omitempty"`
@@ -4055,7 +4055,7 @@ type UserAttributes struct {
 	// Example: 104620138574392
 	GoogleId *string `json:"googleId,omitempty"`
 
-	// LastLogin When the user last signed in (UTC); null if never.
+	// LastLogin When the user last signed in (UTC); null if never. Administrators and managers only (`x-readers`): for other roles the field is absent from every answer and unknown to filters, sorts, aggregations and searches.
 	LastLogin *time.Time `json:"lastLogin,omitempty"`
 
 	// LastName The user's last name.
@@ -4247,7 +4247,9 @@ type UserPlain struct {
 	Birthday  *openapi_types.Date `json:"birthday,omitempty"`
 	CreatedAt *time.Time          `json:"createdAt,omitempty"`
 
-	// Email Example: john.doe@example.com
+	// Email The user's email address. Administrators and managers only (`x-readers`).
+	//
+	// Example: john.doe@example.com
 	Email  *openapi_types.Email `json:"email,omitempty"`
 	Emails *[]UserEmail         `json:"emails,omitempty"`
 
@@ -4264,7 +4266,9 @@ type UserPlain struct {
 	GoogleId *string `json:"googleId,omitempty"`
 
 	// Id Example: 3
-	Id        int64      `json:"id"`
+	Id int64 `json:"id"`
+
+	// LastLogin When the user last signed in (UTC); null if never. Administrators and managers only (`x-readers`).
 	LastLogin *time.Time `json:"lastLogin,omitempty"`
 
 	// LastName Example: Doe
@@ -4833,7 +4837,7 @@ type WeightUnitType string
 
 // WeightUnitAttributes The fields of a weight unit.
 type WeightUnitAttributes struct {
-	// ConversionRates Conversion factors to other units: each key is another unit's code, each value how many of that unit make one of this unit (for `kg`, `{"lbs": 2.20462262}`).
+	// ConversionRates Conversion factors to other units: each key is another unit's code, each value how many of that unit make one of this unit (for `kg`, `{"lbs": 2.20462262}`). Written by administrators only (`x-writers`).
 	//
 	// Example: {"g":1000,"lbs":2.20462262}
 	ConversionRates *map[string]float32 `json:"conversionRates,omitempty"`
@@ -4910,7 +4914,7 @@ type WeightUnitUpdateResourceType string
 
 // WeightUnitWritableAttributes The fields a client may set on a weight unit.
 type WeightUnitWritableAttributes struct {
-	// ConversionRates Conversion factors to other units, keyed by unit code; each factor is positive. Replaces the stored rates as a whole.
+	// ConversionRates Conversion factors to other units, keyed by unit code; each factor is positive. Replaces the stored rates as a whole. Administrators only (`x-writers`): the rates convert every weight, so a manager who sends them gets a 403 that points at them; managers may create and change units without them.
 	ConversionRates *map[string]float32 `json:"conversionRates,omitempty"`
 }
 
@@ -5504,7 +5508,7 @@ type DeleteAccountsParams struct {
 	// FilterOwnerUsername Accounts whose owner's username is one of the comma-separated values, or as an operator says (`filter[owner.username][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. The negated operators (`neq`, `neq_or_null`, `not_contains`, `not_starts_with`, `not_ends_with`, `exists=false`) find the accounts whose owner's username does not match the positive form, accounts without an owner included. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterOwnerUsername *AccountFilterOwnerUsername `form:"filter[owner.username],omitempty" json:"filter[owner.username],omitempty"`
 
-	// FilterOwnerEmail Accounts whose owner's email address is one of the comma-separated values, or as an operator says (`filter[owner.email][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. The negated operators (`neq`, `neq_or_null`, `not_contains`, `not_starts_with`, `not_ends_with`, `exists=false`) find the accounts whose owner's email address does not match the positive form, accounts without an owner included. Each value has at most 1,000 characters; a longer one is a 400.
+	// FilterOwnerEmail Accounts whose owner's email address is one of the comma-separated values, or as an operator says (`filter[owner.email][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. The negated operators (`neq`, `neq_or_null`, `not_contains`, `not_starts_with`, `not_ends_with`, `exists=false`) find the accounts whose owner's email address does not match the positive form, accounts without an owner included. Administrators and managers only, who may read a user's email address: for other roles this filter is unknown, a 400. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterOwnerEmail *AccountFilterOwnerEmail `form:"filter[owner.email],omitempty" json:"filter[owner.email],omitempty"`
 
 	// FilterDefaultContactLastName Accounts whose default contact's last name is one of the comma-separated values, or as an operator says (`filter[defaultContact.lastName][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. The negated operators (`neq`, `neq_or_null`, `not_contains`, `not_starts_with`, `not_ends_with`, `exists=false`) find the accounts whose default contact's last name does not match the positive form, accounts without a default contact included. Each value has at most 1,000 characters; a longer one is a 400.
@@ -5567,7 +5571,7 @@ type ListAccountsParams struct {
 	// FilterOwnerUsername Accounts whose owner's username is one of the comma-separated values, or as an operator says (`filter[owner.username][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. The negated operators (`neq`, `neq_or_null`, `not_contains`, `not_starts_with`, `not_ends_with`, `exists=false`) find the accounts whose owner's username does not match the positive form, accounts without an owner included. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterOwnerUsername *AccountFilterOwnerUsername `form:"filter[owner.username],omitempty" json:"filter[owner.username],omitempty"`
 
-	// FilterOwnerEmail Accounts whose owner's email address is one of the comma-separated values, or as an operator says (`filter[owner.email][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. The negated operators (`neq`, `neq_or_null`, `not_contains`, `not_starts_with`, `not_ends_with`, `exists=false`) find the accounts whose owner's email address does not match the positive form, accounts without an owner included. Each value has at most 1,000 characters; a longer one is a 400.
+	// FilterOwnerEmail Accounts whose owner's email address is one of the comma-separated values, or as an operator says (`filter[owner.email][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. The negated operators (`neq`, `neq_or_null`, `not_contains`, `not_starts_with`, `not_ends_with`, `exists=false`) find the accounts whose owner's email address does not match the positive form, accounts without an owner included. Administrators and managers only, who may read a user's email address: for other roles this filter is unknown, a 400. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterOwnerEmail *AccountFilterOwnerEmail `form:"filter[owner.email],omitempty" json:"filter[owner.email],omitempty"`
 
 	// FilterDefaultContactLastName Accounts whose default contact's last name is one of the comma-separated values, or as an operator says (`filter[defaultContact.lastName][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. The negated operators (`neq`, `neq_or_null`, `not_contains`, `not_starts_with`, `not_ends_with`, `exists=false`) find the accounts whose default contact's last name does not match the positive form, accounts without a default contact included. Each value has at most 1,000 characters; a longer one is a 400.
@@ -5600,7 +5604,7 @@ type ListAccountsParams struct {
 	// PageBefore Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`.
 	PageBefore *PageBefore `form:"page[before],omitempty" json:"page[before],omitempty"`
 
-	// Sort Fields to sort by, separated by commas; a leading `-` sorts descending. Sortable: `id`, `name`, `externalId`, `defaultContact`, `owner`, `referredBy`, `createdAt`, `updatedAt`. Related fields (to-one): `owner.username`, `owner.email`, `defaultContact.lastName`, `referredBy.name`; a list sorted by one is paged by number, not by cursor.
+	// Sort Fields to sort by, separated by commas; a leading `-` sorts descending. Sortable: `id`, `name`, `externalId`, `defaultContact`, `owner`, `referredBy`, `createdAt`, `updatedAt`. Related fields (to-one): `owner.username`, `owner.email` (administrators and managers only), `defaultContact.lastName`, `referredBy.name`; a list sorted by one is paged by number, not by cursor.
 	Sort *AccountSort `form:"sort,omitempty" json:"sort,omitempty"`
 
 	// Include Related resources to add in `included`; JSON:API only. Paths: `contacts`, `defaultContact`, `organization`, `owner`, `referredBy`, and deeper paths such as `owner.organization` or `contacts.owner`.
@@ -6416,7 +6420,7 @@ type ListBusinessUnitUsersParams struct {
 	// FilterUsername Users by username: one of the comma-separated values, or as an operator says (`filter[username][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterUsername *UserFilterUsername `form:"filter[username],omitempty" json:"filter[username],omitempty"`
 
-	// FilterEmail Users by email address: one of the comma-separated values, or as an operator says (`filter[email][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. Each value has at most 1,000 characters; a longer one is a 400.
+	// FilterEmail Users by email address (administrators and managers only: for other roles this filter is unknown, a 400): one of the comma-separated values, or as an operator says (`filter[email][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterEmail *UserFilterEmail `form:"filter[email],omitempty" json:"filter[email],omitempty"`
 
 	// FilterLastName Users by last name: one of the comma-separated values, or as an operator says (`filter[lastName][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. Each value has at most 1,000 characters; a longer one is a 400.
@@ -6443,13 +6447,13 @@ type ListBusinessUnitUsersParams struct {
 	// FilterUpdatedAt Users by time of last change, as for `filter[createdAt]`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterUpdatedAt *UserFilterUpdatedAt `form:"filter[updatedAt],omitempty" json:"filter[updatedAt],omitempty"`
 
-	// FilterSearchText Users whose username, email address, first and last name hold the words of a search, as a web search engine reads them: words (all must be found, in any order and case), a "phrase in quotes" (its words in order), `OR` between two words or phrases (either), `-word` or `-"phrase"` (not found). Words are runs of letters and digits: punctuation separates them (`ACME-001` is `ACME 001` as a phrase). Combines with every other filter, the sort and the paging. At most 32 words and 1,000 characters; a text without a word to find is a 400.
+	// FilterSearchText Users whose username, email address, first and last name hold the words of a search (the email address only for administrators and managers, who may read it), as a web search engine reads them: words (all must be found, in any order and case), a "phrase in quotes" (its words in order), `OR` between two words or phrases (either), `-word` or `-"phrase"` (not found). Words are runs of letters and digits: punctuation separates them (`ACME-001` is `ACME 001` as a phrase). Combines with every other filter, the sort and the paging. At most 32 words and 1,000 characters; a text without a word to find is a 400.
 	FilterSearchText *UserFilterSearchText `form:"filter[searchText],omitempty" json:"filter[searchText],omitempty"`
 
 	// FilterOwnerName Users whose business unit's name is one of the comma-separated values, or as an operator says (`filter[owner.name][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. The negated operators (`neq`, `neq_or_null`, `not_contains`, `not_starts_with`, `not_ends_with`, `exists=false`) find the users whose business unit's name does not match the positive form, users without a business unit included. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterOwnerName *UserFilterOwnerName `form:"filter[owner.name],omitempty" json:"filter[owner.name],omitempty"`
 
-	// FilterAggregations Figures over every user the other filters match, not only the page, answered in `meta.aggregatedData` (JSON:API only; in the plain format a 400): terms `field function` separated by commas, each optionally with an alias as a third word (`enabled count total`). Fields and functions: `enabled` (`count`), `lastLogin` (`min`, `max`), `loginCount` (`sum`, `avg`, `min`, `max`). Each answer is named by its alias, or by the field and the function (`enabledCount`). `count` answers `[{value, count}]`, the values most records hold first (ties by value; records without a value are left out), at most 100 of them unless the server's `--max-aggregation-values` says otherwise; `sum`, `avg`, `min` and `max` answer one value, null when no record has one. At most 10 terms and 1,000 characters; an unknown field, a function the field does not take, a malformed term or a name given twice is a 400.
+	// FilterAggregations Figures over every user the other filters match, not only the page, answered in `meta.aggregatedData` (JSON:API only; in the plain format a 400): terms `field function` separated by commas, each optionally with an alias as a third word (`enabled count total`). Fields and functions: `enabled` (`count`), `lastLogin` (`min`, `max`; administrators and managers only), `loginCount` (`sum`, `avg`, `min`, `max`). Each answer is named by its alias, or by the field and the function (`enabledCount`). `count` answers `[{value, count}]`, the values most records hold first (ties by value; records without a value are left out), at most 100 of them unless the server's `--max-aggregation-values` says otherwise; `sum`, `avg`, `min` and `max` answer one value, null when no record has one. At most 10 terms and 1,000 characters; an unknown field, a function the field does not take, a malformed term or a name given twice is a 400.
 	FilterAggregations *UserFilterAggregations `form:"filter[aggregations],omitempty" json:"filter[aggregations],omitempty"`
 
 	// PageNumber The page to return, starting at 1.
@@ -6464,7 +6468,7 @@ type ListBusinessUnitUsersParams struct {
 	// PageBefore Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`.
 	PageBefore *PageBefore `form:"page[before],omitempty" json:"page[before],omitempty"`
 
-	// Sort Fields to sort by, separated by commas; a leading `-` sorts descending. Sortable: `id`, `username`, `email`, `lastName`, `enabled`, `externalId`, `owner`, `createdAt`, `updatedAt`. Related fields (to-one): `owner.name`; a list sorted by one is paged by number, not by cursor.
+	// Sort Fields to sort by, separated by commas; a leading `-` sorts descending. Sortable: `id`, `username`, `email` (administrators and managers only), `lastName`, `enabled`, `externalId`, `owner`, `createdAt`, `updatedAt`. Related fields (to-one): `owner.name`; a list sorted by one is paged by number, not by cursor.
 	Sort *UserSort `form:"sort,omitempty" json:"sort,omitempty"`
 
 	// Include Related resources to add in `included`; JSON:API only. Paths: `organization`, `owner`, `userRoles`, and deeper paths such as `owner.organization`.
@@ -6755,7 +6759,7 @@ type ListContactAccountsParams struct {
 	// FilterOwnerUsername Accounts whose owner's username is one of the comma-separated values, or as an operator says (`filter[owner.username][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. The negated operators (`neq`, `neq_or_null`, `not_contains`, `not_starts_with`, `not_ends_with`, `exists=false`) find the accounts whose owner's username does not match the positive form, accounts without an owner included. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterOwnerUsername *AccountFilterOwnerUsername `form:"filter[owner.username],omitempty" json:"filter[owner.username],omitempty"`
 
-	// FilterOwnerEmail Accounts whose owner's email address is one of the comma-separated values, or as an operator says (`filter[owner.email][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. The negated operators (`neq`, `neq_or_null`, `not_contains`, `not_starts_with`, `not_ends_with`, `exists=false`) find the accounts whose owner's email address does not match the positive form, accounts without an owner included. Each value has at most 1,000 characters; a longer one is a 400.
+	// FilterOwnerEmail Accounts whose owner's email address is one of the comma-separated values, or as an operator says (`filter[owner.email][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. The negated operators (`neq`, `neq_or_null`, `not_contains`, `not_starts_with`, `not_ends_with`, `exists=false`) find the accounts whose owner's email address does not match the positive form, accounts without an owner included. Administrators and managers only, who may read a user's email address: for other roles this filter is unknown, a 400. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterOwnerEmail *AccountFilterOwnerEmail `form:"filter[owner.email],omitempty" json:"filter[owner.email],omitempty"`
 
 	// FilterDefaultContactLastName Accounts whose default contact's last name is one of the comma-separated values, or as an operator says (`filter[defaultContact.lastName][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. The negated operators (`neq`, `neq_or_null`, `not_contains`, `not_starts_with`, `not_ends_with`, `exists=false`) find the accounts whose default contact's last name does not match the positive form, accounts without a default contact included. Each value has at most 1,000 characters; a longer one is a 400.
@@ -6788,7 +6792,7 @@ type ListContactAccountsParams struct {
 	// PageBefore Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`.
 	PageBefore *PageBefore `form:"page[before],omitempty" json:"page[before],omitempty"`
 
-	// Sort Fields to sort by, separated by commas; a leading `-` sorts descending. Sortable: `id`, `name`, `externalId`, `defaultContact`, `owner`, `referredBy`, `createdAt`, `updatedAt`. Related fields (to-one): `owner.username`, `owner.email`, `defaultContact.lastName`, `referredBy.name`; a list sorted by one is paged by number, not by cursor.
+	// Sort Fields to sort by, separated by commas; a leading `-` sorts descending. Sortable: `id`, `name`, `externalId`, `defaultContact`, `owner`, `referredBy`, `createdAt`, `updatedAt`. Related fields (to-one): `owner.username`, `owner.email` (administrators and managers only), `defaultContact.lastName`, `referredBy.name`; a list sorted by one is paged by number, not by cursor.
 	Sort *AccountSort `form:"sort,omitempty" json:"sort,omitempty"`
 
 	// Include Related resources to add in `included`; JSON:API only. Paths: `contacts`, `defaultContact`, `organization`, `owner`, `referredBy`, and deeper paths such as `owner.organization` or `contacts.owner`.
@@ -7496,7 +7500,7 @@ type ListOrganizationUsersParams struct {
 	// FilterUsername Users by username: one of the comma-separated values, or as an operator says (`filter[username][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterUsername *UserFilterUsername `form:"filter[username],omitempty" json:"filter[username],omitempty"`
 
-	// FilterEmail Users by email address: one of the comma-separated values, or as an operator says (`filter[email][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. Each value has at most 1,000 characters; a longer one is a 400.
+	// FilterEmail Users by email address (administrators and managers only: for other roles this filter is unknown, a 400): one of the comma-separated values, or as an operator says (`filter[email][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterEmail *UserFilterEmail `form:"filter[email],omitempty" json:"filter[email],omitempty"`
 
 	// FilterLastName Users by last name: one of the comma-separated values, or as an operator says (`filter[lastName][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. Each value has at most 1,000 characters; a longer one is a 400.
@@ -7523,13 +7527,13 @@ type ListOrganizationUsersParams struct {
 	// FilterUpdatedAt Users by time of last change, as for `filter[createdAt]`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterUpdatedAt *UserFilterUpdatedAt `form:"filter[updatedAt],omitempty" json:"filter[updatedAt],omitempty"`
 
-	// FilterSearchText Users whose username, email address, first and last name hold the words of a search, as a web search engine reads them: words (all must be found, in any order and case), a "phrase in quotes" (its words in order), `OR` between two words or phrases (either), `-word` or `-"phrase"` (not found). Words are runs of letters and digits: punctuation separates them (`ACME-001` is `ACME 001` as a phrase). Combines with every other filter, the sort and the paging. At most 32 words and 1,000 characters; a text without a word to find is a 400.
+	// FilterSearchText Users whose username, email address, first and last name hold the words of a search (the email address only for administrators and managers, who may read it), as a web search engine reads them: words (all must be found, in any order and case), a "phrase in quotes" (its words in order), `OR` between two words or phrases (either), `-word` or `-"phrase"` (not found). Words are runs of letters and digits: punctuation separates them (`ACME-001` is `ACME 001` as a phrase). Combines with every other filter, the sort and the paging. At most 32 words and 1,000 characters; a text without a word to find is a 400.
 	FilterSearchText *UserFilterSearchText `form:"filter[searchText],omitempty" json:"filter[searchText],omitempty"`
 
 	// FilterOwnerName Users whose business unit's name is one of the comma-separated values, or as an operator says (`filter[owner.name][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. The negated operators (`neq`, `neq_or_null`, `not_contains`, `not_starts_with`, `not_ends_with`, `exists=false`) find the users whose business unit's name does not match the positive form, users without a business unit included. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterOwnerName *UserFilterOwnerName `form:"filter[owner.name],omitempty" json:"filter[owner.name],omitempty"`
 
-	// FilterAggregations Figures over every user the other filters match, not only the page, answered in `meta.aggregatedData` (JSON:API only; in the plain format a 400): terms `field function` separated by commas, each optionally with an alias as a third word (`enabled count total`). Fields and functions: `enabled` (`count`), `lastLogin` (`min`, `max`), `loginCount` (`sum`, `avg`, `min`, `max`). Each answer is named by its alias, or by the field and the function (`enabledCount`). `count` answers `[{value, count}]`, the values most records hold first (ties by value; records without a value are left out), at most 100 of them unless the server's `--max-aggregation-values` says otherwise; `sum`, `avg`, `min` and `max` answer one value, null when no record has one. At most 10 terms and 1,000 characters; an unknown field, a function the field does not take, a malformed term or a name given twice is a 400.
+	// FilterAggregations Figures over every user the other filters match, not only the page, answered in `meta.aggregatedData` (JSON:API only; in the plain format a 400): terms `field function` separated by commas, each optionally with an alias as a third word (`enabled count total`). Fields and functions: `enabled` (`count`), `lastLogin` (`min`, `max`; administrators and managers only), `loginCount` (`sum`, `avg`, `min`, `max`). Each answer is named by its alias, or by the field and the function (`enabledCount`). `count` answers `[{value, count}]`, the values most records hold first (ties by value; records without a value are left out), at most 100 of them unless the server's `--max-aggregation-values` says otherwise; `sum`, `avg`, `min` and `max` answer one value, null when no record has one. At most 10 terms and 1,000 characters; an unknown field, a function the field does not take, a malformed term or a name given twice is a 400.
 	FilterAggregations *UserFilterAggregations `form:"filter[aggregations],omitempty" json:"filter[aggregations],omitempty"`
 
 	// PageNumber The page to return, starting at 1.
@@ -7544,7 +7548,7 @@ type ListOrganizationUsersParams struct {
 	// PageBefore Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`.
 	PageBefore *PageBefore `form:"page[before],omitempty" json:"page[before],omitempty"`
 
-	// Sort Fields to sort by, separated by commas; a leading `-` sorts descending. Sortable: `id`, `username`, `email`, `lastName`, `enabled`, `externalId`, `owner`, `createdAt`, `updatedAt`. Related fields (to-one): `owner.name`; a list sorted by one is paged by number, not by cursor.
+	// Sort Fields to sort by, separated by commas; a leading `-` sorts descending. Sortable: `id`, `username`, `email` (administrators and managers only), `lastName`, `enabled`, `externalId`, `owner`, `createdAt`, `updatedAt`. Related fields (to-one): `owner.name`; a list sorted by one is paged by number, not by cursor.
 	Sort *UserSort `form:"sort,omitempty" json:"sort,omitempty"`
 
 	// Include Related resources to add in `included`; JSON:API only. Paths: `organization`, `owner`, `userRoles`, and deeper paths such as `owner.organization`.
@@ -7976,7 +7980,7 @@ type DeleteUsersParams struct {
 	// FilterUsername Users by username: one of the comma-separated values, or as an operator says (`filter[username][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterUsername *UserFilterUsername `form:"filter[username],omitempty" json:"filter[username],omitempty"`
 
-	// FilterEmail Users by email address: one of the comma-separated values, or as an operator says (`filter[email][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. Each value has at most 1,000 characters; a longer one is a 400.
+	// FilterEmail Users by email address (administrators and managers only: for other roles this filter is unknown, a 400): one of the comma-separated values, or as an operator says (`filter[email][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterEmail *UserFilterEmail `form:"filter[email],omitempty" json:"filter[email],omitempty"`
 
 	// FilterLastName Users by last name: one of the comma-separated values, or as an operator says (`filter[lastName][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. Each value has at most 1,000 characters; a longer one is a 400.
@@ -8003,7 +8007,7 @@ type DeleteUsersParams struct {
 	// FilterUpdatedAt Users by time of last change, as for `filter[createdAt]`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterUpdatedAt *UserFilterUpdatedAt `form:"filter[updatedAt],omitempty" json:"filter[updatedAt],omitempty"`
 
-	// FilterSearchText Users whose username, email address, first and last name hold the words of a search, as a web search engine reads them: words (all must be found, in any order and case), a "phrase in quotes" (its words in order), `OR` between two words or phrases (either), `-word` or `-"phrase"` (not found). Words are runs of letters and digits: punctuation separates them (`ACME-001` is `ACME 001` as a phrase). Combines with every other filter, the sort and the paging. At most 32 words and 1,000 characters; a text without a word to find is a 400.
+	// FilterSearchText Users whose username, email address, first and last name hold the words of a search (the email address only for administrators and managers, who may read it), as a web search engine reads them: words (all must be found, in any order and case), a "phrase in quotes" (its words in order), `OR` between two words or phrases (either), `-word` or `-"phrase"` (not found). Words are runs of letters and digits: punctuation separates them (`ACME-001` is `ACME 001` as a phrase). Combines with every other filter, the sort and the paging. At most 32 words and 1,000 characters; a text without a word to find is a 400.
 	FilterSearchText *UserFilterSearchText `form:"filter[searchText],omitempty" json:"filter[searchText],omitempty"`
 
 	// FilterOwnerName Users whose business unit's name is one of the comma-separated values, or as an operator says (`filter[owner.name][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. The negated operators (`neq`, `neq_or_null`, `not_contains`, `not_starts_with`, `not_ends_with`, `exists=false`) find the users whose business unit's name does not match the positive form, users without a business unit included. Each value has at most 1,000 characters; a longer one is a 400.
@@ -8024,7 +8028,7 @@ type ListUsersParams struct {
 	// FilterUsername Users by username: one of the comma-separated values, or as an operator says (`filter[username][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterUsername *UserFilterUsername `form:"filter[username],omitempty" json:"filter[username],omitempty"`
 
-	// FilterEmail Users by email address: one of the comma-separated values, or as an operator says (`filter[email][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. Each value has at most 1,000 characters; a longer one is a 400.
+	// FilterEmail Users by email address (administrators and managers only: for other roles this filter is unknown, a 400): one of the comma-separated values, or as an operator says (`filter[email][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterEmail *UserFilterEmail `form:"filter[email],omitempty" json:"filter[email],omitempty"`
 
 	// FilterLastName Users by last name: one of the comma-separated values, or as an operator says (`filter[lastName][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. Each value has at most 1,000 characters; a longer one is a 400.
@@ -8051,13 +8055,13 @@ type ListUsersParams struct {
 	// FilterUpdatedAt Users by time of last change, as for `filter[createdAt]`. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterUpdatedAt *UserFilterUpdatedAt `form:"filter[updatedAt],omitempty" json:"filter[updatedAt],omitempty"`
 
-	// FilterSearchText Users whose username, email address, first and last name hold the words of a search, as a web search engine reads them: words (all must be found, in any order and case), a "phrase in quotes" (its words in order), `OR` between two words or phrases (either), `-word` or `-"phrase"` (not found). Words are runs of letters and digits: punctuation separates them (`ACME-001` is `ACME 001` as a phrase). Combines with every other filter, the sort and the paging. At most 32 words and 1,000 characters; a text without a word to find is a 400.
+	// FilterSearchText Users whose username, email address, first and last name hold the words of a search (the email address only for administrators and managers, who may read it), as a web search engine reads them: words (all must be found, in any order and case), a "phrase in quotes" (its words in order), `OR` between two words or phrases (either), `-word` or `-"phrase"` (not found). Words are runs of letters and digits: punctuation separates them (`ACME-001` is `ACME 001` as a phrase). Combines with every other filter, the sort and the paging. At most 32 words and 1,000 characters; a text without a word to find is a 400.
 	FilterSearchText *UserFilterSearchText `form:"filter[searchText],omitempty" json:"filter[searchText],omitempty"`
 
 	// FilterOwnerName Users whose business unit's name is one of the comma-separated values, or as an operator says (`filter[owner.name][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. The negated operators (`neq`, `neq_or_null`, `not_contains`, `not_starts_with`, `not_ends_with`, `exists=false`) find the users whose business unit's name does not match the positive form, users without a business unit included. Each value has at most 1,000 characters; a longer one is a 400.
 	FilterOwnerName *UserFilterOwnerName `form:"filter[owner.name],omitempty" json:"filter[owner.name],omitempty"`
 
-	// FilterAggregations Figures over every user the other filters match, not only the page, answered in `meta.aggregatedData` (JSON:API only; in the plain format a 400): terms `field function` separated by commas, each optionally with an alias as a third word (`enabled count total`). Fields and functions: `enabled` (`count`), `lastLogin` (`min`, `max`), `loginCount` (`sum`, `avg`, `min`, `max`). Each answer is named by its alias, or by the field and the function (`enabledCount`). `count` answers `[{value, count}]`, the values most records hold first (ties by value; records without a value are left out), at most 100 of them unless the server's `--max-aggregation-values` says otherwise; `sum`, `avg`, `min` and `max` answer one value, null when no record has one. At most 10 terms and 1,000 characters; an unknown field, a function the field does not take, a malformed term or a name given twice is a 400.
+	// FilterAggregations Figures over every user the other filters match, not only the page, answered in `meta.aggregatedData` (JSON:API only; in the plain format a 400): terms `field function` separated by commas, each optionally with an alias as a third word (`enabled count total`). Fields and functions: `enabled` (`count`), `lastLogin` (`min`, `max`; administrators and managers only), `loginCount` (`sum`, `avg`, `min`, `max`). Each answer is named by its alias, or by the field and the function (`enabledCount`). `count` answers `[{value, count}]`, the values most records hold first (ties by value; records without a value are left out), at most 100 of them unless the server's `--max-aggregation-values` says otherwise; `sum`, `avg`, `min` and `max` answer one value, null when no record has one. At most 10 terms and 1,000 characters; an unknown field, a function the field does not take, a malformed term or a name given twice is a 400.
 	FilterAggregations *UserFilterAggregations `form:"filter[aggregations],omitempty" json:"filter[aggregations],omitempty"`
 
 	// PageNumber The page to return, starting at 1.
@@ -8072,7 +8076,7 @@ type ListUsersParams struct {
 	// PageBefore Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`.
 	PageBefore *PageBefore `form:"page[before],omitempty" json:"page[before],omitempty"`
 
-	// Sort Fields to sort by, separated by commas; a leading `-` sorts descending. Sortable: `id`, `username`, `email`, `lastName`, `enabled`, `externalId`, `owner`, `createdAt`, `updatedAt`. Related fields (to-one): `owner.name`; a list sorted by one is paged by number, not by cursor.
+	// Sort Fields to sort by, separated by commas; a leading `-` sorts descending. Sortable: `id`, `username`, `email` (administrators and managers only), `lastName`, `enabled`, `externalId`, `owner`, `createdAt`, `updatedAt`. Related fields (to-one): `owner.name`; a list sorted by one is paged by number, not by cursor.
 	Sort *UserSort `form:"sort,omitempty" json:"sort,omitempty"`
 
 	// Include Related resources to add in `included`; JSON:API only. Paths: `organization`, `owner`, `userRoles`, and deeper paths such as `owner.organization`.

@@ -2843,7 +2843,7 @@ export interface components {
              * @example demo-backoffice
              */
             clientId?: string | null;
-            /** @description The fields the change set (a create), changed (an update) or the record held (a delete), in the order the record's description lists them. */
+            /** @description The fields the change set (a create), changed (an update) or the record held (a delete), in the order the record's description lists them; of those the caller may read (a field only some roles read, such as a user's `email`, is left out for the others). */
             fields?: components["schemas"]["AuditField"][];
             /**
              * Format: date-time
@@ -3967,7 +3967,7 @@ export interface components {
              */
             action?: "created" | "updated" | "deleted";
             /**
-             * @description The names of the attributes the change set (none for a delete).
+             * @description The names of the attributes the change set (none for a delete), of those the caller may read (a field only some roles read, such as a user's `email`, is left out for the others).
              * @example [
              *       "name"
              *     ]
@@ -4805,7 +4805,7 @@ export interface components {
             readonly createdAt?: string;
             /**
              * Format: email
-             * @description The user's email address; unique across all organizations.
+             * @description The user's email address; unique across all organizations. Administrators and managers only (`x-readers`): for other roles the field is absent from every answer and unknown to filters, sorts, aggregations and searches.
              * @example john.doe@example.com
              */
             email?: string;
@@ -4833,7 +4833,7 @@ export interface components {
             googleId?: string | null;
             /**
              * Format: date-time
-             * @description When the user last signed in (UTC); null if never.
+             * @description When the user last signed in (UTC); null if never. Administrators and managers only (`x-readers`): for other roles the field is absent from every answer and unknown to filters, sorts, aggregations and searches.
              */
             readonly lastLogin?: string | null;
             /**
@@ -5099,6 +5099,7 @@ export interface components {
             createdAt?: string;
             /**
              * Format: email
+             * @description The user's email address. Administrators and managers only (`x-readers`).
              * @example john.doe@example.com
              */
             email?: string;
@@ -5116,7 +5117,10 @@ export interface components {
              * @example 3
              */
             id: number;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the user last signed in (UTC); null if never. Administrators and managers only (`x-readers`).
+             */
             lastLogin?: string | null;
             /** @example Doe */
             lastName?: string;
@@ -5617,7 +5621,7 @@ export interface components {
         /** @description The fields of a weight unit. */
         WeightUnitAttributes: {
             /**
-             * @description Conversion factors to other units: each key is another unit's code, each value how many of that unit make one of this unit (for `kg`, `{"lbs": 2.20462262}`).
+             * @description Conversion factors to other units: each key is another unit's code, each value how many of that unit make one of this unit (for `kg`, `{"lbs": 2.20462262}`). Written by administrators only (`x-writers`).
              * @example {
              *       "g": 1000,
              *       "lbs": 2.20462262
@@ -5671,7 +5675,7 @@ export interface components {
         };
         /** @description The plain body that creates a weight unit. */
         WeightUnitCreatePlain: {
-            /** @description Conversion factors to other units, keyed by unit code; each factor is positive. */
+            /** @description Conversion factors to other units, keyed by unit code; each factor is positive. Administrators only (`x-writers`): the rates convert every weight, so a manager who sends them gets a 403 that points at them; managers may create and change units without them. */
             conversionRates?: {
                 [key: string]: number;
             } | null;
@@ -5736,7 +5740,7 @@ export interface components {
         };
         /** @description The fields a client may set on a weight unit. */
         WeightUnitWritableAttributes: {
-            /** @description Conversion factors to other units, keyed by unit code; each factor is positive. Replaces the stored rates as a whole. */
+            /** @description Conversion factors to other units, keyed by unit code; each factor is positive. Replaces the stored rates as a whole. Administrators only (`x-writers`): the rates convert every weight, so a manager who sends them gets a 403 that points at them; managers may create and change units without them. */
             conversionRates?: {
                 [key: string]: number;
             } | null;
@@ -6376,7 +6380,7 @@ export interface components {
          */
         AccountFilterOwner: string;
         /**
-         * @description Accounts whose owner's email address is one of the comma-separated values, or as an operator says (`filter[owner.email][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. The negated operators (`neq`, `neq_or_null`, `not_contains`, `not_starts_with`, `not_ends_with`, `exists=false`) find the accounts whose owner's email address does not match the positive form, accounts without an owner included. Each value has at most 1,000 characters; a longer one is a 400.
+         * @description Accounts whose owner's email address is one of the comma-separated values, or as an operator says (`filter[owner.email][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. The negated operators (`neq`, `neq_or_null`, `not_contains`, `not_starts_with`, `not_ends_with`, `exists=false`) find the accounts whose owner's email address does not match the positive form, accounts without an owner included. Administrators and managers only, who may read a user's email address: for other roles this filter is unknown, a 400. Each value has at most 1,000 characters; a longer one is a 400.
          * @example admin@example.com
          */
         AccountFilterOwnerEmail: string;
@@ -6416,7 +6420,7 @@ export interface components {
          */
         AccountInclude: string;
         /**
-         * @description Fields to sort by, separated by commas; a leading `-` sorts descending. Sortable: `id`, `name`, `externalId`, `defaultContact`, `owner`, `referredBy`, `createdAt`, `updatedAt`. Related fields (to-one): `owner.username`, `owner.email`, `defaultContact.lastName`, `referredBy.name`; a list sorted by one is paged by number, not by cursor.
+         * @description Fields to sort by, separated by commas; a leading `-` sorts descending. Sortable: `id`, `name`, `externalId`, `defaultContact`, `owner`, `referredBy`, `createdAt`, `updatedAt`. Related fields (to-one): `owner.username`, `owner.email` (administrators and managers only), `defaultContact.lastName`, `referredBy.name`; a list sorted by one is paged by number, not by cursor.
          * @example -createdAt
          */
         AccountSort: string;
@@ -6929,7 +6933,7 @@ export interface components {
          */
         UserFields: string;
         /**
-         * @description Figures over every user the other filters match, not only the page, answered in `meta.aggregatedData` (JSON:API only; in the plain format a 400): terms `field function` separated by commas, each optionally with an alias as a third word (`enabled count total`). Fields and functions: `enabled` (`count`), `lastLogin` (`min`, `max`), `loginCount` (`sum`, `avg`, `min`, `max`). Each answer is named by its alias, or by the field and the function (`enabledCount`). `count` answers `[{value, count}]`, the values most records hold first (ties by value; records without a value are left out), at most 100 of them unless the server's `--max-aggregation-values` says otherwise; `sum`, `avg`, `min` and `max` answer one value, null when no record has one. At most 10 terms and 1,000 characters; an unknown field, a function the field does not take, a malformed term or a name given twice is a 400.
+         * @description Figures over every user the other filters match, not only the page, answered in `meta.aggregatedData` (JSON:API only; in the plain format a 400): terms `field function` separated by commas, each optionally with an alias as a third word (`enabled count total`). Fields and functions: `enabled` (`count`), `lastLogin` (`min`, `max`; administrators and managers only), `loginCount` (`sum`, `avg`, `min`, `max`). Each answer is named by its alias, or by the field and the function (`enabledCount`). `count` answers `[{value, count}]`, the values most records hold first (ties by value; records without a value are left out), at most 100 of them unless the server's `--max-aggregation-values` says otherwise; `sum`, `avg`, `min` and `max` answer one value, null when no record has one. At most 10 terms and 1,000 characters; an unknown field, a function the field does not take, a malformed term or a name given twice is a 400.
          * @example loginCount sum,enabled count
          */
         UserFilterAggregations: string;
@@ -6939,7 +6943,7 @@ export interface components {
          */
         UserFilterCreatedAt: string;
         /**
-         * @description Users by email address: one of the comma-separated values, or as an operator says (`filter[email][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. Each value has at most 1,000 characters; a longer one is a 400.
+         * @description Users by email address (administrators and managers only: for other roles this filter is unknown, a 400): one of the comma-separated values, or as an operator says (`filter[email][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. Each value has at most 1,000 characters; a longer one is a 400.
          * @example manager@example.com
          */
         UserFilterEmail: string;
@@ -6979,7 +6983,7 @@ export interface components {
          */
         UserFilterOwnerName: string;
         /**
-         * @description Users whose username, email address, first and last name hold the words of a search, as a web search engine reads them: words (all must be found, in any order and case), a "phrase in quotes" (its words in order), `OR` between two words or phrases (either), `-word` or `-"phrase"` (not found). Words are runs of letters and digits: punctuation separates them (`ACME-001` is `ACME 001` as a phrase). Combines with every other filter, the sort and the paging. At most 32 words and 1,000 characters; a text without a word to find is a 400.
+         * @description Users whose username, email address, first and last name hold the words of a search (the email address only for administrators and managers, who may read it), as a web search engine reads them: words (all must be found, in any order and case), a "phrase in quotes" (its words in order), `OR` between two words or phrases (either), `-word` or `-"phrase"` (not found). Words are runs of letters and digits: punctuation separates them (`ACME-001` is `ACME 001` as a phrase). Combines with every other filter, the sort and the paging. At most 32 words and 1,000 characters; a text without a word to find is a 400.
          * @example admin
          */
         UserFilterSearchText: string;
@@ -7029,7 +7033,7 @@ export interface components {
          */
         UserRoleSort: string;
         /**
-         * @description Fields to sort by, separated by commas; a leading `-` sorts descending. Sortable: `id`, `username`, `email`, `lastName`, `enabled`, `externalId`, `owner`, `createdAt`, `updatedAt`. Related fields (to-one): `owner.name`; a list sorted by one is paged by number, not by cursor.
+         * @description Fields to sort by, separated by commas; a leading `-` sorts descending. Sortable: `id`, `username`, `email` (administrators and managers only), `lastName`, `enabled`, `externalId`, `owner`, `createdAt`, `updatedAt`. Related fields (to-one): `owner.name`; a list sorted by one is paged by number, not by cursor.
          * @example lastName,-createdAt
          */
         UserSort: string;
@@ -7190,7 +7194,7 @@ export interface operations {
                  */
                 "filter[owner.username]"?: components["parameters"]["AccountFilterOwnerUsername"];
                 /**
-                 * @description Accounts whose owner's email address is one of the comma-separated values, or as an operator says (`filter[owner.email][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. The negated operators (`neq`, `neq_or_null`, `not_contains`, `not_starts_with`, `not_ends_with`, `exists=false`) find the accounts whose owner's email address does not match the positive form, accounts without an owner included. Each value has at most 1,000 characters; a longer one is a 400.
+                 * @description Accounts whose owner's email address is one of the comma-separated values, or as an operator says (`filter[owner.email][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. The negated operators (`neq`, `neq_or_null`, `not_contains`, `not_starts_with`, `not_ends_with`, `exists=false`) find the accounts whose owner's email address does not match the positive form, accounts without an owner included. Administrators and managers only, who may read a user's email address: for other roles this filter is unknown, a 400. Each value has at most 1,000 characters; a longer one is a 400.
                  * @example admin@example.com
                  */
                 "filter[owner.email]"?: components["parameters"]["AccountFilterOwnerEmail"];
@@ -7233,7 +7237,7 @@ export interface operations {
                 /** @description Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`. */
                 "page[before]"?: components["parameters"]["PageBefore"];
                 /**
-                 * @description Fields to sort by, separated by commas; a leading `-` sorts descending. Sortable: `id`, `name`, `externalId`, `defaultContact`, `owner`, `referredBy`, `createdAt`, `updatedAt`. Related fields (to-one): `owner.username`, `owner.email`, `defaultContact.lastName`, `referredBy.name`; a list sorted by one is paged by number, not by cursor.
+                 * @description Fields to sort by, separated by commas; a leading `-` sorts descending. Sortable: `id`, `name`, `externalId`, `defaultContact`, `owner`, `referredBy`, `createdAt`, `updatedAt`. Related fields (to-one): `owner.username`, `owner.email` (administrators and managers only), `defaultContact.lastName`, `referredBy.name`; a list sorted by one is paged by number, not by cursor.
                  * @example -createdAt
                  */
                 sort?: components["parameters"]["AccountSort"];
@@ -7687,7 +7691,7 @@ export interface operations {
                  */
                 "filter[owner.username]"?: components["parameters"]["AccountFilterOwnerUsername"];
                 /**
-                 * @description Accounts whose owner's email address is one of the comma-separated values, or as an operator says (`filter[owner.email][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. The negated operators (`neq`, `neq_or_null`, `not_contains`, `not_starts_with`, `not_ends_with`, `exists=false`) find the accounts whose owner's email address does not match the positive form, accounts without an owner included. Each value has at most 1,000 characters; a longer one is a 400.
+                 * @description Accounts whose owner's email address is one of the comma-separated values, or as an operator says (`filter[owner.email][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. The negated operators (`neq`, `neq_or_null`, `not_contains`, `not_starts_with`, `not_ends_with`, `exists=false`) find the accounts whose owner's email address does not match the positive form, accounts without an owner included. Administrators and managers only, who may read a user's email address: for other roles this filter is unknown, a 400. Each value has at most 1,000 characters; a longer one is a 400.
                  * @example admin@example.com
                  */
                 "filter[owner.email]"?: components["parameters"]["AccountFilterOwnerEmail"];
@@ -12148,7 +12152,7 @@ export interface operations {
                  */
                 "filter[username]"?: components["parameters"]["UserFilterUsername"];
                 /**
-                 * @description Users by email address: one of the comma-separated values, or as an operator says (`filter[email][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. Each value has at most 1,000 characters; a longer one is a 400.
+                 * @description Users by email address (administrators and managers only: for other roles this filter is unknown, a 400): one of the comma-separated values, or as an operator says (`filter[email][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. Each value has at most 1,000 characters; a longer one is a 400.
                  * @example manager@example.com
                  */
                 "filter[email]"?: components["parameters"]["UserFilterEmail"];
@@ -12193,7 +12197,7 @@ export interface operations {
                  */
                 "filter[updatedAt]"?: components["parameters"]["UserFilterUpdatedAt"];
                 /**
-                 * @description Users whose username, email address, first and last name hold the words of a search, as a web search engine reads them: words (all must be found, in any order and case), a "phrase in quotes" (its words in order), `OR` between two words or phrases (either), `-word` or `-"phrase"` (not found). Words are runs of letters and digits: punctuation separates them (`ACME-001` is `ACME 001` as a phrase). Combines with every other filter, the sort and the paging. At most 32 words and 1,000 characters; a text without a word to find is a 400.
+                 * @description Users whose username, email address, first and last name hold the words of a search (the email address only for administrators and managers, who may read it), as a web search engine reads them: words (all must be found, in any order and case), a "phrase in quotes" (its words in order), `OR` between two words or phrases (either), `-word` or `-"phrase"` (not found). Words are runs of letters and digits: punctuation separates them (`ACME-001` is `ACME 001` as a phrase). Combines with every other filter, the sort and the paging. At most 32 words and 1,000 characters; a text without a word to find is a 400.
                  * @example admin
                  */
                 "filter[searchText]"?: components["parameters"]["UserFilterSearchText"];
@@ -12203,7 +12207,7 @@ export interface operations {
                  */
                 "filter[owner.name]"?: components["parameters"]["UserFilterOwnerName"];
                 /**
-                 * @description Figures over every user the other filters match, not only the page, answered in `meta.aggregatedData` (JSON:API only; in the plain format a 400): terms `field function` separated by commas, each optionally with an alias as a third word (`enabled count total`). Fields and functions: `enabled` (`count`), `lastLogin` (`min`, `max`), `loginCount` (`sum`, `avg`, `min`, `max`). Each answer is named by its alias, or by the field and the function (`enabledCount`). `count` answers `[{value, count}]`, the values most records hold first (ties by value; records without a value are left out), at most 100 of them unless the server's `--max-aggregation-values` says otherwise; `sum`, `avg`, `min` and `max` answer one value, null when no record has one. At most 10 terms and 1,000 characters; an unknown field, a function the field does not take, a malformed term or a name given twice is a 400.
+                 * @description Figures over every user the other filters match, not only the page, answered in `meta.aggregatedData` (JSON:API only; in the plain format a 400): terms `field function` separated by commas, each optionally with an alias as a third word (`enabled count total`). Fields and functions: `enabled` (`count`), `lastLogin` (`min`, `max`; administrators and managers only), `loginCount` (`sum`, `avg`, `min`, `max`). Each answer is named by its alias, or by the field and the function (`enabledCount`). `count` answers `[{value, count}]`, the values most records hold first (ties by value; records without a value are left out), at most 100 of them unless the server's `--max-aggregation-values` says otherwise; `sum`, `avg`, `min` and `max` answer one value, null when no record has one. At most 10 terms and 1,000 characters; an unknown field, a function the field does not take, a malformed term or a name given twice is a 400.
                  * @example loginCount sum,enabled count
                  */
                 "filter[aggregations]"?: components["parameters"]["UserFilterAggregations"];
@@ -12216,7 +12220,7 @@ export interface operations {
                 /** @description Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`. */
                 "page[before]"?: components["parameters"]["PageBefore"];
                 /**
-                 * @description Fields to sort by, separated by commas; a leading `-` sorts descending. Sortable: `id`, `username`, `email`, `lastName`, `enabled`, `externalId`, `owner`, `createdAt`, `updatedAt`. Related fields (to-one): `owner.name`; a list sorted by one is paged by number, not by cursor.
+                 * @description Fields to sort by, separated by commas; a leading `-` sorts descending. Sortable: `id`, `username`, `email` (administrators and managers only), `lastName`, `enabled`, `externalId`, `owner`, `createdAt`, `updatedAt`. Related fields (to-one): `owner.name`; a list sorted by one is paged by number, not by cursor.
                  * @example lastName,-createdAt
                  */
                 sort?: components["parameters"]["UserSort"];
@@ -14025,7 +14029,7 @@ export interface operations {
                  */
                 "filter[owner.username]"?: components["parameters"]["AccountFilterOwnerUsername"];
                 /**
-                 * @description Accounts whose owner's email address is one of the comma-separated values, or as an operator says (`filter[owner.email][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. The negated operators (`neq`, `neq_or_null`, `not_contains`, `not_starts_with`, `not_ends_with`, `exists=false`) find the accounts whose owner's email address does not match the positive form, accounts without an owner included. Each value has at most 1,000 characters; a longer one is a 400.
+                 * @description Accounts whose owner's email address is one of the comma-separated values, or as an operator says (`filter[owner.email][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. The negated operators (`neq`, `neq_or_null`, `not_contains`, `not_starts_with`, `not_ends_with`, `exists=false`) find the accounts whose owner's email address does not match the positive form, accounts without an owner included. Administrators and managers only, who may read a user's email address: for other roles this filter is unknown, a 400. Each value has at most 1,000 characters; a longer one is a 400.
                  * @example admin@example.com
                  */
                 "filter[owner.email]"?: components["parameters"]["AccountFilterOwnerEmail"];
@@ -14068,7 +14072,7 @@ export interface operations {
                 /** @description Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`. */
                 "page[before]"?: components["parameters"]["PageBefore"];
                 /**
-                 * @description Fields to sort by, separated by commas; a leading `-` sorts descending. Sortable: `id`, `name`, `externalId`, `defaultContact`, `owner`, `referredBy`, `createdAt`, `updatedAt`. Related fields (to-one): `owner.username`, `owner.email`, `defaultContact.lastName`, `referredBy.name`; a list sorted by one is paged by number, not by cursor.
+                 * @description Fields to sort by, separated by commas; a leading `-` sorts descending. Sortable: `id`, `name`, `externalId`, `defaultContact`, `owner`, `referredBy`, `createdAt`, `updatedAt`. Related fields (to-one): `owner.username`, `owner.email` (administrators and managers only), `defaultContact.lastName`, `referredBy.name`; a list sorted by one is paged by number, not by cursor.
                  * @example -createdAt
                  */
                 sort?: components["parameters"]["AccountSort"];
@@ -17178,7 +17182,7 @@ export interface operations {
                  */
                 "filter[username]"?: components["parameters"]["UserFilterUsername"];
                 /**
-                 * @description Users by email address: one of the comma-separated values, or as an operator says (`filter[email][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. Each value has at most 1,000 characters; a longer one is a 400.
+                 * @description Users by email address (administrators and managers only: for other roles this filter is unknown, a 400): one of the comma-separated values, or as an operator says (`filter[email][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. Each value has at most 1,000 characters; a longer one is a 400.
                  * @example manager@example.com
                  */
                 "filter[email]"?: components["parameters"]["UserFilterEmail"];
@@ -17223,7 +17227,7 @@ export interface operations {
                  */
                 "filter[updatedAt]"?: components["parameters"]["UserFilterUpdatedAt"];
                 /**
-                 * @description Users whose username, email address, first and last name hold the words of a search, as a web search engine reads them: words (all must be found, in any order and case), a "phrase in quotes" (its words in order), `OR` between two words or phrases (either), `-word` or `-"phrase"` (not found). Words are runs of letters and digits: punctuation separates them (`ACME-001` is `ACME 001` as a phrase). Combines with every other filter, the sort and the paging. At most 32 words and 1,000 characters; a text without a word to find is a 400.
+                 * @description Users whose username, email address, first and last name hold the words of a search (the email address only for administrators and managers, who may read it), as a web search engine reads them: words (all must be found, in any order and case), a "phrase in quotes" (its words in order), `OR` between two words or phrases (either), `-word` or `-"phrase"` (not found). Words are runs of letters and digits: punctuation separates them (`ACME-001` is `ACME 001` as a phrase). Combines with every other filter, the sort and the paging. At most 32 words and 1,000 characters; a text without a word to find is a 400.
                  * @example admin
                  */
                 "filter[searchText]"?: components["parameters"]["UserFilterSearchText"];
@@ -17233,7 +17237,7 @@ export interface operations {
                  */
                 "filter[owner.name]"?: components["parameters"]["UserFilterOwnerName"];
                 /**
-                 * @description Figures over every user the other filters match, not only the page, answered in `meta.aggregatedData` (JSON:API only; in the plain format a 400): terms `field function` separated by commas, each optionally with an alias as a third word (`enabled count total`). Fields and functions: `enabled` (`count`), `lastLogin` (`min`, `max`), `loginCount` (`sum`, `avg`, `min`, `max`). Each answer is named by its alias, or by the field and the function (`enabledCount`). `count` answers `[{value, count}]`, the values most records hold first (ties by value; records without a value are left out), at most 100 of them unless the server's `--max-aggregation-values` says otherwise; `sum`, `avg`, `min` and `max` answer one value, null when no record has one. At most 10 terms and 1,000 characters; an unknown field, a function the field does not take, a malformed term or a name given twice is a 400.
+                 * @description Figures over every user the other filters match, not only the page, answered in `meta.aggregatedData` (JSON:API only; in the plain format a 400): terms `field function` separated by commas, each optionally with an alias as a third word (`enabled count total`). Fields and functions: `enabled` (`count`), `lastLogin` (`min`, `max`; administrators and managers only), `loginCount` (`sum`, `avg`, `min`, `max`). Each answer is named by its alias, or by the field and the function (`enabledCount`). `count` answers `[{value, count}]`, the values most records hold first (ties by value; records without a value are left out), at most 100 of them unless the server's `--max-aggregation-values` says otherwise; `sum`, `avg`, `min` and `max` answer one value, null when no record has one. At most 10 terms and 1,000 characters; an unknown field, a function the field does not take, a malformed term or a name given twice is a 400.
                  * @example loginCount sum,enabled count
                  */
                 "filter[aggregations]"?: components["parameters"]["UserFilterAggregations"];
@@ -17246,7 +17250,7 @@ export interface operations {
                 /** @description Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`. */
                 "page[before]"?: components["parameters"]["PageBefore"];
                 /**
-                 * @description Fields to sort by, separated by commas; a leading `-` sorts descending. Sortable: `id`, `username`, `email`, `lastName`, `enabled`, `externalId`, `owner`, `createdAt`, `updatedAt`. Related fields (to-one): `owner.name`; a list sorted by one is paged by number, not by cursor.
+                 * @description Fields to sort by, separated by commas; a leading `-` sorts descending. Sortable: `id`, `username`, `email` (administrators and managers only), `lastName`, `enabled`, `externalId`, `owner`, `createdAt`, `updatedAt`. Related fields (to-one): `owner.name`; a list sorted by one is paged by number, not by cursor.
                  * @example lastName,-createdAt
                  */
                 sort?: components["parameters"]["UserSort"];
@@ -19502,7 +19506,7 @@ export interface operations {
                  */
                 "filter[username]"?: components["parameters"]["UserFilterUsername"];
                 /**
-                 * @description Users by email address: one of the comma-separated values, or as an operator says (`filter[email][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. Each value has at most 1,000 characters; a longer one is a 400.
+                 * @description Users by email address (administrators and managers only: for other roles this filter is unknown, a 400): one of the comma-separated values, or as an operator says (`filter[email][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. Each value has at most 1,000 characters; a longer one is a 400.
                  * @example manager@example.com
                  */
                 "filter[email]"?: components["parameters"]["UserFilterEmail"];
@@ -19547,7 +19551,7 @@ export interface operations {
                  */
                 "filter[updatedAt]"?: components["parameters"]["UserFilterUpdatedAt"];
                 /**
-                 * @description Users whose username, email address, first and last name hold the words of a search, as a web search engine reads them: words (all must be found, in any order and case), a "phrase in quotes" (its words in order), `OR` between two words or phrases (either), `-word` or `-"phrase"` (not found). Words are runs of letters and digits: punctuation separates them (`ACME-001` is `ACME 001` as a phrase). Combines with every other filter, the sort and the paging. At most 32 words and 1,000 characters; a text without a word to find is a 400.
+                 * @description Users whose username, email address, first and last name hold the words of a search (the email address only for administrators and managers, who may read it), as a web search engine reads them: words (all must be found, in any order and case), a "phrase in quotes" (its words in order), `OR` between two words or phrases (either), `-word` or `-"phrase"` (not found). Words are runs of letters and digits: punctuation separates them (`ACME-001` is `ACME 001` as a phrase). Combines with every other filter, the sort and the paging. At most 32 words and 1,000 characters; a text without a word to find is a 400.
                  * @example admin
                  */
                 "filter[searchText]"?: components["parameters"]["UserFilterSearchText"];
@@ -19557,7 +19561,7 @@ export interface operations {
                  */
                 "filter[owner.name]"?: components["parameters"]["UserFilterOwnerName"];
                 /**
-                 * @description Figures over every user the other filters match, not only the page, answered in `meta.aggregatedData` (JSON:API only; in the plain format a 400): terms `field function` separated by commas, each optionally with an alias as a third word (`enabled count total`). Fields and functions: `enabled` (`count`), `lastLogin` (`min`, `max`), `loginCount` (`sum`, `avg`, `min`, `max`). Each answer is named by its alias, or by the field and the function (`enabledCount`). `count` answers `[{value, count}]`, the values most records hold first (ties by value; records without a value are left out), at most 100 of them unless the server's `--max-aggregation-values` says otherwise; `sum`, `avg`, `min` and `max` answer one value, null when no record has one. At most 10 terms and 1,000 characters; an unknown field, a function the field does not take, a malformed term or a name given twice is a 400.
+                 * @description Figures over every user the other filters match, not only the page, answered in `meta.aggregatedData` (JSON:API only; in the plain format a 400): terms `field function` separated by commas, each optionally with an alias as a third word (`enabled count total`). Fields and functions: `enabled` (`count`), `lastLogin` (`min`, `max`; administrators and managers only), `loginCount` (`sum`, `avg`, `min`, `max`). Each answer is named by its alias, or by the field and the function (`enabledCount`). `count` answers `[{value, count}]`, the values most records hold first (ties by value; records without a value are left out), at most 100 of them unless the server's `--max-aggregation-values` says otherwise; `sum`, `avg`, `min` and `max` answer one value, null when no record has one. At most 10 terms and 1,000 characters; an unknown field, a function the field does not take, a malformed term or a name given twice is a 400.
                  * @example loginCount sum,enabled count
                  */
                 "filter[aggregations]"?: components["parameters"]["UserFilterAggregations"];
@@ -19570,7 +19574,7 @@ export interface operations {
                 /** @description Cursor paging backward: the records before the cursor in the list's order, returned in that order. Empty starts a walk from the last record; the `prev` link or the `Link` header's `rel="prev"` carries the cursor of the page before. Not with `page[number]` or `page[after]`. */
                 "page[before]"?: components["parameters"]["PageBefore"];
                 /**
-                 * @description Fields to sort by, separated by commas; a leading `-` sorts descending. Sortable: `id`, `username`, `email`, `lastName`, `enabled`, `externalId`, `owner`, `createdAt`, `updatedAt`. Related fields (to-one): `owner.name`; a list sorted by one is paged by number, not by cursor.
+                 * @description Fields to sort by, separated by commas; a leading `-` sorts descending. Sortable: `id`, `username`, `email` (administrators and managers only), `lastName`, `enabled`, `externalId`, `owner`, `createdAt`, `updatedAt`. Related fields (to-one): `owner.name`; a list sorted by one is paged by number, not by cursor.
                  * @example lastName,-createdAt
                  */
                 sort?: components["parameters"]["UserSort"];
@@ -20052,7 +20056,7 @@ export interface operations {
                  */
                 "filter[username]"?: components["parameters"]["UserFilterUsername"];
                 /**
-                 * @description Users by email address: one of the comma-separated values, or as an operator says (`filter[email][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. Each value has at most 1,000 characters; a longer one is a 400.
+                 * @description Users by email address (administrators and managers only: for other roles this filter is unknown, a 400): one of the comma-separated values, or as an operator says (`filter[email][starts_with]=...`). Operators: `eq` (the default), `neq`, `exists`, `neq_or_null`, `contains`, `not_contains`, `starts_with`, `not_starts_with`, `ends_with`, `not_ends_with`, `empty`. Each value has at most 1,000 characters; a longer one is a 400.
                  * @example manager@example.com
                  */
                 "filter[email]"?: components["parameters"]["UserFilterEmail"];
@@ -20097,7 +20101,7 @@ export interface operations {
                  */
                 "filter[updatedAt]"?: components["parameters"]["UserFilterUpdatedAt"];
                 /**
-                 * @description Users whose username, email address, first and last name hold the words of a search, as a web search engine reads them: words (all must be found, in any order and case), a "phrase in quotes" (its words in order), `OR` between two words or phrases (either), `-word` or `-"phrase"` (not found). Words are runs of letters and digits: punctuation separates them (`ACME-001` is `ACME 001` as a phrase). Combines with every other filter, the sort and the paging. At most 32 words and 1,000 characters; a text without a word to find is a 400.
+                 * @description Users whose username, email address, first and last name hold the words of a search (the email address only for administrators and managers, who may read it), as a web search engine reads them: words (all must be found, in any order and case), a "phrase in quotes" (its words in order), `OR` between two words or phrases (either), `-word` or `-"phrase"` (not found). Words are runs of letters and digits: punctuation separates them (`ACME-001` is `ACME 001` as a phrase). Combines with every other filter, the sort and the paging. At most 32 words and 1,000 characters; a text without a word to find is a 400.
                  * @example admin
                  */
                 "filter[searchText]"?: components["parameters"]["UserFilterSearchText"];

@@ -966,7 +966,7 @@ export interface components {
         /** @description The fields of a weight unit. */
         WeightUnitAttributes: {
             /**
-             * @description Conversion factors to other units: each key is another unit's code, each value how many of that unit make one of this unit (for `kg`, `{"lbs": 2.20462262}`).
+             * @description Conversion factors to other units: each key is another unit's code, each value how many of that unit make one of this unit (for `kg`, `{"lbs": 2.20462262}`). Written by administrators only (`x-writers`).
              * @example {
              *       "g": 1000,
              *       "lbs": 2.20462262

@@ -1034,7 +1034,7 @@ type WeightUnitType string
 
 // WeightUnitAttributes The fields of a weight unit.
 type WeightUnitAttributes struct {
-	// ConversionRates Conversion factors to other units: each key is another unit's code, each value how many of that unit make one of this unit (for `kg`, `{"lbs": 2.20462262}`).
+	// ConversionRates Conversion factors to other units: each key is another unit's code, each value how many of that unit make one of this unit (for `kg`, `{"lbs": 2.20462262}`). Written by administrators only (`x-writers`).
 	//
 	// Example: {"g":1000,"lbs":2.20462262}
 	ConversionRates *map[string]float32 `json:"conversionRates,omitempty"`

@@ -1,0 +1,34 @@
+package engine_test
+
+import (
+	"encoding/json"
+	"testing"
+)
+
+// TestVisibleFieldList: a log's list of a record's fields (the events'
+// changedAttributes, which a webhook's message carries, and the audits'
+// fields) keeps the fields the roles may read of the record's type, in
+// both shapes, and is left as it is for roles that read them all, a type
+// without restricted fields and a value that is not a list.
+func TestVisibleFieldList(t *testing.T) {
+	eachDialect(t, func(t *testing.T, b *testBundle) {
+		for _, c := range []struct {
+			name, typ string
+			roles     []string
+			in, want  string
+		}{
+			{"names, hidden from a viewer", "users", []string{"ROLE_USER"}, `["email","lastName","owner"]`, `["lastName","owner"]`},
+			{"audit fields, hidden from an auditor", "users", []string{"ROLE_AUDITOR"},
+				`[{"field":"email","newValue":"x@example.com"},{"field":"username","newValue":"u"}]`, `[{"field":"username","newValue":"u"}]`},
+			{"every field for a manager", "users", []string{"ROLE_MANAGER"}, `["email", "lastLogin"]`, `["email", "lastLogin"]`},
+			{"a type without restricted fields", "accounts", []string{"ROLE_USER"}, `["name"]`, `["name"]`},
+			{"a type the document does not have", "nothing", []string{"ROLE_USER"}, `["email"]`, `["email"]`},
+			{"not a list", "users", []string{"ROLE_USER"}, `{"email":1}`, `{"email":1}`},
+		} {
+			got := b.e.VisibleFieldList(c.roles, c.typ, json.RawMessage(c.in))
+			if string(got) != c.want {
+				t.Errorf("%s: %s, want %s", c.name, got, c.want)
+			}
+		}
+	})
+}
