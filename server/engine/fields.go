@@ -23,26 +23,31 @@ func (cl *call) view(res *resource.Resource) *resource.Resource { return res.For
 // changedAttributes, an audit's fields: x-fields-of) without those the
 // caller may not read in the record's type, typ: each element a name or an
 // object whose field member names it ("name.de" names name in German). The
-// value is returned as it is when the caller sees every field of typ.
+// value is returned as it is when the caller sees every field of typ;
+// what cannot be read as such a list is answered as an empty one.
 func visibleFieldList(reg *resource.Registry, roles []string, typ string, value any) any {
 	res, ok := reg.Get(typ)
-	if !ok || !res.For(roles).Hides() {
+	if !ok {
 		return value
 	}
 	view := res.For(roles)
-	raw, ok := value.(json.RawMessage)
-	if !ok {
-		if s, isString := value.(string); isString {
-			raw = json.RawMessage(s)
-		} else if b, isBytes := value.([]byte); isBytes {
-			raw = json.RawMessage(b)
-		} else {
-			return value
-		}
+	if !view.Hides() {
+		return value
+	}
+	var raw []byte
+	switch v := value.(type) {
+	case json.RawMessage:
+		raw = v
+	case []byte:
+		raw = v
+	case string:
+		raw = []byte(v)
+	default:
+		return value
 	}
 	var list []json.RawMessage
 	if json.Unmarshal(raw, &list) != nil {
-		return value
+		return json.RawMessage("[]") // not a list: nothing of it is known to be readable
 	}
 	kept := list[:0]
 	for _, el := range list {

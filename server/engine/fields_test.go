@@ -8,8 +8,9 @@ import (
 // TestVisibleFieldList: a log's list of a record's fields (the events'
 // changedAttributes, which a webhook's message carries, and the audits'
 // fields) keeps the fields the roles may read of the record's type, in
-// both shapes, and is left as it is for roles that read them all, a type
-// without restricted fields and a value that is not a list.
+// both shapes, and is left as it is for roles that read them all and a
+// type without restricted fields; a value that is not a list is empty for
+// a caller who may not read every field (nothing of it is known readable).
 func TestVisibleFieldList(t *testing.T) {
 	eachDialect(t, func(t *testing.T, b *testBundle) {
 		for _, c := range []struct {
@@ -23,7 +24,8 @@ func TestVisibleFieldList(t *testing.T) {
 			{"every field for a manager", "users", []string{"ROLE_MANAGER"}, `["email", "lastLogin"]`, `["email", "lastLogin"]`},
 			{"a type without restricted fields", "accounts", []string{"ROLE_USER"}, `["name"]`, `["name"]`},
 			{"a type the document does not have", "nothing", []string{"ROLE_USER"}, `["email"]`, `["email"]`},
-			{"not a list", "users", []string{"ROLE_USER"}, `{"email":1}`, `{"email":1}`},
+			{"not a list, for a caller who may not read every field", "users", []string{"ROLE_USER"}, `{"email":1}`, `[]`},
+			{"not a list, for one who may", "users", []string{"ROLE_ADMINISTRATOR"}, `{"email":1}`, `{"email":1}`},
 		} {
 			got := b.e.VisibleFieldList(c.roles, c.typ, json.RawMessage(c.in))
 			if string(got) != c.want {
