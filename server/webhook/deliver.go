@@ -63,6 +63,17 @@ type body struct {
 	Data      jobs.WebhookEvent `json:"data"`
 }
 
+// payload is the body of a message about event for a receiver that may
+// read what roles read: administrators, who manage the webhooks
+// (managerRoles). A field only other roles read is not named to it
+// (docs/fields.md).
+func (s *Service) payload(event jobs.WebhookEvent, roles []string) ([]byte, error) {
+	if len(event.ChangedAttributes) > 0 {
+		event.ChangedAttributes = s.engine.VisibleFieldList(roles, event.ResourceType, event.ChangedAttributes)
+	}
+	return json.Marshal(body{Type: event.Type, Timestamp: event.OccurredAt.UTC().Format(time.RFC3339), Data: event})
+}
+
 // Sign is the webhook-signature entry of one secret (whsec_ and base64 of
 // the key) over id.timestamp.payload: v1, and the base64 HMAC-SHA256.
 func Sign(secret, id string, timestamp int64, payload []byte) (string, error) {
@@ -95,14 +106,7 @@ func (s *Service) Deliver(ctx context.Context, job jobs.WebhookJob, attempt int)
 	if h.PreviousSecret != nil && h.PreviousUntil != nil && now.Before(*h.PreviousUntil) {
 		secrets = append(secrets, *h.PreviousSecret)
 	}
-	event := job.Event
-	if len(event.ChangedAttributes) > 0 {
-		// What administrators, who manage the webhooks, may read of the
-		// record's type (docs/fields.md): a field only other roles read is
-		// not named to the webhook's receiver.
-		event.ChangedAttributes = s.engine.VisibleFieldList(managerRoles, event.ResourceType, event.ChangedAttributes)
-	}
-	payload, err := json.Marshal(body{Type: event.Type, Timestamp: event.OccurredAt.UTC().Format(time.RFC3339), Data: event})
+	payload, err := s.payload(job.Event, managerRoles)
 	if err != nil {
 		return err
 	}
