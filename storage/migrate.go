@@ -158,6 +158,13 @@ func initMigrator(ctx context.Context, m *migrate.Migrator) error {
 // lockMigrations takes bun/migrate's lock (a row in bun_migration_locks),
 // waiting while another process holds it. A process that died while
 // migrating leaves the row behind; the message says how to clear it.
+//
+// On SQLite a process that migrates holds the whole file in its
+// migration's transaction: the lock's INSERT then waits busy_timeout and
+// fails as unavailable (SQLITE_BUSY) rather than on the row, when one
+// migration runs longer than that (a backfill of a large table). That is
+// the lock held too, and waited for the same way (TestMigrateWaitsForABusyFile);
+// so is a database that cannot be reached a moment, up to the same bound.
 func (s *Store) lockMigrations(ctx context.Context, m *migrate.Migrator) error {
 	deadline := time.Now().Add(migrationLockWait)
 	for {
@@ -165,12 +172,17 @@ func (s *Store) lockMigrations(ctx context.Context, m *migrate.Migrator) error {
 		if err == nil {
 			return nil
 		}
-		if s.uniqueError("", err) == nil {
+		held := s.uniqueError("", err) != nil
+		if !held && !s.d.Unavailable(err) {
 			return fmt.Errorf("storage: migrate: lock: %w", err)
 		}
-		if time.Now().After(deadline) {
+		switch {
+		case time.Now().Before(deadline):
+		case held:
 			return fmt.Errorf("storage: migrate: another process has held the migration lock for %s; "+
 				"if none is migrating, delete the row from bun_migration_locks", migrationLockWait)
+		default:
+			return fmt.Errorf("storage: migrate: lock: waited %s: %w", migrationLockWait, err)
 		}
 		select {
 		case <-ctx.Done():

@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/entityapi/entityapi/storage"
 	"github.com/entityapi/entityapi/storage/storagetest"
@@ -253,4 +254,43 @@ func TestMemoryDatabase(t *testing.T) {
 	if n, err := s.Count(ctx, storage.Query{Table: accounts, Org: 1}); err != nil || n != 2 {
 		t.Errorf("Count = %d, %v; want 2", n, err)
 	}
+}
+
+// TestMigrateWaitsForABusyFile: a process that migrates a SQLite file holds
+// it whole in its migration's transaction; another process starting then
+// waits for it (busy_timeout, then the lock's own wait), even past the
+// busy timeout, instead of failing on SQLITE_BUSY. The CI saw this as a
+// failure of TestConcurrentMigrate on a loaded machine. Here a transaction
+// of another store holds the file for longer than busy_timeout (10 s).
+func TestMigrateWaitsForABusyFile(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	url, opts := storagetest.Empty(t, "sqlite")
+	first, err := storage.OpenWith(ctx, url, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer first.Close()
+	if err := first.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	second, err := storage.OpenWith(ctx, url, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer second.Close()
+	tx, err := first.DB().BeginTx(ctx, nil) // BEGIN IMMEDIATE: the file's write lock
+	if err != nil {
+		t.Fatal(err)
+	}
+	released := make(chan struct{})
+	go func() {
+		defer close(released)
+		time.Sleep(11 * time.Second)
+		_ = tx.Rollback()
+	}()
+	if err := second.Migrate(ctx); err != nil {
+		t.Errorf("Migrate while another store holds the file: %v", err)
+	}
+	<-released
 }
