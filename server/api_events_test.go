@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/entityapi/entityapi/storage/storagetest"
 )
 
 // wantEvent is an event a write should leave in the feed. id and version
@@ -40,7 +42,11 @@ func (f *feed) next(t *testing.T, n int) []map[string]any {
 		for _, v := range list {
 			got = append(got, v.(map[string]any))
 		}
-		if len(got) >= n || time.Now().After(deadline) {
+		if len(got) >= n {
+			break
+		}
+		if time.Now().After(deadline) {
+			storagetest.LogOldTransactions(t, f.a.store)
 			break
 		}
 		time.Sleep(20 * time.Millisecond)

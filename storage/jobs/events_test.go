@@ -43,7 +43,11 @@ func TestMaintainExpiresEvents(t *testing.T) {
 			if err := q.Maintain(ctx); err != nil {
 				t.Fatal(err)
 			}
-			if len(remaining()) == 2 || time.Now().After(deadline) {
+			if len(remaining()) == 2 {
+				break
+			}
+			if time.Now().After(deadline) {
+				storagetest.LogOldTransactions(t, s)
 				break
 			}
 			time.Sleep(20 * time.Millisecond)

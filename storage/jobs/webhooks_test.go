@@ -95,6 +95,7 @@ func TestDispatchWithoutWebhooksSkipsTheFeed(t *testing.T) {
 			}
 		}
 		if numbered < len(events) {
+			storagetest.LogOldTransactions(t, s)
 			t.Fatalf("%d of %d events numbered after a minute", numbered, len(events))
 		}
 		q, err := jobs.NewQueue(s, jobs.Config{Workers: 1, Maintenance: time.Hour, EventLifetime: time.Hour})
