@@ -233,7 +233,11 @@ func TestDocsPagesInBrowser(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	// Bounds, not timings: on a loaded two-CPU CI machine Swagger UI took
+	// 15 s to render the back office's operations and a Try-it-out step
+	// more than 10 s (a clean-clone run failed so), where it takes a
+	// second alone.
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
 		chromedp.ExecPath(chromium),
@@ -285,7 +289,7 @@ func TestDocsPagesInBrowser(t *testing.T) {
 			}
 			// Swagger UI renders the operations once it has the document.
 			count := fmt.Sprintf(`document.querySelectorAll('#swagger-ui .opblock').length >= %d`, len(wantOps))
-			if _, err := chromedp.Run(tab, chromedp.Poll[chromedp.Void](count, chromedp.WithPollingTimeout(20*time.Second))); err != nil {
+			if _, err := chromedp.Run(tab, chromedp.Poll[chromedp.Void](count, chromedp.WithPollingTimeout(60*time.Second))); err != nil {
 				n, _ := chromedp.Run(tab, chromedp.Evaluate[int](`document.querySelectorAll('#swagger-ui .opblock').length`))
 				_, problems := s.snapshot()
 				t.Fatalf("%s: %d operations rendered, want %d: %v\nproblems: %v", p.page, n, len(wantOps), err, problems)
@@ -354,7 +358,7 @@ func TestDocsPagesInBrowser(t *testing.T) {
 				{"wait for the response", chromedp.WaitVisible(chromedp.CSS(op + ` .live-responses-table tbody .response-col_status`))},
 			}
 			for _, step := range steps {
-				stepCtx, cancel := context.WithTimeout(tab, 10*time.Second)
+				stepCtx, cancel := context.WithTimeout(tab, 45*time.Second)
 				err := chromedp.Do(stepCtx, step.do)
 				cancel()
 				if err != nil {
