@@ -8,6 +8,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/entityapi/entityapi/server/answercache"
 	"github.com/entityapi/entityapi/storage"
 	"github.com/entityapi/entityapi/storage/jobs"
 )
@@ -77,6 +78,28 @@ func newMetrics(store *storage.Store, log *slog.Logger) *metrics {
 // token: operators protect it by address (--metrics-addr).
 func (m *metrics) handler() http.Handler {
 	return promhttp.HandlerFor(m.registry, promhttp.HandlerOpts{})
+}
+
+// watchAnswers adds the figures of the kept answers (answers.go) to the
+// metrics: lookups that found an answer and those that did not, the answers
+// kept and their bytes. Nothing when none are kept.
+func (m *metrics) watchAnswers(kept *answercache.Cache) {
+	if kept == nil {
+		return
+	}
+	stat := func(f func(answercache.Stats) float64) func() float64 {
+		return func() float64 { return f(kept.Stats()) }
+	}
+	m.registry.MustRegister(
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "entityapi_answer_cache_hits_total",
+			Help: "Reads of reference data answered from a kept answer."}, stat(func(s answercache.Stats) float64 { return float64(s.Hits) })),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "entityapi_answer_cache_misses_total",
+			Help: "Reads of reference data the engine answered, no answer being kept for them at the current generation."}, stat(func(s answercache.Stats) float64 { return float64(s.Misses) })),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "entityapi_answer_cache_answers",
+			Help: "Answers of reference data kept in memory."}, stat(func(s answercache.Stats) float64 { return float64(s.Answers) })),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "entityapi_answer_cache_bytes",
+			Help: "Memory the kept answers take, in bytes (at most --answer-cache)."}, stat(func(s answercache.Stats) float64 { return float64(s.Bytes) })),
+	)
 }
 
 // chunkDone counts a chunk whose outcome was committed.

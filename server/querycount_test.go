@@ -128,7 +128,9 @@ func runQueryCases(t *testing.T, seed func(t *testing.T, s *storage.Store), case
 			counter := &queryCounter{}
 			store.AddStatementHook(counter)
 			// No batch workers: their housekeeping would be counted too.
-			a := newAPIWith(t, store, func(c *server.Config) { c.Jobs.NoWorkers = true })
+			// No kept answers: the cases count the engine's queries
+			// (TestKeptAnswers holds the reads answered from memory).
+			a := newAPIWith(t, store, func(c *server.Config) { c.Jobs.NoWorkers, c.AnswerCache = true, -1 })
 			// Authentication costs queries only until the caller is cached: warm it up.
 			a.do("GET", "/admin/api/organizations", jsonAPI, "").want(t, 200)
 			counts := map[string][]int{}

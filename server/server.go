@@ -22,6 +22,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/entityapi/entityapi/openapi"
+	"github.com/entityapi/entityapi/server/answercache"
 	"github.com/entityapi/entityapi/server/auth"
 	"github.com/entityapi/entityapi/server/batch"
 	"github.com/entityapi/entityapi/server/batch/split"
@@ -94,6 +95,10 @@ type Config struct {
 	// (cache.go; zero: DefaultGuestMaxAge; negative: public but
 	// revalidated every time).
 	GuestMaxAge time.Duration
+	// AnswerCache is the memory, in bytes, of the answers of reference
+	// data kept rendered (answers.go; zero: DefaultAnswerCache; negative:
+	// none kept).
+	AnswerCache int64
 }
 
 // Server is the HTTP handler of every application.
@@ -218,6 +223,9 @@ func New(cfg Config, store *storage.Store) (*Server, error) {
 		return nil, fmt.Errorf("back office: %w", err)
 	}
 	bo.auth, bo.audience, bo.roles, bo.metrics, bo.limiter = tokens, "backoffice", true, m, limits
+	kept := newAnswerCache(&cfg, store)
+	m.watchAnswers(kept)
+	bo.kept = kept
 	if cfg.Webhooks.Timeout > 0 && cfg.Jobs.WebhookTimeout <= 0 {
 		cfg.Jobs.WebhookTimeout = cfg.Webhooks.Timeout
 	}
@@ -235,6 +243,7 @@ func New(cfg Config, store *storage.Store) (*Server, error) {
 	s.queue = queue
 	group := g.Group("")
 	group.Use(bo.begin, bo.negotiate, bo.limitBody, bo.authenticate, bo.cacheControl, bo.rateLimit, bo.validate, bo.idempotent)
+	group.Use(bo.serveKept) // last: a kept answer skips only the engine
 	bo.traceEngine(group)
 	mountBackoffice(bo, group)
 	for _, rt := range bo.routes.Batches() {
@@ -250,7 +259,7 @@ func New(cfg Config, store *storage.Store) (*Server, error) {
 		stop()
 		return nil, fmt.Errorf("storefront: %w", err)
 	}
-	sf.auth, sf.audience, sf.metrics, sf.limiter = tokens, "storefront", m, limits
+	sf.auth, sf.audience, sf.metrics, sf.limiter, sf.kept = tokens, "storefront", m, limits, kept
 	sf.storefront, err = storefront.Load(ctx, store, sf.reg, storefront.Settings{GuestResources: cfg.GuestResources,
 		Currencies: cfg.Currencies, DefaultCurrency: cfg.DefaultCurrency})
 	if err != nil {
@@ -259,7 +268,7 @@ func New(cfg Config, store *storage.Store) (*Server, error) {
 	}
 	sf.engine.LimitTo("currencies", toAny(sf.storefront.Currencies()))
 	sfGroup := g.Group("")
-	sfGroup.Use(sf.begin, sf.negotiate, sf.limitBody, sf.authenticate, sf.cacheControl, sf.rateLimit, sf.localeHeaders, sf.validate)
+	sfGroup.Use(sf.begin, sf.negotiate, sf.limitBody, sf.authenticate, sf.cacheControl, sf.rateLimit, sf.localeHeaders, sf.validate, sf.serveKept)
 	sf.traceEngine(sfGroup)
 	mountStorefront(sf, sfGroup)
 	sf.serveDocument(g)
@@ -405,6 +414,11 @@ type application struct {
 	// guestCache is the Cache-Control of a storefront guest's read
 	// (cache.go), as the header's value.
 	guestCache []string
+	// kept are the rendered answers of reference data, shared by both
+	// applications (answers.go); nil: none kept. reference are the types
+	// whose answers it keeps (resource.Registry.Reference).
+	kept      *answercache.Cache
+	reference map[string]bool
 }
 
 func newApplication(cfg *Config, store *storage.Store, raw []byte, base string, engineCfg engine.Config, tracer trace.Tracer) (*application, error) {
@@ -418,5 +432,5 @@ func newApplication(cfg *Config, store *storage.Store, raw []byte, base string, 
 	}
 	return &application{cfg: cfg, doc: doc, raw: raw, base: base, reg: e.Registry(), routes: e.Routes(), engine: e, log: cfg.Logger,
 		tracer: tracer, unavailable: store.Unavailable, replicated: store.HasReplica(), noteWrite: store.NoteWrite,
-		guestCache: []string{guestCacheControl(cfg.GuestMaxAge)}}, nil
+		guestCache: []string{guestCacheControl(cfg.GuestMaxAge)}, reference: e.Registry().Reference()}, nil
 }

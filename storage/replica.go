@@ -136,11 +136,11 @@ func principalOf(ctx context.Context) string {
 // ReadConn is the Conn a read runs on: the replica's when it is fresh and
 // has replayed past the last write of ctx's principal (its fence), else the
 // primary's. A context without a principal has no fence (a storefront
-// guest). Any doubt (the fence cannot be read) sends the read to the
-// primary.
+// guest). Any doubt (the fence cannot be read), or a context OnPrimary,
+// sends the read to the primary.
 func (s *Store) ReadConn(ctx context.Context) *Conn {
 	r := s.replica
-	if r == nil {
+	if r == nil || ctx.Value(primaryKey{}) != nil {
 		return s.Conn
 	}
 	principal := principalOf(ctx)

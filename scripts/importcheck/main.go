@@ -132,35 +132,36 @@ func within(pkg, root string) bool {
 // Rules returns the layering rules for the module at path mod.
 func Rules(mod string) []Rule {
 	var (
-		storage    = mod + "/storage"
-		jobs       = mod + "/storage/jobs"
-		authstore  = mod + "/storage/authstore"
-		idemstore  = mod + "/storage/idemstore"
-		secret     = mod + "/storage/secret"
-		dialect    = mod + "/storage/dialect"
-		gen        = mod + "/gen"
-		genSDK     = mod + "/gen/sdk"
-		server     = mod + "/server"
-		serverAuth = mod + "/server/auth"
-		jsonapi    = mod + "/server/jsonapi"
-		jsonguard  = mod + "/server/jsonguard"
-		problem    = mod + "/server/problem"
-		splitter   = mod + "/server/batch/split"
-		engine     = mod + "/server/engine"
-		batchPipe  = mod + "/server/batch"
-		batchStage = mod + "/server/batch/stage"
-		batchChunk = mod + "/server/batch/chunk"
-		storefront = mod + "/server/storefront"
-		identity   = mod + "/server/identity"
-		webhooks   = mod + "/server/webhook"
-		cli        = mod + "/server/cli"
-		batchCLI   = mod + "/server/cli/batchclient"
-		flagargs   = mod + "/server/cli/flagargs"
-		checks     = mod + "/server/check"
-		atomicOps  = mod + "/server/atomic"
-		resource   = mod + "/server/resource"
-		gin        = "github.com/gin-gonic/gin"
-		kin        = "github.com/getkin/kin-openapi"
+		storage     = mod + "/storage"
+		jobs        = mod + "/storage/jobs"
+		authstore   = mod + "/storage/authstore"
+		idemstore   = mod + "/storage/idemstore"
+		secret      = mod + "/storage/secret"
+		dialect     = mod + "/storage/dialect"
+		gen         = mod + "/gen"
+		genSDK      = mod + "/gen/sdk"
+		server      = mod + "/server"
+		serverAuth  = mod + "/server/auth"
+		jsonapi     = mod + "/server/jsonapi"
+		jsonguard   = mod + "/server/jsonguard"
+		problem     = mod + "/server/problem"
+		splitter    = mod + "/server/batch/split"
+		engine      = mod + "/server/engine"
+		batchPipe   = mod + "/server/batch"
+		batchStage  = mod + "/server/batch/stage"
+		batchChunk  = mod + "/server/batch/chunk"
+		storefront  = mod + "/server/storefront"
+		identity    = mod + "/server/identity"
+		answercache = mod + "/server/answercache"
+		webhooks    = mod + "/server/webhook"
+		cli         = mod + "/server/cli"
+		batchCLI    = mod + "/server/cli/batchclient"
+		flagargs    = mod + "/server/cli/flagargs"
+		checks      = mod + "/server/check"
+		atomicOps   = mod + "/server/atomic"
+		resource    = mod + "/server/resource"
+		gin         = "github.com/gin-gonic/gin"
+		kin         = "github.com/getkin/kin-openapi"
 	)
 	return []Rule{
 		{
@@ -241,6 +242,14 @@ func Rules(mod string) []Rule {
 			// engine reads: a leaf, so that neither needs the other for it.
 			Name:      "server/identity must depend on the standard library only",
 			Subject:   func(p string) bool { return p == identity },
+			Forbidden: func(_ string, standard bool) bool { return !standard },
+		},
+		{
+			// The kept answers are bytes by key and generation: the edge
+			// decides what is kept and reads the generation from storage,
+			// so the cache needs neither (docs/answers.md).
+			Name:      "server/answercache must depend on the standard library only",
+			Subject:   func(p string) bool { return p == answercache },
 			Forbidden: func(_ string, standard bool) bool { return !standard },
 		},
 		{

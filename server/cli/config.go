@@ -44,6 +44,7 @@ type config struct {
 	jobs                                            jobs.Config
 	idempotency                                     server.IdempotencyConfig
 	guestMaxAge                                     time.Duration
+	answerCache                                     int64
 	webhooks                                        webhook.Config
 	auth                                            auth.Config
 	external                                        auth.External
@@ -89,6 +90,9 @@ var settings = []*setting{
 	{name: "guest-max-age", def: durationText(server.DefaultGuestMaxAge), serve: true,
 		usage: "how long an HTTP cache or CDN may serve a storefront guest's read without asking again (0: always ask, with its ETag)",
 		set:   func(c *config, v string) error { return maxAge(v, &c.guestMaxAge) }},
+	{name: "answer-cache", def: strconv.FormatInt(server.DefaultAnswerCache, 10), serve: true,
+		usage: "memory in bytes for answers of reference data kept rendered (countries, regions, currencies, localizations, user roles; 0: none kept)",
+		set:   func(c *config, v string) error { return cacheBytes(v, &c.answerCache) }},
 	{name: "currencies", def: strings.Join(storefront.DefaultCurrencies, ","), list: true, serve: true,
 		usage: "the enabled storefront currencies (ISO 4217) of X-Currency",
 		set: func(c *config, v string) error {

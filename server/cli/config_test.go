@@ -65,6 +65,23 @@ func TestSettingsDefaults(t *testing.T) {
 
 // TestSettingsSources: a flag wins over its variable, a variable over the default,
 // and a list takes repeated flags or commas.
+// TestAnswerCacheSetting: --answer-cache 0 keeps no answers (the server's
+// negative size), a number is the bytes.
+func TestAnswerCacheSetting(t *testing.T) {
+	for _, tc := range []struct {
+		value string
+		want  int64
+	}{{"0", -1}, {"1048576", 1 << 20}} {
+		c, err := parseWith("serve", []string{"--answer-cache", tc.value}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.answerCache != tc.want {
+			t.Errorf("--answer-cache %s: %d, want %d", tc.value, c.answerCache, tc.want)
+		}
+	}
+}
+
 func TestSettingsSources(t *testing.T) {
 	env := map[string]string{"ENTITYAPI_ADDR": ":9000", "ENTITYAPI_MAX_BODY": "2048", "ENTITYAPI_DEMO": "true",
 		"ENTITYAPI_CURRENCIES": "EUR, GBP", "ENTITYAPI_DEFAULT_CURRENCY": "EUR", "ENTITYAPI_SHUTDOWN_TIMEOUT": "3s",
@@ -113,6 +130,7 @@ func TestSettingsErrors(t *testing.T) {
 		want string
 	}{
 		{"bytes", []string{"--max-body", "10MB"}, nil, `--max-body "10MB": want a positive number of bytes`},
+		{"cache bytes", []string{"--answer-cache", "32MiB"}, nil, `--answer-cache "32MiB": want a number of bytes (0: none)`},
 		{"variable named", nil, map[string]string{"ENTITYAPI_MAX_BATCH_BODY": "-1"}, `ENTITYAPI_MAX_BATCH_BODY "-1": want a positive number of bytes`},
 		{"duration", []string{"--request-timeout", "30"}, nil, `--request-timeout "30": want a positive duration`},
 		{"seconds, not a duration", []string{"--token-ttl", "1h"}, nil, `--token-ttl "1h": want a positive number of seconds`},

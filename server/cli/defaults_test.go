@@ -40,6 +40,7 @@ func TestSettingsDefaultsAreThePackages(t *testing.T) {
 		{"rate-limit-share", c.rateLimit.ShareEvery, server.DefaultRateShareEvery},
 		{"guest-resources", c.guestResources, storefront.DefaultGuestResources},
 		{"guest-max-age", c.guestMaxAge, server.DefaultGuestMaxAge},
+		{"answer-cache", c.answerCache, int64(server.DefaultAnswerCache)},
 		{"currencies", c.currencies, storefront.DefaultCurrencies},
 		{"default-currency", c.defaultCurrency, storefront.DefaultCurrencies[0]},
 		{"job-rescue-after", c.jobs.RescueAfter, jobs.DefaultRescueAfter},

@@ -63,7 +63,7 @@ func serve(ctx context.Context, cfg *config, store *storage.Store, log *slog.Log
 		Jobs: cfg.jobs, StorefrontBase: cfg.storefrontBase, GuestResources: cfg.guestResources,
 		Currencies: cfg.currencies, DefaultCurrency: cfg.defaultCurrency,
 		CORS: cfg.cors, RateLimit: cfg.rateLimit, SeparateMetrics: cfg.metricsAddr != "",
-		TracerProvider: providerOf(tp), Webhooks: cfg.webhooks, Idempotency: cfg.idempotency, GuestMaxAge: cfg.guestMaxAge,
+		TracerProvider: providerOf(tp), Webhooks: cfg.webhooks, Idempotency: cfg.idempotency, GuestMaxAge: cfg.guestMaxAge, AnswerCache: cfg.answerCache,
 	}, store)
 	if err != nil {
 		return err

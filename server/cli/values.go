@@ -69,6 +69,20 @@ func byteCount(v string, into *int64) error {
 	return nil
 }
 
+// cacheBytes reads a cache's memory: a number of bytes, 0 for none (the
+// server's negative).
+func cacheBytes(v string, into *int64) error {
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n < 0 {
+		return fmt.Errorf("want a number of bytes (0: none)")
+	}
+	if n == 0 {
+		n = -1
+	}
+	*into = n
+	return nil
+}
+
 // failureLimit reads a limit of the token endpoint's failure counts: a
 // number, 0 for none (auth.Config's negative).
 func failureLimit(v string, into *int) error {

@@ -218,6 +218,21 @@ func newWebhookRoute(doc *openapi3.T, base, path string, item *openapi3.PathItem
 	return rt, nil
 }
 
+// ReadsRecords tells whether a route is a GET of a resource's records: a
+// collection, a record, its related records or a relationship's linkage
+// (not a search, an operation or a webhook's route). Its answer is made of
+// the records of its resource and of those related to them.
+func (rt *Route) ReadsRecords() bool {
+	if rt.method != http.MethodGet {
+		return false
+	}
+	switch rt.kind {
+	case collectionRoute, itemRoute, subresourceRoute, relationshipRoute:
+		return true
+	}
+	return false
+}
+
 // IsAtomic tells whether a route is POST /api/operations, the JSON:API Atomic
 // Operations request, whose media types carry the extension (negotiate.go).
 func (rt *Route) IsAtomic() bool { return rt.kind == atomicRoute }

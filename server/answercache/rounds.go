@@ -1,0 +1,88 @@
+package answercache
+
+import (
+	"context"
+	"sync"
+	"time"
+)
+
+// rounds read the generation for the requests that wait together. A
+// request must see every change committed before it arrived, so it waits
+// for a reading that starts after it arrives: the reading under way when
+// it comes may have been sent before, so it joins the next one, which
+// starts when that ends. One reading thus serves every request that
+// arrived while the one before it ran: under load, readings run one after
+// another and each costs its requests a share of one database round trip;
+// alone, a request costs one. (Raft's ReadIndex batches reads the same
+// way.)
+type rounds struct {
+	read func(context.Context) (int64, error)
+	seen func(int64) // told of each generation read
+
+	mu      sync.Mutex
+	running *round // the reading under way; nil when none
+	next    *round // the reading to start when it ends; nil when nobody waits
+}
+
+// round is one reading of the generation.
+type round struct {
+	done chan struct{} // closed when gen and err are set
+	gen  int64
+	err  error
+}
+
+// gap is the least time from the start of one reading to the start of the
+// next: under load the requests of a gap share one reading, whose cost
+// would otherwise take a processor's share of its own (on SQLite the
+// reading runs in the process). It adds at most that much to a request's
+// wait.
+const gap = 100 * time.Microsecond
+
+// readTimeout bounds one reading: the requests waiting for it are released
+// with its error, and no kept answer is served.
+const readTimeout = 5 * time.Second
+
+// wait is the generation read by a reading that started after the call.
+func (r *rounds) wait(ctx context.Context) (int64, error) {
+	r.mu.Lock()
+	var w *round
+	switch {
+	case r.running == nil:
+		w = &round{done: make(chan struct{})}
+		r.running = w
+		go r.run(w)
+	case r.next == nil:
+		w = &round{done: make(chan struct{})}
+		r.next = w
+	default:
+		w = r.next
+	}
+	r.mu.Unlock()
+	select {
+	case <-w.done:
+		return w.gen, w.err
+	case <-ctx.Done():
+		return 0, ctx.Err()
+	}
+}
+
+// run reads for w, then for each next round that waits, until none does.
+func (r *rounds) run(w *round) {
+	for w != nil {
+		began := time.Now()
+		ctx, cancel := context.WithTimeout(context.Background(), readTimeout)
+		w.gen, w.err = r.read(ctx)
+		cancel()
+		if w.err == nil {
+			r.seen(w.gen)
+		}
+		close(w.done)
+		if wait := gap - time.Since(began); wait > 0 {
+			time.Sleep(wait) // the requests that come meanwhile join the next reading
+		}
+		r.mu.Lock()
+		w, r.next = r.next, nil
+		r.running = w
+		r.mu.Unlock()
+	}
+}
