@@ -200,6 +200,8 @@ func TestRender(t *testing.T) {
 		"| goal | met | CPU µs/req | floor CPU µs/req | CPU floor / service | allocs/req |",
 		"| sqlite | GET one country | 1,000 | 500 | 2.00 | 10,000 | 1,250 | 0.80 | 0.10 | >= 0.8 | met | 100.0 | 80.0 | 0.80 | 500 | - | 2.00 | 9.00 |",
 		"| postgres | GET one country | 100 | 100 | 1.00 | 1 | 1,000 | 0.10 | 100.00 | >= 0.8 | FAILED (service: 4 failed requests) |",
+		// Issue 34: reference data from memory against the bytes floor.
+		"| sqlite | GET one country (reference data, from memory) against the bytes floor | 1,000 | 500 | 2.00 | 10,000 | 10,000 | 0.10 | 0.10 | >= 0.6 | not met | 100.0 |",
 		"| postgres | GET one country through PgBouncer | 50 | - | - | 1 | 1,000 | 0.05 | 50.00 | (pooled / direct 0.50) | FAILED (service: 4 failed requests) | - | - | - | 600 | 5.00 | 2.00 | 9.00 |",
 		// The direct line does not count the pooled service's failures; the pooled line does.
 		"| postgres | POST create account | 1,000 | 1,000 | 1.00 | - | 2,000 | 0.50 | - | >= 0.6 | not met | - | - | - | 500 | - | 2.00 | 9.00 |\n" +

@@ -91,6 +91,9 @@ func (r *report) render() string {
 	b.WriteString("|" + strings.Repeat("---|", len(head)) + "\n")
 	for _, row := range r.rows {
 		b.WriteString(r.renderRow(row, "", baseline))
+		if row.target.bytesGoal > 0 && row.samples[sysBytes] != nil {
+			b.WriteString(r.renderRow(row, sysBytes, baseline))
+		}
 		for _, other := range []string{sysWriteEvent, sysInsertEvent, sysCopy, sysCopyEvent, sysPooled} {
 			if row.samples[other] != nil {
 				b.WriteString(r.renderRow(row, other, baseline))
@@ -160,6 +163,8 @@ func (r *report) renderRow(row row, other string, baseline bool) string {
 		floorName, label = sysCopyEvent, label+" against the "+sysCopyEvent
 	case sysWriteEvent, sysInsertEvent:
 		floorName, label = other, label+" against the "+other
+	case sysBytes:
+		floorName, label = sysBytes, label+" (reference data, from memory) against the bytes floor"
 	case sysPooled:
 		label += " through PgBouncer"
 	}
@@ -179,10 +184,14 @@ func (r *report) renderRow(row row, other string, baseline bool) string {
 	}
 	bytesFloor := stat(row.samples[sysBytes], rateOf)
 	cells = append(cells, count(bytesFloor), count(floor), ratio(rate, floor), ratio(rate, bytesFloor))
-	goal, met := fmt.Sprintf(">= %.1f", t.goal), "-"
-	if other == sysCopyEvent {
-		goal = fmt.Sprintf(">= %.1f", copyEventGoal)
+	want := t.goal
+	switch other {
+	case sysCopyEvent:
+		want = copyEventGoal
+	case sysBytes:
+		want = t.bytesGoal
 	}
+	goal, met := fmt.Sprintf(">= %.1f", want), "-"
 	if other == sysCopy {
 		goal = "(1.0 possible)"
 	} else if other == sysPooled {
@@ -194,10 +203,6 @@ func (r *report) renderRow(row row, other string, baseline bool) string {
 		}
 	} else if rate >= 0 && floor > 0 {
 		met = "not met"
-		want := t.goal
-		if other == sysCopyEvent {
-			want = copyEventGoal
-		}
 		if rate/floor >= want {
 			met = "met"
 		}
