@@ -5,10 +5,6 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/getkin/kin-openapi/openapi3"
-
-	"github.com/entityapi/entityapi/openapi"
-	"github.com/entityapi/entityapi/server/resource"
 	"github.com/entityapi/entityapi/storage"
 	"github.com/entityapi/entityapi/storage/storagetest"
 )
@@ -22,15 +18,7 @@ import (
 func TestReferenceTablesFollowTheDocuments(t *testing.T) {
 	t.Parallel()
 	var documents []string
-	for _, data := range [][]byte{openapi.Backoffice, openapi.Storefront} {
-		doc, err := openapi3.NewLoader().LoadFromData(data)
-		if err != nil {
-			t.Fatal(err)
-		}
-		reg, err := resource.Load(doc)
-		if err != nil {
-			t.Fatal(err)
-		}
+	for _, reg := range documentRegistries(t) {
 		documents = append(documents, reg.ReferenceTables()...)
 	}
 	slices.Sort(documents)

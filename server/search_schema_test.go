@@ -15,6 +15,25 @@ import (
 	"github.com/entityapi/entityapi/storage/storagetest"
 )
 
+// documentRegistries are the resources of the back office's and the
+// storefront's public documents.
+func documentRegistries(t *testing.T) []*resource.Registry {
+	t.Helper()
+	var out []*resource.Registry
+	for _, data := range [][]byte{openapi.Backoffice, openapi.Storefront} {
+		doc, err := openapi3.NewLoader().LoadFromData(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		reg, err := resource.Load(doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, reg)
+	}
+	return out
+}
+
 // TestSearchIndexesFollowTheDocuments holds three lists in step: the
 // attributes each document declares searchable (x-entityapi search), the
 // columns storage.SearchColumns names for their tables' indexes (one per
@@ -26,15 +45,7 @@ func TestSearchIndexesFollowTheDocuments(t *testing.T) {
 	t.Parallel()
 	declared := map[string]map[string][]string{}
 	open := map[string][]string{}
-	for _, data := range [][]byte{openapi.Backoffice, openapi.Storefront} {
-		doc, err := openapi3.NewLoader().LoadFromData(data)
-		if err != nil {
-			t.Fatal(err)
-		}
-		reg, err := resource.Load(doc)
-		if err != nil {
-			t.Fatal(err)
-		}
+	for _, reg := range documentRegistries(t) {
 		for _, typ := range reg.Types() {
 			res, _ := reg.Get(typ)
 			if len(res.Search) > 0 {
