@@ -28,8 +28,11 @@ import (
 //     database's triggers raise with every change of those tables, in every
 //     process) is the one it was rendered at; otherwise the engine answers,
 //     reading the primary, and its answer is kept at that generation;
-//   - only a 200 is kept; a conditional request (If-Match, If-None-Match)
-//     goes to the engine, which owns the validators.
+//   - only a 200 is kept. A request with If-None-Match is answered from a
+//     kept answer as the engine would (engine.NotModified: a 304 with the
+//     answer's headers but its body's, or the 200), but never fills one; a
+//     request with If-Match, or a malformed If-None-Match, goes to the
+//     engine.
 //
 // The middleware runs last, after the request's checks, its caller's
 // rights and its rate: a kept answer skips only the engine.
@@ -62,15 +65,18 @@ func (a *application) serveKept(c *gin.Context) {
 		c.Next() // the engine answers, and its error says what the database does
 		return
 	}
+	if _, err := engine.NotModified(r.IfNoneMatch, ""); err != nil {
+		c.Next() // a malformed If-None-Match: the engine says why
+		return
+	}
 	key := a.answerKey(c, r)
 	if kept := a.kept.Get(key, gen); kept != nil {
-		h := c.Writer.Header()
-		for k, v := range kept.Header {
-			h[k] = v
-		}
-		c.Writer.WriteHeader(kept.Status)
-		_, _ = c.Writer.Write(kept.Body)
+		serveAnswer(c, r, kept)
 		c.Abort()
+		return
+	}
+	if r.IfNoneMatch != nil {
+		c.Next() // the engine's answer may be a 304: nothing to keep
 		return
 	}
 	w := newKeepingWriter(c.Writer, a.kept.MaxAnswer())
@@ -83,10 +89,31 @@ func (a *application) serveKept(c *gin.Context) {
 	}
 }
 
-// keepable tells whether r's answer may be kept: a read of records of a
-// reference type, unconditional, by a caller, outside a transaction.
+// serveAnswer writes kept as the answer to r: a 304 when r's If-None-Match
+// (well formed: serveKept checked it) names its tag, else the kept 200.
+func serveAnswer(c *gin.Context, r *engine.Request, kept *answercache.Answer) {
+	status, body := kept.Status, kept.Body
+	if match, _ := engine.NotModified(r.IfNoneMatch, kept.Header.Get("ETag")); match {
+		status, body = http.StatusNotModified, nil
+	}
+	h := c.Writer.Header()
+	for k, v := range kept.Header {
+		if status == http.StatusNotModified && (k == "Content-Type" || k == "Content-Length") {
+			continue // what a 304 says of a body it does not carry, the engine leaves out too
+		}
+		h[k] = v
+	}
+	c.Writer.WriteHeader(status)
+	if body != nil {
+		_, _ = c.Writer.Write(body)
+	}
+}
+
+// keepable tells whether r's answer may be kept, or served from a kept
+// one: a read of records of a reference type without If-Match, by a caller,
+// outside a transaction.
 func (a *application) keepable(r *engine.Request) bool {
-	return r.Principal != nil && r.Tx == nil && r.IfMatch == nil && r.IfNoneMatch == nil &&
+	return r.Principal != nil && r.Tx == nil && r.IfMatch == nil &&
 		r.Route.ReadsRecords() && a.reference[r.Route.Resource().Type]
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -68,15 +69,15 @@ func TestKeptAnswers(t *testing.T) {
 			t.Errorf("after its region was deleted, the answer still links it")
 		}
 
-		// Not kept: a 404, a conditional read, an organization's records.
+		// Not kept: a 404, a read with If-Match, an organization's records.
 		hits = answerHits(t, a)
 		for range 2 {
 			a.do(http.MethodGet, "/admin/api/countries/XX", jsonAPI, "").want(t, 404)
-			a.do(http.MethodGet, path, withHeaders(jsonAPI, "If-None-Match", `"nothing"`), "").want(t, 200)
+			a.do(http.MethodGet, path, withHeaders(jsonAPI, "If-Match", "*"), "").want(t, 200)
 			a.do(http.MethodGet, "/admin/api/accounts", jsonAPI, "").want(t, 200)
 		}
 		if got := answerHits(t, a); got != hits {
-			t.Errorf("%v kept answers served to 404s, conditional reads and accounts", got-hits)
+			t.Errorf("%v kept answers served to 404s, reads with If-Match and accounts", got-hits)
 		}
 		// HEAD of a kept answer: its headers, no body.
 		a.do(http.MethodGet, "/admin/api/regions?page[size]=10", jsonAPI, "").want(t, 200)
@@ -190,6 +191,80 @@ func TestKeptAnswersBounded(t *testing.T) {
 			off.do(http.MethodGet, "/admin/api/countries/DE", jsonAPI, "").want(t, 200)
 			if _, ok := readMetrics(t, off.base+"/metrics")["entityapi_answer_cache_hits_total"]; ok {
 				t.Errorf("with the cache off, its metrics are still served")
+			}
+		})
+	}
+}
+
+// requestIDs are the request ids of error documents, which differ from
+// request to request.
+var requestIDs = regexp.MustCompile(`"requestId":"[0-9a-f]+"`)
+
+// TestKeptAnswersRevalidate: a read with If-None-Match is answered from the
+// kept answer exactly as the engine answers it: a 304 with the same
+// headers when the tag matches, the 200 when it does not, the engine's 400
+// when the header is malformed. The engine's answers come from a second
+// server on the same database that keeps none.
+func TestKeptAnswersRevalidate(t *testing.T) {
+	t.Parallel()
+	for _, dialect := range storagetest.Dialects() {
+		t.Run(dialect, func(t *testing.T) {
+			t.Parallel()
+			store := storagetest.Open(t, dialect)
+			a := newAPI(t, store)
+			engine := startAPI(t, store, func(cfg *server.Config) { cfg.AnswerCache = -1 })
+			for _, c := range []struct {
+				who     string
+				path    string
+				headers map[string]string
+			}{
+				{"admin", "/admin/api/countries/DE", jsonAPI},
+				{"admin", "/admin/api/regions?page[size]=3", withHeaders(jsonAPI, "X-Include", "totalCount")},
+				{"guest", "/api/countries/DE", guest},
+			} {
+				kept, direct := a.caller(c.who), engine.caller(c.who)
+				if c.who == "guest" {
+					kept, direct = a, engine
+				}
+				// Each server's links name its own address, and the tags of
+				// its answers follow: each is asked with its own tag.
+				keptTag := kept.do(http.MethodGet, c.path, c.headers, "").want(t, 200).header.Get("ETag")
+				directTag := direct.do(http.MethodGet, c.path, c.headers, "").want(t, 200).header.Get("ETag")
+				hits := answerHits(t, a)
+				for _, inm := range []struct {
+					value  string // %s: the server's tag
+					status int
+				}{{"%s", 304}, {"W/%s", 304}, {`"other", %s`, 304}, {"*", 304}, {`"other"`, 200}, {"not a tag", 400}} {
+					header := func(tag string) map[string]string {
+						v := inm.value
+						if strings.Contains(v, "%s") {
+							v = strings.Replace(v, "%s", tag, 1)
+						}
+						return withHeaders(c.headers, "If-None-Match", v)
+					}
+					got := kept.do(http.MethodGet, c.path, header(keptTag), "").want(t, inm.status)
+					want := direct.do(http.MethodGet, c.path, header(directTag), "").want(t, inm.status)
+					if requestIDs.ReplaceAllString(strings.ReplaceAll(string(got.body), a.base, ""), "") !=
+						requestIDs.ReplaceAllString(strings.ReplaceAll(string(want.body), engine.base, ""), "") {
+						t.Errorf("%s If-None-Match %s: kept\n%s\nthe engine's\n%s", c.path, inm.value, got.body, want.body)
+					}
+					if (got.header.Get("ETag") == keptTag) != (want.header.Get("ETag") == directTag) {
+						t.Errorf("%s If-None-Match %s: ETag kept %q (of %q), the engine's %q (of %q)", c.path, inm.value,
+							got.header.Get("ETag"), keptTag, want.header.Get("ETag"), directTag)
+					}
+					for _, name := range []string{"Content-Type", "Cache-Control", "Vary", "X-Include-Total-Count"} {
+						if got.header.Get(name) != want.header.Get(name) {
+							t.Errorf("%s If-None-Match %s: %s kept %q, the engine's %q", c.path, inm.value, name, got.header.Get(name), want.header.Get(name))
+						}
+					}
+					if (got.header.Get("Content-Length") == "") != (want.header.Get("Content-Length") == "") {
+						t.Errorf("%s If-None-Match %s: Content-Length kept %q, the engine's %q", c.path, inm.value,
+							got.header.Get("Content-Length"), want.header.Get("Content-Length"))
+					}
+				}
+				if got := answerHits(t, a); got != hits+5 {
+					t.Errorf("%s: %v conditional reads answered from the kept answer, want 5 (not the malformed one)", c.path, got-hits)
+				}
 			}
 		})
 	}

@@ -208,6 +208,19 @@ func tagged(r *Request, read func(*Request) (*jsonapi.Reply, error)) (*jsonapi.R
 	return conditionalRead(r.IfNoneMatch, reply, tag)
 }
 
+// NotModified tells whether a read whose answer is tagged tag is 304 Not
+// Modified for a request with these If-None-Match values (nil: none), as
+// the engine's reads decide it (RFC 9110 §13.1.2: weak comparison); an
+// error when the header is malformed. The edge asks it of the answers it
+// keeps (server/answers.go).
+func NotModified(ifNoneMatch []string, tag string) (bool, error) {
+	l, err := parseTags(ifNoneMatch)
+	if err != nil {
+		return false, err
+	}
+	return l != nil && tag != "" && l.matchesWeak(tag), nil
+}
+
 // conditionalRead gives a read's reply its ETag and, when If-None-Match
 // names it, turns it into 304 Not Modified without a body (RFC 9110
 // §13.1.2): a client that holds the document does not get it again.
