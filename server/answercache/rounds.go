@@ -2,6 +2,7 @@ package answercache
 
 import (
 	"context"
+	"runtime"
 	"sync"
 	"time"
 )
@@ -30,13 +31,6 @@ type round struct {
 	gen  int64
 	err  error
 }
-
-// gap is the least time from the start of one reading to the start of the
-// next: under load the requests of a gap share one reading, whose cost
-// would otherwise take a processor's share of its own (on SQLite the
-// reading runs in the process). It adds at most that much to a request's
-// wait.
-const gap = 100 * time.Microsecond
 
 // readTimeout bounds one reading: the requests waiting for it are released
 // with its error, and no kept answer is served.
@@ -67,9 +61,12 @@ func (r *rounds) wait(ctx context.Context) (int64, error) {
 }
 
 // run reads for w, then for each next round that waits, until none does.
+// Before it starts the next reading it yields once, so that the requests
+// ready to run (those the last reading released, those the network just
+// delivered) come to wait for it too: under load a reading serves more
+// requests, and a request alone never waits for a timer.
 func (r *rounds) run(w *round) {
 	for w != nil {
-		began := time.Now()
 		ctx, cancel := context.WithTimeout(context.Background(), readTimeout)
 		w.gen, w.err = r.read(ctx)
 		cancel()
@@ -77,8 +74,11 @@ func (r *rounds) run(w *round) {
 			r.seen(w.gen)
 		}
 		close(w.done)
-		if wait := gap - time.Since(began); wait > 0 {
-			time.Sleep(wait) // the requests that come meanwhile join the next reading
+		r.mu.Lock()
+		waiting := r.next != nil
+		r.mu.Unlock()
+		if waiting {
+			runtime.Gosched()
 		}
 		r.mu.Lock()
 		w, r.next = r.next, nil
