@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"net/http"
 	"strconv"
 	"strings"
@@ -40,8 +41,9 @@ import (
 // DefaultAnswerCache is the memory of kept answers (--answer-cache).
 const DefaultAnswerCache = 32 << 20
 
-// newAnswerCache is the cache of cfg's size over store, nil when off.
-func newAnswerCache(cfg *Config, store *storage.Store) *answercache.Cache {
+// newAnswerCache is the cache of cfg's size over store, nil when off; it
+// reads the generation until life ends.
+func newAnswerCache(life context.Context, cfg *Config, store *storage.Store) *answercache.Cache {
 	size := cfg.AnswerCache
 	switch {
 	case size < 0:
@@ -49,7 +51,11 @@ func newAnswerCache(cfg *Config, store *storage.Store) *answercache.Cache {
 	case size == 0:
 		size = DefaultAnswerCache
 	}
-	return answercache.New(size, store.ReferenceGeneration)
+	marks := func() (answercache.Mark, bool) {
+		m, ok := store.CommitMark()
+		return answercache.Mark(m), ok
+	}
+	return answercache.New(life, size, store.ReferenceGeneration, marks)
 }
 
 // serveKept answers a read of reference data from the kept answers, or

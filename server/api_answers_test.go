@@ -53,6 +53,24 @@ func TestKeptAnswers(t *testing.T) {
 			t.Errorf("the kept answer repeats the first request's id %s", first.header.Get("X-Request-ID"))
 		}
 
+		// Freshness: on a SQLite file the commit mark spares the readings
+		// while nothing is committed (docs/answers.md); elsewhere each
+		// request alone makes one.
+		readings := func() float64 {
+			return readMetrics(t, a.base+"/metrics")["entityapi_answer_cache_readings_total"]
+		}
+		before := readings()
+		for range 3 {
+			a.do(http.MethodGet, path, jsonAPI, "").want(t, 200)
+		}
+		want := before + 3
+		if _, marks := a.store.CommitMark(); marks {
+			want = before
+		}
+		if got := readings(); got != want {
+			t.Errorf("3 kept reads, nothing committed: %v readings of the generation, want %v", got-before, want-before)
+		}
+
 		// A change outside the service, to the record and to one it
 		// includes: the next read shows each.
 		execStore(t, a, "UPDATE countries SET name_en = 'Changed Land' WHERE code = 'DE'")

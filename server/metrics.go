@@ -99,6 +99,8 @@ func (m *metrics) watchAnswers(kept *answercache.Cache) {
 			Help: "Answers of reference data kept in memory."}, stat(func(s answercache.Stats) float64 { return float64(s.Answers) })),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "entityapi_answer_cache_bytes",
 			Help: "Memory the kept answers take, in bytes (at most --answer-cache)."}, stat(func(s answercache.Stats) float64 { return float64(s.Bytes) })),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "entityapi_answer_cache_readings_total",
+			Help: "Readings of the reference generation from the database; on a SQLite file, only after a commit (docs/answers.md)."}, stat(func(s answercache.Stats) float64 { return float64(s.Readings) })),
 	)
 }
 

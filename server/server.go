@@ -223,7 +223,7 @@ func New(cfg Config, store *storage.Store) (*Server, error) {
 		return nil, fmt.Errorf("back office: %w", err)
 	}
 	bo.auth, bo.audience, bo.roles, bo.metrics, bo.limiter = tokens, "backoffice", true, m, limits
-	kept := newAnswerCache(&cfg, store)
+	kept := newAnswerCache(ctx, &cfg, store)
 	m.watchAnswers(kept)
 	bo.kept = kept
 	if cfg.Webhooks.Timeout > 0 && cfg.Jobs.WebhookTimeout <= 0 {

@@ -1,6 +1,10 @@
 package storage
 
-import "context"
+import (
+	"context"
+
+	"github.com/entityapi/entityapi/storage/dialect"
+)
 
 // ReferenceTables are the tables of reference data (issue 34; docs/answers.md):
 // those of the resources whose answers are the same for every organization
@@ -15,7 +19,16 @@ var ReferenceTables = []string{"countries", "currencies", "localizations", "regi
 // any of them, whoever made it. The answer cache reads it before serving a
 // kept answer; a read on a replica could be behind a change the client has
 // seen.
+//
+// In a database of this process (Features.InProcess) the reading drops
+// ctx's deadline: a deadline makes the driver and database/sql watch the
+// context with a goroutine each, which costs more than the reading, and
+// busy_timeout already bounds its only wait. Its callers still stop
+// waiting for it at their own deadline (answercache.rounds).
 func (s *Store) ReferenceGeneration(ctx context.Context) (int64, error) {
+	if s.f.InProcess {
+		ctx = context.WithoutCancel(ctx)
+	}
 	var st sqlText
 	st.add("SELECT COALESCE(SUM(generation), 0) FROM reference_generations")
 	var g int64
@@ -24,6 +37,22 @@ func (s *Store) ReferenceGeneration(ctx context.Context) (int64, error) {
 	}
 	return g, nil
 }
+
+// CommitMark is a value that every commit to the database, by any process,
+// changes, read without a statement; ok is false where the database cannot
+// tell so (PostgreSQL, ":memory:") or not now. The answer cache takes one
+// before each reading of ReferenceGeneration: while the mark stays, nothing
+// was committed, and that reading still holds (docs/answers.md).
+func (s *Store) CommitMark() (CommitMark, bool) {
+	if s.marks == nil {
+		return CommitMark{}, false
+	}
+	return s.marks.CommitMark()
+}
+
+// CommitMark is what Store.CommitMark reads; equal marks read at two
+// moments mean no commit between them.
+type CommitMark = dialect.CommitMark
 
 // primaryKey marks a context whose reads stay on the primary (OnPrimary).
 type primaryKey struct{}

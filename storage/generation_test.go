@@ -3,6 +3,7 @@ package storage_test
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/entityapi/entityapi/storage"
 	"github.com/entityapi/entityapi/storage/storagetest"
@@ -78,3 +79,100 @@ func TestReferenceGenerationRaisedByEveryChange(t *testing.T) {
 // firstColumn is a column of each reference table, to write as it is.
 var firstColumn = map[string]string{"countries": "name_en", "currencies": "name", "localizations": "title",
 	"regions": "name_en", "userroles": "label"}
+
+// BenchmarkReferenceGeneration is one reading of the answer cache
+// (server/answercache): its cost is shared by the requests that wait for it.
+func BenchmarkReferenceGeneration(b *testing.B) {
+	for _, dialect := range storagetest.Dialects() {
+		b.Run(dialect, func(b *testing.B) {
+			s := storagetest.Open(b, dialect)
+			ctx := context.Background()
+			b.ReportAllocs()
+			for b.Loop() {
+				ctx, cancel := context.WithTimeout(ctx, time.Second)
+				_, err := s.ReferenceGeneration(ctx)
+				cancel()
+				if err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// TestCommitMark: on a SQLite file the commit mark stays while nothing is
+// committed, reads and rolled-back writes included, and moves with every
+// commit that changes a row, by the store's own connections or another
+// store's on the file (as another process's); PostgreSQL has none, and a
+// caller reads the database.
+func TestCommitMark(t *testing.T) {
+	t.Parallel()
+	for _, dialect := range storagetest.Dialects() {
+		t.Run(dialect, func(t *testing.T) {
+			t.Parallel()
+			s, other := storagetest.OpenTwo(t, dialect)
+			ctx := context.Background()
+			mark := func() (storage.CommitMark, bool) {
+				t.Helper()
+				m, ok := s.CommitMark()
+				if ok != (dialect == "sqlite") {
+					t.Fatalf("CommitMark ok = %v on %s", ok, dialect)
+				}
+				return m, ok
+			}
+			if _, ok := mark(); !ok {
+				return
+			}
+			exec := func(db *storage.Store, stmt string) {
+				t.Helper()
+				if _, err := db.DB().ExecContext(ctx, stmt); err != nil {
+					t.Fatalf("%s: %v", stmt, err)
+				}
+			}
+			before, _ := mark()
+			if _, err := s.ReferenceGeneration(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := other.ReferenceGeneration(ctx); err != nil {
+				t.Fatal(err)
+			}
+			tx, err := s.DB().BeginTx(ctx, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := tx.ExecContext(ctx, "UPDATE regions SET name_en = name_en WHERE code = 'DE-BY'"); err != nil {
+				t.Fatal(err)
+			}
+			if m, _ := mark(); m != before {
+				t.Error("the mark moved for a write not committed yet")
+			}
+			if err := tx.Rollback(); err != nil {
+				t.Fatal(err)
+			}
+			if m, _ := mark(); m != before {
+				t.Error("the mark moved with reads and a rolled-back write")
+			}
+			for i, write := range []struct {
+				by   *storage.Store
+				stmt string
+			}{
+				{s, "UPDATE regions SET name_en = name_en WHERE code = 'DE-BY'"},
+				{other, "UPDATE regions SET name_en = name_en WHERE code = 'DE-BY'"},
+				{other, "UPDATE countries SET name_en = name_en WHERE code = 'US'"},
+			} {
+				exec(write.by, write.stmt)
+				after, ok := mark()
+				if !ok || after == before {
+					t.Errorf("commit %d (%s): the mark stayed (ok %v)", i, write.stmt, ok)
+				}
+				before = after
+			}
+			// A write that changes no row writes nothing to the log: nothing
+			// to see, and the mark stays.
+			exec(s, "DELETE FROM countries WHERE code = 'none'")
+			if m, _ := mark(); m != before {
+				t.Error("the mark moved for a write that changed nothing")
+			}
+		})
+	}
+}

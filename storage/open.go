@@ -45,6 +45,10 @@ type Store struct {
 	// actors hands the audit triggers who writes where the dialect reads
 	// it from the process (dialect.Actors, audit.go); nil elsewhere.
 	actors dialect.Actors
+	// marks tells whether anything was committed since a moment without a
+	// statement where the dialect can (dialect.CommitMarker, a SQLite
+	// file); nil elsewhere.
+	marks dialect.CommitMarker
 
 	tables map[string]*Table
 	joins  map[string]*JoinTable
@@ -215,7 +219,7 @@ func openSQLite(path string) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.d, s.f, s.db, s.armer, s.actors = d, *d.Features(), d.DB(), d, d
+	s.d, s.f, s.db, s.armer, s.actors, s.marks = d, *d.Features(), d.DB(), d, d, d
 	if bulk := d.Bulk(); bulk != nil {
 		s.bulk = &bulkPool{db: bulk}
 	}

@@ -78,16 +78,54 @@ type Cache struct {
 	gen     int64 // the newest generation read; older answers are gone
 	rounds  rounds
 
-	hits, misses atomic.Int64
+	// marks reads the database's commit mark, nil where it has none
+	// (New); marked is the last reading with the mark taken before it.
+	marks  func() (Mark, bool)
+	marked atomic.Pointer[marked]
+
+	hits, misses, readings atomic.Int64
+}
+
+// Mark is a database's sign of commits: equal marks read at two moments
+// mean that nothing was committed between them (storage.Store.CommitMark).
+type Mark [12]uint32
+
+// marked is a reading of the generation with the mark read before it
+// began.
+type marked struct {
+	mark Mark
+	gen  int64
 }
 
 // New is a cache of at most maxBytes whose answers are valid while
 // generation reads as it did when they were kept. generation must read
-// what is committed when it is called, not what was committed before.
-func New(maxBytes int64, generation func(context.Context) (int64, error)) *Cache {
-	c := &Cache{entries: map[string]*entry{}, max: maxBytes}
-	c.rounds.read = generation
+// what is committed when it is called, not what was committed before. The
+// cache reads until life ends; Fresh fails after.
+//
+// marks, where the database has them (nil elsewhere), spares readings:
+// while the mark read before the last reading began is still the mark, no
+// commit came since, and that reading's generation is still the one.
+func New(life context.Context, maxBytes int64, generation func(context.Context) (int64, error), marks func() (Mark, bool)) *Cache {
+	c := &Cache{entries: map[string]*entry{}, max: maxBytes, marks: marks}
+	c.rounds.read = func(ctx context.Context) (int64, error) {
+		c.readings.Add(1)
+		if marks == nil {
+			return generation(ctx)
+		}
+		m, ok := marks()
+		gen, err := generation(ctx)
+		switch {
+		case err != nil || !ok:
+			c.marked.Store(nil)
+		default:
+			c.advance(gen) // before a request may take gen from the mark
+			c.marked.Store(&marked{mark: m, gen: gen})
+		}
+		return gen, err
+	}
 	c.rounds.seen = c.advance
+	c.rounds.life = life
+	c.rounds.wake = make(chan struct{}, 1)
 	return c
 }
 
@@ -95,7 +133,18 @@ func New(maxBytes int64, generation func(context.Context) (int64, error)) *Cache
 // waits for a reading that started after it arrived (readings are shared by
 // the requests that wait together; rounds.go). A failed reading is its
 // error: nothing kept may be served then.
+//
+// Where the database has commit marks (New), a request whose mark is the one
+// read before the last reading began takes that reading's generation
+// without waiting: nothing was committed since that reading began.
 func (c *Cache) Fresh(ctx context.Context) (int64, error) {
+	if c.marks != nil {
+		if last := c.marked.Load(); last != nil {
+			if m, ok := c.marks(); ok && m == last.mark {
+				return last.gen, nil
+			}
+		}
+	}
 	return c.rounds.wait(ctx)
 }
 
@@ -188,17 +237,20 @@ func (c *Cache) evict() {
 	}
 }
 
-// Stats are a cache's figures: answers kept, their bytes, and the
-// lookups that found one and those that did not.
+// Stats are a cache's figures: answers kept, their bytes, the lookups
+// that found one and those that did not, and the readings of the
+// generation.
 type Stats struct {
 	Answers      int
 	Bytes        int64
 	Hits, Misses int64
+	Readings     int64
 }
 
 // Stats reads the cache's figures.
 func (c *Cache) Stats() Stats {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
-	return Stats{Answers: len(c.entries), Bytes: c.bytes, Hits: c.hits.Load(), Misses: c.misses.Load()}
+	return Stats{Answers: len(c.entries), Bytes: c.bytes, Hits: c.hits.Load(), Misses: c.misses.Load(),
+		Readings: c.readings.Load()}
 }

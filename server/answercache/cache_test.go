@@ -25,7 +25,7 @@ func answer(body string) *Answer {
 // older generation than one read is not kept.
 func TestGetPutByGeneration(t *testing.T) {
 	var g atomic.Int64
-	c := New(1<<20, fixed(&g))
+	c := New(t.Context(), 1<<20, fixed(&g), nil)
 	ctx := context.Background()
 	gen, err := c.Fresh(ctx)
 	if err != nil || gen != 0 {
@@ -80,7 +80,7 @@ func TestNewAnswerCopies(t *testing.T) {
 func TestEvictionBound(t *testing.T) {
 	var g atomic.Int64
 	const bound = 64 << 10
-	c := New(bound, fixed(&g))
+	c := New(t.Context(), bound, fixed(&g), nil)
 	gen, _ := c.Fresh(context.Background())
 	body := string(make([]byte, 1000))
 	c.Put("hot", gen, answer(body))
@@ -117,13 +117,13 @@ func TestFreshWaitsForAReadingStartedAfterIt(t *testing.T) {
 	var readings atomic.Int64
 	started := make(chan struct{}, 16)
 	release := make(chan struct{})
-	c := New(1<<20, func(context.Context) (int64, error) {
+	c := New(t.Context(), 1<<20, func(context.Context) (int64, error) {
 		v := g.Load() // what is committed when the reading starts
 		readings.Add(1)
 		started <- struct{}{}
 		<-release
 		return v, nil
-	})
+	}, nil)
 	ctx := context.Background()
 	first := make(chan int64)
 	go func() { v, _ := c.Fresh(ctx); first <- v }()
@@ -158,17 +158,80 @@ func TestFreshWaitsForAReadingStartedAfterIt(t *testing.T) {
 // context ends stops waiting.
 func TestFreshFails(t *testing.T) {
 	down := errors.New("database down")
-	c := New(1<<20, func(context.Context) (int64, error) { return 0, down })
+	c := New(t.Context(), 1<<20, func(context.Context) (int64, error) { return 0, down }, nil)
 	if _, err := c.Fresh(context.Background()); !errors.Is(err, down) {
 		t.Errorf("Fresh: %v, want %v", err, down)
 	}
 	block := make(chan struct{})
 	defer close(block)
-	c = New(1<<20, func(context.Context) (int64, error) { <-block; return 0, nil })
+	c = New(t.Context(), 1<<20, func(context.Context) (int64, error) { <-block; return 0, nil }, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
 	defer cancel()
 	if _, err := c.Fresh(ctx); !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("Fresh with an ended context: %v", err)
+	}
+}
+
+// TestFreshAfterLife: once the cache's life ends its reader stops, and
+// Fresh fails rather than wait for a reading nobody makes.
+func TestFreshAfterLife(t *testing.T) {
+	var g atomic.Int64
+	life, end := context.WithCancel(context.Background())
+	c := New(life, 1<<20, fixed(&g), nil)
+	if _, err := c.Fresh(context.Background()); err != nil {
+		t.Fatalf("Fresh: %v", err)
+	}
+	end()
+	if _, err := c.Fresh(context.Background()); !errors.Is(err, errClosed) {
+		t.Errorf("Fresh after the cache's life: %v, want %v", err, errClosed)
+	}
+}
+
+// TestFreshByMark: while the commit mark read before the last reading is
+// the mark, a request takes that reading's generation without a reading;
+// a new mark, an unreadable one or a failed reading sends it to read.
+func TestFreshByMark(t *testing.T) {
+	var g, readings atomic.Int64
+	var fail atomic.Bool
+	var mark atomic.Uint32
+	var unreadable atomic.Bool
+	c := New(t.Context(), 1<<20, func(context.Context) (int64, error) {
+		readings.Add(1)
+		if fail.Load() {
+			return 0, errors.New("database down")
+		}
+		return g.Load(), nil
+	}, func() (Mark, bool) { return Mark{mark.Load()}, !unreadable.Load() })
+	ctx := context.Background()
+	fresh := func(want int64, wantReadings int64, what string) {
+		t.Helper()
+		got, err := c.Fresh(ctx)
+		if err != nil || got != want || readings.Load() != wantReadings {
+			t.Errorf("%s: generation %d (%v) after %d readings, want %d after %d", what, got, err, readings.Load(), want, wantReadings)
+		}
+	}
+	fresh(0, 1, "the first request")
+	fresh(0, 1, "a second, the mark unchanged")
+	g.Store(5)
+	mark.Store(1) // the commit that raised the generation moved the mark
+	fresh(5, 2, "after a commit")
+	fresh(5, 2, "after a commit, again")
+	unreadable.Store(true)
+	fresh(5, 3, "with the mark unreadable")
+	unreadable.Store(false)
+	fresh(5, 4, "the mark readable again, but not read before the last reading")
+	fresh(5, 4, "then")
+	fail.Store(true)
+	mark.Store(2)
+	if _, err := c.Fresh(ctx); err == nil {
+		t.Error("a failed reading: no error")
+	}
+	mark.Store(1)
+	if _, err := c.Fresh(ctx); err == nil || readings.Load() != 6 {
+		t.Errorf("after a failed reading, the mark of the reading before: %v after %d readings, want an error after 6", err, readings.Load())
+	}
+	if st := c.Stats(); st.Readings != 6 {
+		t.Errorf("Stats().Readings = %d, want 6", st.Readings)
 	}
 }
 

@@ -2,6 +2,7 @@ package answercache
 
 import (
 	"context"
+	"errors"
 	"runtime"
 	"sync"
 	"time"
@@ -16,9 +17,16 @@ import (
 // another and each costs its requests a share of one database round trip;
 // alone, a request costs one. (Raft's ReadIndex batches reads the same
 // way.)
+//
+// One goroutine reads, for as long as the cache lives (until its context
+// ends): a reader started per reading would grow its stack again for each,
+// to the depth of the driver's calls, and that cost more than the reading.
 type rounds struct {
 	read func(context.Context) (int64, error)
 	seen func(int64) // told of each generation read
+	life context.Context
+	wake chan struct{} // a round is running for the reader to read; buffered 1
+	once sync.Once     // starts the reader
 
 	mu      sync.Mutex
 	running *round // the reading under way; nil when none
@@ -38,13 +46,17 @@ const readTimeout = 5 * time.Second
 
 // wait is the generation read by a reading that started after the call.
 func (r *rounds) wait(ctx context.Context) (int64, error) {
+	if r.life.Err() != nil {
+		return 0, errClosed
+	}
 	r.mu.Lock()
 	var w *round
 	switch {
 	case r.running == nil:
 		w = &round{done: make(chan struct{})}
 		r.running = w
-		go r.run(w)
+		r.once.Do(func() { go r.reader() })
+		r.wake <- struct{}{} // never blocks: the reader took the last one before running was nil
 	case r.next == nil:
 		w = &round{done: make(chan struct{})}
 		r.next = w
@@ -57,6 +69,26 @@ func (r *rounds) wait(ctx context.Context) (int64, error) {
 		return w.gen, w.err
 	case <-ctx.Done():
 		return 0, ctx.Err()
+	case <-r.life.Done():
+		return 0, errClosed
+	}
+}
+
+// errClosed is the answer to a wait once the cache's life has ended.
+var errClosed = errors.New("answercache: closed")
+
+// reader runs each round it is woken for, until the cache's life ends.
+func (r *rounds) reader() {
+	for {
+		select {
+		case <-r.wake:
+		case <-r.life.Done():
+			return
+		}
+		r.mu.Lock()
+		w := r.running
+		r.mu.Unlock()
+		r.run(w)
 	}
 }
 

@@ -75,6 +75,20 @@ type Dialect interface {
 	Native() Native
 }
 
+// CommitMarker is a dialect that can tell, without a statement, whether
+// anything was committed to its database since a moment: where its
+// processes share memory with the database (a SQLite file in WAL mode).
+type CommitMarker interface {
+	// CommitMark is a value that every commit of every process changes;
+	// ok is false when it cannot be read now, and a caller must then ask
+	// the database.
+	CommitMark() (mark CommitMark, ok bool)
+}
+
+// CommitMark is what CommitMarker reads: equal marks, read at two moments,
+// mean that nothing was committed between them.
+type CommitMark [12]uint32
+
 // Host is what a dialect asks of the store that opened it: its write slot
 // (the one writer of a SQLite file) and its write transactions.
 type Host interface {

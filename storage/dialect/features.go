@@ -45,6 +45,12 @@ type Features struct {
 	// largest one with no writer between; a login failure is counted in
 	// memory rather than queued behind the writes.
 	OneWriter bool
+	// InProcess: the database runs in this process (a SQLite file): a
+	// statement waits on no network, only on another writer's lock, which
+	// the dialect bounds (busy_timeout). A short read may then go without
+	// its caller's deadline, whose watch costs more than the read
+	// (Store.ReferenceGeneration).
+	InProcess bool
 	// NumberedMarks: a statement's parameters are $1, $2... (else ?).
 	NumberedMarks bool
 	// InlineCounts: a LIMIT or OFFSET is written into the text rather than

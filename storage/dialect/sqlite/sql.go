@@ -20,6 +20,7 @@ import (
 var features = dialect.Features{
 	SystemName:         "sqlite",
 	OneWriter:          true,
+	InProcess:          true,
 	InlineCounts:       true,
 	TextValues:         true,
 	InSubqueries:       true,

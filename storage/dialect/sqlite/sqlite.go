@@ -66,6 +66,9 @@ type DB struct {
 	// actor is who makes the writes the audit triggers record (audit.go);
 	// nil outside the store's writes.
 	actor atomic.Pointer[dialect.Actor]
+	// watch reads the commits of a file's processes (commitmark.go); it
+	// opens at the first CommitMark.
+	watch commitWatch
 }
 
 var _ dialect.Dialect = (*DB)(nil)
@@ -165,7 +168,7 @@ func auditOnly(n *dialect.Notes) *dialect.Notes {
 
 // Close closes the pool and the bulk connection.
 func (d *DB) Close() error {
-	err := d.db.Close()
+	err := errors.Join(d.closeWatch(), d.db.Close())
 	if d.bulk != nil {
 		err = errors.Join(err, d.bulk.Close())
 	}
