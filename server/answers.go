@@ -51,8 +51,9 @@ func newAnswerCache(life context.Context, cfg *Config, store *storage.Store) *an
 	case size == 0:
 		size = DefaultAnswerCache
 	}
+	store.KeepReferenceLease(life)
 	marks := func() (answercache.Mark, bool) {
-		m, ok := store.CommitMark()
+		m, ok := store.ReferenceMark()
 		return answercache.Mark(m), ok
 	}
 	return answercache.New(life, size, store.ReferenceGeneration, marks)

@@ -137,3 +137,9 @@ func (c *Conn) SendInsert(ctx context.Context, t *Table, org int64, row Row) err
 func (s *Store) SideDB() (*sql.DB, bool, error) {
 	return s.d.(*sqlite.DB).SideDB(s.acquireWrite)
 }
+
+// The reference lease's figures, which migration 0024's function repeats.
+const (
+	ReferenceFenceKey  = referenceFenceKey
+	ReferenceLeaseTerm = referenceLeaseTerm
+)

@@ -30,7 +30,7 @@ func (s *Store) ReferenceGeneration(ctx context.Context) (int64, error) {
 		ctx = context.WithoutCancel(ctx)
 	}
 	var st sqlText
-	st.add("SELECT COALESCE(SUM(generation), 0) FROM reference_generations")
+	st.add(referenceGenerationQuery)
 	var g int64
 	if err := s.Conn.queryRow(ctx, &st, &g); err != nil {
 		return 0, s.mapError("read the reference generation", "reference_generations", err)
@@ -53,6 +53,9 @@ func (s *Store) CommitMark() (CommitMark, bool) {
 // CommitMark is what Store.CommitMark reads; equal marks read at two
 // moments mean no commit between them.
 type CommitMark = dialect.CommitMark
+
+// referenceGenerationQuery reads the generation: the sum of the counters.
+const referenceGenerationQuery = "SELECT COALESCE(SUM(generation), 0) FROM reference_generations"
 
 // primaryKey marks a context whose reads stay on the primary (OnPrimary).
 type primaryKey struct{}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+	"sync/atomic"
 
 	"github.com/uptrace/bun"
 
@@ -49,6 +50,9 @@ type Store struct {
 	// statement where the dialect can (dialect.CommitMarker, a SQLite
 	// file); nil elsewhere.
 	marks dialect.CommitMarker
+	// lease is the process's hold of the reference fence on PostgreSQL
+	// (referencelease.go); nil until KeepReferenceLease, and on SQLite.
+	lease atomic.Pointer[referenceLease]
 
 	tables map[string]*Table
 	joins  map[string]*JoinTable

@@ -114,13 +114,12 @@ func New(life context.Context, maxBytes int64, generation func(context.Context) 
 		}
 		m, ok := marks()
 		gen, err := generation(ctx)
-		switch {
-		case err != nil || !ok:
-			c.marked.Store(nil)
-		default:
+		if err == nil && ok {
 			c.advance(gen) // before a request may take gen from the mark
 			c.marked.Store(&marked{mark: m, gen: gen})
 		}
+		// Otherwise the last marked reading stays: while its mark is read
+		// again, nothing changed since it, whatever this reading found.
 		return gen, err
 	}
 	c.rounds.seen = c.advance

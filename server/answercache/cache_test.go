@@ -189,7 +189,8 @@ func TestFreshAfterLife(t *testing.T) {
 
 // TestFreshByMark: while the commit mark read before the last reading is
 // the mark, a request takes that reading's generation without a reading;
-// a new mark, an unreadable one or a failed reading sends it to read.
+// a new mark or an unreadable one sends it to read, and a failed reading
+// leaves the last marked reading as it was.
 func TestFreshByMark(t *testing.T) {
 	var g, readings atomic.Int64
 	var fail atomic.Bool
@@ -219,17 +220,18 @@ func TestFreshByMark(t *testing.T) {
 	unreadable.Store(true)
 	fresh(5, 3, "with the mark unreadable")
 	unreadable.Store(false)
-	fresh(5, 4, "the mark readable again, but not read before the last reading")
-	fresh(5, 4, "then")
+	fresh(5, 3, "the mark readable again, and the one of the last marked reading")
 	fail.Store(true)
 	mark.Store(2)
-	if _, err := c.Fresh(ctx); err == nil {
-		t.Error("a failed reading: no error")
+	for i := range 2 {
+		if _, err := c.Fresh(ctx); err == nil || readings.Load() != int64(4+i) {
+			t.Errorf("a commit, then a failed reading %d: %v after %d readings, want an error after %d", i, err, readings.Load(), 4+i)
+		}
 	}
-	mark.Store(1)
-	if _, err := c.Fresh(ctx); err == nil || readings.Load() != 6 {
-		t.Errorf("after a failed reading, the mark of the reading before: %v after %d readings, want an error after 6", err, readings.Load())
-	}
+	fail.Store(false)
+	g.Store(6)
+	fresh(6, 6, "the database back")
+	fresh(6, 6, "then")
 	if st := c.Stats(); st.Readings != 6 {
 		t.Errorf("Stats().Readings = %d, want 6", st.Readings)
 	}
