@@ -27,7 +27,9 @@ import (
 //   - an answer is served only when the reference generation read after the
 //     request arrived (storage.Store.ReferenceGeneration: counters the
 //     database's triggers raise with every change of those tables, in every
-//     process) is the one it was rendered at; otherwise the engine answers,
+//     process; or spared while the reference mark shows nothing changed
+//     since a reading: storage.Store.ReferenceMark) is the one it was
+//     rendered at; otherwise the engine answers,
 //     reading the primary, and its answer is kept at that generation;
 //   - only a 200 is kept. A request with If-None-Match is answered from a
 //     kept answer as the engine would (engine.NotModified: a 304 with the

@@ -78,7 +78,7 @@ type Cache struct {
 	gen     int64 // the newest generation read; older answers are gone
 	rounds  rounds
 
-	// marks reads the database's commit mark, nil where it has none
+	// marks reads the database's reference mark, nil where it has none
 	// (New); marked is the last reading with the mark taken before it.
 	marks  func() (Mark, bool)
 	marked atomic.Pointer[marked]
@@ -86,8 +86,10 @@ type Cache struct {
 	hits, misses, readings atomic.Int64
 }
 
-// Mark is a database's sign of commits: equal marks read at two moments
-// mean that nothing was committed between them (storage.Store.CommitMark).
+// Mark is a database's sign of changes: equal marks read at two moments
+// mean that nothing that changes the generation was committed between
+// them (storage.Store.ReferenceMark: a SQLite file's commit mark,
+// PostgreSQL's reference lease).
 type Mark [12]uint32
 
 // marked is a reading of the generation with the mark read before it
@@ -103,8 +105,9 @@ type marked struct {
 // cache reads until life ends; Fresh fails after.
 //
 // marks, where the database has them (nil elsewhere), spares readings:
-// while the mark read before the last reading began is still the mark, no
-// commit came since, and that reading's generation is still the one.
+// while the mark read before the last reading began is still the mark,
+// nothing that changes the generation came since, and that reading's
+// generation is still the one.
 func New(life context.Context, maxBytes int64, generation func(context.Context) (int64, error), marks func() (Mark, bool)) *Cache {
 	c := &Cache{entries: map[string]*entry{}, max: maxBytes, marks: marks}
 	c.rounds.read = func(ctx context.Context) (int64, error) {
@@ -133,9 +136,9 @@ func New(life context.Context, maxBytes int64, generation func(context.Context) 
 // the requests that wait together; rounds.go). A failed reading is its
 // error: nothing kept may be served then.
 //
-// Where the database has commit marks (New), a request whose mark is the one
-// read before the last reading began takes that reading's generation
-// without waiting: nothing was committed since that reading began.
+// Where the database has marks (New), a request whose mark is the one read
+// before the last reading began takes that reading's generation without
+// waiting: nothing that changes it was committed since that reading began.
 func (c *Cache) Fresh(ctx context.Context) (int64, error) {
 	if c.marks != nil {
 		if last := c.marked.Load(); last != nil {
