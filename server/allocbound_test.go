@@ -24,6 +24,11 @@ import (
 type allocBound struct {
 	name   string
 	seeded bool // on seedCRM's records (benchSeededServer)
+	// kept: answered from the kept answers (docs/answers.md); the other
+	// requests go to the engine, on servers that keep none, since the
+	// answer cache's lease on PostgreSQL runs beside the requests and
+	// AllocsPerRun would count its statements.
+	kept bool
 	// request returns the call to measure on a handler; it answers once
 	// before it is measured.
 	request func(tb testing.TB, h http.Handler) func()
@@ -58,6 +63,13 @@ var allocBounds = []allocBound{
 		max: map[string]float64{"sqlite": 315, "postgres": 300}},
 	{name: "PATCH an account", request: accountPatcher,
 		max: map[string]float64{"sqlite": 330, "postgres": 315}},
+	// The kept answers (issue 34): 43 and 42 on either database when the
+	// bound was set. Last: on PostgreSQL their server's lease cycles for a
+	// few seconds after them, beside whatever is measured then.
+	{name: "GET one country, kept", kept: true, request: getting(benchOne),
+		max: map[string]float64{"sqlite": 50, "postgres": 50}},
+	{name: "GET a list of 10 regions, kept", kept: true, request: getting(benchRegions),
+		max: map[string]float64{"sqlite": 50, "postgres": 50}},
 }
 
 // TestAllocationsPerRequest measures each bound's request with
@@ -75,21 +87,30 @@ func TestAllocationsPerRequest(t *testing.T) {
 		t.Run(dialect, func(t *testing.T) {
 			// Both servers live as long as the dialect's test, which
 			// closes them and removes their databases.
-			var plain, seeded http.Handler
-			handler := func(isSeeded bool) http.Handler {
+			var plain, seeded, kept http.Handler
+			handler := func(tc allocBound) http.Handler {
 				switch {
-				case isSeeded && seeded == nil:
-					seeded = benchSeededServer(t, dialect)
-				case !isSeeded && plain == nil:
-					plain = benchServer(t, dialect)
-				}
-				if isSeeded {
+				case tc.kept:
+					if kept == nil {
+						kept = benchServer(t, dialect)
+					}
+					return kept
+				case tc.seeded:
+					if seeded == nil {
+						store := storagetest.Open(t, dialect)
+						seedCRM(t, store, benchUsers, benchAccounts, benchContacts)
+						seeded = benchServerWith(t, store, -1)
+					}
 					return seeded
+				default:
+					if plain == nil {
+						plain = benchServerWith(t, storagetest.Open(t, dialect), -1)
+					}
+					return plain
 				}
-				return plain
 			}
 			for _, tc := range allocBounds {
-				h := handler(tc.seeded)
+				h := handler(tc)
 				t.Run(tc.name, func(t *testing.T) {
 					got := requestAllocs(tc.request(t, h))
 					t.Logf("%.0f allocations per request (bound %.0f)", got, tc.max[dialect])

@@ -61,7 +61,14 @@ func benchServer(tb testing.TB, dialect string) http.Handler {
 
 func benchServerOn(tb testing.TB, store *storage.Store) http.Handler {
 	tb.Helper()
-	srv, err := server.New(server.Config{BackofficeBase: "/admin", MaxBody: 64 << 10,
+	return benchServerWith(tb, store, 0)
+}
+
+// benchServerWith is benchServerOn with answerCache as Config.AnswerCache
+// (0: the default; negative: no kept answers).
+func benchServerWith(tb testing.TB, store *storage.Store, answerCache int64) http.Handler {
+	tb.Helper()
+	srv, err := server.New(server.Config{BackofficeBase: "/admin", MaxBody: 64 << 10, AnswerCache: answerCache,
 		Logger: slog.New(server.NewJSONLogHandler(io.Discard, nil))}, store)
 	if err != nil {
 		tb.Fatalf("server.New: %v", err)

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"github.com/entityapi/entityapi/storage/dialect/sqlite"
 	"strings"
+	"time"
 )
 
 // ExplainFind returns the plan the database chooses for Find(q), one line per
@@ -143,3 +144,9 @@ const (
 	ReferenceFenceKey  = referenceFenceKey
 	ReferenceLeaseTerm = referenceLeaseTerm
 )
+
+// KeepReferenceLeaseIdle is KeepReferenceLease with the lease let go after
+// idle without a use, for a test that waits for it.
+func (s *Store) KeepReferenceLeaseIdle(ctx context.Context, idle time.Duration) {
+	s.keepReferenceLease(ctx, idle)
+}

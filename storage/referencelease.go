@@ -2,7 +2,9 @@ package storage
 
 import (
 	"context"
+	"database/sql"
 	"database/sql/driver"
+	"errors"
 	"strconv"
 	"sync/atomic"
 	"time"
@@ -42,45 +44,94 @@ const (
 // referenceLease is a process's hold of the reference fence.
 type referenceLease struct {
 	// until is when the lease lapses, in nanoseconds on leaseClock; 0 while
-	// the process holds no lock (between cycles, after a failure).
+	// the process holds no lock (between cycles, after a failure, idle).
 	until atomic.Int64
 	// epoch moves whenever the generation read after taking the lock is
 	// not the one read the time before.
 	epoch atomic.Uint32
+	// used is when the mark was last asked for (leaseClock, to
+	// referenceLeaseTouch); a lease unused for idleAfter lets the lock go
+	// and closes its connection, until wake.
+	used      atomic.Int64
+	idleAfter time.Duration
+	wake      chan struct{} // buffered 1: the mark was asked for while no lock was held
 }
+
+// An idle process holds no lease: its cycles would cost the database three
+// statements every 50 ms for nothing.
+const (
+	referenceLeaseIdleAfter = 5 * time.Second
+	// referenceLeaseTouch is how stale used may get before a request
+	// writes it again: most requests only read it.
+	referenceLeaseTouch = 100 * time.Millisecond
+)
 
 // leaseClock is the monotonic clock the lease is timed by.
 var leaseClock = time.Now()
 
 func leaseNow() int64 { return int64(time.Since(leaseClock)) }
 
-// mark is the lease's epoch, ok while the lease holds.
+// mark is the lease's epoch, ok while the lease holds. It counts as a use,
+// and wakes an idle lease.
 func (l *referenceLease) mark() (CommitMark, bool) {
+	now := leaseNow()
+	if now-l.used.Load() > int64(referenceLeaseTouch) {
+		l.used.Store(now)
+	}
 	until := l.until.Load()
 	e := l.epoch.Load()
-	if until == 0 || leaseNow() >= until || l.until.Load() != until {
+	if until == 0 {
+		select {
+		case l.wake <- struct{}{}:
+		default:
+		}
+		return CommitMark{}, false
+	}
+	if now >= until || l.until.Load() != until {
 		return CommitMark{}, false
 	}
 	return CommitMark{e}, true
 }
 
+// wanted tells whether the mark was asked for within idleAfter.
+func (l *referenceLease) wanted() bool {
+	used := l.used.Load()
+	return used != 0 && leaseNow()-used < int64(l.idleAfter)
+}
+
+// errLeaseIdle ends a lease's connection when nobody asked for the mark
+// for a while.
+var errLeaseIdle = errors.New("storage: the reference lease is idle")
+
 // KeepReferenceLease holds the reference fence for this process until ctx
 // ends, where the database has one (PostgreSQL reached directly: a pooler
 // in transaction mode shares sessions, and an advisory lock is a
-// session's). From then on ReferenceMark reads the lease; until the first
-// lock is taken, and whenever the lease lapses, it tells the caller to
-// read the generation.
+// session's), while the mark is asked for: the first ReferenceMark starts
+// the lease, and 5 s without one let it go. ReferenceMark reads the lease;
+// until a lock is taken, and whenever the lease lapses, it tells the
+// caller to read the generation.
 func (s *Store) KeepReferenceLease(ctx context.Context) {
+	s.keepReferenceLease(ctx, referenceLeaseIdleAfter)
+}
+
+func (s *Store) keepReferenceLease(ctx context.Context, idleAfter time.Duration) {
 	if s.f.InProcess || s.Pooler() == PoolerTransaction {
 		return
 	}
-	l := &referenceLease{}
+	l := &referenceLease{idleAfter: idleAfter, wake: make(chan struct{}, 1)}
 	s.lease.Store(l)
 	go func() {
 		for ctx.Err() == nil {
+			if !l.wanted() {
+				select {
+				case <-l.wake:
+				case <-ctx.Done():
+				}
+				continue
+			}
 			err := s.holdReferenceLease(ctx, l)
 			l.until.Store(0)
-			if err != nil && ctx.Err() == nil {
+			if err != nil && !errors.Is(err, errLeaseIdle) && ctx.Err() == nil {
 				select { // the database is down or refused: try again later
 				case <-ctx.Done():
 				case <-time.After(referenceLeaseRetry):
@@ -97,10 +148,7 @@ func (s *Store) holdReferenceLease(ctx context.Context, l *referenceLease) error
 	if err != nil {
 		return err
 	}
-	defer conn.Close()
-	// The lock goes with the session: end it rather than give it back to
-	// the pool (Raw's driver.ErrBadConn discards the connection at Close).
-	defer conn.Raw(func(any) error { return driver.ErrBadConn }) //nolint:errcheck // the error is the request
+	defer giveBackLeaseConn(conn)
 	// PostgreSQL 14 and later: 13 has no idle_session_timeout, and the
 	// lease holds there without it.
 	_, _ = conn.ExecContext(ctx, "SET idle_session_timeout = "+strconv.FormatInt(referenceLeaseIdle.Milliseconds(), 10))
@@ -125,10 +173,31 @@ func (s *Store) holdReferenceLease(ctx context.Context, l *referenceLease) error
 		case <-time.After(referenceLeaseCycle):
 		}
 		l.until.Store(0) // before the lock goes: nobody trusts the lease while a change may come
+		if !l.wanted() {
+			return errLeaseIdle // the session ends, and its lock with it
+		}
 		if _, err := conn.ExecContext(ctx, "SELECT pg_advisory_unlock_shared($1)", referenceFenceKey); err != nil {
 			return err
 		}
 	}
+}
+
+// giveBackLeaseConn returns the lease's connection to the pool as the pool
+// gave it: without the lock and the idle timeout, which would stay with the
+// session (the pool keeps sessions open: PostgreSQL's database/sql
+// connections are pgx's pool's). When that fails the connection is
+// discarded: a session that did not answer holds nothing the pool can use.
+func giveBackLeaseConn(conn *sql.Conn) {
+	ctx, cancel := context.WithTimeout(context.Background(), referenceLeaseIdle)
+	defer cancel()
+	_, err := conn.ExecContext(ctx, "SELECT pg_advisory_unlock_all()")
+	if err == nil {
+		_, err = conn.ExecContext(ctx, "RESET idle_session_timeout")
+	}
+	if err != nil {
+		_ = conn.Raw(func(any) error { return driver.ErrBadConn })
+	}
+	_ = conn.Close()
 }
 
 // ReferenceMark is a value that moves with every committed change of

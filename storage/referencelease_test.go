@@ -115,3 +115,56 @@ func TestReferenceFenceMatchesTheLease(t *testing.T) {
 		})
 	}
 }
+
+// TestReferenceLeaseIdle: a process holds the lease only while the mark is
+// asked for: not before the first ask, and it lets the lock go (its
+// session ends) after a while without one, until the next.
+func TestReferenceLeaseIdle(t *testing.T) {
+	t.Parallel()
+	for _, dialect := range storagetest.Dialects() {
+		if dialect != "postgres" {
+			continue // SQLite has no lease
+		}
+		t.Run(dialect, func(t *testing.T) {
+			s := storagetest.Open(t, dialect)
+			if s.Pooler() == storage.PoolerTransaction {
+				t.Skip("behind a pooler in transaction mode no lease is held")
+			}
+			ctx, stop := context.WithCancel(context.Background())
+			defer stop()
+			s.KeepReferenceLeaseIdle(ctx, 300*time.Millisecond)
+			holders := func() int {
+				t.Helper()
+				var n int
+				if err := s.DB().DB.QueryRowContext(context.Background(), `SELECT count(*) FROM pg_locks
+					WHERE locktype = 'advisory' AND objid = $1 AND granted
+					AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`,
+					storage.ReferenceFenceKey).Scan(&n); err != nil {
+					t.Fatal(err)
+				}
+				return n
+			}
+			until := func(what string, ok func() bool) {
+				t.Helper()
+				for range 500 {
+					if ok() {
+						return
+					}
+					time.Sleep(10 * time.Millisecond)
+				}
+				t.Fatalf("never: %s", what)
+			}
+			time.Sleep(100 * time.Millisecond)
+			if n := holders(); n != 0 {
+				t.Errorf("%d holders of the lock before the mark was asked for", n)
+			}
+			for range 2 { // taken when asked for, let go when not
+				until("the mark holds", func() bool { _, ok := s.ReferenceMark(); return ok })
+				if n := holders(); n != 1 {
+					t.Errorf("%d holders of the lock while the lease holds", n)
+				}
+				until("the idle lease lets go", func() bool { return holders() == 0 })
+			}
+		})
+	}
+}
