@@ -32,6 +32,9 @@ const (
 // key while this transaction holds the database's only write lock
 // (BEGIN IMMEDIATE), and SQLite advances the counter past explicit keys.
 //
+// On the bulk connection (bulkconn.go) the rows' audit rows follow them,
+// with one INSERT ... SELECT over the run of keys (auditInserts).
+//
 // On a Conn from Noting, every row also gets the note as its change event
 // (its key the row's), in the same transaction, after the rows: on SQLite
 // one INSERT ... SELECT over the run of keys just reserved
@@ -88,10 +91,15 @@ func (c *Conn) InsertMany(ctx context.Context, t *Table, org int64, rows []Row) 
 		if err := c.insertGroups(ctx, t, cols, vals); err != nil {
 			return err
 		}
+		first, last := keys[0], keys[len(keys)-1]
+		run := t.AutoKey && last.(int64)-first.(int64) == int64(len(keys)-1)
+		if err := c.auditInserts(ctx, t, keys, run); err != nil {
+			return err
+		}
 		if c.note == nil {
 			return nil
 		}
-		if first, last := keys[0], keys[len(keys)-1]; c.s.f.OneWriter && t.AutoKey && last.(int64)-first.(int64) == int64(len(keys)-1) {
+		if c.s.f.OneWriter && run {
 			return c.recordRunEvents(ctx, t, org, first.(int64), last.(int64))
 		}
 		events := make([]Event, len(keys))

@@ -1,9 +1,13 @@
 package storage
 
 import (
+	"context"
 	"database/sql"
+	"sync"
 
 	"github.com/uptrace/bun"
+
+	"github.com/entityapi/entityapi/storage/dialect"
 )
 
 // The transactions of batch chunks run, on a SQLite file, on a connection
@@ -16,12 +20,22 @@ import (
 // A noted single write (InsertRow, UpdateRow, UpdateRowMembers, Delete on a
 // Conn from Noting) inside such a transaction finds no trigger and fails
 // (Conn.armed): a change without its event never commits.
+//
+// Nor has it the audit triggers of inserts (a third of a batch's INSERT
+// time): every insert there (InsertMany, Insert, InsertRow) writes its rows'
+// audit rows itself, in its transaction, with one INSERT ... SELECT
+// (auditInserts, dialect.InsertAuditor). Updates, deletes and links keep
+// their audit triggers.
 
 // bulkPool is the SQLite connection of Bulk transactions (the dialect's,
 // sqlite.DB.Bulk, which closes it) and the statements prepared on it.
 type bulkPool struct {
 	db    *bun.DB
 	stmts preparedCache
+
+	auditor    dialect.InsertAuditor
+	auditsOnce sync.Once
+	audits     map[string]string // InsertedAudits of each audited table
 }
 
 // Bulk is the store's Conn for the transactions of batch chunks, which
@@ -49,4 +63,55 @@ func (c *Conn) statements() (*sql.DB, *preparedCache) {
 		return c.s.bulk.db.DB, &c.s.bulk.stmts
 	}
 	return c.s.db.DB, &c.s.stmts
+}
+
+// onBulk tells whether c's statements run on the bulk connection: c is in
+// a transaction of Store.Bulk's, on a SQLite file.
+func (c *Conn) onBulk() bool { return c.bulk && c.tx != nil && c.s.bulk != nil }
+
+// auditInserts writes, on the bulk connection, the audit rows of the rows of
+// t just inserted whose keys are keys, or first..last when run (InsertMany's
+// run of reserved keys), naming ctx's actor; elsewhere the insert triggers
+// wrote them and it does nothing.
+func (c *Conn) auditInserts(ctx context.Context, t *Table, keys []any, run bool) error {
+	if !c.onBulk() || len(keys) == 0 {
+		return nil
+	}
+	p := c.s.bulk
+	p.auditsOnce.Do(func() {
+		p.audits = map[string]string{}
+		for _, at := range c.s.audit().Tables {
+			p.audits[at.Table] = p.auditor.InsertedAudits(at)
+		}
+	})
+	head, ok := p.audits[t.Name]
+	if !ok {
+		return nil // not audited
+	}
+	var actor dialect.Actor
+	if a := actorOf(ctx); a != nil {
+		actor = *a
+	}
+	key := func(st *sqlText) {
+		st.add(dialect.InsertedRow + ".")
+		st.ident(t.Key)
+	}
+	for start := 0; start < len(keys); start += insertChunk {
+		var st sqlText
+		st.add(head, actor[0], actor[1], actor[2], actor[3])
+		key(&st)
+		if run {
+			st.add(" BETWEEN ? AND ?", keys[0], keys[len(keys)-1])
+			start = len(keys)
+		} else {
+			st.add(" IN ")
+			st.tuple(keys[start:min(start+insertChunk, len(keys))])
+		}
+		st.add(" ORDER BY ")
+		key(&st)
+		if _, err := c.exec(ctx, &st); err != nil {
+			return c.s.mapError("insert", dialect.AuditsTable, err)
+		}
+	}
+	return nil
 }

@@ -225,7 +225,7 @@ func openSQLite(path string) (*Store, error) {
 	}
 	s.d, s.f, s.db, s.armer, s.actors, s.marks = d, *d.Features(), d.DB(), d, d, d
 	if bulk := d.Bulk(); bulk != nil {
-		s.bulk = &bulkPool{db: bulk}
+		s.bulk = &bulkPool{db: bulk, auditor: d}
 	}
 	return s, nil
 }

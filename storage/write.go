@@ -24,8 +24,10 @@ func (c *Conn) Insert(ctx context.Context, t *Table, org int64, row Row) (any, e
 	}
 	err = c.atomic(ctx, func(c *Conn) error {
 		if !t.AutoKey {
-			_, err := c.exec(ctx, st)
-			return err
+			if _, err := c.exec(ctx, st); err != nil {
+				return err
+			}
+			return c.auditInserts(ctx, t, []any{key}, false)
 		}
 		st.add(" RETURNING ?", bun.Ident(t.Key))
 		var id int64
@@ -33,7 +35,7 @@ func (c *Conn) Insert(ctx context.Context, t *Table, org int64, row Row) (any, e
 			return err
 		}
 		key = id
-		return nil
+		return c.auditInserts(ctx, t, []any{key}, false)
 	})
 	if err != nil {
 		return nil, c.s.mapError("insert", t.Name, err)
@@ -54,8 +56,10 @@ func (c *Conn) InsertRow(ctx context.Context, t *Table, org int64, row Row) (Row
 	// nil: a create leaves no notes, its insert trigger writes its words
 	// into the index itself (searchpending.go).
 	err = c.alone(ctx, nil, func(ctx context.Context, c *Conn) error {
-		stored, err = c.returning(ctx, t, st)
-		return err
+		if stored, err = c.returning(ctx, t, st); err != nil {
+			return err
+		}
+		return c.auditInserts(ctx, t, []any{stored[t.Key]}, false) // on the bulk connection only
 	})
 	if err != nil {
 		return nil, c.s.mapError("insert", t.Name, err)

@@ -187,6 +187,10 @@ type Notes struct {
 	// Audit describes the audit triggers the connections get beside the
 	// note triggers (audit.go); nil: none.
 	Audit *Audit
+	// InsertsUnaudited leaves out the audit triggers of inserts into entity
+	// tables (SQLite's bulk connection: the store writes those audit rows
+	// itself, InsertAuditor).
+	InsertsUnaudited bool
 }
 
 // NoteTable is a table whose row writes the note triggers record.

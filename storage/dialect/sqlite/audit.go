@@ -45,13 +45,12 @@ const (
 )
 
 // auditFields is the expression of the fields of the audit row of a row
-// after event: concat_ws joins the JSON objects of the fields that the write
+// (the trigger's OLD and NEW, or one alias for both) after event: concat_ws joins the JSON objects of the fields that the write
 // set, changed or held, skipping the others (a NULL), into the text of a
 // JSON array, one expression without a subquery (a subquery of a UNION per
 // field and json_group_array cost a tenth more of a batch's inserts).
 // changed are the conditions of the fields, any of which makes a change.
-func auditFields(t dialect.AuditTable, event string) (fields string, changed []string) {
-	const oldRow, newRow = "OLD", "NEW"
+func auditFields(t dialect.AuditTable, event, oldRow, newRow string) (fields string, changed []string) {
 	var parts []string
 	for _, f := range t.Fields {
 		col := quoteIdent(f.Column)
@@ -60,9 +59,9 @@ func auditFields(t dialect.AuditTable, event string) (fields string, changed []s
 		case "INSERT":
 			cond = newRow + "." + col + " IS NOT NULL"
 		case "UPDATE":
-			cond = "NEW." + col + " IS NOT OLD." + col
+			cond = newRow + "." + col + " IS NOT " + oldRow + "." + col
 		default:
-			cond = "OLD." + col + " IS NOT NULL"
+			cond = oldRow + "." + col + " IS NOT NULL"
 		}
 		changed = append(changed, cond)
 		oldValue, newValue := "NULL", "NULL"
@@ -91,15 +90,19 @@ func auditOrg(t dialect.AuditTable, row string) string {
 	return "COALESCE(entityapi_actor(0), 0)"
 }
 
-// writeAuditTriggers appends the three audit triggers of t. An update
-// that changed none of the fields does not fire (WHEN).
-func writeAuditTriggers(b *strings.Builder, t dialect.AuditTable) {
+// writeAuditTriggers appends the audit triggers of t: after insert (unless
+// inserts is false: the bulk connection's, see InsertedAudits), update and
+// delete. An update that changed none of the fields does not fire (WHEN).
+func writeAuditTriggers(b *strings.Builder, t dialect.AuditTable, inserts bool) {
 	for _, on := range []struct{ event, row, action string }{
 		{"INSERT", "NEW", dialect.AuditCreate},
 		{"UPDATE", "NEW", dialect.AuditUpdate},
 		{"DELETE", "OLD", dialect.AuditRemove},
 	} {
-		fields, changed := auditFields(t, on.event)
+		if on.event == "INSERT" && !inserts {
+			continue
+		}
+		fields, changed := auditFields(t, on.event, "OLD", "NEW")
 		when := ""
 		if on.event == "UPDATE" {
 			when = " WHEN 0" // no audited field: an update never has one
@@ -113,6 +116,25 @@ func writeAuditTriggers(b *strings.Builder, t dialect.AuditTable) {
 			dialect.AuditsTable, auditColumns, auditOrg(t, on.row), sqlString(t.Type), on.row, quoteIdent(t.Key), sqlString(on.action),
 			fields, auditActor)
 	}
+}
+
+var _ dialect.InsertAuditor = (*DB)(nil)
+
+// InsertedAudits is the insert trigger's statement made set-based, for the
+// bulk connection, which has no insert trigger (openBulk): the same columns
+// and the same fields from the rows of t the store names after its WHERE,
+// in key order; the actor from bind marks, not entityapi_actor (three calls
+// into Go per row).
+func (d *DB) InsertedAudits(t dialect.AuditTable) string {
+	const r = dialect.InsertedRow
+	fields, _ := auditFields(t, "INSERT", r, r)
+	org := "COALESCE(?, 0)" // as auditOrg: the actor's
+	if t.Org != "" {
+		org = "COALESCE(" + r + "." + quoteIdent(t.Org) + ", ?)" // the row's: never NULL (the mark is bound either way)
+	}
+	return fmt.Sprintf("INSERT INTO %s (%s) SELECT %s, %s, CAST(%s.%s AS TEXT), %s, %s, ?, ?, ?, strftime('%%Y-%%m-%%d %%H:%%M:%%S', 'now') FROM main.%s AS %s WHERE ",
+		dialect.AuditsTable, auditColumns, org, sqlString(t.Type), r, quoteIdent(t.Key), sqlString(dialect.AuditCreate), fields,
+		quoteIdent(t.Table), r)
 }
 
 // writeJoinAuditTriggers appends the two audit triggers of j: a link added

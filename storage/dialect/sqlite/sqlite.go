@@ -139,14 +139,15 @@ func (d *DB) Bulk() *bun.DB { return d.bulk }
 
 // openBulk opens the bulk connection of the SQLite file dsn names: one
 // connection (it is only used under the write slot), with the store's
-// pragmas and no note triggers. It has the audit triggers (audit.go):
-// every change leaves its audit row, a batch chunk's too.
+// pragmas and no note triggers. It has the audit triggers of updates,
+// deletes and links (audit.go), not those of inserts: the store writes the
+// audit rows of the rows it inserts there set-based (InsertedAudits).
 func (d *DB) openBulk(dsn string) *bun.DB {
 	drv := &sqlite.Driver{}
 	d.registerActorFunction(drv)
 	if d.opts.Notes != nil {
 		drv.RegisterConnectionHook(func(conn sqlite.ExecQuerierContext, _ string) error {
-			return installTriggers(context.Background(), conn, auditOnly(d.opts.Notes()))
+			return installTriggers(context.Background(), conn, bulkNotes(d.opts.Notes()))
 		})
 	}
 	sqldb := sql.OpenDB(connector{d: drv, dsn: dsn})
@@ -155,14 +156,14 @@ func (d *DB) openBulk(dsn string) *bun.DB {
 	return bun.NewDB(sqldb, timeDialect{sqlitedialect.New()})
 }
 
-// auditOnly is n without its note triggers' tables: the audit triggers
-// alone.
-func auditOnly(n *dialect.Notes) *dialect.Notes {
+// bulkNotes is n for the bulk connection: no note triggers, and the audit
+// triggers without those of inserts.
+func bulkNotes(n *dialect.Notes) *dialect.Notes {
 	if n == nil {
 		return nil
 	}
 	a := *n
-	a.Tables = nil
+	a.Tables, a.InsertsUnaudited = nil, true
 	return &a
 }
 

@@ -52,7 +52,7 @@ func installTriggers(ctx context.Context, conn dialect.Conn, n *dialect.Notes) e
 	if n.Audit != nil && present[dialect.AuditsTable] {
 		for _, t := range n.Audit.Tables {
 			if present[t.Table] {
-				writeAuditTriggers(&b, t)
+				writeAuditTriggers(&b, t, !n.InsertsUnaudited)
 			}
 		}
 		for _, j := range n.Audit.Joins {
