@@ -112,20 +112,23 @@ func New(life context.Context, maxBytes int64, generation func(context.Context) 
 	c := &Cache{entries: map[string]*entry{}, max: maxBytes, marks: marks}
 	c.rounds.read = func(ctx context.Context) (int64, error) {
 		c.readings.Add(1)
-		if marks == nil {
-			return generation(ctx)
+		var m Mark
+		ok := false
+		if marks != nil {
+			m, ok = marks()
 		}
-		m, ok := marks()
 		gen, err := generation(ctx)
-		if err == nil && ok {
-			c.advance(gen) // before a request may take gen from the mark
+		if err != nil {
+			return gen, err
+		}
+		c.advance(gen) // before a request may take gen, from the round or from the mark
+		if ok {
 			c.marked.Store(&marked{mark: m, gen: gen})
 		}
 		// Otherwise the last marked reading stays: while its mark is read
 		// again, nothing changed since it, whatever this reading found.
-		return gen, err
+		return gen, nil
 	}
-	c.rounds.seen = c.advance
 	c.rounds.life = life
 	c.rounds.wake = make(chan struct{}, 1)
 	return c

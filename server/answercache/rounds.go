@@ -22,8 +22,7 @@ import (
 // ends): a reader started per reading would grow its stack again for each,
 // to the depth of the driver's calls, and that cost more than the reading.
 type rounds struct {
-	read func(context.Context) (int64, error)
-	seen func(int64) // told of each generation read
+	read func(context.Context) (int64, error) // reads, and drops what a new generation outdates
 	life context.Context
 	wake chan struct{} // a round is running for the reader to read; buffered 1
 	once sync.Once     // starts the reader
@@ -102,9 +101,6 @@ func (r *rounds) run(w *round) {
 		ctx, cancel := context.WithTimeout(context.Background(), readTimeout)
 		w.gen, w.err = r.read(ctx)
 		cancel()
-		if w.err == nil {
-			r.seen(w.gen)
-		}
 		close(w.done)
 		r.mu.Lock()
 		waiting := r.next != nil
