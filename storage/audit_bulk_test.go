@@ -69,7 +69,7 @@ func TestBulkInsertsAudited(t *testing.T) {
 				}
 				want := readAudit(t, s, tc.name, first)
 				if want.rows != 1 || want.fields == "[]" {
-					t.Fatalf("the trigger's audit row names no field: %+v", want)
+					t.Fatalf("the trigger's audit rows: %+v, want one naming a field", want)
 				}
 				var keys []any
 				bulk := s.Bulk()
@@ -117,6 +117,29 @@ func TestBulkInsertsAudited(t *testing.T) {
 				}
 			})
 		}
+		t.Run("more keys than one statement names", func(t *testing.T) {
+			// A client-keyed table's keys go IN lists of up to 500: 1,201
+			// rows take three statements.
+			units := storagetest.Table(t, s, "weightunits")
+			rows := make([]storage.Row, 1201)
+			for i := range rows {
+				rows[i] = storage.Row{"code": fmt.Sprintf("many-%04d", i), "conversion_rates": json.RawMessage(`{"kg":1}`)}
+			}
+			if err := s.Bulk().Tx(ctx, func(c *storage.Conn) error {
+				_, err := c.InsertMany(ctx, units, 1, rows)
+				return err
+			}); err != nil {
+				t.Fatal(err)
+			}
+			var n int
+			if err := s.DB().QueryRowContext(context.Background(), "SELECT count(*) FROM audits WHERE resource_type = 'weightunits' "+
+				"AND resource_id LIKE 'many-%' AND action = 'create' AND request_id = 'req-bulk'").Scan(&n); err != nil {
+				t.Fatal(err)
+			}
+			if n != len(rows) {
+				t.Errorf("%d audit rows for %d created records", n, len(rows))
+			}
+		})
 	})
 }
 

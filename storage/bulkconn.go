@@ -92,25 +92,28 @@ func (c *Conn) auditInserts(ctx context.Context, t *Table, keys []any, run bool)
 	if a := actorOf(ctx); a != nil {
 		actor = *a
 	}
-	key := func(st *sqlText) {
-		st.add(dialect.InsertedRow + ".")
-		st.ident(t.Key)
-	}
-	for start := 0; start < len(keys); start += insertChunk {
+	// write sends the statement for the rows whose key matches: BETWEEN the
+	// ends of a run, else IN a part of keys.
+	write := func(match func(st *sqlText)) error {
 		var st sqlText
 		st.add(head, actor[0], actor[1], actor[2], actor[3])
-		key(&st)
-		if run {
-			st.add(" BETWEEN ? AND ?", keys[0], keys[len(keys)-1])
-			start = len(keys)
-		} else {
-			st.add(" IN ")
-			st.tuple(keys[start:min(start+insertChunk, len(keys))])
-		}
-		st.add(" ORDER BY ")
-		key(&st)
+		st.add(dialect.InsertedRow + ".")
+		st.ident(t.Key)
+		match(&st)
+		st.add(" ORDER BY " + dialect.InsertedRow + ".")
+		st.ident(t.Key)
 		if _, err := c.exec(ctx, &st); err != nil {
 			return c.s.mapError("insert", dialect.AuditsTable, err)
+		}
+		return nil
+	}
+	if run {
+		return write(func(st *sqlText) { st.add(" BETWEEN ? AND ?", keys[0], keys[len(keys)-1]) })
+	}
+	for start := 0; start < len(keys); start += insertChunk {
+		part := keys[start:min(start+insertChunk, len(keys))]
+		if err := write(func(st *sqlText) { st.add(" IN "); st.tuple(part) }); err != nil {
+			return err
 		}
 	}
 	return nil
