@@ -50,6 +50,9 @@ type Store struct {
 	// statement where the dialect can (dialect.CommitMarker, a SQLite
 	// file); nil elsewhere.
 	marks dialect.CommitMarker
+	// checkpoints is told when a write ends (releaseWrite) where the
+	// dialect checkpoints a log (dialect.Checkpointer); nil otherwise.
+	checkpoints dialect.Checkpointer
 	// lease is the process's hold of the reference fence on PostgreSQL
 	// (referencelease.go); nil until KeepReferenceLease, and on SQLite.
 	lease atomic.Pointer[referenceLease]
@@ -223,7 +226,7 @@ func openSQLite(path string) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.d, s.f, s.db, s.armer, s.actors, s.marks = d, *d.Features(), d.DB(), d, d, d
+	s.d, s.f, s.db, s.armer, s.actors, s.marks, s.checkpoints = d, *d.Features(), d.DB(), d, d, d, d
 	if bulk := d.Bulk(); bulk != nil {
 		s.bulk = &bulkPool{db: bulk, auditor: d}
 	}

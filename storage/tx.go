@@ -114,6 +114,15 @@ func (c *Conn) atomic(ctx context.Context, fn func(c *Conn) error) error {
 	return c.Tx(ctx, fn)
 }
 
+// releaseWrite gives the write slot back, and tells the dialect a write
+// has ended (its checkpoints, dialect.Checkpointer).
+func (s *Store) releaseWrite() {
+	<-s.writeSlot
+	if s.checkpoints != nil {
+		s.checkpoints.Wrote()
+	}
+}
+
 // acquireWrite takes the write slot and returns its release. The slot is
 // the shared mechanism of the Features.OneWriter capability: any database
 // that takes one writer at a time (SQLite is the example) queues its writers
@@ -125,7 +134,7 @@ func (s *Store) acquireWrite(ctx context.Context) (release func(), err error) {
 	}
 	select {
 	case s.writeSlot <- struct{}{}:
-		return func() { <-s.writeSlot }, nil
+		return s.releaseWrite, nil
 	case <-ctx.Done():
 		return nil, fmt.Errorf("storage: waiting for the SQLite writer: %w", ctx.Err())
 	}

@@ -98,7 +98,7 @@ func (c *Conn) queued(ctx context.Context, table string, fn func(ctx context.Con
 			return out.result()
 		case s.writeSlot <- struct{}{}:
 			s.lead()
-			<-s.writeSlot
+			s.releaseWrite()
 			select {
 			case out := <-w.done:
 				return out.result()

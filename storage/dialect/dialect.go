@@ -85,6 +85,16 @@ type CommitMarker interface {
 	CommitMark() (mark CommitMark, ok bool)
 }
 
+// Checkpointer is a dialect whose commits wait in a log until a checkpoint
+// copies them into the database (a SQLite file in WAL mode): the store
+// tells it each time one of its writes ends, and it checkpoints beside the
+// writers rather than in their commits.
+type Checkpointer interface {
+	// Wrote says a write transaction of this process has ended; it returns
+	// at once.
+	Wrote()
+}
+
 // CommitMark is what CommitMarker reads: equal marks, read at two moments,
 // mean that nothing was committed between them.
 type CommitMark [12]uint32

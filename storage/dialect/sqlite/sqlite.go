@@ -29,9 +29,10 @@ import (
 // beside a writer; busy_timeout covers writers of other processes (this
 // process serializes its own, see storage's Store.writeSlot); _txlock=immediate takes
 // the write lock at BEGIN so a transaction never fails half-way on an upgrade;
-// case_sensitive_like makes LIKE compare as on PostgreSQL.
+// case_sensitive_like makes LIKE compare as on PostgreSQL; no connection
+// checkpoints the log in its commits, the checkpointer does (checkpoint.go).
 const pragmas = "_pragma=foreign_keys(1)&_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)" +
-	"&_pragma=synchronous(NORMAL)&_pragma=case_sensitive_like(1)&_txlock=immediate"
+	"&_pragma=synchronous(NORMAL)&_pragma=wal_autocheckpoint(0)&_pragma=case_sensitive_like(1)&_txlock=immediate"
 
 // ReadConns bounds the SQLite pool. One *sql.DB serves reads and the
 // single writer: a writer waits for the write slot before it takes a
@@ -69,6 +70,9 @@ type DB struct {
 	// watch reads the commits of a file's processes (commitmark.go); it
 	// opens at the first CommitMark.
 	watch commitWatch
+	// checkpoints copies a file's log into it (checkpoint.go); nil for
+	// ":memory:".
+	checkpoints *checkpointer
 }
 
 var _ dialect.Dialect = (*DB)(nil)
@@ -98,6 +102,7 @@ func Open(path string, opts Options) (*DB, error) {
 		sqldb.SetMaxOpenConns(ReadConns)
 		sqldb.SetMaxIdleConns(ReadConns)
 		d.bulk = d.openBulk(DSN(path))
+		d.checkpoints = startCheckpointer(DSN(path))
 	}
 	d.db = bun.NewDB(sqldb, timeDialect{sqlitedialect.New()})
 	return d, nil
@@ -167,9 +172,14 @@ func bulkNotes(n *dialect.Notes) *dialect.Notes {
 	return &a
 }
 
-// Close closes the pool and the bulk connection.
+// Close closes the pool and the bulk connection; the checkpointer stops
+// first, so that the last connection to close checkpoints the whole log.
 func (d *DB) Close() error {
-	err := errors.Join(d.closeWatch(), d.db.Close())
+	var err error
+	if d.checkpoints != nil {
+		err = d.checkpoints.close()
+	}
+	err = errors.Join(err, d.closeWatch(), d.db.Close())
 	if d.bulk != nil {
 		err = errors.Join(err, d.bulk.Close())
 	}
