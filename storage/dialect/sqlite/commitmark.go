@@ -32,13 +32,24 @@ import (
 // the shared memory it maps is the one SQLite uses: SQLite deletes the
 // "-shm" file only when the last connection to the file closes, and never
 // while this one is open.
+//
+// The descriptor the mapping is made through stays open until every SQLite
+// connection of this process to the file has closed (closeWatch, last in
+// DB.Close): SQLite's locks on the -shm are POSIX record locks, and closing
+// any descriptor of a file drops every such lock the process holds on it.
+// Closed at once, it dropped SQLite's "a connection is here" lock, and the
+// next connection another process opened took the file for unused and
+// reset the -shm under this process's mapping of it (SQLite then failed a
+// write with "disk I/O error", SQLITE_IOERR_IN_PAGE); a lock taken for a
+// write at that moment would have been dropped as well.
 
 // commitWatch maps the wal-index header of one file.
 type commitWatch struct {
 	once sync.Once
 	conn driver.Conn // the connection that keeps the -shm file (see above)
 	hdr  *walIndexHeader
-	err  error // why there is no mark: no WAL, no -shm, no mmap
+	shm  io.Closer // the descriptor of the -shm file, closed last (see above)
+	err  error     // why there is no mark: no WAL, no -shm, no mmap
 }
 
 // walIndexHeader is the two copies of the header, 48 bytes each, as
@@ -57,7 +68,7 @@ func (d *DB) CommitMark() (dialect.CommitMark, bool) {
 		return dialect.CommitMark{}, false
 	}
 	w := &d.watch
-	w.once.Do(func() { w.hdr, w.conn, w.err = d.openWatch() })
+	w.once.Do(func() { w.hdr, w.conn, w.shm, w.err = d.openWatch() })
 	if w.hdr == nil {
 		return dialect.CommitMark{}, false
 	}
@@ -79,11 +90,11 @@ func (h *walIndexHeader) read() (dialect.CommitMark, bool) {
 
 // openWatch opens the watch's connection, makes it read the file (which
 // maps the shared memory), checks the file is in WAL mode and maps the
-// header.
-func (d *DB) openWatch() (*walIndexHeader, driver.Conn, error) {
-	conn, err := (&sqlite.Driver{}).Open(DSN(d.path))
-	if err != nil {
-		return nil, nil, err
+// header. shm is the -shm file's descriptor when it was opened, even when
+// the mapping then failed: it is closed last (see above).
+func (d *DB) openWatch() (hdr *walIndexHeader, conn driver.Conn, shm io.Closer, err error) {
+	if conn, err = (&sqlite.Driver{}).Open(DSN(d.path)); err != nil {
+		return nil, nil, nil, err
 	}
 	mode, err := queryText(conn, "PRAGMA journal_mode")
 	if err == nil && mode != "wal" {
@@ -92,24 +103,29 @@ func (d *DB) openWatch() (*walIndexHeader, driver.Conn, error) {
 	if err == nil {
 		_, err = queryText(conn, "SELECT count(*) FROM sqlite_schema") // a read: maps the -shm
 	}
-	var hdr *walIndexHeader
 	if err == nil {
-		hdr, err = mapHeader(d.path + "-shm")
+		hdr, shm, err = mapHeader(d.path + "-shm")
 	}
 	if err != nil {
-		return nil, nil, errors.Join(err, conn.Close())
+		return nil, nil, shm, errors.Join(err, conn.Close())
 	}
-	return hdr, conn, nil
+	return hdr, conn, shm, nil
 }
 
-// closeWatch releases the watch's mapping and connection.
+// closeWatch releases the watch's mapping and connection, then the -shm
+// file's descriptor: DB.Close calls it once every other connection of the
+// file is closed (see above).
 func (d *DB) closeWatch() error {
 	w := &d.watch
 	w.once.Do(func() { w.err = errors.New("sqlite: closed") }) // none opens after
-	if w.hdr == nil {
-		return nil
+	var err error
+	if w.hdr != nil {
+		err = errors.Join(unmapHeader(w.hdr), w.conn.Close())
 	}
-	return errors.Join(unmapHeader(w.hdr), w.conn.Close())
+	if w.shm != nil {
+		err = errors.Join(err, w.shm.Close())
+	}
+	return err
 }
 
 // queryText is the first column of the first row of query on conn, as text.

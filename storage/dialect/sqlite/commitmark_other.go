@@ -2,12 +2,15 @@
 
 package sqlite
 
-import "errors"
+import (
+	"errors"
+	"io"
+)
 
 // mapHeader fails where there is no shared mapping here: every freshness
 // check then reads the database.
-func mapHeader(string) (*walIndexHeader, error) {
-	return nil, errors.New("sqlite: no shared mapping of the wal-index on this system")
+func mapHeader(string) (*walIndexHeader, io.Closer, error) {
+	return nil, nil, errors.New("sqlite: no shared mapping of the wal-index on this system")
 }
 
 func unmapHeader(*walIndexHeader) error { return nil }

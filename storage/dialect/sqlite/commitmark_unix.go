@@ -5,6 +5,7 @@ package sqlite
 import (
 	"encoding/binary"
 	"fmt"
+	"io"
 	"os"
 	"sync/atomic"
 	"syscall"
@@ -13,24 +14,26 @@ import (
 
 // mapHeader maps the start of the -shm file at path, read-only and shared:
 // the same memory SQLite's connections map, so that their commits show.
-func mapHeader(path string) (*walIndexHeader, error) {
+// The file it opened is returned open, even when it fails: closing it
+// drops SQLite's locks on the file (commitmark.go), so the caller closes it
+// once no connection of this process to the database is left.
+func mapHeader(path string) (*walIndexHeader, io.Closer, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	defer f.Close() // the mapping outlives the descriptor
 	info, err := f.Stat()
 	if err != nil {
-		return nil, err
+		return nil, f, err
 	}
 	if info.Size() < walIndexHeaderSize {
-		return nil, fmt.Errorf("sqlite: %s holds %d bytes, less than a wal-index header", path, info.Size())
+		return nil, f, fmt.Errorf("sqlite: %s holds %d bytes, less than a wal-index header", path, info.Size())
 	}
 	mem, err := syscall.Mmap(int(f.Fd()), 0, walIndexHeaderSize, syscall.PROT_READ, syscall.MAP_SHARED)
 	if err != nil {
-		return nil, fmt.Errorf("sqlite: map %s: %w", path, err)
+		return nil, f, fmt.Errorf("sqlite: map %s: %w", path, err)
 	}
-	return (*walIndexHeader)(unsafe.Pointer(unsafe.SliceData(mem))), nil
+	return (*walIndexHeader)(unsafe.Pointer(unsafe.SliceData(mem))), f, nil
 }
 
 // unmapHeader undoes mapHeader.

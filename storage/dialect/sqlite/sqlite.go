@@ -173,16 +173,19 @@ func bulkNotes(n *dialect.Notes) *dialect.Notes {
 }
 
 // Close closes the pool and the bulk connection; the checkpointer stops
-// first, so that the last connection to close checkpoints the whole log.
+// first, so that the last connection to close checkpoints the whole log,
+// and the commit watch closes last (commitmark.go: its descriptor of the
+// -shm file must outlive every connection).
 func (d *DB) Close() error {
 	var err error
 	if d.checkpoints != nil {
 		err = d.checkpoints.close()
 	}
-	err = errors.Join(err, d.closeWatch(), d.db.Close())
+	err = errors.Join(err, d.db.Close())
 	if d.bulk != nil {
 		err = errors.Join(err, d.bulk.Close())
 	}
+	err = errors.Join(err, d.closeWatch())
 	return err
 }
 
