@@ -71,11 +71,13 @@ func TestBatchItemSchemaErrors(t *testing.T) {
 }
 
 // TestBatchLargeJobs: a batch of more chunks than sixteen jobs of ten hold
-// gets longer jobs, each written ten chunks per transaction (the last run
-// of a job may be a single chunk); every chunk is written once, and the
-// errors keep their chunk numbers and pointers.
+// gets longer jobs, each written thirty chunks per transaction (the last
+// run of a job may be shorter); every chunk is written once, and the errors
+// keep their chunk numbers and pointers.
 func TestBatchLargeJobs(t *testing.T) {
-	const n = 17_000 // 170 chunks of 100: jobs of 11 chunks, written as 10 + 1
+	// 170 chunks of 100: on PostgreSQL jobs of 11 chunks, one run each; on
+	// SQLite (two workers: four jobs) jobs of about 43, written as 30 + 13.
+	const n = 17_000
 	eachAPI(t, func(t *testing.T, a *api) {
 		r := a.do(http.MethodPatch, "/admin/api/accounts", jsonAPI, batchAccounts(n, "Large", 5, 1_050, n-1)).want(t, 202)
 		id, _ := r.value("data/id").(string)

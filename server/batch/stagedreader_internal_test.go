@@ -3,6 +3,7 @@ package batch
 import (
 	"context"
 	"encoding/json"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -12,11 +13,18 @@ import (
 	"github.com/entityapi/entityapi/storage/storagetest"
 )
 
-// TestStagedReaderReadsAsRunsNeed: a job of 120 chunks, asked for runs of
-// ten in order, reads its staged chunks 50 at a time (three queries, not one
-// of 120 at its start nor one per run), hands each run its own chunks in
-// order, and never holds more than 50 read and not handed over.
+// TestStagedReaderReadsAsRunsNeed: a job of 120 chunks, asked for its runs
+// in order, reads its staged chunks 50 at a time (three queries, not one of
+// 120 at its start nor one per run), hands each run its own chunks in
+// order, and never holds more than 50 read and not handed over; a run
+// longer than a read (70 chunks) gets all its chunks, read twice.
 func TestStagedReaderReadsAsRunsNeed(t *testing.T) {
+	for _, runSize := range []int{chunksPerTx, 70} {
+		t.Run(strconv.Itoa(runSize), func(t *testing.T) { testStagedReader(t, runSize) })
+	}
+}
+
+func testStagedReader(t *testing.T, runSize int) {
 	storagetest.Each(t, func(t *testing.T, s *storage.Store) {
 		ctx := context.Background()
 		op := &jobs.Operation{OrganizationID: 1, EntityType: "accounts"}
@@ -36,13 +44,14 @@ func TestStagedReaderReadsAsRunsNeed(t *testing.T) {
 		reads := &chunkReads{}
 		s.AddStatementHook(reads)
 		r := &stagedReader{conn: s.Conn, op: op.ID, end: 1 + total}
-		for first := 1; first <= total; first += chunksPerTx {
-			run, err := r.run(ctx, first, chunksPerTx)
+		for first := 1; first <= total; first += runSize {
+			want := min(runSize, total+1-first)
+			run, err := r.run(ctx, first, want)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(run) != chunksPerTx {
-				t.Fatalf("run from %d: %d chunks, want %d", first, len(run), chunksPerTx)
+			if len(run) != want {
+				t.Fatalf("run from %d: %d chunks, want %d", first, len(run), want)
 			}
 			for i, ch := range run {
 				if ch.Number != first+i || len(ch.Items) == 0 {

@@ -44,7 +44,7 @@ type ChunkJob struct {
 func (j ChunkJob) Chunks() int { return max(1, j.Count) }
 
 // A job's chunks share one fetch and completion of the job by River; its
-// transactions (server: ten chunks each) are its own. At 100 records a
+// transactions (server: thirty chunks each) are its own. At 100 records a
 // chunk, one job per chunk was most of a batch's time (issue 16), and so
 // were, at ten chunks a job, the workers' waits for their next job on SQLite.
 // A job gets minChunksPerJob chunks, more for a large batch (up to its

@@ -16,8 +16,9 @@ import (
 // run go together. Each chunk is checked on its own (its links, problems and
 // pointers stay its own), then the items of all are written with the same
 // multi-row INSERTs and the outcomes of all recorded (FinishChunks) in one
-// transaction, so ten chunks cost a fixed number of statements and one
-// commit whatever their number of items. A chunk another run has recorded
+// transaction, so a run's chunks (thirty: server/batch's chunksPerTx) cost
+// a fixed number of statements and one commit whatever their number of
+// items. A chunk another run has recorded
 // rolls that transaction back, and its chunks then go one by one.
 
 // Checked is a run of staged chunks of one operation, read and checked
