@@ -106,7 +106,8 @@ func (r *report) render() string {
 		"write = one INSERT/UPDATE ... RETURNING in a transaction, INSERT/COPY = the batch's rows straight into the table, "+
 		"+ event = the same also recording the change events in the transaction (one INSERT per write, one INSERT ... SELECT per batch); "+
 		"the batch floors also write the rows' audit rows, as the service does (on SQLite one INSERT ... SELECT more; on PostgreSQL the audit triggers "+
-		"are in the schema and write the audit rows of every floor's writes, the single writes' too, as of the service's); "+
+		"are in the schema and write the audit rows of every floor's writes, the single writes' too, as of the service's), "+
+		"into the database of each service measured (with -baseline, the working tree's and the baseline's) in turn, one round each; "+
 		"a line is FAILED when any request got a status of 400 or more or a socket error (wrk's counts). "+
 		"A line through PgBouncer is the working tree's service on its own database reached through a PgBouncer in transaction mode "+
 		"(--database-pooler transaction), in the service's columns, measured in the same rounds; its goal cell is its rate over the direct "+
