@@ -5,7 +5,6 @@ import (
 	"errors"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -83,11 +82,7 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 // second Close is harmless.
 func TestCheckpointsAreTheCheckpointers(t *testing.T) {
 	t.Parallel()
-	path := filepath.Join(t.TempDir(), "t.db")
-	d, err := Open(path, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	d, path := openFile(t)
 	bigWrite(t, d)
 	frames, backfilled := walState(t, path)
 	if frames < 1000 || backfilled != 0 {

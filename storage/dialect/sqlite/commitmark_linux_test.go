@@ -41,11 +41,7 @@ func shmLocks(t *testing.T, path string) int {
 // next connection of another process then reset the -shm under this one.
 func TestCommitMarkKeepsSQLitesLocks(t *testing.T) {
 	t.Parallel()
-	path := filepath.Join(t.TempDir(), "t.db")
-	d, err := Open(path, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	d, path := openFile(t)
 	if _, err := d.DB().Exec("CREATE TABLE t (a INTEGER)"); err != nil {
 		t.Fatal(err)
 	}

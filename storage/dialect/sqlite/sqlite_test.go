@@ -11,6 +11,19 @@ import (
 	"time"
 )
 
+// openFile opens a new SQLite file of the test's and returns its path, for
+// a test that reads the file's log or shared memory and closes d itself
+// (the order of the closes is what it checks).
+func openFile(t *testing.T) (d *DB, path string) {
+	t.Helper()
+	path = filepath.Join(t.TempDir(), "t.db")
+	d, err := Open(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d, path
+}
+
 // open is a SQLite file of the test's with two tables, a parent and its
 // child.
 func open(t *testing.T) *DB {
