@@ -3,6 +3,7 @@ package storage
 import (
 	"context"
 	"fmt"
+	"iter"
 	"slices"
 	"strconv"
 	"strings"
@@ -11,9 +12,10 @@ import (
 )
 
 // insertChunk is the most rows per INSERT statement: one round trip per 500
-// rows. Each value is a bound parameter, and a statement holds at most
-// maxParams of them (SQLite allows 32,766, PostgreSQL 65,535), so wide rows
-// get fewer per statement.
+// rows (where the dialect has LongInserts, the unit of longer ones:
+// insertRuns). Each value is a bound parameter, and a statement holds at
+// most maxParams of them (SQLite allows 32,766, PostgreSQL 65,535), so wide
+// rows get fewer per statement.
 const (
 	insertChunk = 500
 	maxParams   = 32000
@@ -134,9 +136,8 @@ func (c *Conn) insertGroups(ctx context.Context, t *Table, cols [][]string, vals
 			}
 			continue
 		}
-		per := min(insertChunk, max(1, maxParams/len(names)))
-		for start := 0; start < len(group); start += per {
-			chunk := group[start:min(start+per, len(group))]
+		for start, per := range c.s.insertRuns(len(group), len(names)) {
+			chunk := group[start : start+per]
 			text, params := c.s.insertText(t.Name, names, len(chunk))
 			for _, i := range chunk {
 				for _, v := range vals[i] {
@@ -149,6 +150,41 @@ func (c *Conn) insertGroups(ctx context.Context, t *Table, cols [][]string, vals
 		}
 	}
 	return nil
+}
+
+// insertRuns yields the first row and the row count of each multi-row
+// INSERT that writes n rows of width values each. Each holds at most
+// maxParams values, and at most insertChunk rows unless the dialect has
+// LongInserts. With LongInserts the statements are whole multiples of
+// insertChunk rows, then one of what is left: a batch's run of 3,000
+// records goes in one, and the lengths, each a text the store keeps
+// prepared, stay few (a run with a refused record: 2,500 and 499).
+func (s *Store) insertRuns(n, width int) iter.Seq2[int, int] {
+	most := max(1, maxParams/width)
+	if !s.f.LongInserts || most < insertChunk {
+		most = min(insertChunk, most)
+		return func(yield func(int, int) bool) {
+			for start := 0; start < n; start += most {
+				if !yield(start, min(most, n-start)) {
+					return
+				}
+			}
+		}
+	}
+	most -= most % insertChunk
+	return func(yield func(int, int) bool) {
+		for start := 0; start < n; {
+			left := n - start
+			rows := min(most, left-left%insertChunk)
+			if rows == 0 {
+				rows = left
+			}
+			if !yield(start, rows) {
+				return
+			}
+			start += rows
+		}
+	}
 }
 
 // insertText is the multi-row INSERT of n rows of the columns names into

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"strings"
 	"sync"
 	"testing"
 
@@ -227,6 +228,49 @@ func TestConcurrentWrites(t *testing.T) {
 		}
 		if n, err := s.Count(ctx, storage.Query{Table: accounts, Org: 1}); err != nil || n != writers*each {
 			t.Errorf("Count = %d, %v; want %d", n, err, writers*each)
+		}
+	})
+}
+
+// TestInsertManyLongStatements: on SQLite (LongInserts) a batch's run of
+// 3,000 records goes in one INSERT, and a run with a record fewer in two
+// (2,500 and 499), not in statements of 500 rows: FTS5 writes a segment of
+// the full-text index per statement. Every row is written either way, on
+// PostgreSQL by COPY.
+func TestInsertManyLongStatements(t *testing.T) {
+	t.Parallel()
+	storagetest.Each(t, func(t *testing.T, s *storage.Store) {
+		ctx := context.Background()
+		accounts := storagetest.Table(t, s, "accounts")
+		log := &statementLog{}
+		s.AddStatementHook(log)
+		for _, tc := range []struct {
+			rows, inserts int
+		}{{3000, 1}, {2999, 2}} {
+			prefix := fmt.Sprintf("long-%d-", tc.rows)
+			rows := make([]storage.Row, tc.rows)
+			for i := range rows {
+				rows[i] = storage.Row{"name": fmt.Sprintf("%s%04d", prefix, i)}
+			}
+			sent := log.during(func() {
+				if _, err := s.InsertMany(ctx, accounts, 1, rows); err != nil {
+					t.Fatalf("InsertMany of %d: %v", tc.rows, err)
+				}
+			})
+			inserts := 0
+			for _, text := range sent {
+				if strings.HasPrefix(text, `INSERT INTO "accounts"`) {
+					inserts++
+				}
+			}
+			if s.Dialect() == "sqlite" && inserts != tc.inserts {
+				t.Errorf("%d rows went in %d INSERTs, want %d", tc.rows, inserts, tc.inserts)
+			}
+			found, err := s.Count(ctx, storage.Query{Table: accounts, Org: 1,
+				Where: []storage.Cond{{Column: "name", Op: storage.StartsWith, Values: []any{prefix}}}})
+			if err != nil || found != tc.rows {
+				t.Errorf("%d rows found of %d (%v)", found, tc.rows, err)
+			}
 		}
 	})
 }

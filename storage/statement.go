@@ -351,7 +351,18 @@ func (c *Conn) prepared(ctx context.Context, text string) *sql.Stmt {
 // from query shapes (a table, its filters, its sort, the length of an IN
 // list), so the hot ones are met early and stay; past the bound a new shape
 // simply runs unprepared. Nothing is evicted: a statement may be in use.
-const maxPrepared = 512
+//
+// maxPreparedMarks bounds their parameters as well, all statements
+// together: a prepared statement holds about 100 bytes of SQLite's memory
+// per parameter (a 3,000-row INSERT of five columns, LongInserts: 1.5 MB),
+// outside the Go heap, so that many long INSERTs, of as many column sets
+// as a caller's records can choose, would hold hundreds of megabytes by
+// the count alone. 200,000 is about 20 MB: the long INSERTs a batch
+// repeats fit many times over.
+const (
+	maxPrepared      = 512
+	maxPreparedMarks = 200_000
+)
 
 // preparedCache keeps SQLite statements prepared by text. database/sql
 // prepares a *sql.Stmt again on each connection that runs it (at most
@@ -360,6 +371,7 @@ const maxPrepared = 512
 type preparedCache struct {
 	mu     sync.Mutex
 	byText map[string]*sql.Stmt
+	marks  int // the parameter marks of byText's texts (maxPreparedMarks)
 	closed bool
 	// background counts the statements being prepared in the background:
 	// close waits for them, so that none holds a connection of a store
@@ -379,10 +391,16 @@ func (p *preparedCache) get(db *sql.DB, text string, inTx bool) *sql.Stmt {
 		p.mu.Unlock()
 		return stmt
 	}
+	marks := strings.Count(text, "?") // a mark in a literal counts too: a bound, not a census
+	if p.marks+marks > maxPreparedMarks {
+		p.mu.Unlock()
+		return nil
+	}
 	if p.byText == nil {
 		p.byText = map[string]*sql.Stmt{}
 	}
 	p.byText[text] = nil
+	p.marks += marks
 	if inTx {
 		p.background.Add(1)
 		p.mu.Unlock()
@@ -425,5 +443,5 @@ func (p *preparedCache) close() {
 			_ = stmt.Close()
 		}
 	}
-	p.byText = nil
+	p.byText, p.marks = nil, 0
 }

@@ -37,6 +37,7 @@ var features = dialect.Features{
 	NoteTriggers:       true,
 	EventsInsert:       "events",
 	Prepare:            true,
+	LongInserts:        true,
 	LastKey:            "SELECT max(coalesce((SELECT seq FROM sqlite_sequence WHERE name = ?), 0), coalesce((SELECT max(?) FROM ?), 0))",
 	HasTable:           "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?",
 	Match:              match,
