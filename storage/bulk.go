@@ -161,21 +161,16 @@ func (c *Conn) insertGroups(ctx context.Context, t *Table, cols [][]string, vals
 // prepared, stay few (a run with a refused record: 2,500 and 499).
 func (s *Store) insertRuns(n, width int) iter.Seq2[int, int] {
 	most := max(1, maxParams/width)
-	if !s.f.LongInserts || most < insertChunk {
-		most = min(insertChunk, most)
-		return func(yield func(int, int) bool) {
-			for start := 0; start < n; start += most {
-				if !yield(start, min(most, n-start)) {
-					return
-				}
-			}
-		}
+	unit := min(insertChunk, most)
+	if s.f.LongInserts {
+		most -= most % unit
+	} else {
+		most = unit
 	}
-	most -= most % insertChunk
 	return func(yield func(int, int) bool) {
 		for start := 0; start < n; {
 			left := n - start
-			rows := min(most, left-left%insertChunk)
+			rows := min(most, left-left%unit)
 			if rows == 0 {
 				rows = left
 			}

@@ -131,8 +131,8 @@ func writeStaged(ctx context.Context, b *engine.Bulk, op *jobs.Operation, checke
 }
 
 // writeTogether writes the live items of checked chunks in c's transaction:
-// first all at once (multi-row INSERTs of up to 500 rows across chunks) in a
-// savepoint; when that fails, each chunk as writeChunk does, so that only the
+// first all at once (multi-row INSERTs across chunks: on SQLite one for the
+// run, storage's insertRuns) in a savepoint; when that fails, each chunk as writeChunk does, so that only the
 // items to blame are skipped.
 func writeTogether(ctx context.Context, c *storage.Conn, b *engine.Bulk, runs []*checkedChunk) error {
 	var live []*engine.Item
