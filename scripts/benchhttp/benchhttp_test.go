@@ -190,6 +190,9 @@ func TestRender(t *testing.T) {
 			{database: "postgres", target: post, samples: map[string][]sample{
 				sysService: runs(900, 1000, 1100), sysBaseline: runs(1000, 1000, 1000), sysWrite: runs(2000, 2000, 2000),
 				sysWriteEvent: runs(1250, 1250, 1250), sysPooled: pooled(2, 800, 800, 800)}},
+			{database: "sqlite", target: batch, samples: map[string][]sample{
+				sysService: runs(30000, 30000, 30000), sysBaseline: runs(20000, 20000, 20000),
+				sysInsert: runs(50000, 50000, 50000), sysInsertEvent: runs(40000, 40000, 40000)}},
 			{database: "postgres", target: batch, samples: map[string][]sample{
 				sysService: runs(20000, 30000, 25000), sysBaseline: runs(10000, 10000, 10000),
 				sysInsert: runs(50000, 50000, 50000), sysCopy: runs(100000, 100000, 100000), sysCopyEvent: runs(50000, 50000, 50000)}},
@@ -211,6 +214,9 @@ func TestRender(t *testing.T) {
 		"| postgres | async batch of 100,000 accounts (first byte to success) | 25,000 | 10,000 | 2.50 | - | 50,000 | 0.50 | - | >= 0.5 | met | - | - | - | 500 | - | - | - |",
 		"| postgres | async batch of 100,000 accounts (first byte to success) against COPY | 25,000 | 10,000 | 2.50 | - | 100,000 | 0.25 | - | (1.0 possible) | - |",
 		"| postgres | async batch of 100,000 accounts (first byte to success) against the COPY + event floor | 25,000 | 10,000 | 2.50 | - | 50,000 | 0.50 | - | >= 0.9 | not met |",
+		// Issue 34: on SQLite the batch's goal against the INSERT + event floor is 0.8.
+		"| sqlite | async batch of 100,000 accounts (first byte to success) | 30,000 | 20,000 | 1.50 | - | 50,000 | 0.60 | - | >= 0.5 | met |",
+		"| sqlite | async batch of 100,000 accounts (first byte to success) against the INSERT + event floor | 30,000 | 20,000 | 1.50 | - | 40,000 | 0.75 | - | >= 0.8 | not met |",
 		"- command: `go run ./scripts/benchhttp -rounds 3`",
 		"- load average (1, 5, 15 min) before: 1.00 1.00 1.00; after: 2.00 2.00 2.00",
 	} {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"sync/atomic"
 	"time"
 )
 
@@ -44,19 +45,38 @@ func bytesHandler(contentType string, body []byte) http.Handler {
 	})
 }
 
-// eventHandler is the write + event floor of a write target t: the write
-// floor also recording each write's change event.
-func eventHandler(t target, db *floorDB) http.Handler {
-	f := writeFloor{db: db, events: true}
-	if t.name == "post" || t.name == "keyed" {
-		return http.HandlerFunc(f.create)
+// writeHandler is the write floor of a write target t, with events the
+// write + event floor (each write also records its change event). A create
+// floor writes into turn's database of the moment; an update floor into
+// db, whose accounts its requests name.
+func writeHandler(t target, db *floorDB, turn *floorTurn, events bool) http.Handler {
+	if !creates(t) {
+		return http.HandlerFunc(writeFloor{db: db, events: events}.update)
 	}
-	return http.HandlerFunc(f.update)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		writeFloor{db: turn.db(), events: events}.create(w, r)
+	})
 }
 
-// dbHandler is the database floor (read targets) or write floor of t.
+// creates tells whether the write target t adds a record with each request.
+func creates(t target) bool { return t.name == "post" || t.name == "keyed" }
+
+// floorTurn is the database a create floor writes into, changed between
+// measurements (growingFloorDBs).
+type floorTurn struct{ cur atomic.Pointer[floorDB] }
+
+func newFloorTurn(db *floorDB) *floorTurn {
+	t := &floorTurn{}
+	t.set(db)
+	return t
+}
+
+func (t *floorTurn) set(db *floorDB) { t.cur.Store(db) }
+func (t *floorTurn) db() *floorDB    { return t.cur.Load() }
+
+// dbHandler is the database floor of a read target t.
 func dbHandler(t target, db *floorDB) http.Handler {
-	read, write := readFloor{db}, writeFloor{db: db}
+	read := readFloor{db}
 	switch t.name {
 	case "one":
 		return http.HandlerFunc(read.country)
@@ -70,10 +90,6 @@ func dbHandler(t target, db *floorDB) http.Handler {
 		return http.HandlerFunc(read.search)
 	case "include":
 		return http.HandlerFunc(read.contactsIncluded)
-	case "post", "keyed":
-		return http.HandlerFunc(write.create)
-	case "patch":
-		return http.HandlerFunc(write.update)
 	}
 	return nil
 }

@@ -32,10 +32,11 @@ const (
 type system struct {
 	name  string
 	base  string
-	svc   *service // a service (for its /metrics), nil for a floor
-	ids   []string // the accounts PATCH goes through
-	token string   // sent to floors too, so that every system reads the same request
-	db    *floorDB // the raw batch floors' database
+	svc   *service   // a service (for its /metrics), nil for a floor
+	ids   []string   // the accounts PATCH goes through
+	token string     // sent to floors too, so that every system reads the same request
+	db    *floorDB   // the raw batch floors' database
+	turn  *floorTurn // a create floor's database, set before each measurement
 }
 
 // sample is one measurement of a target on a system.
@@ -117,15 +118,16 @@ func measureDatabase(ctx context.Context, cfg config, wrkPath, tmp, database str
 		return nil, fmt.Errorf("floor database: %w", err)
 	}
 	defer fdb.close()
-	batchDBs, err := batchFloorDBs(ctx, fdb, services, names)
+	growingDBs, err := growingFloorDBs(ctx, fdb, services, names)
 	if err != nil {
 		return nil, err
 	}
 	defer func() {
-		for _, d := range batchDBs[1:] {
+		for _, d := range growingDBs[1:] {
 			d.close()
 		}
 	}()
+	turns := 0 // the measurements of floors that add rows so far: each takes the next database
 
 	systemsOf := map[string][]system{}
 	var floors []*floorServer
@@ -144,13 +146,13 @@ func measureDatabase(ctx context.Context, cfg config, wrkPath, tmp, database str
 			}
 			systems = append(systems, system{name: svc.name, base: svc.base, svc: svc, ids: seeds[i].accounts, token: svc.token})
 		}
-		floor := func(name string, h http.Handler) error {
+		floor := func(name string, h http.Handler, turn *floorTurn) error {
 			f, err := startFloor(h)
 			if err != nil {
 				return err
 			}
 			floors = append(floors, f)
-			systems = append(systems, system{name: name, base: f.base, ids: seeds[0].accounts, token: services[0].token})
+			systems = append(systems, system{name: name, base: f.base, ids: seeds[0].accounts, token: services[0].token, turn: turn})
 			return nil
 		}
 		switch t.kind {
@@ -159,17 +161,21 @@ func measureDatabase(ctx context.Context, cfg config, wrkPath, tmp, database str
 			if err != nil {
 				return nil, err
 			}
-			if err := floor(sysBytes, bytesHandler(header.Get("Content-Type"), body)); err != nil {
+			if err := floor(sysBytes, bytesHandler(header.Get("Content-Type"), body), nil); err != nil {
 				return nil, err
 			}
-			if err := floor(sysDB, dbHandler(t, fdb)); err != nil {
+			if err := floor(sysDB, dbHandler(t, fdb), nil); err != nil {
 				return nil, err
 			}
 		case writeTarget:
-			if err := floor(sysWrite, dbHandler(t, fdb)); err != nil {
+			var turn *floorTurn
+			if creates(t) {
+				turn = newFloorTurn(fdb)
+			}
+			if err := floor(sysWrite, writeHandler(t, fdb, turn, false), turn); err != nil {
 				return nil, err
 			}
-			if err := floor(sysWriteEvent, eventHandler(t, fdb)); err != nil {
+			if err := floor(sysWriteEvent, writeHandler(t, fdb, turn, true), turn); err != nil {
 				return nil, err
 			}
 		case batchTarget:
@@ -198,10 +204,16 @@ func measureDatabase(ctx context.Context, cfg config, wrkPath, tmp, database str
 			for _, s := range rotate(systemsOf[name], round) {
 				var sm sample
 				var err error
-				if t.kind == batchTarget {
+				if s.db != nil || s.turn != nil { // a floor that adds rows: the next database's turn
+					next := growingDBs[turns%len(growingDBs)]
+					turns++
 					if s.db != nil {
-						s.db = batchDBs[round%len(batchDBs)]
+						s.db = next
+					} else {
+						s.turn.set(next)
 					}
+				}
+				if t.kind == batchTarget {
 					sm, err = measureBatch(ctx, cfg.batchRecords, round, s)
 				} else {
 					sm, err = measureHTTP(ctx, w, cfg, t, s)
@@ -306,19 +318,21 @@ func hostReplacements(bases ...string) []string {
 	return out
 }
 
-// batchFloorDBs are the databases the batch floors write into, one round
-// each in turn: the first service's (fdb) and, when the batch is measured,
-// every other service's that takes it (not the pooled one, which serves GET
-// one and POST only). The floors write 100,000 rows a round each; written
-// always into the first service's database, they grew it to three times
-// the size of the baseline's, and its batch paid for the larger indexes:
-// the same two builds measured 0.87 new/old one way round and 1.16 the
-// other (docs/speed.md, "The batch on SQLite: thirty chunks a
-// transaction"). In turn, every service's database takes the floors' rows
-// of every other round.
-func batchFloorDBs(ctx context.Context, fdb *floorDB, services []*service, names []string) ([]*floorDB, error) {
+// growingFloorDBs are the databases the floors that add rows write into
+// (the batch floors and the write floors of POST), each measurement of
+// such a floor the next one in turn: the first service's (fdb) and every
+// other service's that is measured (not the pooled one's, which is the
+// first service's). Written always into the first service's database, the
+// batch floors' 200,000 rows a round grew it to three times the size of the
+// baseline's, and its batch paid for the larger indexes: the same two builds
+// measured 0.87 new/old one way round and 1.16 the other (docs/speed.md,
+// "The batch on SQLite: thirty chunks a transaction"); the POST floors'
+// rows leant the same way in the full table (docs/speed.md, "The batch on
+// SQLite: one INSERT a run"). In turn, the services' databases take the
+// floors' rows about equally.
+func growingFloorDBs(ctx context.Context, fdb *floorDB, services []*service, names []string) ([]*floorDB, error) {
 	dbs := []*floorDB{fdb}
-	if !slices.Contains(names, "batch") {
+	if !slices.ContainsFunc(names, func(name string) bool { return name == "batch" || creates(*targetByName(name)) }) {
 		return dbs, nil
 	}
 	for _, svc := range services[1:] {
