@@ -204,7 +204,8 @@ func measureDatabase(ctx context.Context, cfg config, wrkPath, tmp, database str
 			for _, s := range rotate(systemsOf[name], round) {
 				var sm sample
 				var err error
-				if s.db != nil || s.turn != nil { // a floor that adds rows: the next database's turn
+				growing := s.db != nil || s.turn != nil
+				if growing { // a floor that adds rows: the next database's turn
 					next := growingDBs[turns%len(growingDBs)]
 					turns++
 					if s.db != nil {
@@ -212,11 +213,15 @@ func measureDatabase(ctx context.Context, cfg config, wrkPath, tmp, database str
 					} else {
 						s.turn.set(next)
 					}
+					releaseConns(growingDBs)
 				}
 				if t.kind == batchTarget {
 					sm, err = measureBatch(ctx, cfg.batchRecords, round, s)
 				} else {
 					sm, err = measureHTTP(ctx, w, cfg, t, s)
+				}
+				if growing {
+					releaseConns(growingDBs)
 				}
 				if err != nil {
 					return nil, fmt.Errorf("%s on %s: %w", name, s.name, err)
@@ -316,6 +321,22 @@ func hostReplacements(bases ...string) []string {
 		out = append(out, strings.TrimPrefix(b, "http://"), "HOST")
 	}
 	return out
+}
+
+// releaseConns closes the idle connections of the floors' PostgreSQL pools
+// (those in use close when they are released). A floor that writes into
+// another service's database holds up to postgresConns connections of a
+// pool of its own; kept open beside the first service's pool and the
+// services' own, they took PostgreSQL past its max_connections (100), and
+// the baseline's requests failed ("sorry, too many clients already"). So
+// a floor that adds rows starts and ends with no idle floor connections;
+// the next measurement opens what it needs in its warm-up.
+func releaseConns(dbs []*floorDB) {
+	for _, d := range dbs {
+		if d.pool != nil {
+			d.pool.Reset()
+		}
+	}
 }
 
 // growingFloorDBs are the databases the floors that add rows write into
