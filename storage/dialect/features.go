@@ -174,7 +174,7 @@ type Features struct {
 	// full-text index makes FTS5 write one more segment of it, which later
 	// merges copy again, and there is no round trip that shorter
 	// statements would spread: a batch's run of 3,000 records in one
-	// INSERT rather than six went 18% faster (docs/speed.md, "The batch on
+	// INSERT rather than six went 13-15% faster (docs/speed.md, "The batch on
 	// SQLite: one INSERT a run").
 	LongInserts bool
 	// OwnTxConn: a transaction runs on a connection the store holds, on
