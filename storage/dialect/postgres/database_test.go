@@ -98,3 +98,52 @@ func TestAnyOfAndNoneOf(t *testing.T) {
 		}
 	}
 }
+
+// TestNextKeysLookUpTheSequenceOnce draws keys from a serial table's
+// sequence and reads the statement's plan: the sequence is named by an
+// InitPlan, run once, not per key (called per row, the lookup cost five
+// times the keys themselves).
+func TestNextKeysLookUpTheSequenceOnce(t *testing.T) {
+	t.Parallel()
+	d, schema := open(t)
+	ctx := context.Background()
+	table := schema + ".serials"
+	if _, err := d.DB().ExecContext(ctx, "CREATE TABLE "+table+" (id BIGSERIAL PRIMARY KEY)"); err != nil {
+		t.Fatal(err)
+	}
+	text := dollars(features.NextKeys)
+	rows, err := d.DB().DB.QueryContext(ctx, text, table, "id", 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keys []int64
+	for rows.Next() {
+		var k int64
+		if err := rows.Scan(&k); err != nil {
+			t.Fatal(err)
+		}
+		keys = append(keys, k)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(keys, []int64{1, 2, 3}) {
+		t.Errorf("keys %v, want 1, 2, 3 from the fresh sequence", keys)
+	}
+	var plan strings.Builder
+	prows, err := d.DB().DB.QueryContext(ctx, "EXPLAIN (VERBOSE, COSTS OFF) "+text, table, "id", 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer prows.Close()
+	for prows.Next() {
+		var line string
+		if err := prows.Scan(&line); err != nil {
+			t.Fatal(err)
+		}
+		plan.WriteString(line + "\n")
+	}
+	if !strings.Contains(plan.String(), "InitPlan") {
+		t.Errorf("the sequence is looked up per key; the plan:\n%s", plan.String())
+	}
+}

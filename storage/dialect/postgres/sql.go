@@ -35,12 +35,20 @@ var features = dialect.Features{
 	ActorJoin:        actorJoin,
 	SequenceEvents:   []string{"SELECT pg_advisory_xact_lock(" + strconv.Itoa(sequencerLock) + ")", sequence},
 	OwnTxConn:        true,
-	NextKeys:         "SELECT nextval(pg_get_serial_sequence(?, ?)) FROM generate_series(1, ?::integer)",
+	NextKeys:         nextKeys,
 	CustomPlan:       pgx.QueryExecModeDescribeExec,
 	HasTable:         "SELECT count(*) FROM pg_catalog.pg_tables WHERE schemaname = current_schema() AND tablename = ?",
 	WALPosition:      "(pg_current_wal_lsn() - '0/0'::pg_lsn)::bigint",
 	ReplayPosition:   "(pg_last_wal_replay_lsn() - '0/0'::pg_lsn)::bigint",
 }
+
+// nextKeys draws keys from a table's sequence (features.NextKeys). The
+// sequence is looked up in a scalar subquery, which PostgreSQL runs once
+// (an InitPlan): called per row, pg_get_serial_sequence and the cast of its
+// name cost 6 µs a key, 0.6 s of PostgreSQL's time for a batch of 100,000
+// creates, five times what the nextval calls themselves cost (docs/speed.md,
+// "The batch on PostgreSQL: a key's sequence looked up once").
+const nextKeys = "SELECT nextval((SELECT pg_get_serial_sequence(?, ?)::regclass)) FROM generate_series(1, ?::integer)"
 
 // sequencerLock is the advisory lock key of the events' sequencer ("evts"):
 // sequencers take turns, so positions commit in the order they are given.
