@@ -185,7 +185,7 @@ func (p *Pipeline) serveAsync(ctx context.Context, w http.ResponseWriter, b *eng
 		return err
 	}
 	chunks := 0
-	stager := p.startStaging(ctx)
+	stager := startStaging(ctx, store.Conn)
 	_, err := split.Split(body, b.Resource().Type, lim, func(ch split.Chunk) error {
 		chunks++
 		return stager.stage(stage.Chunk(b, op.ID, ch))
@@ -246,68 +246,6 @@ func (p *Pipeline) serveAsync(ctx context.Context, w http.ResponseWriter, b *eng
 		p.accepted(w, b, op)
 	}
 	return nil
-}
-
-// stager writes the chunks of an upload beside the request's reading and
-// splitting of the body (each took about half of an upload of plain
-// records), at most stageAhead chunks behind it; the chunks waiting when it
-// is free are written in one transaction.
-type stager struct {
-	chunks chan *jobs.Chunk
-	failed atomic.Pointer[error]
-	done   chan error
-}
-
-const stageAhead = 4
-
-// startStaging starts the stager of one upload; wait must be called.
-func (p *Pipeline) startStaging(ctx context.Context) *stager {
-	s := &stager{chunks: make(chan *jobs.Chunk, stageAhead), done: make(chan error, 1)}
-	go func() {
-		var err error
-		waiting := make([]*jobs.Chunk, 0, stageAhead+1)
-		for ch := range s.chunks {
-			if err != nil {
-				continue // the split stops at its next chunk
-			}
-			// The chunks split while the last ones were written go
-			// together, in one transaction.
-			waiting = append(waiting[:0], ch)
-		more:
-			for len(waiting) <= stageAhead {
-				select {
-				case next, ok := <-s.chunks:
-					if !ok {
-						break more
-					}
-					waiting = append(waiting, next)
-				default:
-					break more
-				}
-			}
-			if err = jobs.StageChunks(ctx, p.engine.Store().Conn, waiting); err != nil {
-				s.failed.Store(&err)
-			}
-		}
-		s.done <- err
-	}()
-	return s
-}
-
-// stage hands a chunk to the stager, or returns the error of an earlier one.
-func (s *stager) stage(ch *jobs.Chunk) error {
-	if err := s.failed.Load(); err != nil {
-		return *err
-	}
-	s.chunks <- ch
-	return nil
-}
-
-// wait returns once every chunk handed over has been written, with the
-// first error.
-func (s *stager) wait() error {
-	close(s.chunks)
-	return <-s.done
 }
 
 // accepted answers 202 with the operation and its address.
