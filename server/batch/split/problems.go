@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/entityapi/entityapi/server/jsonguard"
@@ -55,7 +56,7 @@ func (s *splitter) malformed(err error) error {
 	case errors.As(err, &refused):
 		return s.malformedAt(refused.Offset, refused.Reason)
 	case errors.Is(err, errValueTooLarge):
-		s.problems = append(s.problems, problem.ValueTooLarge(s.lim.MaxItemBytes, s.reading))
+		s.problems = append(s.problems, problem.ValueTooLarge(s.lim.MaxItemBytes, s.readingPointer()))
 		s.stop = true
 		return nil
 	case errors.As(err, &se):
@@ -117,4 +118,13 @@ func (s *splitter) skipRest(tok json.Token) error {
 			return s.malformed(err)
 		}
 	}
+}
+
+// readingPointer is the pointer of the item being decoded ("" between
+// items).
+func (s *splitter) readingPointer() string {
+	if s.readingIndex < 0 {
+		return ""
+	}
+	return s.readingArray + "/" + strconv.Itoa(s.readingIndex)
 }
