@@ -41,7 +41,9 @@ func testStagedReader(t *testing.T, runSize int) {
 				t.Fatal(err)
 			}
 		}
-		reads := &chunkReads{}
+		reads := &statementCount{match: func(q string) bool {
+			return strings.HasPrefix(q, "SELECT") && strings.Contains(q, `FROM "async_operation_chunks"`)
+		}}
 		s.AddStatementHook(reads)
 		r := &stagedReader{conn: s.Conn, op: op.ID, end: 1 + total}
 		for first := 1; first <= total; first += runSize {
@@ -68,14 +70,15 @@ func testStagedReader(t *testing.T, runSize int) {
 	})
 }
 
-// chunkReads counts the statements that read staged chunks.
-type chunkReads struct {
-	mu sync.Mutex
-	n  int
+// statementCount counts the statements a store runs that match.
+type statementCount struct {
+	match func(query string) bool
+	mu    sync.Mutex
+	n     int
 }
 
-func (c *chunkReads) BeforeStatement(ctx context.Context, query string) context.Context {
-	if strings.HasPrefix(query, "SELECT") && strings.Contains(query, `FROM "async_operation_chunks"`) {
+func (c *statementCount) BeforeStatement(ctx context.Context, query string) context.Context {
+	if c.match(query) {
 		c.mu.Lock()
 		c.n++
 		c.mu.Unlock()
@@ -83,9 +86,9 @@ func (c *chunkReads) BeforeStatement(ctx context.Context, query string) context.
 	return ctx
 }
 
-func (c *chunkReads) AfterStatement(context.Context, string, error) {}
+func (c *statementCount) AfterStatement(context.Context, string, error) {}
 
-func (c *chunkReads) count() int {
+func (c *statementCount) count() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.n

@@ -4,7 +4,6 @@ import (
 	"context"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/entityapi/entityapi/storage"
@@ -25,7 +24,7 @@ func TestStagerGroupsBySize(t *testing.T) {
 		if err := jobs.CreateOperation(ctx, s.Conn, op); err != nil {
 			t.Fatal(err)
 		}
-		inserts := &chunkInserts{}
+		inserts := &statementCount{match: func(q string) bool { return strings.HasPrefix(q, "INSERT INTO async_operation_chunks") }}
 		s.AddStatementHook(inserts)
 		sizes := make(map[int]int)
 		st := startStaging(ctx, s.Conn)
@@ -76,27 +75,4 @@ func TestStagerGroupsBySize(t *testing.T) {
 func stagedItems(number, size int) []byte {
 	name := strings.Repeat("x", max(0, size-80))
 	return []byte(`[{"index":` + strconv.Itoa(number) + `,"raw":{"type":"accounts","attributes":{"name":"` + name + `"}}}]`)
-}
-
-// chunkInserts counts the statements that stage chunks.
-type chunkInserts struct {
-	mu sync.Mutex
-	n  int
-}
-
-func (c *chunkInserts) BeforeStatement(ctx context.Context, query string) context.Context {
-	if strings.HasPrefix(query, "INSERT INTO async_operation_chunks") {
-		c.mu.Lock()
-		c.n++
-		c.mu.Unlock()
-	}
-	return ctx
-}
-
-func (c *chunkInserts) AfterStatement(context.Context, string, error) {}
-
-func (c *chunkInserts) count() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.n
 }
