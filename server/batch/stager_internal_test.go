@@ -76,3 +76,37 @@ func stagedItems(number, size int) []byte {
 	name := strings.Repeat("x", max(0, size-80))
 	return []byte(`[{"index":` + strconv.Itoa(number) + `,"raw":{"type":"accounts","attributes":{"name":"` + name + `"}}}]`)
 }
+
+// TestStagerBoundsAGroupsChunks stages 14,000 chunks of one small item
+// (200 KB in all, under stageBytes): they go in transactions of at most
+// stageChunks, whose parameters both databases take (one statement of
+// them all would pass SQLite's 32,766 and PostgreSQL's 65,535).
+func TestStagerBoundsAGroupsChunks(t *testing.T) {
+	storagetest.Each(t, func(t *testing.T, s *storage.Store) {
+		ctx := context.Background()
+		op := &jobs.Operation{OrganizationID: 1, EntityType: "accounts"}
+		if err := jobs.CreateOperation(ctx, s.Conn, op); err != nil {
+			t.Fatal(err)
+		}
+		inserts := &statementCount{match: func(q string) bool { return strings.HasPrefix(q, "INSERT INTO async_operation_chunks") }}
+		s.AddStatementHook(inserts)
+		const total = 14_000
+		st := startStaging(ctx, s.Conn)
+		for k := 1; k <= total; k++ {
+			if err := st.stage(&jobs.Chunk{OperationID: op.ID, Number: k, Items: []byte(`[{"index":0,"raw":{}}]`)}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := st.wait(); err != nil {
+			t.Fatalf("staging %d small chunks: %v", total, err)
+		}
+		if n := inserts.count(); n < total/stageChunks {
+			t.Errorf("%d INSERTs for %d chunks, want at least %d", n, total, total/stageChunks)
+		}
+		var staged int
+		if err := s.DB().NewSelect().Table("async_operation_chunks").ColumnExpr("count(*)").
+			Where("operation_id = ?", op.ID).Scan(ctx, &staged); err != nil || staged != total {
+			t.Errorf("%d chunks staged (%v), want %d", staged, err, total)
+		}
+	})
+}
