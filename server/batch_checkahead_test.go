@@ -139,5 +139,5 @@ func isUserLookup(query string) bool {
 // isKeyReservation tells the first statement of a batch transaction that
 // creates records: the reservation of their keys (storage.reserveKeys).
 func isKeyReservation(query string) bool {
-	return strings.Contains(query, "sqlite_sequence") || strings.Contains(query, "nextval(pg_get_serial_sequence")
+	return strings.Contains(query, "sqlite_sequence") || strings.Contains(query, "pg_get_serial_sequence(")
 }
