@@ -20,12 +20,7 @@ import (
 func TestStagerGroupsBySize(t *testing.T) {
 	storagetest.Each(t, func(t *testing.T, s *storage.Store) {
 		ctx := context.Background()
-		op := &jobs.Operation{OrganizationID: 1, EntityType: "accounts"}
-		if err := jobs.CreateOperation(ctx, s.Conn, op); err != nil {
-			t.Fatal(err)
-		}
-		inserts := &statementCount{match: func(q string) bool { return strings.HasPrefix(q, "INSERT INTO async_operation_chunks") }}
-		s.AddStatementHook(inserts)
+		op, inserts := stagingOperation(t, s)
 		sizes := make(map[int]int)
 		st := startStaging(ctx, s.Conn)
 		stage := func(number, bytes int) {
@@ -84,12 +79,7 @@ func stagedItems(number, size int) []byte {
 func TestStagerBoundsAGroupsChunks(t *testing.T) {
 	storagetest.Each(t, func(t *testing.T, s *storage.Store) {
 		ctx := context.Background()
-		op := &jobs.Operation{OrganizationID: 1, EntityType: "accounts"}
-		if err := jobs.CreateOperation(ctx, s.Conn, op); err != nil {
-			t.Fatal(err)
-		}
-		inserts := &statementCount{match: func(q string) bool { return strings.HasPrefix(q, "INSERT INTO async_operation_chunks") }}
-		s.AddStatementHook(inserts)
+		op, inserts := stagingOperation(t, s)
 		const total = 14_000
 		st := startStaging(ctx, s.Conn)
 		for k := 1; k <= total; k++ {
@@ -109,4 +99,17 @@ func TestStagerBoundsAGroupsChunks(t *testing.T) {
 			t.Errorf("%d chunks staged (%v), want %d", staged, err, total)
 		}
 	})
+}
+
+// stagingOperation creates an operation to stage chunks under and counts
+// the statements that stage them.
+func stagingOperation(t *testing.T, s *storage.Store) (*jobs.Operation, *statementCount) {
+	t.Helper()
+	op := &jobs.Operation{OrganizationID: 1, EntityType: "accounts"}
+	if err := jobs.CreateOperation(context.Background(), s.Conn, op); err != nil {
+		t.Fatal(err)
+	}
+	inserts := &statementCount{match: func(q string) bool { return strings.HasPrefix(q, "INSERT INTO async_operation_chunks") }}
+	s.AddStatementHook(inserts)
+	return op, inserts
 }
