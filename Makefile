@@ -121,8 +121,8 @@ test-pooler:
 	    -timeout $${TEST_TIMEOUT:-20m} ./storage/... ./server/auth/... ./server/batch/... ./server/engine/... && \
 	  TEST_DATABASE_POOLER_URL="$$POOLER_URL" $(GO) test -count=1 -parallel $${TEST_PARALLEL:-4} \
 	    -timeout $${TEST_TIMEOUT:-20m} -run '$(POOLER_API_TESTS)' ./server && \
-	  TEST_DATABASE_POOLER_URL="$$POOLER_URL" $(GO) test -count=1 -v -run 'TestThroughThePooler' ./storage/storagetest | \
-	    grep -q -- '--- PASS: TestThroughThePooler' || { echo "test-pooler: the stores did not go through PgBouncer"; exit 1; }
+	  { TEST_DATABASE_POOLER_URL="$$POOLER_URL" $(GO) test -count=1 -v -run 'TestThroughThePooler' ./storage/storagetest | \
+	    grep -q -- '--- PASS: TestThroughThePooler' || { echo "test-pooler: the stores did not go through PgBouncer"; exit 1; }; }
 
 # Portman and newman, pinned in scripts/package.json.
 CONTRACT_TOOLS := scripts/node_modules/.bin/portman scripts/node_modules/.bin/newman
