@@ -252,6 +252,21 @@ func TestAuditOnEveryWritePath(t *testing.T) {
 					fields: map[string]any{"username": [2]any{nil, "audited"}, "enabled": [2]any{nil, true}, "password": withheld}},
 					{typ: "users", action: "update", id: id, only: true, fields: map[string]any{"enabled": [2]any{true, false}}}}
 			}},
+			{"a webhook (served by hand, no entity of the documents)", func(t *testing.T) []wantAudit {
+				id, _ := createWebhook(t, a, "https://hooks.example.com/audited", `["accounts.created"]`)
+				a.do(http.MethodPatch, "/admin/api/webhooks/"+id, jsonAPI,
+					`{"data":{"type":"webhooks","id":"`+id+`","attributes":{"url":"https://elsewhere.example.com/x"}}}`).want(t, 200)
+				a.do(http.MethodPatch, "/admin/api/webhooks/"+id, jsonAPI,
+					`{"data":{"type":"webhooks","id":"`+id+`","meta":{"rotateSecret":true}}}`).want(t, 200)
+				a.do(http.MethodDelete, "/admin/api/webhooks/"+id, jsonAPI, "").want(t, 204)
+				return []wantAudit{{typ: "webhooks", action: "create", id: id, only: true, fields: map[string]any{
+					"url": [2]any{nil, "https://hooks.example.com/audited"}, "eventTypes": [2]any{nil, []any{"accounts.created"}},
+					"enabled": [2]any{nil, true}, "secret": withheld}},
+					{typ: "webhooks", action: "update", id: id, only: true,
+						fields: map[string]any{"url": [2]any{"https://hooks.example.com/audited", "https://elsewhere.example.com/x"}}},
+					{typ: "webhooks", action: "update", id: id, only: true, fields: map[string]any{"secret": withheld}},
+					{typ: "webhooks", action: "remove", id: id, fields: map[string]any{"url": [2]any{"https://elsewhere.example.com/x", nil}}}}
+			}},
 			{"unique clash", func(t *testing.T) []wantAudit {
 				id := a.do(http.MethodPost, "/admin/api/accounts", jsonAPI,
 					`{"data":{"type":"accounts","attributes":{"name":"Unique","externalId":"UNIQ-A"}}}`).want(t, 201).value("data/id").(string)
@@ -368,6 +383,38 @@ func TestAuditReads(t *testing.T) {
 			}
 			if strings.Contains(stored, "$2a$") || strings.Contains(stored, "Never-Sh0wn") {
 				t.Errorf("the audit table holds the password: %s", stored)
+			}
+		})
+		t.Run("a webhook's fields are the administrators'", func(t *testing.T) {
+			// An auditor reads that a webhook changed, and who changed it,
+			// but not where it sends: only administrators read webhooks.
+			hook, _ := createWebhook(t, a, "https://hooks.example.com/private-target", `["accounts.*"]`)
+			path := "/admin/api/audits?filter[objectClass]=webhooks&filter[objectId]=" + hook
+			count := func(v any) int {
+				list, ok := v.([]any)
+				if !ok {
+					return -1
+				}
+				return len(list)
+			}
+			for who, fields := range map[string]int{"admin": 4, "auditor": 0} {
+				for _, format := range []map[string]string{jsonAPI, plain} {
+					r := a.caller(who).do(http.MethodGet, path, format, "").want(t, 200)
+					if format["Accept"] == plain["Accept"] {
+						list, _ := r.value("").([]any)
+						if len(list) != 1 || count(get(list[0], "fields")) != fields {
+							t.Errorf("%s reads the webhook's audit in the plain format as %s, want %d fields", who, r.body, fields)
+						}
+						continue
+					}
+					list, _ := r.value("data").([]any)
+					if len(list) != 1 || get(list[0], "attributes/action") != "create" || count(get(list[0], "attributes/fields")) != fields {
+						t.Errorf("%s reads the webhook's audit as %s, want one create with %d fields", who, r.body, fields)
+					}
+					if who == "auditor" && strings.Contains(string(r.body), "private-target") {
+						t.Errorf("an auditor reads the webhook's address: %s", r.body)
+					}
+				}
 			}
 		})
 		t.Run("cursor paging", func(t *testing.T) {

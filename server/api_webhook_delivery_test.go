@@ -230,6 +230,17 @@ func TestWebhookRetriesThenDisables(t *testing.T) {
 		rcv.status.Store(200)
 		a.do(http.MethodPatch, "/admin/api/webhooks/"+hookID, jsonAPI,
 			`{"data":{"type":"webhooks","id":"`+hookID+`","attributes":{"enabled":true}}}`).want(t, 200)
+		// The audit names the disabling as no one's (the dispatcher's), the
+		// enabling as the administrator's; the failures themselves leave none.
+		updates := a.do(http.MethodGet, "/admin/api/audits?sort=id&filter[action]=update&filter[objectClass]=webhooks&filter[objectId]="+hookID,
+			jsonAPI, "").want(t, 200).value("data")
+		if list, _ := updates.([]any); len(list) != 2 ||
+			auditMatches(get(list[0], "attributes").(map[string]any), wantAudit{typ: "webhooks", action: "update", only: true,
+				fields: map[string]any{"enabled": [2]any{true, false}}}) != "" || get(list[0], "attributes/userId") != nil ||
+			auditMatches(get(list[1], "attributes").(map[string]any), wantAudit{typ: "webhooks", action: "update", only: true,
+				fields: map[string]any{"enabled": [2]any{false, true}}}) != "" || get(list[1], "attributes/userId") == nil {
+			t.Errorf("the webhook's audit of its disabling and enabling: %s", mustJSON(updates))
+		}
 		again := createAccount(t, a, "Enabled again")
 		rcv.await(2)
 		time.Sleep(300 * time.Millisecond)
