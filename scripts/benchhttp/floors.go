@@ -46,12 +46,15 @@ func bytesHandler(contentType string, body []byte) http.Handler {
 }
 
 // writeHandler is the write floor of a write target t, with events the
-// write + event floor (each write also records its change event). A create
-// floor writes into turn's database of the moment; an update floor into
-// db, whose accounts its requests name.
-func writeHandler(t target, db *floorDB, turn *floorTurn, events bool) http.Handler {
+// write + event floor (each write also records its change event). It writes
+// into turn's database of the moment: a create floor adds its rows there,
+// an update floor updates the accounts of that database, which the
+// measurement's requests name (system.ids, set with the turn).
+func writeHandler(t target, turn *floorTurn, events bool) http.Handler {
 	if !creates(t) {
-		return http.HandlerFunc(writeFloor{db: db, events: events}.update)
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			writeFloor{db: turn.db(), events: events}.update(w, r)
+		})
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		writeFloor{db: turn.db(), events: events}.create(w, r)
@@ -61,7 +64,7 @@ func writeHandler(t target, db *floorDB, turn *floorTurn, events bool) http.Hand
 // creates tells whether the write target t adds a record with each request.
 func creates(t target) bool { return t.name == "post" || t.name == "keyed" }
 
-// floorTurn is the database a create floor writes into, changed between
+// floorTurn is the database a write floor writes into, changed between
 // measurements (growingFloorDBs).
 type floorTurn struct{ cur atomic.Pointer[floorDB] }
 

@@ -107,7 +107,7 @@ func (r *report) render() string {
 		"+ event = the same also recording the change events in the transaction (one INSERT per write, one INSERT ... SELECT per batch); "+
 		"the batch floors also write the rows' audit rows, as the service does (on SQLite one INSERT ... SELECT more; on PostgreSQL the audit triggers "+
 		"are in the schema and write the audit rows of every floor's writes, the single writes' too, as of the service's), "+
-		"and the floors that add rows (the batch's and POST's) write into the database of each service measured "+
+		"and the floors that write (the batch's, POST's and PATCH's) write into the database of each service measured "+
 		"(with -baseline, the working tree's and the baseline's) in turn, one measurement each; "+
 		"a line is FAILED when any request got a status of 400 or more or a socket error (wrk's counts). "+
 		"A line through PgBouncer is the working tree's service on its own database reached through a PgBouncer in transaction mode "+
