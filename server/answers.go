@@ -74,13 +74,14 @@ func (a *application) serveKept(c *gin.Context) {
 		c.Next() // the engine answers, and its error says what the database does
 		return
 	}
-	if _, err := engine.NotModified(r.IfNoneMatch, ""); err != nil {
+	ifNoneMatch, err := engine.ParseIfNoneMatch(r.IfNoneMatch)
+	if err != nil {
 		c.Next() // a malformed If-None-Match: the engine says why
 		return
 	}
 	key := a.answerKey(c, r)
 	if kept := a.kept.Get(key, gen); kept != nil {
-		serveAnswer(c, r, kept)
+		serveAnswer(c, ifNoneMatch, kept)
 		c.Abort()
 		return
 	}
@@ -98,11 +99,11 @@ func (a *application) serveKept(c *gin.Context) {
 	}
 }
 
-// serveAnswer writes kept as the answer to r: a 304 when r's If-None-Match
-// (well formed: serveKept checked it) names its tag, else the kept 200.
-func serveAnswer(c *gin.Context, r *engine.Request, kept *answercache.Answer) {
+// serveAnswer writes kept as the answer to a request with ifNoneMatch: a
+// 304 when it names the kept answer's tag, else the kept 200.
+func serveAnswer(c *gin.Context, ifNoneMatch engine.IfNoneMatch, kept *answercache.Answer) {
 	status, body := kept.Status, kept.Body
-	if match, _ := engine.NotModified(r.IfNoneMatch, kept.Header.Get("ETag")); match {
+	if ifNoneMatch.NotModified(kept.Header.Get("ETag")) {
 		status, body = http.StatusNotModified, nil
 	}
 	h := c.Writer.Header()

@@ -208,17 +208,23 @@ func tagged(r *Request, read func(*Request) (*jsonapi.Reply, error)) (*jsonapi.R
 	return conditionalRead(r.IfNoneMatch, reply, tag)
 }
 
+// IfNoneMatch is a request's If-None-Match header, parsed once, for the
+// edge that answers reads from the answers it keeps (server/answers.go):
+// it asks it of each kept answer's tag as the engine's reads would.
+type IfNoneMatch struct{ l *tagList }
+
+// ParseIfNoneMatch reads the values of If-None-Match (nil: absent, which
+// matches nothing); an error when the header is malformed, which the
+// engine's reads answer with a 400.
+func ParseIfNoneMatch(values []string) (IfNoneMatch, error) {
+	l, err := parseTags(values)
+	return IfNoneMatch{l}, err
+}
+
 // NotModified tells whether a read whose answer is tagged tag is 304 Not
-// Modified for a request with these If-None-Match values (nil: none), as
-// the engine's reads decide it (RFC 9110 §13.1.2: weak comparison); an
-// error when the header is malformed. The edge asks it of the answers it
-// keeps (server/answers.go).
-func NotModified(ifNoneMatch []string, tag string) (bool, error) {
-	l, err := parseTags(ifNoneMatch)
-	if err != nil {
-		return false, err
-	}
-	return l != nil && tag != "" && l.matchesWeak(tag), nil
+// Modified under m (RFC 9110 §13.1.2: weak comparison).
+func (m IfNoneMatch) NotModified(tag string) bool {
+	return m.l != nil && tag != "" && m.l.matchesWeak(tag)
 }
 
 // conditionalRead gives a read's reply its ETag and, when If-None-Match
