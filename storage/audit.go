@@ -120,8 +120,9 @@ var webhookAudit = dialect.AuditTable{Table: "webhooks", Type: "webhooks", Key: 
 	}}
 
 // audit is the description of the audit triggers of the store's tables:
-// auditSpec's tables and joins that the store has, and the webhooks (the
-// dialects install the triggers of the tables the database has).
+// auditSpec's tables and joins that the store has, and the webhooks, whose
+// table every migrated database has (PostgreSQL installs the triggers after
+// the migrations; SQLite's connections skip the tables not there yet).
 func (s *Store) audit() *dialect.Audit {
 	a := &dialect.Audit{}
 	for _, t := range auditSpec.Tables {
