@@ -14,12 +14,13 @@ import (
 // insertChunk is the most rows per INSERT statement: one round trip per 500
 // rows (where the dialect has LongInserts, the unit of longer ones:
 // insertRuns). Each value is a bound parameter, and a statement holds at
-// most maxParams of them (SQLite allows 32,766, PostgreSQL 65,535), so wide
-// rows get fewer per statement.
-const (
-	insertChunk = 500
-	maxParams   = 32000
-)
+// most MaxParams of them, so wide rows get fewer per statement.
+const insertChunk = 500
+
+// MaxParams is the most bound parameters a statement of the store's holds,
+// on either database (SQLite allows 32,766, PostgreSQL 65,535): a writer of
+// many rows splits its statements by it (insertRuns, jobs.StageChunks).
+const MaxParams = 32000
 
 // InsertMany adds rows to t in the organization, all or none, with
 // multi-row INSERTs (COPY for large groups on PostgreSQL, copy.go), and
@@ -154,13 +155,13 @@ func (c *Conn) insertGroups(ctx context.Context, t *Table, cols [][]string, vals
 
 // insertRuns yields the first row and the row count of each multi-row
 // INSERT that writes n rows of width values each. Each holds at most
-// maxParams values, and at most insertChunk rows unless the dialect has
+// MaxParams values, and at most insertChunk rows unless the dialect has
 // LongInserts. With LongInserts the statements are whole multiples of
 // insertChunk rows, then one of what is left: a batch's run of 3,000
 // records goes in one, and the lengths, each a text the store keeps
 // prepared, stay few (a run with a refused record: 2,500 and 499).
 func (s *Store) insertRuns(n, width int) iter.Seq2[int, int] {
-	most := max(1, maxParams/width)
+	most := max(1, MaxParams/width)
 	unit := min(insertChunk, most)
 	if s.f.LongInserts {
 		most -= most % unit

@@ -66,7 +66,7 @@ var eventColumns = []string{"organization_id", "resource_type", "resource_id", "
 	"changed_attributes", "changed_relationships", "version", "client_id", "user_id", "occurred_at"}
 
 // eventsPerStatement bounds the rows of one INSERT (11 parameters each at
-// most, within maxParams).
+// most, within MaxParams).
 const eventsPerStatement = 2000
 
 // RecordEvents writes events in c's transaction, with one multi-row INSERT

@@ -13,7 +13,7 @@ import (
 // (SQLite) a batch's run of 3,000 records goes in one, longer ones in whole
 // multiples of insertChunk then what is left, so that few lengths (texts
 // kept prepared) ever occur; without, insertChunk rows each. Wide rows get
-// fewer, never more than maxParams values.
+// fewer, never more than MaxParams values.
 func TestInsertRuns(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
@@ -42,8 +42,8 @@ func TestInsertRuns(t *testing.T) {
 				if start != next {
 					t.Fatalf("a statement starts at row %d, want %d", start, next)
 				}
-				if rows*tc.width > maxParams {
-					t.Errorf("a statement of %d rows of %d holds more than %d values", rows, tc.width, maxParams)
+				if rows*tc.width > MaxParams {
+					t.Errorf("a statement of %d rows of %d holds more than %d values", rows, tc.width, MaxParams)
 				}
 				got = append(got, rows)
 				next += rows

@@ -12,7 +12,7 @@ import (
 
 // stager writes the chunks of an upload beside the request's reading and
 // splitting of the body, in transactions of about stageBytes of items each
-// (or what came within stageWait, or stageChunks chunks).
+// (or what came within stageWait).
 //
 // Why: the split and the staging each take about half of an upload's
 // processor time, and the upload comes before anything of the batch may be
@@ -41,9 +41,6 @@ const (
 	stageBytes  = 512 << 10 // the items of one staging transaction, at least (the last one: what is left)
 	stageQueued = 4 << 20   // the items handed over and not yet written, at most
 	stageAhead  = 256       // chunks handed over and not yet read by the stager, at most (at 100 plain accounts a chunk: 2 MiB)
-	// stageChunks bounds a transaction's chunks whatever their size: five
-	// parameters each, within SQLite's 32,766 and PostgreSQL's 65,535.
-	stageChunks = 1000
 	// stageWait is the longest a chunk waits for others to share its
 	// transaction: a slow upload still stages (and touches its operation,
 	// which the housekeeping reads as alive) as its chunks come.
@@ -71,7 +68,7 @@ func startStaging(ctx context.Context, conn *storage.Conn) *stager {
 			size := len(ch.Items) + len(ch.Included)
 			due := time.NewTimer(stageWait)
 		fill:
-			for size < stageBytes && len(group) < stageChunks {
+			for size < stageBytes {
 				select {
 				case next, ok := <-s.chunks:
 					if !ok {

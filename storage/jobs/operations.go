@@ -109,24 +109,40 @@ func StageChunks(ctx context.Context, c *storage.Conn, chunks []*Chunk) error {
 		}
 		// The items go as bound parameters: Bun would write each chunk's
 		// JSON into the statement's text as a literal, escaped, for the
-		// database to parse again.
-		var text strings.Builder
-		text.WriteString("INSERT INTO " + chunkTable + " (operation_id, number, items, included, done) VALUES ")
-		args := make([]any, 0, 5*len(chunks))
-		for i, ch := range chunks {
-			if i > 0 {
-				text.WriteString(", ")
+		// database to parse again; so many chunks go in several
+		// statements, each within the databases' parameter limits.
+		for rest := chunks; len(rest) > 0; {
+			n := min(len(rest), storage.MaxParams/chunkParams)
+			if err := insertChunks(ctx, c, rest[:n]); err != nil {
+				return err
 			}
-			text.WriteString("(?, ?, ?, ?, ?)")
-			var included any // NULL when the chunk has none
-			if ch.Included != nil {
-				included = string(ch.Included)
-			}
-			args = append(args, ch.OperationID, ch.Number, string(ch.Items), included, false)
+			rest = rest[n:]
 		}
-		_, err = c.Exec(ctx, text.String(), args...)
-		return c.MapError("insert", chunkTable, err)
+		return nil
 	})
+}
+
+// chunkParams is the parameters of one chunk's row (insertChunks).
+const chunkParams = 5
+
+// insertChunks writes chunks in one multi-row INSERT.
+func insertChunks(ctx context.Context, c *storage.Conn, chunks []*Chunk) error {
+	var text strings.Builder
+	text.WriteString("INSERT INTO " + chunkTable + " (operation_id, number, items, included, done) VALUES ")
+	args := make([]any, 0, chunkParams*len(chunks))
+	for i, ch := range chunks {
+		if i > 0 {
+			text.WriteString(", ")
+		}
+		text.WriteString("(?, ?, ?, ?, ?)")
+		var included any // NULL when the chunk has none
+		if ch.Included != nil {
+			included = string(ch.Included)
+		}
+		args = append(args, ch.OperationID, ch.Number, string(ch.Items), included, false)
+	}
+	_, err := c.Exec(ctx, text.String(), args...)
+	return c.MapError("insert", chunkTable, err)
 }
 
 // PublishOperation ends the staging of an operation: it becomes new, with
